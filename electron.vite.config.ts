@@ -1,0 +1,39 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'electron-vite';
+import { resolve } from 'node:path';
+
+/**
+ * One build for every runtime:
+ * - main:     out/main/index.js (Electron app) and out/main/webshell.js (the same services under plain Node)
+ * - preload:  out/preload/index.cjs, CommonJS because sandboxed preloads cannot load ES modules;
+ *             zod is bundled in (a sandboxed preload can require nothing but electron)
+ * - renderer: out/renderer (index.html + hashed assets)
+ */
+export default defineConfig({
+  main: {
+    build: {
+      rolldownOptions: {
+        input: {
+          index: resolve('src/main/electron/index.ts'),
+          webshell: resolve('src/main/webshell/main.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    build: {
+      externalizeDeps: { exclude: ['zod'] },
+      rolldownOptions: {
+        input: { index: resolve('src/preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve('src/renderer'),
+    plugins: [react()],
+    build: {
+      rolldownOptions: { input: { index: resolve('src/renderer/index.html') } },
+    },
+  },
+});

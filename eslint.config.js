@@ -1,0 +1,98 @@
+// @ts-check
+import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
+import { builtinModules } from 'node:module';
+import tseslint from 'typescript-eslint';
+
+/**
+ * Boundaries between runtimes, enforced here rather than remembered (see README "Architecture"):
+ *   src/shared   → nothing but itself and pure npm packages (no node:, electron, DOM libraries)
+ *   src/renderer → src/shared and itself (no node:, electron, main, preload)
+ *   src/preload  → src/shared and electron only
+ *   src/main     → src/shared and itself (never renderer or preload)
+ * test/unit/boundaries.test.ts proves each rule fires.
+ */
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
+const nodeAndElectron = {
+  paths: [...nodeBuiltins, 'electron'].map((name) => ({ name, message: 'This runtime has no Node.js or Electron APIs.' })),
+  patterns: [{ group: ['node:*'], message: 'This runtime has no Node.js APIs.' }],
+};
+
+/** @param {string} from @param {string} message */
+const zone = (target, from, message) => ({ target, from, message });
+
+export default tseslint.config(
+  { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'test/fixtures/lint/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.tsx', '.js', '.mjs', '.json'] })],
+    },
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            zone('./src/shared', './src/main', 'src/shared is pure: it must not import main.'),
+            zone('./src/shared', './src/preload', 'src/shared is pure: it must not import the preload.'),
+            zone('./src/shared', './src/renderer', 'src/shared is pure: it must not import the renderer.'),
+            zone('./src/renderer', './src/main', 'The renderer reaches main only through window.agentdesk.'),
+            zone('./src/renderer', './src/preload', 'The renderer reaches the preload only through window.agentdesk.'),
+            zone('./src/preload', './src/main', 'The preload imports only src/shared and electron.'),
+            zone('./src/preload', './src/renderer', 'The preload imports only src/shared and electron.'),
+            zone('./src/main', './src/renderer', 'Main never imports the renderer.'),
+            zone('./src/main', './src/preload', 'Main never imports the preload.'),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    languageOptions: { globals: { ...globals['shared-node-browser'] } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...nodeAndElectron.paths, ...['react', 'react-dom', 'react-dom/client', 'ws'].map((name) => ({ name, message: 'src/shared runs anywhere: no DOM or server-only libraries.' }))],
+          patterns: nodeAndElectron.patterns,
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        ...['window', 'document', 'navigator', 'localStorage', 'sessionStorage', 'process', 'Buffer', 'require', '__dirname'].map((name) => ({
+          name,
+          message: 'src/shared runs anywhere: no DOM or Node.js globals.',
+        })),
+      ],
+    },
+  },
+  {
+    files: ['src/renderer/**/*.{ts,tsx}', 'test/unit/renderer/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      'no-restricted-imports': ['error', nodeAndElectron],
+      'no-restricted-globals': ['error', { name: 'process', message: 'The renderer has no Node.js globals.' }],
+    },
+  },
+  {
+    files: ['src/preload/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ regex: '^(?!electron$|\\.\\.?/)', message: 'The sandboxed preload imports only electron and src/shared.' }],
+        },
+      ],
+    },
+  },
+);

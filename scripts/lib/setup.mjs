@@ -1,0 +1,95 @@
+// What `npm start` and `npm test` install before they run, so each works on a fresh machine.
+// Plain Node with no dependencies: it runs before node_modules exists.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const root = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
+
+/**
+ * Debian/Ubuntu packages by feature: what each is for and the file that shows it is installed.
+ * Later features (NFC: pcscd, vsmartcard-vpcd; keychain: gnome-keyring, dbus) add rows here.
+ */
+export const systemFeatures = {
+  chromium: {
+    purpose: 'the web shell window (npm start without Electron) and the end-to-end tests',
+    packages: ['chromium', 'fonts-dejavu-core'],
+    present: () => ['/usr/bin/chromium', '/usr/bin/chromium-browser'].some((path) => existsSync(path)) || Boolean(process.env.CHROMIUM_PATH),
+  },
+};
+
+export function say(line) {
+  process.stdout.write(`agentdesk: ${line}\n`);
+}
+
+export function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', ...options });
+  return result.status ?? 1;
+}
+
+/** node_modules from the lockfile, when missing or older than package-lock.json. */
+export function ensureNodeModules() {
+  const marker = join(root, 'node_modules', '.package-lock.json');
+  const lock = join(root, 'package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  say('installing npm packages (npm ci)…');
+  // Native addons build against the local Node headers instead of downloading them.
+  const env = existsSync('/usr/include/node/node.h') ? { ...process.env, npm_config_nodedir: '/usr' } : process.env;
+  if (run('npm', ['ci', '--no-audit', '--no-fund'], { env }) !== 0) {
+    say('npm ci failed; see the messages above.');
+    process.exit(1);
+  }
+}
+
+/**
+ * Installs the system packages of the given features when running as root with apt-get;
+ * otherwise prints the one command to run. Returns the features that are still missing.
+ */
+export function ensureSystemFeatures(names) {
+  const missing = names.filter((name) => !systemFeatures[name].present());
+  if (missing.length === 0) return [];
+  const packages = missing.flatMap((name) => systemFeatures[name].packages);
+  const canInstall = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get');
+  if (canInstall) {
+    say(`installing system packages: ${packages.join(' ')}…`);
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    if (run('apt-get', ['update', '-qq'], { env }) === 0) run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], { env });
+  } else {
+    for (const name of missing) say(`${systemFeatures[name].purpose} need: sudo apt-get install -y ${systemFeatures[name].packages.join(' ')}`);
+  }
+  return missing.filter((name) => !systemFeatures[name].present());
+}
+
+/** Rebuilds out/ when any source file is newer than the last build. */
+export function ensureBuild({ force = false } = {}) {
+  const stamp = join(root, 'out', 'main', 'webshell.js');
+  const newest = Math.max(newestMtime(join(root, 'src')), ...['package.json', 'electron.vite.config.ts'].map((file) => statSync(join(root, file)).mtimeMs));
+  if (!force && existsSync(stamp) && statSync(stamp).mtimeMs >= newest) return;
+  say('building (electron-vite build)…');
+  if (run(join(root, 'node_modules', '.bin', 'electron-vite'), ['build']) !== 0) {
+    say('the build failed; see the messages above.');
+    process.exit(1);
+  }
+}
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The Electron binary, without require('electron') (which tries to download it when missing).
+ * Returns its path, or undefined when this install has none (offline installs).
+ */
+export function findElectronBinary() {
+  const pathFile = join(root, 'node_modules', 'electron', 'path.txt');
+  if (!existsSync(pathFile)) return undefined;
+  const relative = readFileSync(pathFile, 'utf8').trim();
+  const base = process.env.ELECTRON_OVERRIDE_DIST_PATH ?? join(root, 'node_modules', 'electron', 'dist');
+  const binary = join(base, relative);
+  return relative && existsSync(binary) ? binary : undefined;
+}

@@ -1,0 +1,63 @@
+// npm test: installs what is missing, builds, then runs every check and prints one summary.
+// Steps: unit (shared + main under Node, renderer in jsdom), lint, typecheck, e2e (Chromium).
+// Exit code 0 only when every step that ran passed.
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureBuild, ensureNodeModules, ensureSystemFeatures, root, run, say } from './lib/setup.mjs';
+
+ensureNodeModules();
+const missing = ensureSystemFeatures(['chromium']);
+ensureBuild({ force: true });
+
+const results = join(root, 'test-results');
+mkdirSync(results, { recursive: true });
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+const steps = [];
+
+function vitest(name, projects) {
+  const report = join(results, `${name}.json`);
+  rmSync(report, { force: true });
+  const args = ['run', ...projects.flatMap((project) => ['--project', project]), '--reporter=default', '--reporter=json', `--outputFile.json=${report}`];
+  const code = run(bin('vitest'), args);
+  let counts = { passed: 0, failed: 0, skipped: 0 };
+  if (existsSync(report)) {
+    const json = JSON.parse(readFileSync(report, 'utf8'));
+    counts = { passed: json.numPassedTests, failed: json.numFailedTests, skipped: json.numPendingTests + json.numTodoTests };
+  }
+  // A runner that crashed before reporting, or ran nothing, is a failure, not a pass.
+  const ok = code === 0 && counts.passed > 0;
+  steps.push({ name, ok, counts, note: ok ? '' : code === 0 ? 'no test ran' : `exit code ${code}` });
+}
+
+function command(name, file, args) {
+  const code = run(file, args);
+  steps.push({ name, ok: code === 0, note: code === 0 ? '' : `exit code ${code}` });
+}
+
+say('unit tests (vitest: unit + renderer)');
+vitest('unit', ['unit', 'renderer']);
+say('lint (eslint, runtime boundaries included)');
+command('lint', bin('eslint'), ['--max-warnings', '0', '.']);
+say('typecheck (tsc: shared, node, web, e2e)');
+for (const project of ['tsconfig.shared.json', 'tsconfig.node.json', 'tsconfig.web.json', 'tsconfig.e2e.json']) command(`typecheck ${project.split('.')[1]}`, bin('tsc'), ['-p', project]);
+if (missing.includes('chromium')) {
+  steps.push({ name: 'e2e', ok: true, skipped: true, note: 'skipped: Chromium is not installed (see the command above)' });
+} else {
+  say('end-to-end tests (Chromium through the web shell)');
+  vitest('e2e', ['e2e']);
+}
+
+const total = { passed: 0, failed: 0, skipped: 0 };
+process.stdout.write('\nSummary\n');
+for (const step of steps) {
+  const status = step.skipped ? 'SKIP' : step.ok ? 'PASS' : 'FAIL';
+  const counts = step.counts ? ` ${step.counts.passed} passed, ${step.counts.failed} failed${step.counts.skipped ? `, ${step.counts.skipped} skipped` : ''}` : '';
+  process.stdout.write(`  ${status} ${step.name.padEnd(16)}${counts}${step.note ? ` (${step.note})` : ''}\n`);
+  if (step.counts) for (const key of Object.keys(total)) total[key] += step.counts[key];
+}
+const failedSteps = steps.filter((step) => !step.ok).length;
+// A failed step with no failed test in it (lint, typecheck, a crashed runner) counts as one failure.
+const stepFailures = steps.filter((step) => !step.ok && !(step.counts?.failed > 0)).length;
+const skipped = total.skipped + steps.filter((step) => step.skipped).length;
+process.stdout.write(`Tests: ${total.passed} passed, ${total.failed + stepFailures} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+process.exit(failedSteps === 0 ? 0 : 1);

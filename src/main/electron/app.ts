@@ -1,0 +1,148 @@
+import { app, BrowserWindow, ipcMain, protocol, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { fileURLToPath } from 'node:url';
+import { methodChannel, methodNames } from '../../shared/ipc/contract';
+import { fail } from '../../shared/ipc/errors';
+import { pageSecurityHeaders } from '../platform/content-security-policy';
+import { createLogger } from '../platform/logger';
+import { readStaticFile } from '../platform/static-files';
+import { startAppServices, type AppServices } from '../services/app-services';
+import {
+  appEntryUrl,
+  appHost,
+  appScheme,
+  decidePermissionCheck,
+  decidePermissionRequest,
+  isAppUrl,
+  secureWebPreferences,
+  UserGestureTracker,
+} from './security';
+
+/**
+ * The Electron app: the only file besides security.ts and the preload that imports Electron.
+ * It wires Electron to the same services the web shell uses; every decision it makes is one of
+ * the policies in security.ts. The README's security checklist points at the lines here.
+ */
+export interface ElectronAppPaths {
+  rendererDir: string;
+  preloadPath: string;
+}
+
+const defaultPaths = (): ElectronAppPaths => ({
+  rendererDir: fileURLToPath(new URL('../renderer', import.meta.url)),
+  preloadPath: fileURLToPath(new URL('../preload/index.cjs', import.meta.url)),
+});
+
+export async function startElectronApp(paths: ElectronAppPaths = defaultPaths()): Promise<void> {
+  const log = createLogger();
+
+  // Single instance: a second launch focuses the first window instead of opening another app.
+  if (!app.requestSingleInstanceLock()) {
+    app.quit();
+    return;
+  }
+
+  // Checklist 4: every renderer is sandboxed, even ones created by mistake.
+  app.enableSandbox();
+  // Checklist 18: app:// is a standard, secure origin (before `ready`, as Electron requires).
+  protocol.registerSchemesAsPrivileged([{ scheme: appScheme, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+
+  // Checklist 13, 14, 11/12: no navigation, no new windows, no <webview>, in any web contents.
+  app.on('web-contents-created', (_event, contents) => guardWebContents(contents));
+
+  await app.whenReady();
+
+  const gestures = new UserGestureTracker();
+  const services = await startAppServices({
+    userDataDir: app.getPath('userData'),
+    shell: 'electron',
+    version: app.getVersion(),
+    // Checklist 15: only through openExternalLink (https:, right after a user gesture).
+    openExternal: (url) => shell.openExternal(url),
+    log,
+  });
+
+  protocol.handle(appScheme, async (request) => {
+    const url = new URL(request.url);
+    const file = url.host === appHost ? await readStaticFile(paths.rendererDir, url.pathname) : undefined;
+    if (!file) return new Response('Not found', { status: 404 });
+    // Checklist 7: the CSP travels as a header with every file of the page.
+    return new Response(new Uint8Array(file.body), { headers: { ...pageSecurityHeaders, 'Content-Type': file.contentType } });
+  });
+
+  // Checklist 5: camera/microphone only for the app's own origin, only while the UI armed them.
+  session.defaultSession.setPermissionRequestHandler((contents, permission, callback, details) => {
+    const mediaTypes = 'mediaTypes' in details ? details.mediaTypes : undefined;
+    callback(decidePermissionRequest(permission, details.requestingUrl, mediaTypes, services.media));
+  });
+  session.defaultSession.setPermissionCheckHandler((_contents, permission, requestingOrigin, details) =>
+    decidePermissionCheck(permission, requestingOrigin, 'mediaType' in details ? details.mediaType : undefined, services.media),
+  );
+  session.defaultSession.setDevicePermissionHandler(() => false);
+
+  let window: BrowserWindow | undefined;
+  registerIpc(services, () => window, gestures);
+
+  const createWindow = () => {
+    window = new BrowserWindow({
+      width: 1280,
+      height: 800,
+      minWidth: 800,
+      minHeight: 600,
+      title: 'AgentDesk',
+      backgroundColor: '#f6f7f9',
+      show: false,
+      webPreferences: { ...secureWebPreferences, preload: paths.preloadPath },
+    });
+    const current = window;
+    const disconnect = services.events.connect((channel, payload) => current.webContents.send(channel, payload));
+    current.webContents.on('input-event', (_event, input) => gestures.observe(input.type));
+    current.once('ready-to-show', () => current.show());
+    current.on('closed', () => {
+      disconnect();
+      if (window === current) window = undefined;
+    });
+    void current.loadURL(appEntryUrl);
+  };
+
+  app.on('second-instance', () => {
+    if (!window) return createWindow();
+    if (window.isMinimized()) window.restore();
+    window.focus();
+  });
+  app.on('window-all-closed', () => app.quit());
+  app.on('activate', () => {
+    if (!window) createWindow();
+  });
+  createWindow();
+}
+
+export function guardWebContents(contents: WebContents): void {
+  contents.on('will-navigate', (event) => event.preventDefault());
+  contents.on('will-redirect', (event) => event.preventDefault());
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+}
+
+/**
+ * Checklist 17: one handler per contract method, each refusing callers that are not the main
+ * frame of the app window on the app origin. Channels the contract does not declare have no
+ * handler, so a call on them does nothing.
+ */
+function registerIpc(services: AppServices, currentWindow: () => BrowserWindow | undefined, gestures: UserGestureTracker): void {
+  const context = { hasRecentUserGesture: () => gestures.hasRecentGesture() };
+  for (const method of methodNames) {
+    const channel = methodChannel(method);
+    ipcMain.handle(channel, (event: IpcMainInvokeEvent, payload: unknown) => {
+      if (!isTrustedSender(event, currentWindow())) {
+        return fail('forbidden_sender', `${method}: refused, the caller is not the AgentDesk window.`);
+      }
+      return services.dispatcher.dispatch(channel, payload, context);
+    });
+  }
+}
+
+export function isTrustedSender(event: Pick<IpcMainInvokeEvent, 'senderFrame' | 'sender'>, window: BrowserWindow | undefined): boolean {
+  const frame = event.senderFrame;
+  if (!frame || !window || event.sender !== window.webContents) return false;
+  return frame === window.webContents.mainFrame && isAppUrl(frame.url);
+}

@@ -1,0 +1,67 @@
+import type { z } from 'zod';
+import { contract, methodForChannel, type MethodName, type MethodResponse } from '../../shared/ipc/contract';
+import { fail, ok, ServiceError, type IpcResult } from '../../shared/ipc/errors';
+import type { Logger } from '../platform/logger';
+
+/** What the shell (Electron or web) knows about the caller of one method. */
+export interface CallContext {
+  /** True when the user clicked or pressed a key in the app within the last few seconds. */
+  hasRecentUserGesture(): boolean;
+}
+
+export type Handlers = {
+  [M in MethodName]: (
+    request: z.output<(typeof contract.methods)[M]['request']>,
+    context: CallContext,
+  ) => Promise<MethodResponse<M>> | MethodResponse<M>;
+};
+
+export interface Dispatcher {
+  /**
+   * Runs the handler for `channel` with `payload`. Returns undefined for a channel the contract
+   * does not declare (nothing runs); otherwise always an IpcResult, never a throw.
+   */
+  dispatch(channel: string, payload: unknown, context: CallContext): Promise<IpcResult<unknown>> | undefined;
+}
+
+export function createDispatcher(handlers: Handlers, log: Logger): Dispatcher {
+  return {
+    dispatch(channel, payload, context) {
+      const method = methodForChannel(channel);
+      if (method === undefined) {
+        log.warn('ipc', `ignored a call on an undeclared channel (${describeChannel(channel)})`);
+        return undefined;
+      }
+      return run(method, payload, context);
+    },
+  };
+
+  async function run(method: MethodName, payload: unknown, context: CallContext): Promise<IpcResult<unknown>> {
+    const spec = contract.methods[method];
+    const parsed = spec.request.safeParse(payload);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const path = issue ? `/${issue.path.map(String).join('/')}` : '';
+      return fail('invalid_request', `${method}: ${issue ? `${path === '/' ? 'request' : path}: ${issue.message}` : 'invalid request'}`, path);
+    }
+    let value: unknown;
+    try {
+      const handler = handlers[method] as (request: unknown, context: CallContext) => unknown;
+      value = await handler(parsed.data, context);
+    } catch (error) {
+      if (error instanceof ServiceError) return fail(error.code, error.message, error.path);
+      log.error('ipc', `${method} failed`, error);
+      return fail('internal', `${method} failed unexpectedly. Details are in the app log.`);
+    }
+    const checked = spec.response.safeParse(value);
+    if (!checked.success) {
+      log.error('ipc', `${method} answered outside the contract: ${checked.error.issues[0]?.message ?? ''}`);
+      return fail('invalid_response', `${method} answered with data the app does not accept.`);
+    }
+    return ok(checked.data);
+  }
+}
+
+function describeChannel(channel: string): string {
+  return channel.length > 80 ? `${channel.slice(0, 77)}…` : channel;
+}

@@ -1,0 +1,34 @@
+/**
+ * The app log: one line per entry on stderr. Callers pass what happened, never payloads:
+ * tokens, tag IDs and image bytes are not loggable values (see the README's privacy rules).
+ */
+export interface Logger {
+  info(area: string, message: string): void;
+  warn(area: string, message: string, error?: unknown): void;
+  error(area: string, message: string, error?: unknown): void;
+}
+
+export type LogLevel = 'info' | 'warn' | 'error' | 'silent';
+
+const rank: Record<LogLevel, number> = { info: 0, warn: 1, error: 2, silent: 3 };
+
+export function createLogger(options: { level?: LogLevel; write?: (line: string) => void } = {}): Logger {
+  const level = options.level ?? 'info';
+  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const log = (at: Exclude<LogLevel, 'silent'>, area: string, message: string, error?: unknown) => {
+    if (rank[at] < rank[level]) return;
+    const reason = error === undefined ? '' : `: ${describeError(error)}`;
+    write(`${new Date().toISOString()} ${at.toUpperCase()} [${area}] ${message}${reason}`);
+  };
+  return {
+    info: (area, message) => log('info', area, message),
+    warn: (area, message, error) => log('warn', area, message, error),
+    error: (area, message, error) => log('error', area, message, error),
+  };
+}
+
+/** Only the error's class and message: stack frames stay out of user-visible places. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return typeof error === 'string' ? error : 'unknown error';
+}

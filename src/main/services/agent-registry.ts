@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { normalizeAgentAddress } from '../../shared/agents/address';
+import { agentEntrySchema, type AgentEntry } from '../../shared/ipc/contract';
+import { ServiceError } from '../../shared/ipc/errors';
+import type { EventBus } from '../ipc/event-bus';
+import { JsonFileStore } from './json-file-store';
+
+const agentsFileSchema = z.strictObject({ schemaVersion: z.literal(1), agents: z.array(agentEntrySchema).max(500) });
+
+/** The agents the user added, kept in `agents.json` in the user-data folder. */
+export class AgentRegistry {
+  private constructor(
+    private readonly store: JsonFileStore<typeof agentsFileSchema>,
+    private agents: AgentEntry[],
+    private readonly events: EventBus,
+  ) {}
+
+  static async open(userDataDir: string, events: EventBus, notices: string[]): Promise<AgentRegistry> {
+    const store = new JsonFileStore(join(userDataDir, 'agents.json'), agentsFileSchema, () => ({ schemaVersion: 1 as const, agents: [] }));
+    const { value, notice } = await store.load();
+    if (notice) notices.push(notice);
+    return new AgentRegistry(store, value.agents, events);
+  }
+
+  list(): AgentEntry[] {
+    return this.agents.map((agent) => ({ ...agent }));
+  }
+
+  async add(address: string, options: { allowLocalHttp: boolean }): Promise<AgentEntry> {
+    const normalized = normalizeAgentAddress(address, options);
+    const existing = this.agents.find((agent) => agent.url === normalized.url);
+    if (existing) throw new ServiceError('already_exists', `${existing.display} is already in your list.`, '/address');
+    const agent: AgentEntry = { id: randomUUID(), url: normalized.url, display: normalized.display, addedAt: new Date().toISOString() };
+    await this.replace([...this.agents, agent]);
+    return { ...agent };
+  }
+
+  async remove(id: string): Promise<AgentEntry[]> {
+    if (!this.agents.some((agent) => agent.id === id)) throw new ServiceError('not_found', 'That agent is no longer in your list.', '/id');
+    await this.replace(this.agents.filter((agent) => agent.id !== id));
+    return this.list();
+  }
+
+  private async replace(agents: AgentEntry[]): Promise<void> {
+    await this.store.save({ schemaVersion: 1, agents });
+    this.agents = agents;
+    this.events.emit('agents.changed', { agents: this.list() });
+  }
+}

@@ -1,0 +1,24 @@
+import { ServiceError } from '../../shared/ipc/errors';
+
+/** Opens a URL in the system browser: Electron's shell.openExternal, or xdg-open in the web shell. */
+export type OpenExternal = (url: string) => Promise<void>;
+
+/** The only way a link leaves the app: https: URLs, right after a user gesture. */
+export async function openExternalLink(url: string, userGesture: boolean, openExternal: OpenExternal): Promise<void> {
+  if (!URL.canParse(url)) throw new ServiceError('unsafe_url', 'That link is not a valid address.', '/url');
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'https:') {
+    throw new ServiceError('unsafe_url', `Only https: links open in the browser, not ${parsed.protocol} links.`, '/url');
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new ServiceError('unsafe_url', 'Links with a user name or password in them are not opened.', '/url');
+  }
+  if (!userGesture) {
+    throw new ServiceError('no_user_gesture', 'Links open only when you click or press a key on them.');
+  }
+  try {
+    await openExternal(parsed.href);
+  } catch {
+    throw new ServiceError('no_browser', 'No web browser could be started to open the link.');
+  }
+}

@@ -1,0 +1,29 @@
+import type { MediaKind } from '../../shared/ipc/contract';
+
+/**
+ * Camera and microphone are granted only while the UI has asked for them: the renderer arms a
+ * kind right before it opens the preview or a call and disarms it when that closes. The Electron
+ * permission handler asks `allows()` for every request and check.
+ */
+export class MediaPermissions {
+  private readonly armed = new Set<MediaKind>();
+
+  arm(kinds: readonly MediaKind[]): MediaKind[] {
+    for (const kind of kinds) this.armed.add(kind);
+    return this.list();
+  }
+
+  disarm(kinds: readonly MediaKind[]): MediaKind[] {
+    for (const kind of kinds) this.armed.delete(kind);
+    return this.list();
+  }
+
+  /** True only when every requested kind is armed (a request for both needs both). */
+  allows(kinds: readonly MediaKind[]): boolean {
+    return kinds.length > 0 && kinds.every((kind) => this.armed.has(kind));
+  }
+
+  list(): MediaKind[] {
+    return [...this.armed].sort();
+  }
+}

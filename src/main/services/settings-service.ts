@@ -1,0 +1,31 @@
+import { join } from 'node:path';
+import { applySettingsPatch, defaultSettings, settingsSchema, type Settings, type SettingsPatch } from '../../shared/settings/settings';
+import type { EventBus } from '../ipc/event-bus';
+import { JsonFileStore } from './json-file-store';
+
+export class SettingsService {
+  private constructor(
+    private readonly store: JsonFileStore<typeof settingsSchema>,
+    private current: Settings,
+    private readonly events: EventBus,
+  ) {}
+
+  static async open(userDataDir: string, events: EventBus, notices: string[]): Promise<SettingsService> {
+    const store = new JsonFileStore(join(userDataDir, 'settings.json'), settingsSchema, () => structuredClone(defaultSettings));
+    const { value, notice } = await store.load();
+    if (notice) notices.push(notice);
+    return new SettingsService(store, value, events);
+  }
+
+  get(): Settings {
+    return structuredClone(this.current);
+  }
+
+  async update(patch: SettingsPatch): Promise<Settings> {
+    const next = applySettingsPatch(this.current, patch);
+    await this.store.save(next);
+    this.current = next;
+    this.events.emit('settings.changed', this.get());
+    return this.get();
+  }
+}

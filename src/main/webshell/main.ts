@@ -1,0 +1,63 @@
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import packageJson from '../../../package.json';
+import { createLogger } from '../platform/logger';
+import { resolveUserDataDir } from '../platform/paths';
+import { startAppServices } from '../services/app-services';
+import { findChromium, openInChromium, openWithSystemBrowser } from './browser';
+import { startWebShell } from './server';
+
+/**
+ * The web shell: the main services under plain Node, the app page on 127.0.0.1, and (with --open)
+ * the page in Chromium's app mode. Used by `npm start` where the Electron binary is missing, and by
+ * the end-to-end tests. The first line on stdout is the launch URL.
+ */
+const usage = `Usage: node out/main/webshell.js [--open] [--port N] [--user-data DIR]
+  --open            open the app in Chromium (app mode); stop when that window closes
+  --port N          listen on 127.0.0.1:N (default: a free port)
+  --user-data DIR   settings and agents folder (default: the app's user-data folder)`;
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: { open: { type: 'boolean' }, port: { type: 'string' }, 'user-data': { type: 'string' }, help: { type: 'boolean' } },
+    }));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${usage}\n`);
+    process.exit(2);
+  }
+  if (values.help) return void process.stdout.write(`${usage}\n`);
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`--port must be a whole number from 0 to 65535, not "${values.port}".\n`);
+    process.exit(2);
+  }
+
+  const log = createLogger({ level: process.env.AGENTDESK_LOG === 'silent' ? 'silent' : 'info' });
+  const userDataDir = values['user-data'] ?? resolveUserDataDir();
+  const services = await startAppServices({ userDataDir, shell: 'web', version: packageJson.version, openExternal: openWithSystemBrowser, log });
+  const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
+  const shell = await startWebShell({ rendererDir, services, log, port });
+  process.stdout.write(`${shell.launchUrl}\n`);
+
+  const stop = () => void shell.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+
+  if (values.open) {
+    const chromium = findChromium();
+    if (!chromium) {
+      process.stderr.write('No Chromium found (install it with: sudo apt-get install chromium). Open the URL above in Chromium or Chrome.\n');
+      return;
+    }
+    const browser = openInChromium(chromium, shell.launchUrl, userDataDir);
+    browser.once('exit', stop);
+    browser.once('error', (error) => log.error('webshell', 'Chromium could not be started', error));
+  }
+}
+
+void main().catch((error: unknown) => {
+  process.stderr.write(`AgentDesk web shell could not start: ${(error as Error).message}\n`);
+  process.exit(1);
+});

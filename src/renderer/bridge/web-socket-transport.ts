@@ -1,0 +1,70 @@
+import type { ApiTransport, Unsubscribe } from '../../shared/ipc/api';
+import { fail } from '../../shared/ipc/errors';
+import { webShellIpcPath } from '../../shared/ipc/web-shell-protocol';
+
+type ServerFrame =
+  | { t: 'ready' }
+  | { t: 'result'; id: number; result: unknown }
+  | { t: 'event'; channel: string; payload: unknown };
+
+/**
+ * The web shell's side of the bridge: the page sends the launch secret as its first frame, then
+ * calls; the shell answers with results and pushes events. Calls made before the shell said
+ * `ready` wait for it; when the socket closes every pending call resolves with `disconnected`.
+ */
+export function createWebSocketTransport(secret: string, location: { host: string; protocol: string }): ApiTransport & { closed: Promise<number> } {
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const socket = new WebSocket(`${scheme}//${location.host}${webShellIpcPath}`);
+  const pending = new Map<number, (result: unknown) => void>();
+  const listeners = new Map<string, Set<(payload: unknown) => void>>();
+  let nextId = 1;
+  let isClosed = false;
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  let markClosed: (code: number) => void = () => undefined;
+  const closed = new Promise<number>((resolve) => (markClosed = resolve));
+
+  socket.addEventListener('open', () => socket.send(JSON.stringify({ t: 'hello', secret })));
+  socket.addEventListener('message', (message: MessageEvent) => {
+    if (typeof message.data !== 'string') return;
+    let frame: ServerFrame;
+    try {
+      frame = JSON.parse(message.data) as ServerFrame;
+    } catch {
+      return;
+    }
+    if (frame.t === 'ready') markReady();
+    else if (frame.t === 'result') {
+      pending.get(frame.id)?.(frame.result);
+      pending.delete(frame.id);
+    } else if (frame.t === 'event') {
+      for (const listener of listeners.get(frame.channel) ?? []) listener(frame.payload);
+    }
+  });
+  socket.addEventListener('close', (event: CloseEvent) => {
+    isClosed = true;
+    for (const resolve of pending.values()) resolve(fail('disconnected', 'The connection to AgentDesk was lost. Restart the app.'));
+    pending.clear();
+    markReady();
+    markClosed(event.code);
+  });
+
+  return {
+    closed,
+    async invoke(channel, request) {
+      await ready;
+      if (isClosed) return fail('disconnected', 'The connection to AgentDesk was lost. Restart the app.');
+      const id = nextId++;
+      return new Promise((resolve) => {
+        pending.set(id, resolve);
+        socket.send(JSON.stringify({ t: 'call', id, channel, payload: request }));
+      });
+    },
+    subscribe(channel, listener): Unsubscribe {
+      const set = listeners.get(channel) ?? new Set();
+      listeners.set(channel, set);
+      set.add(listener);
+      return () => void set.delete(listener);
+    },
+  };
+}

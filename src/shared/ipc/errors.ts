@@ -1,0 +1,62 @@
+/**
+ * Every failure that crosses the IPC boundary is one of these codes plus a human message.
+ * Codes are stable (tests, CLI `--json`, and the renderer's string catalogue key on them);
+ * messages are for people and may change.
+ */
+export const ipcErrorCodes = [
+  /** The payload did not match the contract's request schema; the service was not called. */
+  'invalid_request',
+  /** The caller is not the app's own page. */
+  'forbidden_sender',
+  /** The service failed unexpectedly; details are in main's log, never in the message. */
+  'internal',
+  /** The service answered with something the contract does not allow (a bug in main). */
+  'invalid_response',
+  /** An address the user typed cannot be used. */
+  'invalid_address',
+  /** http:// was used without the development setting. */
+  'insecure_scheme',
+  /** The thing already exists (for example the same agent added twice). */
+  'already_exists',
+  /** The thing asked for does not exist. */
+  'not_found',
+  /** Only https: links may be opened in the browser. */
+  'unsafe_url',
+  /** A link may only be opened right after the user clicked or pressed a key. */
+  'no_user_gesture',
+  /** No system browser could be started. */
+  'no_browser',
+  /** The connection between the page and the web shell was lost. */
+  'disconnected',
+] as const;
+
+export type IpcErrorCode = (typeof ipcErrorCodes)[number];
+
+export interface IpcError {
+  code: IpcErrorCode;
+  message: string;
+  /** JSON-pointer-like path of the offending field, when the error is about one field. */
+  path?: string;
+}
+
+export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError };
+
+export function ok<T>(value: T): IpcResult<T> {
+  return { ok: true, value };
+}
+
+export function fail(code: IpcErrorCode, message: string, path?: string): { ok: false; error: IpcError } {
+  return { ok: false, error: path === undefined ? { code, message } : { code, message, path } };
+}
+
+/** Thrown by services for expected, user-facing failures; the dispatcher turns it into a result. */
+export class ServiceError extends Error {
+  constructor(
+    readonly code: IpcErrorCode,
+    message: string,
+    readonly path?: string,
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+}

@@ -1,0 +1,26 @@
+import { z } from 'zod';
+
+/**
+ * The web shell's frames: the page's generated API on one side, main's dispatcher on the other.
+ * Page → shell: `hello` (first, with the per-launch secret), then `call`s.
+ * Shell → page: `ready`, `result` (per call id) and `event`s.
+ */
+export const pageFrameSchema = z.discriminatedUnion('t', [
+  z.strictObject({ t: z.literal('hello'), secret: z.string().max(256) }),
+  z.strictObject({ t: z.literal('call'), id: z.number().int().nonnegative(), channel: z.string().max(200), payload: z.unknown() }),
+]);
+
+export type PageFrame = z.infer<typeof pageFrameSchema>;
+
+/** Close codes the shell uses, and what the page shows for each. */
+export const webShellCloseCodes = {
+  /** No valid hello with the launch secret in time. */
+  unauthorized: 4401,
+  /** A frame that is not JSON text of the protocol above. */
+  badFrame: 4400,
+  /** The shell is shutting down. */
+  goingAway: 1001,
+} as const;
+
+export const webShellIpcPath = '/ipc';
+export const maxPageFrameBytes = 1024 * 1024;

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+/** What the user can change in Settings. Stored by main in the user-data folder, validated on load. */
+export const themeSchema = z.enum(['system', 'light', 'dark']);
+export const textSizeSchema = z.enum(['normal', 'large']);
+export const languageSchema = z.enum(['system', 'en', 'cs']);
+
+export const settingsSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  language: languageSchema,
+  appearance: z.strictObject({
+    theme: themeSchema,
+    textSize: textSizeSchema,
+  }),
+  developer: z.strictObject({
+    /** The "development setting": http:// to localhost, 127.0.0.1 and private LAN addresses. */
+    allowLocalHttp: z.boolean(),
+    /** The developer switch that allows pasting a bearer token instead of signing in. */
+    allowPastedTokens: z.boolean(),
+  }),
+});
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+export const defaultSettings: Settings = {
+  schemaVersion: 1,
+  language: 'system',
+  appearance: { theme: 'system', textSize: 'normal' },
+  developer: { allowLocalHttp: false, allowPastedTokens: false },
+};
+
+export const settingsPatchSchema = z.strictObject({
+  language: languageSchema.optional(),
+  appearance: settingsSchema.shape.appearance.partial().optional(),
+  developer: settingsSchema.shape.developer.partial().optional(),
+});
+
+export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
+
+export function applySettingsPatch(current: Settings, patch: SettingsPatch): Settings {
+  return {
+    ...current,
+    language: patch.language ?? current.language,
+    appearance: { ...current.appearance, ...patch.appearance },
+    developer: { ...current.developer, ...patch.developer },
+  };
+}

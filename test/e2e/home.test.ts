@@ -1,0 +1,142 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { closeBrowser, openApp, startShell } from './support/app';
+
+const userDirs: string[] = [];
+async function userDataDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-'));
+  userDirs.push(dir);
+  return dir;
+}
+
+afterAll(async () => {
+  await closeBrowser();
+  await Promise.all(userDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** What has keyboard focus, described by role and accessible name. */
+async function focused(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const element = document.activeElement as HTMLElement | null;
+    if (!element || element === document.body) return 'body';
+    const labelledBy = element.getAttribute('aria-labelledby');
+    const label =
+      element.getAttribute('aria-label') ??
+      (labelledBy ? document.getElementById(labelledBy)?.textContent : null) ??
+      (element as HTMLInputElement).labels?.[0]?.textContent ??
+      element.textContent ??
+      '';
+    return `${element.tagName.toLowerCase()}:${label.trim()}`;
+  });
+}
+
+/** Presses Tab until the focused element matches, at most `limit` times; returns the path taken. */
+async function tabTo(page: Page, target: RegExp, limit = 30): Promise<string[]> {
+  const path: string[] = [];
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab');
+    const now = await focused(page);
+    path.push(now);
+    if (target.test(now)) return path;
+  }
+  throw new Error(`never reached ${target} by Tab; focus went: ${path.join(' → ')}`);
+}
+
+describe('AgentDesk in Chromium through the web shell', () => {
+  it('opens to the home screen with no console errors and no CSP violations', async () => {
+    const shell = await startShell(await userDataDir());
+    const app = await openApp(shell);
+    try {
+      await app.page.getByRole('heading', { level: 1, name: 'Your agents' }).waitFor();
+      await expect(app.page.getByRole('textbox', { name: 'Agent address' }).isVisible()).resolves.toBe(true);
+      await expect(app.page.getByRole('heading', { name: 'Built-in demo' }).isVisible()).resolves.toBe(true);
+      await expect(app.page.getByRole('heading', { name: 'Hardware' }).isVisible()).resolves.toBe(true);
+      // The launch secret is taken out of the address bar at once.
+      expect(app.page.url()).not.toContain('#k=');
+      await app.screenshot('home-1280x800');
+      expect(app.problems).toEqual([]);
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
+
+  it('is operable by keyboard alone: Settings, a theme change, and back home', async () => {
+    const shell = await startShell(await userDataDir());
+    const app = await openApp(shell);
+    const { page } = app;
+    try {
+      await page.getByRole('heading', { level: 1, name: 'Your agents' }).waitFor();
+      const path = await tabTo(page, /^button:Settings$/);
+      expect(path[0]).toMatch(/^a:Skip to content$/);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+      expect(await focused(page)).toBe('h1:Settings');
+
+      await tabTo(page, /^input:.*System/);
+      const themeBefore = await page.evaluate(() => document.documentElement.dataset.theme);
+      // Move through radio groups with the arrow keys until the theme is dark.
+      await tabTo(page, /^input:.*(System|Light|Dark)/);
+      for (let i = 0; i < 3 && (await page.evaluate(() => document.documentElement.dataset.theme)) !== 'dark'; i++) {
+        await page.keyboard.press('ArrowDown');
+        await page.waitForTimeout(100);
+      }
+      expect(themeBefore).not.toBe('dark');
+      expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+      await app.screenshot('settings-dark-1280x800');
+
+      await page.keyboard.press('Escape');
+      await page.getByRole('heading', { level: 1, name: 'Your agents' }).waitFor();
+      expect(await focused(page)).toBe('h1:Your agents');
+      expect(app.problems).toEqual([]);
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
+
+  it('keeps an added agent and the settings across a restart', async () => {
+    const dir = await userDataDir();
+    const first = await startShell(dir);
+    const app = await openApp(first);
+    try {
+      await app.page.getByRole('textbox', { name: 'Agent address' }).fill('crm.example.com');
+      await app.page.getByRole('button', { name: 'Add', exact: true }).click();
+      await app.page.getByText('crm.example.com', { exact: true }).waitFor();
+      await app.page.getByRole('textbox', { name: 'Agent address' }).fill('http://example.com');
+      await app.page.getByRole('button', { name: 'Add', exact: true }).click();
+      await app.page.getByText(/development/).first().waitFor();
+      expect(await app.page.getByRole('textbox', { name: 'Agent address' }).inputValue()).toBe('http://example.com');
+      expect(await app.page.getByRole('textbox', { name: 'Agent address' }).getAttribute('aria-invalid')).toBe('true');
+    } finally {
+      await app.close();
+      await first.stop();
+    }
+
+    const second = await startShell(dir);
+    const again = await openApp(second, { width: 1920, height: 1080 });
+    try {
+      await again.page.getByText('crm.example.com', { exact: true }).waitFor();
+      await expect(again.page.getByRole('button', { name: /Remove crm\.example\.com/ }).isVisible()).resolves.toBe(true);
+      await again.screenshot('home-kiosk-1920x1080');
+      expect(again.problems).toEqual([]);
+    } finally {
+      await again.close();
+      await second.stop();
+    }
+  });
+
+  it('shows a clear message when the page is opened without the launch secret', async () => {
+    const shell = await startShell(await userDataDir());
+    const app = await openApp({ ...shell, launchUrl: shell.launchUrl.replace(/#k=.*/, '') });
+    try {
+      await app.page.getByText(/npm start/).first().waitFor();
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
+});

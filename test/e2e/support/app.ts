@@ -1,0 +1,102 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+export const screenshotDir = `${root}test-results/screenshots`;
+
+/** Debian's Chromium, with the flags measured in shared/notes/platform-facts.md. */
+export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
+];
+
+let browser: Browser | undefined;
+
+export async function sharedBrowser(): Promise<Browser> {
+  if (!existsSync(chromiumPath)) throw new Error(`Chromium is not installed at ${chromiumPath} (npm test installs it when run as root).`);
+  browser ??= await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true });
+  return browser;
+}
+
+export async function closeBrowser(): Promise<void> {
+  await browser?.close();
+  browser = undefined;
+}
+
+export interface RunningShell {
+  launchUrl: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts the built web shell (out/main/webshell.js) as `npm start` would, on a given user-data folder. */
+export async function startShell(userDataDir: string): Promise<RunningShell> {
+  const entry = `${root}out/main/webshell.js`;
+  if (!existsSync(entry)) throw new Error('out/main/webshell.js is missing: run `npm run build` (npm test does it).');
+  const child = spawn(process.execPath, [entry, '--user-data', userDataDir], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const launchUrl = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (line) => resolve(line.trim()));
+    child.once('exit', (code) => reject(new Error(`the web shell exited with ${code}: ${stderr}`)));
+  });
+  return {
+    launchUrl,
+    process: child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export interface AppPage {
+  page: Page;
+  /** Console errors, page errors and CSP violations seen so far. */
+  problems: string[];
+  screenshot(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Opens the app page of a running shell in a fresh browser context (1280×800 unless told). */
+export async function openApp(shell: RunningShell, viewport = { width: 1280, height: 800 }): Promise<AppPage> {
+  const context = await (await sharedBrowser()).newContext({ viewport });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  await page.exposeFunction('__reportCspViolation', (text: string) => problems.push(`CSP: ${text}`));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (event: SecurityPolicyViolationEvent) =>
+      (window as unknown as { __reportCspViolation(text: string): void }).__reportCspViolation(`${event.violatedDirective} ${event.blockedURI}`),
+    );
+  });
+  await page.goto(shell.launchUrl);
+  return {
+    page,
+    problems,
+    screenshot: async (name) => {
+      await mkdir(screenshotDir, { recursive: true });
+      const path = `${screenshotDir}/${name}.png`;
+      await page.screenshot({ path, fullPage: true });
+      return path;
+    },
+    close: () => context.close(),
+  };
+}

@@ -1,0 +1,30 @@
+import { startAppServices, type AppServices } from '../../src/main/services/app-services';
+import type { MethodName, MethodResponse } from '../../src/shared/ipc/contract';
+import type { IpcResult } from '../../src/shared/ipc/errors';
+import { memoryLogger } from './logger';
+
+export interface TestServices extends AppServices {
+  opened: string[];
+  call<M extends MethodName>(method: M, payload?: unknown, gesture?: boolean): Promise<IpcResult<MethodResponse<M>>>;
+}
+
+/** The real main services on a temporary user-data folder, called through the real dispatcher. */
+export async function startTestServices(userDataDir: string): Promise<TestServices> {
+  const opened: string[] = [];
+  const services = await startAppServices({
+    userDataDir,
+    shell: 'web',
+    version: '0.0.0-test',
+    openExternal: async (url) => void opened.push(url),
+    log: memoryLogger(),
+  });
+  return {
+    ...services,
+    opened,
+    call: async (method, payload = {}, gesture = true) => {
+      const result = await services.dispatcher.dispatch(`agentdesk:${method}`, payload, { hasRecentUserGesture: () => gesture });
+      if (!result) throw new Error(`no handler for ${method}`);
+      return result as IpcResult<never>;
+    },
+  };
+}

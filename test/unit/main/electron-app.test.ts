@@ -1,0 +1,260 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { methodChannel, methodNames } from '../../../src/shared/ipc/contract';
+import { useTempDirs } from '../../support/temp-dir';
+
+/**
+ * The Electron binary cannot run here, so this loads the real main module against a recording
+ * fake of the `electron` module and checks Electron's security checklist item by item.
+ */
+type Handler = (...args: unknown[]) => unknown;
+
+const fake = vi.hoisted(() => {
+  const state = {
+    userData: '',
+    singleInstance: true,
+    order: [] as string[],
+    appEvents: new Map<string, Handler>(),
+    ipc: new Map<string, Handler>(),
+    protocolHandlers: new Map<string, Handler>(),
+    privileged: [] as unknown[],
+    windows: [] as FakeWindow[],
+    permissionRequest: undefined as Handler | undefined,
+    permissionCheck: undefined as Handler | undefined,
+    devicePermission: undefined as Handler | undefined,
+    openExternal: [] as string[],
+    quit: 0,
+    sandbox: 0,
+  };
+  class FakeContents {
+    events = new Map<string, Handler>();
+    sent: unknown[][] = [];
+    windowOpenHandler: Handler | undefined;
+    mainFrame = { url: 'app://agentdesk/index.html' };
+    on(event: string, handler: Handler) {
+      this.events.set(event, handler);
+      return this;
+    }
+    send(...args: unknown[]) {
+      this.sent.push(args);
+    }
+    setWindowOpenHandler(handler: Handler) {
+      this.windowOpenHandler = handler;
+    }
+  }
+  class FakeWindow {
+    webContents = new FakeContents();
+    loaded: string[] = [];
+    events = new Map<string, Handler>();
+    constructor(readonly options: Record<string, unknown>) {
+      state.windows.push(this);
+      state.order.push('window');
+    }
+    loadURL(url: string) {
+      this.loaded.push(url);
+      return Promise.resolve();
+    }
+    once(event: string, handler: Handler) {
+      this.events.set(event, handler);
+    }
+    on(event: string, handler: Handler) {
+      this.events.set(event, handler);
+    }
+    show() {}
+    isMinimized() {
+      return false;
+    }
+    restore() {}
+    focus() {}
+  }
+  const electron = {
+    app: {
+      requestSingleInstanceLock: () => state.singleInstance,
+      quit: () => void state.quit++,
+      enableSandbox: () => void state.sandbox++,
+      on: (event: string, handler: Handler) => void state.appEvents.set(event, handler),
+      whenReady: () => {
+        state.order.push('ready');
+        return Promise.resolve();
+      },
+      getPath: () => state.userData,
+      getVersion: () => '9.9.9',
+    },
+    protocol: {
+      registerSchemesAsPrivileged: (schemes: unknown[]) => {
+        state.order.push('registerSchemes');
+        state.privileged.push(...schemes);
+      },
+      handle: (scheme: string, handler: Handler) => void state.protocolHandlers.set(scheme, handler),
+    },
+    session: {
+      defaultSession: {
+        setPermissionRequestHandler: (handler: Handler) => void (state.permissionRequest = handler),
+        setPermissionCheckHandler: (handler: Handler) => void (state.permissionCheck = handler),
+        setDevicePermissionHandler: (handler: Handler) => void (state.devicePermission = handler),
+      },
+    },
+    ipcMain: { handle: (channel: string, handler: Handler) => void state.ipc.set(channel, handler) },
+    shell: { openExternal: async (url: string) => void state.openExternal.push(url) },
+    BrowserWindow: FakeWindow,
+  };
+  return { state, electron, FakeContents };
+});
+
+vi.mock('electron', () => ({ ...fake.electron, default: fake.electron }));
+
+const { startElectronApp } = await import('../../../src/main/electron/app');
+const tempDir = useTempDirs();
+
+async function start() {
+  const root = await tempDir();
+  const rendererDir = join(root, 'renderer');
+  await mkdir(rendererDir, { recursive: true });
+  await writeFile(join(rendererDir, 'index.html'), '<!doctype html><title>AgentDesk</title>');
+  await writeFile(join(root, 'secret.txt'), 'outside');
+  fake.state.userData = join(root, 'user-data');
+  await startElectronApp({ rendererDir, preloadPath: '/app/out/preload/index.cjs' });
+  const window = fake.state.windows[0]!;
+  return { window, contents: window.webContents };
+}
+
+/** Calls an IPC handler the way Electron would, from the app window's main frame by default. */
+function invoke(channel: string, payload: unknown, sender: { frame?: unknown; contents?: unknown } = {}) {
+  const window = fake.state.windows[0]!;
+  const handler = fake.state.ipc.get(channel);
+  if (!handler) return undefined;
+  const senderFrame = 'frame' in sender ? sender.frame : window.webContents.mainFrame;
+  return handler({ senderFrame, sender: sender.contents ?? window.webContents }, payload);
+}
+
+beforeEach(() => {
+  const { state } = fake;
+  state.singleInstance = true;
+  state.order.length = 0;
+  state.appEvents.clear();
+  state.ipc.clear();
+  state.protocolHandlers.clear();
+  state.privileged.length = 0;
+  state.windows.length = 0;
+  state.openExternal.length = 0;
+  state.quit = 0;
+  state.sandbox = 0;
+});
+
+describe('Electron security checklist', () => {
+  it('2-4, 6, 8-11: the window is isolated, sandboxed, without Node, with web security and no webview', async () => {
+    const { window } = await start();
+    expect(window.options.webPreferences).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      experimentalFeatures: false,
+      webviewTag: false,
+      preload: '/app/out/preload/index.cjs',
+    });
+    expect(window.options.webPreferences).not.toHaveProperty('enableBlinkFeatures');
+    expect(fake.state.sandbox).toBe(1);
+  });
+
+  it('1, 18: the page comes from the app:// custom protocol, registered as secure before ready, never file://', async () => {
+    const { window } = await start();
+    expect(fake.state.privileged).toEqual([{ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) }]);
+    expect(fake.state.order.indexOf('registerSchemes')).toBeLessThan(fake.state.order.indexOf('ready'));
+    expect(window.loaded).toEqual(['app://agentdesk/index.html']);
+  });
+
+  it('7, 18: the protocol serves the renderer with the CSP header and nothing outside it', async () => {
+    await start();
+    const handle = fake.state.protocolHandlers.get('app')!;
+    const page = (await handle(new Request('app://agentdesk/index.html'))) as Response;
+    expect(page.status).toBe(200);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("object-src 'none'");
+    expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
+    for (const url of ['app://agentdesk/../secret.txt', 'app://agentdesk/%2e%2e/secret.txt', 'app://other/index.html']) {
+      expect(((await handle(new Request(url))) as Response).status, url).toBe(404);
+    }
+  });
+
+  it('13, 14, 11/12: navigation, redirects, new windows and webviews are denied in every web contents', async () => {
+    await start();
+    const contents = new fake.FakeContents();
+    fake.state.appEvents.get('web-contents-created')!({}, contents);
+    for (const event of ['will-navigate', 'will-redirect', 'will-attach-webview']) {
+      const preventDefault = vi.fn();
+      contents.events.get(event)!({ preventDefault });
+      expect(preventDefault, event).toHaveBeenCalled();
+    }
+    expect(contents.windowOpenHandler!({ url: 'https://example.com' })).toEqual({ action: 'deny' });
+  });
+
+  it('5: camera/microphone only for the app origin, only while the UI armed them; every other permission refused', async () => {
+    await start();
+    const request = (permission: string, requestingUrl: string, mediaTypes?: string[]) =>
+      new Promise<boolean>((resolve) => fake.state.permissionRequest!({}, permission, resolve, { requestingUrl, mediaTypes }));
+    expect(await request('media', 'app://agentdesk/index.html', ['video'])).toBe(false);
+    expect(await invoke(methodChannel('media.arm'), { kinds: ['camera'] })).toMatchObject({ ok: true });
+    expect(await request('media', 'app://agentdesk/index.html', ['video'])).toBe(true);
+    expect(fake.state.permissionCheck!({}, 'media', 'app://agentdesk', { mediaType: 'video' })).toBe(true);
+    expect(await request('media', 'app://agentdesk/index.html', ['video', 'audio'])).toBe(false);
+    expect(await request('media', 'https://evil.example/', ['video'])).toBe(false);
+    expect(await request('media', 'app://agentdesk.evil/index.html', ['video'])).toBe(false);
+    for (const permission of ['geolocation', 'notifications', 'clipboard-read', 'openExternal', 'midiSysex', 'pointerLock']) {
+      expect(await request(permission, 'app://agentdesk/index.html'), permission).toBe(false);
+      expect(fake.state.permissionCheck!({}, permission, 'app://agentdesk', {}), permission).toBe(false);
+    }
+    await invoke(methodChannel('media.disarm'), { kinds: ['camera'] });
+    expect(await request('media', 'app://agentdesk/index.html', ['video'])).toBe(false);
+    expect(fake.state.devicePermission!({})).toBe(false);
+  });
+
+  it('15: shell.openExternal only for https: links right after the user clicked or typed', async () => {
+    const { contents } = await start();
+    expect(await invoke(methodChannel('external.open'), { url: 'https://example.com/' })).toMatchObject({ ok: false, error: { code: 'no_user_gesture' } });
+    contents.events.get('input-event')!({}, { type: 'mouseMove' });
+    expect(await invoke(methodChannel('external.open'), { url: 'https://example.com/' })).toMatchObject({ ok: false, error: { code: 'no_user_gesture' } });
+    contents.events.get('input-event')!({}, { type: 'mouseDown' });
+    expect(await invoke(methodChannel('external.open'), { url: 'http://example.com/' })).toMatchObject({ ok: false, error: { code: 'unsafe_url' } });
+    expect(await invoke(methodChannel('external.open'), { url: 'https://example.com/' })).toEqual({ ok: true, value: { opened: true } });
+    expect(fake.state.openExternal).toEqual(['https://example.com/']);
+  });
+
+  it('17: one handler per contract method; callers other than the app main frame are refused; payloads validated', async () => {
+    const { contents } = await start();
+    expect([...fake.state.ipc.keys()].sort()).toEqual(methodNames.map(methodChannel).sort());
+    expect(await invoke(methodChannel('agents.list'), {})).toEqual({ ok: true, value: { agents: [] } });
+    const foreignFrame = { url: 'https://evil.example/' };
+    const subFrameOnAppOrigin = { url: 'app://agentdesk/index.html' };
+    for (const sender of [{ frame: foreignFrame }, { frame: subFrameOnAppOrigin }, { contents: new fake.FakeContents() }, { frame: null }]) {
+      expect(await invoke(methodChannel('agents.list'), {}, sender as never)).toMatchObject({ ok: false, error: { code: 'forbidden_sender' } });
+    }
+    contents.mainFrame.url = 'app://agentdesk.evil/index.html';
+    expect(await invoke(methodChannel('agents.list'), {})).toMatchObject({ ok: false, error: { code: 'forbidden_sender' } });
+    contents.mainFrame.url = 'app://agentdesk/index.html';
+    expect(await invoke(methodChannel('agents.add'), { address: 42 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(invoke('agentdesk:shell.exec', {})).toBeUndefined();
+  });
+
+  it('pushes contract events to the window', async () => {
+    const { contents } = await start();
+    await invoke(methodChannel('agents.add'), { address: 'crm.example.com' });
+    expect(contents.sent).toEqual([['agentdesk:event:agents.changed', { agents: [expect.objectContaining({ display: 'crm.example.com' })] }]]);
+  });
+
+  it('single instance: a second launch quits at once and focuses the first window', async () => {
+    fake.state.singleInstance = false;
+    await startElectronApp({ rendererDir: '/nonexistent', preloadPath: '/nonexistent.cjs' });
+    expect(fake.state.quit).toBe(1);
+    expect(fake.state.windows).toEqual([]);
+    expect(fake.state.ipc.size).toBe(0);
+    fake.state.singleInstance = true;
+    await start();
+    expect(fake.state.appEvents.has('second-instance')).toBe(true);
+  });
+});

@@ -1,0 +1,146 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startWebShell, type WebShell } from '../../../src/main/webshell/server';
+import { memoryLogger } from '../../support/logger';
+import { startTestServices } from '../../support/services';
+import { useTempDirs } from '../../support/temp-dir';
+
+const tempDir = useTempDirs();
+const shells: WebShell[] = [];
+afterEach(async () => {
+  await Promise.all(shells.splice(0).map((shell) => shell.close()));
+});
+
+async function startShell(helloTimeoutMs = 5000) {
+  const root = await tempDir();
+  const rendererDir = join(root, 'renderer');
+  await mkdir(join(rendererDir, 'assets'), { recursive: true });
+  await writeFile(join(rendererDir, 'index.html'), '<!doctype html><title>AgentDesk</title>');
+  await writeFile(join(rendererDir, 'assets', 'app.js'), 'export {}');
+  await writeFile(join(root, 'secret.txt'), 'outside the renderer');
+  const services = await startTestServices(join(root, 'user-data'));
+  const shell = await startWebShell({ rendererDir, services, log: memoryLogger(), helloTimeoutMs });
+  shells.push(shell);
+  const secret = new URL(shell.launchUrl).hash.replace('#k=', '');
+  return { shell, services, secret };
+}
+
+function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers }, (response) => {
+      let body = '';
+      response.on('data', (chunk) => (body += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Opens a socket and collects frames; resolves the close code when it closes. */
+function connect(shell: WebShell, headers: Record<string, string> = { Origin: shell.origin }) {
+  const ws = new WebSocket(`${shell.origin.replace('http', 'ws')}/ipc`, { headers });
+  const frames: Record<string, unknown>[] = [];
+  const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+  const refused = new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
+  ws.on('error', () => undefined);
+  ws.on('message', (data) => frames.push(JSON.parse(data.toString()) as Record<string, unknown>));
+  const opened = new Promise<void>((resolve) => ws.on('open', () => resolve()));
+  const next = async (predicate: (frame: Record<string, unknown>) => boolean) => {
+    for (let i = 0; i < 200; i++) {
+      const found = frames.find(predicate);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`no such frame; got ${JSON.stringify(frames)}`);
+  };
+  return { ws, frames, closed, refused, opened, next };
+}
+
+describe('the web shell', () => {
+  it('listens on 127.0.0.1 only and serves the page with its security headers', async () => {
+    const { shell } = await startShell();
+    expect(shell.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const page = await get(`${shell.origin}/`);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<title>AgentDesk</title>');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers['content-security-policy']).not.toContain('unsafe-inline');
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    expect((await get(`${shell.origin}/assets/app.js`)).headers['content-type']).toContain('javascript');
+  });
+
+  it('serves nothing outside the built renderer', async () => {
+    const { shell } = await startShell();
+    for (const path of ['/../secret.txt', '/%2e%2e/secret.txt', '/assets/..%2f..%2fsecret.txt', '/.hidden', '/nope.js', '/assets/%00']) {
+      const response = await get(`${shell.origin}${path}`);
+      expect(response.status, path).toBe(404);
+      expect(response.body).not.toContain('outside the renderer');
+    }
+  });
+
+  it('refuses requests for another host name (DNS rebinding)', async () => {
+    const { shell } = await startShell();
+    expect((await get(`${shell.origin}/`, { Host: 'evil.example:80' })).status).toBe(421);
+  });
+
+  it('refuses sockets from another origin, without an origin, or for another host', async () => {
+    const { shell } = await startShell();
+    const attempts: Record<string, string>[] = [{ Origin: 'http://evil.example' }, {}, { Origin: shell.origin, Host: 'evil.example' }];
+    for (const headers of attempts) {
+      expect(await connect(shell, headers).refused).toBe(403);
+    }
+  });
+
+  it('closes a socket that does not present the launch secret', async () => {
+    const { shell } = await startShell(200);
+    const silent = connect(shell);
+    expect(await silent.closed).toBe(4401);
+    const wrong = connect(shell);
+    await wrong.opened;
+    wrong.ws.send(JSON.stringify({ t: 'hello', secret: 'guess' }));
+    expect(await wrong.closed).toBe(4401);
+    const callFirst = connect(shell);
+    await callFirst.opened;
+    callFirst.ws.send(JSON.stringify({ t: 'call', id: 1, channel: 'agentdesk:agents.list', payload: {} }));
+    expect(await callFirst.closed).toBe(4401);
+    expect(callFirst.frames).toEqual([]);
+  });
+
+  it('gives the page holding the secret the contract: calls, validation and events', async () => {
+    const { shell, secret } = await startShell();
+    const page = connect(shell);
+    await page.opened;
+    page.ws.send(JSON.stringify({ t: 'hello', secret }));
+    await page.next((frame) => frame.t === 'ready');
+
+    page.ws.send(JSON.stringify({ t: 'call', id: 1, channel: 'agentdesk:agents.add', payload: { address: 'crm.example.com' } }));
+    expect(await page.next((frame) => frame.id === 1)).toMatchObject({ result: { ok: true, value: { agent: { display: 'crm.example.com' } } } });
+    expect(await page.next((frame) => frame.t === 'event')).toMatchObject({ channel: 'agentdesk:event:agents.changed' });
+
+    page.ws.send(JSON.stringify({ t: 'call', id: 2, channel: 'agentdesk:agents.add', payload: { address: 7 } }));
+    expect(await page.next((frame) => frame.id === 2)).toMatchObject({ result: { ok: false, error: { code: 'invalid_request' } } });
+
+    page.ws.send(JSON.stringify({ t: 'call', id: 3, channel: 'agentdesk:shell.exec', payload: {} }));
+    page.ws.send(JSON.stringify({ t: 'call', id: 4, channel: 'agentdesk:app.info', payload: {} }));
+    expect(await page.next((frame) => frame.id === 4)).toMatchObject({ result: { ok: true, value: { shell: 'web' } } });
+    expect(page.frames.some((frame) => frame.id === 3)).toBe(false);
+  });
+
+  it('closes the socket on a binary or malformed frame', async () => {
+    const { shell, secret } = await startShell();
+    const binary = connect(shell);
+    await binary.opened;
+    binary.ws.send(JSON.stringify({ t: 'hello', secret }));
+    await binary.next((frame) => frame.t === 'ready');
+    binary.ws.send(Buffer.from([1, 2, 3]));
+    expect(await binary.closed).toBe(4400);
+    const garbage = connect(shell);
+    await garbage.opened;
+    garbage.ws.send('{"t":');
+    expect(await garbage.closed).toBe(4400);
+  });
+});
