@@ -98,7 +98,7 @@ describe('AgentDesk in Chromium through the web shell', () => {
     }
   });
 
-  it('keeps an added agent and the settings across a restart', async () => {
+  it('keeps an added agent and the settings across a restart, and explains a refused address', async () => {
     const dir = await userDataDir();
     const first = await startShell(dir);
     const app = await openApp(first);
@@ -111,6 +111,9 @@ describe('AgentDesk in Chromium through the web shell', () => {
       await app.page.getByText(/development/).first().waitFor();
       expect(await app.page.getByRole('textbox', { name: 'Agent address' }).inputValue()).toBe('http://example.com');
       expect(await app.page.getByRole('textbox', { name: 'Agent address' }).getAttribute('aria-invalid')).toBe('true');
+      await app.page.getByRole('button', { name: 'Settings' }).click();
+      await app.page.getByRole('radio', { name: 'Dark' }).check();
+      await app.page.getByText('Saved').first().waitFor();
     } finally {
       await app.close();
       await first.stop();
@@ -120,6 +123,7 @@ describe('AgentDesk in Chromium through the web shell', () => {
     const again = await openApp(second, { width: 1920, height: 1080 });
     try {
       await again.page.getByText('crm.example.com', { exact: true }).waitFor();
+      expect(await again.page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
       await expect(again.page.getByRole('button', { name: /Remove crm\.example\.com/ }).isVisible()).resolves.toBe(true);
       await again.screenshot('home-kiosk-1920x1080');
       expect(again.problems).toEqual([]);

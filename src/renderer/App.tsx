@@ -1,0 +1,168 @@
+import { useCallback, useEffect, useRef, useState, type MouseEvent } from 'react';
+import type { AgentDeskApi } from '../shared/ipc/api';
+import type { Settings } from '../shared/settings/settings';
+import { useAppInfo, useSettings, type AppInfo } from './hooks/useApiData';
+import type { LiveResource } from './hooks/useLiveResource';
+import { I18nProvider, useI18n } from './i18n/I18nProvider';
+import { HomeScreen } from './screens/HomeScreen';
+import { SettingsScreen } from './screens/SettingsScreen';
+
+export type Screen = 'home' | 'settings';
+
+export interface AppProps {
+  api: AgentDeskApi;
+  /** The web shell's connection: resolves when it is lost for good. */
+  closed?: Promise<number> | undefined;
+}
+
+/** Loads the settings (they decide language, theme and text size) and renders the shell in them. */
+export function App({ api, closed }: AppProps) {
+  const settings = useSettings(api);
+  const current = settings.state.status === 'ready' ? settings.state.value : undefined;
+  useAppearance(current);
+  return (
+    <I18nProvider setting={current?.language ?? 'system'}>
+      <Shell api={api} closed={closed} settings={settings} />
+    </I18nProvider>
+  );
+}
+
+/** Theme and text size live on <html> as data attributes; tokens.css does the rest. */
+function useAppearance(settings: Settings | undefined) {
+  const theme = settings?.appearance.theme ?? 'system';
+  const textSize = settings?.appearance.textSize ?? 'normal';
+  useEffect(() => {
+    const root = document.documentElement;
+    root.dataset.theme = theme;
+    root.dataset.textSize = textSize;
+  }, [theme, textSize]);
+}
+
+function useConnectionLost(closed: Promise<number> | undefined): boolean {
+  const [lost, setLost] = useState(false);
+  useEffect(() => {
+    if (!closed) return undefined;
+    let active = true;
+    void closed.then(() => {
+      if (active) setLost(true);
+    });
+    return () => {
+      active = false;
+    };
+  }, [closed]);
+  return lost;
+}
+
+function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<number> | undefined; settings: LiveResource<Settings> }) {
+  const { t } = useI18n();
+  const [screen, setScreen] = useState<Screen>('home');
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const mainRef = useRef<HTMLElement>(null);
+  const focusHeadingAfterRender = useRef(false);
+  const connectionLost = useConnectionLost(closed);
+  const info = useAppInfo(api);
+
+  const navigate = useCallback(
+    (next: Screen) => {
+      if (next === screen) {
+        headingRef.current?.focus();
+        return;
+      }
+      focusHeadingAfterRender.current = true;
+      setScreen(next);
+    },
+    [screen],
+  );
+
+  useEffect(() => {
+    if (!focusHeadingAfterRender.current) return;
+    focusHeadingAfterRender.current = false;
+    headingRef.current?.focus();
+  }, [screen]);
+
+  const skipToContent = (event: MouseEvent<HTMLAnchorElement>) => {
+    // Move focus without touching the URL (its fragment carries the web shell's launch secret on start).
+    event.preventDefault();
+    (headingRef.current ?? mainRef.current)?.focus();
+  };
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#content" onClick={skipToContent}>
+        {t('shell.skipToContent')}
+      </a>
+      {connectionLost ? (
+        <div className="banner banner--danger banner--sticky" role="alert">
+          <p className="banner__text">{t('shell.connectionLost')}</p>
+        </div>
+      ) : null}
+      <header className="app-header">
+        <div className="app-header__inner">
+          <p className="app-title">{t('app.name')}</p>
+          <button
+            type="button"
+            className="button button--secondary"
+            aria-current={screen === 'settings' ? 'page' : undefined}
+            onClick={() => navigate('settings')}
+          >
+            {t('shell.settings')}
+          </button>
+        </div>
+      </header>
+      <StartupNotices
+        info={info.state.status === 'ready' ? info.state.value : undefined}
+        onDismissed={() => (headingRef.current ?? mainRef.current)?.focus()}
+      />
+      <main id="content" ref={mainRef} tabIndex={-1} className="app-main">
+        {screen === 'home' ? (
+          <HomeScreen api={api} headingRef={headingRef} />
+        ) : (
+          <SettingsScreen
+            api={api}
+            headingRef={headingRef}
+            settings={settings}
+            info={info.state}
+            onBack={() => navigate('home')}
+          />
+        )}
+      </main>
+    </div>
+  );
+}
+
+/** Start-up messages from main (for example "your settings file was unreadable and moved aside"). */
+function StartupNotices({ info, onDismissed }: { info: AppInfo | undefined; onDismissed: () => void }) {
+  const { t } = useI18n();
+  const [dismissed, setDismissed] = useState(false);
+  const notices = info?.notices ?? [];
+  const visible = !dismissed && notices.length > 0;
+  // The live region is always present so that screen readers announce the notice when it arrives.
+  return (
+    <div role="status" className="notices">
+      {visible ? (
+        <div className="banner banner--warning">
+          <div className="banner__inner">
+            <div className="banner__content">
+              <p className="banner__title">{t('shell.noticesTitle')}</p>
+              <ul className="banner__list">
+                {notices.map((notice, index) => (
+                  <li key={index} lang="en">
+                    {notice}
+                  </li>
+                ))}
+              </ul>
+            </div>
+            <button type="button" className="button button--secondary" aria-label={t('shell.dismissNoticesLabel')}
+              onClick={() => {
+                setDismissed(true);
+                onDismissed();
+              }}
+            >
+              {t('shell.dismissNotices')}
+            </button>
+          </div>
+        </div>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+import './zod-config';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { connectBridge, type Bridge } from './bridge/agentdesk';
+import { Root } from './Root';
+import './styles/tokens.css';
+import './styles/base.css';
+import './styles/components.css';
+import './styles/screens.css';
+
+function findBridge(): Bridge {
+  try {
+    return connectBridge();
+  } catch {
+    // For example sessionStorage is blocked: the page cannot reach the app either way.
+    return { kind: 'missing' };
+  }
+}
+
+const container = document.getElementById('root');
+if (container) {
+  createRoot(container).render(
+    <StrictMode>
+      <Root bridge={findBridge()} />
+    </StrictMode>,
+  );
+}

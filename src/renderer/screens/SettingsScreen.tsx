@@ -1,0 +1,346 @@
+import { useEffect, useId, useRef, useState, type ReactNode, type Ref } from 'react';
+import type { AgentDeskApi } from '../../shared/ipc/api';
+import type { IpcError } from '../../shared/ipc/errors';
+import {
+  applySettingsPatch,
+  languageSchema,
+  textSizeSchema,
+  themeSchema,
+  type Settings,
+  type SettingsPatch,
+} from '../../shared/settings/settings';
+import { ErrorText } from '../components/ErrorText';
+import type { AppInfo } from '../hooks/useApiData';
+import { call, type LiveResource, type Resource } from '../hooks/useLiveResource';
+import { useI18n } from '../i18n/I18nProvider';
+import type { MessageKey } from '../i18n/strings';
+
+type Group = 'language' | 'appearance' | 'developer';
+type Feedback = { group: Group; kind: 'saved' } | { group: Group; kind: 'error'; error: IpcError } | null;
+
+export interface SettingsScreenProps {
+  api: AgentDeskApi;
+  headingRef: Ref<HTMLHeadingElement>;
+  settings: LiveResource<Settings>;
+  info: Resource<AppInfo>;
+  onBack: () => void;
+}
+
+/**
+ * Every change is saved at once. The control shows the new value while the call runs; on failure
+ * it returns to the stored value and the group shows why. Escape goes back to the home screen.
+ */
+export function SettingsScreen({ api, headingRef, settings, info, onBack }: SettingsScreenProps) {
+  const { t } = useI18n();
+  const [draft, setDraft] = useState<Settings | null>(null);
+  const [feedback, setFeedback] = useState<Feedback>(null);
+  const latestCall = useRef(0);
+  const { state, set: setStored } = settings;
+
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented || event.isComposing) return;
+      event.preventDefault();
+      onBack();
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, [onBack]);
+
+  async function change(group: Group, patch: SettingsPatch) {
+    if (state.status !== 'ready') return;
+    setDraft(applySettingsPatch(draft ?? state.value, patch));
+    // Empty the live region first, so that a second "Saved" is announced again.
+    setFeedback(null);
+    const callNumber = ++latestCall.current;
+    const result = await call(() => api.settings.update({ patch }));
+    if (result.ok) setStored(result.value);
+    if (callNumber === latestCall.current) setDraft(null);
+    setFeedback(result.ok ? { group, kind: 'saved' } : { group, kind: 'error', error: result.error });
+  }
+
+  let body: ReactNode;
+  if (state.status === 'loading') {
+    body = <p className="muted">{t('settings.loading')}</p>;
+  } else if (state.status === 'error') {
+    body = (
+      <div className="inline-error">
+        <p className="error-text">
+          {t('settings.loadFailed')} <ErrorText error={state.error} />
+        </p>
+        <button type="button" className="button button--secondary" onClick={settings.reload}>
+          {t('settings.retry')}
+        </button>
+      </div>
+    );
+  } else {
+    const shown = draft ?? state.value;
+    const feedbackFor = (group: Group) => (feedback?.group === group ? feedback : null);
+    body = (
+      <div className="settings-groups">
+        <LanguageGroup
+          value={shown.language}
+          feedback={feedbackFor('language')}
+          onChange={(language) => void change('language', { language })}
+        />
+        <AppearanceGroup
+          theme={shown.appearance.theme}
+          textSize={shown.appearance.textSize}
+          feedback={feedbackFor('appearance')}
+          onChange={(appearance) => void change('appearance', { appearance })}
+        />
+        <DeveloperGroup
+          value={shown.developer}
+          feedback={feedbackFor('developer')}
+          onChange={(developer) => void change('developer', { developer })}
+        />
+      </div>
+    );
+  }
+
+  return (
+    <div className="screen">
+      <div className="screen__header">
+        <h1 ref={headingRef} tabIndex={-1} className="screen__title">
+          {t('settings.title')}
+        </h1>
+        <button type="button" className="button button--secondary" onClick={onBack}>
+          {t('settings.back')}
+        </button>
+      </div>
+      {body}
+      <About info={info} />
+    </div>
+  );
+}
+
+/** The group's live region: "Saved" or why the change was not saved. Always rendered. */
+function GroupFeedback({ feedback }: { feedback: Feedback }) {
+  const { t } = useI18n();
+  return (
+    <div role="status" className="feedback">
+      {feedback?.kind === 'saved' ? <p className="success-text">{t('settings.saved')}</p> : null}
+      {feedback?.kind === 'error' ? (
+        <p className="error-text">
+          <ErrorText error={feedback.error} />
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function LanguageGroup({
+  value,
+  feedback,
+  onChange,
+}: {
+  value: Settings['language'];
+  feedback: Feedback;
+  onChange: (value: Settings['language']) => void;
+}) {
+  const { t } = useI18n();
+  const id = useId();
+  return (
+    <fieldset className="settings-group">
+      <legend className="settings-group__legend">{t('settings.language.legend')}</legend>
+      <div className="field">
+        <label htmlFor={`${id}-select`} className="field__label">
+          {t('settings.language.label')}
+        </label>
+        <p id={`${id}-description`} className="field__hint">
+          {t('settings.language.description')}
+        </p>
+        <select
+          id={`${id}-select`}
+          className="select"
+          value={value}
+          aria-describedby={`${id}-description`}
+          onChange={(event) => {
+            const parsed = languageSchema.safeParse(event.target.value);
+            if (parsed.success) onChange(parsed.data);
+          }}
+        >
+          <option value="system">{t('settings.language.system')}</option>
+          <option value="en" lang="en">
+            {t('settings.language.en')}
+          </option>
+          <option value="cs" lang="cs">
+            {t('settings.language.cs')}
+          </option>
+        </select>
+      </div>
+      <GroupFeedback feedback={feedback} />
+    </fieldset>
+  );
+}
+
+function RadioGroup<V extends string>({
+  name,
+  legend,
+  description,
+  options,
+  value,
+  onChange,
+}: {
+  name: string;
+  legend: MessageKey;
+  description: MessageKey;
+  options: readonly { value: V; label: MessageKey }[];
+  value: V;
+  onChange: (value: V) => void;
+}) {
+  const { t } = useI18n();
+  const id = useId();
+  return (
+    <fieldset className="radio-group" aria-describedby={`${id}-description`}>
+      <legend className="radio-group__legend">{t(legend)}</legend>
+      <p id={`${id}-description`} className="field__hint">
+        {t(description)}
+      </p>
+      <div className="radio-group__options">
+        {options.map((option) => (
+          <label key={option.value} className="choice">
+            <input
+              type="radio"
+              className="choice__input"
+              name={`${id}-${name}`}
+              value={option.value}
+              checked={value === option.value}
+              onChange={() => onChange(option.value)}
+            />
+            <span className="choice__label">{t(option.label)}</span>
+          </label>
+        ))}
+      </div>
+    </fieldset>
+  );
+}
+
+const themeOptions = themeSchema.options.map((value) => ({ value, label: `settings.theme.${value}` as const }));
+const textSizeOptions = textSizeSchema.options.map((value) => ({ value, label: `settings.textSize.${value}` as const }));
+
+function AppearanceGroup({
+  theme,
+  textSize,
+  feedback,
+  onChange,
+}: {
+  theme: Settings['appearance']['theme'];
+  textSize: Settings['appearance']['textSize'];
+  feedback: Feedback;
+  onChange: (patch: Partial<Settings['appearance']>) => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <fieldset className="settings-group">
+      <legend className="settings-group__legend">{t('settings.appearance.legend')}</legend>
+      <RadioGroup
+        name="theme"
+        legend="settings.theme.legend"
+        description="settings.theme.description"
+        options={themeOptions}
+        value={theme}
+        onChange={(value) => onChange({ theme: value })}
+      />
+      <RadioGroup
+        name="text-size"
+        legend="settings.textSize.legend"
+        description="settings.textSize.description"
+        options={textSizeOptions}
+        value={textSize}
+        onChange={(value) => onChange({ textSize: value })}
+      />
+      <GroupFeedback feedback={feedback} />
+    </fieldset>
+  );
+}
+
+function Checkbox({
+  label,
+  description,
+  checked,
+  onChange,
+}: {
+  label: MessageKey;
+  description: MessageKey;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+}) {
+  const { t } = useI18n();
+  const id = useId();
+  return (
+    <div className="checkbox-field">
+      <label className="choice" htmlFor={`${id}-input`}>
+        <input
+          id={`${id}-input`}
+          type="checkbox"
+          className="choice__input"
+          checked={checked}
+          aria-describedby={`${id}-description`}
+          onChange={(event) => onChange(event.target.checked)}
+        />
+        <span className="choice__label">{t(label)}</span>
+      </label>
+      <p id={`${id}-description`} className="field__hint checkbox-field__hint">
+        {t(description)}
+      </p>
+    </div>
+  );
+}
+
+function DeveloperGroup({
+  value,
+  feedback,
+  onChange,
+}: {
+  value: Settings['developer'];
+  feedback: Feedback;
+  onChange: (patch: Partial<Settings['developer']>) => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <fieldset className="settings-group">
+      <legend className="settings-group__legend">{t('settings.developer.legend')}</legend>
+      <p className="field__hint">{t('settings.developer.description')}</p>
+      <Checkbox
+        label="settings.allowLocalHttp.label"
+        description="settings.allowLocalHttp.description"
+        checked={value.allowLocalHttp}
+        onChange={(allowLocalHttp) => onChange({ allowLocalHttp })}
+      />
+      <Checkbox
+        label="settings.allowPastedTokens.label"
+        description="settings.allowPastedTokens.description"
+        checked={value.allowPastedTokens}
+        onChange={(allowPastedTokens) => onChange({ allowPastedTokens })}
+      />
+      <GroupFeedback feedback={feedback} />
+    </fieldset>
+  );
+}
+
+function About({ info }: { info: Resource<AppInfo> }) {
+  const { t } = useI18n();
+  const id = useId();
+  let line: ReactNode;
+  if (info.status === 'loading') line = <p className="muted">…</p>;
+  else if (info.status === 'error') line = <p className="muted">{t('settings.about.unavailable')}</p>;
+  else
+    line = (
+      <p>
+        {t('settings.about.line', {
+          name: info.value.name,
+          version: info.value.version,
+          shell: t(info.value.shell === 'web' ? 'settings.about.shell.web' : 'settings.about.shell.electron'),
+        })}
+      </p>
+    );
+  return (
+    <section className="about" aria-labelledby={`${id}-heading`}>
+      <h2 id={`${id}-heading`} className="about__title">
+        {t('settings.about.title')}
+      </h2>
+      {line}
+    </section>
+  );
+}

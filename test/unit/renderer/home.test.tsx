@@ -1,0 +1,232 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createFakeBackend } from './fake-api';
+import { renderApp } from './render-app';
+
+function addressField() {
+  return screen.getByRole<HTMLInputElement>('textbox', { name: 'Agent address' });
+}
+
+function agentNames(): string[] {
+  const list = screen.queryByRole('list', { name: 'Added agents' });
+  if (!list) return [];
+  return within(list)
+    .getAllByRole('listitem')
+    .map((item) => item.querySelector('.agent-list__name')?.textContent ?? '');
+}
+
+describe('home screen', () => {
+  it('shows the empty state when no agents were added', async () => {
+    await renderApp();
+    expect(screen.getByText('No agents yet. Add one by its address, or try the built-in demo.')).toBeTruthy();
+    expect(screen.queryByRole('list', { name: 'Added agents' })).toBeNull();
+    expect(addressField().placeholder).toBe('crm.example.com');
+  });
+
+  it('lists the agents main already has', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    await renderApp({ backend });
+    expect(agentNames()).toEqual(['crm.example.com']);
+    expect(screen.queryByText(/No agents yet/)).toBeNull();
+  });
+
+  it('adds an agent: it appears in the list, the field is cleared and the addition announced', async () => {
+    const { user, backend } = await renderApp();
+    await user.type(addressField(), 'crm.example.com');
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+
+    await waitFor(() => expect(agentNames()).toEqual(['crm.example.com']));
+    expect(backend.callsOf('agents.add')).toEqual([{ address: 'crm.example.com' }]);
+    expect(addressField().value).toBe('');
+    expect(addressField().getAttribute('aria-invalid')).toBeNull();
+    const statuses = screen.getAllByRole('status').map((element) => element.textContent);
+    expect(statuses).toContain('Added crm.example.com');
+    expect(screen.queryByText(/No agents yet/)).toBeNull();
+    // Focus returns to the field for the next address.
+    expect(document.activeElement).toBe(addressField());
+  });
+
+  it('shows added and removed agents from the answers alone when no event arrives', async () => {
+    const { user, backend } = await renderApp();
+    backend.muteEvents(true);
+    await user.type(addressField(), 'crm.example.com{Enter}');
+    await waitFor(() => expect(agentNames()).toEqual(['crm.example.com']));
+    await user.click(screen.getByRole('button', { name: 'Remove crm.example.com' }));
+    await waitFor(() => expect(agentNames()).toEqual([]));
+  });
+
+  it('submits with Enter from the field', async () => {
+    const { user } = await renderApp();
+    await user.type(addressField(), 'https://ops.example.org/agent{Enter}');
+    await waitFor(() => expect(agentNames()).toEqual(['ops.example.org/agent']));
+  });
+
+  it('disables the Add button and shows progress while the call runs', async () => {
+    const backend = createFakeBackend();
+    const release = backend.holdNext('agents.add');
+    const { user } = await renderApp({ backend });
+    await user.type(addressField(), 'crm.example.com');
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+
+    const busy = await screen.findByRole<HTMLButtonElement>('button', { name: 'Adding…' });
+    expect(busy.disabled).toBe(true);
+    expect(screen.queryByRole('button', { name: 'Add' })).toBeNull();
+
+    await act(async () => release());
+    const again = await screen.findByRole<HTMLButtonElement>('button', { name: 'Add' });
+    expect(again.disabled).toBe(false);
+    expect(agentNames()).toEqual(['crm.example.com']);
+  });
+
+  it('shows a failed add under the field, marks it invalid and keeps what was typed', async () => {
+    const backend = createFakeBackend();
+    const message = 'Unencrypted http:// is only allowed for development. Use https://, or turn on the development setting.';
+    backend.failNext('agents.add', { code: 'insecure_scheme', message });
+    const { user } = await renderApp({ backend });
+
+    await user.type(addressField(), 'http://crm.example.com');
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+
+    const error = await screen.findByText(message);
+    const field = addressField();
+    expect(field.value).toBe('http://crm.example.com');
+    expect(field.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (field.getAttribute('aria-describedby') ?? '').split(' ');
+    const errorElement = error.closest('[id]');
+    expect(errorElement).not.toBeNull();
+    expect(describedBy).toContain(errorElement?.id);
+    expect(agentNames()).toEqual([]);
+    expect(screen.getByText(/No agents yet/)).toBeTruthy();
+  });
+
+  it('shows the real validation message of main for an address it rejects', async () => {
+    const { user } = await renderApp();
+    await user.type(addressField(), 'ftp://files.example.com{Enter}');
+    expect(await screen.findByText('Only https:// addresses are supported, not ftp://.')).toBeTruthy();
+    expect(addressField().value).toBe('ftp://files.example.com');
+
+    // Fixing the address clears the error.
+    await user.clear(addressField());
+    await user.type(addressField(), 'files.example.com{Enter}');
+    await waitFor(() => expect(agentNames()).toEqual(['files.example.com']));
+    expect(addressField().getAttribute('aria-invalid')).toBeNull();
+    expect(screen.queryByText('Only https:// addresses are supported, not ftp://.')).toBeNull();
+  });
+
+  it('removes an agent with its own Remove button', async () => {
+    const backend = createFakeBackend({
+      agents: [
+        { id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' },
+        { id: 'a2', url: 'https://ops.example.org/', display: 'ops.example.org', addedAt: '2025-01-02T00:00:00.000Z' },
+      ],
+    });
+    const { user } = await renderApp({ backend });
+    expect(agentNames()).toEqual(['crm.example.com', 'ops.example.org']);
+
+    await user.click(screen.getByRole('button', { name: 'Remove crm.example.com' }));
+    await waitFor(() => expect(agentNames()).toEqual(['ops.example.org']));
+    expect(backend.callsOf('agents.remove')).toEqual([{ id: 'a1' }]);
+    expect(backend.state.agents.map((agent) => agent.id)).toEqual(['a2']);
+    expect(screen.getAllByRole('status').map((element) => element.textContent)).toContain('Removed crm.example.com');
+    // Focus moves to the next row's button instead of being lost.
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Remove ops.example.org' }));
+
+    await user.click(screen.getByRole('button', { name: 'Remove ops.example.org' }));
+    await waitFor(() => expect(screen.getByText(/No agents yet/)).toBeTruthy());
+    expect(document.activeElement).toBe(addressField());
+  });
+
+  it('shows why a remove failed and keeps the agent', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    backend.failNext('agents.remove', { code: 'disconnected', message: 'The connection to AgentDesk was lost. Restart the app.' });
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Remove crm.example.com' }));
+    expect(await screen.findByText(/crm\.example\.com could not be removed\./)).toBeTruthy();
+    expect(agentNames()).toEqual(['crm.example.com']);
+  });
+
+  it('follows agents.changed from main', async () => {
+    const { backend } = await renderApp();
+    act(() =>
+      backend.emit('agents.changed', {
+        agents: [{ id: 'x', url: 'https://elsewhere.example/', display: 'elsewhere.example', addedAt: '2025-01-01T00:00:00.000Z' }],
+      }),
+    );
+    expect(agentNames()).toEqual(['elsewhere.example']);
+  });
+
+  it('shows the demo tile with a disabled button that explains why', async () => {
+    await renderApp();
+    expect(screen.getByRole('heading', { level: 2, name: 'Built-in demo' })).toBeTruthy();
+    const open = screen.getByRole<HTMLButtonElement>('button', { name: 'Open demo' });
+    expect(open.disabled).toBe(true);
+    const description = document.getElementById(open.getAttribute('aria-describedby') ?? '');
+    expect(description?.textContent).toBe('The demo agent is not part of this version yet.');
+  });
+});
+
+describe('hardware strip', () => {
+  const original = Object.getOwnPropertyDescriptor(window.navigator, 'mediaDevices');
+  afterEach(() => {
+    if (original) Object.defineProperty(window.navigator, 'mediaDevices', original);
+    else Reflect.deleteProperty(window.navigator, 'mediaDevices');
+  });
+
+  function strip() {
+    return within(screen.getByRole('region', { name: 'Hardware' }));
+  }
+
+  it('shows the NFC detail from main and "Not available" without navigator.mediaDevices', async () => {
+    expect(navigator.mediaDevices).toBeUndefined();
+    await renderApp();
+    await waitFor(() => expect(strip().getByText('NFC reader support is not part of this version yet.')).toBeTruthy());
+    expect(strip().getAllByText('Not available')).toHaveLength(3);
+  });
+
+  it('lists NFC readers and follows hardware.changed', async () => {
+    const backend = createFakeBackend({ hardware: { nfc: { state: 'ready', readers: [] } } });
+    await renderApp({ backend });
+    await waitFor(() => expect(strip().getByText('No reader connected.')).toBeTruthy());
+    act(() => backend.emit('hardware.changed', { nfc: { state: 'ready', readers: [{ name: 'ACS ACR122U', connected: true }] } }));
+    expect(strip().getByText('ACS ACR122U – connected')).toBeTruthy();
+  });
+
+  it('counts cameras and microphones without asking for permission, numbering unlabelled ones', async () => {
+    const listeners = new Set<() => void>();
+    let devices = [
+      { kind: 'videoinput', label: '', deviceId: '', groupId: '' },
+      { kind: 'videoinput', label: '', deviceId: '', groupId: '' },
+      { kind: 'audioinput', label: 'Desk microphone', deviceId: '', groupId: '' },
+      { kind: 'audiooutput', label: 'Speakers', deviceId: '', groupId: '' },
+    ];
+    const getUserMedia = vi.fn();
+    Object.defineProperty(window.navigator, 'mediaDevices', {
+      configurable: true,
+      value: {
+        enumerateDevices: vi.fn(async () => devices),
+        getUserMedia,
+        addEventListener: (_type: string, listener: () => void) => listeners.add(listener),
+        removeEventListener: (_type: string, listener: () => void) => listeners.delete(listener),
+      },
+    });
+    await renderApp();
+    await waitFor(() => expect(strip().getByText('Camera 2')).toBeTruthy());
+    expect(strip().getByText('Camera 1')).toBeTruthy();
+    expect(strip().getByText('Desk microphone')).toBeTruthy();
+    expect(strip().queryByText('Speakers')).toBeNull();
+    const cameras = strip().getByRole('heading', { name: 'Cameras' }).parentElement;
+    expect(cameras?.textContent).toContain('Found: 2');
+
+    devices = devices.filter((device) => device.kind !== 'videoinput');
+    await act(async () => {
+      for (const listener of listeners) listener();
+    });
+    await waitFor(() => expect(strip().queryByText('Camera 1')).toBeNull());
+    expect(cameras?.textContent).toContain('None found.');
+    expect(getUserMedia).not.toHaveBeenCalled();
+  });
+});

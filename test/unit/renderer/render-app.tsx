@@ -1,0 +1,24 @@
+import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, expect } from 'vitest';
+import { App } from '../../../src/renderer/App';
+import { createFakeBackend, type FakeBackend } from './fake-api';
+
+// Without vitest globals, Testing Library cannot register its own cleanup.
+afterEach(() => {
+  cleanup();
+  const root = document.documentElement;
+  root.removeAttribute('data-theme');
+  root.removeAttribute('data-text-size');
+  root.lang = '';
+});
+
+export async function renderApp(options: { backend?: FakeBackend; closed?: Promise<number> } = {}) {
+  const backend = options.backend ?? createFakeBackend();
+  const user = userEvent.setup();
+  const view = render(<App api={backend.api} closed={options.closed} />);
+  // Wait for the first load so that tests start from a settled screen.
+  await screen.findByRole('heading', { level: 1, name: 'Your agents' });
+  await waitFor(() => expect(screen.queryByText('Loading your agents…')).toBeNull());
+  return { backend, user, ...view };
+}

@@ -1,0 +1,69 @@
+import { act, render, screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { Root } from '../../../src/renderer/Root';
+import { createFakeBackend } from './fake-api';
+import { renderApp } from './render-app';
+
+describe('app shell', () => {
+  it('tells the user to start the app when the bridge is missing', () => {
+    render(<Root bridge={{ kind: 'missing' }} />);
+    expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk is not connected' })).toBeTruthy();
+    expect(screen.getByText(/AgentDesk must be opened with npm start/)).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Settings' })).toBeNull();
+  });
+
+  it('renders the app for a bridge with an API', async () => {
+    const backend = createFakeBackend();
+    render(<Root bridge={{ kind: 'web', api: backend.api }} />);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
+  });
+
+  it('puts the skip link first and the Settings button in the header', async () => {
+    const { user } = await renderApp();
+    await user.tab();
+    const skip = screen.getByRole('link', { name: 'Skip to content' });
+    expect(document.activeElement).toBe(skip);
+    expect(skip.getAttribute('href')).toBe('#content');
+    await user.tab();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Settings' }));
+    expect(screen.getByRole('main').id).toBe('content');
+  });
+
+  it('moves focus into the content with the skip link', async () => {
+    const { user } = await renderApp();
+    await user.tab();
+    await user.keyboard('{Enter}');
+    expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: 'Your agents' }));
+  });
+
+  it('shows start-up notices in a dismissible status banner', async () => {
+    const backend = createFakeBackend({ notices: ['Your settings file could not be read and was moved aside.'] });
+    const { user } = await renderApp({ backend });
+    const notice = await screen.findByText('Your settings file could not be read and was moved aside.');
+    expect(notice.closest('[role="status"]')).not.toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Dismiss the start-up notice' }));
+    expect(screen.queryByText('Your settings file could not be read and was moved aside.')).toBeNull();
+  });
+
+  it('shows a permanent alert when the web shell connection closes', async () => {
+    let close: (code: number) => void = () => undefined;
+    const closed = new Promise<number>((resolve) => (close = resolve));
+    await renderApp({ closed });
+    expect(screen.queryByRole('alert')).toBeNull();
+    await act(async () => close(1006));
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('Connection to AgentDesk was lost. Restart the app.'));
+    expect(screen.queryByRole('button', { name: /dismiss/i })).toBeNull();
+  });
+
+  it('unsubscribes from every event when unmounted', async () => {
+    const backend = createFakeBackend();
+    const { unmount } = await renderApp({ backend });
+    await waitFor(() => expect(backend.listenerCount('hardware.changed')).toBe(1));
+    expect(backend.listenerCount('agents.changed')).toBe(1);
+    expect(backend.listenerCount('settings.changed')).toBe(1);
+    unmount();
+    expect(backend.listenerCount('agents.changed')).toBe(0);
+    expect(backend.listenerCount('settings.changed')).toBe(0);
+    expect(backend.listenerCount('hardware.changed')).toBe(0);
+  });
+});
