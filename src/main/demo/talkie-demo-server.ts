@@ -1,0 +1,440 @@
+import { contentToText, EventType, type Event } from '@ag-ui/core';
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cancelForDeletedThread, decide, decisionBodySchema, settle, type DecisionEnv } from './action-decisions';
+import { demoAgent, demoFile } from './demo-agent';
+import { DemoRun, stamp, type RunSink } from './demo-run';
+import { demoUser, summary, UserSpace, type ThreadRecord } from './demo-store';
+import { bearerToken, httpErrors, readJsonBody, sendError, sendJson, TalkieHttpError } from './http-util';
+import { logoPng } from './png';
+import { cardBlockTypes, type TalkieUser } from './talkie-types';
+
+/**
+ * AgentDesk's built-in demo agent: a real Talkie protocol 1 server (spec §1–§9, §11; no voice) on
+ * 127.0.0.1, on plain node:http. Used by "Built-in demo", by `agentdesk demo` and by client tests.
+ *
+ * Choices where the spec is silent (also noted where they are made):
+ * - Auth: static tokens act as the demo user; `verifyToken` users each get their own threads.
+ *   The manifest and the logo are public; every /api/ endpoint needs the bearer token.
+ * - Retries (§5 "ignore a message whose id it already stored"): a retried message is never stored
+ *   twice. If its run is still going, the retry attaches to it (events so far, then live). If it was
+ *   answered (RUN_FINISHED), the retry gets RUN_STARTED then RUN_FINISHED and nothing new (the
+ *   client loads the thread). If its run failed or was cancelled (RUN_ERROR), the retry answers it again.
+ *   Of several new user messages in one request, only the last is answered.
+ * - cancelRun → RUN_ERROR { code: "cancelled", message: "Cancelled", metadata.retryable: false } on the
+ *   open stream(s); the streamed text so far is stored. `{ ok: true }` always, also for unknown runs.
+ * - Non-user messages in RunAgentInput are ignored (the server keeps the history); a request
+ *   without a user message, or one without text, is 400. A runId in use by another running run is 409.
+ * - Quota: 200 runs a day per user, then 429 quota_exceeded (retryable false).
+ * - 405 uses code invalid_request (§3 has no code for it) and an Allow header.
+ * - DELETE of an unknown thread is 404 not_found, like GET.
+ * - A server stopping mid-run ends the stream with RUN_ERROR upstream_unavailable (retryable).
+ */
+
+export interface TalkieDemoOptions {
+  port?: number;
+  testMode?: boolean;
+  /** Bearer tokens the server accepts; default: one random token generated at start. */
+  tokens?: string[];
+  /** Optional external token check (a later OAuth authorization server plugs in here). */
+  verifyToken?: (token: string) => Promise<{ id: string; name: string; email?: string } | undefined>;
+  /** Speed-up for tests: multiplies every delay (slow run ~5 s, undo window, action lifetime, heartbeats). Default 1. */
+  timeScale?: number;
+  /** How often to send `: ping` (ms, before timeScale). Default 15000. */
+  heartbeatMs?: number;
+  /** Brand logo PNG bytes served at /talkie/logo.png; default: a generated 64×64 teal PNG. */
+  logo?: Uint8Array;
+  log?: { info(area: string, msg: string): void; warn(area: string, msg: string, e?: unknown): void; error(area: string, msg: string, e?: unknown): void };
+}
+
+export interface TalkieDemoServer {
+  baseUrl: string;
+  manifestUrl: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+export const demoServerId = 'demo.agentdesk.local';
+export const maxMessageChars = 4000;
+export const maxBodyBytes = 256 * 1024;
+const minHeartbeatMs = 5;
+
+export const talkieEndpoints = {
+  status: '/api/talkie/status',
+  run: '/api/talkie/run',
+  cancelRun: '/api/talkie/runs/{runId}/cancel',
+  threads: '/api/talkie/threads',
+  thread: '/api/talkie/threads/{threadId}',
+  action: '/api/talkie/actions/{actionId}',
+  decision: '/api/talkie/actions/{actionId}/decision',
+} as const;
+
+const silentLog: Required<TalkieDemoOptions>['log'] = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+type Handler = (request: IncomingMessage, response: ServerResponse, params: string[], user: TalkieUser) => Promise<void> | void;
+interface Route {
+  pattern: RegExp;
+  methods: Partial<Record<string, Handler>>;
+}
+
+export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Promise<TalkieDemoServer> {
+  const log = options.log ?? silentLog;
+  const testMode = options.testMode ?? true;
+  const timeScale = options.timeScale ?? 1;
+  if (!(timeScale > 0)) throw new RangeError('timeScale must be a positive number');
+  const heartbeatMs = Math.max(minHeartbeatMs, (options.heartbeatMs ?? 15_000) * timeScale);
+  const tokens = (options.tokens ?? [`demo_${randomBytes(24).toString('base64url')}`]).filter((token) => token !== '');
+  const tokenDigests = tokens.map((token) => digest(token));
+  const logo = options.logo ? Buffer.from(options.logo) : logoPng();
+  const spaces = new Map<string, UserSpace>();
+  const runs = new Set<DemoRun>();
+  const sinks = new Set<RunSink>();
+  let closing = false;
+  let baseUrl = '';
+
+  const spaceFor = (user: TalkieUser): UserSpace => {
+    let space = spaces.get(user.id);
+    if (!space) spaces.set(user.id, (space = new UserSpace(user)));
+    return space;
+  };
+  const envFor = (space: UserSpace): DecisionEnv => ({ space, timeScale, log });
+  /** Active runs by runId (the client's id, plus the ids of retries attached to the same run). */
+  const runsById = new Map<string, DemoRun>();
+  const runKey = (user: TalkieUser, runId: string) => `${user.id}\u0000${runId}`;
+
+  async function authenticate(request: IncomingMessage): Promise<TalkieUser> {
+    const token = bearerToken(request);
+    if (!token) throw httpErrors.unauthorized('Sign in first: this endpoint needs a bearer token.', false);
+    const presented = digest(token);
+    if (tokenDigests.some((accepted) => timingSafeEqual(accepted, presented))) return demoUser;
+    if (options.verifyToken) {
+      let user: TalkieUser | undefined;
+      try {
+        user = await options.verifyToken(token);
+      } catch (error) {
+        log.error('demo', 'the token check failed', error);
+        throw httpErrors.internal('The token could not be checked.');
+      }
+      if (user) return { id: user.id, name: user.name, ...(user.email === undefined ? {} : { email: user.email }) };
+    }
+    throw httpErrors.unauthorized('The token is not valid (expired or revoked). Sign in again.', true);
+  }
+
+  // ---- SSE -------------------------------------------------------------------------------------
+
+  /** The run each open stream listens to. */
+  const sinkRuns = new Map<RunSink, DemoRun>();
+  const attach = (run: DemoRun, sink: RunSink) => {
+    sinkRuns.set(sink, run);
+    run.attach(sink);
+  };
+
+  function openStream(response: ServerResponse, runId: string, threadId: string): RunSink {
+    response.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      'X-Accel-Buffering': 'no',
+      Connection: 'keep-alive',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    response.flushHeaders();
+    const write = (text: string) => {
+      if (!response.writableEnded && !response.destroyed) response.write(text);
+    };
+    const heartbeat = setInterval(() => write(': ping\n\n'), heartbeatMs);
+    const sink: RunSink = {
+      runId,
+      threadId,
+      write: (event: Event) => write(`data: ${JSON.stringify(event)}\n\n`),
+      end: () => {
+        clearInterval(heartbeat);
+        sinks.delete(sink);
+        if (!response.writableEnded) response.end();
+      },
+    };
+    sinks.add(sink);
+    response.on('close', () => {
+      clearInterval(heartbeat);
+      sinks.delete(sink);
+      // Disconnect is not cancel: only the stream goes away, the run goes on.
+      sinkRuns.get(sink)?.detach(sink);
+      sinkRuns.delete(sink);
+    });
+    return sink;
+  }
+
+  // ---- Handlers --------------------------------------------------------------------------------
+
+  const status: Handler = (_request, response, _params, user) => {
+    sendJson(response, 200, { user, chat: true, voice: false, usage: spaceFor(user).usage() });
+  };
+
+  const run: Handler = async (request, response, _params, user) => {
+    const parsed = RunAgentInputSchema.safeParse(await readJsonBody(request, maxBodyBytes));
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw httpErrors.invalid(`Not a valid RunAgentInput${issue ? ` (${issue.path.join('.') || 'body'}: ${issue.message})` : ''}.`);
+    }
+    const input = parsed.data;
+    checkId(input.threadId, 'threadId');
+    checkId(input.runId, 'runId');
+    const userMessages: { id: string; text: string }[] = [];
+    for (const message of input.messages) {
+      if (message.role !== 'user') continue; // the server keeps the history; only new user messages count
+      checkId(message.id, 'message id');
+      const text = contentToText(message.content);
+      if ([...text].length > maxMessageChars) throw httpErrors.tooLarge(`A message can have at most ${maxMessageChars} characters.`);
+      if (text.trim() === '') throw httpErrors.invalid('The demo understands text messages only; this one has no text.');
+      userMessages.push({ id: message.id, text });
+    }
+    const last = userMessages.at(-1);
+    if (!last) throw httpErrors.invalid('The request has no user message.');
+
+    const space = spaceFor(user);
+    const existing = space.threads.get(input.threadId);
+    const fresh = userMessages.filter(
+      (message, index) => !(existing && space.hasMessage(existing, message.id)) && userMessages.findIndex((other) => other.id === message.id) === index,
+    );
+    const target = fresh.at(-1) ?? last;
+    const inUse = runsById.get(runKey(user, input.runId));
+
+    if (existing && fresh.length === 0) {
+      const answer = existing.answers.get(target.id);
+      if (answer?.state === 'running') {
+        const original = runsById.get(runKey(user, answer.runId));
+        if (original?.active) {
+          if (inUse && inUse !== original) throw httpErrors.conflict('This runId belongs to another running run.');
+          runsById.set(runKey(user, input.runId), original);
+          attach(original, openStream(response, input.runId, existing.id));
+          return;
+        }
+      }
+      if (answer?.state === 'answered') {
+        // Nothing new to say: the answer is in the thread.
+        const sink = openStream(response, input.runId, existing.id);
+        sink.write(stamp({ type: EventType.RUN_STARTED, threadId: existing.id, runId: input.runId }));
+        sink.write(stamp({ type: EventType.RUN_FINISHED, threadId: existing.id, runId: input.runId }));
+        sink.end();
+        return;
+      }
+      // Its run failed or was cancelled: answer it again (the message itself stays stored once).
+    }
+    if (inUse?.active) throw httpErrors.conflict('This runId belongs to a run that is still going.');
+    if (closing) throw new TalkieHttpError(503, 'upstream_unavailable', 'The demo server is stopping.', true);
+    if (!space.countRun()) throw httpErrors.quota('The demo answers 200 messages a day. Try again tomorrow.');
+
+    const thread = existing && !existing.deleted ? existing : space.createThread(input.threadId, (fresh[0] ?? target).text);
+    for (const message of fresh) {
+      space.addMessage(thread, { id: message.id, role: 'user', content: message.text, createdAt: new Date().toISOString(), cards: [] });
+      // Earlier new messages of the same request are covered by the one answer.
+      if (message !== target) thread.answers.set(message.id, { state: 'answered' });
+    }
+    const demoRun = new DemoRun({
+      runId: input.runId,
+      space,
+      thread,
+      userMessageId: target.id,
+      userText: target.text,
+      timeScale,
+      testMode,
+      log,
+    });
+    runs.add(demoRun);
+    runsById.set(runKey(user, input.runId), demoRun);
+    attach(demoRun, openStream(response, input.runId, thread.id));
+    demoRun.start(demoAgent, (ended) => {
+      runs.delete(ended);
+      for (const id of ended.runIds) if (runsById.get(runKey(user, id)) === ended) runsById.delete(runKey(user, id));
+    });
+  };
+
+  const cancelRun: Handler = (_request, response, [runId], user) => {
+    // Always { ok: true }: also when the run already ended or never existed (§5).
+    const target = runId === undefined ? undefined : runsById.get(runKey(user, runId));
+    if (target?.active) {
+      log.info('demo', 'run cancelled');
+      target.cancel('cancelled');
+    }
+    sendJson(response, 200, { ok: true });
+  };
+
+  const threads: Handler = (_request, response, _params, user) => {
+    sendJson(response, 200, { threads: spaceFor(user).listThreads() });
+  };
+
+  const findThread = (user: TalkieUser, threadId: string | undefined): ThreadRecord => {
+    const thread = threadId === undefined ? undefined : spaceFor(user).threads.get(threadId);
+    if (!thread) throw httpErrors.notFound('There is no such thread.');
+    return thread;
+  };
+
+  const getThread: Handler = (_request, response, [threadId], user) => {
+    const space = spaceFor(user);
+    const thread = findThread(user, threadId);
+    const actions = thread.actionIds.flatMap((id) => {
+      const record = space.actions.get(id);
+      if (!record) return [];
+      settle(record, envFor(space));
+      return [record.action];
+    });
+    sendJson(response, 200, { thread: summary(thread), messages: thread.messages, actions });
+  };
+
+  const deleteThread: Handler = (_request, response, [threadId], user) => {
+    const space = spaceFor(user);
+    const thread = findThread(user, threadId);
+    thread.deleted = true;
+    space.threads.delete(thread.id);
+    for (const active of runs) if (active.thread === thread) active.cancel('cancelled');
+    for (const id of thread.actionIds) {
+      const record = space.actions.get(id);
+      if (record) cancelForDeletedThread(record, envFor(space));
+    }
+    sendJson(response, 200, { ok: true });
+  };
+
+  const findAction = (user: TalkieUser, actionId: string | undefined) => {
+    const space = spaceFor(user);
+    const record = actionId === undefined ? undefined : space.actions.get(actionId);
+    if (!record) throw httpErrors.notFound('There is no such action.');
+    settle(record, envFor(space));
+    return { space, record };
+  };
+
+  const getAction: Handler = (_request, response, [actionId], user) => {
+    sendJson(response, 200, findAction(user, actionId).record.action);
+  };
+
+  const decision: Handler = async (request, response, [actionId], user) => {
+    const body = await readJsonBody(request, maxBodyBytes);
+    const { space, record } = findAction(user, actionId);
+    const parsed = decisionBodySchema.safeParse(body);
+    if (!parsed.success) throw httpErrors.invalid('A decision needs { decision: "confirm" | "cancel", paramsHash, method: "button" | "voice" }.');
+    const result = decide(record, parsed.data, envFor(space));
+    log.info('demo', `decision ${parsed.data.decision} (${parsed.data.method}) on action ${record.action.id}: ${result.action.status}`);
+    sendJson(response, 200, result);
+  };
+
+  const file: Handler = (_request, response) => {
+    response.writeHead(200, {
+      'Content-Type': `${demoFile.mime}; charset=utf-8`,
+      'Content-Length': demoFile.body.length,
+      'Content-Disposition': `attachment; filename="${demoFile.name}"`,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    response.end(demoFile.body);
+  };
+
+  const manifest = () => ({
+    spec: 'talkie/1',
+    issuer: baseUrl,
+    serverId: demoServerId,
+    name: 'AgentDesk demo',
+    description: 'A built-in demo agent that shows chat, cards and actions – no account and no model needed.',
+    locale: 'en',
+    brand: { logo: '/talkie/logo.png', accent: '#0b7a75' },
+    auth: {
+      oauth: { issuer: `${baseUrl}/oauth`, scopes: ['talkie', 'offline_access'] },
+      token: { hint: 'Printed by `agentdesk demo`' },
+    },
+    endpoints: talkieEndpoints,
+    capabilities: { actions: { voiceConfirm: false }, cards: { blocks: [...cardBlockTypes] } },
+    limits: { maxMessageChars },
+    testMode,
+  });
+
+  const segment = '([^/]+)';
+  const authRoutes: Route[] = [
+    { pattern: /^\/api\/talkie\/status$/, methods: { GET: status } },
+    { pattern: /^\/api\/talkie\/run$/, methods: { POST: run } },
+    { pattern: new RegExp(`^/api/talkie/runs/${segment}/cancel$`), methods: { POST: cancelRun } },
+    { pattern: /^\/api\/talkie\/threads$/, methods: { GET: threads } },
+    { pattern: new RegExp(`^/api/talkie/threads/${segment}$`), methods: { GET: getThread, DELETE: deleteThread } },
+    { pattern: new RegExp(`^/api/talkie/actions/${segment}$`), methods: { GET: getAction } },
+    { pattern: new RegExp(`^/api/talkie/actions/${segment}/decision$`), methods: { POST: decision } },
+    { pattern: /^\/api\/files\/demo\.txt$/, methods: { GET: file } },
+  ];
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    const method = request.method ?? 'GET';
+    if (path === '/.well-known/talkie.json' || path === '/talkie/logo.png') {
+      if (method !== 'GET') throw httpErrors.method(['GET']);
+      if (path === '/talkie/logo.png') {
+        response.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': logo.length, 'Cache-Control': 'max-age=3600' });
+        return void response.end(logo);
+      }
+      return sendJson(response, 200, manifest(), { 'Cache-Control': 'max-age=3600' });
+    }
+    for (const route of authRoutes) {
+      const match = route.pattern.exec(path);
+      if (!match) continue;
+      const handler = route.methods[method];
+      if (!handler) throw httpErrors.method(Object.keys(route.methods));
+      const params = match.slice(1).map((raw) => {
+        try {
+          return decodeURIComponent(raw);
+        } catch {
+          throw httpErrors.invalid('A path segment is not valid percent-encoding.');
+        }
+      });
+      const user = await authenticate(request);
+      return handler(request, response, params, user);
+    }
+    throw httpErrors.notFound();
+  }
+
+  const server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      const known = error instanceof TalkieHttpError ? error : undefined;
+      if (!known) log.error('demo', 'a request failed', error);
+      if (response.headersSent) {
+        if (!response.writableEnded) response.end();
+        return;
+      }
+      sendError(response, known ?? httpErrors.internal());
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  baseUrl = `http://127.0.0.1:${port}`;
+  log.info('demo', `Talkie demo server listening on ${baseUrl}${testMode ? ' (test mode)' : ''}`);
+
+  return {
+    baseUrl,
+    manifestUrl: `${baseUrl}/.well-known/talkie.json`,
+    token: tokens[0] ?? '',
+    close: async () => {
+      if (closing) return;
+      closing = true;
+      for (const active of runs) active.cancel('shutdown');
+      await Promise.all([...runs].map((active) => active.done));
+      for (const space of spaces.values()) space.clearTimers();
+      for (const sink of [...sinks]) sink.end();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+      log.info('demo', 'Talkie demo server stopped');
+    },
+  };
+}
+
+function digest(token: string): Buffer {
+  return createHash('sha256').update(token, 'utf8').digest();
+}
+
+/** Ids from the client end up in URLs and stored data: non-empty, ≤ 200 characters, no control characters. */
+function checkId(id: string, what: string): void {
+  // eslint-disable-next-line no-control-regex
+  if (id === '' || id.length > 200 || /[\u0000-\u001f\u007f]/.test(id)) throw httpErrors.invalid(`The ${what} must be 1–200 printable characters.`);
+}
