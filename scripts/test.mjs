@@ -1,12 +1,13 @@
 // npm test: installs what is missing, builds, then runs every check and prints one summary.
 // Steps: unit (shared + main under Node, renderer in jsdom), lint, typecheck, e2e (Chromium).
 // Exit code 0 only when every step that ran passed.
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuild, ensureNodeModules, ensureSystemFeatures, root, run, say } from './lib/setup.mjs';
 
 ensureNodeModules();
-const missing = ensureSystemFeatures(['chromium']);
+const missing = ensureSystemFeatures(['chromium', 'keychain']);
 ensureBuild({ force: true });
 
 const results = join(root, 'test-results');
@@ -14,11 +15,27 @@ mkdirSync(results, { recursive: true });
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const steps = [];
 
-function vitest(name, projects) {
+/**
+ * Runs a command inside a private D-Bus session with gnome-keyring unlocked, under a throwaway HOME
+ * (where the keyring file goes), so the real keychain test has a Secret Service. Without the
+ * keychain feature the command runs as it is (the test then says why it skipped).
+ */
+function withSecretService(file, args) {
+  if (missing.includes('keychain')) return run(file, args);
+  const home = mkdtempSync(join(tmpdir(), 'agentdesk-keyring-'));
+  try {
+    const script = 'echo -n test | gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec "$@"';
+    return run('dbus-run-session', ['--', 'bash', '-c', script, 'bash', file, ...args], { env: { ...process.env, HOME: home } });
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+function vitest(name, projects, { secretService = false } = {}) {
   const report = join(results, `${name}.json`);
   rmSync(report, { force: true });
   const args = ['run', ...projects.flatMap((project) => ['--project', project]), '--reporter=default', '--reporter=json', `--outputFile.json=${report}`];
-  const code = run(bin('vitest'), args);
+  const code = secretService ? withSecretService(bin('vitest'), args) : run(bin('vitest'), args);
   let counts = { passed: 0, failed: 0, skipped: 0 };
   if (existsSync(report)) {
     const json = JSON.parse(readFileSync(report, 'utf8'));
@@ -35,7 +52,7 @@ function command(name, file, args) {
 }
 
 say('unit tests (vitest: unit + renderer)');
-vitest('unit', ['unit', 'renderer']);
+vitest('unit', ['unit', 'renderer'], { secretService: true });
 say('lint (eslint, runtime boundaries included)');
 command('lint', bin('eslint'), ['--max-warnings', '0', '.']);
 say('typecheck (tsc: shared, node, web, e2e)');

@@ -16,6 +16,13 @@ export const systemFeatures = {
     packages: ['chromium', 'fonts-dejavu-core'],
     present: () => ['/usr/bin/chromium', '/usr/bin/chromium-browser'].some((path) => existsSync(path)) || Boolean(process.env.CHROMIUM_PATH),
   },
+  keychain: {
+    purpose: 'the OS keychain test (a Secret Service: gnome-keyring on a private D-Bus session)',
+    // dbus brings dbus-run-session; dbus-x11 satisfies gnome-keyring's session-bus dependency, which
+    // apt would otherwise meet with dbus-user-session and so pull in systemd.
+    packages: ['gnome-keyring', 'dbus', 'dbus-x11'],
+    present: () => ['/usr/bin/gnome-keyring-daemon', '/usr/bin/dbus-run-session'].every((path) => existsSync(path)),
+  },
 };
 
 export function say(line) {

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import type { AsyncEntry as KeyringEntry, EntryOptions } from '@napi-rs/keyring';
+
+/**
+ * Where main keeps secrets (OAuth tokens, pasted development tokens): the OS keychain
+ * (macOS Keychain, Windows Credential Manager, the Secret Service on Linux) or, when none is
+ * reachable, memory for this session only. Secrets never go to disk in plain text, never cross
+ * the IPC boundary and are never logged; errors carry what failed, never the secret.
+ */
+export interface SecretStore {
+  readonly kind: 'keychain' | 'memory';
+  /** Why it is memory-only, for the UI ("No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes."). */
+  readonly reason?: string;
+  get(account: string): Promise<string | undefined>;
+  set(account: string, secret: string): Promise<void>;
+  delete(account: string): Promise<void>;
+}
+
+export const defaultSecretService = 'AgentDesk';
+
+/**
+ * Linux: pin the Secret Service. Without the pin @napi-rs/keyring silently falls back to the
+ * kernel keyring (keyutils), which forgets everything at logout and is not what the user's
+ * keychain tools show; pinned, a missing Secret Service is an error we can explain instead.
+ * The option is ignored on macOS and Windows.
+ */
+export const keyringEntryOptions: EntryOptions = { linux: { store: 'secret-service' } };
+
+/** How long one keychain call may take before we treat the keychain as unreachable. */
+const keychainCallTimeoutMs = 10_000;
+
+/** Thrown by a keychain-backed store when one call fails after the store was opened. */
+export class SecretStoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SecretStoreError';
+  }
+}
+
+/** Tries the OS keychain (Secret Service pinned on Linux) with a probe write/read/delete; falls back to memory with a reason. */
+export async function openSecretStore(options: { service?: string } = {}): Promise<SecretStore> {
+  const service = options.service ?? defaultSecretService;
+  let Entry: typeof KeyringEntry;
+  try {
+    ({ AsyncEntry: Entry } = await import('@napi-rs/keyring'));
+  } catch {
+    return memorySecretStore(memoryReason('the keychain module could not be loaded'));
+  }
+  const probeAccount = `probe:${randomBytes(8).toString('hex')}`;
+  const probeValue = randomBytes(16).toString('base64url');
+  let entry: KeyringEntry | undefined;
+  try {
+    entry = new Entry(service, probeAccount, keyringEntryOptions);
+    const probe = entry;
+    await withTimeout((signal) => probe.setPassword(probeValue, signal));
+    const readBack = await withTimeout((signal) => probe.getPassword(signal));
+    await withTimeout((signal) => probe.deleteCredential(signal));
+    if (readBack !== probeValue) return memorySecretStore(memoryReason('the keychain did not return what was stored in it'));
+  } catch (error) {
+    // Best effort, not awaited (the keychain may be hanging): leave no probe entry behind.
+    void entry?.deleteCredential().catch(() => undefined);
+    return memorySecretStore(memoryReason(keychainProblem(error)));
+  }
+  return keychainSecretStore(Entry, service);
+}
+
+export function memorySecretStore(reason?: string): SecretStore {
+  const secrets = new Map<string, string>();
+  return {
+    kind: 'memory',
+    ...(reason === undefined ? {} : { reason }),
+    get: async (account) => secrets.get(checkAccount(account)),
+    set: async (account, secret) => void secrets.set(checkAccount(account), checkSecret(secret)),
+    delete: async (account) => void secrets.delete(checkAccount(account)),
+  };
+}
+
+function keychainSecretStore(Entry: typeof KeyringEntry, service: string): SecretStore {
+  // One entry object per call: it holds no secret, and a Secret Service restart needs a fresh connection.
+  const entry = (account: string) => new Entry(service, checkAccount(account), keyringEntryOptions);
+  const call = async <T>(what: string, run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    try {
+      return await withTimeout(run);
+    } catch (error) {
+      throw new SecretStoreError(`The keychain could not ${what} (${keychainProblem(error)}).`, { cause: error });
+    }
+  };
+  return {
+    kind: 'keychain',
+    get: async (account) => (await call('read a sign-in', (signal) => entry(account).getPassword(signal))) ?? undefined,
+    set: async (account, secret) => {
+      checkSecret(secret);
+      await call('save a sign-in', (signal) => entry(account).setPassword(secret, signal));
+    },
+    delete: async (account) => {
+      await call('remove a sign-in', (signal) => entry(account).deleteCredential(signal));
+    },
+  };
+}
+
+function memoryReason(problem: string): string {
+  return `No keychain is reachable (${problem}): sign-ins last until AgentDesk closes.`;
+}
+
+/** A short human cause from a keyring error. Keyring messages name the store, never a secret. */
+export function keychainProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/aborted|timed? ?out/i.test(message)) return 'the keychain did not answer in time';
+  if (/org\.freedesktop\.secrets|ServiceUnknown|not provided by any \.service/i.test(message)) return 'Secret Service not running';
+  if (/DBUS_SESSION_BUS_ADDRESS|Failed to connect to socket|dbus-daemon|D-?Bus/i.test(message)) return 'Secret Service not running: no D-Bus session bus';
+  if (/no result found/i.test(message)) return 'the Secret Service has no unlocked keyring';
+  if (/locked/i.test(message)) return 'the keychain is locked';
+  if (/denied|not allowed|permission/i.test(message)) return 'access to the keychain was denied';
+  return 'the keychain refused a test entry';
+}
+
+async function withTimeout<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error('keychain call timed out'));
+    }, keychainCallTimeoutMs);
+  });
+  try {
+    return await Promise.race([run(controller.signal), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const maxAccountLength = 512;
+
+function checkAccount(account: string): string {
+  if (typeof account !== 'string' || account.length === 0 || account.length > maxAccountLength) {
+    throw new TypeError(`A secret's account name must be 1–${maxAccountLength} characters.`);
+  }
+  return account;
+}
+
+function checkSecret(secret: string): string {
+  if (typeof secret !== 'string') throw new TypeError('A secret must be a string.');
+  return secret;
+}
