@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 
 /**
  * One build for every runtime:
- * - main:     out/main/index.js (Electron app) and out/main/webshell.js (the same services under plain Node)
+ * - main:     out/main/index.js (Electron app), out/main/webshell.js (the same services under plain Node)
+ *             and out/main/cli.js (the agentdesk command)
  * - preload:  out/preload/index.cjs, CommonJS because sandboxed preloads cannot load ES modules;
  *             zod is bundled in (a sandboxed preload can require nothing but electron)
  * - renderer: out/renderer (index.html + hashed assets)
@@ -16,6 +17,7 @@ export default defineConfig({
         input: {
           index: resolve('src/main/electron/index.ts'),
           webshell: resolve('src/main/webshell/main.ts'),
+          cli: resolve('src/main/cli/main.ts'),
         },
       },
     },

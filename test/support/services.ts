@@ -1,4 +1,5 @@
-import { startAppServices, type AppServices } from '../../src/main/services/app-services';
+import { memorySecretStore } from '../../src/main/secrets/secret-store';
+import { startAppServices, type AppServices, type AppServicesOptions } from '../../src/main/services/app-services';
 import type { MethodName, MethodResponse } from '../../src/shared/ipc/contract';
 import type { IpcResult } from '../../src/shared/ipc/errors';
 import { memoryLogger } from './logger';
@@ -9,7 +10,7 @@ export interface TestServices extends AppServices {
 }
 
 /** The real main services on a temporary user-data folder, called through the real dispatcher. */
-export async function startTestServices(userDataDir: string): Promise<TestServices> {
+export async function startTestServices(userDataDir: string, overrides: Partial<AppServicesOptions> = {}): Promise<TestServices> {
   const opened: string[] = [];
   const services = await startAppServices({
     userDataDir,
@@ -17,6 +18,8 @@ export async function startTestServices(userDataDir: string): Promise<TestServic
     version: '0.0.0-test',
     openExternal: async (url) => void opened.push(url),
     log: memoryLogger(),
+    secrets: memorySecretStore(),
+    ...overrides,
   });
   return {
     ...services,

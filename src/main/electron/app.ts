@@ -110,6 +110,7 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths())
     window.focus();
   });
   app.on('window-all-closed', () => app.quit());
+  app.on('will-quit', () => void services.dispose());
   app.on('activate', () => {
     if (!window) createWindow();
   });

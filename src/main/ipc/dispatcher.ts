@@ -49,7 +49,7 @@ export function createDispatcher(handlers: Handlers, log: Logger): Dispatcher {
       const handler = handlers[method] as (request: unknown, context: CallContext) => unknown;
       value = await handler(parsed.data, context);
     } catch (error) {
-      if (error instanceof ServiceError) return fail(error.code, error.message, error.path);
+      if (error instanceof ServiceError) return fail(error.code, error.message, error.path, error.retryable);
       log.error('ipc', `${method} failed`, error);
       return fail('internal', `${method} failed unexpectedly. Details are in the app log.`);
     }

@@ -1,5 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import type { HardwareStatus } from '../../shared/ipc/contract';
+import { ServiceError } from '../../shared/ipc/errors';
+import { createTalkieOAuth } from '../auth/talkie-oauth';
+import { createTokenStore } from '../auth/token-store';
+import { startTalkieDemoServer } from '../demo/talkie-demo-server';
+import { openSecretStore, type SecretStore } from '../secrets/secret-store';
+import { TalkieService, type DemoPort, type OAuthPort } from '../talkie/talkie-service';
 import { createDispatcher, type Dispatcher, type Handlers } from '../ipc/dispatcher';
 import { EventBus } from '../ipc/event-bus';
 import type { Logger } from '../platform/logger';
@@ -14,6 +20,14 @@ export interface AppServicesOptions {
   version: string;
   openExternal: OpenExternal;
   log: Logger;
+  /** Where tokens live; default: the OS keychain, or memory with a reason when none is reachable. */
+  secrets?: SecretStore;
+  /** The built-in demo agent; default: the real demo server on 127.0.0.1, started on first use. */
+  demo?: DemoPort;
+  /** Browser sign-in; default: OAuth 2.1 + PKCE through the guarded network layer. */
+  oauth?: OAuthPort;
+  /** For tests: how long to keep reloading a thread after a dropped stream. */
+  talkieRecovery?: { delaysMs: readonly number[] };
 }
 
 /**
@@ -26,6 +40,8 @@ export interface AppServices {
   media: MediaPermissions;
   /** Messages for the user gathered at start-up (for example a settings file moved aside). */
   notices: readonly string[];
+  /** Stops what the services started (the built-in demo agent). */
+  dispose(): Promise<void>;
 }
 
 export async function startAppServices(options: AppServicesOptions): Promise<AppServices> {
@@ -36,7 +52,34 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
   const settings = await SettingsService.open(options.userDataDir, events, notices);
   const agents = await AgentRegistry.open(options.userDataDir, events, notices);
   const media = new MediaPermissions();
+  const secrets = options.secrets ?? (await openSecretStore());
+  if (secrets.kind === 'memory' && secrets.reason) notices.push(secrets.reason);
   for (const notice of notices) log.warn('startup', notice);
+
+  const demoServers: { close(): Promise<void> }[] = [];
+  const demo: DemoPort = options.demo ?? {
+    start: async () => {
+      const server = await startTalkieDemoServer({ log });
+      demoServers.push(server);
+      log.info('demo', `built-in demo agent on ${server.baseUrl}`);
+      return { baseUrl: server.baseUrl, token: server.token };
+    },
+  };
+  const tokens = createTokenStore(secrets);
+  const oauth =
+    options.oauth ??
+    createTalkieOAuth({ tokens, openBrowser: options.openExternal, allowLocalHttp: () => settings.get().developer.allowLocalHttp, log });
+  const talkie = new TalkieService({
+    agents,
+    settings,
+    events,
+    tokens,
+    tokenStorage: secrets.kind === 'memory' ? { kind: 'memory', ...(secrets.reason ? { reason: secrets.reason.slice(0, 500) } : {}) } : { kind: 'keychain' },
+    demo,
+    oauth,
+    ...(options.talkieRecovery ? { recovery: options.talkieRecovery } : {}),
+    log,
+  });
 
   const hardwareStatus = (): HardwareStatus => ({
     nfc: { state: 'unavailable', readers: [], detail: 'NFC reader support is not part of this version yet.' },
@@ -56,7 +99,33 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     },
     'media.arm': ({ kinds }) => ({ armed: media.arm(kinds) }),
     'media.disarm': ({ kinds }) => ({ armed: media.disarm(kinds) }),
+    'demo.open': () => talkie.openDemo(),
+    'talkie.connect': ({ agentId }) => talkie.connect(agentId),
+    'talkie.acceptEndpoints': ({ agentId }) => talkie.acceptEndpoints(agentId),
+    'talkie.useToken': ({ agentId, token }) => talkie.useToken(agentId, token),
+    'talkie.signIn': ({ agentId }) => talkie.signIn(agentId),
+    'talkie.signOut': ({ agentId }) => talkie.signOut(agentId),
+    'talkie.status': ({ agentId }) => talkie.status(agentId),
+    'talkie.send': ({ agentId, threadId, messageId, text }) => talkie.send(agentId, { threadId, messageId, text }),
+    'talkie.cancel': ({ agentId, runKey }) => talkie.cancel(agentId, runKey),
+    'talkie.threads': ({ agentId }) => talkie.threads(agentId),
+    'talkie.thread': ({ agentId, threadId }) => talkie.thread(agentId, threadId),
+    'talkie.deleteThread': ({ agentId, threadId }) => talkie.deleteThread(agentId, threadId),
+    'talkie.action': ({ agentId, actionId }) => talkie.action(agentId, actionId),
+    'talkie.decide': ({ agentId, actionId, decision }, context) => {
+      // §8: a decision is sent only on the user's explicit gesture, never on the agent's behalf.
+      if (!context.hasRecentUserGesture()) throw new ServiceError('no_user_gesture', 'Decisions are sent only when you click Confirm or Cancel.');
+      return talkie.decide(agentId, actionId, decision);
+    },
   };
 
-  return { dispatcher: createDispatcher(handlers, log), events, media, notices };
+  return {
+    dispatcher: createDispatcher(handlers, log),
+    events,
+    media,
+    notices,
+    dispose: async () => {
+      await Promise.all(demoServers.splice(0).map((server) => server.close()));
+    },
+  };
 }

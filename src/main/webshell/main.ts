@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   const shell = await startWebShell({ rendererDir, services, log, port });
   process.stdout.write(`${shell.launchUrl}\n`);
 
-  const stop = () => void shell.close().then(() => process.exit(0));
+  const stop = () => void Promise.all([shell.close(), services.dispose()]).then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { settingsPatchSchema, settingsSchema } from '../settings/settings';
+import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
 
 /**
  * THE IPC contract: every method the renderer may call and every event it may subscribe to.
@@ -28,6 +29,19 @@ export const agentEntrySchema = z.strictObject({
   addedAt: z.string().max(40),
 });
 export type AgentEntry = z.infer<typeof agentEntrySchema>;
+
+const agentId = z.string().min(1).max(64);
+const protocolId = z.string().min(1).max(200);
+/** How a run ended, as the UI shows it (Talkie §5: disconnect is not cancel). */
+export const runOutcomeSchema = z.strictObject({
+  kind: z.enum(['finished', 'error', 'not_sent', 'interrupted', 'cancelled']),
+  code: z.string().max(64).optional(),
+  message: z.string().max(2000).optional(),
+  retryable: z.boolean().optional(),
+});
+
+/** The id of the built-in demo agent (never stored in agents.json: its port changes per start). */
+export const builtInDemoAgentId = 'builtin-demo';
 
 export const nfcStatusSchema = z.strictObject({
   /**
@@ -89,8 +103,52 @@ export const contract = {
       request: z.strictObject({ kinds: z.array(mediaKindSchema).min(1).max(2) }),
       response: z.strictObject({ armed: z.array(mediaKindSchema) }),
     },
+    /** Starts the built-in demo agent in main (once) and returns its agent id. */
+    'demo.open': { request: empty, response: z.strictObject({ agentId }) },
+    /** Discovers the agent's Talkie manifest (cached) and reports what the UI needs to show. */
+    'talkie.connect': { request: z.strictObject({ agentId }), response: serverViewSchema },
+    /** The user accepted the endpoints on other origins that the manifest lists. */
+    'talkie.acceptEndpoints': { request: z.strictObject({ agentId }), response: serverViewSchema },
+    /** Development token (only when the manifest offers auth.token and the developer switch is on). */
+    'talkie.useToken': { request: z.strictObject({ agentId, token: z.string().min(1).max(8192) }), response: serverViewSchema },
+    'talkie.signIn': { request: z.strictObject({ agentId }), response: serverViewSchema },
+    'talkie.signOut': { request: z.strictObject({ agentId }), response: serverViewSchema },
+    'talkie.status': {
+      request: z.strictObject({ agentId }),
+      response: z.strictObject({ user: z.strictObject({ name: z.string().max(200), email: z.string().max(320).optional() }).optional(), usage: usageSchema }),
+    },
+    /**
+     * Sends user text as a new run. Returns at once; the run streams as `talkie.update` events and
+     * ends with one `talkie.runEnded`. A retry reuses messageId (the server ignores duplicates).
+     */
+    'talkie.send': {
+      request: z.strictObject({ agentId, threadId: protocolId.optional(), messageId: protocolId, text: z.string().min(1).max(1_000_000) }),
+      response: z.strictObject({ runKey: z.string().max(100), threadId: protocolId }),
+    },
+    'talkie.cancel': { request: z.strictObject({ agentId, runKey: z.string().max(100) }), response: z.strictObject({ cancelled: z.boolean() }) },
+    'talkie.threads': { request: z.strictObject({ agentId }), response: z.strictObject({ threads: z.array(threadSummarySchema).max(50) }) },
+    'talkie.thread': {
+      request: z.strictObject({ agentId, threadId: protocolId }),
+      response: z.strictObject({ threadId: protocolId, items: z.array(conversationItemSchema).max(5000) }),
+    },
+    'talkie.deleteThread': { request: z.strictObject({ agentId, threadId: protocolId }), response: z.strictObject({ threads: z.array(threadSummarySchema).max(50) }) },
+    /** The user's decision on a proposed action; main sends it only right after a click or key press. */
+    'talkie.decide': {
+      request: z.strictObject({ agentId, actionId: protocolId, decision: z.enum(['confirm', 'cancel']) }),
+      response: z.strictObject({ action: actionSchema, updates: z.array(runUpdateSchema).max(200), note: z.string().max(500).optional() }),
+    },
+    'talkie.action': { request: z.strictObject({ agentId, actionId: protocolId }), response: z.strictObject({ action: actionSchema }) },
   },
   events: {
+    'talkie.update': z.strictObject({ agentId, runKey: z.string().max(100), update: runUpdateSchema }),
+    'talkie.runEnded': z.strictObject({
+      agentId,
+      runKey: z.string().max(100),
+      threadId: protocolId.optional(),
+      outcome: runOutcomeSchema,
+      /** After an interrupted stream: the thread as the server stored it. */
+      items: z.array(conversationItemSchema).max(5000).optional(),
+    }),
     'settings.changed': settingsSchema,
     'agents.changed': z.strictObject({ agents: z.array(agentEntrySchema) }),
     'hardware.changed': hardwareStatusSchema,

@@ -28,6 +28,18 @@ export const ipcErrorCodes = [
   'no_browser',
   /** The connection between the page and the web shell was lost. */
   'disconnected',
+  /** The agent needs the user to sign in (again). */
+  'sign_in_required',
+  /** A setting or the server's policy does not allow this (the message says which). */
+  'not_allowed',
+  /** The server lists endpoints on other sites that the user has not accepted yet. */
+  'endpoints_not_accepted',
+  /** The agent's server answered with an error; the message is the server's own (§3). */
+  'server_error',
+  /** The agent could not be reached (network, DNS, TLS, timeouts, blocked addresses). */
+  'network_error',
+  /** What the server sent cannot be read (not the protocol, too large). */
+  'protocol_error',
 ] as const;
 
 export type IpcErrorCode = (typeof ipcErrorCodes)[number];
@@ -37,6 +49,8 @@ export interface IpcError {
   message: string;
   /** JSON-pointer-like path of the offending field, when the error is about one field. */
   path?: string;
+  /** Trying again may work (the UI offers Retry). */
+  retryable?: boolean;
 }
 
 export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError };
@@ -45,8 +59,8 @@ export function ok<T>(value: T): IpcResult<T> {
   return { ok: true, value };
 }
 
-export function fail(code: IpcErrorCode, message: string, path?: string): { ok: false; error: IpcError } {
-  return { ok: false, error: path === undefined ? { code, message } : { code, message, path } };
+export function fail(code: IpcErrorCode, message: string, path?: string, retryable?: boolean): { ok: false; error: IpcError } {
+  return { ok: false, error: { code, message, ...(path === undefined ? {} : { path }), ...(retryable === undefined ? {} : { retryable }) } };
 }
 
 /** Thrown by services for expected, user-facing failures; the dispatcher turns it into a result. */
@@ -55,6 +69,7 @@ export class ServiceError extends Error {
     readonly code: IpcErrorCode,
     message: string,
     readonly path?: string,
+    readonly retryable?: boolean,
   ) {
     super(message);
     this.name = 'ServiceError';

@@ -43,6 +43,10 @@ export function interpretEvent(json: unknown, issuer: string): Interpretation {
     case 'TOOL_CALL_RESULT':
       return ignore('tool results are not displayed (Talkie §5)');
     case 'RUN_FINISHED':
+      // AG-UI 1.0 may report a cancelled run as RUN_FINISHED with outcome {type: "cancelled"}.
+      if ((event as { outcome?: { type?: unknown } }).outcome?.type === 'cancelled') {
+        return updates({ type: 'run.error', code: 'cancelled', message: 'Cancelled', retryable: false });
+      }
       return updates({ type: 'run.finished' });
     case 'RUN_ERROR': {
       const retryable = metadataOf(event)?.retryable === true;

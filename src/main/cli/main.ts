@@ -1,0 +1,89 @@
+import { parseArgs } from 'node:util';
+import packageJson from '../../../package.json';
+import { startTalkieDemoServer } from '../demo/talkie-demo-server';
+import { chat } from './chat';
+import { conformance } from './conformance';
+import { exitCodes, processIo, UsageError } from './output';
+import { probe } from './probe';
+
+/**
+ * `agentdesk`: the command line for server authors and admins. Plain Node, the same services as
+ * the app. Exit codes: 0 ok, 1 rejected or a failed check, 2 usage or network error.
+ */
+const usage = `agentdesk ${packageJson.version}
+
+Usage:
+  agentdesk demo [--port N]                        start the built-in demo agent on 127.0.0.1;
+                                                    prints its base URL (first line) and token
+  agentdesk probe <address> [--json] [--dev]       discover and validate an agent
+  agentdesk chat <address> [--token T] [--dev]     chat in the terminal
+  agentdesk conformance <address> [--token T] [--json] [--dev] [--wait-expiry]
+                                                    run the Talkie test-mode suite (§11)
+
+  --dev   the development setting: allow http:// to localhost, 127.0.0.1 and private LAN addresses
+  --json  one JSON object on stdout instead of text
+
+Exit codes: 0 ok, 1 rejected or a check failed, 2 usage or network error.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    processIo.out(usage);
+    return command === undefined ? exitCodes.usage : exitCodes.ok;
+  }
+  if (command === '--version') {
+    processIo.out(packageJson.version);
+    return exitCodes.ok;
+  }
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      dev: { type: 'boolean', default: false },
+      token: { type: 'string' },
+      port: { type: 'string' },
+      'wait-expiry': { type: 'boolean', default: false },
+    },
+  });
+  const address = () => {
+    if (positionals.length !== 1) throw new UsageError(`agentdesk ${command} needs exactly one address.`);
+    return positionals[0]!;
+  };
+  const token = values.token ?? process.env.AGENTDESK_TOKEN;
+  switch (command) {
+    case 'demo':
+      return demo(values.port);
+    case 'probe':
+      return probe(address(), { json: values.json, dev: values.dev }, processIo);
+    case 'chat':
+      return chat(address(), { dev: values.dev, token }, processIo);
+    case 'conformance':
+      return conformance(address(), { dev: values.dev, token, json: values.json, waitExpiry: values['wait-expiry'] }, processIo);
+    default:
+      throw new UsageError(`Unknown command "${command}". Run agentdesk --help.`);
+  }
+}
+
+async function demo(portText: string | undefined): Promise<number> {
+  const port = portText === undefined ? 0 : Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, not "${portText}".`);
+  const server = await startTalkieDemoServer({ port });
+  processIo.out(server.baseUrl);
+  processIo.out(`token ${server.token}`);
+  processIo.err(`AgentDesk demo agent (Talkie, test mode) on ${server.baseUrl}. Try: agentdesk chat ${server.baseUrl} --dev --token <token>. Ctrl+C stops it.`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.close();
+  return exitCodes.ok;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    processIo.err(error instanceof UsageError ? error.message : `agentdesk failed: ${(error as Error).message}`);
+    process.exit(exitCodes.usage);
+  },
+);

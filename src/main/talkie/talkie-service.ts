@@ -1,0 +1,373 @@
+import { randomUUID } from 'node:crypto';
+import { builtInDemoAgentId } from '../../shared/ipc/contract';
+import { ServiceError } from '../../shared/ipc/errors';
+import type { Action } from '../../shared/talkie/content';
+import type { RunUpdate } from '../../shared/talkie/conversation';
+import type { ServerView } from '../../shared/talkie/ipc-schemas';
+import { interpretEvent } from '../../shared/talkie/run-events';
+import type { TokenStore } from '../auth/token-store';
+import type { EventBus } from '../ipc/event-bus';
+import type { NetPolicy } from '../net/guarded-fetch';
+import type { Logger } from '../platform/logger';
+import type { AgentRegistry } from '../services/agent-registry';
+import type { SettingsService } from '../services/settings-service';
+import { fetchLogo, ManifestCache, type DiscoveredServer } from './discovery';
+import { describe, TalkieClient, TalkieError, type RunOutcome, type TokenSource } from './talkie-client';
+import { threadItems, threadList } from './thread-view';
+
+/** Sign-in through OAuth (src/main/auth); absent until it is wired, then `signIn` reports why. */
+export interface OAuthPort {
+  signIn(server: DiscoveredServer): Promise<void>;
+  /** A fresh access token after a 401, or undefined when the user must sign in again. */
+  refresh(serverId: string): Promise<string | undefined>;
+  signOut(serverId: string): Promise<void>;
+}
+
+/** The built-in demo agent, started on first use. */
+export interface DemoPort {
+  start(): Promise<{ baseUrl: string; token: string }>;
+}
+
+export interface TalkieServiceDeps {
+  agents: AgentRegistry;
+  settings: SettingsService;
+  events: EventBus;
+  tokens: TokenStore;
+  tokenStorage: { kind: 'keychain' | 'memory'; reason?: string };
+  demo: DemoPort;
+  oauth?: OAuthPort;
+  log: Logger;
+  /** For tests: how long to keep trying to reload a thread after a dropped stream. */
+  recovery?: { delaysMs: readonly number[] };
+}
+
+interface Connection {
+  agentId: string;
+  address: string;
+  server: DiscoveredServer;
+  client: TalkieClient;
+  logo?: string;
+  demoToken?: string;
+}
+
+interface ActiveRun {
+  agentId: string;
+  runId: string;
+  threadId: string;
+  abort: AbortController;
+  cancelled: boolean;
+}
+
+const pastedClientId = 'development-token';
+
+/**
+ * Talkie for the UI: one connection per agent (manifest, brand, tokens), runs streamed as
+ * `talkie.update` events, threads, and decisions on actions. Tokens never leave main.
+ */
+export class TalkieService {
+  private readonly manifests = new ManifestCache();
+  private readonly connections = new Map<string, Connection>();
+  private readonly accepted = new Set<string>();
+  private readonly runs = new Map<string, ActiveRun>();
+  private readonly actions = new Map<string, Action>();
+  private demo?: { baseUrl: string; token: string };
+
+  constructor(private readonly deps: TalkieServiceDeps) {}
+
+  async openDemo(): Promise<{ agentId: string }> {
+    this.demo ??= await this.deps.demo.start();
+    return { agentId: builtInDemoAgentId };
+  }
+
+  async connect(agentId: string, options: { refresh?: boolean } = {}): Promise<ServerView> {
+    const connection = await this.connection(agentId, options);
+    return this.view(connection);
+  }
+
+  async acceptEndpoints(agentId: string): Promise<ServerView> {
+    const connection = await this.connection(agentId);
+    this.accepted.add(connection.server.manifest.serverId);
+    return this.view(connection);
+  }
+
+  async useToken(agentId: string, token: string): Promise<ServerView> {
+    const connection = await this.connection(agentId);
+    const { manifest } = connection.server;
+    if (!manifest.auth.token) throw new ServiceError('not_allowed', 'This server does not accept pasted tokens.');
+    if (!this.deps.settings.get().developer.allowPastedTokens) {
+      throw new ServiceError('not_allowed', 'Turn on Settings → Developer → Allow pasting access tokens first.');
+    }
+    await this.deps.tokens.save(manifest.serverId, { accessToken: token.trim(), issuer: manifest.issuer, clientId: pastedClientId });
+    return this.view(connection);
+  }
+
+  async signIn(agentId: string): Promise<ServerView> {
+    const connection = await this.connection(agentId);
+    if (!this.deps.oauth) throw new ServiceError('not_allowed', 'Signing in through the browser is not available in this build yet.');
+    if (!connection.server.manifest.auth.oauth) throw new ServiceError('not_allowed', 'This server offers no browser sign-in.');
+    try {
+      await this.deps.oauth.signIn(connection.server);
+    } catch (error) {
+      throw signInError(error);
+    }
+    return this.view(connection);
+  }
+
+  async signOut(agentId: string): Promise<ServerView> {
+    const connection = await this.connection(agentId);
+    const { serverId } = connection.server.manifest;
+    const tokens = await this.deps.tokens.load(serverId);
+    if (tokens && tokens.clientId !== pastedClientId && this.deps.oauth) await this.deps.oauth.signOut(serverId);
+    await this.deps.tokens.clear(serverId);
+    return this.view(connection);
+  }
+
+  async status(agentId: string) {
+    const { client } = await this.usable(agentId);
+    const json = (await this.call(agentId, () => client.status())) as { user?: { name?: unknown; email?: unknown }; usage?: unknown };
+    const usage = interpretEvent({ type: 'CUSTOM', name: 'talkie.usage', value: { usage: json.usage ?? [] } }, client.manifest.issuer);
+    const user = typeof json.user?.name === 'string' ? { name: json.user.name.slice(0, 200), ...(typeof json.user.email === 'string' ? { email: json.user.email.slice(0, 320) } : {}) } : undefined;
+    return { ...(user ? { user } : {}), usage: usage.kind === 'updates' && usage.updates[0]?.type === 'usage' ? usage.updates[0].usage : [] };
+  }
+
+  async send(agentId: string, request: { threadId?: string | undefined; messageId: string; text: string }): Promise<{ runKey: string; threadId: string }> {
+    const { client, server } = await this.usable(agentId);
+    const max = server.manifest.maxMessageChars;
+    if (max !== undefined && request.text.length > max) {
+      throw new ServiceError('invalid_request', `The message is ${request.text.length} characters; this server accepts at most ${max}.`, '/text', false);
+    }
+    const threadId = request.threadId ?? `t_${randomUUID()}`;
+    const runId = `r_${randomUUID()}`;
+    const run: ActiveRun = { agentId, runId, threadId, abort: new AbortController(), cancelled: false };
+    this.runs.set(runId, run);
+    void this.stream(client, run, request).finally(() => this.runs.delete(runId));
+    return { runKey: runId, threadId };
+  }
+
+  async cancel(agentId: string, runKey: string): Promise<{ cancelled: boolean }> {
+    const run = this.runs.get(runKey);
+    if (!run || run.agentId !== agentId) return { cancelled: false };
+    run.cancelled = true;
+    const { client } = await this.usable(agentId);
+    try {
+      await client.cancelRun(run.runId);
+    } catch (error) {
+      this.deps.log.warn('talkie', 'cancelRun failed; closing the stream anyway', error);
+    }
+    run.abort.abort();
+    return { cancelled: true };
+  }
+
+  async threads(agentId: string) {
+    const { client } = await this.usable(agentId);
+    const list = threadList(await this.call(agentId, () => client.threads()));
+    if (!list) throw new ServiceError('protocol_error', 'The server sent a thread list the app cannot read.');
+    return { threads: list };
+  }
+
+  async thread(agentId: string, threadId: string) {
+    const { client } = await this.usable(agentId);
+    const view = threadItems(await this.call(agentId, () => client.thread(threadId)));
+    if (!view) throw new ServiceError('protocol_error', 'The server sent a thread the app cannot read.');
+    for (const action of view.actions) this.actions.set(`${agentId}:${action.id}`, action);
+    return { threadId, items: view.items };
+  }
+
+  async deleteThread(agentId: string, threadId: string) {
+    const { client } = await this.usable(agentId);
+    await this.call(agentId, () => client.deleteThread(threadId));
+    return this.threads(agentId);
+  }
+
+  async action(agentId: string, actionId: string): Promise<{ action: Action }> {
+    const { client } = await this.usable(agentId);
+    const action = await this.call(agentId, () => client.action(actionId));
+    this.actions.set(`${agentId}:${actionId}`, action);
+    return { action };
+  }
+
+  /**
+   * §8: POST decision with the paramsHash the user saw. Conflicts, stale proposals and expiry are
+   * explained and followed by GET action, so the UI always shows the authoritative state.
+   */
+  async decide(agentId: string, actionId: string, decision: 'confirm' | 'cancel'): Promise<{ action: Action; updates: RunUpdate[]; note?: string }> {
+    const { client } = await this.usable(agentId);
+    const known = this.actions.get(`${agentId}:${actionId}`) ?? (await this.action(agentId, actionId)).action;
+    let response: { action?: unknown; events?: unknown };
+    try {
+      response = (await client.decide(actionId, { decision, paramsHash: known.paramsHash, method: 'button' })) as typeof response;
+    } catch (error) {
+      if (!(error instanceof TalkieError) || ![409, 410].includes(error.status)) throw toServiceError(error);
+      // §8: conflict, stale and expired are explained, then the authoritative state is shown.
+      const fresh = (await this.action(agentId, actionId)).action;
+      const note =
+        error.code === 'stale'
+          ? 'The proposal changed since you saw it; review it again.'
+          : error.status === 410
+            ? 'This proposal expired before your decision arrived.'
+            : 'A different decision was already made on this proposal.';
+      return { action: fresh, updates: [], note };
+    }
+    const updates: RunUpdate[] = [];
+    for (const event of Array.isArray(response.events) ? response.events.slice(0, 200) : []) {
+      const interpretation = interpretEvent(event, client.manifest.issuer);
+      if (interpretation.kind === 'updates') updates.push(...interpretation.updates);
+    }
+    const fresh = (await this.action(agentId, actionId)).action;
+    return { action: fresh, updates };
+  }
+
+  private async stream(client: TalkieClient, run: ActiveRun, request: { messageId: string; text: string }): Promise<void> {
+    const { agentId, runId } = run;
+    let threadId = run.threadId;
+    const onUpdate = (update: RunUpdate) => {
+      if (update.type === 'run.started') threadId = update.threadId;
+      if (update.type === 'action') this.actions.set(`${agentId}:${update.action.id}`, update.action);
+      this.deps.events.emit('talkie.update', { agentId, runKey: runId, update });
+    };
+    let outcome: RunOutcome = await client.run({ threadId, runId, messages: [{ id: request.messageId, role: 'user', content: request.text }] }, onUpdate, run.abort.signal);
+    if (run.cancelled) outcome = { kind: 'cancelled' };
+    if (outcome.kind === 'not_sent' && outcome.code === 'unauthorized') this.deps.log.info('talkie', 'run refused: sign-in needed');
+    const ended = { agentId, runKey: runId, threadId, outcome: { kind: outcome.kind, ...('code' in outcome ? { code: outcome.code } : {}), ...('message' in outcome ? { message: outcome.message } : {}), ...('retryable' in outcome ? { retryable: outcome.retryable } : {}) } };
+    if (outcome.kind !== 'interrupted') return this.deps.events.emit('talkie.runEnded', ended);
+    // §5: disconnect is not cancel. The server finishes the run and stores it; reload the thread.
+    const items = await this.recover(agentId, threadId, request.messageId);
+    this.deps.events.emit('talkie.runEnded', items ? { ...ended, items } : ended);
+  }
+
+  private async recover(agentId: string, threadId: string, messageId: string) {
+    const delays = this.deps.recovery?.delaysMs ?? [1000, 2000, 4000, 8000, 15000, 30000];
+    let last;
+    for (const delay of delays) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      try {
+        last = (await this.thread(agentId, threadId)).items;
+        const at = last.findIndex((item) => item.kind === 'user' && item.id === messageId);
+        if (at !== -1 && last.slice(at + 1).some((item) => item.kind === 'assistant')) return last;
+      } catch (error) {
+        this.deps.log.warn('talkie', 'reloading the thread after a dropped stream failed; trying again', error);
+      }
+    }
+    return last;
+  }
+
+  /** Runs a request; maps §3 errors to ServiceErrors and invalidates the manifest on 401/404. */
+  private async call<T>(agentId: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      const connection = this.connections.get(agentId);
+      if (connection && error instanceof TalkieError && (error.status === 401 || error.status === 404)) this.manifests.invalidate(connection.address);
+      throw toServiceError(error);
+    }
+  }
+
+  private async usable(agentId: string): Promise<Connection> {
+    const connection = await this.connection(agentId);
+    const { manifest } = connection.server;
+    if (manifest.crossOriginEndpoints.length > 0 && !this.accepted.has(manifest.serverId)) {
+      throw new ServiceError('endpoints_not_accepted', 'Review and accept the addresses this server uses on other sites first.');
+    }
+    return connection;
+  }
+
+  private async connection(agentId: string, options: { refresh?: boolean } = {}): Promise<Connection> {
+    const existing = this.connections.get(agentId);
+    if (existing && !options.refresh) return existing;
+    const { address, policy, demoToken } = await this.locate(agentId);
+    if (options.refresh) this.manifests.invalidate(address);
+    const discovery = await this.manifests.get(address, policy);
+    if (!discovery.ok) {
+      const first = discovery.problems[0];
+      throw new ServiceError(first?.code.startsWith('net_') ? 'network_error' : 'invalid_address', first ? first.message : 'This address is not a Talkie server.', undefined, first?.code.startsWith('net_'));
+    }
+    const { server } = discovery;
+    const serverId = server.manifest.serverId;
+    const tokens: TokenSource = demoToken
+      ? { get: async () => demoToken, refresh: async () => undefined }
+      : {
+          get: async () => (await this.deps.tokens.load(serverId))?.accessToken,
+          refresh: async () => {
+            const stored = await this.deps.tokens.load(serverId);
+            if (!stored || stored.clientId === pastedClientId || !this.deps.oauth) return undefined;
+            return this.deps.oauth.refresh(serverId);
+          },
+        };
+    const connection: Connection = { agentId, address, server, client: new TalkieClient(server.manifest, policy, tokens), ...(demoToken ? { demoToken } : {}) };
+    const logo = await fetchLogo(server.manifest, policy);
+    if (logo) connection.logo = logo;
+    this.connections.set(agentId, connection);
+    return connection;
+  }
+
+  private async locate(agentId: string): Promise<{ address: string; policy: NetPolicy; demoToken?: string }> {
+    const allowLocalHttp = this.deps.settings.get().developer.allowLocalHttp;
+    if (agentId === builtInDemoAgentId) {
+      const demo = await this.openDemo().then(() => this.demo!);
+      // The built-in demo runs inside this process on 127.0.0.1: trusted without the development setting.
+      return { address: demo.baseUrl, policy: { allowLocalHttp: true }, demoToken: demo.token };
+    }
+    const agent = this.deps.agents.list().find((entry) => entry.id === agentId);
+    if (!agent) throw new ServiceError('not_found', 'That agent is no longer in your list.');
+    return { address: agent.url, policy: { allowLocalHttp } };
+  }
+
+  private async view(connection: Connection): Promise<ServerView> {
+    const { manifest, problems } = connection.server;
+    const signedIn = connection.demoToken !== undefined || (await this.deps.tokens.load(manifest.serverId)) !== undefined;
+    const allowPasted = Boolean(manifest.auth.token) && this.deps.settings.get().developer.allowPastedTokens;
+    return {
+      agentId: connection.agentId,
+      serverId: manifest.serverId,
+      issuer: manifest.issuer,
+      name: manifest.name,
+      ...(manifest.description === undefined ? {} : { description: manifest.description }),
+      accent: manifest.accent,
+      ...(connection.logo === undefined ? {} : { logo: connection.logo }),
+      ...(manifest.maxMessageChars === undefined ? {} : { maxMessageChars: manifest.maxMessageChars }),
+      testMode: manifest.testMode,
+      signedIn,
+      signIn: {
+        oauth: Boolean(manifest.auth.oauth) && this.deps.oauth !== undefined,
+        pastedToken: allowPasted,
+        ...(allowPasted && manifest.auth.token?.hint ? { tokenHint: manifest.auth.token.hint } : {}),
+      },
+      crossOriginEndpoints: manifest.crossOriginEndpoints,
+      endpointsAccepted: manifest.crossOriginEndpoints.length === 0 || this.accepted.has(manifest.serverId),
+      problems: problems.slice(0, 50),
+      tokenStorage: this.deps.tokenStorage,
+    };
+  }
+}
+
+/** §3 and network failures → what the UI shows: the server's own message, and whether Retry helps. */
+export function toServiceError(error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error;
+  const problem = describe(error);
+  if (error instanceof TalkieError) {
+    if (error.status === 401 || problem.code === 'unauthorized') return new ServiceError('sign_in_required', 'Sign in again to continue.', undefined, false);
+    if (problem.code === 'protocol_error' || problem.code === 'too_large') return new ServiceError('protocol_error', problem.message, undefined, problem.retryable);
+    return new ServiceError('server_error', problem.message, undefined, problem.retryable);
+  }
+  if (problem.code !== 'internal') return new ServiceError('network_error', problem.message, undefined, problem.retryable);
+  return new ServiceError('internal', problem.message, undefined, true);
+}
+
+/** Sign-in failures in words a user can act on. */
+function signInError(error: unknown): ServiceError {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : 'Sign-in failed.';
+  switch (code) {
+    case 'cancelled':
+      return new ServiceError('not_allowed', 'Sign-in was cancelled.', undefined, true);
+    case 'timeout':
+      return new ServiceError('network_error', 'Sign-in took too long; try again.', undefined, true);
+    case 'access_denied':
+      return new ServiceError('not_allowed', `The server did not allow the sign-in: ${message}`, undefined, true);
+    case 'state_mismatch':
+    case 'iss_mismatch':
+      return new ServiceError('protocol_error', `The sign-in answer could not be trusted (${String(code)}); nothing was saved.`, undefined, true);
+    default:
+      return new ServiceError('network_error', `Sign-in failed: ${message}`, undefined, true);
+  }
+}

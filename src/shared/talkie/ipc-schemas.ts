@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import { actionStatuses, type Action, type Card, type UsageMeter } from './content';
+import type { ConversationItem, RunUpdate } from './conversation';
+import type { Problem } from './problems';
+
+/**
+ * zod schemas for the Talkie values that cross the IPC boundary, matching the TypeScript types
+ * in content.ts / conversation.ts (the `satisfies` checks below fail the typecheck if they drift).
+ */
+const s = (max: number) => z.string().max(max);
+
+export const problemSchema = z.strictObject({ code: s(64), path: s(500), message: s(2000) }) satisfies z.ZodType<Problem>;
+
+const blockSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('heading'), text: s(500) }),
+  z.strictObject({ type: z.literal('text'), text: s(20_000) }),
+  z.strictObject({ type: z.literal('fields'), fields: z.array(z.strictObject({ label: s(500), value: s(2000) })).max(100) }),
+  z.strictObject({ type: z.literal('list'), items: z.array(z.strictObject({ title: s(500), subtitle: s(500).optional(), url: s(4096).optional() })).max(100), more: z.number().int().nonnegative().optional() }),
+  z.strictObject({ type: z.literal('link'), label: s(500), url: s(4096) }),
+  z.strictObject({ type: z.literal('file'), name: s(500), mime: s(200).optional(), size: z.number().int().nonnegative().optional(), url: s(4096) }),
+  z.strictObject({ type: z.literal('badge'), text: s(500), tone: z.enum(['neutral', 'positive', 'warning', 'negative']).optional() }),
+]);
+
+export const cardSchema = z.strictObject({
+  id: s(200),
+  title: s(500).optional(),
+  subtitle: s(500).optional(),
+  url: s(4096).optional(),
+  blocks: z.array(blockSchema).max(50).optional(),
+  fallbackText: s(5000),
+  a11yLabel: s(500).optional(),
+}) satisfies z.ZodType<Card>;
+
+export const actionSchema = z.strictObject({
+  id: s(200),
+  threadId: s(200).optional(),
+  summary: s(2000),
+  riskLevel: z.enum(['low', 'medium', 'high', 'unknown']),
+  status: z.enum(actionStatuses),
+  paramsHash: s(200),
+  createdAt: s(40).optional(),
+  expiresAt: s(40).optional(),
+  undoUntil: s(40).optional(),
+  buttons: z.boolean(),
+  voiceKeyword: s(100).optional(),
+}) satisfies z.ZodType<Action>;
+
+export const usageSchema = z.array(z.strictObject({ label: s(200), used: z.number(), limit: z.number().optional(), unit: s(40).optional() })).max(20) satisfies z.ZodType<UsageMeter[]>;
+
+export const runUpdateSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('run.started'), threadId: s(200), runId: s(200) }),
+  z.strictObject({ type: z.literal('text.start'), messageId: s(200) }),
+  z.strictObject({ type: z.literal('text.delta'), messageId: s(200), delta: s(1024 * 1024) }),
+  z.strictObject({ type: z.literal('text.end'), messageId: s(200) }),
+  z.strictObject({ type: z.literal('tool.start'), toolCallId: s(200), label: s(200) }),
+  z.strictObject({ type: z.literal('tool.end'), toolCallId: s(200), ok: z.boolean(), error: s(500).optional() }),
+  z.strictObject({ type: z.literal('card'), card: cardSchema }),
+  z.strictObject({ type: z.literal('action'), action: actionSchema }),
+  z.strictObject({ type: z.literal('open'), url: s(4096), label: s(200) }),
+  z.strictObject({ type: z.literal('usage'), usage: usageSchema }),
+  z.strictObject({ type: z.literal('run.finished') }),
+  z.strictObject({ type: z.literal('run.error'), code: s(64), message: s(2000), retryable: z.boolean() }),
+  z.strictObject({ type: z.literal('run.interrupted'), message: s(2000) }),
+]) satisfies z.ZodType<RunUpdate>;
+
+export const conversationItemSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('user'), id: s(200), text: s(200_000), state: z.enum(['sending', 'sent', 'failed']) }),
+  z.strictObject({ kind: z.literal('assistant'), id: s(200), text: s(200_000), streaming: z.boolean() }),
+  z.strictObject({ kind: z.literal('tool'), id: s(200), label: s(200), state: z.enum(['running', 'ok', 'error']), error: s(500).optional() }),
+  z.strictObject({ kind: z.literal('card'), id: s(200), card: cardSchema }),
+  z.strictObject({ kind: z.literal('action'), id: s(200), action: actionSchema }),
+  z.strictObject({ kind: z.literal('link'), id: s(4200), url: s(4096), label: s(200) }),
+  z.strictObject({ kind: z.literal('error'), id: s(300), code: s(64), message: s(2000), retryable: z.boolean() }),
+]) satisfies z.ZodType<ConversationItem>;
+
+export const threadSummarySchema = z.strictObject({ id: s(200), title: s(500), channel: s(20), createdAt: s(40).optional(), updatedAt: s(40).optional() });
+
+/** What the UI knows about one Talkie server (never a token). */
+export const serverViewSchema = z.strictObject({
+  agentId: s(64),
+  serverId: s(256),
+  issuer: s(2048),
+  name: s(200),
+  description: s(2000).optional(),
+  /** #rrggbb */
+  accent: s(7),
+  /** A PNG data URL, decoded and re-encoded by main. */
+  logo: s(512 * 1024).optional(),
+  maxMessageChars: z.number().int().positive().optional(),
+  testMode: z.boolean(),
+  signedIn: z.boolean(),
+  /** How this server lets the user sign in here. */
+  signIn: z.strictObject({ oauth: z.boolean(), pastedToken: z.boolean(), tokenHint: s(500).optional() }),
+  /** Endpoints on another origin, to be shown and accepted before use. */
+  crossOriginEndpoints: z.array(z.strictObject({ name: s(64), url: s(2048) })).max(20),
+  endpointsAccepted: z.boolean(),
+  problems: z.array(problemSchema).max(50),
+  /** Where tokens are kept: the OS keychain, or memory for this session only (with why). */
+  tokenStorage: z.strictObject({ kind: z.enum(['keychain', 'memory']), reason: s(500).optional() }),
+});
+export type ServerView = z.infer<typeof serverViewSchema>;

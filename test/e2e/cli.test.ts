@@ -1,0 +1,51 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/** The built `agentdesk` command (bin/agentdesk.mjs → out/main/cli.js), run as users run it. */
+const bin = fileURLToPath(new URL('../../bin/agentdesk.mjs', import.meta.url));
+const children: ReturnType<typeof spawn>[] = [];
+afterAll(() => {
+  for (const child of children) child.kill('SIGTERM');
+});
+
+function agentdesk(args: string[], input?: string) {
+  return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', input, timeout: 30_000 });
+}
+
+async function startDemo(): Promise<{ url: string; token: string }> {
+  const child = spawn(process.execPath, [bin, 'demo'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  const lines = createInterface({ input: child.stdout! });
+  const first: string[] = [];
+  await new Promise<void>((resolve) => lines.on('line', (line) => first.push(line) === 2 && resolve()));
+  return { url: first[0]!, token: first[1]!.replace(/^token /, '') };
+}
+
+describe('the agentdesk command', () => {
+  it('prints usage and exits 2 without a command, 0 with --help', () => {
+    expect(agentdesk([]).status).toBe(2);
+    const help = agentdesk(['--help']);
+    expect(help.status).toBe(0);
+    for (const command of ['demo', 'probe', 'chat', 'conformance']) expect(help.stdout).toContain(`agentdesk ${command}`);
+    const unknown = agentdesk(['fly']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('Unknown command "fly"');
+  });
+
+  it('demo prints its base URL first; probe --json and chat work against it', async () => {
+    const demo = await startDemo();
+    expect(demo.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const probe = agentdesk(['probe', demo.url, '--json', '--dev']);
+    expect(probe.status).toBe(0);
+    expect(JSON.parse(probe.stdout)).toMatchObject({ ok: true, kind: 'talkie', problems: [] });
+    expect(agentdesk(['probe', demo.url, '--json']).status).toBe(2);
+
+    const chat = agentdesk(['chat', demo.url, '--dev', '--token', demo.token], 'talkie-test:echo from the terminal\n/quit\n');
+    expect(chat.status).toBe(0);
+    expect(chat.stdout).toContain('from the terminal');
+    const refused = agentdesk(['chat', demo.url, '--dev', '--token', 'wrong'], 'hello\n');
+    expect(refused.stdout).toContain('refused the access token');
+  });
+});

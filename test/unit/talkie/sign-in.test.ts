@@ -1,0 +1,53 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { defaultOAuthClientId } from '../../../src/main/auth/talkie-oauth';
+import { startDemoAuthorizationServer, type DemoAuthorizationServer } from '../../../src/main/demo/authorization-server';
+import { json, manifestFor, startServer } from '../../support/http-server';
+import { browse } from '../../support/oauth-browser';
+import { startTestServices } from '../../support/services';
+import { useTempDirs } from '../../support/temp-dir';
+
+const tempDir = useTempDirs();
+const servers: DemoAuthorizationServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+describe('signing in to a Talkie server through the app services', () => {
+  it('signs in with OAuth + PKCE in the browser, uses the token only in main, and revokes it on sign-out', async () => {
+    const as = await startDemoAuthorizationServer({ clientId: defaultOAuthClientId });
+    servers.push(as);
+    const seen: string[] = [];
+    const talkie = await startServer((req, res) => {
+      const origin = `http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`;
+      if (req.url === '/.well-known/talkie.json') return json(res, 200, manifestFor(origin, { auth: { oauth: { issuer: as.issuer, scopes: ['talkie', 'offline_access'] } } }));
+      const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+      seen.push(token);
+      void as.verifyAccessToken(token).then((user) =>
+        user ? json(res, 200, { threads: [] }) : json(res, 401, { error: { code: 'unauthorized', message: 'Sign in', retryable: false } }),
+      );
+    });
+
+    const app = await startTestServices(await tempDir(), {
+      openExternal: async (url) => {
+        // The "system browser": the AS logs the demo user in and redirects to the loopback callback.
+        const callback = await browse(url);
+        await fetch(callback);
+      },
+    });
+    await app.call('settings.update', { patch: { developer: { allowLocalHttp: true } } });
+    const added = await app.call('agents.add', { address: talkie.url });
+    const agentId = added.ok ? added.value.agent.id : '';
+    expect(await app.call('talkie.connect', { agentId })).toMatchObject({ ok: true, value: { signedIn: false, signIn: { oauth: true, pastedToken: false } } });
+    expect(await app.call('talkie.threads', { agentId })).toMatchObject({ ok: false, error: { code: 'sign_in_required' } });
+
+    const signedIn = await app.call('talkie.signIn', { agentId });
+    expect(signedIn).toMatchObject({ ok: true, value: { signedIn: true } });
+    expect(await app.call('talkie.threads', { agentId })).toEqual({ ok: true, value: { threads: [] } });
+    const token = seen.at(-1)!;
+    expect(await as.verifyAccessToken(token)).toMatchObject({ id: 'demo' });
+    expect(JSON.stringify(signedIn)).not.toContain(token);
+
+    expect(await app.call('talkie.signOut', { agentId })).toMatchObject({ ok: true, value: { signedIn: false } });
+    expect(await as.verifyAccessToken(token)).toBeUndefined();
+  });
+});
