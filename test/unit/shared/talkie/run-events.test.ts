@@ -59,6 +59,12 @@ describe('interpretEvent (Talkie §5)', () => {
     ]);
   });
 
+  it('treats RUN_FINISHED with a cancelled outcome as a cancelled run', () => {
+    expect(updatesOf({ type: 'RUN_FINISHED', threadId: 't', runId: 'r', outcome: { type: 'cancelled' } })).toEqual([
+      { type: 'run.error', code: 'cancelled', message: 'Cancelled', retryable: false },
+    ]);
+  });
+
   it('ignores unknown types, unknown CUSTOM names and tool results; flags malformed known events', () => {
     expect(interpretEvent({ type: 'SOMETHING_NEW', x: 1 }, issuer).kind).toBe('ignored');
     expect(interpretEvent({ type: 'CUSTOM', name: 'vendor.thing', value: {} }, issuer).kind).toBe('ignored');
