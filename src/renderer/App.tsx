@@ -4,10 +4,11 @@ import type { Settings } from '../shared/settings/settings';
 import { useAppInfo, useSettings, type AppInfo } from './hooks/useApiData';
 import type { LiveResource } from './hooks/useLiveResource';
 import { I18nProvider, useI18n } from './i18n/I18nProvider';
+import { sameScreen, type Screen } from './navigation';
+import { ChatScreen } from './screens/chat/ChatScreen';
 import { HomeScreen } from './screens/HomeScreen';
 import { SettingsScreen } from './screens/SettingsScreen';
 
-export type Screen = 'home' | 'settings';
 
 export interface AppProps {
   api: AgentDeskApi;
@@ -55,7 +56,7 @@ function useConnectionLost(closed: Promise<number> | undefined): boolean {
 
 function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<number> | undefined; settings: LiveResource<Settings> }) {
   const { t } = useI18n();
-  const [screen, setScreen] = useState<Screen>('home');
+  const [screen, setScreen] = useState<Screen>({ name: 'home' });
   const headingRef = useRef<HTMLHeadingElement>(null);
   const mainRef = useRef<HTMLElement>(null);
   const focusHeadingAfterRender = useRef(false);
@@ -64,7 +65,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
 
   const navigate = useCallback(
     (next: Screen) => {
-      if (next === screen) {
+      if (sameScreen(next, screen)) {
         headingRef.current?.focus();
         return;
       }
@@ -102,8 +103,8 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
           <button
             type="button"
             className="button button--secondary"
-            aria-current={screen === 'settings' ? 'page' : undefined}
-            onClick={() => navigate('settings')}
+            aria-current={screen.name === 'settings' ? 'page' : undefined}
+            onClick={() => navigate({ name: 'settings' })}
           >
             {t('shell.settings')}
           </button>
@@ -114,15 +115,24 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
         onDismissed={() => (headingRef.current ?? mainRef.current)?.focus()}
       />
       <main id="content" ref={mainRef} tabIndex={-1} className="app-main">
-        {screen === 'home' ? (
-          <HomeScreen api={api} headingRef={headingRef} />
+        {screen.name === 'home' ? (
+          <HomeScreen api={api} headingRef={headingRef} onOpenChat={(target) => navigate({ name: 'chat', ...target })} />
+        ) : screen.name === 'chat' ? (
+          <ChatScreen
+            key={screen.agentId}
+            api={api}
+            headingRef={headingRef}
+            agentId={screen.agentId}
+            label={screen.label}
+            onBack={() => navigate({ name: 'home' })}
+          />
         ) : (
           <SettingsScreen
             api={api}
             headingRef={headingRef}
             settings={settings}
             info={info.state}
-            onBack={() => navigate('home')}
+            onBack={() => navigate({ name: 'home' })}
           />
         )}
       </main>

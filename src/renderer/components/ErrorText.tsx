@@ -2,6 +2,9 @@ import { ipcErrorCodes, type IpcError, type IpcErrorCode } from '../../shared/ip
 import { useI18n } from '../i18n/I18nProvider';
 import { errorKey } from '../i18n/strings';
 
+/** An IPC failure, or a failure main reported in an event (a run's outcome code is the server's own). */
+export type ShownError = Pick<IpcError, 'message' | 'retryable'> & { code: string };
+
 const knownCodes: ReadonlySet<string> = new Set(ipcErrorCodes);
 
 function isKnownCode(code: string): code is IpcErrorCode {
@@ -12,14 +15,16 @@ function isKnownCode(code: string): code is IpcErrorCode {
  * The text of an IPC failure. Main writes its messages in English and they are specific
  * ("crm.example.com is already in your list."), so the English UI shows them as they are.
  * Other languages lead with the catalogue's sentence for the error code and keep main's message
- * after it, marked as English so screen readers pronounce it correctly.
+ * after it, marked as English so screen readers pronounce it correctly. A Talkie server's own
+ * message (`server_error`) is shown as it is: the server answers in the user's language.
  */
-export function ErrorText({ error }: { error: IpcError }) {
+export function ErrorText({ error }: { error: ShownError }) {
   const { language, t } = useI18n();
   const generic = t(isKnownCode(error.code) ? errorKey(error.code) : 'error.unknown');
   const message = typeof error.message === 'string' ? error.message.trim() : '';
   if (message === '' || message === generic) return <>{generic}</>;
-  if (language === 'en') return <>{message}</>;
+  // A server's own message (Talkie §3) is written in the user's language, not main's English.
+  if (language === 'en' || error.code === 'server_error') return <>{message}</>;
   return (
     <>
       {generic} <span lang="en">{message}</span>

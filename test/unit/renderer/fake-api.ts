@@ -1,6 +1,7 @@
 import { normalizeAgentAddress } from '../../../src/shared/agents/address';
 import { buildApi, type AgentDeskApi, type ApiTransport } from '../../../src/shared/ipc/api';
 import {
+  builtInDemoAgentId,
   contract,
   eventChannel,
   methodForChannel,
@@ -14,14 +15,51 @@ import {
 } from '../../../src/shared/ipc/contract';
 import { fail, ok, ServiceError, type IpcError, type IpcResult } from '../../../src/shared/ipc/errors';
 import { applySettingsPatch, defaultSettings, type Settings } from '../../../src/shared/settings/settings';
+import type { Action } from '../../../src/shared/talkie/content';
+import type { ConversationItem } from '../../../src/shared/talkie/conversation';
+import type { ServerView } from '../../../src/shared/talkie/ipc-schemas';
 
 type Handler<M extends MethodName> = (request: MethodRequest<M>) => IpcResult<MethodResponse<M>> | Promise<IpcResult<MethodResponse<M>>>;
 type Handlers = { [M in MethodName]: Handler<M> };
 
+export type ThreadSummary = MethodResponse<'talkie.threads'>['threads'][number];
+
+/** What the fake main knows about Talkie agents. */
+export interface TalkieState {
+  /** The server view per agent id (`talkie.connect`); the built-in demo has one by default. */
+  views: Record<string, ServerView>;
+  status: MethodResponse<'talkie.status'>;
+  threads: ThreadSummary[];
+  /** `talkie.thread` answers, by thread id. */
+  threadItems: Record<string, ConversationItem[]>;
+  /** `talkie.action` answers, by action id. */
+  actions: Record<string, Action>;
+}
+
+/** The built-in demo's view as main reports it (signed in, no problems); tests change copies of it. */
+export function demoView(overrides: Partial<ServerView> = {}): ServerView {
+  return {
+    agentId: builtInDemoAgentId,
+    serverId: 'demo.agentdesk.local',
+    issuer: 'http://127.0.0.1:41234',
+    name: 'AgentDesk Demo',
+    description: 'A demo agent inside AgentDesk',
+    accent: '#0b7a75',
+    testMode: true,
+    signedIn: true,
+    signIn: { oauth: false, pastedToken: false },
+    crossOriginEndpoints: [],
+    endpointsAccepted: true,
+    problems: [],
+    tokenStorage: { kind: 'keychain' },
+    ...overrides,
+  };
+}
+
 export interface FakeBackend {
   /** Built with the real buildApi over an in-memory transport. */
   api: AgentDeskApi;
-  state: { settings: Settings; agents: AgentEntry[]; hardware: HardwareStatus; notices: string[]; shell: 'electron' | 'web' };
+  state: { settings: Settings; agents: AgentEntry[]; hardware: HardwareStatus; notices: string[]; shell: 'electron' | 'web'; talkie: TalkieState };
   /** Every call that reached the fake main, in order, after the contract's request schema accepted it. */
   calls: { method: MethodName; request: unknown }[];
   callsOf<M extends MethodName>(method: M): MethodRequest<M>[];
@@ -33,6 +71,8 @@ export interface FakeBackend {
   listenerCount(event: EventName): number;
   /** Stop (or resume) pushing events, like a transport that lost its subscriptions. */
   muteEvents(muted: boolean): void;
+  /** Replaces how main answers `method` (for every later call). */
+  handle<M extends MethodName>(method: M, handler: Handler<M>): void;
 }
 
 let nextId = 1;
@@ -48,7 +88,19 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     hardware: { nfc: { state: 'unavailable', readers: [], detail: 'NFC reader support is not part of this version yet.' } },
     notices: [],
     shell: 'web',
+    talkie: {
+      views: { [builtInDemoAgentId]: demoView() },
+      status: { user: { name: 'Demo User' }, usage: [{ label: 'Tokens today', used: 12000, limit: 400000, unit: 'tokens' }] },
+      threads: [],
+      threadItems: {},
+      actions: {},
+    },
     ...initial,
+  };
+  let runs = 0;
+  const talkieView = (agentId: string): IpcResult<ServerView> => {
+    const view = state.talkie.views[agentId];
+    return view ? ok(view) : fail('not_found', 'That agent is no longer in your list.');
   };
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
   const calls: FakeBackend['calls'] = [];
@@ -91,9 +143,57 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       return ok({ agents: state.agents });
     },
     'hardware.status': () => ok(state.hardware),
-    'external.open': () => fail('no_user_gesture', 'A link may only be opened right after a click.'),
+    'external.open': () => ok({ opened: true as const }),
     'media.arm': ({ kinds }) => ok({ armed: kinds }),
     'media.disarm': () => ok({ armed: [] }),
+    'demo.open': () => ok({ agentId: builtInDemoAgentId }),
+    'talkie.connect': ({ agentId }) => talkieView(agentId),
+    'talkie.acceptEndpoints': ({ agentId }) => {
+      const view = state.talkie.views[agentId];
+      if (view) state.talkie.views[agentId] = { ...view, endpointsAccepted: true };
+      return talkieView(agentId);
+    },
+    'talkie.useToken': ({ agentId }) => {
+      const view = state.talkie.views[agentId];
+      if (view) state.talkie.views[agentId] = { ...view, signedIn: true };
+      return talkieView(agentId);
+    },
+    'talkie.signIn': ({ agentId }) => {
+      const view = state.talkie.views[agentId];
+      if (view) state.talkie.views[agentId] = { ...view, signedIn: true };
+      return talkieView(agentId);
+    },
+    'talkie.signOut': ({ agentId }) => {
+      const view = state.talkie.views[agentId];
+      if (view) state.talkie.views[agentId] = { ...view, signedIn: false };
+      return talkieView(agentId);
+    },
+    'talkie.status': () => ok(state.talkie.status),
+    'talkie.send': ({ threadId }) => {
+      runs += 1;
+      return ok({ runKey: `run-${runs}`, threadId: threadId ?? `t-${runs}` });
+    },
+    'talkie.cancel': () => ok({ cancelled: true }),
+    'talkie.threads': () => ok({ threads: state.talkie.threads }),
+    'talkie.thread': ({ threadId }) => {
+      const items = state.talkie.threadItems[threadId];
+      return items ? ok({ threadId, items }) : fail('not_found', 'That chat no longer exists.');
+    },
+    'talkie.deleteThread': ({ threadId }) => {
+      state.talkie.threads = state.talkie.threads.filter((thread) => thread.id !== threadId);
+      return ok({ threads: state.talkie.threads });
+    },
+    'talkie.decide': ({ actionId, decision }) => {
+      const action = state.talkie.actions[actionId];
+      if (!action) return fail('not_found', 'That action no longer exists.');
+      const decided: Action = { ...action, status: decision === 'confirm' ? 'done' : 'cancelled' };
+      state.talkie.actions[actionId] = decided;
+      return ok({ action: decided, updates: [] });
+    },
+    'talkie.action': ({ actionId }) => {
+      const action = state.talkie.actions[actionId];
+      return action ? ok({ action }) : fail('not_found', 'That action no longer exists.');
+    },
   };
 
   const transport: ApiTransport = {
@@ -140,5 +240,8 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     emit,
     listenerCount: (event) => listeners.get(eventChannel(event))?.size ?? 0,
     muteEvents: (muted) => void (eventsMuted = muted),
+    handle: (method, handler) => {
+      (handlers as Record<MethodName, unknown>)[method] = handler;
+    },
   };
 }

@@ -159,13 +159,35 @@ describe('home screen', () => {
     expect(agentNames()).toEqual(['elsewhere.example']);
   });
 
-  it('shows the demo tile with a disabled button that explains why', async () => {
+  it('shows the demo tile with an enabled Open demo button', async () => {
     await renderApp();
     expect(screen.getByRole('heading', { level: 2, name: 'Built-in demo' })).toBeTruthy();
     const open = screen.getByRole<HTMLButtonElement>('button', { name: 'Open demo' });
-    expect(open.disabled).toBe(true);
-    const description = document.getElementById(open.getAttribute('aria-describedby') ?? '');
-    expect(description?.textContent).toBe('The demo agent is not part of this version yet.');
+    expect(open.disabled).toBe(false);
+    expect(screen.queryByText(/demo agent is not part of this version/)).toBeNull();
+    expect(screen.getByText('Nothing you type in the demo leaves this computer.')).toBeTruthy();
+  });
+
+  it('shows why the demo could not be started and stays on Home', async () => {
+    const backend = createFakeBackend();
+    backend.failNext('demo.open', { code: 'internal', message: 'The demo agent could not listen on 127.0.0.1.' });
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Open demo' }));
+    expect(await screen.findByText(/The demo could not be started\. The demo agent could not listen on 127\.0\.0\.1\./)).toBeTruthy();
+    expect(screen.getByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
+    expect(backend.callsOf('talkie.connect')).toEqual([]);
+  });
+
+  it('gives every added agent an Open button named after it', async () => {
+    const backend = createFakeBackend({
+      agents: [
+        { id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' },
+        { id: 'a2', url: 'https://ops.example.org/', display: 'ops.example.org', addedAt: '2025-01-01T00:00:00.000Z' },
+      ],
+    });
+    await renderApp({ backend });
+    expect(screen.getByRole('button', { name: 'Open crm.example.com' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Open ops.example.org' })).toBeTruthy();
   });
 });
 

@@ -8,15 +8,17 @@ import { useI18n } from '../../i18n/I18nProvider';
 
 type Feedback = { kind: 'removed'; name: string } | { kind: 'failed'; name: string; error: IpcError } | null;
 
-/** The agents the user added, each with a Remove button; kept live by agents.changed. */
+/** The agents the user added, each with Open and Remove buttons; kept live by agents.changed. */
 export function AgentList({
   api,
   agents,
   addInputRef,
+  onOpen,
 }: {
   api: AgentDeskApi;
   agents: LiveResource<AgentEntry[]>;
   addInputRef: RefObject<HTMLInputElement | null>;
+  onOpen: (agent: AgentEntry) => void;
 }) {
   const { t } = useI18n();
   const [feedback, setFeedback] = useState<Feedback>(null);
@@ -78,19 +80,29 @@ export function AgentList({
         {list.map((agent) => (
           <li key={agent.id} className="agent-list__item">
             <span className="agent-list__name">{agent.display}</span>
-            <button
-              type="button"
-              className="button button--secondary button--danger"
-              aria-label={t('home.removeNamed', { name: agent.display })}
-              aria-busy={removing.has(agent.id) || undefined}
-              ref={(element) => {
-                if (element) removeButtons.current.set(agent.id, element);
-                else removeButtons.current.delete(agent.id);
-              }}
-              onClick={() => void remove(agent, list)}
-            >
-              {t('home.remove')}
-            </button>
+            <span className="agent-list__actions">
+              <button
+                type="button"
+                className="button button--primary"
+                aria-label={t('home.openNamed', { name: agent.display })}
+                onClick={() => onOpen(agent)}
+              >
+                {t('home.open')}
+              </button>
+              <button
+                type="button"
+                className="button button--secondary button--danger"
+                aria-label={t('home.removeNamed', { name: agent.display })}
+                aria-busy={removing.has(agent.id) || undefined}
+                ref={(element) => {
+                  if (element) removeButtons.current.set(agent.id, element);
+                  else removeButtons.current.delete(agent.id);
+                }}
+                onClick={() => void remove(agent, list)}
+              >
+                {t('home.remove')}
+              </button>
+            </span>
           </li>
         ))}
       </ul>

@@ -1,0 +1,12 @@
+/** The agent a chat screen talks to; `label` is what the user saw on Home (the heading while connecting). */
+export interface ChatTarget {
+  agentId: string;
+  label: string;
+}
+
+export type Screen = { name: 'home' } | { name: 'settings' } | ({ name: 'chat' } & ChatTarget);
+
+export function sameScreen(a: Screen, b: Screen): boolean {
+  if (a.name === 'chat' && b.name === 'chat') return a.agentId === b.agentId;
+  return a.name === b.name;
+}

@@ -1,0 +1,154 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import type { Action } from '../../../shared/talkie/content';
+import { ErrorText, type ShownError } from '../../components/ErrorText';
+import { useI18n } from '../../i18n/I18nProvider';
+import type { MessageKey } from '../../i18n/strings';
+import { formatCountdown, parseTime } from './format';
+import { useNow } from './useNow';
+
+export type Decision = 'confirm' | 'cancel';
+export interface DecisionOutcome {
+  note?: string;
+  error?: ShownError;
+}
+
+export interface ActionHandlers {
+  /** Sends the user's decision; called only from a button's click handler (Talkie §8). */
+  decide: (actionId: string, decision: Decision) => Promise<DecisionOutcome>;
+  /** GET action: the authoritative state after a countdown ran out. */
+  refresh: (actionId: string) => Promise<void>;
+  /** Says something once in the chat's polite announcer (countdowns announce only start and end). */
+  announce: (text: string) => void;
+}
+
+const statusKeys: Record<Action['status'], MessageKey> = {
+  pending: 'chat.action.status.pending',
+  running: 'chat.action.status.running',
+  done: 'chat.action.status.done',
+  failed: 'chat.action.status.failed',
+  cancelled: 'chat.action.status.cancelled',
+  expired: 'chat.action.status.expired',
+};
+
+const riskKeys: Record<Action['riskLevel'], MessageKey> = {
+  low: 'chat.action.risk.low',
+  medium: 'chat.action.risk.medium',
+  high: 'chat.action.risk.high',
+  unknown: 'chat.action.risk.unknown',
+};
+
+const riskTones: Record<Action['riskLevel'], string> = { low: 'neutral', medium: 'warning', high: 'negative', unknown: 'neutral' };
+
+/**
+ * A proposed action (Talkie §8): summary, risk, status and a countdown. Confirm/Cancel appear only
+ * when the server's policy allows buttons and the action is pending; a running action with
+ * `undoUntil` offers Undo (a `cancel` decision) until then. When a countdown ends the buttons are
+ * disabled and the action is fetched once again, so the server's state is what stays on screen.
+ */
+export function ActionItem({ action, handlers }: { action: Action; handlers: ActionHandlers }) {
+  const { t } = useI18n();
+  const id = useId();
+  const summaryId = `${id}-summary`;
+  const expiresAt = parseTime(action.expiresAt);
+  const undoUntil = parseTime(action.undoUntil);
+  const pending = action.status === 'pending';
+  const undoable = action.status === 'running' && undoUntil !== undefined;
+  const now = useNow((pending && expiresAt !== undefined) || undoable);
+  const [busy, setBusy] = useState<Decision | null>(null);
+  const [note, setNote] = useState<string | undefined>();
+  const [failure, setFailure] = useState<{ decision: Decision; error: ShownError } | undefined>();
+
+  const remaining = pending && expiresAt !== undefined ? expiresAt - now : undefined;
+  const expired = remaining !== undefined && remaining <= 0;
+  const undoLeft = undoable ? undoUntil - now : undefined;
+  const undoOver = undoLeft !== undefined && undoLeft <= 0;
+
+  const { refresh, announce, decide: sendDecision } = handlers;
+  const refreshedFor = useRef<string | null>(null);
+  useEffect(() => {
+    const reason = expired ? `expired:${action.expiresAt ?? ''}` : undoOver ? `undo:${action.undoUntil ?? ''}` : null;
+    if (reason === null || refreshedFor.current === reason) return;
+    refreshedFor.current = reason;
+    if (expired) announce(t('chat.action.expiredAnnounce', { summary: action.summary }));
+    void refresh(action.id);
+  }, [expired, undoOver, action.id, action.expiresAt, action.undoUntil, action.summary, refresh, announce, t]);
+
+  async function decide(decision: Decision) {
+    if (busy !== null) return;
+    setBusy(decision);
+    setNote(undefined);
+    setFailure(undefined);
+    const outcome = await sendDecision(action.id, decision);
+    setBusy(null);
+    if (outcome.note !== undefined) setNote(outcome.note);
+    if (outcome.error !== undefined) setFailure({ decision, error: outcome.error });
+  }
+
+  const showButtons = pending && action.buttons;
+  return (
+    <article className={`action action--${action.riskLevel}`} aria-labelledby={summaryId}>
+      <p className="action__kicker">{t('chat.action.kicker')}</p>
+      <p id={summaryId} className="action__summary">
+        {action.summary}
+      </p>
+      <div className="action__meta">
+        <span className={`badge badge--${riskTones[action.riskLevel]}`}>{t(riskKeys[action.riskLevel])}</span>
+        <span className="action__status">
+          {t('chat.action.statusLine', { status: t(expired ? 'chat.action.status.expired' : statusKeys[action.status]) })}
+        </span>
+        {remaining !== undefined && !expired ? <span className="action__countdown">{t('chat.action.expiresIn', { time: formatCountdown(remaining) })}</span> : null}
+      </div>
+      {showButtons ? (
+        <div className="action__buttons">
+          <button
+            type="button"
+            className="button button--primary"
+            aria-label={t('chat.action.confirmNamed', { summary: action.summary })}
+            disabled={expired || busy !== null}
+            aria-busy={busy === 'confirm' || undefined}
+            onClick={() => void decide('confirm')}
+          >
+            {t('chat.action.confirm')}
+          </button>
+          <button
+            type="button"
+            className="button button--secondary"
+            aria-label={t('chat.action.cancelNamed', { summary: action.summary })}
+            disabled={expired || busy !== null}
+            aria-busy={busy === 'cancel' || undefined}
+            onClick={() => void decide('cancel')}
+          >
+            {t('chat.action.cancel')}
+          </button>
+        </div>
+      ) : null}
+      {pending && !action.buttons && !expired ? <p className="muted">{t('chat.action.noButtons')}</p> : null}
+      {undoable && !undoOver ? (
+        <div className="action__buttons">
+          <button
+            type="button"
+            className="button button--secondary"
+            aria-label={t('chat.action.undoNamed', { summary: action.summary })}
+            disabled={busy !== null}
+            onClick={() => void decide('cancel')}
+          >
+            {t('chat.action.undo', { time: formatCountdown(undoLeft ?? 0) })}
+          </button>
+        </div>
+      ) : null}
+      <div role="status" className="feedback">
+        {note !== undefined ? <p className="action__note">{note}</p> : null}
+        {failure ? (
+          <p className="error-text">
+            <ErrorText error={failure.error} />
+          </p>
+        ) : null}
+      </div>
+      {failure?.error.retryable ? (
+        <button type="button" className="button button--secondary action__retry" onClick={() => void decide(failure.decision)}>
+          {t('chat.retry')}
+        </button>
+      ) : null}
+    </article>
+  );
+}

@@ -1,0 +1,128 @@
+import { useCallback, useMemo, useState, type RefObject } from 'react';
+import type { AgentDeskApi } from '../../../shared/ipc/api';
+import type { IpcError } from '../../../shared/ipc/errors';
+import type { ServerView } from '../../../shared/talkie/ipc-schemas';
+import { ErrorText, type ShownError } from '../../components/ErrorText';
+import { call, useLiveResource } from '../../hooks/useLiveResource';
+import { useI18n } from '../../i18n/I18nProvider';
+import { AccountPanel } from './AccountPanel';
+import { ChatEnvironmentContext, type ChatEnvironment } from './ChatContext';
+import { Composer } from './Composer';
+import { RunStatus } from './RunStatus';
+import { ThreadsSidebar } from './ThreadsSidebar';
+import { Transcript } from './Transcript';
+import type { ItemHandlers } from './TranscriptItems';
+import { useChat } from './useChat';
+import { useThreads } from './useThreads';
+
+/** The signed-in chat: threads and account on the side, the conversation, its status and the composer. */
+export function ChatBody({
+  api,
+  view,
+  composerRef,
+  newChatRef,
+  onAuthProblem,
+}: {
+  api: AgentDeskApi;
+  view: ServerView;
+  composerRef: RefObject<HTMLTextAreaElement | null>;
+  newChatRef: RefObject<HTMLButtonElement | null>;
+  onAuthProblem: (error: ShownError) => void;
+}) {
+  const { t } = useI18n();
+  const { agentId } = view;
+  const chat = useChat(api, agentId, onAuthProblem);
+  const reportThreadsError = useCallback(
+    (error: IpcError) => {
+      if (error.code === 'sign_in_required' || error.code === 'endpoints_not_accepted') onAuthProblem(error);
+    },
+    [onAuthProblem],
+  );
+  const threads = useThreads(api, agentId, reportThreadsError);
+  const loadStatus = useCallback(() => call(() => api.talkie.status({ agentId })), [api, agentId]);
+  const status = useLiveResource(loadStatus);
+  const [linkError, setLinkError] = useState<IpcError | undefined>();
+
+  const openLink = useCallback(
+    (href: string) => {
+      setLinkError(undefined);
+      void call(() => api.external.open({ url: href })).then((result) => {
+        if (!result.ok) setLinkError(result.error);
+      });
+    },
+    [api],
+  );
+  const environment = useMemo<ChatEnvironment>(() => ({ issuer: view.issuer, serverName: view.name, openLink }), [view.issuer, view.name, openLink]);
+
+  const { conversation, failures, busy, retryMessage, retryAfterError, decide, refreshAction, announce, newChat, openThread } = chat;
+  const handlers = useMemo<ItemHandlers>(
+    () => ({ failures, canRetry: !busy, retryMessage, retryAfterError, decide, refresh: refreshAction, announce }),
+    [failures, busy, retryMessage, retryAfterError, decide, refreshAction, announce],
+  );
+
+  const startNewChat = useCallback(() => {
+    newChat();
+    composerRef.current?.focus();
+  }, [newChat, composerRef]);
+
+  const threadId = conversation.threadId;
+  return (
+    <ChatEnvironmentContext.Provider value={environment}>
+      <div className="chat-layout">
+        <div className="chat-side">
+          <ThreadsSidebar
+            threads={threads}
+            currentThreadId={threadId}
+            newChatRef={newChatRef}
+            onNewChat={startNewChat}
+            onOpen={openThread}
+            onDeleted={(deleted) => {
+              if (deleted === threadId) newChat();
+            }}
+          />
+          <AccountPanel status={status.state} usage={chat.usage} onRetry={status.reload} />
+        </div>
+        <section className="chat-main" aria-label={t('chat.conversationLabel')}>
+          {linkError ? (
+            <div className="inline-error link-error" role="alert">
+              <p className="error-text">
+                {t('chat.link.openFailed')} <ErrorText error={linkError} />
+              </p>
+            </div>
+          ) : null}
+          <Transcript
+            items={conversation.items}
+            loading={chat.loading !== undefined}
+            loadError={chat.loadError?.error}
+            onRetryLoad={() => {
+              if (chat.loadError) openThread(chat.loadError.threadId);
+            }}
+            handlers={handlers}
+          />
+          <RunStatus
+            busy={busy}
+            runState={conversation.runState}
+            note={chat.note}
+            canReload={threadId !== undefined}
+            onReload={() => {
+              if (threadId !== undefined) openThread(threadId);
+            }}
+          />
+          <Composer
+            textareaRef={composerRef}
+            maxChars={view.maxMessageChars}
+            busy={busy}
+            canCancel={chat.runKey !== undefined}
+            cancelling={chat.cancelling}
+            cancelError={chat.cancelError}
+            onSend={chat.send}
+            onCancel={chat.cancel}
+          />
+        </section>
+        <div role="status" className="visually-hidden">
+          {chat.announcement}
+        </div>
+      </div>
+    </ChatEnvironmentContext.Provider>
+  );
+}

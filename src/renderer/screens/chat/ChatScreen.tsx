@@ -1,0 +1,167 @@
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
+import type { AgentDeskApi } from '../../../shared/ipc/api';
+import { builtInDemoAgentId } from '../../../shared/ipc/contract';
+import type { IpcError } from '../../../shared/ipc/errors';
+import type { ServerView } from '../../../shared/talkie/ipc-schemas';
+import { ErrorText, type ShownError } from '../../components/ErrorText';
+import { call } from '../../hooks/useLiveResource';
+import { useI18n } from '../../i18n/I18nProvider';
+import { useAccent } from './accent';
+import { ChatBody } from './ChatBody';
+import { ChatHeader } from './ChatHeader';
+import { EndpointsPanel } from './EndpointsPanel';
+import { ManifestNotes } from './ManifestNotes';
+import { SignInPanel } from './SignInPanel';
+
+type Connection =
+  | { status: 'connecting' }
+  | { status: 'failed'; error: IpcError }
+  /** `reason`: why sign-in is shown again (a call answered sign_in_required). */
+  | { status: 'ready'; view: ServerView; reason?: ShownError };
+
+/** Which step of opening the chat the user is at. */
+function stepOf(view: ServerView): 'endpoints' | 'signIn' | 'chat' {
+  if (!view.endpointsAccepted) return 'endpoints';
+  if (!view.signedIn) return 'signIn';
+  return 'chat';
+}
+
+/**
+ * A chat with one Talkie agent: connect (manifest, brand), then the steps the server needs (accept
+ * endpoints on other sites, sign in), then the conversation. Escape goes back to Home unless the
+ * user is typing.
+ */
+export function ChatScreen({
+  api,
+  headingRef,
+  agentId,
+  label,
+  onBack,
+}: {
+  api: AgentDeskApi;
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  agentId: string;
+  label: string;
+  onBack: () => void;
+}) {
+  const { t } = useI18n();
+  const [connection, setConnection] = useState<Connection>({ status: 'connecting' });
+  const [attempt, setAttempt] = useState(0);
+  const [signingOut, setSigningOut] = useState(false);
+  const [signOutError, setSignOutError] = useState<IpcError | undefined>();
+  const view = connection.status === 'ready' ? connection.view : undefined;
+  const rootRef = useAccent<HTMLDivElement>(view?.accent);
+  const gateHeadingRef = useRef<HTMLHeadingElement>(null);
+  const composerRef = useRef<HTMLTextAreaElement>(null);
+  const newChatRef = useRef<HTMLButtonElement>(null);
+  /** Set when the user finished a step: focus moves to what replaced it once it rendered. */
+  const focusNextStep = useRef(false);
+
+  useEffect(() => {
+    let active = true;
+    void call(() => api.talkie.connect({ agentId })).then((result) => {
+      if (!active) return;
+      setConnection(result.ok ? { status: 'ready', view: result.value } : { status: 'failed', error: result.error });
+    });
+    return () => {
+      active = false;
+    };
+  }, [api, agentId, attempt]);
+
+  const step = view ? stepOf(view) : undefined;
+  useEffect(() => {
+    if (!focusNextStep.current || step === undefined) return;
+    focusNextStep.current = false;
+    if (step === 'chat') composerRef.current?.focus();
+    else gateHeadingRef.current?.focus();
+  }, [step]);
+
+  const back = useRef(onBack);
+  useEffect(() => {
+    back.current = onBack;
+  }, [onBack]);
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      const target = event.target;
+      // Escape while typing keeps the text (and the screen); in an empty field it goes back.
+      if ((target instanceof HTMLTextAreaElement || target instanceof HTMLInputElement) && target.value !== '') return;
+      back.current();
+    };
+    document.addEventListener('keydown', onKeyDown);
+    return () => document.removeEventListener('keydown', onKeyDown);
+  }, []);
+
+  const onView = useCallback((next: ServerView) => {
+    focusNextStep.current = true;
+    setConnection({ status: 'ready', view: next });
+  }, []);
+
+  const onAuthProblem = useCallback((error: ShownError) => {
+    setConnection((current) => {
+      if (current.status !== 'ready') return current;
+      if (error.code === 'sign_in_required') return { status: 'ready', view: { ...current.view, signedIn: false }, reason: error };
+      if (error.code === 'endpoints_not_accepted') return { status: 'ready', view: { ...current.view, endpointsAccepted: false } };
+      return current;
+    });
+  }, []);
+
+  async function signOut() {
+    if (signingOut) return;
+    setSigningOut(true);
+    setSignOutError(undefined);
+    const result = await call(() => api.talkie.signOut({ agentId }));
+    setSigningOut(false);
+    if (result.ok) onView(result.value);
+    else setSignOutError(result.error);
+  }
+
+  function retryConnect() {
+    setConnection({ status: 'connecting' });
+    setAttempt((n) => n + 1);
+    headingRef.current?.focus();
+  }
+
+  return (
+    <div ref={rootRef} className="screen chat">
+      <ChatHeader
+        headingRef={headingRef}
+        title={view?.name ?? label}
+        view={view}
+        canSignOut={view !== undefined && view.signedIn && agentId !== builtInDemoAgentId}
+        signingOut={signingOut}
+        signOutError={signOutError}
+        onBack={onBack}
+        onSignOut={() => void signOut()}
+      />
+      <div role="status" className="feedback">
+        {connection.status === 'connecting' ? (
+          <p className="connecting">
+            <span className="spinner" aria-hidden="true" /> {t('chat.connecting', { name: label })}
+          </p>
+        ) : null}
+      </div>
+      {connection.status === 'failed' ? (
+        <div className="inline-error card">
+          <p className="error-text" role="alert">
+            {t('chat.connectFailed', { name: label })} <ErrorText error={connection.error} />
+          </p>
+          <div className="button-row">
+            <button type="button" className="button button--primary" onClick={retryConnect}>
+              {t('chat.retry')}
+            </button>
+            <button type="button" className="button button--secondary" onClick={onBack}>
+              {t('chat.back')}
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {view ? <ManifestNotes problems={view.problems} /> : null}
+      {view && step === 'endpoints' ? <EndpointsPanel api={api} view={view} headingRef={gateHeadingRef} onView={onView} /> : null}
+      {view && step === 'signIn' ? (
+        <SignInPanel api={api} view={view} reason={connection.status === 'ready' ? connection.reason : undefined} headingRef={gateHeadingRef} onView={onView} />
+      ) : null}
+      {view && step === 'chat' ? <ChatBody api={api} view={view} composerRef={composerRef} newChatRef={newChatRef} onAuthProblem={onAuthProblem} /> : null}
+    </div>
+  );
+}

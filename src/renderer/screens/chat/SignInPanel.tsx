@@ -1,0 +1,117 @@
+import { useId, useState, type FormEvent, type RefObject } from 'react';
+import type { AgentDeskApi } from '../../../shared/ipc/api';
+import type { IpcError } from '../../../shared/ipc/errors';
+import type { ServerView } from '../../../shared/talkie/ipc-schemas';
+import { ErrorText, type ShownError } from '../../components/ErrorText';
+import { call } from '../../hooks/useLiveResource';
+import { useI18n } from '../../i18n/I18nProvider';
+
+/**
+ * Sign-in (Talkie §2): through the system browser when the server offers OAuth; a pasted
+ * development token when the server and the developer switch allow it.
+ */
+export function SignInPanel({
+  api,
+  view,
+  reason,
+  headingRef,
+  onView,
+}: {
+  api: AgentDeskApi;
+  view: ServerView;
+  /** Why the user sees this again (for example "Sign in again to continue."). */
+  reason: ShownError | undefined;
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  onView: (view: ServerView) => void;
+}) {
+  const { t } = useI18n();
+  const id = useId();
+  const headingId = `${id}-signin`;
+  const tokenId = `${id}-token`;
+  const tokenHintId = `${id}-token-hint`;
+  const [busy, setBusy] = useState<'browser' | 'token' | null>(null);
+  const [error, setError] = useState<IpcError | undefined>();
+  const [token, setToken] = useState('');
+
+  async function signIn() {
+    if (busy) return;
+    setBusy('browser');
+    setError(undefined);
+    const result = await call(() => api.talkie.signIn({ agentId: view.agentId }));
+    setBusy(null);
+    if (result.ok) onView(result.value);
+    else setError(result.error);
+  }
+
+  async function submitToken(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (busy || token.trim() === '') return;
+    setBusy('token');
+    setError(undefined);
+    const result = await call(() => api.talkie.useToken({ agentId: view.agentId, token }));
+    setBusy(null);
+    if (result.ok) {
+      setToken('');
+      onView(result.value);
+    } else setError(result.error);
+  }
+
+  const { oauth, pastedToken, tokenHint } = view.signIn;
+  return (
+    <section className="card gate" aria-labelledby={headingId}>
+      <h2 id={headingId} ref={headingRef} tabIndex={-1} className="card__title">
+        {t('chat.signIn.title', { name: view.name })}
+      </h2>
+      {reason ? (
+        <p className="error-text">
+          <ErrorText error={reason} />
+        </p>
+      ) : null}
+      {view.tokenStorage.kind === 'memory' ? (
+        <p className="gate__notice">{t('chat.signIn.memory', { reason: view.tokenStorage.reason ?? t('chat.signIn.memoryUnknown') })}</p>
+      ) : null}
+      {oauth ? (
+        <div className="gate__group">
+          <button type="button" className="button button--primary" disabled={busy !== null} aria-busy={busy === 'browser' || undefined} onClick={() => void signIn()}>
+            {t('chat.signIn.browser')}
+          </button>
+          <div role="status" className="feedback">
+            {busy === 'browser' ? <p className="muted">{t('chat.signIn.waiting')}</p> : null}
+          </div>
+        </div>
+      ) : null}
+      {pastedToken ? (
+        <form className="gate__group token-form" noValidate onSubmit={(event) => void submitToken(event)}>
+          <label htmlFor={tokenId} className="field__label">
+            {t('chat.signIn.tokenLabel')}
+          </label>
+          <p id={tokenHintId} className="field__hint">
+            {tokenHint !== undefined ? t('chat.signIn.tokenHintFromServer', { hint: tokenHint }) : t('chat.signIn.tokenHint')}
+          </p>
+          <div className="add-form__row">
+            <input
+              id={tokenId}
+              type="password"
+              className="input"
+              autoComplete="off"
+              spellCheck={false}
+              value={token}
+              readOnly={busy !== null}
+              aria-describedby={tokenHintId}
+              onChange={(event) => setToken(event.target.value)}
+            />
+            <button type="submit" className="button button--secondary" disabled={busy !== null || token.trim() === ''}>
+              {t('chat.signIn.useToken')}
+            </button>
+          </div>
+        </form>
+      ) : null}
+      {!oauth && !pastedToken ? <p>{t('chat.signIn.none')}</p> : null}
+      {error ? (
+        <p className="error-text" role="alert">
+          <ErrorText error={error} />
+        </p>
+      ) : null}
+    </section>
+  );
+}

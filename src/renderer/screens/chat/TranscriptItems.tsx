@@ -1,0 +1,122 @@
+import type { ConversationItem } from '../../../shared/talkie/conversation';
+import { ErrorText, type ShownError } from '../../components/ErrorText';
+import { useI18n } from '../../i18n/I18nProvider';
+import { ActionItem, type ActionHandlers } from './ActionItem';
+import { CardView } from './CardView';
+import { useChatEnvironment } from './ChatContext';
+import { LinkView } from './LinkView';
+import { Markdown } from './Markdown';
+
+type Item<K extends ConversationItem['kind']> = Extract<ConversationItem, { kind: K }>;
+
+export function UserMessage({ item, failure, onRetry, canRetry }: { item: Item<'user'>; failure: ShownError | undefined; onRetry: () => void; canRetry: boolean }) {
+  const { t } = useI18n();
+  return (
+    <div className={`message message--user message--${item.state}`}>
+      <p className="visually-hidden">{t('chat.you')}</p>
+      <p className="message__text">{item.text}</p>
+      {item.state === 'sending' ? <p className="message__state">{t('chat.message.sending')}</p> : null}
+      {item.state === 'failed' ? (
+        <div className="message__failure">
+          <p className="error-text">
+            {t('chat.message.notSent')}
+            {failure ? (
+              <>
+                {' '}
+                <ErrorText error={failure} />
+              </>
+            ) : null}
+          </p>
+          <button type="button" className="button button--secondary" disabled={!canRetry} onClick={onRetry}>
+            {t('chat.retry')}
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+export function AssistantMessage({ item }: { item: Item<'assistant'> }) {
+  const { serverName } = useChatEnvironment();
+  const { t } = useI18n();
+  return (
+    <div className={`message message--assistant${item.streaming ? ' message--streaming' : ''}`}>
+      <p className="visually-hidden">{t('chat.agentSays', { name: serverName })}</p>
+      <Markdown text={item.text} />
+    </div>
+  );
+}
+
+export function ToolLine({ item }: { item: Item<'tool'> }) {
+  const { t } = useI18n();
+  const icon = item.state === 'running' ? <span className="spinner" aria-hidden="true" /> : <span aria-hidden="true">{item.state === 'ok' ? '✓' : '✗'}</span>;
+  return (
+    <p className={`tool-line tool-line--${item.state}`}>
+      <span className="tool-line__icon">{icon}</span>
+      <span className="tool-line__label">{item.label}</span>
+      {item.state === 'ok' ? <span className="visually-hidden"> {t('chat.tool.done')}</span> : null}
+      {item.state === 'error' ? (
+        <span className="tool-line__error">
+          {' '}
+          {item.error !== undefined && item.error !== '' ? t('chat.tool.failedWith', { error: item.error }) : t('chat.tool.failed')}
+        </span>
+      ) : null}
+    </p>
+  );
+}
+
+export function LinkSuggestion({ item }: { item: Item<'link'> }) {
+  const { t } = useI18n();
+  return (
+    <p className="suggestion">
+      <span className="suggestion__kicker">{t('chat.link.suggested')}</span>{' '}
+      <LinkView url={item.url} className="chip">
+        {item.label}
+      </LinkView>
+    </p>
+  );
+}
+
+export function ErrorItem({ item, onRetry, canRetry }: { item: Item<'error'>; onRetry: () => void; canRetry: boolean }) {
+  const { t } = useI18n();
+  return (
+    <div className="message message--error">
+      <p className="error-text">
+        {/* The server's own message (§3), in the user's language. */}
+        <ErrorText error={{ code: 'server_error', message: item.message }} />
+      </p>
+      {item.retryable ? (
+        <button type="button" className="button button--secondary" disabled={!canRetry} onClick={onRetry}>
+          {t('chat.retry')}
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
+export interface ItemHandlers extends ActionHandlers {
+  failures: ReadonlyMap<string, ShownError>;
+  /** No run is on its way: a retry may start one. */
+  canRetry: boolean;
+  retryMessage: (messageId: string) => void;
+  retryAfterError: (errorItemId: string) => void;
+}
+
+export function TranscriptItem({ item, handlers }: { item: ConversationItem; handlers: ItemHandlers }) {
+  switch (item.kind) {
+    case 'user':
+      return <UserMessage item={item} failure={handlers.failures.get(item.id)} canRetry={handlers.canRetry} onRetry={() => handlers.retryMessage(item.id)} />;
+    case 'assistant':
+      return <AssistantMessage item={item} />;
+    case 'tool':
+      return <ToolLine item={item} />;
+    case 'card':
+      return <CardView card={item.card} />;
+    case 'action':
+      return <ActionItem action={item.action} handlers={handlers} />;
+    case 'link':
+      return <LinkSuggestion item={item} />;
+    case 'error':
+      return <ErrorItem item={item} canRetry={handlers.canRetry} onRetry={() => handlers.retryAfterError(item.id)} />;
+  }
+}

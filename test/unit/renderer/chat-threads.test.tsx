@@ -1,0 +1,192 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { builtInDemoAgentId } from '../../../src/shared/ipc/contract';
+import { answer, messageField, openDemo, send, transcript } from './chat-helpers';
+import { createFakeBackend, demoView, type ThreadSummary } from './fake-api';
+import { renderApp } from './render-app';
+
+const threads: ThreadSummary[] = [
+  { id: 't-new', title: 'Offer for Alfa', channel: 'chat', createdAt: '2026-10-22T10:00:00Z', updatedAt: '2026-10-22T10:05:00Z' },
+  { id: 't-old', title: '', channel: 'voice', createdAt: '2026-10-20T08:00:00Z' },
+];
+
+function threadList() {
+  return within(screen.getByRole('navigation', { name: 'Chats' }));
+}
+
+describe('chat: threads (Talkie §9)', () => {
+  it('lists the threads newest first as given, opens one into the transcript', async () => {
+    const backend = createFakeBackend();
+    backend.state.talkie.threads = threads;
+    backend.state.talkie.threadItems['t-new'] = [
+      { kind: 'user', id: 'm1', text: 'Prepare the offer', state: 'sent' },
+      { kind: 'assistant', id: 'm2', text: 'Here is the **offer**.', streaming: false },
+    ];
+    const { user } = await openDemo(backend);
+    await waitFor(() => expect(threadList().getAllByRole('listitem')).toHaveLength(2));
+    const buttons = threadList()
+      .getAllByRole('button')
+      .filter((button) => !button.textContent?.startsWith('Delete') && button.textContent !== 'New chat');
+    expect(buttons.map((button) => button.querySelector('.thread__title')?.textContent)).toEqual(['Offer for Alfa', 'Untitled chat']);
+
+    await user.click(threadList().getByRole('button', { name: /^Offer for Alfa/ }));
+    expect(await transcript().findByText('Prepare the offer')).toBeTruthy();
+    expect(transcript().getByText('offer').tagName).toBe('STRONG');
+    expect(backend.callsOf('talkie.thread')).toEqual([{ agentId: builtInDemoAgentId, threadId: 't-new' }]);
+    expect(threadList().getByRole('button', { name: /^Offer for Alfa/ }).getAttribute('aria-current')).toBe('true');
+
+    // A message now continues that thread.
+    await send(user, backend, 'Add a discount');
+    expect(backend.callsOf('talkie.send')[0]?.threadId).toBe('t-new');
+  });
+
+  it('starts a new chat: empty transcript, no threadId, focus in the message field', async () => {
+    const backend = createFakeBackend();
+    backend.state.talkie.threads = threads;
+    backend.state.talkie.threadItems['t-new'] = [{ kind: 'user', id: 'm1', text: 'Old question', state: 'sent' }];
+    const { user } = await openDemo(backend);
+    await user.click(await threadList().findByRole('button', { name: /^Offer for Alfa/ }));
+    await transcript().findByText('Old question');
+    await user.click(threadList().getByRole('button', { name: 'New chat' }));
+    expect(transcript().queryByText('Old question')).toBeNull();
+    expect(document.activeElement).toBe(messageField());
+    await send(user, backend, 'Fresh start');
+    expect(backend.callsOf('talkie.send')[0]?.threadId).toBeUndefined();
+  });
+
+  it('asks before deleting a thread, and Keep deletes nothing', async () => {
+    const backend = createFakeBackend();
+    backend.state.talkie.threads = threads;
+    const { user } = await openDemo(backend);
+    await user.click(await threadList().findByRole('button', { name: 'Delete Offer for Alfa' }));
+    expect(backend.callsOf('talkie.deleteThread')).toEqual([]);
+    const question = threadList().getByRole('group', { name: 'Delete Offer for Alfa?' });
+    expect(within(question).getByText('Delete “Offer for Alfa”? The server deletes it for good.')).toBeTruthy();
+    expect(document.activeElement).toBe(within(question).getByRole('button', { name: 'Keep' }));
+
+    await user.click(within(question).getByRole('button', { name: 'Keep' }));
+    expect(backend.callsOf('talkie.deleteThread')).toEqual([]);
+    expect(document.activeElement).toBe(threadList().getByRole('button', { name: 'Delete Offer for Alfa' }));
+
+    await user.click(threadList().getByRole('button', { name: 'Delete Offer for Alfa' }));
+    await user.click(threadList().getByRole('button', { name: 'Yes, delete Offer for Alfa' }));
+    await waitFor(() => expect(backend.callsOf('talkie.deleteThread')).toEqual([{ agentId: builtInDemoAgentId, threadId: 't-new' }]));
+    await waitFor(() => expect(threadList().getAllByRole('listitem')).toHaveLength(1));
+    expect(threadList().queryByText('Offer for Alfa')).toBeNull();
+    expect(document.activeElement).toBe(threadList().getByRole('button', { name: 'New chat' }));
+  });
+
+  it('Escape in the delete question closes it without leaving the chat', async () => {
+    const backend = createFakeBackend();
+    backend.state.talkie.threads = threads;
+    const { user } = await openDemo(backend);
+    await user.click(await threadList().findByRole('button', { name: 'Delete Offer for Alfa' }));
+    await user.keyboard('{Escape}');
+    expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
+    expect(threadList().queryByRole('group')).toBeNull();
+    expect(backend.callsOf('talkie.deleteThread')).toEqual([]);
+  });
+
+  it('refreshes the list after a run ends', async () => {
+    const backend = createFakeBackend();
+    const { user } = await openDemo(backend);
+    expect(await threadList().findByText('No chats yet.')).toBeTruthy();
+    const runKey = await send(user, backend, 'Hello');
+    backend.state.talkie.threads = [{ id: 't-1', title: 'Hello', channel: 'chat' }];
+    answer(backend, runKey, 'Hi!');
+    expect(await threadList().findByRole('button', { name: /^Hello/ })).toBeTruthy();
+    expect(backend.callsOf('talkie.threads')).toHaveLength(2);
+  });
+});
+
+describe('chat: server steps', () => {
+  it('lists manifest notes in a collapsed section', async () => {
+    const backend = createFakeBackend();
+    backend.state.talkie.views[builtInDemoAgentId] = demoView({ problems: [{ code: 'brand_logo_too_large', path: '/brand/logo', message: 'The logo is larger than 256 kB.' }] });
+    await openDemo(backend);
+    const summary = screen.getByText("Notes from this server’s manifest (1)");
+    const details = summary.closest('details');
+    expect(details?.open).toBe(false);
+    expect(within(details as HTMLElement).getByText('brand_logo_too_large')).toBeTruthy();
+  });
+
+  it('shows cross-origin endpoints in full and accepts them before the chat', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    backend.state.talkie.views.a1 = demoView({
+      agentId: 'a1',
+      name: 'Example CRM',
+      issuer: 'https://crm.example.com',
+      endpointsAccepted: false,
+      crossOriginEndpoints: [{ name: 'voiceSessions', url: 'https://voice.other.example/api/sessions' }],
+    });
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Open crm.example.com' }));
+    expect(await screen.findByText('https://voice.other.example/api/sessions')).toBeTruthy();
+    expect(screen.queryByRole('textbox', { name: 'Message' })).toBeNull();
+    expect(backend.callsOf('talkie.threads')).toEqual([]);
+    await user.click(screen.getByRole('button', { name: 'Accept and continue' }));
+    await waitFor(() => expect(backend.callsOf('talkie.acceptEndpoints')).toEqual([{ agentId: 'a1' }]));
+    expect(await screen.findByRole('textbox', { name: 'Message' })).toBe(document.activeElement);
+  });
+
+  it('signs in with a pasted token, noting memory-only storage', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    backend.state.talkie.views.a1 = demoView({
+      agentId: 'a1',
+      name: 'Example CRM',
+      issuer: 'https://crm.example.com',
+      signedIn: false,
+      signIn: { oauth: true, pastedToken: true, tokenHint: 'Settings → Devices → New token' },
+      tokenStorage: { kind: 'memory', reason: 'no keychain service is running.' },
+    });
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Open crm.example.com' }));
+    expect(await screen.findByRole('heading', { level: 2, name: 'Sign in to Example CRM' })).toBeTruthy();
+    expect(screen.getByText('Sign-ins last until AgentDesk closes: no keychain service is running.')).toBeTruthy();
+    expect(screen.getByText('Where to get one: Settings → Devices → New token')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Sign in with your browser' })).toBeTruthy();
+    const field = screen.getByLabelText<HTMLInputElement>('Access token');
+    expect(field.type).toBe('password');
+    await user.type(field, 'dev-token-123');
+    await user.click(screen.getByRole('button', { name: 'Use token' }));
+    await waitFor(() => expect(backend.callsOf('talkie.useToken')).toEqual([{ agentId: 'a1', token: 'dev-token-123' }]));
+    expect(await screen.findByRole('textbox', { name: 'Message' })).toBeTruthy();
+
+    await user.click(screen.getByRole('button', { name: 'Sign out' }));
+    expect(await screen.findByRole('heading', { level: 2, name: 'Sign in to Example CRM' })).toBe(document.activeElement);
+    expect(backend.callsOf('talkie.signOut')).toEqual([{ agentId: 'a1' }]);
+  });
+
+  it('waits visibly while the browser sign-in runs', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    backend.state.talkie.views.a1 = demoView({ agentId: 'a1', name: 'Example CRM', signedIn: false, signIn: { oauth: true, pastedToken: false } });
+    const release = backend.holdNext('talkie.signIn');
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Open crm.example.com' }));
+    await user.click(await screen.findByRole('button', { name: 'Sign in with your browser' }));
+    expect(await screen.findByText('Waiting for you to sign in in your browser…')).toBeTruthy();
+    expect(screen.queryByLabelText('Access token')).toBeNull();
+    release();
+    expect(await screen.findByRole('textbox', { name: 'Message' })).toBeTruthy();
+  });
+
+  it('asks to sign in again when a call answers sign_in_required', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    backend.state.talkie.views.a1 = demoView({ agentId: 'a1', name: 'Example CRM', signIn: { oauth: true, pastedToken: false } });
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Open crm.example.com' }));
+    await screen.findByRole('textbox', { name: 'Message' });
+    backend.failNext('talkie.send', { code: 'sign_in_required', message: 'Sign in again to continue.', retryable: false });
+    await user.type(messageField(), 'Hello{Enter}');
+    expect(await screen.findByRole('heading', { level: 2, name: 'Sign in to Example CRM' })).toBeTruthy();
+    expect(screen.getByText('Sign in again to continue.')).toBeTruthy();
+  });
+});
