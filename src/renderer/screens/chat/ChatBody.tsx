@@ -5,7 +5,7 @@ import type { ServerView } from '../../../shared/talkie/ipc-schemas';
 import { ErrorText, type ShownError } from '../../components/ErrorText';
 import { call, useLiveResource } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
-import { AccountPanel } from './AccountPanel';
+import { AccountPanel, type TalkieStatus } from './AccountPanel';
 import { ChatEnvironmentContext, type ChatEnvironment } from './ChatContext';
 import { Composer } from './Composer';
 import { RunStatus } from './RunStatus';
@@ -40,7 +40,18 @@ export function ChatBody({
   );
   const threads = useThreads(api, agentId, reportThreadsError);
   const loadStatus = useCallback(() => call(() => api.talkie.status({ agentId })), [api, agentId]);
-  const status = useLiveResource(loadStatus);
+  // Usage changes with every run: reload the status when one of this agent's runs ends.
+  const subscribeStatus = useCallback(
+    (listener: (value: TalkieStatus) => void) =>
+      api.talkie.onRunEnded((payload) => {
+        if (payload.agentId !== agentId) return;
+        void loadStatus().then((result) => {
+          if (result.ok) listener(result.value);
+        });
+      }),
+    [api, agentId, loadStatus],
+  );
+  const status = useLiveResource(loadStatus, subscribeStatus);
   const [linkError, setLinkError] = useState<IpcError | undefined>();
 
   const openLink = useCallback(
