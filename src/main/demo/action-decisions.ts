@@ -35,7 +35,10 @@ const cardEvent = (card: TalkieCard): Event => stamp({ type: EventType.CUSTOM, n
  */
 export function settle(record: ActionRecord, env: DecisionEnv, now = Date.now()): void {
   const action = record.action;
-  if (action.status === 'pending' && now >= Date.parse(action.expiresAt)) action.status = 'expired';
+  if (action.status === 'pending' && now >= Date.parse(action.expiresAt)) {
+    action.status = 'expired';
+    env.space.changed();
+  }
   if (action.status === 'running' && action.undoUntil && now >= Date.parse(action.undoUntil)) complete(record, env);
 }
 
@@ -58,6 +61,7 @@ export function decide(record: ActionRecord, body: DecisionBody, env: DecisionEn
       const card = undoneCard(record);
       record.decisionEvents = [cardEvent(card)];
       env.space.addCardMessage(action.threadId, card);
+      env.space.changed();
       env.log.info('demo', `action ${action.id} undone`);
       return snapshot();
     }
@@ -71,6 +75,7 @@ export function decide(record: ActionRecord, body: DecisionBody, env: DecisionEn
   if (body.decision === 'cancel') {
     action.status = 'cancelled';
     record.decisionEvents = [];
+    env.space.changed();
     return snapshot();
   }
   if (record.kind === 'send-offer') {
@@ -78,15 +83,38 @@ export function decide(record: ActionRecord, body: DecisionBody, env: DecisionEn
     const delay = undoWindowMs * env.timeScale;
     action.status = 'running';
     action.undoUntil = iso(now + delay);
-    record.undoTimer = setTimeout(() => {
-      record.undoTimer = undefined;
-      if (action.status === 'running') complete(record, env);
-    }, delay);
+    armUndoTimer(record, env, delay);
     record.decisionEvents = [cardEvent(sendingCard(record))];
+    env.space.changed();
     return snapshot();
   }
   complete(record, env);
   return snapshot();
+}
+
+/** setTimeout's limit; only a hand-edited saved state could ask for more. */
+const maxTimerMs = 2 ** 31 - 1;
+
+function armUndoTimer(record: ActionRecord, env: DecisionEnv, delayMs: number): void {
+  if (record.undoTimer) clearTimeout(record.undoTimer);
+  record.undoTimer = setTimeout(
+    () => {
+      record.undoTimer = undefined;
+      if (record.action.status === 'running') complete(record, env);
+    },
+    Math.min(Math.max(0, delayMs), maxTimerMs),
+  );
+}
+
+/**
+ * An action loaded from the saved state (the server restarted): brought up to date with the clock
+ * like on a read – a `running` one whose undo window closed meanwhile is completed as if the window
+ * had closed normally (result card in its thread) – and a window still open gets its timer again.
+ */
+export function resumeAction(record: ActionRecord, env: DecisionEnv, now = Date.now()): void {
+  settle(record, env, now);
+  const action = record.action;
+  if (action.status === 'running' && action.undoUntil) armUndoTimer(record, env, Date.parse(action.undoUntil) - now);
 }
 
 /** The operation happened: status done, the result card in the thread (and in the decision's events). */
@@ -99,6 +127,7 @@ function complete(record: ActionRecord, env: DecisionEnv): void {
   const card = doneCard(record);
   if (record.kind === 'test-note') record.decisionEvents = [cardEvent(card)];
   env.space.addCardMessage(action.threadId, card);
+  env.space.changed();
   env.log.info('demo', `action ${action.id} done`);
 }
 
@@ -109,6 +138,7 @@ export function cancelForDeletedThread(record: ActionRecord, env: DecisionEnv): 
   record.action.status = 'cancelled';
   record.decision = { decision: 'cancel', method: 'system', at: iso() };
   record.decisionEvents = [];
+  env.space.changed();
 }
 
 function doneCard(record: ActionRecord): TalkieCard {

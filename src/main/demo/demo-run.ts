@@ -258,6 +258,7 @@ export class DemoRun {
     }
     this.ended = end;
     this.thread.answers.set(this.options.userMessageId, end.kind === 'finished' ? { state: 'answered' } : { state: 'failed' });
+    this.options.space.changed();
     for (const sink of this.sinks) {
       sink.write(this.terminalEvent(sink, end));
       sink.end();

@@ -4,7 +4,8 @@ import type { ConfirmMethod, RiskLevel, TalkieAction, TalkieCard, TalkieUser, Th
 /**
  * The demo's in-memory state, one space per user (static tokens all act as the demo user; users from
  * `verifyToken` get their own spaces, so one user never sees another's threads or actions).
- * Nothing is persisted: restarting the demo starts clean.
+ * Kept in memory; with `persistPath` (demo-persistence.ts) every change is reported through
+ * `UserSpace.onChange` and the state is saved to, and loaded from, a JSON file.
  */
 
 export function newId(prefix: string): string {
@@ -79,13 +80,25 @@ export const dailyRunLimit = 200;
 
 let orderCounter = 0;
 
+/** The next "newest first" ordering key (shared by all spaces). */
+export function nextOrder(): number {
+  return ++orderCounter;
+}
+
 export class UserSpace {
   readonly threads = new Map<string, ThreadRecord>();
   readonly actions = new Map<string, ActionRecord>();
   private usageDay = '';
   private runsToday = 0;
+  /** Called after every change worth saving (set by the server when the state is persisted). */
+  onChange: (() => void) | undefined;
 
   constructor(readonly user: TalkieUser) {}
+
+  /** Reports a change of stored data (threads, messages, answers, actions, usage). */
+  changed(): void {
+    this.onChange?.();
+  }
 
   createThread(id: string, firstUserText: string): ThreadRecord {
     const now = iso();
@@ -101,12 +114,14 @@ export class UserSpace {
       deleted: false,
     };
     this.threads.set(id, thread);
+    this.changed();
     return thread;
   }
 
   touch(thread: ThreadRecord): void {
     thread.updatedAt = iso();
     thread.order = ++orderCounter;
+    this.changed();
   }
 
   addMessage(thread: ThreadRecord, message: Omit<ThreadMessage, 'channel'>): void {
@@ -160,7 +175,21 @@ export class UserSpace {
     this.rollDay();
     if (this.runsToday >= dailyRunLimit) return false;
     this.runsToday++;
+    this.changed();
     return true;
+  }
+
+  /** Today's run count, for saving. */
+  usageState(): { day: string; runs: number } {
+    this.rollDay();
+    return { day: this.usageDay, runs: this.runsToday };
+  }
+
+  /** Restores a saved run count; a count from another day is dropped by the next roll. */
+  restoreUsage(state: { day: string; runs: number }): void {
+    this.usageDay = state.day;
+    this.runsToday = state.runs;
+    this.rollDay();
   }
 
   usage(): UsageEntry[] {

@@ -3,8 +3,10 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cancelForDeletedThread, decide, decisionBodySchema, settle, type DecisionEnv } from './action-decisions';
+import { JsonFileStore } from '../services/json-file-store';
+import { cancelForDeletedThread, decide, decisionBodySchema, resumeAction, settle, type DecisionEnv } from './action-decisions';
 import { demoAgent, demoFile } from './demo-agent';
+import { DemoStatePersister, demoStateSchema, emptyDemoState, restoreDemoState, snapshotDemoState } from './demo-persistence';
 import { DemoRun, stamp, type RunSink } from './demo-run';
 import { demoUser, summary, UserSpace, type ThreadRecord } from './demo-store';
 import { bearerToken, httpErrors, readJsonBody, sendError, sendJson, TalkieHttpError } from './http-util';
@@ -31,6 +33,8 @@ import { cardBlockTypes, type TalkieUser } from './talkie-types';
  * - 405 uses code invalid_request (§3 has no code for it) and an Allow header.
  * - DELETE of an unknown thread is 404 not_found, like GET.
  * - A server stopping mid-run ends the stream with RUN_ERROR upstream_unavailable (retryable).
+ * - State: in memory; with `persistPath` also in a JSON file (demo-persistence.ts), loaded at start
+ *   and saved shortly after each change and on close(). Tokens are never saved.
  */
 
 export interface TalkieDemoOptions {
@@ -47,6 +51,12 @@ export interface TalkieDemoOptions {
   /** Brand logo PNG bytes served at /talkie/logo.png; default: a generated 64×64 teal PNG. */
   logo?: Uint8Array;
   log?: { info(area: string, msg: string): void; warn(area: string, msg: string, e?: unknown): void; error(area: string, msg: string, e?: unknown): void };
+  /**
+   * A JSON file that keeps the threads, messages, actions and usage across restarts: loaded at start
+   * (a corrupt file is moved aside and the demo starts clean), saved shortly after every change
+   * (coalesced, one write at a time) and on close(). Tokens are never saved. Default: memory only.
+   */
+  persistPath?: string;
 }
 
 export interface TalkieDemoServer {
@@ -92,11 +102,39 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
   const runs = new Set<DemoRun>();
   const sinks = new Set<RunSink>();
   let closing = false;
+  let closed: Promise<void> | undefined;
   let baseUrl = '';
+  const persister = options.persistPath === undefined ? undefined : await loadState(options.persistPath);
+
+  async function loadState(path: string): Promise<DemoStatePersister | undefined> {
+    const store = new JsonFileStore(path, demoStateSchema, emptyDemoState);
+    let loaded: Awaited<ReturnType<typeof store.load>>;
+    try {
+      loaded = await store.load();
+    } catch (error) {
+      // Not a bad file but one that cannot be read (or moved aside): leave it alone, keep this run in memory.
+      log.error('demo', `the saved demo state ${path} could not be read; this run keeps its state in memory only`, error);
+      return undefined;
+    }
+    if (loaded.notice) log.warn('demo', loaded.notice);
+    for (const space of restoreDemoState(loaded.value)) spaces.set(space.user.id, space);
+    const warned = new Set<string>();
+    const skipped = (userId: string, problem: string) => {
+      if (warned.has(userId)) return; // once per user, not on every save
+      warned.add(userId);
+      log.warn('demo', `the demo state of user ${JSON.stringify(userId.slice(0, 80))} is not saved (${problem})`);
+    };
+    const saver = new DemoStatePersister(store, () => snapshotDemoState(spaces.values(), skipped), log);
+    for (const space of spaces.values()) space.onChange = () => saver.schedule();
+    return saver;
+  }
 
   const spaceFor = (user: TalkieUser): UserSpace => {
     let space = spaces.get(user.id);
-    if (!space) spaces.set(user.id, (space = new UserSpace(user)));
+    if (!space) {
+      spaces.set(user.id, (space = new UserSpace(user)));
+      if (persister) space.onChange = () => persister.schedule();
+    }
     return space;
   };
   const envFor = (space: UserSpace): DecisionEnv => ({ space, timeScale, log });
@@ -231,6 +269,7 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
       // Earlier new messages of the same request are covered by the one answer.
       if (message !== target) thread.answers.set(message.id, { state: 'answered' });
     }
+    space.changed();
     const demoRun = new DemoRun({
       runId: input.runId,
       space,
@@ -287,6 +326,7 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
     const thread = findThread(user, threadId);
     thread.deleted = true;
     space.threads.delete(thread.id);
+    space.changed();
     for (const active of runs) if (active.thread === thread) active.cancel('cancelled');
     for (const id of thread.actionIds) {
       const record = space.actions.get(id);
@@ -408,25 +448,31 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
   });
   const { port } = server.address() as AddressInfo;
   baseUrl = `http://127.0.0.1:${port}`;
+  // Loaded actions: expired ones read as expired, undo windows that closed while stopped complete,
+  // open ones get their timers again (only now that the server runs and close() will clear them).
+  for (const space of spaces.values()) for (const record of space.actions.values()) resumeAction(record, envFor(space));
   log.info('demo', `Talkie demo server listening on ${baseUrl}${testMode ? ' (test mode)' : ''}`);
 
   return {
     baseUrl,
     manifestUrl: `${baseUrl}/.well-known/talkie.json`,
     token: tokens[0] ?? '',
-    close: async () => {
-      if (closing) return;
-      closing = true;
-      for (const active of runs) active.cancel('shutdown');
-      await Promise.all([...runs].map((active) => active.done));
-      for (const space of spaces.values()) space.clearTimers();
-      for (const sink of [...sinks]) sink.end();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
-      log.info('demo', 'Talkie demo server stopped');
-    },
+    close: () => (closed ??= close()),
   };
+
+  async function close(): Promise<void> {
+    closing = true;
+    for (const active of runs) active.cancel('shutdown');
+    await Promise.all([...runs].map((active) => active.done));
+    for (const space of spaces.values()) space.clearTimers();
+    for (const sink of [...sinks]) sink.end();
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await stopped;
+    // Last: what the cancelled runs stored is in the final write.
+    await persister?.close();
+    log.info('demo', 'Talkie demo server stopped');
+  }
 }
 
 function digest(token: string): Buffer {

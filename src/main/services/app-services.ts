@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { HardwareStatus } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import { createTalkieOAuth } from '../auth/talkie-oauth';
@@ -59,7 +60,8 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
   const demoServers: { close(): Promise<void> }[] = [];
   const demo: DemoPort = options.demo ?? {
     start: async () => {
-      const server = await startTalkieDemoServer({ log });
+      // Its threads live in the user-data folder, so they survive an app restart (its port and token do not).
+      const server = await startTalkieDemoServer({ log, persistPath: join(options.userDataDir, 'demo-agent.json') });
       demoServers.push(server);
       log.info('demo', `built-in demo agent on ${server.baseUrl}`);
       return { baseUrl: server.baseUrl, token: server.token };

@@ -1,0 +1,64 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { closeBrowser, openApp, startShell } from './support/app';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await closeBrowser();
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+describe('chatting with the built-in demo agent in Chromium', () => {
+  it('echo → card → confirm an action → restart the app → the thread is still there', async () => {
+    const userData = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-chat-'));
+    dirs.push(userData);
+
+    const shell = await startShell(userData);
+    const app = await openApp(shell);
+    const { page } = app;
+    try {
+      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
+      const message = page.getByRole('textbox', { name: 'Message' });
+      const transcript = page.getByRole('region', { name: 'Messages' });
+
+      await message.fill('talkie-test:echo Hello from Chromium <script>alert(1)</script>');
+      await message.press('Enter');
+      await transcript.getByText('Hello from Chromium <script>alert(1)</script>', { exact: true }).waitFor();
+      expect(await page.locator('main script').count()).toBe(0);
+
+      await message.fill('talkie-test:card');
+      await message.press('Enter');
+      await transcript.getByRole('article', { name: /Alfa/ }).waitFor();
+
+      await message.fill('talkie-test:action');
+      await message.press('Enter');
+      const confirm = page.getByRole('button', { name: /^Confirm: / });
+      await confirm.waitFor();
+      await confirm.click();
+      await transcript.getByText(/done/i).first().waitFor();
+      await app.screenshot('chat-demo-1280x800');
+      expect(app.problems).toEqual([]);
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+
+    const again = await startShell(userData);
+    const reopened = await openApp(again);
+    try {
+      await reopened.page.getByRole('button', { name: 'Open demo' }).click();
+      const chats = reopened.page.getByRole('navigation', { name: 'Chats' });
+      const thread = chats.getByRole('button', { name: /^talkie-test:echo Hello from Chromium/ });
+      await thread.waitFor();
+      await thread.click();
+      await reopened.page.getByRole('region', { name: 'Messages' }).getByText('Hello from Chromium <script>alert(1)</script>', { exact: true }).waitFor();
+      expect(reopened.problems).toEqual([]);
+    } finally {
+      await reopened.close();
+      await again.stop();
+    }
+  });
+});
