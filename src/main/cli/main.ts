@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import packageJson from '../../../package.json';
-import { startTalkieDemoServer } from '../demo/talkie-demo-server';
+import { startDemo } from '../demo/start-demo';
 import { chat } from './chat';
 import { conformance } from './conformance';
 import { exitCodes, processIo, UsageError } from './output';
@@ -13,8 +13,9 @@ import { probe } from './probe';
 const usage = `agentdesk ${packageJson.version}
 
 Usage:
-  agentdesk demo [--port N]                        start the built-in demo agent on 127.0.0.1;
-                                                    prints its base URL (first line) and token
+  agentdesk demo [--port N]                        start the built-in demo agent (and its sign-in
+                                                    server) on 127.0.0.1; prints its base URL
+                                                    (first line) and development token
   agentdesk probe <address> [--json] [--dev]       discover and validate an agent
   agentdesk chat <address> [--token T] [--dev]     chat in the terminal
   agentdesk conformance <address> [--token T] [--json] [--dev] [--wait-expiry]
@@ -68,10 +69,13 @@ export async function main(argv: string[]): Promise<number> {
 async function demo(portText: string | undefined): Promise<number> {
   const port = portText === undefined ? 0 : Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, not "${portText}".`);
-  const server = await startTalkieDemoServer({ port });
+  const server = await startDemo({ port });
   processIo.out(server.baseUrl);
   processIo.out(`token ${server.token}`);
-  processIo.err(`AgentDesk demo agent (Talkie, test mode) on ${server.baseUrl}. Try: agentdesk chat ${server.baseUrl} --dev --token <token>. Ctrl+C stops it.`);
+  processIo.err(
+    `AgentDesk demo agent (Talkie, test mode) on ${server.baseUrl}, signing in through ${server.authIssuer}. ` +
+      `Try: agentdesk chat ${server.baseUrl} --dev --token <token>, or add it in the app with Settings → Developer → Allow http://. Ctrl+C stops it.`,
+  );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

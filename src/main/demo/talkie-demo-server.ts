@@ -44,6 +44,8 @@ export interface TalkieDemoOptions {
   tokens?: string[];
   /** Optional external token check (a later OAuth authorization server plugs in here). */
   verifyToken?: (token: string) => Promise<{ id: string; name: string; email?: string } | undefined>;
+  /** The Authorization Server the manifest names in auth.oauth (see start-demo.ts); without one, auth.oauth is omitted. */
+  oauthIssuer?: string;
   /** Speed-up for tests: multiplies every delay (slow run ~5 s, undo window, action lifetime, heartbeats). Default 1. */
   timeScale?: number;
   /** How often to send `: ping` (ms, before timeScale). Default 15000. */
@@ -377,7 +379,7 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
     locale: 'en',
     brand: { logo: '/talkie/logo.png', accent: '#0b7a75' },
     auth: {
-      oauth: { issuer: `${baseUrl}/oauth`, scopes: ['talkie', 'offline_access'] },
+      ...(options.oauthIssuer ? { oauth: { issuer: options.oauthIssuer, scopes: ['talkie', 'offline_access'] } } : {}),
       token: { hint: 'Printed by `agentdesk demo`' },
     },
     endpoints: talkieEndpoints,

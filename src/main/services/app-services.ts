@@ -4,7 +4,7 @@ import type { HardwareStatus } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import { createTalkieOAuth } from '../auth/talkie-oauth';
 import { createTokenStore } from '../auth/token-store';
-import { startTalkieDemoServer } from '../demo/talkie-demo-server';
+import { startDemo } from '../demo/start-demo';
 import { openSecretStore, type SecretStore } from '../secrets/secret-store';
 import { TalkieService, type DemoPort, type OAuthPort } from '../talkie/talkie-service';
 import { createDispatcher, type Dispatcher, type Handlers } from '../ipc/dispatcher';
@@ -61,7 +61,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
   const demo: DemoPort = options.demo ?? {
     start: async () => {
       // Its threads live in the user-data folder, so they survive an app restart (its port and token do not).
-      const server = await startTalkieDemoServer({ log, persistPath: join(options.userDataDir, 'demo-agent.json') });
+      const server = await startDemo({ log, persistPath: join(options.userDataDir, 'demo-agent.json') });
       demoServers.push(server);
       log.info('demo', `built-in demo agent on ${server.baseUrl}`);
       return { baseUrl: server.baseUrl, token: server.token };

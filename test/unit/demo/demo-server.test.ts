@@ -23,12 +23,14 @@ describe('demo server: discovery', () => {
       name: 'AgentDesk demo',
       locale: 'en',
       brand: { logo: '/talkie/logo.png', accent: '#0b7a75' },
-      auth: { oauth: { issuer: `${server.baseUrl}/oauth`, scopes: ['talkie', 'offline_access'] }, token: { hint: 'Printed by `agentdesk demo`' } },
+      auth: { token: { hint: 'Printed by `agentdesk demo`' } },
       capabilities: { actions: { voiceConfirm: false }, cards: { blocks: ['heading', 'text', 'fields', 'list', 'link', 'file', 'badge'] } },
       limits: { maxMessageChars: 4000 },
       testMode: true,
     });
     expect(typeof manifest.description).toBe('string');
+    // No Authorization Server was given, so the manifest names none (start-demo.ts gives one).
+    expect(manifest.auth).not.toHaveProperty('oauth');
     expect(manifest.endpoints).toEqual({
       status: '/api/talkie/status',
       run: '/api/talkie/run',
@@ -48,6 +50,12 @@ describe('demo server: discovery', () => {
     expect(manifest.testMode).toBe(false);
     const run = await stream(server, runInput('talkie-test:error'));
     expect(run.events.at(-1)?.type).toBe('RUN_FINISHED');
+  });
+
+  it('names the Authorization Server it is given in auth.oauth', async () => {
+    const server = await start({ oauthIssuer: 'http://127.0.0.1:1234' });
+    const manifest = (await (await fetch(server.manifestUrl)).json()) as { auth: unknown };
+    expect(manifest.auth).toEqual({ oauth: { issuer: 'http://127.0.0.1:1234', scopes: ['talkie', 'offline_access'] }, token: { hint: 'Printed by `agentdesk demo`' } });
   });
 
   it('serves a valid 64×64 PNG logo without a token, or the bytes it was given', async () => {

@@ -1,20 +1,21 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultOAuthClientId } from '../../../src/main/auth/talkie-oauth';
 import { startDemoAuthorizationServer, type DemoAuthorizationServer } from '../../../src/main/demo/authorization-server';
+import { startDemo } from '../../../src/main/demo/start-demo';
 import { json, manifestFor, startServer } from '../../support/http-server';
 import { browse } from '../../support/oauth-browser';
 import { startTestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 
 const tempDir = useTempDirs();
-const servers: DemoAuthorizationServer[] = [];
+const servers: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
 describe('signing in to a Talkie server through the app services', () => {
   it('signs in with OAuth + PKCE in the browser, uses the token only in main, and revokes it on sign-out', async () => {
-    const as = await startDemoAuthorizationServer({ clientId: defaultOAuthClientId });
+    const as: DemoAuthorizationServer = await startDemoAuthorizationServer({ clientId: defaultOAuthClientId });
     servers.push(as);
     const seen: string[] = [];
     const talkie = await startServer((req, res) => {
@@ -49,5 +50,21 @@ describe('signing in to a Talkie server through the app services', () => {
 
     expect(await app.call('talkie.signOut', { agentId })).toMatchObject({ ok: true, value: { signedIn: false } });
     expect(await as.verifyAccessToken(token)).toBeUndefined();
+  });
+
+  it('signs in to the complete demo (`agentdesk demo`) through its own Authorization Server', async () => {
+    const demo = await startDemo();
+    servers.push(demo);
+    const app = await startTestServices(await tempDir(), {
+      openExternal: async (url) => {
+        await fetch(await browse(url));
+      },
+    });
+    await app.call('settings.update', { patch: { developer: { allowLocalHttp: true } } });
+    const added = await app.call('agents.add', { address: demo.baseUrl });
+    const agentId = added.ok ? added.value.agent.id : '';
+    expect(await app.call('talkie.connect', { agentId })).toMatchObject({ ok: true, value: { name: 'AgentDesk demo', signedIn: false, problems: [] } });
+    expect(await app.call('talkie.signIn', { agentId })).toMatchObject({ ok: true, value: { signedIn: true } });
+    expect(await app.call('talkie.status', { agentId })).toMatchObject({ ok: true, value: { user: { name: expect.any(String) } } });
   });
 });

@@ -1,0 +1,43 @@
+import { defaultOAuthClientId } from '../auth/talkie-oauth';
+import type { Logger } from '../platform/logger';
+import { startTalkieDemoServer } from './talkie-demo-server';
+
+export interface RunningDemo {
+  baseUrl: string;
+  /** The development token (printed by `agentdesk demo`; used directly by the in-app demo). */
+  token: string;
+  /** The demo Authorization Server's issuer, named in the manifest's auth.oauth. */
+  authIssuer: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The complete built-in demo: the Talkie demo agent and, beside it, its OAuth Authorization Server
+ * (oidc-provider, loaded only here), so browser sign-in works against the demo exactly as against
+ * a production server. The static development token keeps working too.
+ */
+export async function startDemo(options: { port?: number; persistPath?: string; log?: Logger; clientId?: string } = {}): Promise<RunningDemo> {
+  const { startDemoAuthorizationServer } = await import('./authorization-server');
+  const authorizationServer = await startDemoAuthorizationServer({ clientId: options.clientId ?? defaultOAuthClientId, ...(options.log ? { log: options.log } : {}) });
+  try {
+    const talkie = await startTalkieDemoServer({
+      ...(options.port === undefined ? {} : { port: options.port }),
+      ...(options.persistPath === undefined ? {} : { persistPath: options.persistPath }),
+      ...(options.log ? { log: options.log } : {}),
+      oauthIssuer: authorizationServer.issuer,
+      verifyToken: (token) => authorizationServer.verifyAccessToken(token),
+    });
+    return {
+      baseUrl: talkie.baseUrl,
+      token: talkie.token,
+      authIssuer: authorizationServer.issuer,
+      close: async () => {
+        await talkie.close();
+        await authorizationServer.close();
+      },
+    };
+  } catch (error) {
+    await authorizationServer.close();
+    throw error;
+  }
+}
