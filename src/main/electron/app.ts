@@ -1,4 +1,5 @@
-import { app, BrowserWindow, ipcMain, protocol, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { methodChannel, methodNames } from '../../shared/ipc/contract';
 import { fail } from '../../shared/ipc/errors';
@@ -58,6 +59,12 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths())
     version: app.getVersion(),
     // Checklist 15: only through openExternalLink (https:, right after a user gesture).
     openExternal: (url) => shell.openExternal(url),
+    // §6 downloads: the user picks where the file goes.
+    chooseDownloadPath: async (name) => {
+      const options = { defaultPath: join(app.getPath('downloads'), name) };
+      const result = window ? await dialog.showSaveDialog(window, options) : await dialog.showSaveDialog(options);
+      return result.canceled ? undefined : result.filePath;
+    },
     log,
   });
 

@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HardwareStatus } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
@@ -6,6 +7,7 @@ import { createTalkieOAuth } from '../auth/talkie-oauth';
 import { createTokenStore } from '../auth/token-store';
 import { startDemo } from '../demo/start-demo';
 import { openSecretStore, type SecretStore } from '../secrets/secret-store';
+import { uniquePath, type ChooseDownloadPath } from '../talkie/download';
 import { TalkieService, type DemoPort, type OAuthPort } from '../talkie/talkie-service';
 import { createDispatcher, type Dispatcher, type Handlers } from '../ipc/dispatcher';
 import { EventBus } from '../ipc/event-bus';
@@ -29,7 +31,16 @@ export interface AppServicesOptions {
   oauth?: OAuthPort;
   /** For tests: how long to keep reloading a thread after a dropped stream. */
   talkieRecovery?: { delaysMs: readonly number[] };
+  /** Where downloads go: Electron asks with a save dialog; default: a free name in ~/Downloads. */
+  chooseDownloadPath?: ChooseDownloadPath;
 }
+
+/** The web shell's downloads: no dialog in a plain browser page, so a free name in ~/Downloads. */
+export const downloadsFolderPath: ChooseDownloadPath = async (name) => {
+  const folder = join(homedir(), 'Downloads');
+  await mkdir(folder, { recursive: true });
+  return uniquePath(folder, name);
+};
 
 /**
  * Every main-side service, started the same way by the Electron app and the web shell, and the
@@ -80,6 +91,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     demo,
     oauth,
     ...(options.talkieRecovery ? { recovery: options.talkieRecovery } : {}),
+    chooseDownloadPath: options.chooseDownloadPath ?? downloadsFolderPath,
     log,
   });
 
@@ -114,6 +126,10 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     'talkie.thread': ({ agentId, threadId }) => talkie.thread(agentId, threadId),
     'talkie.deleteThread': ({ agentId, threadId }) => talkie.deleteThread(agentId, threadId),
     'talkie.action': ({ agentId, actionId }) => talkie.action(agentId, actionId),
+    'talkie.download': ({ agentId, downloadId, url, name }, context) => {
+      if (!context.hasRecentUserGesture()) throw new ServiceError('no_user_gesture', 'Files download only when you click Download.');
+      return talkie.download(agentId, { downloadId, url, name });
+    },
     'talkie.decide': ({ agentId, actionId, decision }, context) => {
       // §8: a decision is sent only on the user's explicit gesture, never on the agent's behalf.
       if (!context.hasRecentUserGesture()) throw new ServiceError('no_user_gesture', 'Decisions are sent only when you click Confirm or Cancel.');

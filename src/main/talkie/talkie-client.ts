@@ -35,6 +35,8 @@ export const limits = {
   eventBytes: 1024 * 1024,
   /** Servers ping every 15 s; a stream silent for this long is dead. */
   streamIdleMs: 45_000,
+  /** A downloaded file (§6 file blocks). */
+  downloadBytes: 512 * 1024 * 1024,
 } as const;
 
 const feedSliceBytes = 64 * 1024;
@@ -86,6 +88,32 @@ export class TalkieClient {
 
   decide(actionId: string, body: { decision: 'confirm' | 'cancel'; paramsHash: string; method: 'button' | 'voice' }): Promise<unknown> {
     return this.json('POST', 'decision', { actionId }, body);
+  }
+
+  /** GET a same-origin file with the bearer token; the caller streams the body (and caps it). */
+  async download(url: string, signal?: AbortSignal): Promise<GuardedResponse> {
+    if (new URL(url).origin !== this.manifest.issuer) throw new TalkieError(400, 'not_same_origin', 'Only files on the server itself are downloaded with your sign-in.', false);
+    let token = await this.tokens.get();
+    for (let attempt = 0; ; attempt++) {
+      const response = await guardedRequest(
+        {
+          url,
+          maxBytes: limits.downloadBytes,
+          redirect: 'error',
+          ...(token === undefined ? {} : { bearer: { token, origin: this.manifest.issuer } }),
+          ...(signal === undefined ? {} : { signal }),
+        },
+        this.policy,
+      );
+      if (response.status >= 200 && response.status < 300) return response;
+      if (response.status === 401 && attempt === 0) {
+        response.cancel();
+        token = await this.tokens.refresh();
+        if (token !== undefined) continue;
+        throw new TalkieError(401, 'unauthorized', 'The server refused the access token (401): sign in again.', false);
+      }
+      throw await errorFrom(response);
+    }
   }
 
   cancelRun(runId: string): Promise<unknown> {

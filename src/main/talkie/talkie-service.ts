@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { builtInDemoAgentId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
-import type { Action } from '../../shared/talkie/content';
+import { safeLink, type Action } from '../../shared/talkie/content';
 import type { RunUpdate } from '../../shared/talkie/conversation';
 import type { ServerView } from '../../shared/talkie/ipc-schemas';
 import { interpretEvent } from '../../shared/talkie/run-events';
@@ -12,7 +12,8 @@ import type { Logger } from '../platform/logger';
 import type { AgentRegistry } from '../services/agent-registry';
 import type { SettingsService } from '../services/settings-service';
 import { fetchLogo, ManifestCache, type DiscoveredServer } from './discovery';
-import { describe, TalkieClient, TalkieError, type RunOutcome, type TokenSource } from './talkie-client';
+import { safeFileName, saveResponse, type ChooseDownloadPath } from './download';
+import { describe, limits, TalkieClient, TalkieError, type RunOutcome, type TokenSource } from './talkie-client';
 import { threadItems, threadList } from './thread-view';
 
 /** Sign-in through OAuth (src/main/auth); absent until it is wired, then `signIn` reports why. */
@@ -39,6 +40,8 @@ export interface TalkieServiceDeps {
   log: Logger;
   /** For tests: how long to keep trying to reload a thread after a dropped stream. */
   recovery?: { delaysMs: readonly number[] };
+  /** Where to save a downloaded file; undefined when the user cancels. */
+  chooseDownloadPath: ChooseDownloadPath;
 }
 
 interface Connection {
@@ -215,6 +218,24 @@ export class TalkieService {
     }
     const fresh = (await this.action(agentId, actionId)).action;
     return { action: fresh, updates };
+  }
+
+  /** §6: a same-origin file block, downloaded with the bearer token through main, with progress. */
+  async download(agentId: string, request: { downloadId: string; url: string; name: string }): Promise<{ saved: boolean; path?: string; bytes?: number }> {
+    const { client } = await this.usable(agentId);
+    const link = safeLink(request.url, client.manifest.issuer);
+    if (link?.kind !== 'same-origin') throw new ServiceError('unsafe_url', 'Only files on the server itself are downloaded; other links open in the browser.', '/url');
+    const path = await this.deps.chooseDownloadPath(safeFileName(request.name));
+    if (path === undefined) return { saved: false };
+    try {
+      const response = await client.download(link.href);
+      const bytes = await saveResponse(response, path, limits.downloadBytes, (received, total) =>
+        this.deps.events.emit('talkie.downloadProgress', { agentId, downloadId: request.downloadId, received, ...(total === undefined ? {} : { total }) }),
+      );
+      return { saved: true, path, bytes };
+    } catch (error) {
+      throw toServiceError(error);
+    }
   }
 
   private async stream(client: TalkieClient, run: ActiveRun, request: { messageId: string; text: string }): Promise<void> {

@@ -138,6 +138,14 @@ export const contract = {
       response: z.strictObject({ action: actionSchema, updates: z.array(runUpdateSchema).max(200), note: z.string().max(500).optional() }),
     },
     'talkie.action': { request: z.strictObject({ agentId, actionId: protocolId }), response: z.strictObject({ action: actionSchema }) },
+    /**
+     * Downloads a same-origin `file` block with the user's token (§6), asking where to save it.
+     * Progress arrives as `talkie.downloadProgress` events with the caller's downloadId.
+     */
+    'talkie.download': {
+      request: z.strictObject({ agentId, downloadId: z.string().min(1).max(100), url: z.string().max(4096), name: z.string().max(500) }),
+      response: z.strictObject({ saved: z.boolean(), path: z.string().max(4096).optional(), bytes: z.number().int().nonnegative().optional() }),
+    },
   },
   events: {
     'talkie.update': z.strictObject({ agentId, runKey: z.string().max(100), update: runUpdateSchema }),
@@ -148,6 +156,12 @@ export const contract = {
       outcome: runOutcomeSchema,
       /** After an interrupted stream: the thread as the server stored it. */
       items: z.array(conversationItemSchema).max(5000).optional(),
+    }),
+    'talkie.downloadProgress': z.strictObject({
+      agentId,
+      downloadId: z.string().max(100),
+      received: z.number().int().nonnegative(),
+      total: z.number().int().nonnegative().optional(),
     }),
     'settings.changed': settingsSchema,
     'agents.changed': z.strictObject({ agents: z.array(agentEntrySchema) }),

@@ -163,9 +163,10 @@ describe('chat: tools, cards and suggested links', () => {
     expect(inCard.getByText('Novák')).toBeTruthy();
     expect(inCard.getByText('Offer N-2026-014.pdf')).toBeTruthy();
     expect(inCard.getByText('application/pdf · 48.2 kB')).toBeTruthy();
-    // Same-origin downloads come later; the button says so and does nothing.
-    expect(inCard.getByRole<HTMLButtonElement>('button', { name: 'Download' }).disabled).toBe(true);
-    expect(inCard.getByText('Downloads arrive in a later version')).toBeTruthy();
+    // Same-origin files download through main (with the token), and the card says where they went.
+    await user.click(inCard.getByRole('button', { name: 'Download Offer N-2026-014.pdf' }));
+    expect(await inCard.findByText('Saved to /home/user/Downloads/Offer N-2026-014.pdf')).toBeTruthy();
+    expect(backend.callsOf('talkie.download')).toEqual([expect.objectContaining({ url: '/api/files/123.pdf', name: 'Offer N-2026-014.pdf' })]);
     expect(card.textContent).not.toContain('Alfa s.r.o. – client in Brno');
 
     await user.click(inCard.getByRole('link', { name: /Open in CRM/ }));

@@ -194,6 +194,10 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       const action = state.talkie.actions[actionId];
       return action ? ok({ action }) : fail('not_found', 'That action no longer exists.');
     },
+    'talkie.download': ({ agentId, downloadId, name }) => {
+      emit('talkie.downloadProgress', { agentId, downloadId, received: 50, total: 100 });
+      return ok({ saved: true, path: `/home/user/Downloads/${name}`, bytes: 100 });
+    },
   };
 
   const transport: ApiTransport = {

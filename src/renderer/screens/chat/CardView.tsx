@@ -1,4 +1,6 @@
-import { useId } from 'react';
+import { useId, useState } from 'react';
+import type { IpcError } from '../../../shared/ipc/errors';
+import { ErrorText } from '../../components/ErrorText';
 import type { Card, CardBlock } from '../../../shared/talkie/content';
 import { useI18n } from '../../i18n/I18nProvider';
 import { useChatEnvironment } from './ChatContext';
@@ -83,14 +85,28 @@ function Block({ block }: { block: CardBlock }) {
 
 function FileBlock({ block }: { block: Extract<CardBlock, { type: 'file' }> }) {
   const { t, language } = useI18n();
-  const { issuer, openLink } = useChatEnvironment();
+  const { issuer, openLink, downloadFile } = useChatEnvironment();
   const id = useId();
   const nameId = `${id}-name`;
-  const noteId = `${id}-note`;
   const target = linkTarget(block.url, issuer);
   const details = [block.mime, block.size !== undefined ? formatFileSize(block.size, language) : undefined].filter((part) => part !== undefined);
-  // Same-origin files are downloaded with the user's token: that arrives in a later version.
+  // Same-origin files are downloaded through main with the user's token; other files open in the browser without it.
   const external = target.kind === 'open' && new URL(target.href).origin !== issuer;
+  const [state, setState] = useState<
+    { kind: 'idle' } | { kind: 'downloading'; received: number; total?: number } | { kind: 'saved'; path: string } | { kind: 'error'; error: IpcError }
+  >({ kind: 'idle' });
+
+  const download = () => {
+    setState({ kind: 'downloading', received: 0 });
+    void downloadFile({ url: block.url, name: block.name }, (received, total) =>
+      setState(total === undefined ? { kind: 'downloading', received } : { kind: 'downloading', received, total }),
+    ).then((result) => {
+      if (!result.ok) setState({ kind: 'error', error: result.error });
+      else if (result.value.saved && result.value.path) setState({ kind: 'saved', path: result.value.path });
+      else setState({ kind: 'idle' });
+    });
+  };
+
   return (
     <div className="talkie-card__file">
       <div className="talkie-card__file-text">
@@ -110,12 +126,23 @@ function FileBlock({ block }: { block: Extract<CardBlock, { type: 'file' }> }) {
         </button>
       ) : target.kind === 'none' ? null : (
         <>
-          <button type="button" className="button button--secondary" disabled aria-describedby={`${nameId} ${noteId}`}>
-            {t('chat.card.download')}
+          <button
+            type="button"
+            className="button button--secondary"
+            disabled={state.kind === 'downloading'}
+            aria-label={t('chat.card.downloadNamed', { name: block.name })}
+            onClick={download}
+          >
+            {state.kind === 'downloading' ? t('chat.card.downloading') : t('chat.card.download')}
           </button>
-          <span id={noteId} className="talkie-card__file-note">
-            {t('chat.card.downloadLater')}
+          <span className="talkie-card__file-note" role="status">
+            {state.kind === 'downloading' && state.total
+              ? t('chat.card.downloadProgress', { percent: String(Math.min(100, Math.round((state.received / state.total) * 100))) })
+              : state.kind === 'saved'
+                ? t('chat.card.downloadSaved', { path: state.path })
+                : ''}
           </span>
+          {state.kind === 'error' ? <ErrorText error={state.error} /> : null}
         </>
       )}
     </div>

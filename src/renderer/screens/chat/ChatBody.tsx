@@ -63,7 +63,24 @@ export function ChatBody({
     },
     [api],
   );
-  const environment = useMemo<ChatEnvironment>(() => ({ issuer: view.issuer, serverName: view.name, openLink }), [view.issuer, view.name, openLink]);
+  const downloadFile = useCallback<ChatEnvironment['downloadFile']>(
+    async (file, onProgress) => {
+      const downloadId = crypto.randomUUID();
+      const off = api.talkie.onDownloadProgress((payload) => {
+        if (payload.agentId === agentId && payload.downloadId === downloadId) onProgress(payload.received, payload.total);
+      });
+      try {
+        return await call(() => api.talkie.download({ agentId, downloadId, url: file.url, name: file.name }));
+      } finally {
+        off();
+      }
+    },
+    [api, agentId],
+  );
+  const environment = useMemo<ChatEnvironment>(
+    () => ({ issuer: view.issuer, serverName: view.name, openLink, downloadFile }),
+    [view.issuer, view.name, openLink, downloadFile],
+  );
 
   const { conversation, failures, busy, retryMessage, retryAfterError, decide, refreshAction, announce, newChat, openThread } = chat;
   const handlers = useMemo<ItemHandlers>(

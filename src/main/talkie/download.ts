@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
+import { ServiceError } from '../../shared/ipc/errors';
+import type { GuardedResponse } from '../net/guarded-fetch';
+
+/** Asks where to save a download (Electron's save dialog; the web shell's Downloads folder). Undefined: the user cancelled. */
+export type ChooseDownloadPath = (suggestedName: string) => Promise<string | undefined>;
+
+/** A file name a server suggested, made safe: no folders, no control characters, bounded, never empty or hidden. */
+export function safeFileName(name: string): string {
+  const cleaned = basename(name.replace(/\\/g, '/'))
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
+    .replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_')
+    .replace(/^\.+/, '')
+    .trim()
+    .slice(0, 200);
+  return cleaned === '' ? 'download' : cleaned;
+}
+
+/** The first free `name`, `name (1)`, `name (2)` … in `folder` (for the web shell, which has no dialog). */
+export async function uniquePath(folder: string, name: string): Promise<string> {
+  const extension = extname(name);
+  const stem = name.slice(0, name.length - extension.length);
+  for (let n = 0; n < 1000; n++) {
+    const candidate = join(folder, n === 0 ? name : `${stem} (${n})${extension}`);
+    try {
+      await stat(candidate);
+    } catch {
+      return candidate;
+    }
+  }
+  throw new ServiceError('internal', 'No free file name was found in the Downloads folder.');
+}
+
+/**
+ * Streams a response body to `path`: into a temporary file beside it, renamed into place only when
+ * complete, so a failed or cancelled download never leaves half a file under the real name.
+ */
+export async function saveResponse(
+  response: GuardedResponse,
+  path: string,
+  maxBytes: number,
+  onProgress: (received: number, total?: number) => void,
+): Promise<number> {
+  const declared = Number(response.headers['content-length']);
+  const total = Number.isFinite(declared) && declared >= 0 ? declared : undefined;
+  if (total !== undefined && total > maxBytes) {
+    response.cancel();
+    throw new ServiceError('protocol_error', `The file is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB.`);
+  }
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.part`);
+  const file = await open(temporary, 'wx', 0o600);
+  let received = 0;
+  let reported = 0;
+  try {
+    for await (const chunk of response.stream()) {
+      received += chunk.byteLength;
+      if (received > maxBytes) {
+        response.cancel();
+        throw new ServiceError('protocol_error', `The file is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB.`);
+      }
+      await file.write(chunk);
+      if (received - reported >= 256 * 1024) {
+        reported = received;
+        onProgress(received, total);
+      }
+    }
+    await file.sync();
+  } catch (error) {
+    await file.close();
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await file.close();
+  await rename(temporary, path);
+  onProgress(received, total);
+  return received;
+}

@@ -1,0 +1,86 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTalkieDemoServer, type TalkieDemoServer } from '../../../src/main/demo/talkie-demo-server';
+import { safeFileName } from '../../../src/main/talkie/download';
+import { json, manifestFor, startServer } from '../../support/http-server';
+import { startTestServices } from '../../support/services';
+import { useTempDirs } from '../../support/temp-dir';
+
+const tempDir = useTempDirs();
+const demos: TalkieDemoServer[] = [];
+afterEach(async () => {
+  await Promise.all(demos.splice(0).map((demo) => demo.close()));
+});
+
+async function app(folder: string, choose: (name: string) => string | undefined = (name) => join(folder, name)) {
+  const progress: unknown[] = [];
+  const services = await startTestServices(await tempDir(), {
+    demo: {
+      start: async () => {
+        const demo = await startTalkieDemoServer({ timeScale: 0.02 });
+        demos.push(demo);
+        return { baseUrl: demo.baseUrl, token: demo.token };
+      },
+    },
+    chooseDownloadPath: async (name) => choose(name),
+  });
+  services.events.connect((channel, payload) => channel.endsWith('talkie.downloadProgress') && progress.push(payload));
+  await services.call('demo.open');
+  const view = await services.call('talkie.connect', { agentId: 'builtin-demo' });
+  return { services, progress, issuer: view.ok ? view.value.issuer : '' };
+}
+
+describe('downloading a card\'s file (Talkie §6)', () => {
+  it('downloads a same-origin file with the token, reports progress, and saves it whole', async () => {
+    const folder = await tempDir();
+    const { services, progress, issuer } = await app(folder);
+    const result = await services.call('talkie.download', { agentId: 'builtin-demo', downloadId: 'd1', url: '/api/files/demo.txt', name: '../../etc/demo.txt' });
+    expect(result).toMatchObject({ ok: true, value: { saved: true, path: join(folder, 'demo.txt') } });
+    const bytes = result.ok ? result.value.bytes ?? 0 : 0;
+    expect(bytes).toBeGreaterThan(0);
+    expect((await readFile(join(folder, 'demo.txt'))).byteLength).toBe(bytes);
+    expect(await readdir(folder)).toEqual(['demo.txt']);
+    expect(progress.at(-1)).toMatchObject({ agentId: 'builtin-demo', downloadId: 'd1', received: bytes });
+    expect(issuer).toMatch(/^http:\/\/127\.0\.0\.1:/);
+  });
+
+  it('saves nothing when the user cancels the save dialog, and never downloads other origins or without a click', async () => {
+    const folder = await tempDir();
+    const { services } = await app(folder, () => undefined);
+    expect(await services.call('talkie.download', { agentId: 'builtin-demo', downloadId: 'd2', url: '/api/files/demo.txt', name: 'demo.txt' })).toEqual({ ok: true, value: { saved: false } });
+    expect(await services.call('talkie.download', { agentId: 'builtin-demo', downloadId: 'd3', url: 'https://elsewhere.example/f.pdf', name: 'f.pdf' })).toMatchObject({ ok: false, error: { code: 'unsafe_url' } });
+    expect(await services.call('talkie.download', { agentId: 'builtin-demo', downloadId: 'd4', url: '/api/files/demo.txt', name: 'demo.txt' }, false)).toMatchObject({ ok: false, error: { code: 'no_user_gesture' } });
+    expect(await readdir(folder)).toEqual([]);
+  });
+
+  it('leaves no partial file when the download fails mid-way', async () => {
+    const server = await startServer((req, res) => {
+      if (req.url === '/.well-known/talkie.json') return json(res, 200, manifestFor(`http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`));
+      res.writeHead(200, { 'Content-Type': 'application/pdf' });
+      res.write(Buffer.alloc(300 * 1024, 1), () => res.destroy());
+    });
+    const folder = await tempDir();
+    const services = await startTestServices(await tempDir(), { chooseDownloadPath: async (name) => join(folder, name) });
+    await services.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
+    const added = await services.call('agents.add', { address: server.url });
+    const agentId = added.ok ? added.value.agent.id : '';
+    await services.call('talkie.useToken', { agentId, token: 't' });
+    expect(await services.call('talkie.download', { agentId, downloadId: 'd5', url: '/files/big.pdf', name: 'big.pdf' })).toMatchObject({ ok: false });
+    expect(await readdir(folder)).toEqual([]);
+  });
+});
+
+describe('safeFileName', () => {
+  it.each([
+    ['Nabídka N-2026-014.pdf', 'Nabídka N-2026-014.pdf'],
+    ['../../etc/passwd', 'passwd'],
+    ['C:\\Windows\\system32\\evil.dll', 'evil.dll'],
+    ['.bashrc', 'bashrc'],
+    ['a\u0000b\nc.txt', 'a_b_c.txt'],
+    ['', 'download'],
+    ['...', 'download'],
+  ])('%j → %j', (name, expected) => {
+    expect(safeFileName(name)).toBe(expected);
+  });
+});
