@@ -1,11 +1,23 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import type { UserEvent } from '@testing-library/user-event';
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { builtInDemoAgentId, type EventPayload } from '../../../src/shared/ipc/contract';
 import type { Action } from '../../../src/shared/talkie/content';
 import type { RunUpdate } from '../../../src/shared/talkie/conversation';
 import { createFakeBackend, type FakeBackend } from './fake-api';
 import { renderApp } from './render-app';
+
+// useChat renders streamed updates once per animation frame. Here frames run at once, so a test
+// can assert right after it pushes an update (the batching itself is measured by bench/renderer-stream.ts).
+beforeEach(() => {
+  vi.stubGlobal('requestAnimationFrame', (callback: FrameRequestCallback) => {
+    callback(performance.now());
+    return 0;
+  });
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
 
 /** Home → "Open demo" → the chat of the built-in demo, ready for typing. */
 export async function openDemo(backend: FakeBackend = createFakeBackend()) {

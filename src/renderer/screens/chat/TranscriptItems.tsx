@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import type { ConversationItem } from '../../../shared/talkie/conversation';
 import { ErrorText, type ShownError } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
@@ -102,7 +103,11 @@ export interface ItemHandlers extends ActionHandlers {
   retryAfterError: (errorItemId: string) => void;
 }
 
-export function TranscriptItem({ item, handlers }: { item: ConversationItem; handlers: ItemHandlers }) {
+/**
+ * One transcript entry, memoized: the reducer keeps unchanged items identical, so while a reply
+ * streams only the growing message re-renders, not the thousands of messages before it.
+ */
+export const TranscriptItem = memo(function TranscriptItem({ item, handlers }: { item: ConversationItem; handlers: ItemHandlers }) {
   switch (item.kind) {
     case 'user':
       return <UserMessage item={item} failure={handlers.failures.get(item.id)} canRetry={handlers.canRetry} onRetry={() => handlers.retryMessage(item.id)} />;
@@ -119,4 +124,4 @@ export function TranscriptItem({ item, handlers }: { item: ConversationItem; han
     case 'error':
       return <ErrorItem item={item} canRetry={handlers.canRetry} onRetry={() => handlers.retryAfterError(item.id)} />;
   }
-}
+});

@@ -34,7 +34,18 @@ export function formatDateTime(iso: string | undefined, language: Language): str
   if (iso === undefined) return undefined;
   const time = Date.parse(iso);
   if (Number.isNaN(time)) return undefined;
-  return new Intl.DateTimeFormat(locales[language], { dateStyle: 'medium', timeStyle: 'short' }).format(time);
+  return dateTimeFormat(language).format(time);
+}
+
+/** Creating an Intl formatter costs far more than using one: keep one per language. */
+const dateTimeFormats = new Map<Language, Intl.DateTimeFormat>();
+function dateTimeFormat(language: Language): Intl.DateTimeFormat {
+  let format = dateTimeFormats.get(language);
+  if (!format) {
+    format = new Intl.DateTimeFormat(locales[language], { dateStyle: 'medium', timeStyle: 'short' });
+    dateTimeFormats.set(language, format);
+  }
+  return format;
 }
 
 /** Milliseconds since the epoch of a server timestamp, or undefined. */

@@ -95,9 +95,23 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
     authProblem.current = onAuthProblem;
   }, [onAuthProblem]);
 
+  // The logic always sees the newest conversation (latest.current); React renders it at most once
+  // per animation frame, so a reply streaming 200 deltas a second costs one render per frame.
+  const frame = useRef<{ scheduled: boolean; id?: number }>({ scheduled: false });
   const change = useCallback((update: (current: Conversation) => Conversation) => {
     latest.current = update(latest.current);
-    setConversation(latest.current);
+    if (frame.current.scheduled) return;
+    frame.current.scheduled = true;
+    frame.current.id = requestAnimationFrame(() => {
+      frame.current.scheduled = false;
+      setConversation(latest.current);
+    });
+  }, []);
+  useEffect(() => {
+    const pending = frame.current;
+    return () => {
+      if (pending.scheduled && pending.id !== undefined) cancelAnimationFrame(pending.id);
+    };
   }, []);
 
   const setFailure = useCallback((messageId: string, error: ShownError | undefined) => {

@@ -1,0 +1,137 @@
+/**
+ * Benchmark (not a test): frame times in Chromium while a Talkie run streams 200 deltas/s into a
+ * thread that already holds 2,000 messages. Goal: p95 frame time under 16 ms. Prints figures.
+ *
+ *   npm run bench:render        (needs `npm run build` and /usr/bin/chromium)
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { closeBrowser, openApp, startShell } from '../test/e2e/support/app';
+
+const history = 2000;
+const deltasPerSecond = 200;
+const seconds = Number(process.env.SECONDS ?? 10);
+
+const messages = Array.from({ length: history }, (_, i) => ({
+  id: `m${i}`,
+  role: i % 2 === 0 ? 'user' : 'assistant',
+  content: i % 2 === 0 ? `Question ${i}: what about item ${i}?` : `Answer ${i}: **item ${i}** is fine. Here is a list:\n\n- one\n- two\n- \`three\``,
+  createdAt: new Date(Date.now() - (history - i) * 60_000).toISOString(),
+}));
+
+function send(response: ServerResponse, status: number, body: unknown) {
+  response.writeHead(status, { 'Content-Type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = request.url ?? '';
+  if (url === '/.well-known/talkie.json') {
+    return send(response, 200, {
+      spec: 'talkie/1', issuer: origin, serverId: 'bench.local', name: 'Bench server', auth: { oauth: { issuer: origin }, token: {} },
+      endpoints: { run: '/run', threads: '/threads', thread: '/threads/{threadId}', status: '/status', cancelRun: '/runs/{runId}/cancel' },
+    });
+  }
+  if (url === '/threads') return send(response, 200, { threads: [{ id: 'big', title: 'Long thread', channel: 'chat', createdAt: messages[0]!.createdAt, updatedAt: messages.at(-1)!.createdAt }] });
+  if (url === '/threads/big') return send(response, 200, { thread: { id: 'big' }, messages, actions: [] });
+  if (url === '/status') return send(response, 200, { user: { id: 'b', name: 'Bench' }, chat: true, voice: false, usage: [] });
+  if (url === '/run') {
+    request.resume();
+    response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    const event = (value: unknown) => response.write(`data: ${JSON.stringify(value)}\n\n`);
+    event({ type: 'RUN_STARTED', threadId: 'big', runId: 'r' });
+    event({ type: 'TEXT_MESSAGE_START', messageId: 'streamed', role: 'assistant' });
+    let sent = 0;
+    const timer = setInterval(() => {
+      event({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'streamed', delta: `word${sent} ` });
+      if (++sent >= deltasPerSecond * seconds) {
+        clearInterval(timer);
+        event({ type: 'TEXT_MESSAGE_END', messageId: 'streamed' });
+        event({ type: 'RUN_FINISHED', threadId: 'big', runId: 'r' });
+        response.end();
+      }
+    }, 1000 / deltasPerSecond);
+    response.on('close', () => clearInterval(timer));
+    return;
+  }
+  send(response, 404, { error: { code: 'not_found', message: 'no', retryable: false } });
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+const agentUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+
+const userData = await mkdtemp(join(tmpdir(), 'agentdesk-bench-'));
+await writeFile(join(userData, 'settings.json'), JSON.stringify({ schemaVersion: 1, language: 'en', appearance: { theme: 'light', textSize: 'normal' }, developer: { allowLocalHttp: true, allowPastedTokens: true } }));
+await writeFile(join(userData, 'agents.json'), JSON.stringify({ schemaVersion: 1, agents: [{ id: 'bench', url: agentUrl, display: agentUrl, addedAt: new Date().toISOString() }] }));
+
+const shell = await startShell(userData);
+const app = await openApp(shell);
+const { page } = app;
+try {
+  await page.getByRole('button', { name: `Open ${agentUrl}` }).click();
+  await page.getByRole('textbox', { name: 'Access token' }).fill('bench-token');
+  await page.getByRole('button', { name: 'Use token' }).click();
+  await page.getByRole('navigation', { name: 'Chats' }).getByRole('button', { name: /^Long thread/ }).click();
+  await page.getByText(`Answer ${history - 1}:`, { exact: false }).waitFor({ timeout: 60_000 });
+
+  // Strings, not functions: tsx's esbuild adds helpers to functions that do not exist in the page.
+  await page.evaluate(`(() => {
+    window.frames_ = [];
+    window.stop_ = false;
+    let last = performance.now();
+    const tick = (now) => {
+      window.frames_.push(now - last);
+      last = now;
+      if (!window.stop_) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  })()`);
+  // Baseline: the same page, idle, for 2 s (what this machine's headless Chromium does with no work).
+  await page.waitForTimeout(2000);
+  const idle = (await page.evaluate('(() => { const f = window.frames_.slice(2); window.frames_ = []; return f; })()')) as number[];
+  const message = page.getByRole('textbox', { name: 'Message' });
+  // PROFILE=1 prints where the page spends its time while streaming (Chromium's CPU profiler).
+  const profiler = process.env.PROFILE ? await page.context().newCDPSession(page) : undefined;
+  if (profiler) {
+    await profiler.send('Profiler.enable');
+    await profiler.send('Profiler.start');
+  }
+  await message.fill('stream please');
+  await message.press('Enter');
+  // Wait without touching the page (a locator would poll the text of every message and skew the
+  // measurement), then check once that the whole reply arrived.
+  await page.waitForTimeout((seconds + 2) * 1000);
+  const frames = (await page.evaluate('(() => { window.stop_ = true; return window.frames_.slice(2); })()')) as number[];
+  if (profiler) {
+    const { profile } = (await profiler.send('Profiler.stop')) as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };
+    const self = new Map<number, number>();
+    profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+    const byName = new Map<string, number>();
+    for (const node of profile.nodes) {
+      const name = `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').pop()}:${node.callFrame.lineNumber}`;
+      byName.set(name, (byName.get(name) ?? 0) + (self.get(node.id) ?? 0));
+    }
+    const top = [...byName].sort((a, b) => b[1] - a[1]).slice(0, 15);
+    process.stdout.write(`top self time while streaming:\n${top.map(([name, us]) => `  ${(us / 1000).toFixed(0).padStart(6)} ms  ${name}`).join('\n')}\n`);
+  }
+  await page.getByText(`word${deltasPerSecond * seconds - 1}`, { exact: false }).waitFor({ timeout: 30_000 });
+  const describe = (values: number[]) => {
+    const sorted = [...values].sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+    return `frames ${values.length}, p50 ${at(0.5).toFixed(1)} ms, p95 ${at(0.95).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms, max ${(sorted.at(-1) ?? Number.NaN).toFixed(1)} ms`;
+  };
+  process.stdout.write(
+    `Chromium (headless, software rendering), a ${history}-message thread open:\n` +
+      `  idle:      ${describe(idle)}\n` +
+      `  streaming: ${describe(frames)}  (${deltasPerSecond} deltas/s for ${seconds} s; goal p95 < 16 ms)\n`,
+  );
+} finally {
+  await app.close();
+  await shell.stop();
+  await closeBrowser();
+  server.close();
+  await rm(userData, { recursive: true, force: true });
+}
