@@ -8,6 +8,7 @@ import { createTokenStore } from '../auth/token-store';
 import { startDemo } from '../demo/start-demo';
 import { openSecretStore, type SecretStore } from '../secrets/secret-store';
 import { uniquePath, type ChooseDownloadPath } from '../talkie/download';
+import { EndpointApprovals } from '../talkie/endpoint-approvals';
 import { TalkieService, type DemoPort, type OAuthPort } from '../talkie/talkie-service';
 import { createDispatcher, type Dispatcher, type Handlers } from '../ipc/dispatcher';
 import { EventBus } from '../ipc/event-bus';
@@ -63,6 +64,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
   const notices: string[] = [];
   const settings = await SettingsService.open(options.userDataDir, events, notices);
   const agents = await AgentRegistry.open(options.userDataDir, events, notices);
+  const approvals = await EndpointApprovals.open(options.userDataDir, notices);
   const media = new MediaPermissions();
   const secrets = options.secrets ?? (await openSecretStore());
   if (secrets.kind === 'memory' && secrets.reason) notices.push(secrets.reason);
@@ -92,6 +94,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     oauth,
     ...(options.talkieRecovery ? { recovery: options.talkieRecovery } : {}),
     chooseDownloadPath: options.chooseDownloadPath ?? downloadsFolderPath,
+    approvals,
     log,
   });
 

@@ -13,6 +13,7 @@ import type { AgentRegistry } from '../services/agent-registry';
 import type { SettingsService } from '../services/settings-service';
 import { fetchLogo, ManifestCache, type DiscoveredServer } from './discovery';
 import { safeFileName, saveResponse, type ChooseDownloadPath } from './download';
+import type { EndpointApprovals } from './endpoint-approvals';
 import { describe, limits, TalkieClient, TalkieError, type RunOutcome, type TokenSource } from './talkie-client';
 import { threadItems, threadList } from './thread-view';
 
@@ -42,6 +43,8 @@ export interface TalkieServiceDeps {
   recovery?: { delaysMs: readonly number[] };
   /** Where to save a downloaded file; undefined when the user cancels. */
   chooseDownloadPath: ChooseDownloadPath;
+  /** Which cross-origin endpoints the user accepted, per serverId. */
+  approvals: EndpointApprovals;
 }
 
 interface Connection {
@@ -70,7 +73,6 @@ const pastedClientId = 'development-token';
 export class TalkieService {
   private readonly manifests = new ManifestCache();
   private readonly connections = new Map<string, Connection>();
-  private readonly accepted = new Set<string>();
   private readonly runs = new Map<string, ActiveRun>();
   private readonly actions = new Map<string, Action>();
   private demo?: { baseUrl: string; token: string };
@@ -89,7 +91,8 @@ export class TalkieService {
 
   async acceptEndpoints(agentId: string): Promise<ServerView> {
     const connection = await this.connection(agentId);
-    this.accepted.add(connection.server.manifest.serverId);
+    const { serverId, crossOriginEndpoints } = connection.server.manifest;
+    await this.deps.approvals.accept(serverId, crossOriginEndpoints.map((endpoint) => endpoint.url));
     return this.view(connection);
   }
 
@@ -283,10 +286,14 @@ export class TalkieService {
     }
   }
 
+  private endpointsAccepted(manifest: DiscoveredServer['manifest']): boolean {
+    return this.deps.approvals.covers(manifest.serverId, manifest.crossOriginEndpoints.map((endpoint) => endpoint.url));
+  }
+
   private async usable(agentId: string): Promise<Connection> {
     const connection = await this.connection(agentId);
     const { manifest } = connection.server;
-    if (manifest.crossOriginEndpoints.length > 0 && !this.accepted.has(manifest.serverId)) {
+    if (!this.endpointsAccepted(manifest)) {
       throw new ServiceError('endpoints_not_accepted', 'Review and accept the addresses this server uses on other sites first.');
     }
     return connection;
@@ -354,7 +361,7 @@ export class TalkieService {
         ...(allowPasted && manifest.auth.token?.hint ? { tokenHint: manifest.auth.token.hint } : {}),
       },
       crossOriginEndpoints: manifest.crossOriginEndpoints,
-      endpointsAccepted: manifest.crossOriginEndpoints.length === 0 || this.accepted.has(manifest.serverId),
+      endpointsAccepted: this.endpointsAccepted(manifest),
       problems: problems.slice(0, 50),
       tokenStorage: this.deps.tokenStorage,
     };

@@ -104,21 +104,33 @@ describe('Talkie through the contract, against the built-in demo', () => {
 });
 
 describe('Talkie against other servers', () => {
-  it('uses endpoints on another origin only after the user accepts them', async () => {
+  it('uses endpoints on another origin only after the user accepts them, and remembers that per server', async () => {
+    let statusUrl = 'https://status.other.example/s';
     const server = await startServer((req, res) => {
-      if (req.url === '/.well-known/talkie.json') return json(res, 200, manifestFor(`http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`, { endpoints: { ...manifestFor('x').endpoints, status: 'https://status.other.example/s' } }));
+      if (req.url === '/.well-known/talkie.json') {
+        return json(res, 200, manifestFor(`http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`, { endpoints: { ...manifestFor('x').endpoints, status: statusUrl } }));
+      }
       json(res, 200, { threads: [] });
     });
-    const app = await services();
+    const userData = await tempDir();
+    const app = await startTestServices(userData);
     await app.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
     const added = await app.call('agents.add', { address: server.url });
     const agentId = added.ok ? added.value.agent.id : '';
-    expect(await app.call('talkie.connect', { agentId })).toMatchObject({ ok: true, value: { endpointsAccepted: false, crossOriginEndpoints: [{ name: 'status', url: 'https://status.other.example/s' }], signedIn: false } });
+    expect(await app.call('talkie.connect', { agentId })).toMatchObject({ ok: true, value: { endpointsAccepted: false, crossOriginEndpoints: [{ name: 'status', url: statusUrl }], signedIn: false } });
     expect(await app.call('talkie.threads', { agentId })).toMatchObject({ ok: false, error: { code: 'endpoints_not_accepted' } });
     expect(await app.call('talkie.acceptEndpoints', { agentId })).toMatchObject({ ok: true, value: { endpointsAccepted: true } });
     expect(await app.call('talkie.useToken', { agentId, token: 'dev_token' })).toMatchObject({ ok: true, value: { signedIn: true } });
     expect(await app.call('talkie.threads', { agentId })).toEqual({ ok: true, value: { threads: [] } });
     expect(server.requests.find((r) => r.path === '/threads')?.authorization).toBe('Bearer dev_token');
+
+    // After a restart the acceptance is remembered…
+    const restarted = await startTestServices(userData);
+    expect(await restarted.call('talkie.connect', { agentId })).toMatchObject({ ok: true, value: { endpointsAccepted: true } });
+    // …but only for the URLs the user saw: a manifest pointing elsewhere must be accepted again.
+    statusUrl = 'https://status.someone-else.example/s';
+    const again = await startTestServices(userData);
+    expect(await again.call('talkie.connect', { agentId })).toMatchObject({ ok: true, value: { endpointsAccepted: false } });
   });
 
   it('refuses a pasted token unless the developer switch is on', async () => {
