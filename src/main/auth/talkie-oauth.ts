@@ -12,6 +12,9 @@ import type { TokenStore } from './token-store';
  */
 export const defaultOAuthClientId: string = clientDocument.client_id;
 
+/** AgentDesk's private-use URI scheme (RFC 8252 §7.1): the reverse domain of its app id. */
+export const privateUseScheme = 'dev.agentdesk.app';
+
 export interface TalkieOAuthOptions {
   tokens: TokenStore;
   /** Opens the authorization URL in the system browser. */
@@ -20,10 +23,13 @@ export interface TalkieOAuthOptions {
   allowLocalHttp(): boolean;
   log: Logger;
   clientId?: string;
+  /** The redirect to use for the next sign-in (loopback unless the user chose the app's scheme and the host can receive it). */
+  redirect?: () => OAuthConfig['redirect'];
 }
 
 export function createTalkieOAuth(options: TalkieOAuthOptions): OAuthPort {
-  const config: OAuthConfig = { clientId: options.clientId ?? process.env.AGENTDESK_OAUTH_CLIENT_ID ?? defaultOAuthClientId, redirect: 'loopback' };
+  const clientId = options.clientId ?? process.env.AGENTDESK_OAUTH_CLIENT_ID ?? defaultOAuthClientId;
+  const config = (): OAuthConfig => ({ clientId, redirect: options.redirect?.() ?? 'loopback' });
   const deps = () => {
     const allowLocalHttp = options.allowLocalHttp();
     return { fetch: guardedFetch({ allowLocalHttp }), tokens: options.tokens, allowLocalHttp, log: options.log };
@@ -34,7 +40,7 @@ export function createTalkieOAuth(options: TalkieOAuthOptions): OAuthPort {
       if (!oauth) throw new AuthError('discovery_failed', 'This server offers no browser sign-in.');
       await signIn(
         { serverId: server.manifest.serverId, issuer: server.manifest.issuer, authIssuer: oauth.issuer, scopes: oauth.scopes },
-        { ...deps(), openBrowser: options.openBrowser, config },
+        { ...deps(), openBrowser: options.openBrowser, config: config() },
       );
     },
     async refresh(serverId) {

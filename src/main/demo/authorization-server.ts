@@ -45,7 +45,7 @@ export interface DemoAuthorizationServerOptions {
   log?: Logger;
 }
 
-export const demoRedirectUris = ['http://127.0.0.1/oauth/callback', 'cz.firemnicrm.talkie:/oauth/callback'];
+export const demoRedirectUris = ['http://127.0.0.1/oauth/callback', 'dev.agentdesk.app:/oauth/callback', 'cz.firemnicrm.talkie:/oauth/callback'];
 
 export const demoUser = { id: 'demo', name: 'Demo User', email: 'demo@example.invalid' } as const;
 

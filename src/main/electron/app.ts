@@ -1,6 +1,8 @@
 import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { completePrivateUseRedirect } from '../auth/oauth-client';
+import { privateUseScheme } from '../auth/talkie-oauth';
 import { methodChannel, methodNames } from '../../shared/ipc/contract';
 import { fail } from '../../shared/ipc/errors';
 import { pageSecurityHeaders } from '../platform/content-security-policy';
@@ -47,6 +49,14 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths())
   // Checklist 18: app:// is a standard, secure origin (before `ready`, as Electron requires).
   protocol.registerSchemesAsPrivileged([{ scheme: appScheme, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 
+  // Sign-in can come back as dev.agentdesk.app:/oauth/callback (RFC 8252 §7.1): macOS delivers it as
+  // open-url, Windows and Linux start a second instance with it on the command line.
+  app.setAsDefaultProtocolClient(privateUseScheme);
+  app.on('open-url', (event, url) => {
+    event.preventDefault();
+    completePrivateUseRedirect(url);
+  });
+
   // Checklist 13, 14, 11/12: no navigation, no new windows, no <webview>, in any web contents.
   app.on('web-contents-created', (_event, contents) => guardWebContents(contents));
 
@@ -59,6 +69,7 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths())
     version: app.getVersion(),
     // Checklist 15: only through openExternalLink (https:, right after a user gesture).
     openExternal: (url) => shell.openExternal(url),
+    receivesPrivateUseRedirects: true,
     // §6 downloads: the user picks where the file goes.
     chooseDownloadPath: async (name) => {
       const options = { defaultPath: join(app.getPath('downloads'), name) };
@@ -111,7 +122,9 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths())
     void current.loadURL(appEntryUrl);
   };
 
-  app.on('second-instance', () => {
+  app.on('second-instance', (_event, argv) => {
+    const redirect = argv.find((argument) => argument.startsWith(`${privateUseScheme}:`));
+    if (redirect) completePrivateUseRedirect(redirect);
     if (!window) return createWindow();
     if (window.isMinimized()) window.restore();
     window.focus();

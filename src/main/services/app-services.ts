@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HardwareStatus } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
-import { createTalkieOAuth } from '../auth/talkie-oauth';
+import { createTalkieOAuth, privateUseScheme } from '../auth/talkie-oauth';
 import { createTokenStore } from '../auth/token-store';
 import { startDemo } from '../demo/start-demo';
 import { openSecretStore, type SecretStore } from '../secrets/secret-store';
@@ -32,6 +32,8 @@ export interface AppServicesOptions {
   oauth?: OAuthPort;
   /** For tests: how long to keep reloading a thread after a dropped stream. */
   talkieRecovery?: { delaysMs: readonly number[] };
+  /** True where the OS delivers AgentDesk's private-use scheme to this app (Electron registers it). */
+  receivesPrivateUseRedirects?: boolean;
   /** Where downloads go: Electron asks with a save dialog; default: a free name in ~/Downloads. */
   chooseDownloadPath?: ChooseDownloadPath;
 }
@@ -83,7 +85,14 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
   const tokens = createTokenStore(secrets);
   const oauth =
     options.oauth ??
-    createTalkieOAuth({ tokens, openBrowser: options.openExternal, allowLocalHttp: () => settings.get().developer.allowLocalHttp, log });
+    createTalkieOAuth({
+      tokens,
+      openBrowser: options.openExternal,
+      allowLocalHttp: () => settings.get().developer.allowLocalHttp,
+      // The web shell cannot receive app-scheme links, so it always uses the loopback redirect.
+      redirect: () => (settings.get().signIn?.redirect === 'private-use' && options.receivesPrivateUseRedirects ? { privateUseScheme } : 'loopback'),
+      log,
+    });
   const talkie = new TalkieService({
     agents,
     settings,

@@ -15,7 +15,7 @@ import { call, type LiveResource, type Resource } from '../hooks/useLiveResource
 import { useI18n } from '../i18n/I18nProvider';
 import type { MessageKey } from '../i18n/strings';
 
-type Group = 'language' | 'appearance' | 'developer';
+type Group = 'language' | 'appearance' | 'signIn' | 'developer';
 type Feedback = { group: Group; kind: 'saved' } | { group: Group; kind: 'error'; error: IpcError } | null;
 
 export interface SettingsScreenProps {
@@ -88,6 +88,11 @@ export function SettingsScreen({ api, headingRef, settings, info, onBack }: Sett
           textSize={shown.appearance.textSize}
           feedback={feedbackFor('appearance')}
           onChange={(appearance) => void change('appearance', { appearance })}
+        />
+        <SignInGroup
+          redirect={shown.signIn?.redirect ?? 'loopback'}
+          feedback={feedbackFor('signIn')}
+          onChange={(redirect) => void change('signIn', { signIn: { redirect } })}
         />
         <DeveloperGroup
           value={shown.developer}
@@ -285,6 +290,30 @@ function Checkbox({
         {t(description)}
       </p>
     </div>
+  );
+}
+
+function SignInGroup({
+  redirect,
+  feedback,
+  onChange,
+}: {
+  redirect: 'loopback' | 'private-use';
+  feedback: Feedback;
+  onChange: (redirect: 'loopback' | 'private-use') => void;
+}) {
+  const { t } = useI18n();
+  return (
+    <fieldset className="settings-group">
+      <legend className="settings-group__legend">{t('settings.signIn.legend')}</legend>
+      <Checkbox
+        label="settings.signIn.privateUse.label"
+        description="settings.signIn.privateUse.description"
+        checked={redirect === 'private-use'}
+        onChange={(checked) => onChange(checked ? 'private-use' : 'loopback')}
+      />
+      <GroupFeedback feedback={feedback} />
+    </fieldset>
   );
 }
 

@@ -4,6 +4,8 @@ import { z } from 'zod';
 export const themeSchema = z.enum(['system', 'light', 'dark']);
 export const textSizeSchema = z.enum(['normal', 'large']);
 export const languageSchema = z.enum(['system', 'en', 'cs']);
+/** How the browser hands a sign-in back: a loopback address (RFC 8252 §7.3) or the app's own scheme (§7.1, desktop app only). */
+export const signInRedirectSchema = z.enum(['loopback', 'private-use']);
 
 export const settingsSchema = z.strictObject({
   schemaVersion: z.literal(1),
@@ -18,6 +20,8 @@ export const settingsSchema = z.strictObject({
     /** The developer switch that allows pasting a bearer token instead of signing in. */
     allowPastedTokens: z.boolean(),
   }),
+  /** Optional so that settings files written before it existed still load. */
+  signIn: z.strictObject({ redirect: signInRedirectSchema }).optional(),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -27,12 +31,14 @@ export const defaultSettings: Settings = {
   language: 'system',
   appearance: { theme: 'system', textSize: 'normal' },
   developer: { allowLocalHttp: false, allowPastedTokens: false },
+  signIn: { redirect: 'loopback' },
 };
 
 export const settingsPatchSchema = z.strictObject({
   language: languageSchema.optional(),
   appearance: settingsSchema.shape.appearance.partial().optional(),
   developer: settingsSchema.shape.developer.partial().optional(),
+  signIn: z.strictObject({ redirect: signInRedirectSchema }).optional(),
 });
 
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
@@ -43,5 +49,6 @@ export function applySettingsPatch(current: Settings, patch: SettingsPatch): Set
     language: patch.language ?? current.language,
     appearance: { ...current.appearance, ...patch.appearance },
     developer: { ...current.developer, ...patch.developer },
+    signIn: { redirect: patch.signIn?.redirect ?? current.signIn?.redirect ?? 'loopback' },
   };
 }

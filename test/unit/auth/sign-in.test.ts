@@ -42,19 +42,17 @@ beforeAll(async () => {
 });
 
 describe('the sample Client ID Metadata Document (resources/oauth/client.json)', () => {
-  it('describes a public native client with loopback redirects on the callback path and the Talkie scopes', () => {
+  it('describes a public native client with loopback and private-use redirects on the callback path and the Talkie scopes', () => {
     expect(new URL(clientDocument.client_id).protocol).toBe('https:');
     expect(clientDocument.client_id).toMatch(/\/oauth\/client\.json$/);
     expect(clientDocument.token_endpoint_auth_method).toBe('none');
     expect(clientDocument.grant_types.sort()).toEqual(['authorization_code', 'refresh_token']);
     expect(clientDocument.response_types).toEqual(['code']);
     expect(clientDocument.scope.split(' ').sort()).toEqual(['offline_access', 'talkie']);
-    expect(clientDocument.redirect_uris.length).toBeGreaterThan(0);
-    for (const uri of clientDocument.redirect_uris) {
-      const url = new URL(uri);
-      // RFC 8252 §7.3: loopback IP literal, no port (any port matches), our callback path.
-      expect([url.protocol, url.hostname, url.port, url.pathname]).toEqual(['http:', '127.0.0.1', '', callbackPath]);
-    }
+    // RFC 8252: the loopback IP literal without a port (§7.3, any port matches) and AgentDesk's
+    // private-use scheme (§7.1), both on our callback path.
+    expect(clientDocument.redirect_uris).toEqual(['http://127.0.0.1/oauth/callback', 'dev.agentdesk.app:/oauth/callback']);
+    for (const uri of clientDocument.redirect_uris) expect(new URL(uri).pathname).toBe(callbackPath);
   });
 });
 afterAll(async () => {

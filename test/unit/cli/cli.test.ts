@@ -16,7 +16,8 @@ afterEach(async () => {
 });
 async function demo() {
   // 0.2 keeps the test-mode action's expiry (600 s scaled) above §11's 60 s and the slow run at ~1 s.
-  const server = await startTalkieDemoServer({ timeScale: 0.2 });
+  // The probe reads the manifest only, so the Authorization Server it names need not run here.
+  const server = await startTalkieDemoServer({ timeScale: 0.2, oauthIssuer: 'http://127.0.0.1:9/oauth' });
   demos.push(server);
   return server;
 }

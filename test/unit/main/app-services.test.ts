@@ -47,6 +47,16 @@ describe('the app services behind the contract', () => {
     expect(await second.call('settings.get')).toMatchObject({ ok: true, value: { language: 'cs', appearance: { theme: 'dark', textSize: 'normal' } } });
   });
 
+  it('loads a settings file written before the sign-in setting existed, without moving it aside', async () => {
+    const dir = await tempDir();
+    const old = { schemaVersion: 1, language: 'cs', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: true, allowPastedTokens: false } };
+    await writeFile(join(dir, 'settings.json'), JSON.stringify(old));
+    const services = await startTestServices(dir);
+    expect(await services.call('settings.get')).toEqual({ ok: true, value: old });
+    expect(await services.call('app.info')).toMatchObject({ ok: true, value: { notices: [] } });
+    expect(await services.call('settings.update', { patch: { signIn: { redirect: 'private-use' } } })).toMatchObject({ ok: true, value: { language: 'cs', signIn: { redirect: 'private-use' } } });
+  });
+
   it('starts with defaults and a notice when the settings file is corrupt', async () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'settings.json'), '{ not json');

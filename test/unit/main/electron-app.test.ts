@@ -26,6 +26,7 @@ const fake = vi.hoisted(() => {
     openExternal: [] as string[],
     quit: 0,
     sandbox: 0,
+    protocolClients: [] as string[],
   };
   class FakeContents {
     events = new Map<string, Handler>();
@@ -80,6 +81,7 @@ const fake = vi.hoisted(() => {
       },
       getPath: () => state.userData,
       getVersion: () => '9.9.9',
+      setAsDefaultProtocolClient: (scheme: string) => void state.protocolClients.push(scheme),
     },
     protocol: {
       registerSchemesAsPrivileged: (schemes: unknown[]) => {
@@ -140,6 +142,7 @@ beforeEach(() => {
   state.openExternal.length = 0;
   state.quit = 0;
   state.sandbox = 0;
+  state.protocolClients.length = 0;
 });
 
 describe('Electron security checklist', () => {
@@ -245,6 +248,17 @@ describe('Electron security checklist', () => {
     const { contents } = await start();
     await invoke(methodChannel('agents.add'), { address: 'crm.example.com' });
     expect(contents.sent).toEqual([['agentdesk:event:agents.changed', { agents: [expect.objectContaining({ display: 'crm.example.com' })] }]]);
+  });
+
+  it('registers the app\'s private-use scheme for sign-in redirects and takes them from a second instance or open-url', async () => {
+    await start();
+    expect(fake.state.protocolClients).toEqual(['dev.agentdesk.app']);
+    expect(fake.state.appEvents.has('open-url')).toBe(true);
+    const preventDefault = vi.fn();
+    fake.state.appEvents.get('open-url')!({ preventDefault }, 'dev.agentdesk.app:/oauth/callback?code=x&state=unknown');
+    expect(preventDefault).toHaveBeenCalled();
+    // An unknown state completes nothing and does not throw; a second instance is focused as usual.
+    expect(() => fake.state.appEvents.get('second-instance')!({}, ['agentdesk', 'dev.agentdesk.app:/oauth/callback?code=y&state=nope'])).not.toThrow();
   });
 
   it('single instance: a second launch quits at once and focuses the first window', async () => {

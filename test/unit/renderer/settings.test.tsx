@@ -70,6 +70,16 @@ describe('settings screen', () => {
     expect(tokens.checked).toBe(true);
   });
 
+  it('saves the sign-in redirect choice', async () => {
+    const { user, backend } = await renderApp();
+    await openSettings(user);
+    const privateUse = screen.getByRole<HTMLInputElement>('checkbox', { name: 'Return from the browser through an AgentDesk link (desktop app only)' });
+    expect(privateUse.checked).toBe(false);
+    await user.click(privateUse);
+    await waitFor(() => expect(backend.state.settings.signIn?.redirect).toBe('private-use'));
+    expect(backend.callsOf('settings.update')).toEqual([{ patch: { signIn: { redirect: 'private-use' } } }]);
+  });
+
   it('reverts the control and shows the error when saving fails', async () => {
     const backend = createFakeBackend();
     backend.failNext('settings.update', { code: 'internal', message: 'The settings file could not be written.' });
