@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 /**
  * One build for every runtime:
  * - main:     out/main/index.js (Electron app), out/main/webshell.js (the same services under plain Node)
- *             and out/main/cli.js (the agentdesk command)
+ *             out/main/cli.js (the agentdesk command) and out/main/nfc-reader.js (the NFC reader process)
  * - preload:  out/preload/index.cjs, CommonJS because sandboxed preloads cannot load ES modules;
  *             zod is bundled in (a sandboxed preload can require nothing but electron)
  * - renderer: out/renderer (index.html + hashed assets)
@@ -13,11 +13,15 @@ import { resolve } from 'node:path';
 export default defineConfig({
   main: {
     build: {
+      // nfc-pcsc is an optional dependency with a native addon: it must stay outside the bundle.
+      externalizeDeps: { include: ['nfc-pcsc'] },
       rolldownOptions: {
         input: {
           index: resolve('src/main/electron/index.ts'),
           webshell: resolve('src/main/webshell/main.ts'),
           cli: resolve('src/main/cli/main.ts'),
+          // The NFC reader service, run as its own process (utilityProcess in Electron, a Node child elsewhere).
+          'nfc-reader': resolve('src/main/nfc/reader-process.ts'),
         },
       },
     },

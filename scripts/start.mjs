@@ -4,6 +4,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { ensureBuild, ensureNodeModules, ensureSystemFeatures, findElectronBinary, root, say } from './lib/setup.mjs';
 
+// System packages first: nfc-pcsc (an optional npm dependency) builds against libpcsclite.
+ensureSystemFeatures(['nfc']);
 ensureNodeModules();
 ensureBuild();
 

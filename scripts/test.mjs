@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureBuild, ensureNodeModules, ensureSystemFeatures, root, run, say } from './lib/setup.mjs';
 
+// System packages first: nfc-pcsc (an optional npm dependency) builds against libpcsclite.
+const missing = ensureSystemFeatures(['chromium', 'keychain', 'nfc']);
 ensureNodeModules();
-const missing = ensureSystemFeatures(['chromium', 'keychain']);
 ensureBuild({ force: true });
 
 const results = join(root, 'test-results');

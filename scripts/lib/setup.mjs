@@ -23,6 +23,11 @@ export const systemFeatures = {
     packages: ['gnome-keyring', 'dbus', 'dbus-x11'],
     present: () => ['/usr/bin/gnome-keyring-daemon', '/usr/bin/dbus-run-session'].every((path) => existsSync(path)),
   },
+  nfc: {
+    purpose: 'NFC readers and their tests (a private pcscd with the virtual reader; libpcsclite-dev builds nfc-pcsc)',
+    packages: ['pcscd', 'libpcsclite-dev', 'vsmartcard-vpcd'],
+    present: () => ['/usr/sbin/pcscd', '/usr/include/PCSC/winscard.h', '/etc/reader.conf.d/vpcd'].every((path) => existsSync(path)),
+  },
 };
 
 export function say(line) {

@@ -19,6 +19,8 @@ export async function startTestServices(userDataDir: string, overrides: Partial<
     openExternal: async (url) => void opened.push(url),
     log: memoryLogger(),
     secrets: memorySecretStore(),
+    // Tests that need NFC start it themselves (test/unit/nfc) with their own pcscd.
+    nfc: 'off',
     ...overrides,
   });
   return {

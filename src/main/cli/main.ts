@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import packageJson from '../../../package.json';
 import { startDemo } from '../demo/start-demo';
 import { chat } from './chat';
+import { parseScanTimeout, readers, scan } from './nfc';
 import { conformance } from './conformance';
 import { exitCodes, processIo, UsageError } from './output';
 import { probe } from './probe';
@@ -21,8 +22,14 @@ Usage:
   agentdesk conformance <address> [--token T] [--json] [--dev] [--wait-expiry]
                                                     run the Talkie test-mode suite (§11)
 
+  agentdesk readers [--json]                       the smart-card service and the NFC readers
+  agentdesk scan [--json] [--key-file PATH] [--timeout S]
+                                                    wait for one NFC tap (default 30 s); prints
+                                                    {objectRef, carrier, assurance, payloadSha256, reader}
+
   --dev   the development setting: allow http:// to localhost, 127.0.0.1 and private LAN addresses
   --json  one JSON object on stdout instead of text
+  --key-file  a policy-provisioned NFC device key (32 bytes, mode 0600), for machines without a keychain
 
 Exit codes: 0 ok, 1 rejected or a check failed, 2 usage or network error.`;
 
@@ -45,6 +52,8 @@ export async function main(argv: string[]): Promise<number> {
       token: { type: 'string' },
       port: { type: 'string' },
       'wait-expiry': { type: 'boolean', default: false },
+      'key-file': { type: 'string' },
+      timeout: { type: 'string' },
     },
   });
   const address = () => {
@@ -61,6 +70,10 @@ export async function main(argv: string[]): Promise<number> {
       return chat(address(), { dev: values.dev, token }, processIo);
     case 'conformance':
       return conformance(address(), { dev: values.dev, token, json: values.json, waitExpiry: values['wait-expiry'] }, processIo);
+    case 'readers':
+      return readers({ json: values.json }, processIo);
+    case 'scan':
+      return scan({ json: values.json, keyFile: values['key-file'], timeoutS: parseScanTimeout(values.timeout) }, processIo);
     default:
       throw new UsageError(`Unknown command "${command}". Run agentdesk --help.`);
   }

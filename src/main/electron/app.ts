@@ -1,8 +1,9 @@
-import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell, utilityProcess, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { completePrivateUseRedirect } from '../auth/oauth-client';
 import { privateUseScheme } from '../auth/talkie-oauth';
+import { utilityProcessLauncher } from '../nfc/utility-process-launcher';
 import { methodChannel, methodNames } from '../../shared/ipc/contract';
 import { fail } from '../../shared/ipc/errors';
 import { pageSecurityHeaders } from '../platform/content-security-policy';
@@ -70,6 +71,8 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths())
     // Checklist 15: only through openExternalLink (https:, right after a user gesture).
     openExternal: (url) => shell.openExternal(url),
     receivesPrivateUseRedirects: true,
+    // The NFC reader runs in its own utilityProcess: a native crash or a hung PC/SC call never stops the app.
+    nfc: { launcher: utilityProcessLauncher((path, args, forkOptions) => utilityProcess.fork(path, args, forkOptions)) },
     // §6 downloads: the user picks where the file goes.
     chooseDownloadPath: async (name) => {
       const options = { defaultPath: join(app.getPath('downloads'), name) };

@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HardwareStatus } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
+import { defaultNfcSettings } from '../../shared/nfc/ipc-schemas';
 import { createTalkieOAuth, privateUseScheme } from '../auth/talkie-oauth';
 import { createTokenStore } from '../auth/token-store';
 import { startDemo } from '../demo/start-demo';
@@ -15,6 +16,10 @@ import { EventBus } from '../ipc/event-bus';
 import type { Logger } from '../platform/logger';
 import { AgentRegistry } from './agent-registry';
 import { openExternalLink, type OpenExternal } from './external-links';
+import { deviceKeyFileEnv, loadDeviceKey } from '../nfc/device-key';
+import { NfcService } from '../nfc/nfc-service';
+import { linuxDistroIds } from '../nfc/os-release';
+import { ReaderSupervisor, type ReaderLauncher } from '../nfc/reader-supervisor';
 import { MediaPermissions } from './media-permissions';
 import { SettingsService } from './settings-service';
 
@@ -32,6 +37,11 @@ export interface AppServicesOptions {
   oauth?: OAuthPort;
   /** For tests: how long to keep reloading a thread after a dropped stream. */
   talkieRecovery?: { delaysMs: readonly number[] };
+  /**
+   * The NFC reader service: Electron passes a utilityProcess launcher, plain Node uses a child
+   * process; 'off' (tests that do not need NFC) starts no reader process.
+   */
+  nfc?: 'off' | { launcher?: ReaderLauncher };
   /** True where the OS delivers AgentDesk's private-use scheme to this app (Electron registers it). */
   receivesPrivateUseRedirects?: boolean;
   /** Where downloads go: Electron asks with a save dialog; default: a free name in ~/Downloads. */
@@ -107,8 +117,27 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     log,
   });
 
+  const nfc =
+    options.nfc === 'off'
+      ? undefined
+      : new NfcService({
+          readers: new ReaderSupervisor({ log, ...(options.nfc?.launcher ? { launcher: options.nfc.launcher } : {}) }),
+          deviceKey: () => {
+            const keyFile = process.env[deviceKeyFileEnv];
+            return loadDeviceKey(keyFile ? { keyFile } : { secrets });
+          },
+          settings: () => defaultNfcSettings,
+          log,
+          distro: linuxDistroIds(),
+        });
+  if (nfc) {
+    nfc.onStatus((status) => events.emit('hardware.changed', { nfc: status }));
+    nfc.onResult((result) => events.emit('nfc.scanResult', result));
+    nfc.start();
+  }
+  const nfcOff = () => new ServiceError('not_allowed', 'NFC is turned off in this run of AgentDesk.');
   const hardwareStatus = (): HardwareStatus => ({
-    nfc: { state: 'unavailable', readers: [], detail: 'NFC reader support is not part of this version yet.' },
+    nfc: nfc ? nfc.status() : { state: 'unavailable', readers: [], detail: 'NFC is turned off in this run of AgentDesk.' },
   });
 
   const handlers: Handlers = {
@@ -125,6 +154,20 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     },
     'media.arm': ({ kinds }) => ({ armed: media.arm(kinds) }),
     'media.disarm': ({ kinds }) => ({ armed: media.disarm(kinds) }),
+    'nfc.arm': async ({ timeoutMs }, context) => {
+      if (!nfc) throw nfcOff();
+      if (!context.hasRecentUserGesture()) throw new ServiceError('no_user_gesture', 'A scan starts only when you click Scan.');
+      return nfc.arm(timeoutMs === undefined ? {} : { timeoutMs });
+    },
+    'nfc.cancel': ({ scanId }) => {
+      if (!nfc) throw nfcOff();
+      return nfc.cancel(scanId);
+    },
+    'nfc.kiosk': ({ active }) => {
+      if (!nfc) throw nfcOff();
+      nfc.setKioskActive(active);
+      return { armed: nfc.status().scan?.armed ?? false };
+    },
     'demo.open': () => talkie.openDemo(),
     'talkie.connect': ({ agentId }) => talkie.connect(agentId),
     'talkie.acceptEndpoints': ({ agentId }) => talkie.acceptEndpoints(agentId),
@@ -155,7 +198,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     media,
     notices,
     dispose: async () => {
-      await Promise.all(demoServers.splice(0).map((server) => server.close()));
+      await Promise.all([...demoServers.splice(0).map((server) => server.close()), nfc?.dispose()]);
     },
   };
 }

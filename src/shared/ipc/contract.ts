@@ -1,5 +1,15 @@
 import { z } from 'zod';
 import { settingsPatchSchema, settingsSchema } from '../settings/settings';
+import {
+  nfcArmRequestSchema,
+  nfcArmResponseSchema,
+  nfcCancelRequestSchema,
+  nfcCancelResponseSchema,
+  nfcKioskRequestSchema,
+  nfcKioskResponseSchema,
+  nfcScanResultSchema,
+  nfcStatusSchema,
+} from '../nfc/ipc-schemas';
 import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
 
 /**
@@ -42,17 +52,6 @@ export const runOutcomeSchema = z.strictObject({
 
 /** The id of the built-in demo agent (never stored in agents.json: its port changes per start). */
 export const builtInDemoAgentId = 'builtin-demo';
-
-export const nfcStatusSchema = z.strictObject({
-  /**
-   * `unavailable`: this build has no NFC reader support yet, or the smart-card service is missing.
-   * `ready`: the reader service runs; `readers` lists what is connected.
-   */
-  state: z.enum(['unavailable', 'ready']),
-  readers: z.array(z.strictObject({ name: z.string().max(200), connected: z.boolean() })).max(16),
-  /** Why NFC is unavailable, for the hardware strip. */
-  detail: z.string().max(500).optional(),
-});
 
 export const hardwareStatusSchema = z.strictObject({
   nfc: nfcStatusSchema,
@@ -103,6 +102,11 @@ export const contract = {
       request: z.strictObject({ kinds: z.array(mediaKindSchema).min(1).max(2) }),
       response: z.strictObject({ armed: z.array(mediaKindSchema) }),
     },
+    /** Arms one NFC scan (a visible control, a user gesture): the next tap becomes a `nfc.scanResult`. */
+    'nfc.arm': { request: nfcArmRequestSchema, response: nfcArmResponseSchema },
+    'nfc.cancel': { request: nfcCancelRequestSchema, response: nfcCancelResponseSchema },
+    /** Kiosk policy: scanning stays armed while the window is focused and the scan indicator is visible. */
+    'nfc.kiosk': { request: nfcKioskRequestSchema, response: nfcKioskResponseSchema },
     /** Starts the built-in demo agent in main (once) and returns its agent id. */
     'demo.open': { request: empty, response: z.strictObject({ agentId }) },
     /** Discovers the agent's Talkie manifest (cached) and reports what the UI needs to show. */
@@ -163,6 +167,8 @@ export const contract = {
       received: z.number().int().nonnegative(),
       total: z.number().int().nonnegative().optional(),
     }),
+    /** The outcome of an armed scan: an observation (never the tag's UID), a failure, timeout or cancel. */
+    'nfc.scanResult': nfcScanResultSchema,
     'settings.changed': settingsSchema,
     'agents.changed': z.strictObject({ agents: z.array(agentEntrySchema) }),
     'hardware.changed': hardwareStatusSchema,

@@ -27,6 +27,7 @@ const fake = vi.hoisted(() => {
     quit: 0,
     sandbox: 0,
     protocolClients: [] as string[],
+    utilityForks: [] as { path: string; options: unknown }[],
   };
   class FakeContents {
     events = new Map<string, Handler>();
@@ -98,6 +99,13 @@ const fake = vi.hoisted(() => {
       },
     },
     ipcMain: { handle: (channel: string, handler: Handler) => void state.ipc.set(channel, handler) },
+    // The NFC reader's utilityProcess: recorded, and quiet (it never answers, like a reader still starting).
+    utilityProcess: {
+      fork: (path: string, _args: string[], options: unknown) => {
+        state.utilityForks.push({ path, options });
+        return { pid: 1, stderr: null, postMessage: () => undefined, kill: () => true, on() { return this; } };
+      },
+    },
     shell: { openExternal: async (url: string) => void state.openExternal.push(url) },
     BrowserWindow: FakeWindow,
   };
@@ -143,6 +151,7 @@ beforeEach(() => {
   state.quit = 0;
   state.sandbox = 0;
   state.protocolClients.length = 0;
+  state.utilityForks.length = 0;
 });
 
 describe('Electron security checklist', () => {
@@ -259,6 +268,11 @@ describe('Electron security checklist', () => {
     expect(preventDefault).toHaveBeenCalled();
     // An unknown state completes nothing and does not throw; a second instance is focused as usual.
     expect(() => fake.state.appEvents.get('second-instance')!({}, ['agentdesk', 'dev.agentdesk.app:/oauth/callback?code=y&state=nope'])).not.toThrow();
+  });
+
+  it('runs the NFC reader in its own utilityProcess (a native crash cannot take the app down)', async () => {
+    await start();
+    expect(fake.state.utilityForks).toEqual([{ path: expect.stringMatching(/nfc-reader\.js$/), options: expect.objectContaining({ serviceName: 'AgentDesk NFC reader' }) }]);
   });
 
   it('single instance: a second launch quits at once and focuses the first window', async () => {

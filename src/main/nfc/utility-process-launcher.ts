@@ -1,0 +1,48 @@
+import type { ReaderLauncher } from './reader-supervisor';
+import { builtReaderEntryPath } from './built-entry';
+
+/**
+ * The Electron launcher for the NFC reader process: utilityProcess.fork, passed in by the Electron
+ * glue (this file does not import Electron, so it stays testable under plain Node).
+ *
+ *   import { utilityProcess } from 'electron';
+ *   new ReaderSupervisor({ log, launcher: utilityProcessLauncher((path, args, options) => utilityProcess.fork(path, args, options)) });
+ */
+
+/** The part of Electron's UtilityProcess this launcher uses. */
+export interface UtilityProcessLike {
+  readonly pid: number | undefined;
+  readonly stderr: NodeJS.ReadableStream | null;
+  postMessage(message: unknown): void;
+  kill(): boolean;
+  on(event: 'message', listener: (message: unknown) => void): this;
+  on(event: 'exit', listener: (code: number) => void): this;
+}
+
+export type UtilityFork = (modulePath: string, args: string[], options: { serviceName: string; stdio: 'pipe' | ['ignore', 'ignore', 'pipe'] }) => UtilityProcessLike;
+
+export function utilityProcessLauncher(forkUtility: UtilityFork, modulePath: string = builtReaderEntryPath(import.meta.url)): ReaderLauncher {
+  return (handlers) => {
+    const child = forkUtility(modulePath, [], { serviceName: 'AgentDesk NFC reader', stdio: ['ignore', 'ignore', 'pipe'] });
+    let buffered = '';
+    child.stderr?.on('data', (chunk: Buffer | string) => {
+      buffered = (buffered + chunk.toString()).slice(-4096);
+      let newline: number;
+      while ((newline = buffered.indexOf('\n')) !== -1) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        if (line.trim() !== '') handlers.onStderr?.(line);
+      }
+    });
+    child.on('message', (message) => handlers.onMessage(message));
+    // Electron reports a crash as a non-zero exit code (there is no signal on this API).
+    child.on('exit', (code) => handlers.onExit(code, null));
+    return {
+      get pid() {
+        return child.pid;
+      },
+      send: (message) => child.postMessage(message),
+      kill: () => void child.kill(),
+    };
+  };
+}
