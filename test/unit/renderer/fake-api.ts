@@ -194,6 +194,9 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       const action = state.talkie.actions[actionId];
       return action ? ok({ action }) : fail('not_found', 'That action no longer exists.');
     },
+    'nfc.arm': () => ok({ scanId: 'scan-1', expiresAt: new Date(Date.now() + 30_000).toISOString() }),
+    'nfc.cancel': () => ok({ cancelled: true }),
+    'nfc.kiosk': () => ok({ armed: false }),
     'talkie.download': ({ agentId, downloadId, name }) => {
       emit('talkie.downloadProgress', { agentId, downloadId, received: 50, total: 100 });
       return ok({ saved: true, path: `/home/user/Downloads/${name}`, bytes: 100 });
