@@ -5,6 +5,7 @@ import { chat } from './chat';
 import { parseScanTimeout, readers, scan } from './nfc';
 import { conformance } from './conformance';
 import { exitCodes, processIo, UsageError } from './output';
+import { photo } from './photo';
 import { probe } from './probe';
 
 /**
@@ -21,6 +22,10 @@ Usage:
   agentdesk chat <address> [--token T] [--dev]     chat in the terminal
   agentdesk conformance <address> [--token T] [--json] [--dev] [--wait-expiry]
                                                     run the Talkie test-mode suite (§11)
+  agentdesk photo <file> [--json] [--out PATH]     the photo observation the app would send for an
+                                                    image file (≤ 61,440-byte JPEG, no metadata):
+                                                    {byteCount, sha256, pixelWidth, pixelHeight,
+                                                    quality, encodes}; --out writes the JPEG
 
   agentdesk readers [--json]                       the smart-card service and the NFC readers
   agentdesk scan [--json] [--key-file PATH] [--timeout S]
@@ -52,6 +57,7 @@ export async function main(argv: string[]): Promise<number> {
       token: { type: 'string' },
       port: { type: 'string' },
       'wait-expiry': { type: 'boolean', default: false },
+      out: { type: 'string' },
       'key-file': { type: 'string' },
       timeout: { type: 'string' },
     },
@@ -68,6 +74,9 @@ export async function main(argv: string[]): Promise<number> {
       return probe(address(), { json: values.json, dev: values.dev }, processIo);
     case 'chat':
       return chat(address(), { dev: values.dev, token }, processIo);
+    case 'photo':
+      if (positionals.length !== 1) throw new UsageError('agentdesk photo needs exactly one image file.');
+      return photo(positionals[0]!, { json: values.json, out: values.out }, processIo);
     case 'conformance':
       return conformance(address(), { dev: values.dev, token, json: values.json, waitExpiry: values['wait-expiry'] }, processIo);
     case 'readers':

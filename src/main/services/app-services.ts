@@ -14,6 +14,8 @@ import { TalkieService, type DemoPort, type OAuthPort } from '../talkie/talkie-s
 import { createDispatcher, type Dispatcher, type Handlers } from '../ipc/dispatcher';
 import { EventBus } from '../ipc/event-bus';
 import type { Logger } from '../platform/logger';
+import { PhotoError } from '../photo/photo-errors';
+import { PhotoService } from '../photo/photo-service';
 import { AgentRegistry } from './agent-registry';
 import { openExternalLink, type OpenExternal } from './external-links';
 import { deviceKeyFileEnv, loadDeviceKey } from '../nfc/device-key';
@@ -63,6 +65,8 @@ export interface AppServices {
   dispatcher: Dispatcher;
   events: EventBus;
   media: MediaPermissions;
+  /** Staged photos: the AgentCall session takes them by id, and calls discardAll() when it ends or fails. */
+  photos: PhotoService;
   /** Messages for the user gathered at start-up (for example a settings file moved aside). */
   notices: readonly string[];
   /** Stops what the services started (the built-in demo agent). */
@@ -78,6 +82,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
   const agents = await AgentRegistry.open(options.userDataDir, events, notices);
   const approvals = await EndpointApprovals.open(options.userDataDir, notices);
   const media = new MediaPermissions();
+  const photos = new PhotoService({ log });
   const secrets = options.secrets ?? (await openSecretStore());
   if (secrets.kind === 'memory' && secrets.reason) notices.push(secrets.reason);
   for (const notice of notices) log.warn('startup', notice);
@@ -140,6 +145,16 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     nfc: nfc ? nfc.status() : { state: 'unavailable', readers: [], detail: 'NFC is turned off in this run of AgentDesk.' },
   });
 
+  /** A refused picture is the user's to fix: `invalid_image` with the pipeline's message (never bytes, never sharp's text). */
+  const photoCall = async <T>(field: string, run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof PhotoError) throw new ServiceError('invalid_image', error.message, field);
+      throw error;
+    }
+  };
+
   const handlers: Handlers = {
     'app.info': () => ({ name: 'AgentDesk', version: options.version, shell: options.shell, platform: process.platform, notices: [...notices] }),
     'settings.get': () => settings.get(),
@@ -154,6 +169,8 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     },
     'media.arm': ({ kinds }) => ({ armed: media.arm(kinds) }),
     'media.disarm': ({ kinds }) => ({ armed: media.disarm(kinds) }),
+    'photo.stage': (request) => photoCall(request.kind === 'file' ? '/bytesBase64' : '/rgbaBase64', () => photos.stageRequest(request)),
+    'photo.discard': ({ photoId }) => ({ discarded: photos.discard(photoId) }),
     'nfc.arm': async ({ timeoutMs }, context) => {
       if (!nfc) throw nfcOff();
       if (!context.hasRecentUserGesture()) throw new ServiceError('no_user_gesture', 'A scan starts only when you click Scan.');
@@ -196,8 +213,10 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     dispatcher: createDispatcher(handlers, log),
     events,
     media,
+    photos,
     notices,
     dispose: async () => {
+      photos.discardAll();
       await Promise.all([...demoServers.splice(0).map((server) => server.close()), nfc?.dispose()]);
     },
   };

@@ -58,6 +58,31 @@ export const hardwareStatusSchema = z.strictObject({
 });
 export type HardwareStatus = z.infer<typeof hardwareStatusSchema>;
 
+/** Opaque id of a photo main holds for the renderer (16 random bytes, base64url). */
+const photoId = z.string().regex(/^[A-Za-z0-9_-]{22}$/);
+/**
+ * Image bytes inside JSON (the web shell's IPC is a JSON WebSocket): base64 of at most 24 MiB,
+ * 4 × ceil(24 MiB / 3) characters. A plain character class on purpose: zod's z.base64() and any
+ * grouped pattern overflow V8's regexp stack on strings this long. Main checks strictness and size again.
+ */
+const photoBase64 = z.string().min(1).max(33_554_432).regex(/^[A-Za-z0-9+/]*={0,2}$/);
+
+export const photoStageRequestSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('file'), bytesBase64: photoBase64 }),
+  /** RGBA pixels as a canvas's getImageData gives them: width × height × 4 bytes (checked in main). */
+  z.strictObject({ kind: z.literal('frame'), width: z.number().int().min(1).max(4096), height: z.number().int().min(1).max(4096), rgbaBase64: photoBase64 }),
+]);
+
+export const stagedPhotoSchema = z.strictObject({
+  photoId,
+  /** `data:image/jpeg;base64,` + the processed JPEG (≤ 61,440 bytes → ≤ 81,920 characters). */
+  preview: z.string().startsWith('data:image/jpeg;base64,').max(81_943),
+  byteCount: z.number().int().min(1).max(61_440),
+  pixelWidth: z.number().int().min(1).max(1024),
+  pixelHeight: z.number().int().min(1).max(1024),
+});
+export type StagedPhoto = z.infer<typeof stagedPhotoSchema>;
+
 export const mediaKindSchema = z.enum(['camera', 'microphone']);
 export type MediaKind = z.infer<typeof mediaKindSchema>;
 
@@ -107,6 +132,14 @@ export const contract = {
     'nfc.cancel': { request: nfcCancelRequestSchema, response: nfcCancelResponseSchema },
     /** Kiosk policy: scanning stays armed while the window is focused and the scan indicator is visible. */
     'nfc.kiosk': { request: nfcKioskRequestSchema, response: nfcKioskResponseSchema },
+    /**
+     * A camera frame or an image file → the stripped, bounded JPEG of a photo observation, held in
+     * main under an opaque id until the session takes it (Send), it is discarded, it expires (10 min)
+     * or the session ends. A refused picture fails with `invalid_image` and a message for people.
+     */
+    'photo.stage': { request: photoStageRequestSchema, response: stagedPhotoSchema },
+    /** Retake, Discard, closing the capture: main forgets the photo (false when it was already gone). */
+    'photo.discard': { request: z.strictObject({ photoId }), response: z.strictObject({ discarded: z.boolean() }) },
     /** Starts the built-in demo agent in main (once) and returns its agent id. */
     'demo.open': { request: empty, response: z.strictObject({ agentId }) },
     /** Discovers the agent's Talkie manifest (cached) and reports what the UI needs to show. */

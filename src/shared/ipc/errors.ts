@@ -40,6 +40,8 @@ export const ipcErrorCodes = [
   'network_error',
   /** What the server sent cannot be read (not the protocol, too large). */
   'protocol_error',
+  /** A photo or image file was refused (format, size, damage, too much detail); the message says why. */
+  'invalid_image',
 ] as const;
 
 export type IpcErrorCode = (typeof ipcErrorCodes)[number];

@@ -23,4 +23,5 @@ export const webShellCloseCodes = {
 } as const;
 
 export const webShellIpcPath = '/ipc';
-export const maxPageFrameBytes = 1024 * 1024;
+/** 34 MiB: one `photo.stage` call carries up to 32 MiB of base64 (24 MiB of image bytes) plus its JSON. */
+export const maxPageFrameBytes = 34 * 1024 * 1024;

@@ -146,6 +146,16 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'external.open': () => ok({ opened: true as const }),
     'media.arm': ({ kinds }) => ok({ armed: kinds }),
     'media.disarm': () => ok({ armed: [] }),
+    'photo.stage': (request) =>
+      ok({
+        photoId: `photo${String(nextId++).padStart(17, '0')}`,
+        // The renderer only turns the base64 into a Blob; a bare SOI/EOI is enough here.
+        preview: 'data:image/jpeg;base64,/9j/2Q==',
+        byteCount: 4,
+        pixelWidth: request.kind === 'frame' ? Math.min(request.width, 1024) : 800,
+        pixelHeight: request.kind === 'frame' ? Math.min(request.height, 1024) : 600,
+      }),
+    'photo.discard': () => ok({ discarded: true }),
     'demo.open': () => ok({ agentId: builtInDemoAgentId }),
     'talkie.connect': ({ agentId }) => talkieView(agentId),
     'talkie.acceptEndpoints': ({ agentId }) => {

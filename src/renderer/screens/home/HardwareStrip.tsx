@@ -1,10 +1,11 @@
-import { useId, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import { ErrorText } from '../../components/ErrorText';
 import { useHardwareStatus } from '../../hooks/useApiData';
 import { useMediaDevices } from '../../hooks/useMediaDevices';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
+import { PhotoDialog } from '../photo/PhotoDialog';
 
 /** NFC readers (from main), cameras and microphones (counted in the page, without asking for permission). */
 export function HardwareStrip({ api }: { api: AgentDeskApi }) {
@@ -12,6 +13,7 @@ export function HardwareStrip({ api }: { api: AgentDeskApi }) {
   const headingId = `${useId()}-heading`;
   const hardware = useHardwareStatus(api);
   const media = useMediaDevices();
+  const [photoOpen, setPhotoOpen] = useState(false);
 
   let nfc: ReactNode;
   if (hardware.state.status === 'loading') nfc = <p className="muted">{t('hardware.checking')}</p>;
@@ -92,6 +94,9 @@ export function HardwareStrip({ api }: { api: AgentDeskApi }) {
         <div className="hardware__item">
           <h3 className="hardware__name">{t('hardware.cameras')}</h3>
           {mediaState('cameras')}
+          <button type="button" className="button button--secondary" onClick={() => setPhotoOpen(true)}>
+            {t('hardware.takePhoto')}
+          </button>
         </div>
         <div className="hardware__item">
           <h3 className="hardware__name">{t('hardware.microphones')}</h3>
@@ -99,6 +104,17 @@ export function HardwareStrip({ api }: { api: AgentDeskApi }) {
         </div>
       </div>
       {labelsHidden ? <p className="muted hardware__hint">{t('hardware.labelsHint')}</p> : null}
+      {photoOpen ? (
+        <PhotoDialog
+          api={api}
+          // Nothing consumes a photo before AgentCall sessions exist: Send releases it at once.
+          onSend={(photoId) => {
+            void api.photo.discard({ photoId });
+            setPhotoOpen(false);
+          }}
+          onClose={() => setPhotoOpen(false)}
+        />
+      ) : null}
     </section>
   );
 }

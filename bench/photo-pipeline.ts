@@ -1,0 +1,161 @@
+/**
+ * Benchmark (not a test): the photo pipeline on a 12 MP camera JPEG and a 1280×720 camera frame,
+ * next to (a) decode + rotate + resize alone (the floor: no photo pipeline can be faster) and
+ * (b) the same pipeline written with jimp, when jimp is installed. For the JPEG, (a′) is the floor
+ * without colour management (its embedded Display P3 profile ignored), for reference. Interleaved in one run, median
+ * of RUNS (default 20) after WARMUP (default 2) runs. Prints figures; asserts nothing.
+ *
+ *   npx tsx bench/photo-pipeline.ts          (RUNS=50 WARMUP=3 to change)
+ *
+ * The pipeline keeps one PhotoPipeline across runs, as the app keeps one per session: its first
+ * guess is the previous photo's quality. The first run's encode count is printed too.
+ */
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import { PhotoPipeline, photoLimits, type PhotoInput } from '../src/main/photo/photo-pipeline';
+import { searchQuality } from '../src/main/photo/quality-search';
+import { cameraJpeg, photoLikeRgba } from '../test/unit/photo/fixtures';
+
+const runs = Number(process.env.RUNS ?? 20);
+const warmup = Number(process.env.WARMUP ?? 2);
+sharp.cache(false);
+
+/** The part of jimp 1.x this benchmark uses (jimp is optional: `npm i -D jimp`). */
+interface JimpImage {
+  bitmap: { width: number; height: number };
+  scaleToFit(options: { w: number; h: number }): unknown;
+  getBuffer(mime: 'image/jpeg', options: { quality: number }): Promise<Uint8Array>;
+}
+interface JimpModule {
+  Jimp: {
+    fromBuffer(buffer: Buffer): Promise<JimpImage>;
+    fromBitmap(bitmap: { width: number; height: number; data: Buffer }): JimpImage;
+  };
+}
+
+async function loadJimp(): Promise<JimpModule | undefined> {
+  const name = 'jimp';
+  try {
+    return (await import(name)) as JimpModule;
+  } catch {
+    return undefined;
+  }
+}
+
+/** (a) The floor: decode, orient and shrink to ≤ 1024 px, nothing else. */
+async function floor(input: PhotoInput): Promise<void> {
+  const image =
+    input.kind === 'file'
+      ? sharp(Buffer.from(input.bytes)).autoOrient()
+      : sharp(Buffer.from(input.rgba.buffer, input.rgba.byteOffset, input.rgba.byteLength), { raw: { width: input.width, height: input.height, channels: 4 } });
+  await image.resize(photoLimits.maxSide, photoLimits.maxSide, { fit: 'inside', withoutEnlargement: true }).raw().toBuffer();
+}
+
+/** (a′) The floor without colour management: the embedded profile is ignored (wrong colours for P3). */
+async function floorIgnoringIcc(input: PhotoInput): Promise<void> {
+  if (input.kind !== 'file') return;
+  await sharp(Buffer.from(input.bytes), { ignoreIcc: true })
+    .autoOrient()
+    .resize(photoLimits.maxSide, photoLimits.maxSide, { fit: 'inside', withoutEnlargement: true })
+    .raw()
+    .toBuffer();
+}
+
+/** (b) The same steps with jimp: decode (EXIF rotation is jimp's default), fit 1024, the same quality search, sha256. */
+function jimpPipeline(jimp: JimpModule) {
+  let lastQuality: number = photoLimits.defaultStartQuality;
+  return async (input: PhotoInput): Promise<number> => {
+    const image =
+      input.kind === 'file'
+        ? await jimp.Jimp.fromBuffer(Buffer.from(input.bytes))
+        : jimp.Jimp.fromBitmap({ width: input.width, height: input.height, data: Buffer.from(input.rgba) });
+    if (image.bitmap.width > photoLimits.maxSide || image.bitmap.height > photoLimits.maxSide) image.scaleToFit({ w: photoLimits.maxSide, h: photoLimits.maxSide });
+    const result = await searchQuality((quality) => image.getBuffer('image/jpeg', { quality }), {
+      maxBytes: photoLimits.maxJpegBytes,
+      minQuality: photoLimits.minQuality,
+      maxQuality: photoLimits.maxQuality,
+      startQuality: lastQuality,
+      maxEncodes: photoLimits.maxEncodesPerSize,
+    });
+    if (!result.best) throw new Error('jimp: nothing fitted');
+    lastQuality = result.best.quality;
+    createHash('sha256').update(result.best.bytes).digest('hex');
+    return result.trials.length;
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+async function time<T>(run: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await run();
+  return { ms: performance.now() - started, value };
+}
+
+const camera = await cameraJpeg();
+const frame = await photoLikeRgba(1280, 720, { seed: 11, detail: 0.35 });
+const inputs: { name: string; input: PhotoInput }[] = [
+  { name: `12 MP JPEG (4000×3000, EXIF orientation 6, Display P3, ${(camera.length / 1e6).toFixed(1)} MB)`, input: { kind: 'file', bytes: camera } },
+  { name: '1280×720 camera frame (raw RGBA, 3.7 MB)', input: { kind: 'frame', rgba: frame, width: 1280, height: 720 } },
+];
+const jimp = await loadJimp();
+if (!jimp) console.log('jimp comparison skipped: jimp is not installed (npm i -D jimp)');
+
+console.log(`photo pipeline benchmark: median of ${runs} runs after ${warmup} warm-up runs, sharp ${sharp.versions.sharp} / libvips ${sharp.versions.vips}, cache off\n`);
+let allMet = true;
+for (const { name, input } of inputs) {
+  const pipeline = new PhotoPipeline();
+  const jimpRun = jimp ? jimpPipeline(jimp) : undefined;
+  const figures = { floorNoIcc: [] as number[], floor: [] as number[], pipeline: [] as number[], encodes: [] as number[], jimp: [] as number[], jimpEncodes: [] as number[] };
+  let firstEncodes = 0;
+  let output = '';
+  for (let i = 0; i < warmup + runs; i++) {
+    const measured = i >= warmup;
+    const a = await time(() => floor(input));
+    const a2 = await time(() => floorIgnoringIcc(input));
+    const b = await time(() => pipeline.process(input));
+    if (i === 0) firstEncodes = b.value.encodes;
+    output = `${b.value.pixelWidth}×${b.value.pixelHeight}, ${b.value.byteCount} bytes, quality ${b.value.quality}`;
+    if (measured) {
+      figures.floor.push(a.ms);
+      figures.floorNoIcc.push(a2.ms);
+      figures.pipeline.push(b.ms);
+      figures.encodes.push(b.value.encodes);
+    }
+    if (jimpRun) {
+      const c = await time(() => jimpRun(input));
+      if (measured) {
+        figures.jimp.push(c.ms);
+        figures.jimpEncodes.push(c.value);
+      }
+    }
+  }
+  const floorMs = median(figures.floor);
+  const pipelineMs = median(figures.pipeline);
+  console.log(name);
+  console.log(`  output: ${output}`);
+  console.log(`  ${'(a) floor: decode + rotate + resize'.padEnd(40)} ${floorMs.toFixed(1).padStart(8)} ms`);
+  if (input.kind === 'file') {
+    const noIcc = median(figures.floorNoIcc);
+    console.log(`  ${"(a') the same, embedded profile ignored".padEnd(40)} ${noIcc.toFixed(1).padStart(8)} ms   (the pipeline is ${(pipelineMs / noIcc).toFixed(2)}× this)`);
+  }
+  console.log(
+    `  ${'AgentDesk pipeline (sharp)'.padEnd(40)} ${pipelineMs.toFixed(1).padStart(8)} ms   ${(pipelineMs / floorMs).toFixed(2)}× floor   encodes median ${median(figures.encodes)} (first photo of the session: ${firstEncodes})`,
+  );
+  const floorMet = pipelineMs <= 1.2 * floorMs;
+  allMet &&= floorMet;
+  if (jimpRun) {
+    const jimpMs = median(figures.jimp);
+    console.log(`  ${'(b) the same pipeline with jimp'.padEnd(40)} ${jimpMs.toFixed(1).padStart(8)} ms   encodes median ${median(figures.jimpEncodes)}   sharp is ${(jimpMs / pipelineMs).toFixed(1)}× faster`);
+    const jimpMet = jimpMs >= 10 * pipelineMs;
+    allMet &&= jimpMet;
+    console.log(`  goals: total ≤ 1.2× floor ${floorMet ? 'met' : 'NOT met'}; ≥ 10× faster than jimp ${jimpMet ? 'met' : 'NOT met'}\n`);
+  } else {
+    console.log(`  goals: total ≤ 1.2× floor ${floorMet ? 'met' : 'NOT met'}; jimp comparison skipped\n`);
+  }
+}
+console.log(allMet ? 'all measured goals met' : 'some goals not met (see above)');

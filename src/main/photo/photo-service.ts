@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../platform/logger';
+import { PhotoError } from './photo-errors';
+import { PhotoPipeline, photoLimits, type PhotoInput, type ProcessedPhoto } from './photo-pipeline';
+
+/**
+ * Processed photos waiting for the user's Send (or Retake/Discard), held in main by an opaque
+ * random id: the renderer gets a preview and the facts, never a handle on the bytes it could keep.
+ *
+ * Ephemeral by construction (spec: images are session input, excluded from diagnostics; end,
+ * cancel and failure release retained buffers):
+ * - `take(id)` hands a photo out once and forgets it; `discard(id)`, expiry (10 min) and
+ *   `discardAll()` (session end or failure, app shutdown) zero the JPEG bytes and forget them;
+ * - at most 4 photos are staged; staging a fifth releases the oldest;
+ * - the original file or frame is zeroed as soon as it is processed (or refused);
+ * - nothing is written to disk, and the log gets ids, sizes and error codes only.
+ */
+
+/** What the renderer sends (the contract's `photo.stage` request): base64 because the web shell speaks JSON. */
+export type PhotoStageRequest = { kind: 'file'; bytesBase64: string } | { kind: 'frame'; width: number; height: number; rgbaBase64: string };
+
+export interface StagedPhoto {
+  photoId: string;
+  /** `data:image/jpeg;base64,…` of the processed JPEG: exactly the bytes that would be sent. */
+  preview: string;
+  byteCount: number;
+  pixelWidth: number;
+  pixelHeight: number;
+}
+
+export const photoServiceLimits = {
+  maxStaged: 4,
+  ttlMs: 10 * 60 * 1000,
+  /** Decoded request bytes (file or RGBA frame) that cross IPC: 24 MiB. */
+  maxRequestBytes: 24 * 1024 * 1024,
+  /** The same as base64 characters: 4 × ceil(24 MiB / 3). */
+  maxRequestBase64Chars: 4 * Math.ceil((24 * 1024 * 1024) / 3),
+} as const;
+
+interface Entry {
+  photo: ProcessedPhoto;
+  stagedAt: number;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+export interface PhotoServiceOptions {
+  log: Logger;
+  /** One pipeline per session (it remembers the last quality); default: a new one. */
+  pipeline?: PhotoPipeline;
+  maxStaged?: number;
+  ttlMs?: number;
+  now?: () => number;
+}
+
+export class PhotoService {
+  private readonly entries = new Map<string, Entry>();
+  private readonly pipeline: PhotoPipeline;
+  private readonly maxStaged: number;
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+  private readonly log: Logger;
+
+  constructor(options: PhotoServiceOptions) {
+    this.log = options.log;
+    this.pipeline = options.pipeline ?? new PhotoPipeline();
+    this.maxStaged = options.maxStaged ?? photoServiceLimits.maxStaged;
+    this.ttlMs = options.ttlMs ?? photoServiceLimits.ttlMs;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The IPC entry point: decodes the request strictly, then `stage`. */
+  stageRequest(request: PhotoStageRequest): Promise<StagedPhoto> {
+    return this.stage(photoInputFromRequest(request));
+  }
+
+  /** Processes a file or frame and holds the result until taken, discarded or expired. Throws PhotoError. */
+  async stage(input: PhotoInput): Promise<StagedPhoto> {
+    let photo: ProcessedPhoto;
+    try {
+      photo = await this.pipeline.process(input);
+    } catch (error) {
+      this.log.info('photo', `refused a ${input.kind} (${error instanceof PhotoError ? error.code : 'internal error'})`);
+      throw error;
+    } finally {
+      // The original is no longer needed, whatever happened.
+      if (input.kind === 'file') input.bytes.fill(0);
+      else input.rgba.fill(0);
+    }
+    const photoId = randomBytes(16).toString('base64url');
+    while (this.entries.size >= this.maxStaged) {
+      const oldest = this.entries.keys().next().value as string;
+      this.release(oldest, 'replaced by a newer photo');
+    }
+    const timer = setTimeout(() => this.release(photoId, 'expired'), this.ttlMs);
+    timer.unref?.();
+    this.entries.set(photoId, { photo, stagedAt: this.now(), timer });
+    this.log.info('photo', `staged ${photoId}: ${photo.pixelWidth}×${photo.pixelHeight}, ${photo.byteCount} bytes, quality ${photo.quality}, ${photo.encodes} encodes`);
+    return {
+      photoId,
+      preview: `data:image/jpeg;base64,${photo.base64}`,
+      byteCount: photo.byteCount,
+      pixelWidth: photo.pixelWidth,
+      pixelHeight: photo.pixelHeight,
+    };
+  }
+
+  /** Hands the photo out once (for the observation being sent) and forgets it; undefined if gone. */
+  take(photoId: string): ProcessedPhoto | undefined {
+    const entry = this.entries.get(photoId);
+    if (!entry) return undefined;
+    clearTimeout(entry.timer);
+    this.entries.delete(photoId);
+    if (this.now() - entry.stagedAt > this.ttlMs) {
+      entry.photo.jpeg.fill(0);
+      return undefined;
+    }
+    this.log.info('photo', `taken ${photoId}`);
+    return entry.photo;
+  }
+
+  /** Retake, Discard, closing the capture: forgets the photo. True when there was one. */
+  discard(photoId: string): boolean {
+    return this.release(photoId, 'discarded');
+  }
+
+  /** Session end or failure, app shutdown: forgets every staged photo. */
+  discardAll(): number {
+    const ids = [...this.entries.keys()];
+    for (const id of ids) this.release(id, 'session ended');
+    return ids.length;
+  }
+
+  /** For a diagnostics report: ids, sizes and ages, never bytes or hashes. */
+  diagnostics(): { staged: { photoId: string; byteCount: number; pixelWidth: number; pixelHeight: number; ageMs: number }[] } {
+    const now = this.now();
+    return {
+      staged: [...this.entries].map(([photoId, { photo, stagedAt }]) => ({
+        photoId,
+        byteCount: photo.byteCount,
+        pixelWidth: photo.pixelWidth,
+        pixelHeight: photo.pixelHeight,
+        ageMs: now - stagedAt,
+      })),
+    };
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private release(photoId: string, why: string): boolean {
+    const entry = this.entries.get(photoId);
+    if (!entry) return false;
+    clearTimeout(entry.timer);
+    this.entries.delete(photoId);
+    entry.photo.jpeg.fill(0);
+    this.log.info('photo', `released ${photoId} (${why})`);
+    return true;
+  }
+}
+
+/** No groups: a grouped pattern overflows V8's regexp stack on a 32 MB string. */
+const base64Alphabet = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * Strict base64 (RFC 4648 §4: standard alphabet, padding, no whitespace or line breaks, unused
+ * bits zero) → bytes, or undefined. Node's own decoder skips what it does not understand, so check first.
+ */
+export function decodeStrictBase64(text: string, maxBytes: number): Uint8Array | undefined {
+  if (text.length > 4 * Math.ceil(maxBytes / 3) || text.length % 4 !== 0 || !base64Alphabet.test(text)) return undefined;
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.length > maxBytes || bytes.length !== (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0)) return undefined;
+  // Canonical: the last quartet must be exactly what encoding the last bytes gives (no stray bits).
+  const tail = bytes.length % 3 || 3;
+  if (bytes.length > 0 && bytes.subarray(bytes.length - tail).toString('base64') !== text.slice(-4)) return undefined;
+  return bytes;
+}
+
+/** The IPC request → pipeline input, with its own checks (the contract's schema is the first gate). */
+export function photoInputFromRequest(request: PhotoStageRequest): PhotoInput {
+  const text = request.kind === 'file' ? request.bytesBase64 : request.rgbaBase64;
+  if (text.length > photoServiceLimits.maxRequestBase64Chars) {
+    throw new PhotoError(request.kind === 'file' ? 'file_too_large' : 'frame_size_mismatch', `The picture is larger than ${photoServiceLimits.maxRequestBytes / (1024 * 1024)} MB.`);
+  }
+  const bytes = decodeStrictBase64(text, photoServiceLimits.maxRequestBytes);
+  if (!bytes) throw new PhotoError('corrupt_image', 'The picture did not arrive intact (its data is not valid base64).');
+  if (request.kind === 'file') return { kind: 'file', bytes };
+  return { kind: 'frame', rgba: bytes, width: request.width, height: request.height };
+}
+
+export { photoLimits };

@@ -1,0 +1,51 @@
+import { useEffect, useId, useRef, type KeyboardEvent } from 'react';
+import type { PhotoCaptureApi } from './photo-api';
+import { PhotoCapture } from './PhotoCapture';
+import { useI18n } from '../../i18n/I18nProvider';
+
+export interface PhotoDialogProps {
+  api: PhotoCaptureApi;
+  onSend(photoId: string): void;
+  /** Close, Escape or a click outside: everything the capture held is released (camera off, photo discarded). */
+  onClose(): void;
+}
+
+/**
+ * PhotoCapture in a modal dialog, for a visible button such as the hardware strip's "Take a photo".
+ * Render it only while open (`{open ? <PhotoDialog …/> : null}`): unmounting is what turns the camera
+ * off and discards a photo that was not sent. Focus moves into the dialog and back to the opener.
+ */
+export function PhotoDialog({ api, onSend, onClose }: PhotoDialogProps) {
+  const { t } = useI18n();
+  const titleId = useId();
+  const panel = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : undefined;
+    panel.current?.querySelector<HTMLElement>('button:not([disabled])')?.focus();
+    return () => opener?.focus();
+  }, []);
+
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key === 'Escape') {
+      event.stopPropagation();
+      onClose();
+    }
+  };
+
+  return (
+    <div className="photo-dialog" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
+      <div ref={panel} className="photo-dialog__panel" role="dialog" aria-modal="true" aria-labelledby={titleId} onKeyDown={onKeyDown}>
+        <div className="photo-dialog__header">
+          <h2 id={titleId} className="card__title">
+            {t('photo.dialogTitle')}
+          </h2>
+          <button type="button" className="button button--secondary" onClick={onClose}>
+            {t('photo.close')}
+          </button>
+        </div>
+        <PhotoCapture api={api} onSend={onSend} />
+      </div>
+    </div>
+  );
+}
