@@ -26,7 +26,8 @@ export const systemFeatures = {
   nfc: {
     purpose: 'NFC readers and their tests (a private pcscd with the virtual reader; libpcsclite-dev builds nfc-pcsc)',
     packages: ['pcscd', 'libpcsclite-dev', 'vsmartcard-vpcd'],
-    present: () => ['/usr/sbin/pcscd', '/usr/include/PCSC/winscard.h', '/etc/reader.conf.d/vpcd'].every((path) => existsSync(path)),
+    // The driver library, not /etc/reader.conf.d/vpcd: `apt-get remove` leaves that conffile behind.
+    present: () => ['/usr/sbin/pcscd', '/usr/include/PCSC/winscard.h', '/usr/lib/pcsc/drivers/serial/libifdvpcd.so'].every((path) => existsSync(path)),
   },
 };
 

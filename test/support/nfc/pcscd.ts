@@ -17,6 +17,8 @@ export const pcscdSocketPath = '/run/pcscd/pcscd.comm';
 const pcscdPidFile = '/run/pcscd/pcscd.pid';
 const pcscdCandidates = ['/usr/sbin/pcscd', '/usr/bin/pcscd', '/usr/local/sbin/pcscd'];
 const vpcdConfig = '/etc/reader.conf.d/vpcd';
+/** The driver itself: `apt-get remove` leaves the config file behind without it. */
+const vpcdDriver = '/usr/lib/pcsc/drivers/serial/libifdvpcd.so';
 const installHint = 'apt-get install -y pcscd libpcsclite-dev vsmartcard-vpcd';
 
 export function pcscdBinary(): string | undefined {
@@ -27,7 +29,7 @@ export function pcscdBinary(): string | undefined {
 export function pcscdUnavailableReason(): string | undefined {
   if (process.platform !== 'linux') return 'pcscd with the virtual reader runs on Linux only';
   if (!pcscdBinary()) return `pcscd is not installed (${installHint})`;
-  if (!existsSync(vpcdConfig)) return `the virtual reader driver is not installed (${installHint})`;
+  if (!existsSync(vpcdConfig) || !existsSync(vpcdDriver)) return `the virtual reader driver is not installed (${installHint})`;
   try {
     accessSync('/run', constants.W_OK);
   } catch {
