@@ -3,7 +3,7 @@ import { talkieErrorBodySchema, parseAction, type Action } from '../../shared/ta
 import type { RunUpdate } from '../../shared/talkie/conversation';
 import { endpointUrl, type EndpointName, type TalkieManifest } from '../../shared/talkie/manifest';
 import { interpretEvent } from '../../shared/talkie/run-events';
-import { guardedRequest, NetError, type GuardedResponse, type NetPolicy } from '../net/guarded-fetch';
+import { guardedRequest, NetError, type GuardedRequest, type GuardedResponse, type NetPolicy } from '../net/guarded-fetch';
 
 /**
  * One Talkie server's endpoints (§3–§9), through the guarded network layer. The bearer token is
@@ -93,27 +93,7 @@ export class TalkieClient {
   /** GET a same-origin file with the bearer token; the caller streams the body (and caps it). */
   async download(url: string, signal?: AbortSignal): Promise<GuardedResponse> {
     if (new URL(url).origin !== this.manifest.issuer) throw new TalkieError(400, 'not_same_origin', 'Only files on the server itself are downloaded with your sign-in.', false);
-    let token = await this.tokens.get();
-    for (let attempt = 0; ; attempt++) {
-      const response = await guardedRequest(
-        {
-          url,
-          maxBytes: limits.downloadBytes,
-          redirect: 'error',
-          ...(token === undefined ? {} : { bearer: { token, origin: this.manifest.issuer } }),
-          ...(signal === undefined ? {} : { signal }),
-        },
-        this.policy,
-      );
-      if (response.status >= 200 && response.status < 300) return response;
-      if (response.status === 401 && attempt === 0) {
-        response.cancel();
-        token = await this.tokens.refresh();
-        if (token !== undefined) continue;
-        throw new TalkieError(401, 'unauthorized', 'The server refused the access token (401): sign in again.', false);
-      }
-      throw await errorFrom(response);
-    }
+    return this.authorized({ url, maxBytes: limits.downloadBytes, redirect: 'error', ...(signal === undefined ? {} : { signal }) });
   }
 
   cancelRun(runId: string): Promise<unknown> {
@@ -206,7 +186,7 @@ export class TalkieClient {
     }
   }
 
-  /** One request with the bearer token; on 401 refresh once and retry; non-2xx → TalkieError (§3). */
+  /** A Talkie endpoint request (JSON or SSE), through `authorized`. */
   private async send(
     method: 'GET' | 'POST' | 'DELETE',
     name: EndpointName,
@@ -216,24 +196,28 @@ export class TalkieClient {
   ): Promise<GuardedResponse> {
     const url = endpointUrl(this.manifest, name, params);
     if (!url) throw new TalkieError(404, 'not_supported', `This server does not offer ${name}.`, false);
+    const headers: Record<string, string> = { Accept: options.accept ?? 'application/json' };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    return this.authorized({
+      url,
+      method,
+      headers,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      maxBytes: limits.jsonBytes,
+      redirect: 'error',
+      ...(options.idleMs === undefined ? {} : { timeouts: { idleMs: options.idleMs } }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+  }
+
+  /**
+   * One request with the bearer token bound to the issuer origin: on 401 refresh once and retry,
+   * then `unauthorized`; any other non-2xx becomes a TalkieError with the server's §3 message.
+   */
+  private async authorized(request: Omit<GuardedRequest, 'bearer'>): Promise<GuardedResponse> {
     let token = await this.tokens.get();
     for (let attempt = 0; ; attempt++) {
-      const headers: Record<string, string> = { Accept: options.accept ?? 'application/json' };
-      if (body !== undefined) headers['Content-Type'] = 'application/json';
-      const response = await guardedRequest(
-        {
-          url,
-          method,
-          headers,
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-          maxBytes: limits.jsonBytes,
-          redirect: 'error',
-          ...(token === undefined ? {} : { bearer: { token, origin: this.manifest.issuer } }),
-          ...(options.idleMs === undefined ? {} : { timeouts: { idleMs: options.idleMs } }),
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-        },
-        this.policy,
-      );
+      const response = await guardedRequest({ ...request, ...(token === undefined ? {} : { bearer: { token, origin: this.manifest.issuer } }) }, this.policy);
       if (response.status >= 200 && response.status < 300) return response;
       if (response.status === 401 && attempt === 0) {
         response.cancel();
