@@ -51,6 +51,20 @@ export function defaultReaderEntry(): ReaderEntry {
   return { path: builtReaderEntryPath(import.meta.url), execArgv: [] };
 }
 
+/** Splits a child's stderr into non-empty lines (keeping at most 4 KiB of an unfinished one) for the log. */
+export function stderrLines(onLine: (line: string) => void): (chunk: Buffer | string) => void {
+  let buffered = '';
+  return (chunk) => {
+    buffered = (buffered + chunk.toString()).slice(-4096);
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) !== -1) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      if (line.trim() !== '') onLine(line);
+    }
+  };
+}
+
 /** Runs the reader process as a Node child process with an IPC channel (plain Node: tests, the web shell, the CLI). */
 export function nodeReaderLauncher(entry: ReaderEntry = defaultReaderEntry(), env: NodeJS.ProcessEnv = process.env): ReaderLauncher {
   return (handlers) => {
@@ -61,17 +75,7 @@ export function nodeReaderLauncher(entry: ReaderEntry = defaultReaderEntry(), en
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',
     });
-    let buffered = '';
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (chunk: string) => {
-      buffered = (buffered + chunk).slice(-4096);
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) !== -1) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        if (line.trim() !== '') handlers.onStderr?.(line);
-      }
-    });
+    child.stderr?.on('data', stderrLines((line) => handlers.onStderr?.(line)));
     child.on('message', (message) => handlers.onMessage(message));
     let exited = false;
     const exit = (code: number | null, signal: string | null) => {

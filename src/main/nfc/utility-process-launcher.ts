@@ -1,4 +1,4 @@
-import type { ReaderLauncher } from './reader-supervisor';
+import { stderrLines, type ReaderLauncher } from './reader-supervisor';
 import { builtReaderEntryPath } from './built-entry';
 
 /**
@@ -24,16 +24,7 @@ export type UtilityFork = (modulePath: string, args: string[], options: { servic
 export function utilityProcessLauncher(forkUtility: UtilityFork, modulePath: string = builtReaderEntryPath(import.meta.url)): ReaderLauncher {
   return (handlers) => {
     const child = forkUtility(modulePath, [], { serviceName: 'AgentDesk NFC reader', stdio: ['ignore', 'ignore', 'pipe'] });
-    let buffered = '';
-    child.stderr?.on('data', (chunk: Buffer | string) => {
-      buffered = (buffered + chunk.toString()).slice(-4096);
-      let newline: number;
-      while ((newline = buffered.indexOf('\n')) !== -1) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        if (line.trim() !== '') handlers.onStderr?.(line);
-      }
-    });
+    child.stderr?.on('data', stderrLines((line) => handlers.onStderr?.(line)));
     child.on('message', (message) => handlers.onMessage(message));
     // Electron reports a crash as a non-zero exit code (there is no signal on this API).
     child.on('exit', (code) => handlers.onExit(code, null));

@@ -1,5 +1,6 @@
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
+import { pngChunk } from '../../../src/main/platform/png-chunks';
 
 /**
  * Real images for the photo tests and the benchmark, made on the spot: photo-like pixels from a
@@ -297,31 +298,6 @@ function withoutApp1Exif(jpeg: Uint8Array): Buffer {
 }
 
 // --- forged and foreign files ------------------------------------------------------------------
-
-const crcTable = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-export function crc32(bytes: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) crc = crcTable[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-function pngChunk(type: string, data: Uint8Array): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([length, body, crc]);
-}
 
 /**
  * A decompression bomb: a PNG of a few hundred bytes whose IHDR (valid CRC) claims width × height
