@@ -81,8 +81,12 @@ export async function photoLikeJpeg(width: number, height: number, options: Phot
 
 /** A camera frame as a canvas gives it: RGBA, alpha 255. */
 export async function photoLikeRgba(width: number, height: number, options: PhotoLikeOptions = {}): Promise<Uint8Array> {
-  const rgb = await photoLikeRgb(width, height, options);
-  const rgba = new Uint8Array(width * height * 4);
+  return rgbaOf(await photoLikeRgb(width, height, options));
+}
+
+/** Opaque RGBA from packed RGB, as a canvas's getImageData would give it. */
+export function rgbaOf(rgb: Uint8Array): Uint8Array {
+  const rgba = new Uint8Array((rgb.length / 3) * 4);
   for (let i = 0, j = 0; i < rgb.length; i += 3, j += 4) {
     rgba[j] = rgb[i]!;
     rgba[j + 1] = rgb[i + 1]!;

@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { markerName, readJpegSegments } from '../../../src/main/photo/jpeg-markers';
 import { PhotoError, PhotoPipeline, photoLimits, processImage, verifyObservationJpeg, type ProcessedPhoto } from '../../../src/main/photo/photo-pipeline';
-import { cameraJpeg, exifSegment, insertAfterSoi, markerCounts, markerSrgb, patchSrgb, photoLikeJpeg, photoLikeRgb, photoLikeRgba, secretXmp } from './fixtures';
+import { cameraJpeg, exifSegment, insertAfterSoi, markerCounts, markerSrgb, patchSrgb, photoLikeJpeg, photoLikeRgb, photoLikeRgba, rgbaOf, secretXmp } from './fixtures';
 
 async function pixel(jpeg: Uint8Array, x: number, y: number): Promise<number[]> {
   return [...(await sharp(Buffer.from(jpeg)).extract({ left: x, top: y, width: 1, height: 1 }).raw().toBuffer())];
@@ -223,17 +223,6 @@ describe('quality: the highest that fits, in few encodes', () => {
     expect(second.encodes).toBe(2);
   }, 30_000);
 });
-
-function rgbaOf(rgb: Buffer): Uint8Array {
-  const rgba = new Uint8Array((rgb.length / 3) * 4);
-  for (let i = 0, j = 0; i < rgb.length; i += 3, j += 4) {
-    rgba[j] = rgb[i]!;
-    rgba[j + 1] = rgb[i + 1]!;
-    rgba[j + 2] = rgb[i + 2]!;
-    rgba[j + 3] = 255;
-  }
-  return rgba;
-}
 
 it('the fixture XMP is real XMP (so its absence in the output means something)', async () => {
   const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#777' } }).withXmp(secretXmp).jpeg().toBuffer();

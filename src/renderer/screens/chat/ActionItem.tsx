@@ -21,7 +21,8 @@ export interface ActionHandlers {
   announce: (text: string) => void;
 }
 
-const statusKeys: Record<Action['status'], MessageKey> = {
+/** Each action status as the catalogue words it (the action line and the chat's announcements). */
+export const actionStatusKeys: Record<Action['status'], MessageKey> = {
   pending: 'chat.action.status.pending',
   running: 'chat.action.status.running',
   done: 'chat.action.status.done',
@@ -94,7 +95,7 @@ export function ActionItem({ action, handlers }: { action: Action; handlers: Act
       <div className="action__meta">
         <span className={`badge badge--${riskTones[action.riskLevel]}`}>{t(riskKeys[action.riskLevel])}</span>
         <span className="action__status">
-          {t('chat.action.statusLine', { status: t(expired ? 'chat.action.status.expired' : statusKeys[action.status]) })}
+          {t('chat.action.statusLine', { status: t(expired ? 'chat.action.status.expired' : actionStatusKeys[action.status]) })}
         </span>
         {remaining !== undefined && !expired ? <span className="action__countdown">{t('chat.action.expiresIn', { time: formatCountdown(remaining) })}</span> : null}
       </div>

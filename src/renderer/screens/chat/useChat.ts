@@ -14,8 +14,7 @@ import {
 import type { ShownError } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
-import type { MessageKey } from '../../i18n/strings';
-import type { Decision, DecisionOutcome } from './ActionItem';
+import { actionStatusKeys, type Decision, type DecisionOutcome } from './ActionItem';
 
 /** What the status line says about the run that ended last (beyond the conversation's runState). */
 export type RunNote = 'recovered' | 'interrupted' | 'cancelled';
@@ -55,15 +54,6 @@ export interface Chat {
   refreshAction: (actionId: string) => Promise<void>;
   announce: (text: string) => void;
 }
-
-const statusAnnouncements: Record<string, MessageKey> = {
-  pending: 'chat.action.status.pending',
-  running: 'chat.action.status.running',
-  done: 'chat.action.status.done',
-  failed: 'chat.action.status.failed',
-  cancelled: 'chat.action.status.cancelled',
-  expired: 'chat.action.status.expired',
-};
 
 /**
  * One agent's conversation: sends user text (`talkie.send`), follows the run it started through
@@ -355,7 +345,7 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
       const { action, updates, note: answerNote } = result.value;
       replaceAction(updates, { type: 'action', action });
       for (const update of updates) if (update.type === 'usage') setUsage(update.usage);
-      setAnnouncement(t('chat.action.statusAnnounce', { summary: action.summary, status: t(statusAnnouncements[action.status] ?? 'chat.action.status.pending') }));
+      setAnnouncement(t('chat.action.statusAnnounce', { summary: action.summary, status: t(actionStatusKeys[action.status]) }));
       return answerNote === undefined ? {} : { note: answerNote };
     },
     [agentId, api, replaceAction, reportAuth, t],
@@ -370,7 +360,7 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
       const before = latest.current.items.find((item) => item.kind === 'action' && item.id === actionId);
       replaceAction([], { type: 'action', action });
       if (before?.kind === 'action' && before.action.status !== action.status) {
-        setAnnouncement(t('chat.action.statusAnnounce', { summary: action.summary, status: t(statusAnnouncements[action.status] ?? 'chat.action.status.pending') }));
+        setAnnouncement(t('chat.action.statusAnnounce', { summary: action.summary, status: t(actionStatusKeys[action.status]) }));
       }
     },
     [agentId, api, replaceAction, t],
