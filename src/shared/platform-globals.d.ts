@@ -22,3 +22,7 @@ declare class URL {
 
 declare function setTimeout(handler: () => void, timeoutMs?: number): unknown;
 declare function clearTimeout(handle: unknown): void;
+
+declare class TextEncoder {
+  encode(input?: string): Uint8Array;
+}
