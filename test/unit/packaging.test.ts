@@ -28,6 +28,13 @@ describe('electron-builder config', () => {
     for (const key of Object.keys(config.electronFuses as object)) expect(fuseKeys, key).toContain(key);
   });
 
+  it('rebuilds native addons for Electron and keeps them outside the asar archive', () => {
+    // @pokusew/pcsclite (under nfc-pcsc) is a NAN addon: it must be rebuilt for Electron's ABI at packaging time.
+    // sharp and @napi-rs/keyring are Node-API prebuilds and load as they are, but native files cannot load from inside an asar.
+    expect(config.npmRebuild).toBe(true);
+    expect(config.asarUnpack).toEqual(expect.arrayContaining(['**/*.node', '**/node_modules/sharp/**/*', '**/node_modules/@img/**/*']));
+  });
+
   it('packages only the build output', () => {
     expect(config.files).toEqual(['out/**/*', 'package.json', '!**/*.map']);
   });
