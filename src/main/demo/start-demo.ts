@@ -1,5 +1,6 @@
 import { defaultOAuthClientId } from '../auth/talkie-oauth';
 import type { Logger } from '../platform/logger';
+import { startAgentCallDemoServer } from './agentcall/agentcall-demo-server';
 import { startTalkieDemoServer } from './talkie-demo-server';
 
 export interface RunningDemo {
@@ -8,13 +9,17 @@ export interface RunningDemo {
   token: string;
   /** The demo Authorization Server's issuer, named in the manifest's auth.oauth. */
   authIssuer: string;
+  /** The demo agent's AgentCall side (agentcall/agentcall-demo-server.ts): its base URL and A2A Agent Card. */
+  agentCallBaseUrl: string;
+  agentCallCardUrl: string;
   close(): Promise<void>;
 }
 
 /**
  * The complete built-in demo: the Talkie demo agent and, beside it, its OAuth Authorization Server
  * (oidc-provider, loaded only here), so browser sign-in works against the demo exactly as against
- * a production server. The static development token keeps working too.
+ * a production server. The static development token keeps working too. Beside them, the same demo
+ * agent's AgentCall side (an A2A Agent Card and an AG-UI WebSocket) on its own free port.
  */
 export async function startDemo(options: { port?: number; persistPath?: string; log?: Logger; clientId?: string } = {}): Promise<RunningDemo> {
   const { startDemoAuthorizationServer } = await import('./authorization-server');
@@ -27,11 +32,21 @@ export async function startDemo(options: { port?: number; persistPath?: string; 
       oauthIssuer: authorizationServer.issuer,
       verifyToken: (token) => authorizationServer.verifyAccessToken(token),
     });
+    let agentCall: Awaited<ReturnType<typeof startAgentCallDemoServer>>;
+    try {
+      agentCall = await startAgentCallDemoServer(options.log ? { log: options.log } : {});
+    } catch (error) {
+      await talkie.close();
+      throw error;
+    }
     return {
       baseUrl: talkie.baseUrl,
       token: talkie.token,
       authIssuer: authorizationServer.issuer,
+      agentCallBaseUrl: agentCall.baseUrl,
+      agentCallCardUrl: agentCall.cardUrl,
       close: async () => {
+        await agentCall.close();
         await talkie.close();
         await authorizationServer.close();
       },
