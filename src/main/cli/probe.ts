@@ -1,11 +1,23 @@
+import type { AgentCallCard, CardValidation } from '../../shared/agentcall/card';
 import { normalizeAgentAddress } from '../../shared/agents/address';
 import { ServiceError } from '../../shared/ipc/errors';
-import { discoverTalkie } from '../talkie/discovery';
+import type { Problem } from '../../shared/talkie/problems';
+import { discoverAgentCard, type AgentCardDiscovery } from '../agentcall/discovery';
+import { discoverTalkie, type Discovery } from '../talkie/discovery';
 import { exitCodes, type Io } from './output';
 
 /**
  * `agentdesk probe <address> [--json] [--dev]`: discovery and validation, as the app does it.
  * Exit 0 usable, 1 rejected (the server answered but breaks the protocol), 2 usage or network error.
+ *
+ * Which document is read:
+ * - a path ending in `agent-card.json`: that A2A Agent Card only (AgentCall);
+ * - a path ending in `/.well-known/talkie.json`: that Talkie manifest only;
+ * - anything else: both at once, the Talkie manifest (the typed URL, or /.well-known/talkie.json for the
+ *   bare origin) and the agent card (/.well-known/agent-card.json of the origin), and the report names
+ *   what was found. A usable Talkie server wins over an agent card (which is then reported beside it);
+ *   otherwise a recognised AgentCall card, then a Talkie manifest that breaks the protocol, then a plain
+ *   A2A card. A plain A2A card is not usable: AgentDesk talks to A2A agents only through AgentCall.
  */
 export async function probe(address: string, options: { json: boolean; dev: boolean }, io: Io): Promise<number> {
   let url: string;
@@ -17,43 +29,130 @@ export async function probe(address: string, options: { json: boolean; dev: bool
       : error instanceof ServiceError ? error.message : String(error);
     return report(io, options.json, { ok: false, kind: 'unknown', problems: [{ code: 'invalid_address', path: '', message }] }, exitCodes.usage);
   }
-  const result = await discoverTalkie(url, { allowLocalHttp: options.dev });
-  if (!result.ok) {
-    const network = result.problems.some((problem) => problem.code.startsWith('net_'));
-    const found = !network && !result.problems.some((problem) => problem.code === 'manifest_http_error');
-    return report(io, options.json, { ok: false, kind: found ? 'talkie' : 'unknown', problems: result.problems }, network ? exitCodes.usage : exitCodes.rejected);
+  const path = new URL(url).pathname;
+  const wantCard = !path.endsWith('/.well-known/talkie.json');
+  const wantTalkie = !path.endsWith('agent-card.json');
+  const [talkie, card] = await Promise.all([
+    wantTalkie ? discoverTalkie(url, { allowLocalHttp: options.dev }) : undefined,
+    wantCard ? discoverAgentCard(url, { allowLocalHttp: options.dev }) : undefined,
+  ]);
+
+  if (talkie?.ok) {
+    const alsoCard = card?.ok && card.validation.ok && card.validation.kind === 'agentcall' ? card : undefined;
+    return report(io, options.json, { ...talkieReport(talkie.server), ...(alsoCard ? cardFields(alsoCard) : {}) }, exitCodes.ok);
   }
-  const { manifest, problems, manifestUrl } = result.server;
-  return report(
-    io,
-    options.json,
-    {
-      ok: true,
-      kind: 'talkie',
-      problems,
-      manifestUrl,
-      talkie: {
-        serverId: manifest.serverId,
-        name: manifest.name,
-        issuer: manifest.issuer,
-        accent: manifest.accent,
-        auth: { oauth: manifest.auth.oauth?.issuer ?? null, token: manifest.auth.token !== undefined },
-        endpoints: manifest.endpoints,
-        crossOriginEndpoints: manifest.crossOriginEndpoints,
-        maxMessageChars: manifest.maxMessageChars ?? null,
-        testMode: manifest.testMode,
-      },
+  const fetchedCard = card?.ok ? card : undefined;
+  if (fetchedCard && fetchedCard.validation.kind === 'agentcall') return reportCard(io, options.json, fetchedCard);
+  if (talkie && talkieFound(talkie, wantCard)) return report(io, options.json, { ok: false, kind: 'talkie', problems: talkie.problems }, exitCodes.rejected);
+  if (fetchedCard && (fetchedCard.validation.kind === 'a2a' || !talkie || !talkieFound(talkie, false))) return reportCard(io, options.json, fetchedCard);
+
+  // Nothing recognised: every problem of what was tried, once.
+  const problems = dedupe([...(talkie && !talkie.ok ? talkie.problems : []), ...(card && !card.ok ? card.problems : [])]);
+  const network = problems.some((problem) => problem.code.startsWith('net_'));
+  return report(io, options.json, { ok: false, kind: 'unknown', problems }, network ? exitCodes.usage : exitCodes.rejected);
+}
+
+/** The Talkie manifest was found: an answer that is not a network failure or an HTTP error (when probing both, also a JSON manifest). */
+function talkieFound(result: Discovery & { ok: false }, strict: boolean): boolean {
+  const absent = ['manifest_http_error', ...(strict ? ['manifest_not_json', 'manifest_too_large'] : [])];
+  return !result.problems.some((problem) => problem.code.startsWith('net_') || absent.includes(problem.code));
+}
+
+function talkieReport({ manifest, problems, manifestUrl }: Extract<Discovery, { ok: true }>['server']): ProbeReport {
+  return {
+    ok: true,
+    kind: 'talkie',
+    problems,
+    manifestUrl,
+    talkie: {
+      serverId: manifest.serverId,
+      name: manifest.name,
+      issuer: manifest.issuer,
+      accent: manifest.accent,
+      auth: { oauth: manifest.auth.oauth?.issuer ?? null, token: manifest.auth.token !== undefined },
+      endpoints: manifest.endpoints,
+      crossOriginEndpoints: manifest.crossOriginEndpoints,
+      maxMessageChars: manifest.maxMessageChars ?? null,
+      testMode: manifest.testMode,
     },
-    exitCodes.ok,
-  );
+  };
+}
+
+/** What `--json` prints about an AgentCall card. */
+export interface AgentCallProbe {
+  name: string;
+  version: string;
+  /** Which identifier the card declares. */
+  extension: AgentCallCard['extensionUri'];
+  transport: AgentCallCard['transport'];
+  /** The card's AG-UI URL (WebSocket: the https:// URL; `wsUrl` is what is dialled). */
+  url: string;
+  wsUrl: string | null;
+  voiceOwner: AgentCallCard['voiceOwner'];
+  accepted: AgentCallCard['accepted'];
+  agentRequests: AgentCallCard['agentRequests'];
+  bearerRequired: boolean;
+  uiLinksDeclared: boolean;
+}
+
+function cardFields(discovery: Extract<AgentCardDiscovery, { ok: true }>): Record<string, unknown> {
+  const validation: CardValidation = discovery.validation;
+  const fields: Record<string, unknown> = { cardUrl: discovery.cardUrl };
+  if (validation.ok && validation.kind === 'agentcall') {
+    const { card } = validation;
+    const agentcall: AgentCallProbe = {
+      name: card.name,
+      version: card.version,
+      extension: card.extensionUri,
+      transport: card.transport,
+      url: card.aguiUrl,
+      wsUrl: card.transport === 'websocket' ? card.wsUrl : null,
+      voiceOwner: card.voiceOwner,
+      accepted: card.accepted,
+      agentRequests: card.agentRequests,
+      bearerRequired: card.bearerRequired,
+      uiLinksDeclared: card.uiLinksDeclared,
+    };
+    fields.agentcall = agentcall;
+  }
+  if (validation.ok && validation.kind === 'a2a') fields.a2a = validation.a2a;
+  return fields;
+}
+
+function reportCard(io: Io, json: boolean, discovery: Extract<AgentCardDiscovery, { ok: true }>): number {
+  const { validation } = discovery;
+  if (validation.ok && validation.kind === 'a2a') {
+    const problems: Problem[] = [
+      ...validation.problems,
+      {
+        code: 'agentcall_extension_missing',
+        path: '/capabilities/extensions',
+        message: 'This A2A agent card does not declare the AgentCall extension; AgentDesk talks to A2A agents only through AgentCall.',
+      },
+    ];
+    return report(io, json, { ok: false, kind: 'a2a', problems, ...cardFields(discovery) }, exitCodes.rejected);
+  }
+  return report(io, json, { ok: validation.ok, kind: validation.kind, problems: validation.problems, ...cardFields(discovery) }, validation.ok ? exitCodes.ok : exitCodes.rejected);
+}
+
+function dedupe(problems: Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((problem) => {
+    const key = `${problem.code}\n${problem.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 interface ProbeReport {
   ok: boolean;
-  kind: 'talkie' | 'unknown';
+  kind: 'talkie' | 'agentcall' | 'a2a' | 'unknown';
   problems: { code: string; path: string; message: string }[];
   [key: string]: unknown;
 }
+
+const kindNames: Record<ProbeReport['kind'], string> = { talkie: ' Talkie server', agentcall: ' AgentCall agent', a2a: ' A2A agent', unknown: '' };
 
 function report(io: Io, json: boolean, result: ProbeReport, code: number): number {
   if (json) {
@@ -61,8 +160,25 @@ function report(io: Io, json: boolean, result: ProbeReport, code: number): numbe
     return code;
   }
   const talkie = result.talkie as { name: string; issuer: string; serverId: string; testMode: boolean } | undefined;
+  const agentcall = result.agentcall as AgentCallProbe | undefined;
+  const a2a = result.a2a as { name: string } | undefined;
   if (result.ok && talkie) io.out(`usable: Talkie server "${talkie.name}" (${talkie.serverId}) at ${talkie.issuer}${talkie.testMode ? ', test mode' : ''}`);
-  else io.out(`not usable${result.kind === 'talkie' ? ' Talkie server' : ''}:`);
+  if (result.ok && agentcall) io.out(`usable: ${describeAgentCall(agentcall)}`);
+  if (!result.ok) io.out(`not usable${kindNames[result.kind]}${a2a ? ` "${a2a.name}"` : ''}:`);
   for (const problem of result.problems) io.out(`  ${problem.code}${problem.path ? ` at ${problem.path}` : ''}: ${problem.message}`);
   return code;
+}
+
+/** `AgentCall agent "Name" 1.0 over websocket at wss://…, accepts nfc and photo, may request nfc, bearer token required, legacy identifier`. */
+function describeAgentCall(agent: AgentCallProbe): string {
+  const list = (items: readonly string[]) => items.join(' and ');
+  const parts = [
+    `AgentCall agent "${agent.name}" ${agent.version} over ${agent.transport} at ${agent.wsUrl ?? agent.url}`,
+    agent.accepted.length > 0 ? `accepts ${list(agent.accepted)}` : 'no NFC or photo input',
+    ...(agent.agentRequests.length > 0 ? [`may request ${list(agent.agentRequests)}`] : []),
+    `voice by the ${agent.voiceOwner}`,
+    ...(agent.bearerRequired ? ['bearer token required'] : []),
+    ...(agent.extension === 'legacy' ? ['legacy identifier'] : []),
+  ];
+  return parts.join(', ');
 }
