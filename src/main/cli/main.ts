@@ -94,9 +94,11 @@ async function demo(portText: string | undefined): Promise<number> {
   const server = await startDemo({ port });
   processIo.out(server.baseUrl);
   processIo.out(`token ${server.token}`);
+  processIo.out(`agentcall ${server.agentCallCardUrl}`);
   processIo.err(
     `AgentDesk demo agent (Talkie, test mode) on ${server.baseUrl}, signing in through ${server.authIssuer}. ` +
-      `Try: agentdesk chat ${server.baseUrl} --dev --token <token>, or add it in the app with Settings → Developer → Allow http://. Ctrl+C stops it.`,
+      `Its AgentCall side (NFC objects, photos, teaching; no token) has its agent card at ${server.agentCallCardUrl}. ` +
+      `Try: agentdesk chat ${server.baseUrl} --dev --token <token>, agentdesk chat ${server.agentCallBaseUrl} --dev, or add them in the app with Settings → Developer → Allow http://. Ctrl+C stops it.`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
