@@ -42,6 +42,12 @@ export const ipcErrorCodes = [
   'protocol_error',
   /** A photo or image file was refused (format, size, damage, too much detail); the message says why. */
   'invalid_image',
+  /** The agent's card declares something AgentDesk cannot use (the message lists why). */
+  'incompatible',
+  /** The AgentCall session refused the request (wrong modality, a run is active, a stale request …); the message says why. */
+  'rejected',
+  /** The AgentCall session has ended; start a new one. */
+  'session_ended',
 ] as const;
 
 export type IpcErrorCode = (typeof ipcErrorCodes)[number];

@@ -1,0 +1,47 @@
+import type { AgentCallCard } from '../../shared/agentcall/card';
+import { ServiceError } from '../../shared/ipc/errors';
+import type { Problem } from '../../shared/talkie/problems';
+import { discoverAgentCard } from '../agentcall/discovery';
+import type { NetPolicy } from '../net/address-policy';
+import { discoverTalkie } from '../talkie/discovery';
+
+/**
+ * Which protocol an address speaks, as the app decides it when the user opens an agent: the Talkie
+ * manifest and the A2A Agent Card are read at once (the same documents `agentdesk probe` reads).
+ * A usable Talkie server wins; then an AgentCall card (usable, or with the reasons it is not);
+ * then a Talkie manifest with problems (the Talkie screen explains them). Anything else fails
+ * with `incompatible` (an agent card AgentDesk cannot use, with its problems) or `not_found`.
+ */
+export type IdentifiedAgent =
+  | { protocol: 'talkie' }
+  | { protocol: 'agentcall'; cardUrl: string; card: AgentCallCard; problems: Problem[] };
+
+export async function identifyAgent(url: string, policy: NetPolicy): Promise<IdentifiedAgent> {
+  const path = new URL(url).pathname;
+  const wantTalkie = !path.endsWith('agent-card.json');
+  const wantCard = !path.endsWith('/.well-known/talkie.json');
+  const [talkie, card] = await Promise.all([wantTalkie ? discoverTalkie(url, policy) : undefined, wantCard ? discoverAgentCard(url, { allowLocalHttp: policy.allowLocalHttp, policy }) : undefined]);
+  if (talkie?.ok) return { protocol: 'talkie' };
+  if (card?.ok && card.validation.kind === 'agentcall') {
+    if (card.validation.ok) return { protocol: 'agentcall', cardUrl: card.cardUrl, card: card.validation.card, problems: card.validation.problems };
+    throw incompatible('AgentDesk cannot talk to this agent', card.validation.problems);
+  }
+  const talkieAnswered = talkie && !talkie.ok && !talkie.problems.some((problem) => problem.code.startsWith('net_') || ['manifest_http_error', 'manifest_not_json'].includes(problem.code));
+  if (talkieAnswered) return { protocol: 'talkie' };
+  if (card?.ok && card.validation.kind === 'a2a') {
+    throw incompatible('This is an A2A agent without the AgentCall extension; AgentDesk talks to A2A agents only through AgentCall', card.validation.problems);
+  }
+  if (card?.ok) throw incompatible('The agent card is not a valid A2A Agent Card', card.validation.problems);
+  const problems = [...(talkie && !talkie.ok ? talkie.problems : []), ...(card && !card.ok ? card.problems : [])];
+  const network = problems.find((problem) => problem.code.startsWith('net_'));
+  if (network) throw new ServiceError('network_error', network.message, undefined, true);
+  throw new ServiceError('not_found', `No Talkie manifest and no AgentCall agent card was found at ${new URL(url).host}. Check the address.`);
+}
+
+function incompatible(summary: string, problems: readonly Problem[]): ServiceError {
+  const reasons = problems
+    .slice(0, 5)
+    .map((problem) => `${problem.message}${problem.path ? ` (${problem.path})` : ''}`)
+    .join(' ');
+  return new ServiceError('incompatible', `${summary}: ${reasons}`.slice(0, 1000));
+}
