@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { HardwareStatus } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
-import { defaultNfcSettings } from '../../shared/nfc/ipc-schemas';
+import { nfcSettingsOf } from '../../shared/settings/settings';
 import { createTalkieOAuth, privateUseScheme } from '../auth/talkie-oauth';
 import { createTokenStore } from '../auth/token-store';
 import { startDemo } from '../demo/start-demo';
@@ -131,13 +131,15 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
             const keyFile = process.env[deviceKeyFileEnv];
             return loadDeviceKey(keyFile ? { keyFile } : { secrets });
           },
-          settings: () => defaultNfcSettings,
+          settings: () => nfcSettingsOf(settings.get()),
           log,
           distro: linuxDistroIds(),
         });
   if (nfc) {
     nfc.onStatus((status) => events.emit('hardware.changed', { nfc: status }));
     nfc.onResult((result) => events.emit('nfc.scanResult', result));
+    // Reader feedback goes to the reader process, kiosk scanning off disarms; debounce is read per tap.
+    settings.onChanged(() => nfc.settingsChanged());
     nfc.start();
   }
   const nfcOff = () => new ServiceError('not_allowed', 'NFC is turned off in this run of AgentDesk.');

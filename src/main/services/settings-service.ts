@@ -4,6 +4,8 @@ import type { EventBus } from '../ipc/event-bus';
 import { JsonFileStore } from './json-file-store';
 
 export class SettingsService {
+  private readonly listeners = new Set<(settings: Settings) => void>();
+
   private constructor(
     private readonly store: JsonFileStore<typeof settingsSchema>,
     private current: Settings,
@@ -26,6 +28,13 @@ export class SettingsService {
     await this.store.save(next);
     this.current = next;
     this.events.emit('settings.changed', this.get());
+    for (const listener of this.listeners) listener(this.get());
     return this.get();
+  }
+
+  /** Main-side services that act on a change (the renderer gets the `settings.changed` event). */
+  onChanged(listener: (settings: Settings) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { defaultNfcSettings, nfcSettingsSchema, type NfcSettings } from '../nfc/ipc-schemas';
 
 /** What the user can change in Settings. Stored by main in the user-data folder, validated on load. */
 export const themeSchema = z.enum(['system', 'light', 'dark']);
@@ -22,6 +23,8 @@ export const settingsSchema = z.strictObject({
   }),
   /** Optional so that settings files written before it existed still load. */
   signIn: z.strictObject({ redirect: signInRedirectSchema }).optional(),
+  /** NFC scanning (debounce, kiosk policy, reader LED/buzzer). Optional so that older settings files still load; read it through nfcSettingsOf. */
+  nfc: nfcSettingsSchema.optional(),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -32,6 +35,7 @@ export const defaultSettings: Settings = {
   appearance: { theme: 'system', textSize: 'normal' },
   developer: { allowLocalHttp: false, allowPastedTokens: false },
   signIn: { redirect: 'loopback' },
+  nfc: { ...defaultNfcSettings },
 };
 
 export const settingsPatchSchema = z.strictObject({
@@ -39,6 +43,7 @@ export const settingsPatchSchema = z.strictObject({
   appearance: settingsSchema.shape.appearance.partial().optional(),
   developer: settingsSchema.shape.developer.partial().optional(),
   signIn: z.strictObject({ redirect: signInRedirectSchema }).optional(),
+  nfc: nfcSettingsSchema.partial().optional(),
 });
 
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
@@ -50,5 +55,11 @@ export function applySettingsPatch(current: Settings, patch: SettingsPatch): Set
     appearance: { ...current.appearance, ...patch.appearance },
     developer: { ...current.developer, ...patch.developer },
     signIn: { redirect: patch.signIn?.redirect ?? current.signIn?.redirect ?? 'loopback' },
+    nfc: { ...nfcSettingsOf(current), ...patch.nfc },
   };
+}
+
+/** The NFC settings in force: a settings file written before they existed has none, which means the defaults. */
+export function nfcSettingsOf(settings: Settings): NfcSettings {
+  return settings.nfc ?? { ...defaultNfcSettings };
 }

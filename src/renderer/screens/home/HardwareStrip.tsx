@@ -1,11 +1,16 @@
 import { useId, useState, type ReactNode } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
+import { localTagCarrier, portableTagCarrier } from '../../../shared/nfc/object-ref';
+import type { NfcStatus } from '../../../shared/nfc/ipc-schemas';
 import { ErrorText } from '../../components/ErrorText';
 import { useHardwareStatus } from '../../hooks/useApiData';
 import { useMediaDevices } from '../../hooks/useMediaDevices';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
+import { formatDateTime } from '../chat/format';
+import { ScanControl, type NfcObservationResult } from '../nfc/ScanControl';
 import { PhotoDialog } from '../photo/PhotoDialog';
+import '../nfc/nfc.css';
 
 /** NFC readers (from main), cameras and microphones (counted in the page, without asking for permission). */
 export function HardwareStrip({ api }: { api: AgentDeskApi }) {
@@ -23,38 +28,7 @@ export function HardwareStrip({ api }: { api: AgentDeskApi }) {
         <ErrorText error={hardware.state.error} />
       </p>
     );
-  else {
-    const status = hardware.state.value.nfc;
-    if (status.state === 'unavailable') {
-      nfc = (
-        <>
-          <p className="hardware__state">{t('hardware.notAvailable')}</p>
-          {status.detail ? (
-            <p className="muted" lang="en">
-              {status.detail}
-            </p>
-          ) : null}
-        </>
-      );
-    } else {
-      nfc = (
-        <>
-          <p className="hardware__state">{t('hardware.nfcReady')}</p>
-          {status.readers.length === 0 ? (
-            <p className="muted">{t('hardware.nfcNoReaders')}</p>
-          ) : (
-            <ul className="hardware__list">
-              {status.readers.map((reader, index) => (
-                <li key={`${index}-${reader.name}`}>
-                  {t(reader.connected ? 'hardware.readerConnected' : 'hardware.readerDisconnected', { name: reader.name })}
-                </li>
-              ))}
-            </ul>
-          )}
-        </>
-      );
-    }
-  }
+  else nfc = <NfcStatusView api={api} status={hardware.state.value.nfc} />;
 
   const devices = (labels: string[], numbered: MessageKey): ReactNode => {
     if (labels.length === 0) return <p className="hardware__state">{t('hardware.noneFound')}</p>;
@@ -116,5 +90,90 @@ export function HardwareStrip({ api }: { api: AgentDeskApi }) {
         />
       ) : null}
     </section>
+  );
+}
+
+const serviceKeys: Record<'starting' | 'restarting' | 'failed' | 'missing', MessageKey> = {
+  starting: 'hardware.nfcService.starting',
+  restarting: 'hardware.nfcService.restarting',
+  failed: 'hardware.nfcService.failed',
+  missing: 'hardware.nfcService.missing',
+};
+
+const carrierKeys: Record<NfcObservationResult['object']['carrier'], MessageKey> = {
+  [localTagCarrier]: 'hardware.nfcCarrier.localTag',
+  [portableTagCarrier]: 'hardware.nfcCarrier.ndefTag',
+};
+
+/**
+ * The NFC part of the strip: the readers, the reader service's state (with the exact fix when the
+ * smart-card service is missing), the last error, and a Scan object button to test a reader that
+ * shows what the agent would receive (the reference and its carrier; the tag's ID never reaches
+ * this page).
+ */
+function NfcStatusView({ api, status }: { api: AgentDeskApi; status: NfcStatus }) {
+  const { t, language } = useI18n();
+  const [lastScan, setLastScan] = useState<NfcObservationResult | undefined>(undefined);
+  const english = language === 'en' ? undefined : 'en';
+  const service = status.service && status.service !== 'running' ? status.service : undefined;
+  const errorTime = status.lastError ? (formatDateTime(status.lastError.at, language) ?? status.lastError.at) : undefined;
+  return (
+    <>
+      <p className="hardware__state">{t(status.state === 'ready' ? 'hardware.nfcReady' : 'hardware.notAvailable')}</p>
+      {service ? <p>{t(serviceKeys[service])}</p> : null}
+      {status.detail ? (
+        <p className="muted" lang="en">
+          {status.detail}
+        </p>
+      ) : null}
+      {status.fix ? (
+        <div className="hardware__fix-block">
+          <p>{t('hardware.nfcFix')}</p>
+          <code className="hardware__fix" lang="en">
+            {status.fix}
+          </code>
+        </div>
+      ) : null}
+      {status.readers.length === 0 ? (
+        status.state === 'ready' ? (
+          <p className="muted">{t('hardware.nfcNoReaders')}</p>
+        ) : null
+      ) : (
+        <ul className="hardware__list">
+          {status.readers.map((reader, index) => (
+            <li key={`${index}-${reader.name}`}>
+              {t(reader.connected ? 'hardware.readerConnected' : 'hardware.readerDisconnected', { name: reader.name })}
+            </li>
+          ))}
+        </ul>
+      )}
+      {status.lastError ? (
+        <p className="muted">
+          {t('hardware.nfcLastError', { time: errorTime ?? '' })} <span lang={english}>{status.lastError.message}</span>
+        </p>
+      ) : null}
+      <ScanControl api={api} nfcStatus={status} onObservation={setLastScan} />
+      {lastScan ? (
+        <div className="hardware__last-scan">
+          <h4 className="hardware__name">{t('hardware.nfcLastScan')}</h4>
+          <dl className="hardware__scan-result">
+            <dt>{t('hardware.nfcObjectRef')}</dt>
+            <dd>
+              <code>{lastScan.object.objectRef}</code>
+            </dd>
+            <dt>{t('hardware.nfcCarrier')}</dt>
+            <dd>{t(carrierKeys[lastScan.object.carrier], { carrier: lastScan.object.carrier })}</dd>
+            <dt>{t('hardware.nfcReader')}</dt>
+            <dd>{lastScan.reader}</dd>
+            {lastScan.note ? (
+              <>
+                <dt>{t('hardware.nfcNote')}</dt>
+                <dd lang={english}>{lastScan.note}</dd>
+              </>
+            ) : null}
+          </dl>
+        </div>
+      ) : null}
+    </>
   );
 }
