@@ -104,6 +104,13 @@ export class PhotoService {
     };
   }
 
+  /** The staged photo without taking it (to check an observation before it is sent); undefined if gone or expired. */
+  peek(photoId: string): ProcessedPhoto | undefined {
+    const entry = this.entries.get(photoId);
+    if (!entry || this.now() - entry.stagedAt > this.ttlMs) return undefined;
+    return entry.photo;
+  }
+
   /** Hands the photo out once (for the observation being sent) and forgets it; undefined if gone. */
   take(photoId: string): ProcessedPhoto | undefined {
     const entry = this.entries.get(photoId);

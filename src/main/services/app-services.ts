@@ -1,12 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { HardwareStatus } from '../../shared/ipc/contract';
+import { builtInAgentCallDemoId, builtInDemoAgentId, type HardwareStatus } from '../../shared/ipc/contract';
+import type { NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import { ServiceError } from '../../shared/ipc/errors';
 import { nfcSettingsOf } from '../../shared/settings/settings';
 import { createTalkieOAuth, privateUseScheme } from '../auth/talkie-oauth';
 import { createTokenStore } from '../auth/token-store';
 import { startDemo } from '../demo/start-demo';
+import { AgentCallService } from '../agentcall/agentcall-service';
+import { identifyAgent } from '../agents/identify-agent';
 import { openSecretStore, type SecretStore } from '../secrets/secret-store';
 import { uniquePath, type ChooseDownloadPath } from '../talkie/download';
 import { EndpointApprovals } from '../talkie/endpoint-approvals';
@@ -38,6 +41,8 @@ export interface AppServicesOptions {
   /** Browser sign-in; default: OAuth 2.1 + PKCE through the guarded network layer. */
   oauth?: OAuthPort;
   /** For tests: how long to keep reloading a thread after a dropped stream. */
+  /** Tests: where AgentCall sessions learn about readers and tag observations (default: the NFC service). */
+  agentCallNfc?: { readerConnected(): boolean; onResult(listener: (result: NfcScanResult) => void): () => void };
   talkieRecovery?: { delaysMs: readonly number[] };
   /**
    * The NFC reader service: Electron passes a utilityProcess launcher, plain Node uses a child
@@ -88,14 +93,23 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
   for (const notice of notices) log.warn('startup', notice);
 
   const demoServers: { close(): Promise<void> }[] = [];
-  const demo: DemoPort = options.demo ?? {
+  const demoPort: DemoPort = options.demo ?? {
     start: async () => {
       // Its threads live in the user-data folder, so they survive an app restart (its port and token do not).
       const server = await startDemo({ log, persistPath: join(options.userDataDir, 'demo-agent.json') });
       demoServers.push(server);
       log.info('demo', `built-in demo agent on ${server.baseUrl}`);
-      return { baseUrl: server.baseUrl, token: server.token };
+      return { baseUrl: server.baseUrl, token: server.token, agentCallCardUrl: server.agentCallCardUrl };
     },
+  };
+  // One demo for both of its sides (Talkie and AgentCall), started on first use; a failed start may be retried.
+  let demoStarted: ReturnType<DemoPort['start']> | undefined;
+  const demo: DemoPort = {
+    start: () =>
+      (demoStarted ??= demoPort.start().catch((error: unknown) => {
+        demoStarted = undefined;
+        throw error;
+      })),
   };
   const tokens = createTokenStore(secrets);
   const oauth =
@@ -142,6 +156,25 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     settings.onChanged(() => nfc.settingsChanged());
     nfc.start();
   }
+  const agentCall = new AgentCallService({
+    agents,
+    settings,
+    events,
+    tokens,
+    photos,
+    log,
+    demoCardUrl: async () => {
+      const started = await demo.start();
+      if (!started.agentCallCardUrl) throw new ServiceError('not_found', 'The built-in demo has no AgentCall side in this run.');
+      return started.agentCallCardUrl;
+    },
+    readerConnected: options.agentCallNfc?.readerConnected ?? (() => nfc?.status().readers.some((reader) => reader.connected) ?? false),
+    ...(options.agentCallNfc
+      ? { onNfcResult: options.agentCallNfc.onResult }
+      : nfc
+        ? { onNfcResult: (listener: (result: NfcScanResult) => void) => nfc.onResult(listener) }
+        : {}),
+  });
   const nfcOff = () => new ServiceError('not_allowed', 'NFC is turned off in this run of AgentDesk.');
   const hardwareStatus = (): HardwareStatus => ({
     nfc: nfc ? nfc.status() : { state: 'unavailable', readers: [], detail: 'NFC is turned off in this run of AgentDesk.' },
@@ -188,6 +221,33 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
       return { armed: nfc.status().scan?.armed ?? false };
     },
     'demo.open': () => talkie.openDemo(),
+    'demo.openAgentCall': async () => {
+      await demo.start();
+      return { agentId: builtInAgentCallDemoId };
+    },
+    'agents.identify': async ({ agentId }) => {
+      if (agentId === builtInDemoAgentId) return { protocol: 'talkie' as const };
+      if (agentId === builtInAgentCallDemoId) return { protocol: 'agentcall' as const };
+      const agent = agents.list().find((entry) => entry.id === agentId);
+      if (!agent) throw new ServiceError('not_found', 'That agent is no longer in your list.');
+      const identified = await identifyAgent(agent.url, { allowLocalHttp: settings.get().developer.allowLocalHttp });
+      return { protocol: identified.protocol };
+    },
+    'agentcall.open': ({ agentId }) => agentCall.open(agentId),
+    'agentcall.useToken': ({ agentId, token }) => agentCall.useToken(agentId, token),
+    'agentcall.sendText': ({ sessionKey, text }) => agentCall.sendText(sessionKey, text),
+    'agentcall.sendObservation': ({ sessionKey, ...request }, context) => {
+      // A collection reaches the agent only from a visible control the user just used.
+      if (!context.hasRecentUserGesture()) throw new ServiceError('no_user_gesture', 'Observations are sent only when you click Send.');
+      return agentCall.sendObservation(sessionKey, request);
+    },
+    'agentcall.answerProposal': ({ sessionKey, proposalId, answer }, context) => {
+      if (!context.hasRecentUserGesture()) throw new ServiceError('no_user_gesture', 'Teaching is confirmed only when you click Confirm.');
+      return agentCall.answerProposal(sessionKey, proposalId, answer);
+    },
+    'agentcall.decline': ({ sessionKey }) => agentCall.decline(sessionKey),
+    'agentcall.cancel': ({ sessionKey }) => agentCall.cancel(sessionKey),
+    'agentcall.end': ({ sessionKey }) => agentCall.end(sessionKey),
     'talkie.connect': ({ agentId }) => talkie.connect(agentId),
     'talkie.acceptEndpoints': ({ agentId }) => talkie.acceptEndpoints(agentId),
     'talkie.useToken': ({ agentId, token }) => talkie.useToken(agentId, token),
@@ -218,6 +278,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     photos,
     notices,
     dispose: async () => {
+      agentCall.dispose();
       photos.discardAll();
       await Promise.all([...demoServers.splice(0).map((server) => server.close()), nfc?.dispose()]);
     },

@@ -27,7 +27,8 @@ export interface OAuthPort {
 
 /** The built-in demo agent, started on first use. */
 export interface DemoPort {
-  start(): Promise<{ baseUrl: string; token: string }>;
+  /** Starts the demo (callers memoize); `agentCallCardUrl` is its AgentCall side's agent card. */
+  start(): Promise<{ baseUrl: string; token: string; agentCallCardUrl?: string }>;
 }
 
 export interface TalkieServiceDeps {

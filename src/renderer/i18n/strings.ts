@@ -307,6 +307,9 @@ export const en = {
   'error.network_error': 'The agent could not be reached.',
   'error.protocol_error': 'The agent’s server sent something AgentDesk cannot read.',
   'error.invalid_image': 'This picture cannot be used.',
+  'error.incompatible': 'AgentDesk cannot talk to this agent.',
+  'error.rejected': 'The session did not send that.',
+  'error.session_ended': 'The session has ended.',
   'error.unknown': 'Something went wrong.',
 };
 
@@ -614,6 +617,9 @@ export const cs: Catalogue = {
   'error.network_error': 'Agenta se nepodařilo zastihnout.',
   'error.protocol_error': 'Server agenta poslal něco, co AgentDesk neumí přečíst.',
   'error.invalid_image': 'Tento obrázek nelze použít.',
+  'error.incompatible': 'AgentDesk s tímto agentem neumí mluvit.',
+  'error.rejected': 'Relace to neodeslala.',
+  'error.session_ended': 'Relace skončila.',
   'error.unknown': 'Něco se pokazilo.',
 };
 

@@ -170,8 +170,9 @@ export const interactionRequestedSchema = z.looseObject({
   type: z.literal('interaction.requested'),
   interactionId: boundedId(limits.interactionIdChars),
   kind: interactionKindSchema,
-  prompt: z.string().min(1).max(limits.promptChars),
-  spokenPrompt: z.string().max(limits.promptChars).optional(),
+  /** Bounded for display by the engine (limits.promptChars); a longer prompt is truncated, not fatal. */
+  prompt: z.string().min(1).max(maxFrameBytes),
+  spokenPrompt: z.string().max(maxFrameBytes).optional(),
   options: z.array(z.unknown()).max(0),
   allowsFreeform: z.literal(false),
 });

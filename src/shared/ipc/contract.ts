@@ -10,6 +10,7 @@ import {
   nfcScanResultSchema,
   nfcStatusSchema,
 } from '../nfc/ipc-schemas';
+import { agentCallEvents, agentCallMethods } from '../agentcall/ipc-schemas';
 import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
 
 /**
@@ -52,6 +53,8 @@ export const runOutcomeSchema = z.strictObject({
 
 /** The id of the built-in demo agent (never stored in agents.json: its port changes per start). */
 export const builtInDemoAgentId = 'builtin-demo';
+/** The built-in demo's AgentCall side (the same demo process, its A2A card and WebSocket endpoint). */
+export const builtInAgentCallDemoId = 'builtin-demo-agentcall';
 
 export const hardwareStatusSchema = z.strictObject({
   nfc: nfcStatusSchema,
@@ -142,6 +145,11 @@ export const contract = {
     'photo.discard': { request: z.strictObject({ photoId }), response: z.strictObject({ discarded: z.boolean() }) },
     /** Starts the built-in demo agent in main (once) and returns its agent id. */
     'demo.open': { request: empty, response: z.strictObject({ agentId }) },
+    /** The same demo's AgentCall side (NFC objects, photos, teaching): its agent id. */
+    'demo.openAgentCall': { request: empty, response: z.strictObject({ agentId }) },
+    /** Which protocol the agent speaks (reads its Talkie manifest and agent card); `incompatible` says why neither is usable. */
+    'agents.identify': { request: z.strictObject({ agentId }), response: z.strictObject({ protocol: z.enum(['talkie', 'agentcall']) }) },
+    ...agentCallMethods,
     /** Discovers the agent's Talkie manifest (cached) and reports what the UI needs to show. */
     'talkie.connect': { request: z.strictObject({ agentId }), response: serverViewSchema },
     /** The user accepted the endpoints on other origins that the manifest lists. */
@@ -205,6 +213,7 @@ export const contract = {
     'settings.changed': settingsSchema,
     'agents.changed': z.strictObject({ agents: z.array(agentEntrySchema) }),
     'hardware.changed': hardwareStatusSchema,
+    ...agentCallEvents,
   },
 } as const;
 

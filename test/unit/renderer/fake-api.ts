@@ -1,6 +1,8 @@
+import type { AgentCallAgent } from '../../../src/shared/agentcall/ipc-schemas';
 import { normalizeAgentAddress } from '../../../src/shared/agents/address';
 import { buildApi, type AgentDeskApi, type ApiTransport } from '../../../src/shared/ipc/api';
 import {
+  builtInAgentCallDemoId,
   builtInDemoAgentId,
   contract,
   eventChannel,
@@ -59,7 +61,18 @@ export function demoView(overrides: Partial<ServerView> = {}): ServerView {
 export interface FakeBackend {
   /** Built with the real buildApi over an in-memory transport. */
   api: AgentDeskApi;
-  state: { settings: Settings; agents: AgentEntry[]; hardware: HardwareStatus; notices: string[]; shell: 'electron' | 'web'; talkie: TalkieState };
+  state: {
+    settings: Settings;
+    agents: AgentEntry[];
+    hardware: HardwareStatus;
+    notices: string[];
+    shell: 'electron' | 'web';
+    talkie: TalkieState;
+    /** Agents that `agents.identify` reports as AgentCall (the built-in AgentCall demo always is). */
+    agentCallAgents: string[];
+    /** What `agentcall.open` answers about the agent. */
+    agentCall: AgentCallAgent;
+  };
   /** Every call that reached the fake main, in order, after the contract's request schema accepted it. */
   calls: { method: MethodName; request: unknown }[];
   callsOf<M extends MethodName>(method: M): MethodRequest<M>[];
@@ -94,6 +107,19 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       threads: [],
       threadItems: {},
       actions: {},
+    },
+    agentCallAgents: [],
+    agentCall: {
+      name: 'AgentDesk demo agent',
+      description: 'Scans, photos and teaching.',
+      version: '0.1.0',
+      cardUrl: 'http://127.0.0.1:9/.well-known/agent-card.json',
+      endpoint: 'http://127.0.0.1:9/agui',
+      accepted: ['nfc', 'photo'],
+      agentRequests: ['nfc', 'photo'],
+      legacyExtension: false,
+      skills: [{ name: 'Recognise taught objects', description: 'Teach it names of scanned objects.' }],
+      notes: [],
     },
     ...initial,
   };
@@ -157,6 +183,21 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       }),
     'photo.discard': () => ok({ discarded: true }),
     'demo.open': () => ok({ agentId: builtInDemoAgentId }),
+    'demo.openAgentCall': () => ok({ agentId: builtInAgentCallDemoId }),
+    'agents.identify': ({ agentId }) => ok({ protocol: agentId === builtInAgentCallDemoId || state.agentCallAgents.includes(agentId) ? 'agentcall' : 'talkie' }),
+    'agentcall.open': () =>
+      ok({
+        sessionKey: `session-${nextId++}`,
+        agent: state.agentCall,
+        updates: [{ type: 'session.starting', sessionId: 'agentdesk-fake', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true }],
+      }),
+    'agentcall.useToken': () => ok({ saved: true as const }),
+    'agentcall.sendText': () => ok({ sent: true as const }),
+    'agentcall.sendObservation': () => ok({ sent: true as const }),
+    'agentcall.answerProposal': () => ok({ sent: true as const }),
+    'agentcall.decline': () => ok({ sent: true as const }),
+    'agentcall.cancel': () => ok({ sent: true as const }),
+    'agentcall.end': () => ok({ ended: true }),
     'talkie.connect': ({ agentId }) => talkieView(agentId),
     'talkie.acceptEndpoints': ({ agentId }) => {
       const view = state.talkie.views[agentId];
