@@ -3,6 +3,8 @@ import { createInterface } from 'node:readline/promises';
 import type { Action } from '../../shared/talkie/content';
 import type { RunUpdate } from '../../shared/talkie/conversation';
 import { describe } from '../talkie/talkie-client';
+import { agentCallChat, type AgentCallChatDeps } from './agentcall-chat';
+import { identifyCliAgent } from './agentcall-connect';
 import { connectTalkie } from './connect';
 import { exitCodes, type Io } from './output';
 
@@ -11,7 +13,20 @@ import { exitCodes, type Io } from './output';
  * tool status and cards print as text, and proposed actions are decided by typing
  * `confirm <id>` or `cancel <id>`. `/quit` (or end of input) leaves.
  */
-export async function chat(address: string, options: { dev: boolean; token?: string | undefined }, io: Io, input: NodeJS.ReadableStream = process.stdin): Promise<number> {
+export async function chat(
+  address: string,
+  options: { dev: boolean; token?: string | undefined; keyFile?: string | undefined },
+  io: Io,
+  input: NodeJS.ReadableStream = process.stdin,
+  agentCallDeps?: AgentCallChatDeps,
+): Promise<number> {
+  // An AgentCall agent gets a terminal AgentCall session (agentcall-chat.ts); a Talkie server this chat.
+  const agent = await identifyCliAgent(address, options);
+  if (agent.protocol === 'agentcall') return agentCallChat(agent, options, io, input, agentCallDeps);
+  if (agent.protocol === 'incompatible') {
+    io.err(agent.message);
+    return exitCodes.rejected;
+  }
   const client = await connectTalkie(address, options);
   const { manifest } = client;
   io.out(`Connected to ${manifest.name} (${manifest.issuer}). Type a message; "confirm <id>" or "cancel <id>" decides an action; /quit leaves.`);

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Action, Card } from '../../shared/talkie/content';
 import type { RunUpdate } from '../../shared/talkie/conversation';
 import { describe, TalkieError, type RunOutcome, type TalkieClient } from '../talkie/talkie-client';
+import { agentCallConformance } from './agentcall-conformance';
+import { identifyCliAgent } from './agentcall-connect';
 import { connectTalkie } from './connect';
 import { exitCodes, type Io } from './output';
 
@@ -25,6 +27,8 @@ interface Options {
   waitExpiry: boolean;
   /** How long to wait for a dropped run to show up in the thread. */
   recoveryTimeoutMs?: number;
+  /** AgentCall agents: how long each wait of the suite lasts (default 10 s). */
+  stepTimeoutMs?: number;
 }
 
 interface Run {
@@ -35,6 +39,9 @@ interface Run {
 }
 
 export async function conformance(address: string, options: Options, io: Io): Promise<number> {
+  // An AgentCall agent (or an agent card AgentDesk cannot use) gets the reference-proof suite.
+  const agent = await identifyCliAgent(address, options);
+  if (agent.protocol !== 'talkie') return agentCallConformance(agent, options, io);
   const results: CheckResult[] = [];
   const report = (result: CheckResult) => {
     results.push(result);

@@ -19,9 +19,12 @@ Usage:
                                                     server) on 127.0.0.1; prints its base URL
                                                     (first line) and development token
   agentdesk probe <address> [--json] [--dev]       discover and validate an agent
-  agentdesk chat <address> [--token T] [--dev]     chat in the terminal
+  agentdesk chat <address> [--token T] [--dev] [--key-file PATH]
+                                                    chat in the terminal (Talkie or AgentCall;
+                                                    AgentCall: /help lists /scan, /photo …)
   agentdesk conformance <address> [--token T] [--json] [--dev] [--wait-expiry]
-                                                    run the Talkie test-mode suite (§11)
+                                                    run the Talkie test-mode suite (§11), or the
+                                                    AgentCall reference-proof wire sequence
   agentdesk photo <file> [--json] [--out PATH]     the photo observation the app would send for an
                                                     image file (≤ 61,440-byte JPEG, no metadata):
                                                     {byteCount, sha256, pixelWidth, pixelHeight,
@@ -73,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'probe':
       return probe(address(), { json: values.json, dev: values.dev }, processIo);
     case 'chat':
-      return chat(address(), { dev: values.dev, token }, processIo);
+      return chat(address(), { dev: values.dev, token, keyFile: values['key-file'] }, processIo);
     case 'photo':
       if (positionals.length !== 1) throw new UsageError('agentdesk photo needs exactly one image file.');
       return photo(positionals[0]!, { json: values.json, out: values.out }, processIo);

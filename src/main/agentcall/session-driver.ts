@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentCallCard } from '../../shared/agentcall/card';
+import type { Modality } from '../../shared/agentcall/protocol';
+import { AgentCallSession, type CommandResult, type EngineOutput, type ObservationInput, type SessionRejectionCode } from '../../shared/agentcall/session';
+import { applySessionUpdate, emptySessionView, type EndReason, type SessionUpdate, type SessionView } from '../../shared/agentcall/session-view';
+import { ServiceError, type IpcErrorCode } from '../../shared/ipc/errors';
+import { NetError, type NetPolicy } from '../net/guarded-fetch';
+import type { Logger } from '../platform/logger';
+import { connectAgentCall, TransportError, type AgentCallConnection } from './websocket-transport';
+
+/**
+ * One AgentCall session in main: the WebSocket transport and the pure session engine
+ * (src/shared/agentcall/session.ts) wired together. Frames go to the engine; what it asks to send
+ * is sent, then its updates are folded into a `SessionView` and handed to listeners, then the
+ * socket is closed when it says so. Used by `agentdesk chat` (and meant for the app's service);
+ * nothing here prints or reads a terminal.
+ *
+ * Errors are ServiceErrors with stable codes: opening fails with `incompatible` (a WebRTC-only
+ * card), `sign_in_required`, `not_allowed`, `insecure_scheme`, `network_error` or `protocol_error`
+ * (the agent broke the protocol or never answered `session.start`); a command the engine refuses
+ * throws `AgentCallRejection` (`rejected`, or `session_ended`) with the engine's own reason code.
+ */
+
+export interface OpenAgentCallOptions {
+  card: AgentCallCard;
+  policy: NetPolicy;
+  /** Sent as the upgrade's Authorization header when the card requires a bearer token. */
+  bearerToken?: string;
+  /** What this machine offers now (nfc when a reader is present, photo when a camera or file input is). */
+  clientModalities: readonly Modality[];
+  log: Logger;
+  sessionId?: string;
+  /** How long the agent has to answer `session.start` (default 10 s). */
+  establishTimeoutMs?: number;
+  focusContext?: boolean;
+}
+
+export const defaultEstablishTimeoutMs = 10_000;
+
+/** A command the session refused before anything was sent; `reason` is the engine's stable code. */
+export class AgentCallRejection extends ServiceError {
+  constructor(
+    readonly reason: SessionRejectionCode | 'send_failed',
+    message: string,
+  ) {
+    super(reason === 'session_ended' ? 'session_ended' : 'rejected', message);
+    this.name = 'AgentCallRejection';
+  }
+}
+
+export type UpdateListener = (update: SessionUpdate, view: SessionView) => void;
+
+export class AgentCallDriver {
+  private currentView: SessionView = emptySessionView;
+  private readonly listeners = new Set<UpdateListener>();
+  private endReason: EndReason | undefined;
+  private readonly endWaiters: ((reason: EndReason) => void)[] = [];
+  private readonly socketClosed: Promise<void>;
+
+  constructor(
+    private readonly engine: AgentCallSession,
+    private readonly connection: AgentCallConnection,
+    private readonly log: Logger,
+  ) {
+    this.socketClosed = new Promise((resolve) => {
+      connection.onClose((close) => {
+        this.apply(engine.transportClosed(close.code, close.reason, close.error?.message));
+        resolve();
+      });
+    });
+    connection.onFrame((frame) => this.apply(engine.receiveFrame(frame)));
+  }
+
+  get view(): SessionView {
+    return this.currentView;
+  }
+
+  get sessionId(): string {
+    return this.engine.sessionId;
+  }
+
+  get usableModalities(): readonly Modality[] {
+    return this.engine.usableModalities;
+  }
+
+  /** What the agent may ask for in this session (card.agentRequests ∩ usable). */
+  get requestableModalities(): readonly Modality[] {
+    return this.engine.requestableModalities;
+  }
+
+  /** Called after each update with the view that includes it. Returns an unsubscribe function. */
+  onUpdate(listener: UpdateListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves once the session has ended (for any reason). */
+  ended(): Promise<EndReason> {
+    if (this.endReason) return Promise.resolve(this.endReason);
+    return new Promise((resolve) => this.endWaiters.push(resolve));
+  }
+
+  sendText(text: string): void {
+    this.command(this.engine.sendText(text));
+  }
+
+  sendObservation(input: ObservationInput): void {
+    this.command(this.engine.sendObservation(input));
+  }
+
+  answerProposal(proposalId: string, answer: 'confirm' | 'cancel'): void {
+    this.command(this.engine.answerProposal(proposalId, answer));
+  }
+
+  declineInteraction(): void {
+    this.command(this.engine.declineInteraction());
+  }
+
+  cancelRun(): void {
+    this.command(this.engine.cancelRun());
+  }
+
+  /** `session.end`, then a normal close; resolves when the socket is closed. Idempotent. */
+  async end(): Promise<void> {
+    this.command(this.engine.end());
+    if (this.connection.isOpen) this.connection.close();
+    await this.socketClosed;
+  }
+
+  /** Internal: the first step, before anything else is sent. */
+  start(): void {
+    this.command(this.engine.start());
+  }
+
+  private command(result: CommandResult): void {
+    if (!result.ok) throw new AgentCallRejection(result.code, result.message);
+    this.apply(result);
+  }
+
+  private apply(output: EngineOutput): void {
+    for (const message of output.send) {
+      try {
+        this.connection.send(message);
+      } catch (error) {
+        // The engine already counted the message; the connection is closing or the message is too big.
+        this.log.warn('agentcall', `a ${message.type} message could not be sent`, error);
+        if (message.type !== 'ack') throw new AgentCallRejection(this.connection.isOpen ? 'send_failed' : 'session_ended', (error as Error).message);
+      }
+    }
+    for (const update of output.updates) {
+      this.currentView = applySessionUpdate(this.currentView, update);
+      if (update.type === 'ended') this.endReason = update.reason;
+      for (const listener of [...this.listeners]) {
+        try {
+          listener(update, this.currentView);
+        } catch (error) {
+          this.log.error('agentcall', 'a session listener failed', error);
+        }
+      }
+    }
+    if (output.close) this.connection.close(output.close.code, output.close.reason);
+    if (this.endReason) for (const resolve of this.endWaiters.splice(0)) resolve(this.endReason);
+  }
+}
+
+/**
+ * Connects to the card's AG-UI WebSocket, sends `session.start` and resolves once the agent
+ * answered `session.established`. Throws a ServiceError when it cannot (see the file comment).
+ */
+export async function openAgentCallSession(options: OpenAgentCallOptions): Promise<AgentCallDriver> {
+  const { card } = options;
+  if (card.transport !== 'websocket') {
+    throw new ServiceError('incompatible', `${card.name} offers only the WebRTC transport, which AgentDesk does not speak yet (it comes with voice).`);
+  }
+  const engine = new AgentCallSession({
+    sessionId: options.sessionId ?? `s-${randomUUID()}`,
+    card: { accepted: card.accepted, agentRequests: card.agentRequests },
+    clientModalities: options.clientModalities,
+    ...(options.focusContext === undefined ? {} : { focusContext: options.focusContext }),
+  });
+  let connection: AgentCallConnection;
+  try {
+    connection = await connectAgentCall({
+      url: card.wsUrl,
+      policy: options.policy,
+      log: options.log,
+      ...(options.bearerToken !== undefined && card.bearerRequired ? { bearerToken: options.bearerToken } : {}),
+    });
+  } catch (error) {
+    throw connectFailure(error);
+  }
+  const driver = new AgentCallDriver(engine, connection, options.log);
+  const timeoutMs = options.establishTimeoutMs ?? defaultEstablishTimeoutMs;
+  const outcome = await new Promise<'established' | EndReason | 'timeout'>((resolve) => {
+    const timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    const off = driver.onUpdate((update) => {
+      if (update.type === 'session.established' || update.type === 'ended') {
+        clearTimeout(timer);
+        off();
+        resolve(update.type === 'ended' ? update.reason : 'established');
+      }
+    });
+    driver.start();
+  });
+  if (outcome === 'established') return driver;
+  if (outcome === 'timeout') {
+    await driver.end();
+    throw new ServiceError('protocol_error', `${card.name} did not answer session.start within ${Math.round(timeoutMs / 1000)} s.`, undefined, true);
+  }
+  const code: IpcErrorCode = outcome.kind === 'protocol_error' ? 'protocol_error' : 'network_error';
+  throw new ServiceError(code, `${card.name} ended the session before it was established: ${outcome.message}`);
+}
+
+function connectFailure(error: unknown): ServiceError {
+  if (error instanceof TransportError) {
+    const code: IpcErrorCode = error.code === 'sign_in_required' || error.code === 'not_allowed' ? error.code : error.code === 'server_error' ? 'server_error' : 'network_error';
+    return new ServiceError(code, error.message);
+  }
+  if (error instanceof NetError) return new ServiceError(error.code === 'insecure_scheme' ? 'insecure_scheme' : 'network_error', error.message, undefined, error.code !== 'insecure_scheme');
+  return new ServiceError('network_error', `Could not connect to the agent: ${(error as Error).message}`);
+}
