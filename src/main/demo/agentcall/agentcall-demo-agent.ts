@@ -359,7 +359,8 @@ export class AgentCallDemoSession {
       // Exact objectRef equality: no prefix, case-folding or fuzzy matching.
       const label = this.labels.get(objectRef);
       if (this.proposal) {
-        sentences.push(`I'm still waiting to remember this object as "${this.proposal.label}": say "${demoCommands.confirm}" or "${demoCommands.cancel}".`);
+        // No label before confirmation: nothing about the object is remembered yet (the proposal card shows what would be).
+        sentences.push(`I'm still waiting for your confirmation before I remember anything about this object: say "${demoCommands.confirm}" or "${demoCommands.cancel}".`);
       } else if (label !== undefined) {
         sentences.push(`This is "${label}".`);
       } else {
