@@ -33,6 +33,8 @@ export interface OpenAgentCallOptions {
   /** How long the agent has to answer `session.start` (default 10 s). */
   establishTimeoutMs?: number;
   focusContext?: boolean;
+  /** Subscribed before `session.start` is sent, so it sees every update from the first one. */
+  onUpdate?: UpdateListener;
 }
 
 export const defaultEstablishTimeoutMs = 10_000;
@@ -190,6 +192,7 @@ export async function openAgentCallSession(options: OpenAgentCallOptions): Promi
     throw connectFailure(error);
   }
   const driver = new AgentCallDriver(engine, connection, options.log);
+  if (options.onUpdate) driver.onUpdate(options.onUpdate);
   const timeoutMs = options.establishTimeoutMs ?? defaultEstablishTimeoutMs;
   const outcome = await new Promise<'established' | EndReason | 'timeout'>((resolve) => {
     const timer = setTimeout(() => resolve('timeout'), timeoutMs);

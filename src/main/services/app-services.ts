@@ -278,7 +278,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     photos,
     notices,
     dispose: async () => {
-      agentCall.dispose();
+      await agentCall.dispose();
       photos.discardAll();
       await Promise.all([...demoServers.splice(0).map((server) => server.close()), nfc?.dispose()]);
     },
