@@ -1,0 +1,103 @@
+import type { RefObject } from 'react';
+import type { AgentCallAgent } from '../../../shared/agentcall/ipc-schemas';
+import type { Modality } from '../../../shared/agentcall/protocol';
+import type { IpcError } from '../../../shared/ipc/errors';
+import { ErrorText } from '../../components/ErrorText';
+import { useI18n } from '../../i18n/I18nProvider';
+import type { MessageKey } from '../../i18n/strings';
+
+function modalityKey(list: readonly Modality[], keys: { both: MessageKey; nfc: MessageKey; photo: MessageKey }): MessageKey | undefined {
+  const nfc = list.includes('nfc');
+  const photo = list.includes('photo');
+  if (nfc && photo) return keys.both;
+  if (nfc) return keys.nfc;
+  if (photo) return keys.photo;
+  return undefined;
+}
+
+/** The host of the agent's AG-UI address (its scheme and path add nothing for people). */
+function hostOf(endpoint: string): string {
+  try {
+    return new URL(endpoint).host;
+  } catch {
+    return endpoint;
+  }
+}
+
+/**
+ * The agent's band: Back, its name (the screen's heading), version, description, what it accepts
+ * and may ask for, where it lives, notes from its card, and End session.
+ */
+export function AgentCallHeader({
+  headingRef,
+  label,
+  agent,
+  canEnd,
+  ending,
+  endError,
+  onBack,
+  onEnd,
+}: {
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  label: string;
+  agent: AgentCallAgent | undefined;
+  canEnd: boolean;
+  ending: boolean;
+  endError: IpcError | undefined;
+  onBack: () => void;
+  onEnd: () => void;
+}) {
+  const { t } = useI18n();
+  const accepts = agent ? (modalityKey(agent.accepted, { both: 'agentcall.accepts.both', nfc: 'agentcall.accepts.nfc', photo: 'agentcall.accepts.photo' }) ?? 'agentcall.accepts.none') : undefined;
+  const requests = agent ? modalityKey(agent.agentRequests, { both: 'agentcall.requests.both', nfc: 'agentcall.requests.nfc', photo: 'agentcall.requests.photo' }) : undefined;
+  const notes = agent?.notes ?? [];
+  return (
+    <header className="chat-header agentcall-header">
+      <div className="chat-header__band">
+        <button type="button" className="button chat-header__back" onClick={onBack}>
+          {t('chat.back')}
+        </button>
+        <div className="chat-header__text">
+          <h1 ref={headingRef} tabIndex={-1} className="chat-header__title">
+            {agent?.name ?? label}
+          </h1>
+          {agent ? (
+            <>
+              {agent.version !== '' ? <p className="agentcall-header__version">{t('agentcall.version', { version: agent.version })}</p> : null}
+              {agent.description !== '' ? <p className="chat-header__description">{agent.description}</p> : null}
+            </>
+          ) : null}
+        </div>
+        {canEnd ? (
+          <button type="button" className="button chat-header__action" disabled={ending} aria-busy={ending || undefined} onClick={onEnd}>
+            {t('agentcall.end')}
+          </button>
+        ) : null}
+      </div>
+      {agent ? (
+        <ul className="agentcall-header__facts">
+          {accepts ? <li>{t(accepts)}</li> : null}
+          {requests ? <li>{t(requests)}</li> : null}
+          <li>{t('agentcall.endpoint', { host: hostOf(agent.endpoint) })}</li>
+          {agent.legacyExtension ? <li>{t('agentcall.legacy')}</li> : null}
+        </ul>
+      ) : null}
+      {notes.length > 0 ? (
+        <details className="manifest-notes">
+          <summary className="manifest-notes__summary">{t('agentcall.notes.title', { count: notes.length })}</summary>
+          {/* Main writes these notes in English. */}
+          <ul className="manifest-notes__list" lang="en">
+            {notes.map((note, index) => (
+              <li key={index}>{note}</li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+      {endError ? (
+        <p className="error-text chat-header__error" role="alert">
+          {t('agentcall.endFailed')} <ErrorText error={endError} />
+        </p>
+      ) : null}
+    </header>
+  );
+}

@@ -1,0 +1,218 @@
+import { memo, useId, useState } from 'react';
+import type { Intent } from '../../../shared/agentcall/protocol';
+import type { InteractionState, SessionItem } from '../../../shared/agentcall/session-view';
+import type { IpcError } from '../../../shared/ipc/errors';
+import { ErrorText } from '../../components/ErrorText';
+import { useI18n } from '../../i18n/I18nProvider';
+import type { MessageKey } from '../../i18n/strings';
+import { Markdown } from '../chat/Markdown';
+import { ObjectChip, PhotoChip } from './ObservationChips';
+
+type Item<K extends SessionItem['kind']> = Extract<SessionItem, { kind: K }>;
+
+export const intentKeys: Record<Intent, MessageKey> = {
+  identify: 'agentcall.intent.identify',
+  remember: 'agentcall.intent.remember',
+  inspect: 'agentcall.intent.inspect',
+  act: 'agentcall.intent.act',
+};
+
+const interactionStateKeys: Record<InteractionState, MessageKey> = {
+  pending: 'agentcall.interaction.pending',
+  answered: 'agentcall.interaction.answered',
+  cancelled: 'agentcall.interaction.cancelled',
+  declined: 'agentcall.interaction.declined',
+  superseded: 'agentcall.interaction.superseded',
+};
+
+/** What the items need from the screen. */
+export interface ItemContext {
+  agentName: string;
+  /** The proposal Confirm/Cancel act on (the view's shownProposalId), while the session lasts. */
+  shownProposalId: string | undefined;
+  endedWithSession: ReadonlySet<string>;
+  /** Sends the proposal's confirm or cancel text; resolves with the failure, if any. */
+  answerProposal: (proposalId: string, answer: 'confirm' | 'cancel') => Promise<IpcError | undefined>;
+  restart: () => void;
+}
+
+function UserText({ item }: { item: Item<'userText'> }) {
+  const { t } = useI18n();
+  return (
+    <div className="message message--user">
+      <p className="visually-hidden">{t('chat.you')}</p>
+      <p className="message__text">{item.text}</p>
+    </div>
+  );
+}
+
+function UserObservation({ item, thumbnail }: { item: Item<'userObservation'>; thumbnail: string | undefined }) {
+  const { t } = useI18n();
+  return (
+    <div className="message message--user agentcall-observation">
+      <p className="visually-hidden">{t('chat.you')}</p>
+      {item.object ? <ObjectChip object={item.object} /> : null}
+      {item.image ? <PhotoChip image={item.image} thumbnail={thumbnail} /> : null}
+      <p className="message__state">
+        {t('agentcall.intent.line', { intent: t(intentKeys[item.intent]) })}
+        {item.interactionId !== undefined ? ` · ${t('agentcall.observation.answers')}` : null}
+      </p>
+    </div>
+  );
+}
+
+function AgentText({ item, agentName }: { item: Item<'agentText'>; agentName: string }) {
+  const { t } = useI18n();
+  const note: MessageKey | undefined =
+    item.state === 'cancelled' ? 'agentcall.text.cancelled' : item.state === 'failed' ? 'agentcall.text.failed' : item.state === 'interrupted' ? 'agentcall.text.interrupted' : undefined;
+  return (
+    <div className={`message message--assistant${item.state === 'streaming' ? ' message--streaming' : ''}`}>
+      <p className="visually-hidden">{t('chat.agentSays', { name: agentName })}</p>
+      {/* Markdown without raw HTML: a <script> in the agent's text stays text. */}
+      {item.text !== '' ? <Markdown text={item.text} /> : null}
+      {note !== undefined ? <p className="message__state">{t(note)}</p> : null}
+    </div>
+  );
+}
+
+function Failure({ item }: { item: Item<'failure'> }) {
+  const { t } = useI18n();
+  return (
+    <div className="message message--error agentcall-failure">
+      <p className="error-text">
+        {t('agentcall.failure')} <code>{item.code}</code>
+      </p>
+      {/* The agent's own words, bounded and without control characters by the engine. */}
+      {item.message !== '' ? <p className="message__text agentcall-failure__message">{item.message}</p> : null}
+    </div>
+  );
+}
+
+function Interaction({ item }: { item: Item<'interaction'> }) {
+  const { t } = useI18n();
+  return (
+    <div className={`agentcall-event agentcall-event--${item.state}`}>
+      <p>
+        <span className="agentcall-event__kicker">{t(item.request.modality === 'nfc' ? 'agentcall.interaction.nfc' : 'agentcall.interaction.photo')}</span>{' '}
+        <span className="agentcall-event__text">{item.request.prompt}</span>
+      </p>
+      <p className="message__state">{t(interactionStateKeys[item.state])}</p>
+    </div>
+  );
+}
+
+function Teaching({ item, context }: { item: Item<'teaching'>; context: ItemContext }) {
+  const { t } = useI18n();
+  const id = useId();
+  const [busy, setBusy] = useState<'confirm' | 'cancel' | undefined>();
+  const [error, setError] = useState<IpcError | undefined>();
+  const { proposal } = item;
+  const current = item.state === 'shown' && context.shownProposalId === proposal.proposalId;
+  let stateKey: MessageKey | undefined;
+  if (item.state === 'confirmed') stateKey = 'agentcall.teaching.confirmed';
+  else if (item.state === 'cancelled') stateKey = 'agentcall.teaching.cancelled';
+  else if (item.state === 'invalidated') stateKey = context.endedWithSession.has(item.id) ? 'agentcall.teaching.endedWithSession' : 'agentcall.teaching.invalidated';
+  else if (!current) stateKey = 'agentcall.teaching.replaced';
+
+  async function answer(choice: 'confirm' | 'cancel') {
+    if (busy) return;
+    setBusy(choice);
+    setError(undefined);
+    const failure = await context.answerProposal(proposal.proposalId, choice);
+    setBusy(undefined);
+    setError(failure);
+  }
+
+  const statementId = `${id}-statement`;
+  return (
+    <div className={`agentcall-teaching agentcall-teaching--${current ? 'current' : item.state}`}>
+      <p className="agentcall-teaching__kicker">{t('agentcall.teaching.kicker')}</p>
+      <p id={statementId} className="agentcall-teaching__statement">
+        {t('agentcall.teaching.willRemember', { label: proposal.label })} <code>{proposal.objectRef}</code>
+      </p>
+      {current ? (
+        <>
+          <p>{t('agentcall.teaching.question')}</p>
+          <div className="button-row">
+            <button type="button" className="button button--primary" aria-describedby={statementId} disabled={busy !== undefined} aria-busy={busy === 'confirm' || undefined} onClick={() => void answer('confirm')}>
+              {t('agentcall.teaching.confirm')}
+            </button>
+            <button type="button" className="button button--secondary" aria-describedby={statementId} disabled={busy !== undefined} aria-busy={busy === 'cancel' || undefined} onClick={() => void answer('cancel')}>
+              {t('agentcall.teaching.cancel')}
+            </button>
+          </div>
+        </>
+      ) : null}
+      {stateKey !== undefined ? <p className="message__state agentcall-teaching__state">{t(stateKey)}</p> : null}
+      {error ? (
+        <p className="error-text" role="alert">
+          {t('agentcall.notSent')} <ErrorText error={error} />
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function Ended({ item, restart }: { item: Item<'ended'>; restart: () => void }) {
+  const { t } = useI18n();
+  const { reason } = item;
+  return (
+    <div className="agentcall-ended">
+      <p className="agentcall-ended__title">{t('agentcall.ended.title')}</p>
+      {/* Main explains the reason in English. */}
+      {reason.message !== '' ? (
+        <p lang="en" className="agentcall-ended__reason">
+          {reason.message}
+        </p>
+      ) : null}
+      {reason.kind === 'protocol_error' ? (
+        <p className="message__state">
+          {t('agentcall.ended.code')} <code>{reason.code}</code>
+        </p>
+      ) : null}
+      <button type="button" className="button button--primary" onClick={restart}>
+        {t('agentcall.ended.restart')}
+      </button>
+    </div>
+  );
+}
+
+/**
+ * One transcript entry, memoized: unchanged items stay identical in the view, so while a reply
+ * streams only the growing message re-renders. Speech segments are the spoken form of the text
+ * already shown, so they are not shown again.
+ */
+export const AgentCallItem = memo(function AgentCallItem({ item, context, thumbnail }: { item: SessionItem; context: ItemContext; thumbnail?: string | undefined }) {
+  switch (item.kind) {
+    case 'userText':
+      return <UserText item={item} />;
+    case 'userObservation':
+      return <UserObservation item={item} thumbnail={thumbnail} />;
+    case 'agentText':
+      return <AgentText item={item} agentName={context.agentName} />;
+    case 'speech':
+      return null;
+    case 'failure':
+      return <Failure item={item} />;
+    case 'notice':
+      // The engine's notices are written in English.
+      return (
+        <p className="muted agentcall-notice" lang="en">
+          {item.message}
+        </p>
+      );
+    case 'interaction':
+      return <Interaction item={item} />;
+    case 'teaching':
+      return <Teaching item={item} context={context} />;
+    case 'ended':
+      return <Ended item={item} restart={context.restart} />;
+  }
+});
+
+/** Whether an item shows anything (speech repeats the text; an empty finished answer says nothing). */
+export function isShown(item: SessionItem): boolean {
+  if (item.kind === 'speech') return false;
+  if (item.kind === 'agentText') return item.text !== '' || item.state !== 'completed';
+  return true;
+}

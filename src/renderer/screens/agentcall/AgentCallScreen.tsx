@@ -1,0 +1,332 @@
+import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import type { Intent } from '../../../shared/agentcall/protocol';
+import type { SessionView } from '../../../shared/agentcall/session-view';
+import type { AgentDeskApi } from '../../../shared/ipc/api';
+import type { IpcError } from '../../../shared/ipc/errors';
+import { ErrorText } from '../../components/ErrorText';
+import { call } from '../../hooks/useLiveResource';
+import { useI18n } from '../../i18n/I18nProvider';
+import type { MessageKey } from '../../i18n/strings';
+import { ChatEnvironmentContext, type ChatEnvironment } from '../chat/ChatContext';
+import { PhotoDialog } from '../photo/PhotoDialog';
+import { AgentCallComposer } from './AgentCallComposer';
+import { AgentCallHeader } from './AgentCallHeader';
+import type { ItemContext } from './AgentCallItems';
+import { AgentCallTranscript } from './AgentCallTranscript';
+import { ObservationBar, type SendObservation } from './ObservationBar';
+import { RequestPanel } from './RequestPanel';
+import { TokenPanel } from './TokenPanel';
+import { useAgentCallSession } from './useAgentCallSession';
+import { usePhotoThumbnails } from './usePhotoThumbnails';
+import '../../styles/agentcall.css';
+
+/** The one polite status line: what the session and the agent are doing, never the streamed text. */
+function statusKey(view: SessionView): MessageKey | undefined {
+  if (view.phase === 'connecting') return undefined;
+  if (view.phase === 'awaitingEstablished') return 'agentcall.status.starting';
+  if (view.phase === 'ended') return 'agentcall.ended.title';
+  if (view.runActive) return view.runCancelling ? 'agentcall.status.cancelling' : 'chat.status.answering';
+  if (view.pendingInteraction) return view.pendingInteraction.modality === 'nfc' ? 'agentcall.status.request.nfc' : 'agentcall.status.request.photo';
+  const last = view.items.findLast((item) => item.kind === 'agentText');
+  if (last?.kind !== 'agentText') return undefined;
+  switch (last.state) {
+    case 'completed':
+      return 'chat.status.answered';
+    case 'cancelled':
+      return 'chat.status.cancelled';
+    case 'failed':
+      return 'chat.status.error';
+    default:
+      return undefined;
+  }
+}
+
+/** Reads the agent's spoken prompt aloud where the platform can (jsdom and some shells cannot). */
+function speak(text: string): boolean {
+  const synth = typeof window === 'undefined' ? undefined : window.speechSynthesis;
+  if (!synth || typeof SpeechSynthesisUtterance === 'undefined') return false;
+  try {
+    synth.speak(new SpeechSynthesisUtterance(text));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function stopSpeaking() {
+  try {
+    window.speechSynthesis?.cancel();
+  } catch {
+    // Nothing was speaking.
+  }
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A session with an AgentCall agent (spec: agentcall-agui-extension-0.1, docs/agentcall.md):
+ * connect (with the card's reasons when it cannot be used, or a token field when it asks for one),
+ * then the transcript, the agent's requests to scan or photograph something, teaching proposals,
+ * scans and photos the user sends with an intent, and text. Leaving the screen ends the session.
+ */
+export function AgentCallScreen({
+  api,
+  headingRef,
+  agentId,
+  label,
+  onBack,
+}: {
+  api: AgentDeskApi;
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  agentId: string;
+  label: string;
+  onBack: () => void;
+}) {
+  const { t } = useI18n();
+  const { connection, state, reopen, applyLocal } = useAgentCallSession(api, agentId);
+  const { view, endedWithSession } = state;
+  const agent = connection.status === 'open' ? connection.agent : undefined;
+  const sessionKey = connection.status === 'open' ? connection.sessionKey : undefined;
+  const ended = view.phase === 'ended';
+  const ready = sessionKey !== undefined && view.phase === 'established';
+  const { photoApi, sent: photoSent, thumbnail, clear: clearThumbnails } = usePhotoThumbnails(api);
+  const [intent, setIntent] = useState<Intent>('identify');
+  /** PhotoDialog is open, for the bar (no interactionId) or for the agent's request. */
+  const [photoFor, setPhotoFor] = useState<{ interactionId?: string } | undefined>();
+  const [photoError, setPhotoError] = useState<{ interactionId?: string; error: IpcError } | undefined>();
+  const [ending, setEnding] = useState(false);
+  const [endError, setEndError] = useState<IpcError | undefined>();
+  const [linkError, setLinkError] = useState<IpcError | undefined>();
+  const rootRef = useRef<HTMLDivElement>(null);
+  const composerRef = useRef<HTMLTextAreaElement>(null);
+
+  // Session-local pictures go with the session.
+  useEffect(() => {
+    if (ended) clearThumbnails();
+  }, [ended, clearThumbnails]);
+
+  // The agent's spoken prompt, once per request, where speech synthesis exists; it stops when the
+  // request is resolved or the screen goes.
+  const spoken = useRef(new Set<string>());
+  const speaking = useRef<string | undefined>(undefined);
+  const pending = view.pendingInteraction;
+  const pendingId = pending?.interactionId;
+  useEffect(() => {
+    if (speaking.current !== undefined && speaking.current !== pendingId) {
+      speaking.current = undefined;
+      stopSpeaking();
+    }
+    if (!pending?.spokenPrompt || spoken.current.has(pending.interactionId)) return;
+    spoken.current.add(pending.interactionId);
+    if (speak(pending.spokenPrompt)) speaking.current = pending.interactionId;
+  }, [pending, pendingId]);
+  useEffect(() => {
+    const current = speaking;
+    return () => {
+      if (current.current !== undefined) stopSpeaking();
+    };
+  }, []);
+
+  // A control that goes away with the focus in it (the request answered, the session ended) hands
+  // the focus on instead of dropping it on the page.
+  useEffect(() => {
+    const active = document.activeElement;
+    if (active !== null && active !== document.body) return;
+    if (ended) rootRef.current?.querySelector<HTMLButtonElement>('.agentcall-ended button')?.focus();
+    else if (pendingId === undefined) composerRef.current?.focus();
+  }, [ended, pendingId]);
+
+  const send = useCallback<SendObservation>(
+    async (request) => {
+      if (sessionKey === undefined) return { code: 'session_ended', message: '' };
+      // No await before this call: it runs in the user's click, which main checks for.
+      const result = await call(() => api.agentcall.sendObservation({ sessionKey, intent, ...request }));
+      return result.ok ? undefined : result.error;
+    },
+    [api, sessionKey, intent],
+  );
+
+  const sendText = useCallback(
+    async (text: string) => {
+      if (sessionKey === undefined) return { code: 'session_ended' as const, message: '' };
+      const result = await call(() => api.agentcall.sendText({ sessionKey, text }));
+      return result.ok ? undefined : result.error;
+    },
+    [api, sessionKey],
+  );
+
+  const cancelRun = useCallback(async () => {
+    if (sessionKey === undefined) return undefined;
+    const result = await call(() => api.agentcall.cancel({ sessionKey }));
+    return result.ok ? undefined : result.error;
+  }, [api, sessionKey]);
+
+  const decline = useCallback(async () => {
+    if (sessionKey === undefined) return undefined;
+    const result = await call(() => api.agentcall.decline({ sessionKey }));
+    return result.ok ? undefined : result.error;
+  }, [api, sessionKey]);
+
+  const answerProposal = useCallback(
+    async (proposalId: string, answer: 'confirm' | 'cancel') => {
+      if (sessionKey === undefined) return { code: 'session_ended' as const, message: '' };
+      const result = await call(() => api.agentcall.answerProposal({ sessionKey, proposalId, answer }));
+      return result.ok ? undefined : result.error;
+    },
+    [api, sessionKey],
+  );
+
+  const restart = useCallback(() => {
+    clearThumbnails();
+    setPhotoFor(undefined);
+    setPhotoError(undefined);
+    setEndError(undefined);
+    reopen();
+    headingRef.current?.focus();
+  }, [clearThumbnails, reopen, headingRef]);
+
+  async function endSession() {
+    if (sessionKey === undefined || ending) return;
+    setEnding(true);
+    setEndError(undefined);
+    const result = await call(() => api.agentcall.end({ sessionKey }));
+    setEnding(false);
+    // Main had already let the session go: show it as ended here too.
+    const gone = result.ok ? !result.value.ended : result.error.code === 'session_ended';
+    if (gone) applyLocal([{ type: 'ended', reason: { kind: 'client_end', message: '' } }]);
+    else if (!result.ok) setEndError(result.error);
+  }
+
+  function onPhotoSend(photoId: string) {
+    const interactionId = photoFor?.interactionId;
+    setPhotoFor(undefined);
+    setPhotoError(undefined);
+    photoSent(photoId);
+    // PhotoDialog calls this from its Send click: the gesture main checks for.
+    void send({ photoId, ...(interactionId === undefined ? {} : { interactionId }) }).then((failure) => {
+      if (failure) setPhotoError({ ...(interactionId === undefined ? {} : { interactionId }), error: failure });
+    });
+  }
+
+  const openLink = useCallback(
+    (href: string) => {
+      setLinkError(undefined);
+      void call(() => api.external.open({ url: href })).then((result) => {
+        if (!result.ok) setLinkError(result.error);
+      });
+    },
+    [api],
+  );
+  const issuer = agent ? originOf(agent.cardUrl) : '';
+  const agentName = agent?.name ?? label;
+  const environment = useMemo<ChatEnvironment>(
+    () => ({ issuer, serverName: agentName, openLink, downloadFile: async () => ({ ok: false, error: { code: 'not_allowed', message: 'AgentCall agents do not offer downloads.' } }) }),
+    [issuer, agentName, openLink],
+  );
+  const itemContext = useMemo<ItemContext>(
+    () => ({ agentName, shownProposalId: ended ? undefined : view.shownProposalId, endedWithSession, answerProposal, restart }),
+    [agentName, ended, view.shownProposalId, endedWithSession, answerProposal, restart],
+  );
+
+  // The dialog stays open only while what it is for still stands.
+  const photoOpen = photoFor !== undefined && ready && (photoFor.interactionId === undefined || photoFor.interactionId === pendingId);
+  const status = statusKey(view);
+
+  return (
+    <div ref={rootRef} className="screen chat agentcall">
+      <AgentCallHeader
+        headingRef={headingRef}
+        label={label}
+        agent={agent}
+        canEnd={sessionKey !== undefined && !ended}
+        ending={ending}
+        endError={endError}
+        onBack={onBack}
+        onEnd={() => void endSession()}
+      />
+      <div role="status" className="feedback">
+        {connection.status === 'connecting' ? (
+          <p className="connecting">
+            <span className="spinner" aria-hidden="true" /> {t('chat.connecting', { name: label })}
+          </p>
+        ) : null}
+      </div>
+      {connection.status === 'failed' && connection.error.code === 'sign_in_required' ? (
+        <TokenPanel api={api} agentId={agentId} name={label} reason={connection.error} onSaved={restart} />
+      ) : null}
+      {connection.status === 'failed' && connection.error.code !== 'sign_in_required' ? (
+        <div className="inline-error card">
+          <p className="error-text" role="alert">
+            {t(connection.error.code === 'incompatible' ? 'agentcall.incompatible' : 'chat.connectFailed', { name: label })} <ErrorText error={connection.error} />
+          </p>
+          <div className="button-row">
+            <button type="button" className="button button--primary" onClick={restart}>
+              {t('chat.retry')}
+            </button>
+            <button type="button" className="button button--secondary" onClick={onBack}>
+              {t('chat.back')}
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {sessionKey !== undefined ? (
+        <ChatEnvironmentContext.Provider value={environment}>
+          <section className="chat-main agentcall-main" aria-label={t('chat.conversationLabel')}>
+            {linkError ? (
+              <div className="inline-error link-error" role="alert">
+                <p className="error-text">
+                  {t('chat.link.openFailed')} <ErrorText error={linkError} />
+                </p>
+              </div>
+            ) : null}
+            {view.focus ? (
+              <p className="agentcall-focus">
+                {t('agentcall.focus')} <code>{view.focus.objectRef}</code>
+              </p>
+            ) : null}
+            <AgentCallTranscript items={view.items} context={itemContext} thumbnail={thumbnail} />
+            <div className="run-status">
+              <p className="run-status__text" role="status" aria-live="polite">
+                {view.runActive ? <span className="spinner" aria-hidden="true" /> : null}
+                {status !== undefined ? t(status) : null}
+              </p>
+            </div>
+            {pending && !ended ? (
+              <RequestPanel
+                key={pending.interactionId}
+                api={api}
+                interaction={pending}
+                usable={view.usableModalities}
+                send={send}
+                onOpenPhoto={() => setPhotoFor({ interactionId: pending.interactionId })}
+                onDecline={decline}
+                photoError={photoError && photoError.interactionId === pending.interactionId ? photoError.error : undefined}
+              />
+            ) : null}
+            <ObservationBar
+              key={sessionKey}
+              api={api}
+              ready={ready}
+              ended={ended}
+              usable={view.usableModalities}
+              accepted={agent?.accepted ?? []}
+              intent={intent}
+              onIntent={setIntent}
+              send={send}
+              onOpenPhoto={() => setPhotoFor({})}
+              photoError={photoError && photoError.interactionId === undefined ? photoError.error : undefined}
+            />
+            <AgentCallComposer textareaRef={composerRef} ready={ready} runActive={view.runActive} cancelling={view.runCancelling} onSend={sendText} onCancel={cancelRun} />
+          </section>
+        </ChatEnvironmentContext.Provider>
+      ) : null}
+      {photoOpen ? <PhotoDialog api={photoApi} onSend={onPhotoSend} onClose={() => setPhotoFor(undefined)} /> : null}
+    </div>
+  );
+}
