@@ -5,7 +5,7 @@ import { useAppInfo, useSettings, type AppInfo } from './hooks/useApiData';
 import type { LiveResource } from './hooks/useLiveResource';
 import { I18nProvider, useI18n } from './i18n/I18nProvider';
 import { sameScreen, type Screen } from './navigation';
-import { ChatScreen } from './screens/chat/ChatScreen';
+import { AgentScreen } from './screens/AgentScreen';
 import { HomeScreen } from './screens/HomeScreen';
 import { SettingsScreen } from './screens/SettingsScreen';
 
@@ -118,12 +118,13 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
         {screen.name === 'home' ? (
           <HomeScreen api={api} headingRef={headingRef} onOpenChat={(target) => navigate({ name: 'chat', ...target })} />
         ) : screen.name === 'chat' ? (
-          <ChatScreen
+          <AgentScreen
             key={screen.agentId}
             api={api}
             headingRef={headingRef}
             agentId={screen.agentId}
             label={screen.label}
+            {...(screen.protocol ? { protocol: screen.protocol } : {})}
             onBack={() => navigate({ name: 'home' })}
           />
         ) : (

@@ -2,7 +2,11 @@
 export interface ChatTarget {
   agentId: string;
   label: string;
+  /** Known when the target was opened as one protocol (the built-in demo's sides); otherwise main identifies it. */
+  protocol?: AgentProtocol;
 }
+
+export type AgentProtocol = 'talkie' | 'agentcall';
 
 export type Screen = { name: 'home' } | { name: 'settings' } | ({ name: 'chat' } & ChatTarget);
 

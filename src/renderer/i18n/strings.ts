@@ -43,11 +43,15 @@ export const en = {
   'add.added': 'Added {name}',
 
   'demo.title': 'Built-in demo',
-  'demo.body': 'A demo agent that runs inside AgentDesk: try chat, result cards and actions that wait for your confirmation, without an account.',
+  'demo.body': 'A demo agent that runs inside AgentDesk: try chat, result cards and actions that wait for your confirmation, or scan tagged objects, send photos and teach it what an object is, without an account.',
   'demo.note': 'Nothing you type in the demo leaves this computer.',
   'demo.open': 'Open demo',
   'demo.opening': 'Opening demo…',
   'demo.failed': 'The demo could not be started.',
+  'demo.openAgentCall': 'Scan and teach objects',
+  'demo.agentCallTitle': 'Built-in demo: objects and photos',
+  'agent.identifying': 'Reading what {name} speaks…',
+  'agent.identifyFailed': 'AgentDesk cannot open this agent.',
 
   'hardware.title': 'Hardware',
   'hardware.nfc': 'NFC readers',
@@ -436,11 +440,15 @@ export const cs: Catalogue = {
   'add.added': 'Přidáno: {name}',
 
   'demo.title': 'Vestavěné demo',
-  'demo.body': 'Ukázkový agent, který běží přímo v AgentDesku: vyzkoušejte si chat, karty s výsledky a akce, které čekají na vaše potvrzení, bez účtu.',
+  'demo.body': 'Ukázkový agent, který běží přímo v AgentDesku: vyzkoušejte si chat, karty s výsledky a akce, které čekají na vaše potvrzení, nebo skenujte označené předměty, posílejte fotky a naučte ho, co je který předmět, bez účtu.',
   'demo.note': 'Nic z toho, co v demu napíšete, neopustí tento počítač.',
   'demo.open': 'Otevřít demo',
   'demo.opening': 'Otevírám demo…',
   'demo.failed': 'Demo se nepodařilo spustit.',
+  'demo.openAgentCall': 'Skenovat a učit předměty',
+  'demo.agentCallTitle': 'Vestavěné demo: předměty a fotky',
+  'agent.identifying': 'Zjišťuji, jakým protokolem mluví {name}…',
+  'agent.identifyFailed': 'AgentDesk tohoto agenta nemůže otevřít.',
 
   'hardware.title': 'Hardware',
   'hardware.nfc': 'Čtečky NFC',

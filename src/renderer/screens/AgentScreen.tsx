@@ -1,0 +1,88 @@
+import { useEffect, useState, type RefObject } from 'react';
+import type { AgentDeskApi } from '../../shared/ipc/api';
+import type { IpcError } from '../../shared/ipc/errors';
+import { ErrorText } from '../components/ErrorText';
+import { call } from '../hooks/useLiveResource';
+import { useI18n } from '../i18n/I18nProvider';
+import type { AgentProtocol } from '../navigation';
+import { AgentCallScreen } from './agentcall/AgentCallScreen';
+import { ChatScreen } from './chat/ChatScreen';
+
+type Identified = { status: 'checking' } | { status: 'failed'; error: IpcError } | { status: 'ready'; protocol: AgentProtocol };
+
+/**
+ * One agent, whatever it speaks: when the protocol is not known yet (an agent from the list), main
+ * reads its Talkie manifest and agent card (`agents.identify`) and the matching screen opens; when
+ * neither is usable the reason is shown here, with Retry.
+ */
+export function AgentScreen({
+  api,
+  headingRef,
+  agentId,
+  label,
+  protocol,
+  onBack,
+}: {
+  api: AgentDeskApi;
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  agentId: string;
+  label: string;
+  protocol?: AgentProtocol;
+  onBack: () => void;
+}) {
+  const { t } = useI18n();
+  const [identified, setIdentified] = useState<Identified>(protocol ? { status: 'ready', protocol } : { status: 'checking' });
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    if (protocol) return;
+    let current = true;
+    void call(() => api.agents.identify({ agentId })).then((result) => {
+      if (!current) return;
+      setIdentified(result.ok ? { status: 'ready', protocol: result.value.protocol } : { status: 'failed', error: result.error });
+    });
+    return () => {
+      current = false;
+    };
+  }, [api, agentId, protocol, attempt]);
+
+  useEffect(() => {
+    if (identified.status !== 'ready') headingRef.current?.focus();
+  }, [identified.status, headingRef]);
+
+  if (identified.status === 'ready') {
+    const props = { api, headingRef, agentId, label, onBack };
+    return identified.protocol === 'agentcall' ? <AgentCallScreen {...props} /> : <ChatScreen {...props} />;
+  }
+  return (
+    <section className="screen" aria-labelledby="agent-heading">
+      <div className="screen__header">
+        <button type="button" className="button button--secondary" onClick={onBack}>
+          {t('chat.back')}
+        </button>
+        <h1 id="agent-heading" ref={headingRef} tabIndex={-1} className="screen__title">
+          {label}
+        </h1>
+      </div>
+      <div role="status" className="card">
+        {identified.status === 'checking' ? (
+          <p className="muted" aria-busy="true">
+            {t('agent.identifying', { name: label })}
+          </p>
+        ) : (
+          <div className="inline-error">
+            <p className="error-text">
+              {t('agent.identifyFailed')} <ErrorText error={identified.error} />
+            </p>
+            <button type="button" className="button button--secondary" onClick={() => {
+                setIdentified({ status: 'checking' });
+                setAttempt((value) => value + 1);
+              }}>
+              {t('chat.retry')}
+            </button>
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}
