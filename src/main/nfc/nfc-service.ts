@@ -26,7 +26,8 @@ import type { ReaderProcessState } from './reader-supervisor';
  *   and the scan indicator visible (`setKioskActive(true)`), scanning stays armed and every tap
  *   yields a result.
  * - One result per tap: the reader process reports a card once per presentation, and the same tag
- *   (same alias) is ignored for `debounceMs` after it was read.
+ *   (same alias) is ignored for `debounceMs` after it was read, unless it was lifted from the reader
+ *   in between (then it is a new tap).
  * - The card ID arrives from the reader process and ends in `observeTap`; results, status and logs
  *   carry the observation object only.
  */
@@ -89,7 +90,8 @@ export class NfcService {
   private lastError: { message: string; at: string } | undefined;
   private scan: Scan | undefined;
   private kioskActive = false;
-  private readonly recent = new Map<string, number>();
+  /** Tags read lately (alias → when, and on which reader): ignored until lifted from that reader or for debounceMs. */
+  private readonly recent = new Map<string, { at: number; reader: string }>();
   private lastStatusJson = '';
   private readonly statusListeners = new Set<(status: NfcStatus) => void>();
   private readonly resultListeners = new Set<(result: NfcScanResult, timing?: TapTiming) => void>();
@@ -284,6 +286,11 @@ export class NfcService {
   }
 
   private updateReaders(readers: readonly { name: string; cardPresent: boolean }[]): void {
+    // A tag lifted from its reader may be read again at once: the debounce is for one presentation.
+    for (const reader of readers) {
+      if (reader.cardPresent) continue;
+      for (const [alias, tap] of this.recent) if (tap.reader === reader.name) this.recent.delete(alias);
+    }
     const present = new Set(readers.map((reader) => reader.name));
     for (const [name, reader] of this.known) if (!present.has(name)) Object.assign(reader, { connected: false, cardPresent: false });
     for (const reader of readers) this.known.set(reader.name, { connected: true, cardPresent: reader.cardPresent });
@@ -306,7 +313,10 @@ export class NfcService {
 
   private async onTap(message: Extract<ReaderToMain, { type: 'tap' }>, receivedAt: number): Promise<void> {
     // Not armed: the tap is dropped before anything is derived from it.
-    if (!this.scan) return;
+    if (!this.scan) {
+      this.log.info('nfc', 'a tap arrived while no scan was armed; dropped');
+      return;
+    }
     let key: DeviceKey;
     try {
       key = await this.deviceKey();
@@ -320,9 +330,12 @@ export class NfcService {
     const observed = observeTap(key.key, message.uid, message.content);
     const now = Date.now();
     const debounceMs = this.settings().debounceMs;
-    for (const [alias, at] of this.recent) if (now - at >= debounceMs) this.recent.delete(alias);
-    if (this.recent.has(observed.aliasHex)) return;
-    if (debounceMs > 0) this.recent.set(observed.aliasHex, now);
+    for (const [alias, { at }] of this.recent) if (now - at >= debounceMs) this.recent.delete(alias);
+    if (this.recent.has(observed.aliasHex)) {
+      this.log.info('nfc', `the same tag again within ${debounceMs} ms; ignored`);
+      return;
+    }
+    if (debounceMs > 0) this.recent.set(observed.aliasHex, { at: now, reader: message.reader });
     this.readers.send({ type: 'feedback', reader: message.reader, outcome: 'success' });
     const result: NfcScanResult = {
       scanId: scan.scanId,

@@ -10,7 +10,7 @@ import { ApduStatusError, readType2Content, readUid, type Transmit } from './tag
 /**
  * The reader process's logic (see reader-process.ts for the entry point): one PC/SC context through
  * nfc-pcsc, re-created whenever the smart-card service goes away and comes back (nfc-pcsc never
- * reconnects by itself), and one `tap` message per card presented while main has armed a scan.
+ * reconnects by itself), and one `tap` message per card presented while main has armed a scan (or resting on the reader when a scan is armed).
  *
  * nfc-pcsc runs with autoProcessing off: it only connects and reports the card; this file reads
  * the ID (GET DATA) and, on Type 2 tags, the NDEF message. ISO 14443-4 cards and phones are never
@@ -58,6 +58,8 @@ async function defaultLoadNfc(): Promise<typeof NfcClass> {
 interface ReaderEntry {
   reader: Reader;
   cardPresent: boolean;
+  /** The ATR of a card that arrived while nothing was armed and is still on the reader. */
+  restingAtr?: Buffer;
 }
 
 export class ReaderWorker {
@@ -114,9 +116,17 @@ export class ReaderWorker {
 
   private onMainMessage(message: MainToReader): void {
     switch (message.type) {
-      case 'arm':
+      case 'arm': {
+        const wasArmed = this.armed;
         this.armed = message.armed;
+        // A tag already resting on the reader when the user presses Scan is read now, as if just presented.
+        if (this.armed && !wasArmed) {
+          for (const entry of this.readers.values()) {
+            if (entry.cardPresent && entry.restingAtr) void this.onCard(entry, entry.restingAtr);
+          }
+        }
         break;
+      }
       case 'configure':
         this.readerFeedback = message.readerFeedback;
         break;
@@ -221,6 +231,7 @@ export class ReaderWorker {
       const present = (status.state & reader.reader.SCARD_STATE_PRESENT) !== 0;
       if (present !== entry.cardPresent && this.readers.get(reader.name) === entry) {
         entry.cardPresent = present;
+        if (!present) delete entry.restingAtr;
         this.sendReaders();
       }
     });
@@ -244,8 +255,12 @@ export class ReaderWorker {
   private async onCard(entry: ReaderEntry, atr: Buffer | undefined): Promise<void> {
     const { reader } = entry;
     entry.cardPresent = true;
-    // Not armed: the card is noted as present, but nothing is read from it.
-    if (!this.armed) return;
+    // Not armed: the card is noted as present (and read if a scan is armed while it rests there), nothing is read from it now.
+    if (!this.armed) {
+      entry.restingAtr = atr ?? Buffer.alloc(0);
+      return;
+    }
+    delete entry.restingAtr;
     const detectedAt = performance.timeOrigin + performance.now();
     const card = describeAtr(atr ?? new Uint8Array());
     const transmit: Transmit = async (apdu, max) => new Uint8Array(await reader.transmit(Buffer.from(apdu), max));

@@ -37,16 +37,20 @@ export async function closeBrowser(): Promise<void> {
 export interface RunningShell {
   launchUrl: string;
   process: ChildProcess;
+  /** Everything the shell wrote to stdout and stderr so far (its log). */
+  output(): string;
   stop(): Promise<void>;
 }
 
 /** Starts the built web shell (out/main/webshell.js) as `npm start` would, on a given user-data folder. */
-export async function startShell(userDataDir: string): Promise<RunningShell> {
+export async function startShell(userDataDir: string, options: { env?: Record<string, string> } = {}): Promise<RunningShell> {
   const entry = `${root}out/main/webshell.js`;
   if (!existsSync(entry)) throw new Error('out/main/webshell.js is missing: run `npm run build` (npm test does it).');
-  const child = spawn(process.execPath, [entry, '--user-data', userDataDir], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [entry, '--user-data', userDataDir], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   let stderr = '';
+  let stdout = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const launchUrl = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', (line) => resolve(line.trim()));
@@ -55,6 +59,7 @@ export async function startShell(userDataDir: string): Promise<RunningShell> {
   return {
     launchUrl,
     process: child,
+    output: () => stdout + stderr,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -68,6 +73,8 @@ export interface AppPage {
   page: Page;
   /** Console errors, page errors and CSP violations seen so far. */
   problems: string[];
+  /** Every WebSocket frame the page sent or received (the web shell's IPC), as text. */
+  frames: string[];
   screenshot(name: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -77,6 +84,12 @@ export async function openApp(shell: RunningShell, viewport = { width: 1280, hei
   const context = await (await sharedBrowser()).newContext({ viewport });
   const page = await context.newPage();
   const problems: string[] = [];
+  const frames: string[] = [];
+  page.on('websocket', (socket) => {
+    const record = (frame: { payload: string | Buffer }) => frames.push(typeof frame.payload === 'string' ? frame.payload : frame.payload.toString('latin1'));
+    socket.on('framesent', record);
+    socket.on('framereceived', record);
+  });
   page.on('console', (message) => {
     if (message.type() === 'error') problems.push(`console: ${message.text()}`);
   });
@@ -91,6 +104,7 @@ export async function openApp(shell: RunningShell, viewport = { width: 1280, hei
   return {
     page,
     problems,
+    frames,
     screenshot: async (name) => {
       await mkdir(screenshotDir, { recursive: true });
       const path = `${screenshotDir}/${name}.png`;
