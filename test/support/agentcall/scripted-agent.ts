@@ -29,6 +29,8 @@ export interface ScriptedAgentOptions {
   onConnection?: (socket: WebSocket, request: IncomingMessage) => void;
   /** Do not answer pings (ws answers them automatically otherwise). */
   ignorePings?: boolean;
+  /** Serve this A2A Agent Card at /.well-known/agent-card.json (`{{agui}}` in strings becomes this agent's ws:// URL's http:// form). */
+  card?: unknown;
 }
 
 const open: ScriptedAgent[] = [];
@@ -38,7 +40,13 @@ afterEach(async () => {
 
 export async function startScriptedAgent(options: ScriptedAgentOptions = {}): Promise<ScriptedAgent> {
   const sockets = new Set<Socket>();
-  const server = createServer((_request, response) => {
+  const server = createServer((request, response) => {
+    if (options.card !== undefined && request.url === '/.well-known/agent-card.json') {
+      const { port } = server.address() as AddressInfo;
+      const body = JSON.stringify(options.card).replaceAll('{{agui}}', `http://127.0.0.1:${port}/agui`);
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(body);
+      return;
+    }
     response.writeHead(404).end();
   });
   server.on('connection', (socket) => {
