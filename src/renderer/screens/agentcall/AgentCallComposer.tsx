@@ -1,7 +1,8 @@
-import { useId, useState, type FormEvent, type KeyboardEvent, type RefObject } from 'react';
+import { useState, type RefObject } from 'react';
 import { limits } from '../../../shared/agentcall/protocol';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { ErrorText } from '../../components/ErrorText';
+import { MessageForm } from '../../components/MessageForm';
 import { useI18n } from '../../i18n/I18nProvider';
 
 /** The counter appears this close to the limit. */
@@ -30,11 +31,6 @@ export function AgentCallComposer({
   onCancel: () => Promise<IpcError | undefined>;
 }) {
   const { t } = useI18n();
-  const id = useId();
-  const fieldId = `${id}-message`;
-  const hintId = `${id}-hint`;
-  const counterId = `${id}-counter`;
-  const limitId = `${id}-limit`;
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
   const [cancelRequested, setCancelRequested] = useState(false);
@@ -71,70 +67,32 @@ export function AgentCallComposer({
     });
   }
 
-  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
-    if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
-    event.preventDefault();
-    submit();
-  }
-
-  const describedBy = [hintId, showCounter ? counterId : undefined, over ? limitId : undefined].filter(Boolean).join(' ');
   return (
-    <form
-      className="composer"
-      noValidate
-      onSubmit={(event: FormEvent<HTMLFormElement>) => {
-        event.preventDefault();
-        submit();
-      }}
+    <MessageForm
+      textareaRef={textareaRef}
+      text={text}
+      onTextChange={setText}
+      onSubmit={submit}
+      max={max}
+      showCounter={showCounter}
+      tooLongMessage={t('agentcall.composer.tooLong', { max })}
+      buttons={
+        runActive ? (
+          <button type="button" className="button button--secondary" disabled={cancelling || cancelRequested} aria-busy={cancelling || cancelRequested || undefined} onClick={cancel}>
+            {t('chat.composer.cancel')}
+          </button>
+        ) : (
+          <button type="submit" className="button button--primary" disabled={!canSend} aria-busy={sending || undefined}>
+            {t('chat.composer.send')}
+          </button>
+        )
+      }
     >
-      <label htmlFor={fieldId} className="field__label">
-        {t('chat.composer.label')}
-      </label>
-      <p id={hintId} className="field__hint">
-        {t('chat.composer.hint')}
-      </p>
-      <textarea
-        ref={textareaRef}
-        id={fieldId}
-        name="message"
-        className="input composer__input"
-        rows={3}
-        value={text}
-        aria-invalid={over || undefined}
-        aria-describedby={describedBy}
-        onChange={(event) => setText(event.target.value)}
-        onKeyDown={onKeyDown}
-      />
-      <div className="composer__row">
-        <div className="composer__info">
-          {showCounter ? (
-            <p id={counterId} className={`composer__counter${over ? ' composer__counter--over' : ''}`}>
-              {t('chat.composer.counter', { count: text.length, max })}
-            </p>
-          ) : null}
-          {over ? (
-            <p id={limitId} className="field__error">
-              {t('agentcall.composer.tooLong', { max })}
-            </p>
-          ) : null}
-        </div>
-        <div className="composer__buttons">
-          {runActive ? (
-            <button type="button" className="button button--secondary" disabled={cancelling || cancelRequested} aria-busy={cancelling || cancelRequested || undefined} onClick={cancel}>
-              {t('chat.composer.cancel')}
-            </button>
-          ) : (
-            <button type="submit" className="button button--primary" disabled={!canSend} aria-busy={sending || undefined}>
-              {t('chat.composer.send')}
-            </button>
-          )}
-        </div>
-      </div>
       {error ? (
         <p className="error-text" role="alert">
           {t('agentcall.notSent')} <ErrorText error={error} />
         </p>
       ) : null}
-    </form>
+    </MessageForm>
   );
 }
