@@ -1,11 +1,8 @@
-import { useLayoutEffect, useRef } from 'react';
 import type { ConversationItem } from '../../../shared/talkie/conversation';
 import { ErrorText, type ShownError } from '../../components/ErrorText';
+import { StickyScroller } from '../../components/StickyScroller';
 import { useI18n } from '../../i18n/I18nProvider';
 import { TranscriptItem, type ItemHandlers } from './TranscriptItems';
-
-/** How close to the end (px) counts as "reading the newest": new content then scrolls into view. */
-const stickDistance = 48;
 
 /**
  * The conversation. Deliberately not a live region: streamed text would be read out delta by delta.
@@ -25,14 +22,6 @@ export function Transcript({
   handlers: ItemHandlers;
 }) {
   const { t } = useI18n();
-  const scroller = useRef<HTMLDivElement>(null);
-  const stick = useRef(true);
-
-  useLayoutEffect(() => {
-    const element = scroller.current;
-    if (element && stick.current) element.scrollTop = element.scrollHeight;
-  }, [items]);
-
   let body;
   if (loading) body = <p className="muted transcript__empty">{t('chat.loadingThread')}</p>;
   else if (loadError) {
@@ -60,19 +49,8 @@ export function Transcript({
   }
 
   return (
-    <div
-      ref={scroller}
-      className="transcript"
-      role="region"
-      aria-label={t('chat.messagesLabel')}
-      // Scrollable content must be reachable from the keyboard.
-      tabIndex={0}
-      onScroll={(event) => {
-        const element = event.currentTarget;
-        stick.current = element.scrollHeight - element.scrollTop - element.clientHeight < stickDistance;
-      }}
-    >
+    <StickyScroller className="transcript" label={t('chat.messagesLabel')} content={items}>
       {body}
-    </div>
+    </StickyScroller>
   );
 }
