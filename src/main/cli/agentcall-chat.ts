@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import { intentSchema, type Intent, type Modality } from '../../shared/agentcall/protocol';
 import type { SessionUpdate, SessionView } from '../../shared/agentcall/session-view';
 import { ServiceError } from '../../shared/ipc/errors';
-import type { NfcObject, NfcScanResult, NfcStatus } from '../../shared/nfc/ipc-schemas';
+import type { NfcObject, NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import { openAgentCallSession, type AgentCallDriver } from '../agentcall/session-driver';
 import { DeviceKeyError, deviceKeyFileEnv, loadDeviceKey, type DeviceKey } from '../nfc/device-key';
 import { NfcService } from '../nfc/nfc-service';
@@ -14,7 +14,7 @@ import { photoLimits, processImage } from '../photo/photo-pipeline';
 import { createLogger, type Logger } from '../platform/logger';
 import { openSecretStore } from '../secrets/secret-store';
 import type { CliAgent } from './agentcall-connect';
-import type { NfcCliDeps } from './nfc';
+import { settledStatus, type NfcCliDeps } from './nfc';
 import { exitCodes, processIo, type Io } from './output';
 
 /**
@@ -303,7 +303,7 @@ async function startNfc(deps: NfcCliDeps, keyFileOption: string | undefined, pro
     distro: linuxDistroIds(),
   });
   service.start();
-  const status = await readerStatus(service, probeMs);
+  const status = await settledStatus(service, probeMs, { settleMs: 500, untilReader: true });
   const connected = status.state === 'ready' && status.readers.some((reader) => reader.connected);
   if (!connected) {
     await service.dispose();
@@ -319,30 +319,6 @@ async function startNfc(deps: NfcCliDeps, keyFileOption: string | undefined, pro
   return { service, ready: true };
 }
 
-/**
- * The status once a reader is connected or the service failed; or once it has been quiet for
- * `settleMs` while missing or running without a reader (readers show up just after the start);
- * or at the deadline.
- */
-function readerStatus(service: NfcService, timeoutMs: number, settleMs = 500): Promise<NfcStatus> {
-  return new Promise((resolve) => {
-    let settle: NodeJS.Timeout | undefined;
-    const finish = () => {
-      clearTimeout(deadline);
-      clearTimeout(settle);
-      off();
-      resolve(service.status());
-    };
-    const check = (status: NfcStatus) => {
-      clearTimeout(settle);
-      if (status.service === 'failed' || (status.state === 'ready' && status.readers.some((reader) => reader.connected))) return finish();
-      if (status.service === 'missing' || status.service === 'running') settle = setTimeout(finish, settleMs);
-    };
-    const deadline = setTimeout(finish, timeoutMs);
-    const off = service.onStatus(check);
-    check(service.status());
-  });
-}
 
 async function tapOnce(nfc: NfcReader, timeoutMs: number, io: Io): Promise<NfcObject | undefined> {
   const service = nfc.service!;

@@ -50,8 +50,12 @@ function startService(deps: NfcCliDeps, deviceKey: () => Promise<DeviceKey>) {
   return service;
 }
 
-/** Resolves with the status once the service is up with its readers listed (quiet for `settleMs`), missing, failed, or at the deadline. */
-function settledStatus(service: NfcService, timeoutMs: number, settleMs = 300): Promise<NfcStatus> {
+/**
+ * Resolves with the status once the service is up with its readers listed (quiet for `settleMs`),
+ * missing, failed, or at the deadline; with `untilReader`, at once when a reader is connected.
+ */
+export function settledStatus(service: NfcService, timeoutMs: number, options: { settleMs?: number; untilReader?: boolean } = {}): Promise<NfcStatus> {
+  const settleMs = options.settleMs ?? 300;
   return new Promise((resolve) => {
     let settle: NodeJS.Timeout | undefined;
     const finish = () => {
@@ -63,6 +67,7 @@ function settledStatus(service: NfcService, timeoutMs: number, settleMs = 300): 
     const check = (status: NfcStatus) => {
       clearTimeout(settle);
       if (status.service === 'failed') return finish();
+      if (options.untilReader && status.state === 'ready' && status.readers.some((reader) => reader.connected)) return finish();
       // "missing" can be a short gap while the service restarts: give it the settle time too.
       if (status.service === 'running' || status.service === 'missing') settle = setTimeout(finish, status.service === 'missing' ? settleMs * 3 : settleMs);
     };
