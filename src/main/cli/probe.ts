@@ -1,4 +1,5 @@
 import type { AgentCallCard, CardValidation } from '../../shared/agentcall/card';
+import type { UiLink, UiLinksResult } from '../../shared/agentmesh/ui-links';
 import { normalizeAgentAddress } from '../../shared/agents/address';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { Problem } from '../../shared/talkie/problems';
@@ -18,6 +19,11 @@ import { exitCodes, type Io } from './output';
  *   what was found. A usable Talkie server wins over an agent card (which is then reported beside it);
  *   otherwise a recognised AgentCall card, then a Talkie manifest that breaks the protocol, then a plain
  *   A2A card. A plain A2A card is not usable: AgentDesk talks to A2A agents only through AgentCall.
+ *
+ * A card that declares the AgentMesh UI links extension adds `uiLinks` (its usable entries) and
+ * `uiLinksProblems` (skipped entries and notes) to the report, and a "web pages:" section to the human
+ * output; both are absent for a card that declares no UI links (absence states nothing). UI links
+ * never change whether the agent is usable or the exit code.
  */
 export async function probe(address: string, options: { json: boolean; dev: boolean }, io: Io): Promise<number> {
   let url: string;
@@ -95,7 +101,22 @@ export interface AgentCallProbe {
   uiLinksDeclared: boolean;
 }
 
-function cardFields(discovery: Extract<AgentCardDiscovery, { ok: true }>): Record<string, unknown> {
+/** What `--json` prints for each usable UI links entry. */
+export interface UiLinkProbe {
+  url: string;
+  label: string;
+  audience: UiLink['audience'];
+  access: UiLink['access'] | null;
+  kind: string | null;
+  crossOrigin: boolean;
+  shownByDefault: boolean;
+  notes: string[];
+}
+
+/** A fetched card, with the UI links discoverAgentCard reads from it (parseUiLinks, src/shared/agentmesh/ui-links.ts). */
+type FoundCard = Extract<AgentCardDiscovery, { ok: true }> & { uiLinks?: UiLinksResult };
+
+function cardFields(discovery: FoundCard): Record<string, unknown> {
   const validation: CardValidation = discovery.validation;
   const fields: Record<string, unknown> = { cardUrl: discovery.cardUrl };
   if (validation.ok && validation.kind === 'agentcall') {
@@ -116,10 +137,25 @@ function cardFields(discovery: Extract<AgentCardDiscovery, { ok: true }>): Recor
     fields.agentcall = agentcall;
   }
   if (validation.ok && validation.kind === 'a2a') fields.a2a = validation.a2a;
+  if (discovery.uiLinks?.declared) {
+    fields.uiLinks = discovery.uiLinks.links.map(
+      (link): UiLinkProbe => ({
+        url: link.url,
+        label: link.label,
+        audience: link.audience,
+        access: link.access ?? null,
+        kind: link.kind ?? null,
+        crossOrigin: link.crossOrigin,
+        shownByDefault: link.shownByDefault,
+        notes: link.notes,
+      }),
+    );
+    fields.uiLinksProblems = discovery.uiLinks.problems;
+  }
   return fields;
 }
 
-function reportCard(io: Io, json: boolean, discovery: Extract<AgentCardDiscovery, { ok: true }>): number {
+function reportCard(io: Io, json: boolean, discovery: FoundCard): number {
   const { validation } = discovery;
   if (validation.ok && validation.kind === 'a2a') {
     const problems: Problem[] = [
@@ -166,7 +202,25 @@ function report(io: Io, json: boolean, result: ProbeReport, code: number): numbe
   if (result.ok && agentcall) io.out(`usable: ${describeAgentCall(agentcall)}`);
   if (!result.ok) io.out(`not usable${kindNames[result.kind]}${a2a ? ` "${a2a.name}"` : ''}:`);
   for (const problem of result.problems) io.out(`  ${problem.code}${problem.path ? ` at ${problem.path}` : ''}: ${problem.message}`);
+  const uiLinks = result.uiLinks as UiLinkProbe[] | undefined;
+  if (uiLinks) {
+    io.out('web pages:');
+    if (uiLinks.length === 0) io.out('  (none usable)');
+    for (const link of uiLinks) io.out(`  ${describeUiLink(link)}`);
+    for (const problem of result.uiLinksProblems as Problem[]) io.out(`  ${problem.code}${problem.path ? ` at ${problem.path}` : ''}: ${problem.message}`);
+  }
   return code;
+}
+
+/** `https://status.example/ "Service status", public, open, "status" (other site)`; operator pages say they are not shown by default. */
+function describeUiLink(link: UiLinkProbe): string {
+  const parts = [
+    `${link.url} ${JSON.stringify(link.label)}`,
+    link.audience === 'unstated' ? 'audience not stated' : link.audience,
+    ...(link.access ? [link.access] : []),
+    ...(link.kind ? [JSON.stringify(link.kind)] : []),
+  ];
+  return `${parts.join(', ')}${link.shownByDefault ? '' : ' (not shown by default)'}${link.crossOrigin ? ' (other site)' : ''}`;
 }
 
 /** `AgentCall agent "Name" 1.0 over websocket at wss://…, accepts nfc and photo, may request nfc, bearer token required, legacy identifier`. */
