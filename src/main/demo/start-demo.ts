@@ -1,6 +1,7 @@
 import { defaultOAuthClientId } from '../auth/talkie-oauth';
 import type { Logger } from '../platform/logger';
 import { startAgentCallDemoServer } from './agentcall/agentcall-demo-server';
+import { startAguiDemoServer } from './agui/agui-demo-server';
 import { startTalkieDemoServer } from './talkie-demo-server';
 
 export interface RunningDemo {
@@ -12,6 +13,8 @@ export interface RunningDemo {
   /** The demo agent's AgentCall side (agentcall/agentcall-demo-server.ts): its base URL and A2A Agent Card. */
   agentCallBaseUrl: string;
   agentCallCardUrl: string;
+  /** The demo agent's plain AG-UI side (agui/agui-demo-server.ts): the POST + SSE endpoint, no token. */
+  aguiUrl: string;
   close(): Promise<void>;
 }
 
@@ -19,7 +22,9 @@ export interface RunningDemo {
  * The complete built-in demo: the Talkie demo agent and, beside it, its OAuth Authorization Server
  * (oidc-provider, loaded only here), so browser sign-in works against the demo exactly as against
  * a production server. The static development token keeps working too. Beside them, the same demo
- * agent's AgentCall side (an A2A Agent Card and an AG-UI WebSocket) on its own free port.
+ * agent's AgentCall side (an A2A Agent Card and an AG-UI WebSocket) on its own free port, and its
+ * plain AG-UI side (POST + SSE, interrupts with resume) on another; with `persistPath`, the key that
+ * signs its interrupt ids is kept beside it (`<persistPath>.agui-key`) so open interrupts survive a restart.
  */
 export async function startDemo(options: { port?: number; persistPath?: string; log?: Logger; clientId?: string } = {}): Promise<RunningDemo> {
   const { startDemoAuthorizationServer } = await import('./authorization-server');
@@ -39,13 +44,26 @@ export async function startDemo(options: { port?: number; persistPath?: string; 
       await talkie.close();
       throw error;
     }
+    let agui: Awaited<ReturnType<typeof startAguiDemoServer>>;
+    try {
+      agui = await startAguiDemoServer({
+        ...(options.log ? { log: options.log } : {}),
+        ...(options.persistPath === undefined ? {} : { secretPath: `${options.persistPath}.agui-key` }),
+      });
+    } catch (error) {
+      await agentCall.close();
+      await talkie.close();
+      throw error;
+    }
     return {
       baseUrl: talkie.baseUrl,
       token: talkie.token,
       authIssuer: authorizationServer.issuer,
       agentCallBaseUrl: agentCall.baseUrl,
       agentCallCardUrl: agentCall.cardUrl,
+      aguiUrl: agui.url,
       close: async () => {
+        await agui.close();
         await agentCall.close();
         await talkie.close();
         await authorizationServer.close();
