@@ -1,4 +1,5 @@
 import { agentCardUrlFor, maxCardBytes, validateAgentCard, type CardValidation } from '../../shared/agentcall/card';
+import { parseUiLinks, type UiLinksResult } from '../../shared/agentmesh/ui-links';
 import type { Problem } from '../../shared/talkie/problems';
 import { guardedRequest, NetError, type NetPolicy } from '../net/guarded-fetch';
 
@@ -8,11 +9,12 @@ import { guardedRequest, NetError, type NetPolicy } from '../net/guarded-fetch';
  * layer (HTTPS/DNS/IP/redirect/timeout rules), at most 256 KiB before parsing, JSON only, then
  * validated by src/shared/agentcall/card.ts.
  *
- * `ok: true` means a JSON document was fetched; whether it is a usable card is in `validation`.
+ * `ok: true` means a JSON document was fetched; whether it is a usable card is in `validation`, and
+ * the web pages it lists (AgentMesh UI links, read from any card, usable or not) in `uiLinks`.
  * `ok: false` means no document: a network failure (`net_<NetErrorCode>`), an HTTP error, an
  * oversized or non-JSON body.
  */
-export type AgentCardDiscovery = { ok: true; cardUrl: string; validation: CardValidation } | { ok: false; problems: Problem[] };
+export type AgentCardDiscovery = { ok: true; cardUrl: string; validation: CardValidation; uiLinks: UiLinksResult } | { ok: false; problems: Problem[] };
 
 export async function discoverAgentCard(url: string, options: { allowLocalHttp: boolean; policy?: NetPolicy }): Promise<AgentCardDiscovery> {
   const cardUrl = agentCardUrlFor(url);
@@ -46,7 +48,7 @@ export async function discoverAgentCard(url: string, options: { allowLocalHttp: 
     }
     throw error;
   }
-  return { ok: true, cardUrl, validation: validateAgentCard(json, { allowLocalHttp: options.allowLocalHttp }) };
+  return { ok: true, cardUrl, validation: validateAgentCard(json, { allowLocalHttp: options.allowLocalHttp }), uiLinks: parseUiLinks(json, { cardUrl }) };
 }
 
 function failure(code: string, message: string): AgentCardDiscovery {
