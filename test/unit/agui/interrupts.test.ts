@@ -1,0 +1,226 @@
+import { RunAgentInputSchema } from '@ag-ui/core/schemas';
+import { describe, expect, it } from 'vitest';
+import { buildResume, buildRunInput, interruptKind, isInterruptExpired, parseForwardedProps, toAguiInterrupt, type AguiInterrupt } from '../../../src/shared/agui/interrupts';
+import { describeResponseSchema, formLimits, initialAnswer, validateAnswer, type ResponseForm } from '../../../src/shared/agui/response-form';
+import { applyAguiEvent, beginRun, createThread, historyMessages, openInterrupts } from '../../../src/shared/agui/run-model';
+
+const now = Date.parse('2026-01-01T12:00:00Z');
+const confirmSchema = { type: 'object', properties: { approved: { type: 'boolean' }, note: { type: 'string', maxLength: 10 } }, required: ['approved'], additionalProperties: false };
+
+function interrupt(id: string, extra: Partial<Parameters<typeof toAguiInterrupt>[0]> = {}): AguiInterrupt {
+  return toAguiInterrupt({ id, reason: 'confirmation', ...extra }, 'run-1');
+}
+
+function form(schema: unknown): ResponseForm {
+  const result = describeResponseSchema(schema);
+  if (!result.ok) throw new Error(JSON.stringify(result.problems));
+  return result.form;
+}
+
+describe('interrupt records', () => {
+  it('classifies the known reasons and keeps unknown ones as generic', () => {
+    expect(['tool_call', 'input_required', 'confirmation', 'approve_plan'].map(interruptKind)).toEqual(['tool_call', 'input_required', 'confirmation', 'generic']);
+  });
+
+  it('parses expiresAt; an unparseable one never expires (AG-UI 1.0)', () => {
+    expect(isInterruptExpired(interrupt('a', { expiresAt: '2026-01-01T11:59:59Z' }), now)).toBe(true);
+    expect(isInterruptExpired(interrupt('b', { expiresAt: '2026-01-01T12:00:01Z' }), now)).toBe(false);
+    const odd = interrupt('c', { expiresAt: 'next tuesday' });
+    expect(odd).not.toHaveProperty('expiresAtMs');
+    expect(isInterruptExpired(odd, Number.MAX_SAFE_INTEGER)).toBe(false);
+  });
+});
+
+describe('buildResume', () => {
+  const open = [
+    interrupt('confirm', { responseSchema: confirmSchema }),
+    interrupt('question', { reason: 'input_required' }),
+    interrupt('late', { expiresAt: '2026-01-01T11:00:00Z', responseSchema: confirmSchema }),
+  ];
+
+  it('answers every open interrupt in order: resolved with payload, cancelled, expired → cancelled', () => {
+    const result = buildResume(open, { confirm: { status: 'resolved', payload: { approved: true } }, question: { status: 'cancelled' }, late: { status: 'resolved', payload: { approved: true } } }, now);
+    expect(result).toEqual({
+      ok: true,
+      expired: ['late'],
+      resume: [
+        { interruptId: 'confirm', status: 'resolved', payload: { approved: true } },
+        { interruptId: 'question', status: 'cancelled' },
+        { interruptId: 'late', status: 'cancelled' },
+      ],
+    });
+  });
+
+  it('an expired interrupt needs no answer', () => {
+    const result = buildResume(open, { confirm: { status: 'cancelled' }, question: { status: 'cancelled' } }, now);
+    expect(result.ok && result.resume.map((entry) => entry.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+  });
+
+  it('refuses a missing answer, an unknown id and a payload that breaks the schema', () => {
+    const result = buildResume(open, { confirm: { status: 'resolved', payload: { approved: 'yes', extra: 1 } }, stranger: { status: 'cancelled' } }, now);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.problems.map((problem) => [problem.code, problem.path])).toEqual([
+      ['resume_unknown_interrupt', '/stranger'],
+      ['resume_invalid_payload', '/confirm/approved'],
+      ['resume_invalid_payload', '/confirm/extra'],
+      ['resume_missing_answer', '/question'],
+    ]);
+  });
+
+  it('ignores interrupts that are no longer open', () => {
+    const closed = { ...interrupt('old'), status: 'resolved' as const };
+    expect(buildResume([closed], {}, now)).toEqual({ ok: true, resume: [], expired: [] });
+  });
+});
+
+describe('buildRunInput', () => {
+  it('builds a valid RunAgentInput: same thread, new run, history, state, forwardedProps, resume', () => {
+    let view = beginRun(createThread('t'), { runId: 'r1' });
+    view = applyAguiEvent(view, { type: 'RUN_STARTED', threadId: 't', runId: 'r1' });
+    view = applyAguiEvent(view, { type: 'STATE_SNAPSHOT', snapshot: { stage: 'review' } });
+    view = applyAguiEvent(view, { type: 'RUN_FINISHED', threadId: 't', runId: 'r1', outcome: { type: 'interrupt', interrupts: [{ id: 'i', reason: 'confirmation', responseSchema: confirmSchema }] } });
+    const resume = buildResume(openInterrupts(view), { i: { status: 'resolved', payload: { approved: false, note: 'no' } } }, now);
+    if (!resume.ok) throw new Error('resume');
+    const forwarded = parseForwardedProps('{"iacCode":{"schemaVersion":1,"cwd":"/work/project","runMode":"normal"}}');
+    if (!forwarded.ok) throw new Error('props');
+    const result = buildRunInput({ threadId: view.threadId, runId: 'r2', messages: historyMessages(view), state: view.state, forwardedProps: forwarded.value, resume: resume.resume });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.input).toEqual({
+      threadId: 't',
+      runId: 'r2',
+      protocolVersion: '1.0',
+      state: { stage: 'review' },
+      messages: [],
+      tools: [],
+      context: [],
+      forwardedProps: { iacCode: { schemaVersion: 1, cwd: '/work/project', runMode: 'normal' } },
+      resume: [{ interruptId: 'i', status: 'resolved', payload: { approved: false, note: 'no' } }],
+    });
+    expect(RunAgentInputSchema.safeParse(JSON.parse(JSON.stringify(result.input))).success).toBe(true);
+  });
+
+  it('refuses bad ids, duplicate resume entries, oversized forwardedProps and malformed messages', () => {
+    const bad = buildRunInput({ threadId: '', runId: 'r', messages: [], forwardedProps: { blob: 'x'.repeat(70_000) }, resume: [{ interruptId: 'a', status: 'cancelled' }, { interruptId: 'a', status: 'cancelled' }] });
+    expect(!bad.ok && bad.problems.map((problem) => problem.code)).toEqual(['run_input_invalid_id', 'run_input_forwarded_props', 'run_input_duplicate_resume']);
+    const malformed = buildRunInput({ threadId: 't', runId: 'r', messages: [{ id: 'm', role: 'wizard', content: 'x' } as never] });
+    expect(!malformed.ok && malformed.problems[0]).toMatchObject({ code: 'run_input_invalid', path: expect.stringContaining('/messages/0') });
+  });
+
+  it('parses user-edited forwardedProps with stable codes', () => {
+    expect(parseForwardedProps('')).toEqual({ ok: true, value: {} });
+    expect(parseForwardedProps('{nope')).toMatchObject({ ok: false, problems: [{ code: 'forwarded_props_not_json' }] });
+    expect(parseForwardedProps('[1]')).toMatchObject({ ok: false, problems: [{ code: 'forwarded_props_not_object' }] });
+    expect(parseForwardedProps(`{"a":${'['.repeat(20)}${']'.repeat(20)}}`)).toMatchObject({ ok: false, problems: [{ code: 'forwarded_props_too_large' }] });
+  });
+});
+
+describe('responseSchema → form fields', () => {
+  it('describes strings (enum, format, lengths), numbers, integers, booleans, nested objects and multiple choice', () => {
+    const described = form({
+      title: 'Deploy settings',
+      type: 'object',
+      required: ['region', 'replicas'],
+      properties: {
+        region: { type: 'string', enum: ['eu', 'us'], title: 'Region' },
+        contact: { type: 'string', format: 'email', maxLength: 100 },
+        replicas: { type: 'integer', minimum: 1, maximum: 5, default: 2 },
+        ratio: { type: 'number', exclusiveMaximum: 1 },
+        force: { type: 'boolean', description: 'Skip checks' },
+        tags: { type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] }, uniqueItems: true, maxItems: 2 },
+        owner: { type: 'object', properties: { name: { type: 'string', minLength: 1 } }, required: ['name'] },
+      },
+    });
+    expect(described.title).toBe('Deploy settings');
+    expect(described.root.kind).toBe('object');
+    if (described.root.kind !== 'object') return;
+    expect(described.root.fields).toEqual([
+      { key: 'region', path: '/region', label: 'Region', required: true, kind: 'string', enum: ['eu', 'us'] },
+      { key: 'contact', path: '/contact', label: 'contact', required: false, kind: 'string', format: 'email', maxLength: 100 },
+      { key: 'replicas', path: '/replicas', label: 'replicas', required: true, kind: 'number', integer: true, minimum: 1, maximum: 5, default: 2 },
+      { key: 'ratio', path: '/ratio', label: 'ratio', required: false, kind: 'number', integer: false, exclusiveMaximum: 1 },
+      { key: 'force', path: '/force', label: 'force', description: 'Skip checks', required: false, kind: 'boolean' },
+      { key: 'tags', path: '/tags', label: 'tags', required: false, kind: 'choices', options: ['a', 'b', 'c'], uniqueItems: true, maxItems: 2 },
+      {
+        key: 'owner',
+        path: '/owner',
+        label: 'owner',
+        required: false,
+        kind: 'object',
+        additionalProperties: true,
+        fields: [{ key: 'name', path: '/owner/name', label: 'name', required: true, kind: 'string', minLength: 1 }],
+      },
+    ]);
+    expect(initialAnswer(described)).toEqual({ replicas: 2, force: false, tags: [], owner: {} });
+  });
+
+  it('a primitive root is a single field; local $refs are followed', () => {
+    expect(form({ type: 'string', enum: ['yes', 'no'] }).root).toMatchObject({ kind: 'string', key: '', path: '', enum: ['yes', 'no'] });
+    const withRef = form({ type: 'object', properties: { size: { $ref: '#/$defs/size' } }, $defs: { size: { type: 'string', enum: ['S', 'M'] } } });
+    expect(withRef.root.kind === 'object' && withRef.root.fields[0]).toMatchObject({ key: 'size', kind: 'string', enum: ['S', 'M'] });
+  });
+
+  it('refuses what it cannot show, with stable codes and the schema pointer', () => {
+    const cases: [unknown, string, string][] = [
+      [{ type: 'object', properties: { a: { $ref: 'https://evil.example/schema.json' } } }, 'schema_remote_ref', '/properties/a/$ref'],
+      [{ type: 'object', properties: { a: { $ref: '#/$defs/a' } }, $defs: { a: { $ref: '#/$defs/a' } } }, 'schema_ref_loop', '/properties/a/$ref'],
+      [{ type: 'object', properties: { a: { oneOf: [{ type: 'string' }] } } }, 'schema_unsupported', '/properties/a/oneOf'],
+      [{ type: 'array', items: { type: 'object' } }, 'schema_unsupported', '/items'],
+      [{ type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'object', properties: { c: { type: 'object' } } } } } } }, 'schema_unsupported', '/properties/a/properties/b/properties/c'],
+      [{ type: 'object', properties: Object.fromEntries(Array.from({ length: formLimits.fields + 1 }, (_, index) => [`f${index}`, { type: 'string' }])) }, 'schema_too_large', `/properties/f${formLimits.fields - 1}`],
+      [{ type: 'string', enum: [] }, 'schema_invalid', '/enum'],
+      [[], 'schema_not_object', ''],
+    ];
+    for (const [schema, code, path] of cases) {
+      const result = describeResponseSchema(schema);
+      expect(result.ok ? [] : result.problems[0]).toMatchObject({ code, path });
+    }
+  });
+});
+
+describe('validateAnswer', () => {
+  const settings = form({
+    type: 'object',
+    required: ['region', 'count'],
+    additionalProperties: false,
+    properties: {
+      region: { type: 'string', enum: ['eu', 'us'] },
+      count: { type: 'integer', minimum: 1, maximum: 3 },
+      email: { type: 'string', format: 'email' },
+      when: { type: 'string', format: 'date-time' },
+      site: { type: 'string', format: 'uri' },
+      tags: { type: 'array', items: { enum: ['a', 'b'] }, uniqueItems: true, minItems: 1 },
+      ok: { type: 'boolean' },
+    },
+  });
+
+  it('accepts a good answer', () => {
+    expect(validateAnswer(settings, { region: 'eu', count: 2, email: 'a@b.co', when: '2026-01-01T10:00:00Z', site: 'https://example.com', tags: ['a'], ok: true })).toEqual([]);
+  });
+
+  it('reports each problem at its pointer with a stable code', () => {
+    const problems = validateAnswer(settings, { region: 'mars', count: 2.5, email: 'nope', when: 'tomorrow', site: 'not a url', tags: ['a', 'a', 'z'], ok: 'yes', extra: 1 });
+    expect(problems.map((problem) => [problem.code, problem.path])).toEqual([
+      ['answer_not_allowed', '/region'],
+      ['answer_type', '/count'],
+      ['answer_format', '/email'],
+      ['answer_format', '/when'],
+      ['answer_format', '/site'],
+      ['answer_not_allowed', '/tags'],
+      ['answer_duplicate', '/tags'],
+      ['answer_type', '/ok'],
+      ['answer_unknown_field', '/extra'],
+    ]);
+    expect(validateAnswer(settings, {}).map((problem) => problem.code)).toEqual(['answer_required', 'answer_required']);
+    expect(validateAnswer(settings, { region: 'eu', count: 9 }).map((problem) => problem.code)).toEqual(['answer_out_of_range']);
+    expect(validateAnswer(settings, 'a string').map((problem) => problem.code)).toEqual(['answer_type']);
+  });
+
+  it('bounds the answer itself', () => {
+    let deep: unknown = 1;
+    for (let level = 0; level < 20; level++) deep = [deep];
+    expect(validateAnswer(settings, deep).map((problem) => problem.code)).toEqual(['answer_too_large']);
+    expect(validateAnswer(form({ type: 'string' }), 'x'.repeat(100_000)).map((problem) => problem.code)).toEqual(['answer_too_large']);
+  });
+});
