@@ -22,7 +22,9 @@ export function AddAgentForm({
   const inputId = `${id}-address`;
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
+  const aguiId = `${id}-agui`;
   const [address, setAddress] = useState('');
+  const [agui, setAgui] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<IpcError | null>(null);
   const [added, setAdded] = useState<string | null>(null);
@@ -33,10 +35,12 @@ export function AddAgentForm({
     setBusy(true);
     setError(null);
     setAdded(null);
-    const result = await call(() => api.agents.add({ address }));
+    // A plain AG-UI endpoint has no manifest or card to read: main is told what it is.
+    const result = await call(() => api.agents.add(agui ? { address, kind: 'agui' } : { address }));
     setBusy(false);
     if (result.ok) {
       setAddress('');
+      setAgui(false);
       setAdded(result.value.agent.display);
       onAdded(result.value.agent);
     } else {
@@ -87,6 +91,23 @@ export function AddAgentForm({
               <ErrorText error={error} />
             </p>
           ) : null}
+        </div>
+        <div className="checkbox-field">
+          <label className="choice">
+            <input
+              id={aguiId}
+              type="checkbox"
+              className="choice__input"
+              checked={agui}
+              disabled={busy}
+              aria-describedby={`${aguiId}-hint`}
+              onChange={(event) => setAgui(event.target.checked)}
+            />
+            <span>{t('add.agui')}</span>
+          </label>
+          <p id={`${aguiId}-hint`} className="field__hint checkbox-field__hint">
+            {t('add.aguiHint')}
+          </p>
         </div>
         <div role="status" className="feedback">
           {added !== null ? <p className="success-text">{t('add.added', { name: added })}</p> : null}

@@ -4,27 +4,33 @@ import type { IpcError } from '../../../shared/ipc/errors';
 import { ErrorText } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
+import type { MessageKey } from '../../i18n/strings';
 import type { ChatTarget } from '../../navigation';
+
+type Side = 'talkie' | 'agentcall' | 'agui';
+
+const titles = { talkie: 'demo.title', agentcall: 'demo.agentCallTitle', agui: 'demo.aguiTitle' } as const satisfies Record<Side, MessageKey>;
 
 /**
  * The built-in demo agent: main starts it on first use and the chosen side opens: the Talkie chat
- * (`demo.open`) or the AgentCall session with scans, photos and teaching (`demo.openAgentCall`).
+ * (`demo.open`), the AgentCall session with scans, photos and teaching (`demo.openAgentCall`), or a
+ * plain AG-UI run with reasoning, steps, a tool call and a confirmation to answer (`demo.openAgui`).
  */
 export function DemoTile({ api, onOpen }: { api: AgentDeskApi; onOpen: (target: ChatTarget) => void }) {
   const { t } = useI18n();
   const id = useId();
   const headingId = `${id}-heading`;
   const errorId = `${id}-error`;
-  const [busy, setBusy] = useState<'talkie' | 'agentcall' | null>(null);
+  const [busy, setBusy] = useState<Side | null>(null);
   const [error, setError] = useState<IpcError | null>(null);
 
-  async function open(protocol: 'talkie' | 'agentcall') {
+  async function open(protocol: Side) {
     if (busy) return;
     setBusy(protocol);
     setError(null);
-    const result = await call(() => (protocol === 'talkie' ? api.demo.open() : api.demo.openAgentCall()));
+    const result = await call(() => (protocol === 'talkie' ? api.demo.open() : protocol === 'agentcall' ? api.demo.openAgentCall() : api.demo.openAgui()));
     setBusy(null);
-    if (result.ok) onOpen({ agentId: result.value.agentId, label: t(protocol === 'talkie' ? 'demo.title' : 'demo.agentCallTitle'), protocol });
+    if (result.ok) onOpen({ agentId: result.value.agentId, label: t(titles[protocol]), protocol });
     else setError(result.error);
   }
 
@@ -53,6 +59,15 @@ export function DemoTile({ api, onOpen }: { api: AgentDeskApi; onOpen: (target: 
           onClick={() => void open('agentcall')}
         >
           {busy === 'agentcall' ? t('demo.opening') : t('demo.openAgentCall')}
+        </button>
+        <button
+          type="button"
+          className="button button--secondary"
+          aria-busy={busy === 'agui' || undefined}
+          aria-describedby={error ? errorId : undefined}
+          onClick={() => void open('agui')}
+        >
+          {busy === 'agui' ? t('demo.opening') : t('demo.openAgui')}
         </button>
       </div>
       <div role="status" className="feedback">

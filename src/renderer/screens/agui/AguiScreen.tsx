@@ -1,0 +1,275 @@
+import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import type { InterruptAnswer } from '../../../shared/agui/interrupts';
+import { addUserMessage, openInterrupts, type AguiThreadView } from '../../../shared/agui/run-model';
+import type { AgentDeskApi } from '../../../shared/ipc/api';
+import type { IpcError } from '../../../shared/ipc/errors';
+import { ErrorText } from '../../components/ErrorText';
+import { call } from '../../hooks/useLiveResource';
+import { useI18n } from '../../i18n/I18nProvider';
+import type { MessageKey } from '../../i18n/strings';
+import { ChatEnvironmentContext, type ChatEnvironment } from '../chat/ChatContext';
+import { AguiComposer } from './AguiComposer';
+import { AguiInspect, AguiSteps } from './AguiRunDetails';
+import { AguiSettings } from './AguiSettings';
+import { AguiTranscript } from './AguiTranscript';
+import { InterruptForms, type SendAnswers } from './InterruptForms';
+import { useAguiThread } from './useAguiThread';
+import '../../styles/agui.css';
+
+/** The host of the endpoint (its scheme and path add little for people). */
+function hostOf(endpoint: string): string {
+  try {
+    return new URL(endpoint).host;
+  } catch {
+    return endpoint;
+  }
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
+}
+
+function newMessageId(): string {
+  return `msg-${crypto.randomUUID()}`;
+}
+
+/** The one polite status line: how the run goes, never the streamed text. */
+function RunStatusLine({ thread, waiting, onRetry, retrying, retryError }: { thread: AguiThreadView; waiting: boolean; onRetry: () => void; retrying: boolean; retryError: IpcError | undefined }) {
+  const { t } = useI18n();
+  const running = thread.runState === 'running' || thread.runState === 'starting';
+  let text: string | undefined;
+  const simple: Partial<Record<AguiThreadView['runState'], MessageKey>> = {
+    starting: 'chat.status.answering',
+    running: 'chat.status.answering',
+    finished: 'agui.status.finished',
+    cancelled: 'chat.status.cancelled',
+    dropped: 'agui.status.dropped',
+  };
+  if (thread.runState === 'awaitingInput') text = t(waiting ? 'agui.status.awaiting' : 'agui.status.finished');
+  else if (thread.runState === 'error') text = t('agui.status.failed', { message: thread.error?.message ?? '' });
+  else {
+    const key = simple[thread.runState];
+    if (key !== undefined) text = t(key);
+  }
+  const canRetry = thread.runState === 'dropped' || thread.runState === 'error';
+  return (
+    <div className="run-status">
+      <p className="run-status__text" role="status" aria-live="polite">
+        {running ? <span className="spinner" aria-hidden="true" /> : null}
+        {text}
+      </p>
+      {canRetry ? (
+        <button type="button" className="button button--secondary" disabled={retrying} aria-busy={retrying || undefined} onClick={onRetry}>
+          {t('chat.retry')}
+        </button>
+      ) : null}
+      {retryError ? (
+        <p className="error-text" role="alert">
+          {t('agui.retryFailed')} <ErrorText error={retryError} />
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/**
+ * A plain AG-UI server (an endpoint that takes a POST and answers with an SSE stream of AG-UI 1.0
+ * events): the thread main keeps (restored from disk, so open requests survive a restart), each
+ * run rendered as it streams (text, reasoning, tool calls, activity, steps, subagents, state), the
+ * agent's requests as forms answered all at once, Retry after a dropped stream, and the
+ * connection settings (bearer token, forwardedProps).
+ */
+export function AguiScreen({
+  api,
+  headingRef,
+  agentId,
+  label,
+  onBack,
+}: {
+  api: AgentDeskApi;
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  agentId: string;
+  label: string;
+  onBack: () => void;
+}) {
+  const { t } = useI18n();
+  const { connection, thread, reopen, replaceServer, changeThread, requestStarting, runStarted, requestSettled } = useAguiThread(api, agentId);
+  const server = connection.status === 'open' ? connection.server : undefined;
+  const composerRef = useRef<HTMLTextAreaElement>(null);
+  const [retrying, setRetrying] = useState(false);
+  const [retryError, setRetryError] = useState<IpcError | undefined>();
+  const [newThreadBusy, setNewThreadBusy] = useState(false);
+  const [newThreadError, setNewThreadError] = useState<IpcError | undefined>();
+  const [linkError, setLinkError] = useState<IpcError | undefined>();
+
+  // Answers on their way (pendingResume) close the forms; a refused request opens them again.
+  const interrupts = useMemo(() => (thread && thread.pendingResume === undefined ? openInterrupts(thread) : []), [thread]);
+  const running = thread?.runState === 'running' || thread?.runState === 'starting';
+  const asking = interrupts.length > 0;
+
+  // The forms went (answers sent) with the focus in them: it moves to the message field, which
+  // is usable again, instead of dropping on the page.
+  useEffect(() => {
+    if (asking) return;
+    const active = document.activeElement;
+    if (active === null || active === document.body) composerRef.current?.focus();
+  }, [asking]);
+  const toolName = useCallback((toolCallId: string) => {
+    const found = thread?.items.find((item) => item.kind === 'toolCall' && item.id === toolCallId);
+    return found?.kind === 'toolCall' ? found.name : undefined;
+  }, [thread]);
+
+  const send = useCallback(
+    async (text: string) => {
+      const messageId = newMessageId();
+      requestStarting();
+      const result = await call(() => api.agui.send({ agentId, messageId, text }));
+      if (!result.ok) {
+        requestSettled();
+        return result.error;
+      }
+      changeThread((current) => (current.items.some((item) => item.kind === 'user' && item.id === messageId) ? current : addUserMessage(current, { id: messageId, text })));
+      runStarted(result.value.runId);
+      return undefined;
+    },
+    [api, agentId, changeThread, requestStarting, requestSettled, runStarted],
+  );
+
+  const cancel = useCallback(async () => {
+    const result = await call(() => api.agui.cancel({ agentId }));
+    return result.ok ? undefined : result.error;
+  }, [api, agentId]);
+
+  const resume = useCallback<SendAnswers>(
+    async (answers: Record<string, InterruptAnswer>) => {
+      requestStarting();
+      const result = await call(() => api.agui.resume({ agentId, answers }));
+      if (!result.ok) {
+        requestSettled();
+        return result.error;
+      }
+      runStarted(
+        result.value.runId,
+        Object.entries(answers).map(([interruptId, answer]) => ({ interruptId, status: answer.status })),
+      );
+      return undefined;
+    },
+    [api, agentId, requestStarting, requestSettled, runStarted],
+  );
+
+  async function retry() {
+    if (retrying) return;
+    setRetrying(true);
+    setRetryError(undefined);
+    requestStarting();
+    const result = await call(() => api.agui.retry({ agentId }));
+    setRetrying(false);
+    if (!result.ok) {
+      requestSettled();
+      setRetryError(result.error);
+      return;
+    }
+    runStarted(result.value.runId);
+  }
+
+  async function newThread() {
+    if (newThreadBusy) return;
+    setNewThreadBusy(true);
+    setNewThreadError(undefined);
+    const result = await call(() => api.agui.newThread({ agentId }));
+    setNewThreadBusy(false);
+    if (!result.ok) return setNewThreadError(result.error);
+    setRetryError(undefined);
+    replaceServer(result.value);
+    composerRef.current?.focus();
+  }
+
+  const openLink = useCallback(
+    (href: string) => {
+      setLinkError(undefined);
+      void call(() => api.external.open({ url: href })).then((result) => {
+        if (!result.ok) setLinkError(result.error);
+      });
+    },
+    [api],
+  );
+  const issuer = server ? originOf(server.endpoint) : '';
+  const environment = useMemo<ChatEnvironment>(
+    () => ({ issuer, serverName: label, openLink, downloadFile: async () => ({ ok: false, error: { code: 'not_allowed', message: 'Plain AG-UI servers do not offer downloads.' } }) }),
+    [issuer, label, openLink],
+  );
+
+  return (
+    <div className="screen chat agui">
+      <header className="chat-header agui-header">
+        <div className="chat-header__band">
+          <button type="button" className="button chat-header__back" onClick={onBack}>
+            {t('chat.back')}
+          </button>
+          <div className="chat-header__text">
+            <h1 ref={headingRef} tabIndex={-1} className="chat-header__title">
+              {label}
+            </h1>
+            {server ? <p className="agui-header__endpoint">{t('agui.endpoint', { host: hostOf(server.endpoint) })}</p> : null}
+          </div>
+          {server ? (
+            <button type="button" className="button chat-header__action" disabled={newThreadBusy || running} aria-busy={newThreadBusy || undefined} onClick={() => void newThread()}>
+              {t('agui.newThread')}
+            </button>
+          ) : null}
+        </div>
+        {newThreadError ? (
+          <p className="error-text chat-header__error" role="alert">
+            {t('agui.newThreadFailed')} <ErrorText error={newThreadError} />
+          </p>
+        ) : null}
+      </header>
+      <div role="status" className="feedback">
+        {connection.status === 'opening' ? (
+          <p className="connecting">
+            <span className="spinner" aria-hidden="true" /> {t('agui.opening', { name: label })}
+          </p>
+        ) : null}
+      </div>
+      {connection.status === 'failed' ? (
+        <div className="inline-error card">
+          <p className="error-text" role="alert">
+            {t('agui.openFailed', { name: label })} <ErrorText error={connection.error} />
+          </p>
+          <div className="button-row">
+            <button type="button" className="button button--primary" onClick={reopen}>
+              {t('chat.retry')}
+            </button>
+            <button type="button" className="button button--secondary" onClick={onBack}>
+              {t('chat.back')}
+            </button>
+          </div>
+        </div>
+      ) : null}
+      {server ? <AguiSettings api={api} agentId={agentId} server={server} onChanged={(view) => replaceServer(view, { keepThread: true })} /> : null}
+      {server && thread ? (
+        <ChatEnvironmentContext.Provider value={environment}>
+          <section className="chat-main agui-main" aria-label={t('chat.conversationLabel')}>
+            {linkError ? (
+              <div className="inline-error link-error" role="alert">
+                <p className="error-text">
+                  {t('chat.link.openFailed')} <ErrorText error={linkError} />
+                </p>
+              </div>
+            ) : null}
+            <AguiTranscript thread={thread} />
+            <AguiInspect thread={thread} />
+            <AguiSteps thread={thread} />
+            <RunStatusLine thread={thread} waiting={asking} onRetry={() => void retry()} retrying={retrying} retryError={retryError} />
+            {asking ? <InterruptForms key={interrupts.map((interrupt) => interrupt.id).join('\n')} interrupts={interrupts} toolName={toolName} onSend={resume} /> : null}
+            <AguiComposer textareaRef={composerRef} ready={!retrying} running={running} blocked={asking} onSend={send} onCancel={cancel} />
+          </section>
+        </ChatEnvironmentContext.Provider>
+      ) : null}
+    </div>
+  );
+}
