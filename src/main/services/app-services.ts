@@ -27,6 +27,7 @@ import { linuxDistroIds } from '../nfc/os-release';
 import { ReaderSupervisor, type ReaderLauncher } from '../nfc/reader-supervisor';
 import { MediaPermissions } from './media-permissions';
 import { SettingsService } from './settings-service';
+import { WebPagesService, webPagesSource } from './web-pages';
 
 export interface AppServicesOptions {
   userDataDir: string;
@@ -175,6 +176,9 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
         ? { onNfcResult: (listener: (result: NfcScanResult) => void) => nfc.onResult(listener) }
         : {}),
   });
+  const webPages = new WebPagesService({
+    source: webPagesSource({ agents, allowLocalHttp: () => settings.get().developer.allowLocalHttp, demoAgentCallCardUrl: async () => (await demo.start()).agentCallCardUrl }),
+  });
   const nfcOff = () => new ServiceError('not_allowed', 'NFC is turned off in this run of AgentDesk.');
   const hardwareStatus = (): HardwareStatus => ({
     nfc: nfc ? nfc.status() : { state: 'unavailable', readers: [], detail: 'NFC is turned off in this run of AgentDesk.' },
@@ -233,6 +237,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
       const identified = await identifyAgent(agent.url, { allowLocalHttp: settings.get().developer.allowLocalHttp });
       return { protocol: identified.protocol };
     },
+    'agents.webPages': ({ agentId }) => webPages.webPages(agentId),
     'agentcall.open': ({ agentId }) => agentCall.open(agentId),
     'agentcall.useToken': ({ agentId, token }) => agentCall.useToken(agentId, token),
     'agentcall.sendText': ({ sessionKey, text }) => agentCall.sendText(sessionKey, text),

@@ -9,6 +9,7 @@ import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import { ChatEnvironmentContext, type ChatEnvironment } from '../chat/ChatContext';
 import { PhotoDialog } from '../photo/PhotoDialog';
+import { WebPagesPanel } from '../webpages/WebPagesPanel';
 import { AgentCallComposer } from './AgentCallComposer';
 import { AgentCallHeader } from './AgentCallHeader';
 import type { ItemContext } from './AgentCallItems';
@@ -250,6 +251,8 @@ export function AgentCallScreen({
         onBack={onBack}
         onEnd={() => void endSession()}
       />
+      {/* Read from the card on its own: shown whether or not the session opens. */}
+      <WebPagesPanel api={api} agentId={agentId} />
       <div role="status" className="feedback">
         {connection.status === 'connecting' ? (
           <p className="connecting">

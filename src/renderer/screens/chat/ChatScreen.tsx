@@ -12,6 +12,7 @@ import { ChatHeader } from './ChatHeader';
 import { EndpointsPanel } from './EndpointsPanel';
 import { ManifestNotes } from './ManifestNotes';
 import { SignInPanel } from './SignInPanel';
+import { WebPagesPanel } from '../webpages/WebPagesPanel';
 
 type Connection =
   | { status: 'connecting' }
@@ -134,6 +135,7 @@ export function ChatScreen({
         onBack={onBack}
         onSignOut={() => void signOut()}
       />
+      <WebPagesPanel api={api} agentId={agentId} />
       <div role="status" className="feedback">
         {connection.status === 'connecting' ? (
           <p className="connecting">

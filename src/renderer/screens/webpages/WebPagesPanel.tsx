@@ -1,0 +1,225 @@
+import { useEffect, useId, useRef, useState } from 'react';
+import type { WebPages } from '../../../shared/agentmesh/ipc-schemas';
+import type { AgentDeskApi } from '../../../shared/ipc/api';
+import type { IpcError } from '../../../shared/ipc/errors';
+import { ErrorText } from '../../components/ErrorText';
+import { call } from '../../hooks/useLiveResource';
+import { useI18n } from '../../i18n/I18nProvider';
+import type { MessageKey } from '../../i18n/strings';
+import '../../styles/webpages.css';
+
+type WebPage = WebPages['links'][number];
+type CardProblem = WebPages['problems'][number];
+
+/** Codes of an entry the card lists that could not be used (one per skipped entry). */
+const skippedEntryCodes: ReadonlySet<string> = new Set([
+  'ui_link_not_object',
+  'ui_link_url_missing',
+  'ui_link_url_invalid',
+  'ui_link_url_too_long',
+  'ui_link_url_not_https',
+  'ui_link_url_credentials',
+  'ui_link_label_missing',
+  'ui_link_label_invalid',
+]);
+
+const audienceKey: Record<WebPage['audience'], MessageKey> = {
+  public: 'webpages.audience.public',
+  client: 'webpages.audience.client',
+  operator: 'webpages.audience.operator',
+  unstated: 'webpages.audience.unstated',
+};
+
+const accessKey: Record<NonNullable<WebPage['access']>, MessageKey> = {
+  authenticated: 'webpages.access.authenticated',
+  open: 'webpages.access.open',
+};
+
+const belongsTo = (problem: CardProblem, page: WebPage): boolean => problem.path === page.path || problem.path.startsWith(`${page.path}/`);
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+type Loaded = { status: 'loading' } | { status: 'ready'; pages: WebPages } | { status: 'failed'; error: IpcError };
+
+/**
+ * The "Web pages" panel: the pages an agent's A2A card lists (AgentMesh UI links 0.1, read by main).
+ * Every entry is an untrusted link (§5): shown as plain text with its labels, never opened, embedded
+ * or fetched here; a click shows the full URL, and only "Open in browser" hands it to
+ * `external.open`. Operator pages wait behind "Show operator pages"; a missing audience is shown as
+ * such, never as public; pages on another site than the card are flagged (main computes it).
+ * Nothing at all is shown for an agent whose card lists no pages and has nothing to say about them.
+ */
+export function WebPagesPanel({ api, agentId }: { api: AgentDeskApi; agentId: string }) {
+  const { t } = useI18n();
+  const [loaded, setLoaded] = useState<Loaded>({ status: 'loading' });
+  const [attempt, setAttempt] = useState(0);
+  const [expanded, setExpanded] = useState(false);
+  const [showOperator, setShowOperator] = useState(false);
+  const bodyId = useId();
+
+  useEffect(() => {
+    let active = true;
+    void call(() => api.agents.webPages({ agentId })).then((result) => {
+      if (!active) return;
+      setLoaded(result.ok ? { status: 'ready', pages: result.value } : { status: 'failed', error: result.error });
+    });
+    return () => {
+      active = false;
+    };
+  }, [api, agentId, attempt]);
+
+  if (loaded.status === 'loading') return null;
+  const pages = loaded.status === 'ready' ? loaded.pages : undefined;
+  if (pages && pages.links.length === 0 && pages.problems.length === 0) return null;
+
+  const links = pages?.links ?? [];
+  const problems = pages?.problems ?? [];
+  const hidden = links.filter((page) => !page.shownByDefault).length;
+  const shown = links.filter((page) => page.shownByDefault || showOperator);
+  // Problems of a listed page are shown with it; the rest (skipped entries, the declaration) below.
+  const cardProblems = problems.filter((problem) => !links.some((page) => belongsTo(problem, page)));
+  const skipped = cardProblems.filter((problem) => skippedEntryCodes.has(problem.code)).length;
+
+  return (
+    <section className="web-pages" aria-label={t('webpages.listLabel')}>
+      <button type="button" className="button web-pages__toggle" aria-expanded={expanded} aria-controls={bodyId} onClick={() => setExpanded((value) => !value)}>
+        {t('webpages.title', { count: links.filter((page) => page.shownByDefault).length })}
+      </button>
+      {expanded ? (
+        <div id={bodyId} className="web-pages__body">
+          {loaded.status === 'failed' ? (
+            <div className="web-pages__failed">
+              <p className="error-text" role="alert">
+                {t('webpages.loadFailed')} <ErrorText error={loaded.error} />
+              </p>
+              <button type="button" className="button button--secondary" onClick={() => setAttempt((n) => n + 1)}>
+                {t('webpages.retry')}
+              </button>
+            </div>
+          ) : (
+            <>
+              <p className="web-pages__intro">{t('webpages.intro')}</p>
+              {shown.length > 0 ? (
+                <ul className="web-pages__list">
+                  {shown.map((page) => (
+                    <WebPageItem key={page.path} api={api} page={page} problems={problems} />
+                  ))}
+                </ul>
+              ) : null}
+              {hidden > 0 ? (
+                <button type="button" className="button button--secondary web-pages__operator" onClick={() => setShowOperator((value) => !value)}>
+                  {showOperator ? t('webpages.hideOperator') : t('webpages.showOperator', { count: hidden })}
+                </button>
+              ) : null}
+              {cardProblems.length > 0 ? (
+                <details className="web-pages__problems">
+                  <summary className="web-pages__problems-summary">
+                    {skipped === 1 ? t('webpages.skipped.one') : skipped > 1 ? t('webpages.skipped.many', { count: skipped }) : t('webpages.cardNotes', { count: cardProblems.length })}
+                  </summary>
+                  {/* Main writes these messages in English. */}
+                  <ul className="web-pages__problem-list" lang="en">
+                    {cardProblems.map((problem, index) => (
+                      <li key={index}>{problem.message}</li>
+                    ))}
+                  </ul>
+                </details>
+              ) : null}
+            </>
+          )}
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+/** One page: its label as a control that first shows the full URL, its purpose, labels and notes. */
+function WebPageItem({ api, page, problems }: { api: AgentDeskApi; page: WebPage; problems: readonly CardProblem[] }) {
+  const { t } = useI18n();
+  const [confirming, setConfirming] = useState(false);
+  const [opening, setOpening] = useState(false);
+  const [error, setError] = useState<IpcError | undefined>();
+  const linkRef = useRef<HTMLButtonElement>(null);
+  const openRef = useRef<HTMLButtonElement>(null);
+  const confirmId = useId();
+
+  useEffect(() => {
+    if (confirming) openRef.current?.focus();
+  }, [confirming]);
+
+  // "Audience not stated" is already the page's audience label.
+  const unstatedNote = problems.find((problem) => problem.code === 'ui_link_audience_unstated' && problem.path === `${page.path}/audience`)?.message;
+  const notes = page.notes.filter((note) => note !== unstatedNote);
+
+  function cancel() {
+    setConfirming(false);
+    setError(undefined);
+    linkRef.current?.focus();
+  }
+
+  function open() {
+    setError(undefined);
+    setOpening(true);
+    // No await before this call: it runs in the user's click, which main checks for.
+    void call(() => api.external.open({ url: page.url })).then((result) => {
+      setOpening(false);
+      if (result.ok) setConfirming(false);
+      else setError(result.error);
+    });
+  }
+
+  return (
+    <li className="web-page">
+      <button
+        ref={linkRef}
+        type="button"
+        className="web-page__link"
+        aria-expanded={confirming}
+        aria-controls={confirming ? confirmId : undefined}
+        onClick={() => (confirming ? cancel() : setConfirming(true))}
+      >
+        {page.label}
+      </button>
+      {page.purpose !== undefined ? <p className="web-page__purpose">{page.purpose}</p> : null}
+      <ul className="web-page__labels">
+        <li className={`web-page__label web-page__label--${page.audience}`}>{t(audienceKey[page.audience])}</li>
+        {page.access !== undefined ? <li className="web-page__label">{t(accessKey[page.access])}</li> : null}
+        {page.kind !== undefined ? <li className="web-page__label web-page__label--kind">{page.kind}</li> : null}
+        {page.crossOrigin ? <li className="web-page__label web-page__label--other-site">{t('webpages.otherSite', { host: hostOf(page.url) })}</li> : null}
+      </ul>
+      {notes.length > 0 ? (
+        <ul className="web-page__notes" lang="en">
+          {notes.map((note, index) => (
+            <li key={index}>{note}</li>
+          ))}
+        </ul>
+      ) : null}
+      {confirming ? (
+        <div id={confirmId} className="web-page__confirm" role="group" aria-label={t('webpages.confirm.label', { label: page.label })}>
+          <p>{t('webpages.confirm.text')}</p>
+          <p className="web-page__url">
+            <code>{page.url}</code>
+          </p>
+          <div className="button-row">
+            <button ref={openRef} type="button" className="button button--primary" disabled={opening} aria-busy={opening || undefined} onClick={open}>
+              {t('webpages.confirm.open')}
+            </button>
+            <button type="button" className="button button--secondary" onClick={cancel}>
+              {t('webpages.confirm.cancel')}
+            </button>
+          </div>
+          {error ? (
+            <p className="error-text" role="alert">
+              {t('webpages.openFailed')} <ErrorText error={error} />
+            </p>
+          ) : null}
+        </div>
+      ) : null}
+    </li>
+  );
+}
