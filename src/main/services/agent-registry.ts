@@ -28,11 +28,12 @@ export class AgentRegistry {
     return this.agents.map((agent) => ({ ...agent }));
   }
 
-  async add(address: string, options: { allowLocalHttp: boolean }): Promise<AgentEntry> {
+  /** `protocol: 'agui'`: a plain AG-UI endpoint (nothing to discover; the entry says what it is). */
+  async add(address: string, options: { allowLocalHttp: boolean; protocol?: 'agui' }): Promise<AgentEntry> {
     const normalized = normalizeAgentAddress(address, options);
     const existing = this.agents.find((agent) => agent.url === normalized.url);
     if (existing) throw new ServiceError('already_exists', `${existing.display} is already in your list.`, '/address');
-    const agent: AgentEntry = { id: randomUUID(), url: normalized.url, display: normalized.display, addedAt: new Date().toISOString() };
+    const agent: AgentEntry = { id: randomUUID(), url: normalized.url, display: normalized.display, addedAt: new Date().toISOString(), ...(options.protocol ? { protocol: options.protocol } : {}) };
     await this.replace([...this.agents, agent]);
     return { ...agent };
   }

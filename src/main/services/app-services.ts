@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { builtInAgentCallDemoId, builtInDemoAgentId, type HardwareStatus } from '../../shared/ipc/contract';
+import { builtInAgentCallDemoId, builtInAguiDemoId, builtInDemoAgentId, type HardwareStatus } from '../../shared/ipc/contract';
 import type { NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import { ServiceError } from '../../shared/ipc/errors';
 import { nfcSettingsOf } from '../../shared/settings/settings';
@@ -9,6 +9,7 @@ import { createTalkieOAuth, privateUseScheme } from '../auth/talkie-oauth';
 import { createTokenStore } from '../auth/token-store';
 import { startDemo } from '../demo/start-demo';
 import { AgentCallService } from '../agentcall/agentcall-service';
+import { AguiService } from '../agui/agui-service';
 import { identifyAgent } from '../agents/identify-agent';
 import { openSecretStore, type SecretStore } from '../secrets/secret-store';
 import { uniquePath, type ChooseDownloadPath } from '../talkie/download';
@@ -100,7 +101,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
       const server = await startDemo({ log, persistPath: join(options.userDataDir, 'demo-agent.json') });
       demoServers.push(server);
       log.info('demo', `built-in demo agent on ${server.baseUrl}`);
-      return { baseUrl: server.baseUrl, token: server.token, agentCallCardUrl: server.agentCallCardUrl };
+      return { baseUrl: server.baseUrl, token: server.token, agentCallCardUrl: server.agentCallCardUrl, aguiUrl: server.aguiUrl };
     },
   };
   // One demo for both of its sides (Talkie and AgentCall), started on first use; a failed start may be retried.
@@ -113,6 +114,22 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
       })),
   };
   const tokens = createTokenStore(secrets);
+  const agui = await AguiService.open(
+    {
+      userDataDir: options.userDataDir,
+      agents,
+      settings,
+      events,
+      tokens,
+      log,
+      demoUrl: async () => {
+        const started = await demo.start();
+        if (!started.aguiUrl) throw new ServiceError('not_found', 'The built-in demo has no plain AG-UI side in this run.');
+        return started.aguiUrl;
+      },
+    },
+    notices,
+  );
   const oauth =
     options.oauth ??
     createTalkieOAuth({
@@ -199,8 +216,12 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     'settings.get': () => settings.get(),
     'settings.update': ({ patch }) => settings.update(patch),
     'agents.list': () => ({ agents: agents.list() }),
-    'agents.add': async ({ address }) => ({ agent: await agents.add(address, { allowLocalHttp: settings.get().developer.allowLocalHttp }) }),
-    'agents.remove': async ({ id }) => ({ agents: await agents.remove(id) }),
+    'agents.add': async ({ address, kind }) => ({ agent: await agents.add(address, { allowLocalHttp: settings.get().developer.allowLocalHttp, ...(kind === 'agui' ? { protocol: 'agui' as const } : {}) }) }),
+    'agents.remove': async ({ id }) => {
+      const list = await agents.remove(id);
+      await agui.forget(id);
+      return { agents: list };
+    },
     'hardware.status': () => hardwareStatus(),
     'external.open': async ({ url }, context) => {
       await openExternalLink(url, context.hasRecentUserGesture(), options.openExternal);
@@ -229,11 +250,30 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
       await demo.start();
       return { agentId: builtInAgentCallDemoId };
     },
+    'demo.openAgui': async () => {
+      if (!(await demo.start()).aguiUrl) throw new ServiceError('not_found', 'The built-in demo has no plain AG-UI side in this run.');
+      return { agentId: builtInAguiDemoId };
+    },
+    'agui.open': ({ agentId }) => agui.open(agentId),
+    'agui.send': ({ agentId, messageId, text }) => agui.send(agentId, { messageId, text }),
+    'agui.resume': ({ agentId, answers }, context) => {
+      // An answer (an approval above all) reaches the agent only from the user's own click.
+      if (!context.hasRecentUserGesture()) throw new ServiceError('no_user_gesture', 'Answers are sent only when you click to send them.');
+      return agui.resume(agentId, answers);
+    },
+    'agui.retry': ({ agentId }) => agui.retry(agentId),
+    'agui.cancel': ({ agentId }) => agui.cancel(agentId),
+    'agui.newThread': ({ agentId }) => agui.newThread(agentId),
+    'agui.setForwardedProps': ({ agentId, json }) => agui.setForwardedProps(agentId, json),
+    'agui.useToken': ({ agentId, token }) => agui.useToken(agentId, token),
     'agents.identify': async ({ agentId }) => {
       if (agentId === builtInDemoAgentId) return { protocol: 'talkie' as const };
       if (agentId === builtInAgentCallDemoId) return { protocol: 'agentcall' as const };
+      if (agentId === builtInAguiDemoId) return { protocol: 'agui' as const };
       const agent = agents.list().find((entry) => entry.id === agentId);
       if (!agent) throw new ServiceError('not_found', 'That agent is no longer in your list.');
+      // A plain AG-UI endpoint has no documents to read: it is what the user added it as.
+      if (agent.protocol === 'agui') return { protocol: 'agui' as const };
       const identified = await identifyAgent(agent.url, { allowLocalHttp: settings.get().developer.allowLocalHttp });
       return { protocol: identified.protocol };
     },
@@ -284,6 +324,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     notices,
     dispose: async () => {
       await agentCall.dispose();
+      await agui.dispose();
       photos.discardAll();
       await Promise.all([...demoServers.splice(0).map((server) => server.close()), nfc?.dispose()]);
     },

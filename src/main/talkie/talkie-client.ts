@@ -1,9 +1,9 @@
-import { createParser } from 'eventsource-parser';
 import { talkieErrorBodySchema, parseAction, type Action } from '../../shared/talkie/content';
 import type { RunUpdate } from '../../shared/talkie/conversation';
 import { endpointUrl, type EndpointName, type TalkieManifest } from '../../shared/talkie/manifest';
 import { interpretEvent } from '../../shared/talkie/run-events';
 import { guardedRequest, NetError, type GuardedRequest, type GuardedResponse, type NetPolicy } from '../net/guarded-fetch';
+import { readSse } from '../net/sse-reader';
 
 /**
  * One Talkie server's endpoints (§3–§9), through the guarded network layer. The bearer token is
@@ -38,8 +38,6 @@ export const limits = {
   /** A downloaded file (§6 file blocks). */
   downloadBytes: 512 * 1024 * 1024,
 } as const;
-
-const feedSliceBytes = 64 * 1024;
 
 export type RunOutcome =
   | { kind: 'finished' }
@@ -131,11 +129,9 @@ export class TalkieClient {
 
   private async readStream(response: GuardedResponse, onUpdate: (update: RunUpdate) => void, signal?: AbortSignal): Promise<RunOutcome> {
     let outcome: RunOutcome | undefined;
-    let pendingBytes = 0;
-    const parser = createParser({
-      onEvent: (message) => {
-        pendingBytes = 0;
-        if (outcome) return;
+    const end = await readSse(
+      response,
+      (message) => {
         let json: unknown;
         try {
           json = JSON.parse(message.data);
@@ -148,32 +144,20 @@ export class TalkieClient {
           onUpdate(update);
           if (update.type === 'run.finished') outcome = { kind: 'finished' };
           if (update.type === 'run.error') outcome = { kind: 'error', code: update.code, message: update.message, retryable: update.retryable };
+          if (outcome) return 'stop';
         }
       },
-    });
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of response.stream()) {
-        // Feed in slices so the cap counts bytes since the last complete event (to within a slice).
-        for (let offset = 0; offset < chunk.byteLength; offset += feedSliceBytes) {
-          const slice = chunk.subarray(offset, offset + feedSliceBytes);
-          pendingBytes += slice.byteLength;
-          parser.feed(decoder.decode(slice, { stream: true }));
-          if (pendingBytes > limits.eventBytes) {
-            response.cancel();
-            return { kind: 'error', code: 'event_too_large', message: `The server sent an event larger than ${limits.eventBytes / 1024 / 1024} MiB; the run was stopped.`, retryable: false };
-          }
-          if (outcome) {
-            response.cancel();
-            return outcome;
-          }
-        }
-      }
-    } catch (error) {
-      if (signal?.aborted) return { kind: 'cancelled' };
-      return { kind: 'interrupted', message: describe(error).message };
+      { maxEventBytes: limits.eventBytes },
+    );
+    switch (end.kind) {
+      case 'too_large':
+        return { kind: 'error', code: 'event_too_large', message: `The server sent an event larger than ${limits.eventBytes / 1024 / 1024} MiB; the run was stopped.`, retryable: false };
+      case 'failed':
+        if (signal?.aborted) return { kind: 'cancelled' };
+        return { kind: 'interrupted', message: describe(end.error).message };
+      default:
+        return outcome ?? { kind: 'interrupted', message: 'The connection closed before the run finished.' };
     }
-    return outcome ?? { kind: 'interrupted', message: 'The connection closed before the run finished.' };
   }
 
   private async json(method: 'GET' | 'POST' | 'DELETE', name: EndpointName, params: Record<string, string> = {}, body?: unknown): Promise<unknown> {

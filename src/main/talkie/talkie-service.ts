@@ -27,8 +27,8 @@ export interface OAuthPort {
 
 /** The built-in demo agent, started on first use. */
 export interface DemoPort {
-  /** Starts the demo (callers memoize); `agentCallCardUrl` is its AgentCall side's agent card. */
-  start(): Promise<{ baseUrl: string; token: string; agentCallCardUrl?: string }>;
+  /** Starts the demo (callers memoize); `agentCallCardUrl` is its AgentCall side's agent card, `aguiUrl` its plain AG-UI endpoint. */
+  start(): Promise<{ baseUrl: string; token: string; agentCallCardUrl?: string; aguiUrl?: string }>;
 }
 
 export interface TalkieServiceDeps {

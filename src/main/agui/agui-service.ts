@@ -1,0 +1,435 @@
+import type { Message, ResumeEntry } from '@ag-ui/core';
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { buildResume, buildRunInput, parseForwardedProps, type InterruptAnswer } from '../../shared/agui/interrupts';
+import type { AguiServerView } from '../../shared/agui/ipc-schemas';
+import type { JsonObject } from '../../shared/agui/json-values';
+import { addUserMessage, applyAguiEvent, beginRun, createThread, historyMessages, markRequestFailed, markStreamDropped, openInterrupts, type AguiThreadView } from '../../shared/agui/run-model';
+import { aguiThreadViewSchema, restoreThread } from '../../shared/agui/thread-persistence';
+import { builtInAguiDemoId } from '../../shared/ipc/contract';
+import { ServiceError } from '../../shared/ipc/errors';
+import type { Problem } from '../../shared/talkie/problems';
+import type { TokenStore } from '../auth/token-store';
+import type { EventBus } from '../ipc/event-bus';
+import type { NetPolicy } from '../net/guarded-fetch';
+import type { Logger } from '../platform/logger';
+import type { AgentRegistry } from '../services/agent-registry';
+import { JsonFileStore } from '../services/json-file-store';
+import type { SettingsService } from '../services/settings-service';
+import { runAgui, type AguiRunEnd } from './agui-client';
+
+/**
+ * Plain AG-UI servers for the UI (issue #7). Per agent, main holds:
+ * - the thread (the pure run model of src/shared/agui), restored at first use from
+ *   `<userData>/agui-threads/<agentId>.json` with `restoreThread` and saved atomically after every
+ *   user action and every run end, so open interrupts survive an app restart;
+ * - forwardedProps as the user saved them (`<userData>/agui-servers.json`, each checked with
+ *   `parseForwardedProps`);
+ * - the bearer token (keychain, `agui:<endpoint origin+path>`), which never leaves main.
+ *
+ * A run: `send`/`resume`/`retry` build the RunAgentInput (same threadId, a new runId, the whole
+ * history — plain AG-UI servers are stateless —, the state, forwardedProps, `resume[]`), answer
+ * `{ runId }` at once and stream afterwards. Each event is folded into main's copy with
+ * `applyAguiEvent` and forwarded raw as `agui.events` (one batch per tick, ≤ 200 events); the end is
+ * `agui.runEnded` with main's thread. A stream that closes or breaks before the run's terminal event
+ * is `markStreamDropped` (shown as interrupted, with Retry); a request refused before any stream is
+ * `markRequestFailed` with the error code (`sign_in_required`, `invalid_request`, `server_error`,
+ * `network_error`, `protocol_error`, …). One run per agent at a time; `send` is refused while
+ * interrupts are open (answer them with `resume`).
+ */
+export interface AguiServiceDeps {
+  userDataDir: string;
+  agents: AgentRegistry;
+  settings: SettingsService;
+  events: EventBus;
+  tokens: TokenStore;
+  log: Logger;
+  /** The built-in demo's AG-UI endpoint (starts the demo on first use). */
+  demoUrl(): Promise<string>;
+  /** The clock that decides interrupt expiry (epoch ms). Default Date.now. */
+  now?: () => number;
+  /** How long a silent stream is kept open (ms). */
+  idleMs?: number;
+}
+
+export const aguiServiceLimits = {
+  /** Events per `agui.events`. */
+  eventsPerBatch: 200,
+  /** Characters of event data per `agui.events` (a batch is closed once it holds this much). */
+  batchChars: 1024 * 1024,
+  servers: 500,
+} as const;
+
+const serversFileSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  servers: z
+    .record(
+      z.string().min(1).max(64),
+      z.strictObject({
+        forwardedProps: z
+          .string()
+          .max(65_536)
+          .refine((text) => parseForwardedProps(text).ok, { message: 'forwardedProps is not a JSON object within the limits' }),
+      }),
+    )
+    .refine((servers) => Object.keys(servers).length <= aguiServiceLimits.servers, { message: `at most ${aguiServiceLimits.servers} servers` }),
+});
+
+interface Target {
+  endpoint: string;
+  policy: NetPolicy;
+  tokenAccount: string;
+}
+
+interface AgentState {
+  thread: AguiThreadView;
+  store: JsonFileStore<typeof aguiThreadViewSchema>;
+  /** What the last run sent (messages and resume), for Retry; not kept across a restart. */
+  lastRun?: { messages: Message[]; resume?: ResumeEntry[] };
+}
+
+interface ActiveRun {
+  runId: string;
+  abort: AbortController;
+  done: Promise<void>;
+  /** Folded but not yet emitted (see `open`). */
+  flush(): void;
+}
+
+const safeAgentId = /^[A-Za-z0-9_-]{1,64}$/;
+const terminalStates = new Set<AguiThreadView['runState']>(['finished', 'awaitingInput', 'cancelled', 'error']);
+
+export class AguiService {
+  private readonly states = new Map<string, Promise<AgentState>>();
+  private readonly runs = new Map<string, ActiveRun>();
+  private readonly now: () => number;
+
+  private constructor(
+    private readonly deps: AguiServiceDeps,
+    private readonly servers: JsonFileStore<typeof serversFileSchema>,
+    private forwarded: z.output<typeof serversFileSchema>['servers'],
+  ) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  static async open(deps: AguiServiceDeps, notices: string[]): Promise<AguiService> {
+    const store = new JsonFileStore(join(deps.userDataDir, 'agui-servers.json'), serversFileSchema, () => ({ schemaVersion: 1 as const, servers: {} }));
+    const { value, notice } = await store.load();
+    if (notice) {
+      notices.push(notice);
+      deps.log.warn('startup', notice);
+    }
+    return new AguiService(deps, store, value.servers);
+  }
+
+  async open(agentId: string): Promise<AguiServerView> {
+    const target = await this.target(agentId);
+    const state = await this.state(agentId);
+    // Events folded into main's thread but not yet emitted go out now, before this answer: the
+    // renderer drops batches that arrive before it has the thread, which already contains them.
+    this.runs.get(agentId)?.flush();
+    return this.view(agentId, target, state);
+  }
+
+  async send(agentId: string, request: { messageId: string; text: string }): Promise<{ runId: string }> {
+    const target = await this.target(agentId);
+    const state = await this.state(agentId);
+    this.ensureIdle(agentId);
+    if (openInterrupts(state.thread).length > 0) {
+      throw new ServiceError('rejected', 'The agent is waiting for your answer to its question; answer it (or cancel it) first.');
+    }
+    const thread = addUserMessage(state.thread, { id: request.messageId, text: request.text });
+    return this.startRun(agentId, target, state, thread, { messages: historyMessages(thread) });
+  }
+
+  async resume(agentId: string, answers: Readonly<Record<string, { status: 'resolved'; payload?: unknown } | { status: 'cancelled' }>>): Promise<{ runId: string }> {
+    const target = await this.target(agentId);
+    const state = await this.state(agentId);
+    this.ensureIdle(agentId);
+    const open = openInterrupts(state.thread);
+    if (open.length === 0) throw new ServiceError('invalid_request', 'No question of the agent is waiting for an answer.', '/answers');
+    const built = buildResume(open, answers as Readonly<Record<string, InterruptAnswer>>, this.now());
+    if (!built.ok) throw problemError(built.problems, '/answers');
+    if (built.expired.length > 0) this.deps.log.info('agui', `${built.expired.length} expired interrupt(s) answered as cancelled`);
+    return this.startRun(agentId, target, state, state.thread, { messages: historyMessages(state.thread), resume: built.resume });
+  }
+
+  /** After a dropped stream, a failed request or a run error: the same turn again as a new run. */
+  async retry(agentId: string): Promise<{ runId: string }> {
+    const target = await this.target(agentId);
+    const state = await this.state(agentId);
+    this.ensureIdle(agentId);
+    const { thread } = state;
+    if (thread.runState !== 'dropped' && thread.runState !== 'error') {
+      throw new ServiceError('rejected', 'There is nothing to retry: the last run did not fail or break off.');
+    }
+    const open = openInterrupts(thread);
+    const last = state.lastRun;
+    if (last?.resume !== undefined) {
+      // The resume run failed before it started: its interrupts are still open, answer them the same way.
+      const still = last.resume.every((entry) => open.some((interrupt) => interrupt.id === entry.interruptId));
+      if (still && open.length === last.resume.length) return this.startRun(agentId, target, state, thread, { messages: last.messages, resume: last.resume });
+    }
+    if (open.length > 0) throw new ServiceError('rejected', 'Answer the agent’s open questions instead: the answers start the next run.');
+    if (last !== undefined && last.resume === undefined) return this.startRun(agentId, target, state, thread, { messages: last.messages });
+    // After a restart: the history up to the last message the user sent.
+    const history = historyMessages(thread);
+    const lastUser = history.findLastIndex((message) => message.role === 'user');
+    if (lastUser === -1) throw new ServiceError('rejected', 'There is nothing to retry: this thread has no message of yours.');
+    return this.startRun(agentId, target, state, thread, { messages: history.slice(0, lastUser + 1) });
+  }
+
+  async cancel(agentId: string): Promise<{ cancelled: boolean }> {
+    const run = this.runs.get(agentId);
+    if (!run) return { cancelled: false };
+    run.abort.abort();
+    await run.done;
+    return { cancelled: true };
+  }
+
+  async newThread(agentId: string): Promise<AguiServerView> {
+    const target = await this.target(agentId);
+    const state = await this.state(agentId);
+    this.ensureIdle(agentId);
+    state.thread = createThread(`thread_${randomUUID()}`);
+    delete state.lastRun;
+    await this.save(agentId, state);
+    return this.view(agentId, target, state);
+  }
+
+  async setForwardedProps(agentId: string, json: string): Promise<AguiServerView> {
+    const target = await this.target(agentId);
+    const parsed = parseForwardedProps(json);
+    if (!parsed.ok) throw problemError(parsed.problems, '/json');
+    const servers = { ...this.forwarded };
+    if (json.trim() === '' || Object.keys(parsed.value).length === 0) delete servers[agentId];
+    else servers[agentId] = { forwardedProps: json };
+    await this.servers.save({ schemaVersion: 1, servers });
+    this.forwarded = servers;
+    return this.view(agentId, target, await this.state(agentId));
+  }
+
+  async useToken(agentId: string, token: string): Promise<AguiServerView> {
+    const target = await this.target(agentId);
+    const trimmed = token.trim();
+    if (trimmed === '') await this.deps.tokens.clear(target.tokenAccount);
+    else {
+      if (!/^[\x21-\x7e]+$/.test(trimmed)) throw new ServiceError('invalid_request', 'A bearer token is printable ASCII without spaces.', '/token');
+      await this.deps.tokens.save(target.tokenAccount, { accessToken: trimmed, issuer: new URL(target.endpoint).origin, clientId: 'pasted' });
+    }
+    return this.view(agentId, target, await this.state(agentId));
+  }
+
+  /** The agent was removed: its thread file and forwardedProps go too (its token stays keyed by endpoint). */
+  async forget(agentId: string): Promise<void> {
+    const run = this.runs.get(agentId);
+    if (run) {
+      run.abort.abort();
+      await run.done;
+    }
+    this.states.delete(agentId);
+    if (safeAgentId.test(agentId)) await rm(this.threadPath(agentId), { force: true });
+    if (this.forwarded[agentId] !== undefined) {
+      const servers = { ...this.forwarded };
+      delete servers[agentId];
+      await this.servers.save({ schemaVersion: 1, servers });
+      this.forwarded = servers;
+    }
+  }
+
+  /** Stops every run (each is saved as dropped) and waits for the saves. */
+  async dispose(): Promise<void> {
+    const open = [...this.runs.values()];
+    for (const run of open) run.abort.abort();
+    await Promise.all(open.map((run) => run.done));
+  }
+
+  /* ------------------------------------------------------------------------------------------- */
+
+  private ensureIdle(agentId: string): void {
+    if (this.runs.has(agentId)) throw new ServiceError('rejected', 'A run is still going on; wait for it to end or stop it.');
+  }
+
+  private async startRun(agentId: string, target: Target, state: AgentState, base: AguiThreadView, sent: { messages: Message[]; resume?: ResumeEntry[] }): Promise<{ runId: string }> {
+    this.ensureIdle(agentId);
+    const runId = `run_${randomUUID()}`;
+    const forwardedProps = this.forwardedProps(agentId);
+    const built = buildRunInput({
+      threadId: base.threadId,
+      runId,
+      messages: sent.messages,
+      ...(base.state === undefined ? {} : { state: base.state }),
+      forwardedProps,
+      ...(sent.resume === undefined ? {} : { resume: sent.resume }),
+    });
+    if (!built.ok) throw problemError(built.problems, '');
+    // Reserved before any await: a second send in the meantime is refused.
+    const abort = new AbortController();
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const run: ActiveRun = { runId, abort, done, flush: () => undefined };
+    this.runs.set(agentId, run);
+    try {
+      state.thread = beginRun(base, { runId, ...(sent.resume === undefined ? {} : { resume: sent.resume }) });
+      state.lastRun = { messages: sent.messages, ...(sent.resume === undefined ? {} : { resume: sent.resume }) };
+      await this.save(agentId, state);
+      const token = (await this.deps.tokens.load(target.tokenAccount))?.accessToken;
+      // The stream starts after this answer has gone out, so the renderer knows the runId first.
+      setImmediate(() => {
+        this.stream(agentId, target, state, run, built.input, token)
+          .catch((error: unknown) => this.deps.log.error('agui', 'a run ended unexpectedly', error))
+          .finally(() => {
+            if (this.runs.get(agentId) === run) this.runs.delete(agentId);
+            finish();
+          });
+      });
+    } catch (error) {
+      this.runs.delete(agentId);
+      finish();
+      throw error;
+    }
+    return { runId };
+  }
+
+  private async stream(agentId: string, target: Target, state: AgentState, run: ActiveRun, input: Parameters<typeof runAgui>[0]['input'], token: string | undefined): Promise<void> {
+    const { runId } = run;
+    let pending: unknown[] = [];
+    let pendingChars = 0;
+    let scheduled = false;
+    const flush = () => {
+      scheduled = false;
+      if (pending.length === 0) return;
+      const events = pending;
+      pending = [];
+      pendingChars = 0;
+      this.deps.events.emit('agui.events', { agentId, runId, events });
+    };
+    run.flush = flush;
+    let unknownLines = 0;
+    let end: AguiRunEnd;
+    if (run.abort.signal.aborted) end = { kind: 'cancelled' };
+    else {
+      end = await runAgui(
+        { endpoint: target.endpoint, input, ...(token === undefined ? {} : { token }), policy: target.policy, signal: run.abort.signal, ...(this.deps.idleMs === undefined ? {} : { idleMs: this.deps.idleMs }) },
+        {
+          onEvent: (event, dataChars) => {
+            state.thread = applyAguiEvent(state.thread, event);
+            if (pending.length >= aguiServiceLimits.eventsPerBatch || pendingChars + dataChars > aguiServiceLimits.batchChars) flush();
+            pending.push(event);
+            pendingChars += dataChars;
+            if (!scheduled) {
+              scheduled = true;
+              setImmediate(flush);
+            }
+            return terminalStates.has(state.thread.runState) ? 'stop' : undefined;
+          },
+          onUnknownLine: () => {
+            unknownLines += 1;
+          },
+        },
+      );
+    }
+    flush();
+    if (unknownLines > 0) this.deps.log.warn('agui', `the AG-UI server sent ${unknownLines} line(s) that are not SSE; they were ignored`);
+    const live = state.thread.runState === 'starting' || state.thread.runState === 'running';
+    switch (end.kind) {
+      case 'stopped':
+        break;
+      case 'dropped':
+        if (live) state.thread = markStreamDropped(state.thread, end.message);
+        break;
+      case 'too_large':
+        if (live) state.thread = { ...markStreamDropped(state.thread, end.message), error: { code: 'event_too_large', message: end.message } };
+        break;
+      case 'cancelled':
+        if (live) state.thread = markStreamDropped(state.thread, 'You stopped this run.');
+        break;
+      case 'failed':
+        state.thread = markRequestFailed(state.thread, { code: end.code, message: end.message });
+        this.deps.log.info('agui', `a run on ${new URL(target.endpoint).host} was refused (${end.code})`);
+        break;
+    }
+    await this.save(agentId, state);
+    this.deps.events.emit('agui.runEnded', { agentId, runId, thread: state.thread });
+  }
+
+  private forwardedProps(agentId: string): JsonObject {
+    const saved = this.forwarded[agentId];
+    if (saved === undefined) return {};
+    const parsed = parseForwardedProps(saved.forwardedProps);
+    return parsed.ok ? parsed.value : {};
+  }
+
+  private async view(agentId: string, target: Target, state: AgentState): Promise<AguiServerView> {
+    return {
+      endpoint: target.endpoint,
+      hasToken: (await this.deps.tokens.load(target.tokenAccount)) !== undefined,
+      forwardedProps: this.forwarded[agentId]?.forwardedProps ?? '{}',
+      thread: state.thread,
+    };
+  }
+
+  private threadPath(agentId: string): string {
+    return join(this.deps.userDataDir, 'agui-threads', `${agentId}.json`);
+  }
+
+  private state(agentId: string): Promise<AgentState> {
+    let state = this.states.get(agentId);
+    if (!state) {
+      state = this.load(agentId);
+      this.states.set(agentId, state);
+      state.catch(() => this.states.delete(agentId));
+    }
+    return state;
+  }
+
+  private async load(agentId: string): Promise<AgentState> {
+    if (!safeAgentId.test(agentId)) throw new ServiceError('not_found', 'That agent is no longer in your list.');
+    const store = new JsonFileStore(this.threadPath(agentId), aguiThreadViewSchema, () => createThread(`thread_${randomUUID()}`));
+    const { value, notice } = await store.load();
+    if (notice) this.deps.log.warn('agui', `a saved AG-UI thread could not be read and was moved aside; a new thread starts (${notice.slice(0, 300)})`);
+    const restored = restoreThread(value);
+    return { thread: restored.ok ? restored.view : createThread(`thread_${randomUUID()}`), store };
+  }
+
+  private async save(agentId: string, state: AgentState): Promise<void> {
+    try {
+      await state.store.save(state.thread);
+    } catch (error) {
+      this.deps.log.error('agui', `the thread of AG-UI agent ${agentId} could not be saved`, error);
+    }
+  }
+
+  private async target(agentId: string): Promise<Target> {
+    if (agentId === builtInAguiDemoId) {
+      const endpoint = await this.deps.demoUrl();
+      // The built-in demo runs inside this process on 127.0.0.1: trusted without the development setting.
+      return { endpoint, policy: { allowLocalHttp: true }, tokenAccount: tokenAccountFor(endpoint) };
+    }
+    const agent = this.deps.agents.list().find((entry) => entry.id === agentId);
+    if (!agent) throw new ServiceError('not_found', 'That agent is no longer in your list.');
+    if (agent.protocol !== 'agui') throw new ServiceError('incompatible', `${agent.display} was not added as a plain AG-UI endpoint.`);
+    return { endpoint: agent.url, policy: { allowLocalHttp: this.deps.settings.get().developer.allowLocalHttp }, tokenAccount: tokenAccountFor(agent.url) };
+  }
+}
+
+/** Bearer tokens of plain AG-UI servers live beside the others in the keychain, keyed by the endpoint (origin and path). */
+export function tokenAccountFor(endpoint: string): string {
+  const url = new URL(endpoint);
+  return `agui:${url.origin}${url.pathname}`;
+}
+
+/** The first problems as one `invalid_request`, with the first one's path under `base`. */
+function problemError(problems: readonly Problem[], base: string): ServiceError {
+  const first = problems[0];
+  const message = problems
+    .slice(0, 3)
+    .map((problem) => problem.message)
+    .join(' ')
+    .slice(0, 1000);
+  return new ServiceError('invalid_request', message || 'The request is not valid.', `${base}${first?.path ?? ''}`);
+}

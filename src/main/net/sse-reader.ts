@@ -1,0 +1,68 @@
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { GuardedResponse } from './guarded-fetch';
+
+/**
+ * Reads a Server-Sent Events body (a GuardedResponse's stream) with the full SSE grammar
+ * (eventsource-parser: "\n", "\r\n" and "\r" line ends, so both "\n\n" and "\r\n\r\n" framing;
+ * comments such as heartbeats and unknown fields are ignored) and hands each complete event to
+ * `onEvent`, in order. Used by Talkie runs and plain AG-UI runs.
+ *
+ * Bounded: the body is fed in slices and the bytes since the last complete event are counted; past
+ * `maxEventBytes` the response is cancelled and the read ends with `too_large` (an endless or huge
+ * event is an error, not a hang or a memory spike). The idle timeout is the response's own (set on
+ * the request). Never throws: every way the read ends is an SseEnd.
+ */
+export type SseEnd =
+  /** `onEvent` returned 'stop' (the caller has what it needs); the response was cancelled. */
+  | { kind: 'stopped' }
+  /** The server closed the stream. */
+  | { kind: 'ended' }
+  /** One event was larger than `maxEventBytes`; the response was cancelled. */
+  | { kind: 'too_large'; maxEventBytes: number }
+  /** Reading failed (connection lost, idle timeout, the request's signal aborted). */
+  | { kind: 'failed'; error: unknown };
+
+export interface SseReadOptions {
+  maxEventBytes: number;
+  /** Called for each line the SSE grammar does not know (a field name other than data/event/id/retry); bounded by the caller. */
+  onUnknownLine?: () => void;
+}
+
+const feedSliceBytes = 64 * 1024;
+
+export async function readSse(response: GuardedResponse, onEvent: (message: EventSourceMessage) => 'stop' | void, options: SseReadOptions): Promise<SseEnd> {
+  let stop = false;
+  let pendingBytes = 0;
+  const parser = createParser({
+    onEvent: (message) => {
+      pendingBytes = 0;
+      if (stop) return;
+      if (onEvent(message) === 'stop') stop = true;
+    },
+    onError: (error) => {
+      if (error.type === 'unknown-field') options.onUnknownLine?.();
+    },
+  });
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of response.stream()) {
+      // Feed in slices so the cap counts bytes since the last complete event (to within a slice).
+      for (let offset = 0; offset < chunk.byteLength; offset += feedSliceBytes) {
+        const slice = chunk.subarray(offset, offset + feedSliceBytes);
+        pendingBytes += slice.byteLength;
+        parser.feed(decoder.decode(slice, { stream: true }));
+        if (pendingBytes > options.maxEventBytes) {
+          response.cancel();
+          return { kind: 'too_large', maxEventBytes: options.maxEventBytes };
+        }
+        if (stop) {
+          response.cancel();
+          return { kind: 'stopped' };
+        }
+      }
+    }
+  } catch (error) {
+    return { kind: 'failed', error };
+  }
+  return { kind: 'ended' };
+}
