@@ -6,7 +6,7 @@ export interface ChatTarget {
   protocol?: AgentProtocol;
 }
 
-export type AgentProtocol = 'talkie' | 'agentcall';
+export type AgentProtocol = 'talkie' | 'agentcall' | 'agui';
 
 export type Screen = { name: 'home' } | { name: 'settings' } | ({ name: 'chat' } & ChatTarget);
 

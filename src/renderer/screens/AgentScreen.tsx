@@ -6,6 +6,7 @@ import { call } from '../hooks/useLiveResource';
 import { useI18n } from '../i18n/I18nProvider';
 import type { AgentProtocol } from '../navigation';
 import { AgentCallScreen } from './agentcall/AgentCallScreen';
+import { AguiScreen } from './agui/AguiScreen';
 import { ChatScreen } from './chat/ChatScreen';
 
 type Identified = { status: 'checking' } | { status: 'failed'; error: IpcError } | { status: 'ready'; protocol: AgentProtocol };
@@ -52,7 +53,9 @@ export function AgentScreen({
 
   if (identified.status === 'ready') {
     const props = { api, headingRef, agentId, label, onBack };
-    return identified.protocol === 'agentcall' ? <AgentCallScreen {...props} /> : <ChatScreen {...props} />;
+    if (identified.protocol === 'agentcall') return <AgentCallScreen {...props} />;
+    if (identified.protocol === 'agui') return <AguiScreen {...props} />;
+    return <ChatScreen {...props} />;
   }
   return (
     <section className="screen" aria-labelledby="agent-heading">

@@ -11,6 +11,8 @@ import {
   nfcStatusSchema,
 } from '../nfc/ipc-schemas';
 import { agentCallEvents, agentCallMethods } from '../agentcall/ipc-schemas';
+import { webPagesSchema } from '../agentmesh/ipc-schemas';
+import { aguiEvents, aguiMethods } from '../agui/ipc-schemas';
 import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
 
 /**
@@ -38,6 +40,8 @@ export const agentEntrySchema = z.strictObject({
   /** What the list shows: host[:port][/path]. */
   display: z.string().max(2100),
   addedAt: z.string().max(40),
+  /** Set for a plain AG-UI endpoint (added as such); otherwise the protocol is read from the agent's documents. */
+  protocol: z.literal('agui').optional(),
 });
 export type AgentEntry = z.infer<typeof agentEntrySchema>;
 
@@ -55,6 +59,8 @@ export const runOutcomeSchema = z.strictObject({
 export const builtInDemoAgentId = 'builtin-demo';
 /** The built-in demo's AgentCall side (the same demo process, its A2A card and WebSocket endpoint). */
 export const builtInAgentCallDemoId = 'builtin-demo-agentcall';
+/** The built-in demo's plain AG-UI side (an endpoint, no manifest or card). */
+export const builtInAguiDemoId = 'builtin-demo-agui';
 
 export const hardwareStatusSchema = z.strictObject({
   nfc: nfcStatusSchema,
@@ -107,7 +113,8 @@ export const contract = {
     'settings.update': { request: z.strictObject({ patch: settingsPatchSchema }), response: settingsSchema },
     'agents.list': { request: empty, response: z.strictObject({ agents: z.array(agentEntrySchema) }) },
     'agents.add': {
-      request: z.strictObject({ address: z.string().max(4096) }),
+      /** `kind: 'agui'`: the address is a plain AG-UI endpoint (POST + SSE), not a server with a manifest or card. */
+      request: z.strictObject({ address: z.string().max(4096), kind: z.enum(['auto', 'agui']).optional() }),
       response: z.strictObject({ agent: agentEntrySchema }),
     },
     'agents.remove': {
@@ -148,7 +155,12 @@ export const contract = {
     /** The same demo's AgentCall side (NFC objects, photos, teaching): its agent id. */
     'demo.openAgentCall': { request: empty, response: z.strictObject({ agentId }) },
     /** Which protocol the agent speaks (reads its Talkie manifest and agent card); `incompatible` says why neither is usable. */
-    'agents.identify': { request: z.strictObject({ agentId }), response: z.strictObject({ protocol: z.enum(['talkie', 'agentcall']) }) },
+    'agents.identify': { request: z.strictObject({ agentId }), response: z.strictObject({ protocol: z.enum(['talkie', 'agentcall', 'agui']) }) },
+    /** The agent's web pages from its A2A card (AgentMesh UI links): shown as untrusted links, opened only on click. */
+    'agents.webPages': { request: z.strictObject({ agentId }), response: webPagesSchema },
+    /** The same demo's plain AG-UI side (reasoning, steps, a tool call, activity, a confirmation to resume). */
+    'demo.openAgui': { request: empty, response: z.strictObject({ agentId }) },
+    ...aguiMethods,
     ...agentCallMethods,
     /** Discovers the agent's Talkie manifest (cached) and reports what the UI needs to show. */
     'talkie.connect': { request: z.strictObject({ agentId }), response: serverViewSchema },
@@ -214,6 +226,7 @@ export const contract = {
     'agents.changed': z.strictObject({ agents: z.array(agentEntrySchema) }),
     'hardware.changed': hardwareStatusSchema,
     ...agentCallEvents,
+    ...aguiEvents,
   },
 } as const;
 

@@ -224,8 +224,8 @@ describe('the AgentCall demo agent: discovery', () => {
     expect(uiLinks.required).toBe(false);
     expect(uiLinks.params.uis).toHaveLength(1);
     const entry = uiLinks.params.uis[0]!;
-    expect(entry).toMatchObject({ url: `${server.baseUrl}/ui/status`, label: expect.any(String), audience: 'public', access: 'open', kind: 'status' });
-    const page = await fetch(entry.url as string);
+    expect(entry).toMatchObject({ url: 'https://agentcall.smartycode.com/', label: expect.any(String), audience: 'public', access: 'open', kind: 'docs' });
+    const page = await fetch(`${server.baseUrl}/ui/status`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");

@@ -110,9 +110,9 @@ describe('agents.webPages through the real dispatcher', () => {
       expect(demo.ok).toBe(true);
       if (!demo.ok) return;
       expect(demo.value.cardUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
-      // Its one page is http://, which the UI links spec never admits: skipped, with the reason.
-      expect(demo.value.links).toEqual([]);
-      expect(demo.value.problems).toEqual([expect.objectContaining({ code: 'ui_link_url_not_https' })]);
+      // Its one page is the protocol's public documentation, on another site than the loopback card.
+      expect(demo.value.links).toEqual([expect.objectContaining({ url: 'https://agentcall.smartycode.com/', audience: 'public', kind: 'docs', crossOrigin: true, shownByDefault: true })]);
+      expect(demo.value.problems).toEqual([]);
       expect(await services.call('agents.webPages', { agentId: builtInDemoAgentId })).toEqual({ ok: true, value: { links: [], problems: [] } });
     } finally {
       await services.dispose();

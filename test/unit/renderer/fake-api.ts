@@ -1,8 +1,12 @@
 import type { AgentCallAgent } from '../../../src/shared/agentcall/ipc-schemas';
+import type { WebPages } from '../../../src/shared/agentmesh/ipc-schemas';
+import type { AguiServerView } from '../../../src/shared/agui/ipc-schemas';
+import { addUserMessage, createThread } from '../../../src/shared/agui/run-model';
 import { normalizeAgentAddress } from '../../../src/shared/agents/address';
 import { buildApi, type AgentDeskApi, type ApiTransport } from '../../../src/shared/ipc/api';
 import {
   builtInAgentCallDemoId,
+  builtInAguiDemoId,
   builtInDemoAgentId,
   contract,
   eventChannel,
@@ -72,6 +76,10 @@ export interface FakeBackend {
     agentCallAgents: string[];
     /** What `agentcall.open` answers about the agent. */
     agentCall: AgentCallAgent;
+    /** Plain AG-UI servers by agent id (created on first `agui.open`). */
+    agui: Record<string, AguiServerView>;
+    /** What `agents.webPages` answers, by agent id (none by default). */
+    webPages: Record<string, WebPages>;
   };
   /** Every call that reached the fake main, in order, after the contract's request schema accepted it. */
   calls: { method: MethodName; request: unknown }[];
@@ -121,8 +129,12 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       skills: [{ name: 'Recognise taught objects', description: 'Teach it names of scanned objects.' }],
       notes: [],
     },
+    agui: {},
+    webPages: {},
     ...initial,
   };
+  const aguiView = (agentId: string): AguiServerView =>
+    (state.agui[agentId] ??= { endpoint: 'http://127.0.0.1:9/agui', hasToken: false, forwardedProps: '{}', thread: createThread(`thread-${agentId}`) });
   let runs = 0;
   const talkieView = (agentId: string): IpcResult<ServerView> => {
     const view = state.talkie.views[agentId];
@@ -184,13 +196,39 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'photo.discard': () => ok({ discarded: true }),
     'demo.open': () => ok({ agentId: builtInDemoAgentId }),
     'demo.openAgentCall': () => ok({ agentId: builtInAgentCallDemoId }),
-    'agents.identify': ({ agentId }) => ok({ protocol: agentId === builtInAgentCallDemoId || state.agentCallAgents.includes(agentId) ? 'agentcall' : 'talkie' }),
+    'agents.identify': ({ agentId }) => {
+      if (agentId === builtInAguiDemoId || state.agents.some((agent) => agent.id === agentId && agent.protocol === 'agui')) return ok({ protocol: 'agui' });
+      return ok({ protocol: agentId === builtInAgentCallDemoId || state.agentCallAgents.includes(agentId) ? 'agentcall' : 'talkie' });
+    },
     'agentcall.open': () =>
       ok({
         sessionKey: `session-${nextId++}`,
         agent: state.agentCall,
         updates: [{ type: 'session.starting', sessionId: 'agentdesk-fake', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true }],
       }),
+    'agents.webPages': ({ agentId }) => ok(state.webPages[agentId] ?? { links: [], problems: [] }),
+    'demo.openAgui': () => ok({ agentId: builtInAguiDemoId }),
+    'agui.open': ({ agentId }) => ok(aguiView(agentId)),
+    'agui.send': ({ agentId, messageId, text }) => {
+      const view = aguiView(agentId);
+      state.agui[agentId] = { ...view, thread: addUserMessage(view.thread, { id: messageId, text }) };
+      return ok({ runId: `run-${nextId++}` });
+    },
+    'agui.resume': () => ok({ runId: `run-${nextId++}` }),
+    'agui.retry': () => ok({ runId: `run-${nextId++}` }),
+    'agui.cancel': () => ok({ cancelled: true }),
+    'agui.newThread': ({ agentId }) => {
+      state.agui[agentId] = { ...aguiView(agentId), thread: createThread(`thread-${nextId++}`) };
+      return ok(aguiView(agentId));
+    },
+    'agui.setForwardedProps': ({ agentId, json }) => {
+      state.agui[agentId] = { ...aguiView(agentId), forwardedProps: json };
+      return ok(aguiView(agentId));
+    },
+    'agui.useToken': ({ agentId, token }) => {
+      state.agui[agentId] = { ...aguiView(agentId), hasToken: token !== '' };
+      return ok(aguiView(agentId));
+    },
     'agentcall.useToken': () => ok({ saved: true as const }),
     'agentcall.sendText': () => ok({ sent: true as const }),
     'agentcall.sendObservation': () => ok({ sent: true as const }),

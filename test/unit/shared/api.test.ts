@@ -66,7 +66,7 @@ describe('buildApi', () => {
 
   it('derives its types from the contract (no hand-kept duplicate)', () => {
     expectTypeOf<ReturnType<AgentDeskApi['settings']['get']>>().toEqualTypeOf<Promise<IpcResult<MethodResponse<'settings.get'>>>>();
-    expectTypeOf<Parameters<AgentDeskApi['agents']['add']>[0]>().toEqualTypeOf<{ address: string }>();
+    expectTypeOf<Parameters<AgentDeskApi['agents']['add']>[0]>().toEqualTypeOf<{ address: string; kind?: 'auto' | 'agui' | undefined }>();
     expectTypeOf<Parameters<Parameters<AgentDeskApi['settings']['onChanged']>[0]>[0]>().toEqualTypeOf<EventPayload<'settings.changed'>>();
     const api = buildApi(recordingTransport().transport);
     // The typecheck (npm run typecheck) fails if any of these stop being errors.

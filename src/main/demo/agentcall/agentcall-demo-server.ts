@@ -14,7 +14,7 @@ import { AgentCallDemoSession, agentCallCloseCodes, defaultDemoModalities, type 
  * endpoint, on 127.0.0.1 over plain HTTP (clients allow it under their local-development setting).
  * The protocol behaviour is in agentcall-demo-agent.ts; this file is the sockets.
  *
- * - GET /.well-known/agent-card.json: the card. GET /ui/status: a tiny HTML page the card links to.
+ * - GET /.well-known/agent-card.json: the card. GET /ui/status: a tiny HTML status page (not in the card's UI links, which must be https).
  * - /agui: WebSocket upgrade only. With `token`, the upgrade needs `Authorization: Bearer <token>`
  *   (401 otherwise); a token in the URL is never looked at. Text frames ≤ 128 KiB (larger: ws closes
  *   1009); binary frames close 1003; no session.start within `sessionStartMs` closes 1008.
@@ -231,14 +231,16 @@ export function agentCard(baseUrl: string, modalities: AgentCallModalities, bear
           description: 'Web surfaces this agent\'s publisher offers to people',
           required: false,
           params: {
+            // UI links must be https (the AgentMesh spec allows no local exception), so the demo's own
+            // loopback status page is not listed; the protocol's public documentation is.
             uis: [
               {
-                url: `${baseUrl}${agentCallDemoPaths.status}`,
-                label: 'Demo agent status',
-                purpose: 'See that the demo agent is running and how many sessions are open.',
+                url: 'https://agentcall.smartycode.com/',
+                label: 'AgentCall AG-UI extension',
+                purpose: 'The public protocol this demo agent speaks: sessions, NFC and photo observations, teaching.',
                 audience: 'public',
                 access: 'open',
-                kind: 'status',
+                kind: 'docs',
               },
             ],
           },

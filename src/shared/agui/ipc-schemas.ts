@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { aguiThreadViewSchema } from './thread-persistence';
+
+/**
+ * What crosses IPC about plain AG-UI servers (an endpoint URL that takes a POST of RunAgentInput
+ * and answers with an SSE stream of AG-UI events). Main holds the thread (and saves it, so open
+ * interrupts survive a restart), the bearer token (keychain) and the per-server forwardedProps;
+ * it forwards the validated-on-arrival raw events, which the renderer folds with the same
+ * `applyAguiEvent`, and ends each run with the authoritative thread.
+ */
+
+const agentId = z.string().min(1).max(64);
+const runId = z.string().min(1).max(300);
+/** The thread as main holds it (strictly validated: every bound of the run model). */
+export const aguiThreadSchema = aguiThreadViewSchema;
+
+export const aguiServerViewSchema = z.strictObject({
+  /** The POST endpoint. */
+  endpoint: z.string().max(2048),
+  /** A bearer token is saved for this server (the token itself stays in main). */
+  hasToken: z.boolean(),
+  /** forwardedProps as the user last saved them, JSON text ("{}" when none). */
+  forwardedProps: z.string().max(65_536),
+  thread: aguiThreadSchema,
+});
+export type AguiServerView = z.infer<typeof aguiServerViewSchema>;
+
+const answerSchema = z.discriminatedUnion('status', [
+  z.strictObject({ status: z.literal('resolved'), payload: z.unknown().optional() }),
+  z.strictObject({ status: z.literal('cancelled') }),
+]);
+
+export const aguiMethods = {
+  /** The server's thread (restored from disk), token state and forwardedProps. */
+  'agui.open': { request: z.strictObject({ agentId }), response: aguiServerViewSchema },
+  /**
+   * Sends user text as a new run on the same thread (new runId; the whole history goes along, as
+   * AG-UI expects). Returns at once; events arrive as `agui.events`, the end as `agui.runEnded`.
+   * Refused (`rejected`) while interrupts are open: answer them with `agui.resume`.
+   */
+  'agui.send': { request: z.strictObject({ agentId, messageId: z.string().min(1).max(200), text: z.string().min(1).max(100_000) }), response: z.strictObject({ runId }) },
+  /** Answers every open interrupt (expired ones are cancelled) and runs again with `resume[]`. */
+  'agui.resume': {
+    request: z.strictObject({ agentId, answers: z.record(z.string().max(300), answerSchema) }),
+    response: z.strictObject({ runId }),
+  },
+  /** After a dropped stream or a failed request: the same turn again, as a new run. */
+  'agui.retry': { request: z.strictObject({ agentId }), response: z.strictObject({ runId }) },
+  /** Stops the run's stream (the server sees the client go away). */
+  'agui.cancel': { request: z.strictObject({ agentId }), response: z.strictObject({ cancelled: z.boolean() }) },
+  /** A fresh thread (the old one is forgotten, open interrupts with it). */
+  'agui.newThread': { request: z.strictObject({ agentId }), response: aguiServerViewSchema },
+  /** Saves forwardedProps (a JSON object as text); refused with the JSON problem and its path. */
+  'agui.setForwardedProps': { request: z.strictObject({ agentId, json: z.string().max(65_536) }), response: aguiServerViewSchema },
+  /** Saves (or with an empty string, removes) the server's bearer token in the keychain. */
+  'agui.useToken': { request: z.strictObject({ agentId, token: z.string().max(8192) }), response: aguiServerViewSchema },
+} as const;
+
+export const aguiEvents = {
+  /** Raw AG-UI events of the run, in order (fold with applyAguiEvent; invalid ones become notes there too). */
+  'agui.events': z.strictObject({ agentId, runId, events: z.array(z.unknown()).min(1).max(200) }),
+  /** The run ended (finished, interrupted, failed, dropped or cancelled): the thread as main now holds it. */
+  'agui.runEnded': z.strictObject({ agentId, runId, thread: aguiThreadSchema }),
+} as const;
