@@ -98,9 +98,11 @@ async function demo(portText: string | undefined): Promise<number> {
   processIo.out(server.baseUrl);
   processIo.out(`token ${server.token}`);
   processIo.out(`agentcall ${server.agentCallCardUrl}`);
+  processIo.out(`agui ${server.aguiUrl}`);
   processIo.err(
     `AgentDesk demo agent (Talkie, test mode) on ${server.baseUrl}, signing in through ${server.authIssuer}. ` +
       `Its AgentCall side (NFC objects, photos, teaching; no token) has its agent card at ${server.agentCallCardUrl}. ` +
+      `Its plain AG-UI side (POST + SSE; reasoning, steps, a tool call, activity; say "apply" or "deploy" for a confirmation to resume, "slow" for a long run; no token) is at ${server.aguiUrl}. ` +
       `Try: agentdesk chat ${server.baseUrl} --dev --token <token>, agentdesk chat ${server.agentCallBaseUrl} --dev, or add them in the app with Settings → Developer → Allow http://. Ctrl+C stops it.`,
   );
   await new Promise<void>((resolve) => {
