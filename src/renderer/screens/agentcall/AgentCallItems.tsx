@@ -5,7 +5,7 @@ import type { IpcError } from '../../../shared/ipc/errors';
 import { ErrorText } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
-import { Markdown } from '../chat/Markdown';
+import { Markdown, StreamingMarkdown } from '../chat/Markdown';
 import { ObjectChip, PhotoChip } from './ObservationChips';
 
 type Item<K extends SessionItem['kind']> = Extract<SessionItem, { kind: K }>;
@@ -69,7 +69,7 @@ function AgentText({ item, agentName }: { item: Item<'agentText'>; agentName: st
     <div className={`message message--assistant${item.state === 'streaming' ? ' message--streaming' : ''}`}>
       <p className="visually-hidden">{t('chat.agentSays', { name: agentName })}</p>
       {/* Markdown without raw HTML: a <script> in the agent's text stays text. */}
-      {item.text !== '' ? <Markdown text={item.text} /> : null}
+      {item.text === '' ? null : item.state === 'streaming' ? <StreamingMarkdown text={item.text} /> : <Markdown text={item.text} />}
       {note !== undefined ? <p className="message__state">{t(note)}</p> : null}
     </div>
   );

@@ -6,7 +6,7 @@ import { ActionItem, type ActionHandlers } from './ActionItem';
 import { CardView } from './CardView';
 import { useChatEnvironment } from './ChatContext';
 import { LinkView } from './LinkView';
-import { Markdown } from './Markdown';
+import { Markdown, StreamingMarkdown } from './Markdown';
 
 type Item<K extends ConversationItem['kind']> = Extract<ConversationItem, { kind: K }>;
 
@@ -43,7 +43,7 @@ export function AssistantMessage({ item }: { item: Item<'assistant'> }) {
   return (
     <div className={`message message--assistant${item.streaming ? ' message--streaming' : ''}`}>
       <p className="visually-hidden">{t('chat.agentSays', { name: serverName })}</p>
-      <Markdown text={item.text} />
+      {item.streaming ? <StreamingMarkdown text={item.text} /> : <Markdown text={item.text} />}
     </div>
   );
 }
