@@ -3,6 +3,7 @@ import type { Intent } from '../../../shared/agentcall/protocol';
 import type { SessionView } from '../../../shared/agentcall/session-view';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
+import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import { ErrorText } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
@@ -253,30 +254,18 @@ export function AgentCallScreen({
       />
       {/* Read from the card on its own: shown whether or not the session opens. */}
       <WebPagesPanel api={api} agentId={agentId} />
-      <div role="status" className="feedback">
-        {connection.status === 'connecting' ? (
-          <p className="connecting">
-            <span className="spinner" aria-hidden="true" /> {t('chat.connecting', { name: label })}
-          </p>
-        ) : null}
-      </div>
+      <ConnectionFeedback
+        connectingText={connection.status === 'connecting' ? t('chat.connecting', { name: label }) : undefined}
+        failure={
+          connection.status === 'failed' && connection.error.code !== 'sign_in_required'
+            ? { summary: t(connection.error.code === 'incompatible' ? 'agentcall.incompatible' : 'chat.connectFailed', { name: label }), error: connection.error }
+            : undefined
+        }
+        onRetry={restart}
+        onBack={onBack}
+      />
       {connection.status === 'failed' && connection.error.code === 'sign_in_required' ? (
         <TokenPanel api={api} agentId={agentId} name={label} reason={connection.error} onSaved={restart} />
-      ) : null}
-      {connection.status === 'failed' && connection.error.code !== 'sign_in_required' ? (
-        <div className="inline-error card">
-          <p className="error-text" role="alert">
-            {t(connection.error.code === 'incompatible' ? 'agentcall.incompatible' : 'chat.connectFailed', { name: label })} <ErrorText error={connection.error} />
-          </p>
-          <div className="button-row">
-            <button type="button" className="button button--primary" onClick={restart}>
-              {t('chat.retry')}
-            </button>
-            <button type="button" className="button button--secondary" onClick={onBack}>
-              {t('chat.back')}
-            </button>
-          </div>
-        </div>
       ) : null}
       {sessionKey !== undefined ? (
         <ChatEnvironmentContext.Provider value={environment}>

@@ -3,6 +3,7 @@ import type { InterruptAnswer } from '../../../shared/agui/interrupts';
 import { addUserMessage, openInterrupts, type AguiThreadView } from '../../../shared/agui/run-model';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
+import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import { ErrorText } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
@@ -228,28 +229,12 @@ export function AguiScreen({
           </p>
         ) : null}
       </header>
-      <div role="status" className="feedback">
-        {connection.status === 'opening' ? (
-          <p className="connecting">
-            <span className="spinner" aria-hidden="true" /> {t('agui.opening', { name: label })}
-          </p>
-        ) : null}
-      </div>
-      {connection.status === 'failed' ? (
-        <div className="inline-error card">
-          <p className="error-text" role="alert">
-            {t('agui.openFailed', { name: label })} <ErrorText error={connection.error} />
-          </p>
-          <div className="button-row">
-            <button type="button" className="button button--primary" onClick={reopen}>
-              {t('chat.retry')}
-            </button>
-            <button type="button" className="button button--secondary" onClick={onBack}>
-              {t('chat.back')}
-            </button>
-          </div>
-        </div>
-      ) : null}
+      <ConnectionFeedback
+        connectingText={connection.status === 'opening' ? t('agui.opening', { name: label }) : undefined}
+        failure={connection.status === 'failed' ? { summary: t('agui.openFailed', { name: label }), error: connection.error } : undefined}
+        onRetry={reopen}
+        onBack={onBack}
+      />
       {server ? <AguiSettings api={api} agentId={agentId} server={server} onChanged={(view) => replaceServer(view, { keepThread: true })} /> : null}
       {server && thread ? (
         <ChatEnvironmentContext.Provider value={environment}>

@@ -3,7 +3,8 @@ import type { AgentDeskApi } from '../../../shared/ipc/api';
 import { builtInDemoAgentId } from '../../../shared/ipc/contract';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';
-import { ErrorText, type ShownError } from '../../components/ErrorText';
+import { ConnectionFeedback } from '../../components/ConnectionFeedback';
+import type { ShownError } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import { useAccent } from './accent';
@@ -136,28 +137,12 @@ export function ChatScreen({
         onSignOut={() => void signOut()}
       />
       <WebPagesPanel api={api} agentId={agentId} />
-      <div role="status" className="feedback">
-        {connection.status === 'connecting' ? (
-          <p className="connecting">
-            <span className="spinner" aria-hidden="true" /> {t('chat.connecting', { name: label })}
-          </p>
-        ) : null}
-      </div>
-      {connection.status === 'failed' ? (
-        <div className="inline-error card">
-          <p className="error-text" role="alert">
-            {t('chat.connectFailed', { name: label })} <ErrorText error={connection.error} />
-          </p>
-          <div className="button-row">
-            <button type="button" className="button button--primary" onClick={retryConnect}>
-              {t('chat.retry')}
-            </button>
-            <button type="button" className="button button--secondary" onClick={onBack}>
-              {t('chat.back')}
-            </button>
-          </div>
-        </div>
-      ) : null}
+      <ConnectionFeedback
+        connectingText={connection.status === 'connecting' ? t('chat.connecting', { name: label }) : undefined}
+        failure={connection.status === 'failed' ? { summary: t('chat.connectFailed', { name: label }), error: connection.error } : undefined}
+        onRetry={retryConnect}
+        onBack={onBack}
+      />
       {view ? <ManifestNotes problems={view.problems} /> : null}
       {view && step === 'endpoints' ? <EndpointsPanel api={api} view={view} headingRef={gateHeadingRef} onView={onView} /> : null}
       {view && step === 'signIn' ? (
