@@ -1,3 +1,5 @@
+import type { RefObject } from 'react';
+import type { AgentDeskApi } from '../shared/ipc/api';
 /** The agent a chat screen talks to; `label` is what the user saw on Home (the heading while connecting). */
 export interface ChatTarget {
   agentId: string;
@@ -7,6 +9,15 @@ export interface ChatTarget {
 }
 
 export type AgentProtocol = 'talkie' | 'agentcall' | 'agui';
+
+/** What every agent screen (Talkie chat, AgentCall session, plain AG-UI) is given. */
+export interface AgentScreenProps {
+  api: AgentDeskApi;
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  agentId: string;
+  label: string;
+  onBack: () => void;
+}
 
 export type Screen = { name: 'home' } | { name: 'settings' } | ({ name: 'chat' } & ChatTarget);
 

@@ -1,7 +1,6 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { Intent } from '../../../shared/agentcall/protocol';
 import type { SessionView } from '../../../shared/agentcall/session-view';
-import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import { ErrorText } from '../../components/ErrorText';
@@ -21,6 +20,7 @@ import { TokenPanel } from './TokenPanel';
 import { useAgentCallSession } from './useAgentCallSession';
 import { usePhotoThumbnails } from './usePhotoThumbnails';
 import '../../styles/agentcall.css';
+import type { AgentScreenProps } from '../../navigation';
 
 /** The one polite status line: what the session and the agent are doing, never the streamed text. */
 function statusKey(view: SessionView): MessageKey | undefined {
@@ -83,13 +83,7 @@ export function AgentCallScreen({
   agentId,
   label,
   onBack,
-}: {
-  api: AgentDeskApi;
-  headingRef: RefObject<HTMLHeadingElement | null>;
-  agentId: string;
-  label: string;
-  onBack: () => void;
-}) {
+}: AgentScreenProps) {
   const { t } = useI18n();
   const { connection, state, reopen, applyLocal } = useAgentCallSession(api, agentId);
   const { view, endedWithSession } = state;

@@ -1,7 +1,6 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { InterruptAnswer } from '../../../shared/agui/interrupts';
 import { addUserMessage, openInterrupts, type AguiThreadView } from '../../../shared/agui/run-model';
-import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import { ErrorText } from '../../components/ErrorText';
@@ -16,6 +15,7 @@ import { AguiTranscript } from './AguiTranscript';
 import { InterruptForms, type SendAnswers } from './InterruptForms';
 import { useAguiThread } from './useAguiThread';
 import '../../styles/agui.css';
+import type { AgentScreenProps } from '../../navigation';
 
 /** The host of the endpoint (its scheme and path add little for people). */
 function hostOf(endpoint: string): string {
@@ -90,13 +90,7 @@ export function AguiScreen({
   agentId,
   label,
   onBack,
-}: {
-  api: AgentDeskApi;
-  headingRef: RefObject<HTMLHeadingElement | null>;
-  agentId: string;
-  label: string;
-  onBack: () => void;
-}) {
+}: AgentScreenProps) {
   const { t } = useI18n();
   const { connection, thread, reopen, replaceServer, changeThread, requestStarting, runStarted, requestSettled } = useAguiThread(api, agentId);
   const server = connection.status === 'open' ? connection.server : undefined;

@@ -1,5 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
-import type { AgentDeskApi } from '../../../shared/ipc/api';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { builtInDemoAgentId } from '../../../shared/ipc/contract';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';
@@ -14,6 +13,7 @@ import { EndpointsPanel } from './EndpointsPanel';
 import { ManifestNotes } from './ManifestNotes';
 import { SignInPanel } from './SignInPanel';
 import { WebPagesPanel } from '../webpages/WebPagesPanel';
+import type { AgentScreenProps } from '../../navigation';
 
 type Connection =
   | { status: 'connecting' }
@@ -39,13 +39,7 @@ export function ChatScreen({
   agentId,
   label,
   onBack,
-}: {
-  api: AgentDeskApi;
-  headingRef: RefObject<HTMLHeadingElement | null>;
-  agentId: string;
-  label: string;
-  onBack: () => void;
-}) {
+}: AgentScreenProps) {
   const { t } = useI18n();
   const [connection, setConnection] = useState<Connection>({ status: 'connecting' });
   const [attempt, setAttempt] = useState(0);
