@@ -42,9 +42,9 @@ export interface AppServicesOptions {
   demo?: DemoPort;
   /** Browser sign-in; default: OAuth 2.1 + PKCE through the guarded network layer. */
   oauth?: OAuthPort;
-  /** For tests: how long to keep reloading a thread after a dropped stream. */
   /** Tests: where AgentCall sessions learn about readers and tag observations (default: the NFC service). */
   agentCallNfc?: { readerConnected(): boolean; onResult(listener: (result: NfcScanResult) => void): () => void };
+  /** For tests: how long to keep reloading a thread after a dropped stream. */
   talkieRecovery?: { delaysMs: readonly number[] };
   /**
    * The NFC reader service: Electron passes a utilityProcess launcher, plain Node uses a child
@@ -104,7 +104,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
       return { baseUrl: server.baseUrl, token: server.token, agentCallCardUrl: server.agentCallCardUrl, aguiUrl: server.aguiUrl };
     },
   };
-  // One demo for both of its sides (Talkie and AgentCall), started on first use; a failed start may be retried.
+  // One demo for all of its sides (Talkie, AgentCall, plain AG-UI), started on first use; a failed start may be retried.
   let demoStarted: ReturnType<DemoPort['start']> | undefined;
   const demo: DemoPort = {
     start: () =>
