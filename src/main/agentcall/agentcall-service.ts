@@ -54,7 +54,6 @@ const heldScanLimit = 16;
 const heldScanMs = 10 * 60 * 1000;
 const maxUpdatesPerEvent = 50;
 
-
 interface LiveSession {
   key: string;
   agentId: string;
