@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { TalkieErrorBody } from './talkie-types';
 
 /** A §3 error: thrown anywhere in a handler, turned into `{ error: { code, message, retryable } }` with `status`. */
@@ -99,4 +100,33 @@ export function bearerToken(request: IncomingMessage): string | undefined {
   const header = request.headers.authorization;
   const match = header ? /^Bearer[ ]+([^\s]+)\s*$/i.exec(header) : null;
   return match?.[1];
+}
+
+/** Listens on `host` (a free port unless one is given) and resolves with the port, or rejects (port in use…). */
+export function listenOnLoopback(server: Server, host: string, port = 0): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/**
+ * Starts a `text/event-stream` answer (no caching, no proxy buffering) and returns a writer that
+ * does nothing once the response has ended or its socket is gone.
+ */
+export function openEventStream(response: ServerResponse): (text: string) => void {
+  response.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache',
+    'X-Accel-Buffering': 'no',
+    Connection: 'keep-alive',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  response.flushHeaders();
+  return (text: string) => {
+    if (!response.writableEnded && !response.destroyed) response.write(text);
+  };
 }

@@ -2,14 +2,13 @@ import { contentToText, EventType, type Event } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { JsonFileStore } from '../services/json-file-store';
 import { cancelForDeletedThread, decide, decisionBodySchema, resumeAction, settle, type DecisionEnv } from './action-decisions';
 import { demoAgent, demoFile } from './demo-agent';
 import { DemoStatePersister, demoStateSchema, emptyDemoState, restoreDemoState, snapshotDemoState } from './demo-persistence';
 import { DemoRun, stamp, type RunSink } from './demo-run';
 import { demoUser, summary, UserSpace, type ThreadRecord } from './demo-store';
-import { bearerToken, httpErrors, readJsonBody, sendError, sendJson, TalkieHttpError } from './http-util';
+import { bearerToken, httpErrors, listenOnLoopback, openEventStream, readJsonBody, sendError, sendJson, TalkieHttpError } from './http-util';
 import { logoPng } from './png';
 import { cardBlockTypes, type TalkieUser } from './talkie-types';
 
@@ -172,17 +171,7 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
   };
 
   function openStream(response: ServerResponse, runId: string, threadId: string): RunSink {
-    response.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache',
-      'X-Accel-Buffering': 'no',
-      Connection: 'keep-alive',
-      'X-Content-Type-Options': 'nosniff',
-    });
-    response.flushHeaders();
-    const write = (text: string) => {
-      if (!response.writableEnded && !response.destroyed) response.write(text);
-    };
+    const write = openEventStream(response);
     const heartbeat = setInterval(() => write(': ping\n\n'), heartbeatMs);
     const sink: RunSink = {
       runId,
@@ -441,14 +430,7 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server, '127.0.0.1', options.port);
   baseUrl = `http://127.0.0.1:${port}`;
   // Loaded actions: expired ones read as expired, undo windows that closed while stopped complete,
   // open ones get their timers again (only now that the server runs and close() will clear them).

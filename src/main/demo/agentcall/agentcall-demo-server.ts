@@ -1,11 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { extensionUri, maxFrameBytes, schemaVersion, type Modality } from '../../../shared/agentcall/protocol';
 import type { Logger } from '../../platform/logger';
-import { bearerToken, sendJson } from '../http-util';
+import { bearerToken, listenOnLoopback, sendJson } from '../http-util';
 import { AgentCallDemoSession, agentCallCloseCodes, defaultDemoModalities, type AgentCallModalities } from './agentcall-demo-agent';
 
 /**
@@ -164,14 +163,7 @@ export async function startAgentCallDemoServer(options: AgentCallDemoOptions = {
     ws.on('error', (error) => log.warn('demo', 'AgentCall socket error', error));
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server, host, options.port);
   baseUrl = `http://${host}:${port}`;
   allowedHosts = [`${host}:${port}`, `localhost:${port}`];
   log.info('demo', `AgentCall demo agent listening on ${baseUrl} (card ${baseUrl}${agentCallDemoPaths.card})${tokenDigest ? ', bearer token required' : ''}`);

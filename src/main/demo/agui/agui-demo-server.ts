@@ -3,11 +3,10 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { pointer, type Problem } from '../../../shared/talkie/problems';
 import type { Logger } from '../../platform/logger';
-import { bearerToken, readJsonBody, sendJson, TalkieHttpError } from '../http-util';
+import { bearerToken, listenOnLoopback, openEventStream, readJsonBody, sendJson, TalkieHttpError } from '../http-util';
 import { checkDemoInput, isResume, runAguiDemo, type DemoRunSettings } from './agui-demo-agent';
 import { InterruptLedger } from './agui-demo-interrupts';
 
@@ -154,17 +153,7 @@ export async function startAguiDemoServer(options: AguiDemoOptions = {}): Promis
     });
     const run = { abort, response, done };
     runs.add(run);
-    response.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-cache',
-      'X-Accel-Buffering': 'no',
-      Connection: 'keep-alive',
-      'X-Content-Type-Options': 'nosniff',
-    });
-    response.flushHeaders();
-    const write = (text: string) => {
-      if (!response.writableEnded && !response.destroyed) response.write(text);
-    };
+    const write = openEventStream(response);
     let ended = false;
     response.on('close', () => {
       if (!ended) {
@@ -226,14 +215,7 @@ export async function startAguiDemoServer(options: AguiDemoOptions = {}): Promis
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server, host, options.port);
   const baseUrl = `http://${host}:${port}`;
   allowedHosts = [`${host}:${port}`, `localhost:${port}`];
   log.info('demo', `AG-UI demo agent listening on ${baseUrl}${aguiDemoPath}${tokenDigest ? ', bearer token required' : ''}`);
