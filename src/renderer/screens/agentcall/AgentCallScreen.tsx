@@ -21,6 +21,7 @@ import { useAgentCallSession } from './useAgentCallSession';
 import { usePhotoThumbnails } from './usePhotoThumbnails';
 import '../../styles/agentcall.css';
 import type { AgentScreenProps } from '../../navigation';
+import { useOpenLink } from '../../hooks/useOpenLink';
 
 /** The one polite status line: what the session and the agent are doing, never the streamed text. */
 function statusKey(view: SessionView): MessageKey | undefined {
@@ -98,7 +99,6 @@ export function AgentCallScreen({
   const [photoError, setPhotoError] = useState<{ interactionId?: string; error: IpcError } | undefined>();
   const [ending, setEnding] = useState(false);
   const [endError, setEndError] = useState<IpcError | undefined>();
-  const [linkError, setLinkError] = useState<IpcError | undefined>();
   const rootRef = useRef<HTMLDivElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
 
@@ -210,15 +210,7 @@ export function AgentCallScreen({
     });
   }
 
-  const openLink = useCallback(
-    (href: string) => {
-      setLinkError(undefined);
-      void call(() => api.external.open({ url: href })).then((result) => {
-        if (!result.ok) setLinkError(result.error);
-      });
-    },
-    [api],
-  );
+  const { openLink, linkError } = useOpenLink(api);
   const issuer = agent ? originOf(agent.cardUrl) : '';
   const agentName = agent?.name ?? label;
   const environment = useMemo<ChatEnvironment>(

@@ -16,6 +16,7 @@ import { InterruptForms, type SendAnswers } from './InterruptForms';
 import { useAguiThread } from './useAguiThread';
 import '../../styles/agui.css';
 import type { AgentScreenProps } from '../../navigation';
+import { useOpenLink } from '../../hooks/useOpenLink';
 
 /** The host of the endpoint (its scheme and path add little for people). */
 function hostOf(endpoint: string): string {
@@ -99,7 +100,6 @@ export function AguiScreen({
   const [retryError, setRetryError] = useState<IpcError | undefined>();
   const [newThreadBusy, setNewThreadBusy] = useState(false);
   const [newThreadError, setNewThreadError] = useState<IpcError | undefined>();
-  const [linkError, setLinkError] = useState<IpcError | undefined>();
 
   // Answers on their way (pendingResume) close the forms; a refused request opens them again.
   const interrupts = useMemo(() => (thread && thread.pendingResume === undefined ? openInterrupts(thread) : []), [thread]);
@@ -183,15 +183,7 @@ export function AguiScreen({
     composerRef.current?.focus();
   }
 
-  const openLink = useCallback(
-    (href: string) => {
-      setLinkError(undefined);
-      void call(() => api.external.open({ url: href })).then((result) => {
-        if (!result.ok) setLinkError(result.error);
-      });
-    },
-    [api],
-  );
+  const { openLink, linkError } = useOpenLink(api);
   const issuer = server ? originOf(server.endpoint) : '';
   const environment = useMemo<ChatEnvironment>(
     () => ({ issuer, serverName: label, openLink, downloadFile: async () => ({ ok: false, error: { code: 'not_allowed', message: 'Plain AG-UI servers do not offer downloads.' } }) }),

@@ -1,4 +1,4 @@
-import { useCallback, useMemo, useState, type RefObject } from 'react';
+import { useCallback, useMemo, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';
@@ -14,6 +14,7 @@ import { Transcript } from './Transcript';
 import type { ItemHandlers } from './TranscriptItems';
 import { useChat } from './useChat';
 import { useThreads } from './useThreads';
+import { useOpenLink } from '../../hooks/useOpenLink';
 
 /** The signed-in chat: threads and account on the side, the conversation, its status and the composer. */
 export function ChatBody({
@@ -52,17 +53,8 @@ export function ChatBody({
     [api, agentId, loadStatus],
   );
   const status = useLiveResource(loadStatus, subscribeStatus);
-  const [linkError, setLinkError] = useState<IpcError | undefined>();
 
-  const openLink = useCallback(
-    (href: string) => {
-      setLinkError(undefined);
-      void call(() => api.external.open({ url: href })).then((result) => {
-        if (!result.ok) setLinkError(result.error);
-      });
-    },
-    [api],
-  );
+  const { openLink, linkError } = useOpenLink(api);
   const downloadFile = useCallback<ChatEnvironment['downloadFile']>(
     async (file, onProgress) => {
       const downloadId = crypto.randomUUID();
