@@ -7,7 +7,7 @@ import { builtInAgentCallDemoId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { NfcObject, NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import type { Problem } from '../../shared/talkie/problems';
-import { identifyAgent } from '../agents/identify-agent';
+import { readAgentCallCard } from '../agents/identify-agent';
 import type { TokenStore } from '../auth/token-store';
 import type { EventBus } from '../ipc/event-bus';
 import type { NetPolicy } from '../net/address-policy';
@@ -228,9 +228,8 @@ export class AgentCallService {
       url = agent.url;
       policy = { allowLocalHttp: this.deps.settings.get().developer.allowLocalHttp };
     }
-    const identified = await identifyAgent(url, policy);
-    if (identified.protocol !== 'agentcall') throw new ServiceError('incompatible', 'This agent speaks Talkie, not AgentCall.');
-    return { cardUrl: identified.cardUrl, card: identified.card, problems: identified.problems, policy };
+    const { cardUrl, card, problems } = await readAgentCallCard(url, policy);
+    return { cardUrl, card, problems, policy };
   }
 }
 

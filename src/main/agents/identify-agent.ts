@@ -1,4 +1,4 @@
-import type { AgentCallCard } from '../../shared/agentcall/card';
+import type { AgentCallCard, CardValidation } from '../../shared/agentcall/card';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { Problem } from '../../shared/talkie/problems';
 import { discoverAgentCard } from '../agentcall/discovery';
@@ -24,18 +24,39 @@ export async function identifyAgent(url: string, policy: NetPolicy): Promise<Ide
   if (talkie?.ok) return { protocol: 'talkie' };
   if (card?.ok && card.validation.kind === 'agentcall') {
     if (card.validation.ok) return { protocol: 'agentcall', cardUrl: card.cardUrl, card: card.validation.card, problems: card.validation.problems };
-    throw incompatible('AgentDesk cannot talk to this agent', card.validation.problems);
+    throw cardRefusal(card.validation);
   }
   const talkieAnswered = talkie && !talkie.ok && !talkie.problems.some((problem) => problem.code.startsWith('net_') || ['manifest_http_error', 'manifest_not_json'].includes(problem.code));
   if (talkieAnswered) return { protocol: 'talkie' };
-  if (card?.ok && card.validation.kind === 'a2a') {
-    throw incompatible('This is an A2A agent without the AgentCall extension; AgentDesk talks to A2A agents only through AgentCall', card.validation.problems);
-  }
-  if (card?.ok) throw incompatible('The agent card is not a valid A2A Agent Card', card.validation.problems);
+  if (card?.ok) throw cardRefusal(card.validation);
   const problems = [...(talkie && !talkie.ok ? talkie.problems : []), ...(card && !card.ok ? card.problems : [])];
   const network = problems.find((problem) => problem.code.startsWith('net_'));
   if (network) throw new ServiceError('network_error', network.message, undefined, true);
   throw new ServiceError('not_found', `No Talkie manifest and no AgentCall agent card was found at ${new URL(url).host}. Check the address.`);
+}
+
+/**
+ * The agent card alone, for opening an AgentCall session on an agent already identified as one
+ * (no Talkie manifest is read): the usable card, or the same refusals as `identifyAgent`.
+ */
+export async function readAgentCallCard(url: string, policy: NetPolicy): Promise<Extract<IdentifiedAgent, { protocol: 'agentcall' }>> {
+  const card = await discoverAgentCard(url, { allowLocalHttp: policy.allowLocalHttp, policy });
+  if (!card.ok) {
+    const network = card.problems.find((problem) => problem.code.startsWith('net_'));
+    if (network) throw new ServiceError('network_error', network.message, undefined, true);
+    throw new ServiceError('not_found', `No AgentCall agent card was found at ${new URL(url).host}. Check the address.`);
+  }
+  if (card.validation.ok && card.validation.kind === 'agentcall') return { protocol: 'agentcall', cardUrl: card.cardUrl, card: card.validation.card, problems: card.validation.problems };
+  throw cardRefusal(card.validation);
+}
+
+/** Why a card that was read cannot be used. */
+function cardRefusal(validation: CardValidation): ServiceError {
+  if (validation.kind === 'agentcall') return incompatible('AgentDesk cannot talk to this agent', validation.problems);
+  if (validation.kind === 'a2a') {
+    return incompatible('This is an A2A agent without the AgentCall extension; AgentDesk talks to A2A agents only through AgentCall', validation.problems);
+  }
+  return incompatible('The agent card is not a valid A2A Agent Card', validation.problems);
 }
 
 function incompatible(summary: string, problems: readonly Problem[]): ServiceError {
