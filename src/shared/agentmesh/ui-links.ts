@@ -86,6 +86,18 @@ export interface UiLinksResult {
   problems: Problem[];
 }
 
+/** The codes of an entry that was skipped (one problem per skipped entry). */
+export const uiLinkSkippedCodes = [
+  'ui_link_not_object',
+  'ui_link_url_missing',
+  'ui_link_url_invalid',
+  'ui_link_url_too_long',
+  'ui_link_url_not_https',
+  'ui_link_url_credentials',
+  'ui_link_label_missing',
+  'ui_link_label_invalid',
+] as const;
+
 /** Every code parseUiLinks reports (for translations and tests). Codes never change meaning. */
 export const uiLinksProblemCodes = [
   // The declaration.
@@ -102,14 +114,7 @@ export const uiLinksProblemCodes = [
   'ui_links_entries_truncated',
   'ui_links_problems_truncated',
   // An entry skipped.
-  'ui_link_not_object',
-  'ui_link_url_missing',
-  'ui_link_url_invalid',
-  'ui_link_url_too_long',
-  'ui_link_url_not_https',
-  'ui_link_url_credentials',
-  'ui_link_label_missing',
-  'ui_link_label_invalid',
+  ...uiLinkSkippedCodes,
   // An entry kept, with a note.
   'ui_link_label_truncated',
   'ui_link_purpose_invalid',

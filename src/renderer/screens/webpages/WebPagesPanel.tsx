@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { WebPages } from '../../../shared/agentmesh/ipc-schemas';
+import { uiLinkSkippedCodes } from '../../../shared/agentmesh/ui-links';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { ErrorText } from '../../components/ErrorText';
@@ -12,16 +13,7 @@ type WebPage = WebPages['links'][number];
 type CardProblem = WebPages['problems'][number];
 
 /** Codes of an entry the card lists that could not be used (one per skipped entry). */
-const skippedEntryCodes: ReadonlySet<string> = new Set([
-  'ui_link_not_object',
-  'ui_link_url_missing',
-  'ui_link_url_invalid',
-  'ui_link_url_too_long',
-  'ui_link_url_not_https',
-  'ui_link_url_credentials',
-  'ui_link_label_missing',
-  'ui_link_label_invalid',
-]);
+const skippedEntryCodes: ReadonlySet<string> = new Set(uiLinkSkippedCodes);
 
 const audienceKey: Record<WebPage['audience'], MessageKey> = {
   public: 'webpages.audience.public',
