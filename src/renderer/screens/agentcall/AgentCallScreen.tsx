@@ -3,7 +3,6 @@ import type { Intent } from '../../../shared/agentcall/protocol';
 import type { SessionView } from '../../../shared/agentcall/session-view';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { ConnectionFeedback } from '../../components/ConnectionFeedback';
-import { ErrorText } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
@@ -22,6 +21,7 @@ import { usePhotoThumbnails } from './usePhotoThumbnails';
 import '../../styles/agentcall.css';
 import type { AgentScreenProps } from '../../navigation';
 import { useOpenLink } from '../../hooks/useOpenLink';
+import { LinkOpenError } from '../../components/LinkOpenError';
 
 /** The one polite status line: what the session and the agent are doing, never the streamed text. */
 function statusKey(view: SessionView): MessageKey | undefined {
@@ -256,13 +256,7 @@ export function AgentCallScreen({
       {sessionKey !== undefined ? (
         <ChatEnvironmentContext.Provider value={environment}>
           <section className="chat-main agentcall-main" aria-label={t('chat.conversationLabel')}>
-            {linkError ? (
-              <div className="inline-error link-error" role="alert">
-                <p className="error-text">
-                  {t('chat.link.openFailed')} <ErrorText error={linkError} />
-                </p>
-              </div>
-            ) : null}
+            <LinkOpenError error={linkError} />
             {view.focus ? (
               <p className="agentcall-focus">
                 {t('agentcall.focus')} <code>{view.focus.objectRef}</code>

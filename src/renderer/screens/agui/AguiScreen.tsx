@@ -17,6 +17,7 @@ import { useAguiThread } from './useAguiThread';
 import '../../styles/agui.css';
 import type { AgentScreenProps } from '../../navigation';
 import { useOpenLink } from '../../hooks/useOpenLink';
+import { LinkOpenError } from '../../components/LinkOpenError';
 
 /** The host of the endpoint (its scheme and path add little for people). */
 function hostOf(endpoint: string): string {
@@ -225,13 +226,7 @@ export function AguiScreen({
       {server && thread ? (
         <ChatEnvironmentContext.Provider value={environment}>
           <section className="chat-main agui-main" aria-label={t('chat.conversationLabel')}>
-            {linkError ? (
-              <div className="inline-error link-error" role="alert">
-                <p className="error-text">
-                  {t('chat.link.openFailed')} <ErrorText error={linkError} />
-                </p>
-              </div>
-            ) : null}
+            <LinkOpenError error={linkError} />
             <AguiTranscript thread={thread} />
             <AguiInspect thread={thread} />
             <AguiSteps thread={thread} />

@@ -2,7 +2,7 @@ import { useCallback, useMemo, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';
-import { ErrorText, type ShownError } from '../../components/ErrorText';
+import type { ShownError } from '../../components/ErrorText';
 import { call, useLiveResource } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import { AccountPanel, type TalkieStatus } from './AccountPanel';
@@ -15,6 +15,7 @@ import type { ItemHandlers } from './TranscriptItems';
 import { useChat } from './useChat';
 import { useThreads } from './useThreads';
 import { useOpenLink } from '../../hooks/useOpenLink';
+import { LinkOpenError } from '../../components/LinkOpenError';
 
 /** The signed-in chat: threads and account on the side, the conversation, its status and the composer. */
 export function ChatBody({
@@ -103,13 +104,7 @@ export function ChatBody({
           <AccountPanel status={status.state} usage={chat.usage} onRetry={status.reload} />
         </div>
         <section className="chat-main" aria-label={t('chat.conversationLabel')}>
-          {linkError ? (
-            <div className="inline-error link-error" role="alert">
-              <p className="error-text">
-                {t('chat.link.openFailed')} <ErrorText error={linkError} />
-              </p>
-            </div>
-          ) : null}
+          <LinkOpenError error={linkError} />
           <Transcript
             items={conversation.items}
             loading={chat.loading !== undefined}
