@@ -29,6 +29,7 @@ import { startPcscd } from '../test/support/nfc/pcscd';
 import { ndefMessage, randomUid, type2Memory, uriRecord } from '../test/support/nfc/type2-tag';
 import { VirtualCard } from '../test/support/nfc/virtual-card';
 import { photoLikeRgba } from '../test/unit/photo/fixtures';
+import { printMedianP95 } from './stats';
 
 const taps = Number(process.env.TAPS ?? 50);
 const frames = Number(process.env.FRAMES ?? 20);
@@ -105,12 +106,7 @@ async function openSession(url: string) {
   return { connection, observe, idle };
 }
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-};
-const line = (label: string, values: number[]) =>
-  process.stdout.write(`  ${label.padEnd(52)} median ${percentile(values, 50).toFixed(2).padStart(8)} ms   p95 ${percentile(values, 95).toFixed(2).padStart(8)} ms\n`);
+const line = (label: string, values: number[]) => printMedianP95(label, values, 52);
 
 const agent = await startTimingAgent();
 try {

@@ -15,6 +15,7 @@ import { nfcHardwareUnavailableReason, startNfcHarness } from '../test/support/n
 import { startPcscd } from '../test/support/nfc/pcscd';
 import { ndefMessage, randomUid, type2Memory, uriRecord } from '../test/support/nfc/type2-tag';
 import { VirtualCard } from '../test/support/nfc/virtual-card';
+import { printMedianP95 } from './stats';
 
 const taps = Number(process.env.TAPS ?? 50);
 const unavailable = nfcHardwareUnavailableReason();
@@ -56,14 +57,7 @@ try {
   await pcscd.stop();
 }
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-};
-const line = (label: string, key: keyof (typeof rows)[number]) => {
-  const values = rows.map((row) => row[key]);
-  process.stdout.write(`  ${label.padEnd(44)} median ${percentile(values, 50).toFixed(2).padStart(8)} ms   p95 ${percentile(values, 95).toFixed(2).padStart(8)} ms\n`);
-};
+const line = (label: string, key: keyof (typeof rows)[number]) => printMedianP95(label, rows.map((row) => row[key]), 44);
 process.stdout.write(`NFC tap → alias event in main, ${rows.length} taps (Type 2 tag with an NDEF URN: 4 APDUs)\n`);
 line('beyond the PC/SC read (goal ≤ 15 ms)', 'beyond');
 line('  reader process → main (IPC)', 'ipc');
