@@ -223,8 +223,7 @@ export class AgentCallService {
       url = await this.deps.demoCardUrl();
       policy = { allowLocalHttp: true };
     } else {
-      const agent = this.deps.agents.list().find((entry) => entry.id === agentId);
-      if (!agent) throw new ServiceError('not_found', 'That agent is no longer in your list.');
+      const agent = this.deps.agents.get(agentId);
       url = agent.url;
       policy = { allowLocalHttp: this.deps.settings.get().developer.allowLocalHttp };
     }

@@ -410,8 +410,7 @@ export class AguiService {
       // The built-in demo runs inside this process on 127.0.0.1: trusted without the development setting.
       return { endpoint, policy: { allowLocalHttp: true }, tokenAccount: tokenAccountFor(endpoint) };
     }
-    const agent = this.deps.agents.list().find((entry) => entry.id === agentId);
-    if (!agent) throw new ServiceError('not_found', 'That agent is no longer in your list.');
+    const agent = this.deps.agents.get(agentId);
     if (agent.protocol !== 'agui') throw new ServiceError('incompatible', `${agent.display} was not added as a plain AG-UI endpoint.`);
     return { endpoint: agent.url, policy: { allowLocalHttp: this.deps.settings.get().developer.allowLocalHttp }, tokenAccount: tokenAccountFor(agent.url) };
   }

@@ -28,6 +28,13 @@ export class AgentRegistry {
     return this.agents.map((agent) => ({ ...agent }));
   }
 
+  /** One listed agent; `not_found` when it was removed (or never added). */
+  get(id: string): AgentEntry {
+    const agent = this.agents.find((entry) => entry.id === id);
+    if (!agent) throw new ServiceError('not_found', 'That agent is no longer in your list.');
+    return { ...agent };
+  }
+
   /** `protocol: 'agui'`: a plain AG-UI endpoint (nothing to discover; the entry says what it is). */
   async add(address: string, options: { allowLocalHttp: boolean; protocol?: 'agui' }): Promise<AgentEntry> {
     const normalized = normalizeAgentAddress(address, options);

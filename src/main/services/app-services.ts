@@ -270,8 +270,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
       if (agentId === builtInDemoAgentId) return { protocol: 'talkie' as const };
       if (agentId === builtInAgentCallDemoId) return { protocol: 'agentcall' as const };
       if (agentId === builtInAguiDemoId) return { protocol: 'agui' as const };
-      const agent = agents.list().find((entry) => entry.id === agentId);
-      if (!agent) throw new ServiceError('not_found', 'That agent is no longer in your list.');
+      const agent = agents.get(agentId);
       // A plain AG-UI endpoint has no documents to read: it is what the user added it as.
       if (agent.protocol === 'agui') return { protocol: 'agui' as const };
       const identified = await identifyAgent(agent.url, { allowLocalHttp: settings.get().developer.allowLocalHttp });

@@ -27,7 +27,7 @@ export type WebPagesSource = { cardAddress: string; policy: NetPolicy } | undefi
  * names the Talkie manifest itself (identify reads no card there either).
  */
 export function webPagesSource(deps: {
-  agents: { list(): AgentEntry[] };
+  agents: { get(id: string): AgentEntry };
   allowLocalHttp: () => boolean;
   demoAgentCallCardUrl: () => Promise<string | undefined>;
 }): (agentId: string) => Promise<WebPagesSource> {
@@ -37,8 +37,7 @@ export function webPagesSource(deps: {
       const cardUrl = await deps.demoAgentCallCardUrl();
       return cardUrl === undefined ? undefined : { cardAddress: cardUrl, policy: { allowLocalHttp: true } };
     }
-    const agent = deps.agents.list().find((entry) => entry.id === agentId);
-    if (!agent) throw new ServiceError('not_found', 'That agent is no longer in your list.');
+    const agent = deps.agents.get(agentId);
     if (agent.protocol === 'agui' || new URL(agent.url).pathname.endsWith('/.well-known/talkie.json')) return undefined;
     return { cardAddress: agent.url, policy: { allowLocalHttp: deps.allowLocalHttp() } };
   };

@@ -336,8 +336,7 @@ export class TalkieService {
       // The built-in demo runs inside this process on 127.0.0.1: trusted without the development setting.
       return { address: demo.baseUrl, policy: { allowLocalHttp: true }, demoToken: demo.token };
     }
-    const agent = this.deps.agents.list().find((entry) => entry.id === agentId);
-    if (!agent) throw new ServiceError('not_found', 'That agent is no longer in your list.');
+    const agent = this.deps.agents.get(agentId);
     return { address: agent.url, policy: { allowLocalHttp } };
   }
 
