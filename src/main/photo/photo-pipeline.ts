@@ -15,11 +15,17 @@ export { PhotoError, photoErrorCodes, type PhotoErrorCode } from './photo-errors
  *
  * Decode once (sharp: auto-orient by EXIF, fit inside 1024×1024 without enlarging, flatten alpha
  * on white, convert to sRGB with the embedded ICC profile, applied after the shrink) to raw RGB,
- * then encode only that small image for each quality try (see quality-search.ts); a picture too
- * detailed for the budget at quality 40 is made smaller instead. Input formats: JPEG, PNG, WebP and
- * raw RGBA frames, told apart by their bytes; a file may claim at most 50 MP. Nothing here logs,
- * writes files or keeps the input.
+ * then encode only that small image for each quality try (see quality-search.ts); while the
+ * previous photo's quality keeps being the answer, the first try encodes it and the quality above
+ * it at once (the proof that it is the highest comes with it). A camera frame's first try resizes
+ * and encodes in one pass, so its small image is written out only when more tries need it. Each
+ * try that fits is verified while the next one encodes. A picture too detailed for the budget at
+ * quality 40 is made smaller instead. Input formats: JPEG, PNG, WebP and raw RGBA
+ * frames, told apart by their bytes; a file may claim at most 50 MP. Nothing here logs, writes
+ * files or keeps the input; libvips' operation cache is off, so it keeps nothing either.
  */
+
+sharp.cache(false);
 
 export const photoLimits = {
   /** The observation's budget (spec): decoded JPEG bytes. */
@@ -74,16 +80,25 @@ export interface ProcessOptions {
   startQuality?: number;
   /** A tighter budget than the spec's 61,440 bytes (a stricter receiver; tests). Never larger. */
   maxJpegBytes?: number;
+  /**
+   * Encode the start quality and the one above it at once (see quality-search.ts): two encodes in
+   * flight instead of one after the other, when the start is likely right. Default false.
+   */
+  speculate?: boolean;
 }
 
 type SupportedFormat = 'jpeg' | 'png' | 'webp';
 
 /**
  * One per session: remembers the last photo's quality as the next photo's first guess, and
- * processes one picture at a time (bounds memory when several arrive at once).
+ * processes one picture at a time (bounds memory when several arrive at once). While guesses hit
+ * (the last photo's answer was its first guess: retakes, a camera on one scene), it encodes the
+ * guess and the quality above it at once; after a miss it goes one encode at a time, which needs
+ * fewer encodes when each photo differs.
  */
 export class PhotoPipeline {
   private lastQuality: number | undefined;
+  private lastGuessHit = false;
   private queue: Promise<unknown> = Promise.resolve();
 
   /** The quality the next photo starts from. */
@@ -93,8 +108,10 @@ export class PhotoPipeline {
 
   process(input: PhotoInput, options: ProcessOptions = {}): Promise<ProcessedPhoto> {
     const run = this.queue.then(async () => {
-      const photo = await processImage(input, { ...options, startQuality: options.startQuality ?? this.predictedQuality });
+      const startQuality = options.startQuality ?? this.predictedQuality;
+      const photo = await processImage(input, { speculate: this.lastGuessHit, ...options, startQuality });
       this.lastQuality = photo.quality;
+      this.lastGuessHit = photo.quality === startQuality;
       return photo;
     });
     this.queue = run.catch(() => undefined);
@@ -103,16 +120,68 @@ export class PhotoPipeline {
 }
 
 export async function processImage(input: PhotoInput, options: ProcessOptions = {}): Promise<ProcessedPhoto> {
-  const small = input.kind === 'file' ? await decodeFile(input.bytes) : await decodeFrame(input);
+  const speculate = options.speculate ?? false;
+  const small = input.kind === 'file' ? smallFromRaw(await decodeFile(input.bytes)) : smallFromFrame(input, speculate ? 2 : 1);
   const budget = Math.min(photoLimits.maxJpegBytes, options.maxJpegBytes ?? photoLimits.maxJpegBytes);
-  const encoded = await encodeWithinBudget(small, options.startQuality ?? photoLimits.defaultStartQuality, budget);
-  return finish(encoded.bytes, encoded.quality, encoded.encodes, encoded.image);
+  const encoded = await encodeWithinBudget(small, options.startQuality ?? photoLimits.defaultStartQuality, budget, speculate);
+  return finish(encoded);
 }
 
 interface RawImage {
   data: Buffer;
   width: number;
   height: number;
+}
+
+/** One encode's output, with the size it was encoded at. */
+interface Encoded {
+  bytes: Buffer;
+  width: number;
+  height: number;
+}
+
+/**
+ * The picture at observation size, as quality tries need it: `encode` gives the JPEG at a quality,
+ * `raw` the pixels (to make it smaller still). Both give the same pixels: a frame's fused
+ * resize-and-encode writes exactly the bytes that encoding its resized pixels would.
+ */
+interface SmallImage {
+  encode(quality: number): Promise<Encoded>;
+  raw(): Promise<RawImage>;
+}
+
+function smallFromRaw(image: RawImage): SmallImage {
+  return {
+    encode: async (quality) => ({ bytes: await encodeJpeg(image, quality), width: image.width, height: image.height }),
+    raw: async () => image,
+  };
+}
+
+/**
+ * A frame's first try (or first pair of tries) resizes and encodes in one pass each: no resized
+ * copy is written out between them, which costs about as much as an encode. The resized pixels are
+ * made once, and only if more tries or a downscale need them.
+ */
+function smallFromFrame(frame: { rgba: Uint8Array; width: number; height: number }, fusedTries: number): SmallImage {
+  checkFrame(frame);
+  let fusedLeft = fusedTries;
+  let raw: Promise<RawImage> | undefined;
+  const small: SmallImage = {
+    raw: () => (raw ??= decodeFrame(frame)),
+    encode: async (quality) => {
+      if (fusedLeft > 0 && !raw) {
+        fusedLeft--;
+        try {
+          const { data, info } = await frameToSmall(frame).jpeg(jpegOptions(quality)).toBuffer({ resolveWithObject: true });
+          return { bytes: data, width: info.width, height: info.height };
+        } catch (error) {
+          throw decodeError(error);
+        }
+      }
+      return smallFromRaw(await small.raw()).encode(quality);
+    },
+  };
+  return small;
 }
 
 const sharpOptions = { limitInputPixels: photoLimits.maxInputPixels, failOn: 'warning', sequentialRead: true } as const;
@@ -169,56 +238,96 @@ async function decodeFile(bytes: Uint8Array): Promise<RawImage> {
   }
 }
 
-/** Frame → small raw RGB. The frame's size is checked before sharp sees a byte. */
-async function decodeFrame(frame: { rgba: Uint8Array; width: number; height: number }): Promise<RawImage> {
-  const { width, height, rgba } = frame;
+function checkFrame({ width, height, rgba }: { rgba: Uint8Array; width: number; height: number }): void {
   if (rgba.length === 0) throw new PhotoError('empty_input', 'The camera frame is empty.');
   const side = (value: number) => Number.isInteger(value) && value >= 1 && value <= photoLimits.maxFrameSide;
   if (!side(width) || !side(height)) {
     throw new PhotoError('frame_size_mismatch', `A camera frame must be 1 to ${photoLimits.maxFrameSide} pixels on each side.`);
   }
   if (rgba.length !== width * height * 4) throw new PhotoError('frame_size_mismatch', 'The camera frame does not match its stated size.');
-  const input = Buffer.from(rgba.buffer, rgba.byteOffset, rgba.byteLength);
+}
+
+/**
+ * A checked frame, flattened on white and fitted inside 1024 × 1024 (sharp flattens before it
+ * resizes: three channels to resample, and no alpha to premultiply). Frames are sRGB already.
+ */
+function frameToSmall({ width, height, rgba }: { rgba: Uint8Array; width: number; height: number }): Sharp {
+  return sharp(Buffer.from(rgba.buffer, rgba.byteOffset, rgba.byteLength), { raw: { width, height, channels: 4 } })
+    .flatten({ background: '#ffffff' })
+    .resize(photoLimits.maxSide, photoLimits.maxSide, { fit: 'inside', withoutEnlargement: true })
+    .toColourspace('srgb')
+    .removeAlpha();
+}
+
+/** Frame → small raw RGB. */
+async function decodeFrame(frame: { rgba: Uint8Array; width: number; height: number }): Promise<RawImage> {
   try {
-    const { data, info } = await sharp(input, { raw: { width, height, channels: 4 } })
-      .resize(photoLimits.maxSide, photoLimits.maxSide, { fit: 'inside', withoutEnlargement: true })
-      .flatten({ background: '#ffffff' })
-      .toColourspace('srgb')
-      .removeAlpha()
-      .raw({ depth: 'uchar' })
-      .toBuffer({ resolveWithObject: true });
+    const { data, info } = await frameToSmall(frame).raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
+    if (info.channels !== 3 || data.length !== info.width * info.height * 3) throw new Error(`unexpected raw layout (${info.channels} channels)`);
     return { data, width: info.width, height: info.height };
   } catch (error) {
     throw decodeError(error);
   }
 }
 
+/**
+ * Baseline, 4:2:0, optimised Huffman tables, none of mozjpeg's slower extras: the same settings for
+ * every try, so sizes are comparable and the answer is exact.
+ */
+function jpegOptions(quality: number) {
+  return { quality, progressive: false, optimiseCoding: true, chromaSubsampling: '4:2:0', mozjpeg: false, trellisQuantisation: false } as const;
+}
+
 function encodeJpeg(image: RawImage, quality: number): Promise<Buffer> {
   return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 3 } })
-    .jpeg({ quality, progressive: false, optimiseCoding: true, chromaSubsampling: '4:2:0', mozjpeg: false, trellisQuantisation: false })
+    .jpeg(jpegOptions(quality))
     .toBuffer();
 }
 
+interface WithinBudget extends Encoded {
+  quality: number;
+  encodes: number;
+  /** The verification of `bytes`, started as soon as they fitted (it overlaps the next try's encode). */
+  verified: Promise<VerifiedJpeg>;
+}
+
 /** Highest quality that fits; when even minQuality does not, a smaller picture, up to maxDownscales times. */
-async function encodeWithinBudget(first: RawImage, startQuality: number, budget: number): Promise<{ bytes: Uint8Array; quality: number; encodes: number; image: RawImage }> {
+async function encodeWithinBudget(first: SmallImage, startQuality: number, budget: number, speculate: boolean): Promise<WithinBudget> {
   let image = first;
   let start = startQuality;
   let encodes = 0;
   for (let round = 0; round <= photoLimits.maxDownscales; round++) {
     const current = image;
-    const result = await searchQuality((quality) => encodeJpeg(current, quality), {
-      maxBytes: budget,
-      minQuality: photoLimits.minQuality,
-      maxQuality: photoLimits.maxQuality,
-      startQuality: start,
-      maxEncodes: photoLimits.maxEncodesPerSize,
-    });
+    // Every try that fits is verified at once, on the other core while the try above it encodes;
+    // only the winner's verification is awaited (the others are left to finish, their errors unseen).
+    const tries = new Map<Uint8Array, { encoded: Encoded; verified: Promise<VerifiedJpeg> }>();
+    const result = await searchQuality(
+      async (quality) => {
+        const encoded = await current.encode(quality);
+        if (encoded.bytes.length <= budget) {
+          const verified = verifyObservationJpeg(encoded.bytes);
+          verified.catch(() => undefined);
+          tries.set(encoded.bytes, { encoded, verified });
+        }
+        return encoded.bytes;
+      },
+      {
+        maxBytes: budget,
+        minQuality: photoLimits.minQuality,
+        maxQuality: photoLimits.maxQuality,
+        startQuality: start,
+        maxEncodes: photoLimits.maxEncodesPerSize,
+        speculate: speculate && round === 0,
+      },
+    );
     encodes += result.trials.length;
-    if (result.best) return { bytes: result.best.bytes, quality: result.best.quality, encodes, image: current };
-    const plan = planDownscale(result.trials, current, budget);
+    const best = result.best && tries.get(result.best.bytes);
+    if (result.best && best) return { ...best.encoded, quality: result.best.quality, encodes, verified: best.verified };
+    const raw = await current.raw();
+    const plan = planDownscale(result.trials, raw, budget);
     if (!plan) break;
     const { width, height } = plan;
-    image = await shrink(current, width, height);
+    image = smallFromRaw(await shrink(raw, width, height));
     start = downscaleTargetQuality;
   }
   throw new PhotoError(
@@ -258,11 +367,11 @@ async function shrink(image: RawImage, width: number, height: number): Promise<R
 }
 
 /** Derive the observation's facts from the final bytes, and check them by decoding those bytes again. */
-async function finish(jpeg: Uint8Array, quality: number, encodes: number, source: RawImage): Promise<ProcessedPhoto> {
-  const buffer = Buffer.from(jpeg.buffer, jpeg.byteOffset, jpeg.byteLength);
-  const verified = await verifyObservationJpeg(buffer);
-  // The encoder was handed the (possibly downscaled) raw image: exactly its size must come back.
-  if (verified.pixelWidth !== source.width || verified.pixelHeight !== source.height) throw new Error('photo verification failed: not the encoded size');
+async function finish(encoded: WithinBudget): Promise<ProcessedPhoto> {
+  const buffer = encoded.bytes;
+  const verified = await encoded.verified;
+  // The encoder wrote a picture of exactly this size: exactly this size must come back.
+  if (verified.pixelWidth !== encoded.width || verified.pixelHeight !== encoded.height) throw new Error('photo verification failed: not the encoded size');
   const photo: ProcessedPhoto = {
     mimeType: 'image/jpeg',
     jpeg: buffer,
@@ -271,18 +380,26 @@ async function finish(jpeg: Uint8Array, quality: number, encodes: number, source
     sha256: createHash('sha256').update(buffer).digest('hex'),
     pixelWidth: verified.pixelWidth,
     pixelHeight: verified.pixelHeight,
-    quality,
-    encodes,
+    quality: encoded.quality,
+    encodes: encoded.encodes,
   };
   return redactedInLogs(photo);
 }
 
+export interface VerifiedJpeg {
+  pixelWidth: number;
+  pixelHeight: number;
+}
+
 /**
  * What a receiver checks before use, applied to our own output: JPEG, sides 1…1024, ≤ 61,440
- * bytes, baseline, no metadata segment, and it decodes to the size its header claims.
+ * bytes, baseline, no metadata segment, header sizes that agree, and every entropy-coded block
+ * decodes without a warning (a short or damaged scan fails). The decode uses libjpeg's DCT scaling
+ * (1/8: each block's coefficients are all read, and only their DC term is transformed back), so it
+ * checks the whole stream without writing out a full-size copy of the picture.
  * Throws a plain Error (a bug in the pipeline, not the user's picture) when anything is off.
  */
-export async function verifyObservationJpeg(jpeg: Uint8Array): Promise<{ pixelWidth: number; pixelHeight: number }> {
+export async function verifyObservationJpeg(jpeg: Uint8Array): Promise<VerifiedJpeg> {
   const fail = (why: string) => new Error(`photo verification failed: ${why}`);
   if (jpeg.length === 0 || jpeg.length > photoLimits.maxJpegBytes) throw fail(`${jpeg.length} bytes`);
   const problems = observationJpegProblems(jpeg);
@@ -294,13 +411,17 @@ export async function verifyObservationJpeg(jpeg: Uint8Array): Promise<{ pixelWi
   if (metadata.format !== 'jpeg') throw fail(`format ${metadata.format}`);
   if (metadata.exif || metadata.icc || metadata.xmp || metadata.iptc || metadata.hasProfile || metadata.comments?.length) throw fail('metadata present');
   if (metadata.isProgressive) throw fail('progressive');
-  const { info } = await checked.raw().toBuffer({ resolveWithObject: true });
-  const side = (value: number) => Number.isInteger(value) && value >= 1 && value <= photoLimits.maxSide;
-  if (!side(info.width) || !side(info.height)) throw fail(`${info.width}×${info.height}`);
-  if (!header || header.width !== info.width || header.height !== info.height || metadata.width !== info.width || metadata.height !== info.height) {
-    throw fail('header and decoded size differ');
-  }
-  return { pixelWidth: info.width, pixelHeight: info.height };
+  const { width, height } = metadata;
+  const side = (value: number | undefined): value is number => value !== undefined && Number.isInteger(value) && value >= 1 && value <= photoLimits.maxSide;
+  if (!side(width) || !side(height)) throw fail(`${width}×${height}`);
+  if (!header || header.width !== width || header.height !== height) throw fail('the frame header and the decoder disagree on the size');
+  // A target below 1/9 of each side makes sharp decode at 1/8 (shrink-on-load); tiny pictures decode whole.
+  const { info } = await checked
+    .resize(Math.max(1, Math.floor(width / 9)), Math.max(1, Math.floor(height / 9)), { fit: 'fill', kernel: 'nearest' })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  if (info.width < 1 || info.height < 1) throw fail('nothing decoded');
+  return { pixelWidth: width, pixelHeight: height };
 }
 
 /** JSON.stringify and util.inspect of a photo show its facts, never its bytes. */

@@ -19,6 +19,14 @@ export interface QualitySearchOptions {
   startQuality: number;
   /** Give up after this many encodes (the best fit so far wins, if any). */
   maxEncodes: number;
+  /**
+   * The first try also encodes the quality above the start, at once (two encodes in flight): when
+   * the start is right (the previous photo's quality, on a camera's next frame), the proof that
+   * q + 1 misses arrives with q instead of one encode later. Later tries are one at a time (a pair
+   * there would cost an encode more per photo, not less time). Worth it only where encodes run in
+   * parallel (sharp's run on the libuv pool), not for an encoder that blocks the thread (jimp).
+   */
+  speculate?: boolean;
 }
 
 export interface QualityTrial {
@@ -56,9 +64,14 @@ export async function searchQuality(encode: (quality: number) => Promise<Uint8Ar
   let quality = clamp(options.startQuality);
 
   while (trials.length < options.maxEncodes) {
-    const bytes = await encode(quality);
-    trials.push({ quality, size: bytes.length });
-    if (bytes.length <= maxBytes && (!fit || quality > fit.quality)) fit = { quality, bytes };
+    const batch = [quality];
+    if (options.speculate && trials.length === 0 && quality < maxQuality && options.maxEncodes >= 2) batch.push(quality + 1);
+    const encoded = await Promise.all(batch.map((q) => encode(q)));
+    batch.forEach((q, index) => {
+      const bytes = encoded[index]!;
+      trials.push({ quality: q, size: bytes.length });
+      if (bytes.length <= maxBytes && (!fit || q > fit.quality)) fit = { quality: q, bytes };
+    });
     // The lowest miss above the best fit (a non-monotonic curve may also miss below it).
     const miss = trials
       .filter((trial) => trial.size > maxBytes && (!fit || trial.quality > fit.quality))
@@ -89,8 +102,13 @@ function nextQuality(
   } else {
     const last = trials.at(-1)!;
     a = point(last);
-    const previous = trials.at(-2);
-    if (previous && previous.quality !== last.quality) {
+    // The trial farthest from the last one: neighbours' sizes differ by 2–3 %, too little to read a
+    // slope from next to the encoder's own unevenness.
+    const previous = trials.reduce<QualityTrial | undefined>(
+      (far, trial) => (Math.abs(trial.quality - last.quality) > Math.abs((far?.quality ?? last.quality) - last.quality) ? trial : far),
+      undefined,
+    );
+    if (previous && Math.abs(previous.quality - last.quality) >= 3) {
       const b = point(previous);
       const measured = (b.y - a.y) / (b.x - a.x);
       // A flat or rising segment says nothing useful about where the budget is.

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { markerName, readJpegSegments } from '../../../src/main/photo/jpeg-markers';
+import { markerName, observationJpegProblems, readJpegSegments } from '../../../src/main/photo/jpeg-markers';
 import { PhotoError, PhotoPipeline, photoLimits, processImage, verifyObservationJpeg, type ProcessedPhoto } from '../../../src/main/photo/photo-pipeline';
 import { cameraJpeg, exifSegment, insertAfterSoi, markerCounts, markerSrgb, patchSrgb, photoLikeJpeg, photoLikeRgb, photoLikeRgba, rgbaOf, secretXmp } from './fixtures';
 
@@ -113,6 +113,15 @@ describe('a 12 MP phone JPEG with every kind of metadata', () => {
     await expect(verifyObservationJpeg(big)).rejects.toThrow(/verification failed/);
   });
 
+  it('verifies by decoding every block: a scan cut short whose markers still look right is refused', async () => {
+    // Half of the entropy-coded data, then EOI: the marker walk is satisfied, only decoding the
+    // scan (at 1/8 scale, which still reads every block) can tell.
+    const jpeg = Buffer.from(photo.jpeg);
+    const cut = Buffer.concat([jpeg.subarray(0, Math.floor(jpeg.length / 2)), Buffer.from([0xff, 0xd9])]);
+    expect(observationJpegProblems(cut)).toEqual([]);
+    await expect(verifyObservationJpeg(cut)).rejects.toThrow();
+  });
+
   it('is not logged or serialized by accident: JSON and inspect show facts, not bytes', async () => {
     const { inspect } = await import('node:util');
     for (const text of [JSON.stringify(photo), inspect(photo), String(inspect({ nested: photo }))]) {
@@ -211,6 +220,32 @@ describe('quality: the highest that fits, in few encodes', () => {
     expect((sorted[4]! + sorted[5]!) / 2, `encodes per photo: ${encodes.join(', ')}`).toBeLessThanOrEqual(3);
     expect(Math.max(...encodes)).toBeLessThanOrEqual(photoLimits.maxEncodesPerSize);
   }, 60_000);
+
+  it('a camera frame again, once its guess hit: the guess and the quality above it at once, and the same bytes', async () => {
+    const rgba = await photoLikeRgba(1280, 720, { seed: 12, detail: 0.35 });
+    const frame = { kind: 'frame', rgba, width: 1280, height: 720 } as const;
+    const pipeline = new PhotoPipeline();
+    const photos = [];
+    for (let shot = 0; shot < 3; shot++) photos.push(await pipeline.process(frame));
+    // The first guess (75) misses; the second starts from the answer and hits, one encode at a time;
+    // the third speculates: its pair settles it, and it is the same picture, byte for byte.
+    expect(photos.map((photo) => photo.encodes).slice(1)).toEqual([2, 2]);
+    expect(new Set(photos.map((photo) => photo.sha256)).size).toBe(1);
+    const quality = photos[0]!.quality;
+    // The fused resize-and-encode of a frame writes what encoding its resized pixels writes.
+    const small = await sharp(Buffer.from(rgba), { raw: { width: 1280, height: 720, channels: 4 } })
+      .resize(1024, 1024, { fit: 'inside' })
+      .removeAlpha()
+      .raw()
+      .toBuffer();
+    const encode = (q: number) =>
+      sharp(small, { raw: { width: 1024, height: 576, channels: 3 } }).jpeg({ quality: q, progressive: false, optimiseCoding: true, chromaSubsampling: '4:2:0' }).toBuffer();
+    expect(createHash('sha256').update(await encode(quality)).digest('hex')).toBe(photos[2]!.sha256);
+    if (quality < photoLimits.maxQuality) expect((await encode(quality + 1)).length).toBeGreaterThan(61_440);
+    // And speculating or not, from any start, the answer is the same.
+    const sequential = await processImage(frame, { startQuality: quality, speculate: false });
+    expect(sequential.sha256).toBe(photos[2]!.sha256);
+  }, 30_000);
 
   it('the same picture again starts from its quality and needs two encodes (fits, next one does not)', async () => {
     const pipeline = new PhotoPipeline();

@@ -46,4 +46,40 @@ describe('searchQuality', () => {
     expect(result.sizeAtMinQuality).toBe(huge(40));
     expect(result.trials.length).toBeLessThanOrEqual(3);
   });
+
+  it('speculate: the first try encodes the start and the quality above it together, later tries one at a time, same answers', async () => {
+    for (const sizeAt75 of [20_000, 60_000, 110_000]) {
+      for (const startQuality of [40, 64, 75, 94, 95]) {
+        const size = curve(sizeAt75, -0.7, 0.01);
+        let best = 0;
+        for (let q = 40; q <= 95; q++) if (size(q) <= 61_440) best = q;
+        let inFlight = 0;
+        const batches: number[][] = [];
+        const result = await searchQuality(
+          async (q) => {
+            if (inFlight === 0) batches.push([]);
+            batches.at(-1)!.push(q);
+            inFlight++;
+            await new Promise((resolve) => setTimeout(resolve, 1));
+            inFlight--;
+            return new Uint8Array(size(q));
+          },
+          { ...options, startQuality, speculate: true },
+        );
+        const label = `size@75 ${sizeAt75}, start ${startQuality}`;
+        expect(result.best?.quality ?? 0, label).toBe(best);
+        expect(batches[0], label).toEqual(startQuality < 95 ? [startQuality, startQuality + 1] : [95]);
+        for (const later of batches.slice(1)) expect(later, label).toHaveLength(1);
+        expect(new Set(result.trials.map((trial) => trial.quality)).size).toBe(result.trials.length);
+      }
+    }
+  });
+
+  it('speculate: a right start is settled by its first pair of encodes', async () => {
+    const size = curve(60_000, -0.7);
+    let best = 0;
+    for (let q = 40; q <= 95; q++) if (size(q) <= 61_440) best = q;
+    const result = await searchQuality(async (q) => new Uint8Array(size(q)), { ...options, startQuality: best, speculate: true });
+    expect(result.trials.map((trial) => trial.quality)).toEqual([best, best + 1]);
+  });
 });
