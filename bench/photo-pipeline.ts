@@ -1,11 +1,18 @@
 /**
  * Benchmark (not a test): the photo pipeline on a 12 MP camera JPEG and a 1280×720 camera frame,
- * next to (a) decode + rotate + resize alone (the floor: no photo pipeline can be faster) and
- * (b) the same pipeline written with jimp, when jimp is installed. For the JPEG, (a′) is the floor
- * without colour management (its embedded Display P3 profile ignored), for reference. Interleaved in one run, median
- * of RUNS (default 20) after WARMUP (default 2) runs. Prints figures; asserts nothing.
+ * next to (a) decode + rotate + resize alone (the floor) and (b) the same pipeline written with
+ * jimp, when jimp is installed. For the JPEG, (a′) is the floor without colour management (its
+ * embedded Display P3 profile ignored), for reference. The floor and the pipeline alternate run by
+ * run; jimp runs afterwards on its own (its garbage, collected inside the others' timings, once
+ * made the floor look 40 % slower than it is). Median of RUNS (default 20) after WARMUP (default 2)
+ * runs, and the run-by-run ratio's median and middle half. Prints figures; asserts nothing.
  *
- *   npx tsx bench/photo-pipeline.ts          (RUNS=50 WARMUP=3 to change)
+ * On a virtual machine where a first touch of a memory page is slow, the floor of the frame (whose
+ * 2.3 MB output is fresh memory every run) moves between runs of this script by up to 70 %; the
+ * run-by-run ratio shows it. MALLOC_TRIM_THRESHOLD_=1073741824 MALLOC_MMAP_THRESHOLD_=33554432
+ * in the environment keeps freed memory in the process and steadies it, for comparing changes.
+ *
+ *   npx tsx bench/photo-pipeline.ts          (RUNS=50 WARMUP=3 to change; ONLY=jpeg or ONLY=frame for one image)
  *
  * The pipeline keeps one PhotoPipeline across runs, as the app keeps one per session: its first
  * guess is the previous photo's quality. The first run's encode count is printed too.
@@ -102,17 +109,22 @@ const inputs: { name: string; input: PhotoInput }[] = [
   { name: `12 MP JPEG (4000×3000, EXIF orientation 6, Display P3, ${(camera.length / 1e6).toFixed(1)} MB)`, input: { kind: 'file', bytes: camera } },
   { name: '1280×720 camera frame (raw RGBA, 3.7 MB)', input: { kind: 'frame', rgba: frame, width: 1280, height: 720 } },
 ];
+const only = process.env.ONLY;
+if (only && only !== 'jpeg' && only !== 'frame') throw new Error('ONLY must be jpeg or frame');
+const selected = inputs.filter(({ input }) => !only || (only === 'jpeg') === (input.kind === 'file'));
 const jimp = await loadJimp();
 if (!jimp) console.log('jimp comparison skipped: jimp is not installed (npm i -D jimp)');
 
 console.log(`photo pipeline benchmark: median of ${runs} runs after ${warmup} warm-up runs, sharp ${sharp.versions.sharp} / libvips ${sharp.versions.vips}, cache off\n`);
 let allMet = true;
-for (const { name, input } of inputs) {
+for (const { name, input } of selected) {
   const pipeline = new PhotoPipeline();
   const jimpRun = jimp ? jimpPipeline(jimp) : undefined;
   const figures = { floorNoIcc: [] as number[], floor: [] as number[], pipeline: [] as number[], encodes: [] as number[], jimp: [] as number[], jimpEncodes: [] as number[] };
   let firstEncodes = 0;
   let output = '';
+  // The floor and the pipeline alternate, so drifts of this machine's speed hit both alike; jimp
+  // runs afterwards, on its own, so the garbage it leaves is not collected inside their timings.
   for (let i = 0; i < warmup + runs; i++) {
     const measured = i >= warmup;
     const a = await time(() => floor(input));
@@ -126,12 +138,12 @@ for (const { name, input } of inputs) {
       figures.pipeline.push(b.ms);
       figures.encodes.push(b.value.encodes);
     }
-    if (jimpRun) {
-      const c = await time(() => jimpRun(input));
-      if (measured) {
-        figures.jimp.push(c.ms);
-        figures.jimpEncodes.push(c.value);
-      }
+  }
+  for (let i = 0; jimpRun && i < warmup + runs; i++) {
+    const c = await time(() => jimpRun(input));
+    if (i >= warmup) {
+      figures.jimp.push(c.ms);
+      figures.jimpEncodes.push(c.value);
     }
   }
   const floorMs = median(figures.floor);
@@ -145,6 +157,11 @@ for (const { name, input } of inputs) {
   }
   console.log(
     `  ${'AgentDesk pipeline (sharp)'.padEnd(40)} ${pipelineMs.toFixed(1).padStart(8)} ms   ${(pipelineMs / floorMs).toFixed(2)}× floor   encodes median ${median(figures.encodes)} (first photo of the session: ${firstEncodes})`,
+  );
+  // Each run's pipeline over the floor just before it: the same figure with the machine's drifts taken out.
+  const pairRatios = figures.pipeline.map((ms, index) => ms / figures.floor[index]!).sort((x, y) => x - y);
+  console.log(
+    `  ${'  run by run (pipeline ÷ its floor)'.padEnd(40)} median ${median(pairRatios).toFixed(2)}×, middle half ${pairRatios[Math.floor(pairRatios.length / 4)]!.toFixed(2)}–${pairRatios[Math.floor((3 * pairRatios.length) / 4)]!.toFixed(2)}×`,
   );
   const floorMet = pipelineMs <= 1.2 * floorMs;
   allMet &&= floorMet;
