@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isBase64Alphabet } from '../../shared/ipc/base64-text';
 import type { Logger } from '../platform/logger';
 import { PhotoError } from './photo-errors';
 import { PhotoPipeline, photoLimits, type PhotoInput, type ProcessedPhoto } from './photo-pipeline';
@@ -166,15 +167,12 @@ export class PhotoService {
   }
 }
 
-/** No groups: a grouped pattern overflows V8's regexp stack on a 32 MB string. */
-const base64Alphabet = /^[A-Za-z0-9+/]*={0,2}$/;
-
 /**
  * Strict base64 (RFC 4648 §4: standard alphabet, padding, no whitespace or line breaks, unused
  * bits zero) → bytes, or undefined. Node's own decoder skips what it does not understand, so check first.
  */
 export function decodeStrictBase64(text: string, maxBytes: number): Uint8Array | undefined {
-  if (text.length > 4 * Math.ceil(maxBytes / 3) || text.length % 4 !== 0 || !base64Alphabet.test(text)) return undefined;
+  if (text.length > 4 * Math.ceil(maxBytes / 3) || text.length % 4 !== 0 || !isBase64Alphabet(text)) return undefined;
   const bytes = Buffer.from(text, 'base64');
   if (bytes.length > maxBytes || bytes.length !== (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0)) return undefined;
   // Canonical: the last quartet must be exactly what encoding the last bytes gives (no stray bits).

@@ -14,6 +14,7 @@ import { agentCallEvents, agentCallMethods } from '../agentcall/ipc-schemas';
 import { webPagesSchema } from '../agentmesh/ipc-schemas';
 import { aguiEvents, aguiMethods } from '../agui/ipc-schemas';
 import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
+import { isBase64Alphabet } from './base64-text';
 
 /**
  * THE IPC contract: every method the renderer may call and every event it may subscribe to.
@@ -71,10 +72,10 @@ export type HardwareStatus = z.infer<typeof hardwareStatusSchema>;
 const photoId = z.string().regex(/^[A-Za-z0-9_-]{22}$/);
 /**
  * Image bytes inside JSON (the web shell's IPC is a JSON WebSocket): base64 of at most 24 MiB,
- * 4 × ceil(24 MiB / 3) characters. A plain character class on purpose: zod's z.base64() and any
- * grouped pattern overflow V8's regexp stack on strings this long. Main checks strictness and size again.
+ * 4 × ceil(24 MiB / 3) characters, in the standard alphabet (see base64-text.ts for why not a
+ * pattern). Main checks strictness and size again.
  */
-const photoBase64 = z.string().min(1).max(33_554_432).regex(/^[A-Za-z0-9+/]*={0,2}$/);
+const photoBase64 = z.string().min(1).max(33_554_432).refine(isBase64Alphabet, 'base64 (standard alphabet, no whitespace)');
 
 export const photoStageRequestSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('file'), bytesBase64: photoBase64 }),
