@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fail, ok, type IpcResult } from '../../../src/shared/ipc/errors';
 import { cameraStorageKey } from '../../../src/renderer/hooks/useCamera';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
-import type { PhotoCaptureApi, PhotoStageRequest, StagedPhotoView } from '../../../src/renderer/screens/photo/photo-api';
+import { bytesToBase64, type PhotoCaptureApi, type PhotoStageRequest, type StagedPhotoView } from '../../../src/renderer/screens/photo/photo-api';
 import { PhotoCapture } from '../../../src/renderer/screens/photo/PhotoCapture';
 import { PhotoDialog } from '../../../src/renderer/screens/photo/PhotoDialog';
 import { cs as photoCs, en as photoEn } from '../../../src/renderer/i18n/strings';
@@ -344,4 +344,41 @@ describe('PhotoCapture in Czech, and in a dialog', () => {
     expect(api.media.disarm).toHaveBeenCalled();
   });
 
+});
+
+describe('bytesToBase64', () => {
+  const reference = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+  const samples = () => {
+    const large = new Uint8Array(1_000_003);
+    for (let i = 0; i < large.length; i++) large[i] = (i * 2_654_435_761) >>> 24;
+    return [new Uint8Array(0), Uint8Array.of(0xff), Uint8Array.of(1, 2), Uint8Array.of(0xfb, 0xff, 0xbf), large.subarray(7)];
+  };
+
+  it('without a native encoder: standard padded base64, also past the chunk size and for a canvas’s clamped array', () => {
+    expect((Uint8Array.prototype as { toBase64?: unknown }).toBase64).toBeUndefined();
+    for (const bytes of samples()) expect(bytesToBase64(bytes)).toBe(reference(bytes));
+    const clamped = new Uint8ClampedArray([0, 128, 255, 64]);
+    expect(bytesToBase64(clamped)).toBe(reference(new Uint8Array(clamped.buffer)));
+  });
+
+  it('uses Uint8Array.prototype.toBase64 where the engine has it, on exactly the given bytes', () => {
+    const calls: Uint8Array[] = [];
+    Object.defineProperty(Uint8Array.prototype, 'toBase64', {
+      configurable: true,
+      value(this: Uint8Array) {
+        calls.push(this);
+        return reference(this);
+      },
+    });
+    try {
+      const whole = new Uint8ClampedArray([9, 8, 7, 6, 5]);
+      const part = new Uint8ClampedArray(whole.buffer, 1, 3);
+      expect(bytesToBase64(part)).toBe(reference(Uint8Array.of(8, 7, 6)));
+      expect(calls).toHaveLength(1);
+      expect(calls[0]).toBeInstanceOf(Uint8Array);
+      expect([...calls[0]!]).toEqual([8, 7, 6]);
+    } finally {
+      delete (Uint8Array.prototype as { toBase64?: unknown }).toBase64;
+    }
+  });
 });
