@@ -8,9 +8,10 @@
  *    not counted), split into the PC/SC read remainder, NfcService, and engine + socket.
  *    Needs root and `apt-get install -y pcscd libpcsclite-dev vsmartcard-vpcd`.
  * 2. Camera capture → frame received, for a 1280×720 RGBA frame, over FRAMES (default 20) runs:
- *    the frame as the page hands it over (base64 inside a JSON IPC message), decoded in main, the
- *    photo pipeline (sharp), the engine, the socket, and the agent's receipt of the parsed
- *    message. The browser's own canvas readback and socket write are not included.
+ *    the frame as the page hands it over (base64 inside a JSON IPC message), checked against the
+ *    contract and decoded in main, the photo pipeline (sharp), the engine, the socket, and the
+ *    agent's receipt of the parsed message. The browser's own canvas readback and socket write
+ *    are not included.
  *
  *   npx tsx bench/agentcall-observation.ts       (prints figures; asserts nothing)
  *
@@ -22,6 +23,7 @@ import { WebSocketServer } from 'ws';
 import { connectAgentCall } from '../src/main/agentcall/websocket-transport';
 import { PhotoService } from '../src/main/photo/photo-service';
 import { AgentCallSession } from '../src/shared/agentcall/session';
+import { contract } from '../src/shared/ipc/contract';
 import type { NfcObject } from '../src/shared/nfc/ipc-schemas';
 import { memoryLogger } from '../test/support/logger';
 import { nfcHardwareUnavailableReason, startNfcHarness } from '../test/support/nfc/nfc-harness';
@@ -33,6 +35,7 @@ import { printMedianP95 } from './stats';
 
 const taps = Number(process.env.TAPS ?? 50);
 const frames = Number(process.env.FRAMES ?? 20);
+const photoStageRequest = contract.methods['photo.stage'].request;
 const preciseNow = () => performance.timeOrigin + performance.now();
 
 /** A minimal agent: establishes the session, answers each turn with an empty run, and notes when each observation arrived. */
@@ -171,9 +174,11 @@ try {
       const started = preciseNow();
       // What the page sends: the RGBA pixels, base64, inside a JSON IPC message; main parses and decodes it.
       const ipcMessage = JSON.stringify({ method: 'photo.stage', request: { kind: 'frame', width: 1280, height: 720, rgbaBase64: Buffer.from(rgba).toString('base64') } });
-      const parsed = JSON.parse(ipcMessage) as { request: { kind: 'frame'; width: number; height: number; rgbaBase64: string } };
+      const parsed = JSON.parse(ipcMessage) as { request: unknown };
+      // The dispatcher checks every request against the contract before a service sees it.
+      const request = photoStageRequest.parse(parsed.request);
       const ipcDone = preciseNow();
-      const staged = await photos.stageRequest(parsed.request);
+      const staged = await photos.stageRequest(request);
       const photo = photos.take(staged.photoId)!;
       const pipelineDone = preciseNow();
       const arrival = agent.nextArrival();
@@ -190,8 +195,8 @@ try {
   }
   process.stdout.write(`Camera frame 1280×720 → user.observation received by the agent, ${rows.length} runs\n`);
   line('frame handed over → observation at the agent', rows.map((row) => row.total));
-  line('  base64 + JSON IPC message, parsed in main', rows.map((row) => row.ipc));
-  line('  photo pipeline (sharp: resize, encode, verify)', rows.map((row) => row.pipeline));
+  line('  base64 + JSON IPC message, parsed and checked in main', rows.map((row) => row.ipc));
+  line('  base64 decoded, photo pipeline (sharp: resize, encode, verify)', rows.map((row) => row.pipeline));
   line('  engine + WebSocket → agent parsed the frame', rows.map((row) => row.send));
 } finally {
   await agent.close();
