@@ -8,7 +8,7 @@ import { startPcscd, type Pcscd } from '../support/nfc/pcscd';
 import { randomUid, type2Memory } from '../support/nfc/type2-tag';
 import { uidLeaks } from '../support/nfc/uid-forms';
 import { VirtualCard } from '../support/nfc/virtual-card';
-import { closeBrowser, openApp, startShell, type AppPage, type RunningShell } from './support/app';
+import { closeBrowser, openApp, startShell, waitForNewestMessageInView, type AppPage, type RunningShell } from './support/app';
 
 /**
  * AgentCall in Chromium through the web shell, against the built-in demo's AgentCall side: an
@@ -74,6 +74,13 @@ describe('AgentCall with the built-in demo in Chromium', () => {
       await messages(page).getByText(/I received a \d+×\d+ photo/).waitFor();
       await expect(panel.count()).resolves.toBe(0);
       await messages(page).getByRole('img', { name: /^The photo you sent, \d+ × \d+ pixels$/ }).waitFor();
+      // The user's own entries (text and photo) sit on the right and only as wide as they need, as in the chat screen.
+      const list = await messages(page).locator('ol').boundingBox();
+      for (const item of [messages(page).locator('li.agentcall-item--userText', { hasText: 'take a photo' }), messages(page).locator('li', { has: page.getByRole('img', { name: /^The photo you sent/ }) })]) {
+        const box = await item.boundingBox();
+        expect(box && list ? list.x + list.width - (box.x + box.width) : Number.NaN).toBeLessThan(2);
+        expect(box && list ? box.width / list.width : Number.NaN).toBeLessThan(0.6);
+      }
       await app.screenshot('agentcall-photo-request');
       expect(app.problems).toEqual([]);
     } finally {
@@ -111,6 +118,7 @@ describe('AgentCall with the built-in demo in Chromium', () => {
         card = await tap();
         await page.getByRole('button', { name: 'Send scan' }).click();
         await messages(page).getByText('This is "Workshop router".').waitFor({ timeout: 15_000 });
+        await waitForNewestMessageInView(page);
         await app.screenshot('agentcall-recognised');
 
         // The hardware ID never left main: not in any IPC frame, not in the shell's log.

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeBrowser, openApp, startShell } from './support/app';
+import { closeBrowser, openApp, startShell, waitForNewestMessageInView } from './support/app';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -39,6 +39,7 @@ describe('chatting with the built-in demo agent in Chromium', () => {
       await confirm.waitFor();
       await confirm.click();
       await transcript.getByText(/done/i).first().waitFor();
+      await waitForNewestMessageInView(page);
       await app.screenshot('chat-demo-1280x800');
       expect(app.problems).toEqual([]);
     } finally {

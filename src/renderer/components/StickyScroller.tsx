@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, useRef, type ReactNode } from 'react';
 
 /** How close to the end (px) counts as "reading the newest": new content then scrolls into view. */
 const stickDistance = 48;
@@ -7,15 +7,34 @@ const stickDistance = 48;
  * A conversation's scrolling region: it follows new content while the reader is at the end and
  * stays put once they scrolled up. Deliberately not a live region (streamed text would be read out
  * delta by delta); focusable, since scrollable content must be reachable from the keyboard.
+ *
+ * Content also grows without a new render: entries off screen are laid out at an estimated height
+ * until they are shown (`content-visibility: auto` in chat.css), pictures load, code blocks wrap.
+ * So the end is followed whenever the content's size changes (ResizeObserver), and only the reader
+ * scrolling up lets go of it: a scroll that moved down, or that landed near the end, keeps it.
  */
 export function StickyScroller({ label, className, content, children }: { label: string; className: string; content: unknown; children: ReactNode }) {
   const scroller = useRef<HTMLDivElement>(null);
+  const inner = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
+  const lastTop = useRef(0);
 
-  useLayoutEffect(() => {
+  const toEnd = () => {
     const element = scroller.current;
-    if (element && stick.current) element.scrollTop = element.scrollHeight;
-  }, [content]);
+    if (!element || !stick.current) return;
+    element.scrollTop = element.scrollHeight;
+    lastTop.current = element.scrollTop;
+  };
+
+  useLayoutEffect(toEnd, [content]);
+
+  useEffect(() => {
+    const element = inner.current;
+    if (!element || typeof ResizeObserver === 'undefined') return undefined;
+    const observer = new ResizeObserver(toEnd);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
 
   return (
     <div
@@ -26,10 +45,13 @@ export function StickyScroller({ label, className, content, children }: { label:
       tabIndex={0}
       onScroll={(event) => {
         const element = event.currentTarget;
-        stick.current = element.scrollHeight - element.scrollTop - element.clientHeight < stickDistance;
+        const nearEnd = element.scrollHeight - element.scrollTop - element.clientHeight < stickDistance;
+        if (nearEnd) stick.current = true;
+        else if (element.scrollTop < lastTop.current) stick.current = false;
+        lastTop.current = element.scrollTop;
       }}
     >
-      {children}
+      <div ref={inner}>{children}</div>
     </div>
   );
 }

@@ -114,3 +114,29 @@ export async function openApp(shell: RunningShell, viewport = { width: 1280, hei
     close: () => context.close(),
   };
 }
+
+/**
+ * Waits until the conversation's newest entry is fully in view in its scrolling region (the region
+ * follows new content while the reader is at the end); fails after 3 s with where it stopped.
+ */
+export async function waitForNewestMessageInView(page: Page): Promise<void> {
+  const measure = () => {
+    const region = document.querySelector('[role="region"][aria-label="Messages"]');
+    const items = region?.querySelectorAll('.transcript__item');
+    const last = items?.[items.length - 1];
+    if (!region || !last) return { ok: false, hiddenBelow: Number.NaN };
+    const hiddenBelow = last.getBoundingClientRect().bottom - region.getBoundingClientRect().bottom;
+    return { ok: hiddenBelow <= 1, hiddenBelow };
+  };
+  try {
+    await page.waitForFunction(() => {
+      const region = document.querySelector('[role="region"][aria-label="Messages"]');
+      const items = region?.querySelectorAll('.transcript__item');
+      const last = items?.[items.length - 1];
+      return !!region && !!last && last.getBoundingClientRect().bottom - region.getBoundingClientRect().bottom <= 1;
+    }, undefined, { timeout: 3_000 });
+  } catch {
+    const { hiddenBelow } = await page.evaluate(measure);
+    throw new Error(`the newest message is not in view: ${hiddenBelow.toFixed(0)} px of it are below the visible part of the transcript`);
+  }
+}
