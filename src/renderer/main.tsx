@@ -2,6 +2,7 @@ import './zod-config';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { connectBridge, type Bridge } from './bridge/agentdesk';
+import { installFileDropGuard } from './hooks/useWindowFileDrop';
 import { Root } from './Root';
 import './styles/tokens.css';
 import './styles/base.css';
@@ -17,6 +18,8 @@ function findBridge(): Bridge {
     return { kind: 'missing' };
   }
 }
+
+installFileDropGuard();
 
 const container = document.getElementById('root');
 if (container) {

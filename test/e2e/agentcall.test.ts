@@ -2,6 +2,7 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { nfcHardwareUnavailableReason } from '../support/nfc/nfc-harness';
 import { startPcscd, type Pcscd } from '../support/nfc/pcscd';
@@ -54,7 +55,7 @@ async function say(page: Page, text: string): Promise<void> {
 const messages = (page: Page) => page.getByRole('region', { name: 'Messages' });
 
 describe('AgentCall with the built-in demo in Chromium', () => {
-  it('answers the agent’s photo request with a frame from the fake camera, tied to the request', async () => {
+  it('answers the agent’s photo request with a frame from the fake camera, tied to the request; a picture dropped on the window is reviewed and sent', async () => {
     const { shell, app, page } = await openDemoSession();
     try {
       await say(page, 'take a photo');
@@ -82,6 +83,23 @@ describe('AgentCall with the built-in demo in Chromium', () => {
         expect(box && list ? box.width / list.width : Number.NaN).toBeLessThan(0.6);
       }
       await app.screenshot('agentcall-photo-request');
+
+      // A picture dropped on the window (no request waiting now) opens the review with it, processed in main.
+      const png = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#33aa77' } }).png().toBuffer();
+      const transfer = await page.evaluateHandle((base64) => {
+        const data = new DataTransfer();
+        data.items.add(new File([Uint8Array.from(atob(base64), (char) => char.charCodeAt(0))], 'label.png', { type: 'image/png' }));
+        return data;
+      }, png.toString('base64'));
+      await page.evaluate((data) => document.body.dispatchEvent(new DragEvent('dragenter', { dataTransfer: data, bubbles: true })), transfer);
+      await page.getByText('Drop the picture to review it as a photo for AgentDesk demo agent').waitFor();
+      await app.screenshot('agentcall-drop-picture');
+      await page.evaluate((data) => document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true })), transfer);
+      const review = page.getByRole('dialog', { name: 'Take or choose a photo' });
+      await review.getByText(/^800 × 600 pixels, /).waitFor();
+      await review.getByRole('button', { name: 'Send' }).click();
+      await messages(page).getByText(/I received a 800×600 photo/).waitFor();
+      await expect(page.getByText(/^Drop the picture/).count()).resolves.toBe(0);
       expect(app.problems).toEqual([]);
     } finally {
       await app.close();

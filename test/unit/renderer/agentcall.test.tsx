@@ -247,6 +247,38 @@ describe('AgentCall session screen', () => {
     expect(transcript().getByText('640×480, 12 KB')).toBeTruthy();
   });
 
+  it('a picture dropped anywhere on the screen opens the photo review with it; Send answers a waiting photo request', async () => {
+    const { backend, user } = await renderScreen();
+    const file = new File([new Uint8Array([0xff, 0xd8, 0xff, 0xd9])], 'label.jpg', { type: 'image/jpeg' });
+    const dataTransfer = { types: ['Files'], files: [file], dropEffect: 'none' };
+    push(backend, 'session-1', { type: 'interaction.requested', interaction: { interactionId: 'ask-9', kind: 'physical.photo.capture', modality: 'photo', prompt: 'Show me the label' } });
+    // While the picture is over the window, the screen says where it goes; text being dragged is left alone.
+    fireEvent.dragEnter(document.body, { dataTransfer: { types: ['text/plain'], files: [] } });
+    expect(screen.queryByText(/^Drop the picture/)).toBeNull();
+    fireEvent.dragEnter(document.body, { dataTransfer });
+    expect(screen.getByText('Drop the picture to review it as a photo for AgentDesk demo agent')).toBeTruthy();
+    const over = fireEvent.dragOver(screen.getByRole('region', { name: 'Messages' }), { dataTransfer });
+    expect(over).toBe(false);
+    expect(dataTransfer.dropEffect).toBe('copy');
+    fireEvent.drop(screen.getByRole('region', { name: 'Messages' }), { dataTransfer });
+    expect(screen.queryByText(/^Drop the picture/)).toBeNull();
+    const dialog = await screen.findByRole('dialog', { name: 'Take or choose a photo' });
+    await waitFor(() => expect(backend.callsOf('photo.stage')).toEqual([{ kind: 'file', bytesBase64: '/9j/2Q==' }]));
+    await user.click(await within(dialog).findByRole('button', { name: 'Send' }));
+    await waitFor(() =>
+      expect(backend.callsOf('agentcall.sendObservation')).toEqual([{ sessionKey: 'session-1', intent: 'identify', interactionId: 'ask-9', photoId: expect.stringMatching(/^photo/) }]),
+    );
+  });
+
+  it('a dropped picture is not taken when this agent cannot take photos now (nothing opens, the page stays)', async () => {
+    await renderScreen(backendFor({ usable: ['nfc'] }));
+    const file = new File([new Uint8Array([1, 2, 3])], 'a.png', { type: 'image/png' });
+    fireEvent.dragEnter(document.body, { dataTransfer: { types: ['Files'], files: [file] } });
+    expect(screen.queryByText(/^Drop the picture/)).toBeNull();
+    fireEvent.drop(document.body, { dataTransfer: { types: ['Files'], files: [file] } });
+    expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
   it('an agent request to scan shows a prompt panel; the scan is sent with its interactionId on "Send to the agent", and the panel goes when it is answered', async () => {
     const speakCalls: string[] = [];
     const cancelSpeech = vi.fn();

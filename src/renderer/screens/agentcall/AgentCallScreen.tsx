@@ -13,7 +13,7 @@ import { AgentCallComposer } from './AgentCallComposer';
 import { AgentCallHeader } from './AgentCallHeader';
 import type { ItemContext } from './AgentCallItems';
 import { AgentCallTranscript } from './AgentCallTranscript';
-import { ObservationBar, type SendObservation } from './ObservationBar';
+import { modalityReason, ObservationBar, type SendObservation } from './ObservationBar';
 import { RequestPanel } from './RequestPanel';
 import { TokenPanel } from './TokenPanel';
 import { useAgentCallSession } from './useAgentCallSession';
@@ -21,6 +21,7 @@ import { usePhotoThumbnails } from './usePhotoThumbnails';
 import '../../styles/agentcall.css';
 import type { AgentScreenProps } from '../../navigation';
 import { useOpenLink } from '../../hooks/useOpenLink';
+import { useWindowFileDrop } from '../../hooks/useWindowFileDrop';
 import { LinkOpenError } from '../../components/LinkOpenError';
 
 /** The one polite status line: what the session and the agent are doing, never the streamed text. */
@@ -94,8 +95,8 @@ export function AgentCallScreen({
   const ready = sessionKey !== undefined && view.phase === 'established';
   const { photoApi, sent: photoSent, thumbnail, clear: clearThumbnails } = usePhotoThumbnails(api);
   const [intent, setIntent] = useState<Intent>('identify');
-  /** PhotoDialog is open, for the bar (no interactionId) or for the agent's request. */
-  const [photoFor, setPhotoFor] = useState<{ interactionId?: string } | undefined>();
+  /** PhotoDialog is open, for the bar (no interactionId) or for the agent's request, maybe with a file dropped on the window. */
+  const [photoFor, setPhotoFor] = useState<{ interactionId?: string; file?: File } | undefined>();
   const [photoError, setPhotoError] = useState<{ interactionId?: string; error: IpcError } | undefined>();
   const [ending, setEnding] = useState(false);
   const [endError, setEndError] = useState<IpcError | undefined>();
@@ -226,6 +227,14 @@ export function AgentCallScreen({
   const photoOpen = photoFor !== undefined && ready && (photoFor.interactionId === undefined || photoFor.interactionId === pendingId);
   const status = statusKey(view);
 
+  // A picture dropped anywhere on the screen opens the photo review with it (for the agent's photo
+  // request when one is waiting), whenever this agent can take a photo now.
+  const photoUsable = modalityReason('photo', { ready, ended }, view.usableModalities, agent?.accepted ?? []) === undefined;
+  const dragging = useWindowFileDrop(photoUsable && !photoOpen, (file) => {
+    setPhotoError(undefined);
+    setPhotoFor(pending?.modality === 'photo' ? { interactionId: pending.interactionId, file } : { file });
+  });
+
   return (
     <div ref={rootRef} className="screen chat agentcall">
       <AgentCallHeader
@@ -298,7 +307,12 @@ export function AgentCallScreen({
           </section>
         </ChatEnvironmentContext.Provider>
       ) : null}
-      {photoOpen ? <PhotoDialog api={photoApi} onSend={onPhotoSend} onClose={() => setPhotoFor(undefined)} /> : null}
+      {photoOpen ? <PhotoDialog api={photoApi} onSend={onPhotoSend} onClose={() => setPhotoFor(undefined)} initialFile={photoFor.file} /> : null}
+      {dragging ? (
+        <div className="agentcall-drop" aria-hidden="true">
+          <p className="agentcall-drop__text">{t('agentcall.photo.dropOnWindow', { name: agentName })}</p>
+        </div>
+      ) : null}
     </div>
   );
 }

@@ -11,6 +11,8 @@ export interface PhotoCaptureProps {
   api: PhotoCaptureApi;
   /** The user pressed Send: main holds the photo under this id for the session to take. */
   onSend(photoId: string): void;
+  /** A file dropped on the window before this opened: it is processed at once, as a chosen one. */
+  initialFile?: File;
 }
 
 type Review = { photo: StagedPhotoView; url: string; source: 'camera' | 'file' };
@@ -34,7 +36,7 @@ const cameraErrorKeys: Record<CameraError, MessageKey> = {
  * object URL that is revoked when the photo is sent, discarded or this component goes away, and
  * a photo that was not sent is discarded in main too.
  */
-export function PhotoCapture({ api, onSend }: PhotoCaptureProps) {
+export function PhotoCapture({ api, onSend, initialFile }: PhotoCaptureProps) {
   const { t, language } = useI18n();
   const camera = useCamera(api.media);
   const [review, setReview] = useState<Review | undefined>(undefined);
@@ -160,6 +162,14 @@ export function PhotoCapture({ api, onSend }: PhotoCaptureProps) {
     },
     [closeCamera, dropReview, stage],
   );
+
+  // Once per capture (a ref, so React's development double effects do not stage it twice).
+  const initialTaken = useRef(false);
+  useEffect(() => {
+    if (initialFile === undefined || initialTaken.current) return;
+    initialTaken.current = true;
+    void takeFile(initialFile);
+  }, [initialFile, takeFile]);
 
   const send = () => {
     const current = held.current;

@@ -8,6 +8,8 @@ export interface PhotoDialogProps {
   onSend(photoId: string): void;
   /** Close, Escape or a click outside: everything the capture held is released (camera off, photo discarded). */
   onClose(): void;
+  /** A file dropped on the window that opened this dialog: processed at once. */
+  initialFile?: File;
 }
 
 /**
@@ -15,7 +17,7 @@ export interface PhotoDialogProps {
  * Render it only while open (`{open ? <PhotoDialog …/> : null}`): unmounting is what turns the camera
  * off and discards a photo that was not sent. Focus moves into the dialog and back to the opener.
  */
-export function PhotoDialog({ api, onSend, onClose }: PhotoDialogProps) {
+export function PhotoDialog({ api, onSend, onClose, initialFile }: PhotoDialogProps) {
   const { t } = useI18n();
   const titleId = useId();
   const panel = useRef<HTMLDivElement>(null);
@@ -44,7 +46,7 @@ export function PhotoDialog({ api, onSend, onClose }: PhotoDialogProps) {
             {t('photo.close')}
           </button>
         </div>
-        <PhotoCapture api={api} onSend={onSend} />
+        <PhotoCapture api={api} onSend={onSend} initialFile={initialFile} />
       </div>
     </div>
   );
