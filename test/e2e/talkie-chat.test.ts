@@ -41,6 +41,19 @@ describe('chatting with the built-in demo agent in Chromium', () => {
       await transcript.getByText(/done/i).first().waitFor();
       await waitForNewestMessageInView(page);
       await app.screenshot('chat-demo-1280x800');
+
+      // Scrolled up, the reader stays where they are while a reply streams in; sending shows the end again.
+      await message.fill('talkie-test:slow');
+      await message.press('Enter');
+      await transcript.getByText(/Part 1 of/).waitFor();
+      await transcript.evaluate((element) => element.scrollTo(0, 0));
+      await transcript.getByText(/Part 20 of 20\.$/).waitFor();
+      await page.getByRole('button', { name: 'Send' }).waitFor();
+      await expect(transcript.evaluate((element) => element.scrollTop)).resolves.toBe(0);
+      await message.fill('talkie-test:echo Back to the newest');
+      await message.press('Enter');
+      await transcript.getByText('Back to the newest', { exact: true }).waitFor();
+      await waitForNewestMessageInView(page);
       expect(app.problems).toEqual([]);
     } finally {
       await app.close();

@@ -13,11 +13,32 @@ const stickDistance = 48;
  * So the end is followed whenever the content's size changes (ResizeObserver), and only the reader
  * scrolling up lets go of it: a scroll that moved down, or that landed near the end, keeps it.
  */
-export function StickyScroller({ label, className, content, children }: { label: string; className: string; content: unknown; children: ReactNode }) {
+export function StickyScroller({
+  label,
+  className,
+  content,
+  followKey,
+  children,
+}: {
+  label: string;
+  className: string;
+  content: unknown;
+  /** The user's newest entry (see `newestKey`): when it changes, the end is followed again, as after sending. */
+  followKey?: string | undefined;
+  children: ReactNode;
+}) {
   const scroller = useRef<HTMLDivElement>(null);
   const inner = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
   const lastTop = useRef(0);
+  const lastFollowKey = useRef(followKey);
+
+  // Before the scroll below, in the same commit: what the user just sent is always shown.
+  useLayoutEffect(() => {
+    if (followKey === lastFollowKey.current) return;
+    lastFollowKey.current = followKey;
+    stick.current = true;
+  }, [followKey]);
 
   const toEnd = () => {
     const element = scroller.current;
@@ -54,4 +75,13 @@ export function StickyScroller({ label, className, content, children }: { label:
       <div ref={inner}>{children}</div>
     </div>
   );
+}
+
+/** The key of the newest item `key` gives one for (searching from the end), for `followKey`. */
+export function newestKey<T>(items: readonly T[], key: (item: T) => string | undefined): string | undefined {
+  for (let index = items.length - 1; index >= 0; index--) {
+    const found = key(items[index]!);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import type { SessionItem } from '../../../shared/agentcall/session-view';
-import { StickyScroller } from '../../components/StickyScroller';
+import { newestKey, StickyScroller } from '../../components/StickyScroller';
 import { useI18n } from '../../i18n/I18nProvider';
 import { AgentCallItem, isShown, type ItemContext } from './AgentCallItems';
 
@@ -11,7 +11,12 @@ export function AgentCallTranscript({ items, context, thumbnail }: { items: Sess
   const { t } = useI18n();
   const shown = items.filter(isShown);
   return (
-    <StickyScroller className="transcript agentcall-transcript" label={t('chat.messagesLabel')} content={items}>
+    <StickyScroller
+      className="transcript agentcall-transcript"
+      label={t('chat.messagesLabel')}
+      content={items}
+      followKey={newestKey(items, (item) => (item.kind === 'userText' || item.kind === 'userObservation' ? item.id : undefined))}
+    >
       {shown.length === 0 ? (
         <p className="muted transcript__empty">{t('agentcall.empty')}</p>
       ) : (

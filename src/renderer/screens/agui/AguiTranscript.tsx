@@ -1,5 +1,5 @@
 import { groupBySubagent, type AguiItem, type AguiThreadView, type SubagentGroup } from '../../../shared/agui/run-model';
-import { StickyScroller } from '../../components/StickyScroller';
+import { newestKey, StickyScroller } from '../../components/StickyScroller';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import { AguiItemView } from './AguiItems';
@@ -81,7 +81,12 @@ export function AguiTranscript({ thread }: { thread: AguiThreadView }) {
   const { t } = useI18n();
   const entries = transcriptEntries(thread);
   return (
-    <StickyScroller className="transcript agui-transcript" label={t('chat.messagesLabel')} content={thread.items}>
+    <StickyScroller
+      className="transcript agui-transcript"
+      label={t('chat.messagesLabel')}
+      content={thread.items}
+      followKey={newestKey(thread.items, (item) => (item.kind === 'user' ? item.id : undefined))}
+    >
       {thread.droppedItems > 0 ? <p className="muted transcript__earlier">{t('agui.dropped', { count: thread.droppedItems })}</p> : null}
       {entries.length === 0 ? (
         <p className="muted transcript__empty">{t('agui.empty')}</p>

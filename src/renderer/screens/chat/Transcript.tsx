@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import type { ConversationItem } from '../../../shared/talkie/conversation';
 import { ErrorText, type ShownError } from '../../components/ErrorText';
-import { StickyScroller } from '../../components/StickyScroller';
+import { newestKey, StickyScroller } from '../../components/StickyScroller';
 import { useI18n } from '../../i18n/I18nProvider';
 import { TranscriptItem, type ItemHandlers } from './TranscriptItems';
 
@@ -67,7 +67,7 @@ export function Transcript({
   }
 
   return (
-    <StickyScroller className="transcript" label={t('chat.messagesLabel')} content={items}>
+    <StickyScroller className="transcript" label={t('chat.messagesLabel')} content={items} followKey={newestKey(items, (item) => (item.kind === 'user' ? item.id : undefined))}>
       {body}
     </StickyScroller>
   );
