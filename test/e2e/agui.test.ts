@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeBrowser, openApp, startShell } from './support/app';
+import { closeBrowser, openApp, startShell, waitForNewestMessageInView } from './support/app';
 
 /**
  * A plain AG-UI run in Chromium through the web shell, against the built-in demo's AG-UI side: the
@@ -56,6 +56,11 @@ describe('plain AG-UI with the built-in demo in Chromium', () => {
       await app.page.getByRole('button', { name: 'Send answers' }).click();
       await app.page.getByText('Applied.').waitFor({ timeout: 30_000 });
       await expect(app.page.getByRole('checkbox', { name: /Approve the change/ }).count()).resolves.toBe(0);
+      // The decision stays in the thread, as main recorded it when the resume run started.
+      const answer = app.page.getByRole('region', { name: 'Messages' }).locator('li.agui-entry--answer');
+      await expect(answer.getByText('Your answer').count()).resolves.toBe(1);
+      await expect(answer.locator('dt', { hasText: 'Approve the change' }).locator('xpath=following-sibling::dd').textContent()).resolves.toBe('Yes');
+      await waitForNewestMessageInView(app.page);
       await app.screenshot('agui-applied');
       expect(app.problems).toEqual([]);
     } finally {

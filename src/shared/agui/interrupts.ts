@@ -1,8 +1,8 @@
 import type { Context, Message, ResumeEntry, RunAgentInput, Tool } from '@ag-ui/core';
 import { PROTOCOL_VERSION, RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { pointer, type Problem } from '../talkie/problems';
-import { isPlainObject, measureJson, truncate, type JsonObject, type JsonValue } from './json-values';
-import { describeResponseSchema, formLimits, validateAnswer } from './response-form';
+import { getOwn, isPlainObject, measureJson, truncate, type JsonObject, type JsonValue } from './json-values';
+import { describeResponseSchema, formLimits, validateAnswer, type FormField } from './response-form';
 
 /**
  * AG-UI 1.0 interrupts: a run that needs the user ends with
@@ -68,6 +68,43 @@ export function toAguiInterrupt(raw: { id: string; reason: string; message?: str
     ...(Number.isNaN(parsed) ? {} : { expiresAtMs: parsed }),
     status: 'open',
   };
+}
+
+/** One answered field, as the transcript shows it ("Approve the change: Yes"); the renderer words the values. */
+export interface AnswerField {
+  /** The field's label, with its parents' for nested objects ("Target › Region"); "" for a schema that is a single value. */
+  label: string;
+  value: string | number | boolean | string[];
+}
+
+export const answerLimits = { fields: 50, labelChars: 300, valueChars: 500, choices: 20 } as const;
+
+/**
+ * What the user answered, field by field in the form's order, for the record in the transcript:
+ * only fields the answer has, strings and choices bounded. Empty without a usable schema (a
+ * confirmation without fields) or without a payload.
+ */
+export function summarizeAnswer(interrupt: Pick<AguiInterrupt, 'responseSchema'>, payload: unknown): AnswerField[] {
+  if (payload === undefined || interrupt.responseSchema === undefined) return [];
+  const described = describeResponseSchema(interrupt.responseSchema);
+  if (!described.ok) return [];
+  const out: AnswerField[] = [];
+  const walk = (field: FormField, value: unknown, parents: readonly string[]) => {
+    if (out.length >= answerLimits.fields || value === undefined) return;
+    if (field.kind === 'object') {
+      if (!isPlainObject(value)) return;
+      const labels = field.path === '' ? parents : [...parents, field.label];
+      for (const child of field.fields) walk(child, getOwn(value, child.key), labels);
+      return;
+    }
+    const label = truncate([...parents, field.label].filter((part) => part !== '').join(' › '), answerLimits.labelChars);
+    if (field.kind === 'choices') {
+      if (Array.isArray(value)) out.push({ label, value: value.filter((entry): entry is string => typeof entry === 'string').slice(0, answerLimits.choices).map((entry) => truncate(entry, answerLimits.valueChars)) });
+    } else if (typeof value === 'string') out.push({ label, value: truncate(value, answerLimits.valueChars) });
+    else if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') out.push({ label, value });
+  };
+  walk(described.form.root, payload, []);
+  return out;
 }
 
 export function isInterruptExpired(interrupt: Pick<AguiInterrupt, 'expiresAtMs'>, now: number): boolean {

@@ -2,7 +2,7 @@ import type { EventType, Message, ToolCall } from '@ag-ui/core';
 import { EventSchemas, EventTypeSchema } from '@ag-ui/core/schemas';
 import type { z } from 'zod';
 import { customLimits, findCustomNamespace, knownCustomNamespaces, type CustomNamespace } from './custom-events';
-import { interruptLimits, toAguiInterrupt, type AguiInterrupt } from './interrupts';
+import { interruptLimits, summarizeAnswer, toAguiInterrupt, type AguiInterrupt, type AnswerField } from './interrupts';
 import { applyJsonPatch, type PatchOperation } from './json-patch';
 import { isPlainObject, measureJson, prettyJson, truncate, type JsonObject, type JsonValue } from './json-values';
 
@@ -75,7 +75,19 @@ export type AguiItem =
   | { kind: 'activity'; id: string; activityType: string; content: JsonObject; subagentRunId?: string }
   /** A CUSTOM event of a known namespace (custom-events.ts), as plain strings. */
   | { kind: 'custom'; id: string; namespace: string; label: string; name: string; title: string; text?: string; json?: string; subagentRunId?: string }
-  | { kind: 'error'; id: string; message: string; code?: string };
+  | { kind: 'error'; id: string; message: string; code?: string }
+  /**
+   * The user's answer to an interrupt, recorded when the run that carries it starts (so the thread
+   * shows what was approved or declined); never sent back to the agent as a message.
+   */
+  | { kind: 'answer'; id: string; interruptId: string; question: string; status: 'resolved' | 'cancelled'; fields: AnswerField[] };
+
+/** A resume[] entry on its way, with what the transcript will record of it. */
+export interface PendingAnswer {
+  interruptId: string;
+  status: 'resolved' | 'cancelled';
+  fields?: AnswerField[];
+}
 
 export interface AguiStep {
   /** Unique within the view (`step:<n>`). */
@@ -137,8 +149,8 @@ export interface AguiThreadView {
   droppedItems: number;
   openChunks: AguiOpenChunk[];
   openSpans: { id: string; subagentRunId?: string }[];
-  /** The resume[] sent with the run being started; applied to `interrupts` when its RUN_STARTED arrives. */
-  pendingResume?: { interruptId: string; status: 'resolved' | 'cancelled' }[];
+  /** The resume[] sent with the run being started; applied to `interrupts` (and recorded as `answer` items) when its RUN_STARTED arrives. */
+  pendingResume?: PendingAnswer[];
 }
 
 export const aguiLimits = {
@@ -186,10 +198,16 @@ export function addUserMessage(view: AguiThreadView, message: { id: string; text
  * closes those interrupts when the run's RUN_STARTED arrives — if the request fails first
  * (`markRequestFailed`/`markStreamDropped`), they stay open.
  */
-export function beginRun(view: AguiThreadView, run: { runId: string; resume?: readonly { interruptId: string; status: 'resolved' | 'cancelled' }[] }): AguiThreadView {
+export function beginRun(view: AguiThreadView, run: { runId: string; resume?: readonly { interruptId: string; status: 'resolved' | 'cancelled'; payload?: unknown }[] }): AguiThreadView {
   const { error: _error, pendingResume: _pending, ...rest } = view;
   const next: AguiThreadView = { ...rest, runId: run.runId, runState: 'starting' };
-  if (run.resume !== undefined && run.resume.length > 0) next.pendingResume = run.resume.map((entry) => ({ interruptId: entry.interruptId, status: entry.status }));
+  if (run.resume !== undefined && run.resume.length > 0) {
+    next.pendingResume = run.resume.map((entry) => {
+      const interrupt = view.interrupts.find((candidate) => candidate.id === entry.interruptId);
+      const fields = entry.status === 'resolved' && interrupt ? summarizeAnswer(interrupt, entry.payload) : [];
+      return { interruptId: entry.interruptId, status: entry.status, ...(fields.length > 0 ? { fields } : {}) };
+    });
+  }
   return next;
 }
 
@@ -706,10 +724,19 @@ class Draft {
     this.view.openSpans = [];
     const pending = this.view.pendingResume;
     if (pending !== undefined) {
-      const answered = new Map(pending.map((entry) => [entry.interruptId, entry.status]));
+      const answered = new Map(pending.map((entry) => [entry.interruptId, entry]));
       this.view.interrupts = this.view.interrupts.map((interrupt) => {
-        const status = interrupt.status === 'open' ? answered.get(interrupt.id) : undefined;
-        return status === undefined ? interrupt : { ...interrupt, status };
+        const answer = interrupt.status === 'open' ? answered.get(interrupt.id) : undefined;
+        if (answer === undefined) return interrupt;
+        this.put({
+          kind: 'answer',
+          id: truncate(`answer:${interrupt.id}`, aguiLimits.idChars + 10),
+          interruptId: interrupt.id,
+          question: interrupt.message ?? interrupt.reason,
+          status: answer.status,
+          fields: answer.fields ?? [],
+        });
+        return { ...interrupt, status: answer.status };
       });
       delete this.view.pendingResume;
     }
@@ -1242,7 +1269,7 @@ class Draft {
       if (replacement) {
         kept.push(replacement);
         placed.add(key(item));
-      } else if (item.kind === 'custom' || item.kind === 'error' || (item.kind === 'activity' && !hasActivity) || (item.kind === 'reasoning' && !hasReasoning)) {
+      } else if (item.kind === 'custom' || item.kind === 'error' || item.kind === 'answer' || (item.kind === 'activity' && !hasActivity) || (item.kind === 'reasoning' && !hasReasoning)) {
         kept.push(item);
       }
     }

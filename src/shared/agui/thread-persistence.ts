@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { pointer, type Problem } from '../talkie/problems';
 import { customLimits } from './custom-events';
 import { formLimits } from './response-form';
-import { interruptLimits, type AguiInterrupt } from './interrupts';
+import { answerLimits, interruptLimits, type AguiInterrupt, type AnswerField } from './interrupts';
 import { measureJson, type JsonObject, type JsonValue } from './json-values';
 import { aguiLimits, finishArgs, type AguiItem, type AguiNote, type AguiOpenChunk, type AguiStep, type AguiSubagent, type AguiThreadView, type ToolResultView } from './run-model';
 
@@ -31,6 +31,12 @@ const toolResultSchema = z.strictObject({
   media: z.array(z.strictObject({ type: z.enum(['image', 'audio', 'video', 'document']), mimeType: s(100).optional() })).max(aguiLimits.mediaParts).optional(),
 }) satisfies z.ZodType<ToolResultView>;
 
+const answerFieldSchema = z.strictObject({
+  label: s(answerLimits.labelChars),
+  value: z.union([s(answerLimits.valueChars), z.number().finite(), z.boolean(), z.array(s(answerLimits.valueChars)).max(answerLimits.choices)]),
+}) satisfies z.ZodType<AnswerField>;
+const answerFieldsSchema = z.array(answerFieldSchema).max(answerLimits.fields);
+
 const itemSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('user'), id, text: s(aguiLimits.userTextChars), ...lane }),
   z.strictObject({ kind: z.literal('text'), id, role: z.enum(['developer', 'system', 'assistant', 'user']), name: s(aguiLimits.nameChars).optional(), text: s(aguiLimits.textChars), streaming: z.boolean(), truncated: z.literal(true).optional(), ...lane }),
@@ -51,6 +57,14 @@ const itemSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('activity'), id, activityType: s(aguiLimits.nameChars), content: jsonObject(aguiLimits.activityChars), ...lane }),
   z.strictObject({ kind: z.literal('custom'), id: s(aguiLimits.nameChars * 2 + 20), namespace: s(100), label: s(100), name: s(aguiLimits.nameChars), title: s(customLimits.titleChars), text: s(customLimits.textChars).optional(), json: s(customLimits.jsonChars).optional(), ...lane }),
   z.strictObject({ kind: z.literal('error'), id: s(aguiLimits.idChars + 10), message: s(aguiLimits.errorChars), code: s(aguiLimits.codeChars).optional() }),
+  z.strictObject({
+    kind: z.literal('answer'),
+    id: s(aguiLimits.idChars + 10),
+    interruptId: s(interruptLimits.idChars),
+    question: s(Math.max(interruptLimits.messageChars, interruptLimits.reasonChars)),
+    status: z.enum(['resolved', 'cancelled']),
+    fields: answerFieldsSchema,
+  }),
 ]) satisfies z.ZodType<AguiItem>;
 
 const interruptSchema = z.strictObject({
@@ -104,7 +118,10 @@ export const aguiThreadViewSchema = z.strictObject({
   droppedItems: count,
   openChunks: z.array(chunkSchema).max(aguiLimits.openChunks),
   openSpans: z.array(z.strictObject({ id, ...lane })).max(aguiLimits.openSpans),
-  pendingResume: z.array(z.strictObject({ interruptId: s(interruptLimits.idChars), status: z.enum(['resolved', 'cancelled']) })).max(interruptLimits.perRun).optional(),
+  pendingResume: z
+    .array(z.strictObject({ interruptId: s(interruptLimits.idChars), status: z.enum(['resolved', 'cancelled']), fields: answerFieldsSchema.optional() }))
+    .max(interruptLimits.perRun)
+    .optional(),
 }) satisfies z.ZodType<AguiThreadView>;
 
 export function serializeThread(view: AguiThreadView): string {

@@ -514,6 +514,48 @@ describe('interrupts in the view', () => {
     expect(resumed.interrupts.map((interrupt) => interrupt.status)).toEqual(['resolved', 'cancelled']);
   });
 
+  it('records what the user answered when the resume run starts: fields in the form’s order, nested labels, no record if the request failed', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        approve: { type: 'boolean', title: 'Approve the change' },
+        note: { type: 'string', title: 'Note' },
+        target: { type: 'object', title: 'Target', properties: { region: { type: 'string', title: 'Region', enum: ['eu', 'us'] }, replicas: { type: 'integer', title: 'Replicas' } } },
+        checks: { type: 'array', title: 'Checks', items: { type: 'string', enum: ['cost', 'naming', 'drift'] } },
+      },
+    };
+    const asked = fold(
+      [{ type: 'RUN_STARTED', threadId, runId: 'r1' }, interrupting('r1', [{ id: 'i1', reason: 'confirmation', message: 'Apply the plan?', responseSchema: schema }, { id: 'i2', reason: 'input_required' }])],
+      beginRun(createThread(threadId), { runId: 'r1' }),
+    );
+    const payload = { approve: true, target: { replicas: 3, region: 'eu' }, checks: ['cost', 'drift'], note: 'x'.repeat(2_000), ignored: 'not in the schema' };
+    const resuming = beginRun(asked, { runId: 'r2', resume: [{ interruptId: 'i1', status: 'resolved', payload }, { interruptId: 'i2', status: 'cancelled' }] });
+    expect(markRequestFailed(resuming, { code: 'network', message: 'down' }).items.filter((item) => item.kind === 'answer')).toEqual([]);
+    const resumed = applyAguiEvent(resuming, { type: 'RUN_STARTED', threadId, runId: 'r2' });
+    const answers = resumed.items.filter((item) => item.kind === 'answer');
+    expect(answers).toEqual([
+      {
+        kind: 'answer',
+        id: 'answer:i1',
+        interruptId: 'i1',
+        question: 'Apply the plan?',
+        status: 'resolved',
+        fields: [
+          { label: 'Approve the change', value: true },
+          { label: 'Note', value: 'x'.repeat(500) },
+          { label: 'Target › Region', value: 'eu' },
+          { label: 'Target › Replicas', value: 3 },
+          { label: 'Checks', value: ['cost', 'drift'] },
+        ],
+      },
+      { kind: 'answer', id: 'answer:i2', interruptId: 'i2', question: 'input_required', status: 'cancelled', fields: [] },
+    ]);
+    // The record stays through a messages snapshot and is never sent back to the agent as a message.
+    const snapshotted = applyAguiEvent(resumed, { type: 'MESSAGES_SNAPSHOT', messages: [{ id: 'u1', role: 'user', content: 'apply' }] });
+    expect(snapshotted.items.filter((item) => item.kind === 'answer')).toHaveLength(2);
+    expect(historyMessages(snapshotted).map((message) => message.id)).toEqual(['u1']);
+  });
+
   it('a later finished run supersedes interrupts that were never answered', () => {
     const asked = fold([{ type: 'RUN_STARTED', threadId, runId: 'r1' }, interrupting('r1', [{ id: 'i1', reason: 'tool_call', toolCallId: 'c' }])]);
     const next = fold([{ type: 'RUN_STARTED', threadId, runId: 'r2' }, { type: 'RUN_FINISHED', threadId, runId: 'r2' }], asked);

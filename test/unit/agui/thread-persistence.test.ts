@@ -48,6 +48,16 @@ describe('serializeThread / restoreThread', () => {
     expect(buildResume(open, { i1: { status: 'resolved', payload: { approved: true } } }, Date.parse('2026-01-01T00:00:00Z'))).toMatchObject({ ok: true, resume: [{ interruptId: 'i1', status: 'resolved', payload: { approved: true } }] });
   });
 
+  it('keeps the record of the user’s answer across a restart (and refuses one whose fields break the bounds)', () => {
+    const resumed = applyAguiEvent(beginRun(interruptedThread(), { runId: 'r2', resume: [{ interruptId: 'i1', status: 'resolved', payload: { approved: false } }] }), { type: 'RUN_STARTED', threadId, runId: 'r2' });
+    const finished = applyAguiEvent(resumed, { type: 'RUN_FINISHED', threadId, runId: 'r2' });
+    expect(finished.items.at(-1)).toEqual({ kind: 'answer', id: 'answer:i1', interruptId: 'i1', question: 'Allow delete_stack?', status: 'resolved', fields: [{ label: 'approved', value: false }] });
+    expect(restoreThread(serializeThread(finished))).toEqual({ ok: true, view: finished });
+    const tampered = JSON.parse(serializeThread(finished)) as { items: { fields?: unknown[] }[] };
+    tampered.items.at(-1)!.fields = [{ label: 'x', value: { nested: 'objects are not answers' } }];
+    expect(restoreThread(tampered)).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid' }] });
+  });
+
   it('accepts the already-parsed value as well', () => {
     const view = interruptedThread();
     expect(restoreThread(JSON.parse(serializeThread(view)))).toEqual({ ok: true, view });

@@ -379,6 +379,15 @@ describe('plain AG-UI screen', () => {
     events(backend, 'run-2', [{ type: 'RUN_STARTED', threadId, runId: 'run-2' }, { type: 'RUN_FINISHED', threadId, runId: 'run-2' }]);
     await waitFor(() => expect(status()).toBe('Finished'));
     expect(composer().matches(':disabled')).toBe(false);
+
+    // What was answered stays in the thread, on the user's side, worded for people.
+    const answers = within(screen.getByRole('region', { name: 'Messages' })).getAllByText(/^(Your answer|You cancelled this request)$/).map((kicker) => kicker.closest('li')!);
+    expect(answers.map((entry) => entry.className)).toEqual(Array(4).fill('transcript__item transcript__item--user agui-entry--answer'));
+    expect(within(answers[0]!).getByText('Change demo-network?')).toBeTruthy();
+    expect(within(answers[0]!).getByText('Approve the change').nextElementSibling?.textContent).toBe('Yes');
+    expect(within(answers[1]!).getByText('Tags').nextElementSibling?.textContent).toBe('safe');
+    expect(within(answers[1]!).getByText('Instances').nextElementSibling?.textContent).toBe('3');
+    expect(within(answers[2]!).getByText('You cancelled this request')).toBeTruthy();
   });
 
   it('sends "Cancel this request" as cancelled, and an interrupt without a schema as resolved', async () => {

@@ -1,5 +1,6 @@
 import { memo } from 'react';
 import { prettyJson } from '../../../shared/agui/json-values';
+import type { AnswerField } from '../../../shared/agui/interrupts';
 import type { AguiItem, ToolCallState } from '../../../shared/agui/run-model';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
@@ -126,5 +127,34 @@ export const AguiItemView = memo(function AguiItemView({ item }: { item: AguiIte
           {item.code !== undefined ? <p className="message__state">{t('agui.error.code', { code: item.code })}</p> : null}
         </div>
       );
+    case 'answer':
+      return <AnswerView item={item} />;
   }
 });
+
+/** What the user answered to one of the agent's questions (their decision stays in the thread). */
+function AnswerView({ item }: { item: Extract<AguiItem, { kind: 'answer' }> }) {
+  const { t, language } = useI18n();
+  const shown = (value: AnswerField['value']): string => {
+    if (typeof value === 'boolean') return t(value ? 'agui.answer.yes' : 'agui.answer.no');
+    if (typeof value === 'number') return new Intl.NumberFormat(language).format(value);
+    if (Array.isArray(value)) return value.length > 0 ? value.join(', ') : t('agui.answer.none');
+    return value !== '' ? value : t('agui.answer.none');
+  };
+  return (
+    <div className="message message--user agui-answer">
+      <p className="agui-item__kicker">{t(item.status === 'resolved' ? 'agui.answer.resolved' : 'agui.answer.cancelled')}</p>
+      <p className="message__text">{item.question}</p>
+      {item.fields.length > 0 ? (
+        <dl className="agui-answer__fields">
+          {item.fields.map((field, index) => (
+            <div key={index} className="agui-answer__field">
+              {field.label !== '' ? <dt>{field.label}</dt> : null}
+              <dd>{shown(field.value)}</dd>
+            </div>
+          ))}
+        </dl>
+      ) : null}
+    </div>
+  );
+}

@@ -150,7 +150,7 @@ export function AguiScreen({
       }
       runStarted(
         result.value.runId,
-        Object.entries(answers).map(([interruptId, answer]) => ({ interruptId, status: answer.status })),
+        Object.entries(answers).map(([interruptId, answer]) => (answer.status === 'resolved' ? { interruptId, status: answer.status, payload: answer.payload } : { interruptId, status: answer.status })),
       );
       return undefined;
     },

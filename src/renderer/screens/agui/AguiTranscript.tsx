@@ -41,6 +41,7 @@ export function transcriptEntries(thread: AguiThreadView): Entry[] {
 
 function itemClass(item: AguiItem): string {
   if (item.kind === 'user') return 'transcript__item transcript__item--user';
+  if (item.kind === 'answer') return 'transcript__item transcript__item--user agui-entry--answer';
   if (item.kind === 'error') return 'transcript__item transcript__item--error agui-entry';
   return `transcript__item agui-entry agui-entry--${item.kind}`;
 }

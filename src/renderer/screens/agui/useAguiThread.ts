@@ -148,7 +148,7 @@ export function useAguiThread(api: AgentDeskApi, agentId: string): AguiThreadHan
   }, []);
 
   const runStarted = useCallback(
-    (runId: string, resume?: readonly { interruptId: string; status: 'resolved' | 'cancelled' }[]) => {
+    (runId: string, resume?: readonly { interruptId: string; status: 'resolved' | 'cancelled'; payload?: unknown }[]) => {
       starting.current = Math.max(0, starting.current - 1);
       activeRun.current = runId;
       const kept = early.current.filter((batch) => batch.runId === runId);
