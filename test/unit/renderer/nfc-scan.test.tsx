@@ -350,6 +350,10 @@ describe('NFC on the hardware strip', () => {
     expect(strip().getByText('The smart-card service stopped.').parentElement?.textContent).toMatch(/^Last error \(.*2025.*\): The smart-card service stopped\.$/);
     expect(strip().getByRole<HTMLButtonElement>('button', { name: 'Scan object' }).disabled).toBe(true);
 
+    // A detail that only repeats the service line is not shown twice.
+    act(() => backend.emit('hardware.changed', { nfc: { state: 'unavailable', readers: [], service: 'missing', detail: 'The smart-card service is not running.', fix } }));
+    expect(strip().getAllByText('The smart-card service is not running.')).toHaveLength(1);
+
     act(() => backend.emit('hardware.changed', { nfc: { state: 'unavailable', readers: [], service: 'restarting', detail: 'The NFC reader service stopped unexpectedly (it exited with code 1); restarting.' } }));
     expect(strip().getByText('The reader service stopped and is being restarted.')).toBeTruthy();
     expect(strip().queryByText(fix)).toBeNull();

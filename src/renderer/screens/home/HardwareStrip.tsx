@@ -6,7 +6,7 @@ import { ErrorText } from '../../components/ErrorText';
 import { useHardwareStatus } from '../../hooks/useApiData';
 import { useMediaDevices } from '../../hooks/useMediaDevices';
 import { useI18n } from '../../i18n/I18nProvider';
-import type { MessageKey } from '../../i18n/strings';
+import { translate, type MessageKey } from '../../i18n/strings';
 import { formatDateTime } from '../chat/format';
 import { ScanControl, type NfcObservationResult } from '../nfc/ScanControl';
 import { PhotoDialog } from '../photo/PhotoDialog';
@@ -121,7 +121,8 @@ function NfcStatusView({ api, status }: { api: AgentDeskApi; status: NfcStatus }
     <>
       <p className="hardware__state">{t(status.state === 'ready' ? 'hardware.nfcReady' : 'hardware.notAvailable')}</p>
       {service ? <p>{t(serviceKeys[service])}</p> : null}
-      {status.detail ? (
+      {/* Main's detail is English; when it only repeats the service line (in English), it is left out. */}
+      {status.detail && !(service && status.detail === translate('en', serviceKeys[service])) ? (
         <p className="muted" lang="en">
           {status.detail}
         </p>
