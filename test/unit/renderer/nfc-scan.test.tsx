@@ -108,6 +108,26 @@ describe('the NFC scan control', () => {
     expect(screen.queryByRole('timer')).toBeNull();
   });
 
+  it('the countdown never shows more than the scan’s time, however long the control sat idle before', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const shown: string[] = [];
+    const observer = new MutationObserver(() => {
+      const text = document.querySelector('[role="timer"]')?.textContent;
+      if (text) shown.push(text);
+    });
+    try {
+      const { user } = renderControl();
+      observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+      vi.setSystemTime(Date.now() + 90_000);
+      await armScan(user);
+      await waitFor(() => expect(shown.length).toBeGreaterThan(0));
+      expect(shown.every((text) => /^Time left: 00:(30|[0-2]\d)$/.test(text)), shown.join(' | ')).toBe(true);
+    } finally {
+      observer.disconnect();
+      vi.useRealTimers();
+    }
+  });
+
   it('stays armed after a failed read that can be retried, with a distinct failure tone and the reason', async () => {
     const { backend, user, onObservation } = renderControl();
     await armScan(user);

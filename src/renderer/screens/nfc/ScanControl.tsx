@@ -96,7 +96,8 @@ export function ScanControl({ api, onObservation, disabled = false, label, promp
   const { scan, feedback, arm, cancel, expire } = useNfcScan(api, { kioskScanId, onObservation, beforePhaseChange });
   const armed = scan.phase === 'armed';
   const now = useNow(armed);
-  const remaining = armed ? scan.expiresAt - now : 0;
+  // The clock ticks only while armed: its first value may be from before the scan was armed.
+  const remaining = armed ? scan.expiresAt - Math.max(now, scan.armedAt) : 0;
 
   useEffect(() => {
     if (armed && remaining < -localExpiryGraceMs) expire();

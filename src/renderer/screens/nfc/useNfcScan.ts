@@ -7,7 +7,11 @@ import { playTone, prepareTones } from './feedback-tones';
 
 export type NfcObservationResult = Extract<NfcScanResult, { outcome: 'observation' }>;
 
-export type ScanPhase = { phase: 'idle' } | { phase: 'arming' } | { phase: 'armed'; scanId: string; expiresAt: number };
+export type ScanPhase =
+  | { phase: 'idle' }
+  | { phase: 'arming' }
+  /** `armedAt`: when main answered (ms since the epoch); no countdown starts before it. */
+  | { phase: 'armed'; scanId: string; expiresAt: number; armedAt: number };
 
 /** What the control tells the user after something happened. */
 export type ScanFeedback =
@@ -153,7 +157,8 @@ export function useNfcScan(
         return;
       }
       const expiresAt = Date.parse(result.value.expiresAt);
-      setScan({ phase: 'armed', scanId: result.value.scanId, expiresAt: Number.isNaN(expiresAt) ? Date.now() : expiresAt });
+      const armedAt = Date.now();
+      setScan({ phase: 'armed', scanId: result.value.scanId, expiresAt: Number.isNaN(expiresAt) ? armedAt : expiresAt, armedAt });
       const early = buffered.current;
       buffered.current = [];
       for (const pending of early) handle(pending);
