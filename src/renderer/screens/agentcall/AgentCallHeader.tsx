@@ -5,6 +5,7 @@ import type { IpcError } from '../../../shared/ipc/errors';
 import { ErrorText } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
+import { hostOf } from '../chat/format';
 
 function modalityKey(list: readonly Modality[], keys: { both: MessageKey; nfc: MessageKey; photo: MessageKey }): MessageKey | undefined {
   const nfc = list.includes('nfc');
@@ -13,15 +14,6 @@ function modalityKey(list: readonly Modality[], keys: { both: MessageKey; nfc: M
   if (nfc) return keys.nfc;
   if (photo) return keys.photo;
   return undefined;
-}
-
-/** The host of the agent's AG-UI address (its scheme and path add nothing for people). */
-function hostOf(endpoint: string): string {
-  try {
-    return new URL(endpoint).host;
-  } catch {
-    return endpoint;
-  }
 }
 
 /**

@@ -23,6 +23,7 @@ import type { AgentScreenProps } from '../../navigation';
 import { useOpenLink } from '../../hooks/useOpenLink';
 import { useWindowFileDrop } from '../../hooks/useWindowFileDrop';
 import { LinkOpenError } from '../../components/LinkOpenError';
+import { originOf } from '../chat/format';
 
 /** The one polite status line: what the session and the agent are doing, never the streamed text. */
 function statusKey(view: SessionView): MessageKey | undefined {
@@ -62,14 +63,6 @@ function stopSpeaking() {
     window.speechSynthesis?.cancel();
   } catch {
     // Nothing was speaking.
-  }
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return '';
   }
 }
 

@@ -18,23 +18,7 @@ import '../../styles/agui.css';
 import type { AgentScreenProps } from '../../navigation';
 import { useOpenLink } from '../../hooks/useOpenLink';
 import { LinkOpenError } from '../../components/LinkOpenError';
-
-/** The host of the endpoint (its scheme and path add little for people). */
-function hostOf(endpoint: string): string {
-  try {
-    return new URL(endpoint).host;
-  } catch {
-    return endpoint;
-  }
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return '';
-  }
-}
+import { hostOf, originOf } from '../chat/format';
 
 function newMessageId(): string {
   return `msg-${crypto.randomUUID()}`;

@@ -54,3 +54,21 @@ export function parseTime(iso: string | undefined): number | undefined {
   const time = Date.parse(iso);
   return Number.isNaN(time) ? undefined : time;
 }
+
+/** The host of an address, for people (its scheme and path add little); the text itself when it is not a URL. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/** The origin of an address ("" when it is not a URL): links from the same origin are the agent's own. */
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
+}

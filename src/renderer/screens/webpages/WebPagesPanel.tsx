@@ -7,6 +7,7 @@ import { ErrorText } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
+import { hostOf } from '../chat/format';
 import '../../styles/webpages.css';
 
 type WebPage = WebPages['links'][number];
@@ -28,14 +29,6 @@ const accessKey: Record<NonNullable<WebPage['access']>, MessageKey> = {
 };
 
 const belongsTo = (problem: CardProblem, page: WebPage): boolean => problem.path === page.path || problem.path.startsWith(`${page.path}/`);
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}
 
 type Loaded = { status: 'loading' } | { status: 'ready'; pages: WebPages } | { status: 'failed'; error: IpcError };
 
