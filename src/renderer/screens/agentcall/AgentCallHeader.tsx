@@ -2,7 +2,7 @@ import type { RefObject } from 'react';
 import type { AgentCallAgent } from '../../../shared/agentcall/ipc-schemas';
 import type { Modality } from '../../../shared/agentcall/protocol';
 import type { IpcError } from '../../../shared/ipc/errors';
-import { ErrorText } from '../../components/ErrorText';
+import { AgentHeader } from '../../components/AgentHeader';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import { hostOf } from '../chat/format';
@@ -44,28 +44,22 @@ export function AgentCallHeader({
   const requests = agent ? modalityKey(agent.agentRequests, { both: 'agentcall.requests.both', nfc: 'agentcall.requests.nfc', photo: 'agentcall.requests.photo' }) : undefined;
   const notes = agent?.notes ?? [];
   return (
-    <header className="chat-header agentcall-header">
-      <div className="chat-header__band">
-        <button type="button" className="button chat-header__back" onClick={onBack}>
-          {t('chat.back')}
-        </button>
-        <div className="chat-header__text">
-          <h1 ref={headingRef} tabIndex={-1} className="chat-header__title">
-            {agent?.name ?? label}
-          </h1>
-          {agent ? (
-            <>
-              {agent.version !== '' ? <p className="agentcall-header__version">{t('agentcall.version', { version: agent.version })}</p> : null}
-              {agent.description !== '' ? <p className="chat-header__description">{agent.description}</p> : null}
-            </>
-          ) : null}
-        </div>
-        {canEnd ? (
-          <button type="button" className="button chat-header__action" disabled={ending} aria-busy={ending || undefined} onClick={onEnd}>
-            {t('agentcall.end')}
-          </button>
-        ) : null}
-      </div>
+    <AgentHeader
+      className="agentcall-header"
+      headingRef={headingRef}
+      title={agent?.name ?? label}
+      onBack={onBack}
+      subtitle={
+        agent ? (
+          <>
+            {agent.version !== '' ? <p className="agentcall-header__version">{t('agentcall.version', { version: agent.version })}</p> : null}
+            {agent.description !== '' ? <p className="chat-header__description">{agent.description}</p> : null}
+          </>
+        ) : null
+      }
+      action={canEnd ? { label: t('agentcall.end'), busy: ending, onClick: onEnd } : undefined}
+      failure={endError ? { summary: t('agentcall.endFailed'), error: endError } : undefined}
+    >
       {agent ? (
         <ul className="agentcall-header__facts">
           {accepts ? <li>{t(accepts)}</li> : null}
@@ -85,11 +79,6 @@ export function AgentCallHeader({
           </ul>
         </details>
       ) : null}
-      {endError ? (
-        <p className="error-text chat-header__error" role="alert">
-          {t('agentcall.endFailed')} <ErrorText error={endError} />
-        </p>
-      ) : null}
-    </header>
+    </AgentHeader>
   );
 }

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { InterruptAnswer } from '../../../shared/agui/interrupts';
 import { addUserMessage, openInterrupts, type AguiThreadView } from '../../../shared/agui/run-model';
 import type { IpcError } from '../../../shared/ipc/errors';
+import { AgentHeader } from '../../components/AgentHeader';
 import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import { ErrorText } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
@@ -177,29 +178,15 @@ export function AguiScreen({
 
   return (
     <div className="screen chat agui">
-      <header className="chat-header agui-header">
-        <div className="chat-header__band">
-          <button type="button" className="button chat-header__back" onClick={onBack}>
-            {t('chat.back')}
-          </button>
-          <div className="chat-header__text">
-            <h1 ref={headingRef} tabIndex={-1} className="chat-header__title">
-              {label}
-            </h1>
-            {server ? <p className="agui-header__endpoint">{t('agui.endpoint', { host: hostOf(server.endpoint) })}</p> : null}
-          </div>
-          {server ? (
-            <button type="button" className="button chat-header__action" disabled={newThreadBusy || running} aria-busy={newThreadBusy || undefined} onClick={() => void newThread()}>
-              {t('agui.newThread')}
-            </button>
-          ) : null}
-        </div>
-        {newThreadError ? (
-          <p className="error-text chat-header__error" role="alert">
-            {t('agui.newThreadFailed')} <ErrorText error={newThreadError} />
-          </p>
-        ) : null}
-      </header>
+      <AgentHeader
+        className="agui-header"
+        headingRef={headingRef}
+        title={label}
+        onBack={onBack}
+        subtitle={server ? <p className="agui-header__endpoint">{t('agui.endpoint', { host: hostOf(server.endpoint) })}</p> : null}
+        action={server ? { label: t('agui.newThread'), busy: newThreadBusy, disabled: running, onClick: () => void newThread() } : undefined}
+        failure={newThreadError ? { summary: t('agui.newThreadFailed'), error: newThreadError } : undefined}
+      />
       <ConnectionFeedback
         connectingText={connection.status === 'opening' ? t('agui.opening', { name: label }) : undefined}
         failure={connection.status === 'failed' ? { summary: t('agui.openFailed', { name: label }), error: connection.error } : undefined}
