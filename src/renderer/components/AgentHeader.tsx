@@ -1,7 +1,7 @@
 import type { ReactNode, RefObject } from 'react';
 import type { IpcError } from '../../shared/ipc/errors';
 import { useI18n } from '../i18n/I18nProvider';
-import { ErrorText } from './ErrorText';
+import { ErrorAlert } from './ErrorText';
 
 /**
  * An agent screen's header (Talkie, AgentCall, plain AG-UI): the band with Back, an optional logo,
@@ -53,11 +53,7 @@ export function AgentHeader({
         ) : null}
       </div>
       {children}
-      {failure ? (
-        <p className="error-text chat-header__error" role="alert">
-          {failure.summary} <ErrorText error={failure.error} />
-        </p>
-      ) : null}
+      <ErrorAlert summary={failure?.summary} error={failure?.error} className="chat-header__error" />
     </header>
   );
 }

@@ -1,6 +1,6 @@
 import type { IpcError } from '../../shared/ipc/errors';
 import { useI18n } from '../i18n/I18nProvider';
-import { ErrorText } from './ErrorText';
+import { ErrorAlert } from './ErrorText';
 
 /**
  * Opening an agent: a polite "Connecting…" line while it runs, and when it failed, the reason with
@@ -30,9 +30,7 @@ export function ConnectionFeedback({
       </div>
       {failure ? (
         <div className="inline-error card">
-          <p className="error-text" role="alert">
-            {failure.summary} <ErrorText error={failure.error} />
-          </p>
+          <ErrorAlert summary={failure.summary} error={failure.error} />
           <div className="button-row">
             <button type="button" className="button button--primary" onClick={onRetry}>
               {t('chat.retry')}

@@ -31,3 +31,17 @@ export function ErrorText({ error }: { error: ShownError }) {
     </>
   );
 }
+
+/**
+ * A failure as an alert line: what did not happen (`summary`, when there is one) and why. Nothing
+ * when there is no error.
+ */
+export function ErrorAlert({ summary, error, className }: { summary?: string; error: ShownError | undefined; className?: string }) {
+  if (!error) return null;
+  return (
+    <p className={className === undefined ? 'error-text' : `error-text ${className}`} role="alert">
+      {summary !== undefined ? `${summary} ` : null}
+      <ErrorText error={error} />
+    </p>
+  );
+}

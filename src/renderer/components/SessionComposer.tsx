@@ -1,7 +1,7 @@
 import { useState, type RefObject } from 'react';
 import type { IpcError } from '../../shared/ipc/errors';
 import { useI18n } from '../i18n/I18nProvider';
-import { ErrorText } from './ErrorText';
+import { ErrorAlert } from './ErrorText';
 import { MessageForm } from './MessageForm';
 
 /**
@@ -86,11 +86,7 @@ export function SessionComposer({
         )
       }
     >
-      {error ? (
-        <p className="error-text" role="alert">
-          {error.kind === 'send' ? notSentText : t('chat.composer.cancelFailed')} <ErrorText error={error.error} />
-        </p>
-      ) : null}
+      <ErrorAlert summary={error?.kind === 'send' ? notSentText : t('chat.composer.cancelFailed')} error={error?.error} />
     </MessageForm>
   );
 }

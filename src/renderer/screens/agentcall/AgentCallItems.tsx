@@ -2,7 +2,7 @@ import { memo, useId, useState } from 'react';
 import type { Intent } from '../../../shared/agentcall/protocol';
 import type { InteractionState, SessionItem } from '../../../shared/agentcall/session-view';
 import type { IpcError } from '../../../shared/ipc/errors';
-import { ErrorText } from '../../components/ErrorText';
+import { ErrorAlert } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import { Markdown, StreamingMarkdown } from '../chat/Markdown';
@@ -144,11 +144,7 @@ function Teaching({ item, context }: { item: Item<'teaching'>; context: ItemCont
         </>
       ) : null}
       {stateKey !== undefined ? <p className="message__state agentcall-teaching__state">{t(stateKey)}</p> : null}
-      {error ? (
-        <p className="error-text" role="alert">
-          {t('agentcall.notSent')} <ErrorText error={error} />
-        </p>
-      ) : null}
+      <ErrorAlert summary={t('agentcall.notSent')} error={error} />
     </div>
   );
 }

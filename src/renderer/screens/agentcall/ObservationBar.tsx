@@ -2,7 +2,7 @@ import { useId, useState } from 'react';
 import { intentSchema, type Intent, type Modality } from '../../../shared/agentcall/protocol';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
-import { ErrorText } from '../../components/ErrorText';
+import { ErrorAlert } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import { ScanControl, type NfcObservationResult } from '../nfc/ScanControl';
@@ -124,11 +124,7 @@ export function ObservationBar({
           setError(undefined);
         }} />
       ) : null}
-      {shownError ? (
-        <p className="error-text" role="alert">
-          {t('agentcall.notSent')} <ErrorText error={shownError} />
-        </p>
-      ) : null}
+      <ErrorAlert summary={t('agentcall.notSent')} error={shownError} />
     </section>
   );
 }

@@ -3,7 +3,7 @@ import type { Modality } from '../../../shared/agentcall/protocol';
 import type { PendingInteraction } from '../../../shared/agentcall/session-view';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
-import { ErrorText } from '../../components/ErrorText';
+import { ErrorAlert } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
 import { ScanControl, type NfcObservationResult } from '../nfc/ScanControl';
 import type { SendObservation } from './ObservationBar';
@@ -105,11 +105,7 @@ export function RequestPanel({
           {t('agentcall.request.decline')}
         </button>
       </div>
-      {shownError ? (
-        <p className="error-text" role="alert">
-          {t('agentcall.notSent')} <ErrorText error={shownError} />
-        </p>
-      ) : null}
+      <ErrorAlert summary={t('agentcall.notSent')} error={shownError} />
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
-import { ErrorText } from '../../components/ErrorText';
+import { ErrorAlert, ErrorText } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 
@@ -63,11 +63,7 @@ export function TokenPanel({ api, agentId, name, reason, onSaved }: { api: Agent
       <div role="status" className="feedback">
         {busy ? <p className="muted">{t('agentcall.token.saving')}</p> : null}
       </div>
-      {error ? (
-        <p className="error-text" role="alert">
-          <ErrorText error={error} />
-        </p>
-      ) : null}
+      <ErrorAlert error={error} />
     </section>
   );
 }

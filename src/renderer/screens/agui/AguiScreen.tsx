@@ -4,7 +4,7 @@ import { addUserMessage, openInterrupts, type AguiThreadView } from '../../../sh
 import type { IpcError } from '../../../shared/ipc/errors';
 import { AgentHeader } from '../../components/AgentHeader';
 import { ConnectionFeedback } from '../../components/ConnectionFeedback';
-import { ErrorText } from '../../components/ErrorText';
+import { ErrorAlert } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
@@ -55,11 +55,7 @@ function RunStatusLine({ thread, waiting, onRetry, retrying, retryError }: { thr
           {t('chat.retry')}
         </button>
       ) : null}
-      {retryError ? (
-        <p className="error-text" role="alert">
-          {t('agui.retryFailed')} <ErrorText error={retryError} />
-        </p>
-      ) : null}
+      <ErrorAlert summary={t('agui.retryFailed')} error={retryError} />
     </div>
   );
 }

@@ -4,7 +4,7 @@ import { isInterruptExpired, type AguiInterrupt } from '../../../shared/agui/int
 import { describeResponseSchema, validateAnswer, type ResponseForm } from '../../../shared/agui/response-form';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { Problem } from '../../../shared/talkie/problems';
-import { ErrorText } from '../../components/ErrorText';
+import { ErrorAlert } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import { useNow } from '../chat/useNow';
@@ -186,11 +186,7 @@ export function InterruptForms({ interrupts, toolName, onSend }: { interrupts: A
       <div role="status" className="feedback">
         {problems.size > 0 ? <p className="error-text">{t('agui.interrupt.invalid')}</p> : null}
       </div>
-      {error ? (
-        <p className="error-text" role="alert">
-          {t('agui.interrupt.failed')} <ErrorText error={error} />
-        </p>
-      ) : null}
+      <ErrorAlert summary={t('agui.interrupt.failed')} error={error} />
     </section>
   );
 }

@@ -1,5 +1,5 @@
 import { useState, type RefObject } from 'react';
-import { ErrorText, type ShownError } from '../../components/ErrorText';
+import { ErrorAlert, type ShownError } from '../../components/ErrorText';
 import { MessageForm } from '../../components/MessageForm';
 import { useI18n } from '../../i18n/I18nProvider';
 
@@ -62,11 +62,7 @@ export function Composer({
         </>
       }
     >
-      {cancelError ? (
-        <p className="error-text" role="alert">
-          {t('chat.composer.cancelFailed')} <ErrorText error={cancelError} />
-        </p>
-      ) : null}
+      <ErrorAlert summary={t('chat.composer.cancelFailed')} error={cancelError} />
     </MessageForm>
   );
 }

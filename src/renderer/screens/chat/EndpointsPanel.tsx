@@ -2,7 +2,7 @@ import { useId, useState, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';
-import { ErrorText } from '../../components/ErrorText';
+import { ErrorAlert } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 
@@ -51,11 +51,7 @@ export function EndpointsPanel({
       <button type="button" className="button button--primary" disabled={busy} aria-busy={busy || undefined} onClick={() => void accept()}>
         {t('chat.endpoints.accept')}
       </button>
-      {error ? (
-        <p className="error-text" role="alert">
-          <ErrorText error={error} />
-        </p>
-      ) : null}
+      <ErrorAlert error={error} />
     </section>
   );
 }

@@ -2,7 +2,7 @@ import { useId, useState, type FormEvent, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';
-import { ErrorText, type ShownError } from '../../components/ErrorText';
+import { ErrorAlert, ErrorText, type ShownError } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 
@@ -107,11 +107,7 @@ export function SignInPanel({
         </form>
       ) : null}
       {!oauth && !pastedToken ? <p>{t('chat.signIn.none')}</p> : null}
-      {error ? (
-        <p className="error-text" role="alert">
-          <ErrorText error={error} />
-        </p>
-      ) : null}
+      <ErrorAlert error={error} />
     </section>
   );
 }

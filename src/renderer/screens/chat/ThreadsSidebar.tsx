@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import type { IpcError, IpcResult } from '../../../shared/ipc/errors';
-import { ErrorText } from '../../components/ErrorText';
+import { ErrorAlert, ErrorText } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
 import { formatDateTime } from './format';
 import type { Threads, ThreadSummary } from './useThreads';
@@ -158,11 +158,7 @@ function ThreadRow({
               {t('chat.threads.keep')}
             </button>
           </div>
-          {error ? (
-            <p className="error-text" role="alert">
-              {t('chat.threads.deleteFailed')} <ErrorText error={error} />
-            </p>
-          ) : null}
+          <ErrorAlert summary={t('chat.threads.deleteFailed')} error={error} />
         </div>
       ) : (
         <div className="thread__row">

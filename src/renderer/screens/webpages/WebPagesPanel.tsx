@@ -3,7 +3,7 @@ import type { WebPages } from '../../../shared/agentmesh/ipc-schemas';
 import { uiLinkSkippedCodes } from '../../../shared/agentmesh/ui-links';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
-import { ErrorText } from '../../components/ErrorText';
+import { ErrorAlert } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
@@ -80,9 +80,7 @@ export function WebPagesPanel({ api, agentId }: { api: AgentDeskApi; agentId: st
         <div id={bodyId} className="web-pages__body">
           {loaded.status === 'failed' ? (
             <div className="web-pages__failed">
-              <p className="error-text" role="alert">
-                {t('webpages.loadFailed')} <ErrorText error={loaded.error} />
-              </p>
+              <ErrorAlert summary={t('webpages.loadFailed')} error={loaded.error} />
               <button type="button" className="button button--secondary" onClick={() => setAttempt((n) => n + 1)}>
                 {t('webpages.retry')}
               </button>
@@ -198,11 +196,7 @@ function WebPageItem({ api, page, problems }: { api: AgentDeskApi; page: WebPage
               {t('webpages.confirm.cancel')}
             </button>
           </div>
-          {error ? (
-            <p className="error-text" role="alert">
-              {t('webpages.openFailed')} <ErrorText error={error} />
-            </p>
-          ) : null}
+          <ErrorAlert summary={t('webpages.openFailed')} error={error} />
         </div>
       ) : null}
     </li>
