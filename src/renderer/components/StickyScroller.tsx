@@ -10,19 +10,18 @@ const stickDistance = 48;
  *
  * Content also grows without a new render: entries off screen are laid out at an estimated height
  * until they are shown (`content-visibility: auto` in chat.css), pictures load, code blocks wrap.
- * So the end is followed whenever the content's size changes (ResizeObserver), and only the reader
+ * So the end is followed whenever the content's size changes (a ResizeObserver: it reports after
+ * layout and before paint, so there is no forced layout per streamed delta), and only the reader
  * scrolling up lets go of it: a scroll that moved down, or that landed near the end, keeps it.
  */
 export function StickyScroller({
   label,
   className,
-  content,
   followKey,
   children,
 }: {
   label: string;
   className: string;
-  content: unknown;
   /** The user's newest entry (see `newestKey`): when it changes, the end is followed again, as after sending. */
   followKey?: string | undefined;
   children: ReactNode;
@@ -33,7 +32,7 @@ export function StickyScroller({
   const lastTop = useRef(0);
   const lastFollowKey = useRef(followKey);
 
-  // Before the scroll below, in the same commit: what the user just sent is always shown.
+  // Set in the commit, before the content's new size is reported below: what the user just sent is always shown.
   useLayoutEffect(() => {
     if (followKey === lastFollowKey.current) return;
     lastFollowKey.current = followKey;
@@ -46,8 +45,6 @@ export function StickyScroller({
     element.scrollTop = element.scrollHeight;
     lastTop.current = element.scrollTop;
   };
-
-  useLayoutEffect(toEnd, [content]);
 
   useEffect(() => {
     const element = inner.current;

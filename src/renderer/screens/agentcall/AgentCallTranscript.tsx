@@ -14,7 +14,7 @@ export function AgentCallTranscript({ items, context, thumbnail }: { items: Sess
     <StickyScroller
       className="transcript agentcall-transcript"
       label={t('chat.messagesLabel')}
-      content={items}
+     
       followKey={newestKey(items, (item) => (item.kind === 'userText' || item.kind === 'userObservation' ? item.id : undefined))}
     >
       {shown.length === 0 ? (

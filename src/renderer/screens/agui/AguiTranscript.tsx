@@ -85,7 +85,7 @@ export function AguiTranscript({ thread }: { thread: AguiThreadView }) {
     <StickyScroller
       className="transcript agui-transcript"
       label={t('chat.messagesLabel')}
-      content={thread.items}
+     
       followKey={newestKey(thread.items, (item) => (item.kind === 'user' ? item.id : undefined))}
     >
       {thread.droppedItems > 0 ? <p className="muted transcript__earlier">{t('agui.dropped', { count: thread.droppedItems })}</p> : null}
