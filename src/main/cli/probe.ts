@@ -4,6 +4,7 @@ import { normalizeAgentAddress } from '../../shared/agents/address';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { Problem } from '../../shared/talkie/problems';
 import { discoverAgentCard, type AgentCardDiscovery } from '../agentcall/discovery';
+import type { Timeouts } from '../net/guarded-fetch';
 import { discoverTalkie, type Discovery } from '../talkie/discovery';
 import { exitCodes, type Io } from './output';
 
@@ -25,7 +26,7 @@ import { exitCodes, type Io } from './output';
  * output; both are absent for a card that declares no UI links (absence states nothing). UI links
  * never change whether the agent is usable or the exit code.
  */
-export async function probe(address: string, options: { json: boolean; dev: boolean }, io: Io): Promise<number> {
+export async function probe(address: string, options: { json: boolean; dev: boolean; timeouts?: Partial<Timeouts> }, io: Io): Promise<number> {
   let url: string;
   try {
     url = normalizeAgentAddress(address, { allowLocalHttp: options.dev }).url;
@@ -36,11 +37,12 @@ export async function probe(address: string, options: { json: boolean; dev: bool
     return report(io, options.json, { ok: false, kind: 'unknown', problems: [{ code: 'invalid_address', path: '', message }] }, exitCodes.usage);
   }
   const path = new URL(url).pathname;
+  const timeouts = options.timeouts ? { timeouts: options.timeouts } : {};
   const wantCard = !path.endsWith('/.well-known/talkie.json');
   const wantTalkie = !path.endsWith('agent-card.json');
   const [talkie, card] = await Promise.all([
-    wantTalkie ? discoverTalkie(url, { allowLocalHttp: options.dev }) : undefined,
-    wantCard ? discoverAgentCard(url, { allowLocalHttp: options.dev }) : undefined,
+    wantTalkie ? discoverTalkie(url, { allowLocalHttp: options.dev }, timeouts) : undefined,
+    wantCard ? discoverAgentCard(url, { allowLocalHttp: options.dev, ...timeouts }) : undefined,
   ]);
 
   if (talkie?.ok) {
