@@ -1,6 +1,7 @@
-import type { AgentCallCard, CardValidation } from '../../shared/agentcall/card';
+import { agentCardUrlFor, type AgentCallCard, type CardValidation } from '../../shared/agentcall/card';
 import type { UiLink, UiLinksResult } from '../../shared/agentmesh/ui-links';
 import { normalizeAgentAddress } from '../../shared/agents/address';
+import { manifestUrlFor } from '../../shared/talkie/manifest';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { Problem } from '../../shared/talkie/problems';
 import { discoverAgentCard, type AgentCardDiscovery } from '../agentcall/discovery';
@@ -19,7 +20,10 @@ import { exitCodes, type Io } from './output';
  *   bare origin) and the agent card (/.well-known/agent-card.json of the origin), and the report names
  *   what was found. A usable Talkie server wins over an agent card (which is then reported beside it);
  *   otherwise a recognised AgentCall card, then a Talkie manifest that breaks the protocol, then a plain
- *   A2A card. A plain A2A card is not usable: AgentDesk talks to A2A agents only through AgentCall.
+ *   A2A card. A plain A2A card is not usable for a session (exit 1): AgentDesk talks to A2A agents only
+ *   through AgentCall (the app shows such an agent as a page: its card, skills and web pages).
+ *
+ * The human output ends with the documents read: `read: Talkie manifest <url>`, `read: agent card <url>`.
  *
  * A card that declares the AgentMesh UI links extension adds `uiLinks` (its usable entries) and
  * `uiLinksProblems` (skipped entries and notes) to the report, and a "web pages:" section to the human
@@ -37,9 +41,21 @@ export async function probe(address: string, options: { json: boolean; dev: bool
     return report(io, options.json, { ok: false, kind: 'unknown', problems: [{ code: 'invalid_address', path: '', message }] }, exitCodes.usage);
   }
   const path = new URL(url).pathname;
-  const timeouts = options.timeouts ? { timeouts: options.timeouts } : {};
   const wantCard = !path.endsWith('/.well-known/talkie.json');
   const wantTalkie = !path.endsWith('agent-card.json');
+  const code = await probeDocuments(url, { ...options, wantCard, wantTalkie }, io);
+  // The human output ends with the documents that were read (whatever they turned out to be).
+  if (!options.json) {
+    if (wantTalkie) io.out(`read: Talkie manifest ${manifestUrlFor(url)}`);
+    const cardUrl = wantCard ? agentCardUrlFor(url) : undefined;
+    if (cardUrl !== undefined) io.out(`read: agent card ${cardUrl}`);
+  }
+  return code;
+}
+
+async function probeDocuments(url: string, options: { json: boolean; dev: boolean; timeouts?: Partial<Timeouts>; wantCard: boolean; wantTalkie: boolean }, io: Io): Promise<number> {
+  const { wantCard, wantTalkie } = options;
+  const timeouts = options.timeouts ? { timeouts: options.timeouts } : {};
   const [talkie, card] = await Promise.all([
     wantTalkie ? discoverTalkie(url, { allowLocalHttp: options.dev }, timeouts) : undefined,
     wantCard ? discoverAgentCard(url, { allowLocalHttp: options.dev, ...timeouts }) : undefined,

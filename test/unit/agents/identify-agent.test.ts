@@ -1,8 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { a2aAgentView, identifyAgent, readAgentCallCard } from '../../../src/main/agents/identify-agent';
 import { a2aAgentViewSchema } from '../../../src/shared/ipc/contract';
 import { json, startServer } from '../../support/http-server';
+import { startTestServices } from '../../support/services';
+import { useTempDirs } from '../../support/temp-dir';
 
 const dev = { allowLocalHttp: true };
 /** The §11 worked example of AgentMesh UI links: a plain A2A card (no AgentCall extension) with three web pages. */
@@ -61,5 +65,26 @@ describe('identifyAgent: a plain A2A card', () => {
     );
     expect(error).toMatchObject({ code: 'incompatible' });
     expect(error?.message).toBe('This is an A2A agent without the AgentCall extension; AgentDesk talks to A2A agents only through AgentCall.');
+  });
+});
+
+describe('agents.identify through the real dispatcher', () => {
+  const tempDir = useTempDirs();
+
+  it('answers a2a with the page view, and the list then shows the card name (kept in agents.json)', async () => {
+    const server = await cardServer(workedExample);
+    const dir = await tempDir();
+    const services = await startTestServices(dir);
+    await services.call('settings.update', { patch: { developer: { allowLocalHttp: true } } });
+    const added = await services.call('agents.add', { address: server.url });
+    if (!added.ok) throw new Error(added.error.message);
+    const agentId = added.value.agent.id;
+    expect(added.value.agent.name).toBeUndefined();
+
+    const identified = await services.call('agents.identify', { agentId });
+    expect(identified).toMatchObject({ ok: true, value: { protocol: 'a2a', agent: { name: 'Larkfield Payroll', version: '1.0.0', cardUrl: `${server.origin}/.well-known/agent-card.json` } } });
+    const listed = await services.call('agents.list');
+    expect(listed.ok && listed.value.agents.find((agent) => agent.id === agentId)).toMatchObject({ name: 'Larkfield Payroll', display: `127.0.0.1:${new URL(server.origin).port}` });
+    expect(await readFile(join(dir, 'agents.json'), 'utf8')).toContain('"name": "Larkfield Payroll"');
   });
 });
