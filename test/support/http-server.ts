@@ -60,3 +60,23 @@ export function json(response: ServerResponse, status: number, body: unknown): v
   response.writeHead(status, { 'Content-Type': 'application/json' });
   response.end(JSON.stringify(body));
 }
+
+/**
+ * A server that sends its answer too slowly: the headers at once, then `body` one byte every `everyMs`
+ * (each byte well inside any idle timeout), until the body is out or the client goes away.
+ */
+export function trickle(response: ServerResponse, body: string, options: { everyMs?: number; contentType?: string } = {}): void {
+  const bytes = Buffer.from(body);
+  response.writeHead(200, { 'Content-Type': options.contentType ?? 'application/json', 'Content-Length': bytes.length });
+  let sent = 0;
+  const timer = setInterval(() => {
+    if (response.destroyed || sent >= bytes.length) {
+      clearInterval(timer);
+      if (!response.destroyed) response.end();
+      return;
+    }
+    response.write(bytes.subarray(sent, sent + 1));
+    sent += 1;
+  }, options.everyMs ?? 200);
+  response.on('close', () => clearInterval(timer));
+}

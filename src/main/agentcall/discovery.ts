@@ -1,7 +1,7 @@
 import { agentCardUrlFor, maxCardBytes, validateAgentCard, type CardValidation } from '../../shared/agentcall/card';
 import { parseUiLinks, type UiLinksResult } from '../../shared/agentmesh/ui-links';
 import type { Problem } from '../../shared/talkie/problems';
-import { guardedRequest, NetError, type NetPolicy } from '../net/guarded-fetch';
+import { guardedRequest, NetError, type NetPolicy, type Timeouts } from '../net/guarded-fetch';
 
 /**
  * AgentCall discovery: what the user typed → the A2A Agent Card at /.well-known/agent-card.json
@@ -16,14 +16,14 @@ import { guardedRequest, NetError, type NetPolicy } from '../net/guarded-fetch';
  */
 export type AgentCardDiscovery = { ok: true; cardUrl: string; validation: CardValidation; uiLinks: UiLinksResult } | { ok: false; problems: Problem[] };
 
-export async function discoverAgentCard(url: string, options: { allowLocalHttp: boolean; policy?: NetPolicy }): Promise<AgentCardDiscovery> {
+export async function discoverAgentCard(url: string, options: { allowLocalHttp: boolean; policy?: NetPolicy; timeouts?: Partial<Timeouts> }): Promise<AgentCardDiscovery> {
   const cardUrl = agentCardUrlFor(url);
   if (cardUrl === undefined) return failure('invalid_address', 'The address is not an http:// or https:// URL.');
   const policy = options.policy ?? { allowLocalHttp: options.allowLocalHttp };
   let json: unknown;
   try {
     const response = await guardedRequest(
-      { url: cardUrl, maxBytes: maxCardBytes, redirect: 'same-origin', headers: { Accept: 'application/json' } },
+      { url: cardUrl, maxBytes: maxCardBytes, redirect: 'same-origin', headers: { Accept: 'application/json' }, ...(options.timeouts ? { timeouts: options.timeouts } : {}) },
       policy,
     );
     if (response.status !== 200) {

@@ -1,4 +1,5 @@
-import type { AgentCallCard, CardValidation } from '../../shared/agentcall/card';
+import type { A2AAgent, AgentCallCard, CardValidation } from '../../shared/agentcall/card';
+import type { A2AAgentView } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { Problem } from '../../shared/talkie/problems';
 import { discoverAgentCard } from '../agentcall/discovery';
@@ -9,12 +10,14 @@ import { discoverTalkie } from '../talkie/discovery';
  * Which protocol an address speaks, as the app decides it when the user opens an agent: the Talkie
  * manifest and the A2A Agent Card are read at once (the same documents `agentdesk probe` reads).
  * A usable Talkie server wins; then an AgentCall card (usable, or with the reasons it is not);
- * then a Talkie manifest with problems (the Talkie screen explains them). Anything else fails
- * with `incompatible` (an agent card AgentDesk cannot use, with its problems) or `not_found`.
+ * then a Talkie manifest with problems (the Talkie screen explains them); then a valid A2A card
+ * without the AgentCall extension (`a2a`: no session, a page with its card and web pages). Anything
+ * else fails with `incompatible` (an agent card AgentDesk cannot use, with its problems) or `not_found`.
  */
 export type IdentifiedAgent =
   | { protocol: 'talkie' }
-  | { protocol: 'agentcall'; cardUrl: string; card: AgentCallCard; problems: Problem[] };
+  | { protocol: 'agentcall'; cardUrl: string; card: AgentCallCard; problems: Problem[] }
+  | { protocol: 'a2a'; cardUrl: string; a2a: A2AAgent; problems: Problem[] };
 
 export async function identifyAgent(url: string, policy: NetPolicy): Promise<IdentifiedAgent> {
   const path = new URL(url).pathname;
@@ -28,6 +31,7 @@ export async function identifyAgent(url: string, policy: NetPolicy): Promise<Ide
   }
   const talkieAnswered = talkie && !talkie.ok && !talkie.problems.some((problem) => problem.code.startsWith('net_') || ['manifest_http_error', 'manifest_not_json'].includes(problem.code));
   if (talkieAnswered) return { protocol: 'talkie' };
+  if (card?.ok && card.validation.ok && card.validation.kind === 'a2a') return { protocol: 'a2a', cardUrl: card.cardUrl, a2a: card.validation.a2a, problems: card.validation.problems };
   if (card?.ok) throw cardRefusal(card.validation);
   const problems = [...(talkie && !talkie.ok ? talkie.problems : []), ...(card && !card.ok ? card.problems : [])];
   const network = problems.find((problem) => problem.code.startsWith('net_'));
@@ -59,10 +63,27 @@ function cardRefusal(validation: CardValidation): ServiceError {
   return incompatible('The agent card is not a valid A2A Agent Card', validation.problems);
 }
 
+/** "Summary: reason (path) reason …", or "Summary." when there is no reason to list (no dangling colon). */
 function incompatible(summary: string, problems: readonly Problem[]): ServiceError {
   const reasons = problems
     .slice(0, 5)
     .map((problem) => `${problem.message}${problem.path ? ` (${problem.path})` : ''}`)
     .join(' ');
-  return new ServiceError('incompatible', `${summary}: ${reasons}`.slice(0, 1000));
+  return new ServiceError('incompatible', (reasons === '' ? `${summary}.` : `${summary}: ${reasons}`).slice(0, 1000));
+}
+
+/** What the renderer's A2A page shows of a plain A2A agent, within the contract's bounds. */
+export function a2aAgentView(agent: Extract<IdentifiedAgent, { protocol: 'a2a' }>): A2AAgentView {
+  const { a2a } = agent;
+  return {
+    name: a2a.name.slice(0, 200),
+    description: a2a.description.slice(0, 2000),
+    version: a2a.version.slice(0, 100),
+    cardUrl: agent.cardUrl.slice(0, 4096),
+    skills: a2a.skills.slice(0, 32).map((skill) => ({
+      name: skill.name.slice(0, 100),
+      description: skill.description.slice(0, 300),
+      tags: skill.tags.slice(0, 10).map((tag) => tag.slice(0, 50)),
+    })),
+  };
 }

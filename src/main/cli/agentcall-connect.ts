@@ -25,6 +25,9 @@ export async function identifyCliAgent(address: string, options: { dev: boolean 
   const policy: NetPolicy = { allowLocalHttp: options.dev };
   try {
     const agent = await identifyAgent(url, policy);
+    if (agent.protocol === 'a2a') {
+      return { protocol: 'incompatible', url, message: `"${agent.a2a.name}" is an A2A agent without the AgentCall extension; AgentDesk talks to A2A agents only through AgentCall.` };
+    }
     return agent.protocol === 'talkie' ? agent : { ...agent, url, policy };
   } catch (error) {
     if (error instanceof ServiceError && error.code === 'incompatible') return { protocol: 'incompatible', url, message: error.message };

@@ -1,9 +1,11 @@
-import type { AgentCallCard, CardValidation } from '../../shared/agentcall/card';
+import { agentCardUrlFor, type AgentCallCard, type CardValidation } from '../../shared/agentcall/card';
 import type { UiLink, UiLinksResult } from '../../shared/agentmesh/ui-links';
 import { normalizeAgentAddress } from '../../shared/agents/address';
+import { manifestUrlFor } from '../../shared/talkie/manifest';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { Problem } from '../../shared/talkie/problems';
 import { discoverAgentCard, type AgentCardDiscovery } from '../agentcall/discovery';
+import type { Timeouts } from '../net/guarded-fetch';
 import { discoverTalkie, type Discovery } from '../talkie/discovery';
 import { exitCodes, type Io } from './output';
 
@@ -18,14 +20,17 @@ import { exitCodes, type Io } from './output';
  *   bare origin) and the agent card (/.well-known/agent-card.json of the origin), and the report names
  *   what was found. A usable Talkie server wins over an agent card (which is then reported beside it);
  *   otherwise a recognised AgentCall card, then a Talkie manifest that breaks the protocol, then a plain
- *   A2A card. A plain A2A card is not usable: AgentDesk talks to A2A agents only through AgentCall.
+ *   A2A card. A plain A2A card is not usable for a session (exit 1): AgentDesk talks to A2A agents only
+ *   through AgentCall (the app shows such an agent as a page: its card, skills and web pages).
+ *
+ * The human output ends with the documents read: `read: Talkie manifest <url>`, `read: agent card <url>`.
  *
  * A card that declares the AgentMesh UI links extension adds `uiLinks` (its usable entries) and
  * `uiLinksProblems` (skipped entries and notes) to the report, and a "web pages:" section to the human
  * output; both are absent for a card that declares no UI links (absence states nothing). UI links
  * never change whether the agent is usable or the exit code.
  */
-export async function probe(address: string, options: { json: boolean; dev: boolean }, io: Io): Promise<number> {
+export async function probe(address: string, options: { json: boolean; dev: boolean; timeouts?: Partial<Timeouts> }, io: Io): Promise<number> {
   let url: string;
   try {
     url = normalizeAgentAddress(address, { allowLocalHttp: options.dev }).url;
@@ -38,9 +43,22 @@ export async function probe(address: string, options: { json: boolean; dev: bool
   const path = new URL(url).pathname;
   const wantCard = !path.endsWith('/.well-known/talkie.json');
   const wantTalkie = !path.endsWith('agent-card.json');
+  const code = await probeDocuments(url, { ...options, wantCard, wantTalkie }, io);
+  // The human output ends with the documents that were read (whatever they turned out to be).
+  if (!options.json) {
+    if (wantTalkie) io.out(`read: Talkie manifest ${manifestUrlFor(url)}`);
+    const cardUrl = wantCard ? agentCardUrlFor(url) : undefined;
+    if (cardUrl !== undefined) io.out(`read: agent card ${cardUrl}`);
+  }
+  return code;
+}
+
+async function probeDocuments(url: string, options: { json: boolean; dev: boolean; timeouts?: Partial<Timeouts>; wantCard: boolean; wantTalkie: boolean }, io: Io): Promise<number> {
+  const { wantCard, wantTalkie } = options;
+  const timeouts = options.timeouts ? { timeouts: options.timeouts } : {};
   const [talkie, card] = await Promise.all([
-    wantTalkie ? discoverTalkie(url, { allowLocalHttp: options.dev }) : undefined,
-    wantCard ? discoverAgentCard(url, { allowLocalHttp: options.dev }) : undefined,
+    wantTalkie ? discoverTalkie(url, { allowLocalHttp: options.dev }, timeouts) : undefined,
+    wantCard ? discoverAgentCard(url, { allowLocalHttp: options.dev, ...timeouts }) : undefined,
   ]);
 
   if (talkie?.ok) {

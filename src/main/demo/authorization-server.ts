@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../platform/logger';
+import { ownHosts } from './http-util';
 // @ts-expect-error -- oidc-provider ships no type declarations; the few members used are typed below.
 import { Provider as UntypedProvider } from 'oidc-provider';
 
@@ -105,7 +106,13 @@ export async function startDemoAuthorizationServer(options: DemoAuthorizationSer
   provider.on('server_error', (_ctx, error) => options.log?.warn('demo-auth', 'the demo authorization server failed a request', error));
   const providerHandler = provider.callback();
 
+  const allowedHosts = ownHosts('127.0.0.1', port);
   handle = (req, res) => {
+    // DNS rebinding: a page on another site whose name now points at 127.0.0.1 sends its own Host.
+    if (!allowedHosts.includes(req.headers.host ?? '')) {
+      res.writeHead(421, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+      return void res.end('Unknown host.');
+    }
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (path === '/auth' && req.method === 'GET') req.url = offlineAccessWithConsent(req.url ?? '/');
     if (path.startsWith('/interaction/')) {

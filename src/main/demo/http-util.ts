@@ -102,6 +102,14 @@ export function bearerToken(request: IncomingMessage): string | undefined {
   return match?.[1];
 }
 
+/**
+ * The Host header values a demo server on 127.0.0.1:`port` answers to: its own address and
+ * `localhost:<port>`. Any other Host (a DNS-rebinding page names its own host) gets 421.
+ */
+export function ownHosts(host: string, port: number): string[] {
+  return [`${host}:${port}`, `localhost:${port}`];
+}
+
 /** Listens on `host` (a free port unless one is given) and resolves with the port, or rejects (port in use…). */
 export function listenOnLoopback(server: Server, host: string, port = 0): Promise<number> {
   return new Promise<number>((resolve, reject) => {

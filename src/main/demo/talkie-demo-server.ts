@@ -8,7 +8,7 @@ import { demoAgent, demoFile } from './demo-agent';
 import { DemoStatePersister, demoStateSchema, emptyDemoState, restoreDemoState, snapshotDemoState } from './demo-persistence';
 import { DemoRun, stamp, type RunSink } from './demo-run';
 import { demoUser, summary, UserSpace, type ThreadRecord } from './demo-store';
-import { bearerToken, httpErrors, listenOnLoopback, openEventStream, readJsonBody, sendError, sendJson, TalkieHttpError } from './http-util';
+import { bearerToken, httpErrors, listenOnLoopback, openEventStream, ownHosts, readJsonBody, sendError, sendJson, TalkieHttpError } from './http-util';
 import { logoPng } from './png';
 import { cardBlockTypes, type TalkieUser } from './talkie-types';
 
@@ -105,6 +105,7 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
   let closing = false;
   let closed: Promise<void> | undefined;
   let baseUrl = '';
+  let allowedHosts: string[] = [];
   const persister = options.persistPath === undefined ? undefined : await loadState(options.persistPath);
 
   async function loadState(path: string): Promise<DemoStatePersister | undefined> {
@@ -390,6 +391,8 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
   ];
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // DNS rebinding: a page on another site whose name now points at 127.0.0.1 sends its own Host.
+    if (!allowedHosts.includes(request.headers.host ?? '')) throw new TalkieHttpError(421, 'misdirected', 'Unknown host.');
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     const method = request.method ?? 'GET';
     if (path === '/.well-known/talkie.json' || path === '/talkie/logo.png') {
@@ -432,6 +435,7 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
 
   const port = await listenOnLoopback(server, '127.0.0.1', options.port);
   baseUrl = `http://127.0.0.1:${port}`;
+  allowedHosts = ownHosts('127.0.0.1', port);
   // Loaded actions: expired ones read as expired, undo windows that closed while stopped complete,
   // open ones get their timers again (only now that the server runs and close() will clear them).
   for (const space of spaces.values()) for (const record of space.actions.values()) resumeAction(record, envFor(space));

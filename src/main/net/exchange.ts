@@ -5,9 +5,17 @@ import { bareHost, pinnedLookup, resolveCheckedAddresses, type CheckedAddress, t
 import { describeUrl, formatDuration, NetError, type NetErrorCode } from './net-error';
 
 export interface Timeouts {
+  /** Resolving and connecting (DNS, TCP, TLS), per hop. */
   connectMs: number;
+  /** From connecting to the complete response headers, per hop. */
   firstByteMs: number;
+  /** No body data while the caller waits for it (whole bodies and streams). */
   idleMs: number;
+  /**
+   * A body read whole (bytes, text, json): from the start of the read to its last byte, however the
+   * bytes trickle in (code body_deadline). A streamed body (stream()) has only the idle timeout.
+   */
+  bodyMs: number;
 }
 
 /** One request on one connection, no redirects: what the redirect loop sends per hop. */
@@ -28,6 +36,7 @@ export class Exchange {
   private request: ClientRequest | undefined;
   private res: IncomingMessage | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private deadline: NodeJS.Timeout | undefined;
   private failed: NetError | undefined;
   private done = false;
   private readonly failureListeners: ((error: NetError) => void)[] = [];
@@ -87,6 +96,13 @@ export class Exchange {
     this.timer = setTimeout(() => this.fail(makeError()), ms);
   }
 
+  /** A deadline beside the phase timer (connect, first byte, idle): it runs until the exchange ends. */
+  startDeadline(ms: number, makeError: () => NetError): void {
+    if (this.failed || this.done) return;
+    clearTimeout(this.deadline);
+    this.deadline = setTimeout(() => this.fail(makeError()), ms);
+  }
+
   clearTimer(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
@@ -98,6 +114,8 @@ export class Exchange {
 
   private cleanUp(): void {
     this.clearTimer();
+    clearTimeout(this.deadline);
+    this.deadline = undefined;
     this.signal?.removeEventListener('abort', this.onAbort);
   }
 

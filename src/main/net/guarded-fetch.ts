@@ -9,19 +9,33 @@
  *   addresses are always refused) and the connection goes to the checked address: a rebinding DNS
  *   server cannot swap it. TLS still checks the certificate against the host name.
  * - Redirects are followed only within the same origin (at most 5); never across origins.
- * - Timeouts for connect (DNS + TCP + TLS), first byte (response headers) and idle (while reading).
+ * - Timeouts for connect (DNS + TCP + TLS), first byte (response headers) and idle (while reading), and a
+ *   deadline for a body read whole (bodyMs), so a body trickled a byte at a time cannot hold a caller forever;
+ *   a streamed body (SSE, downloads) has only the idle timeout.
  * - A size cap per use, enforced while reading, before anything is parsed.
  * - A bearer token goes only to its issuer origin, and never on a request after a redirect.
  * - Every failure is a NetError with a stable code and a message that names the host, never a secret.
  */
 import { checkUrl, classifyAddress, type AddressClass, type NetPolicy } from './address-policy';
 import { BodyReader, Exchange, type Timeouts } from './exchange';
-import { describeUrl, formatBytes, NetError, type NetErrorCode } from './net-error';
+import { describeUrl, formatAmount, formatBytes, formatDuration, NetError, type NetErrorCode } from './net-error';
 
 export { classifyAddress, NetError, type AddressClass, type NetErrorCode, type NetPolicy, type Timeouts };
 export { pinnedLookup, type CheckedAddress } from './address-policy';
 
-export const defaultTimeouts: Readonly<Timeouts> = { connectMs: 10_000, firstByteMs: 30_000, idleMs: 60_000 };
+export const defaultTimeouts: Readonly<Omit<Timeouts, 'bodyMs'>> = { connectMs: 10_000, firstByteMs: 30_000, idleMs: 60_000 };
+
+/** The shortest default body deadline: what every small document gets (manifest, card, logo, OAuth, an error body). */
+export const minBodyDeadlineMs = 20_000;
+
+/**
+ * The default deadline for a body read whole, by kind of request, and the kind is its size cap: 20 s for
+ * documents (up to 1.25 MiB), and 1 s per 64 KiB the cap allows above that (Talkie's 4 MiB answers: 64 s).
+ * `timeouts.bodyMs` overrides it.
+ */
+export function defaultBodyDeadlineMs(maxBytes: number): number {
+  return Math.max(minBodyDeadlineMs, Math.ceil(maxBytes / (64 * 1024)) * 1000);
+}
 
 /** Same-origin redirects followed at most. */
 export const maxRedirects = 5;
@@ -53,11 +67,11 @@ export interface GuardedResponse {
   headers: Record<string, string>;
   /** The final URL after same-origin redirects. */
   url: string;
-  /** Whole body, at most maxBytes (else NetError too_large). */
+  /** Whole body, at most maxBytes (else NetError too_large), within timeouts.bodyMs (else body_deadline). */
   bytes(): Promise<Uint8Array>;
   text(): Promise<string>;
   json(): Promise<unknown>; // protocol_error on invalid JSON
-  /** Streaming body (SSE): chunks as they come; idle timeout applies between chunks; the total is NOT capped (callers cap per event); cancel() aborts. */
+  /** Streaming body (SSE, downloads): chunks as they come; only the idle timeout applies (no body deadline); the total is NOT capped (callers cap per event); cancel() aborts. */
   stream(): AsyncIterable<Uint8Array>;
   cancel(): void;
 }
@@ -99,7 +113,7 @@ const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 async function send(request: InternalRequest, policy: NetPolicy): Promise<GuardedResponse> {
   const { maxBytes } = request;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new TypeError('guardedRequest: maxBytes must be a non-negative integer.');
-  const timeouts = resolveTimeouts(request.timeouts);
+  const timeouts = resolveTimeouts(request.timeouts, maxBytes);
   if (typeof request.url !== 'string' || !URL.canParse(request.url)) {
     throw new NetError('invalid_url', 'The address is not a valid URL.');
   }
@@ -126,7 +140,7 @@ async function send(request: InternalRequest, policy: NetPolicy): Promise<Guarde
     const status = res.statusCode ?? 0;
     const location = res.headers.location;
     if (redirectMode === 'manual' || !redirectStatuses.has(status) || location === undefined) {
-      return createResponse(exchange, url, maxBytes, timeouts.idleMs);
+      return createResponse(exchange, url, maxBytes, timeouts);
     }
 
     exchange.close();
@@ -159,8 +173,8 @@ async function send(request: InternalRequest, policy: NetPolicy): Promise<Guarde
   }
 }
 
-function resolveTimeouts(partial: Partial<Timeouts> | undefined): Timeouts {
-  const timeouts = { ...defaultTimeouts, ...partial };
+function resolveTimeouts(partial: Partial<Timeouts> | undefined, maxBytes: number): Timeouts {
+  const timeouts = { ...defaultTimeouts, bodyMs: defaultBodyDeadlineMs(maxBytes), ...partial };
   for (const [name, value] of Object.entries(timeouts)) {
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
       throw new TypeError(`guardedRequest: timeouts.${name} must be a positive number of milliseconds.`);
@@ -173,9 +187,9 @@ function sameOrigin(origin: string, url: URL): boolean {
   return URL.canParse(origin) && new URL(origin).origin === url.origin && url.origin !== 'null';
 }
 
-function createResponse(exchange: Exchange, url: URL, maxBytes: number, idleMs: number): GuardedResponse {
+function createResponse(exchange: Exchange, url: URL, maxBytes: number, timeouts: Timeouts): GuardedResponse {
   const res = exchange.response;
-  const reader = new BodyReader(exchange, idleMs);
+  const reader = new BodyReader(exchange, timeouts.idleMs);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(res.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
@@ -185,7 +199,7 @@ function createResponse(exchange: Exchange, url: URL, maxBytes: number, idleMs: 
   const readWhole = (): Promise<Uint8Array> => {
     if (used === 'stream') return Promise.reject(new TypeError('The response body is already being read as a stream.'));
     used = 'whole';
-    whole ??= readCapped(exchange, reader, headers['content-length'], maxBytes);
+    whole ??= readCapped(exchange, reader, headers['content-length'], maxBytes, timeouts.bodyMs);
     return whole;
   };
   return {
@@ -211,7 +225,7 @@ function createResponse(exchange: Exchange, url: URL, maxBytes: number, idleMs: 
   };
 }
 
-async function readCapped(exchange: Exchange, reader: BodyReader, contentLength: string | undefined, maxBytes: number): Promise<Uint8Array> {
+async function readCapped(exchange: Exchange, reader: BodyReader, contentLength: string | undefined, maxBytes: number, bodyMs: number): Promise<Uint8Array> {
   const tooLarge = () => exchange.error('too_large', `${exchange.url.host} sent more than ${formatBytes(maxBytes)}, the most allowed here.`);
   if (contentLength !== undefined && /^\d+$/.test(contentLength.trim()) && Number(contentLength.trim()) > maxBytes) {
     const error = tooLarge();
@@ -220,6 +234,9 @@ async function readCapped(exchange: Exchange, reader: BodyReader, contentLength:
   }
   const chunks: Uint8Array[] = [];
   let total = 0;
+  exchange.startDeadline(bodyMs, () =>
+    exchange.error('body_deadline', `${exchange.url.host} sent its answer too slowly: ${formatAmount(total)} in ${formatDuration(bodyMs)}.`),
+  );
   for (;;) {
     const chunk = await reader.next();
     if (chunk === null) break;

@@ -22,6 +22,8 @@ export type NetErrorCode =
   | 'first_byte_timeout'
   /** No body data arrived for `idleMs` while the caller was waiting for it. */
   | 'idle_timeout'
+  /** A body read whole did not arrive within `bodyMs`, however its bytes trickled in. */
+  | 'body_deadline'
   /** The body is larger than the caller's `maxBytes`. */
   | 'too_large'
   /** The server redirected to another origin; such redirects are never followed. */
@@ -65,4 +67,12 @@ export function formatBytes(bytes: number): string {
   if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
   if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
   return `${bytes} bytes`;
+}
+
+/** "5 bytes", "12 KB", "1.5 MB": an amount received, rounded for people. */
+export function formatAmount(bytes: number): string {
+  if (bytes < 1024) return `${bytes} ${bytes === 1 ? 'byte' : 'bytes'}`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  const megabytes = bytes / (1024 * 1024);
+  return `${megabytes < 10 ? megabytes.toFixed(1) : Math.round(megabytes)} MB`;
 }

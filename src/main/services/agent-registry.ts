@@ -45,6 +45,14 @@ export class AgentRegistry {
     return { ...agent };
   }
 
+  /** The agent's own name (from its A2A card), shown in the list; nothing is saved when it is unchanged or the agent is gone. */
+  async setName(id: string, name: string): Promise<void> {
+    const shown = name.trim().slice(0, 200);
+    const agent = this.agents.find((entry) => entry.id === id);
+    if (!agent || shown === '' || agent.name === shown) return;
+    await this.replace(this.agents.map((entry) => (entry.id === id ? { ...entry, name: shown } : entry)));
+  }
+
   async remove(id: string): Promise<AgentEntry[]> {
     if (!this.agents.some((agent) => agent.id === id)) throw new ServiceError('not_found', 'That agent is no longer in your list.', '/id');
     await this.replace(this.agents.filter((agent) => agent.id !== id));

@@ -10,7 +10,7 @@ import { createTokenStore } from '../auth/token-store';
 import { startDemo } from '../demo/start-demo';
 import { AgentCallService } from '../agentcall/agentcall-service';
 import { AguiService } from '../agui/agui-service';
-import { identifyAgent } from '../agents/identify-agent';
+import { a2aAgentView, identifyAgent } from '../agents/identify-agent';
 import { openSecretStore, type SecretStore } from '../secrets/secret-store';
 import { uniquePath, type ChooseDownloadPath } from '../talkie/download';
 import { EndpointApprovals } from '../talkie/endpoint-approvals';
@@ -274,7 +274,10 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
       // A plain AG-UI endpoint has no documents to read: it is what the user added it as.
       if (agent.protocol === 'agui') return { protocol: 'agui' as const };
       const identified = await identifyAgent(agent.url, { allowLocalHttp: settings.get().developer.allowLocalHttp });
-      return { protocol: identified.protocol };
+      if (identified.protocol !== 'a2a') return { protocol: identified.protocol };
+      // A plain A2A agent is listed by its card's name from now on.
+      await agents.setName(agent.id, identified.a2a.name);
+      return { protocol: 'a2a' as const, agent: a2aAgentView(identified) };
     },
     'agents.webPages': ({ agentId }) => webPages.webPages(agentId),
     'agentcall.open': ({ agentId }) => agentCall.open(agentId),

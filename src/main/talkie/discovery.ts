@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { manifestMaxBytes, manifestUrlFor, validateManifest, type TalkieManifest } from '../../shared/talkie/manifest';
 import type { Problem } from '../../shared/talkie/problems';
-import { guardedRequest, NetError, type NetPolicy } from '../net/guarded-fetch';
+import { guardedRequest, NetError, type NetPolicy, type Timeouts } from '../net/guarded-fetch';
 
 /** Talkie §1 discovery: what the user typed → a validated manifest, cached per Cache-Control. */
 export interface DiscoveredServer {
@@ -16,14 +16,15 @@ export type Discovery = { ok: true; server: DiscoveredServer } | { ok: false; pr
 export const defaultManifestMaxAgeMs = 60 * 60 * 1000;
 export const logoMaxBytes = 256 * 1024;
 
-export async function discoverTalkie(address: string, policy: NetPolicy): Promise<Discovery & { maxAgeMs?: number }> {
+/** `timeouts` overrides the network layer's defaults (tests; the body deadline is the layer's). */
+export async function discoverTalkie(address: string, policy: NetPolicy, options: { timeouts?: Partial<Timeouts> } = {}): Promise<Discovery & { maxAgeMs?: number }> {
   const manifestUrl = manifestUrlFor(address);
   let json: unknown;
   let finalUrl: string;
   let maxAgeMs: number;
   try {
     const response = await guardedRequest(
-      { url: manifestUrl, maxBytes: manifestMaxBytes, redirect: 'same-origin', headers: { Accept: 'application/json' } },
+      { url: manifestUrl, maxBytes: manifestMaxBytes, redirect: 'same-origin', headers: { Accept: 'application/json' }, ...(options.timeouts ? { timeouts: options.timeouts } : {}) },
       policy,
     );
     if (response.status !== 200) {

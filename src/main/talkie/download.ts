@@ -7,11 +7,16 @@ import type { GuardedResponse } from '../net/guarded-fetch';
 /** Asks where to save a download (Electron's save dialog; the web shell's Downloads folder). Undefined: the user cancelled. */
 export type ChooseDownloadPath = (suggestedName: string) => Promise<string | undefined>;
 
-/** A file name a server suggested, made safe: no folders, no control characters, bounded, never empty or hidden. */
+/** Bidi controls (ALM, LRM, RLM, LRE/RLE/PDF/LRO/RLO, LRI/RLI/FSI/PDI): removed, so "invoice\u202Efdp.exe" cannot pose as "invoiceexe.pdf". */
+const bidiControls = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/** C0, DEL, C1, the line and paragraph separators and what Windows forbids in a name: each becomes "_". */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is replaced
+const unsafeCharacters = /[\u0000-\u001f\u007f-\u009f\u2028\u2029<>:"|?*]/g;
+
+/** A file name a server suggested, made safe: no folders, no control or bidi characters, bounded, never empty or hidden. */
 export function safeFileName(name: string): string {
-  const cleaned = basename(name.replace(/\\/g, '/'))
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what is removed
-    .replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_')
+  const cleaned = basename(name.replace(bidiControls, '').replace(/\\/g, '/'))
+    .replace(unsafeCharacters, '_')
     .replace(/^\.+/, '')
     .trim()
     .slice(0, 200);

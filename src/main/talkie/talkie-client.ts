@@ -88,10 +88,14 @@ export class TalkieClient {
     return this.json('POST', 'decision', { actionId }, body);
   }
 
-  /** GET a same-origin file with the bearer token; the caller streams the body (and caps it). */
+  /**
+   * GET a same-origin file with the bearer token; the caller streams the body (and caps it at limits.downloadBytes).
+   * The headers have the layer's connect and first-byte timeouts; the streamed file only the idle timeout. maxBytes
+   * (and with it the body deadline) is for an error answer, which is read whole.
+   */
   async download(url: string, signal?: AbortSignal): Promise<GuardedResponse> {
     if (new URL(url).origin !== this.manifest.issuer) throw new TalkieError(400, 'not_same_origin', 'Only files on the server itself are downloaded with your sign-in.', false);
-    return this.authorized({ url, maxBytes: limits.downloadBytes, redirect: 'error', ...(signal === undefined ? {} : { signal }) });
+    return this.authorized({ url, maxBytes: limits.jsonBytes, redirect: 'error', ...(signal === undefined ? {} : { signal }) });
   }
 
   cancelRun(runId: string): Promise<unknown> {

@@ -52,6 +52,11 @@ export const en = {
   'demo.agentCallTitle': 'Built-in demo: objects and photos',
   'agent.identifying': 'Reading what {name} speaks…',
   'agent.identifyFailed': 'AgentDesk cannot open this agent.',
+  'a2a.noSession': 'AgentDesk cannot start a conversation with this agent: its card declares neither Talkie nor the AgentCall extension. Its web pages and skills are below.',
+  'a2a.card': 'Agent card on {host}',
+  'a2a.skills.title': 'Skills',
+  'a2a.skills.none': 'The card lists no skills.',
+  'a2a.skills.tags': 'Tags of {name}',
 
   'hardware.title': 'Hardware',
   'hardware.nfc': 'NFC readers',
@@ -570,6 +575,11 @@ export const cs: Catalogue = {
   'demo.agentCallTitle': 'Vestavěné demo: předměty a fotky',
   'agent.identifying': 'Zjišťuji, jakým protokolem mluví {name}…',
   'agent.identifyFailed': 'AgentDesk tohoto agenta nemůže otevřít.',
+  'a2a.noSession': 'S tímto agentem AgentDesk nemůže začít konverzaci: jeho karta neuvádí Talkie ani rozšíření AgentCall. Jeho webové stránky a dovednosti jsou níže.',
+  'a2a.card': 'Karta agenta na {host}',
+  'a2a.skills.title': 'Dovednosti',
+  'a2a.skills.none': 'Karta neuvádí žádné dovednosti.',
+  'a2a.skills.tags': 'Štítky dovednosti {name}',
 
   'hardware.title': 'Hardware',
   'hardware.nfc': 'Čtečky NFC',

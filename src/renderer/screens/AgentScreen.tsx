@@ -1,20 +1,27 @@
 import { useEffect, useState, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
+import type { A2AAgentView } from '../../shared/ipc/contract';
 import type { IpcError } from '../../shared/ipc/errors';
 import { ErrorText } from '../components/ErrorText';
 import { call } from '../hooks/useLiveResource';
 import { useI18n } from '../i18n/I18nProvider';
 import type { AgentProtocol } from '../navigation';
+import { A2AScreen } from './a2a/A2AScreen';
 import { AgentCallScreen } from './agentcall/AgentCallScreen';
 import { AguiScreen } from './agui/AguiScreen';
 import { ChatScreen } from './chat/ChatScreen';
 
-type Identified = { status: 'checking' } | { status: 'failed'; error: IpcError } | { status: 'ready'; protocol: AgentProtocol };
+type Identified =
+  | { status: 'checking' }
+  | { status: 'failed'; error: IpcError }
+  | { status: 'ready'; protocol: AgentProtocol }
+  /** A plain A2A agent: no session, a page with its card and web pages. */
+  | { status: 'a2a'; agent: A2AAgentView };
 
 /**
  * One agent, whatever it speaks: when the protocol is not known yet (an agent from the list), main
- * reads its Talkie manifest and agent card (`agents.identify`) and the matching screen opens; when
- * neither is usable the reason is shown here, with Retry.
+ * reads its Talkie manifest and agent card (`agents.identify`) and the matching screen opens (for a
+ * plain A2A agent, its page); when neither is usable the reason is shown here, with Retry.
  */
 export function AgentScreen({
   api,
@@ -40,7 +47,9 @@ export function AgentScreen({
     let current = true;
     void call(() => api.agents.identify({ agentId })).then((result) => {
       if (!current) return;
-      setIdentified(result.ok ? { status: 'ready', protocol: result.value.protocol } : { status: 'failed', error: result.error });
+      if (!result.ok) setIdentified({ status: 'failed', error: result.error });
+      else if (result.value.protocol === 'a2a') setIdentified({ status: 'a2a', agent: result.value.agent });
+      else setIdentified({ status: 'ready', protocol: result.value.protocol });
     });
     return () => {
       current = false;
@@ -48,9 +57,10 @@ export function AgentScreen({
   }, [api, agentId, protocol, attempt]);
 
   useEffect(() => {
-    if (identified.status !== 'ready') headingRef.current?.focus();
+    if (identified.status === 'checking' || identified.status === 'failed') headingRef.current?.focus();
   }, [identified.status, headingRef]);
 
+  if (identified.status === 'a2a') return <A2AScreen api={api} headingRef={headingRef} agentId={agentId} agent={identified.agent} onBack={onBack} />;
   if (identified.status === 'ready') {
     const props = { api, headingRef, agentId, label, onBack };
     if (identified.protocol === 'agentcall') return <AgentCallScreen {...props} />;

@@ -36,7 +36,7 @@ export function HomeScreen({
       </h1>
       <div className="home-grid">
         <div className="home-grid__column">
-          <AgentList api={api} agents={agents} addInputRef={addInputRef} onOpen={(agent) => onOpenChat({ agentId: agent.id, label: agent.display })} />
+          <AgentList api={api} agents={agents} addInputRef={addInputRef} onOpen={(agent) => onOpenChat({ agentId: agent.id, label: agent.name ?? agent.display })} />
           <AddAgentForm api={api} inputRef={addInputRef} onAdded={onAdded} />
         </div>
         <div className="home-grid__column">

@@ -40,6 +40,8 @@ export const cardLimits = {
   skillsShown: 32,
   skillNameShown: 100,
   skillDescriptionShown: 300,
+  skillTagsShown: 10,
+  skillTagShown: 50,
   /** At most this many problems are reported (a card with 256 broken skills gets 50 lines, not 256). */
   problems: 50,
 } as const;
@@ -50,6 +52,8 @@ export interface AgentCallSkill {
   name: string;
   /** At most cardLimits.skillDescriptionShown characters. */
   description: string;
+  /** The first cardLimits.skillTagsShown tags, each at most cardLimits.skillTagShown characters. */
+  tags: string[];
 }
 
 export interface AgentCallWebrtc {
@@ -86,11 +90,19 @@ export type AgentCallCard =
 
 export type CardKind = 'agentcall' | 'a2a' | 'unknown';
 
+/** A valid A2A card without the AgentCall extension: what AgentDesk shows of it (bounded like an AgentCall card). */
+export interface A2AAgent {
+  name: string;
+  description: string;
+  version: string;
+  skills: AgentCallSkill[];
+}
+
 export type CardValidation =
   /** `problems` are warnings only. */
   | { ok: true; kind: 'agentcall'; card: AgentCallCard; problems: Problem[] }
   /** A valid A2A card that declares no AgentCall extension. */
-  | { ok: true; kind: 'a2a'; a2a: { name: string; description: string; version: string }; problems: Problem[] }
+  | { ok: true; kind: 'a2a'; a2a: A2AAgent; problems: Problem[] }
   | { ok: false; kind: CardKind; problems: Problem[] };
 
 /**
@@ -209,7 +221,7 @@ export function validateAgentCard(json: unknown, options: { allowLocalHttp: bool
     return { ok: false, kind, problems: r.all() };
   }
   if (kind !== 'agentcall' || !params || !extensions.declarations[0]) {
-    if (kind === 'a2a') return { ok: true, kind: 'a2a', a2a: { name: base.name, description: base.description, version: base.version }, problems: r.all() };
+    if (kind === 'a2a') return { ok: true, kind: 'a2a', a2a: { name: base.name, description: base.description, version: base.version, skills: base.skills }, problems: r.all() };
     return { ok: false, kind, problems: r.all() };
   }
   const common: AgentCallCardBase = {
@@ -286,7 +298,13 @@ function checkA2ABase(r: Report, card: Json): A2ABase {
       }
     });
     if (id !== undefined && skillName !== undefined && skillDescription !== undefined && skills.length < cardLimits.skillsShown) {
-      skills.push({ id, name: clip(skillName, cardLimits.skillNameShown), description: clip(skillDescription, cardLimits.skillDescriptionShown) });
+      const shownTags = (tags ?? []).filter((tag): tag is string => typeof tag === 'string' && tag.trim() !== '').slice(0, cardLimits.skillTagsShown);
+      skills.push({
+        id,
+        name: clip(skillName, cardLimits.skillNameShown),
+        description: clip(skillDescription, cardLimits.skillDescriptionShown),
+        tags: shownTags.map((tag) => clip(tag, cardLimits.skillTagShown)),
+      });
     }
   });
   if (list && list.length > cardLimits.skillsShown) {

@@ -43,8 +43,23 @@ export const agentEntrySchema = z.strictObject({
   addedAt: z.string().max(40),
   /** Set for a plain AG-UI endpoint (added as such); otherwise the protocol is read from the agent's documents. */
   protocol: z.literal('agui').optional(),
+  /** The name its A2A card gives, learned when the agent was identified as a plain A2A agent; the list shows it (with the address). */
+  name: z.string().max(200).optional(),
 });
 export type AgentEntry = z.infer<typeof agentEntrySchema>;
+
+/**
+ * A plain A2A agent (a valid card with neither a Talkie manifest nor the AgentCall extension): no
+ * session, a page with what its card says (description, skills) and its web pages.
+ */
+export const a2aAgentViewSchema = z.strictObject({
+  name: z.string().max(200),
+  description: z.string().max(2000),
+  version: z.string().max(100),
+  cardUrl: z.string().max(4096),
+  skills: z.array(z.strictObject({ name: z.string().max(100), description: z.string().max(300), tags: z.array(z.string().max(50)).max(10) })).max(32),
+});
+export type A2AAgentView = z.infer<typeof a2aAgentViewSchema>;
 
 const agentId = z.string().min(1).max(64);
 const protocolId = z.string().min(1).max(200);
@@ -155,8 +170,14 @@ export const contract = {
     'demo.open': { request: empty, response: z.strictObject({ agentId }) },
     /** The same demo's AgentCall side (NFC objects, photos, teaching): its agent id. */
     'demo.openAgentCall': { request: empty, response: z.strictObject({ agentId }) },
-    /** Which protocol the agent speaks (reads its Talkie manifest and agent card); `incompatible` says why neither is usable. */
-    'agents.identify': { request: z.strictObject({ agentId }), response: z.strictObject({ protocol: z.enum(['talkie', 'agentcall', 'agui']) }) },
+    /**
+     * Which protocol the agent speaks (reads its Talkie manifest and agent card); `a2a`: a plain A2A agent (no
+     * session; its page shows the card and its web pages); `incompatible` says why nothing is usable.
+     */
+    'agents.identify': {
+      request: z.strictObject({ agentId }),
+      response: z.union([z.strictObject({ protocol: z.enum(['talkie', 'agentcall', 'agui']) }), z.strictObject({ protocol: z.literal('a2a'), agent: a2aAgentViewSchema })]),
+    },
     /** The agent's web pages from its A2A card (AgentMesh UI links): shown as untrusted links, opened only on click. */
     'agents.webPages': { request: z.strictObject({ agentId }), response: webPagesSchema },
     /** The same demo's plain AG-UI side (reasoning, steps, a tool call, activity, a confirmation to resume). */

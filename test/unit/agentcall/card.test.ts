@@ -62,9 +62,19 @@ describe('validateAgentCard details', () => {
     });
   });
 
-  it('returns name, description and version for a plain A2A card', () => {
+  it('returns name, description, version and skills (with their tags) for a plain A2A card', () => {
     const result = validateAgentCard(byName('plain A2A card without the extension'), { allowLocalHttp: false });
-    expect(result).toEqual({ ok: true, kind: 'a2a', a2a: { name: 'Workshop agent', description: 'Identifies workshop objects.', version: '1.0.0' }, problems: [] });
+    expect(result).toEqual({
+      ok: true,
+      kind: 'a2a',
+      a2a: {
+        name: 'Workshop agent',
+        description: 'Identifies workshop objects.',
+        version: '1.0.0',
+        skills: [{ id: 'identify', name: 'Identify objects', description: 'Tells what a scanned object is.', tags: ['nfc', 'photo'] }],
+      },
+      problems: [],
+    });
   });
 
   it('points agentRequests problems at the offending entry', () => {

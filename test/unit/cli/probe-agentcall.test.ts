@@ -4,6 +4,9 @@ import { probe } from '../../../src/main/cli/probe';
 import { cardCases, codesOf } from '../agentcall/card-cases';
 import { json, manifestFor, startServer } from '../../support/http-server';
 
+/** The lines the human output ends with: which documents were read. */
+const readLines = (origin: string) => [`read: Talkie manifest ${origin}/.well-known/talkie.json`, `read: agent card ${origin}/.well-known/agent-card.json`];
+
 function capture(): Io & { lines: string[] } {
   const lines: string[] = [];
   return { lines, out: (line) => void lines.push(line), err: (line) => void lines.push(`stderr: ${line}`) };
@@ -75,6 +78,7 @@ describe('agentdesk probe and agent cards', () => {
     expect(await probe(server.url, { json: false, dev: true }, io)).toBe(0);
     expect(io.lines).toEqual([
       'usable: AgentCall agent "Workshop agent" 1.0.0 over websocket at wss://agent.example/agui, accepts nfc and photo, may request nfc and photo, voice by the client, bearer token required',
+      ...readLines(server.origin),
     ]);
   });
 
@@ -106,8 +110,9 @@ describe('agentdesk probe and agent cards', () => {
     expect(server.requests.map((request) => request.path).sort()).toEqual(['/.well-known/agent-card.json', '/.well-known/talkie.json']);
     const io = capture();
     await probe(server.url, { json: false, dev: true }, io);
-    expect(io.lines).toHaveLength(2);
+    expect(io.lines).toHaveLength(4);
     expect(io.lines[1]).toMatch(/^usable: AgentCall agent "Workshop agent" 1\.0\.0 over webrtc at https:\/\/agent\.example\/agui\/webrtc, /);
+    expect(io.lines.slice(2)).toEqual(readLines(server.origin));
   });
 
   it('prefers a usable AgentCall card over a broken Talkie manifest at the same origin', async () => {
@@ -124,7 +129,19 @@ describe('agentdesk probe and agent cards', () => {
     expect(io.lines).toEqual([
       'not usable A2A agent "Workshop agent":',
       '  agentcall_extension_missing at /capabilities/extensions: This A2A agent card does not declare the AgentCall extension; AgentDesk talks to A2A agents only through AgentCall.',
+      ...readLines(server.origin),
     ]);
+  });
+
+  it('names the one document it read when the address names it', async () => {
+    const server = await agentServer(fixture('minimal valid websocket card'), (origin) => manifestFor(origin));
+    const card = capture();
+    await probe(`${server.origin}/.well-known/agent-card.json`, { json: false, dev: true }, card);
+    expect(card.lines.at(-1)).toBe(`read: agent card ${server.origin}/.well-known/agent-card.json`);
+    expect(card.lines.filter((line) => line.startsWith('read: '))).toHaveLength(1);
+    const manifest = capture();
+    await probe(`${server.origin}/.well-known/talkie.json`, { json: false, dev: true }, manifest);
+    expect(manifest.lines.filter((line) => line.startsWith('read: '))).toEqual([`read: Talkie manifest ${server.origin}/.well-known/talkie.json`]);
   });
 
   it('reports both missing documents when the server has neither', async () => {

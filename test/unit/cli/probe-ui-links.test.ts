@@ -90,6 +90,8 @@ describe('agentdesk probe and AgentMesh UI links', () => {
       '  https://agent.larkfield.example/ops "Operations dashboard", operator, authenticated, "dashboard" (not shown by default) (other site)',
       '  https://agent.larkfield.example/reports "Payroll reports", client, authenticated, "reports" (other site)',
       '  https://status.larkfield.example/ "Service status", public, open, "status" (other site)',
+      `read: Talkie manifest ${server.origin}/.well-known/talkie.json`,
+      `read: agent card ${server.origin}/.well-known/agent-card.json`,
     ]);
   });
 
@@ -137,6 +139,8 @@ describe('agentdesk probe and AgentMesh UI links', () => {
       `  ui_link_url_not_https at ${uis}/1/url: The url uses data:, not https:; the entry is skipped.`,
       `  ui_link_audience_unstated at ${uis}/2/audience: Audience not stated (not the same as public).`,
       `  ui_link_skill_dangling at ${uis}/2/skill: The page names the skill "nowhere", which is not among the skills the card declares.`,
+      `read: Talkie manifest ${server.origin}/.well-known/talkie.json`,
+      `read: agent card ${server.origin}/.well-known/agent-card.json`,
     ]);
   });
 
@@ -188,7 +192,7 @@ describe('agentdesk probe and AgentMesh UI links', () => {
     expect(report.ok).toBe(true);
     expect(report).not.toHaveProperty('uiLinks');
     expect(report).not.toHaveProperty('uiLinksProblems');
-    expect((await probeText(silent.url)).lines).toHaveLength(1);
+    expect((await probeText(silent.url)).lines.filter((line) => !line.startsWith('read: '))).toHaveLength(1);
 
     const both = await agentServer(() => agentCallWithUis([{ url: 'https://agent.example/status', label: 'Status', audience: 'public' }]), (origin) => manifestFor(origin));
     const beside = await probeJson(both.url);

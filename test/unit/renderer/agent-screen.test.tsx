@@ -1,6 +1,8 @@
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { builtInAgentCallDemoId } from '../../../src/shared/ipc/contract';
+import { parseUiLinks } from '../../../src/shared/agentmesh/ui-links';
+import { builtInAgentCallDemoId, type A2AAgentView, type AgentEntry } from '../../../src/shared/ipc/contract';
+import workedExampleJson from '../../fixtures/agentmesh/worked-example.json';
 import { createFakeBackend } from './fake-api';
 import { renderApp } from './render-app';
 
@@ -49,5 +51,71 @@ describe('opening an agent', () => {
     await user.click(screen.getByRole('button', { name: 'Retry' }));
     await waitFor(() => expect(backend.callsOf('talkie.connect')).toEqual([{ agentId: 'agent-x' }]));
     expect(backend.callsOf('agents.identify')).toHaveLength(2);
+  });
+});
+
+/** Issue #13 item 7: an A2A agent with web pages but neither Talkie nor AgentCall gets a page. */
+describe('a plain A2A agent', () => {
+  const cardUrl = 'http://127.0.0.1:8103/.well-known/agent-card.json';
+  const larkfield: A2AAgentView = {
+    name: 'Larkfield Payroll',
+    description: 'Runs payrolls for client accounts.',
+    version: '1.0.0',
+    cardUrl,
+    skills: [
+      { name: 'Run payroll', description: 'Runs a payroll for a client account.', tags: ['payroll', 'monthly'] },
+      { name: 'Explain a payslip', description: '', tags: [] },
+    ],
+  };
+
+  function a2aBackend(entry: Partial<AgentEntry> = {}) {
+    const backend = createFakeBackend({
+      agents: [{ id: 'agent-p', url: 'http://127.0.0.1:8103/', display: '127.0.0.1:8103', addedAt: '2026-11-30T00:00:00Z', ...entry }],
+    });
+    backend.state.a2aAgents = { 'agent-p': larkfield };
+    const { links, problems } = parseUiLinks(workedExampleJson, { cardUrl });
+    backend.state.webPages = { 'agent-p': { cardUrl, links, problems } };
+    return backend;
+  }
+
+  it('opens a page with its name, description, skills (with tags) and web pages, and no session', async () => {
+    const backend = a2aBackend();
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Open 127.0.0.1:8103' }));
+    const heading = await screen.findByRole('heading', { level: 1, name: 'Larkfield Payroll' });
+    await waitFor(() => expect(document.activeElement).toBe(heading));
+    expect(screen.getByText('Runs payrolls for client accounts.')).toBeTruthy();
+    expect(screen.getByText('Version 1.0.0')).toBeTruthy();
+    expect(screen.getByText(/its card declares neither Talkie nor the AgentCall extension/)).toBeTruthy();
+
+    const skills = screen.getByRole('region', { name: 'Skills' });
+    expect(within(skills).getByRole('heading', { level: 3, name: 'Run payroll' })).toBeTruthy();
+    expect(within(skills).getByText('Runs a payroll for a client account.')).toBeTruthy();
+    const tags = within(skills).getByRole('list', { name: 'Tags of Run payroll' });
+    expect(within(tags).getAllByRole('listitem').map((item) => item.textContent)).toEqual(['payroll', 'monthly']);
+    expect(within(skills).getByRole('heading', { level: 3, name: 'Explain a payslip' })).toBeTruthy();
+
+    // The web pages panel is open from the start: the pages are what there is to see.
+    const pages = await screen.findByRole('region', { name: 'Web pages from the agent’s card' });
+    expect(within(pages).getByRole('button', { name: /^Web pages/ }).getAttribute('aria-expanded')).toBe('true');
+    expect(within(pages).getByRole('button', { name: 'Payroll reports' })).toBeTruthy();
+    expect(within(pages).getByRole('button', { name: 'Service status' })).toBeTruthy();
+
+    expect(backend.callsOf('agents.webPages')).toEqual([{ agentId: 'agent-p' }]);
+    expect(backend.callsOf('talkie.connect')).toEqual([]);
+    expect(backend.callsOf('agentcall.open')).toEqual([]);
+
+    await user.click(screen.getByRole('button', { name: 'Back' }));
+    await screen.findByRole('heading', { level: 1, name: 'Your agents' });
+  });
+
+  it('is listed by its card name (with its address) once main has learned it', async () => {
+    const backend = a2aBackend({ name: 'Larkfield Payroll' });
+    const { user } = await renderApp({ backend });
+    const list = screen.getByRole('list', { name: 'Added agents' });
+    expect(within(list).getByText('Larkfield Payroll')).toBeTruthy();
+    expect(within(list).getByText('127.0.0.1:8103')).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Open Larkfield Payroll' }));
+    await screen.findByRole('heading', { level: 1, name: 'Larkfield Payroll' });
   });
 });

@@ -19,6 +19,7 @@ import {
   type MethodRequest,
   type MethodResponse,
 } from '../../../src/shared/ipc/contract';
+import type { A2AAgentView } from '../../../src/shared/ipc/contract';
 import { fail, ok, ServiceError, type IpcError, type IpcResult } from '../../../src/shared/ipc/errors';
 import { applySettingsPatch, defaultSettings, type Settings } from '../../../src/shared/settings/settings';
 import type { Action } from '../../../src/shared/talkie/content';
@@ -80,6 +81,8 @@ export interface FakeBackend {
     agui: Record<string, AguiServerView>;
     /** What `agents.webPages` answers, by agent id (none by default). */
     webPages: Record<string, WebPages>;
+    /** Agents that `agents.identify` reports as plain A2A agents, with what their page shows. */
+    a2aAgents: Record<string, A2AAgentView>;
   };
   /** Every call that reached the fake main, in order, after the contract's request schema accepted it. */
   calls: { method: MethodName; request: unknown }[];
@@ -131,6 +134,7 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     },
     agui: {},
     webPages: {},
+    a2aAgents: {},
     ...initial,
   };
   const aguiView = (agentId: string): AguiServerView =>
@@ -197,6 +201,8 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'demo.open': () => ok({ agentId: builtInDemoAgentId }),
     'demo.openAgentCall': () => ok({ agentId: builtInAgentCallDemoId }),
     'agents.identify': ({ agentId }) => {
+      const a2a = state.a2aAgents[agentId];
+      if (a2a) return ok({ protocol: 'a2a', agent: a2a });
       if (agentId === builtInAguiDemoId || state.agents.some((agent) => agent.id === agentId && agent.protocol === 'agui')) return ok({ protocol: 'agui' });
       return ok({ protocol: agentId === builtInAgentCallDemoId || state.agentCallAgents.includes(agentId) ? 'agentcall' : 'talkie' });
     },

@@ -80,6 +80,15 @@ describe('safeFileName', () => {
     ['a\u0000b\nc.txt', 'a_b_c.txt'],
     ['', 'download'],
     ['...', 'download'],
+    // Bidi controls make "invoice\u202Efdp.exe" look like "invoiceexe.pdf": they are removed, the real order shows.
+    ['invoice\u202Efdp.exe', 'invoicefdp.exe'],
+    ['a\u061Cb\u200Ec\u200Fd\u202Ae\u202Bf\u202Cg\u202Dh.txt', 'abcdefgh.txt'],
+    ['\u2066x\u2067y\u2068z\u2069.txt', 'xyz.txt'],
+    ['\u202E.bashrc', 'bashrc'],
+    ['\u202E\u2066', 'download'],
+    // C1 controls and DEL, like C0, become "_".
+    ['a\u0080b\u009Fc\u007Fd.txt', 'a_b_c_d.txt'],
+    ['a\u0085b\u2028c\u2029d.txt', 'a_b_c_d.txt'],
   ])('%j → %j', (name, expected) => {
     expect(safeFileName(name)).toBe(expected);
   });

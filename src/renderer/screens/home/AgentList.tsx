@@ -79,12 +79,16 @@ export function AgentList({
       <ul className="agent-list" aria-label={t('home.listLabel')}>
         {list.map((agent) => (
           <li key={agent.id} className="agent-list__item">
-            <span className="agent-list__name">{agent.display}</span>
+            <span className="agent-list__name">
+              {/* A plain A2A agent is listed by its card's name, with the address it lives at. */}
+              {agent.name ?? agent.display}
+              {agent.name !== undefined ? <span className="agent-list__address muted"> {agent.display}</span> : null}
+            </span>
             <span className="agent-list__actions">
               <button
                 type="button"
                 className="button button--primary"
-                aria-label={t('home.openNamed', { name: agent.display })}
+                aria-label={t('home.openNamed', { name: agent.name ?? agent.display })}
                 onClick={() => onOpen(agent)}
               >
                 {t('home.open')}

@@ -39,12 +39,13 @@ type Loaded = { status: 'loading' } | { status: 'ready'; pages: WebPages } | { s
  * `external.open`. Operator pages wait behind "Show operator pages"; a missing audience is shown as
  * such, never as public; pages on another site than the card are flagged (main computes it).
  * Nothing at all is shown for an agent whose card lists no pages and has nothing to say about them.
+ * `expanded`: open from the start (the A2A page, where the pages are what there is to see).
  */
-export function WebPagesPanel({ api, agentId }: { api: AgentDeskApi; agentId: string }) {
+export function WebPagesPanel({ api, agentId, expanded: startExpanded = false }: { api: AgentDeskApi; agentId: string; expanded?: boolean }) {
   const { t } = useI18n();
   const [loaded, setLoaded] = useState<Loaded>({ status: 'loading' });
   const [attempt, setAttempt] = useState(0);
-  const [expanded, setExpanded] = useState(false);
+  const [expanded, setExpanded] = useState(startExpanded);
   const [showOperator, setShowOperator] = useState(false);
   const bodyId = useId();
 
