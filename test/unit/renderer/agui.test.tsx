@@ -119,7 +119,7 @@ function fullRun(runId: string): Event[] {
     { type: 'CUSTOM', name: 'agentdesk.note.v1', value: { text: 'Deployment window is open.', title: 'Window' } },
     { type: 'CUSTOM', name: 'someone.else.v9', value: { text: 'ignored namespace' } },
     { type: 'RAW', event: { provider: 'native-raw-event' }, source: 'x' },
-    { type: 'THINKING_START' },
+    { type: 'HOLOGRAM_START' },
     { type: 'STEP_FINISHED', stepName: 'deploy' },
   ];
 }
