@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { customLimits, findCustomNamespace, knownCustomNamespaces, type CustomNamespace } from './custom-events';
 import { interruptLimits, summarizeAnswer, toAguiInterrupt, type AguiInterrupt, type AnswerField } from './interrupts';
 import { applyJsonPatch, type PatchOperation } from './json-patch';
-import { isPlainObject, measureJson, prettyJson, truncate, type JsonObject, type JsonValue } from './json-values';
+import { cloneJson, isJsonObject, isPlainObject, measureJson, prettyJson, truncate, type JsonObject, type JsonValue } from './json-values';
 
 /**
  * The plain AG-UI 1.0 run model: a thread's view, folded from the server's events with
@@ -294,6 +294,18 @@ export function applyAguiEvent(view: AguiThreadView, input: unknown, options: Ap
   draft.eventType = typeLabel;
   draft.dispatch(event, options.customNamespaces ?? knownCustomNamespaces);
   return draft.done();
+}
+
+/** A tool call's arguments as the view holds them, when they are a whole JSON object (what an approval's `editedArgs` starts from). */
+export function toolCallArgs(view: AguiThreadView, toolCallId: string): JsonObject | undefined {
+  const call = view.items.find((entry): entry is ItemOf<'toolCall'> => entry.kind === 'toolCall' && entry.id === toolCallId);
+  if (call === undefined || call.argsStatus === 'truncated' || call.argsStatus === 'invalid' || call.argsText.trim() === '') return undefined;
+  try {
+    const parsed = cloneJson(JSON.parse(call.argsText) as unknown);
+    return isJsonObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
