@@ -150,7 +150,11 @@ export async function* runAguiDemo(input: RunAgentInput, settings: DemoRunSettin
   const thought = id('rsn_msg');
   yield at({ type: EventType.REASONING_START, messageId: span });
   yield at({ type: EventType.REASONING_MESSAGE_START, messageId: thought, role: 'reasoning' });
-  for (const delta of ['The user wants ', change ? 'a change, so I plan it, check it ' : 'to know what would change, so I plan ', change ? 'and ask before applying.' : 'and check without applying.']) {
+  const deleting = words.has(aguiDemoTriggers.delete) && !change;
+  const reasoning = deleting
+    ? ['The user wants ', 'a file deleted, so I ask ', 'before deleting it.']
+    : ['The user wants ', change ? 'a change, so I plan it, check it ' : 'to know what would change, so I plan ', change ? 'and ask before applying.' : 'and check without applying.'];
+  for (const delta of reasoning) {
     yield at({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: thought, delta });
     await context.sleep(30);
   }
@@ -158,7 +162,7 @@ export async function* runAguiDemo(input: RunAgentInput, settings: DemoRunSettin
   yield at({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId: thought, encryptedValue: encryptedReasoning });
   yield at({ type: EventType.REASONING_END, messageId: span });
 
-  if (words.has(aguiDemoTriggers.delete) && !change) {
+  if (deleting) {
     yield* deleteFile(threadId, runId, context, at);
     return;
   }
