@@ -312,7 +312,7 @@ function initialFor(field: FormField, suggestions: AnswerSuggestions, fromParent
     case 'object': {
       const out: JsonObject = {};
       for (const child of field.fields) {
-        const value = initialFor(child, suggestions, isPlainObject(given) ? getOwn(given, child.key) as JsonValue | undefined : undefined);
+        const value = initialFor(child, suggestions, isPlainObject(given) ? (getOwn(given, child.key) as JsonValue | undefined) : undefined);
         if (value !== undefined) setOwn(out, child.key, value);
       }
       return out;
@@ -336,7 +336,7 @@ function initialFor(field: FormField, suggestions: AnswerSuggestions, fromParent
  * not show) — for pydantic-ai's `editedArgs`, approving without editing sends `{"approved": true}`.
  */
 export function settleAnswer(form: ResponseForm, answer: JsonValue | undefined, suggestions: AnswerSuggestions = {}): JsonValue | undefined {
-  return settleField(form.root, answer, suggestions, undefined, true).value;
+  return settleField(form.root, answer, suggestions, true).value;
 }
 
 interface Settled {
@@ -344,8 +344,8 @@ interface Settled {
   set: boolean;
 }
 
-function settleField(field: FormField, value: JsonValue | undefined, suggestions: AnswerSuggestions, fromParent: JsonValue | undefined, root: boolean): Settled {
-  const given = givenFor(field, suggestions, fromParent);
+function settleField(field: FormField, value: JsonValue | undefined, suggestions: AnswerSuggestions, root: boolean): Settled {
+  const given = givenFor(field, suggestions, undefined);
   if (Object.hasOwn(suggestions, field.path) && given !== undefined) {
     // A suggested unit: compared whole; keys the form does not show are kept from the suggestion.
     let whole = value;
@@ -364,7 +364,7 @@ function settleField(field: FormField, value: JsonValue | undefined, suggestions
     const out: JsonObject = {};
     let set = false;
     for (const child of field.fields) {
-      const settled = settleField(child, getOwn(value, child.key) as JsonValue | undefined, suggestions, undefined, false);
+      const settled = settleField(child, getOwn(value, child.key) as JsonValue | undefined, suggestions, false);
       set ||= settled.set;
       if (settled.value !== undefined) setOwn(out, child.key, settled.value);
     }

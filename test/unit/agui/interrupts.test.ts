@@ -1,6 +1,6 @@
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { describe, expect, it } from 'vitest';
-import { buildResume, buildRunInput, interruptKind, isInterruptExpired, parseForwardedProps, toAguiInterrupt, type AguiInterrupt } from '../../../src/shared/agui/interrupts';
+import { buildResume, buildRunInput, interruptKind, isInterruptExpired, parseForwardedProps, summarizeAnswer, toAguiInterrupt, type AguiInterrupt } from '../../../src/shared/agui/interrupts';
 import { answerSuggestions, describeResponseSchema, formLimits, initialAnswer, settleAnswer, validateAnswer, type ResponseForm } from '../../../src/shared/agui/response-form';
 import { applyAguiEvent, beginRun, createThread, historyMessages, openInterrupts, toolCallArgs } from '../../../src/shared/agui/run-model';
 
@@ -252,6 +252,12 @@ describe('settleAnswer: only what the user set, plus what is required or has a d
     expect(settleAnswer(pydanticApproval, { approved: true, editedArgs: { path: 'new' } }, answerSuggestions(pydanticApproval, args))).toEqual({ approved: true, editedArgs: { path: 'new' } });
     // Edited back to what it was: unchanged, so absent.
     expect(settleAnswer(demoApproval, { approved: true, editedArgs: { path: 'notes/old-plan.md' } }, suggestions)).toEqual({ approved: true });
+    // The transcript's record of the answer: edited arguments by field, or as JSON for an open object.
+    expect(summarizeAnswer({ responseSchema: { type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object', title: 'Edited arguments', properties: { path: { type: 'string' } } } } } }, { approved: true, editedArgs: { path: 'new' } })).toEqual([
+      { label: 'approved', value: true },
+      { label: 'Edited arguments › path', value: 'new' },
+    ]);
+    expect(summarizeAnswer({ responseSchema: { type: 'object', properties: { editedArgs: { type: 'object' } } } }, { editedArgs: { path: 'new' } })).toEqual([{ label: 'editedArgs', value: '{"path":"new"}' }]);
     // No editedArgs field, or a primitive one: no suggestion.
     expect(answerSuggestions(form(confirmSchema), args)).toEqual({});
     expect(answerSuggestions(form({ type: 'object', properties: { editedArgs: { type: 'string' } } }), args)).toEqual({});

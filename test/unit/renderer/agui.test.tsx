@@ -257,6 +257,27 @@ describe('plain AG-UI screen', () => {
     expect(screen.queryByText(/Protocol notes/)).toBeNull();
   });
 
+  it('shows the deprecated THINKING_* events (as the Python SDK sends them) as reasoning, with one protocol note', async () => {
+    const { backend, user } = await renderScreen();
+    await sendMessage(user, backend, 'Think');
+    events(backend, 'run-1', [
+      { type: 'RUN_STARTED', threadId, runId: 'run-1' },
+      { type: 'THINKING_START', title: 'Planning' },
+      { type: 'THINKING_TEXT_MESSAGE_START' },
+      { type: 'THINKING_TEXT_MESSAGE_CONTENT', delta: 'Old-style ' },
+      { type: 'THINKING_TEXT_MESSAGE_CONTENT', delta: 'reasoning.' },
+      { type: 'THINKING_TEXT_MESSAGE_END' },
+      { type: 'THINKING_END' },
+      { type: 'RUN_FINISHED', threadId, runId: 'run-1' },
+    ]);
+    await waitFor(() => expect(status()).toBe('Finished'));
+    const transcript = screen.getByRole('region', { name: 'Messages' });
+    const thinking = within(transcript).getByText('Thinking').closest('details') as HTMLDetailsElement;
+    expect(thinking.textContent).toContain('Old-style reasoning.');
+    const notes = screen.getByText('Protocol notes (1)').closest('details') as HTMLDetailsElement;
+    expect(notes.textContent).toContain('event_deprecated_thinking');
+  });
+
   it('replaces its copy with the thread main sends at the end of the run', async () => {
     const { backend, user } = await renderScreen();
     await sendMessage(user, backend, 'Hello');
