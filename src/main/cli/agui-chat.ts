@@ -35,7 +35,8 @@ import { exitCodes, processIo, UsageError, type Io } from './output';
  * what was set, plus what is required or has a default; a tool approval's editedArgs starts from
  * the call's arguments and is sent only when changed), then the next run resumes them.
  *
- * Scriptable: it reads lines from stdin (piped input works); end of input leaves. Exit codes: 0,
+ * Scriptable: it reads lines from stdin (piped input works); end of input leaves; Ctrl+C stops a
+ * run, or leaves when none is going on. Exit codes: 0,
  * 1 when a run failed or the server refused a request, 2 for usage or network errors.
  */
 
@@ -50,6 +51,8 @@ export interface AguiChatDeps {
   /** How long a stream may stay silent (default: the client's 45 s). */
   idleMs?: number;
   now?: () => number;
+  /** Ctrl+C stops the run, or leaves when none is going on (default true; tests turn it off). */
+  handleSigint?: boolean;
 }
 
 type ChatIo = Io & { write?: (text: string) => void };
@@ -91,6 +94,12 @@ export async function aguiChat(endpoint: string, options: AguiChatOptions, io: C
 
   let thread = createThread(`thread_${randomUUID()}`);
   let status: number = exitCodes.ok;
+  let running: AbortController | undefined;
+  const onSigint = () => {
+    if (running !== undefined) running.abort();
+    else lines.close();
+  };
+  if (deps.handleSigint ?? true) process.on('SIGINT', onSigint);
 
   /** One run; false when the chat must stop (the request could not be made). */
   const run = async (resume?: Parameters<typeof buildRunInput>[0]['resume']): Promise<boolean> => {
@@ -110,8 +119,9 @@ export async function aguiChat(endpoint: string, options: AguiChatOptions, io: C
     }
     thread = beginRun(thread, { runId, ...(resume === undefined ? {} : { resume }) });
     printer.show(thread);
+    running = new AbortController();
     const end = await runAgui(
-      { endpoint: url.href, input: built.input, ...(options.token === undefined ? {} : { token: options.token }), policy, signal: new AbortController().signal, ...(deps.idleMs === undefined ? {} : { idleMs: deps.idleMs }) },
+      { endpoint: url.href, input: built.input, ...(options.token === undefined ? {} : { token: options.token }), policy, signal: running.signal, ...(deps.idleMs === undefined ? {} : { idleMs: deps.idleMs }) },
       {
         onEvent: (event) => {
           thread = applyAguiEvent(thread, event);
@@ -119,7 +129,9 @@ export async function aguiChat(endpoint: string, options: AguiChatOptions, io: C
           return terminal.has(thread.runState) ? 'stop' : undefined;
         },
       },
-    );
+    ).finally(() => {
+      running = undefined;
+    });
     const live = thread.runState === 'starting' || thread.runState === 'running';
     switch (end.kind) {
       case 'stopped':
@@ -129,7 +141,7 @@ export async function aguiChat(endpoint: string, options: AguiChatOptions, io: C
         if (live) thread = markStreamDropped(thread, end.message);
         break;
       case 'cancelled':
-        if (live) thread = markStreamDropped(thread, 'The run was stopped.');
+        if (live) thread = markStreamDropped(thread, 'You stopped this run.');
         break;
       case 'failed':
         thread = markRequestFailed(thread, { code: end.code, message: end.message });
@@ -140,7 +152,8 @@ export async function aguiChat(endpoint: string, options: AguiChatOptions, io: C
     }
     printer.show(thread);
     printer.endLine();
-    if (thread.runState === 'dropped') {
+    if (end.kind === 'cancelled') io.out('[stopped] You stopped this run.');
+    else if (thread.runState === 'dropped') {
       io.out(`[connection dropped] ${thread.error?.message ?? ''}`);
       status = exitCodes.rejected;
     } else if (thread.runState === 'error') status = exitCodes.rejected;
@@ -179,6 +192,7 @@ export async function aguiChat(endpoint: string, options: AguiChatOptions, io: C
       if (!(await run())) break;
     }
   } finally {
+    if (deps.handleSigint ?? true) process.removeListener('SIGINT', onSigint);
     lines.close();
     printer.endLine();
   }

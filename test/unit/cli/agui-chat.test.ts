@@ -16,6 +16,7 @@ function capture(): Io & { lines: string[] } {
 }
 
 const input = (...lines: string[]) => Readable.from(lines.map((line) => `${line}\n`));
+const quiet = { handleSigint: false };
 
 const servers: AguiDemoServer[] = [];
 afterEach(async () => {
@@ -51,6 +52,7 @@ describe('agentdesk chat --agui', () => {
         'n', // approve
         '', // note: untouched
       ),
+      quiet,
     );
     const out = io.lines.join('\n');
     expect(code).toBe(0);
@@ -91,7 +93,7 @@ describe('agentdesk chat --agui', () => {
   it('asks again for a value it cannot read, /cancel cancels the request, and end of input leaves', async () => {
     const { server, bodies } = await demo();
     const io = capture();
-    const code = await aguiChat(server.url, { dev: true }, io, input('delete', 'maybe', '/cancel', 'deploy', 'y', '/clear'));
+    const code = await aguiChat(server.url, { dev: true }, io, input('delete', 'maybe', '/cancel', 'deploy', 'y', '/clear'), quiet);
     expect(code).toBe(0);
     expect(io.lines).toContain('  ✗ Type y or n.');
     expect(bodies.filter((body) => body.resume !== undefined).map((body) => body.resume?.map(({ status }) => status))).toEqual([['cancelled']]);
@@ -102,26 +104,46 @@ describe('agentdesk chat --agui', () => {
   });
 
   it('exit codes: 2 for a bad endpoint, bad forwardedProps or a network error; 1 when the server refuses', async () => {
-    await expect(aguiChat('not a url', { dev: true }, capture(), input())).rejects.toThrow(UsageError);
-    await expect(aguiChat('http://127.0.0.1:1/agui', { dev: true, forwardedProps: '[1]' }, capture(), input())).rejects.toThrow(/forwardedProps must be a JSON object/);
+    await expect(aguiChat('not a url', { dev: true }, capture(), input(), quiet)).rejects.toThrow(UsageError);
+    await expect(aguiChat('http://127.0.0.1:1/agui', { dev: true, forwardedProps: '[1]' }, capture(), input(), quiet)).rejects.toThrow(/forwardedProps must be a JSON object/);
     const offline = capture();
-    expect(await aguiChat('http://127.0.0.1:1/agui', { dev: true }, offline, input('hello'))).toBe(2);
+    expect(await aguiChat('http://127.0.0.1:1/agui', { dev: true }, offline, input('hello'), quiet)).toBe(2);
     expect(offline.lines.some((line) => line.startsWith('stderr: [network_error]'))).toBe(true);
     const plain = capture();
-    expect(await aguiChat('http://127.0.0.1:1/agui', { dev: false }, plain, input('hello'))).toBe(2);
+    expect(await aguiChat('http://127.0.0.1:1/agui', { dev: false }, plain, input('hello'), quiet)).toBe(2);
     expect(plain.lines.some((line) => line.startsWith('stderr: [insecure_scheme]'))).toBe(true);
     const { server } = await demo({ token: 'demo-token-0123456789abcdef' });
     const refused = capture();
-    expect(await aguiChat(server.url, { dev: true, token: 'wrong-token-0123456789' }, refused, input('hello'))).toBe(1);
+    expect(await aguiChat(server.url, { dev: true, token: 'wrong-token-0123456789' }, refused, input('hello'), quiet)).toBe(1);
     expect(refused.lines.some((line) => line.startsWith('stderr: [sign_in_required]'))).toBe(true);
     const allowed = capture();
-    expect(await aguiChat(server.url, { dev: true, token: 'demo-token-0123456789abcdef' }, allowed, input('hello'))).toBe(0);
+    expect(await aguiChat(server.url, { dev: true, token: 'demo-token-0123456789abcdef' }, allowed, input('hello'), quiet)).toBe(0);
+  });
+
+  it('Ctrl+C stops the run that is going on, and the chat goes on', async () => {
+    const slow = await startAguiDemoServer({ timeScale: 1 });
+    servers.push(slow);
+    const lines: string[] = [];
+    const io: Io = {
+      out: (line) => {
+        lines.push(line);
+        // SIGINT as the process gets it, while the "slow" run streams its slow second message.
+        if (line.startsWith('The plan for') && lines.filter((entry) => entry.startsWith('The plan for')).length === 1) process.emit('SIGINT');
+      },
+      err: (line) => void lines.push(`stderr: ${line}`),
+    };
+    const before = process.listenerCount('SIGINT');
+    expect(await aguiChat(slow.url, { dev: true }, io, input('slow please', 'and now?'))).toBe(0);
+    expect(process.listenerCount('SIGINT')).toBe(before);
+    expect(lines).toContain('[stopped] You stopped this run.');
+    expect(lines.some((line) => line.includes('Slowly:') && line.includes('done.'))).toBe(false);
+    expect(lines.filter((line) => line.startsWith('The plan for'))).toHaveLength(2);
   });
 
   it('a run that fails (RUN_ERROR) prints the error and exits 1', async () => {
     const { server } = await demo();
     const io = capture();
-    expect(await aguiChat(server.url, { dev: true }, io, input('fail please'))).toBe(1);
+    expect(await aguiChat(server.url, { dev: true }, io, input('fail please'), quiet)).toBe(1);
     expect(io.lines.find((line) => line.startsWith('[error demo_failure]'))).toBeTruthy();
   });
 });
