@@ -68,4 +68,38 @@ describe('plain AG-UI with the built-in demo in Chromium', () => {
       await shell.stop();
     }
   });
+
+  it('a tool approval starts from the call\'s arguments: approving alone deletes the file the call named, an edited path deletes that one', { timeout: 120_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-'));
+    userDirs.push(dir);
+    const shell = await startShell(dir);
+    const app = await openApp(shell);
+    try {
+      await openDemoRun(app.page);
+      const ask = async (text: string) => {
+        await app.page.getByRole('textbox', { name: 'Message' }).fill(text);
+        await app.page.getByRole('button', { name: 'Send', exact: true }).click();
+        const section = app.page.getByRole('region', { name: 'Permission for a tool call' });
+        await section.waitFor({ timeout: 30_000 });
+        return section;
+      };
+      let section = await ask('please delete the old plan');
+      // The demo (like pydantic-ai) replaces the arguments with editedArgs: an empty one would delete nothing.
+      await expect(section.getByRole('textbox', { name: 'path' }).inputValue()).resolves.toBe('notes/old-plan.md');
+      await section.getByRole('checkbox', { name: 'Approve' }).check();
+      await app.page.getByRole('button', { name: 'Send answers' }).click();
+      await app.page.getByText('Deleted notes/old-plan.md.').waitFor({ timeout: 30_000 });
+
+      section = await ask('delete another one');
+      await section.getByRole('textbox', { name: 'path' }).fill('notes/other.md');
+      await section.getByRole('checkbox', { name: 'Approve' }).check();
+      await app.page.getByRole('button', { name: 'Send answers' }).click();
+      await app.page.getByText('Deleted notes/other.md.').waitFor({ timeout: 30_000 });
+      await app.screenshot('agui-tool-approval');
+      expect(app.problems).toEqual([]);
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
 });

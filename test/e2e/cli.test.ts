@@ -14,13 +14,13 @@ function agentdesk(args: string[], input?: string) {
   return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', input, timeout: 30_000 });
 }
 
-async function startDemo(): Promise<{ url: string; token: string }> {
+async function startDemo(): Promise<{ url: string; token: string; agui: string }> {
   const child = spawn(process.execPath, [bin, 'demo'], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const lines = createInterface({ input: child.stdout! });
   const first: string[] = [];
-  await new Promise<void>((resolve) => lines.on('line', (line) => first.push(line) === 2 && resolve()));
-  return { url: first[0]!, token: first[1]!.replace(/^token /, '') };
+  await new Promise<void>((resolve) => lines.on('line', (line) => first.push(line) === 4 && resolve()));
+  return { url: first[0]!, token: first[1]!.replace(/^token /, ''), agui: first[3]!.replace(/^agui /, '') };
 }
 
 describe('the agentdesk command', () => {
@@ -47,5 +47,14 @@ describe('the agentdesk command', () => {
     expect(chat.stdout).toContain('from the terminal');
     const refused = agentdesk(['chat', demo.url, '--dev', '--token', 'wrong'], 'hello\n');
     expect(refused.stdout).toContain('refused the access token');
+
+    // The plain AG-UI side: a tool approval answered from piped input (approve, keep the path).
+    const agui = agentdesk(['chat', '--agui', demo.agui, '--dev'], 'please delete the old plan\ny\n\n');
+    expect(agui.status).toBe(0);
+    expect(agui.stdout).toContain('[tool] delete_file {"path":"notes/old-plan.md"}');
+    expect(agui.stdout).toContain('  → {"approved":true}');
+    expect(agui.stdout).toContain('Deleted notes/old-plan.md.');
+    expect(agentdesk(['chat', '--agui', demo.agui], 'hello\n').status).toBe(2);
+    expect(agentdesk(['chat', '--agui', demo.agui, demo.url]).status).toBe(2);
   });
 });

@@ -355,9 +355,10 @@ async function tapOnce(nfc: NfcReader, timeoutMs: number, io: Io): Promise<NfcOb
 
 // ---- output ----------------------------------------------------------------------------------
 
-// C0 controls except tab and line feed, DEL, C1 controls, bidirectional overrides and isolates.
+// C0 controls except tab and line feed, DEL, C1 controls, bidirectional overrides and isolates
+// (also what agui-chat.ts keeps out of the terminal).
 // eslint-disable-next-line no-control-regex
-const unsafeForTerminal = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+export const unsafeForTerminal = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** Prints updates as lines; agent text streams through `write` when there is one, else prints at the run's end. */
 class Printer {

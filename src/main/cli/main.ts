@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import packageJson from '../../../package.json';
 import { startDemo } from '../demo/start-demo';
+import { aguiChat } from './agui-chat';
 import { chat } from './chat';
 import { parseScanTimeout, readers, scan } from './nfc';
 import { conformance } from './conformance';
@@ -22,6 +23,9 @@ Usage:
   agentdesk chat <address> [--token T] [--dev] [--key-file PATH]
                                                     chat in the terminal (Talkie or AgentCall;
                                                     AgentCall: /help lists /scan, /photo …)
+  agentdesk chat --agui <endpoint> [--token T] [--dev] [--forwarded-props JSON]
+                                                    chat with a plain AG-UI server (POST + SSE);
+                                                    interrupts are answered field by field
   agentdesk conformance <address> [--token T] [--json] [--dev] [--wait-expiry]
                                                     run the Talkie test-mode suite (§11), or the
                                                     AgentCall reference-proof wire sequence
@@ -63,6 +67,8 @@ export async function main(argv: string[]): Promise<number> {
       out: { type: 'string' },
       'key-file': { type: 'string' },
       timeout: { type: 'string' },
+      agui: { type: 'string' },
+      'forwarded-props': { type: 'string' },
     },
   });
   const address = () => {
@@ -76,6 +82,11 @@ export async function main(argv: string[]): Promise<number> {
     case 'probe':
       return probe(address(), { json: values.json, dev: values.dev }, processIo);
     case 'chat':
+      if (values.agui !== undefined) {
+        if (positionals.length > 0) throw new UsageError('agentdesk chat --agui <endpoint> takes no other address.');
+        return aguiChat(values.agui, { dev: values.dev, token, forwardedProps: values['forwarded-props'] }, processIo);
+      }
+      if (values['forwarded-props'] !== undefined) throw new UsageError('--forwarded-props goes with --agui <endpoint>.');
       return chat(address(), { dev: values.dev, token, keyFile: values['key-file'] }, processIo);
     case 'photo':
       if (positionals.length !== 1) throw new UsageError('agentdesk photo needs exactly one image file.');
@@ -102,8 +113,8 @@ async function demo(portText: string | undefined): Promise<number> {
   processIo.err(
     `AgentDesk demo agent (Talkie, test mode) on ${server.baseUrl}, signing in through ${server.authIssuer}. ` +
       `Its AgentCall side (NFC objects, photos, teaching; no token) has its agent card at ${server.agentCallCardUrl}. ` +
-      `Its plain AG-UI side (POST + SSE; reasoning, steps, a tool call, activity; say "apply" or "deploy" for a confirmation to resume, "slow" for a long run; no token) is at ${server.aguiUrl}. ` +
-      `Try: agentdesk chat ${server.baseUrl} --dev --token <token>, agentdesk chat ${server.agentCallBaseUrl} --dev, or add them in the app with Settings → Developer → Allow http://. Ctrl+C stops it.`,
+      `Its plain AG-UI side (POST + SSE; reasoning, steps, a tool call, activity; say "apply" or "deploy" for a confirmation to resume, "delete" for a tool approval, "slow" for a long run; no token) is at ${server.aguiUrl}. ` +
+      `Try: agentdesk chat ${server.baseUrl} --dev --token <token>, agentdesk chat ${server.agentCallBaseUrl} --dev, agentdesk chat --agui ${server.aguiUrl} --dev, or add them in the app with Settings → Developer → Allow http://. Ctrl+C stops it.`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

@@ -98,7 +98,9 @@ export function summarizeAnswer(interrupt: Pick<AguiInterrupt, 'responseSchema'>
       return;
     }
     const label = truncate([...parents, field.label].filter((part) => part !== '').join(' › '), answerLimits.labelChars);
-    if (field.kind === 'choices') {
+    if (field.kind === 'json') {
+      if (isPlainObject(value)) out.push({ label, value: truncate(JSON.stringify(value), answerLimits.valueChars) });
+    } else if (field.kind === 'choices') {
       if (Array.isArray(value)) out.push({ label, value: value.filter((entry): entry is string => typeof entry === 'string').slice(0, answerLimits.choices).map((entry) => truncate(entry, answerLimits.valueChars)) });
     } else if (typeof value === 'string') out.push({ label, value: truncate(value, answerLimits.valueChars) });
     else if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') out.push({ label, value });

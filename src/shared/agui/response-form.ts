@@ -1,6 +1,6 @@
 import { pointer, type Problem } from '../talkie/problems';
 import { parsePointer } from './json-patch';
-import { getOwn, isPlainObject, measureJson, truncate, type JsonObject, type JsonValue } from './json-values';
+import { cloneJson, getOwn, isJsonObject, isPlainObject, jsonEqual, measureJson, setOwn, truncate, type JsonObject, type JsonValue } from './json-values';
 
 /**
  * An interrupt's `responseSchema` (a JSON Schema, carried opaquely by AG-UI) → form-field
@@ -8,7 +8,8 @@ import { getOwn, isPlainObject, measureJson, truncate, type JsonObject, type Jso
  *
  * Supported: string (with enum/const, format email/uri/date/date-time/time, minLength/maxLength),
  * number and integer (minimum/maximum, exclusive bounds), boolean, an object of those (nested up to
- * `formLimits.objectDepth`), and an array of enum strings (a multiple choice). Only local `$ref`s
+ * `formLimits.objectDepth`), an array of enum strings (a multiple choice), and a nested object
+ * without `properties` (any JSON object, e.g. pydantic-ai's `editedArgs`), edited as JSON text. Only local `$ref`s
  * (`#/$defs/…`, `#/definitions/…`) are followed — never a remote one. `pattern` is not enforced
  * (an agent-supplied regular expression could take unbounded time) and other keywords are ignored;
  * combinators (oneOf/anyOf/allOf/not/if) make the schema unsupported, and the UI then offers only
@@ -31,7 +32,9 @@ export type FormField =
   | (FieldBase & { kind: 'number'; integer: boolean; minimum?: number; maximum?: number; exclusiveMinimum?: number; exclusiveMaximum?: number; default?: number })
   | (FieldBase & { kind: 'boolean'; default?: boolean })
   | (FieldBase & { kind: 'choices'; options: string[]; minItems?: number; maxItems?: number; uniqueItems: boolean; default?: string[] })
-  | (FieldBase & { kind: 'object'; fields: FormField[]; additionalProperties: boolean });
+  | (FieldBase & { kind: 'object'; fields: FormField[]; additionalProperties: boolean })
+  /** A nested object the schema does not describe (no `properties`): any JSON object, edited as JSON. */
+  | (FieldBase & { kind: 'json'; default?: JsonObject });
 
 export interface ResponseForm {
   title?: string;
@@ -230,6 +233,10 @@ function describeField(context: DescribeContext, raw: Record<string, unknown>, s
       if (objectDepth >= formLimits.objectDepth) fail('schema_unsupported', segments, `Objects may nest at most ${formLimits.objectDepth} levels.`);
       const properties = getOwn(schema, 'properties') ?? {};
       if (!isPlainObject(properties)) fail('schema_invalid', [...segments, 'properties'], '"properties" must be an object.');
+      if (objectDepth > 0 && Object.keys(properties).length === 0 && getOwn(schema, 'additionalProperties') !== false) {
+        const defaults = isPlainObject(fallback) ? cloneJson(fallback) : undefined;
+        return { ...base, kind: 'json', ...(isJsonObject(defaults) ? { default: defaults } : {}) };
+      }
       const requiredList = getOwn(schema, 'required') ?? [];
       if (!Array.isArray(requiredList) || !requiredList.every((entry) => typeof entry === 'string')) fail('schema_invalid', [...segments, 'required'], '"required" must be an array of names.');
       const fields: FormField[] = [];
@@ -248,28 +255,130 @@ function describeField(context: DescribeContext, raw: Record<string, unknown>, s
   }
 }
 
-/** A starting answer from the schema's defaults (booleans default to false). */
-export function initialAnswer(form: ResponseForm): JsonValue | undefined {
-  return initialFor(form.root);
+/**
+ * Values the agent offers as a field's starting point, by the field's JSON pointer in the answer
+ * (`answerSuggestions`): e.g. `{ "/editedArgs": { "path": "notes.txt" } }`, the current arguments
+ * of the tool call an approval is about. A suggested field is one unit: sent only when the user
+ * changed it, then whole (`settleAnswer`).
+ */
+export type AnswerSuggestions = Readonly<Record<string, JsonValue>>;
+
+/**
+ * Where the agent offers to take edited arguments — a root `editedArgs` object field (pydantic-ai's
+ * tool approvals: the edited arguments REPLACE the call's) on an interrupt about a tool call whose
+ * arguments are known — the form starts from those arguments, not from an empty box.
+ */
+export function answerSuggestions(form: ResponseForm, toolArgs: JsonObject | undefined): AnswerSuggestions {
+  if (toolArgs === undefined || form.root.kind !== 'object') return {};
+  const field = form.root.fields.find((child) => child.key === 'editedArgs');
+  if (field === undefined || (field.kind !== 'object' && field.kind !== 'json')) return {};
+  return { [field.path]: toolArgs };
 }
 
-function initialFor(field: FormField): JsonValue | undefined {
+/**
+ * What the form shows at first: the schema's defaults and the suggestions (booleans false, lists
+ * empty when neither says otherwise). Not the answer: `settleAnswer` decides what is sent.
+ */
+export function initialAnswer(form: ResponseForm, suggestions: AnswerSuggestions = {}): JsonValue | undefined {
+  return initialFor(form.root, suggestions, undefined);
+}
+
+function fits(field: FormField, value: JsonValue | undefined): boolean {
+  switch (field.kind) {
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'choices':
+      return Array.isArray(value) && value.every((entry) => typeof entry === 'string');
+    case 'object':
+    case 'json':
+      return isPlainObject(value);
+  }
+}
+
+/** The value given for a field before the user does anything: a suggestion (own or from a suggested parent), else the schema's default. */
+function givenFor(field: FormField, suggestions: AnswerSuggestions, fromParent: JsonValue | undefined): JsonValue | undefined {
+  const suggested = Object.hasOwn(suggestions, field.path) ? suggestions[field.path] : fromParent;
+  if (suggested !== undefined && fits(field, suggested)) return cloneJson(suggested);
+  return field.kind === 'object' ? undefined : field.default === undefined ? undefined : (cloneJson(field.default) as JsonValue);
+}
+
+function initialFor(field: FormField, suggestions: AnswerSuggestions, fromParent: JsonValue | undefined): JsonValue | undefined {
+  const given = givenFor(field, suggestions, fromParent);
   switch (field.kind) {
     case 'object': {
       const out: JsonObject = {};
       for (const child of field.fields) {
-        const value = initialFor(child);
-        if (value !== undefined) Object.defineProperty(out, child.key, { value, writable: true, enumerable: true, configurable: true });
+        const value = initialFor(child, suggestions, isPlainObject(given) ? (getOwn(given, child.key) as JsonValue | undefined) : undefined);
+        if (value !== undefined) setOwn(out, child.key, value);
       }
       return out;
     }
     case 'boolean':
-      return field.default ?? false;
+      return given ?? false;
     case 'choices':
-      return field.default === undefined ? [] : [...field.default];
+      return given ?? [];
     default:
-      return field.default;
+      return given;
   }
+}
+
+/**
+ * The answer to send, from what the form holds (`answer`: every field's current value, as
+ * initialAnswer shaped it): only what the user set, plus what the schema makes required or gives a
+ * default. A field counts as set when its value differs from where it started (its default or
+ * suggestion; false for a checkbox, no choices for a list). Untouched optional fields are absent at
+ * every depth, and so is an optional object none of whose fields was set. A suggested field is one
+ * unit: absent while unchanged, whole once changed (with any keys of the suggestion the form does
+ * not show) — for pydantic-ai's `editedArgs`, approving without editing sends `{"approved": true}`.
+ */
+export function settleAnswer(form: ResponseForm, answer: JsonValue | undefined, suggestions: AnswerSuggestions = {}): JsonValue | undefined {
+  return settleField(form.root, answer, suggestions, true).value;
+}
+
+interface Settled {
+  value?: JsonValue;
+  set: boolean;
+}
+
+function settleField(field: FormField, value: JsonValue | undefined, suggestions: AnswerSuggestions, root: boolean): Settled {
+  const given = givenFor(field, suggestions, undefined);
+  if (Object.hasOwn(suggestions, field.path) && given !== undefined) {
+    // A suggested unit: compared whole; keys the form does not show are kept from the suggestion.
+    let whole = value;
+    if (field.kind === 'object' && isPlainObject(value) && isPlainObject(given) && field.additionalProperties) {
+      const merged: JsonObject = {};
+      for (const key of Object.keys(given)) if (!field.fields.some((child) => child.key === key)) setOwn(merged, key, given[key] as JsonValue);
+      for (const key of Object.keys(value)) setOwn(merged, key, value[key] as JsonValue);
+      whole = merged;
+    }
+    const set = !jsonEqual(whole, given);
+    return set || field.required || root ? { value: whole, set } : { set };
+  }
+  if (field.kind === 'object') {
+    if (value === undefined) return { set: false };
+    if (!isPlainObject(value)) return { value, set: true };
+    const out: JsonObject = {};
+    let set = false;
+    for (const child of field.fields) {
+      const settled = settleField(child, getOwn(value, child.key) as JsonValue | undefined, suggestions, false);
+      set ||= settled.set;
+      if (settled.value !== undefined) setOwn(out, child.key, settled.value);
+    }
+    for (const key of Object.keys(value)) {
+      if (field.fields.some((child) => child.key === key)) continue;
+      set = true;
+      setOwn(out, key, value[key] as JsonValue);
+    }
+    return set || field.required || root ? { value: out, set } : { set };
+  }
+  const start = given ?? (field.kind === 'boolean' ? false : field.kind === 'choices' ? [] : undefined);
+  const set = !jsonEqual(value, start);
+  if (value === undefined) return { set };
+  return set || field.required || root || given !== undefined ? { value, set } : { set };
 }
 
 /** Problems with the user's answer (empty when it satisfies the form); paths are JSON pointers into the answer. */
@@ -314,6 +423,9 @@ function checkField(field: FormField, value: unknown, problems: Problem[]): void
       if (field.maxItems !== undefined && value.length > field.maxItems) at('answer_count', `allows at most ${field.maxItems} choices.`);
       return;
     }
+    case 'json':
+      if (!isPlainObject(value)) at('answer_type', 'must be a JSON object ({…}).');
+      return;
     case 'object': {
       if (!isPlainObject(value)) return void at('answer_type', 'must be an object.');
       for (const child of field.fields) {

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { customLimits, findCustomNamespace, knownCustomNamespaces, type CustomNamespace } from './custom-events';
 import { interruptLimits, summarizeAnswer, toAguiInterrupt, type AguiInterrupt, type AnswerField } from './interrupts';
 import { applyJsonPatch, type PatchOperation } from './json-patch';
-import { isPlainObject, measureJson, prettyJson, truncate, type JsonObject, type JsonValue } from './json-values';
+import { cloneJson, isJsonObject, isPlainObject, measureJson, prettyJson, truncate, type JsonObject, type JsonValue } from './json-values';
 
 /**
  * The plain AG-UI 1.0 run model: a thread's view, folded from the server's events with
@@ -151,6 +151,12 @@ export interface AguiThreadView {
   openSpans: { id: string; subagentRunId?: string }[];
   /** The resume[] sent with the run being started; applied to `interrupts` (and recorded as `answer` items) when its RUN_STARTED arrives. */
   pendingResume?: PendingAnswer[];
+  /**
+   * Deprecated THINKING_* events of the run `runId` (read as REASONING_*, as @ag-ui/client does):
+   * the ids minted for the open span and message. Its presence for the current run means the
+   * deprecation was noted (once per run).
+   */
+  legacyThinking?: { runId: string; spanId?: string; messageId?: string };
 }
 
 export const aguiLimits = {
@@ -235,6 +241,20 @@ type EventOf<T extends AguiEvent['type']> = Extract<AguiEvent, { type: T }>;
 
 const idFields = ['threadId', 'runId', 'parentRunId', 'messageId', 'toolCallId', 'parentMessageId', 'subagentRunId', 'parentSubagentRunId', 'parentToolCallId', 'stepName', 'entityId', 'activityType'] as const;
 
+/**
+ * The deprecated THINKING_* events (AG-UI before 0.0.45; the official Python SDK still sends them)
+ * and the REASONING_* event each is read as. They carry no ids: as in @ag-ui/client's
+ * compatibility layer, the span and message ids are minted here (and THINKING_START's `title` is
+ * dropped, REASONING_START has none).
+ */
+const legacyThinkingTypes = {
+  THINKING_START: 'REASONING_START',
+  THINKING_TEXT_MESSAGE_START: 'REASONING_MESSAGE_START',
+  THINKING_TEXT_MESSAGE_CONTENT: 'REASONING_MESSAGE_CONTENT',
+  THINKING_TEXT_MESSAGE_END: 'REASONING_MESSAGE_END',
+  THINKING_END: 'REASONING_END',
+} as const;
+
 /** Folds one AG-UI event (already JSON-parsed, otherwise unknown) into the view. Never throws on bad input. */
 export function applyAguiEvent(view: AguiThreadView, input: unknown, options: ApplyOptions = {}): AguiThreadView {
   const draft = new Draft(view);
@@ -243,13 +263,15 @@ export function applyAguiEvent(view: AguiThreadView, input: unknown, options: Ap
     draft.note('event_not_object', 'An event that is not a JSON object was ignored.');
     return draft.done();
   }
-  const type = input.type;
-  const typeLabel = typeof type === 'string' ? truncate(type, 60) : String(type).slice(0, 60);
+  const typeLabel = typeof input.type === 'string' ? truncate(input.type, 60) : String(input.type).slice(0, 60);
+  const legacy = typeof input.type === 'string' && Object.hasOwn(legacyThinkingTypes, input.type);
+  const received: Record<string, unknown> = legacy ? draft.translateThinking(input, typeLabel) : input;
+  const type = received.type;
   if (!EventTypeSchema.safeParse(type).success) {
     draft.note('event_unknown_type', `An event of unknown type "${typeLabel}" was ignored.`, typeLabel);
     return draft.done();
   }
-  const parsed = EventSchemas.safeParse(input);
+  const parsed = EventSchemas.safeParse(received);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? ` at ${issue.path.map(String).join('.')}` : '';
@@ -272,6 +294,18 @@ export function applyAguiEvent(view: AguiThreadView, input: unknown, options: Ap
   draft.eventType = typeLabel;
   draft.dispatch(event, options.customNamespaces ?? knownCustomNamespaces);
   return draft.done();
+}
+
+/** A tool call's arguments as the view holds them, when they are a whole JSON object (what an approval's `editedArgs` starts from). */
+export function toolCallArgs(view: AguiThreadView, toolCallId: string): JsonObject | undefined {
+  const call = view.items.find((entry): entry is ItemOf<'toolCall'> => entry.kind === 'toolCall' && entry.id === toolCallId);
+  if (call === undefined || call.argsStatus === 'truncated' || call.argsStatus === 'invalid' || call.argsText.trim() === '') return undefined;
+  try {
+    const parsed = cloneJson(JSON.parse(call.argsText) as unknown);
+    return isJsonObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -454,6 +488,40 @@ class Draft {
     notes.push(note);
     this.view.notes = notes;
     this.view.noteCount += 1;
+  }
+
+  /** A THINKING_* event as its REASONING_* equivalent (legacyThinkingTypes); the first of a run adds the deprecation note. */
+  translateThinking(input: Record<string, unknown>, typeLabel: string): Record<string, unknown> {
+    const runId = this.view.runId ?? '';
+    const live = this.view.runState === 'running';
+    let state = live ? this.view.legacyThinking : { runId };
+    if (state === undefined || state.runId !== runId) {
+      this.note('event_deprecated_thinking', `This agent sends the deprecated THINKING_* events (first: ${typeLabel}); they are shown as reasoning (REASONING_* since AG-UI 0.0.45).`, typeLabel);
+      state = { runId };
+    }
+    const minted = `agentdesk-thinking-${this.eventCount}`;
+    const type = input.type as keyof typeof legacyThinkingTypes;
+    const as = legacyThinkingTypes[type];
+    let out: Record<string, unknown>;
+    if (type === 'THINKING_START') {
+      const { title: _title, ...rest } = input;
+      state = { ...state, spanId: minted };
+      out = { ...rest, type: as, messageId: minted };
+    } else if (type === 'THINKING_TEXT_MESSAGE_START') {
+      state = { ...state, messageId: minted };
+      out = { ...input, type: as, messageId: minted, role: 'reasoning' };
+    } else if (type === 'THINKING_TEXT_MESSAGE_CONTENT') {
+      out = { ...input, type: as, messageId: state.messageId ?? minted };
+    } else if (type === 'THINKING_TEXT_MESSAGE_END') {
+      out = { ...input, type: as, messageId: state.messageId ?? minted };
+      state = { runId: state.runId, ...(state.spanId === undefined ? {} : { spanId: state.spanId }) };
+    } else {
+      out = { ...input, type: as, messageId: state.spanId ?? minted };
+      state = { runId: state.runId, ...(state.messageId === undefined ? {} : { messageId: state.messageId }) };
+    }
+    // Outside a run the event is refused as any other would be (run_not_active); nothing is kept.
+    if (live) this.view.legacyThinking = state;
+    return out;
   }
 
   /* items ------------------------------------------------------------------------------------ */

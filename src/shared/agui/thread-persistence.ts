@@ -122,6 +122,7 @@ export const aguiThreadViewSchema = z.strictObject({
     .array(z.strictObject({ interruptId: s(interruptLimits.idChars), status: z.enum(['resolved', 'cancelled']), fields: answerFieldsSchema.optional() }))
     .max(interruptLimits.perRun)
     .optional(),
+  legacyThinking: z.strictObject({ runId: id, spanId: id.optional(), messageId: id.optional() }).optional(),
 }) satisfies z.ZodType<AguiThreadView>;
 
 export function serializeThread(view: AguiThreadView): string {
@@ -156,7 +157,7 @@ export function restoreThread(saved: string | unknown): RestoreResult {
 }
 
 function settle(view: AguiThreadView): AguiThreadView {
-  const { pendingResume: _pending, ...rest } = view;
+  const { pendingResume: _pending, legacyThinking: _thinking, ...rest } = view;
   const live = view.runState === 'starting' || view.runState === 'running';
   const items = view.items.map((item): AguiItem => {
     if ((item.kind === 'text' || item.kind === 'reasoning') && item.streaming) return { ...item, streaming: false };

@@ -1,8 +1,8 @@
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { describe, expect, it } from 'vitest';
-import { buildResume, buildRunInput, interruptKind, isInterruptExpired, parseForwardedProps, toAguiInterrupt, type AguiInterrupt } from '../../../src/shared/agui/interrupts';
-import { describeResponseSchema, formLimits, initialAnswer, validateAnswer, type ResponseForm } from '../../../src/shared/agui/response-form';
-import { applyAguiEvent, beginRun, createThread, historyMessages, openInterrupts } from '../../../src/shared/agui/run-model';
+import { buildResume, buildRunInput, interruptKind, isInterruptExpired, parseForwardedProps, summarizeAnswer, toAguiInterrupt, type AguiInterrupt } from '../../../src/shared/agui/interrupts';
+import { answerSuggestions, describeResponseSchema, formLimits, initialAnswer, settleAnswer, validateAnswer, type ResponseForm } from '../../../src/shared/agui/response-form';
+import { applyAguiEvent, beginRun, createThread, historyMessages, openInterrupts, toolCallArgs } from '../../../src/shared/agui/run-model';
 
 const now = Date.parse('2026-01-01T12:00:00Z');
 const confirmSchema = { type: 'object', properties: { approved: { type: 'boolean' }, note: { type: 'string', maxLength: 10 } }, required: ['approved'], additionalProperties: false };
@@ -222,5 +222,101 @@ describe('validateAnswer', () => {
     for (let level = 0; level < 20; level++) deep = [deep];
     expect(validateAnswer(settings, deep).map((problem) => problem.code)).toEqual(['answer_too_large']);
     expect(validateAnswer(form({ type: 'string' }), 'x'.repeat(100_000)).map((problem) => problem.code)).toEqual(['answer_too_large']);
+  });
+});
+
+describe('settleAnswer: only what the user set, plus what is required or has a default', () => {
+  // pydantic-ai 2.33's tool approval: editedArgs REPLACES the call's arguments.
+  const pydanticApproval = form({ type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object' }, reason: { type: 'string' } }, required: ['approved'] });
+  const demoApproval = form({ type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object', properties: { path: { type: 'string' } } } }, required: ['approved'] });
+  const args = { path: 'notes/old-plan.md' };
+
+  it('approving a tool call without editing sends {"approved": true}: no empty editedArgs replaces the arguments', () => {
+    for (const approval of [pydanticApproval, demoApproval]) {
+      const suggestions = answerSuggestions(approval, args);
+      expect(suggestions).toEqual({ '/editedArgs': args });
+      const shown = initialAnswer(approval, suggestions);
+      expect(shown).toMatchObject({ approved: false, editedArgs: args });
+      expect(settleAnswer(approval, { ...(shown as object), approved: true }, suggestions)).toEqual({ approved: true });
+      // Without known arguments there is nothing to start from, and still no editedArgs.
+      expect(settleAnswer(approval, { ...(initialAnswer(approval) as object), approved: true })).toEqual({ approved: true });
+      // Declining sends the required field as it is.
+      expect(settleAnswer(approval, shown, suggestions)).toEqual({ approved: false });
+    }
+  });
+
+  it('edited arguments are sent whole, with keys of the call the form does not show', () => {
+    const wide = { path: 'notes/old-plan.md', recursive: true };
+    const suggestions = answerSuggestions(demoApproval, wide);
+    expect(settleAnswer(demoApproval, { approved: true, editedArgs: { path: 'new' } }, suggestions)).toEqual({ approved: true, editedArgs: { path: 'new', recursive: true } });
+    expect(settleAnswer(pydanticApproval, { approved: true, editedArgs: { path: 'new' } }, answerSuggestions(pydanticApproval, args))).toEqual({ approved: true, editedArgs: { path: 'new' } });
+    // Edited back to what it was: unchanged, so absent.
+    expect(settleAnswer(demoApproval, { approved: true, editedArgs: { path: 'notes/old-plan.md' } }, suggestions)).toEqual({ approved: true });
+    // The transcript's record of the answer: edited arguments by field, or as JSON for an open object.
+    expect(summarizeAnswer({ responseSchema: { type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object', title: 'Edited arguments', properties: { path: { type: 'string' } } } } } }, { approved: true, editedArgs: { path: 'new' } })).toEqual([
+      { label: 'approved', value: true },
+      { label: 'Edited arguments › path', value: 'new' },
+    ]);
+    expect(summarizeAnswer({ responseSchema: { type: 'object', properties: { editedArgs: { type: 'object' } } } }, { editedArgs: { path: 'new' } })).toEqual([{ label: 'editedArgs', value: '{"path":"new"}' }]);
+    // No editedArgs field, or a primitive one: no suggestion.
+    expect(answerSuggestions(form(confirmSchema), args)).toEqual({});
+    expect(answerSuggestions(form({ type: 'object', properties: { editedArgs: { type: 'string' } } }), args)).toEqual({});
+  });
+
+  it('keeps defaults and required fields, drops untouched optional ones at every depth', () => {
+    const settings = form({
+      type: 'object',
+      required: ['region', 'target'],
+      properties: {
+        region: { type: 'string', enum: ['eu', 'us'] },
+        replicas: { type: 'integer', default: 2 },
+        force: { type: 'boolean' },
+        dryRun: { type: 'boolean', default: true },
+        note: { type: 'string' },
+        tags: { type: 'array', items: { enum: ['a', 'b'] } },
+        picked: { type: 'array', items: { enum: ['a', 'b'] }, default: ['b'] },
+        target: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, zone: { type: 'string' } } },
+        extras: { type: 'object', required: ['owner'], properties: { owner: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } }, level: { type: 'integer', default: 1 } } },
+      },
+    });
+    const shown = initialAnswer(settings) as Record<string, unknown>;
+    expect(shown).toEqual({ replicas: 2, force: false, dryRun: true, tags: [], picked: ['b'], target: {}, extras: { owner: {}, level: 1 } });
+    // Nothing touched: defaults, the required object (its missing required name is for the validator).
+    expect(settleAnswer(settings, { ...shown, region: 'eu' })).toEqual({ region: 'eu', replicas: 2, dryRun: true, picked: ['b'], target: {} });
+    // An optional object with a default inside and a required object inside stays absent until one of its fields is set…
+    const touched = settleAnswer(settings, { ...shown, region: 'eu', force: true, tags: ['a'], target: { name: 'web' }, extras: { owner: { id: 'me' }, level: 1 } });
+    expect(touched).toEqual({ region: 'eu', replicas: 2, force: true, dryRun: true, tags: ['a'], picked: ['b'], target: { name: 'web' }, extras: { owner: { id: 'me' }, level: 1 } });
+    // …and then carries its defaults; a default changed by the user is sent as changed, a default cleared is left out.
+    expect(settleAnswer(settings, { region: 'us', replicas: 3, dryRun: false, picked: [], target: { name: 'x' }, extras: { owner: {}, level: 4 } })).toEqual({ region: 'us', replicas: 3, dryRun: false, picked: [], target: { name: 'x' }, extras: { owner: {}, level: 4 } });
+    // Clearing a default is a change too: the object it is in is then sent, without it.
+    expect(settleAnswer(settings, { region: 'us', target: {}, extras: { owner: {} } })).toEqual({ region: 'us', target: {}, extras: { owner: {} } });
+    expect(validateAnswer(settings, settleAnswer(settings, { ...shown, region: 'eu' })).map((problem) => [problem.code, problem.path])).toEqual([['answer_required', '/target/name']]);
+  });
+
+  it('a single-value root is always sent; a free JSON object field is edited as JSON and validated as an object', () => {
+    expect(settleAnswer(form({ type: 'string' }), '')).toBe('');
+    expect(settleAnswer(form({ type: 'boolean' }), false)).toBe(false);
+    const free = form({ type: 'object', properties: { options: { type: 'object', default: { a: 1 } } } });
+    expect(free.root.kind === 'object' && free.root.fields[0]).toMatchObject({ kind: 'json', default: { a: 1 } });
+    expect(settleAnswer(free, initialAnswer(free))).toEqual({ options: { a: 1 } });
+    expect(validateAnswer(free, { options: 'not json' }).map((problem) => problem.code)).toEqual(['answer_type']);
+  });
+
+  it('toolCallArgs reads the streamed arguments of a call (whole JSON objects only)', () => {
+    let view = beginRun(createThread('t'), { runId: 'r' });
+    for (const event of [
+      { type: 'RUN_STARTED', threadId: 't', runId: 'r' },
+      { type: 'TOOL_CALL_START', toolCallId: 'c1', toolCallName: 'delete_file' },
+      { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '{"path":' },
+      { type: 'TOOL_CALL_ARGS', toolCallId: 'c1', delta: '"notes/old-plan.md"}' },
+      { type: 'TOOL_CALL_END', toolCallId: 'c1' },
+      { type: 'TOOL_CALL_START', toolCallId: 'c2', toolCallName: 'other' },
+      { type: 'TOOL_CALL_ARGS', toolCallId: 'c2', delta: '[1,2]' },
+      { type: 'TOOL_CALL_END', toolCallId: 'c2' },
+    ])
+      view = applyAguiEvent(view, event);
+    expect(toolCallArgs(view, 'c1')).toEqual({ path: 'notes/old-plan.md' });
+    expect(toolCallArgs(view, 'c2')).toBeUndefined();
+    expect(toolCallArgs(view, 'nope')).toBeUndefined();
   });
 });

@@ -147,12 +147,12 @@ describe('every AG-UI 1.0 event type', () => {
 describe('validation and protocol notes', () => {
   it('turns bad input into notes with stable codes, never a crash, and leaves the view otherwise unchanged', () => {
     const start = run([], { open: true });
-    const bad: unknown[] = [null, 'text', 42, [], { type: 'THINKING_START' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'x' }, { type: 'TEXT_MESSAGE_START', messageId: 7 }, { type: 'TEXT_MESSAGE_START', messageId: 'x'.repeat(301) }];
+    const bad: unknown[] = [null, 'text', 42, [], { type: 'HOLOGRAM_START' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'x' }, { type: 'TEXT_MESSAGE_START', messageId: 7 }, { type: 'TEXT_MESSAGE_START', messageId: 'x'.repeat(301) }];
     const view = fold(bad, start);
     expect(codes(view)).toEqual(['event_not_object', 'event_not_object', 'event_not_object', 'event_not_object', 'event_unknown_type', 'event_invalid', 'event_invalid', 'event_id_too_long']);
     expect(view.items).toEqual(start.items);
     expect(view.notes[5]?.message).toContain('TEXT_MESSAGE_CONTENT');
-    expect(view.notes[4]).toMatchObject({ eventType: 'THINKING_START' });
+    expect(view.notes[4]).toMatchObject({ eventType: 'HOLOGRAM_START' });
   });
 
   it('ignores events outside a running run and RUN_STARTED for another thread', () => {
@@ -180,6 +180,48 @@ describe('validation and protocol notes', () => {
     expect(codes(view)).toEqual(['text_unknown_message', 'tool_unknown_call', 'reasoning_unknown_message', 'step_not_started', 'tool_result_without_call']);
     expect(item(view, 'toolCall', 'orphan')).toMatchObject({ started: false, state: 'completed', result: { text: 'result' } });
     expect(historyMessages(view)).toEqual([{ id: 'tm', role: 'tool', toolCallId: 'orphan', content: 'result' }]);
+  });
+});
+
+describe('deprecated THINKING_* events (the official Python SDK 0.1.20 still sends them)', () => {
+  // The exact shapes ag-ui-protocol's EventEncoder writes (camelCase, None fields left out).
+  const thinking: Event[] = [
+    { type: 'THINKING_START', title: 'Planning', timestamp: 1764600000000 },
+    { type: 'THINKING_TEXT_MESSAGE_START' },
+    { type: 'THINKING_TEXT_MESSAGE_CONTENT', delta: 'Weighing ' },
+    { type: 'THINKING_TEXT_MESSAGE_CONTENT', delta: 'the options.' },
+    { type: 'THINKING_TEXT_MESSAGE_END' },
+    { type: 'THINKING_TEXT_MESSAGE_START' },
+    { type: 'THINKING_TEXT_MESSAGE_CONTENT', delta: 'Second thought.' },
+    { type: 'THINKING_TEXT_MESSAGE_END' },
+    { type: 'THINKING_END' },
+    { type: 'TEXT_MESSAGE_START', messageId: 'm-1', role: 'assistant' },
+    { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm-1', delta: 'Done.' },
+    { type: 'TEXT_MESSAGE_END', messageId: 'm-1' },
+  ];
+
+  it('reads them as reasoning (as @ag-ui/client does), with one deprecation note per run', () => {
+    const view = run(thinking);
+    const reasoning = view.items.filter((entry) => entry.kind === 'reasoning');
+    expect(reasoning.map((entry) => entry.text)).toEqual(['Weighing the options.', 'Second thought.']);
+    expect(reasoning.every((entry) => entry.kind === 'reasoning' && !entry.streaming && entry.spanId !== undefined && entry.spanId === reasoning[0]?.spanId)).toBe(true);
+    expect(new Set(reasoning.map((entry) => entry.id)).size).toBe(2);
+    expect(codes(view)).toEqual(['event_deprecated_thinking']);
+    expect(view.notes[0]).toMatchObject({ eventType: 'THINKING_START' });
+    expect(view.openSpans).toEqual([]);
+    // Reasoning goes back in the history like any other, the text after it too.
+    expect(historyMessages(view).map((message) => message.role)).toEqual(['reasoning', 'reasoning', 'assistant']);
+    // The next run notes it again, once.
+    const again = run(thinking.slice(0, 5), { runId: 'run-2', view });
+    expect(codes(again)).toEqual(['event_deprecated_thinking', 'event_deprecated_thinking']);
+    expect(again.items.filter((entry) => entry.kind === 'reasoning')).toHaveLength(3);
+  });
+
+  it('content without a THINKING_TEXT_MESSAGE_START continues nothing (noted), and outside a run they are ignored', () => {
+    const view = run([{ type: 'THINKING_TEXT_MESSAGE_CONTENT', delta: 'orphan' }, { type: 'THINKING_TEXT_MESSAGE_CONTENT' }]);
+    expect(codes(view)).toEqual(['event_deprecated_thinking', 'reasoning_unknown_message', 'event_invalid']);
+    expect(view.items).toEqual([]);
+    expect(codes(fold([{ type: 'THINKING_START' }]))).toEqual(['run_not_active']);
   });
 });
 

@@ -76,11 +76,15 @@ describe('serializeThread / restoreThread', () => {
       { type: 'TEXT_MESSAGE_CHUNK', messageId: 'm', delta: 'half' },
       { type: 'TOOL_CALL_START', toolCallId: 't', toolCallName: 'f', subagentRunId: 's' },
       { type: 'TOOL_CALL_ARGS', toolCallId: 't', delta: '{"a":1}', subagentRunId: 's' },
+      { type: 'THINKING_START' },
     ]);
+    expect(streaming.legacyThinking).toMatchObject({ runId: 'r', spanId: expect.any(String) });
     const restored = restoreThread(serializeThread(streaming));
     expect(restored.ok).toBe(true);
     if (!restored.ok) return;
     expect(restored.view).toMatchObject({ runState: 'dropped', openChunks: [], openSpans: [] });
+    // The deprecated THINKING_* bookkeeping belonged to the stream that is gone.
+    expect(restored.view).not.toHaveProperty('legacyThinking');
     expect(restored.view.items).toMatchObject([
       { kind: 'text', id: 'm', streaming: false, text: 'half' },
       { kind: 'toolCall', id: 't', state: 'incomplete', argsStatus: 'json' },

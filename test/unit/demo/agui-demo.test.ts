@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encryptedReasoning } from '../../../src/main/demo/agui/agui-demo-agent';
 import { startAguiDemoServer, type AguiDemoOptions, type AguiDemoServer } from '../../../src/main/demo/agui/agui-demo-server';
-import { confirmationResponseSchema, resumeErrorCodes } from '../../../src/main/demo/agui/agui-demo-interrupts';
+import { confirmationResponseSchema, resumeErrorCodes, toolApprovalResponseSchema } from '../../../src/main/demo/agui/agui-demo-interrupts';
 import { startDemo } from '../../../src/main/demo/start-demo';
 import { memoryLogger } from '../../support/logger';
 import { useTempDirs } from '../../support/temp-dir';
@@ -421,6 +421,36 @@ describe('confirmation interrupts and resume', () => {
     const replay = await run(server, thread.resume([{ interruptId: interrupts[0]?.id, status: 'resolved', payload: { approve: true } }]));
     expectValidRun(replay.events);
     expect(replay.events).toEqual([expect.objectContaining({ type: 'RUN_ERROR', code: resumeErrorCodes.answered })]);
+  });
+
+  it('"delete" asks to approve a delete_file call as pydantic-ai does; editedArgs replaces the arguments (an empty one deletes nothing)', async () => {
+    const server = await start();
+    const cases: [Json | undefined, string, string][] = [
+      [{ approved: true }, 'Deleted notes/old-plan.md.', JSON.stringify({ deleted: 'notes/old-plan.md' })],
+      [{ approved: true, editedArgs: { path: 'notes/new.md' } }, 'Deleted notes/new.md.', JSON.stringify({ deleted: 'notes/new.md' })],
+      [{ approved: true, editedArgs: {} }, expect.stringContaining('without a path') as unknown as string, JSON.stringify({ error: 'missing argument: path' })],
+      [{ approved: false }, 'Kept notes/old-plan.md: nothing was deleted.', 'The user did not approve this call.'],
+      [undefined, 'Kept notes/old-plan.md: nothing was deleted.', 'The user did not approve this call.'],
+    ];
+    for (const [payload, text, result] of cases) {
+      const thread = new Thread();
+      const first = await run(server, thread.say('Please delete the old plan'));
+      expectValidRun(first.events);
+      const call = ofType(first.events, 'TOOL_CALL_START')[0];
+      expect(call).toMatchObject({ toolCallName: 'delete_file' });
+      expect(JSON.parse(joined(first.events, 'TOOL_CALL_ARGS', 'delta'))).toEqual({ path: 'notes/old-plan.md' });
+      const [interrupt] = interruptsOf(first.events);
+      expect(interrupt).toMatchObject({ reason: 'tool_call', toolCallId: call?.toolCallId, responseSchema: toolApprovalResponseSchema, message: 'Approve delete_file({"path": "notes/old-plan.md"})?' });
+      thread.keep(first.events);
+      const resumed = await run(server, thread.resume([payload === undefined ? { interruptId: interrupt?.id, status: 'cancelled' } : { interruptId: interrupt?.id, status: 'resolved', payload }]));
+      expectValidRun(resumed.events);
+      expect(ofType(resumed.events, 'TOOL_CALL_RESULT')).toEqual([expect.objectContaining({ toolCallId: call?.toolCallId, content: result })]);
+      expect(texts(resumed.events)).toEqual([text]);
+    }
+    const thread = new Thread();
+    const [interrupt] = interruptsOf((await run(server, thread.say('delete'))).events);
+    const bad = await run(server, thread.resume([{ interruptId: interrupt?.id, status: 'resolved', payload: { approved: true, editedArgs: 'x' } }]));
+    expect(bad.events).toEqual([expect.objectContaining({ type: 'RUN_ERROR', code: resumeErrorCodes.payload })]);
   });
 
   it('approve: false and a cancelled interrupt both end with "Cancelled, nothing changed." and no apply call', async () => {

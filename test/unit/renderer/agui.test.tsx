@@ -119,7 +119,7 @@ function fullRun(runId: string): Event[] {
     { type: 'CUSTOM', name: 'agentdesk.note.v1', value: { text: 'Deployment window is open.', title: 'Window' } },
     { type: 'CUSTOM', name: 'someone.else.v9', value: { text: 'ignored namespace' } },
     { type: 'RAW', event: { provider: 'native-raw-event' }, source: 'x' },
-    { type: 'THINKING_START' },
+    { type: 'HOLOGRAM_START' },
     { type: 'STEP_FINISHED', stepName: 'deploy' },
   ];
 }
@@ -257,6 +257,27 @@ describe('plain AG-UI screen', () => {
     expect(screen.queryByText(/Protocol notes/)).toBeNull();
   });
 
+  it('shows the deprecated THINKING_* events (as the Python SDK sends them) as reasoning, with one protocol note', async () => {
+    const { backend, user } = await renderScreen();
+    await sendMessage(user, backend, 'Think');
+    events(backend, 'run-1', [
+      { type: 'RUN_STARTED', threadId, runId: 'run-1' },
+      { type: 'THINKING_START', title: 'Planning' },
+      { type: 'THINKING_TEXT_MESSAGE_START' },
+      { type: 'THINKING_TEXT_MESSAGE_CONTENT', delta: 'Old-style ' },
+      { type: 'THINKING_TEXT_MESSAGE_CONTENT', delta: 'reasoning.' },
+      { type: 'THINKING_TEXT_MESSAGE_END' },
+      { type: 'THINKING_END' },
+      { type: 'RUN_FINISHED', threadId, runId: 'run-1' },
+    ]);
+    await waitFor(() => expect(status()).toBe('Finished'));
+    const transcript = screen.getByRole('region', { name: 'Messages' });
+    const thinking = within(transcript).getByText('Thinking').closest('details') as HTMLDetailsElement;
+    expect(thinking.textContent).toContain('Old-style reasoning.');
+    const notes = screen.getByText('Protocol notes (1)').closest('details') as HTMLDetailsElement;
+    expect(notes.textContent).toContain('event_deprecated_thinking');
+  });
+
   it('replaces its copy with the thread main sends at the end of the run', async () => {
     const { backend, user } = await renderScreen();
     await sendMessage(user, backend, 'Hello');
@@ -366,7 +387,8 @@ describe('plain AG-UI screen', () => {
       agentId,
       answers: {
         'i-confirm': { status: 'resolved', payload: { approve: true } },
-        'i-input': { status: 'resolved', payload: { env: 'production', count: 3, email: 'ops@example.com', tags: ['safe'], window: {} } },
+        // The untouched optional "Window" object is absent, not {}.
+        'i-input': { status: 'resolved', payload: { env: 'production', count: 3, email: 'ops@example.com', tags: ['safe'] } },
         'i-expired': { status: 'cancelled' },
         'i-unsupported': { status: 'cancelled' },
       },
@@ -416,6 +438,42 @@ describe('plain AG-UI screen', () => {
     expect(within(second as HTMLElement).getByText(/No details are needed/)).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Send answers' }));
     await waitFor(() => expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { a: { status: 'cancelled' }, b: { status: 'resolved' } } }]));
+  });
+
+  it('a tool approval starts from the call\'s arguments and sends editedArgs only when they were changed', async () => {
+    const approvalRun = (runId: string, schema: Record<string, unknown>): Event[] => [
+      { type: 'RUN_STARTED', threadId, runId },
+      { type: 'TOOL_CALL_START', toolCallId: `del-${runId}`, toolCallName: 'delete_file' },
+      { type: 'TOOL_CALL_ARGS', toolCallId: `del-${runId}`, delta: '{"path": "notes/old-plan.md"}' },
+      { type: 'TOOL_CALL_END', toolCallId: `del-${runId}` },
+      { type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'interrupt', interrupts: [{ id: `approve-${runId}`, reason: 'tool_call', toolCallId: `del-${runId}`, responseSchema: schema }] } },
+    ];
+    // pydantic-ai 2.33's approval schema: editedArgs is an open object, shown as JSON with the current arguments.
+    const pydantic = { type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object' }, reason: { type: 'string' } }, required: ['approved'] };
+    const { backend, user } = await renderScreen();
+    await sendMessage(user, backend, 'Delete the old plan');
+    events(backend, 'run-1', approvalRun('run-1', pydantic));
+    const section = await screen.findByRole('region', { name: 'Permission for a tool call' });
+    const args = within(section).getByRole<HTMLTextAreaElement>('textbox', { name: 'editedArgs' });
+    expect(JSON.parse(args.value)).toEqual({ path: 'notes/old-plan.md' });
+    await user.click(within(section).getByRole('checkbox', { name: 'approved' }));
+    await user.click(screen.getByRole('button', { name: 'Send answers' }));
+    await waitFor(() => expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { 'approve-run-1': { status: 'resolved', payload: { approved: true } } } }]));
+    events(backend, 'run-2', [{ type: 'RUN_STARTED', threadId, runId: 'run-2' }, { type: 'RUN_FINISHED', threadId, runId: 'run-2' }]);
+    await waitFor(() => expect(status()).toBe('Finished'));
+
+    // The demo's shape: editedArgs with a path field, filled in; an edited path is sent (whole arguments).
+    await sendMessage(user, backend, 'Delete it again');
+    events(backend, 'run-3', approvalRun('run-3', { type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object', properties: { path: { type: 'string' } } } }, required: ['approved'] }));
+    const again = await screen.findByRole('region', { name: 'Permission for a tool call' });
+    const path = within(within(again).getByRole('group', { name: 'editedArgs' })).getByRole<HTMLInputElement>('textbox', { name: 'path' });
+    expect(path.value).toBe('notes/old-plan.md');
+    await user.clear(path);
+    await user.type(path, 'new');
+    await user.click(within(again).getByRole('checkbox', { name: 'approved' }));
+    await user.click(screen.getByRole('button', { name: 'Send answers' }));
+    await waitFor(() => expect(backend.callsOf('agui.resume')).toHaveLength(2));
+    expect(backend.callsOf('agui.resume')[1]).toEqual({ agentId, answers: { 'approve-run-3': { status: 'resolved', payload: { approved: true, editedArgs: { path: 'new' } } } } });
   });
 
   it('keeps the forms when main refuses the answers, and says why', async () => {

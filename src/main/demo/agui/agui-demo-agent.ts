@@ -16,6 +16,9 @@ import type { ConfirmationAnswer, InterruptLedger, InterruptSubject } from './ag
  * Triggers in the last user message (whole words, any case):
  * - "deploy": two confirmation interrupts (staging, production), each to be answered;
  * - "apply": one confirmation interrupt (the demo-network stack);
+ * - "delete": a `delete_file({"path": "notes/old-plan.md"})` call and its tool approval, shaped as
+ *   pydantic-ai's AG-UI adapter raises one (reason "tool_call", `editedArgs` REPLACES the
+ *   arguments: an `editedArgs: {}` deletes without a path, and the call fails);
  * - "slow": one more text message streamed over ~5 s (heartbeats meanwhile);
  * - "fail": RUN_ERROR `demo_failure` after the plan step.
  * forwardedProps: `iacCode.cwd` is echoed (the plan step's metadata.label, the state, the tool
@@ -23,7 +26,9 @@ import type { ConfirmationAnswer, InterruptLedger, InterruptSubject } from './ag
  * Client-defined `tools` are refused (400), as iac-code does.
  */
 
-export const aguiDemoTriggers = { deploy: 'deploy', apply: 'apply', slow: 'slow', fail: 'fail' } as const;
+export const aguiDemoTriggers = { deploy: 'deploy', apply: 'apply', delete: 'delete', slow: 'slow', fail: 'fail' } as const;
+/** The file the "delete" trigger asks to delete. */
+export const aguiDemoDeletePath = 'notes/old-plan.md';
 export const aguiDemoStack = 'demo-network';
 export const aguiDemoEnvironments = ['staging', 'production'] as const;
 export const maxUserMessageChars = 4000;
@@ -118,7 +123,9 @@ export async function* runAguiDemo(input: RunAgentInput, settings: DemoRunSettin
       return;
     }
     yield at({ type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION });
-    yield* resumed(check.answers, settings, context, at);
+    const toolAnswer = check.answers.find((answer) => answer.tool !== undefined);
+    if (toolAnswer?.tool !== undefined) yield* resumedTool({ ...toolAnswer, tool: toolAnswer.tool }, at);
+    else yield* resumed(check.answers, settings, context, at);
     const applied = check.answers.filter((answer) => answer.approved).map((answer) => answer.subject);
     const cancelled = check.answers.filter((answer) => !answer.approved).map((answer) => answer.subject);
     yield at({ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'success' }, result: { applied, cancelled } });
@@ -143,13 +150,22 @@ export async function* runAguiDemo(input: RunAgentInput, settings: DemoRunSettin
   const thought = id('rsn_msg');
   yield at({ type: EventType.REASONING_START, messageId: span });
   yield at({ type: EventType.REASONING_MESSAGE_START, messageId: thought, role: 'reasoning' });
-  for (const delta of ['The user wants ', change ? 'a change, so I plan it, check it ' : 'to know what would change, so I plan ', change ? 'and ask before applying.' : 'and check without applying.']) {
+  const deleting = words.has(aguiDemoTriggers.delete) && !change;
+  const reasoning = deleting
+    ? ['The user wants ', 'a file deleted, so I ask ', 'before deleting it.']
+    : ['The user wants ', change ? 'a change, so I plan it, check it ' : 'to know what would change, so I plan ', change ? 'and ask before applying.' : 'and check without applying.'];
+  for (const delta of reasoning) {
     yield at({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: thought, delta });
     await context.sleep(30);
   }
   yield at({ type: EventType.REASONING_MESSAGE_END, messageId: thought });
   yield at({ type: EventType.REASONING_ENCRYPTED_VALUE, subtype: 'message', entityId: thought, encryptedValue: encryptedReasoning });
   yield at({ type: EventType.REASONING_END, messageId: span });
+
+  if (deleting) {
+    yield* deleteFile(threadId, runId, context, at);
+    return;
+  }
 
   // Step "plan": a tool call whose arguments arrive in pieces, then its result.
   yield at({ type: EventType.STEP_STARTED, stepName: 'plan', metadata: { label: `Plan ${target} in ${where}` } });
@@ -239,6 +255,43 @@ export async function* runAguiDemo(input: RunAgentInput, settings: DemoRunSettin
     ? aguiDemoEnvironments.map((environment) => ({ subject: environment, message: `Deploy demo-app to ${environment}? 1 to add, 1 to change, 0 to destroy.` }))
     : [{ subject: aguiDemoStack, message: `Apply the plan to ${aguiDemoStack}? 1 to add, 1 to change, 0 to destroy.` }];
   yield at({ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'interrupt', interrupts: context.ledger.issue(threadId, subjects) } });
+}
+
+/** The "delete" trigger: the delete_file call streamed, a line of text, and the run ends asking for the tool approval. */
+async function* deleteFile(threadId: string, runId: string, context: AguiDemoContext, at: <E extends Event>(event: E) => E): AsyncGenerator<Event> {
+  const call = id('tool');
+  yield at({ type: EventType.TOOL_CALL_START, toolCallId: call, toolCallName: 'delete_file' });
+  for (const piece of split(JSON.stringify({ path: aguiDemoDeletePath }), 2)) {
+    yield at({ type: EventType.TOOL_CALL_ARGS, toolCallId: call, delta: piece });
+    await context.sleep(20);
+  }
+  yield at({ type: EventType.TOOL_CALL_END, toolCallId: call });
+  const message = id('msg');
+  yield at({ type: EventType.TEXT_MESSAGE_START, messageId: message, role: 'assistant' });
+  yield at({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: message, delta: `I need your permission to delete ${aguiDemoDeletePath}.` });
+  yield at({ type: EventType.TEXT_MESSAGE_END, messageId: message });
+  const interrupts = context.ledger.issue(threadId, [{ subject: 'delete_file', message: `Approve delete_file({"path": "${aguiDemoDeletePath}"})?`, tool: { toolCallId: call, path: aguiDemoDeletePath } }]);
+  yield at({ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'interrupt', interrupts } });
+}
+
+/** A resumed tool approval: the call runs with the arguments the answer left it (or is not run), and its result is reported on the original call. */
+async function* resumedTool(answer: ConfirmationAnswer & { tool: NonNullable<ConfirmationAnswer['tool']> }, at: <E extends Event>(event: E) => E): AsyncGenerator<Event> {
+  const path = answer.tool.args.path;
+  let text: string;
+  if (!answer.approved) {
+    text = `Kept ${aguiDemoDeletePath}: nothing was deleted.`;
+    yield at({ type: EventType.TOOL_CALL_RESULT, messageId: id('tool_msg'), toolCallId: answer.tool.toolCallId, role: 'tool', content: 'The user did not approve this call.' });
+  } else if (typeof path !== 'string' || path.trim() === '') {
+    text = 'delete_file ran without a path (the edited arguments replace the call\'s): nothing was deleted.';
+    yield at({ type: EventType.TOOL_CALL_RESULT, messageId: id('tool_msg'), toolCallId: answer.tool.toolCallId, role: 'tool', content: JSON.stringify({ error: 'missing argument: path' }) });
+  } else {
+    text = `Deleted ${path}.`;
+    yield at({ type: EventType.TOOL_CALL_RESULT, messageId: id('tool_msg'), toolCallId: answer.tool.toolCallId, role: 'tool', content: JSON.stringify({ deleted: path }) });
+  }
+  const message = id('msg');
+  yield at({ type: EventType.TEXT_MESSAGE_START, messageId: message, role: 'assistant' });
+  yield at({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: message, delta: text });
+  yield at({ type: EventType.TEXT_MESSAGE_END, messageId: message });
 }
 
 /** What a resume run shows before its RUN_FINISHED: step "apply", one iac_apply call per approval, the text. */

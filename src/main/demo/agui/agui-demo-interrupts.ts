@@ -41,19 +41,26 @@ export const resumeErrorCodes = {
 
 export type ResumeErrorCode = (typeof resumeErrorCodes)[keyof typeof resumeErrorCodes];
 
-/** What one interrupt of a group asks about (the demo: one stack or environment to change). */
+/** What one interrupt of a group asks about (the demo: one stack or environment to change, or a tool call to allow). */
 export interface InterruptSubject {
   /** Short machine name, e.g. "demo-network" or "production"; ≤ 40 characters. */
   subject: string;
   message: string;
+  /**
+   * A tool approval as pydantic-ai's AG-UI adapter raises it (reason "tool_call", the call's id,
+   * toolApprovalResponseSchema) instead of a confirmation. The call's path is signed into the id.
+   */
+  tool?: { toolCallId: string; path: string };
 }
 
 export interface ConfirmationAnswer {
   subject: string;
-  /** True only for `resolved` with `approve: true`. */
+  /** True only for `resolved` with `approve: true` (a tool approval: `approved: true`). */
   approved: boolean;
   status: ResumeEntry['status'];
   note?: string;
+  /** A tool approval's call and the arguments it runs with: `editedArgs` when sent (a full replacement, as pydantic-ai treats it), else the call's own. */
+  tool?: { toolCallId: string; args: Record<string, unknown> };
 }
 
 export type ResumeCheck = { ok: true; answers: ConfirmationAnswer[] } | { ok: false; code: ResumeErrorCode; message: string };
@@ -70,6 +77,18 @@ export const confirmationResponseSchema = {
   required: ['approve'],
 } as const;
 
+/** The responseSchema of a tool approval (pydantic-ai's shape, with the arguments described): `editedArgs` replaces the call's arguments. */
+export const toolApprovalResponseSchema = {
+  type: 'object',
+  properties: {
+    approved: { type: 'boolean', title: 'Approve' },
+    editedArgs: { type: 'object', title: 'Edited arguments', description: 'Replaces the arguments of the call.', properties: { path: { type: 'string', title: 'path' } } },
+  },
+  required: ['approved'],
+} as const;
+
+export const maxToolPathChars = 200;
+
 interface Claims {
   t: string;
   g: string;
@@ -77,6 +96,9 @@ interface Claims {
   n: number;
   s: string;
   e: number;
+  /** A tool approval: the call's id (c) and path argument (a). */
+  c?: string;
+  a?: string;
 }
 
 const prefix = 'agi1';
@@ -113,14 +135,28 @@ export class InterruptLedger {
     const group = randomBytes(12).toString('base64url');
     const expires = Math.floor(this.options.now() + this.options.ttlMs);
     const expiresAt = new Date(expires).toISOString();
-    return subjects.map(({ subject, message }, index) => ({
-      id: this.sign({ t: threadDigest(threadId), g: group, i: index, n: subjects.length, s: subject.slice(0, 40), e: expires }),
-      reason: 'confirmation',
-      message,
-      responseSchema: structuredClone(confirmationResponseSchema) as unknown as Record<string, unknown>,
-      expiresAt,
-      metadata: { subject },
-    }));
+    return subjects.map(({ subject, message, tool }, index): Interrupt => {
+      const claims: Claims = { t: threadDigest(threadId), g: group, i: index, n: subjects.length, s: subject.slice(0, 40), e: expires };
+      if (tool !== undefined) {
+        return {
+          id: this.sign({ ...claims, c: tool.toolCallId, a: tool.path.slice(0, maxToolPathChars) }),
+          reason: 'tool_call',
+          toolCallId: tool.toolCallId,
+          message,
+          responseSchema: structuredClone(toolApprovalResponseSchema) as unknown as Record<string, unknown>,
+          expiresAt,
+          metadata: { subject },
+        };
+      }
+      return {
+        id: this.sign(claims),
+        reason: 'confirmation',
+        message,
+        responseSchema: structuredClone(confirmationResponseSchema) as unknown as Record<string, unknown>,
+        expiresAt,
+        metadata: { subject },
+      };
+    });
   }
 
   /**
@@ -166,8 +202,15 @@ export class InterruptLedger {
     }
     const answers: ConfirmationAnswer[] = [];
     for (const { entry, claims } of [...claimed].sort((a, b) => a.claims.i - b.claims.i)) {
+      const tool = claims.c === undefined ? undefined : { toolCallId: claims.c, args: { path: claims.a ?? '' } };
       if (entry.status === 'cancelled') {
-        answers.push({ subject: claims.s, approved: false, status: 'cancelled' });
+        answers.push({ subject: claims.s, approved: false, status: 'cancelled', ...(tool === undefined ? {} : { tool }) });
+        continue;
+      }
+      if (tool !== undefined) {
+        const approval = readToolApproval(entry.payload);
+        if (typeof approval === 'string') return fail(resumeErrorCodes.payload, `The answer about ${claims.s} ${approval}. Nothing was changed.`);
+        answers.push({ subject: claims.s, approved: approval.approved, status: 'resolved', tool: { ...tool, ...(approval.editedArgs === undefined ? {} : { args: approval.editedArgs }) } });
         continue;
       }
       const payload = readConfirmation(entry.payload);
@@ -192,11 +235,12 @@ export class InterruptLedger {
     if (presented.length !== macBytes || !timingSafeEqual(presented, this.mac(payload))) return undefined;
     try {
       const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<Claims>;
-      const { t, g, i, n, s, e } = claims;
+      const { t, g, i, n, s, e, c, a } = claims;
       if (typeof t !== 'string' || typeof g !== 'string' || typeof s !== 'string') return undefined;
       if (!Number.isInteger(n) || !Number.isInteger(i) || !Number.isInteger(e)) return undefined;
       if ((n as number) < 1 || (n as number) > maxGroup || (i as number) < 0 || (i as number) >= (n as number)) return undefined;
-      return { t, g, i: i as number, n: n as number, s, e: e as number };
+      if ((c !== undefined && typeof c !== 'string') || (a !== undefined && typeof a !== 'string')) return undefined;
+      return { t, g, i: i as number, n: n as number, s, e: e as number, ...(c === undefined ? {} : { c }), ...(a === undefined ? {} : { a }) };
     } catch {
       return undefined;
     }
@@ -233,6 +277,18 @@ function readConfirmation(payload: unknown): { approve: boolean; note?: string }
   if (typeof note !== 'string') return 'has a note that is not text';
   if ([...note].length > maxNoteChars) return `has a note longer than ${maxNoteChars} characters`;
   return { approve, note };
+}
+
+/** A tool approval's payload checked against toolApprovalResponseSchema (`editedArgs` taken as sent: it replaces the arguments). */
+function readToolApproval(payload: unknown): { approved: boolean; editedArgs?: Record<string, unknown> } | string {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 'needs a payload object { approved: boolean, editedArgs?: { path?: string } }';
+  const { approved, editedArgs } = payload as { approved?: unknown; editedArgs?: unknown };
+  if (typeof approved !== 'boolean') return 'needs approved: true or false';
+  if (editedArgs === undefined) return { approved };
+  if (typeof editedArgs !== 'object' || editedArgs === null || Array.isArray(editedArgs)) return 'has editedArgs that is not an object';
+  const path = (editedArgs as { path?: unknown }).path;
+  if (path !== undefined && (typeof path !== 'string' || [...path].length > maxToolPathChars)) return `has an edited path that is not text of at most ${maxToolPathChars} characters`;
+  return { approved, editedArgs: { ...(editedArgs as Record<string, unknown>) } };
 }
 
 function threadDigest(threadId: string): string {

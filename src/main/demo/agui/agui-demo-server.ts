@@ -56,6 +56,8 @@ export interface AguiDemoOptions {
   maxBodyBytes?: number;
   /** Streams open at once. Default 32. */
   maxRuns?: number;
+  /** Sees every POSTed body that parsed as JSON, exactly as it arrived (tests inspect resume payloads with it). */
+  onRunInput?: (body: unknown) => void;
 }
 
 export interface AguiDemoServer {
@@ -124,6 +126,7 @@ export async function startAguiDemoServer(options: AguiDemoOptions = {}): Promis
       throw fail(406, 'not_acceptable', 'The run answers text/event-stream; accept it.');
     }
     const body = await readJsonBody(request, maxBody);
+    options.onRunInput?.(body);
     const parsed = RunAgentInputSchema.safeParse(body);
     if (!parsed.success) {
       const problems = parsed.error.issues.slice(0, maxProblems).map((issue): Problem => ({

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { InterruptAnswer } from '../../../shared/agui/interrupts';
-import { addUserMessage, openInterrupts, type AguiThreadView } from '../../../shared/agui/run-model';
+import { addUserMessage, openInterrupts, toolCallArgs, type AguiThreadView } from '../../../shared/agui/run-model';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { AgentHeader } from '../../components/AgentHeader';
 import { ConnectionFeedback } from '../../components/ConnectionFeedback';
@@ -99,6 +99,7 @@ export function AguiScreen({
     const found = thread?.items.find((item) => item.kind === 'toolCall' && item.id === toolCallId);
     return found?.kind === 'toolCall' ? found.name : undefined;
   }, [thread]);
+  const toolArgs = useCallback((toolCallId: string) => (thread === undefined ? undefined : toolCallArgs(thread, toolCallId)), [thread]);
 
   const send = useCallback(
     async (text: string) => {
@@ -198,7 +199,7 @@ export function AguiScreen({
             <AguiInspect thread={thread} />
             <AguiSteps thread={thread} />
             <RunStatusLine thread={thread} waiting={asking} onRetry={() => void retry()} retrying={retrying} retryError={retryError} />
-            {asking ? <InterruptForms key={interrupts.map((interrupt) => interrupt.id).join('\n')} interrupts={interrupts} toolName={toolName} onSend={resume} /> : null}
+            {asking ? <InterruptForms key={interrupts.map((interrupt) => interrupt.id).join('\n')} interrupts={interrupts} toolName={toolName} toolArgs={toolArgs} onSend={resume} /> : null}
             <AguiComposer textareaRef={composerRef} ready={!retrying} running={running} blocked={asking} onSend={send} onCancel={cancel} />
           </section>
         </ChatEnvironmentContext.Provider>

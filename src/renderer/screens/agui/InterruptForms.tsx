@@ -1,7 +1,8 @@
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { InterruptAnswer } from '../../../shared/agui/interrupts';
 import { isInterruptExpired, type AguiInterrupt } from '../../../shared/agui/interrupts';
-import { describeResponseSchema, validateAnswer, type ResponseForm } from '../../../shared/agui/response-form';
+import type { JsonObject } from '../../../shared/agui/json-values';
+import { answerSuggestions, describeResponseSchema, settleAnswer, validateAnswer, type AnswerSuggestions, type ResponseForm } from '../../../shared/agui/response-form';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { Problem } from '../../../shared/talkie/problems';
 import { ErrorAlert } from '../../components/ErrorText';
@@ -12,13 +13,13 @@ import { initialDraft, toAnswer, type Draft, type DraftValue } from './answer-dr
 import { ResponseField } from './ResponseFields';
 
 /** How an interrupt can be answered: a form, nothing but Send (no schema), or only Cancel. */
-type Answerable = { kind: 'form'; form: ResponseForm } | { kind: 'plain' } | { kind: 'cancelOnly'; reason: string };
+type Answerable = { kind: 'form'; form: ResponseForm; suggestions: AnswerSuggestions } | { kind: 'plain' } | { kind: 'cancelOnly'; reason: string };
 
-function answerableOf(interrupt: AguiInterrupt): Answerable {
+function answerableOf(interrupt: AguiInterrupt, toolArgs: (toolCallId: string) => JsonObject | undefined): Answerable {
   if (interrupt.schemaProblem !== undefined) return { kind: 'cancelOnly', reason: interrupt.schemaProblem };
   if (interrupt.responseSchema === undefined) return { kind: 'plain' };
   const described = describeResponseSchema(interrupt.responseSchema);
-  if (described.ok) return { kind: 'form', form: described.form };
+  if (described.ok) return { kind: 'form', form: described.form, suggestions: answerSuggestions(described.form, interrupt.toolCallId === undefined ? undefined : toolArgs(interrupt.toolCallId)) };
   const problem = described.problems[0];
   return { kind: 'cancelOnly', reason: problem ? `${problem.message}${problem.path === '' ? '' : ` (${problem.path})`}` : '' };
 }
@@ -51,10 +52,21 @@ export type SendAnswers = (answers: Record<string, InterruptAnswer>, expired: st
  * and one "Send answers" that checks every form and answers EVERY open interrupt — resolved with
  * its payload, or cancelled (the user's choice, an expired one, one whose schema cannot be shown).
  */
-export function InterruptForms({ interrupts, toolName, onSend }: { interrupts: AguiInterrupt[]; toolName: (toolCallId: string) => string | undefined; onSend: SendAnswers }) {
+export function InterruptForms({
+  interrupts,
+  toolName,
+  toolArgs,
+  onSend,
+}: {
+  interrupts: AguiInterrupt[];
+  toolName: (toolCallId: string) => string | undefined;
+  /** The current arguments of a tool call (an approval's edited arguments start from them). */
+  toolArgs: (toolCallId: string) => JsonObject | undefined;
+  onSend: SendAnswers;
+}) {
   const { t } = useI18n();
   const id = useId();
-  const answerables = useMemo(() => new Map(interrupts.map((interrupt) => [interrupt.id, answerableOf(interrupt)])), [interrupts]);
+  const answerables = useMemo(() => new Map(interrupts.map((interrupt) => [interrupt.id, answerableOf(interrupt, toolArgs)])), [interrupts, toolArgs]);
   const [states, setStates] = useState<ReadonlyMap<string, InterruptState>>(new Map());
   const [problems, setProblems] = useState<ReadonlyMap<string, Problem[]>>(new Map());
   const [sending, setSending] = useState(false);
@@ -67,7 +79,7 @@ export function InterruptForms({ interrupts, toolName, onSend }: { interrupts: A
     const existing = states.get(interrupt.id);
     if (existing) return existing;
     const answerable = answerables.get(interrupt.id);
-    return { cancel: false, draft: answerable?.kind === 'form' ? initialDraft(answerable.form) : {} };
+    return { cancel: false, draft: answerable?.kind === 'form' ? initialDraft(answerable.form, answerable.suggestions) : {} };
   };
 
   const update = (interrupt: AguiInterrupt, change: (state: InterruptState) => InterruptState) => setStates((current) => new Map(current).set(interrupt.id, change(current.get(interrupt.id) ?? stateOf(interrupt))));
@@ -95,7 +107,8 @@ export function InterruptForms({ interrupts, toolName, onSend }: { interrupts: A
       } else if (answerable.kind === 'plain') {
         answers[interrupt.id] = { status: 'resolved' };
       } else {
-        const payload = toAnswer(answerable.form.root, state.draft);
+        // Only what the user set (and what the schema requires or defaults): no empty editedArgs.
+        const payload = settleAnswer(answerable.form, toAnswer(answerable.form.root, state.draft), answerable.suggestions);
         const answerProblems = validateAnswer(answerable.form, payload);
         if (answerProblems.length > 0) found.set(interrupt.id, answerProblems);
         else answers[interrupt.id] = { status: 'resolved', ...(payload === undefined ? {} : { payload }) };

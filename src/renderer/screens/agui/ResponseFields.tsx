@@ -59,7 +59,8 @@ function Label({ field, htmlFor }: { field: FormField; htmlFor: string }) {
 /**
  * An interrupt's responseSchema as form controls (describeResponseSchema's fields): text, email,
  * url, date and time inputs, number inputs with their bounds, a checkbox, a select for an enum, a
- * group of checkboxes for a list of choices, and a fieldset for each nested object.
+ * group of checkboxes for a list of choices, a fieldset for each nested object, and a JSON text
+ * area for an object the schema leaves open (a tool's edited arguments, starting from the call's).
  */
 export function ResponseField({ field, draft, onChange, problems, idBase, root }: FieldProps) {
   const { t } = useI18n();
@@ -133,6 +134,31 @@ export function ResponseField({ field, draft, onChange, problems, idBase, root }
           </div>
           <FieldErrors id={errorId} problems={own} />
         </fieldset>
+      );
+    }
+    case 'json': {
+      const value = typeof draft[field.path] === 'string' ? (draft[field.path] as string) : '';
+      const jsonHintId = idFor(idBase, field.path, 'json');
+      return (
+        <div className="field">
+          <Label field={field} htmlFor={inputId} />
+          {hint}
+          <p id={jsonHintId} className="field__hint">
+            {t('agui.interrupt.jsonHint')}
+          </p>
+          <textarea
+            id={inputId}
+            className="input agui-form__json"
+            rows={Math.min(12, Math.max(3, value.split('\n').length))}
+            spellCheck={false}
+            value={value}
+            aria-required={field.required || undefined}
+            aria-invalid={invalid || undefined}
+            aria-describedby={[describedBy, jsonHintId].filter(Boolean).join(' ')}
+            onChange={(event) => onChange(field.path, event.target.value)}
+          />
+          <FieldErrors id={errorId} problems={own} />
+        </div>
       );
     }
     case 'number': {

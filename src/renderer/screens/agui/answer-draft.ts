@@ -1,10 +1,11 @@
-import type { JsonObject, JsonValue } from '../../../shared/agui/json-values';
-import { initialAnswer, type FormField, type ResponseForm } from '../../../shared/agui/response-form';
+import { cloneJson, prettyJson, type JsonObject, type JsonValue } from '../../../shared/agui/json-values';
+import { formLimits, initialAnswer, type AnswerSuggestions, type FormField, type ResponseForm } from '../../../shared/agui/response-form';
 
 /**
  * What the user has typed into one interrupt's form, by field (its JSON pointer in the answer):
- * text and number fields as the text typed, checkboxes as booleans, choice groups as lists. Turned
- * into the answer (`toAnswer`) only when the answers are sent, then checked with validateAnswer.
+ * text, number and JSON fields as the text typed, checkboxes as booleans, choice groups as lists.
+ * Turned into the form's values (`toAnswer`) only when the answers are sent, then into the answer
+ * (settleAnswer: only what the user set) and checked with validateAnswer.
  */
 export type DraftValue = string | boolean | string[];
 export type Draft = Readonly<Record<string, DraftValue>>;
@@ -37,9 +38,9 @@ function valueAt(answer: JsonValue | undefined, field: FormField, root: FormFiel
   return value;
 }
 
-/** The starting draft: the schema's defaults (initialAnswer), as the fields show them. */
-export function initialDraft(form: ResponseForm): Draft {
-  const answer = initialAnswer(form);
+/** The starting draft: the schema's defaults and the agent's suggestions (initialAnswer), as the fields show them. */
+export function initialDraft(form: ResponseForm, suggestions: AnswerSuggestions = {}): Draft {
+  const answer = initialAnswer(form, suggestions);
   const draft: Record<string, DraftValue> = {};
   for (const field of fieldsOf(form.root)) {
     const value = valueAt(answer, field, form.root);
@@ -55,6 +56,9 @@ export function initialDraft(form: ResponseForm): Draft {
         break;
       case 'choices':
         draft[field.path] = Array.isArray(value) ? value.filter((entry): entry is string => typeof entry === 'string') : [];
+        break;
+      case 'json':
+        draft[field.path] = value === undefined ? '' : (prettyJson(value, formLimits.stringChars) ?? '');
         break;
       case 'object':
         break;
@@ -86,6 +90,16 @@ export function toAnswer(field: FormField, draft: Draft): JsonValue | undefined 
       return raw === true;
     case 'choices':
       return Array.isArray(raw) ? [...raw] : [];
+    case 'json': {
+      // Text that does not parse stays text, so the validator says it must be a JSON object.
+      const text = typeof raw === 'string' ? raw.trim() : '';
+      if (text === '') return undefined;
+      try {
+        return cloneJson(JSON.parse(text) as unknown) ?? text;
+      } catch {
+        return text;
+      }
+    }
     case 'object': {
       const out: JsonObject = {};
       for (const child of field.fields) {
