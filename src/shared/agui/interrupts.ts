@@ -196,7 +196,7 @@ export const runInputLimits = { idChars: 300, forwardedPropsChars: 65_536, forwa
 /**
  * The RunAgentInput for the next run: same threadId, a new runId, the whole message history the
  * client keeps (plain AG-UI servers are stateless), the current state, `forwardedProps` (e.g.
- * iac-code's `{ iacCode: { cwd, … } }`) and `resume[]` when answering interrupts. Validated with
+ * iac-code's `{ iacCode: { cwd, … } }`; `{}` when none) and `resume[]` when answering interrupts. Validated with
  * @ag-ui/core's own RunAgentInputSchema; `protocolVersion` is the installed protocol's ("1.0").
  */
 export function buildRunInput(params: RunInputParams): RunInputResult {
@@ -232,7 +232,9 @@ export function buildRunInput(params: RunInputParams): RunInputResult {
     messages: [...params.messages],
     tools: [...(params.tools ?? [])],
     context: [...(params.context ?? [])],
-    ...(params.forwardedProps === undefined ? {} : { forwardedProps: params.forwardedProps }),
+    // Always present ({} when none): the official Python SDK's RunAgentInput requires it (0.1.20
+    // answers a body without it with an exception), and @ag-ui/client always sends it.
+    forwardedProps: params.forwardedProps ?? {},
     ...(params.resume === undefined || params.resume.length === 0 ? {} : { resume: [...params.resume] }),
   };
   const parsed = RunAgentInputSchema.safeParse(candidate);

@@ -101,6 +101,11 @@ describe('buildRunInput', () => {
     expect(RunAgentInputSchema.safeParse(JSON.parse(JSON.stringify(result.input))).success).toBe(true);
   });
 
+  it('always sends forwardedProps ({} when none): the official Python SDK (ag-ui-protocol 0.1.20) requires the field', () => {
+    const result = buildRunInput({ threadId: 't', runId: 'r', messages: [] });
+    expect(result.ok && result.input).toEqual({ threadId: 't', runId: 'r', protocolVersion: '1.0', messages: [], tools: [], context: [], forwardedProps: {} });
+  });
+
   it('refuses bad ids, duplicate resume entries, oversized forwardedProps and malformed messages', () => {
     const bad = buildRunInput({ threadId: '', runId: 'r', messages: [], forwardedProps: { blob: 'x'.repeat(70_000) }, resume: [{ interruptId: 'a', status: 'cancelled' }, { interruptId: 'a', status: 'cancelled' }] });
     expect(!bad.ok && bad.problems.map((problem) => problem.code)).toEqual(['run_input_invalid_id', 'run_input_forwarded_props', 'run_input_duplicate_resume']);
