@@ -18,10 +18,10 @@ export type Handlers = {
 
 export interface Dispatcher {
   /**
-   * Runs the handler for `channel` with `payload`. Returns undefined for a channel the contract
-   * does not declare (nothing runs); otherwise always an IpcResult, never a throw.
+   * Runs the handler for `channel` with `payload`. Always an IpcResult, never a throw; a channel the
+   * contract does not declare gets `unknown_channel` and nothing runs.
    */
-  dispatch(channel: string, payload: unknown, context: CallContext): Promise<IpcResult<unknown>> | undefined;
+  dispatch(channel: string, payload: unknown, context: CallContext): Promise<IpcResult<unknown>>;
 }
 
 export function createDispatcher(handlers: Handlers, log: Logger): Dispatcher {
@@ -29,8 +29,8 @@ export function createDispatcher(handlers: Handlers, log: Logger): Dispatcher {
     dispatch(channel, payload, context) {
       const method = methodForChannel(channel);
       if (method === undefined) {
-        log.warn('ipc', `ignored a call on an undeclared channel (${describeChannel(channel)})`);
-        return undefined;
+        log.warn('ipc', `refused a call on an undeclared channel (${describeChannel(channel)})`);
+        return Promise.resolve(fail('unknown_channel', `There is no method on channel "${describeChannel(channel)}".`));
       }
       return run(method, payload, context);
     },

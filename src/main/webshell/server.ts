@@ -103,8 +103,7 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
         return send({ t: 'ready' });
       }
       if (frame.t !== 'call') return ws.close(webShellCloseCodes.badFrame, 'unexpected hello');
-      const pending = services.dispatcher.dispatch(frame.channel, frame.payload, context);
-      if (pending) void pending.then((result) => send({ t: 'result', id: frame.id, result }));
+      void services.dispatcher.dispatch(frame.channel, frame.payload, context).then((result) => send({ t: 'result', id: frame.id, result }));
     });
     ws.on('close', () => {
       clearTimeout(helloTimer);

@@ -403,6 +403,7 @@ export const en = {
 
   'error.invalid_request': 'The request was not valid.',
   'error.forbidden_sender': 'This page is not allowed to talk to AgentDesk.',
+  'error.unknown_channel': 'AgentDesk does not know that request. The page and the app may be from different versions: restart the app.',
   'error.internal': 'Something went wrong inside AgentDesk. The details are in its log.',
   'error.invalid_response': 'AgentDesk gave an unexpected answer.',
   'error.invalid_address': 'This address cannot be used.',
@@ -920,6 +921,7 @@ export const cs: Catalogue = {
 
   'error.invalid_request': 'Požadavek nebyl platný.',
   'error.forbidden_sender': 'Tato stránka nesmí komunikovat s aplikací AgentDesk.',
+  'error.unknown_channel': 'AgentDesk tento požadavek nezná. Stránka a aplikace mohou být z různých verzí: spusťte aplikaci znovu.',
   'error.internal': 'V aplikaci AgentDesk se něco pokazilo. Podrobnosti jsou v jejím protokolu.',
   'error.invalid_response': 'AgentDesk vrátil neočekávanou odpověď.',
   'error.invalid_address': 'Tuto adresu nelze použít.',

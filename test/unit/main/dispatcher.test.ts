@@ -32,12 +32,12 @@ describe('the main-side dispatcher', () => {
     expect(result).toMatchObject({ ok: false, error: { code: 'invalid_request', path: '/patch/appearance/theme' } });
   });
 
-  it('does nothing for a channel the contract does not declare', () => {
+  it('answers a call on a channel the contract does not declare with unknown_channel, and runs nothing', async () => {
     const handlers = handlersWith({});
     const log = memoryLogger();
     const dispatcher = createDispatcher(handlers, log);
-    for (const channel of ['agentdesk:shell.exec', 'agentdesk:__proto__', 'agentdesk:constructor', 'settings.get', 'other:settings.get']) {
-      expect(dispatcher.dispatch(channel, {}, context)).toBeUndefined();
+    for (const channel of ['agentdesk:shell.exec', 'agentdesk:__proto__', 'agentdesk:constructor', 'settings.get', 'other:settings.get', 'agentdesk:x\nINFO forged']) {
+      expect(await dispatcher.dispatch(channel, {}, context)).toMatchObject({ ok: false, error: { code: 'unknown_channel' } });
     }
     for (const handler of Object.values(handlers)) expect(handler).not.toHaveBeenCalled();
     expect(log.lines.join('\n')).toContain('undeclared channel');

@@ -127,7 +127,7 @@ describe('the web shell', () => {
     page.ws.send(JSON.stringify({ t: 'call', id: 3, channel: 'agentdesk:shell.exec', payload: {} }));
     page.ws.send(JSON.stringify({ t: 'call', id: 4, channel: 'agentdesk:app.info', payload: {} }));
     expect(await page.next((frame) => frame.id === 4)).toMatchObject({ result: { ok: true, value: { shell: 'web' } } });
-    expect(page.frames.some((frame) => frame.id === 3)).toBe(false);
+    expect(await page.next((frame) => frame.id === 3)).toMatchObject({ result: { ok: false, error: { code: 'unknown_channel' } } });
   });
 
   it('closes the socket on a binary or malformed frame', async () => {
