@@ -68,7 +68,7 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths())
     userDataDir: app.getPath('userData'),
     shell: 'electron',
     version: app.getVersion(),
-    // Checklist 15: only through openExternalLink (https:, right after a user gesture).
+    // Checklist 15: only through openExternalLink (https:), as external.open, which needs a user gesture.
     openExternal: (url) => shell.openExternal(url),
     receivesPrivateUseRedirects: true,
     // The NFC reader runs in its own utilityProcess: a native crash or a hung PC/SC call never stops the app.

@@ -84,11 +84,6 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     sockets.add(ws);
     let disconnectEvents: (() => void) | undefined;
     const helloTimer = setTimeout(() => ws.close(webShellCloseCodes.unauthorized, 'no hello'), options.helloTimeoutMs ?? 5000);
-    const context: CallContext = {
-      // The web shell cannot see input events the way Electron's main process can; the page that
-      // holds the launch secret is the app itself, so its calls count as user-initiated.
-      hasRecentUserGesture: () => true,
-    };
     const send = (frame: unknown) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
     };
@@ -103,6 +98,8 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
         return send({ t: 'ready' });
       }
       if (frame.t !== 'call') return ws.close(webShellCloseCodes.badFrame, 'unexpected hello');
+      // The web shell sees no input events; the page's bridge reports its transient user activation per call.
+      const context: CallContext = { hasRecentUserGesture: () => frame.activation === true };
       void services.dispatcher.dispatch(frame.channel, frame.payload, context).then((result) => send({ t: 'result', id: frame.id, result }));
     });
     ws.on('close', () => {

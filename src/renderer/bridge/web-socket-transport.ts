@@ -52,12 +52,14 @@ export function createWebSocketTransport(secret: string, location: { host: strin
   return {
     closed,
     async invoke(channel, request) {
+      // Read now, inside the click or key handler that made the call (it lasts a few seconds), not after waiting for the socket.
+      const activation = navigator.userActivation?.isActive === true;
       await ready;
       if (isClosed) return fail('disconnected', 'The connection to AgentDesk was lost. Restart the app.');
       const id = nextId++;
       return new Promise((resolve) => {
         pending.set(id, resolve);
-        socket.send(JSON.stringify({ t: 'call', id, channel, payload: request }));
+        socket.send(JSON.stringify({ t: 'call', id, channel, payload: request, activation }));
       });
     },
     subscribe(channel, listener): Unsubscribe {

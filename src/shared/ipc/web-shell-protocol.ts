@@ -7,7 +7,12 @@ import { z } from 'zod';
  */
 export const pageFrameSchema = z.discriminatedUnion('t', [
   z.strictObject({ t: z.literal('hello'), secret: z.string().max(256) }),
-  z.strictObject({ t: z.literal('call'), id: z.number().int().nonnegative(), channel: z.string().max(200), payload: z.unknown() }),
+  /**
+   * `activation`: the page had transient user activation (`navigator.userActivation.isActive`,
+   * a click or key press in the last moments) when it made this call. Main accepts it as the
+   * user's gesture for this one call only, for the methods the contract marks `gesture`.
+   */
+  z.strictObject({ t: z.literal('call'), id: z.number().int().nonnegative(), channel: z.string().max(200), payload: z.unknown(), activation: z.boolean().optional() }),
 ]);
 
 export type PageFrame = z.infer<typeof pageFrameSchema>;

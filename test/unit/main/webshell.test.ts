@@ -130,6 +130,24 @@ describe('the web shell', () => {
     expect(await page.next((frame) => frame.id === 3)).toMatchObject({ result: { ok: false, error: { code: 'unknown_channel' } } });
   });
 
+  it('takes a gesture method only from a call whose frame reports the page’s user activation', async () => {
+    const { shell, secret, services } = await startShell();
+    const page = connect(shell);
+    await page.opened;
+    page.ws.send(JSON.stringify({ t: 'hello', secret }));
+    await page.next((frame) => frame.t === 'ready');
+    const open = { channel: 'agentdesk:external.open', payload: { url: 'https://example.com/' } };
+    page.ws.send(JSON.stringify({ t: 'call', id: 1, ...open }));
+    page.ws.send(JSON.stringify({ t: 'call', id: 2, ...open, activation: false }));
+    page.ws.send(JSON.stringify({ t: 'call', id: 3, ...open, activation: true }));
+    for (const id of [1, 2]) expect(await page.next((frame) => frame.id === id)).toMatchObject({ result: { ok: false, error: { code: 'no_user_gesture' } } });
+    expect(await page.next((frame) => frame.id === 3)).toMatchObject({ result: { ok: true, value: { opened: true } } });
+    expect(services.opened).toEqual(['https://example.com/']);
+    // The activation was for that call only.
+    page.ws.send(JSON.stringify({ t: 'call', id: 4, ...open }));
+    expect(await page.next((frame) => frame.id === 4)).toMatchObject({ result: { ok: false, error: { code: 'no_user_gesture' } } });
+  });
+
   it('closes the socket on a binary or malformed frame', async () => {
     const { shell, secret } = await startShell();
     const binary = connect(shell);
