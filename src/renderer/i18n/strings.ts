@@ -19,7 +19,7 @@ export const en = {
   'missing.title': 'AgentDesk is not connected',
   'missing.body': 'AgentDesk must be opened with npm start (or by starting the AgentDesk app). This page cannot reach the app on its own.',
   'missing.hint':
-    'Run npm start in the AgentDesk folder, or start the AgentDesk app again. A saved link or bookmark does not work, because the address changes every time the app starts.',
+    'Run npm start in the AgentDesk folder, or start the AgentDesk app again. A launch link works once, in the browser that opened it first; a saved link or bookmark does not work.',
 
   'home.title': 'Your agents',
   'home.loading': 'Loading your agents…',
@@ -538,7 +538,7 @@ export const cs: Catalogue = {
   'missing.title': 'AgentDesk není připojen',
   'missing.body': 'AgentDesk je potřeba otevřít příkazem npm start (nebo spuštěním aplikace AgentDesk). Tato stránka se k aplikaci sama připojit nedokáže.',
   'missing.hint':
-    'Spusťte npm start ve složce AgentDesk nebo znovu spusťte aplikaci AgentDesk. Uložený odkaz ani záložka nefungují, protože se adresa při každém spuštění mění.',
+    'Spusťte npm start ve složce AgentDesk nebo znovu spusťte aplikaci AgentDesk. Spouštěcí odkaz funguje jen jednou, v prohlížeči, který ho otevřel první; uložený odkaz ani záložka nefungují.',
 
   'home.title': 'Vaši agenti',
   'home.loading': 'Načítám vaše agenty…',
