@@ -7,7 +7,8 @@ import { resolve } from 'node:path';
  * - main:     out/main/index.js (Electron app), out/main/webshell.js (the same services under plain Node)
  *             out/main/cli.js (the agentdesk command) and out/main/nfc-reader.js (the NFC reader process)
  * - preload:  out/preload/index.cjs, CommonJS because sandboxed preloads cannot load ES modules;
- *             zod is bundled in (a sandboxed preload can require nothing but electron)
+ *             zod and @ag-ui/core are bundled in (a sandboxed preload can require nothing but electron;
+ *             test/unit/built-electron.test.ts loads the built file with nothing else to require)
  * - renderer: out/renderer (index.html + hashed assets)
  */
 export default defineConfig({
@@ -28,7 +29,7 @@ export default defineConfig({
   },
   preload: {
     build: {
-      externalizeDeps: { exclude: ['zod'] },
+      externalizeDeps: { exclude: ['zod', '@ag-ui/core'] },
       rolldownOptions: {
         input: { index: resolve('src/preload/index.ts') },
         output: { format: 'cjs', entryFileNames: '[name].cjs' },

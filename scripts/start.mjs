@@ -19,7 +19,7 @@ if (electron && !forwarded.includes('--web')) {
   const missing = ensureSystemFeatures(['chromium']);
   const hasDisplay = Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
   const open = missing.length === 0 && hasDisplay;
-  if (!hasDisplay) say('no display found; open the URL below in a browser on this machine.');
+  if (!hasDisplay) say('no display found; open the URL below in a browser on this machine (it works once, within 2 minutes).');
   const args = [join(root, 'out', 'main', 'webshell.js'), ...(open ? ['--open'] : []), ...forwarded.filter((arg) => arg !== '--web')];
   const child = spawn(process.execPath, args, { stdio: 'inherit' });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));

@@ -14,7 +14,7 @@ function findBridge(): Bridge {
   try {
     return connectBridge();
   } catch {
-    // For example sessionStorage is blocked: the page cannot reach the app either way.
+    // For example WebSocket is unavailable: the page cannot reach the app either way.
     return { kind: 'missing' };
   }
 }

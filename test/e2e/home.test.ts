@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { writeLaunchFile } from '../../src/main/webshell/browser';
 import { closeBrowser, openApp, startShell } from './support/app';
 
 const userDirs: string[] = [];
@@ -54,8 +55,9 @@ describe('AgentDesk in Chromium through the web shell', () => {
       await expect(app.page.getByRole('textbox', { name: 'Agent address' }).isVisible()).resolves.toBe(true);
       await expect(app.page.getByRole('heading', { name: 'Built-in demo' }).isVisible()).resolves.toBe(true);
       await expect(app.page.getByRole('heading', { name: 'Hardware' }).isVisible()).resolves.toBe(true);
-      // The launch secret is taken out of the address bar at once.
-      expect(app.page.url()).not.toContain('#k=');
+      // The one-time launch code was exchanged for a cookie and the page sits at the plain address.
+      expect(new URL(app.page.url()).pathname).toBe('/');
+      expect(app.page.url()).not.toContain('code=');
       await app.screenshot('home-1280x800');
       expect(app.problems).toEqual([]);
     } finally {
@@ -133,13 +135,35 @@ describe('AgentDesk in Chromium through the web shell', () => {
     }
   });
 
-  it('shows a clear message when the page is opened without the launch secret', async () => {
+  it('shows a clear message when the page is opened without the launch link, or with one already used', async () => {
     const shell = await startShell(await userDataDir());
-    const app = await openApp({ ...shell, launchUrl: shell.launchUrl.replace(/#k=.*/, '') });
+    const first = await openApp(shell);
+    const plain = await openApp({ ...shell, launchUrl: `${new URL(shell.launchUrl).origin}/` });
+    const spent = await openApp(shell);
     try {
-      await app.page.getByText(/npm start/).first().waitFor();
+      await first.page.getByRole('heading', { level: 1, name: 'Your agents' }).waitFor();
+      for (const app of [plain, spent]) {
+        await app.page.getByRole('heading', { level: 1, name: 'AgentDesk is not connected' }).waitFor();
+        await app.page.getByText(/A launch link works once/).waitFor();
+      }
+      expect(shell.output()).toContain('refused a WebSocket connection without the session cookie');
+    } finally {
+      await Promise.all([first.close(), plain.close(), spent.close()]);
+      await shell.stop();
+    }
+  });
+
+  it('opens through a launch file as npm start --open does: the code is never on a command line', async () => {
+    const shell = await startShell(await userDataDir());
+    const file = await writeLaunchFile(shell.launchUrl);
+    const app = await openApp({ ...shell, launchUrl: file.url });
+    try {
+      await app.page.getByRole('heading', { level: 1, name: 'Your agents' }).waitFor();
+      expect(new URL(app.page.url()).pathname).toBe('/');
+      expect(app.problems).toEqual([]);
     } finally {
       await app.close();
+      await file.remove();
       await shell.stop();
     }
   });

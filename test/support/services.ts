@@ -27,9 +27,7 @@ export async function startTestServices(userDataDir: string, overrides: Partial<
     ...services,
     opened,
     call: async (method, payload = {}, gesture = true) => {
-      const result = await services.dispatcher.dispatch(`agentdesk:${method}`, payload, { hasRecentUserGesture: () => gesture });
-      if (!result) throw new Error(`no handler for ${method}`);
-      return result as IpcResult<never>;
+      return (await services.dispatcher.dispatch(`agentdesk:${method}`, payload, { hasRecentUserGesture: () => gesture })) as IpcResult<never>;
     },
   };
 }

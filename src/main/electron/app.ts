@@ -68,7 +68,7 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths())
     userDataDir: app.getPath('userData'),
     shell: 'electron',
     version: app.getVersion(),
-    // Checklist 15: only through openExternalLink (https:, right after a user gesture).
+    // Checklist 15: only through openExternalLink (https:), as external.open, which needs a user gesture.
     openExternal: (url) => shell.openExternal(url),
     receivesPrivateUseRedirects: true,
     // The NFC reader runs in its own utilityProcess: a native crash or a hung PC/SC call never stops the app.
@@ -150,7 +150,7 @@ export function guardWebContents(contents: WebContents): void {
 /**
  * Checklist 17: one handler per contract method, each refusing callers that are not the main
  * frame of the app window on the app origin. Channels the contract does not declare have no
- * handler, so a call on them does nothing.
+ * handler: Electron rejects an invoke on them (and the preload offers none).
  */
 function registerIpc(services: AppServices, currentWindow: () => BrowserWindow | undefined, gestures: UserGestureTracker): void {
   const context = { hasRecentUserGesture: () => gestures.hasRecentGesture() };

@@ -1,27 +1,29 @@
 import type { z } from 'zod';
-import { contract, methodForChannel, type MethodName, type MethodResponse } from '../../shared/ipc/contract';
+import { contract, gestureMessage, methodForChannel, type MethodName, type MethodResponse } from '../../shared/ipc/contract';
 import { fail, ok, ServiceError, type IpcResult } from '../../shared/ipc/errors';
 import type { Logger } from '../platform/logger';
 
 /** What the shell (Electron or web) knows about the caller of one method. */
 export interface CallContext {
-  /** True when the user clicked or pressed a key in the app within the last few seconds. */
+  /**
+   * True when this call comes from the user's own click or key press: Electron, an input event
+   * main saw in the window within the last few seconds; the web shell, the page's transient user
+   * activation when it made this call. Asked only for methods the contract marks `gesture`.
+   */
   hasRecentUserGesture(): boolean;
 }
 
+/** One handler per method; the dispatcher has already validated the request and, where the contract asks, the user's gesture. */
 export type Handlers = {
-  [M in MethodName]: (
-    request: z.output<(typeof contract.methods)[M]['request']>,
-    context: CallContext,
-  ) => Promise<MethodResponse<M>> | MethodResponse<M>;
+  [M in MethodName]: (request: z.output<(typeof contract.methods)[M]['request']>) => Promise<MethodResponse<M>> | MethodResponse<M>;
 };
 
 export interface Dispatcher {
   /**
-   * Runs the handler for `channel` with `payload`. Returns undefined for a channel the contract
-   * does not declare (nothing runs); otherwise always an IpcResult, never a throw.
+   * Runs the handler for `channel` with `payload`. Always an IpcResult, never a throw; a channel the
+   * contract does not declare gets `unknown_channel` and nothing runs.
    */
-  dispatch(channel: string, payload: unknown, context: CallContext): Promise<IpcResult<unknown>> | undefined;
+  dispatch(channel: string, payload: unknown, context: CallContext): Promise<IpcResult<unknown>>;
 }
 
 export function createDispatcher(handlers: Handlers, log: Logger): Dispatcher {
@@ -29,8 +31,8 @@ export function createDispatcher(handlers: Handlers, log: Logger): Dispatcher {
     dispatch(channel, payload, context) {
       const method = methodForChannel(channel);
       if (method === undefined) {
-        log.warn('ipc', `ignored a call on an undeclared channel (${describeChannel(channel)})`);
-        return undefined;
+        log.warn('ipc', `refused a call on an undeclared channel (${describeChannel(channel)})`);
+        return Promise.resolve(fail('unknown_channel', `There is no method on channel "${describeChannel(channel)}".`));
       }
       return run(method, payload, context);
     },
@@ -44,10 +46,12 @@ export function createDispatcher(handlers: Handlers, log: Logger): Dispatcher {
       const path = issue ? `/${issue.path.map(String).join('/')}` : '';
       return fail('invalid_request', `${method}: ${issue ? `${path === '/' ? 'request' : path}: ${issue.message}` : 'invalid request'}`, path);
     }
+    const gesture = gestureMessage(method);
+    if (gesture !== undefined && !context.hasRecentUserGesture()) return fail('no_user_gesture', gesture);
     let value: unknown;
     try {
-      const handler = handlers[method] as (request: unknown, context: CallContext) => unknown;
-      value = await handler(parsed.data, context);
+      const handler = handlers[method] as (request: unknown) => unknown;
+      value = await handler(parsed.data);
     } catch (error) {
       if (error instanceof ServiceError) return fail(error.code, error.message, error.path, error.retryable);
       log.error('ipc', `${method} failed`, error);

@@ -18,13 +18,20 @@ export function createLogger(options: { level?: LogLevel; write?: (line: string)
   const log = (at: Exclude<LogLevel, 'silent'>, area: string, message: string, error?: unknown) => {
     if (rank[at] < rank[level]) return;
     const reason = error === undefined ? '' : `: ${describeError(error)}`;
-    write(`${new Date().toISOString()} ${at.toUpperCase()} [${area}] ${message}${reason}`);
+    // One entry is one line: whatever a caller passes (a channel name, a server's error text) cannot forge another.
+    write(`${new Date().toISOString()} ${at.toUpperCase()} [${escapeControls(area)}] ${escapeControls(message + reason)}`);
   };
   return {
     info: (area, message) => log('info', area, message),
     warn: (area, message, error) => log('warn', area, message, error),
     error: (area, message, error) => log('error', area, message, error),
   };
+}
+
+/** Control characters (C0, DEL, C1) and the Unicode line and paragraph separators, written as `\uXXXX`. */
+export function escapeControls(text: string): string {
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** Only the error's class and message: stack frames stay out of user-visible places. */

@@ -211,6 +211,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     }
   };
 
+  // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   const handlers: Handlers = {
     'app.info': () => ({ name: 'AgentDesk', version: options.version, shell: options.shell, platform: process.platform, notices: [...notices] }),
     'settings.get': () => settings.get(),
@@ -223,17 +224,16 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
       return { agents: list };
     },
     'hardware.status': () => hardwareStatus(),
-    'external.open': async ({ url }, context) => {
-      await openExternalLink(url, context.hasRecentUserGesture(), options.openExternal);
+    'external.open': async ({ url }) => {
+      await openExternalLink(url, options.openExternal);
       return { opened: true as const };
     },
     'media.arm': ({ kinds }) => ({ armed: media.arm(kinds) }),
     'media.disarm': ({ kinds }) => ({ armed: media.disarm(kinds) }),
     'photo.stage': (request) => photoCall(request.kind === 'file' ? '/bytesBase64' : '/rgbaBase64', () => photos.stageRequest(request)),
     'photo.discard': ({ photoId }) => ({ discarded: photos.discard(photoId) }),
-    'nfc.arm': async ({ timeoutMs }, context) => {
+    'nfc.arm': async ({ timeoutMs }) => {
       if (!nfc) throw nfcOff();
-      if (!context.hasRecentUserGesture()) throw new ServiceError('no_user_gesture', 'A scan starts only when you click Scan.');
       return nfc.arm(timeoutMs === undefined ? {} : { timeoutMs });
     },
     'nfc.cancel': ({ scanId }) => {
@@ -256,11 +256,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     },
     'agui.open': ({ agentId }) => agui.open(agentId),
     'agui.send': ({ agentId, messageId, text }) => agui.send(agentId, { messageId, text }),
-    'agui.resume': ({ agentId, answers }, context) => {
-      // An answer (an approval above all) reaches the agent only from the user's own click.
-      if (!context.hasRecentUserGesture()) throw new ServiceError('no_user_gesture', 'Answers are sent only when you click to send them.');
-      return agui.resume(agentId, answers);
-    },
+    'agui.resume': ({ agentId, answers }) => agui.resume(agentId, answers),
     'agui.retry': ({ agentId }) => agui.retry(agentId),
     'agui.cancel': ({ agentId }) => agui.cancel(agentId),
     'agui.newThread': ({ agentId }) => agui.newThread(agentId),
@@ -283,15 +279,8 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     'agentcall.open': ({ agentId }) => agentCall.open(agentId),
     'agentcall.useToken': ({ agentId, token }) => agentCall.useToken(agentId, token),
     'agentcall.sendText': ({ sessionKey, text }) => agentCall.sendText(sessionKey, text),
-    'agentcall.sendObservation': ({ sessionKey, ...request }, context) => {
-      // A collection reaches the agent only from a visible control the user just used.
-      if (!context.hasRecentUserGesture()) throw new ServiceError('no_user_gesture', 'Observations are sent only when you click Send.');
-      return agentCall.sendObservation(sessionKey, request);
-    },
-    'agentcall.answerProposal': ({ sessionKey, proposalId, answer }, context) => {
-      if (!context.hasRecentUserGesture()) throw new ServiceError('no_user_gesture', 'Teaching is confirmed only when you click Confirm.');
-      return agentCall.answerProposal(sessionKey, proposalId, answer);
-    },
+    'agentcall.sendObservation': ({ sessionKey, ...request }) => agentCall.sendObservation(sessionKey, request),
+    'agentcall.answerProposal': ({ sessionKey, proposalId, answer }) => agentCall.answerProposal(sessionKey, proposalId, answer),
     'agentcall.decline': ({ sessionKey }) => agentCall.decline(sessionKey),
     'agentcall.cancel': ({ sessionKey }) => agentCall.cancel(sessionKey),
     'agentcall.end': ({ sessionKey }) => agentCall.end(sessionKey),
@@ -307,15 +296,8 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     'talkie.thread': ({ agentId, threadId }) => talkie.thread(agentId, threadId),
     'talkie.deleteThread': ({ agentId, threadId }) => talkie.deleteThread(agentId, threadId),
     'talkie.action': ({ agentId, actionId }) => talkie.action(agentId, actionId),
-    'talkie.download': ({ agentId, downloadId, url, name }, context) => {
-      if (!context.hasRecentUserGesture()) throw new ServiceError('no_user_gesture', 'Files download only when you click Download.');
-      return talkie.download(agentId, { downloadId, url, name });
-    },
-    'talkie.decide': ({ agentId, actionId, decision }, context) => {
-      // §8: a decision is sent only on the user's explicit gesture, never on the agent's behalf.
-      if (!context.hasRecentUserGesture()) throw new ServiceError('no_user_gesture', 'Decisions are sent only when you click Confirm or Cancel.');
-      return talkie.decide(agentId, actionId, decision);
-    },
+    'talkie.download': ({ agentId, downloadId, url, name }) => talkie.download(agentId, { downloadId, url, name }),
+    'talkie.decide': ({ agentId, actionId, decision }) => talkie.decide(agentId, actionId, decision),
   };
 
   return {

@@ -3,8 +3,11 @@ import { ServiceError } from '../../shared/ipc/errors';
 /** Opens a URL in the system browser: Electron's shell.openExternal, or xdg-open in the web shell. */
 export type OpenExternal = (url: string) => Promise<void>;
 
-/** The only way a link leaves the app: https: URLs, right after a user gesture. */
-export async function openExternalLink(url: string, userGesture: boolean, openExternal: OpenExternal): Promise<void> {
+/**
+ * The only way a link leaves the app: https: URLs without credentials. It runs only as
+ * `external.open`, which the contract marks `gesture`: the dispatcher has checked the click.
+ */
+export async function openExternalLink(url: string, openExternal: OpenExternal): Promise<void> {
   if (!URL.canParse(url)) throw new ServiceError('unsafe_url', 'That link is not a valid address.', '/url');
   const parsed = new URL(url);
   if (parsed.protocol !== 'https:') {
@@ -12,9 +15,6 @@ export async function openExternalLink(url: string, userGesture: boolean, openEx
   }
   if (parsed.username !== '' || parsed.password !== '') {
     throw new ServiceError('unsafe_url', 'Links with a user name or password in them are not opened.', '/url');
-  }
-  if (!userGesture) {
-    throw new ServiceError('no_user_gesture', 'Links open only when you click or press a key on them.');
   }
   try {
     await openExternal(parsed.href);

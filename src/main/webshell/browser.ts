@@ -1,6 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /** Chromium builds to try, in order; CHROMIUM_PATH wins. */
 const candidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
@@ -10,9 +13,54 @@ export function findChromium(env: NodeJS.ProcessEnv = process.env): string | und
   return candidates.find((path) => existsSync(path));
 }
 
+export interface SandboxChoice {
+  /** `['--no-sandbox']` where Chromium cannot run sandboxed, else nothing. */
+  args: string[];
+  /** One line for the user when the sandbox is off, and why. */
+  notice?: string;
+}
+
+/**
+ * Chromium's sandbox stays on wherever it can work. As root Chromium refuses to start sandboxed
+ * ("Running as root without --no-sandbox is not supported"), and without unprivileged user
+ * namespaces (and Debian's Chromium has no setuid helper) it cannot build one: only then is it
+ * started with --no-sandbox, and the user is told.
+ */
+export function chromiumSandbox(uid: number | undefined, userNamespaces: boolean): SandboxChoice {
+  if (uid === 0) {
+    return {
+      args: ['--no-sandbox'],
+      notice: "The browser runs without Chromium's sandbox, because AgentDesk runs as root (Chromium refuses to run sandboxed as root). Start it as a normal user to keep the sandbox.",
+    };
+  }
+  if (!userNamespaces) {
+    return {
+      args: ['--no-sandbox'],
+      notice: "The browser runs without Chromium's sandbox, because this system does not allow unprivileged user namespaces (see /proc/sys/user/max_user_namespaces).",
+    };
+  }
+  return { args: [] };
+}
+
+/** Whether unprivileged user namespaces (what Chromium's sandbox needs) are allowed here (Linux). */
+export function userNamespacesAvailable(read: (path: string) => string | undefined = readProc): boolean {
+  const max = read('/proc/sys/user/max_user_namespaces');
+  if (max !== undefined && Number(max.trim()) === 0) return false;
+  // Debian and Ubuntu kernels before 6.x had this switch; absent means allowed.
+  return read('/proc/sys/kernel/unprivileged_userns_clone')?.trim() !== '0';
+}
+
+function readProc(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** Flags that keep a Chromium on a closed network quiet and start it as an app window. */
-export function chromiumAppArgs(url: string, profileDir: string): string[] {
-  const args = [
+export function chromiumAppArgs(url: string, profileDir: string, sandbox: SandboxChoice = { args: [] }): string[] {
+  return [
     `--app=${url}`,
     `--user-data-dir=${profileDir}`,
     '--no-first-run',
@@ -21,15 +69,27 @@ export function chromiumAppArgs(url: string, profileDir: string): string[] {
     '--disable-component-update',
     '--disable-sync',
     '--window-size=1280,800',
+    ...sandbox.args,
   ];
-  // Chromium refuses to start as root without this (containers, kiosks run as root).
-  if (process.getuid?.() === 0) args.push('--no-sandbox');
-  return args;
+}
+
+/**
+ * The launch URL in a file only this user can read (a fresh 0700 folder, a 0600 file): Chromium
+ * is started on the file's path, so the one-time code never appears on a command line (`ps` shows
+ * every process's to every user). The page forwards at once (a meta refresh replaces its history
+ * entry) to the launch URL; remove() deletes it once the code is used.
+ */
+export async function writeLaunchFile(launchUrl: string): Promise<{ url: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'agentdesk-launch-'));
+  const file = join(dir, 'open.html');
+  const escaped = launchUrl.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  await writeFile(file, `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${escaped}"><title>AgentDesk</title>\n`, { mode: 0o600 });
+  return { url: pathToFileURL(file).href, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
 /** Opens the web shell in Chromium's app mode with a profile of its own under the user-data folder. */
-export function openInChromium(chromium: string, url: string, userDataDir: string): ChildProcess {
-  return spawn(chromium, chromiumAppArgs(url, join(userDataDir, 'webshell-chromium')), { stdio: 'ignore' });
+export function openInChromium(chromium: string, url: string, userDataDir: string, sandbox: SandboxChoice): ChildProcess {
+  return spawn(chromium, chromiumAppArgs(url, join(userDataDir, 'webshell-chromium'), sandbox), { stdio: 'ignore' });
 }
 
 /** The web shell's "system browser" for external links. */

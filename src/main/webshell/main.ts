@@ -4,13 +4,14 @@ import packageJson from '../../../package.json';
 import { createLogger } from '../platform/logger';
 import { resolveUserDataDir } from '../platform/paths';
 import { startAppServices } from '../services/app-services';
-import { findChromium, openInChromium, openWithSystemBrowser } from './browser';
-import { startWebShell } from './server';
+import { chromiumSandbox, findChromium, openInChromium, openWithSystemBrowser, userNamespacesAvailable, writeLaunchFile } from './browser';
+import { defaultLaunchCodeTtlMs, startWebShell } from './server';
 
 /**
  * The web shell: the main services under plain Node, the app page on 127.0.0.1, and (with --open)
  * the page in Chromium's app mode. Used by `npm start` where the Electron binary is missing, and by
- * the end-to-end tests. The first line on stdout is the launch URL.
+ * the end-to-end tests. The first line on stdout is the launch URL (it works once); with --open the
+ * browser gets it through a file only this user can read, and the line is the shell's address.
  */
 const usage = `Usage: node out/main/webshell.js [--open] [--port N] [--user-data DIR]
   --open            open the app in Chromium (app mode); stop when that window closes
@@ -39,22 +40,28 @@ async function main(): Promise<void> {
   const services = await startAppServices({ userDataDir, shell: 'web', version: packageJson.version, openExternal: openWithSystemBrowser, log });
   const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
   const shell = await startWebShell({ rendererDir, services, log, port });
-  process.stdout.write(`${shell.launchUrl}\n`);
-
-  const stop = () => void Promise.all([shell.close(), services.dispose()]).then(() => process.exit(0));
+  let removeLaunchFile: () => Promise<void> = async () => undefined;
+  const stop = () => void Promise.all([shell.close(), services.dispose(), removeLaunchFile()]).then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 
-  if (values.open) {
-    const chromium = findChromium();
-    if (!chromium) {
-      process.stderr.write('No Chromium found (install it with: sudo apt-get install chromium). Open the URL above in Chromium or Chrome.\n');
-      return;
-    }
-    const browser = openInChromium(chromium, shell.launchUrl, userDataDir);
-    browser.once('exit', stop);
-    browser.once('error', (error) => log.error('webshell', 'Chromium could not be started', error));
+  const chromium = values.open ? findChromium() : undefined;
+  if (!chromium) {
+    process.stdout.write(`${shell.launchUrl}\n`);
+    if (values.open) process.stderr.write(`No Chromium found (install it with: sudo apt-get install chromium). Open the URL above in Chromium or Chrome (it works once, for ${defaultLaunchCodeTtlMs / 60_000} minutes).\n`);
+    return;
   }
+  process.stdout.write(`AgentDesk web shell on ${shell.origin}, opening it in Chromium\n`);
+  const launchFile = await writeLaunchFile(shell.launchUrl);
+  removeLaunchFile = launchFile.remove;
+  const removeSoon = setTimeout(() => void launchFile.remove(), defaultLaunchCodeTtlMs);
+  removeSoon.unref();
+  void shell.launched.then(() => launchFile.remove());
+  const sandbox = chromiumSandbox(process.getuid?.(), userNamespacesAvailable());
+  if (sandbox.notice) process.stderr.write(`${sandbox.notice}\n`);
+  const browser = openInChromium(chromium, launchFile.url, userDataDir, sandbox);
+  browser.once('exit', stop);
+  browser.once('error', (error) => log.error('webshell', 'Chromium could not be started', error));
 }
 
 void main().catch((error: unknown) => {

@@ -17,44 +17,76 @@ export interface WebShellOptions {
   log: Logger;
   /** 0 (default) picks a free port. */
   port?: number;
-  /** How long a new socket has to say hello with the secret. */
-  helloTimeoutMs?: number;
+  /** How long a launch code stays usable if nobody opens it (default 2 minutes). */
+  launchCodeTtlMs?: number;
 }
 
 export interface WebShell {
   /** http://127.0.0.1:PORT — the page's origin. */
   origin: string;
-  /** The URL to open: the origin plus the launch secret in the fragment (never sent to any server). */
+  /** The first launch URL (see newLaunchUrl): `npm start` opens or prints it. */
   launchUrl: string;
+  /**
+   * A fresh launch URL, `origin/launch?code=…`: the code works once, within launchCodeTtlMs.
+   * The first browser to open it gets the session cookie; any later request with it gets none.
+   */
+  newLaunchUrl(): string;
+  /** Resolves when a launch code was first exchanged for a session. */
+  launched: Promise<void>;
   close(): Promise<void>;
 }
 
+/** How long a launch code works if nobody opens it. */
+export const defaultLaunchCodeTtlMs = 120_000;
+/** Pending launch codes at most (each newLaunchUrl adds one; used and expired ones go). */
+const maxLaunchCodes = 4;
+const launchPath = '/launch';
+
 /**
  * Hosts the app page on 127.0.0.1 and gives it the same API as the Electron preload, over a
- * WebSocket. Only the page this shell served may drive it:
- * - the launch secret travels in the URL fragment, which browsers never send over the network;
- *   the page sends it as its first frame; without it the socket is closed (4401);
+ * WebSocket. Only the browser that opened the launch URL may drive it:
+ * - the launch URL carries a one-time code (never a long-lived secret; never on a command line:
+ *   main hands it to Chromium in a file only the user can read). GET /launch?code=… exchanges it,
+ *   once and within a short time, for a session cookie (HttpOnly, SameSite=Strict, Path=/ipc) and
+ *   redirects to the page; a spent, expired or wrong code gets the page without a cookie;
+ * - the WebSocket upgrade must carry that cookie, otherwise it is refused (401) before any frame
+ *   is read: there are no unauthenticated sockets. One page at a time: a newer socket of the
+ *   session replaces the older one;
  * - the Host header must be this shell's own address (defeats DNS rebinding) and the upgrade's
- *   Origin must be this shell's origin (defeats other web pages and local tools without a browser
- *   origin), otherwise the upgrade is refused with 403.
+ *   Origin must be this shell's origin (defeats other web pages), otherwise 403.
  */
 export async function startWebShell(options: WebShellOptions): Promise<WebShell> {
   const { services, log } = options;
-  const secret = randomBytes(32).toString('base64url');
+  const launchCodeTtlMs = options.launchCodeTtlMs ?? defaultLaunchCodeTtlMs;
+  /** code → when it stops working. */
+  const launchCodes = new Map<string, number>();
+  /** Session tokens (cookie values) handed out by a code exchange. */
+  const sessions = new Set<string>();
+  const livePage = new Map<string, WebSocket>();
   const sockets = new Set<WebSocket>();
+  let markLaunched: () => void = () => undefined;
+  const launched = new Promise<void>((resolve) => (markLaunched = resolve));
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxPageFrameBytes, perMessageDeflate: false });
   const server = createServer((request, response) => void serveFile(request, response));
+  // Slow or unfinished requests cannot hold a connection for long.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
   let origin = '';
   let hostHeader = '';
+  let cookieName = '';
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (request.url ?? '').split('?')[0];
     if (path !== webShellIpcPath || request.headers.host !== hostHeader || request.headers.origin !== origin) {
       log.warn('webshell', 'refused a WebSocket connection that is not from the app page');
-      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      return;
+      return refuseUpgrade(socket, '403 Forbidden');
     }
-    wss.handleUpgrade(request, socket, head, (ws) => accept(ws));
+    const session = sessionOf(request);
+    if (session === undefined) {
+      log.warn('webshell', 'refused a WebSocket connection without the session cookie');
+      return refuseUpgrade(socket, '401 Unauthorized');
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => accept(ws, session));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -64,11 +96,54 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
   const { port } = server.address() as AddressInfo;
   hostHeader = `127.0.0.1:${port}`;
   origin = `http://${hostHeader}`;
+  // Cookies ignore the port: the name keeps shells on other ports from overwriting each other's.
+  cookieName = `agentdesk-session-${port}`;
+
+  function newLaunchUrl(): string {
+    const now = Date.now();
+    for (const [code, expires] of launchCodes) if (expires <= now) launchCodes.delete(code);
+    while (launchCodes.size >= maxLaunchCodes) launchCodes.delete(launchCodes.keys().next().value as string);
+    const code = randomBytes(32).toString('base64url');
+    launchCodes.set(code, now + launchCodeTtlMs);
+    return `${origin}${launchPath}?code=${code}`;
+  }
+
+  /** GET /launch?code=…: the one exchange of a code for a session cookie, then the page. */
+  function exchange(request: IncomingMessage, response: ServerResponse): void {
+    const code = new URL(request.url ?? '/', origin).searchParams.get('code') ?? '';
+    const found = [...launchCodes.keys()].find((candidate) => sameSecret(code, candidate));
+    const headers: Record<string, string> = { Location: '/', 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'Content-Length': '0' };
+    const valid = found !== undefined && (launchCodes.get(found) ?? 0) > Date.now();
+    if (found !== undefined) launchCodes.delete(found);
+    if (valid) {
+      const session = randomBytes(32).toString('base64url');
+      sessions.add(session);
+      headers['Set-Cookie'] = `${cookieName}=${session}; HttpOnly; SameSite=Strict; Path=${webShellIpcPath}`;
+      markLaunched();
+    } else {
+      log.warn('webshell', 'refused a launch link that was already used, has expired or was never issued');
+    }
+    response.writeHead(303, headers);
+    response.end();
+  }
+
+  function sessionOf(request: IncomingMessage): string | undefined {
+    const header = request.headers.cookie ?? '';
+    for (const part of header.split(';')) {
+      const eq = part.indexOf('=');
+      if (eq < 0 || part.slice(0, eq).trim() !== cookieName) continue;
+      const value = part.slice(eq + 1).trim();
+      const match = [...sessions].find((session) => sameSecret(value, session));
+      if (match) return match;
+    }
+    return undefined;
+  }
 
   async function serveFile(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (request.headers.host !== hostHeader) return void end(response, 421, 'Misdirected request');
     if (request.method !== 'GET' && request.method !== 'HEAD') return void end(response, 405, 'Method not allowed');
     const path = (request.url ?? '/').split('?')[0] ?? '/';
+    if (path === launchPath && request.method === 'GET') return exchange(request, response);
     const file = await readStaticFile(options.rendererDir, path);
     if (!file) return void end(response, 404, 'Not found');
     response.writeHead(200, {
@@ -80,43 +155,37 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     response.end(request.method === 'HEAD' ? undefined : file.body);
   }
 
-  function accept(ws: WebSocket): void {
+  function accept(ws: WebSocket, session: string): void {
+    // One page per session: a reload's new socket (or a second tab of the same browser) replaces the older one.
+    livePage.get(session)?.close(webShellCloseCodes.replaced, 'replaced by a newer page');
+    livePage.set(session, ws);
     sockets.add(ws);
-    let disconnectEvents: (() => void) | undefined;
-    const helloTimer = setTimeout(() => ws.close(webShellCloseCodes.unauthorized, 'no hello'), options.helloTimeoutMs ?? 5000);
-    const context: CallContext = {
-      // The web shell cannot see input events the way Electron's main process can; the page that
-      // holds the launch secret is the app itself, so its calls count as user-initiated.
-      hasRecentUserGesture: () => true,
-    };
     const send = (frame: unknown) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
     };
+    const disconnectEvents = services.events.connect((channel, payload) => send({ t: 'event', channel, payload }));
+    send({ t: 'ready' });
 
     ws.on('message', (data: RawData, isBinary: boolean) => {
       const frame = isBinary ? undefined : parseFrame(data);
       if (!frame) return ws.close(webShellCloseCodes.badFrame, 'bad frame');
-      if (disconnectEvents === undefined) {
-        if (frame.t !== 'hello' || !sameSecret(frame.secret, secret)) return ws.close(webShellCloseCodes.unauthorized, 'unauthorized');
-        clearTimeout(helloTimer);
-        disconnectEvents = services.events.connect((channel, payload) => send({ t: 'event', channel, payload }));
-        return send({ t: 'ready' });
-      }
-      if (frame.t !== 'call') return ws.close(webShellCloseCodes.badFrame, 'unexpected hello');
-      const pending = services.dispatcher.dispatch(frame.channel, frame.payload, context);
-      if (pending) void pending.then((result) => send({ t: 'result', id: frame.id, result }));
+      // The web shell sees no input events; the page's bridge reports its transient user activation per call.
+      const context: CallContext = { hasRecentUserGesture: () => frame.activation === true };
+      void services.dispatcher.dispatch(frame.channel, frame.payload, context).then((result) => send({ t: 'result', id: frame.id, result }));
     });
     ws.on('close', () => {
-      clearTimeout(helloTimer);
-      disconnectEvents?.();
+      disconnectEvents();
       sockets.delete(ws);
+      if (livePage.get(session) === ws) livePage.delete(session);
     });
     ws.on('error', (error) => log.warn('webshell', 'page socket error', error));
   }
 
   return {
     origin,
-    launchUrl: `${origin}/#k=${secret}`,
+    launchUrl: newLaunchUrl(),
+    newLaunchUrl,
+    launched,
     close: async () => {
       for (const ws of sockets) ws.close(webShellCloseCodes.goingAway, 'shutting down');
       wss.close();
@@ -139,6 +208,10 @@ function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function refuseUpgrade(socket: Duplex, status: string): void {
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 function end(response: ServerResponse, status: number, text: string): void {

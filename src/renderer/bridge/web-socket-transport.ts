@@ -8,23 +8,24 @@ type ServerFrame =
   | { t: 'event'; channel: string; payload: unknown };
 
 /**
- * The web shell's side of the bridge: the page sends the launch secret as its first frame, then
- * calls; the shell answers with results and pushes events. Calls made before the shell said
- * `ready` wait for it; when the socket closes every pending call resolves with `disconnected`.
+ * The web shell's side of the bridge: the browser's session cookie (from the launch link)
+ * authenticates the socket; the shell says `ready`, answers calls and pushes events. Calls made
+ * before `ready` wait for it; when the socket closes every pending call resolves with
+ * `disconnected`. `connected` is false when the shell refused the page (no session) or is gone.
  */
-export function createWebSocketTransport(secret: string, location: { host: string; protocol: string }): ApiTransport & { closed: Promise<number> } {
+export function createWebSocketTransport(location: { host: string; protocol: string }): ApiTransport & { closed: Promise<number>; connected: Promise<boolean> } {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const socket = new WebSocket(`${scheme}//${location.host}${webShellIpcPath}`);
   const pending = new Map<number, (result: unknown) => void>();
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
   let nextId = 1;
   let isClosed = false;
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  let markConnected: (connected: boolean) => void = () => undefined;
+  const connected = new Promise<boolean>((resolve) => (markConnected = resolve));
+  const ready = connected.then(() => undefined);
   let markClosed: (code: number) => void = () => undefined;
   const closed = new Promise<number>((resolve) => (markClosed = resolve));
 
-  socket.addEventListener('open', () => socket.send(JSON.stringify({ t: 'hello', secret })));
   socket.addEventListener('message', (message: MessageEvent) => {
     if (typeof message.data !== 'string') return;
     let frame: ServerFrame;
@@ -33,7 +34,7 @@ export function createWebSocketTransport(secret: string, location: { host: strin
     } catch {
       return;
     }
-    if (frame.t === 'ready') markReady();
+    if (frame.t === 'ready') markConnected(true);
     else if (frame.t === 'result') {
       pending.get(frame.id)?.(frame.result);
       pending.delete(frame.id);
@@ -45,19 +46,22 @@ export function createWebSocketTransport(secret: string, location: { host: strin
     isClosed = true;
     for (const resolve of pending.values()) resolve(fail('disconnected', 'The connection to AgentDesk was lost. Restart the app.'));
     pending.clear();
-    markReady();
+    markConnected(false);
     markClosed(event.code);
   });
 
   return {
     closed,
+    connected,
     async invoke(channel, request) {
+      // Read now, inside the click or key handler that made the call (it lasts a few seconds), not after waiting for the socket.
+      const activation = navigator.userActivation?.isActive === true;
       await ready;
       if (isClosed) return fail('disconnected', 'The connection to AgentDesk was lost. Restart the app.');
       const id = nextId++;
       return new Promise((resolve) => {
         pending.set(id, resolve);
-        socket.send(JSON.stringify({ t: 'call', id, channel, payload: request }));
+        socket.send(JSON.stringify({ t: 'call', id, channel, payload: request, activation }));
       });
     },
     subscribe(channel, listener): Unsubscribe {

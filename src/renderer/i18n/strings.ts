@@ -19,7 +19,7 @@ export const en = {
   'missing.title': 'AgentDesk is not connected',
   'missing.body': 'AgentDesk must be opened with npm start (or by starting the AgentDesk app). This page cannot reach the app on its own.',
   'missing.hint':
-    'Run npm start in the AgentDesk folder, or start the AgentDesk app again. A saved link or bookmark does not work, because the address changes every time the app starts.',
+    'Run npm start in the AgentDesk folder, or start the AgentDesk app again. A launch link works once, in the browser that opened it first; a saved link or bookmark does not work.',
 
   'home.title': 'Your agents',
   'home.loading': 'Loading your agents…',
@@ -408,6 +408,7 @@ export const en = {
 
   'error.invalid_request': 'The request was not valid.',
   'error.forbidden_sender': 'This page is not allowed to talk to AgentDesk.',
+  'error.unknown_channel': 'AgentDesk does not know that request. The page and the app may be from different versions: restart the app.',
   'error.internal': 'Something went wrong inside AgentDesk. The details are in its log.',
   'error.invalid_response': 'AgentDesk gave an unexpected answer.',
   'error.invalid_address': 'This address cannot be used.',
@@ -415,7 +416,7 @@ export const en = {
   'error.already_exists': 'This agent is already in your list.',
   'error.not_found': 'That item no longer exists.',
   'error.unsafe_url': 'Only https:// links can be opened.',
-  'error.no_user_gesture': 'A link can only be opened right after a click or a key press.',
+  'error.no_user_gesture': 'That happens only right after your own click or key press.',
   'error.no_browser': 'No web browser could be started.',
   'error.disconnected': 'The connection to AgentDesk was lost. Restart the app.',
   'error.sign_in_required': 'Sign in to continue.',
@@ -543,7 +544,7 @@ export const cs: Catalogue = {
   'missing.title': 'AgentDesk není připojen',
   'missing.body': 'AgentDesk je potřeba otevřít příkazem npm start (nebo spuštěním aplikace AgentDesk). Tato stránka se k aplikaci sama připojit nedokáže.',
   'missing.hint':
-    'Spusťte npm start ve složce AgentDesk nebo znovu spusťte aplikaci AgentDesk. Uložený odkaz ani záložka nefungují, protože se adresa při každém spuštění mění.',
+    'Spusťte npm start ve složce AgentDesk nebo znovu spusťte aplikaci AgentDesk. Spouštěcí odkaz funguje jen jednou, v prohlížeči, který ho otevřel první; uložený odkaz ani záložka nefungují.',
 
   'home.title': 'Vaši agenti',
   'home.loading': 'Načítám vaše agenty…',
@@ -931,6 +932,7 @@ export const cs: Catalogue = {
 
   'error.invalid_request': 'Požadavek nebyl platný.',
   'error.forbidden_sender': 'Tato stránka nesmí komunikovat s aplikací AgentDesk.',
+  'error.unknown_channel': 'AgentDesk tento požadavek nezná. Stránka a aplikace mohou být z různých verzí: spusťte aplikaci znovu.',
   'error.internal': 'V aplikaci AgentDesk se něco pokazilo. Podrobnosti jsou v jejím protokolu.',
   'error.invalid_response': 'AgentDesk vrátil neočekávanou odpověď.',
   'error.invalid_address': 'Tuto adresu nelze použít.',
@@ -938,7 +940,7 @@ export const cs: Catalogue = {
   'error.already_exists': 'Tento agent už ve vašem seznamu je.',
   'error.not_found': 'Tato položka už neexistuje.',
   'error.unsafe_url': 'Otevřít lze jen odkazy https://.',
-  'error.no_user_gesture': 'Odkaz lze otevřít jen hned po kliknutí nebo stisku klávesy.',
+  'error.no_user_gesture': 'To se stane jen hned po vašem kliknutí nebo stisku klávesy.',
   'error.no_browser': 'Nepodařilo se spustit webový prohlížeč.',
   'error.disconnected': 'Spojení s aplikací AgentDesk bylo ztraceno. Spusťte aplikaci znovu.',
   'error.sign_in_required': 'Pro pokračování se přihlaste.',

@@ -64,11 +64,14 @@ export const agentCallMethods = {
       interactionId: z.string().min(1).max(limits.interactionIdChars).optional(),
     }),
     response: z.strictObject({ sent: z.literal(true) }),
+    /** A collection reaches the agent only from a visible control the user just used. */
+    gesture: 'Observations are sent only when you click Send.',
   },
   /** Confirm or cancel the shown teaching proposal (sends its confirm/cancel text as a turn). */
   'agentcall.answerProposal': {
     request: z.strictObject({ sessionKey: sessionKeySchema, proposalId: z.string().min(1).max(limits.interactionIdChars), answer: z.enum(['confirm', 'cancel']) }),
     response: z.strictObject({ sent: z.literal(true) }),
+    gesture: 'Teaching is confirmed only when you click Confirm.',
   },
   /** Declines the agent's pending scan/photo request (`response.cancel`). */
   'agentcall.decline': { request: z.strictObject({ sessionKey: sessionKeySchema }), response: z.strictObject({ sent: z.literal(true) }) },

@@ -43,6 +43,8 @@ export const aguiMethods = {
   'agui.resume': {
     request: z.strictObject({ agentId, answers: z.record(z.string().max(300), answerSchema) }),
     response: z.strictObject({ runId }),
+    /** An answer (an approval above all) reaches the agent only from the user's own click. */
+    gesture: 'Answers are sent only when you click to send them.',
   },
   /** After a dropped stream or a failed request: the same turn again, as a new run. */
   'agui.retry': { request: z.strictObject({ agentId }), response: z.strictObject({ runId }) },

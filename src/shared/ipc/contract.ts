@@ -29,6 +29,10 @@ import { isBase64Alphabet } from './base64-text';
  *   event `settings.changed` becomes channel `agentdesk:event:settings.changed` and
  *   `window.agentdesk.settings.onChanged(listener)`.
  *
+ * - A method with `gesture` runs only from the user's own click or key press: the dispatcher checks
+ *   it once for every such method (Electron: input events main saw; the web shell: the page's
+ *   transient user activation for that call) and otherwise answers `no_user_gesture` with this text.
+ *
  * Adding a capability means adding entries here; the types of both sides follow.
  */
 
@@ -138,10 +142,11 @@ export const contract = {
       response: z.strictObject({ agents: z.array(agentEntrySchema) }),
     },
     'hardware.status': { request: empty, response: hardwareStatusSchema },
-    /** Opens an https: link in the system browser; main also checks that the user just clicked. */
+    /** Opens an https: link in the system browser, only from the user's own click or key press. */
     'external.open': {
       request: z.strictObject({ url: z.string().max(8192) }),
       response: z.strictObject({ opened: z.literal(true) }),
+      gesture: 'Links open only when you click or press a key on them.',
     },
     /** The UI is about to open the camera or microphone: allow the permission request for these kinds. */
     'media.arm': {
@@ -154,7 +159,7 @@ export const contract = {
       response: z.strictObject({ armed: z.array(mediaKindSchema) }),
     },
     /** Arms one NFC scan (a visible control, a user gesture): the next tap becomes a `nfc.scanResult`. */
-    'nfc.arm': { request: nfcArmRequestSchema, response: nfcArmResponseSchema },
+    'nfc.arm': { request: nfcArmRequestSchema, response: nfcArmResponseSchema, gesture: 'A scan starts only when you click Scan.' },
     'nfc.cancel': { request: nfcCancelRequestSchema, response: nfcCancelResponseSchema },
     /** Kiosk policy: scanning stays armed while the window is focused and the scan indicator is visible. */
     'nfc.kiosk': { request: nfcKioskRequestSchema, response: nfcKioskResponseSchema },
@@ -211,10 +216,11 @@ export const contract = {
       response: z.strictObject({ threadId: protocolId, items: z.array(conversationItemSchema).max(5000) }),
     },
     'talkie.deleteThread': { request: z.strictObject({ agentId, threadId: protocolId }), response: z.strictObject({ threads: z.array(threadSummarySchema).max(50) }) },
-    /** The user's decision on a proposed action; main sends it only right after a click or key press. */
+    /** The user's decision on a proposed action (§8: only on the user's explicit gesture, never on the agent's behalf). */
     'talkie.decide': {
       request: z.strictObject({ agentId, actionId: protocolId, decision: z.enum(['confirm', 'cancel']) }),
       response: z.strictObject({ action: actionSchema, updates: z.array(runUpdateSchema).max(200), note: z.string().max(500).optional() }),
+      gesture: 'Decisions are sent only when you click Confirm or Cancel.',
     },
     'talkie.action': { request: z.strictObject({ agentId, actionId: protocolId }), response: z.strictObject({ action: actionSchema }) },
     /**
@@ -224,6 +230,7 @@ export const contract = {
     'talkie.download': {
       request: z.strictObject({ agentId, downloadId: z.string().min(1).max(100), url: z.string().max(4096), name: z.string().max(500) }),
       response: z.strictObject({ saved: z.boolean(), path: z.string().max(4096).optional(), bytes: z.number().int().nonnegative().optional() }),
+      gesture: 'Files download only when you click Download.',
     },
   },
   events: {
@@ -272,6 +279,12 @@ export function eventChannel(event: EventName): string {
 
 export const methodNames = Object.keys(contract.methods) as MethodName[];
 export const eventNames = Object.keys(contract.events) as EventName[];
+
+/** The refusal text of a method that needs a user gesture (`gesture` in its spec), else undefined. */
+export function gestureMessage(method: MethodName): string | undefined {
+  const spec = contract.methods[method];
+  return 'gesture' in spec ? spec.gesture : undefined;
+}
 
 /** The method a channel names, or undefined for any channel the contract does not declare. */
 export function methodForChannel(channel: string): MethodName | undefined {

@@ -8,6 +8,8 @@ export const ipcErrorCodes = [
   'invalid_request',
   /** The caller is not the app's own page. */
   'forbidden_sender',
+  /** The call named a channel the contract does not declare; nothing ran. */
+  'unknown_channel',
   /** The service failed unexpectedly; details are in main's log, never in the message. */
   'internal',
   /** The service answered with something the contract does not allow (a bug in main). */

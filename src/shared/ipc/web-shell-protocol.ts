@@ -2,20 +2,24 @@ import { z } from 'zod';
 
 /**
  * The web shell's frames: the page's generated API on one side, main's dispatcher on the other.
- * Page → shell: `hello` (first, with the per-launch secret), then `call`s.
- * Shell → page: `ready`, `result` (per call id) and `event`s.
+ * The socket is authenticated at the upgrade (the session cookie from the launch code exchange).
+ * Page → shell: `call`s. Shell → page: `ready` (first), `result` (per call id) and `event`s.
  */
 export const pageFrameSchema = z.discriminatedUnion('t', [
-  z.strictObject({ t: z.literal('hello'), secret: z.string().max(256) }),
-  z.strictObject({ t: z.literal('call'), id: z.number().int().nonnegative(), channel: z.string().max(200), payload: z.unknown() }),
+  /**
+   * `activation`: the page had transient user activation (`navigator.userActivation.isActive`,
+   * a click or key press in the last moments) when it made this call. Main accepts it as the
+   * user's gesture for this one call only, for the methods the contract marks `gesture`.
+   */
+  z.strictObject({ t: z.literal('call'), id: z.number().int().nonnegative(), channel: z.string().max(200), payload: z.unknown(), activation: z.boolean().optional() }),
 ]);
 
 export type PageFrame = z.infer<typeof pageFrameSchema>;
 
 /** Close codes the shell uses, and what the page shows for each. */
 export const webShellCloseCodes = {
-  /** No valid hello with the launch secret in time. */
-  unauthorized: 4401,
+  /** A newer page of the same session took over (a reload, a second tab). */
+  replaced: 4409,
   /** A frame that is not JSON text of the protocol above. */
   badFrame: 4400,
   /** The shell is shutting down. */

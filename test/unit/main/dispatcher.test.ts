@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createDispatcher, type Handlers } from '../../../src/main/ipc/dispatcher';
-import { methodNames } from '../../../src/shared/ipc/contract';
+import { gestureMessage, methodNames, type MethodName } from '../../../src/shared/ipc/contract';
 import { ServiceError } from '../../../src/shared/ipc/errors';
 import { defaultSettings } from '../../../src/shared/settings/settings';
 import { memoryLogger } from '../../support/logger';
@@ -32,12 +32,12 @@ describe('the main-side dispatcher', () => {
     expect(result).toMatchObject({ ok: false, error: { code: 'invalid_request', path: '/patch/appearance/theme' } });
   });
 
-  it('does nothing for a channel the contract does not declare', () => {
+  it('answers a call on a channel the contract does not declare with unknown_channel, and runs nothing', async () => {
     const handlers = handlersWith({});
     const log = memoryLogger();
     const dispatcher = createDispatcher(handlers, log);
-    for (const channel of ['agentdesk:shell.exec', 'agentdesk:__proto__', 'agentdesk:constructor', 'settings.get', 'other:settings.get']) {
-      expect(dispatcher.dispatch(channel, {}, context)).toBeUndefined();
+    for (const channel of ['agentdesk:shell.exec', 'agentdesk:__proto__', 'agentdesk:constructor', 'settings.get', 'other:settings.get', 'agentdesk:x\nINFO forged']) {
+      expect(await dispatcher.dispatch(channel, {}, context)).toMatchObject({ ok: false, error: { code: 'unknown_channel' } });
     }
     for (const handler of Object.values(handlers)) expect(handler).not.toHaveBeenCalled();
     expect(log.lines.join('\n')).toContain('undeclared channel');
@@ -76,5 +76,62 @@ describe('the main-side dispatcher', () => {
     // Strict response schemas refuse the unknown key outright rather than forwarding it.
     expect(result).toMatchObject({ ok: false, error: { code: 'invalid_response' } });
     expect(JSON.stringify(result)).not.toContain('tok_secret');
+  });
+});
+
+describe('user gestures, checked once in the dispatcher', () => {
+  it('marks exactly the methods that act for the user in the contract', () => {
+    expect(methodNames.filter((method) => gestureMessage(method) !== undefined).sort()).toEqual(
+      [
+        'agentcall.answerProposal',
+        'agentcall.sendObservation',
+        'agui.resume',
+        'external.open',
+        'nfc.arm',
+        'talkie.decide',
+        'talkie.download',
+      ].sort(),
+    );
+  });
+
+  it('refuses a gesture method without a gesture (the handler never runs) and lets it through with one', async () => {
+    const open = vi.fn(() => ({ opened: true as const }));
+    const dispatcher = createDispatcher(handlersWith({ 'external.open': open }), memoryLogger());
+    const asked = vi.fn(() => false);
+    expect(await dispatcher.dispatch('agentdesk:external.open', { url: 'https://example.com/' }, { hasRecentUserGesture: asked })).toEqual({
+      ok: false,
+      error: { code: 'no_user_gesture', message: 'Links open only when you click or press a key on them.' },
+    });
+    expect(asked).toHaveBeenCalledOnce();
+    expect(open).not.toHaveBeenCalled();
+    expect(await dispatcher.dispatch('agentdesk:external.open', { url: 'https://example.com/' }, { hasRecentUserGesture: () => true })).toEqual({
+      ok: true,
+      value: { opened: true },
+    });
+    expect(open).toHaveBeenCalledOnce();
+  });
+
+  it('refuses every gesture method with its own message, and never asks about the gesture for the others', async () => {
+    const handlers = handlersWith({});
+    const dispatcher = createDispatcher(handlers, memoryLogger());
+    const payloads: Partial<Record<MethodName, unknown>> = {
+      'external.open': { url: 'https://example.com/' },
+      'nfc.arm': {},
+      'agui.resume': { agentId: 'a', answers: {} },
+      'agentcall.sendObservation': { sessionKey: 'k', photoId: 'A'.repeat(22) },
+      'agentcall.answerProposal': { sessionKey: 'k', proposalId: 'p', answer: 'confirm' },
+      'talkie.download': { agentId: 'a', downloadId: 'd', url: '/f', name: 'f.txt' },
+      'talkie.decide': { agentId: 'a', actionId: 'x', decision: 'confirm' },
+    };
+    for (const [method, payload] of Object.entries(payloads) as [MethodName, unknown][]) {
+      const result = await dispatcher.dispatch(`agentdesk:${method}`, payload, { hasRecentUserGesture: () => false });
+      expect(result, method).toEqual({ ok: false, error: { code: 'no_user_gesture', message: gestureMessage(method) } });
+    }
+    for (const handler of Object.values(handlers)) expect(handler).not.toHaveBeenCalled();
+
+    const asked = vi.fn(() => false);
+    const plain = createDispatcher(handlersWith({ 'settings.get': () => defaultSettings }), memoryLogger());
+    expect(await plain.dispatch('agentdesk:settings.get', {}, { hasRecentUserGesture: asked })).toMatchObject({ ok: true });
+    expect(asked).not.toHaveBeenCalled();
   });
 });

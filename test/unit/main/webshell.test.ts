@@ -14,7 +14,7 @@ afterEach(async () => {
   await Promise.all(shells.splice(0).map((shell) => shell.close()));
 });
 
-async function startShell(helloTimeoutMs = 5000) {
+async function startShell(options: { launchCodeTtlMs?: number } = {}) {
   const root = await tempDir();
   const rendererDir = join(root, 'renderer');
   await mkdir(join(rendererDir, 'assets'), { recursive: true });
@@ -22,10 +22,25 @@ async function startShell(helloTimeoutMs = 5000) {
   await writeFile(join(rendererDir, 'assets', 'app.js'), 'export {}');
   await writeFile(join(root, 'secret.txt'), 'outside the renderer');
   const services = await startTestServices(join(root, 'user-data'));
-  const shell = await startWebShell({ rendererDir, services, log: memoryLogger(), helloTimeoutMs });
+  const log = memoryLogger();
+  const shell = await startWebShell({ rendererDir, services, log, ...options });
   shells.push(shell);
-  const secret = new URL(shell.launchUrl).hash.replace('#k=', '');
-  return { shell, services, secret };
+  return { shell, services, log };
+}
+
+/** Opens a launch URL as the browser would: the answer's status, where it sends the page, and the cookie it sets. */
+async function launch(url: string): Promise<{ status: number; location: unknown; setCookie: string | undefined; cookie: string | undefined }> {
+  const response = await get(url);
+  const setCookie = (response.headers['set-cookie'] as string[] | undefined)?.[0];
+  return { status: response.status, location: response.headers.location, setCookie, cookie: setCookie?.split(';')[0] };
+}
+
+/** A page that opened the launch URL and holds the session cookie. */
+async function launchedPage(shell: WebShell) {
+  const { cookie } = await launch(shell.newLaunchUrl());
+  const page = connect(shell, { Origin: shell.origin, Cookie: cookie ?? '' });
+  await page.next((frame) => frame.t === 'ready');
+  return page;
 }
 
 function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
@@ -95,27 +110,69 @@ describe('the web shell', () => {
     }
   });
 
-  it('closes a socket that does not present the launch secret', async () => {
-    const { shell } = await startShell(200);
-    const silent = connect(shell);
-    expect(await silent.closed).toBe(4401);
-    const wrong = connect(shell);
-    await wrong.opened;
-    wrong.ws.send(JSON.stringify({ t: 'hello', secret: 'guess' }));
-    expect(await wrong.closed).toBe(4401);
-    const callFirst = connect(shell);
-    await callFirst.opened;
-    callFirst.ws.send(JSON.stringify({ t: 'call', id: 1, channel: 'agentdesk:agents.list', payload: {} }));
-    expect(await callFirst.closed).toBe(4401);
-    expect(callFirst.frames).toEqual([]);
+  it('exchanges a launch code once, within its time, for an HttpOnly, SameSite=Strict session cookie', async () => {
+    const { shell } = await startShell();
+    expect(shell.launchUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/launch\?code=[A-Za-z0-9_-]{43}$/);
+    const first = await launch(shell.launchUrl);
+    expect(first.status).toBe(303);
+    expect(first.location).toBe('/');
+    expect(first.setCookie).toMatch(/^agentdesk-session-\d+=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/ipc$/);
+    // The cookie is not the code: reading the URL later (history, a process list) gives nothing.
+    expect(first.cookie).not.toContain(new URL(shell.launchUrl).searchParams.get('code'));
+    // A second page or process with the same code gets the page, but no session.
+    const second = await launch(shell.launchUrl);
+    expect(second).toMatchObject({ status: 303, location: '/', setCookie: undefined });
+    expect(await connect(shell, { Origin: shell.origin, Cookie: second.cookie ?? '' }).refused).toBe(401);
+    await shell.launched;
+    for (const url of [`${shell.origin}/launch`, `${shell.origin}/launch?code=guess`, `${shell.origin}/launch?code=${'A'.repeat(43)}`]) {
+      expect((await launch(url)).setCookie, url).toBeUndefined();
+    }
   });
 
-  it('gives the page holding the secret the contract: calls, validation and events', async () => {
-    const { shell, secret } = await startShell();
-    const page = connect(shell);
-    await page.opened;
-    page.ws.send(JSON.stringify({ t: 'hello', secret }));
+  it('refuses a launch code after its time is up', async () => {
+    const { shell } = await startShell({ launchCodeTtlMs: 0 });
+    expect((await launch(shell.launchUrl)).setCookie).toBeUndefined();
+    const fresh = await startShell({ launchCodeTtlMs: 60_000 });
+    expect((await launch(fresh.shell.newLaunchUrl())).setCookie).toBeDefined();
+  });
+
+  it('refuses, at the upgrade, every socket without the session cookie: no frame is ever read from it', async () => {
+    const { shell, services } = await startShell();
+    const { cookie } = await launch(shell.launchUrl);
+    const attempts: Record<string, string>[] = [
+      // A local process forging the Origin, with no cookie or a guessed one.
+      { Origin: shell.origin },
+      { Origin: shell.origin, Cookie: `${cookie?.split('=')[0]}=guess` },
+      { Origin: shell.origin, Cookie: `other=${cookie?.split('=')[1]}` },
+    ];
+    for (const headers of attempts) expect(await connect(shell, headers).refused, JSON.stringify(headers)).toBe(401);
+    // Many at once: each is refused at once, none is left waiting.
+    const many = Array.from({ length: 50 }, () => connect(shell, { Origin: shell.origin }));
+    expect(await Promise.all(many.map((attempt) => attempt.refused))).toEqual(many.map(() => 401));
+    // The real page still gets in, and the other origin with the right cookie does not.
+    expect(await connect(shell, { Origin: 'http://evil.example', Cookie: cookie ?? '' }).refused).toBe(403);
+    const page = connect(shell, { Origin: shell.origin, Cookie: cookie ?? '' });
     await page.next((frame) => frame.t === 'ready');
+    page.ws.send(JSON.stringify({ t: 'call', id: 1, channel: 'agentdesk:agents.list', payload: {} }));
+    expect(await page.next((frame) => frame.id === 1)).toMatchObject({ result: { ok: true } });
+    expect(services.opened).toEqual([]);
+  });
+
+  it('keeps one page per session: a newer socket replaces the older one', async () => {
+    const { shell } = await startShell();
+    const { cookie } = await launch(shell.launchUrl);
+    const older = connect(shell, { Origin: shell.origin, Cookie: cookie ?? '' });
+    await older.next((frame) => frame.t === 'ready');
+    const newer = connect(shell, { Origin: shell.origin, Cookie: cookie ?? '' });
+    await newer.next((frame) => frame.t === 'ready');
+    expect(await older.closed).toBe(4409);
+    newer.ws.send(JSON.stringify({ t: 'call', id: 1, channel: 'agentdesk:app.info', payload: {} }));
+    expect(await newer.next((frame) => frame.id === 1)).toMatchObject({ result: { ok: true } });
+  });
+
+  it('gives the page that opened the launch URL the contract: calls, validation and events', async () => {
+    const { shell } = await startShell();
+    const page = await launchedPage(shell);
 
     page.ws.send(JSON.stringify({ t: 'call', id: 1, channel: 'agentdesk:agents.add', payload: { address: 'crm.example.com' } }));
     expect(await page.next((frame) => frame.id === 1)).toMatchObject({ result: { ok: true, value: { agent: { display: 'crm.example.com' } } } });
@@ -127,20 +184,34 @@ describe('the web shell', () => {
     page.ws.send(JSON.stringify({ t: 'call', id: 3, channel: 'agentdesk:shell.exec', payload: {} }));
     page.ws.send(JSON.stringify({ t: 'call', id: 4, channel: 'agentdesk:app.info', payload: {} }));
     expect(await page.next((frame) => frame.id === 4)).toMatchObject({ result: { ok: true, value: { shell: 'web' } } });
-    expect(page.frames.some((frame) => frame.id === 3)).toBe(false);
+    expect(await page.next((frame) => frame.id === 3)).toMatchObject({ result: { ok: false, error: { code: 'unknown_channel' } } });
+  });
+
+  it('takes a gesture method only from a call whose frame reports the page’s user activation', async () => {
+    const { shell, services } = await startShell();
+    const page = await launchedPage(shell);
+    const open = { channel: 'agentdesk:external.open', payload: { url: 'https://example.com/' } };
+    page.ws.send(JSON.stringify({ t: 'call', id: 1, ...open }));
+    page.ws.send(JSON.stringify({ t: 'call', id: 2, ...open, activation: false }));
+    page.ws.send(JSON.stringify({ t: 'call', id: 3, ...open, activation: true }));
+    for (const id of [1, 2]) expect(await page.next((frame) => frame.id === id)).toMatchObject({ result: { ok: false, error: { code: 'no_user_gesture' } } });
+    expect(await page.next((frame) => frame.id === 3)).toMatchObject({ result: { ok: true, value: { opened: true } } });
+    expect(services.opened).toEqual(['https://example.com/']);
+    // The activation was for that call only.
+    page.ws.send(JSON.stringify({ t: 'call', id: 4, ...open }));
+    expect(await page.next((frame) => frame.id === 4)).toMatchObject({ result: { ok: false, error: { code: 'no_user_gesture' } } });
   });
 
   it('closes the socket on a binary or malformed frame', async () => {
-    const { shell, secret } = await startShell();
-    const binary = connect(shell);
-    await binary.opened;
-    binary.ws.send(JSON.stringify({ t: 'hello', secret }));
-    await binary.next((frame) => frame.t === 'ready');
+    const { shell } = await startShell();
+    const binary = await launchedPage(shell);
     binary.ws.send(Buffer.from([1, 2, 3]));
     expect(await binary.closed).toBe(4400);
-    const garbage = connect(shell);
-    await garbage.opened;
+    const garbage = await launchedPage(shell);
     garbage.ws.send('{"t":');
     expect(await garbage.closed).toBe(4400);
+    const hello = await launchedPage(shell);
+    hello.ws.send(JSON.stringify({ t: 'hello', secret: 'x' }));
+    expect(await hello.closed).toBe(4400);
   });
 });

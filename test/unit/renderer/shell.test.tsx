@@ -12,6 +12,19 @@ describe('app shell', () => {
     expect(screen.queryByRole('button', { name: 'Settings' })).toBeNull();
   });
 
+  it('tells the user to start the app when the web shell refuses the page (no session from a launch link)', async () => {
+    const backend = createFakeBackend();
+    render(<Root bridge={{ kind: 'web', api: backend.api, connected: Promise.resolve(false) }} />);
+    expect(await screen.findByRole('heading', { level: 1, name: 'AgentDesk is not connected' })).toBeTruthy();
+    expect(screen.getByText(/A launch link works once/)).toBeTruthy();
+  });
+
+  it('shows the app once the web shell took the page', async () => {
+    const backend = createFakeBackend();
+    render(<Root bridge={{ kind: 'web', api: backend.api, connected: Promise.resolve(true) }} />);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
+  });
+
   it('renders the app for a bridge with an API', async () => {
     const backend = createFakeBackend();
     render(<Root bridge={{ kind: 'web', api: backend.api }} />);

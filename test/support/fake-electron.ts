@@ -1,0 +1,126 @@
+/**
+ * A recording fake of the `electron` module for the main process: what the app registered
+ * (IPC handlers, protocol handlers, permission handlers, app events), the windows it opened and
+ * what it asked of the shell. Used by the tests that load the main module without Electron.
+ */
+export type Handler = (...args: unknown[]) => unknown;
+
+export function createFakeElectron() {
+  const state = {
+    userData: '',
+    singleInstance: true,
+    order: [] as string[],
+    appEvents: new Map<string, Handler>(),
+    ipc: new Map<string, Handler>(),
+    protocolHandlers: new Map<string, Handler>(),
+    privileged: [] as unknown[],
+    windows: [] as FakeWindow[],
+    permissionRequest: undefined as Handler | undefined,
+    permissionCheck: undefined as Handler | undefined,
+    devicePermission: undefined as Handler | undefined,
+    openExternal: [] as string[],
+    quit: 0,
+    sandbox: 0,
+    protocolClients: [] as string[],
+    utilityForks: [] as { path: string; options: unknown }[],
+  };
+  class FakeContents {
+    events = new Map<string, Handler>();
+    sent: unknown[][] = [];
+    windowOpenHandler: Handler | undefined;
+    mainFrame = { url: 'app://agentdesk/index.html' };
+    on(event: string, handler: Handler) {
+      this.events.set(event, handler);
+      return this;
+    }
+    send(...args: unknown[]) {
+      this.sent.push(args);
+    }
+    setWindowOpenHandler(handler: Handler) {
+      this.windowOpenHandler = handler;
+    }
+  }
+  class FakeWindow {
+    webContents = new FakeContents();
+    loaded: string[] = [];
+    events = new Map<string, Handler>();
+    constructor(readonly options: Record<string, unknown>) {
+      state.windows.push(this);
+      state.order.push('window');
+    }
+    loadURL(url: string) {
+      this.loaded.push(url);
+      return Promise.resolve();
+    }
+    once(event: string, handler: Handler) {
+      this.events.set(event, handler);
+    }
+    on(event: string, handler: Handler) {
+      this.events.set(event, handler);
+    }
+    show() {}
+    isMinimized() {
+      return false;
+    }
+    restore() {}
+    focus() {}
+  }
+  const electron = {
+    app: {
+      requestSingleInstanceLock: () => state.singleInstance,
+      quit: () => void state.quit++,
+      enableSandbox: () => void state.sandbox++,
+      on: (event: string, handler: Handler) => void state.appEvents.set(event, handler),
+      whenReady: () => {
+        state.order.push('ready');
+        return Promise.resolve();
+      },
+      getPath: () => state.userData,
+      getVersion: () => '9.9.9',
+      setAsDefaultProtocolClient: (scheme: string) => void state.protocolClients.push(scheme),
+    },
+    protocol: {
+      registerSchemesAsPrivileged: (schemes: unknown[]) => {
+        state.order.push('registerSchemes');
+        state.privileged.push(...schemes);
+      },
+      handle: (scheme: string, handler: Handler) => void state.protocolHandlers.set(scheme, handler),
+    },
+    session: {
+      defaultSession: {
+        setPermissionRequestHandler: (handler: Handler) => void (state.permissionRequest = handler),
+        setPermissionCheckHandler: (handler: Handler) => void (state.permissionCheck = handler),
+        setDevicePermissionHandler: (handler: Handler) => void (state.devicePermission = handler),
+      },
+    },
+    ipcMain: { handle: (channel: string, handler: Handler) => void state.ipc.set(channel, handler) },
+    // The NFC reader's utilityProcess: recorded, and quiet (it never answers, like a reader still starting).
+    utilityProcess: {
+      fork: (path: string, _args: string[], options: unknown) => {
+        state.utilityForks.push({ path, options });
+        return { pid: 1, stderr: null, postMessage: () => undefined, kill: () => true, on() { return this; } };
+      },
+    },
+    shell: { openExternal: async (url: string) => void state.openExternal.push(url) },
+    BrowserWindow: FakeWindow,
+  };
+  return { state, electron, FakeContents };
+}
+
+export type FakeElectron = ReturnType<typeof createFakeElectron>;
+
+/** Clears what the fake recorded, for the next start. */
+export function resetFakeElectron({ state }: FakeElectron): void {
+  state.singleInstance = true;
+  state.order.length = 0;
+  state.appEvents.clear();
+  state.ipc.clear();
+  state.protocolHandlers.clear();
+  state.privileged.length = 0;
+  state.windows.length = 0;
+  state.openExternal.length = 0;
+  state.quit = 0;
+  state.sandbox = 0;
+  state.protocolClients.length = 0;
+  state.utilityForks.length = 0;
+}
