@@ -246,13 +246,30 @@ describe('demo persistence (persistPath)', () => {
     expect(demoStateSchema.safeParse(await readState(path)).success).toBe(true);
   });
 
-  it('a file of the wrong shape (e.g. another version) is moved aside too', async () => {
+  it('a file of the wrong shape is moved aside too', async () => {
     const dir = await tempDir();
     const path = join(dir, 'demo-state.json');
-    await writeFile(path, JSON.stringify({ schemaVersion: 99, savedAt: new Date().toISOString(), users: [] }), 'utf8');
+    await writeFile(path, JSON.stringify({ schemaVersion: 1, savedAt: new Date().toISOString(), users: 'everyone' }), 'utf8');
     const server = await start({ persistPath: path });
     expect((await api(server, 'GET', '/api/talkie/threads')).json).toEqual({ threads: [] });
     expect((await readdir(dir)).some((name) => name.startsWith('demo-state.json.corrupt-'))).toBe(true);
+  });
+
+  it('a file from a newer AgentDesk is left untouched, reported, and the demo runs in memory', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'demo-state.json');
+    const newer = JSON.stringify({ schemaVersion: 99, savedAt: new Date().toISOString(), people: [] });
+    await writeFile(path, newer, 'utf8');
+    const notices: string[] = [];
+    const saves = countSaves();
+    const server = await start({ persistPath: path, notices });
+    expect((await api(server, 'GET', '/api/talkie/threads')).json).toEqual({ threads: [] });
+    await stream(server, runInput('talkie-test:echo not saved'));
+    await server.close();
+    expect(saves.saves).toBe(0);
+    expect(notices).toEqual(['demo-state.json was written by a newer AgentDesk (version 99); this version cannot read it and uses the defaults, and will not change it.']);
+    expect(await readdir(dir)).toEqual(['demo-state.json']);
+    expect(await readFile(path, 'utf8')).toBe(newer);
   });
 
   it('a file that cannot be read is left alone and the demo runs in memory', async () => {
@@ -266,7 +283,7 @@ describe('demo persistence (persistPath)', () => {
     await server.close();
     expect(saves.saves).toBe(0);
     expect(await readdir(dir)).toEqual(['state.json']);
-    expect(log.lines.some((line) => line.startsWith('ERROR [demo]') && line.includes('in memory only'))).toBe(true);
+    expect(log.lines.some((line) => line.includes('[demo]') && line.includes('in memory only'))).toBe(true);
   });
 
   it('coalesces writes: a streamed slow run and a burst of runs write a few times, never two at once', async () => {
