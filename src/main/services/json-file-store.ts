@@ -154,22 +154,31 @@ export class JsonFileStore<S extends z.ZodType> {
   }
 }
 
+const fileSystemWords: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the folder is on a read-only disk',
+  EACCES: 'permission denied',
+  EPERM: 'the operation is not permitted',
+  ENOTDIR: 'part of the folder path is not a folder',
+  EISDIR: 'a folder is in the way',
+  EEXIST: 'a file is in the way',
+  ENOENT: 'the folder does not exist',
+  EIO: 'a disk error',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files',
+  EBUSY: 'the file is in use',
+};
+
 /** A file-system failure in words, with its code for support (`the disk is full (ENOSPC)`). */
 export function reasonInWords(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const words: Record<string, string> = {
-    ENOSPC: 'the disk is full',
-    EDQUOT: 'the disk quota is used up',
-    EROFS: 'the folder is on a read-only disk',
-    EACCES: 'permission denied',
-    EPERM: 'the operation is not permitted',
-    ENOTDIR: 'part of the folder path is not a folder',
-    EISDIR: 'a folder is in the way',
-    EIO: 'a disk error',
-    EMFILE: 'too many open files',
-    ENFILE: 'too many open files',
-    EBUSY: 'the file is in use',
-  };
-  if (typeof code === 'string') return `${words[code] ?? 'a file-system error'} (${code})`;
+  if (typeof code === 'string') return `${fileSystemWords[code] ?? 'a file-system error'} (${code})`;
   return 'an unexpected error';
+}
+
+/** A failure of the file system (as opposed to, say, the network): one of the codes `reasonInWords` names. */
+export function isFileSystemError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && Object.hasOwn(fileSystemWords, code);
 }
