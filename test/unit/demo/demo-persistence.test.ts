@@ -6,12 +6,15 @@ import { demoUser, UserSpace } from '../../../src/main/demo/demo-store';
 import type { TalkieDemoServer } from '../../../src/main/demo/talkie-demo-server';
 import { JsonFileStore } from '../../../src/main/services/json-file-store';
 import { memoryLogger } from '../../support/logger';
+import { chattrUnavailable, useFaultyFolders } from '../../support/faulty-folders';
 import { useTempDirs } from '../../support/temp-dir';
 import { api, custom, expectValidRun, getThread, ofType, runInput, sleep, stream, text, useDemoServers, waitFor, type Json } from './demo-helpers';
 
 // Undo window: 10 s × 0.05 = 500 ms; slow run: 20 deltas × 12.5 ms.
 const start = useDemoServers({ timeScale: 0.05 });
 const tempDir = useTempDirs();
+const faulty = useFaultyFolders();
+if (chattrUnavailable() !== undefined) console.warn(`demo-persistence.test: the refused-save test is skipped: ${chattrUnavailable() ?? ''}`);
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -270,6 +273,26 @@ describe('demo persistence (persistPath)', () => {
     expect(notices).toEqual(['demo-state.json was written by a newer AgentDesk (version 99); this version cannot read it and uses the defaults, and will not change it.']);
     expect(await readdir(dir)).toEqual(['demo-state.json']);
     expect(await readFile(path, 'utf8')).toBe(newer);
+  });
+
+  it.skipIf(chattrUnavailable() !== undefined)('a save the folder refuses (chattr +i) keeps the old file and tells the user, and the demo goes on in memory', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'demo-state.json');
+    const notices: string[] = [];
+    const server = await start({ persistPath: path, notices });
+    await stream(server, runInput('talkie-test:echo saved'));
+    const before = await waitFor(async () => {
+      const text = await readFile(path, 'utf8').catch(() => undefined);
+      return text?.includes('"answered"') ? text : undefined;
+    });
+    faulty.immutable(dir);
+    const kept = runInput('talkie-test:echo only in memory');
+    await stream(server, kept);
+    expect((await getThread(server, kept.threadId)).messages).toHaveLength(2);
+    await server.close();
+    expect(notices).toContain(`The demo agent's conversations are kept until AgentDesk closes, but not on disk: demo-state.json could not be saved in ${dir}: the operation is not permitted (EPERM). The saved copy is unchanged.`);
+    expect(await readFile(path, 'utf8')).toBe(before);
+    expect(await readdir(dir)).toEqual(['demo-state.json']);
   });
 
   it('a file that cannot be read is left alone and the demo runs in memory', async () => {
