@@ -10,10 +10,12 @@ import { chattrUnavailable, useFaultyFolders } from '../../support/faulty-folder
 import { useTempDirs } from '../../support/temp-dir';
 import { api, custom, expectValidRun, getThread, ofType, runInput, sleep, stream, text, useDemoServers, waitFor, type Json } from './demo-helpers';
 
-// Undo window: 10 s × 0.05 = 500 ms; slow run: 20 deltas × 12.5 ms.
-const start = useDemoServers({ timeScale: 0.05 });
+// Registered in this order so that, after each test, the servers close (and write what is unsaved)
+// before the folder is made writable again and removed: the other order raced (ENOTEMPTY in rmdir).
 const tempDir = useTempDirs();
 const faulty = useFaultyFolders();
+// Undo window: 10 s × 0.05 = 500 ms; slow run: 20 deltas × 12.5 ms.
+const start = useDemoServers({ timeScale: 0.05 });
 if (chattrUnavailable() !== undefined) console.warn(`demo-persistence.test: the refused-save test is skipped: ${chattrUnavailable() ?? ''}`);
 
 afterEach(() => {
