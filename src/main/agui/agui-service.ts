@@ -10,13 +10,13 @@ import { addUserMessage, applyAguiEvent, beginRun, createThread, historyMessages
 import { aguiThreadFileFormat, aguiThreadViewSchema, restoreThread } from '../../shared/agui/thread-persistence';
 import { builtInAguiDemoId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
+import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import type { Problem } from '../../shared/talkie/problems';
 import type { TokenStore } from '../auth/token-store';
 import type { EventBus } from '../ipc/event-bus';
 import type { NetPolicy } from '../net/guarded-fetch';
 import type { Logger } from '../platform/logger';
 import type { AgentRegistry } from '../services/agent-registry';
-import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import { JsonFileStore } from '../services/json-file-store';
 import type { NoticeSink } from '../services/notices';
 import type { SettingsService } from '../services/settings-service';

@@ -34,16 +34,16 @@ export async function uniquePath(folder: string, name: string): Promise<string> 
   throw new ServiceError('internal', 'No free file name was found in the Downloads folder.');
 }
 
-/**
- * Streams a response body to `path`: into a temporary file beside it, renamed into place only when
- * complete, so a failed or cancelled download never leaves half a file under the real name.
- */
 /** A file-system failure (disk full, read-only folder …) as `save_failed` naming the file and why; other failures as they are. */
 function notSaved(path: string, error: unknown): unknown {
   if (!isFileSystemError(error)) return error;
   return new ServiceError('save_failed', `${basename(path)} could not be saved in ${dirname(path)}: ${reasonInWords(error)}. Nothing was left behind.`);
 }
 
+/**
+ * Streams a response body to `path`: into a temporary file beside it, renamed into place only when
+ * complete, so a failed or cancelled download never leaves half a file under the real name.
+ */
 export async function saveResponse(
   response: GuardedResponse,
   path: string,
