@@ -27,6 +27,7 @@ import { NfcService } from '../nfc/nfc-service';
 import { linuxDistroIds } from '../nfc/os-release';
 import { ReaderSupervisor, type ReaderLauncher } from '../nfc/reader-supervisor';
 import { MediaPermissions } from './media-permissions';
+import { reasonInWords } from './json-file-store';
 import { Notices } from './notices';
 import { SettingsService } from './settings-service';
 import { WebPagesService, webPagesSource } from './web-pages';
@@ -83,9 +84,12 @@ export interface AppServices {
 
 export async function startAppServices(options: AppServicesOptions): Promise<AppServices> {
   const { log } = options;
-  await mkdir(options.userDataDir, { recursive: true, mode: 0o700 });
   const events = new EventBus(log);
   const notices = new Notices(log, events);
+  // Without its folder AgentDesk still starts (defaults in memory); every save then says why it failed.
+  await mkdir(options.userDataDir, { recursive: true, mode: 0o700 }).catch((error: unknown) =>
+    notices.push(`AgentDesk cannot create its folder ${options.userDataDir} (${reasonInWords(error)}): defaults are in use and nothing can be saved this session.`),
+  );
   const settings = await SettingsService.open(options.userDataDir, events, notices);
   const agents = await AgentRegistry.open(options.userDataDir, events, notices);
   const approvals = await EndpointApprovals.open(options.userDataDir, notices);

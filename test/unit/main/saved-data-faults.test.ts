@@ -104,3 +104,19 @@ describe('saved data faults (real services)', () => {
     expect(await readFile(join(dir, 'settings.json'), 'utf8')).toBe(newer);
   });
 });
+
+describe('saved data faults at start-up', () => {
+  it.skipIf(noChattr !== undefined)('an app whose folder cannot be created still starts, says so, and every save answers why it failed', async () => {
+    const parent = await tempDir();
+    const dir = join(parent, 'AgentDesk');
+    faulty.immutable(parent);
+    const app = await services(dir);
+    expect(await app.call('app.info')).toMatchObject({
+      ok: true,
+      value: { notices: [`AgentDesk cannot create its folder ${dir} (the operation is not permitted (EPERM)): defaults are in use and nothing can be saved this session.`] },
+    });
+    expect(await app.call('settings.get')).toMatchObject({ ok: true, value: { language: 'system' } });
+    expect(await app.call('settings.update', { patch: { language: 'cs' } })).toMatchObject({ ok: false, error: { code: 'save_failed', message: expect.stringContaining('settings.json could not be saved') } });
+    expect(await readdir(parent)).toEqual([]);
+  });
+});

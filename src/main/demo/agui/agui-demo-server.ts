@@ -260,13 +260,15 @@ export const aguiDemoSecretFileFormat: SavedFileFormat = {
 async function loadSecret(path: string, log: Logger, notices?: NoticeSink): Promise<Uint8Array> {
   const store = new JsonFileStore(path, secretFileSchema, () => ({ schemaVersion: 1 as const, key: randomBytes(32).toString('hex') }), aguiDemoSecretFileFormat);
   const loaded = await store.load();
-  if (loaded.notice) (notices ?? { push: (notice: string) => log.warn('demo', notice) }).push(loaded.notice);
+  const tell = notices ?? { push: (notice: string) => log.warn('demo', notice) };
+  if (loaded.notice) tell.push(loaded.notice);
   // A new key (no file, or the damaged one moved aside) and a migrated one are written now: nothing else saves this file.
   if (!loaded.readOnly && (loaded.fromFile !== true || loaded.migratedFrom !== undefined)) {
     try {
       await store.save(loaded.value);
     } catch (error) {
-      log.error('demo', 'the AG-UI demo interrupt key could not be saved; open demo interrupts end with this run', error);
+      log.error('demo', 'the AG-UI demo interrupt key could not be saved', error);
+      tell.push(`The demo's open AG-UI questions end when AgentDesk closes: ${error instanceof Error ? error.message : 'its key could not be saved'}`);
     }
   }
   return Buffer.from(loaded.value.key, 'hex');
