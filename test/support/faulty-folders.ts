@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
@@ -59,8 +59,8 @@ export function chattrUnavailable(): string | undefined {
 export interface FaultyFolders {
   /** A fresh tmpfs of `kib` KiB (mode 0700), unmounted after the test. */
   tinyDisk(kib: number): Promise<string>;
+  /** Remounts a `tinyDisk` read-only. */
   readOnly(dir: string): void;
-  writable(dir: string): void;
   /** `chattr +i` on `dir` (undone after the test, before the folder is removed). */
   immutable(dir: string): void;
 }
@@ -78,13 +78,11 @@ export function useFaultyFolders(): FaultyFolders {
   return {
     async tinyDisk(kib) {
       const dir = await mkdtemp(join(tmpdir(), 'agentdesk-disk-'));
-      await mkdir(dir, { recursive: true });
       execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${kib}k,mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
       mounts.push(dir);
       return dir;
     },
     readOnly: (dir) => execFileSync('mount', ['-o', 'remount,ro', dir], { stdio: 'pipe' }),
-    writable: (dir) => execFileSync('mount', ['-o', 'remount,rw', dir], { stdio: 'pipe' }),
     immutable(dir) {
       execFileSync('chattr', ['+i', dir], { stdio: 'pipe' });
       immutables.push(dir);
