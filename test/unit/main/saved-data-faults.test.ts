@@ -80,6 +80,19 @@ describe('saved data faults (real services)', () => {
     expect(reopened.ok && reopened.value.thread.items.map((item) => item.kind)).toContain('user');
   });
 
+  it('a damaged AG-UI thread file is moved aside when the agent is opened, and the user is told (it was only logged)', async () => {
+    const dir = await tempDir();
+    await mkdir(join(dir, 'agui-threads'));
+    await writeFile(join(dir, 'agui-threads', `${builtInAguiDemoId}.json`), '{ "version": 1, "threadId": ');
+    const app = await services(dir);
+    const events = noticesOf(app);
+    expect(await app.call('agui.open', { agentId: builtInAguiDemoId })).toMatchObject({ ok: true, value: { thread: { items: [] } } });
+    expect(events).toEqual([expect.stringMatching(new RegExp(`^agui-threads/${builtInAguiDemoId}\\.json could not be read \\(it is not valid JSON\\)\\. It was moved to .*\\.corrupt-.* and defaults are in use\\.$`))]);
+    const files = await readdir(join(dir, 'agui-threads'));
+    expect(files).toEqual([expect.stringMatching(/\.json\.corrupt-/)]);
+    expect(await readFile(join(dir, 'agui-threads', files[0]!), 'utf8')).toBe('{ "version": 1, "threadId": ');
+  });
+
   it('a newer AgentDesk’s agents.json is listed as far as this version can, never changed, and saying so', async () => {
     const dir = await tempDir();
     const newer = JSON.stringify({ schemaVersion: 2, agents: [{ id: 'a1', url: 'https://agents.example.com/', display: 'agents.example.com', addedAt: '2026-01-01T00:00:00.000Z' }] });
