@@ -110,7 +110,8 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
           </button>
         </div>
       </header>
-      <StartupNotices
+      <Notices
+        api={api}
         info={info.state.status === 'ready' ? info.state.value : undefined}
         onDismissed={() => (headingRef.current ?? mainRef.current)?.focus()}
       />
@@ -141,12 +142,20 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
   );
 }
 
-/** Start-up messages from main (for example "your settings file was unreadable and moved aside"). */
-function StartupNotices({ info, onDismissed }: { info: AppInfo | undefined; onDismissed: () => void }) {
+/**
+ * Messages from main: those of start-up (`app.info`, for example "your settings file was unreadable
+ * and moved aside") and those that come later (`app.notice`, for example a conversation that could
+ * not be saved). Dismiss hides those shown; a new one brings the banner back.
+ */
+function Notices({ api, info, onDismissed }: { api: AgentDeskApi; info: AppInfo | undefined; onDismissed: () => void }) {
   const { t } = useI18n();
-  const [dismissed, setDismissed] = useState(false);
-  const notices = info?.notices ?? [];
-  const visible = !dismissed && notices.length > 0;
+  const [later, setLater] = useState<readonly string[]>([]);
+  const [dismissed, setDismissed] = useState<ReadonlySet<string>>(() => new Set());
+  useEffect(() => api.app.onNotice(({ message }) => setLater((list) => (list.includes(message) ? list : [...list, message].slice(-20)))), [api]);
+  const startup = info?.notices ?? [];
+  const notices = [...new Set([...startup, ...later])].filter((notice) => !dismissed.has(notice));
+  const onlyStartup = notices.every((notice) => startup.includes(notice));
+  const visible = notices.length > 0;
   // The live region is always present so that screen readers announce the notice when it arrives.
   return (
     <div role="status" className="notices">
@@ -154,18 +163,18 @@ function StartupNotices({ info, onDismissed }: { info: AppInfo | undefined; onDi
         <div className="banner banner--warning">
           <div className="banner__inner">
             <div className="banner__content">
-              <p className="banner__title">{t('shell.noticesTitle')}</p>
+              <p className="banner__title">{t(onlyStartup ? 'shell.noticesTitle' : 'shell.noticeTitle')}</p>
               <ul className="banner__list">
-                {notices.map((notice, index) => (
-                  <li key={index} lang="en">
+                {notices.map((notice) => (
+                  <li key={notice} lang="en">
                     {notice}
                   </li>
                 ))}
               </ul>
             </div>
-            <button type="button" className="button button--secondary" aria-label={t('shell.dismissNoticesLabel')}
+            <button type="button" className="button button--secondary" aria-label={t(onlyStartup ? 'shell.dismissNoticesLabel' : 'shell.dismissNoticeLabel')}
               onClick={() => {
-                setDismissed(true);
+                setDismissed((before) => new Set([...before, ...notices]));
                 onDismissed();
               }}
             >

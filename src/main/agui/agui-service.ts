@@ -7,9 +7,10 @@ import { buildResume, buildRunInput, parseForwardedProps, type InterruptAnswer }
 import type { AguiServerView } from '../../shared/agui/ipc-schemas';
 import type { JsonObject } from '../../shared/agui/json-values';
 import { addUserMessage, applyAguiEvent, beginRun, createThread, historyMessages, markRequestFailed, markStreamDropped, openInterrupts, type AguiThreadView } from '../../shared/agui/run-model';
-import { aguiThreadViewSchema, restoreThread } from '../../shared/agui/thread-persistence';
+import { aguiThreadFileFormat, aguiThreadViewSchema, restoreThread } from '../../shared/agui/thread-persistence';
 import { builtInAguiDemoId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
+import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import type { Problem } from '../../shared/talkie/problems';
 import type { TokenStore } from '../auth/token-store';
 import type { EventBus } from '../ipc/event-bus';
@@ -17,6 +18,7 @@ import type { NetPolicy } from '../net/guarded-fetch';
 import type { Logger } from '../platform/logger';
 import type { AgentRegistry } from '../services/agent-registry';
 import { JsonFileStore } from '../services/json-file-store';
+import type { NoticeSink } from '../services/notices';
 import type { SettingsService } from '../services/settings-service';
 import { runAgui, type AguiRunEnd } from './agui-client';
 
@@ -76,6 +78,8 @@ const serversFileSchema = z.strictObject({
     )
     .refine((servers) => Object.keys(servers).length <= aguiServiceLimits.servers, { message: `at most ${aguiServiceLimits.servers} servers` }),
 });
+/** `agui-servers.json`: version 1 since it exists; a schema change adds a version and its migration here. */
+export const aguiServersFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: 1, migrations: {} };
 
 interface Target {
   endpoint: string;
@@ -110,18 +114,17 @@ export class AguiService {
     private readonly deps: AguiServiceDeps,
     private readonly servers: JsonFileStore<typeof serversFileSchema>,
     private forwarded: z.output<typeof serversFileSchema>['servers'],
+    private readonly notices: NoticeSink,
   ) {
     this.now = deps.now ?? Date.now;
   }
 
-  static async open(deps: AguiServiceDeps, notices: string[]): Promise<AguiService> {
-    const store = new JsonFileStore(join(deps.userDataDir, 'agui-servers.json'), serversFileSchema, () => ({ schemaVersion: 1 as const, servers: {} }));
+  /** `notices` gets what the user must know: files moved aside or from a newer AgentDesk, and thread saves that failed (they happen after the call that caused them answered). */
+  static async open(deps: AguiServiceDeps, notices: NoticeSink): Promise<AguiService> {
+    const store = new JsonFileStore(join(deps.userDataDir, 'agui-servers.json'), serversFileSchema, () => ({ schemaVersion: 1 as const, servers: {} }), aguiServersFileFormat);
     const { value, notice } = await store.load();
-    if (notice) {
-      notices.push(notice);
-      deps.log.warn('startup', notice);
-    }
-    return new AguiService(deps, store, value.servers);
+    if (notice) notices.push(notice);
+    return new AguiService(deps, store, value.servers, notices);
   }
 
   async open(agentId: string): Promise<AguiServerView> {
@@ -389,9 +392,11 @@ export class AguiService {
 
   private async load(agentId: string): Promise<AgentState> {
     if (!safeAgentId.test(agentId)) throw new ServiceError('not_found', 'That agent is no longer in your list.');
-    const store = new JsonFileStore(this.threadPath(agentId), aguiThreadViewSchema, () => createThread(`thread_${randomUUID()}`));
+    const store = new JsonFileStore(this.threadPath(agentId), aguiThreadViewSchema, () => createThread(`thread_${randomUUID()}`), aguiThreadFileFormat, {
+      label: `agui-threads/${agentId}.json`,
+    });
     const { value, notice } = await store.load();
-    if (notice) this.deps.log.warn('agui', `a saved AG-UI thread could not be read and was moved aside; a new thread starts (${notice.slice(0, 300)})`);
+    if (notice) this.notices.push(notice);
     const restored = restoreThread(value);
     return { thread: restored.ok ? restored.view : createThread(`thread_${randomUUID()}`), store };
   }
@@ -400,7 +405,11 @@ export class AguiService {
     try {
       await state.store.save(state.thread);
     } catch (error) {
+      // The conversation goes on in memory; the user learns that it is not on disk (once per reason, see Notices).
       this.deps.log.error('agui', `the thread of AG-UI agent ${agentId} could not be saved`, error);
+      // A newer AgentDesk's file: its load notice already said that this session does not change it.
+      if (state.store.readOnly) return;
+      this.notices.push(error instanceof ServiceError ? `The conversation is kept until AgentDesk closes, but not on disk: ${error.message}` : `The conversation of an AG-UI agent could not be saved; it is kept until AgentDesk closes.`);
     }
   }
 

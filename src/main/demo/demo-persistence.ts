@@ -1,5 +1,6 @@
 import { EventType } from '@ag-ui/core';
 import { z } from 'zod';
+import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import { nextOrder, UserSpace, type ActionRecord, type AnswerState, type ThreadRecord } from './demo-store';
 import type { TalkieUser, ThreadMessage } from './talkie-types';
 
@@ -14,6 +15,8 @@ import type { TalkieUser, ThreadMessage } from './talkie-types';
  */
 
 export const demoStateVersion = 1;
+/** `demo-agent.json`: version 1 since it exists; a schema change adds a version and its migration here. */
+export const demoStateFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: demoStateVersion, migrations: {} };
 
 export const demoStateLimits = {
   users: 100,
@@ -241,6 +244,8 @@ export class DemoStatePersister {
     private readonly snapshot: () => DemoState,
     private readonly log: { error(area: string, message: string, error?: unknown): void },
     private readonly delayMs = 50,
+    /** A save failed (after the log line): the state stays in memory and later changes try again. */
+    private readonly onSaveFailed?: (error: unknown) => void,
   ) {}
 
   /** Something worth saving changed. */
@@ -270,7 +275,10 @@ export class DemoStatePersister {
       pending = Promise.reject(error);
     }
     const writing = pending
-      .catch((error: unknown) => this.log.error('demo', 'the demo state could not be saved', error))
+      .catch((error: unknown) => {
+        this.log.error('demo', 'the demo state could not be saved', error);
+        this.onSaveFailed?.(error);
+      })
       .finally(() => {
         this.writing = undefined;
         if (this.dirty) this.schedule();

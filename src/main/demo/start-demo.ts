@@ -1,5 +1,6 @@
 import { defaultOAuthClientId } from '../auth/talkie-oauth';
 import type { Logger } from '../platform/logger';
+import type { NoticeSink } from '../services/notices';
 import { startAgentCallDemoServer } from './agentcall/agentcall-demo-server';
 import { startAguiDemoServer } from './agui/agui-demo-server';
 import { startTalkieDemoServer } from './talkie-demo-server';
@@ -26,7 +27,7 @@ export interface RunningDemo {
  * plain AG-UI side (POST + SSE, interrupts with resume) on another; with `persistPath`, the key that
  * signs its interrupt ids is kept beside it (`<persistPath>.agui-key`) so open interrupts survive a restart.
  */
-export async function startDemo(options: { port?: number; persistPath?: string; log?: Logger; clientId?: string } = {}): Promise<RunningDemo> {
+export async function startDemo(options: { port?: number; persistPath?: string; log?: Logger; clientId?: string; notices?: NoticeSink } = {}): Promise<RunningDemo> {
   const { startDemoAuthorizationServer } = await import('./authorization-server');
   const authorizationServer = await startDemoAuthorizationServer({ clientId: options.clientId ?? defaultOAuthClientId, ...(options.log ? { log: options.log } : {}) });
   try {
@@ -34,6 +35,7 @@ export async function startDemo(options: { port?: number; persistPath?: string; 
       ...(options.port === undefined ? {} : { port: options.port }),
       ...(options.persistPath === undefined ? {} : { persistPath: options.persistPath }),
       ...(options.log ? { log: options.log } : {}),
+      ...(options.notices ? { notices: options.notices } : {}),
       oauthIssuer: authorizationServer.issuer,
       verifyToken: (token) => authorizationServer.verifyAccessToken(token),
     });
@@ -49,6 +51,7 @@ export async function startDemo(options: { port?: number; persistPath?: string; 
       agui = await startAguiDemoServer({
         ...(options.log ? { log: options.log } : {}),
         ...(options.persistPath === undefined ? {} : { secretPath: `${options.persistPath}.agui-key` }),
+        ...(options.notices ? { notices: options.notices } : {}),
       });
     } catch (error) {
       await agentCall.close();

@@ -3,9 +3,10 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { JsonFileStore } from '../services/json-file-store';
+import type { NoticeSink } from '../services/notices';
 import { cancelForDeletedThread, decide, decisionBodySchema, resumeAction, settle, type DecisionEnv } from './action-decisions';
 import { demoAgent, demoFile } from './demo-agent';
-import { DemoStatePersister, demoStateSchema, emptyDemoState, restoreDemoState, snapshotDemoState } from './demo-persistence';
+import { DemoStatePersister, demoStateFileFormat, demoStateSchema, emptyDemoState, restoreDemoState, snapshotDemoState } from './demo-persistence';
 import { DemoRun, stamp, type RunSink } from './demo-run';
 import { demoUser, summary, UserSpace, type ThreadRecord } from './demo-store';
 import { bearerToken, httpErrors, listenOnLoopback, openEventStream, ownHosts, readJsonBody, sendError, sendJson, TalkieHttpError } from './http-util';
@@ -58,6 +59,8 @@ export interface TalkieDemoOptions {
    * (coalesced, one write at a time) and on close(). Tokens are never saved. Default: memory only.
    */
   persistPath?: string;
+  /** Where the user learns that the saved state was moved aside, is a newer AgentDesk's, or could not be saved (default: the log). */
+  notices?: NoticeSink;
 }
 
 export interface TalkieDemoServer {
@@ -109,7 +112,7 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
   const persister = options.persistPath === undefined ? undefined : await loadState(options.persistPath);
 
   async function loadState(path: string): Promise<DemoStatePersister | undefined> {
-    const store = new JsonFileStore(path, demoStateSchema, emptyDemoState);
+    const store = new JsonFileStore(path, demoStateSchema, emptyDemoState, demoStateFileFormat);
     let loaded: Awaited<ReturnType<typeof store.load>>;
     try {
       loaded = await store.load();
@@ -118,15 +121,23 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
       log.error('demo', `the saved demo state ${path} could not be read; this run keeps its state in memory only`, error);
       return undefined;
     }
-    if (loaded.notice) log.warn('demo', loaded.notice);
+    const notices = options.notices ?? { push: (notice: string) => log.warn('demo', notice) };
+    if (loaded.notice) notices.push(loaded.notice);
     for (const space of restoreDemoState(loaded.value)) spaces.set(space.user.id, space);
+    if (loaded.readOnly) {
+      // A newer AgentDesk's file, or one that cannot be read or moved aside: never changed by this run.
+      log.warn('demo', `the saved demo state ${path} is left as it is; this run keeps its state in memory only`);
+      return undefined;
+    }
     const warned = new Set<string>();
     const skipped = (userId: string, problem: string) => {
       if (warned.has(userId)) return; // once per user, not on every save
       warned.add(userId);
       log.warn('demo', `the demo state of user ${JSON.stringify(userId.slice(0, 80))} is not saved (${problem})`);
     };
-    const saver = new DemoStatePersister(store, () => snapshotDemoState(spaces.values(), skipped), log);
+    const saver = new DemoStatePersister(store, () => snapshotDemoState(spaces.values(), skipped), log, undefined, (error) => {
+      notices.push(`The demo agent's conversations are kept until AgentDesk closes, but not on disk: ${error instanceof Error ? error.message : 'unknown error'}`);
+    });
     for (const space of spaces.values()) space.onChange = () => saver.schedule();
     return saver;
   }

@@ -4,10 +4,14 @@ import { z } from 'zod';
 import { normalizeAgentAddress } from '../../shared/agents/address';
 import { agentEntrySchema, type AgentEntry } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
+import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import type { EventBus } from '../ipc/event-bus';
+import type { NoticeSink } from './notices';
 import { JsonFileStore } from './json-file-store';
 
 const agentsFileSchema = z.strictObject({ schemaVersion: z.literal(1), agents: z.array(agentEntrySchema).max(500) });
+/** `agents.json`: version 1 since the first release; a schema change adds a version and its migration here. */
+export const agentsFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: 1, migrations: {} };
 
 /** The agents the user added, kept in `agents.json` in the user-data folder. */
 export class AgentRegistry {
@@ -17,8 +21,8 @@ export class AgentRegistry {
     private readonly events: EventBus,
   ) {}
 
-  static async open(userDataDir: string, events: EventBus, notices: string[]): Promise<AgentRegistry> {
-    const store = new JsonFileStore(join(userDataDir, 'agents.json'), agentsFileSchema, () => ({ schemaVersion: 1 as const, agents: [] }));
+  static async open(userDataDir: string, events: EventBus, notices: NoticeSink): Promise<AgentRegistry> {
+    const store = new JsonFileStore(join(userDataDir, 'agents.json'), agentsFileSchema, () => ({ schemaVersion: 1 as const, agents: [] }), agentsFileFormat);
     const { value, notice } = await store.load();
     if (notice) notices.push(notice);
     return new AgentRegistry(store, value.agents, events);

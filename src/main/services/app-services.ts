@@ -27,6 +27,8 @@ import { NfcService } from '../nfc/nfc-service';
 import { linuxDistroIds } from '../nfc/os-release';
 import { ReaderSupervisor, type ReaderLauncher } from '../nfc/reader-supervisor';
 import { MediaPermissions } from './media-permissions';
+import { reasonInWords } from './json-file-store';
+import { Notices } from './notices';
 import { SettingsService } from './settings-service';
 import { WebPagesService, webPagesSource } from './web-pages';
 
@@ -74,17 +76,20 @@ export interface AppServices {
   media: MediaPermissions;
   /** Staged photos: the AgentCall session takes them by id, and calls discardAll() when it ends or fails. */
   photos: PhotoService;
-  /** Messages for the user gathered at start-up (for example a settings file moved aside). */
-  notices: readonly string[];
+  /** Messages for the user (for example a settings file moved aside, a save that failed); see notices.ts. */
+  notices: Notices;
   /** Stops what the services started (the built-in demo agent). */
   dispose(): Promise<void>;
 }
 
 export async function startAppServices(options: AppServicesOptions): Promise<AppServices> {
   const { log } = options;
-  await mkdir(options.userDataDir, { recursive: true, mode: 0o700 });
   const events = new EventBus(log);
-  const notices: string[] = [];
+  const notices = new Notices(log, events);
+  // Without its folder AgentDesk still starts (defaults in memory); every save then says why it failed.
+  await mkdir(options.userDataDir, { recursive: true, mode: 0o700 }).catch((error: unknown) =>
+    notices.push(`AgentDesk cannot create its folder ${options.userDataDir} (${reasonInWords(error)}): defaults are in use and nothing can be saved this session.`),
+  );
   const settings = await SettingsService.open(options.userDataDir, events, notices);
   const agents = await AgentRegistry.open(options.userDataDir, events, notices);
   const approvals = await EndpointApprovals.open(options.userDataDir, notices);
@@ -92,13 +97,12 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
   const photos = new PhotoService({ log });
   const secrets = options.secrets ?? (await openSecretStore());
   if (secrets.kind === 'memory' && secrets.reason) notices.push(secrets.reason);
-  for (const notice of notices) log.warn('startup', notice);
 
   const demoServers: { close(): Promise<void> }[] = [];
   const demoPort: DemoPort = options.demo ?? {
     start: async () => {
       // Its threads live in the user-data folder, so they survive an app restart (its port and token do not).
-      const server = await startDemo({ log, persistPath: join(options.userDataDir, 'demo-agent.json') });
+      const server = await startDemo({ log, notices, persistPath: join(options.userDataDir, 'demo-agent.json') });
       demoServers.push(server);
       log.info('demo', `built-in demo agent on ${server.baseUrl}`);
       return { baseUrl: server.baseUrl, token: server.token, agentCallCardUrl: server.agentCallCardUrl, aguiUrl: server.aguiUrl };
@@ -213,7 +217,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
 
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   const handlers: Handlers = {
-    'app.info': () => ({ name: 'AgentDesk', version: options.version, shell: options.shell, platform: process.platform, notices: [...notices] }),
+    'app.info': () => ({ name: 'AgentDesk', version: options.version, shell: options.shell, platform: process.platform, notices: notices.list() }),
     'settings.get': () => settings.get(),
     'settings.update': ({ patch }) => settings.update(patch),
     'agents.list': () => ({ agents: agents.list() }),

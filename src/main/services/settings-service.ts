@@ -1,6 +1,7 @@
 import { join } from 'node:path';
-import { applySettingsPatch, defaultSettings, settingsSchema, type Settings, type SettingsPatch } from '../../shared/settings/settings';
+import { applySettingsPatch, defaultSettings, settingsFileFormat, settingsSchema, type Settings, type SettingsPatch } from '../../shared/settings/settings';
 import type { EventBus } from '../ipc/event-bus';
+import type { NoticeSink } from './notices';
 import { JsonFileStore } from './json-file-store';
 
 export class SettingsService {
@@ -12,8 +13,8 @@ export class SettingsService {
     private readonly events: EventBus,
   ) {}
 
-  static async open(userDataDir: string, events: EventBus, notices: string[]): Promise<SettingsService> {
-    const store = new JsonFileStore(join(userDataDir, 'settings.json'), settingsSchema, () => structuredClone(defaultSettings));
+  static async open(userDataDir: string, events: EventBus, notices: NoticeSink): Promise<SettingsService> {
+    const store = new JsonFileStore(join(userDataDir, 'settings.json'), settingsSchema, () => structuredClone(defaultSettings), settingsFileFormat);
     const { value, notice } = await store.load();
     if (notice) notices.push(notice);
     return new SettingsService(store, value, events);

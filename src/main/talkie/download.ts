@@ -3,6 +3,7 @@ import { open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { GuardedResponse } from '../net/guarded-fetch';
+import { isFileSystemError, reasonInWords } from '../services/json-file-store';
 
 /** Asks where to save a download (Electron's save dialog; the web shell's Downloads folder). Undefined: the user cancelled. */
 export type ChooseDownloadPath = (suggestedName: string) => Promise<string | undefined>;
@@ -38,6 +39,12 @@ export async function uniquePath(folder: string, name: string): Promise<string> 
   throw new ServiceError('internal', 'No free file name was found in the Downloads folder.');
 }
 
+/** A file-system failure (disk full, read-only folder …) as `save_failed` naming the file and why; other failures as they are. */
+function notSaved(path: string, error: unknown): unknown {
+  if (!isFileSystemError(error)) return error;
+  return new ServiceError('save_failed', `${basename(path)} could not be saved in ${dirname(path)}: ${reasonInWords(error)}. Nothing was left behind.`);
+}
+
 /**
  * Streams a response body to `path`: into a temporary file beside it, renamed into place only when
  * complete, so a failed or cancelled download never leaves half a file under the real name.
@@ -55,7 +62,10 @@ export async function saveResponse(
     throw new ServiceError('protocol_error', `The file is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB.`);
   }
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.part`);
-  const file = await open(temporary, 'wx', 0o600);
+  const file = await open(temporary, 'wx', 0o600).catch((error: unknown) => {
+    response.cancel();
+    throw notSaved(path, error);
+  });
   let received = 0;
   let reported = 0;
   try {
@@ -73,12 +83,17 @@ export async function saveResponse(
     }
     await file.sync();
   } catch (error) {
-    await file.close();
+    await file.close().catch(() => undefined);
     await rm(temporary, { force: true });
-    throw error;
+    throw notSaved(path, error);
   }
-  await file.close();
-  await rename(temporary, path);
+  try {
+    await file.close();
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw notSaved(path, error);
+  }
   onProgress(received, total);
   return received;
 }

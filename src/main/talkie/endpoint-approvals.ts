@@ -1,11 +1,15 @@
 import { join } from 'node:path';
 import { z } from 'zod';
+import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
+import type { NoticeSink } from '../services/notices';
 import { JsonFileStore } from '../services/json-file-store';
 
 const approvalsSchema = z.strictObject({
   schemaVersion: z.literal(1),
   servers: z.record(z.string().max(256), z.strictObject({ acceptedEndpoints: z.array(z.string().max(2048)).max(20) })),
 });
+/** `talkie-servers.json`: version 1 since it exists; a schema change adds a version and its migration here. */
+export const approvalsFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: 1, migrations: {} };
 
 /**
  * Talkie §1: endpoints on another origin are used only after the user accepts them, and the
@@ -18,8 +22,8 @@ export class EndpointApprovals {
     private servers: z.output<typeof approvalsSchema>['servers'],
   ) {}
 
-  static async open(userDataDir: string, notices: string[]): Promise<EndpointApprovals> {
-    const store = new JsonFileStore(join(userDataDir, 'talkie-servers.json'), approvalsSchema, () => ({ schemaVersion: 1 as const, servers: {} }));
+  static async open(userDataDir: string, notices: NoticeSink): Promise<EndpointApprovals> {
+    const store = new JsonFileStore(join(userDataDir, 'talkie-servers.json'), approvalsSchema, () => ({ schemaVersion: 1 as const, servers: {} }), approvalsFileFormat);
     const { value, notice } = await store.load();
     if (notice) notices.push(notice);
     return new EndpointApprovals(store, value.servers);

@@ -15,6 +15,8 @@ export const en = {
   'shell.noticesTitle': 'Notice from start-up',
   'shell.dismissNotices': 'Dismiss',
   'shell.dismissNoticesLabel': 'Dismiss the start-up notice',
+  'shell.noticeTitle': 'Notice',
+  'shell.dismissNoticeLabel': 'Dismiss the notice',
 
   'missing.title': 'AgentDesk is not connected',
   'missing.body': 'AgentDesk must be opened with npm start (or by starting the AgentDesk app). This page cannot reach the app on its own.',
@@ -429,6 +431,7 @@ export const en = {
   'error.incompatible': 'AgentDesk cannot talk to this agent.',
   'error.rejected': 'The session did not send that.',
   'error.session_ended': 'The session has ended.',
+  'error.save_failed': 'Your change could not be saved; what was saved before is unchanged.',
   'error.unknown': 'Something went wrong.',
   // Plain AG-UI servers (screens/agui, Home's add form and demo tile)
   'add.agui': 'This is a plain AG-UI endpoint (POST + SSE)',
@@ -540,6 +543,8 @@ export const cs: Catalogue = {
   'shell.noticesTitle': 'Upozornění při spuštění',
   'shell.dismissNotices': 'Zavřít',
   'shell.dismissNoticesLabel': 'Zavřít upozornění při spuštění',
+  'shell.noticeTitle': 'Upozornění',
+  'shell.dismissNoticeLabel': 'Zavřít upozornění',
 
   'missing.title': 'AgentDesk není připojen',
   'missing.body': 'AgentDesk je potřeba otevřít příkazem npm start (nebo spuštěním aplikace AgentDesk). Tato stránka se k aplikaci sama připojit nedokáže.',
@@ -953,6 +958,7 @@ export const cs: Catalogue = {
   'error.incompatible': 'AgentDesk s tímto agentem neumí mluvit.',
   'error.rejected': 'Relace to neodeslala.',
   'error.session_ended': 'Relace skončila.',
+  'error.save_failed': 'Změnu se nepodařilo uložit; dříve uložená data zůstala beze změny.',
   'error.unknown': 'Něco se pokazilo.',
   // Obyčejné servery AG-UI (screens/agui, formulář pro přidání a dlaždice dema na domovské obrazovce)
   'add.agui': 'Jde o obyčejný koncový bod AG-UI (POST + SSE)',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { SavedFileFormat } from '../storage/saved-file-format';
 import { pointer, type Problem } from '../talkie/problems';
 import { customLimits } from './custom-events';
 import { formLimits } from './response-form';
@@ -15,6 +16,9 @@ import { aguiLimits, finishArgs, type AguiItem, type AguiNote, type AguiOpenChun
  * interrupts stay open until a resume run actually starts.
  */
 export const threadFileLimits = { chars: 16_000_000 } as const;
+
+/** `agui-threads/<agentId>.json`: the view's own `version` (1 since it exists); a schema change adds a version and its migration here. */
+export const aguiThreadFileFormat: SavedFileFormat = { versionField: 'version', current: 1, migrations: {} };
 
 const s = (max: number) => z.string().max(max);
 const id = s(aguiLimits.idChars);

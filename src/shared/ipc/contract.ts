@@ -125,7 +125,7 @@ export const contract = {
         /** Which host runs the main services: the Electron app or the web shell. */
         shell: z.enum(['electron', 'web']),
         platform: z.string(),
-        /** Messages for the user from start-up, for example a settings file that was moved aside. */
+        /** Messages for the user so far (the newest 20), for example a settings file that was moved aside; later ones arrive as `app.notice`. */
         notices: z.array(z.string().max(1000)).max(20),
       }),
     },
@@ -234,6 +234,8 @@ export const contract = {
     },
   },
   events: {
+    /** A message for the user that is not the answer to a call: a saved file moved aside or from a newer AgentDesk, a background save that failed. */
+    'app.notice': z.strictObject({ message: z.string().max(1000) }),
     'talkie.update': z.strictObject({ agentId, runKey: z.string().max(100), update: runUpdateSchema }),
     'talkie.runEnded': z.strictObject({
       agentId,

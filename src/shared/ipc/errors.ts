@@ -50,6 +50,8 @@ export const ipcErrorCodes = [
   'rejected',
   /** The AgentCall session has ended; start a new one. */
   'session_ended',
+  /** A saved file could not be written (disk full, read-only folder, a newer AgentDesk's file); the message names the file and why. The saved copy is unchanged. */
+  'save_failed',
 ] as const;
 
 export type IpcErrorCode = (typeof ipcErrorCodes)[number];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defaultNfcSettings, nfcSettingsSchema, type NfcSettings } from '../nfc/ipc-schemas';
+import type { SavedFileFormat } from '../storage/saved-file-format';
 
 /** What the user can change in Settings. Stored by main in the user-data folder, validated on load. */
 export const themeSchema = z.enum(['system', 'light', 'dark']);
@@ -28,6 +29,9 @@ export const settingsSchema = z.strictObject({
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
+
+/** `settings.json`: version 1 since the first release; a change of `settingsSchema` adds a version and its migration here. */
+export const settingsFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: 1, migrations: {} };
 
 export const defaultSettings: Settings = {
   schemaVersion: 1,

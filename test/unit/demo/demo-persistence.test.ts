@@ -6,12 +6,17 @@ import { demoUser, UserSpace } from '../../../src/main/demo/demo-store';
 import type { TalkieDemoServer } from '../../../src/main/demo/talkie-demo-server';
 import { JsonFileStore } from '../../../src/main/services/json-file-store';
 import { memoryLogger } from '../../support/logger';
+import { chattrUnavailable, useFaultyFolders } from '../../support/faulty-folders';
 import { useTempDirs } from '../../support/temp-dir';
 import { api, custom, expectValidRun, getThread, ofType, runInput, sleep, stream, text, useDemoServers, waitFor, type Json } from './demo-helpers';
 
+// Registered in this order so that, after each test, the servers close (and write what is unsaved)
+// before the folder is made writable again and removed: the other order raced (ENOTEMPTY in rmdir).
+const tempDir = useTempDirs();
+const faulty = useFaultyFolders();
 // Undo window: 10 s × 0.05 = 500 ms; slow run: 20 deltas × 12.5 ms.
 const start = useDemoServers({ timeScale: 0.05 });
-const tempDir = useTempDirs();
+if (chattrUnavailable() !== undefined) console.warn(`demo-persistence.test: the refused-save test is skipped: ${chattrUnavailable() ?? ''}`);
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -246,13 +251,50 @@ describe('demo persistence (persistPath)', () => {
     expect(demoStateSchema.safeParse(await readState(path)).success).toBe(true);
   });
 
-  it('a file of the wrong shape (e.g. another version) is moved aside too', async () => {
+  it('a file of the wrong shape is moved aside too', async () => {
     const dir = await tempDir();
     const path = join(dir, 'demo-state.json');
-    await writeFile(path, JSON.stringify({ schemaVersion: 99, savedAt: new Date().toISOString(), users: [] }), 'utf8');
+    await writeFile(path, JSON.stringify({ schemaVersion: 1, savedAt: new Date().toISOString(), users: 'everyone' }), 'utf8');
     const server = await start({ persistPath: path });
     expect((await api(server, 'GET', '/api/talkie/threads')).json).toEqual({ threads: [] });
     expect((await readdir(dir)).some((name) => name.startsWith('demo-state.json.corrupt-'))).toBe(true);
+  });
+
+  it('a file from a newer AgentDesk is left untouched, reported, and the demo runs in memory', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'demo-state.json');
+    const newer = JSON.stringify({ schemaVersion: 99, savedAt: new Date().toISOString(), people: [] });
+    await writeFile(path, newer, 'utf8');
+    const notices: string[] = [];
+    const saves = countSaves();
+    const server = await start({ persistPath: path, notices });
+    expect((await api(server, 'GET', '/api/talkie/threads')).json).toEqual({ threads: [] });
+    await stream(server, runInput('talkie-test:echo not saved'));
+    await server.close();
+    expect(saves.saves).toBe(0);
+    expect(notices).toEqual(['demo-state.json was written by a newer AgentDesk (version 99); this version cannot read it and uses the defaults, and will not change it.']);
+    expect(await readdir(dir)).toEqual(['demo-state.json']);
+    expect(await readFile(path, 'utf8')).toBe(newer);
+  });
+
+  it.skipIf(chattrUnavailable() !== undefined)('a save the folder refuses (chattr +i) keeps the old file and tells the user, and the demo goes on in memory', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'demo-state.json');
+    const notices: string[] = [];
+    const server = await start({ persistPath: path, notices });
+    await stream(server, runInput('talkie-test:echo saved'));
+    const before = await waitFor(async () => {
+      const text = await readFile(path, 'utf8').catch(() => undefined);
+      return text?.includes('"answered"') ? text : undefined;
+    });
+    faulty.immutable(dir);
+    const kept = runInput('talkie-test:echo only in memory');
+    await stream(server, kept);
+    expect((await getThread(server, kept.threadId)).messages).toHaveLength(2);
+    await server.close();
+    expect(notices).toContain(`The demo agent's conversations are kept until AgentDesk closes, but not on disk: demo-state.json could not be saved in ${dir}: the operation is not permitted (EPERM). The saved copy is unchanged.`);
+    expect(await readFile(path, 'utf8')).toBe(before);
+    expect(await readdir(dir)).toEqual(['demo-state.json']);
   });
 
   it('a file that cannot be read is left alone and the demo runs in memory', async () => {
@@ -266,7 +308,7 @@ describe('demo persistence (persistPath)', () => {
     await server.close();
     expect(saves.saves).toBe(0);
     expect(await readdir(dir)).toEqual(['state.json']);
-    expect(log.lines.some((line) => line.startsWith('ERROR [demo]') && line.includes('in memory only'))).toBe(true);
+    expect(log.lines.some((line) => line.includes('[demo]') && line.includes('in memory only'))).toBe(true);
   });
 
   it('coalesces writes: a streamed slow run and a burst of runs write a few times, never two at once', async () => {

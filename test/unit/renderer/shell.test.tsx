@@ -58,6 +58,27 @@ describe('app shell', () => {
     expect(screen.queryByText('Your settings file could not be read and was moved aside.')).toBeNull();
   });
 
+  it('shows a notice that arrives later (app.notice) in the same banner, once, and again after a dismissal only for a new one', async () => {
+    const backend = createFakeBackend({ notices: ['settings.json could not be read and was moved aside.'] });
+    const { user } = await renderApp({ backend });
+    await screen.findByText('settings.json could not be read and was moved aside.');
+    const later = 'The conversation is kept until AgentDesk closes, but not on disk: the disk is full (ENOSPC).';
+    act(() => {
+      backend.emit('app.notice', { message: later });
+      backend.emit('app.notice', { message: later });
+    });
+    const shown = await screen.findByText(later);
+    expect(shown.closest('[role="status"]')).not.toBeNull();
+    expect(screen.getAllByText(later)).toHaveLength(1);
+    expect(screen.getByText('Notice')).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Dismiss the notice' }));
+    expect(screen.queryByText(later)).toBeNull();
+    expect(screen.queryByText('settings.json could not be read and was moved aside.')).toBeNull();
+    act(() => backend.emit('app.notice', { message: 'agui-servers.json could not be saved.' }));
+    expect(await screen.findByText('agui-servers.json could not be saved.')).toBeTruthy();
+    expect(screen.queryByText(later)).toBeNull();
+  });
+
   it('shows a permanent alert when the web shell connection closes', async () => {
     let close: (code: number) => void = () => undefined;
     const closed = new Promise<number>((resolve) => (close = resolve));
@@ -74,7 +95,9 @@ describe('app shell', () => {
     await waitFor(() => expect(backend.listenerCount('hardware.changed')).toBe(1));
     expect(backend.listenerCount('agents.changed')).toBe(1);
     expect(backend.listenerCount('settings.changed')).toBe(1);
+    expect(backend.listenerCount('app.notice')).toBe(1);
     unmount();
+    expect(backend.listenerCount('app.notice')).toBe(0);
     expect(backend.listenerCount('agents.changed')).toBe(0);
     expect(backend.listenerCount('settings.changed')).toBe(0);
     expect(backend.listenerCount('hardware.changed')).toBe(0);

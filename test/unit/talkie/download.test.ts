@@ -6,8 +6,11 @@ import { safeFileName } from '../../../src/main/talkie/download';
 import { json, manifestFor, startServer } from '../../support/http-server';
 import { startTestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
+import { tmpfsUnavailable, useFaultyFolders } from '../../support/faulty-folders';
 
 const tempDir = useTempDirs();
+const faulty = useFaultyFolders();
+if (tmpfsUnavailable() !== undefined) console.warn(`download.test: the full-disk test is skipped: ${tmpfsUnavailable() ?? ''}`);
 const demos: TalkieDemoServer[] = [];
 afterEach(async () => {
   await Promise.all(demos.splice(0).map((demo) => demo.close()));
@@ -68,6 +71,26 @@ describe('downloading a card\'s file (Talkie §6)', () => {
     await services.call('talkie.useToken', { agentId, token: 't' });
     expect(await services.call('talkie.download', { agentId, downloadId: 'd5', url: '/files/big.pdf', name: 'big.pdf' })).toMatchObject({ ok: false });
     expect(await readdir(folder)).toEqual([]);
+  });
+
+  it.skipIf(tmpfsUnavailable() !== undefined)('a download onto a full disk (a real 16 KiB tmpfs) answers save_failed saying so, and leaves nothing behind', async () => {
+    const server = await startServer((req, res) => {
+      if (req.url === '/.well-known/talkie.json') return json(res, 200, manifestFor(`http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`));
+      res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': String(300 * 1024) });
+      res.end(Buffer.alloc(300 * 1024, 1));
+    });
+    const folder = await faulty.tinyDisk(16);
+    const services = await startTestServices(await tempDir(), { chooseDownloadPath: async (name) => join(folder, name) });
+    await services.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
+    const added = await services.call('agents.add', { address: server.url });
+    const agentId = added.ok ? added.value.agent.id : '';
+    await services.call('talkie.useToken', { agentId, token: 't' });
+    expect(await services.call('talkie.download', { agentId, downloadId: 'd6', url: '/files/big.pdf', name: 'big.pdf' })).toEqual({
+      ok: false,
+      error: { code: 'save_failed', message: `big.pdf could not be saved in ${folder}: the disk is full (ENOSPC). Nothing was left behind.` },
+    });
+    expect(await readdir(folder)).toEqual([]);
+    await services.dispose();
   });
 });
 

@@ -1,11 +1,13 @@
 import { EventType, type Event } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { dirname } from 'node:path';
+import { z } from 'zod';
 import { pointer, type Problem } from '../../../shared/talkie/problems';
+import type { SavedFileFormat } from '../../../shared/storage/saved-file-format';
 import type { Logger } from '../../platform/logger';
+import { JsonFileStore } from '../../services/json-file-store';
+import type { NoticeSink } from '../../services/notices';
 import { bearerToken, listenOnLoopback, openEventStream, readJsonBody, sendJson, TalkieHttpError } from '../http-util';
 import { checkDemoInput, isResume, runAguiDemo, type DemoRunSettings } from './agui-demo-agent';
 import { InterruptLedger } from './agui-demo-interrupts';
@@ -52,6 +54,8 @@ export interface AguiDemoOptions {
   secret?: Uint8Array;
   /** A file holding the key (created with mode 0600 when missing), so open interrupts survive a restart. */
   secretPath?: string;
+  /** Where a damaged or newer key file is reported (default: the log). */
+  notices?: NoticeSink;
   /** Default 1 MiB. */
   maxBodyBytes?: number;
   /** Streams open at once. Default 32. */
@@ -93,7 +97,7 @@ export async function startAguiDemoServer(options: AguiDemoOptions = {}): Promis
   const maxBody = options.maxBodyBytes ?? aguiDemoMaxBodyBytes;
   const maxRuns = options.maxRuns ?? 32;
   const tokenDigest = options.token === undefined ? undefined : digest(options.token);
-  const secret = options.secret ?? (options.secretPath === undefined ? randomBytes(32) : await loadSecret(options.secretPath, log));
+  const secret = options.secret ?? (options.secretPath === undefined ? randomBytes(32) : await loadSecret(options.secretPath, log, options.notices));
   const ledger = new InterruptLedger({ secret, ttlMs: options.interruptTtlMs ?? 10 * 60_000, now });
   const runs = new Set<{ abort: AbortController; response: ServerResponse; done: Promise<void> }>();
   let allowedHosts: string[] = [];
@@ -237,19 +241,40 @@ export async function startAguiDemoServer(options: AguiDemoOptions = {}): Promis
   }
 }
 
-/** Reads the 32-byte key (64 hex characters) at `path`, or creates it (mode 0600); a bad file is replaced. */
-async function loadSecret(path: string, log: Logger): Promise<Uint8Array> {
-  try {
-    const text = (await readFile(path, 'utf8')).trim();
-    if (/^[0-9a-f]{64}$/.test(text)) return Buffer.from(text, 'hex');
-    log.warn('demo', 'the AG-UI demo interrupt key file is not a key; a new one replaces it (open demo interrupts become unknown)');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+const secretFileSchema = z.strictObject({ schemaVersion: z.literal(1), key: z.string().regex(/^[0-9a-f]{64}$/) });
+/**
+ * The interrupt key file: `{ schemaVersion: 1, key: <64 hex digits> }`. Version 0 is the file the
+ * first releases wrote, the 64 hex digits alone; it is read as `{ key }` and rewritten as version 1.
+ */
+export const aguiDemoSecretFileFormat: SavedFileFormat = {
+  versionField: 'schemaVersion',
+  current: 1,
+  migrations: { 0: (document) => document },
+  unversioned: {
+    version: 0,
+    fromText: (text) => (/^[0-9a-f]{64}$/.test(text.trim()) ? { key: text.trim() } : undefined),
+  },
+};
+
+/**
+ * Reads the 32-byte key at `path`, or creates it (mode 0600). A damaged file is moved aside with a
+ * notice (open demo interrupts become unknown); a newer AgentDesk's file is left as it is.
+ */
+async function loadSecret(path: string, log: Logger, notices?: NoticeSink): Promise<Uint8Array> {
+  const store = new JsonFileStore(path, secretFileSchema, () => ({ schemaVersion: 1 as const, key: randomBytes(32).toString('hex') }), aguiDemoSecretFileFormat);
+  const loaded = await store.load();
+  const tell = notices ?? { push: (notice: string) => log.warn('demo', notice) };
+  if (loaded.notice) tell.push(loaded.notice);
+  // A new key (no file, or the damaged one moved aside) and a migrated one are written now: nothing else saves this file.
+  if (!loaded.readOnly && (loaded.fromFile !== true || loaded.migratedFrom !== undefined)) {
+    try {
+      await store.save(loaded.value);
+    } catch (error) {
+      log.error('demo', 'the AG-UI demo interrupt key could not be saved', error);
+      tell.push(`The demo's open AG-UI questions end when AgentDesk closes: ${error instanceof Error ? error.message : 'its key could not be saved'}`);
+    }
   }
-  const secret = randomBytes(32);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, `${secret.toString('hex')}\n`, { mode: 0o600 });
-  return secret;
+  return Buffer.from(loaded.value.key, 'hex');
 }
 
 function pathOf(url: string | undefined): string {

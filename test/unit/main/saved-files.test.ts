@@ -1,0 +1,162 @@
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { aguiServersFileFormat } from '../../../src/main/agui/agui-service';
+import { aguiDemoSecretFileFormat, startAguiDemoServer } from '../../../src/main/demo/agui/agui-demo-server';
+import { demoStateFileFormat, demoStateSchema, emptyDemoState, restoreDemoState, snapshotDemoState } from '../../../src/main/demo/demo-persistence';
+import { EventBus } from '../../../src/main/ipc/event-bus';
+import { agentsFileFormat, AgentRegistry } from '../../../src/main/services/agent-registry';
+import { JsonFileStore } from '../../../src/main/services/json-file-store';
+import { SettingsService } from '../../../src/main/services/settings-service';
+import { approvalsFileFormat, EndpointApprovals } from '../../../src/main/talkie/endpoint-approvals';
+import { aguiThreadFileFormat, restoreThread } from '../../../src/shared/agui/thread-persistence';
+import { builtInAguiDemoId } from '../../../src/shared/ipc/contract';
+import { settingsFileFormat } from '../../../src/shared/settings/settings';
+import { oldestReadableVersion, type SavedFileFormat } from '../../../src/shared/storage/saved-file-format';
+import { memoryLogger } from '../../support/logger';
+import { startTestServices } from '../../support/services';
+import { useTempDirs } from '../../support/temp-dir';
+
+/**
+ * Every file main saves, loaded from a copy of the file as the code of each version wrote it
+ * (test/fixtures/saved/, written by write-fixtures.ts): it loads through the real service with
+ * nothing lost and no notice, and the service's next save writes the current version, keeping it all.
+ */
+const fixtures = join(import.meta.dirname, '../../fixtures/saved');
+const tempDir = useTempDirs();
+const json = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+
+const formats: [fixture: string, SavedFileFormat][] = [
+  ['settings', settingsFileFormat],
+  ['agents', agentsFileFormat],
+  ['talkie-servers', approvalsFileFormat],
+  ['agui-servers', aguiServersFileFormat],
+  ['agui-thread', aguiThreadFileFormat],
+  ['demo-agent', demoStateFileFormat],
+  ['demo-agent.agui-key', aguiDemoSecretFileFormat],
+];
+
+/** `<name>.v<N>.json`, or `<name>.v<N>` for a version that was not JSON. */
+async function fixtureOf(name: string, version: number): Promise<string> {
+  const files = await readdir(fixtures);
+  const file = files.find((entry) => entry === `${name}.v${version}.json` || entry === `${name}.v${version}`);
+  if (!file) throw new Error(`no fixture ${name}.v${version}(.json) in test/fixtures/saved`);
+  return join(fixtures, file);
+}
+
+describe('saved files: versions and fixtures', () => {
+  it.each(formats)('%s: a fixture of every version this app reads is kept, and its migrations reach the current version', async (name, format) => {
+    for (let version = oldestReadableVersion(format); version <= format.current; version++) await fixtureOf(name, version);
+    expect(oldestReadableVersion(format)).toBeLessThanOrEqual(1);
+  });
+
+  it('settings.json v1 loads with nothing lost and is written back in the current version', async () => {
+    const dir = await tempDir();
+    const fixture = await fixtureOf('settings', 1);
+    await copyFile(fixture, join(dir, 'settings.json'));
+    const notices: string[] = [];
+    const settings = await SettingsService.open(dir, new EventBus(memoryLogger()), notices);
+    expect(notices).toEqual([]);
+    expect(settings.get()).toEqual(await json(fixture));
+    await settings.update({ appearance: { theme: 'light' } });
+    expect(await json(join(dir, 'settings.json'))).toEqual({ ...(await json(fixture)), schemaVersion: settingsFileFormat.current, appearance: { theme: 'light', textSize: 'large' } });
+  });
+
+  it('agents.json v1 loads with nothing lost and is written back in the current version', async () => {
+    const dir = await tempDir();
+    const fixture = await fixtureOf('agents', 1);
+    await copyFile(fixture, join(dir, 'agents.json'));
+    const notices: string[] = [];
+    const agents = await AgentRegistry.open(dir, new EventBus(memoryLogger()), notices);
+    expect(notices).toEqual([]);
+    const saved = (await json(fixture)).agents as unknown[];
+    expect(agents.list()).toEqual(saved);
+    const added = await agents.add('https://third.example.com', { allowLocalHttp: false });
+    expect(await json(join(dir, 'agents.json'))).toEqual({ schemaVersion: agentsFileFormat.current, agents: [...saved, added] });
+  });
+
+  it('talkie-servers.json v1 loads with nothing lost and is written back in the current version', async () => {
+    const dir = await tempDir();
+    const fixture = await fixtureOf('talkie-servers', 1);
+    await copyFile(fixture, join(dir, 'talkie-servers.json'));
+    const notices: string[] = [];
+    const approvals = await EndpointApprovals.open(dir, notices);
+    expect(notices).toEqual([]);
+    const servers = (await json(fixture)).servers as Record<string, { acceptedEndpoints: string[] }>;
+    expect(approvals.covers('talkie.example.com', servers['talkie.example.com']!.acceptedEndpoints)).toBe(true);
+    await approvals.accept('other.example.com', ['https://other.example.com/runs']);
+    expect(await json(join(dir, 'talkie-servers.json'))).toEqual({
+      schemaVersion: approvalsFileFormat.current,
+      servers: { ...servers, 'other.example.com': { acceptedEndpoints: ['https://other.example.com/runs'] } },
+    });
+  });
+
+  it('agui-servers.json and agui-threads/<id>.json v1 load with nothing lost (the open interrupt too) and are written back in the current version', async () => {
+    const dir = await tempDir();
+    const serversFixture = await fixtureOf('agui-servers', 1);
+    const threadFixture = await fixtureOf('agui-thread', 1);
+    await copyFile(serversFixture, join(dir, 'agui-servers.json'));
+    await mkdir(join(dir, 'agui-threads'));
+    const threadPath = join(dir, 'agui-threads', `${builtInAguiDemoId}.json`);
+    await copyFile(threadFixture, threadPath);
+    const app = await startTestServices(dir, { demo: { start: async () => ({ baseUrl: 'http://127.0.0.1:9', token: 'unused', aguiUrl: 'http://127.0.0.1:9/agui' }) } });
+    try {
+      expect(app.notices.list()).toEqual([]);
+      const opened = await app.call('agui.open', { agentId: builtInAguiDemoId });
+      const restored = restoreThread(await json(threadFixture));
+      expect(restored.ok).toBe(true);
+      expect(opened).toMatchObject({ ok: true, value: { forwardedProps: '{"locale":"cs","fixture":true}', thread: restored.ok ? restored.view : undefined } });
+      expect(opened.ok && opened.value.thread.interrupts.filter((entry) => entry.status === 'open')).toHaveLength(1);
+      expect(await app.call('agui.setForwardedProps', { agentId: builtInAguiDemoId, json: '{"locale":"en"}' })).toMatchObject({ ok: true });
+      expect(await json(join(dir, 'agui-servers.json'))).toEqual({ schemaVersion: aguiServersFileFormat.current, servers: { [builtInAguiDemoId]: { forwardedProps: '{"locale":"en"}' } } });
+      expect(await app.call('agui.newThread', { agentId: builtInAguiDemoId })).toMatchObject({ ok: true });
+      expect((await json(threadPath)).version).toBe(aguiThreadFileFormat.current);
+    } finally {
+      await app.dispose();
+    }
+  });
+
+  it('demo-agent.json v1 loads with nothing lost and is written back in the current version', async () => {
+    const dir = await tempDir();
+    const fixture = await fixtureOf('demo-agent', 1);
+    const path = join(dir, 'demo-agent.json');
+    await copyFile(fixture, path);
+    const store = new JsonFileStore(path, demoStateSchema, emptyDemoState, demoStateFileFormat);
+    const loaded = await store.load();
+    expect(loaded.notice).toBeUndefined();
+    const saved = await json(fixture);
+    expect(loaded.value).toEqual(saved);
+    // What the demo restores from it and saves again is the same state (only the time of saving changes).
+    const again = snapshotDemoState(restoreDemoState(loaded.value));
+    expect({ ...again, savedAt: saved.savedAt }).toEqual(saved);
+    await store.save(again);
+    expect({ ...(await json(path)), savedAt: saved.savedAt }).toEqual({ ...saved, schemaVersion: demoStateFileFormat.current });
+  });
+
+  it.each([0, 1])('the AG-UI demo key file v%i keeps its key, and a version-0 file (bare hex) is rewritten as version 1', async (version) => {
+    const dir = await tempDir();
+    const fixture = await fixtureOf('demo-agent.agui-key', version);
+    const path = join(dir, 'demo-agent.json.agui-key');
+    await copyFile(fixture, path);
+    const text = await readFile(fixture, 'utf8');
+    const key = version === 0 ? text.trim() : ((await json(fixture)).key as string);
+    const server = await startAguiDemoServer({ secretPath: path, log: memoryLogger() });
+    await server.close();
+    expect(await json(path)).toEqual({ schemaVersion: aguiDemoSecretFileFormat.current, key });
+    if (version === aguiDemoSecretFileFormat.current) expect(await readFile(path, 'utf8')).toBe(text);
+  });
+
+  it('a damaged AG-UI demo key file is moved aside with a notice, never silently replaced', async () => {
+    const dir = await tempDir();
+    const path = join(dir, 'demo-agent.json.agui-key');
+    await writeFile(path, 'not a key');
+    const notices: string[] = [];
+    const server = await startAguiDemoServer({ secretPath: path, log: memoryLogger(), notices });
+    await server.close();
+    expect(notices).toEqual([expect.stringMatching(/^demo-agent\.json\.agui-key could not be read \(it is not valid JSON\)\. It was moved to .*\.corrupt-/)]);
+    const files = (await readdir(dir)).sort();
+    expect(files).toHaveLength(2);
+    expect(await readFile(join(dir, files.find((file) => file.includes('.corrupt-'))!), 'utf8')).toBe('not a key');
+    expect(await json(path)).toMatchObject({ schemaVersion: 1, key: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  });
+});
