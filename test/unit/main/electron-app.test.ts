@@ -28,11 +28,14 @@ const fake = vi.hoisted(() => {
     sandbox: 0,
     protocolClients: [] as string[],
     utilityForks: [] as { path: string; options: unknown }[],
+    messageBoxes: [] as Record<string, unknown>[],
+    messageBoxAnswer: 0,
   };
   class FakeContents {
     events = new Map<string, Handler>();
     sent: unknown[][] = [];
     windowOpenHandler: Handler | undefined;
+    reloads = 0;
     mainFrame = { url: 'app://agentdesk/index.html' };
     on(event: string, handler: Handler) {
       this.events.set(event, handler);
@@ -40,6 +43,9 @@ const fake = vi.hoisted(() => {
     }
     send(...args: unknown[]) {
       this.sent.push(args);
+    }
+    reload() {
+      this.reloads++;
     }
     setWindowOpenHandler(handler: Handler) {
       this.windowOpenHandler = handler;
@@ -64,6 +70,9 @@ const fake = vi.hoisted(() => {
       this.events.set(event, handler);
     }
     show() {}
+    isDestroyed() {
+      return false;
+    }
     isMinimized() {
       return false;
     }
@@ -82,6 +91,7 @@ const fake = vi.hoisted(() => {
       },
       getPath: () => state.userData,
       getVersion: () => '9.9.9',
+      getLocale: () => 'en-US',
       setAsDefaultProtocolClient: (scheme: string) => void state.protocolClients.push(scheme),
     },
     protocol: {
@@ -107,6 +117,12 @@ const fake = vi.hoisted(() => {
       },
     },
     shell: { openExternal: async (url: string) => void state.openExternal.push(url) },
+    dialog: {
+      showMessageBox: async (_window: unknown, options: Record<string, unknown>) => {
+        state.messageBoxes.push(options);
+        return { response: state.messageBoxAnswer };
+      },
+    },
     BrowserWindow: FakeWindow,
   };
   return { state, electron, FakeContents };
@@ -152,6 +168,8 @@ beforeEach(() => {
   state.sandbox = 0;
   state.protocolClients.length = 0;
   state.utilityForks.length = 0;
+  state.messageBoxes.length = 0;
+  state.messageBoxAnswer = 0;
 });
 
 describe('Electron security checklist', () => {
@@ -284,5 +302,27 @@ describe('Electron security checklist', () => {
     fake.state.singleInstance = true;
     await start();
     expect(fake.state.appEvents.has('second-instance')).toBe(true);
+  });
+
+  it('a crashed renderer is reloaded, at most three times a minute; then the user chooses Reload or Quit', async () => {
+    const { contents } = await start();
+    const gone = (reason: string) => contents.events.get('render-process-gone')!({}, { reason, exitCode: 1 });
+    gone('clean-exit');
+    expect(contents.reloads).toBe(0);
+    for (const reason of ['crashed', 'oom', 'killed']) gone(reason);
+    expect(contents.reloads).toBe(3);
+    expect(fake.state.messageBoxes).toEqual([]);
+    // The fourth crash within the minute: no reload on its own, the user is asked.
+    gone('crashed');
+    await vi.waitFor(() => expect(contents.reloads).toBe(4));
+    expect(fake.state.messageBoxes).toEqual([expect.objectContaining({ message: 'The AgentDesk window keeps crashing.', buttons: ['Reload', 'Quit'] })]);
+    // Reload starts the count again; asked once more, Quit quits.
+    for (let n = 0; n < 3; n++) gone('crashed');
+    expect(contents.reloads).toBe(7);
+    fake.state.messageBoxAnswer = 1;
+    gone('crashed');
+    await vi.waitFor(() => expect(fake.state.quit).toBe(1));
+    expect(contents.reloads).toBe(7);
+    expect(fake.state.messageBoxes).toHaveLength(2);
   });
 });
