@@ -28,6 +28,7 @@ import { linuxDistroIds } from '../nfc/os-release';
 import { ReaderSupervisor, type ReaderLauncher } from '../nfc/reader-supervisor';
 import { MediaPermissions } from './media-permissions';
 import { SettingsService } from './settings-service';
+import { UiMemory } from './ui-memory';
 import { WebPagesService, webPagesSource } from './web-pages';
 
 export interface AppServicesOptions {
@@ -211,7 +212,11 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     }
   };
 
+  const uiMemory = new UiMemory();
   const handlers: Handlers = {
+    'ui.restore': () => uiMemory.restore(),
+    'ui.saveScreen': ({ screen }) => uiMemory.saveScreen(screen),
+    'ui.saveDraft': ({ key, text }) => uiMemory.saveDraft(key, text),
     'app.info': () => ({ name: 'AgentDesk', version: options.version, shell: options.shell, platform: process.platform, notices: [...notices] }),
     'settings.get': () => settings.get(),
     'settings.update': ({ patch }) => settings.update(patch),

@@ -63,10 +63,12 @@ export interface Chat {
  * The latest conversation lives in a ref as well as in state: event listeners and async answers
  * read it without waiting for a render, and every change goes through `change()`.
  */
-export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (error: ShownError) => void): Chat {
+export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (error: ShownError) => void, initialThreadId?: string): Chat {
   const { t } = useI18n();
-  const [conversation, setConversation] = useState<Conversation>(emptyConversation);
-  const latest = useRef<Conversation>(emptyConversation);
+  // A thread that was open before a reload opens again (loaded below); its id is known from the start.
+  const [initial] = useState<Conversation>(() => (initialThreadId === undefined ? emptyConversation : { ...emptyConversation, threadId: initialThreadId }));
+  const [conversation, setConversation] = useState<Conversation>(initial);
+  const latest = useRef<Conversation>(initial);
   const [runKey, setRunKey] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState<RunNote | undefined>();
@@ -320,6 +322,13 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
     },
     [agentId, api, change, leave, reportAuth],
   );
+
+  const reopened = useRef(false);
+  useEffect(() => {
+    if (reopened.current || initial.threadId === undefined) return;
+    reopened.current = true;
+    openThread(initial.threadId);
+  }, [initial, openThread]);
 
   const replaceAction = useCallback(
     (updates: RunUpdate[], action: Extract<RunUpdate, { type: 'action' }>) => {

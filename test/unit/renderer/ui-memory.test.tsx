@@ -1,0 +1,107 @@
+import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { App } from '../../../src/renderer/App';
+import { applyAguiEvent, beginRun } from '../../../src/shared/agui/run-model';
+import { builtInDemoAgentId } from '../../../src/shared/ipc/contract';
+import { messageField, openDemo, pendingAction, transcript } from './chat-helpers';
+import { createFakeBackend, type FakeBackend } from './fake-api';
+
+/**
+ * A reload of the page or a crashed renderer process: the React tree is gone, main is not. Here
+ * that is an unmount and a fresh render of App on the same fake main (which keeps the renderer's
+ * state with main's own UiMemory).
+ */
+async function reload(backend: FakeBackend) {
+  cleanup();
+  const user = userEvent.setup();
+  render(<App api={backend.api} />);
+  return user;
+}
+
+/** Main holds exactly what the field shows (the debounced ui.saveDraft was answered). */
+async function draftSaved(field: HTMLTextAreaElement) {
+  await waitFor(() => expect(field.dataset.draftSaved).toBe('true'), { timeout: 3000 });
+}
+
+describe('renderer state kept in main across a reload or a renderer crash', () => {
+  it('Talkie: the open chat, its thread with a pending action card, and the draft come back', async () => {
+    const backend = createFakeBackend();
+    const action = pendingAction({ threadId: 't-1' });
+    backend.state.talkie.threads = [{ id: 't-1', title: 'Offer for Alfa', channel: 'chat', createdAt: '2026-10-22T10:00:00Z' }];
+    backend.state.talkie.threadItems['t-1'] = [
+      { kind: 'user', id: 'm1', text: 'Prepare the offer', state: 'sent' },
+      { kind: 'action', id: action.id, action },
+    ];
+    backend.state.talkie.actions[action.id] = action;
+    const { user } = await openDemo(backend);
+    await user.click(await screen.findByRole('button', { name: /^Offer for Alfa/ }));
+    await transcript().findByText('Prepare the offer');
+    await user.type(messageField(), 'Also add{Shift>}{Enter}{/Shift}a discount');
+    await draftSaved(messageField());
+
+    const again = await reload(backend);
+    await screen.findByRole('heading', { level: 1, name: 'AgentDesk Demo' });
+    expect(await transcript().findByText('Prepare the offer')).toBeTruthy();
+    expect(transcript().getByRole('button', { name: /^Confirm: / })).toBeTruthy();
+    expect(messageField().value).toBe('Also add\na discount');
+    expect(backend.callsOf('talkie.thread').at(-1)).toEqual({ agentId: builtInDemoAgentId, threadId: 't-1' });
+
+    // The pending action can still be decided; a sent message clears the draft in main too.
+    await again.click(transcript().getByRole('button', { name: /^Confirm: / }));
+    await waitFor(() => expect(backend.callsOf('talkie.decide')).toEqual([{ agentId: builtInDemoAgentId, actionId: action.id, decision: 'confirm' }]));
+    await again.click(screen.getByRole('button', { name: 'Send' }));
+    await waitFor(() => expect(backend.callsOf('talkie.send')).toHaveLength(1));
+    await draftSaved(messageField());
+    await reload(backend);
+    await screen.findByRole('heading', { level: 1, name: 'AgentDesk Demo' });
+    await transcript().findByText('Prepare the offer');
+    expect(messageField().value).toBe('');
+  }, 20_000);
+
+  it('plain AG-UI: the screen, the open interrupt (main keeps it) and the draft come back', async () => {
+    const agentId = 'agui-1';
+    const backend = createFakeBackend({
+      agents: [{ id: agentId, url: 'https://ide.example.com/agui', display: 'ide.example.com/agui', addedAt: '2026-11-30T00:00:00Z', protocol: 'agui' }],
+    });
+    const user = await reload(backend);
+    await user.click(await screen.findByRole('button', { name: 'Open ide.example.com/agui' }));
+    const field = await screen.findByRole<HTMLTextAreaElement>('textbox', { name: 'Message' });
+    await user.type(field, 'Deploy to staging');
+    await draftSaved(field);
+    // Meanwhile a run of this thread stopped at a question; main holds the thread with it.
+    const view = backend.state.agui[agentId]!;
+    const threadId = view.thread.threadId;
+    let thread = beginRun(view.thread, { runId: 'run-1' });
+    for (const event of [
+      { type: 'RUN_STARTED', threadId, runId: 'run-1' },
+      { type: 'RUN_FINISHED', threadId, runId: 'run-1', outcome: { type: 'interrupt', interrupts: [{ id: 'a', reason: 'confirmation', message: 'Restart the service?' }] } },
+    ]) {
+      thread = applyAguiEvent(thread, event);
+    }
+    backend.state.agui[agentId] = { ...view, thread };
+
+    await reload(backend);
+    expect(await screen.findByText('Restart the service?')).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Send answers' })).toBeTruthy();
+    expect(screen.getByRole<HTMLTextAreaElement>('textbox', { name: 'Message' }).value).toBe('Deploy to staging');
+  });
+
+  it('AgentCall: the screen and the draft come back; Home after Back', async () => {
+    const backend = createFakeBackend({ agentCallAgents: ['agent-ac'], agents: [{ id: 'agent-ac', url: 'https://scan.example.com', display: 'scan.example.com', addedAt: '2026-11-30T00:00:00Z' }] });
+    const user = await reload(backend);
+    await user.click(await screen.findByRole('button', { name: 'Open scan.example.com' }));
+    const field = await screen.findByRole<HTMLTextAreaElement>('textbox', { name: 'Message' });
+    await user.type(field, 'What is this?');
+    await draftSaved(field);
+
+    const again = await reload(backend);
+    const restored = await screen.findByRole<HTMLTextAreaElement>('textbox', { name: 'Message' });
+    expect(restored.value).toBe('What is this?');
+    await again.click(screen.getAllByRole('button', { name: 'Back' })[0]!);
+    await screen.findByRole('heading', { level: 1, name: 'Your agents' });
+    await reload(backend);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
+    expect(within(document.body).queryByRole('textbox', { name: 'Message' })).toBeNull();
+  });
+});
