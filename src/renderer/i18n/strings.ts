@@ -423,6 +423,8 @@ export const en = {
   'error.incompatible': 'AgentDesk cannot talk to this agent.',
   'error.rejected': 'The session did not send that.',
   'error.session_ended': 'The session has ended.',
+  'error.keychain_locked': 'The keychain is locked; unlock it and try again.',
+  'error.keychain_unavailable': 'The keychain is not available.',
   'error.unknown': 'Something went wrong.',
   // Plain AG-UI servers (screens/agui, Home's add form and demo tile)
   'add.agui': 'This is a plain AG-UI endpoint (POST + SSE)',
@@ -940,6 +942,8 @@ export const cs: Catalogue = {
   'error.incompatible': 'AgentDesk s tímto agentem neumí mluvit.',
   'error.rejected': 'Relace to neodeslala.',
   'error.session_ended': 'Relace skončila.',
+  'error.keychain_locked': 'Klíčenka je zamčená; odemkněte ji a zkuste to znovu.',
+  'error.keychain_unavailable': 'Klíčenka není dostupná.',
   'error.unknown': 'Něco se pokazilo.',
   // Obyčejné servery AG-UI (screens/agui, formulář pro přidání a dlaždice dema na domovské obrazovce)
   'add.agui': 'Jde o obyčejný koncový bod AG-UI (POST + SSE)',

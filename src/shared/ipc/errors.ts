@@ -48,6 +48,10 @@ export const ipcErrorCodes = [
   'rejected',
   /** The AgentCall session has ended; start a new one. */
   'session_ended',
+  /** The OS keychain is locked: unlock it and try again (a sign-in AgentDesk already had stays for the session). */
+  'keychain_locked',
+  /** The OS keychain failed or did not answer (the message says why). */
+  'keychain_unavailable',
 ] as const;
 
 export type IpcErrorCode = (typeof ipcErrorCodes)[number];
