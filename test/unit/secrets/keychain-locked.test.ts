@@ -7,6 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createTokenStore } from '../../../src/main/auth/token-store';
 import { keychainLockedMessage, SecretStoreError, type SecretStore } from '../../../src/main/secrets/secret-store';
+import { startTestServices } from '../../support/services';
+import { useTempDirs } from '../../support/temp-dir';
+
+const tempDir = useTempDirs();
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const tools = ['/usr/bin/dbus-run-session', '/usr/bin/gnome-keyring-daemon', '/usr/bin/gdbus'];
@@ -109,3 +113,29 @@ describe('TokenStore over a keychain that gets locked', () => {
     await expect(tokens.load('a')).resolves.toBeUndefined();
   });
 });
+
+describe('the keychain locked, through the contract', () => {
+  it('a token save answers keychain_locked with the sentence for people (no internal error, no crash), and works once unlocked', async () => {
+    const keychain = lockableStore();
+    const app = await startTestServices(await tempDir(), { secrets: keychain });
+    try {
+      await app.call('settings.update', { patch: { developer: { allowLocalHttp: true } } });
+      const added = await app.call('agents.add', { address: 'http://127.0.0.1:9/agui', kind: 'agui' });
+      if (!added.ok) throw new Error(added.error.message);
+      const agentId = added.value.agent.id;
+      keychain.locked = true;
+      expect(await app.call('agui.useToken', { agentId, token: 'secret-token-1' })).toEqual({
+        ok: false,
+        error: { code: 'keychain_locked', message: keychainLockedMessage, retryable: true },
+      });
+      // Nothing fell back to a file: the token is only where the keychain (still locked) will get it.
+      expect([...keychain.values.values()].join('')).not.toContain('secret-token-1');
+      keychain.locked = false;
+      expect(await app.call('agui.useToken', { agentId, token: 'secret-token-1' })).toMatchObject({ ok: true, value: { hasToken: true } });
+      expect([...keychain.values.values()].join('')).toContain('secret-token-1');
+    } finally {
+      await app.dispose();
+    }
+  });
+});
+
