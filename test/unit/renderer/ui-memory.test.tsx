@@ -1,4 +1,4 @@
-import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { App } from '../../../src/renderer/App';
@@ -57,6 +57,30 @@ describe('renderer state kept in main across a reload or a renderer crash', () =
     await screen.findByRole('heading', { level: 1, name: 'AgentDesk Demo' });
     await transcript().findByText('Prepare the offer');
     expect(messageField().value).toBe('');
+  }, 20_000);
+
+  it('Talkie: a run that was streaming when the page went away shows its end once main reports it', async () => {
+    const backend = createFakeBackend();
+    backend.state.talkie.threads = [{ id: 't-1', title: 'Offer for Alfa', channel: 'chat', createdAt: '2026-10-22T10:00:00Z' }];
+    backend.state.talkie.threadItems['t-1'] = [{ kind: 'user', id: 'm1', text: 'Prepare the offer', state: 'sent' }];
+    const { user } = await openDemo(backend);
+    await user.click(await screen.findByRole('button', { name: /^Offer for Alfa/ }));
+    await transcript().findByText('Prepare the offer');
+
+    await reload(backend);
+    await screen.findByRole('heading', { level: 1, name: 'AgentDesk Demo' });
+    await transcript().findByText('Prepare the offer');
+    // The run goes on in main; when it ends, the server has the whole answer and this page shows it.
+    backend.state.talkie.threadItems['t-1'] = [
+      { kind: 'user', id: 'm1', text: 'Prepare the offer', state: 'sent' },
+      { kind: 'assistant', id: 'm2', text: 'Here is the whole offer.', streaming: false },
+    ];
+    act(() => backend.emit('talkie.runEnded', { agentId: builtInDemoAgentId, runKey: 'run-before-reload', threadId: 't-1', outcome: { kind: 'finished' } }));
+    expect(await transcript().findByText('Here is the whole offer.')).toBeTruthy();
+    // Another thread's end changes nothing here.
+    const loads = backend.callsOf('talkie.thread').length;
+    act(() => backend.emit('talkie.runEnded', { agentId: builtInDemoAgentId, runKey: 'run-other', threadId: 't-9', outcome: { kind: 'finished' } }));
+    expect(backend.callsOf('talkie.thread')).toHaveLength(loads);
   }, 20_000);
 
   it('plain AG-UI: the screen, the open interrupt (main keeps it) and the draft come back', async () => {

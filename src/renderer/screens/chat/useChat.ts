@@ -195,11 +195,18 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
     [onUpdate, onEnded],
   );
 
+  const reloadThread = useRef<(threadId: string) => void>(() => undefined);
   const receive = useCallback(
     (event: RunEvent) => {
       if (event.payload.agentId !== agentId) return;
       const followed = run.current;
-      if (!followed) return;
+      if (!followed) {
+        // A run of the open thread that this page does not follow (it began before a reload or a
+        // renderer crash) ended: the thread is loaded again, so its end shows.
+        const threadId = latest.current.threadId;
+        if (event.kind === 'ended' && threadId !== undefined && event.payload.threadId === threadId) reloadThread.current(threadId);
+        return;
+      }
       if (followed.runKey === undefined) {
         // talkie.send has not answered yet: keep the events until its runKey is known.
         if (followed.buffer.length < 5000) followed.buffer.push(event);
@@ -322,6 +329,10 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
     },
     [agentId, api, change, leave, reportAuth],
   );
+
+  useEffect(() => {
+    reloadThread.current = openThread;
+  }, [openThread]);
 
   const reopened = useRef(false);
   useEffect(() => {
