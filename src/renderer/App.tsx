@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState, type MouseEvent } from 'react
 import type { AgentDeskApi } from '../shared/ipc/api';
 import type { UiScreen } from '../shared/ipc/ui-memory-schemas';
 import type { Settings } from '../shared/settings/settings';
+import { CrashBoundary } from './components/CrashBoundary';
 import { useAppInfo, useSettings, type AppInfo } from './hooks/useApiData';
 import { UiMemoryProvider, useUiMemory } from './hooks/useUiMemory';
 import type { LiveResource } from './hooks/useLiveResource';
@@ -26,7 +27,9 @@ export function App({ api, closed }: AppProps) {
   return (
     <I18nProvider setting={current?.language ?? 'system'}>
       <UiMemoryProvider api={api}>
-        <Shell api={api} closed={closed} settings={settings} />
+        <CrashBoundary>
+          <Shell api={api} closed={closed} settings={settings} />
+        </CrashBoundary>
       </UiMemoryProvider>
     </I18nProvider>
   );

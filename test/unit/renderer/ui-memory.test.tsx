@@ -1,7 +1,9 @@
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { App } from '../../../src/renderer/App';
+import { CrashBoundary } from '../../../src/renderer/components/CrashBoundary';
+import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import { applyAguiEvent, beginRun } from '../../../src/shared/agui/run-model';
 import { builtInDemoAgentId } from '../../../src/shared/ipc/contract';
 import { messageField, openDemo, pendingAction, transcript } from './chat-helpers';
@@ -129,3 +131,26 @@ describe('renderer state kept in main across a reload or a renderer crash', () =
     expect(within(document.body).queryByRole('textbox', { name: 'Message' })).toBeNull();
   });
 });
+
+describe('CrashBoundary', () => {
+  it('a render error shows what happened and a Reload button instead of an empty window', async () => {
+    const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const onReload = vi.fn();
+    function Broken(): never {
+      throw new Error('render failed');
+    }
+    cleanup();
+    render(
+      <I18nProvider setting="cs">
+        <CrashBoundary onReload={onReload}>
+          <Broken />
+        </CrashBoundary>
+      </I18nProvider>,
+    );
+    expect(screen.getByRole('alert').textContent).toContain('Stránka přestala fungovat');
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Načíst znovu' }));
+    expect(onReload).toHaveBeenCalledTimes(1);
+    quiet.mockRestore();
+  });
+});
+
