@@ -5,6 +5,8 @@ import { call } from './useLiveResource';
 
 /** How long the composer waits after the last key before it hands the draft to main. */
 const draftDelayMs = 300;
+/** How long the page waits for `ui.restore` before it starts without what main kept. */
+const restoreWaitMs = 3000;
 
 /**
  * The renderer's transient state, mirrored into main's memory (`ui.saveScreen`, `ui.saveDraft`) so
@@ -111,11 +113,18 @@ export function UiMemoryProvider({ api, children }: { api: AgentDeskApi; childre
   const [memory, setMemory] = useState<UiMemory | undefined>();
   useEffect(() => {
     let active = true;
-    void call(() => api.ui.restore({})).then((result) => {
-      if (active) setMemory(new UiMemory(api, result.ok ? result.value : undefined));
-    });
+    const start = (restored?: ConstructorParameters<typeof UiMemory>[1]) => {
+      if (!active) return;
+      active = false;
+      clearTimeout(timer);
+      setMemory(new UiMemory(api, restored));
+    };
+    // Main answers at once; should it not, the page starts fresh rather than stay empty.
+    const timer = setTimeout(() => start(), restoreWaitMs);
+    void call(() => api.ui.restore({})).then((result) => start(result.ok ? result.value : undefined));
     return () => {
       active = false;
+      clearTimeout(timer);
     };
   }, [api]);
   useEffect(() => {

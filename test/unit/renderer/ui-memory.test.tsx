@@ -132,6 +132,16 @@ describe('renderer state kept in main across a reload or a renderer crash', () =
   });
 });
 
+describe('a main that does not answer ui.restore', () => {
+  it('still gets a working page, from Home, after a short wait', async () => {
+    const backend = createFakeBackend();
+    const release = backend.holdNext('ui.restore');
+    await reload(backend);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Your agents' }, { timeout: 6000 })).toBeTruthy();
+    release();
+  }, 20_000);
+});
+
 describe('CrashBoundary', () => {
   it('a render error shows what happened and a Reload button instead of an empty window', async () => {
     const quiet = vi.spyOn(console, 'error').mockImplementation(() => undefined);
