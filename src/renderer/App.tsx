@@ -1,7 +1,10 @@
 import { useCallback, useEffect, useRef, useState, type MouseEvent } from 'react';
 import type { AgentDeskApi } from '../shared/ipc/api';
+import type { UiScreen } from '../shared/ipc/ui-memory-schemas';
 import type { Settings } from '../shared/settings/settings';
+import { CrashBoundary } from './components/CrashBoundary';
 import { useAppInfo, useSettings, type AppInfo } from './hooks/useApiData';
+import { UiMemoryProvider, useUiMemory } from './hooks/useUiMemory';
 import type { LiveResource } from './hooks/useLiveResource';
 import { I18nProvider, useI18n } from './i18n/I18nProvider';
 import { sameScreen, type Screen } from './navigation';
@@ -23,7 +26,11 @@ export function App({ api, closed }: AppProps) {
   useAppearance(current);
   return (
     <I18nProvider setting={current?.language ?? 'system'}>
-      <Shell api={api} closed={closed} settings={settings} />
+      <UiMemoryProvider api={api}>
+        <CrashBoundary>
+          <Shell api={api} closed={closed} settings={settings} />
+        </CrashBoundary>
+      </UiMemoryProvider>
     </I18nProvider>
   );
 }
@@ -56,7 +63,9 @@ function useConnectionLost(closed: Promise<number> | undefined): boolean {
 
 function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<number> | undefined; settings: LiveResource<Settings> }) {
   const { t } = useI18n();
-  const [screen, setScreen] = useState<Screen>({ name: 'home' });
+  const memory = useUiMemory();
+  // After a reload or a renderer crash, the screen that was open comes back (main kept it).
+  const [screen, setScreen] = useState<Screen>(() => screenOf(memory.currentScreen()));
   const headingRef = useRef<HTMLHeadingElement>(null);
   const mainRef = useRef<HTMLElement>(null);
   const focusHeadingAfterRender = useRef(false);
@@ -70,9 +79,10 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
         return;
       }
       focusHeadingAfterRender.current = true;
+      memory.saveScreen(next.name === 'chat' ? { name: 'chat', agentId: next.agentId, label: next.label, ...(next.protocol ? { protocol: next.protocol } : {}) } : { name: next.name });
       setScreen(next);
     },
-    [screen],
+    [screen, memory],
   );
 
   useEffect(() => {
@@ -140,6 +150,11 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
       </main>
     </div>
   );
+}
+
+function screenOf(saved: UiScreen | undefined): Screen {
+  if (saved?.name !== 'chat') return { name: saved?.name ?? 'home' };
+  return { name: 'chat', agentId: saved.agentId, label: saved.label, ...(saved.protocol ? { protocol: saved.protocol } : {}) };
 }
 
 /**

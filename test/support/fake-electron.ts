@@ -23,11 +23,14 @@ export function createFakeElectron() {
     sandbox: 0,
     protocolClients: [] as string[],
     utilityForks: [] as { path: string; options: unknown }[],
+    messageBoxes: [] as Record<string, unknown>[],
+    messageBoxAnswer: 0,
   };
   class FakeContents {
     events = new Map<string, Handler>();
     sent: unknown[][] = [];
     windowOpenHandler: Handler | undefined;
+    reloads = 0;
     mainFrame = { url: 'app://agentdesk/index.html' };
     on(event: string, handler: Handler) {
       this.events.set(event, handler);
@@ -35,6 +38,9 @@ export function createFakeElectron() {
     }
     send(...args: unknown[]) {
       this.sent.push(args);
+    }
+    reload() {
+      this.reloads++;
     }
     setWindowOpenHandler(handler: Handler) {
       this.windowOpenHandler = handler;
@@ -59,6 +65,9 @@ export function createFakeElectron() {
       this.events.set(event, handler);
     }
     show() {}
+    isDestroyed() {
+      return false;
+    }
     isMinimized() {
       return false;
     }
@@ -77,6 +86,7 @@ export function createFakeElectron() {
       },
       getPath: () => state.userData,
       getVersion: () => '9.9.9',
+      getLocale: () => 'en-US',
       setAsDefaultProtocolClient: (scheme: string) => void state.protocolClients.push(scheme),
     },
     protocol: {
@@ -102,6 +112,12 @@ export function createFakeElectron() {
       },
     },
     shell: { openExternal: async (url: string) => void state.openExternal.push(url) },
+    dialog: {
+      showMessageBox: async (_window: unknown, options: Record<string, unknown>) => {
+        state.messageBoxes.push(options);
+        return { response: state.messageBoxAnswer };
+      },
+    },
     BrowserWindow: FakeWindow,
   };
   return { state, electron, FakeContents };
@@ -123,4 +139,6 @@ export function resetFakeElectron({ state }: FakeElectron): void {
   state.sandbox = 0;
   state.protocolClients.length = 0;
   state.utilityForks.length = 0;
+  state.messageBoxes.length = 0;
+  state.messageBoxAnswer = 0;
 }

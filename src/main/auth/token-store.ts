@@ -44,11 +44,29 @@ export function tokenAccount(serverId: string): string {
  * Tokens as one JSON secret per server in a SecretStore. A stored value that is not a valid
  * TokenSet (an older format, a damaged entry) reads as "not signed in" and is removed, so the
  * user is asked to sign in again instead of seeing an error.
+ *
+ * What was read or saved in this session is also kept in memory, so a keychain that gets locked
+ * mid-session (`keychain_locked`) does not sign the user out: tokens already known keep working,
+ * and a save the keychain refused (a rotated refresh token above all) fails with the keychain's
+ * error but is not lost: it is kept for the session and written on the next read once the
+ * keychain is unlocked. Nothing ever goes to disk outside the keychain.
  */
 export function createTokenStore(secrets: SecretStore): TokenStore {
+  const session = new Map<string, { tokens: TokenSet; saved: boolean }>();
   return {
     async load(serverId) {
       const account = tokenAccount(serverId);
+      const known = session.get(serverId);
+      if (known) {
+        if (!known.saved) {
+          // Best effort: the keychain may be unlocked again by now.
+          await secrets.set(account, JSON.stringify(known.tokens)).then(
+            () => void (known.saved = true),
+            () => undefined,
+          );
+        }
+        return known.tokens;
+      }
       const text = await secrets.get(account);
       if (text === undefined) return undefined;
       let value: unknown;
@@ -58,17 +76,26 @@ export function createTokenStore(secrets: SecretStore): TokenStore {
         value = undefined;
       }
       const parsed = tokenSetSchema.safeParse(value);
-      if (parsed.success) return stripUndefined(parsed.data);
+      if (parsed.success) {
+        const tokens = stripUndefined(parsed.data);
+        session.set(serverId, { tokens, saved: true });
+        return tokens;
+      }
       await secrets.delete(account);
       return undefined;
     },
     async save(serverId, tokens) {
       // parse() names the offending field only; zod issues do not echo string values.
       const checked = tokenSetSchema.parse(stripUndefined(tokens));
+      const entry = { tokens: stripUndefined(checked), saved: false };
+      session.set(serverId, entry);
       await secrets.set(tokenAccount(serverId), JSON.stringify(checked));
+      entry.saved = true;
     },
     async clear(serverId) {
+      // A refused delete leaves the sign-in where it was, in the keychain and here.
       await secrets.delete(tokenAccount(serverId));
+      session.delete(serverId);
     },
   };
 }

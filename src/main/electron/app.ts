@@ -10,6 +10,7 @@ import { pageSecurityHeaders } from '../platform/content-security-policy';
 import { createLogger } from '../platform/logger';
 import { readStaticFile } from '../platform/static-files';
 import { startAppServices, type AppServices } from '../services/app-services';
+import { CrashReloadPolicy, crashLoopMessage } from './crash-reload';
 import {
   appEntryUrl,
   appHost,
@@ -117,6 +118,21 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths())
     const current = window;
     const disconnect = services.events.connect((channel, payload) => current.webContents.send(channel, payload));
     current.webContents.on('input-event', (_event, input) => gestures.observe(input.type));
+    // A crashed or killed renderer is reloaded (its state comes back from main), at most 3 times a minute.
+    const crashes = new CrashReloadPolicy();
+    current.webContents.on('render-process-gone', (_event, details) => {
+      const decision = crashes.decide(details.reason);
+      if (decision === 'ignore' || current.isDestroyed()) return;
+      log.warn('window', `the renderer process is gone (${details.reason}, exit code ${details.exitCode}): ${decision === 'reload' ? 'reloading' : 'asking'}`);
+      if (decision === 'reload') return current.webContents.reload();
+      const { message, detail, buttons } = crashLoopMessage(app.getLocale());
+      void dialog.showMessageBox(current, { type: 'error', message, detail, buttons, defaultId: 0, cancelId: 1, noLink: true }).then(({ response }) => {
+        if (current.isDestroyed()) return;
+        if (response !== 0) return app.quit();
+        crashes.reset();
+        current.webContents.reload();
+      });
+    });
     current.once('ready-to-show', () => current.show());
     current.on('closed', () => {
       disconnect();

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AsyncEntry as KeyringEntry, EntryOptions } from '@napi-rs/keyring';
+import { ServiceError } from '../../shared/ipc/errors';
 
 /**
  * Where main keeps secrets (OAuth tokens, pasted development tokens): the OS keychain
@@ -29,11 +30,19 @@ export const keyringEntryOptions: EntryOptions = { linux: { store: 'secret-servi
 /** How long one keychain call may take before we treat the keychain as unreachable. */
 const keychainCallTimeoutMs = 10_000;
 
-/** Thrown by a keychain-backed store when one call fails after the store was opened. */
-export class SecretStoreError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+/** What the user is told when the keychain was locked after AgentDesk opened it. */
+export const keychainLockedMessage = 'The keychain is locked; unlock it and try again.';
+
+/**
+ * Thrown by a keychain-backed store when one call fails after the store was opened: a
+ * ServiceError, so the caller's IPC answer carries the stable code (`keychain_locked`, retryable,
+ * or `keychain_unavailable`) and a message for people, never an `internal` error.
+ */
+export class SecretStoreError extends ServiceError {
+  constructor(code: 'keychain_locked' | 'keychain_unavailable', message: string, options?: { cause?: unknown }) {
+    super(code, message, undefined, code === 'keychain_locked' ? true : undefined);
     this.name = 'SecretStoreError';
+    if (options?.cause !== undefined) this.cause = options.cause;
   }
 }
 
@@ -82,7 +91,9 @@ function keychainSecretStore(Entry: typeof KeyringEntry, service: string): Secre
     try {
       return await withTimeout(run);
     } catch (error) {
-      throw new SecretStoreError(`The keychain could not ${what} (${keychainProblem(error)}).`, { cause: error });
+      const problem = keychainProblem(error);
+      if (problem === lockedProblem) throw new SecretStoreError('keychain_locked', keychainLockedMessage, { cause: error });
+      throw new SecretStoreError('keychain_unavailable', `The keychain could not ${what} (${problem}).`, { cause: error });
     }
   };
   return {
@@ -102,6 +113,8 @@ function memoryReason(problem: string): string {
   return `No keychain is reachable (${problem}): sign-ins last until AgentDesk closes.`;
 }
 
+const lockedProblem = 'the keychain is locked';
+
 /** A short human cause from a keyring error. Keyring messages name the store, never a secret. */
 export function keychainProblem(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
@@ -109,7 +122,8 @@ export function keychainProblem(error: unknown): string {
   if (/org\.freedesktop\.secrets|ServiceUnknown|not provided by any \.service/i.test(message)) return 'Secret Service not running';
   if (/DBUS_SESSION_BUS_ADDRESS|Failed to connect to socket|dbus-daemon|D-?Bus/i.test(message)) return 'Secret Service not running: no D-Bus session bus';
   if (/no result found/i.test(message)) return 'the Secret Service has no unlocked keyring';
-  if (/locked/i.test(message)) return 'the keychain is locked';
+  // gnome-keyring asks to unlock a locked collection; without a display the prompt is dismissed at once.
+  if (/locked|unlock prompt/i.test(message)) return lockedProblem;
   if (/denied|not allowed|permission/i.test(message)) return 'access to the keychain was denied';
   return 'the keychain refused a test entry';
 }

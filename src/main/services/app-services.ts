@@ -30,6 +30,7 @@ import { MediaPermissions } from './media-permissions';
 import { reasonInWords } from './json-file-store';
 import { Notices } from './notices';
 import { SettingsService } from './settings-service';
+import { UiMemory } from './ui-memory';
 import { WebPagesService, webPagesSource } from './web-pages';
 
 export interface AppServicesOptions {
@@ -215,8 +216,12 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     }
   };
 
+  const uiMemory = new UiMemory();
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   const handlers: Handlers = {
+    'ui.restore': () => uiMemory.restore(),
+    'ui.saveScreen': ({ screen }) => uiMemory.saveScreen(screen),
+    'ui.saveDraft': ({ key, text }) => uiMemory.saveDraft(key, text),
     'app.info': () => ({ name: 'AgentDesk', version: options.version, shell: options.shell, platform: process.platform, notices: notices.list() }),
     'settings.get': () => settings.get(),
     'settings.update': ({ patch }) => settings.update(patch),

@@ -16,6 +16,7 @@ export function MessageForm({
   tooLongMessage,
   buttons,
   children,
+  draftSaved,
 }: {
   textareaRef: RefObject<HTMLTextAreaElement | null>;
   text: string;
@@ -29,6 +30,8 @@ export function MessageForm({
   buttons: ReactNode;
   /** Below the buttons: errors about sending or cancelling. */
   children?: ReactNode;
+  /** Main holds the text as typed (it comes back after a reload); `data-draft-saved` on the field. */
+  draftSaved?: boolean;
 }) {
   const { t } = useI18n();
   const id = useId();
@@ -69,6 +72,7 @@ export function MessageForm({
         rows={3}
         value={text}
         data-composer="true"
+        data-draft-saved={draftSaved === undefined ? undefined : String(draftSaved)}
         aria-invalid={over || undefined}
         aria-describedby={describedBy}
         onChange={(event) => onTextChange(event.target.value)}

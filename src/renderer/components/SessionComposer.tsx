@@ -1,4 +1,5 @@
 import { useState, type RefObject } from 'react';
+import { useDraft } from '../hooks/useUiMemory';
 import type { IpcError } from '../../shared/ipc/errors';
 import { useI18n } from '../i18n/I18nProvider';
 import { ErrorAlert } from './ErrorText';
@@ -12,6 +13,7 @@ import { MessageForm } from './MessageForm';
  */
 export function SessionComposer({
   textareaRef,
+  draftKey,
   ready,
   running,
   cancelling = false,
@@ -22,6 +24,8 @@ export function SessionComposer({
   onCancel,
 }: {
   textareaRef: RefObject<HTMLTextAreaElement | null>;
+  /** Where the typed text is kept while it is not sent (see useDraft). */
+  draftKey: string;
   /** The session can take a message now (established, not ended, nothing else blocking). */
   ready: boolean;
   running: boolean;
@@ -35,7 +39,7 @@ export function SessionComposer({
   onCancel: () => Promise<IpcError | undefined>;
 }) {
   const { t } = useI18n();
-  const [text, setText] = useState('');
+  const { text, setText, saved } = useDraft(draftKey);
   const [sending, setSending] = useState(false);
   const [cancelRequested, setCancelRequested] = useState(false);
   const [error, setError] = useState<{ kind: 'send' | 'cancel'; error: IpcError } | undefined>();
@@ -74,6 +78,7 @@ export function SessionComposer({
       max={max}
       showCounter={text.length >= max - 1_000}
       tooLongMessage={tooLongMessage}
+      draftSaved={saved}
       buttons={
         running ? (
           <button type="button" className="button button--secondary" disabled={cancelling || cancelRequested} aria-busy={cancelling || cancelRequested || undefined} onClick={cancel}>

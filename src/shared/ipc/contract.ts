@@ -15,6 +15,7 @@ import { webPagesSchema } from '../agentmesh/ipc-schemas';
 import { aguiEvents, aguiMethods } from '../agui/ipc-schemas';
 import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
 import { isBase64Alphabet } from './base64-text';
+import { uiMemoryMethods } from './ui-memory-schemas';
 
 /**
  * THE IPC contract: every method the renderer may call and every event it may subscribe to.
@@ -189,6 +190,7 @@ export const contract = {
     'demo.openAgui': { request: empty, response: z.strictObject({ agentId }) },
     ...aguiMethods,
     ...agentCallMethods,
+    ...uiMemoryMethods,
     /** Discovers the agent's Talkie manifest (cached) and reports what the UI needs to show. */
     'talkie.connect': { request: z.strictObject({ agentId }), response: serverViewSchema },
     /** The user accepted the endpoints on other origins that the manifest lists. */

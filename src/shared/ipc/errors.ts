@@ -52,6 +52,10 @@ export const ipcErrorCodes = [
   'session_ended',
   /** A saved file could not be written (disk full, read-only folder, a newer AgentDesk's file); the message names the file and why. The saved copy is unchanged. */
   'save_failed',
+  /** The OS keychain is locked: unlock it and try again (a sign-in AgentDesk already had stays for the session). */
+  'keychain_locked',
+  /** The OS keychain failed or did not answer (the message says why). */
+  'keychain_unavailable',
 ] as const;
 
 export type IpcErrorCode = (typeof ipcErrorCodes)[number];

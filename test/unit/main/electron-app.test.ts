@@ -171,4 +171,26 @@ describe('Electron security checklist', () => {
     await start();
     expect(fake.state.appEvents.has('second-instance')).toBe(true);
   });
+
+  it('a crashed renderer is reloaded, at most three times a minute; then the user chooses Reload or Quit', async () => {
+    const { contents } = await start();
+    const gone = (reason: string) => contents.events.get('render-process-gone')!({}, { reason, exitCode: 1 });
+    gone('clean-exit');
+    expect(contents.reloads).toBe(0);
+    for (const reason of ['crashed', 'oom', 'killed']) gone(reason);
+    expect(contents.reloads).toBe(3);
+    expect(fake.state.messageBoxes).toEqual([]);
+    // The fourth crash within the minute: no reload on its own, the user is asked.
+    gone('crashed');
+    await vi.waitFor(() => expect(contents.reloads).toBe(4));
+    expect(fake.state.messageBoxes).toEqual([expect.objectContaining({ message: 'The AgentDesk window keeps crashing.', buttons: ['Reload', 'Quit'] })]);
+    // Reload starts the count again; asked once more, Quit quits.
+    for (let n = 0; n < 3; n++) gone('crashed');
+    expect(contents.reloads).toBe(7);
+    fake.state.messageBoxAnswer = 1;
+    gone('crashed');
+    await vi.waitFor(() => expect(fake.state.quit).toBe(1));
+    expect(contents.reloads).toBe(7);
+    expect(fake.state.messageBoxes).toHaveLength(2);
+  });
 });

@@ -25,6 +25,7 @@ import { applySettingsPatch, defaultSettings, type Settings } from '../../../src
 import type { Action } from '../../../src/shared/talkie/content';
 import type { ConversationItem } from '../../../src/shared/talkie/conversation';
 import type { ServerView } from '../../../src/shared/talkie/ipc-schemas';
+import { UiMemory } from '../../../src/main/services/ui-memory';
 
 type Handler<M extends MethodName> = (request: MethodRequest<M>) => IpcResult<MethodResponse<M>> | Promise<IpcResult<MethodResponse<M>>>;
 type Handlers = { [M in MethodName]: Handler<M> };
@@ -155,7 +156,12 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     for (const listener of listeners.get(eventChannel(event)) ?? []) listener(structuredClone(payload));
   };
 
+  // Main's own memory of the renderer's state: a remount on the same backend is a reload with the same main.
+  const uiMemory = new UiMemory();
   const handlers: Handlers = {
+    'ui.restore': () => ok(uiMemory.restore()),
+    'ui.saveScreen': ({ screen }) => ok(uiMemory.saveScreen(screen)),
+    'ui.saveDraft': ({ key, text }) => ok(uiMemory.saveDraft(key, text)),
     'app.info': () => ok({ name: 'AgentDesk', version: '0.1.0', shell: state.shell, platform: 'linux', notices: [...state.notices] }),
     'settings.get': () => ok(state.settings),
     'settings.update': ({ patch }) => {

@@ -80,6 +80,8 @@ describe('openSecretStore without a Secret Service', () => {
   it('turns keyring errors into short human causes', () => {
     expect(keychainProblem(new Error('Platform failure: DBus error: The name org.freedesktop.secrets was not provided by any .service files'))).toBe('Secret Service not running');
     expect(keychainProblem(new Error('Couldn\'t access platform storage: Secret Service: no result found'))).toBe('the Secret Service has no unlocked keyring');
+    // gnome-keyring with a locked collection and no display to ask on (measured with gdbus Lock).
+    expect(keychainProblem(new Error("Couldn't access platform storage: Secret Service: unlock prompt was dismissed"))).toBe('the keychain is locked');
     expect(keychainProblem(new Error('keychain call timed out'))).toBe('the keychain did not answer in time');
     expect(keychainProblem(new Error('something else'))).toBe('the keychain refused a test entry');
   });
@@ -128,19 +130,27 @@ describe('openSecretStore with the OS keychain', () => {
 /**
  * Runs openSecretStore() in a fresh Node process with the given environment (the keyring reads
  * D-Bus settings from the real process environment, so this cannot be done in-process).
- * The module is transpiled with TypeScript; its one package import is pointed at node_modules.
+ * The module (and the shared errors it imports) is transpiled with TypeScript; its one package import is pointed at node_modules.
  */
 async function openInChild(env: Record<string, string>, prefix: string[] = []): Promise<{ kind: string; reason?: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'agentdesk-secrets-'));
   try {
     const sourcePath = fileURLToPath(new URL('../../../src/main/secrets/secret-store.ts', import.meta.url));
     const keyringUrl = pathToFileURL(createRequire(import.meta.url).resolve('@napi-rs/keyring')).href;
-    const output = ts.transpileModule(await readFile(sourcePath, 'utf8'), {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
-    }).outputText;
+    const transpile = async (path: string) =>
+      ts.transpileModule(await readFile(path, 'utf8'), {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+      }).outputText;
+    const output = await transpile(sourcePath);
     expect(output).toContain("import('@napi-rs/keyring')");
+    // Its one module of the app: the shared error class (no imports of its own).
+    expect(output).toContain("from '../../shared/ipc/errors'");
+    await writeFile(join(dir, 'errors.mjs'), await transpile(fileURLToPath(new URL('../../../src/shared/ipc/errors.ts', import.meta.url))));
     const modulePath = join(dir, 'secret-store.mjs');
-    await writeFile(modulePath, output.replace("import('@napi-rs/keyring')", `import(${JSON.stringify(keyringUrl)})`));
+    await writeFile(
+      modulePath,
+      output.replace("import('@napi-rs/keyring')", `import(${JSON.stringify(keyringUrl)})`).replace("from '../../shared/ipc/errors'", "from './errors.mjs'"),
+    );
     const script = `const { openSecretStore } = await import(${JSON.stringify(pathToFileURL(modulePath).href)});
 const store = await openSecretStore({ service: ${JSON.stringify(testService)} });
 process.stdout.write(JSON.stringify({ kind: store.kind, reason: store.reason }));`;

@@ -11,6 +11,7 @@ import { useI18n } from '../../i18n/I18nProvider';
  */
 export function AgentCallComposer({
   textareaRef,
+  draftKey,
   ready,
   runActive,
   cancelling,
@@ -18,6 +19,7 @@ export function AgentCallComposer({
   onCancel,
 }: {
   textareaRef: RefObject<HTMLTextAreaElement | null>;
+  draftKey: string;
   /** The session is established and has not ended. */
   ready: boolean;
   runActive: boolean;
@@ -30,6 +32,7 @@ export function AgentCallComposer({
   return (
     <SessionComposer
       textareaRef={textareaRef}
+      draftKey={draftKey}
       ready={ready}
       running={runActive}
       cancelling={cancelling}

@@ -296,7 +296,7 @@ export function AgentCallScreen({
               onOpenPhoto={() => setPhotoFor({})}
               photoError={photoError && photoError.interactionId === undefined ? photoError.error : undefined}
             />
-            <AgentCallComposer textareaRef={composerRef} ready={ready} runActive={view.runActive} cancelling={view.runCancelling} onSend={sendText} onCancel={cancelRun} />
+            <AgentCallComposer textareaRef={composerRef} draftKey={`agentcall:${agentId}`} ready={ready} runActive={view.runActive} cancelling={view.runCancelling} onSend={sendText} onCancel={cancelRun} />
           </section>
         </ChatEnvironmentContext.Provider>
       ) : null}

@@ -13,6 +13,7 @@ export const maxMessageChars = 100_000;
  */
 export function AguiComposer({
   textareaRef,
+  draftKey,
   ready,
   running,
   blocked,
@@ -20,6 +21,7 @@ export function AguiComposer({
   onCancel,
 }: {
   textareaRef: RefObject<HTMLTextAreaElement | null>;
+  draftKey: string;
   ready: boolean;
   running: boolean;
   /** Interrupts are open. */
@@ -40,6 +42,7 @@ export function AguiComposer({
       ) : null}
       <SessionComposer
         textareaRef={textareaRef}
+        draftKey={draftKey}
         ready={ready && !blocked}
         running={running}
         max={maxMessageChars}

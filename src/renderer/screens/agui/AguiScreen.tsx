@@ -200,7 +200,7 @@ export function AguiScreen({
             <AguiSteps thread={thread} />
             <RunStatusLine thread={thread} waiting={asking} onRetry={() => void retry()} retrying={retrying} retryError={retryError} />
             {asking ? <InterruptForms key={interrupts.map((interrupt) => interrupt.id).join('\n')} interrupts={interrupts} toolName={toolName} toolArgs={toolArgs} onSend={resume} /> : null}
-            <AguiComposer textareaRef={composerRef} ready={!retrying} running={running} blocked={asking} onSend={send} onCancel={cancel} />
+            <AguiComposer textareaRef={composerRef} draftKey={`agui:${agentId}`} ready={!retrying} running={running} blocked={asking} onSend={send} onCancel={cancel} />
           </section>
         </ChatEnvironmentContext.Provider>
       ) : null}

@@ -1,4 +1,4 @@
-import { useCallback, useMemo, type RefObject } from 'react';
+import { useCallback, useEffect, useMemo, useState, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';
@@ -15,6 +15,7 @@ import type { ItemHandlers } from './TranscriptItems';
 import { useChat } from './useChat';
 import { useThreads } from './useThreads';
 import { useOpenLink } from '../../hooks/useOpenLink';
+import { useUiMemory } from '../../hooks/useUiMemory';
 import { LinkOpenError } from '../../components/LinkOpenError';
 
 /** The signed-in chat: threads and account on the side, the conversation, its status and the composer. */
@@ -33,7 +34,9 @@ export function ChatBody({
 }) {
   const { t } = useI18n();
   const { agentId } = view;
-  const chat = useChat(api, agentId, onAuthProblem);
+  const memory = useUiMemory();
+  const [reopenThread] = useState(() => memory.threadOf(agentId));
+  const chat = useChat(api, agentId, onAuthProblem, reopenThread);
   const reportThreadsError = useCallback(
     (error: IpcError) => {
       if (error.code === 'sign_in_required' || error.code === 'endpoints_not_accepted') onAuthProblem(error);
@@ -87,6 +90,8 @@ export function ChatBody({
   }, [newChat, composerRef]);
 
   const threadId = conversation.threadId;
+  // Main remembers which thread is open, so that a reload or a renderer crash opens it again.
+  useEffect(() => memory.saveThread(agentId, threadId), [memory, agentId, threadId]);
   return (
     <ChatEnvironmentContext.Provider value={environment}>
       <div className="chat-layout">
@@ -125,6 +130,7 @@ export function ChatBody({
           />
           <Composer
             textareaRef={composerRef}
+            draftKey={`talkie:${agentId}`}
             maxChars={view.maxMessageChars}
             busy={busy}
             canCancel={chat.runKey !== undefined}

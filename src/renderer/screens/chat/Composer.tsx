@@ -1,6 +1,7 @@
-import { useState, type RefObject } from 'react';
+import type { RefObject } from 'react';
 import { ErrorAlert, type ShownError } from '../../components/ErrorText';
 import { MessageForm } from '../../components/MessageForm';
+import { useDraft } from '../../hooks/useUiMemory';
 import { useI18n } from '../../i18n/I18nProvider';
 
 /**
@@ -10,6 +11,7 @@ import { useI18n } from '../../i18n/I18nProvider';
  */
 export function Composer({
   textareaRef,
+  draftKey,
   maxChars,
   busy,
   canCancel,
@@ -19,6 +21,8 @@ export function Composer({
   onCancel,
 }: {
   textareaRef: RefObject<HTMLTextAreaElement | null>;
+  /** Where the typed text is kept until it is sent (it survives leaving the screen and a reload). */
+  draftKey: string;
   maxChars: number | undefined;
   busy: boolean;
   canCancel: boolean;
@@ -28,7 +32,7 @@ export function Composer({
   onCancel: () => void;
 }) {
   const { t } = useI18n();
-  const [text, setText] = useState('');
+  const { text, setText, saved } = useDraft(draftKey);
   const over = maxChars !== undefined && text.length > maxChars;
   const empty = text.trim() === '';
   const canSend = !empty && !over && !busy;
@@ -48,6 +52,7 @@ export function Composer({
       onSubmit={submit}
       max={maxChars}
       showCounter={maxChars !== undefined}
+      draftSaved={saved}
       tooLongMessage={t('chat.composer.tooLong', { max: maxChars ?? 0 })}
       buttons={
         <>

@@ -63,10 +63,12 @@ export interface Chat {
  * The latest conversation lives in a ref as well as in state: event listeners and async answers
  * read it without waiting for a render, and every change goes through `change()`.
  */
-export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (error: ShownError) => void): Chat {
+export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (error: ShownError) => void, initialThreadId?: string): Chat {
   const { t } = useI18n();
-  const [conversation, setConversation] = useState<Conversation>(emptyConversation);
-  const latest = useRef<Conversation>(emptyConversation);
+  // A thread that was open before a reload opens again (loaded below); its id is known from the start.
+  const [initial] = useState<Conversation>(() => (initialThreadId === undefined ? emptyConversation : { ...emptyConversation, threadId: initialThreadId }));
+  const [conversation, setConversation] = useState<Conversation>(initial);
+  const latest = useRef<Conversation>(initial);
   const [runKey, setRunKey] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState<RunNote | undefined>();
@@ -193,11 +195,18 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
     [onUpdate, onEnded],
   );
 
+  const reloadThread = useRef<(threadId: string) => void>(() => undefined);
   const receive = useCallback(
     (event: RunEvent) => {
       if (event.payload.agentId !== agentId) return;
       const followed = run.current;
-      if (!followed) return;
+      if (!followed) {
+        // A run of the open thread that this page does not follow (it began before a reload or a
+        // renderer crash) ended: the thread is loaded again, so its end shows.
+        const threadId = latest.current.threadId;
+        if (event.kind === 'ended' && threadId !== undefined && event.payload.threadId === threadId) reloadThread.current(threadId);
+        return;
+      }
       if (followed.runKey === undefined) {
         // talkie.send has not answered yet: keep the events until its runKey is known.
         if (followed.buffer.length < 5000) followed.buffer.push(event);
@@ -320,6 +329,17 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
     },
     [agentId, api, change, leave, reportAuth],
   );
+
+  useEffect(() => {
+    reloadThread.current = openThread;
+  }, [openThread]);
+
+  const reopened = useRef(false);
+  useEffect(() => {
+    if (reopened.current || initial.threadId === undefined) return;
+    reopened.current = true;
+    openThread(initial.threadId);
+  }, [initial, openThread]);
 
   const replaceAction = useCallback(
     (updates: RunUpdate[], action: Extract<RunUpdate, { type: 'action' }>) => {
