@@ -621,6 +621,17 @@ describe('AgentCallSession: ending', () => {
   });
 });
 
+describe('AgentCallSession: a close code that cannot be on the wire', () => {
+  // Found by `npm run fuzz` (agentcall.session): transportClosed(65536, '') ended the session with an
+  // update outside sessionUpdateSchema, which the event bus refuses, so the page never saw the end.
+  it.each([65536, -1, 1000.5, Number.NaN])('reads close code %s as 1006 (closed without a close frame)', (code) => {
+    const h = harness();
+    h.close(code, '');
+    expect(h.view).toMatchObject({ phase: 'ended', endReason: { kind: 'transport_closed', closeCode: 1006 } });
+    expect(h.view.endReason?.message).toContain('without a close frame');
+  });
+});
+
 describe('applySessionUpdate bounds', () => {
   it('keeps at most the item bound (oldest dropped) and bounds streamed text', () => {
     let view = applySessionUpdate(emptySessionView, { type: 'run.started', runKey: 'run-1' });
