@@ -135,7 +135,9 @@ function setOwnKey(object: Record<string, unknown>, key: string, value: unknown)
 }
 
 /** Applies one mutation to a deep copy's node at a chosen path (paths are re-read after every change). */
-function mutate(document: unknown, mutation: Mutation): unknown {
+function mutate(document: unknown, original: Mutation): unknown {
+  // Generated values may be shared between inputs (constants): never link one into a document.
+  const mutation = { ...original, value: viaJson(original.value) };
   const paths = pathsOf(document);
   const path = paths[mutation.at % paths.length]!;
   if (path.length === 0) {
