@@ -241,6 +241,14 @@ describe('AgentCallSession: protocol errors end the session', () => {
 });
 
 describe('AgentCallSession: runs', () => {
+  // Found by `npm run fuzz` (agentcall.session): the event type was looked up on a plain object, so
+  // "toString" found Object.prototype.toString as its "schema" and receiveFrame threw a TypeError.
+  it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf'])('reads an event of type %s as an unknown type, never a crash', (type) => {
+    const h = harness();
+    expect(h.agent({ type })).toEqual({ send: [{ type: 'ack', sequence: 2 }], updates: [{ type: 'ignored', sequence: 2, eventType: type }] });
+    expect(h.view.phase).toBe('established');
+  });
+
   it('acknowledges unknown event types and ignores them: they grant nothing', () => {
     const h = harness({ card: { accepted: ['photo'], agentRequests: [] }, clientModalities: ['nfc', 'photo'] });
     expect(h.agent({ type: 'capability.grant', modalities: ['nfc'], allow: true })).toEqual({ send: [{ type: 'ack', sequence: 2 }], updates: [{ type: 'ignored', sequence: 2, eventType: 'capability.grant' }] });
