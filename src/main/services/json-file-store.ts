@@ -6,7 +6,7 @@ import type { z } from 'zod';
 /**
  * One JSON document in the user-data folder.
  * - Load validates against the schema; a file that is not JSON or does not match is moved aside
- *   (`<name>.corrupt-<time>`) and the defaults are used, with a notice for the user. Never a crash.
+ *   (`<name>.corrupt-<time>-<random>`) and the defaults are used, with a notice for the user. Never a crash.
  * - Save writes a temporary file in the same folder, flushes it to disk, then renames it over the
  *   old one, so a crash or power loss leaves either the old or the new document, never half of one.
  * - Saves are serialized: the last one wins and none interleave.
@@ -37,7 +37,8 @@ export class JsonFileStore<S extends z.ZodType> {
     } catch {
       problem = 'it is not valid JSON';
     }
-    const aside = `${this.path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    // The time, and a random part: two bad files moved aside in the same millisecond keep both copies.
+    const aside = `${this.path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
     await rename(this.path, aside);
     return {
       value: this.defaults(),

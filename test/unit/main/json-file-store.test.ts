@@ -47,6 +47,20 @@ describe('JsonFileStore', () => {
     expect(await readFile(join(dir, files[0]!), 'utf8')).toBe(content);
   });
 
+  // Found by `npm run fuzz` (files.savedFiles): the aside name had only millisecond resolution, so a
+  // second bad file moved aside in the same millisecond replaced the first copy.
+  it('keeps every copy when bad files are moved aside in quick succession', async () => {
+    const dir = await tempDir();
+    const contents = ['{"count": 1', '{"count": 2', '{"count": 3'];
+    for (const content of contents) {
+      await writeFile(join(dir, 'x.json'), content);
+      expect((await new JsonFileStore(join(dir, 'x.json'), schema, () => ({ count: 0 })).load()).notice).toBeDefined();
+    }
+    const files = (await readdir(dir)).sort();
+    expect(files).toHaveLength(3);
+    expect((await Promise.all(files.map((file) => readFile(join(dir, file), 'utf8')))).sort()).toEqual(contents);
+  });
+
   it('refuses to save a value outside the schema, keeping the old file', async () => {
     const dir = await tempDir();
     const store = new JsonFileStore(join(dir, 'x.json'), schema, () => ({ count: 0 }));
