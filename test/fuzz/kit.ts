@@ -286,7 +286,7 @@ export function fromZod(schema: z.ZodType, depth = 0): fc.Arbitrary<unknown> {
       return inner;
     }
     case 'array': {
-      const maxLength = Math.min(node.maxLength ?? 4, 4);
+      const maxLength = Math.min(node.maxLength ?? 4, depth < 2 ? 3 : 1);
       const minLength = Math.min(node.minLength ?? 0, maxLength);
       return fc.array(child(def.element), { minLength, maxLength });
     }
