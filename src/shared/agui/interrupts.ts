@@ -145,6 +145,10 @@ export function buildResume(openInterrupts: readonly AguiInterrupt[], answers: R
       problems.push({ code: 'resume_missing_answer', path: pointer([interrupt.id]), message: `The interrupt "${interrupt.id.slice(0, 80)}" has no answer (resolve or cancel it).` });
       continue;
     }
+    if (answer === null || typeof answer !== 'object') {
+      problems.push({ code: 'resume_invalid_answer', path: pointer([interrupt.id]), message: 'An answer is either resolved or cancelled.' });
+      continue;
+    }
     if (answer.status === 'cancelled') {
       resume.push({ interruptId: interrupt.id, status: 'cancelled' });
       continue;
