@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { agentCardUrlFor, cardLimits, validateAgentCard } from '../../../src/shared/agentcall/card';
 import { displayText, parseUiLinks, uiLinkHost, uiLinksLimits } from '../../../src/shared/agentmesh/ui-links';
 import { endpointNames, endpointUrl, validateManifest } from '../../../src/shared/talkie/manifest';
+import { ServiceError } from '../../../src/shared/ipc/errors';
 import type { Problem } from '../../../src/shared/talkie/problems';
 import { anyJson, check, isJsonSerializable, mutatedFrom, nastyStrings, target } from '../kit';
 
@@ -18,6 +19,8 @@ function checkProblems(problems: readonly Problem[], max: number): void {
     check(typeof problem.message === 'string' && problem.message.length > 0, 'problem message');
   }
 }
+
+const isWellFormed = (text: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text);
 
 const issuer = 'https://crm.example.com';
 const manifestSeeds = [
@@ -73,7 +76,14 @@ export const manifestTarget = target({
       // Every placeholder filled: the URL is built (a missing one is the caller's bug, so all are given).
       const filled: Record<string, string> = { ...params };
       for (const match of template.matchAll(/\{([a-zA-Z][a-zA-Z0-9]*)\}/g)) filled[match[1]!] ??= 'value';
-      const url = endpointUrl(manifest, name as (typeof endpointNames)[number], filled);
+      let url: string | undefined;
+      try {
+        url = endpointUrl(manifest, name as (typeof endpointNames)[number], filled);
+      } catch (error) {
+        // A value that is not well-formed text (a lone surrogate) is refused with a clear code.
+        check(error instanceof ServiceError && error.code === 'invalid_request' && Object.values(filled).some((value) => !isWellFormed(value)), `endpointUrl threw ${String(error)}`);
+        continue;
+      }
       check(url !== undefined && URL.canParse(url), `endpoint URL ${url}`);
     }
     for (const entry of manifest.crossOriginEndpoints) check(entry.url.startsWith('https://') && new URL(entry.url).origin !== manifest.issuer, `cross-origin ${entry.url}`);
