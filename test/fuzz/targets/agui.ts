@@ -70,6 +70,7 @@ function conformingAnswer(field: FormField): unknown {
       };
       // Choices that must also match a format: whether one does is the validator's own question.
       if (field.enum !== undefined && field.format !== undefined) return undefined;
+      if ((field.minLength ?? 0) > formLimits.stringChars) return undefined;
       const candidates = field.enum ?? (field.format === undefined ? ['x'.repeat(Math.max(1, field.minLength ?? 1))] : [{ email: 'a@b.co', uri: 'https://example.com/', date: '2026-01-02', 'date-time': '2026-01-02T03:04:05Z', time: '03:04:05Z' }[field.format]]);
       return candidates.find(fits);
     }
