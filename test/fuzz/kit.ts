@@ -337,6 +337,7 @@ export function preview(value: unknown, max = 160): string {
   } catch {
     text = String(value);
   }
+  // eslint-disable-next-line no-control-regex
   text = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -127,6 +127,7 @@ export const cardTarget = target({
   },
 });
 
+// eslint-disable-next-line no-control-regex
 const controlOrBidi = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 export const uiLinksTarget = target({
