@@ -155,7 +155,7 @@ export function endpointUrl(manifest: Pick<TalkieManifest, 'issuer' | 'endpoints
   const template = manifest.endpoints[name];
   if (template === undefined) return undefined;
   const filled = template.replace(/\{([a-zA-Z][a-zA-Z0-9]*)\}/g, (_match, key: string) => {
-    const value = params[key];
+    const value = Object.hasOwn(params, key) ? params[key] : undefined;
     if (value === undefined) throw new Error(`endpoint ${name} needs {${key}}`);
     try {
       return encodeURIComponent(value);
