@@ -63,6 +63,7 @@ export const nastyStrings = [
   '//protocol-relative.example/x',
   '#0B7A75',
   '{x}',
+  '/t/{toString}',
   '%zz',
   '~1~0/a',
   '2026-09-07T10:00:00Z',

@@ -75,7 +75,7 @@ export const manifestTarget = target({
       check((template.startsWith('/') && !template.startsWith('//')) || template.startsWith('https://'), `endpoint ${name} is a path or https: ${template}`);
       // Every placeholder filled: the URL is built (a missing one is the caller's bug, so all are given).
       const filled: Record<string, string> = { ...params };
-      for (const match of template.matchAll(/\{([a-zA-Z][a-zA-Z0-9]*)\}/g)) filled[match[1]!] ??= 'value';
+      for (const match of template.matchAll(/\{([a-zA-Z][a-zA-Z0-9]*)\}/g)) if (!Object.hasOwn(filled, match[1]!)) filled[match[1]!] = 'value';
       let url: string | undefined;
       try {
         url = endpointUrl(manifest, name as (typeof endpointNames)[number], filled);
