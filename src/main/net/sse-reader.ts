@@ -55,13 +55,14 @@ export async function readSse(response: GuardedResponse, onEvent: (message: Even
       for (let offset = 0; offset < chunk.byteLength; offset += feedSliceBytes) {
         const slice = chunk.subarray(offset, offset + feedSliceBytes);
         parser.feed(decoder.decode(slice, { stream: true }));
-        if (tooLarge) {
-          response.cancel();
-          return { kind: 'too_large', maxEventBytes: options.maxEventBytes };
-        }
+        // Stop first: the parser hands on nothing after an overflow, so a stop came before it.
         if (stop) {
           response.cancel();
           return { kind: 'stopped' };
+        }
+        if (tooLarge) {
+          response.cancel();
+          return { kind: 'too_large', maxEventBytes: options.maxEventBytes };
         }
       }
     }

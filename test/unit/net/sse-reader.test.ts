@@ -53,4 +53,15 @@ describe('readSse', () => {
     expect(end).toEqual({ kind: 'ended' });
     expect(events).toEqual(['after an hour']);
   });
+
+  // Found by `npm run fuzz` (net.sseReader): the slice that held the event the caller stopped at
+  // also started a line past the cap, and the read ended as too_large instead of stopped.
+  it('ends as stopped when the caller stops, whatever follows in the same slice', async () => {
+    const response = body('data: \n\ndata', ':  \nevent: message\nDATA: caps\n\r\n');
+    const events: string[] = [];
+    const end = await readSse(response, (event) => (events.push(event.data), 'stop'), { maxEventBytes: 1 });
+    expect(end).toEqual({ kind: 'stopped' });
+    expect(events).toEqual(['']);
+    expect(response.cancelled).toBe(true);
+  });
 });
