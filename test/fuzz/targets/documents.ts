@@ -158,6 +158,9 @@ export const uiLinksTarget = target({
       check(['public', 'client', 'operator', 'unstated'].includes(link.audience), `audience ${link.audience}`);
       check(link.shownByDefault === (link.audience !== 'operator'), 'operator links are hidden by default');
       check(typeof uiLinkHost(link) === 'string', 'host');
+      // Computed, never declared: a link is on another site unless its origin is the card's.
+      const cardOrigin = URL.canParse(cardUrl) ? new URL(cardUrl).origin : 'null';
+      check(link.crossOrigin === (cardOrigin === 'null' || url.origin !== cardOrigin), `crossOrigin of ${link.url} from ${cardUrl}`);
     }
   },
 });
