@@ -13,7 +13,7 @@ export interface FuzzTarget<T = unknown> {
   name: string;
   /** Share of `npm run fuzz`'s total budget (relative to the other targets). */
   weight: number;
-  /** Inputs in the bounded `npm test` run (default 40). */
+  /** Inputs in the bounded `npm test` run (default 100). */
   quickRuns?: number;
   /** An input slower than this is a hang (default 2000 ms). */
   hangMs?: number;

@@ -152,7 +152,7 @@ const asideFiles = (dir: string, name: string) => readdirSync(dir).filter((entry
 export const savedFilesTarget = target({
   name: 'files.savedFiles',
   weight: 2,
-  quickRuns: 25,
+  quickRuns: 50,
   arbitrary: input,
   property: async ({ kind, bytes }) => {
     const dir = scratch();

@@ -217,7 +217,7 @@ export const jpegMarkersTarget = target({
 export const photoTarget = target({
   name: 'photo.pipeline',
   weight: 0.25,
-  quickRuns: 6,
+  quickRuns: 10,
   hangMs: 15_000,
   arbitrary: fc.oneof(
     { weight: 6, arbitrary: mutatedBytes([baseline, progressive], { maxEdits: 3, insertions: markerInsertions }).map((bytes) => ({ kind: 'file' as const, bytes })) },
