@@ -157,6 +157,11 @@ export function buildResume(openInterrupts: readonly AguiInterrupt[], answers: R
       problems.push({ code: 'resume_invalid_answer', path: pointer([interrupt.id]), message: 'An answer is either resolved or cancelled.' });
       continue;
     }
+    if (answer.payload === null) {
+      // AG-UI's ResumeEntry refuses a null payload: leave it out instead.
+      problems.push({ code: 'resume_invalid_payload', path: pointer([interrupt.id]), message: 'The answer is null; a resolved answer carries a value or none.' });
+      continue;
+    }
     if (answer.payload !== undefined) {
       const measure = measureJson(answer.payload, { maxDepth: formLimits.answerDepth, maxChars: formLimits.answerChars });
       if (!measure.ok) {
