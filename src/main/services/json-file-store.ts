@@ -33,7 +33,8 @@ export class JsonFileStore<S extends z.ZodType> {
       const parsed = this.schema.safeParse(JSON.parse(text));
       if (parsed.success) return { value: parsed.data };
       const issue = parsed.error.issues[0];
-      problem = `${issue?.path.join('.') || 'document'}: ${issue?.message ?? 'invalid'}`;
+      // Bounded: an issue quotes what the file holds (a long unknown key, say), and notices are short.
+      problem = clip(`${issue?.path.join('.') || 'document'}: ${issue?.message ?? 'invalid'}`, 200);
     } catch {
       problem = 'it is not valid JSON';
     }
@@ -68,4 +69,8 @@ export class JsonFileStore<S extends z.ZodType> {
     }
     await rename(temporary, this.path);
   }
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -61,6 +61,16 @@ describe('JsonFileStore', () => {
     expect((await Promise.all(files.map((file) => readFile(join(dir, file), 'utf8')))).sort()).toEqual(contents);
   });
 
+  // Found by `npm run fuzz` (files.savedFiles): zod's message quotes an unknown key whole, so a long
+  // key made a notice longer than app.info's notices allow (1,000 characters): app.info then failed.
+  it('keeps the notice short whatever the file holds', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'x.json'), JSON.stringify({ count: 1, ['b'.repeat(5_000)]: true }));
+    const { notice } = await new JsonFileStore(join(dir, 'x.json'), schema, () => ({ count: 0 })).load();
+    expect(notice).toContain('Unrecognized key');
+    expect(notice!.length).toBeLessThanOrEqual(1_000);
+  });
+
   it('refuses to save a value outside the schema, keeping the old file', async () => {
     const dir = await tempDir();
     const store = new JsonFileStore(join(dir, 'x.json'), schema, () => ({ count: 0 }));
