@@ -161,7 +161,7 @@ export const savedFilesTarget = target({
       const path = join(dir, name);
       writeFileSync(path, bytes);
       const notices = await open(kind, dir);
-      check(notices.every((notice) => typeof notice === 'string' && notice.length < 2000), 'notices are short text');
+      check(notices.every((notice) => typeof notice === 'string' && notice.length <= 1000), 'notices fit app.info (1,000 characters)');
       const aside = asideFiles(dir, name);
       if (notices.length === 0) {
         check(aside.length === 0 && Buffer.from(readFileSync(path)).equals(Buffer.from(bytes)), 'a file that loads is left as it is');
