@@ -126,7 +126,9 @@ export const type2Target = target({
     if (cc.ok) {
       // The reader's loop: each "need" asks for more than it has, within the data area.
       let area = memory.subarray(16, 32);
-      for (let round = 0; round < 2000; round++) {
+      // Each need asks for at least one byte more, so the data area's size bounds the rounds.
+      const rounds = cc.dataAreaBytes + 2;
+      for (let round = 0; round < rounds; round++) {
         const scan = scanTlvs(area, cc.dataAreaBytes);
         if (scan.kind !== 'need') {
           if (scan.kind === 'ndef') check(scan.start >= 0 && scan.start + scan.length <= area.length && scan.length <= maxNdefMessageBytes, 'the NDEF TLV is inside what was read');
@@ -137,7 +139,7 @@ export const type2Target = target({
         grown.set(area);
         grown.set(memory.subarray(16 + area.length, 16 + scan.bytes), area.length);
         area = grown;
-        check(round < 1999, 'the TLV scan terminates');
+        check(round < rounds - 1, 'the TLV scan terminates');
       }
     }
     // The real read over a fake card that answers from this memory.
