@@ -7,10 +7,14 @@ import type { GuardedResponse } from './guarded-fetch';
  * comments such as heartbeats and unknown fields are ignored) and hands each complete event to
  * `onEvent`, in order. Used by Talkie runs and plain AG-UI runs.
  *
- * Bounded: the body is fed in slices and the bytes since the last complete event are counted; past
- * `maxEventBytes` the response is cancelled and the read ends with `too_large` (an endless or huge
- * event is an error, not a hang or a memory spike). The idle timeout is the response's own (set on
- * the request). Never throws: every way the read ends is an SseEnd.
+ * Bounded: what the parser holds for the event being read (its data so far and the unfinished line)
+ * is capped at `maxEventBytes` (eventsource-parser's maxBufferSize, counted in decoded characters,
+ * which are bytes for ASCII JSON); past it the response is cancelled and the read ends with
+ * `too_large` (an endless or huge event is an error, not a hang or a memory spike). Comments such as
+ * heartbeats and blank lines are never held, so a long stream kept alive by them is fine. The body
+ * is fed in slices, so one event handed on is at most a slice (64 KiB) past the cap. The idle
+ * timeout is the response's own (set on the request). Never throws: every way the read ends is an
+ * SseEnd.
  */
 export type SseEnd =
   /** `onEvent` returned 'stop' (the caller has what it needs); the response was cancelled. */
@@ -32,32 +36,33 @@ const feedSliceBytes = 64 * 1024;
 
 export async function readSse(response: GuardedResponse, onEvent: (message: EventSourceMessage) => 'stop' | void, options: SseReadOptions): Promise<SseEnd> {
   let stop = false;
-  let pendingBytes = 0;
+  let tooLarge = false;
   const parser = createParser({
+    maxBufferSize: options.maxEventBytes,
     onEvent: (message) => {
-      pendingBytes = 0;
-      if (stop) return;
+      if (stop || tooLarge) return;
       if (onEvent(message) === 'stop') stop = true;
     },
     onError: (error) => {
       if (error.type === 'unknown-field') options.onUnknownLine?.();
+      if (error.type === 'max-buffer-size-exceeded') tooLarge = true;
     },
   });
   const decoder = new TextDecoder();
   try {
     for await (const chunk of response.stream()) {
-      // Feed in slices so the cap counts bytes since the last complete event (to within a slice).
+      // Feed in slices: a line that spans slices is held by the parser, which checks the cap as it grows.
       for (let offset = 0; offset < chunk.byteLength; offset += feedSliceBytes) {
         const slice = chunk.subarray(offset, offset + feedSliceBytes);
-        pendingBytes += slice.byteLength;
         parser.feed(decoder.decode(slice, { stream: true }));
-        if (pendingBytes > options.maxEventBytes) {
-          response.cancel();
-          return { kind: 'too_large', maxEventBytes: options.maxEventBytes };
-        }
+        // Stop first: the parser hands on nothing after an overflow, so a stop came before it.
         if (stop) {
           response.cancel();
           return { kind: 'stopped' };
+        }
+        if (tooLarge) {
+          response.cancel();
+          return { kind: 'too_large', maxEventBytes: options.maxEventBytes };
         }
       }
     }

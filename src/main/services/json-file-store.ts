@@ -38,7 +38,7 @@ export interface LoadResult<T> {
  * One JSON document in the user-data folder, in a versioned format (`SavedFileFormat`).
  * - Load reads the version, migrates an older document to the current version (pure migrations,
  *   beside the schema) and validates it against the schema. A file that is not JSON, has no usable
- *   version or does not match is moved aside (`<name>.corrupt-<time>`) and the defaults are used,
+ *   version or does not match is moved aside (`<name>.corrupt-<time>-<random>`) and the defaults are used,
  *   with a notice for the user. Never a crash, never a silent reset.
  * - A file written by a newer AgentDesk (a version above `format.current`) is not moved aside and
  *   never overwritten: the store is read-only for this session (saves fail with `save_failed`) and
@@ -96,11 +96,13 @@ export class JsonFileStore<S extends z.ZodType> {
       const parsed = this.schema.safeParse(read.document);
       if (parsed.success) return { value: parsed.data, fromFile: true, ...(read.fromVersion < this.format.current ? { migratedFrom: read.fromVersion } : {}) };
       const issue = parsed.error.issues[0];
-      problem = `${issue?.path.join('.') || 'document'}: ${issue?.message ?? 'invalid'}`;
+      // Bounded: an issue quotes what the file holds (a long unknown key, say), and notices are short.
+      problem = clip(`${issue?.path.join('.') || 'document'}: ${issue?.message ?? 'invalid'}`, 200);
     } else {
       problem = read.problem;
     }
-    const aside = `${this.path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    // The time, and a random part: two bad files moved aside in the same millisecond keep both copies.
+    const aside = `${this.path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(3).toString('hex')}`;
     try {
       await this.fs.rename(this.path, aside);
     } catch (error) {
@@ -181,4 +183,8 @@ export function reasonInWords(error: unknown): string {
 export function isFileSystemError(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   return typeof code === 'string' && Object.hasOwn(fileSystemWords, code);
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

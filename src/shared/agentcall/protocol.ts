@@ -251,7 +251,8 @@ export function parseServerFrame(frame: string): FrameParse {
   const envelope = envelopeSchema.safeParse(json);
   if (!envelope.success) return { ok: false, code: 'invalid_envelope', message: `The agent sent a malformed envelope (${describeIssue(envelope.error)}).` };
   const { sequence, event } = envelope.data;
-  const schema = (knownEventSchemas as Record<string, z.ZodType | undefined>)[event.type];
+  // Own keys only: a type such as "toString" or "__proto__" is an unknown type, not Object.prototype's.
+  const schema = Object.hasOwn(knownEventSchemas, event.type) ? (knownEventSchemas as Record<string, z.ZodType>)[event.type] : undefined;
   if (!schema) return { ok: true, sequence, event: undefined, unknownType: event.type };
   const parsed = schema.safeParse(event);
   if (!parsed.success) return { ok: false, code: 'invalid_event', message: `The agent sent a malformed ${event.type} event (${describeIssue(parsed.error)}).` };

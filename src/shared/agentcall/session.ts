@@ -401,8 +401,10 @@ export class AgentCallSession {
    * The socket closed (whoever closed it). Discards the session-local state. Ignored after the end.
    * `detail`: the transport's own sentence when it closed for a rule (no answer to pings, binary frame).
    */
-  transportClosed(code: number, reason: string, detail?: string): EngineOutput {
+  transportClosed(closeCode: number, reason: string, detail?: string): EngineOutput {
     if (this.currentPhase === 'ended') return { send: [], updates: [] };
+    // A close frame carries 16 bits; anything else means no usable code arrived (1006, as RFC 6455 §7.1.5).
+    const code = Number.isInteger(closeCode) && closeCode >= 0 && closeCode <= 65_535 ? closeCode : 1006;
     const closeReason = displayText(reason, 123);
     const explanation = explainClose(code, closeReason);
     const message = detail ? `${displayText(detail, 300)} ${explanation}` : explanation;

@@ -147,12 +147,21 @@ export function buildResume(openInterrupts: readonly AguiInterrupt[], answers: R
       problems.push({ code: 'resume_missing_answer', path: pointer([interrupt.id]), message: `The interrupt "${interrupt.id.slice(0, 80)}" has no answer (resolve or cancel it).` });
       continue;
     }
+    if (answer === null || typeof answer !== 'object') {
+      problems.push({ code: 'resume_invalid_answer', path: pointer([interrupt.id]), message: 'An answer is either resolved or cancelled.' });
+      continue;
+    }
     if (answer.status === 'cancelled') {
       resume.push({ interruptId: interrupt.id, status: 'cancelled' });
       continue;
     }
     if (answer.status !== 'resolved') {
       problems.push({ code: 'resume_invalid_answer', path: pointer([interrupt.id]), message: 'An answer is either resolved or cancelled.' });
+      continue;
+    }
+    if (answer.payload === null) {
+      // AG-UI's ResumeEntry refuses a null payload: leave it out instead.
+      problems.push({ code: 'resume_invalid_payload', path: pointer([interrupt.id]), message: 'The answer is null; a resolved answer carries a value or none.' });
       continue;
     }
     if (answer.payload !== undefined) {

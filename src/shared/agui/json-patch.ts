@@ -80,7 +80,7 @@ export function applyJsonPatch(document: JsonValue, patch: readonly PatchOperati
   const result = measureJson(state.root, limits);
   if (!result.ok) {
     const code: PatchErrorCode = result.code === 'too_deep' ? 'patch_result_too_deep' : result.code === 'too_large' ? 'patch_result_too_large' : 'patch_value_invalid';
-    return { ok: false, code, message: `the patched document is ${result.message}`, operationIndex: patch.length - 1 };
+    return { ok: false, code, message: `the patched document is ${result.message}`, operationIndex: Math.max(0, patch.length - 1) };
   }
   return { ok: true, document: state.root as JsonValue };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ServiceError } from '../ipc/errors';
 import { pointer, type Problem } from './problems';
 
 /**
@@ -147,15 +148,21 @@ export function validateManifest(json: unknown, fetchedFrom: string): ManifestVa
 
 /**
  * The URL of an endpoint: the template resolved against the issuer origin (not the manifest URL),
- * with each `{name}` placeholder replaced by its value encoded as one path segment.
+ * with each `{name}` placeholder replaced by its value encoded as one path segment (a value that is
+ * not well-formed text, a lone surrogate, is refused with `invalid_request`).
  */
 export function endpointUrl(manifest: Pick<TalkieManifest, 'issuer' | 'endpoints'>, name: EndpointName, params: Record<string, string> = {}): string | undefined {
   const template = manifest.endpoints[name];
   if (template === undefined) return undefined;
   const filled = template.replace(/\{([a-zA-Z][a-zA-Z0-9]*)\}/g, (_match, key: string) => {
-    const value = params[key];
+    const value = Object.hasOwn(params, key) ? params[key] : undefined;
     if (value === undefined) throw new Error(`endpoint ${name} needs {${key}}`);
-    return encodeURIComponent(value);
+    try {
+      return encodeURIComponent(value);
+    } catch {
+      // A lone surrogate: no URL can carry it, so no server could have meant it.
+      throw new ServiceError('invalid_request', `The ${key} is not well-formed text, so it cannot be part of an address.`);
+    }
   });
   return new URL(filled, `${manifest.issuer}/`).href;
 }

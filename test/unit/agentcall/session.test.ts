@@ -241,6 +241,14 @@ describe('AgentCallSession: protocol errors end the session', () => {
 });
 
 describe('AgentCallSession: runs', () => {
+  // Found by `npm run fuzz` (agentcall.session): the event type was looked up on a plain object, so
+  // "toString" found Object.prototype.toString as its "schema" and receiveFrame threw a TypeError.
+  it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf'])('reads an event of type %s as an unknown type, never a crash', (type) => {
+    const h = harness();
+    expect(h.agent({ type })).toEqual({ send: [{ type: 'ack', sequence: 2 }], updates: [{ type: 'ignored', sequence: 2, eventType: type }] });
+    expect(h.view.phase).toBe('established');
+  });
+
   it('acknowledges unknown event types and ignores them: they grant nothing', () => {
     const h = harness({ card: { accepted: ['photo'], agentRequests: [] }, clientModalities: ['nfc', 'photo'] });
     expect(h.agent({ type: 'capability.grant', modalities: ['nfc'], allow: true })).toEqual({ send: [{ type: 'ack', sequence: 2 }], updates: [{ type: 'ignored', sequence: 2, eventType: 'capability.grant' }] });
@@ -618,6 +626,17 @@ describe('AgentCallSession: ending', () => {
       closeReason: 'token revoked <b>now</b>',
       message: 'The agent stopped answering; the session was closed. The agent closed the connection with its own code 4003. Reason given: "token revoked <b>now</b>".',
     });
+  });
+});
+
+describe('AgentCallSession: a close code that cannot be on the wire', () => {
+  // Found by `npm run fuzz` (agentcall.session): transportClosed(65536, '') ended the session with an
+  // update outside sessionUpdateSchema, which the event bus refuses, so the page never saw the end.
+  it.each([65536, -1, 1000.5, Number.NaN])('reads close code %s as 1006 (closed without a close frame)', (code) => {
+    const h = harness();
+    h.close(code, '');
+    expect(h.view).toMatchObject({ phase: 'ended', endReason: { kind: 'transport_closed', closeCode: 1006 } });
+    expect(h.view.endReason?.message).toContain('without a close frame');
   });
 });
 

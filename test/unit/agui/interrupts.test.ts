@@ -68,6 +68,19 @@ describe('buildResume', () => {
     ]);
   });
 
+  // Found by `npm run fuzz` (agui.interrupts): an answer that is not an object (null) threw a TypeError.
+  it.each([null, 'resolved', 42, []])('refuses an answer that is not an object (%j) with resume_invalid_answer', (answer) => {
+    const result = buildResume([interrupt('confirm')], { confirm: answer as never }, now);
+    expect(result).toMatchObject({ ok: false, problems: [{ code: 'resume_invalid_answer', path: '/confirm' }] });
+  });
+
+  // Found by `npm run fuzz` (agui.interrupts): a resolved answer with payload null passed, then the
+  // run could not be sent (AG-UI's RunAgentInput refuses a null payload).
+  it('refuses a resolved answer whose payload is null, before a run is built', () => {
+    const result = buildResume([interrupt('question')], { question: { status: 'resolved', payload: null } }, now);
+    expect(result).toMatchObject({ ok: false, problems: [{ code: 'resume_invalid_payload', path: '/question' }] });
+  });
+
   it('ignores interrupts that are no longer open', () => {
     const closed = { ...interrupt('old'), status: 'resolved' as const };
     expect(buildResume([closed], {}, now)).toEqual({ ok: true, resume: [], expired: [] });

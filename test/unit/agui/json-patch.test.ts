@@ -130,4 +130,12 @@ describe('errors, atomicity and bounds', () => {
     const result = applyJsonPatch({ v: '' }, patch, limits);
     expect(result.ok).toBe(true);
   });
+
+  // Found by `npm run fuzz` (agui.jsonPatch): an empty patch on a document already past the limits
+  // named operation -1.
+  it('names operation 0, never -1, when an empty patch leaves a document past the limits', () => {
+    let deep: JsonValue = 'bottom';
+    for (let level = 0; level < 40; level++) deep = [deep];
+    expect(applyJsonPatch(deep, [])).toMatchObject({ ok: false, code: 'patch_result_too_deep', operationIndex: 0 });
+  });
 });

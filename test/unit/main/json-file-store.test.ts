@@ -70,6 +70,30 @@ describe('JsonFileStore', () => {
     expect(await readFile(join(dir, files[0]!), 'utf8')).toBe(content);
   });
 
+  // Found by `npm run fuzz` (files.savedFiles): the aside name had only millisecond resolution, so a
+  // second bad file moved aside in the same millisecond replaced the first copy.
+  it('keeps every copy when bad files are moved aside in quick succession', async () => {
+    const dir = await tempDir();
+    const contents = ['{"count": 1', '{"count": 2', '{"count": 3'];
+    for (const content of contents) {
+      await writeFile(join(dir, 'x.json'), content);
+      expect((await new JsonFileStore(join(dir, 'x.json'), schema, () => ({ count: 0 })).load()).notice).toBeDefined();
+    }
+    const files = (await readdir(dir)).sort();
+    expect(files).toHaveLength(3);
+    expect((await Promise.all(files.map((file) => readFile(join(dir, file), 'utf8')))).sort()).toEqual(contents);
+  });
+
+  // Found by `npm run fuzz` (files.savedFiles): zod's message quotes an unknown key whole, so a long
+  // key made a notice longer than app.info's notices allow (1,000 characters): app.info then failed.
+  it('keeps the notice short whatever the file holds', async () => {
+    const dir = await tempDir();
+    await writeFile(join(dir, 'x.json'), JSON.stringify({ count: 1, ['b'.repeat(5_000)]: true }));
+    const { notice } = await new JsonFileStore(join(dir, 'x.json'), schema, () => ({ count: 0 })).load();
+    expect(notice).toContain('Unrecognized key');
+    expect(notice!.length).toBeLessThanOrEqual(1_000);
+  });
+
   it('refuses to save a value outside the schema, keeping the old file', async () => {
     const dir = await tempDir();
     const store = storeAt(join(dir, 'x.json'));

@@ -74,6 +74,18 @@ describe('endpointUrl', () => {
     expect(endpointUrl(manifest, 'status')).toBeUndefined();
     expect(() => endpointUrl(manifest, 'cancelRun')).toThrow(/runId/);
   });
+
+  // Found by `npm run fuzz` (talkie.manifest): an id with a lone surrogate made encodeURIComponent
+  // throw a bare URIError (reported as "failed unexpectedly"); it is a clear invalid_request now.
+  it('fills a placeholder only from the params given, never from Object.prototype', () => {
+    const odd = { issuer: 'https://crm.example.com', endpoints: { thread: '/api/talkie/threads/{toString}' } };
+    expect(() => endpointUrl(odd, 'thread', { threadId: 't_1' })).toThrow(/needs \{toString\}/);
+  });
+
+  it('refuses an id that is not well-formed text with invalid_request', () => {
+    expect(() => endpointUrl(manifest, 'thread', { threadId: 't\ud800' })).toThrow(expect.objectContaining({ code: 'invalid_request', message: expect.stringContaining('threadId') }));
+    expect(endpointUrl(manifest, 'thread', { threadId: 'emoji 😀' })).toBe('https://crm.example.com/api/talkie/threads/emoji%20%F0%9F%98%80');
+  });
 });
 
 describe('manifestUrlFor', () => {

@@ -1,0 +1,33 @@
+import type { FuzzTarget } from './kit';
+import { agentCallTarget, sseTarget } from './targets/streams';
+import { jsonPatchTarget, resumeTarget, responseFormTarget, runModelTarget } from './targets/agui';
+import { cardTarget, manifestTarget, uiLinksTarget } from './targets/documents';
+import { savedFilesTarget, threadTextTarget } from './targets/files';
+import { jpegMarkersTarget, ndefTarget, photoTarget, type2Target } from './targets/hardware';
+import { dispatcherTarget, eventBusTarget, ipcSchemasTarget } from './targets/ipc';
+
+/**
+ * Every fuzz target, in the order `npm run fuzz` runs them. Each has a name, an input generator
+ * (random and structured around valid examples), a property and a budget weight; see kit.ts.
+ * `npm test` runs each with a small budget (test/unit/fuzz/fuzz-targets.test.ts).
+ */
+export const fuzzTargets: readonly FuzzTarget[] = [
+  manifestTarget,
+  cardTarget,
+  uiLinksTarget,
+  sseTarget,
+  agentCallTarget,
+  runModelTarget,
+  jsonPatchTarget,
+  responseFormTarget,
+  resumeTarget,
+  ndefTarget,
+  type2Target,
+  jpegMarkersTarget,
+  photoTarget,
+  ipcSchemasTarget,
+  dispatcherTarget,
+  eventBusTarget,
+  threadTextTarget,
+  savedFilesTarget,
+];
