@@ -77,7 +77,7 @@ describe('JsonFileStore', () => {
     const contents = ['{"count": 1', '{"count": 2', '{"count": 3'];
     for (const content of contents) {
       await writeFile(join(dir, 'x.json'), content);
-      expect((await new JsonFileStore(join(dir, 'x.json'), schema, () => ({ count: 0 })).load()).notice).toBeDefined();
+      expect((await storeAt(join(dir, 'x.json')).load()).notice).toBeDefined();
     }
     const files = (await readdir(dir)).sort();
     expect(files).toHaveLength(3);
@@ -88,8 +88,8 @@ describe('JsonFileStore', () => {
   // key made a notice longer than app.info's notices allow (1,000 characters): app.info then failed.
   it('keeps the notice short whatever the file holds', async () => {
     const dir = await tempDir();
-    await writeFile(join(dir, 'x.json'), JSON.stringify({ count: 1, ['b'.repeat(5_000)]: true }));
-    const { notice } = await new JsonFileStore(join(dir, 'x.json'), schema, () => ({ count: 0 })).load();
+    await writeFile(join(dir, 'x.json'), JSON.stringify({ schemaVersion: 1, count: 1, ['b'.repeat(5_000)]: true }));
+    const { notice } = await storeAt(join(dir, 'x.json')).load();
     expect(notice).toContain('Unrecognized key');
     expect(notice!.length).toBeLessThanOrEqual(1_000);
   });
