@@ -92,7 +92,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
   }, [screen]);
 
   const skipToContent = (event: MouseEvent<HTMLAnchorElement>) => {
-    // Move focus without touching the URL (its fragment carries the web shell's launch secret on start).
+    // Move focus without touching the URL or the history.
     event.preventDefault();
     (headingRef.current ?? mainRef.current)?.focus();
   };
