@@ -13,8 +13,8 @@ import type { EventBus } from '../ipc/event-bus';
 import type { NetPolicy } from '../net/address-policy';
 import type { PhotoService } from '../photo/photo-service';
 import type { Logger } from '../platform/logger';
-import type { AgentRegistry } from '../services/agent-registry';
-import type { SettingsService } from '../services/settings-service';
+import type { AgentRegistry } from '../store/agent-registry';
+import type { SettingsService } from '../store/settings-service';
 import { openAgentCallSession, type AgentCallDriver } from './session-driver';
 
 /**
