@@ -5,6 +5,7 @@ import { builtInAgentCallDemoId, builtInAguiDemoId, builtInDemoAgentId, type Har
 import type { NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import { ServiceError } from '../../shared/ipc/errors';
 import { nfcSettingsOf } from '../../shared/settings/settings';
+import type { OAuthPort } from '../auth/oauth-port';
 import { createTalkieOAuth, privateUseScheme } from '../auth/talkie-oauth';
 import { createTokenStore } from '../auth/token-store';
 import { startDemo } from '../demo/start-demo';
@@ -14,7 +15,7 @@ import { a2aAgentView, identifyAgent } from '../agents/identify-agent';
 import { openSecretStore, type SecretStore } from '../secrets/secret-store';
 import { uniquePath, type ChooseDownloadPath } from '../talkie/download';
 import { EndpointApprovals } from '../talkie/endpoint-approvals';
-import { TalkieService, type DemoPort, type OAuthPort } from '../talkie/talkie-service';
+import { TalkieService, type DemoPort } from '../talkie/talkie-service';
 import { createDispatcher, type Dispatcher, type Handlers } from '../ipc/dispatcher';
 import { EventBus } from '../ipc/event-bus';
 import type { Logger } from '../platform/logger';
