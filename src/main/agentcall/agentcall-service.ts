@@ -7,7 +7,7 @@ import { builtInAgentCallDemoId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { NfcObject, NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import type { Problem } from '../../shared/talkie/problems';
-import { readAgentCallCard } from '../agents/identify-agent';
+import { readAgentCallCard } from './read-card';
 import type { TokenStore } from '../auth/token-store';
 import type { EventBus } from '../ipc/event-bus';
 import type { NetPolicy } from '../net/address-policy';
