@@ -11,7 +11,11 @@ import tseslint from 'typescript-eslint';
  *   src/shared   → nothing but itself and pure npm packages (no node:, electron, DOM libraries)
  *   src/renderer → src/shared and itself (no node:, electron, main, preload)
  *   src/preload  → src/shared and electron only
- *   src/main     → src/shared and itself (never renderer or preload)
+ *   src/main     → src/shared and itself (never renderer or preload), and inside it floor by floor, each
+ *                  importing only the floors below it (mainFloors; README "Architecture"):
+ *                  ground (net platform secrets store ipc) < auth < protocols and hardware
+ *                  (talkie agentcall agui nfc photo) < agents, demo < app < entries (electron webshell cli);
+ *                  only app/ and cli/ may import demo/.
  * test/unit/boundaries.test.ts proves each rule fires.
  */
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
@@ -20,8 +24,35 @@ const nodeAndElectron = {
   patterns: [{ group: ['node:*'], message: 'This runtime has no Node.js APIs.' }],
 };
 
-/** @param {string} from @param {string} message */
+/** @param {string | string[]} target @param {string | string[]} from @param {string} message */
 const zone = (target, from, message) => ({ target, from, message });
+
+/** src/main's floors, lowest first (test/unit/boundaries.test.ts checks every folder has one). */
+const mainFloors = {
+  ground: ['net', 'platform', 'secrets', 'store', 'ipc'],
+  auth: ['auth'],
+  protocols: ['talkie', 'agentcall', 'agui', 'nfc', 'photo'],
+  above: ['agents', 'demo'],
+  app: ['app'],
+  entries: ['electron', 'webshell', 'cli'],
+};
+/** @param {string[]} folders */
+const mainPaths = (folders) => folders.map((folder) => `./src/main/${folder}`);
+const floorOrder = /** @type {(keyof typeof mainFloors)[]} */ (Object.keys(mainFloors));
+/** Each floor may not import any floor above it. */
+const floorZones = floorOrder.slice(0, -1).map((floor, index) =>
+  zone(
+    mainPaths(mainFloors[floor]),
+    mainPaths(floorOrder.slice(index + 1).flatMap((above) => mainFloors[above])),
+    `src/main/${floor === 'above' ? 'agents and demo' : floor} imports only the floors below it (ground < auth < protocols and hardware < agents, demo < app < entries; README "Architecture").`,
+  ),
+);
+/** The demo is fenced: only the composition root and the CLI start it. */
+const demoFence = zone(
+  mainPaths(Object.values(mainFloors).flat().filter((folder) => !['app', 'cli', 'demo'].includes(folder))),
+  './src/main/demo',
+  'Only src/main/app and src/main/cli may import the built-in demo.',
+);
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'test/fixtures/lint/**'] },
@@ -49,6 +80,8 @@ export default tseslint.config(
             zone('./src/preload', './src/renderer', 'The preload imports only src/shared and electron.'),
             zone('./src/main', './src/renderer', 'Main never imports the renderer.'),
             zone('./src/main', './src/preload', 'Main never imports the preload.'),
+            ...floorZones,
+            demoFence,
           ],
         },
       ],

@@ -1,5 +1,5 @@
 import { memorySecretStore } from '../../src/main/secrets/secret-store';
-import { startAppServices, type AppServices, type AppServicesOptions } from '../../src/main/services/app-services';
+import { startAppServices, type AppServices, type AppServicesOptions } from '../../src/main/app/app-services';
 import type { MethodName, MethodResponse } from '../../src/shared/ipc/contract';
 import type { IpcResult } from '../../src/shared/ipc/errors';
 import { memoryLogger } from './logger';

@@ -7,14 +7,14 @@ import { builtInAgentCallDemoId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { NfcObject, NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import type { Problem } from '../../shared/talkie/problems';
-import { readAgentCallCard } from '../agents/identify-agent';
+import { readAgentCallCard } from './read-card';
 import type { TokenStore } from '../auth/token-store';
 import type { EventBus } from '../ipc/event-bus';
 import type { NetPolicy } from '../net/address-policy';
 import type { PhotoService } from '../photo/photo-service';
 import type { Logger } from '../platform/logger';
-import type { AgentRegistry } from '../services/agent-registry';
-import type { SettingsService } from '../services/settings-service';
+import type { AgentRegistry } from '../store/agent-registry';
+import type { SettingsService } from '../store/settings-service';
 import { openAgentCallSession, type AgentCallDriver } from './session-driver';
 
 /**

@@ -1,8 +1,9 @@
-import type { A2AAgent, AgentCallCard, CardValidation } from '../../shared/agentcall/card';
+import type { A2AAgent } from '../../shared/agentcall/card';
 import type { A2AAgentView } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { Problem } from '../../shared/talkie/problems';
 import { discoverAgentCard } from '../agentcall/discovery';
+import { cardRefusal, type AgentCallAgent } from '../agentcall/read-card';
 import type { NetPolicy } from '../net/address-policy';
 import { discoverTalkie } from '../talkie/discovery';
 
@@ -16,7 +17,7 @@ import { discoverTalkie } from '../talkie/discovery';
  */
 export type IdentifiedAgent =
   | { protocol: 'talkie' }
-  | { protocol: 'agentcall'; cardUrl: string; card: AgentCallCard; problems: Problem[] }
+  | AgentCallAgent
   | { protocol: 'a2a'; cardUrl: string; a2a: A2AAgent; problems: Problem[] };
 
 export async function identifyAgent(url: string, policy: NetPolicy): Promise<IdentifiedAgent> {
@@ -37,39 +38,6 @@ export async function identifyAgent(url: string, policy: NetPolicy): Promise<Ide
   const network = problems.find((problem) => problem.code.startsWith('net_'));
   if (network) throw new ServiceError('network_error', network.message, undefined, true);
   throw new ServiceError('not_found', `No Talkie manifest and no AgentCall agent card was found at ${new URL(url).host}. Check the address.`);
-}
-
-/**
- * The agent card alone, for opening an AgentCall session on an agent already identified as one
- * (no Talkie manifest is read): the usable card, or the same refusals as `identifyAgent`.
- */
-export async function readAgentCallCard(url: string, policy: NetPolicy): Promise<Extract<IdentifiedAgent, { protocol: 'agentcall' }>> {
-  const card = await discoverAgentCard(url, { allowLocalHttp: policy.allowLocalHttp, policy });
-  if (!card.ok) {
-    const network = card.problems.find((problem) => problem.code.startsWith('net_'));
-    if (network) throw new ServiceError('network_error', network.message, undefined, true);
-    throw new ServiceError('not_found', `No AgentCall agent card was found at ${new URL(url).host}. Check the address.`);
-  }
-  if (card.validation.ok && card.validation.kind === 'agentcall') return { protocol: 'agentcall', cardUrl: card.cardUrl, card: card.validation.card, problems: card.validation.problems };
-  throw cardRefusal(card.validation);
-}
-
-/** Why a card that was read cannot be used. */
-function cardRefusal(validation: CardValidation): ServiceError {
-  if (validation.kind === 'agentcall') return incompatible('AgentDesk cannot talk to this agent', validation.problems);
-  if (validation.kind === 'a2a') {
-    return incompatible('This is an A2A agent without the AgentCall extension; AgentDesk talks to A2A agents only through AgentCall', validation.problems);
-  }
-  return incompatible('The agent card is not a valid A2A Agent Card', validation.problems);
-}
-
-/** "Summary: reason (path) reason …", or "Summary." when there is no reason to list (no dangling colon). */
-function incompatible(summary: string, problems: readonly Problem[]): ServiceError {
-  const reasons = problems
-    .slice(0, 5)
-    .map((problem) => `${problem.message}${problem.path ? ` (${problem.path})` : ''}`)
-    .join(' ');
-  return new ServiceError('incompatible', (reasons === '' ? `${summary}.` : `${summary}: ${reasons}`).slice(0, 1000));
 }
 
 /** What the renderer's A2A page shows of a plain A2A agent, within the contract's bounds. */

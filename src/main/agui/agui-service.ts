@@ -16,10 +16,10 @@ import type { TokenStore } from '../auth/token-store';
 import type { EventBus } from '../ipc/event-bus';
 import type { NetPolicy } from '../net/guarded-fetch';
 import type { Logger } from '../platform/logger';
-import type { AgentRegistry } from '../services/agent-registry';
-import { JsonFileStore } from '../services/json-file-store';
-import type { NoticeSink } from '../services/notices';
-import type { SettingsService } from '../services/settings-service';
+import type { AgentRegistry } from '../store/agent-registry';
+import { JsonFileStore } from '../store/json-file-store';
+import type { NoticeSink } from '../store/notices';
+import type { SettingsService } from '../store/settings-service';
 import { runAgui, type AguiRunEnd } from './agui-client';
 
 /**

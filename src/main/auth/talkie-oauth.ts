@@ -1,7 +1,7 @@
 import clientDocument from '../../../resources/oauth/client.json';
 import { guardedFetch } from '../net/guarded-fetch';
 import type { Logger } from '../platform/logger';
-import type { OAuthPort } from '../talkie/talkie-service';
+import type { OAuthPort } from './oauth-port';
 import { accessToken, AuthError, signIn, signOut, type OAuthConfig } from './oauth-client';
 import type { TokenStore } from './token-store';
 

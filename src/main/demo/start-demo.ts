@@ -1,6 +1,6 @@
 import { defaultOAuthClientId } from '../auth/talkie-oauth';
 import type { Logger } from '../platform/logger';
-import type { NoticeSink } from '../services/notices';
+import type { NoticeSink } from '../store/notices';
 import { startAgentCallDemoServer } from './agentcall/agentcall-demo-server';
 import { startAguiDemoServer } from './agui/agui-demo-server';
 import { startTalkieDemoServer } from './talkie-demo-server';

@@ -9,7 +9,7 @@ import { fail } from '../../shared/ipc/errors';
 import { pageSecurityHeaders } from '../platform/content-security-policy';
 import { createLogger } from '../platform/logger';
 import { readStaticFile } from '../platform/static-files';
-import { startAppServices, type AppServices } from '../services/app-services';
+import { startAppServices, type AppServices } from '../app/app-services';
 import { CrashReloadPolicy, crashLoopMessage } from './crash-reload';
 import {
   appEntryUrl,

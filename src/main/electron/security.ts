@@ -1,5 +1,5 @@
 import type { MediaKind } from '../../shared/ipc/contract';
-import type { MediaPermissions } from '../services/media-permissions';
+import type { MediaPermissions } from '../app/media-permissions';
 
 /**
  * Electron security policies as plain functions and constants, so each checklist item has one

@@ -3,7 +3,7 @@ import { open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { GuardedResponse } from '../net/guarded-fetch';
-import { isFileSystemError, reasonInWords } from '../services/json-file-store';
+import { isFileSystemError, reasonInWords } from '../store/json-file-store';
 
 /** Asks where to save a download (Electron's save dialog; the web shell's Downloads folder). Undefined: the user cancelled. */
 export type ChooseDownloadPath = (suggestedName: string) => Promise<string | undefined>;

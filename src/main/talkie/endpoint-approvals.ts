@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
-import type { NoticeSink } from '../services/notices';
-import { JsonFileStore } from '../services/json-file-store';
+import type { NoticeSink } from '../store/notices';
+import { JsonFileStore } from '../store/json-file-store';
 
 const approvalsSchema = z.strictObject({
   schemaVersion: z.literal(1),

@@ -5,25 +5,18 @@ import { safeLink, type Action } from '../../shared/talkie/content';
 import type { RunUpdate } from '../../shared/talkie/conversation';
 import type { ServerView } from '../../shared/talkie/ipc-schemas';
 import { interpretEvent } from '../../shared/talkie/run-events';
+import type { OAuthPort } from '../auth/oauth-port';
 import type { TokenStore } from '../auth/token-store';
 import type { EventBus } from '../ipc/event-bus';
 import type { NetPolicy } from '../net/guarded-fetch';
 import type { Logger } from '../platform/logger';
-import type { AgentRegistry } from '../services/agent-registry';
-import type { SettingsService } from '../services/settings-service';
+import type { AgentRegistry } from '../store/agent-registry';
+import type { SettingsService } from '../store/settings-service';
 import { fetchLogo, ManifestCache, type DiscoveredServer } from './discovery';
 import { safeFileName, saveResponse, type ChooseDownloadPath } from './download';
 import type { EndpointApprovals } from './endpoint-approvals';
 import { describe, limits, TalkieClient, TalkieError, type RunOutcome, type TokenSource } from './talkie-client';
 import { threadItems, threadList } from './thread-view';
-
-/** Sign-in through OAuth (src/main/auth); absent until it is wired, then `signIn` reports why. */
-export interface OAuthPort {
-  signIn(server: DiscoveredServer): Promise<void>;
-  /** A fresh access token after a 401, or undefined when the user must sign in again. */
-  refresh(serverId: string): Promise<string | undefined>;
-  signOut(serverId: string): Promise<void>;
-}
 
 /** The built-in demo agent, started on first use. */
 export interface DemoPort {

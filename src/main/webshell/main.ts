@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import packageJson from '../../../package.json';
 import { createLogger } from '../platform/logger';
 import { resolveUserDataDir } from '../platform/paths';
-import { startAppServices } from '../services/app-services';
+import { startAppServices } from '../app/app-services';
 import { chromiumSandbox, findChromium, openInChromium, openWithSystemBrowser, userNamespacesAvailable, writeLaunchFile } from './browser';
 import { defaultLaunchCodeTtlMs, startWebShell } from './server';
 

@@ -8,7 +8,7 @@ import type { CallContext } from '../ipc/dispatcher';
 import { pageSecurityHeaders } from '../platform/content-security-policy';
 import type { Logger } from '../platform/logger';
 import { readStaticFile } from '../platform/static-files';
-import type { AppServices } from '../services/app-services';
+import type { AppServices } from '../app/app-services';
 
 export interface WebShellOptions {
   /** The built renderer (out/renderer). */

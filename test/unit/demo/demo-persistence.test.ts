@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DemoStatePersister, demoStateLimits, demoStateSchema, restoreDemoState, snapshotDemoState, type DemoState } from '../../../src/main/demo/demo-persistence';
 import { demoUser, UserSpace } from '../../../src/main/demo/demo-store';
 import type { TalkieDemoServer } from '../../../src/main/demo/talkie-demo-server';
-import { JsonFileStore } from '../../../src/main/services/json-file-store';
+import { JsonFileStore } from '../../../src/main/store/json-file-store';
 import { memoryLogger } from '../../support/logger';
 import { chattrUnavailable, useFaultyFolders } from '../../support/faulty-folders';
 import { useTempDirs } from '../../support/temp-dir';

@@ -2,7 +2,7 @@ import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { JsonFileStore, type StoreFs } from '../../../src/main/services/json-file-store';
+import { JsonFileStore, type StoreFs } from '../../../src/main/store/json-file-store';
 import { ServiceError } from '../../../src/shared/ipc/errors';
 import type { SavedFileFormat } from '../../../src/shared/storage/saved-file-format';
 import { chattrUnavailable, tmpfsUnavailable, useFaultyFolders } from '../../support/faulty-folders';

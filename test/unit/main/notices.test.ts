@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventBus } from '../../../src/main/ipc/event-bus';
-import { Notices, noticeLimits } from '../../../src/main/services/notices';
+import { Notices, noticeLimits } from '../../../src/main/store/notices';
 import { memoryLogger } from '../../support/logger';
 
 describe('Notices', () => {

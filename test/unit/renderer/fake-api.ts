@@ -25,7 +25,7 @@ import { applySettingsPatch, defaultSettings, type Settings } from '../../../src
 import type { Action } from '../../../src/shared/talkie/content';
 import type { ConversationItem } from '../../../src/shared/talkie/conversation';
 import type { ServerView } from '../../../src/shared/talkie/ipc-schemas';
-import { UiMemory } from '../../../src/main/services/ui-memory';
+import { UiMemory } from '../../../src/main/app/ui-memory';
 
 type Handler<M extends MethodName> = (request: MethodRequest<M>) => IpcResult<MethodResponse<M>> | Promise<IpcResult<MethodResponse<M>>>;
 type Handlers = { [M in MethodName]: Handler<M> };

@@ -1,0 +1,14 @@
+import type { TalkieManifest } from '../../shared/talkie/manifest';
+
+/**
+ * Sign-in through OAuth as the Talkie service asks for it (implemented by `createTalkieOAuth`);
+ * absent until it is wired, then `signIn` reports why. It lives here, not in src/main/talkie, so
+ * auth never imports a protocol folder (talkie imports auth, not the other way round).
+ */
+export interface OAuthPort {
+  /** `server` is the discovered Talkie server (its validated manifest is all sign-in reads). */
+  signIn(server: { manifest: TalkieManifest }): Promise<void>;
+  /** A fresh access token after a 401, or undefined when the user must sign in again. */
+  refresh(serverId: string): Promise<string | undefined>;
+  signOut(serverId: string): Promise<void>;
+}
