@@ -119,6 +119,12 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
         throw error;
       })),
   };
+  /** The address of one of the demo's sides (starting the demo on first use), or not_found when this run has none. */
+  const demoSideUrl = async (side: 'aguiUrl' | 'agentCallCardUrl'): Promise<string> => {
+    const url = (await demo.start())[side];
+    if (!url) throw new ServiceError('not_found', `The built-in demo has no ${side === 'aguiUrl' ? 'plain AG-UI' : 'AgentCall'} side in this run.`);
+    return url;
+  };
   const tokens = createTokenStore(secrets);
   const agui = await AguiService.open(
     {
@@ -128,11 +134,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
       events,
       tokens,
       log,
-      demoUrl: async () => {
-        const started = await demo.start();
-        if (!started.aguiUrl) throw new ServiceError('not_found', 'The built-in demo has no plain AG-UI side in this run.');
-        return started.aguiUrl;
-      },
+      demoUrl: () => demoSideUrl('aguiUrl'),
     },
     notices,
   );
@@ -187,11 +189,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     tokens,
     photos,
     log,
-    demoCardUrl: async () => {
-      const started = await demo.start();
-      if (!started.agentCallCardUrl) throw new ServiceError('not_found', 'The built-in demo has no AgentCall side in this run.');
-      return started.agentCallCardUrl;
-    },
+    demoCardUrl: () => demoSideUrl('agentCallCardUrl'),
     readerConnected: options.agentCallNfc?.readerConnected ?? (() => nfc?.status().readers.some((reader) => reader.connected) ?? false),
     ...(options.agentCallNfc
       ? { onNfcResult: options.agentCallNfc.onResult }
@@ -261,7 +259,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
       return { agentId: builtInAgentCallDemoId };
     },
     'demo.openAgui': async () => {
-      if (!(await demo.start()).aguiUrl) throw new ServiceError('not_found', 'The built-in demo has no plain AG-UI side in this run.');
+      await demoSideUrl('aguiUrl');
       return { agentId: builtInAguiDemoId };
     },
     'agui.open': ({ agentId }) => agui.open(agentId),
