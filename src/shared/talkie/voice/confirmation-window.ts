@@ -103,9 +103,9 @@ export function stepWindow(state: WindowState, input: WindowInput, config: Windo
     case 'action.settled':
       return current === input.actionId && state.phase !== 'deciding' ? close(config, input.actionId, 'settled') : same();
     case 'clock': {
-      if (current === undefined || state.phase === 'deciding' || state.phase === 'idle' || state.phase === 'closed') return same();
+      if (state.phase !== 'proposing' && state.phase !== 'open') return same();
       const expiresAt = state.proposal.expiresAt === undefined ? Number.NaN : Date.parse(state.proposal.expiresAt);
-      return input.now >= expiresAt ? close(config, current, 'expired') : same();
+      return input.now >= expiresAt ? close(config, state.proposal.actionId, 'expired') : same();
     }
     case 'hangup':
       return current !== undefined && state.phase !== 'deciding' ? close(config, current, 'hangup') : same();
