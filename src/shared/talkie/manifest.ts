@@ -52,9 +52,26 @@ export interface TalkieManifest {
   crossOriginEndpoints: { name: EndpointName; url: string }[];
   maxMessageChars?: number;
   testMode: boolean;
+  /** `capabilities.voice` when well-formed (§10); whether voice is offered is `voiceAvailability` (voice/voice-session.ts). */
+  voice?: VoiceCapability;
+  /** `capabilities.actions.voiceConfirm === true` (§10.4, C1). */
+  voiceConfirm: boolean;
   /** Raw capabilities (voice, actions, cards), for later features. */
   capabilities: Record<string, unknown>;
 }
+
+/** §1 `capabilities.voice`; signalling hosts are lower-cased here, once. */
+export interface VoiceCapability {
+  transports: string[];
+  eventProtocols: string[];
+  signalingHosts: string[];
+}
+
+const voiceCapabilitySchema = z.looseObject({
+  transports: z.array(z.string().max(40)).max(10),
+  eventProtocols: z.array(z.string().max(60)).max(10),
+  signalingHosts: z.array(z.string().min(1).max(253)).min(1).max(20),
+});
 
 export type ManifestValidation = { ok: true; manifest: TalkieManifest; problems: Problem[] } | { ok: false; problems: Problem[] };
 
@@ -122,6 +139,7 @@ export function validateManifest(json: unknown, fetchedFrom: string): ManifestVa
     if (url && (originOf(url) === issuerOrigin || url.startsWith('https://'))) logo = url;
     else problems.push({ code: 'logo_invalid', path: '/brand/logo', message: 'The logo must be a same-origin path or an https URL; it is not shown.' });
   }
+  const voice = parseVoiceCapability(m.capabilities?.voice, problems);
   const fatal = problems.some((problem) => ['issuer_invalid', 'issuer_mismatch', 'endpoint_missing'].includes(problem.code));
   if (fatal || !issuerOrigin) return { ok: false, problems };
   const manifest: TalkieManifest = {
@@ -137,13 +155,29 @@ export function validateManifest(json: unknown, fetchedFrom: string): ManifestVa
     endpoints,
     crossOriginEndpoints,
     testMode: m.testMode === true,
+    voiceConfirm: (m.capabilities?.actions as { voiceConfirm?: unknown } | undefined)?.voiceConfirm === true,
     capabilities: { ...m.capabilities },
   };
+  if (voice !== undefined) manifest.voice = voice;
   if (m.description !== undefined) manifest.description = m.description;
   if (m.locale !== undefined) manifest.locale = m.locale;
   if (logo !== undefined) manifest.logo = logo;
   if (m.limits?.maxMessageChars !== undefined) manifest.maxMessageChars = m.limits.maxMessageChars;
   return { ok: true, manifest, problems };
+}
+
+/** A malformed `capabilities.voice` is a note, not a refusal: the server stays usable, without voice. */
+function parseVoiceCapability(raw: unknown, problems: Problem[]): VoiceCapability | undefined {
+  if (raw === undefined) return undefined;
+  const parsed = voiceCapabilitySchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const path = pointer(['capabilities', 'voice', ...(issue?.path ?? []).map((p) => (typeof p === 'symbol' ? String(p) : p))]);
+    problems.push({ code: 'voice_capability_invalid', path, message: `capabilities.voice is malformed (${issue?.message ?? 'invalid'}); voice is not offered.` });
+    return undefined;
+  }
+  const { transports, eventProtocols, signalingHosts } = parsed.data;
+  return { transports, eventProtocols, signalingHosts: signalingHosts.map((host) => host.toLowerCase()) };
 }
 
 /**
