@@ -8,6 +8,7 @@ import type { AguiServerView } from '../../shared/agui/ipc-schemas';
 import type { JsonObject } from '../../shared/agui/json-values';
 import { addUserMessage, applyAguiEvent, beginRun, createThread, historyMessages, markRequestFailed, markStreamDropped, openInterrupts, type AguiThreadView } from '../../shared/agui/run-model';
 import { aguiThreadFileFormat, aguiThreadViewSchema, restoreThread } from '../../shared/agui/thread-persistence';
+import { diffThread } from '../../shared/agui/thread-update';
 import { builtInAguiDemoId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
@@ -33,9 +34,10 @@ import { runAgui, type AguiRunEnd } from './agui-client';
  *
  * A run: `send`/`resume`/`retry` build the RunAgentInput (same threadId, a new runId, the whole
  * history — plain AG-UI servers are stateless —, the state, forwardedProps, `resume[]`), answer
- * `{ runId }` at once and stream afterwards. Each event is folded into main's copy with
- * `applyAguiEvent` and forwarded raw as `agui.events` (one batch per tick, ≤ 200 events); the end is
- * `agui.runEnded` with main's thread. A stream that closes or breaks before the run's terminal event
+ * `{ runId }` at once and stream afterwards. Main folds, the renderer shows: each event is folded
+ * into main's thread with `applyAguiEvent`, and once per tick (or every 200 events) what the fold
+ * changed goes to the renderer as `agui.update` (`diffThread`: changed fields and items, never the
+ * raw events nor the whole thread); the end is `agui.runEnded` with main's thread. A stream that closes or breaks before the run's terminal event
  * is `markStreamDropped` (shown as interrupted, with Retry); a request refused before any stream is
  * `markRequestFailed` with the error code (`sign_in_required`, `invalid_request`, `server_error`,
  * `network_error`, `protocol_error`, …). One run per agent at a time; `send` is refused while
@@ -57,9 +59,9 @@ export interface AguiServiceDeps {
 }
 
 export const aguiServiceLimits = {
-  /** Events per `agui.events`. */
+  /** Events folded per `agui.update`. */
   eventsPerBatch: 200,
-  /** Characters of event data per `agui.events` (a batch is closed once it holds this much). */
+  /** Characters of event data folded per `agui.update` (a batch is closed once it holds this much). */
   batchChars: 1024 * 1024,
   servers: 500,
 } as const;
@@ -300,16 +302,19 @@ export class AguiService {
 
   private async stream(agentId: string, target: Target, state: AgentState, run: ActiveRun, input: Parameters<typeof runAgui>[0]['input'], token: string | undefined): Promise<void> {
     const { runId } = run;
-    let pending: unknown[] = [];
+    // The thread as the renderer has it (main's, at the last update it was sent).
+    let sent = state.thread;
+    let pending = 0;
     let pendingChars = 0;
     let scheduled = false;
     const flush = () => {
       scheduled = false;
-      if (pending.length === 0) return;
-      const events = pending;
-      pending = [];
+      if (pending === 0) return;
+      pending = 0;
       pendingChars = 0;
-      this.deps.events.emit('agui.events', { agentId, runId, events });
+      const update = diffThread(sent, state.thread);
+      sent = state.thread;
+      if (update !== undefined) this.deps.events.emit('agui.update', { agentId, runId, update });
     };
     run.flush = flush;
     let unknownLines = 0;
@@ -320,9 +325,9 @@ export class AguiService {
         { endpoint: target.endpoint, input, ...(token === undefined ? {} : { token }), policy: target.policy, signal: run.abort.signal, ...(this.deps.idleMs === undefined ? {} : { idleMs: this.deps.idleMs }) },
         {
           onEvent: (event, dataChars) => {
+            if (pending >= aguiServiceLimits.eventsPerBatch || pendingChars + dataChars > aguiServiceLimits.batchChars) flush();
             state.thread = applyAguiEvent(state.thread, event);
-            if (pending.length >= aguiServiceLimits.eventsPerBatch || pendingChars + dataChars > aguiServiceLimits.batchChars) flush();
-            pending.push(event);
+            pending += 1;
             pendingChars += dataChars;
             if (!scheduled) {
               scheduled = true;

@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { aguiThreadViewSchema } from './thread-persistence';
+import { aguiThreadUpdateSchema } from './thread-update';
 
 /**
  * What crosses IPC about plain AG-UI servers (an endpoint URL that takes a POST of RunAgentInput
  * and answers with an SSE stream of AG-UI events). Main holds the thread (and saves it, so open
- * interrupts survive a restart), the bearer token (keychain) and the per-server forwardedProps;
- * it forwards the validated-on-arrival raw events, which the renderer folds with the same
- * `applyAguiEvent`, and ends each run with the authoritative thread.
+ * interrupts survive a restart), the bearer token (keychain) and the per-server forwardedProps.
+ * Main folds, the renderer shows: main folds every raw AG-UI event into its thread and sends the
+ * renderer only what the fold changed (`agui.update`, thread-update.ts); no raw event crosses IPC,
+ * so what main drops or folds differently can never reach the screen. Each run ends with the
+ * authoritative thread (`agui.runEnded`).
  */
 
 const agentId = z.string().min(1).max(64);
@@ -35,7 +38,7 @@ export const aguiMethods = {
   'agui.open': { request: z.strictObject({ agentId }), response: aguiServerViewSchema },
   /**
    * Sends user text as a new run on the same thread (new runId; the whole history goes along, as
-   * AG-UI expects). Returns at once; events arrive as `agui.events`, the end as `agui.runEnded`.
+   * AG-UI expects). Returns at once; the run's changes arrive as `agui.update`, the end as `agui.runEnded`.
    * Refused (`rejected`) while interrupts are open: answer them with `agui.resume`.
    */
   'agui.send': { request: z.strictObject({ agentId, messageId: z.string().min(1).max(200), text: z.string().min(1).max(100_000) }), response: z.strictObject({ runId }) },
@@ -59,8 +62,12 @@ export const aguiMethods = {
 } as const;
 
 export const aguiEvents = {
-  /** Raw AG-UI events of the run, in order (fold with applyAguiEvent; invalid ones become notes there too). */
-  'agui.events': z.strictObject({ agentId, runId, events: z.array(z.unknown()).min(1).max(200) }),
+  /**
+   * What main's fold of the run's latest events (one tick's worth) changed in its thread: the
+   * changed fields, and the changed or new items (a streaming text as the text appended). Apply with
+   * `applyThreadUpdate`; it names the thread state it applies to and is refused on any other.
+   */
+  'agui.update': z.strictObject({ agentId, runId, update: aguiThreadUpdateSchema }),
   /** The run ended (finished, interrupted, failed, dropped or cancelled): the thread as main now holds it. */
   'agui.runEnded': z.strictObject({ agentId, runId, thread: aguiThreadSchema }),
 } as const;

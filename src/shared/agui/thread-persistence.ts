@@ -41,7 +41,8 @@ const answerFieldSchema = z.strictObject({
 }) satisfies z.ZodType<AnswerField>;
 const answerFieldsSchema = z.array(answerFieldSchema).max(answerLimits.fields);
 
-const itemSchema = z.discriminatedUnion('kind', [
+/** One transcript item, every bound of the run model. */
+export const aguiItemSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('user'), id, text: s(aguiLimits.userTextChars), ...lane }),
   z.strictObject({ kind: z.literal('text'), id, role: z.enum(['developer', 'system', 'assistant', 'user']), name: s(aguiLimits.nameChars).optional(), text: s(aguiLimits.textChars), streaming: z.boolean(), truncated: z.literal(true).optional(), ...lane }),
   z.strictObject({ kind: z.literal('reasoning'), id, spanId: id.optional(), text: s(aguiLimits.reasoningChars), streaming: z.boolean(), truncated: z.literal(true).optional(), encryptedHidden: z.literal(true).optional(), ...lane }),
@@ -110,7 +111,7 @@ export const aguiThreadViewSchema = z.strictObject({
   threadId: id,
   runId: id.optional(),
   runState: z.enum(['idle', 'starting', 'running', 'finished', 'awaitingInput', 'cancelled', 'error', 'dropped']),
-  items: z.array(itemSchema).max(aguiLimits.items),
+  items: z.array(aguiItemSchema).max(aguiLimits.items),
   steps: z.array(stepSchema).max(aguiLimits.steps),
   subagents: z.array(subagentSchema).max(aguiLimits.subagents),
   interrupts: z.array(interruptSchema).max(interruptLimits.kept + interruptLimits.perRun),

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAguiDemoServer, type AguiDemoOptions, type AguiDemoServer } from '../../../src/main/demo/agui/agui-demo-server';
 import { buildResume, type InterruptAnswer } from '../../../src/shared/agui/interrupts';
-import { addUserMessage, applyAguiEvent, beginRun, openInterrupts, type AguiItem, type AguiThreadView } from '../../../src/shared/agui/run-model';
+import { addUserMessage, beginRun, openInterrupts, type AguiItem, type AguiThreadView } from '../../../src/shared/agui/run-model';
+import { applyThreadUpdate, type AguiThreadUpdate } from '../../../src/shared/agui/thread-update';
 import { builtInAguiDemoId, type EventPayload } from '../../../src/shared/ipc/contract';
 import type { IpcResult } from '../../../src/shared/ipc/errors';
 import { memoryLogger } from '../../support/logger';
@@ -53,17 +54,17 @@ function value<T>(result: IpcResult<T>): T {
   return result.value;
 }
 
-/** What the renderer sees: every agui.events batch and agui.runEnded, by runId. */
+/** What the renderer sees: every agui.update and agui.runEnded, by runId. */
 function watch(app: TestServices) {
-  const batches: EventPayload<'agui.events'>[] = [];
+  const updates: EventPayload<'agui.update'>[] = [];
   const ended = new Map<string, EventPayload<'agui.runEnded'>>();
   const waiting = new Map<string, (end: EventPayload<'agui.runEnded'>) => void>();
-  const firstBatch = new Map<string, () => void>();
+  const firstUpdate = new Map<string, () => void>();
   app.events.connect((channel, payload) => {
-    if (channel === 'agentdesk:event:agui.events') {
-      const batch = payload as EventPayload<'agui.events'>;
-      batches.push(batch);
-      firstBatch.get(batch.runId)?.();
+    if (channel === 'agentdesk:event:agui.update') {
+      const update = payload as EventPayload<'agui.update'>;
+      updates.push(update);
+      firstUpdate.get(update.runId)?.();
     }
     if (channel === 'agentdesk:event:agui.runEnded') {
       const end = payload as EventPayload<'agui.runEnded'>;
@@ -72,11 +73,20 @@ function watch(app: TestServices) {
     }
   });
   return {
-    batches,
-    events: (runId: string) => batches.filter((batch) => batch.runId === runId).flatMap((batch) => batch.events),
+    all: updates,
+    updates: (runId: string) => updates.filter((update) => update.runId === runId).map((update) => update.update),
     ended: (runId: string) => new Promise<EventPayload<'agui.runEnded'>>((resolve) => (ended.has(runId) ? resolve(ended.get(runId)!) : waiting.set(runId, resolve))),
-    firstBatch: (runId: string) => new Promise<void>((resolve) => (batches.some((batch) => batch.runId === runId) ? resolve() : firstBatch.set(runId, resolve))),
+    firstUpdate: (runId: string) => new Promise<void>((resolve) => (updates.some((update) => update.runId === runId) ? resolve() : firstUpdate.set(runId, resolve))),
   };
+}
+
+/** The renderer's side: `base` with every update applied (each must apply to what the previous one made). */
+function applyAll(base: AguiThreadView, updates: readonly AguiThreadUpdate[]): AguiThreadView {
+  return updates.reduce<AguiThreadView>((view, update) => {
+    const next = applyThreadUpdate(view, update);
+    if (next === undefined) throw new Error('an update did not apply to the thread the previous ones made');
+    return next;
+  }, base);
 }
 
 type Watch = ReturnType<typeof watch>;
@@ -84,7 +94,7 @@ type Watch = ReturnType<typeof watch>;
 async function runTo(watcher: Watch, call: Promise<IpcResult<{ runId: string }>>) {
   const { runId } = value(await call);
   const end = await watcher.ended(runId);
-  return { runId, end, thread: end.thread, events: watcher.events(runId) };
+  return { runId, end, thread: end.thread, updates: watcher.updates(runId) };
 }
 
 const texts = (thread: AguiThreadView) => thread.items.filter((item): item is Extract<AguiItem, { kind: 'text' }> => item.kind === 'text').map((item) => item.text);
@@ -136,7 +146,7 @@ async function addAguiAgent(app: TestServices, url: string): Promise<string> {
 }
 
 describe('plain AG-UI servers through the contract, against the demo agent', () => {
-  it('streams a run: events reach agui.events in batches, folding them gives agui.runEnded’s thread', async () => {
+  it('streams a run: main folds the events and sends what changed (agui.update); applying the updates gives agui.runEnded’s thread', async () => {
     const demo = await demoServer();
     const app = await services(await tempDir(), demo.url);
     const watcher = watch(app);
@@ -145,16 +155,20 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const opened = value(await app.call('agui.open', { agentId: builtInAguiDemoId }));
     expect(opened).toMatchObject({ endpoint: demo.url, hasToken: false, forwardedProps: '{}', thread: { runState: 'idle', items: [] } });
 
-    const { runId, thread, events } = await runTo(watcher, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-1', text: 'What would change?' }));
+    const { runId, thread, updates } = await runTo(watcher, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-1', text: 'What would change?' }));
     expect(thread.runState).toBe('finished');
     expect(thread.runId).toBe(runId);
-    expect(watcher.batches.every((batch) => batch.events.length >= 1 && batch.events.length <= 200)).toBe(true);
-    expect(events.map((event) => (event as { type: string }).type)).toEqual(expect.arrayContaining(['RUN_STARTED', 'REASONING_START', 'STEP_STARTED', 'TOOL_CALL_ARGS', 'ACTIVITY_DELTA', 'TEXT_MESSAGE_CHUNK', 'RUN_FINISHED']));
+    // The run streamed: main sent several updates, the run's states among them, and the streamed text as what was appended.
+    expect(updates.length).toBeGreaterThan(1);
+    expect(updates.map((update) => update.set.runState).filter((state) => state !== undefined)).toEqual(['running', 'finished']);
+    expect(updates.some((update) => update.items?.changed.some((change) => 'append' in change))).toBe(true);
+    // None carries the raw events, and an update sends only what changed, not the whole thread again.
+    expect(JSON.stringify(updates)).not.toContain('TEXT_MESSAGE_CHUNK');
+    expect(updates.every((update) => (update.items?.changed.length ?? 0) < thread.items.length)).toBe(true);
 
-    // The renderer's fold: the thread from agui.open, the user's message, beginRun, then every event.
-    let folded = beginRun(addUserMessage(opened.thread, { id: 'user-1', text: 'What would change?' }), { runId });
-    for (const event of events) folded = applyAguiEvent(folded, event);
-    expect(folded).toEqual(thread);
+    // The renderer's side: the thread from agui.open, the user's message, beginRun, then every update.
+    const applied = applyAll(beginRun(addUserMessage(opened.thread, { id: 'user-1', text: 'What would change?' }), { runId }), updates);
+    expect(applied).toEqual(thread);
 
     const reasoning = ofKind(thread, 'reasoning');
     expect(reasoning).toEqual([expect.objectContaining({ text: expect.stringContaining('The user wants'), encryptedHidden: true, streaming: false })]);
@@ -216,11 +230,10 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     expect(openInterrupts(reopened.thread).map((open) => open.id)).toEqual([interrupt!.id]);
 
     const resumed = await runTo(watcher, app.call('agui.resume', { agentId: builtInAguiDemoId, answers }));
-    // The renderer's fold of a resume run: beginRun with the same resume main built.
+    // The renderer's side of a resume run: beginRun with the same resume main built.
     const built = buildResume(openInterrupts(reopened.thread), answers as Record<string, InterruptAnswer>, Date.now());
-    let folded = beginRun(reopened.thread, { runId: resumed.runId, ...(built.ok ? { resume: built.resume } : {}) });
-    for (const event of resumed.events) folded = applyAguiEvent(folded, event);
-    expect(folded).toEqual(resumed.thread);
+    const applied = applyAll(beginRun(reopened.thread, { runId: resumed.runId, ...(built.ok ? { resume: built.resume } : {}) }), resumed.updates);
+    expect(applied).toEqual(resumed.thread);
 
     expect(resumed.thread.runState).toBe('finished');
     expect(resumed.thread.interrupts.find((entry) => entry.id === interrupt!.id)?.status).toBe('resolved');
@@ -268,7 +281,7 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const app = await services(await tempDir(), demo.url);
     const watcher = watch(app);
     const { runId } = value(await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u1', text: 'go slow' }));
-    await watcher.firstBatch(runId);
+    await watcher.firstUpdate(runId);
     expect(await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u2', text: 'again' })).toMatchObject({ ok: false, error: { code: 'rejected' } });
     expect(await app.call('agui.newThread', { agentId: builtInAguiDemoId })).toMatchObject({ ok: false, error: { code: 'rejected' } });
     expect(value(await app.call('agui.cancel', { agentId: builtInAguiDemoId }))).toEqual({ cancelled: true });
@@ -289,7 +302,7 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     proxy.seen.cutWhen = 'Slowly';
     const dropped = await runTo(watcher, app.call('agui.send', { agentId, messageId: 'u1', text: 'slow please' }));
     expect(dropped.thread).toMatchObject({ runState: 'dropped', error: { code: 'stream_dropped' } });
-    expect(dropped.events.length).toBeGreaterThan(0);
+    expect(dropped.updates.length).toBeGreaterThan(0);
     expect(ofKind(dropped.thread, 'toolCall')[0]?.state).toBe('completed');
 
     proxy.seen.cutWhen = undefined;
@@ -402,9 +415,9 @@ describe('a hostile AG-UI server', () => {
     expect(run.thread).toMatchObject({ runState: 'dropped', error: { code: 'event_too_large' } });
     expect(run.thread.notes.map((note) => note.code)).toEqual(expect.arrayContaining(['event_not_object', 'event_unknown_type']));
     expect(texts(run.thread)).toEqual(['hello']);
-    // What crossed IPC: the valid events, `null` for the non-JSON frame, nothing of its text.
-    expect(JSON.stringify(watcher.batches)).not.toContain('<html>');
-    expect(run.events).toContain(null);
+    // What crossed IPC: main's fold, with a note for the non-JSON frame and nothing of its text.
+    expect(JSON.stringify(watcher.all)).not.toContain('<html>');
+    expect(run.updates.flatMap((update) => update.set.notes ?? []).map((note) => note.code)).toContain('event_not_object');
     expect(log.lines.some((line) => line.includes('2 line(s) that are not SSE'))).toBe(true);
     // The service still answers.
     expect(value(await app.call('agui.open', { agentId })).thread.runState).toBe('dropped');

@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { addUserMessage as addAguiUserMessage, beginRun, type AguiThreadView } from '../../../src/shared/agui/run-model';
+import { applyThreadUpdate } from '../../../src/shared/agui/thread-update';
 import { applySessionUpdate, emptySessionView, type SessionUpdate } from '../../../src/shared/agentcall/session-view';
 import { builtInAgentCallDemoId, builtInAguiDemoId, builtInDemoAgentId, eventChannel, type EventPayload } from '../../../src/shared/ipc/contract';
 import { addUserMessage, applyUpdate, emptyConversation, type Conversation } from '../../../src/shared/talkie/conversation';
@@ -117,14 +119,18 @@ describe('the agent server process is killed in the middle of a run', () => {
     const opened = await app.call('agui.open', { agentId: builtInAguiDemoId });
     expect(opened.ok).toBe(true);
 
-    const events: unknown[] = [];
-    const slowText = next<EventPayload<'agui.events'>>(app, 'agui.events', (batch) => {
-      events.push(...batch.events);
+    // The renderer's side: the opened thread, the user's message, beginRun, then every agui.update.
+    const user = { id: 'u-1', text: 'slow please' };
+    let shown: AguiThreadView | undefined;
+    const slowItem = (thread: AguiThreadView | undefined) => thread?.items.find((item) => item.kind === 'text' && item.text.startsWith('Slowly: '));
+    const slowText = next<EventPayload<'agui.update'>>(app, 'agui.update', (payload) => {
+      if (!opened.ok) return false;
+      shown = applyThreadUpdate(shown ?? beginRun(addAguiUserMessage(opened.value.thread, user), { runId: payload.runId }), payload.update);
       // The slow message (the demo's "slow" trigger) has begun to stream.
-      return events.some((event) => (event as { delta?: string }).delta === 'Slowly: ');
+      return slowItem(shown) !== undefined;
     });
     const ended = next<EventPayload<'agui.runEnded'>>(app, 'agui.runEnded', () => true);
-    const sent = await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u-1', text: 'slow please' });
+    const sent = await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: user.id, text: user.text });
     expect(sent.ok).toBe(true);
     await slowText;
     await demo.kill();
@@ -132,12 +138,11 @@ describe('the agent server process is killed in the middle of a run', () => {
     const end = await ended;
     expect(end.thread.runState).toBe('dropped');
     // The slow message as far as it had streamed before the kill is kept in main's thread, and no longer streaming.
-    type Streamed = { type: string; messageId?: string; delta?: string };
-    const slowId = (events as Streamed[]).find((event) => event.delta === 'Slowly: ')?.messageId;
-    const streamed = (events as Streamed[]).filter((event) => event.type === 'TEXT_MESSAGE_CONTENT' && event.messageId === slowId).map((event) => event.delta).join('');
-    expect(streamed).not.toBe('');
-    const kept = end.thread.items.find((item) => item.kind === 'text' && item.id === slowId);
-    expect(kept).toMatchObject({ text: expect.stringContaining(streamed), streaming: false });
+    const streamed = slowItem(shown);
+    const streamedText = streamed?.kind === 'text' ? streamed.text : '';
+    expect(streamedText).not.toBe('');
+    const kept = end.thread.items.find((item) => item.kind === 'text' && item.id === streamed?.id);
+    expect(kept).toMatchObject({ text: expect.stringContaining(streamedText), streaming: false });
     // It is saved that way: opened again (a reload), the thread says dropped, and Retry starts the turn again.
     expect(await app.call('agui.open', { agentId: builtInAguiDemoId })).toMatchObject({ ok: true, value: { thread: { runState: 'dropped' } } });
     const retried = await app.call('agui.retry', { agentId: builtInAguiDemoId });

@@ -4,6 +4,7 @@ import { createRef } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { aguiThreadSchema } from '../../../src/shared/agui/ipc-schemas';
 import { addUserMessage, applyAguiEvent, beginRun, createThread, markStreamDropped, type AguiThreadView } from '../../../src/shared/agui/run-model';
+import { diffThread } from '../../../src/shared/agui/thread-update';
 import { builtInAguiDemoId } from '../../../src/shared/ipc/contract';
 import { ok } from '../../../src/shared/ipc/errors';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
@@ -32,22 +33,64 @@ afterEach(() => {
   document.documentElement.lang = '';
 });
 
+type Resume = Parameters<typeof beginRun>[1]['resume'];
+type AguiBackend = FakeBackend & {
+  /**
+   * Main's side of a run, as the AG-UI service does it: folds the events into main's thread (the
+   * run begun as main begins it) and sends the renderer what changed (`agui.update`).
+   */
+  stream(runId: string, list: Event[]): void;
+  /** Main ends the run with its thread (`agui.runEnded`). */
+  end(runId: string, thread: AguiThreadView): void;
+};
+
 /** A fake main whose runs have known ids: run-1, run-2, … in the order they are asked for. */
-function backendWithRuns(): FakeBackend {
+function backendWithRuns(): AguiBackend {
   const backend = createFakeBackend();
   let runs = 0;
-  const next = () => ok({ runId: `run-${++runs}` });
+  const resumes = new Map<string, Resume>();
+  const next = (resume?: Resume) => {
+    const runId = `run-${++runs}`;
+    if (resume !== undefined) resumes.set(runId, resume);
+    return ok({ runId });
+  };
+  const answeredSends = new Set<string>();
   backend.handle('agui.send', ({ agentId: id, messageId, text }) => {
+    answeredSends.add(messageId);
     const view = backend.state.agui[id];
     if (view) backend.state.agui[id] = { ...view, thread: addUserMessage(view.thread, { id: messageId, text }) };
     return next();
   });
-  backend.handle('agui.resume', next);
-  backend.handle('agui.retry', next);
-  return backend;
+  // Main's resume[]: each answer as sent (what the screen begins its run with too).
+  backend.handle('agui.resume', ({ answers }) => next(Object.entries(answers).map(([interruptId, answer]) => ({ interruptId, ...answer }))));
+  backend.handle('agui.retry', () => next());
+  const mainThreads = new Map<string, AguiThreadView>();
+  const begin = (runId: string): AguiThreadView => {
+    let thread = backend.state.agui[agentId]!.thread;
+    // A send main has not answered yet (held) already added the user's message in main.
+    const sent = backend.callsOf('agui.send').at(-1);
+    if (sent !== undefined && !answeredSends.has(sent.messageId)) thread = addUserMessage(thread, { id: sent.messageId, text: sent.text });
+    const resume = resumes.get(runId);
+    return beginRun(thread, { runId, ...(resume === undefined ? {} : { resume }) });
+  };
+  return Object.assign(backend, {
+    stream(runId: string, list: Event[]) {
+      const before = mainThreads.get(runId) ?? begin(runId);
+      const thread = list.reduce<AguiThreadView>((view, event) => applyAguiEvent(view, event), before);
+      mainThreads.set(runId, thread);
+      backend.state.agui[agentId] = { ...backend.state.agui[agentId]!, thread };
+      const update = diffThread(before, thread);
+      if (update !== undefined) act(() => backend.emit('agui.update', { agentId, runId, update }));
+    },
+    end(runId: string, thread: AguiThreadView) {
+      mainThreads.set(runId, thread);
+      backend.state.agui[agentId] = { ...backend.state.agui[agentId]!, thread };
+      act(() => backend.emit('agui.runEnded', { agentId, runId, thread: aguiThreadSchema.parse(thread) }));
+    },
+  });
 }
 
-async function renderScreen(backend: FakeBackend = backendWithRuns()) {
+async function renderScreen(backend: AguiBackend = backendWithRuns()) {
   const headingRef = createRef<HTMLHeadingElement>();
   const onBack = vi.fn();
   const user = userEvent.setup();
@@ -60,8 +103,8 @@ async function renderScreen(backend: FakeBackend = backendWithRuns()) {
   return { backend, user, onBack, ...view };
 }
 
-function events(backend: FakeBackend, runId: string, list: Event[]) {
-  act(() => backend.emit('agui.events', { agentId, runId, events: list }));
+function events(backend: AguiBackend, runId: string, list: Event[]) {
+  backend.stream(runId, list);
 }
 
 function composer(): HTMLTextAreaElement {
@@ -287,7 +330,7 @@ describe('plain AG-UI screen', () => {
     let thread: AguiThreadView = beginRun(addUserMessage(createThread(threadId), { id: 'u', text: 'Hello' }), { runId: 'run-1' });
     thread = applyAguiEvent(thread, { type: 'RUN_STARTED', threadId, runId: 'run-1' });
     thread = applyAguiEvent(thread, { type: 'RUN_ERROR', message: 'The model is overloaded.', code: 'overloaded' });
-    act(() => backend.emit('agui.runEnded', { agentId, runId: 'run-1', thread: aguiThreadSchema.parse(thread) }));
+    backend.end('run-1', thread);
     await waitFor(() => expect(status()).toBe('The run failed: The model is overloaded.'));
     expect(screen.queryByText('streamed')).toBeNull();
     expect(screen.getByRole('button', { name: 'Retry' })).toBeTruthy();
@@ -308,7 +351,7 @@ describe('plain AG-UI screen', () => {
     let thread: AguiThreadView = beginRun(addUserMessage(createThread(threadId), { id: 'u', text: 'Deploy' }), { runId: 'run-1' });
     for (const event of [{ type: 'RUN_STARTED', threadId, runId: 'run-1' }, { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'half an ans' }]) thread = applyAguiEvent(thread, event);
     thread = markStreamDropped(thread, 'The stream ended without RUN_FINISHED.');
-    act(() => backend.emit('agui.runEnded', { agentId, runId: 'run-1', thread: aguiThreadSchema.parse(thread) }));
+    backend.end('run-1', thread);
 
     await waitFor(() => expect(status()).toBe('The connection dropped before the run finished.'));
     expect(screen.getByText('half an ans')).toBeTruthy();

@@ -4,6 +4,7 @@ import { applySessionUpdate, emptySessionView, type SessionUpdate, type SessionV
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { EventPayload } from '../../../shared/ipc/contract';
 import type { IpcError } from '../../../shared/ipc/errors';
+import { useFrameState } from '../../hooks/useFrameState';
 import { call } from '../../hooks/useLiveResource';
 
 export type Connection =
@@ -46,16 +47,15 @@ export interface AgentCallSessionHandle {
  * One AgentCall session with an agent: `agentcall.open`, then the `agentcall.update` events of its
  * session key folded with `applySessionUpdate`. The logic always sees the newest state (a ref);
  * React renders it at most once per animation frame, so a reply streaming many deltas a second
- * costs one render per frame (as in the Talkie chat's useChat).
+ * costs one render per frame (`useFrameState`, as in the Talkie chat).
  *
  * A session belongs to the screen: leaving the screen, or opening a new one, ends it in main
  * (`agentcall.end`), so no agent keeps a session (and its pending requests) nobody can see.
  */
 export function useAgentCallSession(api: AgentDeskApi, agentId: string): AgentCallSessionHandle {
   const [connection, setConnection] = useState<Connection>({ status: 'connecting' });
-  const [state, setState] = useState<SessionState>(initialSessionState);
+  const { shown: state, latestRef, change: changeState, showNow } = useFrameState<SessionState>(initialSessionState);
   const [attempt, setAttempt] = useState(0);
-  const latest = useRef<SessionState>(initialSessionState);
   /** The session key this screen follows; undefined while opening. */
   const sessionKey = useRef<string | undefined>(undefined);
   /** Events that arrived while `agentcall.open` was on its way (null when not opening). */
@@ -63,24 +63,13 @@ export function useAgentCallSession(api: AgentDeskApi, agentId: string): AgentCa
   /** Sessions that ended already (main needs no agentcall.end for them). */
   const endedKeys = useRef(new Set<string>());
 
-  const frame = useRef<{ scheduled: boolean; id?: number }>({ scheduled: false });
-  const change = useCallback((update: (current: SessionState) => SessionState) => {
-    latest.current = update(latest.current);
-    if (latest.current.view.phase === 'ended' && sessionKey.current !== undefined) endedKeys.current.add(sessionKey.current);
-    if (frame.current.scheduled) return;
-    frame.current.scheduled = true;
-    frame.current.id = requestAnimationFrame(() => {
-      frame.current.scheduled = false;
-      setState(latest.current);
-    });
-  }, []);
-  useEffect(() => {
-    const pending = frame.current;
-    return () => {
-      if (pending.scheduled && pending.id !== undefined) cancelAnimationFrame(pending.id);
-      pending.scheduled = false;
-    };
-  }, []);
+  const change = useCallback(
+    (update: (current: SessionState) => SessionState) => {
+      changeState(update);
+      if (latestRef.current.view.phase === 'ended' && sessionKey.current !== undefined) endedKeys.current.add(sessionKey.current);
+    },
+    [changeState, latestRef],
+  );
 
   // Subscribed before the first open is sent (effects run in order).
   useEffect(
@@ -135,13 +124,10 @@ export function useAgentCallSession(api: AgentDeskApi, agentId: string): AgentCa
 
   const reopen = useCallback(() => {
     // The old view (its thumbnails, proposals and focus) is gone at once, not a frame later.
-    if (frame.current.scheduled && frame.current.id !== undefined) cancelAnimationFrame(frame.current.id);
-    frame.current.scheduled = false;
-    latest.current = initialSessionState;
-    setState(initialSessionState);
+    showNow(initialSessionState);
     setConnection({ status: 'connecting' });
     setAttempt((value) => value + 1);
-  }, []);
+  }, [showNow]);
 
   const applyLocal = useCallback((updates: SessionUpdate[]) => change((current) => updates.reduce(foldUpdate, current)), [change]);
 

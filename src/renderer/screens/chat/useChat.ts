@@ -12,6 +12,7 @@ import {
   type RunUpdate,
 } from '../../../shared/talkie/conversation';
 import type { ShownError } from '../../components/ErrorText';
+import { useFrameState } from '../../hooks/useFrameState';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import { actionStatusKeys, type Decision, type DecisionOutcome } from './ActionItem';
@@ -67,8 +68,9 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
   const { t } = useI18n();
   // A thread that was open before a reload opens again (loaded below); its id is known from the start.
   const [initial] = useState<Conversation>(() => (initialThreadId === undefined ? emptyConversation : { ...emptyConversation, threadId: initialThreadId }));
-  const [conversation, setConversation] = useState<Conversation>(initial);
-  const latest = useRef<Conversation>(initial);
+  // The logic always sees the newest conversation (latestRef.current); React renders it at most once
+  // per animation frame, so a reply streaming 200 deltas a second costs one render per frame.
+  const { shown: conversation, latestRef, change } = useFrameState<Conversation>(initial);
   const [runKey, setRunKey] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState<RunNote | undefined>();
@@ -86,25 +88,6 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
   useEffect(() => {
     authProblem.current = onAuthProblem;
   }, [onAuthProblem]);
-
-  // The logic always sees the newest conversation (latest.current); React renders it at most once
-  // per animation frame, so a reply streaming 200 deltas a second costs one render per frame.
-  const frame = useRef<{ scheduled: boolean; id?: number }>({ scheduled: false });
-  const change = useCallback((update: (current: Conversation) => Conversation) => {
-    latest.current = update(latest.current);
-    if (frame.current.scheduled) return;
-    frame.current.scheduled = true;
-    frame.current.id = requestAnimationFrame(() => {
-      frame.current.scheduled = false;
-      setConversation(latest.current);
-    });
-  }, []);
-  useEffect(() => {
-    const pending = frame.current;
-    return () => {
-      if (pending.scheduled && pending.id !== undefined) cancelAnimationFrame(pending.id);
-    };
-  }, []);
 
   const setFailure = useCallback((messageId: string, error: ShownError | undefined) => {
     setFailures((current) => {
@@ -130,12 +113,12 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
     (update: RunUpdate) => {
       if (update.type === 'usage') setUsage(update.usage);
       if (update.type === 'action' && update.action.status === 'pending') {
-        const known = latest.current.items.some((item) => item.kind === 'action' && item.id === update.action.id);
+        const known = latestRef.current.items.some((item) => item.kind === 'action' && item.id === update.action.id);
         if (!known) setAnnouncement(t('chat.action.newAnnounce', { summary: update.action.summary }));
       }
       change((current) => applyUpdate(current, update));
     },
-    [change, t],
+    [change, t, latestRef],
   );
 
   const onEnded = useCallback(
@@ -203,7 +186,7 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
       if (!followed) {
         // A run of the open thread that this page does not follow (it began before a reload or a
         // renderer crash) ended: the thread is loaded again, so its end shows.
-        const threadId = latest.current.threadId;
+        const threadId = latestRef.current.threadId;
         if (event.kind === 'ended' && threadId !== undefined && event.payload.threadId === threadId) reloadThread.current(threadId);
         return;
       }
@@ -214,7 +197,7 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
       }
       if (event.payload.runKey === followed.runKey) dispatch(event, followed);
     },
-    [agentId, dispatch],
+    [agentId, dispatch, latestRef],
   );
 
   useEffect(() => {
@@ -231,7 +214,7 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
       if (run.current) return;
       const followed: FollowedRun = { messageId, buffer: [] };
       run.current = followed;
-      const threadId = latest.current.threadId;
+      const threadId = latestRef.current.threadId;
       setBusy(true);
       setNote(undefined);
       setCancelError(undefined);
@@ -255,28 +238,28 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
         if (event.payload.runKey === key) dispatch(event, followed);
       }
     },
-    [agentId, api, change, dispatch, reportAuth, setFailure, stopFollowing],
+    [agentId, api, change, dispatch, reportAuth, setFailure, stopFollowing, latestRef],
   );
 
   const send = useCallback((text: string) => void deliver(crypto.randomUUID(), text), [deliver]);
 
   const retryMessage = useCallback(
     (messageId: string) => {
-      const item = latest.current.items.find((entry) => entry.kind === 'user' && entry.id === messageId);
+      const item = latestRef.current.items.find((entry) => entry.kind === 'user' && entry.id === messageId);
       if (item?.kind === 'user') void deliver(item.id, item.text);
     },
-    [deliver],
+    [deliver, latestRef],
   );
 
   const retryAfterError = useCallback(
     (errorItemId: string) => {
       if (run.current) return;
-      const last = latest.current.items.findLast((entry) => entry.kind === 'user');
+      const last = latestRef.current.items.findLast((entry) => entry.kind === 'user');
       if (last?.kind !== 'user') return;
       change((current) => ({ ...current, items: current.items.filter((entry) => !(entry.kind === 'error' && entry.id === errorItemId)) }));
       void deliver(last.id, last.text);
     },
-    [change, deliver],
+    [change, deliver, latestRef],
   );
 
   const cancel = useCallback(() => {
@@ -377,13 +360,13 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
       const result = await call(() => api.talkie.action({ agentId, actionId }));
       if (!result.ok || generation.current !== mine) return;
       const { action } = result.value;
-      const before = latest.current.items.find((item) => item.kind === 'action' && item.id === actionId);
+      const before = latestRef.current.items.find((item) => item.kind === 'action' && item.id === actionId);
       replaceAction([], { type: 'action', action });
       if (before?.kind === 'action' && before.action.status !== action.status) {
         setAnnouncement(t('chat.action.statusAnnounce', { summary: action.summary, status: t(actionStatusKeys[action.status]) }));
       }
     },
-    [agentId, api, replaceAction, t],
+    [agentId, api, replaceAction, t, latestRef],
   );
 
   return {

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { aguiLimits, type AguiItem, type AguiThreadView } from './run-model';
+import { aguiItemSchema, aguiThreadViewSchema } from './thread-persistence';
+
+/**
+ * Main folds, the renderer shows (README, "Protocol events: main folds"): while a run streams, main
+ * folds each AG-UI event into its thread and sends the renderer only what changed since its last
+ * update (`agui.update`, one per tick) — never the raw events, and never the whole thread per batch.
+ *
+ * An update names the thread it applies to (`base`: threadId, eventCount and item count of main's
+ * thread when the previous update was made); `applyThreadUpdate` refuses any other (the renderer
+ * then waits for `agui.runEnded`, which carries the whole thread). Its parts:
+ * - `set`: the top-level fields (everything but `items`) whose value changed, `unset` those gone;
+ * - `items`: how many items were dropped from the head (the bound of `aguiLimits.items`), the new
+ *   length, and each changed or new item by index — a streaming text or reasoning item as just the
+ *   text appended to it, so a long message costs its delta per update, not its whole text again.
+ *
+ * Main tells changes by identity: the run model replaces (never mutates) what an event changes, so
+ * an unchanged field or item is the very same object as before.
+ */
+
+const optionalKeys = ['runId', 'state', 'error', 'pendingResume', 'legacyThinking'] as const;
+type OptionalKey = (typeof optionalKeys)[number];
+/** Fields an update never sets: the view's version and thread stay those of its base. */
+type FieldKey = Exclude<keyof AguiThreadView, 'items' | 'version' | 'threadId'>;
+
+const id = z.string().max(aguiLimits.idChars);
+const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const index = z
+  .number()
+  .int()
+  .min(0)
+  .max(aguiLimits.items - 1);
+const itemChangeSchema = z.union([z.strictObject({ index, item: aguiItemSchema }), z.strictObject({ index, id, append: z.string().min(1).max(Math.max(aguiLimits.textChars, aguiLimits.reasoningChars)) })]);
+
+export const aguiThreadUpdateSchema = z.strictObject({
+  base: z.strictObject({ threadId: id, eventCount: count, items: z.number().int().min(0).max(aguiLimits.items) }),
+  set: aguiThreadViewSchema.omit({ items: true, version: true, threadId: true }).partial(),
+  unset: z.array(z.enum(optionalKeys)).max(optionalKeys.length).optional(),
+  items: z
+    .strictObject({
+      dropped: z.number().int().min(0).max(aguiLimits.items),
+      length: z.number().int().min(0).max(aguiLimits.items),
+      changed: z.array(itemChangeSchema).max(aguiLimits.items),
+    })
+    .optional(),
+});
+export type AguiThreadUpdate = z.infer<typeof aguiThreadUpdateSchema>;
+type ItemChange = z.infer<typeof itemChangeSchema>;
+
+/** What changed from `prev` to `next` (both main's, `next` folded from `prev`); undefined when nothing did. */
+export function diffThread(prev: AguiThreadView, next: AguiThreadView): AguiThreadUpdate | undefined {
+  const set: Partial<Pick<AguiThreadView, FieldKey>> = {};
+  let changedFields = false;
+  for (const key of Object.keys(next) as (keyof AguiThreadView)[]) {
+    if (key === 'items' || key === 'version' || key === 'threadId' || next[key] === prev[key]) continue;
+    (set as Record<string, unknown>)[key] = next[key];
+    changedFields = true;
+  }
+  const unset = optionalKeys.filter((key) => prev[key] !== undefined && next[key] === undefined);
+  const items = diffItems(prev, next);
+  if (!changedFields && unset.length === 0 && items === undefined) return undefined;
+  return {
+    base: { threadId: prev.threadId, eventCount: prev.eventCount, items: prev.items.length },
+    set,
+    ...(unset.length > 0 ? { unset } : {}),
+    ...(items === undefined ? {} : { items }),
+  };
+}
+
+function diffItems(prev: AguiThreadView, next: AguiThreadView): AguiThreadUpdate['items'] {
+  if (prev.items === next.items) return undefined;
+  const dropped = Math.min(prev.items.length, Math.max(0, next.droppedItems - prev.droppedItems));
+  const changed: ItemChange[] = [];
+  next.items.forEach((item, position) => {
+    const before = prev.items[position + dropped];
+    if (before === item) return;
+    const append = before === undefined ? undefined : appendedText(before, item);
+    changed.push(append === undefined ? { index: position, item } : { index: position, id: item.id, append });
+  });
+  if (dropped === 0 && changed.length === 0 && prev.items.length === next.items.length) return undefined;
+  return { dropped, length: next.items.length, changed };
+}
+
+/** The text appended to a text or reasoning item, when that is all that changed in it. */
+function appendedText(before: AguiItem, after: AguiItem): string | undefined {
+  if ((after.kind !== 'text' && after.kind !== 'reasoning') || before.kind !== after.kind || before.id !== after.id) return undefined;
+  if (after.text.length <= before.text.length || !after.text.startsWith(before.text)) return undefined;
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  for (const key of keys) if (key !== 'text' && (before as Record<string, unknown>)[key] !== (after as Record<string, unknown>)[key]) return undefined;
+  return after.text.slice(before.text.length);
+}
+
+/** `view` with `update` applied, or undefined when the update was made for another thread (see `base`). */
+export function applyThreadUpdate(view: AguiThreadView, update: AguiThreadUpdate): AguiThreadView | undefined {
+  const { base } = update;
+  if (view.threadId !== base.threadId || view.eventCount !== base.eventCount || view.items.length !== base.items) return undefined;
+  const next = { ...view, ...(update.set as Partial<AguiThreadView>) };
+  for (const key of update.unset ?? []) delete (next as Partial<Record<OptionalKey, unknown>>)[key];
+  if (update.items !== undefined) {
+    const { dropped, length, changed } = update.items;
+    if (dropped > view.items.length) return undefined;
+    const items = view.items.slice(dropped, dropped + length);
+    for (const change of changed) {
+      if (change.index >= length) return undefined;
+      if ('item' in change) {
+        items[change.index] = change.item as AguiItem;
+        continue;
+      }
+      const current = items[change.index];
+      if (current === undefined || (current.kind !== 'text' && current.kind !== 'reasoning') || current.id !== change.id) return undefined;
+      items[change.index] = { ...current, text: current.text + change.append };
+    }
+    // Every position is known: kept from the base or sent.
+    if (items.length !== length) return undefined;
+    for (let position = 0; position < length; position++) if (items[position] === undefined) return undefined;
+    next.items = items;
+  }
+  return next;
+}
