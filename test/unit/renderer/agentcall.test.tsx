@@ -293,8 +293,21 @@ describe('AgentCall session screen', () => {
     });
     const panel = screen.getByRole('region', { name: 'The agent asks you to scan an object' });
     expect(within(panel).getByText('Scan the <b>router</b> tag')).toBeTruthy();
+    // Announced by the status line, but shown once: in the panel, not again in the transcript or the line.
     expect(statusLine().textContent).toBe('The agent asks you to scan an object.');
-    expect(transcript().getByText('Waiting for you.')).toBeTruthy();
+    expect(statusLine().querySelector('.visually-hidden')?.textContent).toBe('The agent asks you to scan an object.');
+    expect(screen.getAllByText('Scan the <b>router</b> tag')).toHaveLength(1);
+    expect(transcript().queryByText('Waiting for you.')).toBeNull();
+    // An answer that only repeats the prompt (as the demo agent's does) is not shown a second time.
+    push(
+      backend,
+      'session-1',
+      { type: 'run.started', runKey: 'r-ask' },
+      { type: 'text.delta', runKey: 'r-ask', text: 'Scan the <b>router</b> tag' },
+      { type: 'run.completed', runKey: 'r-ask' },
+    );
+    expect(screen.getAllByText('Scan the <b>router</b> tag')).toHaveLength(1);
+    expect(statusLine().querySelector('.visually-hidden')?.textContent).toBe('The agent asks you to scan an object.');
     push(backend, 'session-1', { type: 'notice', id: 'n1', code: 'ignored', message: 'An unrelated notice.' });
     expect(speakCalls).toEqual(['Scan the router']);
     expect(cancelSpeech).not.toHaveBeenCalled();
