@@ -200,7 +200,7 @@ describe('AgentCall session screen', () => {
     expect(screen.getByText('Talking about:').textContent).toBe(`Talking about: ${routerRef}`);
   });
 
-  it('explains why scanning or photos are off: the agent does not accept them, or no reader was there at the start', async () => {
+  it('explains why scanning or photos are off: the agent does not accept them, or NFC could not be offered in this session', async () => {
     const backend = backendFor({ usable: ['photo'] });
     backend.state.agentCall = { ...backend.state.agentCall, accepted: ['photo'], agentRequests: [] };
     await renderScreen(backend);
@@ -212,7 +212,7 @@ describe('AgentCall session screen', () => {
     const noReader = backendFor({ usable: ['photo'] });
     await renderScreen(noReader);
     expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Scan object' }).disabled).toBe(true);
-    expect(screen.getByText(/No NFC reader was connected when this session started/)).toBeTruthy();
+    expect(screen.getByText(/NFC could not be offered in this session: the reader service is off/)).toBeTruthy();
     cleanup();
 
     const textOnly = backendFor({ usable: [] });
