@@ -402,7 +402,24 @@ describe('AgentCall session screen', () => {
     expect(transcript().getByText('New session text')).toBeTruthy();
   });
 
-  it('End session calls agentcall.end; leaving the screen ends its session too', async () => {
+  it('Back (leaving the screen) keeps the session: coming back shows the same live conversation, and End still ends it', async () => {
+    const backend = backendFor();
+    const first = await renderScreen(backend);
+    push(backend, 'session-1', { type: 'user.text', id: 'u1', turn: 1, text: 'Before Back' });
+    first.unmount();
+    expect(backend.callsOf('agentcall.end')).toEqual([]);
+    // The agent goes on while the screen is away.
+    push(backend, 'session-1', { type: 'run.started', runKey: 'r1' }, { type: 'text.delta', runKey: 'r1', text: 'Answered while away' }, { type: 'run.completed', runKey: 'r1' });
+
+    const { user } = await renderScreen(backend, { establish: false });
+    expect(transcript().getByText('Before Back')).toBeTruthy();
+    expect(transcript().getByText('Answered while away')).toBeTruthy();
+    expect(backend.callsOf('agentcall.open')).toHaveLength(1);
+    await user.click(screen.getByRole('button', { name: 'End session' }));
+    await waitFor(() => expect(backend.callsOf('agentcall.end')).toEqual([{ sessionKey: 'session-1' }]));
+  });
+
+  it('End session calls agentcall.end; a new session after it ends is a new conversation', async () => {
     const { backend, user, unmount } = await renderScreen();
     await user.click(screen.getByRole('button', { name: 'End session' }));
     await waitFor(() => expect(backend.callsOf('agentcall.end')).toEqual([{ sessionKey: 'session-1' }]));
@@ -411,8 +428,10 @@ describe('AgentCall session screen', () => {
     expect(document.activeElement).toBe(transcript().getByRole('button', { name: 'Start a new session' }));
     await user.click(transcript().getByRole('button', { name: 'Start a new session' }));
     await waitFor(() => expect(screen.getByRole('button', { name: 'End session' })).toBeTruthy());
+    // Leaving does not end the new one either.
     unmount();
-    expect(backend.callsOf('agentcall.end')).toEqual([{ sessionKey: 'session-1' }, { sessionKey: 'session-2' }]);
+    expect(backend.callsOf('agentcall.open')).toHaveLength(2);
+    expect(backend.callsOf('agentcall.end')).toEqual([{ sessionKey: 'session-1' }]);
   });
 
   it('sign_in_required: a password field saves the token with agentcall.useToken and connects again', async () => {
