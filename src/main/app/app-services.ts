@@ -297,6 +297,8 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     'talkie.acceptEndpoints': ({ agentId }) => talkie.acceptEndpoints(agentId),
     'talkie.useToken': ({ agentId, token }) => talkie.useToken(agentId, token),
     'talkie.signIn': ({ agentId }) => talkie.signIn(agentId),
+    'talkie.cancelSignIn': ({ agentId }) => talkie.cancelSignIn(agentId),
+    'talkie.openSignInLink': ({ agentId }) => talkie.openSignInLink(agentId),
     'talkie.signOut': ({ agentId }) => talkie.signOut(agentId),
     'talkie.status': ({ agentId }) => talkie.status(agentId),
     'talkie.send': ({ agentId, threadId, messageId, text }) => talkie.send(agentId, { threadId, messageId, text }),
