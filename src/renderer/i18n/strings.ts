@@ -181,6 +181,16 @@ export const en = {
   'chat.signIn.memoryUnknown': 'the system keychain is not available.',
   'chat.signIn.none':
     'AgentDesk cannot sign in to this server yet. If you develop it, allow pasted access tokens in Settings → Developer.',
+  // Browser sign-in while it waits (#15).
+  'chat.signIn.cancel': 'Cancel sign-in',
+  'chat.signIn.cancelled': 'Sign-in cancelled.',
+  'chat.signIn.linkLabel': 'Sign-in link',
+  'chat.signIn.linkHint': 'If the browser did not open, copy this link into it or open it again. AgentDesk waits up to {minutes} minutes.',
+  'chat.signIn.copy': 'Copy link',
+  'chat.signIn.copied': 'Link copied.',
+  'chat.signIn.copyFailed': 'The link could not be copied; select it and copy it yourself.',
+  'chat.signIn.openAgain': 'Open again',
+  'chat.signIn.browserNotOpened': 'The browser did not open the sign-in link.',
   'chat.conversationLabel': 'Conversation',
   'chat.messagesLabel': 'Messages',
   'chat.showEarlier': 'Show {count} earlier messages',
@@ -714,6 +724,16 @@ export const cs: Catalogue = {
   'chat.signIn.memoryUnknown': 'systémová klíčenka není k dispozici.',
   'chat.signIn.none':
     'K tomuto serveru se AgentDesk zatím přihlásit neumí. Pokud ho vyvíjíte, povolte vkládání přístupových tokenů v Nastavení → Pro vývojáře.',
+  // Přihlášení v prohlížeči, zatímco čeká (#15).
+  'chat.signIn.cancel': 'Zrušit přihlášení',
+  'chat.signIn.cancelled': 'Přihlášení zrušeno.',
+  'chat.signIn.linkLabel': 'Odkaz pro přihlášení',
+  'chat.signIn.linkHint': 'Pokud se prohlížeč neotevřel, zkopírujte do něj tento odkaz nebo ho otevřete znovu. AgentDesk čeká nejvýš {minutes} minut.',
+  'chat.signIn.copy': 'Zkopírovat odkaz',
+  'chat.signIn.copied': 'Odkaz zkopírován.',
+  'chat.signIn.copyFailed': 'Odkaz nešlo zkopírovat; označte ho a zkopírujte sami.',
+  'chat.signIn.openAgain': 'Otevřít znovu',
+  'chat.signIn.browserNotOpened': 'Prohlížeč odkaz pro přihlášení neotevřel.',
   'chat.conversationLabel': 'Otevřená konverzace',
   'chat.messagesLabel': 'Zprávy',
   'chat.showEarlier': 'Zobrazit dřívější zprávy ({count})',
