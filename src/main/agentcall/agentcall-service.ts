@@ -35,8 +35,11 @@ export interface AgentCallServiceDeps {
   log: Logger;
   /** The built-in demo's AgentCall card (the demo runs in this process on 127.0.0.1). */
   demoCardUrl: () => Promise<string>;
-  /** Whether an NFC reader is connected now (nfc is offered to the agent only then). */
-  readerConnected: () => boolean;
+  /**
+   * Whether this computer can read NFC tags in this session: the reader service is on (nfc is then
+   * offered to the agent even with no reader connected yet, so a reader plugged in later is used).
+   */
+  nfcOffered: () => boolean;
   /** Tag observations as the NFC service emits them. */
   onNfcResult?: (listener: (result: NfcScanResult) => void) => () => void;
   /** Tests: how a session is opened (default: openAgentCallSession). */
@@ -100,7 +103,7 @@ export class AgentCallService {
         card,
         policy: target.policy,
         ...(bearerToken === undefined ? {} : { bearerToken }),
-        clientModalities: [...(this.deps.readerConnected() ? (['nfc'] as const) : []), 'photo'],
+        clientModalities: [...(this.deps.nfcOffered() ? (['nfc'] as const) : []), 'photo'],
         sessionId: `agentdesk-${key}`,
         log: this.deps.log,
         onUpdate: (update) => {

@@ -46,8 +46,8 @@ export interface AppServicesOptions {
   demo?: DemoPort;
   /** Browser sign-in; default: OAuth 2.1 + PKCE through the guarded network layer. */
   oauth?: OAuthPort;
-  /** Tests: where AgentCall sessions learn about readers and tag observations (default: the NFC service). */
-  agentCallNfc?: { readerConnected(): boolean; onResult(listener: (result: NfcScanResult) => void): () => void };
+  /** Tests: where AgentCall sessions get tag observations (default: the NFC service); given, NFC is offered to the agent. */
+  agentCallNfc?: { onResult(listener: (result: NfcScanResult) => void): () => void };
   /** For tests: how long to keep reloading a thread after a dropped stream. */
   talkieRecovery?: { delaysMs: readonly number[] };
   /**
@@ -190,7 +190,8 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     photos,
     log,
     demoCardUrl: () => demoSideUrl('agentCallCardUrl'),
-    readerConnected: options.agentCallNfc?.readerConnected ?? (() => nfc?.status().readers.some((reader) => reader.connected) ?? false),
+    // Not "a reader is connected now": a session outlives that, and a reader plugged in later must be usable.
+    nfcOffered: () => options.agentCallNfc !== undefined || (nfc !== undefined && nfc.status().service !== 'failed'),
     ...(options.agentCallNfc
       ? { onNfcResult: options.agentCallNfc.onResult }
       : nfc
@@ -296,6 +297,8 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     'talkie.acceptEndpoints': ({ agentId }) => talkie.acceptEndpoints(agentId),
     'talkie.useToken': ({ agentId, token }) => talkie.useToken(agentId, token),
     'talkie.signIn': ({ agentId }) => talkie.signIn(agentId),
+    'talkie.cancelSignIn': ({ agentId }) => talkie.cancelSignIn(agentId),
+    'talkie.openSignInLink': ({ agentId }) => talkie.openSignInLink(agentId),
     'talkie.signOut': ({ agentId }) => talkie.signOut(agentId),
     'talkie.status': ({ agentId }) => talkie.status(agentId),
     'talkie.send': ({ agentId, threadId, messageId, text }) => talkie.send(agentId, { threadId, messageId, text }),

@@ -51,8 +51,14 @@ export interface OAuthDeps {
 export interface SignInDeps extends OAuthDeps {
   openBrowser(url: string): Promise<void>;
   config: OAuthConfig;
-  /** Default 5 minutes. */
+  /** Default 5 minutes (defaultSignInTimeoutMs). */
   timeoutMs?: number;
+  /**
+   * The authorization URL the flow waits on, for the user to copy or open again; called once it is
+   * built, and again with `openError` when the browser could not be opened (the flow keeps waiting
+   * then, until its time limit or a cancel). Without it a browser that does not open fails the sign-in.
+   */
+  onAuthorizationUrl?: (url: string, info: { timeoutMs: number; openError?: string }) => void;
 }
 
 export type AuthErrorCode =
@@ -103,6 +109,8 @@ interface PendingFlow {
   state: string;
   /** The private-use scheme this flow waits on (undefined: loopback). */
   scheme?: string;
+  /** The authorization URL, once built (to open it again). */
+  url?: string;
   deliver(params: URLSearchParams): void;
   cancel(error: AuthError): void;
 }
@@ -179,7 +187,17 @@ export async function signIn(request: SignInRequest, deps: SignInDeps): Promise<
     url.searchParams.set('state', state);
     url.searchParams.set('code_challenge', codeChallenge);
     url.searchParams.set('code_challenge_method', 'S256');
-    await Promise.race([deps.openBrowser(url.href), callback]);
+    flow.url = url.href;
+    deps.onAuthorizationUrl?.(url.href, { timeoutMs });
+    const opening = deps.openBrowser(url.href).then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
+    const openError = await Promise.race([opening, callback.then(() => undefined)]);
+    if (openError) {
+      if (!deps.onAuthorizationUrl) throw openError;
+      deps.onAuthorizationUrl(url.href, { timeoutMs, openError: openError.message });
+    }
     const params = await callback;
     receiver?.close();
     pendingFlows.delete(state);
@@ -209,6 +227,12 @@ export function completePrivateUseRedirect(url: string): boolean {
   pendingFlows.delete(flow.state);
   flow.deliver(parsed.searchParams);
   return true;
+}
+
+/** The authorization URL of the sign-in to `serverId` still waiting for the browser, if any. */
+export function pendingSignInUrl(serverId: string): string | undefined {
+  for (const flow of pendingFlows.values()) if (flow.serverId === serverId && flow.url !== undefined) return flow.url;
+  return undefined;
 }
 
 /** Cancels every sign-in waiting for the browser (app quit, window closed). */

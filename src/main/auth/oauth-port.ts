@@ -7,8 +7,16 @@ import type { TalkieManifest } from '../../shared/talkie/manifest';
  */
 export interface OAuthPort {
   /** `server` is the discovered Talkie server (its validated manifest is all sign-in reads). */
-  signIn(server: { manifest: TalkieManifest }): Promise<void>;
+  signIn(server: { manifest: TalkieManifest }, options?: SignInOptions): Promise<void>;
+  /** Opens the waiting sign-in's link in the browser again; false when none waits. */
+  openAgain(serverId: string): Promise<boolean>;
   /** A fresh access token after a 401, or undefined when the user must sign in again. */
   refresh(serverId: string): Promise<string | undefined>;
   signOut(serverId: string): Promise<void>;
+}
+
+/** What the caller of a sign-in can do while it waits: cancel it, and learn its link (to copy or open again). */
+export interface SignInOptions {
+  signal?: AbortSignal;
+  onAuthorizationUrl?: (url: string, info: { timeoutMs: number; openError?: string }) => void;
 }

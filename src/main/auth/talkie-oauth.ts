@@ -2,7 +2,7 @@ import clientDocument from '../../../resources/oauth/client.json';
 import { guardedFetch } from '../net/guarded-fetch';
 import type { Logger } from '../platform/logger';
 import type { OAuthPort } from './oauth-port';
-import { accessToken, AuthError, signIn, signOut, type OAuthConfig } from './oauth-client';
+import { accessToken, AuthError, pendingSignInUrl, signIn, signOut, type OAuthConfig } from './oauth-client';
 import type { TokenStore } from './token-store';
 
 /**
@@ -35,13 +35,25 @@ export function createTalkieOAuth(options: TalkieOAuthOptions): OAuthPort {
     return { fetch: guardedFetch({ allowLocalHttp }), tokens: options.tokens, allowLocalHttp, log: options.log };
   };
   return {
-    async signIn(server) {
+    async signIn(server, signInOptions = {}) {
       const oauth = server.manifest.auth.oauth;
       if (!oauth) throw new AuthError('discovery_failed', 'This server offers no browser sign-in.');
       await signIn(
         { serverId: server.manifest.serverId, issuer: server.manifest.issuer, authIssuer: oauth.issuer, scopes: oauth.scopes },
-        { ...deps(), openBrowser: options.openBrowser, config: config() },
+        {
+          ...deps(),
+          openBrowser: options.openBrowser,
+          config: config(),
+          ...(signInOptions.signal ? { signal: signInOptions.signal } : {}),
+          ...(signInOptions.onAuthorizationUrl ? { onAuthorizationUrl: signInOptions.onAuthorizationUrl } : {}),
+        },
       );
+    },
+    async openAgain(serverId) {
+      const url = pendingSignInUrl(serverId);
+      if (url === undefined) return false;
+      await options.openBrowser(url);
+      return true;
     },
     async refresh(serverId) {
       try {

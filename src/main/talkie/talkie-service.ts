@@ -5,6 +5,7 @@ import { safeLink, type Action } from '../../shared/talkie/content';
 import type { RunUpdate } from '../../shared/talkie/conversation';
 import type { ServerView } from '../../shared/talkie/ipc-schemas';
 import { interpretEvent } from '../../shared/talkie/run-events';
+import { defaultSignInTimeoutMs } from '../auth/oauth-client';
 import type { OAuthPort } from '../auth/oauth-port';
 import type { TokenStore } from '../auth/token-store';
 import type { EventBus } from '../ipc/event-bus';
@@ -69,6 +70,8 @@ export class TalkieService {
   private readonly connections = new Map<string, Connection>();
   private readonly runs = new Map<string, ActiveRun>();
   private readonly actions = new Map<string, Action>();
+  /** Browser sign-ins waiting, by agent: Cancel aborts them. */
+  private readonly signIns = new Map<string, AbortController>();
   private demo?: { baseUrl: string; token: string };
 
   constructor(private readonly deps: TalkieServiceDeps) {}
@@ -105,12 +108,42 @@ export class TalkieService {
     const connection = await this.connection(agentId);
     if (!this.deps.oauth) throw new ServiceError('not_allowed', 'Signing in through the browser is not available in this build yet.');
     if (!connection.server.manifest.auth.oauth) throw new ServiceError('not_allowed', 'This server offers no browser sign-in.');
+    this.signIns.get(agentId)?.abort();
+    const controller = new AbortController();
+    this.signIns.set(agentId, controller);
     try {
-      await this.deps.oauth.signIn(connection.server);
+      await this.deps.oauth.signIn(connection.server, {
+        signal: controller.signal,
+        // The link goes to the screen (to copy or open again) with the time limit; it carries no secret (PKCE keeps the verifier here).
+        onAuthorizationUrl: (url, { timeoutMs, openError }) =>
+          this.deps.events.emit('talkie.signInLink', { agentId, url, timeoutMs, ...(openError === undefined ? {} : { openError: openError.slice(0, 500) }) }),
+      });
     } catch (error) {
       throw signInError(error);
+    } finally {
+      if (this.signIns.get(agentId) === controller) this.signIns.delete(agentId);
     }
     return this.view(connection);
+  }
+
+  /** Cancels the agent's browser sign-in that is still waiting; false when none was. */
+  cancelSignIn(agentId: string): { cancelled: boolean } {
+    const controller = this.signIns.get(agentId);
+    if (!controller) return { cancelled: false };
+    controller.abort();
+    this.signIns.delete(agentId);
+    return { cancelled: true };
+  }
+
+  /** Opens the waiting sign-in's link in the browser again (main knows the link; the page only asks). */
+  async openSignInLink(agentId: string): Promise<{ opened: boolean }> {
+    const connection = await this.connection(agentId);
+    if (!this.deps.oauth || !this.signIns.has(agentId)) return { opened: false };
+    try {
+      return { opened: await this.deps.oauth.openAgain(connection.server.manifest.serverId) };
+    } catch {
+      throw new ServiceError('no_browser', 'No web browser could be started to open the link.');
+    }
   }
 
   async signOut(agentId: string): Promise<ServerView> {
@@ -382,7 +415,7 @@ function signInError(error: unknown): ServiceError {
     case 'cancelled':
       return new ServiceError('not_allowed', 'Sign-in was cancelled.', undefined, true);
     case 'timeout':
-      return new ServiceError('network_error', 'Sign-in took too long; try again.', undefined, true);
+      return new ServiceError('network_error', `Sign-in was not finished within ${String(Math.round(defaultSignInTimeoutMs / 60_000))} minutes, so AgentDesk stopped waiting. Start it again.`, undefined, true);
     case 'access_denied':
       return new ServiceError('not_allowed', `The server did not allow the sign-in: ${message}`, undefined, true);
     case 'state_mismatch':

@@ -12,6 +12,37 @@ export interface FrameState<T> {
 }
 
 /**
+ * At most one callback per animation frame: `request` asks for the next frame (a request while one
+ * is pending is the same frame), `cancel` drops the pending one. The one frame mechanism of the
+ * renderer: `useFrameState` uses it, and so do stores that live outside a component (the AgentCall
+ * session beside its screen).
+ */
+export class FrameBatch {
+  private pending = false;
+  private id: number | undefined;
+
+  constructor(private readonly run: () => void) {}
+
+  request(): void {
+    if (this.pending) return;
+    this.pending = true;
+    // A frame callback may run before requestAnimationFrame returns (tests): the flag is set first.
+    const id = requestAnimationFrame(() => {
+      this.pending = false;
+      this.id = undefined;
+      this.run();
+    });
+    if (this.pending) this.id = id;
+  }
+
+  cancel(): void {
+    if (this.id !== undefined) cancelAnimationFrame(this.id);
+    this.id = undefined;
+    this.pending = false;
+  }
+}
+
+/**
  * State that streams: the logic always sees the newest value (a ref), React renders it at most
  * once per animation frame, so a run streaming hundreds of deltas a second costs one render per
  * frame. A frame still pending when the component goes away is cancelled.
@@ -19,33 +50,26 @@ export interface FrameState<T> {
 export function useFrameState<T>(initial: T): FrameState<T> {
   const [shown, setShown] = useState<T>(initial);
   const latest = useRef<T>(initial);
-  const frame = useRef<{ scheduled: boolean; id?: number }>({ scheduled: false });
+  const [batch] = useState(() => new FrameBatch(() => setShown(latest.current)));
 
-  const cancel = useCallback(() => {
-    if (frame.current.scheduled && frame.current.id !== undefined) cancelAnimationFrame(frame.current.id);
-    frame.current.scheduled = false;
-  }, []);
-
-  const change = useCallback((update: (current: T) => T) => {
-    latest.current = update(latest.current);
-    if (frame.current.scheduled) return;
-    frame.current.scheduled = true;
-    frame.current.id = requestAnimationFrame(() => {
-      frame.current.scheduled = false;
-      setShown(latest.current);
-    });
-  }, []);
+  const change = useCallback(
+    (update: (current: T) => T) => {
+      latest.current = update(latest.current);
+      batch.request();
+    },
+    [batch],
+  );
 
   const showNow = useCallback(
     (value: T) => {
-      cancel();
+      batch.cancel();
       latest.current = value;
       setShown(value);
     },
-    [cancel],
+    [batch],
   );
 
-  useEffect(() => cancel, [cancel]);
+  useEffect(() => () => batch.cancel(), [batch]);
 
   return { shown, latestRef: latest, change, showNow };
 }

@@ -42,6 +42,14 @@ export function normalizeAgentAddress(input: string, options: { allowLocalHttp: 
   if (url.hostname === '') {
     throw new ServiceError('invalid_address', 'The address has no host name.');
   }
+  // A bare word typed without a scheme ("hello") is not an address; an explicit https://intranet still is.
+  if (!hasScheme && !url.hostname.includes('.') && !url.hostname.includes(':') && url.hostname !== 'localhost' && !url.hostname.startsWith('[')) {
+    throw new ServiceError('invalid_address', `"${truncate(text)}" is not an address: an agent's address has a dot in it, for example crm.example.com.`, '/address');
+  }
+  // RFC 6761 §6.4: names under .invalid never resolve.
+  if (/(^|\.)invalid\.?$/i.test(url.hostname)) {
+    throw new ServiceError('invalid_address', `${url.hostname} does not resolve: names ending in .invalid never point to a computer.`, '/address');
+  }
   if (url.protocol === 'http:') {
     if (!options.allowLocalHttp) {
       throw new ServiceError(

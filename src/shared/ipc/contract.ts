@@ -197,7 +197,11 @@ export const contract = {
     'talkie.acceptEndpoints': { request: z.strictObject({ agentId }), response: serverViewSchema },
     /** Development token (only when the manifest offers auth.token and the developer switch is on). */
     'talkie.useToken': { request: z.strictObject({ agentId, token: z.string().min(1).max(8192) }), response: serverViewSchema },
+    /** Waits for the browser (the link arrives as `talkie.signInLink`) up to main's time limit; `talkie.cancelSignIn` stops it. */
     'talkie.signIn': { request: z.strictObject({ agentId }), response: serverViewSchema },
+    'talkie.cancelSignIn': { request: z.strictObject({ agentId }), response: z.strictObject({ cancelled: z.boolean() }) },
+    /** Opens the waiting sign-in's link in the browser again (main holds the link). */
+    'talkie.openSignInLink': { request: z.strictObject({ agentId }), response: z.strictObject({ opened: z.boolean() }), gesture: 'The sign-in link opens only when you click Open again.' },
     'talkie.signOut': { request: z.strictObject({ agentId }), response: serverViewSchema },
     'talkie.status': {
       request: z.strictObject({ agentId }),
@@ -247,6 +251,8 @@ export const contract = {
       /** After an interrupted stream: the thread as the server stored it. */
       items: z.array(conversationItemSchema).max(5000).optional(),
     }),
+    /** A browser sign-in's link (to copy or open again), its time limit, and why the browser did not open, if it did not. */
+    'talkie.signInLink': z.strictObject({ agentId, url: z.string().max(8192), timeoutMs: z.number().int().positive(), openError: z.string().max(500).optional() }),
     'talkie.downloadProgress': z.strictObject({
       agentId,
       downloadId: z.string().max(100),

@@ -38,7 +38,6 @@ async function harness(options: { token?: string } = {}): Promise<Harness> {
   const services = await startTestServices(await tempDir(), {
     demo: { start: async () => ({ baseUrl: 'http://127.0.0.1:9', token: 'unused', agentCallCardUrl: demo.cardUrl }) },
     agentCallNfc: {
-      readerConnected: () => true,
       onResult: (listener) => {
         nfcListeners.add(listener);
         return () => nfcListeners.delete(listener);

@@ -200,7 +200,7 @@ describe('AgentCall session screen', () => {
     expect(screen.getByText('Talking about:').textContent).toBe(`Talking about: ${routerRef}`);
   });
 
-  it('explains why scanning or photos are off: the agent does not accept them, or no reader was there at the start', async () => {
+  it('explains why scanning or photos are off: the agent does not accept them, or NFC could not be offered in this session', async () => {
     const backend = backendFor({ usable: ['photo'] });
     backend.state.agentCall = { ...backend.state.agentCall, accepted: ['photo'], agentRequests: [] };
     await renderScreen(backend);
@@ -212,7 +212,7 @@ describe('AgentCall session screen', () => {
     const noReader = backendFor({ usable: ['photo'] });
     await renderScreen(noReader);
     expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Scan object' }).disabled).toBe(true);
-    expect(screen.getByText(/No NFC reader was connected when this session started/)).toBeTruthy();
+    expect(screen.getByText(/NFC could not be offered in this session: the reader service is off/)).toBeTruthy();
     cleanup();
 
     const textOnly = backendFor({ usable: [] });
@@ -293,8 +293,21 @@ describe('AgentCall session screen', () => {
     });
     const panel = screen.getByRole('region', { name: 'The agent asks you to scan an object' });
     expect(within(panel).getByText('Scan the <b>router</b> tag')).toBeTruthy();
+    // Announced by the status line, but shown once: in the panel, not again in the transcript or the line.
     expect(statusLine().textContent).toBe('The agent asks you to scan an object.');
-    expect(transcript().getByText('Waiting for you.')).toBeTruthy();
+    expect(statusLine().querySelector('.visually-hidden')?.textContent).toBe('The agent asks you to scan an object.');
+    expect(screen.getAllByText('Scan the <b>router</b> tag')).toHaveLength(1);
+    expect(transcript().queryByText('Waiting for you.')).toBeNull();
+    // An answer that only repeats the prompt (as the demo agent's does) is not shown a second time.
+    push(
+      backend,
+      'session-1',
+      { type: 'run.started', runKey: 'r-ask' },
+      { type: 'text.delta', runKey: 'r-ask', text: 'Scan the <b>router</b> tag' },
+      { type: 'run.completed', runKey: 'r-ask' },
+    );
+    expect(screen.getAllByText('Scan the <b>router</b> tag')).toHaveLength(1);
+    expect(statusLine().querySelector('.visually-hidden')?.textContent).toBe('The agent asks you to scan an object.');
     push(backend, 'session-1', { type: 'notice', id: 'n1', code: 'ignored', message: 'An unrelated notice.' });
     expect(speakCalls).toEqual(['Scan the router']);
     expect(cancelSpeech).not.toHaveBeenCalled();
@@ -389,7 +402,24 @@ describe('AgentCall session screen', () => {
     expect(transcript().getByText('New session text')).toBeTruthy();
   });
 
-  it('End session calls agentcall.end; leaving the screen ends its session too', async () => {
+  it('Back (leaving the screen) keeps the session: coming back shows the same live conversation, and End still ends it', async () => {
+    const backend = backendFor();
+    const first = await renderScreen(backend);
+    push(backend, 'session-1', { type: 'user.text', id: 'u1', turn: 1, text: 'Before Back' });
+    first.unmount();
+    expect(backend.callsOf('agentcall.end')).toEqual([]);
+    // The agent goes on while the screen is away.
+    push(backend, 'session-1', { type: 'run.started', runKey: 'r1' }, { type: 'text.delta', runKey: 'r1', text: 'Answered while away' }, { type: 'run.completed', runKey: 'r1' });
+
+    const { user } = await renderScreen(backend, { establish: false });
+    expect(transcript().getByText('Before Back')).toBeTruthy();
+    expect(transcript().getByText('Answered while away')).toBeTruthy();
+    expect(backend.callsOf('agentcall.open')).toHaveLength(1);
+    await user.click(screen.getByRole('button', { name: 'End session' }));
+    await waitFor(() => expect(backend.callsOf('agentcall.end')).toEqual([{ sessionKey: 'session-1' }]));
+  });
+
+  it('End session calls agentcall.end; a new session after it ends is a new conversation', async () => {
     const { backend, user, unmount } = await renderScreen();
     await user.click(screen.getByRole('button', { name: 'End session' }));
     await waitFor(() => expect(backend.callsOf('agentcall.end')).toEqual([{ sessionKey: 'session-1' }]));
@@ -398,8 +428,10 @@ describe('AgentCall session screen', () => {
     expect(document.activeElement).toBe(transcript().getByRole('button', { name: 'Start a new session' }));
     await user.click(transcript().getByRole('button', { name: 'Start a new session' }));
     await waitFor(() => expect(screen.getByRole('button', { name: 'End session' })).toBeTruthy());
+    // Leaving does not end the new one either.
     unmount();
-    expect(backend.callsOf('agentcall.end')).toEqual([{ sessionKey: 'session-1' }, { sessionKey: 'session-2' }]);
+    expect(backend.callsOf('agentcall.open')).toHaveLength(2);
+    expect(backend.callsOf('agentcall.end')).toEqual([{ sessionKey: 'session-1' }]);
   });
 
   it('sign_in_required: a password field saves the token with agentcall.useToken and connects again', async () => {

@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { builtInDemoAgentId } from '../../../src/shared/ipc/contract';
 import { answer, messageField, openDemo, send, transcript } from './chat-helpers';
@@ -190,6 +190,46 @@ describe('chat: server steps', () => {
     expect(screen.queryByLabelText('Access token')).toBeNull();
     release();
     expect(await screen.findByRole('textbox', { name: 'Message' })).toBeTruthy();
+  });
+
+  it('while the browser sign-in waits: the link to copy or open again with the time limit, a browser that did not open, Cancel, and the time-out message', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    backend.state.talkie.views.a1 = demoView({ agentId: 'a1', name: 'Example CRM', signedIn: false, signIn: { oauth: true, pastedToken: false } });
+    let release = backend.holdNext('talkie.signIn');
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Open crm.example.com' }));
+    await user.click(await screen.findByRole('button', { name: 'Sign in with your browser' }));
+    const url = 'https://auth.example.com/authorize?response_type=code&state=s1';
+    act(() => backend.emit('talkie.signInLink', { agentId: 'a1', url, timeoutMs: 300_000, openError: 'No web browser could be started.' }));
+    expect(screen.getByText('The browser did not open the sign-in link.', { exact: false })).toBeTruthy();
+    expect(screen.getByRole<HTMLInputElement>('textbox', { name: 'Sign-in link' }).value).toBe(url);
+    expect(screen.getByText(/AgentDesk waits up to 5 minutes\./)).toBeTruthy();
+
+    await user.click(screen.getByRole('button', { name: 'Copy link' }));
+    // user-event's clipboard stands in for the system's.
+    expect(await navigator.clipboard.readText()).toBe(url);
+    expect(await screen.findByText('Link copied.')).toBeTruthy();
+    backend.failNext('talkie.openSignInLink', { code: 'no_browser', message: 'No web browser could be started to open the link.', retryable: true });
+    await user.click(screen.getByRole('button', { name: 'Open again' }));
+    expect(await screen.findByText(/The link could not be opened\. No web browser could be started/)).toBeTruthy();
+    expect(backend.callsOf('talkie.openSignInLink')).toEqual([{ agentId: 'a1' }]);
+
+    await user.click(screen.getByRole('button', { name: 'Cancel sign-in' }));
+    expect(backend.callsOf('talkie.cancelSignIn')).toEqual([{ agentId: 'a1' }]);
+    backend.failNext('talkie.signIn', { code: 'not_allowed', message: 'Sign-in was cancelled.', retryable: true });
+    await act(async () => release());
+    expect(await screen.findByText('Sign-in cancelled.')).toBeTruthy();
+    expect(screen.queryByRole('textbox', { name: 'Sign-in link' })).toBeNull();
+    expect(screen.queryByRole('alert')).toBeNull();
+
+    // The time limit ends the wait with main's clear message.
+    release = backend.holdNext('talkie.signIn');
+    await user.click(screen.getByRole('button', { name: 'Sign in with your browser' }));
+    backend.failNext('talkie.signIn', { code: 'network_error', message: 'Sign-in was not finished within 5 minutes, so AgentDesk stopped waiting. Start it again.', retryable: true });
+    await act(async () => release());
+    expect(await screen.findByText(/Sign-in was not finished within 5 minutes/)).toBeTruthy();
   });
 
   it('asks to sign in again when a call answers sign_in_required', async () => {

@@ -63,6 +63,32 @@ describe('chat: opening', () => {
     expect(await screen.findByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
   });
 
+  it('Escape stays on the chat while a run is active or a draft is typed (focus elsewhere); Back keeps the draft', async () => {
+    const backend = createFakeBackend();
+    const { user } = await openDemo(backend);
+    const runKey = await send(user, backend, 'hello');
+    push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'a-1' }, { type: 'text.delta', messageId: 'a-1', delta: 'Half' });
+    // Focus on the page, not in the field: mid-answer Escape does not leave.
+    (document.activeElement as HTMLElement | null)?.blur();
+    await user.keyboard('{Escape}');
+    expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
+    expect(transcript().getByText(/Half/)).toBeTruthy();
+    push(backend, runKey, { type: 'text.end', messageId: 'a-1' }, { type: 'run.finished' });
+    end(backend, runKey, { kind: 'finished' }, { threadId: 't-1' });
+    await waitFor(() => expect(screen.queryByRole<HTMLButtonElement>('button', { name: 'Cancel' })?.disabled ?? true).toBe(true));
+
+    await user.type(messageField(), 'half a thought');
+    (document.activeElement as HTMLElement | null)?.blur();
+    await user.keyboard('{Escape}');
+    expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
+
+    await user.click(screen.getByRole('button', { name: 'Back' }));
+    await screen.findByRole('heading', { level: 1, name: 'Your agents' });
+    await user.click(screen.getByRole('button', { name: 'Open demo' }));
+    await screen.findByRole('textbox', { name: 'Message' });
+    expect(messageField().value).toBe('half a thought');
+  });
+
   it('applies the server accent as CSS custom properties with a readable text colour', async () => {
     const backend = createFakeBackend();
     backend.state.talkie.views[builtInDemoAgentId] = demoView({ accent: '#ffdd00' });

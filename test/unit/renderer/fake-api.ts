@@ -264,6 +264,8 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       if (view) state.talkie.views[agentId] = { ...view, signedIn: true };
       return talkieView(agentId);
     },
+    'talkie.cancelSignIn': () => ok({ cancelled: true }),
+    'talkie.openSignInLink': () => ok({ opened: true }),
     'talkie.signOut': ({ agentId }) => {
       const view = state.talkie.views[agentId];
       if (view) state.talkie.views[agentId] = { ...view, signedIn: false };

@@ -50,3 +50,23 @@ describe('isLocalDevelopmentHost', () => {
     expect(isLocalDevelopmentHost(host)).toBe(expected);
   });
 });
+
+describe('addresses that cannot be an agent (#15)', () => {
+  it('refuses a bare word and a name under .invalid, with the reason', () => {
+    const refused = (input: string) => {
+      try {
+        normalizeAgentAddress(input, { allowLocalHttp: false });
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return undefined;
+    };
+    expect(refused('hello')).toBe('"hello" is not an address: an agent\'s address has a dot in it, for example crm.example.com.');
+    expect(refused('unreachable.invalid')).toBe('unreachable.invalid does not resolve: names ending in .invalid never point to a computer.');
+    expect(refused('https://agents.invalid/')).toMatch(/does not resolve/);
+    // Still addresses: an explicit scheme with an intranet name, localhost, an IP.
+    expect(refused('https://intranet/')).toBeUndefined();
+    expect(refused('localhost:8443')).toBeUndefined();
+    expect(refused('10.0.0.7')).toBeUndefined();
+  });
+});

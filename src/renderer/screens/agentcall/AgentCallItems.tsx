@@ -206,9 +206,20 @@ export const AgentCallItem = memo(function AgentCallItem({ item, context, thumbn
   }
 });
 
-/** Whether an item shows anything (speech repeats the text; an empty finished answer says nothing). */
-export function isShown(item: SessionItem): boolean {
+/**
+ * The items the transcript shows, each request once: a request still waiting is the request panel
+ * below the transcript (it joins the transcript once answered, declined or gone), and an agent's
+ * answer that only repeats a request's prompt (as the demo's does) is not shown beside it.
+ */
+export function shownItems(items: readonly SessionItem[]): SessionItem[] {
+  const prompts = new Set(items.flatMap((item) => (item.kind === 'interaction' ? [item.request.prompt.trim()] : [])));
+  return items.filter((item) => isShown(item) && !(item.kind === 'agentText' && item.state === 'completed' && prompts.has(item.text.trim())));
+}
+
+/** Whether an item shows anything (speech repeats the text; an empty finished answer says nothing; a waiting request is the panel). */
+function isShown(item: SessionItem): boolean {
   if (item.kind === 'speech') return false;
+  if (item.kind === 'interaction') return item.state !== 'pending';
   if (item.kind === 'agentText') return item.text !== '' || item.state !== 'completed';
   return true;
 }

@@ -268,7 +268,12 @@ export function AgentCallScreen({
             <div className="run-status">
               <p className="run-status__text" role="status" aria-live="polite">
                 {view.runActive ? <span className="spinner" aria-hidden="true" /> : null}
-                {status !== undefined ? t(status) : null}
+                {status === undefined ? null : pending && !ended && !view.runActive ? (
+                  // The request panel shows the request; the line only announces it.
+                  <span className="visually-hidden">{t(status)}</span>
+                ) : (
+                  t(status)
+                )}
               </p>
             </div>
             {pending && !ended ? (

@@ -1,7 +1,7 @@
 import type { SessionItem } from '../../../shared/agentcall/session-view';
 import { newestKey, StickyScroller } from '../../components/StickyScroller';
 import { useI18n } from '../../i18n/I18nProvider';
-import { AgentCallItem, isShown, type ItemContext } from './AgentCallItems';
+import { AgentCallItem, shownItems, type ItemContext } from './AgentCallItems';
 
 /**
  * The session's transcript. Not a live region: the status line below it announces "answering" and
@@ -9,7 +9,7 @@ import { AgentCallItem, isShown, type ItemContext } from './AgentCallItems';
  */
 export function AgentCallTranscript({ items, context, thumbnail }: { items: SessionItem[]; context: ItemContext; thumbnail: (sha256: string) => string | undefined }) {
   const { t } = useI18n();
-  const shown = items.filter(isShown);
+  const shown = shownItems(items);
   return (
     <StickyScroller
       className="transcript agentcall-transcript"

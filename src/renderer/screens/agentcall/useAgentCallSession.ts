@@ -1,10 +1,10 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import type { AgentCallAgent } from '../../../shared/agentcall/ipc-schemas';
 import { applySessionUpdate, emptySessionView, type SessionUpdate, type SessionView } from '../../../shared/agentcall/session-view';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { EventPayload } from '../../../shared/ipc/contract';
 import type { IpcError } from '../../../shared/ipc/errors';
-import { useFrameState } from '../../hooks/useFrameState';
+import { FrameBatch } from '../../hooks/useFrameState';
 import { call } from '../../hooks/useLiveResource';
 
 export type Connection =
@@ -43,93 +43,136 @@ export interface AgentCallSessionHandle {
   applyLocal: (updates: SessionUpdate[]) => void;
 }
 
+interface Snapshot {
+  connection: Connection;
+  state: SessionState;
+}
+
 /**
- * One AgentCall session with an agent: `agentcall.open`, then the `agentcall.update` events of its
- * session key folded with `applySessionUpdate`. The logic always sees the newest state (a ref);
- * React renders it at most once per animation frame, so a reply streaming many deltas a second
- * costs one render per frame (`useFrameState`, as in the Talkie chat).
- *
- * A session belongs to the screen: leaving the screen, or opening a new one, ends it in main
- * (`agentcall.end`), so no agent keeps a session (and its pending requests) nobody can see.
+ * One agent's AgentCall session in this page: `agentcall.open`, then the `agentcall.update` events
+ * of its session key folded with `applySessionUpdate`. It lives beside the screen, not in it: Back
+ * leaves the session running (main keeps the connection; this keeps the conversation), and coming
+ * back to the agent shows the same live conversation. End (or an ended session) is what ends it.
+ * The logic always sees the newest state; screens are told at most once per animation frame, so a
+ * reply streaming many deltas a second costs one render per frame (as in the Talkie chat's useChat).
  */
-export function useAgentCallSession(api: AgentDeskApi, agentId: string): AgentCallSessionHandle {
-  const [connection, setConnection] = useState<Connection>({ status: 'connecting' });
-  const { shown: state, latestRef, change: changeState, showNow } = useFrameState<SessionState>(initialSessionState);
-  const [attempt, setAttempt] = useState(0);
-  /** The session key this screen follows; undefined while opening. */
-  const sessionKey = useRef<string | undefined>(undefined);
+class AgentCallSession {
+  private snapshot: Snapshot = { connection: { status: 'connecting' }, state: initialSessionState };
+  private latest: SessionState = initialSessionState;
+  private readonly listeners = new Set<() => void>();
+  /** The session key followed; undefined while opening. */
+  private sessionKey: string | undefined;
   /** Events that arrived while `agentcall.open` was on its way (null when not opening). */
-  const early = useRef<EventPayload<'agentcall.update'>[] | null>(null);
-  /** Sessions that ended already (main needs no agentcall.end for them). */
-  const endedKeys = useRef(new Set<string>());
+  private early: EventPayload<'agentcall.update'>[] | null = null;
+  /** Bumped by every open: an older open's late answer is ended, not shown. */
+  private generation = 0;
+  private readonly frame = new FrameBatch(() => this.publish({ ...this.snapshot, state: this.latest }));
+  private opened = false;
 
-  const change = useCallback(
-    (update: (current: SessionState) => SessionState) => {
-      changeState(update);
-      if (latestRef.current.view.phase === 'ended' && sessionKey.current !== undefined) endedKeys.current.add(sessionKey.current);
-    },
-    [changeState, latestRef],
-  );
+  constructor(
+    private readonly api: AgentDeskApi,
+    private readonly agentId: string,
+  ) {
+    // Subscribed before the first open is sent; for as long as the page lives.
+    api.agentcall.onUpdate((payload) => {
+      const key = this.sessionKey;
+      if (key === undefined) {
+        if (this.early && this.early.length < maxEarlyEvents) this.early.push(payload);
+        return;
+      }
+      if (payload.sessionKey !== key) return;
+      this.change((current) => payload.updates.reduce(foldUpdate, current));
+    });
+  }
 
-  // Subscribed before the first open is sent (effects run in order).
-  useEffect(
-    () =>
-      api.agentcall.onUpdate((payload) => {
-        const key = sessionKey.current;
-        if (key === undefined) {
-          if (early.current && early.current.length < maxEarlyEvents) early.current.push(payload);
-          return;
-        }
-        if (payload.sessionKey !== key) return;
-        change((current) => payload.updates.reduce(foldUpdate, current));
-      }),
-    [api, change],
-  );
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  };
 
-  useEffect(() => {
-    let active = true;
-    let opened: string | undefined;
-    const ended = endedKeys.current;
-    sessionKey.current = undefined;
-    early.current = [];
-    void call(() => api.agentcall.open({ agentId })).then((result) => {
-      if (!active) {
-        // The screen went away (or a newer open started) while this one was on its way.
+  readonly getSnapshot = (): Snapshot => this.snapshot;
+
+  /** A screen shows this session: the first one opens it, and one after a failed open tries again. */
+  attach(): void {
+    if (!this.opened || this.snapshot.connection.status === 'failed') this.open();
+  }
+
+  readonly reopen = (): void => {
+    this.open();
+  };
+
+  readonly applyLocal = (updates: SessionUpdate[]): void => this.change((current) => updates.reduce(foldUpdate, current));
+
+  private open(): void {
+    this.opened = true;
+    const generation = ++this.generation;
+    const previous = this.sessionKey;
+    const previousEnded = this.latest.view.phase === 'ended';
+    // The old view (its thumbnails, proposals and focus) is gone at once, not a frame later.
+    this.frame.cancel();
+    this.latest = initialSessionState;
+    this.sessionKey = undefined;
+    this.early = [];
+    this.publish({ connection: { status: 'connecting' }, state: initialSessionState });
+    // A session still running in main is ended (main would end it on open as well).
+    if (previous !== undefined && !previousEnded) void call(() => this.api.agentcall.end({ sessionKey: previous }));
+    const api = this.api;
+    void call(() => api.agentcall.open({ agentId: this.agentId })).then((result) => {
+      if (generation !== this.generation) {
+        // A newer open started while this one was on its way.
         if (result.ok) void call(() => api.agentcall.end({ sessionKey: result.value.sessionKey }));
         return;
       }
-      const buffered = early.current ?? [];
-      early.current = null;
+      const buffered = this.early ?? [];
+      this.early = null;
       if (!result.ok) {
-        setConnection({ status: 'failed', error: result.error });
+        this.publish({ connection: { status: 'failed', error: result.error }, state: this.latest });
         return;
       }
       const { sessionKey: key, agent, updates } = result.value;
-      opened = key;
-      sessionKey.current = key;
-      change((current) => {
-        let next = updates.reduce(foldUpdate, current);
-        for (const payload of buffered) if (payload.sessionKey === key) next = payload.updates.reduce(foldUpdate, next);
-        return next;
-      });
-      setConnection({ status: 'open', sessionKey: key, agent });
+      this.sessionKey = key;
+      let next = updates.reduce(foldUpdate, this.latest);
+      for (const payload of buffered) if (payload.sessionKey === key) next = payload.updates.reduce(foldUpdate, next);
+      this.latest = next;
+      this.publish({ connection: { status: 'open', sessionKey: key, agent }, state: next });
     });
-    return () => {
-      active = false;
-      sessionKey.current = undefined;
-      early.current = null;
-      if (opened !== undefined && !ended.has(opened)) void call(() => api.agentcall.end({ sessionKey: opened as string }));
-    };
-  }, [api, agentId, attempt, change]);
+  }
 
-  const reopen = useCallback(() => {
-    // The old view (its thumbnails, proposals and focus) is gone at once, not a frame later.
-    showNow(initialSessionState);
-    setConnection({ status: 'connecting' });
-    setAttempt((value) => value + 1);
-  }, [showNow]);
+  private change(update: (current: SessionState) => SessionState): void {
+    this.latest = update(this.latest);
+    this.frame.request();
+  }
 
-  const applyLocal = useCallback((updates: SessionUpdate[]) => change((current) => updates.reduce(foldUpdate, current)), [change]);
+  private publish(next: Snapshot): void {
+    this.snapshot = next;
+    for (const listener of this.listeners) listener();
+  }
+}
 
-  return { connection, state, reopen, applyLocal };
+/** The sessions of one page (one api), by agent. */
+const sessionsByApi = new WeakMap<AgentDeskApi, Map<string, AgentCallSession>>();
+
+function sessionOf(api: AgentDeskApi, agentId: string): AgentCallSession {
+  let sessions = sessionsByApi.get(api);
+  if (!sessions) {
+    sessions = new Map();
+    sessionsByApi.set(api, sessions);
+  }
+  let session = sessions.get(agentId);
+  if (!session) {
+    session = new AgentCallSession(api, agentId);
+    sessions.set(agentId, session);
+  }
+  return session;
+}
+
+/**
+ * The agent's AgentCall session as a screen shows it. Leaving the screen does not end the session
+ * (Back, then the agent again: the same live conversation); End does, and so does a new session.
+ */
+export function useAgentCallSession(api: AgentDeskApi, agentId: string): AgentCallSessionHandle {
+  const session = useMemo(() => sessionOf(api, agentId), [api, agentId]);
+  const { connection, state } = useSyncExternalStore(session.subscribe, session.getSnapshot);
+  useEffect(() => session.attach(), [session]);
+  return { connection, state, reopen: session.reopen, applyLocal: session.applyLocal };
 }

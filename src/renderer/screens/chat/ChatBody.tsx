@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState, type RefObject } from 'react';
+import { useCallback, useEffect, useMemo, useState, type MutableRefObject, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';
@@ -18,18 +18,26 @@ import { useOpenLink } from '../../hooks/useOpenLink';
 import { useUiMemory } from '../../hooks/useUiMemory';
 import { LinkOpenError } from '../../components/LinkOpenError';
 
+/** The key of a Talkie agent's composer draft in the UI memory. */
+export function talkieDraftKey(agentId: string): string {
+  return `talkie:${agentId}`;
+}
+
 /** The signed-in chat: threads and account on the side, the conversation, its status and the composer. */
 export function ChatBody({
   api,
   view,
   composerRef,
   newChatRef,
+  runActiveRef,
   onAuthProblem,
 }: {
   api: AgentDeskApi;
   view: ServerView;
   composerRef: RefObject<HTMLTextAreaElement | null>;
   newChatRef: RefObject<HTMLButtonElement | null>;
+  /** Kept true while a message is on its way or a run streams (the screen reads it for Escape). */
+  runActiveRef?: MutableRefObject<boolean>;
   onAuthProblem: (error: ShownError) => void;
 }) {
   const { t } = useI18n();
@@ -89,6 +97,14 @@ export function ChatBody({
     composerRef.current?.focus();
   }, [newChat, composerRef]);
 
+  useEffect(() => {
+    if (!runActiveRef) return undefined;
+    runActiveRef.current = busy;
+    return () => {
+      runActiveRef.current = false;
+    };
+  }, [runActiveRef, busy]);
+
   const threadId = conversation.threadId;
   // Main remembers which thread is open, so that a reload or a renderer crash opens it again.
   useEffect(() => memory.saveThread(agentId, threadId), [memory, agentId, threadId]);
@@ -130,7 +146,7 @@ export function ChatBody({
           />
           <Composer
             textareaRef={composerRef}
-            draftKey={`talkie:${agentId}`}
+            draftKey={talkieDraftKey(agentId)}
             maxChars={view.maxMessageChars}
             busy={busy}
             canCancel={chat.runKey !== undefined}

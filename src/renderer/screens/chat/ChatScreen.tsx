@@ -5,9 +5,10 @@ import type { ServerView } from '../../../shared/talkie/ipc-schemas';
 import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import type { ShownError } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
+import { useUiMemory } from '../../hooks/useUiMemory';
 import { useI18n } from '../../i18n/I18nProvider';
 import { useAccent } from './accent';
-import { ChatBody } from './ChatBody';
+import { ChatBody, talkieDraftKey } from './ChatBody';
 import { ChatHeader } from './ChatHeader';
 import { EndpointsPanel } from './EndpointsPanel';
 import { ManifestNotes } from './ManifestNotes';
@@ -30,8 +31,8 @@ function stepOf(view: ServerView): 'endpoints' | 'signIn' | 'chat' {
 
 /**
  * A chat with one Talkie agent: connect (manifest, brand), then the steps the server needs (accept
- * endpoints on other sites, sign in), then the conversation. Escape goes back to Home unless the
- * user is typing.
+ * endpoints on other sites, sign in), then the conversation. Escape goes back to Home, except while
+ * a run is active or the composer holds a draft (wherever the focus is): Escape must not lose either.
  */
 export function ChatScreen({
   api,
@@ -41,6 +42,9 @@ export function ChatScreen({
   onBack,
 }: AgentScreenProps) {
   const { t } = useI18n();
+  const memory = useUiMemory();
+  /** ChatBody's run is on its way or streaming (Escape stays on the screen then). */
+  const runActiveRef = useRef(false);
   const [connection, setConnection] = useState<Connection>({ status: 'connecting' });
   const [attempt, setAttempt] = useState(0);
   const [signingOut, setSigningOut] = useState(false);
@@ -78,15 +82,17 @@ export function ChatScreen({
   }, [onBack]);
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape' || event.defaultPrevented) return;
+      if (event.key !== 'Escape' || event.defaultPrevented || event.isComposing) return;
       const target = event.target;
       // Escape while typing keeps the text (and the screen); in an empty field it goes back.
       if ((target instanceof HTMLTextAreaElement || target instanceof HTMLInputElement) && target.value !== '') return;
+      // A run on its way or a typed draft keeps the screen too (Back still leaves; the draft is kept).
+      if (runActiveRef.current || memory.draft(talkieDraftKey(agentId)) !== '') return;
       back.current();
     };
     document.addEventListener('keydown', onKeyDown);
     return () => document.removeEventListener('keydown', onKeyDown);
-  }, []);
+  }, [memory, agentId]);
 
   const onView = useCallback((next: ServerView) => {
     focusNextStep.current = true;
@@ -142,7 +148,7 @@ export function ChatScreen({
       {view && step === 'signIn' ? (
         <SignInPanel api={api} view={view} reason={connection.status === 'ready' ? connection.reason : undefined} headingRef={gateHeadingRef} onView={onView} />
       ) : null}
-      {view && step === 'chat' ? <ChatBody api={api} view={view} composerRef={composerRef} newChatRef={newChatRef} onAuthProblem={onAuthProblem} /> : null}
+      {view && step === 'chat' ? <ChatBody api={api} view={view} composerRef={composerRef} newChatRef={newChatRef} runActiveRef={runActiveRef} onAuthProblem={onAuthProblem} /> : null}
     </div>
   );
 }

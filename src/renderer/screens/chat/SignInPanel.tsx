@@ -1,14 +1,17 @@
-import { useId, useState, type FormEvent, type RefObject } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';
 import { ErrorAlert, ErrorText, type ShownError } from '../../components/ErrorText';
+import { LinkOpenError } from '../../components/LinkOpenError';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 
 /**
  * Sign-in (Talkie §2): through the system browser when the server offers OAuth; a pasted
- * development token when the server and the developer switch allow it.
+ * development token when the server and the developer switch allow it. While the browser sign-in
+ * waits, the link main opened is shown to copy or open again, with main's time limit and Cancel;
+ * a browser that did not open says so.
  */
 export function SignInPanel({
   api,
@@ -32,15 +35,58 @@ export function SignInPanel({
   const [busy, setBusy] = useState<'browser' | 'token' | null>(null);
   const [error, setError] = useState<IpcError | undefined>();
   const [token, setToken] = useState('');
+  /** The waiting browser sign-in's link, as main reported it (`talkie.signInLink`). */
+  const [link, setLink] = useState<{ url: string; timeoutMs: number; openError?: IpcError } | undefined>();
+  const [openAgainError, setOpenAgainError] = useState<IpcError | undefined>();
+  const [copied, setCopied] = useState<'copied' | 'failed' | undefined>();
+  const [cancelled, setCancelled] = useState(false);
+  const cancelling = useRef(false);
+  const { agentId } = view;
+
+  useEffect(
+    () =>
+      api.talkie.onSignInLink((payload) => {
+        if (payload.agentId !== agentId) return;
+        setLink({ url: payload.url, timeoutMs: payload.timeoutMs, ...(payload.openError === undefined ? {} : { openError: { code: 'no_browser', message: payload.openError } }) });
+      }),
+    [api, agentId],
+  );
 
   async function signIn() {
     if (busy) return;
     setBusy('browser');
     setError(undefined);
-    const result = await call(() => api.talkie.signIn({ agentId: view.agentId }));
+    setLink(undefined);
+    setOpenAgainError(undefined);
+    setCopied(undefined);
+    setCancelled(false);
+    cancelling.current = false;
+    const result = await call(() => api.talkie.signIn({ agentId }));
     setBusy(null);
+    setLink(undefined);
     if (result.ok) onView(result.value);
+    // The user's own Cancel is not an error.
+    else if (cancelling.current) setCancelled(true);
     else setError(result.error);
+  }
+
+  function cancelSignIn() {
+    cancelling.current = true;
+    void call(() => api.talkie.cancelSignIn({ agentId }));
+  }
+
+  function openAgain() {
+    setOpenAgainError(undefined);
+    void call(() => api.talkie.openSignInLink({ agentId })).then((result) => {
+      if (!result.ok) setOpenAgainError(result.error);
+    });
+  }
+
+  function copyLink(url: string) {
+    void navigator.clipboard.writeText(url).then(
+      () => setCopied('copied'),
+      () => setCopied('failed'),
+    );
   }
 
   async function submitToken(event: FormEvent<HTMLFormElement>) {
@@ -48,7 +94,7 @@ export function SignInPanel({
     if (busy || token.trim() === '') return;
     setBusy('token');
     setError(undefined);
-    const result = await call(() => api.talkie.useToken({ agentId: view.agentId, token }));
+    const result = await call(() => api.talkie.useToken({ agentId, token }));
     setBusy(null);
     if (result.ok) {
       setToken('');
@@ -77,7 +123,45 @@ export function SignInPanel({
           </button>
           <div role="status" className="feedback">
             {busy === 'browser' ? <p className="muted">{t('chat.signIn.waiting')}</p> : null}
+            {cancelled ? <p className="muted">{t('chat.signIn.cancelled')}</p> : null}
+            {copied ? <p className="muted">{t(copied === 'copied' ? 'chat.signIn.copied' : 'chat.signIn.copyFailed')}</p> : null}
           </div>
+          {busy === 'browser' ? (
+            <div className="gate__group">
+              {link ? (
+                <>
+                  {link.openError ? (
+                    <div className="inline-error" role="alert">
+                      <p className="error-text">
+                        {t('chat.signIn.browserNotOpened')} <ErrorText error={link.openError} />
+                      </p>
+                    </div>
+                  ) : null}
+                  <label htmlFor={`${id}-link`} className="field__label">
+                    {t('chat.signIn.linkLabel')}
+                  </label>
+                  <p id={`${id}-link-hint`} className="field__hint">
+                    {t('chat.signIn.linkHint', { minutes: String(Math.round(link.timeoutMs / 60_000)) })}
+                  </p>
+                  <input id={`${id}-link`} className="input" readOnly value={link.url} aria-describedby={`${id}-link-hint`} onFocus={(event) => event.target.select()} />
+                  <div className="button-row">
+                    <button type="button" className="button button--secondary" onClick={() => copyLink(link.url)}>
+                      {t('chat.signIn.copy')}
+                    </button>
+                    <button type="button" className="button button--secondary" onClick={openAgain}>
+                      {t('chat.signIn.openAgain')}
+                    </button>
+                  </div>
+                  <LinkOpenError error={openAgainError} />
+                </>
+              ) : null}
+              <div className="button-row">
+                <button type="button" className="button button--secondary" onClick={cancelSignIn}>
+                  {t('chat.signIn.cancel')}
+                </button>
+              </div>
+            </div>
+          ) : null}
         </div>
       ) : null}
       {pastedToken ? (
