@@ -16,6 +16,9 @@ import tseslint from 'typescript-eslint';
  *                  ground (net platform secrets store ipc) < auth < protocols and hardware
  *                  (talkie agentcall agui nfc photo) < agents, demo < app < entries (electron webshell cli);
  *                  only app/ and cli/ may import demo/.
+ *   the NFC reader process (readerProcessFiles: its own process, a utilityProcess or a Node child)
+ *                → its own files, src/shared, Node built-ins and nfc-pcsc
+ * and each runtime imports only the npm packages runtimePackages lists for it.
  * test/unit/boundaries.test.ts proves each rule fires.
  */
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((name) => `node:${name}`)];
@@ -53,6 +56,109 @@ const demoFence = zone(
   './src/main/demo',
   'Only src/main/app and src/main/cli may import the built-in demo.',
 );
+
+/** The files that run in the NFC reader process (out/main/nfc-reader.js), not in main. */
+export const readerProcessFiles = ['reader-process', 'reader-worker', 'tag-read', 'built-entry'];
+
+/**
+ * The npm packages each runtime may import (bare specifiers; Node built-ins are governed by the rules
+ * above). shared's are pure (no Node.js or DOM globals), so every runtime gets them through shared;
+ * tests, scripts and bench import what they like. README "Architecture" names these lists.
+ */
+const pure = ['zod', '@ag-ui/core'];
+const mainPackages = [...pure, '@napi-rs/keyring', 'eventsource-parser', 'oauth4webapi', 'sharp', 'ws'];
+export const runtimePackages = {
+  shared: pure,
+  renderer: [...pure, 'react', 'react-dom', 'react-markdown', 'remark-gfm', 'lowlight', 'hast-util-to-jsx-runtime'],
+  preload: ['electron'], // zod and @ag-ui/core come bundled in through src/shared
+  main: mainPackages,
+  'main/electron': [...mainPackages, 'electron'],
+  'main/demo': [...mainPackages, 'oidc-provider'],
+  'NFC reader process': ['nfc-pcsc'],
+};
+/** Where each runtime's files are (a later entry wins over an earlier one for the same file). */
+const runtimeFiles = {
+  shared: ['src/shared/**/*.ts'],
+  renderer: ['src/renderer/**/*.{ts,tsx}'],
+  preload: ['src/preload/**/*.ts'],
+  main: ['src/main/**/*.ts'],
+  'main/electron': ['src/main/electron/**/*.ts'],
+  'main/demo': ['src/main/demo/**/*.ts'],
+  'NFC reader process': readerProcessFiles.map((name) => `src/main/nfc/${name}.ts`),
+};
+
+/** @param {string} specifier the npm package a bare specifier names, or undefined for a relative path or a Node built-in */
+const packageOf = (specifier) => {
+  if (/^[./]/.test(specifier) || nodeBuiltins.includes(specifier) || nodeBuiltins.includes(specifier.split('/')[0] ?? '')) return undefined;
+  return specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+};
+
+/**
+ * agentdesk/runtime-imports: every import (static, dynamic, re-export) of a bare specifier names a
+ * package on the runtime's list; with `relative`, a relative specifier must match that pattern.
+ * @type {import('eslint').Rule.RuleModule}
+ */
+const runtimeImports = {
+  meta: {
+    type: 'problem',
+    schema: [
+      {
+        type: 'object',
+        properties: { runtime: { type: 'string' }, packages: { type: 'array', items: { type: 'string' } }, relative: { type: 'string' }, relativeMessage: { type: 'string' } },
+        required: ['runtime', 'packages'],
+        additionalProperties: false,
+      },
+    ],
+    messages: {
+      unlisted: "'{{name}}' is not a package the {{runtime}} runtime may import (eslint.config.js runtimePackages: {{packages}}).",
+      relative: "'{{specifier}}': {{message}}",
+    },
+  },
+  create(context) {
+    const { runtime, packages, relative, relativeMessage = '' } = context.options[0];
+    const ownFiles = relative === undefined ? undefined : new RegExp(relative);
+    /** @param {import('estree').Node | null | undefined} node */
+    const check = (node) => {
+      if (node?.type !== 'Literal' || typeof node.value !== 'string') return;
+      const specifier = node.value;
+      if (/^\.\.?\//.test(specifier)) {
+        if (ownFiles && !ownFiles.test(specifier)) context.report({ node, messageId: 'relative', data: { specifier, message: relativeMessage } });
+        return;
+      }
+      const name = packageOf(specifier);
+      if (name !== undefined && !packages.includes(name)) context.report({ node, messageId: 'unlisted', data: { name, runtime, packages: packages.join(', ') || 'none' } });
+    };
+    return {
+      ImportDeclaration: (node) => check(node.source),
+      ExportNamedDeclaration: (node) => check(node.source),
+      ExportAllDeclaration: (node) => check(node.source),
+      ImportExpression: (node) => check(node.source),
+    };
+  },
+};
+
+const agentdeskPlugin = { rules: { 'runtime-imports': runtimeImports } };
+
+/** One config block per runtime for agentdesk/runtime-imports (the reader process also keeps to its own files). */
+const runtimeImportBlocks = /** @type {(keyof typeof runtimePackages)[]} */ (Object.keys(runtimePackages)).map((runtime) => ({
+  files: runtimeFiles[runtime],
+  plugins: { agentdesk: agentdeskPlugin },
+  rules: {
+    'agentdesk/runtime-imports': [
+      'error',
+      {
+        runtime,
+        packages: runtimePackages[runtime],
+        ...(runtime === 'NFC reader process'
+          ? {
+              relative: `^(?:\\./(?:${readerProcessFiles.join('|')})|(?:\\.\\./\\.\\./shared/.+))$`,
+              relativeMessage: `the NFC reader process runs alone (a utility or child process): it imports only its own files (${readerProcessFiles.join(', ')}), src/shared, Node.js built-ins and nfc-pcsc.`,
+            }
+          : {}),
+      },
+    ],
+  },
+}));
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'test/fixtures/lint/**'] },
@@ -128,4 +234,5 @@ export default tseslint.config(
       ],
     },
   },
+  ...runtimeImportBlocks,
 );

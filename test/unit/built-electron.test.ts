@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { eventNames, methodChannel, methodNames } from '../../src/shared/ipc/contract';
+import { ensureBuilt, mainEntry, preloadEntry, root } from '../support/built';
 
 /**
  * Electron's security checklist over what ships: the BUILT main process (out/main) and preload
@@ -13,30 +12,6 @@ import { eventNames, methodChannel, methodNames } from '../../src/shared/ipc/con
  * the preload runs with a `require` that offers nothing but a fake `electron`. A missing or
  * older build is built first (npx electron-vite build); a failed build fails here, loudly.
  */
-const root = fileURLToPath(new URL('../../', import.meta.url));
-const mainEntry = join(root, 'out/main/index.js');
-const preloadEntry = join(root, 'out/preload/index.cjs');
-
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
-  }
-  return newest;
-}
-
-function ensureBuilt(): void {
-  const sources = Math.max(newestSource(join(root, 'src')), statSync(join(root, 'electron.vite.config.ts')).mtimeMs);
-  const built = [mainEntry, preloadEntry].map((path) => (existsSync(path) ? statSync(path).mtimeMs : 0));
-  if (built.every((time) => time >= sources)) return;
-  try {
-    execFileSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: 'pipe', timeout: 240_000 });
-  } catch (error) {
-    const output = (error as { stderr?: Buffer; stdout?: Buffer }).stderr?.toString() || (error as { stdout?: Buffer }).stdout?.toString() || String(error);
-    throw new Error(`out/main and out/preload are missing or older than src/, and \`npx electron-vite build\` failed:\n${output}`, { cause: error });
-  }
-}
 ensureBuilt();
 
 const bundleFiles = (dir: string): string[] =>

@@ -1,7 +1,8 @@
 import { agentCardUrlFor, maxCardBytes, validateAgentCard, type CardValidation } from '../../shared/agentcall/card';
 import { parseUiLinks, type UiLinksResult } from '../../shared/agentmesh/ui-links';
 import type { Problem } from '../../shared/talkie/problems';
-import { guardedRequest, NetError, type NetPolicy, type Timeouts } from '../net/guarded-fetch';
+import type { NetPolicy, Timeouts } from '../net/guarded-fetch';
+import { fetchJsonDocument } from '../net/json-document';
 
 /**
  * AgentCall discovery: what the user typed → the A2A Agent Card at /.well-known/agent-card.json
@@ -20,34 +21,21 @@ export async function discoverAgentCard(url: string, options: { allowLocalHttp: 
   const cardUrl = agentCardUrlFor(url);
   if (cardUrl === undefined) return failure('invalid_address', 'The address is not an http:// or https:// URL.');
   const policy = options.policy ?? { allowLocalHttp: options.allowLocalHttp };
-  let json: unknown;
-  try {
-    const response = await guardedRequest(
-      { url: cardUrl, maxBytes: maxCardBytes, redirect: 'same-origin', headers: { Accept: 'application/json' }, ...(options.timeouts ? { timeouts: options.timeouts } : {}) },
-      policy,
-    );
-    if (response.status !== 200) {
-      response.cancel();
-      return failure('card_http_error', `${cardUrl} answered HTTP ${response.status}; there is no agent card there (or the address is wrong).`);
+  const document = await fetchJsonDocument({ url: cardUrl, maxBytes: maxCardBytes, strict: true, ...(options.timeouts ? { timeouts: options.timeouts } : {}) }, policy);
+  if (!document.ok) {
+    switch (document.reason) {
+      case 'http_status':
+        return failure('card_http_error', `${cardUrl} answered HTTP ${document.status}; there is no agent card there (or the address is wrong).`);
+      case 'media_type':
+        return failure('card_not_json', `${cardUrl} is served as ${document.mediaType === '' ? 'an unlabelled body' : `"${document.mediaType.slice(0, 80)}"`}, not application/json.`);
+      case 'not_json':
+        return failure('card_not_json', `${cardUrl} is not valid UTF-8 JSON.`);
+      case 'net':
+        if (document.error.code === 'too_large') return failure('card_too_large', `The agent card is larger than ${maxCardBytes / 1024} KiB, the most an AgentCall card may be.`);
+        return failure(`net_${document.error.code}`, document.error.message);
     }
-    const mediaType = (response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) {
-      response.cancel();
-      return failure('card_not_json', `${cardUrl} is served as ${mediaType === '' ? 'an unlabelled body' : `"${mediaType.slice(0, 80)}"`}, not application/json.`);
-    }
-    const bytes = await response.bytes();
-    try {
-      json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-    } catch {
-      return failure('card_not_json', `${cardUrl} is not valid UTF-8 JSON.`);
-    }
-  } catch (error) {
-    if (error instanceof NetError) {
-      if (error.code === 'too_large') return failure('card_too_large', `The agent card is larger than ${maxCardBytes / 1024} KiB, the most an AgentCall card may be.`);
-      return failure(`net_${error.code}`, error.message);
-    }
-    throw error;
   }
+  const json = document.json;
   return { ok: true, cardUrl, validation: validateAgentCard(json, { allowLocalHttp: options.allowLocalHttp }), uiLinks: parseUiLinks(json, { cardUrl }) };
 }
 

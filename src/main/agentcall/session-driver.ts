@@ -7,6 +7,7 @@ import { ServiceError, type IpcErrorCode } from '../../shared/ipc/errors';
 import { NetError, type NetPolicy } from '../net/guarded-fetch';
 import type { Logger } from '../platform/logger';
 import { connectAgentCall, TransportError, type AgentCallConnection } from './websocket-transport';
+import { Listeners } from '../../shared/listeners';
 
 /**
  * One AgentCall session in main: the WebSocket transport and the pure session engine
@@ -54,7 +55,7 @@ export type UpdateListener = (update: SessionUpdate, view: SessionView) => void;
 
 export class AgentCallDriver {
   private currentView: SessionView = emptySessionView;
-  private readonly listeners = new Set<UpdateListener>();
+  private readonly listeners = new Listeners<Parameters<UpdateListener>>((error) => this.log.error('agentcall', 'a session listener failed', error));
   private endReason: EndReason | undefined;
   private readonly endWaiters: ((reason: EndReason) => void)[] = [];
   private readonly socketClosed: Promise<void>;
@@ -92,8 +93,7 @@ export class AgentCallDriver {
 
   /** Called after each update with the view that includes it. Returns an unsubscribe function. */
   onUpdate(listener: UpdateListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.subscribe(listener);
   }
 
   /** Resolves once the session has ended (for any reason). */
@@ -152,13 +152,7 @@ export class AgentCallDriver {
     for (const update of output.updates) {
       this.currentView = applySessionUpdate(this.currentView, update);
       if (update.type === 'ended') this.endReason = update.reason;
-      for (const listener of [...this.listeners]) {
-        try {
-          listener(update, this.currentView);
-        } catch (error) {
-          this.log.error('agentcall', 'a session listener failed', error);
-        }
-      }
+      this.listeners.emit(update, this.currentView);
     }
     if (output.close) this.connection.close(output.close.code, output.close.reason);
     if (this.endReason) for (const resolve of this.endWaiters.splice(0)) resolve(this.endReason);

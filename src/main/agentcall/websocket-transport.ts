@@ -5,6 +5,7 @@ import type { NetPolicy } from '../net/address-policy';
 import { describeUrl, formatDuration, NetError } from '../net/net-error';
 import { pinnedLookup, resolveGuardedAddress } from '../net/websocket-guard';
 import type { Logger } from '../platform/logger';
+import { Listeners } from '../../shared/listeners';
 
 /**
  * The AgentCall `agentcall-agui-ws-0.1` transport: one WebSocket to the agent's AG-UI URL.
@@ -138,8 +139,8 @@ function connectError(error: NodeJS.ErrnoException, url: URL, timeoutMs: number)
 }
 
 class Connection implements AgentCallConnection {
-  private readonly frameListeners = new Set<(frame: string) => void>();
-  private readonly closeListeners = new Set<(close: TransportClose) => void>();
+  private readonly frameListeners = new Listeners<[string]>();
+  private readonly closeListeners = new Listeners<[TransportClose]>();
   private closed: TransportClose | undefined;
   private localError: TransportError | undefined;
   /** The code this side closed with because of a rule (reported instead of what the agent answered). */
@@ -158,7 +159,7 @@ class Connection implements AgentCallConnection {
         return;
       }
       const frame = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
-      for (const listener of this.frameListeners) listener(frame);
+      this.frameListeners.emit(frame);
     });
     socket.on('pong', () => {
       this.awaitingPong = 0;
@@ -209,8 +210,7 @@ class Connection implements AgentCallConnection {
   }
 
   onFrame(listener: (frame: string) => void): () => void {
-    this.frameListeners.add(listener);
-    return () => this.frameListeners.delete(listener);
+    return this.frameListeners.subscribe(listener);
   }
 
   onClose(listener: (close: TransportClose) => void): () => void {
@@ -219,8 +219,7 @@ class Connection implements AgentCallConnection {
       queueMicrotask(() => listener(closed));
       return () => undefined;
     }
-    this.closeListeners.add(listener);
-    return () => this.closeListeners.delete(listener);
+    return this.closeListeners.subscribe(listener);
   }
 
   private fail(error: TransportError, code: number, reason: string): void {
@@ -236,7 +235,7 @@ class Connection implements AgentCallConnection {
     clearInterval(this.pingTimer);
     this.closed = { code: this.localCode ?? code, reason: reason.slice(0, 123), ...(this.localError ? { error: this.localError } : {}) };
     this.options.log.info('agentcall', `session connection closed (${code})`);
-    for (const listener of this.closeListeners) listener(this.closed);
+    this.closeListeners.emit(this.closed);
     this.closeListeners.clear();
     this.frameListeners.clear();
   }

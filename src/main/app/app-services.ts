@@ -8,7 +8,6 @@ import { nfcSettingsOf } from '../../shared/settings/settings';
 import type { OAuthPort } from '../auth/oauth-port';
 import { createTalkieOAuth, privateUseScheme } from '../auth/talkie-oauth';
 import { createTokenStore } from '../auth/token-store';
-import { startDemo } from '../demo/start-demo';
 import { AgentCallService } from '../agentcall/agentcall-service';
 import { AguiService } from '../agui/agui-service';
 import { a2aAgentView, identifyAgent } from '../agents/identify-agent';
@@ -103,6 +102,8 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
   const demoServers: { close(): Promise<void> }[] = [];
   const demoPort: DemoPort = options.demo ?? {
     start: async () => {
+      // Loaded on first use, so a run that never opens the demo never loads it (nor oidc-provider, its Authorization Server).
+      const { startDemo } = await import('../demo/start-demo');
       // Its threads live in the user-data folder, so they survive an app restart (its port and token do not).
       const server = await startDemo({ log, notices, persistPath: join(options.userDataDir, 'demo-agent.json') });
       demoServers.push(server);

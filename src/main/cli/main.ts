@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import packageJson from '../../../package.json';
-import { startDemo } from '../demo/start-demo';
 import { aguiChat } from './agui-chat';
 import { chat } from './chat';
 import { parseScanTimeout, readers, scan } from './nfc';
@@ -105,6 +104,7 @@ export async function main(argv: string[]): Promise<number> {
 async function demo(portText: string | undefined): Promise<number> {
   const port = portText === undefined ? 0 : Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, not "${portText}".`);
+  const { startDemo } = await import('../demo/start-demo'); // only `agentdesk demo` loads the demo (and oidc-provider)
   const server = await startDemo({ port });
   processIo.out(server.baseUrl);
   processIo.out(`token ${server.token}`);

@@ -3,6 +3,7 @@ import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { isIP } from 'node:net';
 import { bareHost, pinnedLookup, resolveCheckedAddresses, type CheckedAddress, type NetPolicy } from './address-policy';
 import { describeUrl, formatDuration, NetError, type NetErrorCode } from './net-error';
+import { Listeners } from '../../shared/listeners';
 
 export interface Timeouts {
   /** Resolving and connecting (DNS, TCP, TLS), per hop. */
@@ -39,7 +40,7 @@ export class Exchange {
   private deadline: NodeJS.Timeout | undefined;
   private failed: NetError | undefined;
   private done = false;
-  private readonly failureListeners: ((error: NetError) => void)[] = [];
+  private readonly failureListeners = new Listeners<[NetError]>();
   private readonly onAbort = () => this.fail(this.error('aborted', `The request to ${this.url.host} was cancelled.`));
 
   private constructor(
@@ -71,7 +72,8 @@ export class Exchange {
     this.failed = error;
     this.cleanUp();
     this.request?.destroy();
-    for (const listener of this.failureListeners.splice(0)) listener(error);
+    this.failureListeners.emit(error);
+    this.failureListeners.clear();
   }
 
   /** The body was read to its end: stop listening to the signal. */
@@ -88,7 +90,7 @@ export class Exchange {
 
   onFailure(listener: (error: NetError) => void): void {
     if (this.failed) listener(this.failed);
-    else this.failureListeners.push(listener);
+    else this.failureListeners.subscribe(listener);
   }
 
   startTimer(ms: number, makeError: () => NetError): void {

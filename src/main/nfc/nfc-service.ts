@@ -13,6 +13,7 @@ import type { Logger } from '../platform/logger';
 import { observeTap } from './alias';
 import { DeviceKeyError, type DeviceKey } from './device-key';
 import type { ReaderProcessState } from './reader-supervisor';
+import { Listeners } from '../../shared/listeners';
 
 /**
  * NFC in main: reader status for the UI, and user-initiated scans.
@@ -93,8 +94,8 @@ export class NfcService {
   /** Tags read lately (alias → when, and on which reader): ignored until lifted from that reader or for debounceMs. */
   private readonly recent = new Map<string, { at: number; reader: string }>();
   private lastStatusJson = '';
-  private readonly statusListeners = new Set<(status: NfcStatus) => void>();
-  private readonly resultListeners = new Set<(result: NfcScanResult, timing?: TapTiming) => void>();
+  private readonly statusListeners = new Listeners<[NfcStatus]>((error) => this.log.error('nfc', 'an NFC status listener failed', error));
+  private readonly resultListeners = new Listeners<[NfcScanResult, TapTiming?]>((error) => this.log.error('nfc', 'an NFC result listener failed', error));
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor(private readonly options: NfcServiceOptions) {
@@ -121,13 +122,11 @@ export class NfcService {
   }
 
   onStatus(listener: (status: NfcStatus) => void): () => void {
-    this.statusListeners.add(listener);
-    return () => this.statusListeners.delete(listener);
+    return this.statusListeners.subscribe(listener);
   }
 
   onResult(listener: (result: NfcScanResult, timing?: TapTiming) => void): () => void {
-    this.resultListeners.add(listener);
-    return () => this.resultListeners.delete(listener);
+    return this.resultListeners.subscribe(listener);
   }
 
   /** Call after a settings change: reader feedback goes to the reader process; kiosk off disarms. */
@@ -372,13 +371,7 @@ export class NfcService {
   }
 
   private emitResult(result: NfcScanResult, timing?: TapTiming): void {
-    for (const listener of this.resultListeners) {
-      try {
-        listener(result, timing);
-      } catch (error) {
-        this.log.error('nfc', 'an NFC result listener failed', error);
-      }
-    }
+    this.resultListeners.emit(result, timing);
   }
 
   private emitStatus(): void {
@@ -386,12 +379,6 @@ export class NfcService {
     const json = JSON.stringify(status);
     if (json === this.lastStatusJson) return;
     this.lastStatusJson = json;
-    for (const listener of this.statusListeners) {
-      try {
-        listener(status);
-      } catch (error) {
-        this.log.error('nfc', 'an NFC status listener failed', error);
-      }
-    }
+    this.statusListeners.emit(status);
   }
 }

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { builtReaderEntryPath } from './built-entry';
 import { readerFatalExitCode, readerToMainSchema, type MainToReader, type ReaderToMain } from '../../shared/nfc/reader-protocol';
 import type { Logger } from '../platform/logger';
+import { Listeners } from '../../shared/listeners';
 
 /**
  * Main's side of the NFC reader process: starts it, checks every message it sends, restarts it
@@ -128,8 +129,8 @@ export class ReaderSupervisor {
   private stopping: Promise<void> | undefined;
   private resolveStopped: (() => void) | undefined;
   private invalidMessages = 0;
-  private readonly messageListeners = new Set<(message: ReaderToMain) => void>();
-  private readonly stateListeners = new Set<(state: ReaderProcessState, detail?: string) => void>();
+  private readonly messageListeners = new Listeners<[ReaderToMain]>((error) => this.log.error('nfc', 'an NFC message listener failed', error));
+  private readonly stateListeners = new Listeners<[ReaderProcessState, string?]>((error) => this.log.error('nfc', 'an NFC state listener failed', error));
   /** Standing orders, replayed to every new reader process after its hello. */
   private readonly standing = new Map<'arm' | 'configure', MainToReader>();
   /** How many times the reader process was restarted after dying or going silent. */
@@ -170,13 +171,11 @@ export class ReaderSupervisor {
   }
 
   onMessage(listener: (message: ReaderToMain) => void): () => void {
-    this.messageListeners.add(listener);
-    return () => this.messageListeners.delete(listener);
+    return this.messageListeners.subscribe(listener);
   }
 
   onState(listener: (state: ReaderProcessState, detail?: string) => void): () => void {
-    this.stateListeners.add(listener);
-    return () => this.stateListeners.delete(listener);
+    return this.stateListeners.subscribe(listener);
   }
 
   /** Asks the reader process to close its PC/SC context and exit; kills it after `graceMs`. */
@@ -239,13 +238,7 @@ export class ReaderSupervisor {
       for (const order of this.standing.values()) this.channel?.send(order);
     }
     if (message.type === 'fatal') this.stateDetail = message.detail;
-    for (const listener of this.messageListeners) {
-      try {
-        listener(message);
-      } catch (error) {
-        this.log.error('nfc', 'an NFC message listener failed', error);
-      }
-    }
+    this.messageListeners.emit(message);
   }
 
   private onExit(code: number | null, signal: string | null): void {
@@ -284,12 +277,6 @@ export class ReaderSupervisor {
     this.state = state;
     this.stateDetail = detail;
     if (!changed) return;
-    for (const listener of this.stateListeners) {
-      try {
-        listener(state, detail);
-      } catch (error) {
-        this.log.error('nfc', 'an NFC state listener failed', error);
-      }
-    }
+    this.stateListeners.emit(state, detail);
   }
 }

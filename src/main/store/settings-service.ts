@@ -3,9 +3,10 @@ import { applySettingsPatch, defaultSettings, settingsFileFormat, settingsSchema
 import type { EventBus } from '../ipc/event-bus';
 import type { NoticeSink } from './notices';
 import { JsonFileStore } from './json-file-store';
+import { Listeners } from '../../shared/listeners';
 
 export class SettingsService {
-  private readonly listeners = new Set<(settings: Settings) => void>();
+  private readonly listeners = new Listeners();
 
   private constructor(
     private readonly store: JsonFileStore<typeof settingsSchema>,
@@ -29,13 +30,13 @@ export class SettingsService {
     await this.store.save(next);
     this.current = next;
     this.events.emit('settings.changed', this.get());
-    for (const listener of this.listeners) listener(this.get());
+    this.listeners.emit();
     return this.get();
   }
 
   /** Main-side services that act on a change (the renderer gets the `settings.changed` event). */
   onChanged(listener: (settings: Settings) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    // Each listener gets its own copy, as get() gives.
+    return this.listeners.subscribe(() => listener(this.get()));
   }
 }

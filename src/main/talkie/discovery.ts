@@ -1,7 +1,8 @@
 import sharp from 'sharp';
 import { manifestMaxBytes, manifestUrlFor, validateManifest, type TalkieManifest } from '../../shared/talkie/manifest';
 import type { Problem } from '../../shared/talkie/problems';
-import { guardedRequest, NetError, type NetPolicy, type Timeouts } from '../net/guarded-fetch';
+import { guardedRequest, type NetPolicy, type Timeouts } from '../net/guarded-fetch';
+import { fetchJsonDocument } from '../net/json-document';
 
 /** Talkie §1 discovery: what the user typed → a validated manifest, cached per Cache-Control. */
 export interface DiscoveredServer {
@@ -19,35 +20,21 @@ export const logoMaxBytes = 256 * 1024;
 /** `timeouts` overrides the network layer's defaults (tests; the body deadline is the layer's). */
 export async function discoverTalkie(address: string, policy: NetPolicy, options: { timeouts?: Partial<Timeouts> } = {}): Promise<Discovery & { maxAgeMs?: number }> {
   const manifestUrl = manifestUrlFor(address);
-  let json: unknown;
-  let finalUrl: string;
-  let maxAgeMs: number;
-  try {
-    const response = await guardedRequest(
-      { url: manifestUrl, maxBytes: manifestMaxBytes, redirect: 'same-origin', headers: { Accept: 'application/json' }, ...(options.timeouts ? { timeouts: options.timeouts } : {}) },
-      policy,
-    );
-    if (response.status !== 200) {
-      response.cancel();
-      return failure('manifest_http_error', '', `${manifestUrl} answered HTTP ${response.status}; it is not a Talkie server (or the address is wrong).`);
+  const document = await fetchJsonDocument({ url: manifestUrl, maxBytes: manifestMaxBytes, ...(options.timeouts ? { timeouts: options.timeouts } : {}) }, policy);
+  if (!document.ok) {
+    switch (document.reason) {
+      case 'http_status':
+        return failure('manifest_http_error', '', `${manifestUrl} answered HTTP ${document.status}; it is not a Talkie server (or the address is wrong).`);
+      case 'media_type':
+      case 'not_json':
+        return failure('manifest_not_json', '', `${manifestUrl} is not JSON.`);
+      case 'net':
+        if (document.error.code === 'too_large') return failure('manifest_too_large', '', `The manifest is larger than ${manifestMaxBytes / 1024} kB.`);
+        return failure(`net_${document.error.code}`, '', document.error.message);
     }
-    finalUrl = response.url;
-    maxAgeMs = cacheMaxAge(response.headers['cache-control']);
-    try {
-      json = JSON.parse(await response.text());
-    } catch (error) {
-      if (error instanceof NetError) throw error;
-      return failure('manifest_not_json', '', `${manifestUrl} is not JSON.`);
-    }
-  } catch (error) {
-    if (error instanceof NetError) {
-      const code = error.code === 'too_large' ? 'manifest_too_large' : `net_${error.code}`;
-      const message = error.code === 'too_large' ? `The manifest is larger than ${manifestMaxBytes / 1024} kB.` : error.message;
-      return failure(code, '', message);
-    }
-    throw error;
   }
-  const validation = validateManifest(json, finalUrl);
+  const maxAgeMs = cacheMaxAge(document.headers['cache-control']);
+  const validation = validateManifest(document.json, document.url);
   if (!validation.ok) return { ok: false, problems: validation.problems };
   return { ok: true, server: { manifest: validation.manifest, manifestUrl, problems: validation.problems }, maxAgeMs };
 }

@@ -1,5 +1,6 @@
 import type { ApiTransport, Unsubscribe } from '../../shared/ipc/api';
 import { fail } from '../../shared/ipc/errors';
+import { Listeners } from '../../shared/listeners';
 import { webShellIpcPath } from '../../shared/ipc/web-shell-protocol';
 
 type ServerFrame =
@@ -17,7 +18,7 @@ export function createWebSocketTransport(location: { host: string; protocol: str
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const socket = new WebSocket(`${scheme}//${location.host}${webShellIpcPath}`);
   const pending = new Map<number, (result: unknown) => void>();
-  const listeners = new Map<string, Set<(payload: unknown) => void>>();
+  const listeners = new Map<string, Listeners<[unknown]>>();
   let nextId = 1;
   let isClosed = false;
   let markConnected: (connected: boolean) => void = () => undefined;
@@ -39,7 +40,7 @@ export function createWebSocketTransport(location: { host: string; protocol: str
       pending.get(frame.id)?.(frame.result);
       pending.delete(frame.id);
     } else if (frame.t === 'event') {
-      for (const listener of listeners.get(frame.channel) ?? []) listener(frame.payload);
+      listeners.get(frame.channel)?.emit(frame.payload);
     }
   });
   socket.addEventListener('close', (event: CloseEvent) => {
@@ -65,10 +66,9 @@ export function createWebSocketTransport(location: { host: string; protocol: str
       });
     },
     subscribe(channel, listener): Unsubscribe {
-      const set = listeners.get(channel) ?? new Set();
-      listeners.set(channel, set);
-      set.add(listener);
-      return () => void set.delete(listener);
+      const channelListeners = listeners.get(channel) ?? new Listeners<[unknown]>();
+      listeners.set(channel, channelListeners);
+      return channelListeners.subscribe(listener);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
+import { Listeners } from '../../shared/listeners';
 import { maxDraftChars, type UiScreen } from '../../shared/ipc/ui-memory-schemas';
 import { call } from './useLiveResource';
 
@@ -19,7 +20,7 @@ export class UiMemory {
   private readonly drafts = new Map<string, string>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
   private readonly acknowledged = new Map<string, string>();
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Listeners();
 
   constructor(
     /** Undefined: nothing is remembered (the default outside UiMemoryProvider). */
@@ -90,15 +91,14 @@ export class UiMemory {
       void call(() => api.ui.saveDraft({ key: pendingKey, text })).then((result) => {
         if (!result.ok) return;
         this.acknowledged.set(pendingKey, text);
-        for (const listener of this.listeners) listener();
+        this.listeners.emit();
       });
     }
   }
 
   /** Called whenever main acknowledged a draft. */
   onSaved(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
+    return this.listeners.subscribe(listener);
   }
 }
 
