@@ -3,6 +3,7 @@ import type { AgentCallAgent } from '../../../shared/agentcall/ipc-schemas';
 import { applySessionUpdate, emptySessionView, type SessionUpdate, type SessionView } from '../../../shared/agentcall/session-view';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { EventPayload } from '../../../shared/ipc/contract';
+import { Listeners } from '../../../shared/listeners';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { FrameBatch } from '../../hooks/useFrameState';
 import { call } from '../../hooks/useLiveResource';
@@ -59,7 +60,7 @@ interface Snapshot {
 class AgentCallSession {
   private snapshot: Snapshot = { connection: { status: 'connecting' }, state: initialSessionState };
   private latest: SessionState = initialSessionState;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Listeners();
   /** The session key followed; undefined while opening. */
   private sessionKey: string | undefined;
   /** Events that arrived while `agentcall.open` was on its way (null when not opening). */
@@ -85,10 +86,7 @@ class AgentCallSession {
     });
   }
 
-  readonly subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => void this.listeners.delete(listener);
-  };
+  readonly subscribe = (listener: () => void): (() => void) => this.listeners.subscribe(listener);
 
   readonly getSnapshot = (): Snapshot => this.snapshot;
 
@@ -145,7 +143,7 @@ class AgentCallSession {
 
   private publish(next: Snapshot): void {
     this.snapshot = next;
-    for (const listener of this.listeners) listener();
+    this.listeners.emit();
   }
 }
 
