@@ -5,7 +5,8 @@ import type { IpcError } from '../../../shared/ipc/errors';
 import { ErrorAlert } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
-import { Markdown, StreamingMarkdown } from '../chat/Markdown';
+import { Markdown, StreamingMarkdown } from '../../components/Markdown';
+import { MessageCopy } from '../../components/MessageCopy';
 import { ObjectChip, PhotoChip } from './ObservationChips';
 
 type Item<K extends SessionItem['kind']> = Extract<SessionItem, { kind: K }>;
@@ -42,6 +43,7 @@ function UserText({ item }: { item: Item<'userText'> }) {
     <div className="message message--user">
       <p className="visually-hidden">{t('chat.you')}</p>
       <p className="message__text">{item.text}</p>
+      <MessageCopy text={item.text} />
     </div>
   );
 }
@@ -70,6 +72,7 @@ function AgentText({ item, agentName }: { item: Item<'agentText'>; agentName: st
       <p className="visually-hidden">{t('chat.agentSays', { name: agentName })}</p>
       {/* Markdown without raw HTML: a <script> in the agent's text stays text. */}
       {item.text === '' ? null : item.state === 'streaming' ? <StreamingMarkdown text={item.text} /> : <Markdown text={item.text} />}
+      <MessageCopy text={item.text} streaming={item.state === 'streaming'} />
       {note !== undefined ? <p className="message__state">{t(note)}</p> : null}
     </div>
   );

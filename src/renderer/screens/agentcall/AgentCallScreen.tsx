@@ -6,7 +6,7 @@ import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
-import { ChatEnvironmentContext, type ChatEnvironment } from '../chat/ChatContext';
+import { ChatEnvironmentContext, type ChatEnvironment } from '../../components/ChatContext';
 import { PhotoDialog } from '../photo/PhotoDialog';
 import { WebPagesPanel } from '../webpages/WebPagesPanel';
 import { AgentCallComposer } from './AgentCallComposer';
