@@ -557,6 +557,10 @@ export const en = {
   'error.words.reader': 'The card reader service stopped. Check that the reader is connected.',
   'error.details': 'Details',
   'error.hideDetails': 'Hide details',
+
+  // Tag and object references, shortened (components/ObjectRefText) (#15)
+  'objectRef.tag': 'tag {id}',
+  'objectRef.object': 'object {id}',
 };
 
 export type MessageKey = keyof typeof en;
@@ -1112,6 +1116,10 @@ export const cs: Catalogue = {
   'error.words.reader': 'Služba čtečky karet se zastavila. Zkontrolujte, že je čtečka připojená.',
   'error.details': 'Podrobnosti',
   'error.hideDetails': 'Skrýt podrobnosti',
+
+  // Odkazy na štítky a předměty, zkrácené (components/ObjectRefText) (#15)
+  'objectRef.tag': 'štítek {id}',
+  'objectRef.object': 'předmět {id}',
 };
 
 export type Language = 'en' | 'cs';

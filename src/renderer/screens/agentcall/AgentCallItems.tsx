@@ -3,6 +3,7 @@ import type { Intent } from '../../../shared/agentcall/protocol';
 import type { InteractionState, SessionItem } from '../../../shared/agentcall/session-view';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { ErrorAlert } from '../../components/ErrorText';
+import { ObjectRefText } from '../../components/ObjectRefText';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import { Markdown, StreamingMarkdown } from '../../components/Markdown';
@@ -131,7 +132,7 @@ function Teaching({ item, context }: { item: Item<'teaching'>; context: ItemCont
     <div className={`agentcall-teaching agentcall-teaching--${current ? 'current' : item.state}`}>
       <p className="agentcall-teaching__kicker">{t('agentcall.teaching.kicker')}</p>
       <p id={statementId} className="agentcall-teaching__statement">
-        {t('agentcall.teaching.willRemember', { label: proposal.label })} <code>{proposal.objectRef}</code>
+        {t('agentcall.teaching.willRemember', { label: proposal.label })} <ObjectRefText value={proposal.objectRef} />
       </p>
       {current ? (
         <>
