@@ -1,4 +1,6 @@
+import { useId, useState } from 'react';
 import { ipcErrorCodes, type IpcError, type IpcErrorCode } from '../../shared/ipc/errors';
+import { isTechnical, wordsFor } from '../i18n/error-words';
 import { useI18n } from '../i18n/I18nProvider';
 import { errorKey } from '../i18n/strings';
 
@@ -23,11 +25,38 @@ export function ErrorText({ error }: { error: ShownError }) {
   const generic = t(isKnownCode(error.code) ? errorKey(error.code) : 'error.unknown');
   const message = typeof error.message === 'string' ? error.message.trim() : '';
   if (message === '' || message === generic) return <>{generic}</>;
+  // ECONNREFUSED, 0x80100013 or a stack is never the main line: a sentence is, the raw text is behind Details.
+  if (isTechnical(message)) {
+    const words = wordsFor(message);
+    return (
+      <>
+        {words !== undefined ? t(words) : generic} <ErrorDetails detail={message} />
+      </>
+    );
+  }
   // A server's own message (Talkie §3) is written in the user's language, not main's English.
   if (language === 'en' || error.code === 'server_error') return <>{message}</>;
   return (
     <>
       {generic} <span lang="en">{message}</span>
+    </>
+  );
+}
+
+/** The raw text of a failure, shown only when asked for (a disclosure button, valid inside a paragraph). */
+export function ErrorDetails({ detail }: { detail: string }) {
+  const { t } = useI18n();
+  const [open, setOpen] = useState(false);
+  const id = useId();
+  return (
+    <>
+      <button type="button" className="error-details__toggle" aria-expanded={open} aria-controls={id} onClick={() => setOpen((was) => !was)}>
+        {open ? t('error.hideDetails') : t('error.details')}
+      </button>
+      <span id={id} className="error-details" hidden={!open}>
+        {' '}
+        <code lang="en">{detail}</code>
+      </span>
     </>
   );
 }

@@ -544,6 +544,33 @@ export const en = {
   'agui.interrupt.send': 'Send answers',
   'agui.interrupt.invalid': 'Some answers need attention.',
   'agui.interrupt.failed': 'The answers were not sent.',
+
+  // Markdown code blocks and Copy buttons (components/Markdown, CodeBlock, CopyButton) (#15)
+  'markdown.code': 'Code',
+  'markdown.copyCode': 'Copy the code',
+  'markdown.copyCodeIn': 'Copy the {language} code',
+  'markdown.image': 'Image',
+  'markdown.imageNamed': 'Image: {name}',
+  'copy.button': 'Copy',
+  'copy.done': 'Copied',
+  'copy.failed': 'Could not copy',
+  'message.copy': 'Copy the message',
+
+  // Words for people: technical failures as sentences, the raw detail behind Details (i18n/error-words, components/ErrorText) (#15)
+  'error.words.refused': 'The server refused the connection: it may not be running.',
+  'error.words.nameNotFound': 'The server’s name could not be found. Check the address and your network.',
+  'error.words.timeout': 'The server did not answer in time.',
+  'error.words.reset': 'The connection was cut off.',
+  'error.words.unreachable': 'The network cannot reach the server.',
+  'error.words.certificate': 'The server’s certificate could not be trusted.',
+  'error.words.cardRemoved': 'The card was taken away from the reader.',
+  'error.words.reader': 'The card reader service stopped. Check that the reader is connected.',
+  'error.details': 'Details',
+  'error.hideDetails': 'Hide details',
+
+  // Tag and object references, shortened (components/ObjectRefText) (#15)
+  'objectRef.tag': 'tag {id}',
+  'objectRef.object': 'object {id}',
 };
 
 export type MessageKey = keyof typeof en;
@@ -1086,6 +1113,33 @@ export const cs: Catalogue = {
   'agui.interrupt.send': 'Odeslat odpovědi',
   'agui.interrupt.invalid': 'Některé odpovědi je třeba opravit.',
   'agui.interrupt.failed': 'Odpovědi nebyly odeslány.',
+
+  // Bloky kódu v Markdownu a tlačítka Kopírovat (components/Markdown, CodeBlock, CopyButton) (#15)
+  'markdown.code': 'Kód',
+  'markdown.copyCode': 'Zkopírovat kód',
+  'markdown.copyCodeIn': 'Zkopírovat kód ({language})',
+  'markdown.image': 'Obrázek',
+  'markdown.imageNamed': 'Obrázek: {name}',
+  'copy.button': 'Kopírovat',
+  'copy.done': 'Zkopírováno',
+  'copy.failed': 'Nepodařilo se zkopírovat',
+  'message.copy': 'Zkopírovat zprávu',
+
+  // Srozumitelné chyby: technické selhání jako věta, surové podrobnosti pod Podrobnosti (i18n/error-words, components/ErrorText) (#15)
+  'error.words.refused': 'Server spojení odmítl: možná neběží.',
+  'error.words.nameNotFound': 'Název serveru se nepodařilo najít. Zkontrolujte adresu a síť.',
+  'error.words.timeout': 'Server neodpověděl včas.',
+  'error.words.reset': 'Spojení bylo přerušeno.',
+  'error.words.unreachable': 'Síť se k serveru nedostane.',
+  'error.words.certificate': 'Certifikátu serveru nelze důvěřovat.',
+  'error.words.cardRemoved': 'Karta byla odebrána ze čtečky.',
+  'error.words.reader': 'Služba čtečky karet se zastavila. Zkontrolujte, že je čtečka připojená.',
+  'error.details': 'Podrobnosti',
+  'error.hideDetails': 'Skrýt podrobnosti',
+
+  // Odkazy na štítky a předměty, zkrácené (components/ObjectRefText) (#15)
+  'objectRef.tag': 'štítek {id}',
+  'objectRef.object': 'předmět {id}',
 };
 
 export type Language = 'en' | 'cs';

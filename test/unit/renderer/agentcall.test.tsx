@@ -13,6 +13,8 @@ import { createFakeBackend, type FakeBackend } from './fake-api';
 const reader = 'ACS ACR122U PICC Interface 00 00';
 const readyNfc: NfcStatus = { state: 'ready', readers: [{ name: reader, connected: true }], service: 'running', scan: { armed: false, kiosk: false } };
 const routerRef = `urn:agentcall:local-tag:${'ab'.repeat(32)}`;
+/** How the screen shows routerRef (#15): shortened with a label, the whole reference as the tooltip. */
+const routerShort = 'tag ababab…';
 /** SHA-256 of the fake backend's staged JPEG (`/9j/2Q==`: FF D8 FF D9). */
 const fakePhotoSha256 = '32461d5bd1773012acef0ba15636752949bd7c2ce50f9172159d9f56cf0dd9af';
 
@@ -178,7 +180,8 @@ describe('AgentCall session screen', () => {
     expect(screen.getByText('This only tells the agent what you want; it gives the agent no permission.')).toBeTruthy();
     await scanWith(user, backend, screen.getByRole('button', { name: 'Scan object' }), 'scan-1');
     const chip = (await screen.findByText('Scanned, not sent yet:')).parentElement as HTMLElement;
-    expect(within(chip).getByText(routerRef).tagName).toBe('CODE');
+    expect(within(chip).getByText(routerShort).tagName).toBe('CODE');
+    expect(within(chip).getByText(routerShort).getAttribute('title')).toBe(routerRef);
     expect(within(chip).getByText(/unverified tag: anyone can write a tag/)).toBeTruthy();
     // The tag arrived from the reader, not from a click: nothing is sent yet.
     expect(backend.callsOf('agentcall.sendObservation')).toEqual([]);
@@ -195,9 +198,12 @@ describe('AgentCall session screen', () => {
       { type: 'user.observation', id: 'o1', turn: 1, observationId: 'obs-1', intent: 'remember', object: { objectRef: routerRef, carrier: 'localTag', assurance: 'unverifiedTag' } },
       { type: 'focus', focus: { objectRef: routerRef, carrier: 'localTag', assurance: 'unverifiedTag' } },
     );
-    expect(transcript().getByText(routerRef).tagName).toBe('CODE');
+    expect(transcript().getByText(routerShort).tagName).toBe('CODE');
+    expect(transcript().getByText(routerShort).getAttribute('title')).toBe(routerRef);
     expect(transcript().getByText('Intent: Remember')).toBeTruthy();
-    expect(screen.getByText('Talking about:').textContent).toBe(`Talking about: ${routerRef}`);
+    expect(screen.getByText('Talking about:').textContent).toBe(`Talking about: ${routerShort}`);
+    // Never a 64-hex wall on screen.
+    expect(document.body.textContent).not.toContain('ab'.repeat(32));
   });
 
   it('explains why scanning or photos are off: the agent does not accept them, or NFC could not be offered in this session', async () => {
@@ -350,7 +356,8 @@ describe('AgentCall session screen', () => {
     const proposal = (id: string, label: string) => ({ proposalId: id, objectRef: routerRef, label, confirmText: 'confirm object', cancelText: 'cancel teaching' });
     push(backend, 'session-1', { type: 'teaching.proposed', proposal: proposal('p-1', 'Workshop router') });
     const statement = transcript().getByText(/will be remembered for object/);
-    expect(statement.textContent).toBe(`“Workshop router” will be remembered for object ${routerRef}`);
+    expect(statement.textContent).toBe(`“Workshop router” will be remembered for object ${routerShort}`);
+    expect(statement.querySelector('code')?.getAttribute('title')).toBe(routerRef);
     await user.click(transcript().getByRole('button', { name: 'Confirm' }));
     await waitFor(() => expect(backend.callsOf('agentcall.answerProposal')).toEqual([{ sessionKey: 'session-1', proposalId: 'p-1', answer: 'confirm' }]));
     push(backend, 'session-1', { type: 'teaching.state', proposalId: 'p-1', state: 'confirmed' });

@@ -38,7 +38,12 @@ describe('chat: opening', () => {
     expect(await screen.findByText('Connecting to Built-in demo…')).toBeTruthy();
     backend.failNext('talkie.connect', { code: 'network_error', message: 'connect ECONNREFUSED 127.0.0.1:41234', retryable: true });
     await act(async () => release());
-    expect(await screen.findByText(/Could not connect to Built-in demo\. connect ECONNREFUSED/)).toBeTruthy();
+    // Words for people (#15): the main line is a sentence; the errno is only behind Details.
+    const alert = await screen.findByText(/Could not connect to Built-in demo\. The server refused the connection: it may not be running\./);
+    const raw = within(alert).getByText('connect ECONNREFUSED 127.0.0.1:41234');
+    expect(raw.closest('[hidden]')).not.toBeNull();
+    await user.click(within(alert).getByRole('button', { name: 'Details' }));
+    expect(raw.closest('[hidden]')).toBeNull();
 
     await user.click(screen.getByRole('button', { name: 'Retry' }));
     expect(await screen.findByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();

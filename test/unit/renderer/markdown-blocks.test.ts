@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitSettledBlocks } from '../../../src/renderer/screens/chat/markdown-blocks';
+import { splitSettledBlocks } from '../../../src/renderer/components/markdown-blocks';
 
 describe('splitting streamed Markdown into settled blocks', () => {
   it('settles everything before the last blank line and keeps the growing end', () => {

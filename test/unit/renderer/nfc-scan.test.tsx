@@ -388,8 +388,10 @@ describe('NFC on the hardware strip', () => {
     await strip().findByText('Hold the tag to the reader.');
     act(() => backend.emit('nfc.scanResult', observation('scan-1', 'urn:agentcall:object:parcel-42')));
 
-    const code = await strip().findByText('urn:agentcall:object:parcel-42');
+    // Shown with a label, the whole reference as the tooltip (#15).
+    const code = await strip().findByText('object parcel-42');
     expect(code.tagName).toBe('CODE');
+    expect(code.getAttribute('title')).toBe('urn:agentcall:object:parcel-42');
     expect(strip().getByText('Alias of this tag, known only to this computer (localTag)')).toBeTruthy();
     expect(strip().getAllByText(reader).length).toBeGreaterThan(0);
     // One subscription to the reader status on the home screen: the control uses the strip's.

@@ -1,6 +1,6 @@
 import { cleanup, render } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Markdown, StreamingMarkdown, streamingTailMarkdownChars } from '../../../src/renderer/screens/chat/Markdown';
+import { Markdown, StreamingMarkdown, streamingTailMarkdownChars } from '../../../src/renderer/components/Markdown';
 
 afterEach(() => cleanup());
 

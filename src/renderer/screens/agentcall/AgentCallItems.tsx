@@ -3,9 +3,11 @@ import type { Intent } from '../../../shared/agentcall/protocol';
 import type { InteractionState, SessionItem } from '../../../shared/agentcall/session-view';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { ErrorAlert } from '../../components/ErrorText';
+import { ObjectRefText } from '../../components/ObjectRefText';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
-import { Markdown, StreamingMarkdown } from '../chat/Markdown';
+import { Markdown, StreamingMarkdown } from '../../components/Markdown';
+import { MessageCopy } from '../../components/MessageCopy';
 import { ObjectChip, PhotoChip } from './ObservationChips';
 
 type Item<K extends SessionItem['kind']> = Extract<SessionItem, { kind: K }>;
@@ -42,6 +44,7 @@ function UserText({ item }: { item: Item<'userText'> }) {
     <div className="message message--user">
       <p className="visually-hidden">{t('chat.you')}</p>
       <p className="message__text">{item.text}</p>
+      <MessageCopy text={item.text} />
     </div>
   );
 }
@@ -70,6 +73,7 @@ function AgentText({ item, agentName }: { item: Item<'agentText'>; agentName: st
       <p className="visually-hidden">{t('chat.agentSays', { name: agentName })}</p>
       {/* Markdown without raw HTML: a <script> in the agent's text stays text. */}
       {item.text === '' ? null : item.state === 'streaming' ? <StreamingMarkdown text={item.text} /> : <Markdown text={item.text} />}
+      <MessageCopy text={item.text} streaming={item.state === 'streaming'} />
       {note !== undefined ? <p className="message__state">{t(note)}</p> : null}
     </div>
   );
@@ -128,7 +132,7 @@ function Teaching({ item, context }: { item: Item<'teaching'>; context: ItemCont
     <div className={`agentcall-teaching agentcall-teaching--${current ? 'current' : item.state}`}>
       <p className="agentcall-teaching__kicker">{t('agentcall.teaching.kicker')}</p>
       <p id={statementId} className="agentcall-teaching__statement">
-        {t('agentcall.teaching.willRemember', { label: proposal.label })} <code>{proposal.objectRef}</code>
+        {t('agentcall.teaching.willRemember', { label: proposal.label })} <ObjectRefText value={proposal.objectRef} />
       </p>
       {current ? (
         <>

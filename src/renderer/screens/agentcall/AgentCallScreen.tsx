@@ -4,9 +4,10 @@ import type { SessionView } from '../../../shared/agentcall/session-view';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import { call } from '../../hooks/useLiveResource';
+import { ObjectRefText } from '../../components/ObjectRefText';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
-import { ChatEnvironmentContext, type ChatEnvironment } from '../chat/ChatContext';
+import { ChatEnvironmentContext, type ChatEnvironment } from '../../components/ChatContext';
 import { PhotoDialog } from '../photo/PhotoDialog';
 import { WebPagesPanel } from '../webpages/WebPagesPanel';
 import { AgentCallComposer } from './AgentCallComposer';
@@ -261,7 +262,7 @@ export function AgentCallScreen({
             <LinkOpenError error={linkError} />
             {view.focus ? (
               <p className="agentcall-focus">
-                {t('agentcall.focus')} <code>{view.focus.objectRef}</code>
+                {t('agentcall.focus')} <ObjectRefText value={view.focus.objectRef} />
               </p>
             ) : null}
             <AgentCallTranscript items={view.items} context={itemContext} thumbnail={thumbnail} />

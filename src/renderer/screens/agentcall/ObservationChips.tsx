@@ -1,5 +1,6 @@
 import type { ImageSummary, ObjectSummary } from '../../../shared/agentcall/session-view';
 import { localTagCarrier, portableTagCarrier, unverifiedTagAssurance } from '../../../shared/nfc/object-ref';
+import { ObjectRefText } from '../../components/ObjectRefText';
 import { useI18n } from '../../i18n/I18nProvider';
 
 /**
@@ -13,7 +14,7 @@ export function ObjectChip({ object }: { object: ObjectSummary }) {
   const assurance = object.assurance === unverifiedTagAssurance ? t('agentcall.assurance.unverifiedTag') : t('agentcall.assurance.other', { assurance: object.assurance });
   return (
     <span className="agentcall-chip agentcall-chip--object">
-      <span className="agentcall-chip__kicker">{t('agentcall.object.kicker')}</span> <code className="agentcall-chip__ref">{object.objectRef}</code>
+      <span className="agentcall-chip__kicker">{t('agentcall.object.kicker')}</span> <ObjectRefText value={object.objectRef} />
       <span className="agentcall-chip__meta">
         {carrier} · {assurance}
       </span>

@@ -1,7 +1,8 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useState } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
-import { ErrorAlert, ErrorText } from '../../components/ErrorText';
+import { ErrorText } from '../../components/ErrorText';
+import { TokenField } from '../../components/TokenField';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 
@@ -12,20 +13,20 @@ import { useI18n } from '../../i18n/I18nProvider';
 export function TokenPanel({ api, agentId, name, reason, onSaved }: { api: AgentDeskApi; agentId: string; name: string; reason: IpcError; onSaved: () => void }) {
   const { t } = useI18n();
   const id = useId();
-  const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<IpcError | undefined>();
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (busy || token.trim() === '') return;
+  async function save(token: string): Promise<boolean> {
     setBusy(true);
     setError(undefined);
-    const result = await call(() => api.agentcall.useToken({ agentId, token: token.trim() }));
+    const result = await call(() => api.agentcall.useToken({ agentId, token }));
     setBusy(false);
-    if (!result.ok) return setError(result.error);
-    setToken('');
+    if (!result.ok) {
+      setError(result.error);
+      return false;
+    }
     onSaved();
+    return true;
   }
 
   return (
@@ -36,34 +37,10 @@ export function TokenPanel({ api, agentId, name, reason, onSaved }: { api: Agent
       <p className="error-text">
         <ErrorText error={reason} />
       </p>
-      <form className="gate__group token-form" noValidate onSubmit={(event) => void submit(event)}>
-        <label htmlFor={`${id}-token`} className="field__label">
-          {t('chat.signIn.tokenLabel')}
-        </label>
-        <p id={`${id}-hint`} className="field__hint">
-          {t('agentcall.token.hint')}
-        </p>
-        <div className="add-form__row">
-          <input
-            id={`${id}-token`}
-            type="password"
-            className="input"
-            autoComplete="off"
-            spellCheck={false}
-            value={token}
-            readOnly={busy}
-            aria-describedby={`${id}-hint`}
-            onChange={(event) => setToken(event.target.value)}
-          />
-          <button type="submit" className="button button--primary" disabled={busy || token.trim() === ''} aria-busy={busy || undefined}>
-            {t('agentcall.token.use')}
-          </button>
-        </div>
-      </form>
+      <TokenField className="gate__group token-form" label={t('chat.signIn.tokenLabel')} hint={t('agentcall.token.hint')} saveLabel={t('agentcall.token.use')} busy={busy} onSave={save} error={error} />
       <div role="status" className="feedback">
         {busy ? <p className="muted">{t('agentcall.token.saving')}</p> : null}
       </div>
-      <ErrorAlert error={error} />
     </section>
   );
 }

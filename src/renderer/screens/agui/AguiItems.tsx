@@ -4,7 +4,8 @@ import type { AnswerField } from '../../../shared/agui/interrupts';
 import type { AguiItem, ToolCallState } from '../../../shared/agui/run-model';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
-import { Markdown } from '../chat/Markdown';
+import { Markdown } from '../../components/Markdown';
+import { MessageCopy } from '../../components/MessageCopy';
 
 const toolStateKeys: Record<ToolCallState, MessageKey> = {
   streaming: 'agui.tool.state.streaming',
@@ -73,6 +74,7 @@ export const AguiItemView = memo(function AguiItemView({ item }: { item: AguiIte
         <div className="message message--user">
           <p className="visually-hidden">{t('agui.you')}</p>
           <p className="message__text">{item.text}</p>
+          <MessageCopy text={item.text} />
         </div>
       );
     case 'text':
@@ -81,6 +83,7 @@ export const AguiItemView = memo(function AguiItemView({ item }: { item: AguiIte
           {item.role === 'system' || item.role === 'developer' ? <p className="agui-item__kicker">{t(item.role === 'system' ? 'agui.role.system' : 'agui.role.developer')}</p> : null}
           {item.name !== undefined ? <p className="agui-item__kicker">{item.name}</p> : null}
           <Markdown text={item.text} />
+          <MessageCopy text={item.text} streaming={item.streaming} />
           {item.truncated ? <Truncated /> : null}
         </div>
       );

@@ -8,7 +8,7 @@ import { ErrorAlert } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
-import { ChatEnvironmentContext, type ChatEnvironment } from '../chat/ChatContext';
+import { ChatEnvironmentContext, type ChatEnvironment } from '../../components/ChatContext';
 import { AguiComposer } from './AguiComposer';
 import { AguiInspect, AguiSteps } from './AguiRunDetails';
 import { AguiSettings } from './AguiSettings';

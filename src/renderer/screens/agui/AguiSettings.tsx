@@ -5,6 +5,7 @@ import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { ErrorText, type ShownError } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
+import { TokenField } from '../../components/TokenField';
 import { useI18n } from '../../i18n/I18nProvider';
 
 /** What iac-code needs (its adapter reads forwardedProps.iacCode.cwd). */
@@ -37,24 +38,26 @@ function PathError({ id, error }: { id: string; error: ShownError & { path?: str
 export function AguiSettings({ api, agentId, server, onChanged }: { api: AgentDeskApi; agentId: string; server: Omit<AguiServerView, 'thread'>; onChanged: (view: AguiServerView) => void }) {
   const { t } = useI18n();
   const id = useId();
-  const [token, setToken] = useState('');
   const [props, setProps] = useState(server.forwardedProps);
   const [busy, setBusy] = useState<'token' | 'props' | undefined>();
   const [tokenError, setTokenError] = useState<IpcError | undefined>();
   const [propsError, setPropsError] = useState<(ShownError & { path?: string }) | undefined>();
   const [saved, setSaved] = useState<Saved | undefined>();
 
-  async function saveToken(value: string) {
-    if (busy) return;
+  async function saveToken(value: string): Promise<boolean> {
+    if (busy) return false;
     setBusy('token');
     setTokenError(undefined);
     setSaved(undefined);
     const result = await call(() => api.agui.useToken({ agentId, token: value }));
     setBusy(undefined);
-    if (!result.ok) return setTokenError(result.error);
-    setToken('');
+    if (!result.ok) {
+      setTokenError(result.error);
+      return false;
+    }
     setSaved(value === '' ? 'tokenRemoved' : 'tokenSaved');
     onChanged(result.value);
+    return true;
   }
 
   async function saveProps(event: FormEvent<HTMLFormElement>) {
@@ -77,55 +80,33 @@ export function AguiSettings({ api, agentId, server, onChanged }: { api: AgentDe
     onChanged(result.value);
   }
 
-  const tokenId = `${id}-token`;
   const propsId = `${id}-props`;
   return (
     <details className="agui-settings">
       <summary className="agui-settings__summary">{t('agui.settings.title')}</summary>
       <div className="agui-settings__body">
-        <form
-          className="field"
-          noValidate
-          onSubmit={(event) => {
-            event.preventDefault();
-            if (token.trim() !== '') void saveToken(token.trim());
-          }}
-        >
-          <label htmlFor={tokenId} className="field__label">
-            {t('agui.token.label')}
-          </label>
-          <p id={`${tokenId}-hint`} className="field__hint">
-            {t('agui.token.hint')}
-          </p>
-          <p className="agui-settings__state">{server.hasToken ? t('agui.token.saved') : t('agui.token.none')}</p>
-          <div className="add-form__row">
-            <input
-              id={tokenId}
-              type="password"
-              className="input"
-              autoComplete="off"
-              spellCheck={false}
-              value={token}
-              readOnly={busy === 'token'}
-              aria-describedby={`${tokenId}-hint${tokenError ? ` ${tokenId}-error` : ''}`}
-              aria-invalid={tokenError ? true : undefined}
-              onChange={(event) => setToken(event.target.value)}
-            />
-            <button type="submit" className="button button--primary" disabled={busy !== undefined || token.trim() === ''} aria-busy={busy === 'token' || undefined}>
-              {t('agui.token.save')}
-            </button>
-            {server.hasToken ? (
-              <button type="button" className="button button--secondary" disabled={busy !== undefined} onClick={() => void saveToken('')}>
+        <TokenField
+          label={t('agui.token.label')}
+          hint={t('agui.token.hint')}
+          saveLabel={t('agui.token.save')}
+          state={<p className="agui-settings__state">{server.hasToken ? t('agui.token.saved') : t('agui.token.none')}</p>}
+          busy={busy === 'token'}
+          disabled={busy !== undefined}
+          onSave={saveToken}
+          error={tokenError}
+          actions={(clear) =>
+            server.hasToken ? (
+              <button
+                type="button"
+                className="button button--secondary"
+                disabled={busy !== undefined}
+                onClick={() => void saveToken('').then((removed) => removed && clear())}
+              >
                 {t('agui.token.remove')}
               </button>
-            ) : null}
-          </div>
-          {tokenError ? (
-            <p id={`${tokenId}-error`} className="field__error" role="alert">
-              <ErrorText error={tokenError} />
-            </p>
-          ) : null}
-        </form>
+            ) : null
+          }
+        />
         <form className="field" noValidate onSubmit={(event) => void saveProps(event)}>
           <label htmlFor={propsId} className="field__label">
             {t('agui.props.label')}

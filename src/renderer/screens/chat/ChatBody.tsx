@@ -6,7 +6,7 @@ import type { ShownError } from '../../components/ErrorText';
 import { call, useLiveResource } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import { AccountPanel, type TalkieStatus } from './AccountPanel';
-import { ChatEnvironmentContext, type ChatEnvironment } from './ChatContext';
+import { ChatEnvironmentContext, type ChatEnvironment } from '../../components/ChatContext';
 import { Composer } from './Composer';
 import { RunStatus } from './RunStatus';
 import { ThreadsSidebar } from './ThreadsSidebar';

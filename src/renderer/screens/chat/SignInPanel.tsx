@@ -1,10 +1,11 @@
-import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } from 'react';
+import { useEffect, useId, useRef, useState, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';
 import { ErrorAlert, ErrorText, type ShownError } from '../../components/ErrorText';
 import { LinkOpenError } from '../../components/LinkOpenError';
 import { call } from '../../hooks/useLiveResource';
+import { TokenField } from '../../components/TokenField';
 import { useI18n } from '../../i18n/I18nProvider';
 
 /**
@@ -30,11 +31,8 @@ export function SignInPanel({
   const { t } = useI18n();
   const id = useId();
   const headingId = `${id}-signin`;
-  const tokenId = `${id}-token`;
-  const tokenHintId = `${id}-token-hint`;
   const [busy, setBusy] = useState<'browser' | 'token' | null>(null);
   const [error, setError] = useState<IpcError | undefined>();
-  const [token, setToken] = useState('');
   /** The waiting browser sign-in's link, as main reported it (`talkie.signInLink`). */
   const [link, setLink] = useState<{ url: string; timeoutMs: number; openError?: IpcError } | undefined>();
   const [openAgainError, setOpenAgainError] = useState<IpcError | undefined>();
@@ -89,17 +87,18 @@ export function SignInPanel({
     );
   }
 
-  async function submitToken(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (busy || token.trim() === '') return;
+  async function saveToken(token: string): Promise<boolean> {
+    if (busy) return false;
     setBusy('token');
     setError(undefined);
     const result = await call(() => api.talkie.useToken({ agentId, token }));
     setBusy(null);
-    if (result.ok) {
-      setToken('');
-      onView(result.value);
-    } else setError(result.error);
+    if (!result.ok) {
+      setError(result.error);
+      return false;
+    }
+    onView(result.value);
+    return true;
   }
 
   const { oauth, pastedToken, tokenHint } = view.signIn;
@@ -165,30 +164,16 @@ export function SignInPanel({
         </div>
       ) : null}
       {pastedToken ? (
-        <form className="gate__group token-form" noValidate onSubmit={(event) => void submitToken(event)}>
-          <label htmlFor={tokenId} className="field__label">
-            {t('chat.signIn.tokenLabel')}
-          </label>
-          <p id={tokenHintId} className="field__hint">
-            {tokenHint !== undefined ? t('chat.signIn.tokenHintFromServer', { hint: tokenHint }) : t('chat.signIn.tokenHint')}
-          </p>
-          <div className="add-form__row">
-            <input
-              id={tokenId}
-              type="password"
-              className="input"
-              autoComplete="off"
-              spellCheck={false}
-              value={token}
-              readOnly={busy !== null}
-              aria-describedby={tokenHintId}
-              onChange={(event) => setToken(event.target.value)}
-            />
-            <button type="submit" className="button button--secondary" disabled={busy !== null || token.trim() === ''}>
-              {t('chat.signIn.useToken')}
-            </button>
-          </div>
-        </form>
+        <TokenField
+          className="gate__group token-form"
+          label={t('chat.signIn.tokenLabel')}
+          hint={tokenHint !== undefined ? t('chat.signIn.tokenHintFromServer', { hint: tokenHint }) : t('chat.signIn.tokenHint')}
+          saveLabel={t('chat.signIn.useToken')}
+          primary={false}
+          busy={busy === 'token'}
+          disabled={busy !== null}
+          onSave={saveToken}
+        />
       ) : null}
       {!oauth && !pastedToken ? <p>{t('chat.signIn.none')}</p> : null}
       <ErrorAlert error={error} />

@@ -4,9 +4,10 @@ import { ErrorText, type ShownError } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
 import { ActionItem, type ActionHandlers } from './ActionItem';
 import { CardView } from './CardView';
-import { useChatEnvironment } from './ChatContext';
-import { LinkView } from './LinkView';
-import { Markdown, StreamingMarkdown } from './Markdown';
+import { useChatEnvironment } from '../../components/ChatContext';
+import { LinkView } from '../../components/LinkView';
+import { Markdown, StreamingMarkdown } from '../../components/Markdown';
+import { MessageCopy } from '../../components/MessageCopy';
 
 type Item<K extends ConversationItem['kind']> = Extract<ConversationItem, { kind: K }>;
 
@@ -16,6 +17,7 @@ export function UserMessage({ item, failure, onRetry, canRetry }: { item: Item<'
     <div className={`message message--user message--${item.state}`}>
       <p className="visually-hidden">{t('chat.you')}</p>
       <p className="message__text">{item.text}</p>
+      <MessageCopy text={item.text} />
       {item.state === 'sending' ? <p className="message__state">{t('chat.message.sending')}</p> : null}
       {item.state === 'failed' ? (
         <div className="message__failure">
@@ -44,6 +46,7 @@ export function AssistantMessage({ item }: { item: Item<'assistant'> }) {
     <div className={`message message--assistant${item.streaming ? ' message--streaming' : ''}`}>
       <p className="visually-hidden">{t('chat.agentSays', { name: serverName })}</p>
       {item.streaming ? <StreamingMarkdown text={item.text} /> : <Markdown text={item.text} />}
+      <MessageCopy text={item.text} streaming={item.streaming} />
     </div>
   );
 }

@@ -5,6 +5,7 @@ import type { NfcStatus } from '../../../shared/nfc/ipc-schemas';
 import { ErrorText } from '../../components/ErrorText';
 import { useHardwareStatus } from '../../hooks/useApiData';
 import { useMediaDevices } from '../../hooks/useMediaDevices';
+import { ObjectRefText } from '../../components/ObjectRefText';
 import { useI18n } from '../../i18n/I18nProvider';
 import { translate, type MessageKey } from '../../i18n/strings';
 import { formatDateTime } from '../chat/format';
@@ -160,7 +161,7 @@ function NfcStatusView({ api, status }: { api: AgentDeskApi; status: NfcStatus }
           <dl className="hardware__scan-result">
             <dt>{t('hardware.nfcObjectRef')}</dt>
             <dd>
-              <code>{lastScan.object.objectRef}</code>
+              <ObjectRefText value={lastScan.object.objectRef} />
             </dd>
             <dt>{t('hardware.nfcCarrier')}</dt>
             <dd>{t(carrierKeys[lastScan.object.carrier], { carrier: lastScan.object.carrier })}</dd>

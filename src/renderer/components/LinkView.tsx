@@ -1,6 +1,6 @@
 import type { MouseEvent, ReactNode } from 'react';
-import { safeLink } from '../../../shared/talkie/content';
-import { useI18n } from '../../i18n/I18nProvider';
+import { safeLink } from '../../shared/talkie/content';
+import { useI18n } from '../i18n/I18nProvider';
 import { useChatEnvironment } from './ChatContext';
 
 /** What may be done with a URL the server sent (Talkie §6/§7). */
