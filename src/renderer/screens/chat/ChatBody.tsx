@@ -7,7 +7,6 @@ import { call, useLiveResource } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import { AccountPanel, type TalkieStatus } from './AccountPanel';
 import { ChatEnvironmentContext, type ChatEnvironment } from './ChatContext';
-import { Composer } from './Composer';
 import { RunStatus } from './RunStatus';
 import { ThreadsSidebar } from './ThreadsSidebar';
 import { Transcript } from './Transcript';
@@ -17,6 +16,7 @@ import { useThreads } from './useThreads';
 import { useOpenLink } from '../../hooks/useOpenLink';
 import { useUiMemory } from '../../hooks/useUiMemory';
 import { LinkOpenError } from '../../components/LinkOpenError';
+import { Composer } from '../../components/Composer';
 
 /** The signed-in chat: threads and account on the side, the conversation, its status and the composer. */
 export function ChatBody({
@@ -131,8 +131,10 @@ export function ChatBody({
           <Composer
             textareaRef={composerRef}
             draftKey={`talkie:${agentId}`}
-            maxChars={view.maxMessageChars}
-            busy={busy}
+            max={view.maxMessageChars}
+            tooLongMessage={t('chat.composer.tooLong', { max: view.maxMessageChars ?? 0 })}
+            running={busy}
+            whileRunning="cancel-beside-send"
             canCancel={chat.runKey !== undefined}
             cancelling={chat.cancelling}
             cancelError={chat.cancelError}
