@@ -1,16 +1,17 @@
-import { useCallback, useEffect, useRef, useState, type MouseEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import type { AgentDeskApi } from '../shared/ipc/api';
 import type { UiScreen } from '../shared/ipc/ui-memory-schemas';
-import type { Settings } from '../shared/settings/settings';
+import { maxDismissedNotices, type Settings } from '../shared/settings/settings';
 import { CrashBoundary } from './components/CrashBoundary';
-import { useAppInfo, useSettings, type AppInfo } from './hooks/useApiData';
+import { useAgents, useAppInfo, useSettings, type AppInfo } from './hooks/useApiData';
 import { UiMemoryProvider, useUiMemory } from './hooks/useUiMemory';
-import type { LiveResource } from './hooks/useLiveResource';
+import { call, type LiveResource } from './hooks/useLiveResource';
 import { I18nProvider, useI18n } from './i18n/I18nProvider';
 import { sameScreen, type Screen } from './navigation';
 import { AgentScreen } from './screens/AgentScreen';
 import { HomeScreen } from './screens/HomeScreen';
 import { SettingsScreen } from './screens/SettingsScreen';
+import { Sidebar } from './screens/shell/Sidebar';
 
 
 export interface AppProps {
@@ -68,17 +69,25 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
   const [screen, setScreen] = useState<Screen>(() => screenOf(memory.currentScreen()));
   const headingRef = useRef<HTMLHeadingElement>(null);
   const mainRef = useRef<HTMLElement>(null);
-  const focusHeadingAfterRender = useRef(false);
   const connectionLost = useConnectionLost(closed);
   const info = useAppInfo(api);
+  const agents = useAgents(api);
+
+  const addInputRef = useRef<HTMLInputElement>(null);
+  /** Where focus goes once the new screen rendered: its heading, or Home's address field ("Add an agent"). */
+  const focusAfterRender = useRef<'heading' | 'add' | null>(null);
+  const [drawerOpen, setDrawerOpen] = useState(false);
+  const menuButtonRef = useRef<HTMLButtonElement>(null);
+  const firstSidebarItemRef = useRef<HTMLButtonElement>(null);
 
   const navigate = useCallback(
-    (next: Screen) => {
+    (next: Screen, focus: 'heading' | 'add' = 'heading') => {
+      setDrawerOpen(false);
       if (sameScreen(next, screen)) {
-        headingRef.current?.focus();
+        (focus === 'add' ? addInputRef : headingRef).current?.focus();
         return;
       }
-      focusHeadingAfterRender.current = true;
+      focusAfterRender.current = focus;
       memory.saveScreen(next.name === 'chat' ? { name: 'chat', agentId: next.agentId, label: next.label, ...(next.protocol ? { protocol: next.protocol } : {}) } : { name: next.name });
       setScreen(next);
     },
@@ -86,10 +95,30 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
   );
 
   useEffect(() => {
-    if (!focusHeadingAfterRender.current) return;
-    focusHeadingAfterRender.current = false;
-    headingRef.current?.focus();
+    const focus = focusAfterRender.current;
+    if (focus === null) return;
+    focusAfterRender.current = null;
+    (focus === 'add' ? addInputRef : headingRef).current?.focus();
   }, [screen]);
+
+  // The drawer (narrow windows): opening it moves focus into it; closing it gives focus back to the menu button.
+  const drawerWasOpen = useRef(false);
+  useEffect(() => {
+    if (drawerOpen) firstSidebarItemRef.current?.focus();
+    else if (drawerWasOpen.current && document.activeElement === document.body) menuButtonRef.current?.focus();
+    drawerWasOpen.current = drawerOpen;
+  }, [drawerOpen]);
+
+  const closeDrawer = () => {
+    setDrawerOpen(false);
+    menuButtonRef.current?.focus();
+  };
+  const onDrawerKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key !== 'Escape' || !drawerOpen || event.defaultPrevented) return;
+    // The drawer takes this Escape: the screen's own (back to Home) must not run as well.
+    event.preventDefault();
+    closeDrawer();
+  };
 
   const skipToContent = (event: MouseEvent<HTMLAnchorElement>) => {
     // Move focus without touching the URL or the history.
@@ -98,7 +127,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
   };
 
   return (
-    <div className="app">
+    <div className={`app${drawerOpen ? ' app--drawer-open' : ''}`}>
       <a className="skip-link" href="#content" onClick={skipToContent}>
         {t('shell.skipToContent')}
       </a>
@@ -107,47 +136,65 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
           <p className="banner__text">{t('shell.connectionLost')}</p>
         </div>
       ) : null}
-      <header className="app-header">
-        <div className="app-header__inner">
-          <p className="app-title">{t('app.name')}</p>
-          <button
-            type="button"
-            className="button button--secondary"
-            aria-current={screen.name === 'settings' ? 'page' : undefined}
-            onClick={() => navigate({ name: 'settings' })}
-          >
-            {t('shell.settings')}
-          </button>
+      <div className="app-body">
+        <div className="app-sidebar" onKeyDown={onDrawerKeyDown}>
+          <Sidebar
+            api={api}
+            agents={agents}
+            id="app-sidebar"
+            current={screen}
+            firstRef={firstSidebarItemRef}
+            onNavigate={(next) => navigate(next)}
+            onAddAgent={() => navigate({ name: 'home' }, 'add')}
+          />
         </div>
-      </header>
-      <Notices
-        api={api}
-        info={info.state.status === 'ready' ? info.state.value : undefined}
-        onDismissed={() => (headingRef.current ?? mainRef.current)?.focus()}
-      />
-      <main id="content" ref={mainRef} tabIndex={-1} className="app-main">
-        {screen.name === 'home' ? (
-          <HomeScreen api={api} headingRef={headingRef} onOpenChat={(target) => navigate({ name: 'chat', ...target })} />
-        ) : screen.name === 'chat' ? (
-          <AgentScreen
-            key={screen.agentId}
+        {drawerOpen ? <div className="app-backdrop" aria-hidden="true" onClick={closeDrawer} /> : null}
+        <div className="app-pane">
+          <div className="app-topbar">
+            <button
+              ref={menuButtonRef}
+              type="button"
+              className="button button--secondary app-topbar__menu"
+              aria-label={t('shell.openMenuLabel')}
+              aria-expanded={drawerOpen}
+              aria-controls="app-sidebar"
+              onClick={() => setDrawerOpen((open) => !open)}
+            >
+              <span aria-hidden="true" className="app-topbar__icon">☰</span> {t('shell.openMenu')}
+            </button>
+            <p className="app-title">{t('app.name')}</p>
+          </div>
+          <Notices
             api={api}
-            headingRef={headingRef}
-            agentId={screen.agentId}
-            label={screen.label}
-            {...(screen.protocol ? { protocol: screen.protocol } : {})}
-            onBack={() => navigate({ name: 'home' })}
-          />
-        ) : (
-          <SettingsScreen
-            api={api}
-            headingRef={headingRef}
+            info={info.state.status === 'ready' ? info.state.value : undefined}
             settings={settings}
-            info={info.state}
-            onBack={() => navigate({ name: 'home' })}
+            onDismissed={() => (headingRef.current ?? mainRef.current)?.focus()}
           />
-        )}
-      </main>
+          <main id="content" ref={mainRef} tabIndex={-1} className={`app-main${screen.name === 'chat' ? ' app-main--agent' : ''}`}>
+            {screen.name === 'home' ? (
+              <HomeScreen api={api} headingRef={headingRef} agents={agents} addInputRef={addInputRef} onOpenChat={(target) => navigate({ name: 'chat', ...target })} />
+            ) : screen.name === 'chat' ? (
+              <AgentScreen
+                key={screen.agentId}
+                api={api}
+                headingRef={headingRef}
+                agentId={screen.agentId}
+                label={screen.label}
+                {...(screen.protocol ? { protocol: screen.protocol } : {})}
+                onBack={() => navigate({ name: 'home' })}
+              />
+            ) : (
+              <SettingsScreen
+                api={api}
+                headingRef={headingRef}
+                settings={settings}
+                info={info.state}
+                onBack={() => navigate({ name: 'home' })}
+              />
+            )}
+          </main>
+        </div>
+      </div>
     </div>
   );
 }
@@ -160,17 +207,33 @@ function screenOf(saved: UiScreen | undefined): Screen {
 /**
  * Messages from main: those of start-up (`app.info`, for example "your settings file was unreadable
  * and moved aside") and those that come later (`app.notice`, for example a conversation that could
- * not be saved). Dismiss hides those shown; a new one brings the banner back.
+ * not be saved). Dismiss hides those shown, and main keeps the dismissal in the settings
+ * (`notices.dismissed`), so that a notice the user dismissed does not come back at the next launch;
+ * a new one brings the banner back.
  */
-function Notices({ api, info, onDismissed }: { api: AgentDeskApi; info: AppInfo | undefined; onDismissed: () => void }) {
+function Notices({ api, info, settings, onDismissed }: { api: AgentDeskApi; info: AppInfo | undefined; settings: LiveResource<Settings>; onDismissed: () => void }) {
   const { t } = useI18n();
   const [later, setLater] = useState<readonly string[]>([]);
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(() => new Set());
   useEffect(() => api.app.onNotice(({ message }) => setLater((list) => (list.includes(message) ? list : [...list, message].slice(-20)))), [api]);
+  const saved = settings.state.status === 'ready' ? (settings.state.value.notices?.dismissed ?? []) : settings.state.status === 'error' ? [] : undefined;
   const startup = info?.notices ?? [];
-  const notices = [...new Set([...startup, ...later])].filter((notice) => !dismissed.has(notice));
+  // Until the settings are known, nothing is shown: a dismissed notice must not flash up.
+  const notices = saved === undefined ? [] : [...new Set([...startup, ...later])].filter((notice) => !dismissed.has(notice) && !saved.includes(notice));
   const onlyStartup = notices.every((notice) => startup.includes(notice));
   const visible = notices.length > 0;
+  const { set } = settings;
+
+  function dismiss() {
+    setDismissed((before) => new Set([...before, ...notices]));
+    onDismissed();
+    const remembered = [...new Set([...(saved ?? []), ...notices])].slice(-maxDismissedNotices);
+    // Shown as dismissed at once; if main could not keep it, it is dismissed for this run only.
+    void call(() => api.settings.update({ patch: { notices: { dismissed: remembered } } })).then((result) => {
+      if (result.ok) set(result.value);
+    });
+  }
+
   // The live region is always present so that screen readers announce the notice when it arrives.
   return (
     <div role="status" className="notices">
@@ -187,12 +250,7 @@ function Notices({ api, info, onDismissed }: { api: AgentDeskApi; info: AppInfo 
                 ))}
               </ul>
             </div>
-            <button type="button" className="button button--secondary" aria-label={t(onlyStartup ? 'shell.dismissNoticesLabel' : 'shell.dismissNoticeLabel')}
-              onClick={() => {
-                setDismissed((before) => new Set([...before, ...notices]));
-                onDismissed();
-              }}
-            >
+            <button type="button" className="button button--secondary" aria-label={t(onlyStartup ? 'shell.dismissNoticesLabel' : 'shell.dismissNoticeLabel')} onClick={dismiss}>
               {t('shell.dismissNotices')}
             </button>
           </div>

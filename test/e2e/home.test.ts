@@ -54,6 +54,8 @@ describe('AgentDesk in Chromium through the web shell', () => {
       await app.page.getByRole('heading', { level: 1, name: 'Your agents' }).waitFor();
       await expect(app.page.getByRole('textbox', { name: 'Agent address' }).isVisible()).resolves.toBe(true);
       await expect(app.page.getByRole('heading', { name: 'Built-in demo' }).isVisible()).resolves.toBe(true);
+      // The hardware details open from the sidebar's compact control.
+      await app.page.getByRole('button', { name: /^Hardware/ }).click();
       await expect(app.page.getByRole('heading', { name: 'Hardware' }).isVisible()).resolves.toBe(true);
       // The one-time launch code was exchanged for a cookie and the page sits at the plain address.
       expect(new URL(app.page.url()).pathname).toBe('/');
@@ -107,7 +109,7 @@ describe('AgentDesk in Chromium through the web shell', () => {
     try {
       await app.page.getByRole('textbox', { name: 'Agent address' }).fill('crm.example.com');
       await app.page.getByRole('button', { name: 'Add', exact: true }).click();
-      await app.page.getByText('crm.example.com', { exact: true }).waitFor();
+      await app.page.getByRole('main').getByText('crm.example.com', { exact: true }).waitFor();
       await app.page.getByRole('textbox', { name: 'Agent address' }).fill('http://example.com');
       await app.page.getByRole('button', { name: 'Add', exact: true }).click();
       await app.page.getByText(/development/).first().waitFor();
@@ -124,7 +126,7 @@ describe('AgentDesk in Chromium through the web shell', () => {
     const second = await startShell(dir);
     const again = await openApp(second, { width: 1920, height: 1080 });
     try {
-      await again.page.getByText('crm.example.com', { exact: true }).waitFor();
+      await again.page.getByRole('main').getByText('crm.example.com', { exact: true }).waitFor();
       expect(await again.page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
       await expect(again.page.getByRole('button', { name: /Remove crm\.example\.com/ }).isVisible()).resolves.toBe(true);
       await again.screenshot('home-kiosk-1920x1080');

@@ -1,26 +1,29 @@
-import { useCallback, useRef, type Ref } from 'react';
+import { useCallback, type Ref, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
 import type { AgentEntry } from '../../shared/ipc/contract';
-import { useAgents } from '../hooks/useApiData';
+import type { LiveResource } from '../hooks/useLiveResource';
 import type { ChatTarget } from '../navigation';
 import { useI18n } from '../i18n/I18nProvider';
 import { AddAgentForm } from './home/AddAgentForm';
 import { AgentList } from './home/AgentList';
 import { DemoTile } from './home/DemoTile';
-import { HardwareStrip } from './home/HardwareStrip';
 
 export function HomeScreen({
   api,
   headingRef,
+  agents,
+  addInputRef,
   onOpenChat,
 }: {
   api: AgentDeskApi;
   headingRef: Ref<HTMLHeadingElement>;
+  /** The agent list (App's: the sidebar shows the same one). */
+  agents: LiveResource<AgentEntry[]>;
+  /** The address field: the sidebar's "Add an agent" moves the focus there. */
+  addInputRef: RefObject<HTMLInputElement | null>;
   onOpenChat: (target: ChatTarget) => void;
 }) {
   const { t } = useI18n();
-  const agents = useAgents(api);
-  const addInputRef = useRef<HTMLInputElement>(null);
   const { update } = agents;
 
   // agents.changed normally arrives first; this covers a transport that does not deliver events.
@@ -41,7 +44,6 @@ export function HomeScreen({
         </div>
         <div className="home-grid__column">
           <DemoTile api={api} onOpen={onOpenChat} />
-          <HardwareStrip api={api} />
         </div>
       </div>
     </div>

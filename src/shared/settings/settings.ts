@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { defaultNfcSettings, nfcSettingsSchema, type NfcSettings } from '../nfc/ipc-schemas';
 import type { SavedFileFormat } from '../storage/saved-file-format';
 
+/** Dismissed notices kept at most (the oldest dismissal goes first). */
+export const maxDismissedNotices = 50;
+
 /** What the user can change in Settings. Stored by main in the user-data folder, validated on load. */
 export const themeSchema = z.enum(['system', 'light', 'dark']);
 export const textSizeSchema = z.enum(['normal', 'large']);
@@ -26,6 +29,8 @@ export const settingsSchema = z.strictObject({
   signIn: z.strictObject({ redirect: signInRedirectSchema }).optional(),
   /** NFC scanning (debounce, kiosk policy, reader LED/buzzer). Optional so that older settings files still load; read it through nfcSettingsOf. */
   nfc: nfcSettingsSchema.optional(),
+  /** The notices (their text) the user dismissed: they are not shown again, also after a restart. Optional so that older settings files still load. */
+  notices: z.strictObject({ dismissed: z.array(z.string().max(2000)).max(maxDismissedNotices) }).optional(),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -48,6 +53,8 @@ export const settingsPatchSchema = z.strictObject({
   developer: settingsSchema.shape.developer.partial().optional(),
   signIn: z.strictObject({ redirect: signInRedirectSchema }).optional(),
   nfc: nfcSettingsSchema.partial().optional(),
+  /** Replaces the list of dismissed notices. */
+  notices: settingsSchema.shape.notices,
 });
 
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
@@ -60,6 +67,7 @@ export function applySettingsPatch(current: Settings, patch: SettingsPatch): Set
     developer: { ...current.developer, ...patch.developer },
     signIn: { redirect: patch.signIn?.redirect ?? current.signIn?.redirect ?? 'loopback' },
     nfc: { ...nfcSettingsOf(current), ...patch.nfc },
+    ...(patch.notices ?? current.notices ? { notices: patch.notices ?? current.notices } : {}),
   };
 }
 

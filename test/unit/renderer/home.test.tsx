@@ -1,4 +1,4 @@
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createFakeBackend } from './fake-api';
 import { renderApp } from './render-app';
@@ -202,9 +202,15 @@ describe('hardware strip', () => {
     return within(screen.getByRole('region', { name: 'Hardware' }));
   }
 
+  /** The details are in the sidebar's hardware popover: its button opens it. */
+  async function openStrip() {
+    fireEvent.click(await screen.findByRole('button', { name: /^Hardware/ }));
+  }
+
   it('shows the NFC detail from main and "Not available" without navigator.mediaDevices', async () => {
     expect(navigator.mediaDevices).toBeUndefined();
     await renderApp();
+    await openStrip();
     await waitFor(() => expect(strip().getByText('NFC reader support is not part of this version yet.')).toBeTruthy());
     expect(strip().getAllByText('Not available')).toHaveLength(3);
   });
@@ -212,6 +218,7 @@ describe('hardware strip', () => {
   it('lists NFC readers and follows hardware.changed', async () => {
     const backend = createFakeBackend({ hardware: { nfc: { state: 'ready', readers: [] } } });
     await renderApp({ backend });
+    await openStrip();
     await waitFor(() => expect(strip().getByText('No reader connected.')).toBeTruthy());
     act(() => backend.emit('hardware.changed', { nfc: { state: 'ready', readers: [{ name: 'ACS ACR122U', connected: true }] } }));
     expect(strip().getByText('ACS ACR122U – connected')).toBeTruthy();
@@ -236,6 +243,7 @@ describe('hardware strip', () => {
       },
     });
     await renderApp();
+    await openStrip();
     await waitFor(() => expect(strip().getByText('Camera 2')).toBeTruthy());
     expect(strip().getByText('Camera 1')).toBeTruthy();
     expect(strip().getByText('Desk microphone')).toBeTruthy();

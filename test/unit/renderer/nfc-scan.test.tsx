@@ -346,6 +346,8 @@ describe('the NFC scan control', () => {
 
 describe('NFC on the hardware strip', () => {
   const strip = () => within(screen.getByRole('region', { name: 'Hardware' }));
+  /** The details are in the sidebar's hardware popover: its button opens it. */
+  const openStrip = async () => fireEvent.click(await screen.findByRole('button', { name: /^Hardware/ }));
 
   it('shows the missing smart-card service with its exact fix, the service state and the last error', async () => {
     const fix = 'Install and start the smart-card service: `sudo apt-get install -y pcscd`, then `sudo systemctl enable --now pcscd.socket` (without systemd: `sudo pcscd`).';
@@ -362,6 +364,7 @@ describe('NFC on the hardware strip', () => {
       },
     });
     await renderApp({ backend });
+    await openStrip();
     await waitFor(() => expect(strip().getByText('The smart-card service is not running.')).toBeTruthy());
     const code = strip().getByText(fix);
     expect(code.tagName).toBe('CODE');
@@ -382,6 +385,7 @@ describe('NFC on the hardware strip', () => {
   it('tests a reader: Scan object shows the resulting reference and carrier', async () => {
     const backend = createFakeBackend({ hardware: { nfc: readyStatus } });
     const { user } = await renderApp({ backend });
+    await openStrip();
     await waitFor(() => expect(strip().getByText(`${reader} – connected`)).toBeTruthy());
     const scan = strip().getByRole<HTMLButtonElement>('button', { name: 'Scan object' });
     await user.click(scan);

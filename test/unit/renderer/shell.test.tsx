@@ -1,4 +1,4 @@
-import { act, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { Root } from '../../../src/renderer/Root';
 import { createFakeBackend } from './fake-api';
@@ -31,15 +31,56 @@ describe('app shell', () => {
     expect(await screen.findByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
   });
 
-  it('puts the skip link first and the Settings button in the header', async () => {
+  it('puts the skip link first, then the sidebar with Settings', async () => {
     const { user } = await renderApp();
     await user.tab();
     const skip = screen.getByRole('link', { name: 'Skip to content' });
     expect(document.activeElement).toBe(skip);
     expect(skip.getAttribute('href')).toBe('#content');
     await user.tab();
-    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Settings' }));
+    const sidebar = screen.getByRole('navigation', { name: 'AgentDesk' });
+    expect(document.activeElement).toBe(within(sidebar).getAllByRole('button')[0]);
+    expect(within(sidebar).getByRole('button', { name: 'Settings' })).toBeTruthy();
     expect(screen.getByRole('main').id).toBe('content');
+  });
+
+  it('opens the sidebar as a drawer from the menu button; Escape closes it and focus goes back', async () => {
+    const { user } = await renderApp();
+    const menu = screen.getByRole('button', { name: 'Open the menu' });
+    await user.click(menu);
+    expect(menu.getAttribute('aria-expanded')).toBe('true');
+    expect(document.activeElement).toBe(within(screen.getByRole('navigation', { name: 'AgentDesk' })).getAllByRole('button')[0]);
+    await user.keyboard('{Escape}');
+    expect(menu.getAttribute('aria-expanded')).toBe('false');
+    expect(document.activeElement).toBe(menu);
+    // Still on Home: the drawer took the Escape.
+    expect(screen.getByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
+  });
+
+  it('"Add an agent" in the sidebar moves focus to the address field on Home', async () => {
+    const { user } = await renderApp();
+    await user.click(screen.getByRole('button', { name: 'Settings' }));
+    await user.click(screen.getByRole('button', { name: /Add an agent/ }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
+    expect(document.activeElement?.tagName).toBe('INPUT');
+  });
+
+  it('keeps a dismissed notice dismissed at the next launch (main keeps it in the settings)', async () => {
+    const text = 'No keychain is reachable: sign-ins last until AgentDesk closes.';
+    const backend = createFakeBackend({ notices: [text] });
+    const { user } = await renderApp({ backend });
+    await screen.findByText(text);
+    await user.click(screen.getByRole('button', { name: 'Dismiss the start-up notice' }));
+    await waitFor(() => expect(backend.callsOf('settings.update').at(-1)?.patch).toEqual({ notices: { dismissed: [text] } }));
+    cleanup();
+    // The next launch: main reports the same notice; the settings say it was dismissed.
+    await renderApp({ backend });
+    await screen.findByRole('heading', { level: 1, name: 'Your agents' });
+    await waitFor(() => expect(backend.callsOf('settings.get').length).toBeGreaterThan(1));
+    expect(screen.queryByText(text)).toBeNull();
+    // A notice not dismissed yet still shows.
+    act(() => backend.emit('app.notice', { message: 'A conversation could not be saved.' }));
+    expect(await screen.findByText('A conversation could not be saved.')).toBeTruthy();
   });
 
   it('moves focus into the content with the skip link', async () => {

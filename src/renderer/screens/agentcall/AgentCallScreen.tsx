@@ -1,8 +1,9 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { Intent } from '../../../shared/agentcall/protocol';
+import { limits, type Intent } from '../../../shared/agentcall/protocol';
 import type { SessionView } from '../../../shared/agentcall/session-view';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { ConnectionFeedback } from '../../components/ConnectionFeedback';
+import { Composer } from '../../components/Composer';
 import { call } from '../../hooks/useLiveResource';
 import { ObjectRefText } from '../../components/ObjectRefText';
 import { useI18n } from '../../i18n/I18nProvider';
@@ -10,7 +11,6 @@ import type { MessageKey } from '../../i18n/strings';
 import { ChatEnvironmentContext, type ChatEnvironment } from '../../components/ChatContext';
 import { PhotoDialog } from '../photo/PhotoDialog';
 import { WebPagesPanel } from '../webpages/WebPagesPanel';
-import { AgentCallComposer } from './AgentCallComposer';
 import { AgentCallHeader } from './AgentCallHeader';
 import type { ItemContext } from './AgentCallItems';
 import { AgentCallTranscript } from './AgentCallTranscript';
@@ -302,7 +302,19 @@ export function AgentCallScreen({
               onOpenPhoto={() => setPhotoFor({})}
               photoError={photoError && photoError.interactionId === undefined ? photoError.error : undefined}
             />
-            <AgentCallComposer textareaRef={composerRef} draftKey={`agentcall:${agentId}`} ready={ready} runActive={view.runActive} cancelling={view.runCancelling} onSend={sendText} onCancel={cancelRun} />
+            <Composer
+              textareaRef={composerRef}
+              draftKey={`agentcall:${agentId}`}
+              ready={ready}
+              running={view.runActive}
+              cancelling={view.runCancelling}
+              max={limits.textChars}
+              counterFrom={limits.textChars - 1_000}
+              tooLongMessage={t('agentcall.composer.tooLong', { max: limits.textChars })}
+              notSentText={t('agentcall.notSent')}
+              onSend={sendText}
+              onCancel={cancelRun}
+            />
           </section>
         </ChatEnvironmentContext.Provider>
       ) : null}

@@ -1,6 +1,6 @@
 import { useId, type RefObject } from 'react';
 import type { IpcError } from '../../../shared/ipc/errors';
-import { SessionComposer } from '../../components/SessionComposer';
+import { Composer } from '../../components/Composer';
 import { useI18n } from '../../i18n/I18nProvider';
 
 /** agui.send takes at most this much text. */
@@ -40,12 +40,13 @@ export function AguiComposer({
           {t('agui.composer.blocked')}
         </p>
       ) : null}
-      <SessionComposer
+      <Composer
         textareaRef={textareaRef}
         draftKey={draftKey}
         ready={ready && !blocked}
         running={running}
         max={maxMessageChars}
+        counterFrom={maxMessageChars - 1_000}
         tooLongMessage={t('agui.composer.tooLong', { max: maxMessageChars })}
         notSentText={t('agui.notSent')}
         onSend={onSend}

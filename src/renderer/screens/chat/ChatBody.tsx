@@ -7,7 +7,6 @@ import { call, useLiveResource } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import { AccountPanel, type TalkieStatus } from './AccountPanel';
 import { ChatEnvironmentContext, type ChatEnvironment } from '../../components/ChatContext';
-import { Composer } from './Composer';
 import { RunStatus } from './RunStatus';
 import { ThreadsSidebar } from './ThreadsSidebar';
 import { Transcript } from './Transcript';
@@ -17,6 +16,7 @@ import { useThreads } from './useThreads';
 import { useOpenLink } from '../../hooks/useOpenLink';
 import { useUiMemory } from '../../hooks/useUiMemory';
 import { LinkOpenError } from '../../components/LinkOpenError';
+import { Composer } from '../../components/Composer';
 
 /** The key of a Talkie agent's composer draft in the UI memory. */
 export function talkieDraftKey(agentId: string): string {
@@ -147,8 +147,10 @@ export function ChatBody({
           <Composer
             textareaRef={composerRef}
             draftKey={talkieDraftKey(agentId)}
-            maxChars={view.maxMessageChars}
-            busy={busy}
+            max={view.maxMessageChars}
+            tooLongMessage={t('chat.composer.tooLong', { max: view.maxMessageChars ?? 0 })}
+            running={busy}
+            whileRunning="cancel-beside-send"
             canCancel={chat.runKey !== undefined}
             cancelling={chat.cancelling}
             cancelError={chat.cancelError}

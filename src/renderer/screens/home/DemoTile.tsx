@@ -7,9 +7,10 @@ import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import type { ChatTarget } from '../../navigation';
 
-type Side = 'talkie' | 'agentcall' | 'agui';
+export type DemoSide = 'talkie' | 'agentcall' | 'agui';
+type Side = DemoSide;
 
-const titles = { talkie: 'demo.title', agentcall: 'demo.agentCallTitle', agui: 'demo.aguiTitle' } as const satisfies Record<Side, MessageKey>;
+export const demoTitles = { talkie: 'demo.title', agentcall: 'demo.agentCallTitle', agui: 'demo.aguiTitle' } as const satisfies Record<Side, MessageKey>;
 
 /**
  * The built-in demo agent: main starts it on first use and the chosen side opens: the Talkie chat
@@ -21,18 +22,7 @@ export function DemoTile({ api, onOpen }: { api: AgentDeskApi; onOpen: (target: 
   const id = useId();
   const headingId = `${id}-heading`;
   const errorId = `${id}-error`;
-  const [busy, setBusy] = useState<Side | null>(null);
-  const [error, setError] = useState<IpcError | null>(null);
-
-  async function open(protocol: Side) {
-    if (busy) return;
-    setBusy(protocol);
-    setError(null);
-    const result = await call(() => (protocol === 'talkie' ? api.demo.open() : protocol === 'agentcall' ? api.demo.openAgentCall() : api.demo.openAgui()));
-    setBusy(null);
-    if (result.ok) onOpen({ agentId: result.value.agentId, label: t(titles[protocol]), protocol });
-    else setError(result.error);
-  }
+  const { busy, error, open } = useDemoOpener(api, onOpen);
 
   return (
     <section className="card" aria-labelledby={headingId}>
@@ -79,4 +69,23 @@ export function DemoTile({ api, onOpen }: { api: AgentDeskApi; onOpen: (target: 
       </div>
     </section>
   );
+}
+
+/** Starts the demo (main starts it on first use) and opens the chosen side; the sidebar's demo links use it too. */
+export function useDemoOpener(api: AgentDeskApi, onOpen: (target: ChatTarget) => void) {
+  const { t } = useI18n();
+  const [busy, setBusy] = useState<Side | null>(null);
+  const [error, setError] = useState<IpcError | null>(null);
+
+  async function open(protocol: Side) {
+    if (busy) return;
+    setBusy(protocol);
+    setError(null);
+    const result = await call(() => (protocol === 'talkie' ? api.demo.open() : protocol === 'agentcall' ? api.demo.openAgentCall() : api.demo.openAgui()));
+    setBusy(null);
+    if (result.ok) onOpen({ agentId: result.value.agentId, label: t(demoTitles[protocol]), protocol });
+    else setError(result.error);
+  }
+
+  return { busy, error, open };
 }

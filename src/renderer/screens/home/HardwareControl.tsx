@@ -1,4 +1,4 @@
-import { useId, useState, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import { localTagCarrier, portableTagCarrier } from '../../../shared/nfc/object-ref';
 import type { NfcStatus } from '../../../shared/nfc/ipc-schemas';
@@ -13,13 +13,102 @@ import { ScanControl, type NfcObservationResult } from '../nfc/ScanControl';
 import { PhotoDialog } from '../photo/PhotoDialog';
 import '../nfc/nfc.css';
 
-/** NFC readers (from main), cameras and microphones (counted in the page, without asking for permission). */
-export function HardwareStrip({ api }: { api: AgentDeskApi }) {
+/**
+ * The sidebar's hardware control: one line that sums up the NFC readers and cameras, and opens a
+ * popover with the details (NFC readers from main, cameras and microphones counted in the page
+ * without asking for permission, a test scan and a test photo). Escape, Close or a click outside
+ * closes it; focus goes back to the button.
+ */
+export function HardwareControl({ api }: { api: AgentDeskApi }) {
   const { t } = useI18n();
-  const headingId = `${useId()}-heading`;
+  const id = useId();
+  const panelId = `${id}-panel`;
+  const headingId = `${id}-heading`;
   const hardware = useHardwareStatus(api);
   const media = useMediaDevices();
+  const [open, setOpen] = useState(false);
   const [photoOpen, setPhotoOpen] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+
+  useEffect(() => {
+    if (!open) return undefined;
+    const onPointerDown = (event: PointerEvent) => {
+      if (event.target instanceof Node && !root.current?.contains(event.target)) setOpen(false);
+    };
+    document.addEventListener('pointerdown', onPointerDown);
+    return () => document.removeEventListener('pointerdown', onPointerDown);
+  }, [open]);
+
+  const close = () => {
+    setOpen(false);
+    button.current?.focus();
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
+    if (event.key !== 'Escape' || !open || photoOpen) return;
+    // Handled here: the screen's own Escape (back to Home) must not run as well.
+    event.preventDefault();
+    event.stopPropagation();
+    close();
+  };
+
+  const nfcReady = hardware.state.status === 'ready' && hardware.state.value.nfc.state === 'ready';
+  const cameraCount = media.status === 'ready' ? media.cameras.length : 0;
+  const summary = `${t(nfcReady ? 'shell.hardwareNfcReady' : 'shell.hardwareNfcOff')} · ${t('shell.hardwareCameras', { count: cameraCount })}`;
+
+  return (
+    <div ref={root} className="hardware-control" onKeyDown={onKeyDown}>
+      <button
+        ref={button}
+        type="button"
+        className="sidebar__item hardware-control__button"
+        aria-expanded={open}
+        aria-controls={open ? panelId : undefined}
+        onClick={() => setOpen((value) => !value)}
+      >
+        <span className={`status-dot${nfcReady ? ' status-dot--ok' : ''}`} aria-hidden="true" />
+        <span className="hardware-control__text">
+          <span className="sidebar__item-text">{t('hardware.title')}</span>
+          <span className="sidebar__meta">{summary}</span>
+        </span>
+      </button>
+      {open ? (
+        <div id={panelId} className="hardware-popover">
+          <HardwareDetails api={api} hardware={hardware} media={media} headingId={headingId} onTakePhoto={() => setPhotoOpen(true)} onClose={close} />
+        </div>
+      ) : null}
+      {photoOpen ? (
+        <PhotoDialog
+          api={api}
+          // Nothing consumes a photo before AgentCall sessions exist: Send releases it at once.
+          onSend={(photoId) => {
+            void api.photo.discard({ photoId });
+            setPhotoOpen(false);
+          }}
+          onClose={() => setPhotoOpen(false)}
+        />
+      ) : null}
+    </div>
+  );
+}
+
+/** NFC readers (from main), cameras and microphones (counted in the page, without asking for permission). */
+function HardwareDetails({
+  api,
+  hardware,
+  media,
+  headingId,
+  onTakePhoto,
+  onClose,
+}: {
+  api: AgentDeskApi;
+  hardware: ReturnType<typeof useHardwareStatus>;
+  media: ReturnType<typeof useMediaDevices>;
+  headingId: string;
+  onTakePhoto: () => void;
+  onClose: () => void;
+}) {
+  const { t } = useI18n();
 
   let nfc: ReactNode;
   if (hardware.state.status === 'loading') nfc = <p className="muted">{t('hardware.checking')}</p>;
@@ -57,10 +146,15 @@ export function HardwareStrip({ api }: { api: AgentDeskApi }) {
     media.status === 'ready' && [...media.cameras, ...media.microphones].some((label) => label.trim() === '');
 
   return (
-    <section className="card hardware" aria-labelledby={headingId}>
-      <h2 id={headingId} className="card__title">
-        {t('hardware.title')}
-      </h2>
+    <section className="hardware" aria-labelledby={headingId}>
+      <div className="hardware__header">
+        <h2 id={headingId} className="card__title">
+          {t('hardware.title')}
+        </h2>
+        <button type="button" className="button button--secondary button--small" onClick={onClose}>
+          {t('shell.hardwareClose')}
+        </button>
+      </div>
       <div className="hardware__grid">
         <div className="hardware__item">
           <h3 className="hardware__name">{t('hardware.nfc')}</h3>
@@ -69,7 +163,7 @@ export function HardwareStrip({ api }: { api: AgentDeskApi }) {
         <div className="hardware__item">
           <h3 className="hardware__name">{t('hardware.cameras')}</h3>
           {mediaState('cameras')}
-          <button type="button" className="button button--secondary" onClick={() => setPhotoOpen(true)}>
+          <button type="button" className="button button--secondary" onClick={onTakePhoto}>
             {t('hardware.takePhoto')}
           </button>
         </div>
@@ -79,17 +173,6 @@ export function HardwareStrip({ api }: { api: AgentDeskApi }) {
         </div>
       </div>
       {labelsHidden ? <p className="muted hardware__hint">{t('hardware.labelsHint')}</p> : null}
-      {photoOpen ? (
-        <PhotoDialog
-          api={api}
-          // Nothing consumes a photo before AgentCall sessions exist: Send releases it at once.
-          onSend={(photoId) => {
-            void api.photo.discard({ photoId });
-            setPhotoOpen(false);
-          }}
-          onClose={() => setPhotoOpen(false)}
-        />
-      ) : null}
     </section>
   );
 }

@@ -1,0 +1,175 @@
+import { useId, useState, type FormEvent, type KeyboardEvent, type RefObject } from 'react';
+import type { IpcError } from '../../shared/ipc/errors';
+import { useDraft } from '../hooks/useUiMemory';
+import { useI18n } from '../i18n/I18nProvider';
+import { ErrorAlert, type ShownError } from './ErrorText';
+
+/**
+ * The one message field of every agent screen (Talkie, AgentCall, plain AG-UI): a labelled textarea
+ * where Enter sends and Shift+Enter starts a new line (not while an input method is composing), the
+ * typed text kept as a draft in main (`useDraft`: it survives leaving the screen and a reload), a
+ * length counter and a limit message tied to the field for assistive technology, Send, and Cancel
+ * while a run is going.
+ *
+ * `onSend` answers with main's refusal, if any: the text stays in the field until main took it, so a
+ * refused message is not lost (text typed meanwhile stays too). Cancel either replaces Send while
+ * the agent answers (`whileRunning: 'cancel'`, one run at a time: AgentCall, AG-UI) or comes beside
+ * a disabled Send (`'cancel-beside-send'`, Talkie).
+ */
+export function Composer({
+  textareaRef,
+  draftKey,
+  ready = true,
+  running,
+  whileRunning = 'cancel',
+  canCancel = true,
+  cancelling = false,
+  max,
+  counterFrom,
+  tooLongMessage,
+  notSentText,
+  cancelError,
+  onSend,
+  onCancel,
+}: {
+  textareaRef: RefObject<HTMLTextAreaElement | null>;
+  /** Where the typed text is kept while it is not sent (see useDraft). */
+  draftKey: string;
+  /** The session can take a message now (established, not ended, nothing else blocking). */
+  ready?: boolean;
+  /** A run is going: Send waits, Cancel is offered. */
+  running: boolean;
+  whileRunning?: 'cancel' | 'cancel-beside-send';
+  /** Cancel can be sent now (Talkie: once the run has its key). */
+  canCancel?: boolean;
+  /** A cancel was already sent (the run has not ended yet). */
+  cancelling?: boolean;
+  /** The longest text Send accepts (none: no limit, no counter). */
+  max: number | undefined;
+  /** The counter shows from this length on (default: always, when there is a `max`). */
+  counterFrom?: number;
+  /** Shown (and announced with the field) while the text is longer than `max`. */
+  tooLongMessage: string;
+  /** Before the reason when a message was refused. */
+  notSentText?: string;
+  /** A cancel failure the caller tracks itself (Talkie). */
+  cancelError?: ShownError | undefined;
+  onSend: (text: string) => Promise<IpcError | undefined> | void;
+  onCancel: () => Promise<IpcError | undefined> | void;
+}) {
+  const { t } = useI18n();
+  const id = useId();
+  const fieldId = `${id}-message`;
+  const hintId = `${id}-hint`;
+  const counterId = `${id}-counter`;
+  const limitId = `${id}-limit`;
+  const { text, setText, saved } = useDraft(draftKey);
+  const [sending, setSending] = useState(false);
+  const [cancelRequested, setCancelRequested] = useState(false);
+  const [error, setError] = useState<{ kind: 'send' | 'cancel'; error: IpcError } | undefined>();
+  const over = max !== undefined && text.length > max;
+  const counter = max !== undefined && text.length >= (counterFrom ?? 0);
+  const canSend = ready && !running && !sending && !over && text.trim() !== '';
+
+  function submit() {
+    if (!canSend) return;
+    const sent = text;
+    setError(undefined);
+    const answer = onSend(sent);
+    if (!answer) {
+      setText('');
+      textareaRef.current?.focus();
+      return;
+    }
+    setSending(true);
+    void answer.then((failure) => {
+      setSending(false);
+      if (failure) return setError({ kind: 'send', error: failure });
+      setText((current) => (current === sent ? '' : current));
+      textareaRef.current?.focus();
+    });
+  }
+
+  function cancel() {
+    if (cancelRequested || cancelling) return;
+    setError(undefined);
+    const answer = onCancel();
+    if (!answer) return;
+    setCancelRequested(true);
+    void answer.then((failure) => {
+      setCancelRequested(false);
+      if (failure) setError({ kind: 'cancel', error: failure });
+    });
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
+    event.preventDefault();
+    submit();
+  }
+
+  const cancelBusy = cancelling || cancelRequested;
+  const cancelButton = (
+    <button type="button" className="button button--secondary" disabled={!canCancel || cancelBusy} aria-busy={cancelBusy || undefined} onClick={cancel}>
+      {t('chat.composer.cancel')}
+    </button>
+  );
+  const sendButton = (
+    <button type="submit" className="button button--primary" disabled={!canSend} aria-busy={sending || undefined}>
+      {t('chat.composer.send')}
+    </button>
+  );
+  const describedBy = [hintId, counter ? counterId : undefined, over ? limitId : undefined].filter(Boolean).join(' ');
+  const shownError: ShownError | undefined = error?.error ?? cancelError;
+  return (
+    <form
+      className="composer"
+      noValidate
+      onSubmit={(event: FormEvent<HTMLFormElement>) => {
+        event.preventDefault();
+        submit();
+      }}
+    >
+      <label htmlFor={fieldId} className="visually-hidden">
+        {t('chat.composer.label')}
+      </label>
+      <div className="composer__box">
+        <textarea
+          ref={textareaRef}
+          id={fieldId}
+          name="message"
+          className="input composer__input"
+          rows={2}
+          value={text}
+          placeholder={t('chat.composer.label')}
+          data-composer="true"
+          data-draft-saved={String(saved)}
+          aria-invalid={over || undefined}
+          aria-describedby={describedBy}
+          onChange={(event) => setText(event.target.value)}
+          onKeyDown={onKeyDown}
+        />
+        <div className="composer__buttons">
+          {running ? cancelButton : null}
+          {!running || whileRunning === 'cancel-beside-send' ? sendButton : null}
+        </div>
+      </div>
+      <div className="composer__row">
+        <p id={hintId} className="composer__hint">
+          {t('chat.composer.hint')}
+        </p>
+        {counter ? (
+          <p id={counterId} className={`composer__counter${over ? ' composer__counter--over' : ''}`}>
+            {t('chat.composer.counter', { count: text.length, max })}
+          </p>
+        ) : null}
+      </div>
+      {over ? (
+        <p id={limitId} className="field__error">
+          {tooLongMessage}
+        </p>
+      ) : null}
+      <ErrorAlert summary={error?.kind === 'send' ? (notSentText ?? t('chat.composer.cancelFailed')) : t('chat.composer.cancelFailed')} error={shownError} />
+    </form>
+  );
+}

@@ -1,0 +1,140 @@
+import type { Ref } from 'react';
+import type { AgentDeskApi } from '../../../shared/ipc/api';
+import type { AgentEntry } from '../../../shared/ipc/contract';
+import type { LiveResource } from '../../hooks/useLiveResource';
+import { useI18n } from '../../i18n/I18nProvider';
+import type { MessageKey } from '../../i18n/strings';
+import type { AgentProtocol, ChatTarget, Screen } from '../../navigation';
+import { ErrorText } from '../../components/ErrorText';
+import { demoTitles, useDemoOpener, type DemoSide } from '../home/DemoTile';
+import { HardwareControl } from '../home/HardwareControl';
+
+const kindKeys: Record<AgentProtocol | 'a2a' | 'unknown', MessageKey> = {
+  talkie: 'shell.kindTalkie',
+  agentcall: 'shell.kindAgentcall',
+  agui: 'shell.kindAgui',
+  a2a: 'shell.kindA2a',
+  unknown: 'shell.kindUnknown',
+};
+
+const demoLinks: { side: DemoSide; key: MessageKey }[] = [
+  { side: 'talkie', key: 'shell.demoTalkie' },
+  { side: 'agentcall', key: 'shell.demoAgentCall' },
+  { side: 'agui', key: 'shell.demoAgui' },
+];
+
+/** What the list knows of an agent's kind: AG-UI when added as such, A2A once its card named it, the open screen's protocol. */
+function kindOf(agent: AgentEntry, current: Screen): keyof typeof kindKeys {
+  if (agent.protocol === 'agui') return 'agui';
+  if (agent.name !== undefined) return 'a2a';
+  if (current.name === 'chat' && current.agentId === agent.id && current.protocol) return current.protocol;
+  return 'unknown';
+}
+
+/**
+ * The app's sidebar: the added agents (kind, and which one is open), "Add an agent", the built-in
+ * demo's three sides, the hardware control and Settings. In a narrow window it is a drawer (App).
+ */
+export function Sidebar({
+  api,
+  agents,
+  id,
+  current,
+  firstRef,
+  onNavigate,
+  onAddAgent,
+}: {
+  api: AgentDeskApi;
+  /** The agent list (App's: Home shows the same one). */
+  agents: LiveResource<AgentEntry[]>;
+  id: string;
+  current: Screen;
+  /** The first control: focus goes there when the drawer opens. */
+  firstRef: Ref<HTMLButtonElement>;
+  onNavigate: (screen: Screen) => void;
+  onAddAgent: () => void;
+}) {
+  const { t } = useI18n();
+  const demo = useDemoOpener(api, (target: ChatTarget) => onNavigate({ name: 'chat', ...target }));
+  const state = agents.state;
+
+  return (
+    <nav id={id} className="sidebar" aria-label={t('shell.navigation')}>
+      <button ref={firstRef} type="button" className="sidebar__title" aria-current={current.name === 'home' ? 'page' : undefined} onClick={() => onNavigate({ name: 'home' })}>
+        {t('app.name')}
+      </button>
+      <div className="sidebar__group">
+        <h2 className="sidebar__heading">{t('shell.agents')}</h2>
+        {state.status === 'ready' ? (
+          state.value.length === 0 ? (
+            <p className="sidebar__empty">{t('shell.noAgents')}</p>
+          ) : (
+            <ul className="sidebar__list">
+              {state.value.map((agent) => {
+                const open = current.name === 'chat' && current.agentId === agent.id;
+                const name = agent.name ?? agent.display;
+                return (
+                  <li key={agent.id}>
+                    <button
+                      type="button"
+                      className="sidebar__item"
+                      aria-current={open ? 'page' : undefined}
+                      onClick={() => onNavigate({ name: 'chat', agentId: agent.id, label: name })}
+                    >
+                      <span className="sidebar__item-text">{name}</span>
+                      <span className="sidebar__meta">
+                        {t(kindKeys[kindOf(agent, current)])}
+                        {open ? ` · ${t('shell.statusOpen')}` : ''}
+                      </span>
+                    </button>
+                  </li>
+                );
+              })}
+            </ul>
+          )
+        ) : state.status === 'error' ? (
+          <p className="sidebar__empty error-text">
+            <ErrorText error={state.error} />
+          </p>
+        ) : null}
+        <button type="button" className="sidebar__item sidebar__item--add" onClick={onAddAgent}>
+          <span aria-hidden="true">+</span> {t('shell.addAgent')}
+        </button>
+      </div>
+      <div className="sidebar__group">
+        <h2 className="sidebar__heading">{t('shell.demo')}</h2>
+        <ul className="sidebar__list">
+          {demoLinks.map(({ side, key }) => {
+            const open = current.name === 'chat' && current.protocol === side && current.label === t(demoTitles[side]);
+            return (
+              <li key={side}>
+                <button
+                  type="button"
+                  className="sidebar__item"
+                  aria-current={open ? 'page' : undefined}
+                  aria-busy={demo.busy === side || undefined}
+                  onClick={() => void demo.open(side)}
+                >
+                  <span className="sidebar__item-text">{t(key)}</span>
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+        <div role="status" className="sidebar__status">
+          {demo.error ? (
+            <p className="error-text">
+              {t('demo.failed')} <ErrorText error={demo.error} />
+            </p>
+          ) : null}
+        </div>
+      </div>
+      <div className="sidebar__footer">
+        <HardwareControl api={api} />
+        <button type="button" className="sidebar__item" aria-current={current.name === 'settings' ? 'page' : undefined} onClick={() => onNavigate({ name: 'settings' })}>
+          <span className="sidebar__item-text">{t('shell.settings')}</span>
+        </button>
+      </div>
+    </nav>
+  );
+}
