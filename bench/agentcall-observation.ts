@@ -6,7 +6,8 @@
  *    NfcService → the session engine → the WebSocket transport → an agent on 127.0.0.1. Measured
  *    from the moment the virtual card answers the UID read (so pcscd's ~400 ms presence poll is
  *    not counted), split into the PC/SC read remainder, NfcService, and engine + socket.
- *    Needs root and `apt-get install -y pcscd libpcsclite-dev vsmartcard-vpcd`.
+ *    Needs root and `apt-get install -y pcscd libpcsclite-dev vsmartcard-vpcd`; TAPS=0 skips it
+ *    (it starts its own pcscd, which a machine's other users of the virtual reader may mind).
  * 2. Camera capture → frame received, for a 1280×720 RGBA frame, over FRAMES (default 20) runs:
  *    the frame as the page hands it over (base64 inside a JSON IPC message), checked against the
  *    contract and decoded in main, the photo pipeline (sharp), the engine, the socket, and the
@@ -114,7 +115,7 @@ const line = (label: string, values: number[]) => printMedianP95(label, values, 
 const agent = await startTimingAgent();
 try {
   // 1. Taps.
-  const unavailable = nfcHardwareUnavailableReason();
+  const unavailable = taps === 0 ? 'TAPS=0' : nfcHardwareUnavailableReason();
   if (unavailable) {
     process.stdout.write(`tap benchmark not run: ${unavailable}\n\n`);
   } else {
