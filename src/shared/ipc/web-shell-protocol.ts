@@ -38,8 +38,10 @@ export const maxPageFrameBytes = 25 * 1024 * 1024;
  *   [part count n ≤ 16][length of part 0] … [length of part n − 1][JSON length][JSON, UTF-8][part 0] … [part n − 1]
  *
  * In the JSON every Uint8Array is replaced by `{"$bytes": i}` (i: its part), each part used exactly
- * once. Every declared length is checked against the frame before anything is read; a malformed
- * frame is refused with a reason, never thrown. Frames without bytes stay JSON text.
+ * once; so in a binary frame an object whose only field is `$bytes` is always a reference (the
+ * encoder refuses to send such an object as data). Every declared length is checked against the
+ * frame before anything is read; a malformed frame is refused with a reason, never thrown. Frames
+ * without bytes stay JSON text.
  */
 export const maxBinaryParts = 16;
 const referenceKey = '$bytes';
@@ -54,12 +56,20 @@ function containsBytes(value: unknown, depth = 0): boolean {
   return false;
 }
 
-/** A frame → JSON text, or the binary frame above when it holds bytes (which are not copied into JSON). */
+const isReference = (entry: unknown): entry is Record<string, unknown> =>
+  entry !== null && typeof entry === 'object' && !Array.isArray(entry) && Object.hasOwn(entry, referenceKey) && Object.keys(entry).length === 1;
+
+/**
+ * A frame → JSON text, or the binary frame above when it holds bytes (which are not copied into
+ * JSON). Throws a RangeError for what a binary frame cannot carry: more than 16 byte fields, or an
+ * object whose only field is `$bytes` beside bytes.
+ */
 export function encodeWireFrame(value: unknown): string | Uint8Array<ArrayBuffer> {
   if (!containsBytes(value)) return JSON.stringify(value);
   const parts: Uint8Array[] = [];
   const json = new TextEncoder().encode(
     JSON.stringify(value, (_key, entry: unknown) => {
+      if (isReference(entry)) throw new RangeError(`A web shell frame with bytes cannot carry an object whose only field is "${referenceKey}".`);
       if (!(entry instanceof Uint8Array)) return entry;
       if (parts.length === maxBinaryParts) throw new RangeError(`A web shell frame carries at most ${maxBinaryParts} byte fields.`);
       return { [referenceKey]: parts.push(entry) - 1 };
@@ -120,9 +130,9 @@ export function decodeWireFrame(data: string | Uint8Array): WireDecoded {
   let value: unknown;
   try {
     value = JSON.parse(text, (_key, entry: unknown) => {
-      if (entry === null || typeof entry !== 'object' || Array.isArray(entry) || !Object.hasOwn(entry, referenceKey)) return entry;
-      const index = (entry as Record<string, unknown>)[referenceKey];
-      if (Object.keys(entry).length !== 1 || typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count) broken = 'a byte reference that names no part';
+      if (!isReference(entry)) return entry;
+      const index = entry[referenceKey];
+      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count) broken = 'a byte reference that names no part';
       else if (used.has(index)) broken = `byte part ${index} referenced twice`;
       if (broken !== undefined) return null;
       used.add(index as number);

@@ -48,7 +48,7 @@ describe('web shell wire frames', () => {
     const out = (decoded as { value: typeof value }).value;
     expect(out.payload.rgba).toBeInstanceOf(Uint8Array);
     expect([...out.payload.rgba]).toEqual([...rgba]);
-    expect([...out.payload.list[0]!]).toEqual([9, 8, 7]);
+    expect([...(out.payload.list[0] as Uint8Array)]).toEqual([9, 8, 7]);
     expect((out.payload.list[1] as { empty: Uint8Array }).empty.byteLength).toBe(0);
     expect({ ...out, payload: { ...out.payload, rgba: undefined, list: undefined } }).toEqual({ ...value, payload: { ...value.payload, rgba: undefined, list: undefined } });
     // Views of the received frame, not copies.
@@ -65,8 +65,13 @@ describe('web shell wire frames', () => {
     expect(ipcBytes(8, { min: 1 }).safeParse(new Uint8Array(0)).error?.issues[0]?.message).toBe('at least 1 byte');
   });
 
-  it('refuses to encode more byte fields than a frame may carry', () => {
+  it('refuses to encode more byte fields than a frame may carry, or data that would read as a reference', () => {
     expect(() => encodeWireFrame({ parts: Array.from({ length: maxBinaryParts + 1 }, () => Uint8Array.of(1)) })).toThrow(/at most 16 byte fields/);
+    expect(() => encodeWireFrame({ b: Uint8Array.of(1), data: { $bytes: 0 } })).toThrow(/only field is "\$bytes"/);
+    // Beside other fields, or in a frame without bytes, it is plain data.
+    const mixed = { b: Uint8Array.of(1), data: { $bytes: 0, x: 1 } };
+    expect(decodeWireFrame(encodeWireFrame(mixed))).toEqual({ ok: true, value: mixed });
+    expect(encodeWireFrame({ data: { $bytes: 0 } })).toBe('{"data":{"$bytes":0}}');
   });
 
   it('refuses every malformed binary frame with a reason, never a throw', () => {
@@ -92,7 +97,8 @@ describe('web shell wire frames', () => {
     expect(reason(frame([1], '{"b":{"$bytes":-1}}', Uint8Array.of(1)))).toBe('a binary frame with a byte reference that names no part');
     expect(reason(frame([1], '{"b":{"$bytes":0.5}}', Uint8Array.of(1)))).toBe('a binary frame with a byte reference that names no part');
     expect(reason(frame([1], '{"b":{"$bytes":"0"}}', Uint8Array.of(1)))).toBe('a binary frame with a byte reference that names no part');
-    expect(reason(frame([1], '{"b":{"$bytes":0,"x":1}}', Uint8Array.of(1)))).toBe('a binary frame with a byte reference that names no part');
+    // An object with more fields than `$bytes` is data, not a reference: the declared part stays unused.
+    expect(reason(frame([1], '{"b":{"$bytes":0,"x":1}}', Uint8Array.of(1)))).toBe('a binary frame declaring 1 byte parts that uses 0');
     expect(reason(frame([1], '{"b":{"$bytes":0},"c":{"$bytes":0}}', Uint8Array.of(1)))).toBe('a binary frame with byte part 0 referenced twice');
     expect(reason(frame([1, 1], '{"b":{"$bytes":0}}', Uint8Array.of(1), Uint8Array.of(2)))).toBe('a binary frame declaring 2 byte parts that uses 1');
   });
