@@ -6,12 +6,14 @@
  *    NfcService → the session engine → the WebSocket transport → an agent on 127.0.0.1. Measured
  *    from the moment the virtual card answers the UID read (so pcscd's ~400 ms presence poll is
  *    not counted), split into the PC/SC read remainder, NfcService, and engine + socket.
- *    Needs root and `apt-get install -y pcscd libpcsclite-dev vsmartcard-vpcd`.
+ *    Needs root and `apt-get install -y pcscd libpcsclite-dev vsmartcard-vpcd`; TAPS=0 skips it
+ *    (it starts its own pcscd, which a machine's other users of the virtual reader may mind).
  * 2. Camera capture → frame received, for a 1280×720 RGBA frame, over FRAMES (default 20) runs:
- *    the frame as the page hands it over (base64 inside a JSON IPC message), checked against the
- *    contract and decoded in main, the photo pipeline (sharp), the engine, the socket, and the
- *    agent's receipt of the parsed message. The browser's own canvas readback and socket write
- *    are not included.
+ *    the frame as the page hands it over (the web shell's binary frame: encoded by the page's
+ *    codec, decoded and checked against the protocol and the contract in main; Electron's
+ *    structured clone is not modelled), the photo pipeline (sharp), the engine, the socket, and
+ *    the agent's receipt of the parsed message. The browser's own canvas readback and the socket
+ *    write itself are not included.
  *
  *   npx tsx bench/agentcall-observation.ts       (prints figures; asserts nothing)
  *
@@ -24,6 +26,7 @@ import { connectAgentCall } from '../src/main/agentcall/websocket-transport';
 import { PhotoService } from '../src/main/photo/photo-service';
 import { AgentCallSession } from '../src/shared/agentcall/session';
 import { contract } from '../src/shared/ipc/contract';
+import { decodeWireFrame, encodeWireFrame, pageFrameSchema } from '../src/shared/ipc/web-shell-protocol';
 import type { NfcObject } from '../src/shared/nfc/ipc-schemas';
 import { memoryLogger } from '../test/support/logger';
 import { nfcHardwareUnavailableReason, startNfcHarness } from '../test/support/nfc/nfc-harness';
@@ -114,7 +117,7 @@ const line = (label: string, values: number[]) => printMedianP95(label, values, 
 const agent = await startTimingAgent();
 try {
   // 1. Taps.
-  const unavailable = nfcHardwareUnavailableReason();
+  const unavailable = taps === 0 ? 'TAPS=0' : nfcHardwareUnavailableReason();
   if (unavailable) {
     process.stdout.write(`tap benchmark not run: ${unavailable}\n\n`);
   } else {
@@ -172,11 +175,14 @@ try {
   try {
     for (let i = 0; i < frames + 2; i++) {
       const started = preciseNow();
-      // What the page sends: the RGBA pixels, base64, inside a JSON IPC message; main parses and decodes it.
-      const ipcMessage = JSON.stringify({ method: 'photo.stage', request: { kind: 'frame', width: 1280, height: 720, rgbaBase64: Buffer.from(rgba).toString('base64') } });
-      const parsed = JSON.parse(ipcMessage) as { request: unknown };
+      // What the page sends: one binary web shell frame (the RGBA bytes as they are); main decodes and checks it.
+      // Main zeroes the frame once processed: a view of `wire`, so `rgba` stays intact for the next run.
+      const wire = encodeWireFrame({ t: 'call', id: i + 1, channel: 'agentdesk:photo.stage', payload: { kind: 'frame', width: 1280, height: 720, rgba }, activation: true });
+      const decoded = decodeWireFrame(wire);
+      if (!decoded.ok) throw new Error(decoded.reason);
+      const frame = pageFrameSchema.parse(decoded.value);
       // The dispatcher checks every request against the contract before a service sees it.
-      const request = photoStageRequest.parse(parsed.request);
+      const request = photoStageRequest.parse(frame.payload);
       const ipcDone = preciseNow();
       const staged = await photos.stageRequest(request);
       const photo = photos.take(staged.photoId)!;
@@ -195,8 +201,8 @@ try {
   }
   process.stdout.write(`Camera frame 1280×720 → user.observation received by the agent, ${rows.length} runs\n`);
   line('frame handed over → observation at the agent', rows.map((row) => row.total));
-  line('  base64 + JSON IPC message, parsed and checked in main', rows.map((row) => row.ipc));
-  line('  base64 decoded, photo pipeline (sharp: resize, encode, verify)', rows.map((row) => row.pipeline));
+  line('  binary web shell frame, decoded and checked in main', rows.map((row) => row.ipc));
+  line('  photo pipeline (sharp: resize, encode, verify)', rows.map((row) => row.pipeline));
   line('  engine + WebSocket → agent parsed the frame', rows.map((row) => row.send));
 } finally {
   await agent.close();

@@ -26,3 +26,8 @@ declare function clearTimeout(handle: unknown): void;
 declare class TextEncoder {
   encode(input?: string): Uint8Array;
 }
+
+declare class TextDecoder {
+  constructor(label?: string, options?: { fatal?: boolean });
+  decode(input?: Uint8Array): string;
+}

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { z } from 'zod';
+import { ipcBytesLimits } from '../../src/shared/ipc/binary';
 
 /**
  * The fuzzing kit: what a target is, and the input generators every target shares.
@@ -242,6 +243,9 @@ export function fromZod(schema: z.ZodType, depth = 0): fc.Arbitrary<unknown> {
   const def = node._zod.def;
   const type = def.type as string;
   if (depth > 8) return fc.constant(null);
+  // The contract's byte fields (ipcBytes): small byte arrays around its bounds, or an array that is not one.
+  const bytes = ipcBytesLimits(schema);
+  if (bytes) return fc.oneof({ weight: 4, arbitrary: fc.uint8Array({ minLength: bytes.min, maxLength: Math.min(bytes.max, bytes.min + 64) }) }, { weight: 1, arbitrary: fc.constantFrom(new Uint8Array(0), new Uint8ClampedArray(2), [1, 2]) });
   const child = (value: unknown) => fromZod(value as z.ZodType, depth + 1);
   switch (type) {
     case 'string': {

@@ -4,7 +4,7 @@ import { jsonPatchTarget, resumeTarget, responseFormTarget, runModelTarget } fro
 import { cardTarget, manifestTarget, uiLinksTarget } from './targets/documents';
 import { savedFilesTarget, threadTextTarget } from './targets/files';
 import { jpegMarkersTarget, ndefTarget, photoTarget, type2Target } from './targets/hardware';
-import { dispatcherTarget, eventBusTarget, ipcSchemasTarget } from './targets/ipc';
+import { dispatcherTarget, eventBusTarget, ipcSchemasTarget, webShellFramesTarget } from './targets/ipc';
 
 /**
  * Every fuzz target, in the order `npm run fuzz` runs them. Each has a name, an input generator
@@ -28,6 +28,7 @@ export const fuzzTargets: readonly FuzzTarget[] = [
   ipcSchemasTarget,
   dispatcherTarget,
   eventBusTarget,
+  webShellFramesTarget,
   threadTextTarget,
   savedFilesTarget,
 ];

@@ -48,4 +48,19 @@ describe('the preload', () => {
     off();
     expect(fake.listeners.get(channel)).toEqual([]);
   });
+
+  it('hands bytes to ipcRenderer as the same Uint8Array (structured clone does the rest), in calls and events: nothing goes through JSON', async () => {
+    const api = fake.exposed.get('agentdesk') as Record<string, Record<string, (arg?: unknown) => unknown>>;
+    const rgba = Uint8Array.of(1, 2, 3, 4);
+    await api.photo!.stage!({ kind: 'frame', width: 1, height: 1, rgba });
+    const call = fake.invoked.at(-1)!;
+    expect(call.channel).toBe(methodChannel('photo.stage'));
+    expect((call.payload as { rgba: unknown }).rgba).toBe(rgba);
+    const received: unknown[] = [];
+    const off = (api.settings!.onChanged as (listener: unknown) => () => void)((payload: unknown) => received.push(payload));
+    const audio = { chunk: Uint8Array.of(9, 9) };
+    fake.listeners.get(eventChannel('settings.changed'))!.at(-1)!({ sender: 'ipc event' }, audio);
+    expect(received[0]).toBe(audio);
+    off();
+  });
 });

@@ -240,7 +240,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     },
     'media.arm': ({ kinds }) => ({ armed: media.arm(kinds) }),
     'media.disarm': ({ kinds }) => ({ armed: media.disarm(kinds) }),
-    'photo.stage': (request) => photoCall(request.kind === 'file' ? '/bytesBase64' : '/rgbaBase64', () => photos.stageRequest(request)),
+    'photo.stage': (request) => photoCall(request.kind === 'file' ? '/bytes' : '/rgba', () => photos.stageRequest(request)),
     'photo.discard': ({ photoId }) => ({ discarded: photos.discard(photoId) }),
     'nfc.arm': async ({ timeoutMs }) => {
       if (!nfc) throw nfcOff();

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { isBase64Alphabet } from '../../shared/ipc/base64-text';
 import type { Logger } from '../platform/logger';
 import { PhotoError } from './photo-errors';
 import { PhotoPipeline, photoLimits, type PhotoInput, type ProcessedPhoto } from './photo-pipeline';
@@ -17,8 +16,8 @@ import { PhotoPipeline, photoLimits, type PhotoInput, type ProcessedPhoto } from
  * - nothing is written to disk, and the log gets ids, sizes and error codes only.
  */
 
-/** What the renderer sends (the contract's `photo.stage` request): base64 because the web shell speaks JSON. */
-export type PhotoStageRequest = { kind: 'file'; bytesBase64: string } | { kind: 'frame'; width: number; height: number; rgbaBase64: string };
+/** What the renderer sends (the contract's `photo.stage` request): the file's or frame's bytes as they are. */
+export type PhotoStageRequest = { kind: 'file'; bytes: Uint8Array } | { kind: 'frame'; width: number; height: number; rgba: Uint8Array };
 
 export interface StagedPhoto {
   photoId: string;
@@ -32,10 +31,8 @@ export interface StagedPhoto {
 export const photoServiceLimits = {
   maxStaged: 4,
   ttlMs: 10 * 60 * 1000,
-  /** Decoded request bytes (file or RGBA frame) that cross IPC: 24 MiB. */
+  /** Request bytes (file or RGBA frame) that cross IPC: 24 MiB. */
   maxRequestBytes: 24 * 1024 * 1024,
-  /** The same as base64 characters: 4 × ceil(24 MiB / 3). */
-  maxRequestBase64Chars: 4 * Math.ceil((24 * 1024 * 1024) / 3),
 } as const;
 
 interface Entry {
@@ -167,28 +164,12 @@ export class PhotoService {
   }
 }
 
-/**
- * Strict base64 (RFC 4648 §4: standard alphabet, padding, no whitespace or line breaks, unused
- * bits zero) → bytes, or undefined. Node's own decoder skips what it does not understand, so check first.
- */
-export function decodeStrictBase64(text: string, maxBytes: number): Uint8Array | undefined {
-  if (text.length > 4 * Math.ceil(maxBytes / 3) || text.length % 4 !== 0 || !isBase64Alphabet(text)) return undefined;
-  const bytes = Buffer.from(text, 'base64');
-  if (bytes.length > maxBytes || bytes.length !== (text.length / 4) * 3 - (text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0)) return undefined;
-  // Canonical: the last quartet must be exactly what encoding the last bytes gives (no stray bits).
-  const tail = bytes.length % 3 || 3;
-  if (bytes.length > 0 && bytes.subarray(bytes.length - tail).toString('base64') !== text.slice(-4)) return undefined;
-  return bytes;
-}
-
 /** The IPC request → pipeline input, with its own checks (the contract's schema is the first gate). */
 export function photoInputFromRequest(request: PhotoStageRequest): PhotoInput {
-  const text = request.kind === 'file' ? request.bytesBase64 : request.rgbaBase64;
-  if (text.length > photoServiceLimits.maxRequestBase64Chars) {
+  const bytes = request.kind === 'file' ? request.bytes : request.rgba;
+  if (bytes.byteLength > photoServiceLimits.maxRequestBytes) {
     throw new PhotoError(request.kind === 'file' ? 'file_too_large' : 'frame_size_mismatch', `The picture is larger than ${photoServiceLimits.maxRequestBytes / (1024 * 1024)} MB.`);
   }
-  const bytes = decodeStrictBase64(text, photoServiceLimits.maxRequestBytes);
-  if (!bytes) throw new PhotoError('corrupt_image', 'The picture did not arrive intact (its data is not valid base64).');
   if (request.kind === 'file') return { kind: 'file', bytes };
   return { kind: 'frame', rgba: bytes, width: request.width, height: request.height };
 }

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { maxPageFrameBytes, pageFrameSchema, webShellCloseCodes, webShellIpcPath } from '../../shared/ipc/web-shell-protocol';
+import { decodeWireFrame, encodeWireFrame, maxPageFrameBytes, pageFrameSchema, webShellCloseCodes, webShellIpcPath, type PageFrame } from '../../shared/ipc/web-shell-protocol';
+import { fail } from '../../shared/ipc/errors';
 import type { CallContext } from '../ipc/dispatcher';
 import { pageSecurityHeaders } from '../platform/content-security-policy';
 import type { Logger } from '../platform/logger';
@@ -160,18 +161,32 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     livePage.get(session)?.close(webShellCloseCodes.replaced, 'replaced by a newer page');
     livePage.set(session, ws);
     sockets.add(ws);
+    // Text for plain frames, one binary frame for those that carry bytes (an event's audio, say).
     const send = (frame: unknown) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(frame));
+      if (ws.readyState !== ws.OPEN) return;
+      try {
+        ws.send(encodeWireFrame(frame));
+      } catch (error) {
+        // Only what a binary frame cannot carry (encodeWireFrame's RangeError); a call still gets its answer.
+        log.error('webshell', 'a frame for the page could not be encoded', error);
+        const id = (frame as { t?: unknown; id?: unknown }).t === 'result' ? (frame as { id: number }).id : undefined;
+        if (id !== undefined) ws.send(JSON.stringify({ t: 'result', id, result: fail('internal', 'The answer could not be sent to the page. Details are in the app log.') }));
+      }
     };
     const disconnectEvents = services.events.connect((channel, payload) => send({ t: 'event', channel, payload }));
     send({ t: 'ready' });
 
+    // ws refuses frames over maxPageFrameBytes (closing with 1009) before this sees them.
     ws.on('message', (data: RawData, isBinary: boolean) => {
-      const frame = isBinary ? undefined : parseFrame(data);
-      if (!frame) return ws.close(webShellCloseCodes.badFrame, 'bad frame');
+      const frame = parseFrame(data, isBinary);
+      if (!frame.ok) {
+        log.warn('webshell', `closed the page socket: ${frame.reason}`);
+        return ws.close(webShellCloseCodes.badFrame, `bad frame: ${frame.reason}`.slice(0, 120));
+      }
       // The web shell sees no input events; the page's bridge reports its transient user activation per call.
-      const context: CallContext = { hasRecentUserGesture: () => frame.activation === true };
-      void services.dispatcher.dispatch(frame.channel, frame.payload, context).then((result) => send({ t: 'result', id: frame.id, result }));
+      const { id, channel, payload, activation } = frame.value;
+      const context: CallContext = { hasRecentUserGesture: () => activation === true };
+      void services.dispatcher.dispatch(channel, payload, context).then((result) => send({ t: 'result', id, result }));
     });
     ws.on('close', () => {
       disconnectEvents();
@@ -195,13 +210,13 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
   };
 }
 
-function parseFrame(data: RawData) {
-  try {
-    const parsed = pageFrameSchema.safeParse(JSON.parse(data.toString()));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+/** A page's frame: JSON text, or a binary frame whose bytes stay views of what arrived (no copy). */
+function parseFrame(data: RawData, isBinary: boolean): { ok: true; value: PageFrame } | { ok: false; reason: string } {
+  const buffer = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+  const decoded = decodeWireFrame(isBinary ? new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength) : buffer.toString());
+  if (!decoded.ok) return decoded;
+  const parsed = pageFrameSchema.safeParse(decoded.value);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, reason: 'not a call of the web shell protocol' };
 }
 
 function sameSecret(given: string, expected: string): boolean {

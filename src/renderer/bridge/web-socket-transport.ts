@@ -1,7 +1,7 @@
 import type { ApiTransport, Unsubscribe } from '../../shared/ipc/api';
 import { fail } from '../../shared/ipc/errors';
 import { Listeners } from '../../shared/listeners';
-import { webShellIpcPath } from '../../shared/ipc/web-shell-protocol';
+import { decodeWireFrame, encodeWireFrame, webShellIpcPath } from '../../shared/ipc/web-shell-protocol';
 
 type ServerFrame =
   | { t: 'ready' }
@@ -17,6 +17,8 @@ type ServerFrame =
 export function createWebSocketTransport(location: { host: string; protocol: string }): ApiTransport & { closed: Promise<number>; connected: Promise<boolean> } {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const socket = new WebSocket(`${scheme}//${location.host}${webShellIpcPath}`);
+  // Frames that carry bytes arrive binary (see encodeWireFrame); read them without a Blob's extra hop.
+  socket.binaryType = 'arraybuffer';
   const pending = new Map<number, (result: unknown) => void>();
   const listeners = new Map<string, Listeners<[unknown]>>();
   let nextId = 1;
@@ -28,13 +30,11 @@ export function createWebSocketTransport(location: { host: string; protocol: str
   const closed = new Promise<number>((resolve) => (markClosed = resolve));
 
   socket.addEventListener('message', (message: MessageEvent) => {
-    if (typeof message.data !== 'string') return;
-    let frame: ServerFrame;
-    try {
-      frame = JSON.parse(message.data) as ServerFrame;
-    } catch {
-      return;
-    }
+    const data: unknown = message.data;
+    const decoded = typeof data === 'string' ? decodeWireFrame(data) : data instanceof ArrayBuffer ? decodeWireFrame(new Uint8Array(data)) : undefined;
+    if (!decoded?.ok) return;
+    if (typeof decoded.value !== 'object' || decoded.value === null) return;
+    const frame = decoded.value as ServerFrame;
     if (frame.t === 'ready') markConnected(true);
     else if (frame.t === 'result') {
       pending.get(frame.id)?.(frame.result);
@@ -60,9 +60,16 @@ export function createWebSocketTransport(location: { host: string; protocol: str
       await ready;
       if (isClosed) return fail('disconnected', 'The connection to AgentDesk was lost. Restart the app.');
       const id = nextId++;
+      let frame: string | Uint8Array<ArrayBuffer>;
+      try {
+        // A request holding bytes (a camera frame) goes as one binary frame, the bytes as they are.
+        frame = encodeWireFrame({ t: 'call', id, channel, payload: request, activation });
+      } catch (error) {
+        return fail('invalid_request', error instanceof RangeError ? error.message : 'The request could not be sent.');
+      }
       return new Promise((resolve) => {
         pending.set(id, resolve);
-        socket.send(JSON.stringify({ t: 'call', id, channel, payload: request, activation }));
+        socket.send(frame);
       });
     },
     subscribe(channel, listener): Unsubscribe {

@@ -14,7 +14,7 @@ import { agentCallEvents, agentCallMethods } from '../agentcall/ipc-schemas';
 import { webPagesSchema } from '../agentmesh/ipc-schemas';
 import { aguiEvents, aguiMethods } from '../agui/ipc-schemas';
 import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
-import { isBase64Alphabet } from './base64-text';
+import { ipcBytes } from './binary';
 import { uiMemoryMethods } from './ui-memory-schemas';
 
 /**
@@ -90,17 +90,13 @@ export type HardwareStatus = z.infer<typeof hardwareStatusSchema>;
 
 /** Opaque id of a photo main holds for the renderer (16 random bytes, base64url). */
 const photoId = z.string().regex(/^[A-Za-z0-9_-]{22}$/);
-/**
- * Image bytes inside JSON (the web shell's IPC is a JSON WebSocket): base64 of at most 24 MiB,
- * 4 × ceil(24 MiB / 3) characters, in the standard alphabet (see base64-text.ts for why not a
- * pattern). Main checks strictness and size again.
- */
-const photoBase64 = z.string().min(1).max(33_554_432).refine(isBase64Alphabet, 'base64 (standard alphabet, no whitespace)');
+/** Image bytes as bytes (binary.ts: structured clone in Electron, a binary frame in the web shell), at most 24 MiB. */
+const photoBytes = ipcBytes(24 * 1024 * 1024, { min: 1 });
 
 export const photoStageRequestSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('file'), bytesBase64: photoBase64 }),
+  z.strictObject({ kind: z.literal('file'), bytes: photoBytes }),
   /** RGBA pixels as a canvas's getImageData gives them: width × height × 4 bytes (checked in main). */
-  z.strictObject({ kind: z.literal('frame'), width: z.number().int().min(1).max(4096), height: z.number().int().min(1).max(4096), rgbaBase64: photoBase64 }),
+  z.strictObject({ kind: z.literal('frame'), width: z.number().int().min(1).max(4096), height: z.number().int().min(1).max(4096), rgba: photoBytes }),
 ]);
 
 export const stagedPhotoSchema = z.strictObject({

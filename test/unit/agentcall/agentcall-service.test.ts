@@ -135,7 +135,7 @@ describe('AgentCall sessions in main', () => {
     expect(view.pendingInteraction?.kind).toBe('physical.photo.capture');
 
     const jpeg = await photoLikeJpeg(800, 600, { seed: 3 });
-    const staged = await h.services.call('photo.stage', { kind: 'file', bytesBase64: Buffer.from(jpeg).toString('base64') });
+    const staged = await h.services.call('photo.stage', { kind: 'file', bytes: Uint8Array.from(jpeg) });
     if (!staged.ok) throw new Error(staged.error.message);
     // A wrong-modality answer (an object for a photo request) is refused before anything is sent.
     h.tap('scan-3', 'urn:agentcall:object:y');
@@ -157,7 +157,7 @@ describe('AgentCall sessions in main', () => {
   it('releases staged photos when the session ends, and refuses commands afterwards', async () => {
     const h = await harness();
     const sessionKey = await openDemo(h);
-    const staged = await h.services.call('photo.stage', { kind: 'file', bytesBase64: Buffer.from(await photoLikeJpeg(320, 240, { seed: 4 })).toString('base64') });
+    const staged = await h.services.call('photo.stage', { kind: 'file', bytes: Uint8Array.from(await photoLikeJpeg(320, 240, { seed: 4 })) });
     expect(staged.ok).toBe(true);
     expect(await h.services.call('agentcall.end', { sessionKey })).toEqual({ ok: true, value: { ended: true } });
     await h.waitFor((view) => view.phase === 'ended', 'the end');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startWebShell, type WebShell } from '../../../src/main/webshell/server';
+import { encodeWireFrame, maxPageFrameBytes } from '../../../src/shared/ipc/web-shell-protocol';
 import { memoryLogger } from '../../support/logger';
 import { startTestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
@@ -59,7 +60,13 @@ function get(url: string, headers: Record<string, string> = {}): Promise<{ statu
 function connect(shell: WebShell, headers: Record<string, string> = { Origin: shell.origin }) {
   const ws = new WebSocket(`${shell.origin.replace('http', 'ws')}/ipc`, { headers });
   const frames: Record<string, unknown>[] = [];
-  const closed = new Promise<number>((resolve) => ws.on('close', (code) => resolve(code)));
+  let closeReason = '';
+  const closed = new Promise<number>((resolve) =>
+    ws.on('close', (code, reason) => {
+      closeReason = reason.toString();
+      resolve(code);
+    }),
+  );
   const refused = new Promise<number>((resolve) => ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0)));
   ws.on('error', () => undefined);
   ws.on('message', (data) => frames.push(JSON.parse(data.toString()) as Record<string, unknown>));
@@ -72,7 +79,7 @@ function connect(shell: WebShell, headers: Record<string, string> = { Origin: sh
     }
     throw new Error(`no such frame; got ${JSON.stringify(frames)}`);
   };
-  return { ws, frames, closed, refused, opened, next };
+  return { ws, frames, closed, refused, opened, next, reason: () => closeReason };
 }
 
 describe('the web shell', () => {
@@ -202,16 +209,63 @@ describe('the web shell', () => {
     expect(await page.next((frame) => frame.id === 4)).toMatchObject({ result: { ok: false, error: { code: 'no_user_gesture' } } });
   });
 
-  it('closes the socket on a binary or malformed frame', async () => {
-    const { shell } = await startShell();
+  it('closes the socket on a malformed binary or text frame, saying why', async () => {
+    const { shell, log } = await startShell();
     const binary = await launchedPage(shell);
     binary.ws.send(Buffer.from([1, 2, 3]));
     expect(await binary.closed).toBe(4400);
+    expect(binary.reason()).toBe('bad frame: a binary frame of 3 bytes, shorter than its header');
+    expect(log.lines.join('\n')).toContain('closed the page socket: a binary frame of 3 bytes, shorter than its header');
     const garbage = await launchedPage(shell);
     garbage.ws.send('{"t":');
     expect(await garbage.closed).toBe(4400);
     const hello = await launchedPage(shell);
     hello.ws.send(JSON.stringify({ t: 'hello', secret: 'x' }));
     expect(await hello.closed).toBe(4400);
+  });
+
+  it('takes a call carrying bytes as one binary frame: the bytes reach the dispatcher and the service as bytes', async () => {
+    const { shell, services } = await startShell();
+    const page = await launchedPage(shell);
+    const rgba = new Uint8Array(64 * 48 * 4).fill(180);
+    const frame = encodeWireFrame({ t: 'call', id: 1, channel: 'agentdesk:photo.stage', payload: { kind: 'frame', width: 64, height: 48, rgba } });
+    expect(frame).toBeInstanceOf(Uint8Array);
+    page.ws.send(frame);
+    expect(await page.next((entry) => entry.id === 1)).toMatchObject({ result: { ok: true, value: { pixelWidth: 64, pixelHeight: 48 } } });
+    expect(services.photos.size).toBe(1);
+    // A text frame cannot carry bytes: a reference in JSON text is only an object, which the contract refuses.
+    page.ws.send(JSON.stringify({ t: 'call', id: 2, channel: 'agentdesk:photo.stage', payload: { kind: 'file', bytes: { $bytes: 0 } } }));
+    expect(await page.next((entry) => entry.id === 2)).toMatchObject({ result: { ok: false, error: { code: 'invalid_request', path: '/bytes' } } });
+    // So can base64 no more.
+    page.ws.send(JSON.stringify({ t: 'call', id: 3, channel: 'agentdesk:photo.stage', payload: { kind: 'frame', width: 1, height: 1, rgba: 'AAAAAA==' } }));
+    expect(await page.next((entry) => entry.id === 3)).toMatchObject({ result: { ok: false, error: { code: 'invalid_request', path: '/rgba' } } });
+  });
+
+  it('checks every declared length of a binary frame before use, and a refused frame breaks nothing for the next page', async () => {
+    const { shell } = await startShell();
+    const valid = encodeWireFrame({ t: 'call', id: 1, channel: 'agentdesk:photo.stage', payload: { kind: 'file', bytes: Uint8Array.of(1, 2, 3) } }) as Uint8Array;
+    const lying = Uint8Array.from(valid);
+    new DataView(lying.buffer).setUint32(4, 0xfffffff0);
+    const cases: [Uint8Array, string][] = [
+      [lying, `bad frame: a binary frame of ${valid.byteLength} bytes whose header declares ${valid.byteLength - 3 + 0xfffffff0}`],
+      [valid.subarray(0, valid.byteLength - 1), `bad frame: a binary frame of ${valid.byteLength - 1} bytes whose header declares ${valid.byteLength}`],
+      [encodeWireFrame({ t: 'hello', bytes: Uint8Array.of(1) }) as Uint8Array, 'bad frame: not a call of the web shell protocol'],
+    ];
+    for (const [data, reason] of cases) {
+      const page = await launchedPage(shell);
+      page.ws.send(data);
+      expect(await page.closed).toBe(4400);
+      expect(page.reason()).toBe(reason);
+    }
+    const next = await launchedPage(shell);
+    next.ws.send(JSON.stringify({ t: 'call', id: 9, channel: 'agentdesk:app.info', payload: {} }));
+    expect(await next.next((entry) => entry.id === 9)).toMatchObject({ result: { ok: true } });
+  });
+
+  it('refuses a frame over the size limit at the socket (ws maxPayload) before reading it', async () => {
+    const { shell } = await startShell();
+    const page = await launchedPage(shell);
+    page.ws.send(new Uint8Array(maxPageFrameBytes + 1));
+    expect(await page.closed).toBe(1009);
   });
 });

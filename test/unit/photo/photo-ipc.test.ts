@@ -22,7 +22,7 @@ describe('photo IPC', () => {
     const log = memoryLogger();
     const app = await services(log);
     const jpeg = await photoLikeJpeg(1600, 1200, { seed: 5, detail: 0.2 });
-    const staged = await app.call('photo.stage', { kind: 'file', bytesBase64: jpeg.toString('base64') });
+    const staged = await app.call('photo.stage', { kind: 'file', bytes: Uint8Array.from(jpeg) });
     expect(staged.ok).toBe(true);
     if (!staged.ok) return;
     expect(staged.value).toMatchObject({ pixelWidth: 1024, pixelHeight: 768 });
@@ -31,7 +31,7 @@ describe('photo IPC', () => {
     expect(app.photos.size).toBe(1);
 
     const rgba = Buffer.alloc(64 * 48 * 4, 255);
-    const frame = await app.call('photo.stage', { kind: 'frame', width: 64, height: 48, rgbaBase64: rgba.toString('base64') });
+    const frame = await app.call('photo.stage', { kind: 'frame', width: 64, height: 48, rgba: Uint8Array.from(rgba) });
     expect(frame.ok && frame.value.pixelWidth).toBe(64);
 
     expect(await app.call('photo.discard', { photoId: staged.value.photoId })).toEqual({ ok: true, value: { discarded: true } });
@@ -44,31 +44,34 @@ describe('photo IPC', () => {
   it('refusals are invalid_image with a message for people', async () => {
     const app = await services();
     const gif = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).gif().toBuffer();
-    expect(await app.call('photo.stage', { kind: 'file', bytesBase64: gif.toString('base64') })).toEqual({
+    expect(await app.call('photo.stage', { kind: 'file', bytes: Uint8Array.from(gif) })).toEqual({
       ok: false,
-      error: { code: 'invalid_image', message: 'GIF pictures cannot be used. Choose a JPEG, PNG or WebP picture.', path: '/bytesBase64' },
+      error: { code: 'invalid_image', message: 'GIF pictures cannot be used. Choose a JPEG, PNG or WebP picture.', path: '/bytes' },
     });
-    const bomb = await app.call('photo.stage', { kind: 'file', bytesBase64: pngClaiming(60_000, 60_000).toString('base64') });
+    const bomb = await app.call('photo.stage', { kind: 'file', bytes: Uint8Array.from(pngClaiming(60_000, 60_000)) });
     expect(!bomb.ok && bomb.error.code).toBe('invalid_image');
-    const mismatch = await app.call('photo.stage', { kind: 'frame', width: 10, height: 10, rgbaBase64: Buffer.alloc(12).toString('base64') });
-    expect(!mismatch.ok && mismatch.error).toMatchObject({ code: 'invalid_image', path: '/rgbaBase64' });
+    const mismatch = await app.call('photo.stage', { kind: 'frame', width: 10, height: 10, rgba: new Uint8Array(12) });
+    expect(!mismatch.ok && mismatch.error).toMatchObject({ code: 'invalid_image', path: '/rgba' });
   });
 
-  it('the contract refuses what is not base64, too large, or out of bounds before main decodes anything', async () => {
+  it('the contract refuses what is not bytes, too large, or out of bounds before main reads anything', async () => {
     const app = await services();
     for (const payload of [
-      { kind: 'file', bytesBase64: 'not base64!' },
-      { kind: 'file', bytesBase64: '' },
-      { kind: 'frame', width: 0, height: 10, rgbaBase64: 'AAAA' },
-      { kind: 'frame', width: 5000, height: 10, rgbaBase64: 'AAAA' },
-      { kind: 'file', bytesBase64: 'AAAA', name: 'x.jpg' },
-      { kind: 'gif', bytesBase64: 'AAAA' },
+      { kind: 'file', bytes: 'AAAA' },
+      { kind: 'file', bytes: [1, 2, 3] },
+      { kind: 'file', bytes: { 0: 1, length: 1 } },
+      { kind: 'file', bytes: new Uint8ClampedArray(4) },
+      { kind: 'file', bytes: new Uint8Array(0) },
+      { kind: 'frame', width: 0, height: 10, rgba: new Uint8Array(4) },
+      { kind: 'frame', width: 5000, height: 10, rgba: new Uint8Array(4) },
+      { kind: 'file', bytes: new Uint8Array(4), name: 'x.jpg' },
+      { kind: 'gif', bytes: new Uint8Array(4) },
     ]) {
       const result = await app.call('photo.stage', payload);
-      expect(!result.ok && result.error.code, JSON.stringify(payload)).toBe('invalid_request');
+      expect(!result.ok && result.error.code, String(Object.values(payload))).toBe('invalid_request');
     }
-    const tooLong = await app.call('photo.stage', { kind: 'file', bytesBase64: 'A'.repeat(33_554_436) });
-    expect(!tooLong.ok && tooLong.error.code).toBe('invalid_request');
+    const tooLong = await app.call('photo.stage', { kind: 'file', bytes: new Uint8Array(24 * 1024 * 1024 + 1) });
+    expect(!tooLong.ok && tooLong.error).toMatchObject({ code: 'invalid_request', message: 'photo.stage: /bytes: at most 25165824 bytes', path: '/bytes' });
     expect((await app.call('photo.discard', { photoId: '../etc' })).ok).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { inspect } from 'node:util';
 import sharp from 'sharp';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PhotoError } from '../../../src/main/photo/photo-errors';
-import { decodeStrictBase64, PhotoService, photoInputFromRequest, photoServiceLimits } from '../../../src/main/photo/photo-service';
+import { PhotoService, photoInputFromRequest, photoServiceLimits } from '../../../src/main/photo/photo-service';
 import { memoryLogger } from '../../support/logger';
 import { photoLikeJpeg, photoLikeRgba } from './fixtures';
 
@@ -14,7 +14,8 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const fileRequest = () => ({ kind: 'file' as const, bytesBase64: jpeg.toString('base64') });
+/** A copy each time: staging zeroes the request's bytes once they are processed. */
+const fileRequest = () => ({ kind: 'file' as const, bytes: Uint8Array.from(jpeg) });
 
 describe('PhotoService: staged photos are held once, briefly, by an opaque id', () => {
   it('stage → a preview of exactly the processed bytes, and the facts', async () => {
@@ -95,19 +96,20 @@ describe('no image bytes in logs or diagnostics', () => {
     const photos = new PhotoService({ log });
     const request = fileRequest();
     const staged = await photos.stageRequest(request);
-    const second = await photos.stageRequest({ kind: 'frame', width: 64, height: 48, rgbaBase64: Buffer.from(await photoLikeRgba(64, 48)).toString('base64') });
+    const second = await photos.stageRequest({ kind: 'frame', width: 64, height: 48, rgba: Uint8Array.from(await photoLikeRgba(64, 48)) });
     const diagnostics = JSON.stringify(photos.diagnostics());
     const taken = photos.take(staged.photoId)!;
-    await photos.stageRequest({ kind: 'file', bytesBase64: Buffer.from('GIF89a and so on').toString('base64') }).catch(() => undefined);
-    await photos.stageRequest({ kind: 'file', bytesBase64: jpeg.subarray(0, 5000).toString('base64') }).catch(() => undefined);
+    await photos.stageRequest({ kind: 'file', bytes: Uint8Array.from(Buffer.from('GIF89a and so on')) }).catch(() => undefined);
+    await photos.stageRequest({ kind: 'file', bytes: Uint8Array.from(jpeg.subarray(0, 5000)) }).catch(() => undefined);
     photos.discard(second.photoId);
 
     const logged = [...log.lines, diagnostics, inspect(photos, { depth: 0 })].join('\n');
     expect(log.lines.some((line) => line.includes(staged.photoId))).toBe(true);
     expect(diagnostics).toContain(staged.photoId);
     // Pieces of every byte string that exists: the input (base64 and raw), the output (base64, raw, hex hash).
+    expect(request.bytes.every((byte) => byte === 0)).toBe(true);
     const needles = [
-      request.bytesBase64.slice(100, 140),
+      jpeg.toString('base64').slice(100, 140),
       staged.preview.slice(40, 80),
       taken.base64.slice(-60, -20),
       taken.sha256.slice(0, 16),
@@ -122,24 +124,19 @@ describe('no image bytes in logs or diagnostics', () => {
   });
 });
 
-describe('request decoding: strict base64, bounded', () => {
-  it('accepts canonical base64 only', () => {
-    expect(decodeStrictBase64('', 10)).toEqual(Buffer.alloc(0));
-    expect(Buffer.from(decodeStrictBase64('aGVsbG8=', 10)!).toString()).toBe('hello');
-    for (const bad of ['aGVsbG8', 'aGVs bG8=', 'aGVsbG8=\n', 'aGVsbG9=', 'aGV=bG8=', 'aGVsbG8==', '-_-_', 'aGVsbG8=aGVs']) expect(decodeStrictBase64(bad, 100), bad).toBeUndefined();
-    expect(decodeStrictBase64('aGVsbG8=', 4)).toBeUndefined();
+describe('request bytes: bounded', () => {
+  it('takes the largest request (24 MiB) as it is, and refuses one byte more with a clear PhotoError', () => {
+    const largest = new Uint8Array(photoServiceLimits.maxRequestBytes);
+    const input = photoInputFromRequest({ kind: 'file', bytes: largest });
+    expect(input.kind === 'file' && input.bytes).toBe(largest);
+    expect(() => photoInputFromRequest({ kind: 'file', bytes: new Uint8Array(photoServiceLimits.maxRequestBytes + 1) })).toThrow(/larger than 24 MB/);
+    expect(() => photoInputFromRequest({ kind: 'frame', width: 4096, height: 4096, rgba: new Uint8Array(photoServiceLimits.maxRequestBytes + 1) })).toThrow(PhotoError);
   });
 
-  it('handles the largest request (24 MiB) without a regular-expression stack overflow', () => {
-    const text = Buffer.alloc(photoServiceLimits.maxRequestBytes, 7).toString('base64');
-    expect(text.length).toBe(photoServiceLimits.maxRequestBase64Chars);
-    expect(decodeStrictBase64(text, photoServiceLimits.maxRequestBytes)?.length).toBe(photoServiceLimits.maxRequestBytes);
-    expect(() => photoInputFromRequest({ kind: 'file', bytesBase64: `${text}AAAA` })).toThrow(/larger than 24 MB/);
-  });
-
-  it('turns damaged base64 into a clear PhotoError', () => {
-    expect(() => photoInputFromRequest({ kind: 'file', bytesBase64: 'not base64!' })).toThrow(PhotoError);
-    const frame = photoInputFromRequest({ kind: 'frame', width: 1, height: 1, rgbaBase64: Buffer.from([1, 2, 3, 4]).toString('base64') });
-    expect(frame).toEqual({ kind: 'frame', width: 1, height: 1, rgba: Buffer.from([1, 2, 3, 4]) });
+  it('hands a frame to the pipeline without copying it', () => {
+    const rgba = Uint8Array.of(1, 2, 3, 4);
+    const frame = photoInputFromRequest({ kind: 'frame', width: 1, height: 1, rgba });
+    expect(frame).toEqual({ kind: 'frame', width: 1, height: 1, rgba: Uint8Array.of(1, 2, 3, 4) });
+    expect(frame.kind === 'frame' && frame.rgba).toBe(rgba);
   });
 });

@@ -269,7 +269,7 @@ describe('AgentCall session screen', () => {
     fireEvent.drop(screen.getByRole('region', { name: 'Messages' }), { dataTransfer });
     expect(screen.queryByText(/^Drop the picture/)).toBeNull();
     const dialog = await screen.findByRole('dialog', { name: 'Take or choose a photo' });
-    await waitFor(() => expect(backend.callsOf('photo.stage')).toEqual([{ kind: 'file', bytesBase64: '/9j/2Q==' }]));
+    await waitFor(() => expect(backend.callsOf('photo.stage')).toEqual([{ kind: 'file', bytes: Uint8Array.of(0xff, 0xd8, 0xff, 0xd9) }]));
     await user.click(await within(dialog).findByRole('button', { name: 'Send' }));
     await waitFor(() =>
       expect(backend.callsOf('agentcall.sendObservation')).toEqual([{ sessionKey: 'session-1', intent: 'identify', interactionId: 'ask-9', photoId: expect.stringMatching(/^photo/) }]),

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fail, ok, type IpcResult } from '../../../src/shared/ipc/errors';
 import { cameraStorageKey } from '../../../src/renderer/hooks/useCamera';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
-import { bytesToBase64, type PhotoCaptureApi, type PhotoStageRequest, type StagedPhotoView } from '../../../src/renderer/screens/photo/photo-api';
+import { type PhotoCaptureApi, type PhotoStageRequest, type StagedPhotoView } from '../../../src/renderer/screens/photo/photo-api';
 import { PhotoCapture } from '../../../src/renderer/screens/photo/PhotoCapture';
 import { PhotoDialog } from '../../../src/renderer/screens/photo/PhotoDialog';
 import { cs as photoCs, en as photoEn } from '../../../src/renderer/i18n/strings';
@@ -146,7 +146,11 @@ describe('PhotoCapture: camera', () => {
     await screen.findByRole('button', { name: 'Send' });
     const [request] = api.photo.stage.mock.calls[0]!;
     expect(request).toMatchObject({ kind: 'frame', width: 640, height: 480 });
-    expect(atob((request as { rgbaBase64: string }).rgbaBase64).length).toBe(640 * 480 * 4);
+    // The pixels as bytes, not text.
+    const { rgba } = request as { rgba: Uint8Array };
+    expect(rgba).toBeInstanceOf(Uint8Array);
+    expect(rgba.byteLength).toBe(640 * 480 * 4);
+    expect([rgba[0], rgba.at(-1)]).toEqual([200, 200]);
     // The camera is off as soon as the frame is read.
     expect(streams[0]!.track.stop).toHaveBeenCalled();
     expect(api.media.disarm).toHaveBeenCalledWith({ kinds: ['camera'] });
@@ -272,12 +276,12 @@ describe('PhotoCapture: camera', () => {
 });
 
 describe('PhotoCapture: files', () => {
-  it('a chosen file goes to main as base64 and comes back for review', async () => {
+  it('a chosen file goes to main as its bytes and comes back for review', async () => {
     const { api, user } = renderCapture();
     const file = new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3])], 'holiday.png', { type: 'image/png' });
     await user.upload(screen.getByTestId('photo-file-input'), file);
     await screen.findByRole('button', { name: 'Send' });
-    expect(api.photo.stage).toHaveBeenCalledWith({ kind: 'file', bytesBase64: btoa(String.fromCharCode(0x89, 0x50, 0x4e, 0x47, 1, 2, 3)) });
+    expect(api.photo.stage).toHaveBeenCalledWith({ kind: 'file', bytes: Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 1, 2, 3) });
     // No camera for files.
     expect(getUserMedia).not.toHaveBeenCalled();
     expect(button('Choose another')).toBeTruthy();
@@ -291,7 +295,7 @@ describe('PhotoCapture: files', () => {
     expect(screen.getByText('Drop the picture to use it')).toBeTruthy();
     fireEvent.drop(zone, { dataTransfer: { types: ['Files'], files: [file] } });
     await screen.findByRole('button', { name: 'Send' });
-    expect(api.photo.stage).toHaveBeenCalledWith({ kind: 'file', bytesBase64: btoa(String.fromCharCode(0xff, 0xd8, 0xff, 0xe0)) });
+    expect(api.photo.stage).toHaveBeenCalledWith({ kind: 'file', bytes: Uint8Array.of(0xff, 0xd8, 0xff, 0xe0) });
   });
 
   it('a file over 24 MB is refused before it is read', async () => {
@@ -344,50 +348,4 @@ describe('PhotoCapture in Czech, and in a dialog', () => {
     expect(api.media.disarm).toHaveBeenCalled();
   });
 
-});
-
-describe('bytesToBase64', () => {
-  /** Decodes with the browser's own atob and checks the padded length: an independent reference. */
-  const expectBase64Of = (text: string, bytes: Uint8Array) => {
-    expect(text).toMatch(/^[A-Za-z0-9+/]*={0,2}$/);
-    expect(text.length).toBe(4 * Math.ceil(bytes.length / 3));
-    const binary = atob(text);
-    expect(binary.length).toBe(bytes.length);
-    let same = true;
-    for (let i = 0; i < bytes.length; i++) same &&= binary.charCodeAt(i) === bytes[i];
-    expect(same).toBe(true);
-  };
-  const samples = () => {
-    const large = new Uint8Array(1_000_003);
-    for (let i = 0; i < large.length; i++) large[i] = (i * 2_654_435_761) >>> 24;
-    return [new Uint8Array(0), Uint8Array.of(0xff), Uint8Array.of(1, 2), Uint8Array.of(0xfb, 0xff, 0xbf), large.subarray(7)];
-  };
-
-  it('without a native encoder: standard padded base64, also past the chunk size and for a canvas’s clamped array', () => {
-    expect((Uint8Array.prototype as { toBase64?: unknown }).toBase64).toBeUndefined();
-    for (const bytes of samples()) expectBase64Of(bytesToBase64(bytes), bytes);
-    const clamped = new Uint8ClampedArray([0, 128, 255, 64]);
-    expectBase64Of(bytesToBase64(clamped), Uint8Array.of(0, 128, 255, 64));
-  });
-
-  it('uses Uint8Array.prototype.toBase64 where the engine has it, on exactly the given bytes', () => {
-    const calls: Uint8Array[] = [];
-    Object.defineProperty(Uint8Array.prototype, 'toBase64', {
-      configurable: true,
-      value(this: Uint8Array) {
-        calls.push(this);
-        return 'from-the-engine';
-      },
-    });
-    try {
-      const whole = new Uint8ClampedArray([9, 8, 7, 6, 5]);
-      const part = new Uint8ClampedArray(whole.buffer, 1, 3);
-      expect(bytesToBase64(part)).toBe('from-the-engine');
-      expect(calls).toHaveLength(1);
-      expect(calls[0]).toBeInstanceOf(Uint8Array);
-      expect([...calls[0]!]).toEqual([8, 7, 6]);
-    } finally {
-      delete (Uint8Array.prototype as { toBase64?: unknown }).toBase64;
-    }
-  });
 });

@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useId, useRef, useState, type DragEvent } from 'react';
 import { ErrorText, type ShownError } from '../../components/ErrorText';
 import { useCamera, type CameraError } from '../../hooks/useCamera';
-import { bytesToBase64, jpegDataUrlToBlob, maxFrameSide, maxPhotoRequestBytes, type PhotoCaptureApi, type PhotoStageRequest, type StagedPhotoView } from './photo-api';
+import { asBytes } from '../../../shared/ipc/binary';
+import { jpegDataUrlToBlob, maxFrameSide, maxPhotoRequestBytes, type PhotoCaptureApi, type PhotoStageRequest, type StagedPhotoView } from './photo-api';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import './photo.css';
@@ -137,7 +138,8 @@ export function PhotoCapture({ api, onSend, initialFile }: PhotoCaptureProps) {
       kind: 'frame',
       width: canvas.width,
       height: canvas.height,
-      rgbaBase64: bytesToBase64(context.getImageData(0, 0, canvas.width, canvas.height).data),
+      // The canvas's own pixel buffer, viewed as plain bytes (no copy, no text).
+      rgba: asBytes(context.getImageData(0, 0, canvas.width, canvas.height).data),
     };
     // The frame is read: the camera goes off now, and the canvas lets go of its pixels.
     closeCamera();
@@ -152,13 +154,13 @@ export function PhotoCapture({ api, onSend, initialFile }: PhotoCaptureProps) {
       if (file.size > maxPhotoRequestBytes) return setProblem({ key: 'photo.error.tooLarge' });
       closeCamera();
       dropReview(true);
-      let bytesBase64: string;
+      let bytes: Uint8Array;
       try {
-        bytesBase64 = bytesToBase64(new Uint8Array(await file.arrayBuffer()));
+        bytes = new Uint8Array(await file.arrayBuffer());
       } catch {
         return setProblem({ key: 'photo.error.readFailed' });
       }
-      await stage({ kind: 'file', bytesBase64 }, 'file');
+      await stage({ kind: 'file', bytes }, 'file');
     },
     [closeCamera, dropReview, stage],
   );
