@@ -96,6 +96,8 @@ const packageOf = (specifier) => {
 /**
  * agentdesk/runtime-imports: every import (static, dynamic, re-export) of a bare specifier names a
  * package on the runtime's list; with `relative`, a relative specifier must match that pattern.
+ * A type-only import (`import type … from 'hast'`) names no package at run time and is not checked
+ * against the list (its relative form still is).
  * @type {import('eslint').Rule.RuleModule}
  */
 const runtimeImports = {
@@ -117,20 +119,21 @@ const runtimeImports = {
   create(context) {
     const { runtime, packages, relative, relativeMessage = '' } = context.options[0];
     const ownFiles = relative === undefined ? undefined : new RegExp(relative);
-    /** @param {import('estree').Node | null | undefined} node */
-    const check = (node) => {
+    /** @param {import('estree').Node | null | undefined} node @param {boolean} [typeOnly] */
+    const check = (node, typeOnly = false) => {
       if (node?.type !== 'Literal' || typeof node.value !== 'string') return;
       const specifier = node.value;
       if (/^\.\.?\//.test(specifier)) {
         if (ownFiles && !ownFiles.test(specifier)) context.report({ node, messageId: 'relative', data: { specifier, message: relativeMessage } });
         return;
       }
+      if (typeOnly) return;
       const name = packageOf(specifier);
       if (name !== undefined && !packages.includes(name)) context.report({ node, messageId: 'unlisted', data: { name, runtime, packages: packages.join(', ') || 'none' } });
     };
     return {
-      ImportDeclaration: (node) => check(node.source),
-      ExportNamedDeclaration: (node) => check(node.source),
+      ImportDeclaration: (node) => check(node.source, /** @type {{ importKind?: string }} */ (node).importKind === 'type'),
+      ExportNamedDeclaration: (node) => check(node.source, /** @type {{ exportKind?: string }} */ (node).exportKind === 'type'),
       ExportAllDeclaration: (node) => check(node.source),
       ImportExpression: (node) => check(node.source),
     };

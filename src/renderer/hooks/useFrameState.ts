@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
+import { useCallback, useEffect, useState, type RefObject } from 'react';
 
 export interface FrameState<T> {
   /** What React renders: the newest value as of the last animation frame. */
@@ -42,6 +42,31 @@ export class FrameBatch {
   }
 }
 
+/** The newest value and the frame that shows it (what `useFrameState` keeps for a component). */
+class FrameValue<T> {
+  /** Ref-shaped: read by event handlers and effects, never while rendering. */
+  readonly latest: RefObject<T>;
+  private readonly batch: FrameBatch;
+
+  constructor(initial: T, show: (value: T) => void) {
+    const latest: RefObject<T> = { current: initial };
+    this.latest = latest;
+    this.batch = new FrameBatch(() => show(latest.current));
+  }
+
+  readonly change = (update: (current: T) => T): void => {
+    this.latest.current = update(this.latest.current);
+    this.batch.request();
+  };
+
+  readonly replace = (value: T): void => {
+    this.batch.cancel();
+    this.latest.current = value;
+  };
+
+  readonly cancel = (): void => this.batch.cancel();
+}
+
 /**
  * State that streams: the logic always sees the newest value (a ref), React renders it at most
  * once per animation frame, so a run streaming hundreds of deltas a second costs one render per
@@ -49,27 +74,17 @@ export class FrameBatch {
  */
 export function useFrameState<T>(initial: T): FrameState<T> {
   const [shown, setShown] = useState<T>(initial);
-  const latest = useRef<T>(initial);
-  const [batch] = useState(() => new FrameBatch(() => setShown(latest.current)));
-
-  const change = useCallback(
-    (update: (current: T) => T) => {
-      latest.current = update(latest.current);
-      batch.request();
-    },
-    [batch],
-  );
+  const [frame] = useState(() => new FrameValue<T>(initial, setShown));
 
   const showNow = useCallback(
     (value: T) => {
-      batch.cancel();
-      latest.current = value;
+      frame.replace(value);
       setShown(value);
     },
-    [batch],
+    [frame],
   );
 
-  useEffect(() => () => batch.cancel(), [batch]);
+  useEffect(() => frame.cancel, [frame]);
 
-  return { shown, latestRef: latest, change, showNow };
+  return { shown, latestRef: frame.latest, change: frame.change, showNow };
 }
