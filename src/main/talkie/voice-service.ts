@@ -194,7 +194,7 @@ export class VoiceService {
     const json = await this.deps.talkie.voiceCall(call.agentId, () => call.client.voiceUsage({ seconds, final }));
     const parsed = usageAnswerSchema.safeParse(json);
     if (!parsed.success) throw new ServiceError('protocol_error', 'The server sent a voice usage answer the app cannot read.', undefined, true);
-    return { remainingSeconds: Math.round(parsed.data.remainingSeconds) };
+    return { remainingSeconds: Math.max(-24 * 3600, Math.min(24 * 3600, Math.round(parsed.data.remainingSeconds))) };
   }
 
   private call(callId: string): VoiceCall {

@@ -123,11 +123,11 @@ export const talkieVoiceMethods = {
       threadId: voiceProtocolId,
       /** Connect before this (the secret is short-lived); after it, start a new call. */
       expiresAt: s(40),
-      maxSeconds: z.number().int().positive(),
-      warnSeconds: z.number().int().nonnegative(),
+      maxSeconds: z.number().int().positive().max(24 * 3600),
+      warnSeconds: z.number().int().nonnegative().max(24 * 3600),
       locale: s(35).optional(),
       /** Tool name → status text while that voice tool runs. */
-      labels: z.record(s(64), s(200)),
+      labels: z.record(s(64), s(200)).refine((labels) => Object.keys(labels).length <= 64, 'at most 64 labels'),
       /** Words added to the built-in confirm/refuse vocabularies. */
       consent: z.strictObject({ confirm: z.array(s(60)).max(20), refuse: z.array(s(60)).max(20) }),
       /** `capabilities.actions.voiceConfirm`: whether actions may be confirmed by voice at all (C1). */
@@ -164,7 +164,7 @@ export const talkieVoiceMethods = {
   /** A usage report (`POST voiceUsage`, every 30 s): cumulative connected seconds; the server's remainingSeconds wins. */
   'talkie.voiceUsage': {
     request: z.strictObject({ callId: voiceCallId, seconds: z.number().int().nonnegative().max(24 * 3600) }),
-    response: z.strictObject({ remainingSeconds: z.number().int() }),
+    response: z.strictObject({ remainingSeconds: z.number().int().min(-24 * 3600).max(24 * 3600) }),
   },
   /**
    * Ends the call: sends the final usage once (`seconds`, or the last reported figure) and forgets the
@@ -172,6 +172,6 @@ export const talkieVoiceMethods = {
    */
   'talkie.voiceEnd': {
     request: z.strictObject({ callId: voiceCallId, seconds: z.number().int().nonnegative().max(24 * 3600).optional() }),
-    response: z.strictObject({ ended: z.boolean(), remainingSeconds: z.number().int().optional() }),
+    response: z.strictObject({ ended: z.boolean(), remainingSeconds: z.number().int().min(-24 * 3600).max(24 * 3600).optional() }),
   },
 } as const;
