@@ -97,18 +97,16 @@ export class VoiceService {
       call.clientSecret = undefined;
       throw expired();
     }
+    // Taken before the POST, so two overlapping offers cannot both send it; it only opens the connection (§10.1).
+    call.clientSecret = undefined;
     try {
-      const answer = await postSdpOffer(call.session.signalingUrl, secret, sdp, call.policy);
-      call.clientSecret = undefined; // it only opens the connection (§10.1)
-      return { sdp: answer };
+      return { sdp: await postSdpOffer(call.session.signalingUrl, secret, sdp, call.policy) };
     } catch (error) {
       if (!(error instanceof SdpError)) throw toServiceError(error);
       this.deps.log.warn('talkie', `voice call ${callId}: the SDP exchange failed (${error.code})`);
-      if (error.code === 'secret_rejected') {
-        call.clientSecret = undefined;
-        throw new ServiceError('voice_session_expired', error.message, undefined, true);
-      }
-      if (!error.retryable) call.clientSecret = undefined;
+      if (error.code === 'secret_rejected') throw new ServiceError('voice_session_expired', error.message, undefined, true);
+      // A transient failure (network, 5xx) may be retried with the same secret while the call is still open.
+      if (error.retryable && this.calls.get(callId) === call) call.clientSecret = secret;
       throw new ServiceError(error.code === 'network' ? 'network_error' : 'protocol_error', error.message, undefined, error.retryable);
     }
   }

@@ -262,6 +262,14 @@ describe('Talkie voice through the contract (main side, §10)', () => {
     expect(f.signalingSeen).toHaveLength(1);
   });
 
+  it('sends the secret once even when two offers overlap', async () => {
+    const f = await fixture();
+    const { callId } = await started(f);
+    const [first, second] = await Promise.all([f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp }), f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })]);
+    expect([first.ok, second.ok].sort()).toEqual([false, true]);
+    expect(f.signalingSeen).toHaveLength(1);
+  });
+
   it('gives no second output when the server answers 409 for a reused provider call id', async () => {
     const f = await fixture();
     f.toolCalls.push('call_seen_by_server');
