@@ -15,6 +15,7 @@ import { openSecretStore, type SecretStore } from '../secrets/secret-store';
 import { uniquePath, type ChooseDownloadPath } from '../talkie/download';
 import { EndpointApprovals } from '../talkie/endpoint-approvals';
 import { TalkieService, type DemoPort } from '../talkie/talkie-service';
+import { VoiceService } from '../talkie/voice-service';
 import { createDispatcher, type Dispatcher, type Handlers } from '../ipc/dispatcher';
 import { EventBus } from '../ipc/event-bus';
 import type { Logger } from '../platform/logger';
@@ -162,6 +163,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     approvals,
     log,
   });
+  const voice = new VoiceService({ talkie, log });
 
   const nfc =
     options.nfc === 'off'
@@ -310,6 +312,12 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     'talkie.action': ({ agentId, actionId }) => talkie.action(agentId, actionId),
     'talkie.download': ({ agentId, downloadId, url, name }) => talkie.download(agentId, { downloadId, url, name }),
     'talkie.decide': ({ agentId, actionId, decision }) => talkie.decide(agentId, actionId, decision),
+    'talkie.voiceStart': ({ agentId, threadId, locale }) => voice.start(agentId, { threadId, locale }),
+    'talkie.voiceOffer': ({ callId, sdp }) => voice.offer(callId, sdp),
+    'talkie.voiceTool': ({ callId, providerCallId, name, arguments: args }) => voice.tool(callId, { providerCallId, name, arguments: args }),
+    'talkie.voiceTranscript': ({ callId, role, text, itemId }) => voice.transcript(callId, { role, text, itemId }),
+    'talkie.voiceUsage': ({ callId, seconds }) => voice.usage(callId, seconds),
+    'talkie.voiceEnd': ({ callId, seconds }) => voice.end(callId, seconds),
   };
 
   return {
@@ -319,6 +327,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     photos,
     notices,
     dispose: async () => {
+      await voice.endAll();
       await agentCall.dispose();
       await agui.dispose();
       photos.discardAll();

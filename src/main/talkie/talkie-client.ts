@@ -98,6 +98,26 @@ export class TalkieClient {
     return this.authorized({ url, maxBytes: limits.jsonBytes, redirect: 'error', ...(signal === undefined ? {} : { signal }) });
   }
 
+  /** §10.1: a new voice session; the answer (with its clientSecret) is validated by the caller before any use. */
+  voiceSession(body: { threadId?: string; locale?: string }): Promise<unknown> {
+    return this.json('POST', 'voiceSessions', {}, body);
+  }
+
+  /** §10.2: one provider function call, bound by the server to the voice session (a reused callId gets 409). */
+  voiceTool(voiceSessionId: string, name: string, body: { callId: string; arguments: string }): Promise<unknown> {
+    return this.json('POST', 'voiceTool', { voiceSessionId, name }, body);
+  }
+
+  /** §10.3: one final transcript (201, the body is not read). */
+  async voiceTranscript(body: { role: 'user' | 'assistant'; text: string; itemId: string }): Promise<void> {
+    (await this.send('POST', 'voiceTranscript', {}, body)).cancel();
+  }
+
+  /** §10.3: cumulative connected seconds; the answer carries remainingSeconds. */
+  voiceUsage(body: { seconds: number; final: boolean }): Promise<unknown> {
+    return this.json('POST', 'voiceUsage', {}, body);
+  }
+
   cancelRun(runId: string): Promise<unknown> {
     return this.json('POST', 'cancelRun', { runId }, {});
   }

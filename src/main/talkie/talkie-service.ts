@@ -268,6 +268,21 @@ export class TalkieService {
     }
   }
 
+  /**
+   * For the voice service (voice-service.ts): the agent's signed-in client and the network policy its
+   * addresses get (the development setting; the in-process demo is trusted on loopback).
+   */
+  async voiceClient(agentId: string): Promise<{ client: TalkieClient; policy: NetPolicy }> {
+    const { client } = await this.usable(agentId);
+    const { policy } = await this.locate(agentId);
+    return { client, policy };
+  }
+
+  /** One voice request with the same §3 error mapping (and manifest invalidation on 401/404) as every other call. */
+  voiceCall<T>(agentId: string, request: () => Promise<T>): Promise<T> {
+    return this.call(agentId, request);
+  }
+
   private async stream(client: TalkieClient, run: ActiveRun, request: { messageId: string; text: string }): Promise<void> {
     const { agentId, runId } = run;
     let threadId = run.threadId;

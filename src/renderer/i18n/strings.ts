@@ -468,6 +468,7 @@ export const en = {
   'error.save_failed': 'Your change could not be saved; what was saved before is unchanged.',
   'error.keychain_locked': 'The keychain is locked; unlock it and try again.',
   'error.keychain_unavailable': 'The keychain is not available.',
+  'error.voice_session_expired': 'The voice connection expired; start the call again.',
   'error.unknown': 'Something went wrong.',
   // Plain AG-UI servers (screens/agui, Home's add form and demo tile)
   'add.agui': 'This is a plain AG-UI endpoint (POST + SSE)',
@@ -1058,6 +1059,7 @@ export const cs: Catalogue = {
   'error.save_failed': 'Změnu se nepodařilo uložit; dříve uložená data zůstala beze změny.',
   'error.keychain_locked': 'Klíčenka je zamčená; odemkněte ji a zkuste to znovu.',
   'error.keychain_unavailable': 'Klíčenka není dostupná.',
+  'error.voice_session_expired': 'Hlasové spojení vypršelo; zahajte hovor znovu.',
   'error.unknown': 'Něco se pokazilo.',
   // Obyčejné servery AG-UI (screens/agui, formulář pro přidání a dlaždice dema na domovské obrazovce)
   'add.agui': 'Jde o obyčejný koncový bod AG-UI (POST + SSE)',

@@ -13,7 +13,7 @@ import {
 import { agentCallEvents, agentCallMethods } from '../agentcall/ipc-schemas';
 import { webPagesSchema } from '../agentmesh/ipc-schemas';
 import { aguiEvents, aguiMethods } from '../agui/ipc-schemas';
-import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
+import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, talkieVoiceMethods, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
 import { ipcBytes } from './binary';
 import { uiMemoryMethods } from './ui-memory-schemas';
 
@@ -234,6 +234,7 @@ export const contract = {
       response: z.strictObject({ saved: z.boolean(), path: z.string().max(4096).optional(), bytes: z.number().int().nonnegative().optional() }),
       gesture: 'Files download only when you click Download.',
     },
+    ...talkieVoiceMethods,
   },
   events: {
     /** A message for the user that is not the answer to a call: a saved file moved aside or from a newer AgentDesk, a background save that failed. */

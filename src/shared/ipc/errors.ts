@@ -56,6 +56,8 @@ export const ipcErrorCodes = [
   'keychain_locked',
   /** The OS keychain failed or did not answer (the message says why). */
   'keychain_unavailable',
+  /** The voice session's short-lived key expired or the speech provider refused it: start a new call (a key is never reused). */
+  'voice_session_expired',
 ] as const;
 
 export type IpcErrorCode = (typeof ipcErrorCodes)[number];

@@ -99,3 +99,79 @@ export const serverViewSchema = z.strictObject({
   tokenStorage: z.strictObject({ kind: z.enum(['keychain', 'memory']), reason: s(500).optional() }),
 });
 export type ServerView = z.infer<typeof serverViewSchema>;
+
+const voiceAgentId = z.string().min(1).max(64);
+const voiceProtocolId = z.string().min(1).max(200);
+/** The opaque id main gives one voice call; the session's clientSecret stays behind it, in main. */
+const voiceCallId = z.string().min(1).max(100);
+
+/**
+ * Talkie §10 voice through main. The renderer owns the RTCPeerConnection and the data channel; main
+ * creates the session, keeps its clientSecret (never in an answer, event, log line or file), posts the
+ * SDP offer to the checked signalling URL and calls voiceTool / voiceTranscript / voiceUsage.
+ */
+export const talkieVoiceMethods = {
+  /**
+   * Creates a voice session (`POST voiceSessions`), refused whole unless it passes §10.1 (webrtc,
+   * openai-realtime/1, sdp-post to an https host the manifest lists). The answer is what the call
+   * screen needs: no secret, no signalling address.
+   */
+  'talkie.voiceStart': {
+    request: z.strictObject({ agentId: voiceAgentId, threadId: voiceProtocolId.optional(), locale: s(35).optional() }),
+    response: z.strictObject({
+      callId: voiceCallId,
+      threadId: voiceProtocolId,
+      /** Connect before this (the secret is short-lived); after it, start a new call. */
+      expiresAt: s(40),
+      maxSeconds: z.number().int().positive().max(24 * 3600),
+      warnSeconds: z.number().int().nonnegative().max(24 * 3600),
+      locale: s(35).optional(),
+      /** Tool name → status text while that voice tool runs. */
+      labels: z.record(s(64), s(200)).refine((labels) => Object.keys(labels).length <= 64, 'at most 64 labels'),
+      /** Words added to the built-in confirm/refuse vocabularies. */
+      consent: z.strictObject({ confirm: z.array(s(60)).max(20), refuse: z.array(s(60)).max(20) }),
+      /** `capabilities.actions.voiceConfirm`: whether actions may be confirmed by voice at all (C1). */
+      voiceConfirm: z.boolean(),
+    }),
+    gesture: 'A voice call starts only when you click Call.',
+  },
+  /**
+   * Sends the renderer's SDP offer to the speech provider and returns its answer. `voice_session_expired`
+   * (the secret expired or the provider refused it): start a new call with `talkie.voiceStart`.
+   */
+  'talkie.voiceOffer': {
+    request: z.strictObject({ callId: voiceCallId, sdp: z.string().min(1).max(64 * 1024) }),
+    response: z.strictObject({ sdp: z.string().max(128 * 1024) }),
+  },
+  /**
+   * One provider function call (`response.function_call_arguments.done`), sent to `voiceTool` once per
+   * provider call id. `ok`: send `output` unchanged as function_call_output; `failed`: send `output` (a
+   * short explanation for the model) and show `message`; `duplicate`: already sent (or 409): send nothing.
+   */
+  'talkie.voiceTool': {
+    request: z.strictObject({ callId: voiceCallId, providerCallId: voiceProtocolId, name: s(64).min(1), arguments: s(256 * 1024) }),
+    response: z.discriminatedUnion('outcome', [
+      z.strictObject({ outcome: z.literal('ok'), output: s(256 * 1024), updates: z.array(runUpdateSchema).max(200) }),
+      z.strictObject({ outcome: z.literal('failed'), output: s(2500), code: s(64), message: s(2000), retryable: z.boolean() }),
+      z.strictObject({ outcome: z.literal('duplicate') }),
+    ]),
+  },
+  /** One final transcript (`POST voiceTranscript`), once per provider item id; `stored: false` for a repeat. */
+  'talkie.voiceTranscript': {
+    request: z.strictObject({ callId: voiceCallId, role: z.enum(['user', 'assistant']), text: s(20_000).min(1), itemId: voiceProtocolId }),
+    response: z.strictObject({ stored: z.boolean() }),
+  },
+  /** A usage report (`POST voiceUsage`, every 30 s): cumulative connected seconds; the server's remainingSeconds wins. */
+  'talkie.voiceUsage': {
+    request: z.strictObject({ callId: voiceCallId, seconds: z.number().int().nonnegative().max(24 * 3600) }),
+    response: z.strictObject({ remainingSeconds: z.number().int().min(-24 * 3600).max(24 * 3600) }),
+  },
+  /**
+   * Ends the call: sends the final usage once (`seconds`, or the last reported figure) and forgets the
+   * secret. A second end (or an unknown call) answers `{ ended: false }`.
+   */
+  'talkie.voiceEnd': {
+    request: z.strictObject({ callId: voiceCallId, seconds: z.number().int().nonnegative().max(24 * 3600).optional() }),
+    response: z.strictObject({ ended: z.boolean(), remainingSeconds: z.number().int().min(-24 * 3600).max(24 * 3600).optional() }),
+  },
+} as const;

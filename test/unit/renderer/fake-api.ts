@@ -304,6 +304,13 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       emit('talkie.downloadProgress', { agentId, downloadId, received: 50, total: 100 });
       return ok({ saved: true, path: `/home/user/Downloads/${name}`, bytes: 100 });
     },
+    // Voice (#16): no renderer UI yet; the fake offers no voice.
+    'talkie.voiceStart': () => fail('not_allowed', 'This server does not offer voice.'),
+    'talkie.voiceOffer': () => fail('not_found', 'This voice call has ended; start a new one.'),
+    'talkie.voiceTool': () => fail('not_found', 'This voice call has ended; start a new one.'),
+    'talkie.voiceTranscript': () => fail('not_found', 'This voice call has ended; start a new one.'),
+    'talkie.voiceUsage': () => fail('not_found', 'This voice call has ended; start a new one.'),
+    'talkie.voiceEnd': () => ok({ ended: false }),
   };
 
   const transport: ApiTransport = {

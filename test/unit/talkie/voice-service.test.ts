@@ -1,0 +1,290 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { json, manifestFor, startServer, type TestServer } from '../../support/http-server';
+import { memoryLogger } from '../../support/logger';
+import { startTestServices, type TestServices } from '../../support/services';
+import { useTempDirs } from '../../support/temp-dir';
+import { TalkieClient } from '../../../src/main/talkie/talkie-client';
+import { VoiceService } from '../../../src/main/talkie/voice-service';
+import { validateManifest } from '../../../src/shared/talkie/manifest';
+
+const tempDir = useTempDirs();
+const secret = 'ek_SECRET_voice_key_0123456789abcdef';
+const answerSdp = 'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n';
+const offerSdp = 'v=0\r\no=- 9 9 IN IP4 127.0.0.1\r\ns=offer\r\nt=0 0\r\n';
+
+interface Seen {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/** Reads the body, records the whole request, then answers. */
+function recording(seen: Seen[], handler: (request: Seen, response: ServerResponse) => void) {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
+      seen.push(request);
+      handler(request, res);
+    });
+  };
+}
+
+interface Fixture {
+  app: TestServices;
+  agentId: string;
+  talkie: TestServer;
+  signaling: TestServer;
+  /** Requests to the Talkie server, with headers and bodies. */
+  talkieSeen: Seen[];
+  /** Requests to the signalling host. */
+  signalingSeen: Seen[];
+  /** What the next `POST voiceSessions` answers (mutable per test). */
+  session: Record<string, unknown>;
+  /** How the signalling host answers the SDP POST (default: the answer). */
+  sdp: { respond: (response: ServerResponse) => void };
+  toolCalls: string[];
+  log: ReturnType<typeof memoryLogger>;
+  events: { channel: string; payload: unknown }[];
+}
+
+async function fixture(options: { signalingHosts?: (signaling: TestServer) => string[] } = {}): Promise<Fixture> {
+  const talkieSeen: Seen[] = [];
+  const signalingSeen: Seen[] = [];
+  const toolCalls: string[] = [];
+  const sdp = { respond: (res: ServerResponse) => void (res.writeHead(201, { 'Content-Type': 'application/sdp' }), res.end(answerSdp)) };
+  const signaling = await startServer(recording(signalingSeen, (_request, res) => sdp.respond(res)));
+  const session: Record<string, unknown> = {
+    voiceSessionId: 'v_1',
+    threadId: 't_voice',
+    transport: 'webrtc',
+    eventProtocol: 'openai-realtime/1',
+    signaling: { type: 'sdp-post', url: `${signaling.origin}/v1/realtime/calls` },
+    clientSecret: secret,
+    expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    maxSeconds: 900,
+    warnSeconds: 60,
+    locale: 'cs',
+    labels: { search_records: 'Hledám v CRM…' },
+    consent: { confirm: ['potvrzuji'], refuse: ['zruš'] },
+  };
+  let used = 0;
+  const talkie = await startServer(
+    recording(talkieSeen, (request, res) => {
+      const origin = `http://127.0.0.1:${(res.socket?.localPort ?? 0).toString()}`;
+      if (request.path === '/.well-known/talkie.json') {
+        return json(
+          res,
+          200,
+          manifestFor(origin, {
+            endpoints: { ...manifestFor('x').endpoints, voiceSessions: '/voice/sessions', voiceTool: '/voice/{voiceSessionId}/tools/{name}', voiceTranscript: '/voice/transcript', voiceUsage: '/voice/usage' },
+            capabilities: { voice: { transports: ['webrtc'], eventProtocols: ['openai-realtime/1'], signalingHosts: options.signalingHosts?.(signaling) ?? [signaling.origin.replace('http://', '')] }, actions: { voiceConfirm: true } },
+          }),
+        );
+      }
+      if (request.path === '/voice/sessions') return json(res, 201, session);
+      if (request.path.startsWith('/voice/v_1/tools/')) {
+        const { callId } = JSON.parse(request.body) as { callId: string };
+        if (toolCalls.includes(callId)) return json(res, 409, { error: { code: 'conflict', message: 'This call was already made.', retryable: false } });
+        toolCalls.push(callId);
+        if (request.path.endsWith('/broken')) return json(res, 500, { error: { code: 'internal', message: 'The CRM is down.', retryable: true } });
+        return json(res, 200, {
+          ok: true,
+          output: 'Found 2 records.',
+          events: [{ type: 'CUSTOM', name: 'talkie.card', value: { id: 'c1', title: 'Records', fallbackText: 'Two records' } }],
+        });
+      }
+      if (request.path === '/voice/transcript') return json(res, 201, {});
+      if (request.path === '/voice/usage') {
+        const { seconds } = JSON.parse(request.body) as { seconds: number };
+        used = seconds;
+        return json(res, 200, { ok: true, remainingSeconds: 900 - used - 5 });
+      }
+      json(res, 404, { error: { code: 'not_found', message: 'no', retryable: false } });
+    }),
+  );
+  const log = memoryLogger();
+  const app = await startTestServices(await tempDir(), { log });
+  const events: { channel: string; payload: unknown }[] = [];
+  app.events.connect((channel, payload) => void events.push({ channel, payload }));
+  await app.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
+  const added = await app.call('agents.add', { address: talkie.url });
+  const agentId = added.ok ? added.value.agent.id : '';
+  await app.call('talkie.useToken', { agentId, token: 'dev_token' });
+  return { app, agentId, talkie, signaling, talkieSeen, signalingSeen, session, sdp, toolCalls, log, events };
+}
+
+async function started(f: Fixture) {
+  const start = await f.app.call('talkie.voiceStart', { agentId: f.agentId, locale: 'cs' });
+  if (!start.ok) throw new Error(`${start.error.code}: ${start.error.message}`);
+  return start.value;
+}
+
+describe('Talkie voice through the contract (main side, §10)', () => {
+  it('starts a call, exchanges SDP with the secret, runs a tool once, posts transcripts and usage, and ends once', async () => {
+    const f = await fixture();
+    const answers: unknown[] = [];
+    const call = async (method: Parameters<TestServices['call']>[0], payload?: unknown, gesture?: boolean) => {
+      const result = await f.app.call(method, payload, gesture);
+      answers.push(result);
+      return result;
+    };
+
+    expect(await call('talkie.voiceStart', { agentId: f.agentId }, false)).toMatchObject({ ok: false, error: { code: 'no_user_gesture' } });
+    const start = await call('talkie.voiceStart', { agentId: f.agentId, threadId: 't_voice', locale: 'cs' });
+    expect(start).toMatchObject({
+      ok: true,
+      value: { threadId: 't_voice', maxSeconds: 900, warnSeconds: 60, locale: 'cs', labels: { search_records: 'Hledám v CRM…' }, consent: { confirm: ['potvrzuji'], refuse: ['zruš'] }, voiceConfirm: true },
+    });
+    const callId = start.ok ? (start.value as { callId: string }).callId : '';
+    expect(f.talkieSeen.find((r) => r.path === '/voice/sessions')).toMatchObject({ method: 'POST', headers: { authorization: 'Bearer dev_token' } });
+    expect(JSON.parse(f.talkieSeen.find((r) => r.path === '/voice/sessions')!.body)).toEqual({ threadId: 't_voice', locale: 'cs' });
+
+    expect(await call('talkie.voiceOffer', { callId, sdp: offerSdp })).toEqual({ ok: true, value: { sdp: answerSdp } });
+    expect(f.signalingSeen).toHaveLength(1);
+    expect(f.signalingSeen[0]).toMatchObject({ method: 'POST', path: '/v1/realtime/calls', body: offerSdp, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/sdp' } });
+    // The secret only opens the connection: a second offer is refused without reaching the provider.
+    expect(await call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({ ok: false, error: { code: 'voice_session_expired' } });
+    expect(f.signalingSeen).toHaveLength(1);
+
+    const tool = await call('talkie.voiceTool', { callId, providerCallId: 'call_1', name: 'search records', arguments: '{"q":"Acme"}' });
+    expect(tool).toMatchObject({ ok: true, value: { outcome: 'ok', output: 'Found 2 records.', updates: [{ type: 'card', card: { id: 'c1' } }] } });
+    const toolRequest = f.talkieSeen.find((r) => r.path.startsWith('/voice/v_1/tools/'))!;
+    expect(toolRequest.path).toBe('/voice/v_1/tools/search%20records');
+    expect(JSON.parse(toolRequest.body)).toEqual({ callId: 'call_1', arguments: '{"q":"Acme"}' });
+    expect(await call('talkie.voiceTool', { callId, providerCallId: 'call_1', name: 'search records', arguments: '{}' })).toEqual({ ok: true, value: { outcome: 'duplicate' } });
+    expect(f.talkieSeen.filter((r) => r.path.startsWith('/voice/v_1/tools/'))).toHaveLength(1);
+    expect(await call('talkie.voiceTool', { callId, providerCallId: 'call_2', name: 'broken', arguments: '{}' })).toMatchObject({
+      ok: true,
+      value: { outcome: 'failed', output: 'The tool failed: The CRM is down.', code: 'server_error', retryable: true },
+    });
+
+    expect(await call('talkie.voiceTranscript', { callId, role: 'user', text: 'Najdi Acme', itemId: 'item_1' })).toEqual({ ok: true, value: { stored: true } });
+    expect(await call('talkie.voiceTranscript', { callId, role: 'user', text: 'Najdi Acme', itemId: 'item_1' })).toEqual({ ok: true, value: { stored: false } });
+    expect(f.talkieSeen.filter((r) => r.path === '/voice/transcript').map((r) => JSON.parse(r.body) as unknown)).toEqual([{ role: 'user', text: 'Najdi Acme', itemId: 'item_1' }]);
+
+    expect(await call('talkie.voiceUsage', { callId, seconds: 30 })).toEqual({ ok: true, value: { remainingSeconds: 865 } });
+    expect(await call('talkie.voiceEnd', { callId, seconds: 42 })).toEqual({ ok: true, value: { ended: true, remainingSeconds: 853 } });
+    expect(await call('talkie.voiceEnd', { callId, seconds: 50 })).toEqual({ ok: true, value: { ended: false } });
+    expect(f.talkieSeen.filter((r) => r.path === '/voice/usage').map((r) => JSON.parse(r.body) as unknown)).toEqual([
+      { seconds: 30, final: false },
+      { seconds: 42, final: true },
+    ]);
+    expect(await call('talkie.voiceUsage', { callId, seconds: 60 })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+
+    // The secret crossed to nothing but the signalling host: no IPC answer or event, no log line, no other request.
+    expect(f.events.length).toBeGreaterThan(0);
+    const everywhere = JSON.stringify({ answers, events: f.events, log: f.log.lines, talkie: f.talkieSeen.map((r) => ({ ...r, body: r.body })) });
+    expect(everywhere).not.toContain(secret);
+    expect(everywhere).not.toContain('ek_SECRET');
+    expect(f.log.lines.some((line) => line.includes('voice call'))).toBe(true);
+  });
+
+  const refusals: [string, (f: Fixture) => void, { signalingHosts?: (signaling: TestServer) => string[] }][] = [
+    ['a signalling host the manifest does not list', () => {}, { signalingHosts: () => ['api.openai.com'] }],
+    ['the same IP on another port', () => {}, { signalingHosts: (signaling) => [`127.0.0.1:${String(Number(new URL(signaling.origin).port) + 1)}`] }],
+    ['a wrong transport', (f) => void (f.session.transport = 'websocket'), {}],
+    ['a wrong signalling type', (f) => void (f.session.signaling = { type: 'websocket', url: (f.session.signaling as { url: string }).url }), {}],
+    ['user info in the signalling URL', (f) => void (f.session.signaling = { type: 'sdp-post', url: `http://user:pw@${f.signaling.origin.replace('http://', '')}/v1` }), {}],
+  ];
+  for (const [name, change, options] of refusals) {
+    it(`refuses ${name}, and sends nothing to the signalling host`, async () => {
+      const f = await fixture(options);
+      change(f);
+      const start = await f.app.call('talkie.voiceStart', { agentId: f.agentId });
+      expect(start).toMatchObject({ ok: false, error: { code: 'protocol_error', message: expect.stringContaining('voice session cannot be used') } });
+      expect(JSON.stringify(start)).not.toContain(secret);
+      expect(f.signalingSeen).toEqual([]);
+      expect(f.log.lines.join('\n')).not.toContain(secret);
+    });
+  }
+
+  it('refuses http signalling outside development, and sends nothing to the signalling host', async () => {
+    const f = await fixture();
+    const { client } = await f.app.call('talkie.connect', { agentId: f.agentId }).then(async () => {
+      // The Talkie server itself is reachable (its own policy); only the voice policy is production's.
+      const manifest = validateManifest(JSON.parse(JSON.stringify(await (await fetch(`${f.talkie.origin}/.well-known/talkie.json`)).json())), `${f.talkie.origin}/.well-known/talkie.json`);
+      if (!manifest.ok) throw new Error('manifest');
+      return { client: new TalkieClient(manifest.manifest, { allowLocalHttp: true }, { get: async () => 'dev_token', refresh: async () => undefined }) };
+    });
+    const log = memoryLogger();
+    const voice = new VoiceService({
+      talkie: { voiceClient: async () => ({ client, policy: { allowLocalHttp: false } }), voiceCall: (_agentId, request) => request() },
+      log,
+    });
+    await expect(voice.start('a', {})).rejects.toMatchObject({ code: 'protocol_error', message: expect.stringContaining('https') });
+    expect(f.talkieSeen.some((r) => r.path === '/voice/sessions')).toBe(true);
+    expect(f.signalingSeen).toEqual([]);
+    expect(log.lines.join('\n')).not.toContain(secret);
+  });
+
+  it('does not follow a redirect on the SDP POST: an error, and the target never sees the secret', async () => {
+    const f = await fixture();
+    const targetSeen: Seen[] = [];
+    const target = await startServer(recording(targetSeen, (_request, res) => void (res.writeHead(201, { 'Content-Type': 'application/sdp' }), res.end(answerSdp))));
+    for (const location of [`${target.origin}/steal`, '/v1/realtime/elsewhere']) {
+      f.sdp.respond = (res) => void (res.writeHead(307, { Location: location }), res.end());
+      const { callId } = await started(f);
+      const offer = await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp });
+      expect(offer).toMatchObject({ ok: false, error: { code: expect.stringMatching(/^(protocol_error|network_error)$/), message: expect.stringMatching(/redirect/) } });
+      expect(JSON.stringify(offer)).not.toContain(secret);
+    }
+    expect(targetSeen).toEqual([]);
+    expect(f.signalingSeen.map((r) => r.path)).toEqual(['/v1/realtime/calls', '/v1/realtime/calls']);
+  });
+
+  it('refuses an oversized SDP answer and one that is not application/sdp', async () => {
+    const f = await fixture();
+    f.sdp.respond = (res) => void (res.writeHead(201, { 'Content-Type': 'application/sdp' }), res.end(`v=0\r\n${'a=x\r\n'.repeat(40_000)}`));
+    let { callId } = await started(f);
+    expect(await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({ ok: false, error: { message: expect.stringContaining('128 KiB') } });
+    f.sdp.respond = (res) => void (res.writeHead(201, { 'Content-Type': 'text/html' }), res.end('<html>'));
+    ({ callId } = await started(f));
+    expect(await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({ ok: false, error: { code: 'protocol_error', message: expect.stringContaining('SDP') } });
+  });
+
+  it('asks for a new session when the secret expired (nothing sent) or the provider answers 401', async () => {
+    const f = await fixture();
+    f.session.expiresAt = new Date(Date.now() - 1000).toISOString();
+    let { callId } = await started(f);
+    expect(await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({ ok: false, error: { code: 'voice_session_expired', retryable: true } });
+    expect(f.signalingSeen).toEqual([]);
+
+    f.session.expiresAt = new Date(Date.now() + 60_000).toISOString();
+    f.sdp.respond = (res) => json(res, 401, { error: { message: 'bad key' } });
+    ({ callId } = await started(f));
+    expect(await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({ ok: false, error: { code: 'voice_session_expired' } });
+    // Never reused: a retry on the same call does not send the spent secret again.
+    expect(await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({ ok: false, error: { code: 'voice_session_expired' } });
+    expect(f.signalingSeen).toHaveLength(1);
+  });
+
+  it('sends the secret once even when two offers overlap', async () => {
+    const f = await fixture();
+    const { callId } = await started(f);
+    const [first, second] = await Promise.all([f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp }), f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })]);
+    expect([first.ok, second.ok].sort()).toEqual([false, true]);
+    expect(f.signalingSeen).toHaveLength(1);
+  });
+
+  it('gives no second output when the server answers 409 for a reused provider call id', async () => {
+    const f = await fixture();
+    f.toolCalls.push('call_seen_by_server');
+    const { callId } = await started(f);
+    expect(await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_seen_by_server', name: 'search_records', arguments: '{}' })).toEqual({ ok: true, value: { outcome: 'duplicate' } });
+  });
+
+  it('refuses voice on a server that does not offer it, before any voice request', async () => {
+    const server = await startServer((req, res) => json(res, 200, manifestFor(`http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`)));
+    const app = await startTestServices(await tempDir());
+    await app.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
+    const added = await app.call('agents.add', { address: server.url });
+    const agentId = added.ok ? added.value.agent.id : '';
+    await app.call('talkie.useToken', { agentId, token: 't' });
+    expect(await app.call('talkie.voiceStart', { agentId })).toMatchObject({ ok: false, error: { code: 'not_allowed', message: 'This server does not offer voice.' } });
+    expect(server.requests.every((r) => r.path === '/.well-known/talkie.json' || r.path.startsWith('/logo'))).toBe(true);
+  });
+});
