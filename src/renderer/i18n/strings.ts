@@ -625,7 +625,7 @@ export const cs: Catalogue = {
   'shell.kindAgentcall': 'AgentCall',
   'shell.kindUnknown': 'Agent',
   'shell.statusOpen': 'otevřeno',
-  'shell.demo': 'Demo',
+  'shell.demo': 'Ukázky',
   'shell.demoTalkie': 'Demo: chat Talkie',
   'shell.demoAgentCall': 'Demo: předměty a fotky',
   'shell.demoAgui': 'Demo: běh AG-UI',

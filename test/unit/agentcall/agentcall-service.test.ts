@@ -176,7 +176,7 @@ describe('AgentCall sessions in main', () => {
 
   it('explains why an agent cannot be used', async () => {
     const h = await harness();
-    const added = await h.services.call('agents.add', { address: 'https://agent.invalid' });
+    const added = await h.services.call('agents.add', { address: 'https://127.0.0.1:9/' });
     if (!added.ok) throw new Error(added.error.message);
     const identified = await h.services.call('agents.identify', { agentId: added.value.agent.id });
     expect(identified.ok).toBe(false);

@@ -90,6 +90,8 @@ describe('user gestures, checked once in the dispatcher', () => {
         'nfc.arm',
         'talkie.decide',
         'talkie.download',
+        'talkie.openSignInLink',
+        'talkie.voiceStart',
       ].sort(),
     );
   });
@@ -122,6 +124,8 @@ describe('user gestures, checked once in the dispatcher', () => {
       'agentcall.answerProposal': { sessionKey: 'k', proposalId: 'p', answer: 'confirm' },
       'talkie.download': { agentId: 'a', downloadId: 'd', url: '/f', name: 'f.txt' },
       'talkie.decide': { agentId: 'a', actionId: 'x', decision: 'confirm' },
+      'talkie.openSignInLink': { agentId: 'a' },
+      'talkie.voiceStart': { agentId: 'a' },
     };
     for (const [method, payload] of Object.entries(payloads) as [MethodName, unknown][]) {
       const result = await dispatcher.dispatch(`agentdesk:${method}`, payload, { hasRecentUserGesture: () => false });

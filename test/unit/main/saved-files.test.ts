@@ -1,6 +1,6 @@
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { aguiServersFileFormat } from '../../../src/main/agui/agui-service';
 import { aguiDemoSecretFileFormat, startAguiDemoServer } from '../../../src/main/demo/agui/agui-demo-server';
 import { demoStateFileFormat, demoStateSchema, emptyDemoState, restoreDemoState, snapshotDemoState } from '../../../src/main/demo/demo-persistence';
@@ -126,6 +126,11 @@ describe('saved files: versions and fixtures', () => {
     expect(loaded.notice).toBeUndefined();
     const saved = await json(fixture);
     expect(loaded.value).toEqual(saved);
+    // The demo starts a new day's usage when the day has changed: restore it on the fixture's own day.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const fixtureDay = demoStateSchema.parse(saved).users[0]?.usage.day ?? '';
+    vi.setSystemTime(new Date(`${fixtureDay}T12:00:00Z`));
+    onTestFinished(() => void vi.useRealTimers());
     // What the demo restores from it and saves again is the same state (only the time of saving changes).
     const again = snapshotDemoState(restoreDemoState(loaded.value));
     expect({ ...again, savedAt: saved.savedAt }).toEqual(saved);
