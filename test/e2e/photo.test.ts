@@ -18,6 +18,8 @@ describe('photo capture in Chromium through the web shell', () => {
     const app = await openApp(shell);
     try {
       const { page } = app;
+      // The camera lives in the sidebar's hardware popover.
+      await page.getByRole('button', { name: /^Hardware/ }).click();
       await page.getByRole('button', { name: 'Take a photo…' }).click();
       const dialog = page.getByRole('dialog', { name: 'Take or choose a photo' });
       await dialog.getByRole('button', { name: 'Open camera' }).click();

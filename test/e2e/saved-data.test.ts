@@ -38,7 +38,7 @@ describe('saved data in the app', () => {
     try {
       const notice = 'agents.json was written by a newer AgentDesk (version 3); this version reads it as version 1, and will not change it.';
       await app.page.getByRole('status').getByText(notice).waitFor();
-      await app.page.getByText('crm.example.com', { exact: true }).waitFor();
+      await app.page.getByRole('list', { name: 'Added agents' }).getByText('crm.example.com', { exact: true }).waitFor();
       await app.page.getByRole('textbox', { name: 'Agent address' }).fill('other.example.com');
       await app.page.getByRole('button', { name: 'Add', exact: true }).click();
       await app.page.getByRole('alert').getByText(notice).waitFor();
@@ -63,7 +63,7 @@ describe('saved data in the app', () => {
       // click, not check(): the refused change goes back to the saved theme, possibly before
       // Playwright looks (a fresh-clone CI run failed with "did not change its state").
       await app.page.getByRole('radio', { name: 'Dark' }).click();
-      await app.page.getByText(`settings.json could not be saved in ${dir}: the operation is not permitted (EPERM). The saved copy is unchanged.`).waitFor();
+      await app.page.getByText(`settings.json could not be saved in ${dir}: the operation is not permitted. The saved copy is unchanged.`).waitFor();
       expect(await app.page.getByRole('radio', { name: 'Dark' }).isChecked()).toBe(false);
       await app.screenshot('saved-data-save-refused');
       expect(app.problems).toEqual([]);

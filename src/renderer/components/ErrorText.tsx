@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import { ipcErrorCodes, type IpcError, type IpcErrorCode } from '../../shared/ipc/errors';
-import { isTechnical, wordsFor } from '../i18n/error-words';
+import { isTechnical, splitBracketedCode, wordsFor } from '../i18n/error-words';
 import { useI18n } from '../i18n/I18nProvider';
 import { errorKey } from '../i18n/strings';
 
@@ -26,6 +26,15 @@ export function ErrorText({ error }: { error: ShownError }) {
   const message = typeof error.message === 'string' ? error.message.trim() : '';
   if (message === '' || message === generic) return <>{generic}</>;
   // ECONNREFUSED, 0x80100013 or a stack is never the main line: a sentence is, the raw text is behind Details.
+  // A sentence main wrote with the code in parentheses keeps its words (the file, the folder, why); the code goes behind Details.
+  const split = splitBracketedCode(message);
+  if (split !== undefined && (language === 'en' || error.code === 'server_error')) {
+    return (
+      <>
+        {split.sentence} <ErrorDetails detail={split.codes} />
+      </>
+    );
+  }
   if (isTechnical(message)) {
     const words = wordsFor(message);
     return (

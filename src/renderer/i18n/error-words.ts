@@ -19,6 +19,22 @@ const known: readonly { pattern: RegExp; key: MessageKey }[] = [
 /** Signs that a message was written for a developer, not for the person using the app. */
 const technical: readonly RegExp[] = [/\bE[A-Z][A-Z0-9_]{3,}\b/, /\b[A-Z]{2,}(?:_[A-Z0-9]+){2,}\b/, /\b(?:UND_)?ERR_[A-Z_]{3,}/, /^\s*(?:[A-Z]\w*)?Error:/, /0x[0-9a-f]{6,}|\berrno\b|\bsyscall\b|\n\s*at\s/i];
 
+/** A sentence whose only code is one in parentheses: "… not permitted (EPERM). …". */
+const bracketedCode = /\s*\((?:E[A-Z][A-Z0-9_]{2,}|0x[0-9a-f]{6,})\)/gi;
+
+/**
+ * A message that is a sentence with the code in parentheses, as main writes them: the sentence
+ * without the code (the main line) and the code (for Details). Undefined when anything else in the
+ * message is technical, or there is no such code.
+ */
+export function splitBracketedCode(message: string): { sentence: string; codes: string } | undefined {
+  const codes = [...message.matchAll(bracketedCode)].map((match) => match[0].trim());
+  if (codes.length === 0) return undefined;
+  const sentence = message.replace(bracketedCode, '');
+  if (isTechnical(sentence)) return undefined;
+  return { sentence, codes: codes.join(' ') };
+}
+
 /** ENOTFOUND, 0x80100013, a stack: a line no person should have to read as the main message. */
 export function isTechnical(message: string): boolean {
   return technical.some((pattern) => pattern.test(message));

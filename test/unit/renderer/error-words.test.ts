@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTechnical, wordsFor } from '../../../src/renderer/i18n/error-words';
+import { isTechnical, splitBracketedCode, wordsFor } from '../../../src/renderer/i18n/error-words';
 import { en } from '../../../src/renderer/i18n/strings';
 
 describe('words for people (#15)', () => {
@@ -33,5 +33,14 @@ describe('words for people (#15)', () => {
       expect(isTechnical(en[key as keyof typeof en]), key).toBe(false);
     }
     expect(wordsFor('EWHATEVER happened')).toBeUndefined();
+  });
+
+  it('keeps a sentence main wrote and moves only its bracketed code behind Details', () => {
+    expect(splitBracketedCode('settings.json could not be saved in /tmp/x: the operation is not permitted (EPERM). The saved copy is unchanged.')).toEqual({
+      sentence: 'settings.json could not be saved in /tmp/x: the operation is not permitted. The saved copy is unchanged.',
+      codes: '(EPERM)',
+    });
+    expect(splitBracketedCode('connect ECONNREFUSED 127.0.0.1:3000 (ECONNREFUSED)')).toBeUndefined();
+    expect(splitBracketedCode('The smart-card service stopped.')).toBeUndefined();
   });
 });

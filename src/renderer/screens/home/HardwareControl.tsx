@@ -44,6 +44,15 @@ export function HardwareControl({ api }: { api: AgentDeskApi }) {
     setOpen(false);
     button.current?.focus();
   };
+  /** The photo dialog takes the popover's place (it would cover the dialog's buttons); closing it returns to the hardware button. */
+  const takePhoto = () => {
+    setOpen(false);
+    setPhotoOpen(true);
+  };
+  const closePhoto = () => {
+    setPhotoOpen(false);
+    button.current?.focus();
+  };
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.key !== 'Escape' || !open || photoOpen) return;
     // Handled here: the screen's own Escape (back to Home) must not run as well.
@@ -74,7 +83,7 @@ export function HardwareControl({ api }: { api: AgentDeskApi }) {
       </button>
       {open ? (
         <div id={panelId} className="hardware-popover">
-          <HardwareDetails api={api} hardware={hardware} media={media} headingId={headingId} onTakePhoto={() => setPhotoOpen(true)} onClose={close} />
+          <HardwareDetails api={api} hardware={hardware} media={media} headingId={headingId} onTakePhoto={takePhoto} onClose={close} />
         </div>
       ) : null}
       {photoOpen ? (
@@ -83,9 +92,9 @@ export function HardwareControl({ api }: { api: AgentDeskApi }) {
           // Nothing consumes a photo before AgentCall sessions exist: Send releases it at once.
           onSend={(photoId) => {
             void api.photo.discard({ photoId });
-            setPhotoOpen(false);
+            closePhoto();
           }}
-          onClose={() => setPhotoOpen(false)}
+          onClose={closePhoto}
         />
       ) : null}
     </div>
