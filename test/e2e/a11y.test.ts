@@ -7,8 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { closeBrowser, openApp, startShell, type AppPage, type RunningShell } from './support/app';
 
 /**
- * axe-core on each main screen in Chromium through the web shell: Home, the Talkie demo chat after one
- * message, the AgentCall demo, the AG-UI demo and Settings. Any violation fails, with its id, help and nodes.
+ * axe-core on each main screen in Chromium through the web shell: Home (and its photo dialog), the Talkie
+ * demo chat after one message, the AgentCall demo, the AG-UI demo and Settings. Any violation fails, with its id, help and nodes.
  */
 
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
@@ -80,6 +80,21 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
 
     await page.getByRole('heading', { level: 1, name: 'Your agents' }).waitFor();
     await expectNoViolations(page, 'Home');
+
+    // The photo dialog: no violation, Tab stays inside it in Chromium, Escape gives focus back to its opener.
+    await page.getByRole('button', { name: /^Hardware/ }).click();
+    const opener = page.getByRole('button', { name: 'Take a photo…' });
+    await opener.click();
+    const dialog = page.getByRole('dialog', { name: 'Take or choose a photo' });
+    await dialog.waitFor();
+    await expectNoViolations(page, 'Photo dialog');
+    for (let step = 0; step < 8; step += 1) {
+      await page.keyboard.press(step % 3 === 2 ? 'Shift+Tab' : 'Tab');
+      expect(await dialog.evaluate((element) => element.contains(document.activeElement)), `focus left the photo dialog after ${step + 1} presses`).toBe(true);
+    }
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await opener.evaluate((element) => element === document.activeElement)).toBe(true);
 
     await page.getByRole('button', { name: 'Open demo' }).click();
     await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
