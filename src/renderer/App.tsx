@@ -12,6 +12,7 @@ import { AgentScreen } from './screens/AgentScreen';
 import { HomeScreen } from './screens/HomeScreen';
 import { SettingsScreen } from './screens/SettingsScreen';
 import { Sidebar } from './screens/shell/Sidebar';
+import { useDialogFocus } from './hooks/useDialogFocus';
 
 
 export interface AppProps {
@@ -109,6 +110,10 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     drawerWasOpen.current = drawerOpen;
   }, [drawerOpen]);
 
+  // While the drawer is open, Tab stays inside it (its own open/close focus above: navigating moves focus to the new screen).
+  const drawerRef = useRef<HTMLDivElement>(null);
+  useDialogFocus(drawerRef, drawerOpen, { moveFocus: false });
+
   const closeDrawer = () => {
     setDrawerOpen(false);
     menuButtonRef.current?.focus();
@@ -137,7 +142,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
         </div>
       ) : null}
       <div className="app-body">
-        <div className="app-sidebar" onKeyDown={onDrawerKeyDown}>
+        <div ref={drawerRef} className="app-sidebar" onKeyDown={onDrawerKeyDown}>
           <Sidebar
             api={api}
             agents={agents}

@@ -1,4 +1,5 @@
-import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { useState } from 'react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fail, ok, type IpcResult } from '../../../src/shared/ipc/errors';
@@ -348,4 +349,40 @@ describe('PhotoCapture in Czech, and in a dialog', () => {
     expect(api.media.disarm).toHaveBeenCalled();
   });
 
+  it('PhotoDialog traps Tab inside it and gives focus back to the opener on close', async () => {
+    const api = fakeApi();
+    const user = userEvent.setup();
+    function Opener() {
+      const [open, setOpen] = useState(false);
+      return (
+        <I18nProvider setting="en">
+          <button type="button" onClick={() => setOpen(true)}>
+            Open the photo dialog
+          </button>
+          <button type="button">Behind the dialog</button>
+          {open ? <PhotoDialog api={api} onSend={vi.fn()} onClose={() => setOpen(false)} /> : null}
+        </I18nProvider>
+      );
+    }
+    render(<Opener />);
+    const opener = button('Open the photo dialog');
+    await user.click(opener);
+    const dialog = screen.getByRole('dialog', { name: 'Take or choose a photo' });
+    const inside = [...dialog.querySelectorAll<HTMLElement>('button:not([disabled]), input:not([disabled]), [tabindex]')].filter((el) => el.getAttribute('tabindex') !== '-1');
+    const first = inside[0]!;
+    const last = inside[inside.length - 1]!;
+    expect(document.activeElement).toBe(first);
+    last.focus();
+    await user.tab();
+    expect(document.activeElement).toBe(first);
+    await user.tab({ shift: true });
+    expect(document.activeElement).toBe(last);
+    for (let step = 0; step < inside.length + 2; step += 1) {
+      await user.tab();
+      expect(dialog.contains(document.activeElement)).toBe(true);
+    }
+    await user.click(within(dialog).getByRole('button', { name: 'Close' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(document.activeElement).toBe(opener);
+  });
 });

@@ -57,6 +57,20 @@ describe('app shell', () => {
     expect(screen.getByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
   });
 
+  it('keeps Tab inside the open drawer: from its last control back to its first', async () => {
+    const { user } = await renderApp();
+    await user.click(screen.getByRole('button', { name: 'Open the menu' }));
+    const buttons = within(screen.getByRole('navigation', { name: 'AgentDesk' })).getAllByRole('button');
+    const drawer = screen.getByRole('navigation', { name: 'AgentDesk' }).closest('.app-sidebar') as HTMLElement;
+    const inside = [...drawer.querySelectorAll<HTMLElement>('a[href], button:not([disabled]), input:not([disabled]), [tabindex]:not([tabindex="-1"])')];
+    expect(document.activeElement).toBe(buttons[0]);
+    inside[inside.length - 1]!.focus();
+    await user.tab();
+    expect(document.activeElement).toBe(inside[0]);
+    await user.tab({ shift: true });
+    expect(document.activeElement).toBe(inside[inside.length - 1]);
+  });
+
   it('"Add an agent" in the sidebar moves focus to the address field on Home', async () => {
     const { user } = await renderApp();
     await user.click(screen.getByRole('button', { name: 'Settings' }));

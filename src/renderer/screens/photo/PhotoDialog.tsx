@@ -1,7 +1,8 @@
-import { useEffect, useId, useRef, type KeyboardEvent } from 'react';
+import { useId, useRef, type KeyboardEvent } from 'react';
 import type { PhotoCaptureApi } from './photo-api';
 import { PhotoCapture } from './PhotoCapture';
 import { useI18n } from '../../i18n/I18nProvider';
+import { useDialogFocus } from '../../hooks/useDialogFocus';
 
 export interface PhotoDialogProps {
   api: PhotoCaptureApi;
@@ -15,18 +16,14 @@ export interface PhotoDialogProps {
 /**
  * PhotoCapture in a modal dialog, for a visible button such as the hardware strip's "Take a photo".
  * Render it only while open (`{open ? <PhotoDialog …/> : null}`): unmounting is what turns the camera
- * off and discards a photo that was not sent. Focus moves into the dialog and back to the opener.
+ * off and discards a photo that was not sent. Focus moves into the dialog, Tab stays inside it, and focus goes back to the opener (useDialogFocus).
  */
 export function PhotoDialog({ api, onSend, onClose, initialFile }: PhotoDialogProps) {
   const { t } = useI18n();
   const titleId = useId();
   const panel = useRef<HTMLDivElement>(null);
 
-  useEffect(() => {
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : undefined;
-    panel.current?.querySelector<HTMLElement>('button:not([disabled])')?.focus();
-    return () => opener?.focus();
-  }, []);
+  useDialogFocus(panel);
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     if (event.key === 'Escape') {
