@@ -235,6 +235,7 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
       await agui.forget(id);
       return { agents: list };
     },
+    'agents.restore': async ({ agent, index }) => ({ agents: await agents.restore(agent, index) }),
     'hardware.status': () => hardwareStatus(),
     'external.open': async ({ url }) => {
       await openExternalLink(url, options.openExternal);

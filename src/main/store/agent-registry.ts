@@ -63,6 +63,16 @@ export class AgentRegistry {
     return this.list();
   }
 
+  /** Undo of `remove`: the same entry back at `index` (or at the end when the list got shorter); refused when its id or address is listed again. */
+  async restore(agent: AgentEntry, index: number): Promise<AgentEntry[]> {
+    const clash = this.agents.find((entry) => entry.id === agent.id || entry.url === agent.url);
+    if (clash) throw new ServiceError('already_exists', `${clash.display} is already in your list.`, '/agent');
+    const agents = [...this.agents];
+    agents.splice(Math.min(index, agents.length), 0, { ...agent });
+    await this.replace(agents);
+    return this.list();
+  }
+
   private async replace(agents: AgentEntry[]): Promise<void> {
     await this.store.save({ schemaVersion: 1, agents });
     this.agents = agents;

@@ -138,6 +138,11 @@ export const contract = {
       request: z.strictObject({ id: z.string().min(1).max(64) }),
       response: z.strictObject({ agents: z.array(agentEntrySchema) }),
     },
+    /** Undo of a remove: puts the removed entry back (same id) at its former place in the list. */
+    'agents.restore': {
+      request: z.strictObject({ agent: agentEntrySchema, index: z.number().int().min(0).max(500) }),
+      response: z.strictObject({ agents: z.array(agentEntrySchema) }),
+    },
     'hardware.status': { request: empty, response: hardwareStatusSchema },
     /** Opens an https: link in the system browser, only from the user's own click or key press. */
     'external.open': {

@@ -26,6 +26,19 @@ describe('the app services behind the contract', () => {
     expect(await second.call('agents.remove', { id })).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
 
+  it('puts a removed agent back in its place with the same id (undo)', async () => {
+    const dir = await tempDir();
+    const services = await startTestServices(dir);
+    for (const address of ['a.example.com', 'b.example.com', 'c.example.com']) await services.call('agents.add', { address });
+    const listed = await services.call('agents.list');
+    const before = listed.ok ? listed.value.agents : [];
+    const middle = before[1]!;
+    await services.call('agents.remove', { id: middle.id });
+    expect(await services.call('agents.restore', { agent: middle, index: 1 })).toEqual({ ok: true, value: { agents: before } });
+    expect(await services.call('agents.restore', { agent: middle, index: 1 })).toMatchObject({ ok: false, error: { code: 'already_exists' } });
+    expect(await (await startTestServices(dir)).call('agents.list')).toEqual({ ok: true, value: { agents: before } });
+  });
+
   it('allows an http:// agent only after the development setting is turned on', async () => {
     const services = await startTestServices(await tempDir());
     expect(await services.call('agents.add', { address: 'http://127.0.0.1:9000' })).toMatchObject({ ok: false, error: { code: 'insecure_scheme' } });

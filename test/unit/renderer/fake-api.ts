@@ -190,6 +190,12 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       emit('agents.changed', { agents: state.agents });
       return ok({ agents: state.agents });
     },
+    'agents.restore': ({ agent, index }) => {
+      if (state.agents.some((entry) => entry.id === agent.id || entry.url === agent.url)) return fail('already_exists', `${agent.display} is already in your list.`, '/agent');
+      state.agents = [...state.agents.slice(0, index), agent, ...state.agents.slice(index)];
+      emit('agents.changed', { agents: state.agents });
+      return ok({ agents: state.agents });
+    },
     'hardware.status': () => ok(state.hardware),
     'external.open': () => ok({ opened: true as const }),
     'media.arm': ({ kinds }) => ok({ armed: kinds }),

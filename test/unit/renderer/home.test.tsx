@@ -129,13 +129,29 @@ describe('home screen', () => {
     await waitFor(() => expect(agentNames()).toEqual(['ops.example.org']));
     expect(backend.callsOf('agents.remove')).toEqual([{ id: 'a1' }]);
     expect(backend.state.agents.map((agent) => agent.id)).toEqual(['a2']);
-    expect(screen.getAllByRole('status').map((element) => element.textContent)).toContain('Removed crm.example.com');
+    expect(screen.getAllByRole('status').map((element) => element.textContent)).toContain('Removed crm.example.com Undo');
     // Focus moves to the next row's button instead of being lost.
     expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Remove ops.example.org' }));
 
     await user.click(screen.getByRole('button', { name: 'Remove ops.example.org' }));
     await waitFor(() => expect(screen.getByText(/No agents yet/)).toBeTruthy());
     expect(document.activeElement).toBe(addressField());
+  });
+
+  it('puts a removed agent back in its place with Undo', async () => {
+    const backend = createFakeBackend({
+      agents: [
+        { id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' },
+        { id: 'a2', url: 'https://ops.example.org/', display: 'ops.example.org', addedAt: '2025-01-02T00:00:00.000Z' },
+      ],
+    });
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Remove crm.example.com' }));
+    await waitFor(() => expect(agentNames()).toEqual(['ops.example.org']));
+    await user.click(screen.getByRole('button', { name: 'Undo removing crm.example.com' }));
+    await waitFor(() => expect(agentNames()).toEqual(['crm.example.com', 'ops.example.org']));
+    expect(backend.state.agents.map((agent) => agent.id)).toEqual(['a1', 'a2']);
+    expect(screen.queryByRole('button', { name: 'Undo removing crm.example.com' })).toBeNull();
   });
 
   it('shows why a remove failed and keeps the agent', async () => {

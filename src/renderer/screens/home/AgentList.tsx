@@ -6,7 +6,14 @@ import { ErrorText } from '../../components/ErrorText';
 import { call, type LiveResource } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 
-type Feedback = { kind: 'removed'; name: string } | { kind: 'failed'; name: string; error: IpcError } | null;
+type Feedback =
+  | { kind: 'removed'; name: string; agent: AgentEntry; index: number }
+  | { kind: 'failed'; name: string; error: IpcError }
+  | { kind: 'restoreFailed'; name: string; error: IpcError }
+  | null;
+
+/** How long "Removed X — Undo" stays offered. */
+const UNDO_MS = 10_000;
 
 /** The agents the user added, each with Open and Remove buttons; kept live by agents.changed. */
 export function AgentList({
@@ -27,6 +34,20 @@ export function AgentList({
   /** Where focus goes once the removed row is gone: the next row's button, or the address field. */
   const focusAfterRemoval = useRef<string | 'add' | null>(null);
   const { state, set } = agents;
+
+  // The Undo offer goes away by itself after a while.
+  useEffect(() => {
+    if (feedback?.kind !== 'removed') return;
+    const timer = setTimeout(() => setFeedback((current) => (current === feedback ? null : current)), UNDO_MS);
+    return () => clearTimeout(timer);
+  }, [feedback]);
+
+  async function undo(removed: AgentEntry, index: number) {
+    setFeedback(null);
+    const result = await call(() => api.agents.restore({ agent: removed, index }));
+    if (result.ok) set(result.value.agents);
+    else setFeedback({ kind: 'restoreFailed', name: removed.display, error: result.error });
+  }
 
   useEffect(() => {
     const target = focusAfterRemoval.current;
@@ -51,7 +72,7 @@ export function AgentList({
     if (result.ok) {
       focusAfterRemoval.current = neighbour ? neighbour.id : 'add';
       set(result.value.agents);
-      setFeedback({ kind: 'removed', name: agent.display });
+      setFeedback({ kind: 'removed', name: agent.display, agent, index });
     } else {
       setFeedback({ kind: 'failed', name: agent.display, error: result.error });
     }
@@ -117,7 +138,24 @@ export function AgentList({
     <div className="agent-list-area">
       {body}
       <div role="status" className="feedback">
-        {feedback?.kind === 'removed' ? <p className="success-text">{t('home.removed', { name: feedback.name })}</p> : null}
+        {feedback?.kind === 'removed' ? (
+          <p className="success-text">
+            {t('home.removed', { name: feedback.name })}{' '}
+            <button
+              type="button"
+              className="button button--secondary"
+              aria-label={t('home.undoNamed', { name: feedback.name })}
+              onClick={() => void undo(feedback.agent, feedback.index)}
+            >
+              {t('home.undo')}
+            </button>
+          </p>
+        ) : null}
+        {feedback?.kind === 'restoreFailed' ? (
+          <p className="error-text">
+            {t('home.restoreFailed', { name: feedback.name })} <ErrorText error={feedback.error} />
+          </p>
+        ) : null}
         {feedback?.kind === 'failed' ? (
           <p className="error-text">
             {t('home.removeFailed', { name: feedback.name })} <ErrorText error={feedback.error} />
