@@ -141,11 +141,20 @@ export function cancelForDeletedThread(record: ActionRecord, env: DecisionEnv): 
   env.space.changed();
 }
 
+/**
+ * The one card telling how a send-offer action went: sending, then sent or not sent. Talkie replaces
+ * a card with the same id, so the result replaces "Sending… you can still cancel it" instead of
+ * standing beside it.
+ */
+function statusCardId(record: ActionRecord): string {
+  return `card_status_${record.action.id}`;
+}
+
 function doneCard(record: ActionRecord): TalkieCard {
   if (record.kind === 'send-offer') {
     const to = String(record.params.to);
     return {
-      id: newId('card'),
+      id: statusCardId(record),
       version: 1,
       title: `Offer ${String(record.params.offerId)} sent`,
       subtitle: to,
@@ -173,7 +182,7 @@ function doneCard(record: ActionRecord): TalkieCard {
 function sendingCard(record: ActionRecord): TalkieCard {
   const seconds = Math.max(0, Math.round((Date.parse(record.action.undoUntil ?? '') - Date.now()) / 1000));
   return {
-    id: newId('card'),
+    id: statusCardId(record),
     version: 1,
     title: `Sending offer ${String(record.params.offerId)}`,
     blocks: [
@@ -186,7 +195,7 @@ function sendingCard(record: ActionRecord): TalkieCard {
 
 function undoneCard(record: ActionRecord): TalkieCard {
   return {
-    id: newId('card'),
+    id: statusCardId(record),
     version: 1,
     title: `Offer ${String(record.params.offerId)} not sent`,
     blocks: [{ type: 'badge', text: 'Cancelled', tone: 'neutral' }],

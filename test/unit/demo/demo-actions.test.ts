@@ -151,6 +151,9 @@ describe('demo actions: "send the offer" with an undo window', () => {
     expect((await decide(server, action, 'confirm')).json).toMatchObject({ error: { code: 'conflict' } });
     const thread = await getThread(server, action.threadId);
     expect(thread.messages.flatMap((message) => message.cards.map((card) => card.title))).toEqual(['Offer N-2026-014 not sent']);
+    // The result replaces the "you can still cancel it" card (same id, #15) instead of standing beside it.
+    const [sendingCard] = custom(confirmed.json.events as AnyEvent[], 'talkie.card') as unknown as { id: string }[];
+    expect(thread.messages.at(-1)?.cards[0]?.id).toBe(sendingCard?.id);
   });
 
   it('without a cancel it becomes done when the window closes; a cancel after that is 409 conflict', async () => {

@@ -119,6 +119,21 @@ describe('chat: actions (Talkie §8)', () => {
     expect(screen.queryByRole('button', { name: `Undo: ${running.summary}` })).toBeNull();
   });
 
+  it('replaces the "you can still cancel it" card with its result when the undo window closes (#15)', async () => {
+    const running = pendingAction({ status: 'running', undoUntil: new Date(Date.now() + 2500).toISOString() });
+    const { backend, runKey } = await proposed(running);
+    // By the time the undo window closes, the server sent it and stored the result under the same card id.
+    backend.state.talkie.actions[running.id] = { ...running, status: 'done' };
+    const sent = { id: 'card_status', title: 'Offer N-1 sent', fallbackText: 'Offer N-1 was sent.' };
+    backend.state.talkie.threadItems['t-1'] = [{ kind: 'card', id: sent.id, card: sent }];
+    const sending = { id: 'card_status', title: 'Sending offer N-1', fallbackText: 'Sending offer N-1; you can still cancel it.' };
+    push(backend, runKey, { type: 'card', card: sending });
+    expect(screen.getByRole('article', { name: 'Sending offer N-1' })).toBeTruthy();
+    await waitFor(() => expect(within(actionCard(running.summary)).getByText('Status: done')).toBeTruthy(), { timeout: 5000 });
+    expect(await screen.findByRole('article', { name: 'Offer N-1 sent' })).toBeTruthy();
+    expect(screen.queryByRole('article', { name: 'Sending offer N-1' })).toBeNull();
+  });
+
   it('Undo sends a cancel decision', async () => {
     const running = pendingAction({ status: 'running', undoUntil: new Date(Date.now() + 60_000).toISOString() });
     const { user, backend } = await proposed(running);

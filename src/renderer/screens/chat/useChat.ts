@@ -354,6 +354,27 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
     [agentId, api, replaceAction, reportAuth, t],
   );
 
+  /**
+   * An action changed status on its own (an undo window closed): the cards already shown may have a
+   * newer version in the thread (Talkie replaces a card with the same id), e.g. "Sending… you can
+   * still cancel it" became "Sent". Only cards on screen are replaced; nothing is added.
+   */
+  const refreshShownCards = useCallback(
+    async (mine: number) => {
+      const threadId = latestRef.current.threadId;
+      if (threadId === undefined) return;
+      const result = await call(() => api.talkie.thread({ agentId, threadId }));
+      if (!result.ok || generation.current !== mine) return;
+      change((current) => {
+        const shown = new Set(current.items.filter((item) => item.kind === 'card').map((item) => item.id));
+        const updates: RunUpdate[] = [];
+        for (const item of result.value.items) if (item.kind === 'card' && shown.has(item.id)) updates.push({ type: 'card', card: item.card });
+        return updates.reduce(applyUpdate, current);
+      });
+    },
+    [agentId, api, change, latestRef],
+  );
+
   const refreshAction = useCallback(
     async (actionId: string) => {
       const mine = generation.current;
@@ -364,9 +385,10 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
       replaceAction([], { type: 'action', action });
       if (before?.kind === 'action' && before.action.status !== action.status) {
         setAnnouncement(t('chat.action.statusAnnounce', { summary: action.summary, status: t(actionStatusKeys[action.status]) }));
+        void refreshShownCards(mine);
       }
     },
-    [agentId, api, replaceAction, t, latestRef],
+    [agentId, api, replaceAction, t, latestRef, refreshShownCards],
   );
 
   return {
