@@ -73,7 +73,7 @@ export const runtimePackages = {
   preload: ['electron'], // zod and @ag-ui/core come bundled in through src/shared
   main: mainPackages,
   'main/electron': [...mainPackages, 'electron'],
-  'main/demo': [...mainPackages, 'oidc-provider'],
+  'main/demo': [...mainPackages, 'oidc-provider', 'node-datachannel', 'opusscript'],
   'NFC reader process': ['nfc-pcsc'],
 };
 /** Where each runtime's files are (a later entry wins over an earlier one for the same file). */
