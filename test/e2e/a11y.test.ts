@@ -81,10 +81,11 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await page.getByRole('heading', { level: 1, name: 'Your agents' }).waitFor();
     await expectNoViolations(page, 'Home');
 
-    // The photo dialog: no violation, Tab stays inside it in Chromium, Escape gives focus back to its opener.
-    await page.getByRole('button', { name: /^Hardware/ }).click();
-    const opener = page.getByRole('button', { name: 'Take a photo…' });
+    // The photo dialog: no violation, Tab stays inside it in Chromium, Escape gives focus back to the
+    // hardware button (the popover that held "Take a photo…" closes when the dialog opens).
+    const opener = page.getByRole('button', { name: /^Hardware/ });
     await opener.click();
+    await page.getByRole('button', { name: 'Take a photo…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Take or choose a photo' });
     await dialog.waitFor();
     await expectNoViolations(page, 'Photo dialog');
