@@ -6,6 +6,7 @@ import { ErrorAlert, ErrorText, type ShownError } from '../../components/ErrorTe
 import { LinkOpenError } from '../../components/LinkOpenError';
 import { call } from '../../hooks/useLiveResource';
 import { TokenField } from '../../components/TokenField';
+import { useCopy } from '../../components/CopyButton';
 import { useI18n } from '../../i18n/I18nProvider';
 
 /**
@@ -36,7 +37,8 @@ export function SignInPanel({
   /** The waiting browser sign-in's link, as main reported it (`talkie.signInLink`). */
   const [link, setLink] = useState<{ url: string; timeoutMs: number; openError?: IpcError } | undefined>();
   const [openAgainError, setOpenAgainError] = useState<IpcError | undefined>();
-  const [copied, setCopied] = useState<'copied' | 'failed' | undefined>();
+  // The sign-in link's copy result stays in the panel's status line until the next copy.
+  const { state: copied, copy: copyLink, reset: forgetCopy } = useCopy(null);
   const [cancelled, setCancelled] = useState(false);
   const cancelling = useRef(false);
   const { agentId } = view;
@@ -56,7 +58,7 @@ export function SignInPanel({
     setError(undefined);
     setLink(undefined);
     setOpenAgainError(undefined);
-    setCopied(undefined);
+    forgetCopy();
     setCancelled(false);
     cancelling.current = false;
     const result = await call(() => api.talkie.signIn({ agentId }));
@@ -78,13 +80,6 @@ export function SignInPanel({
     void call(() => api.talkie.openSignInLink({ agentId })).then((result) => {
       if (!result.ok) setOpenAgainError(result.error);
     });
-  }
-
-  function copyLink(url: string) {
-    void navigator.clipboard.writeText(url).then(
-      () => setCopied('copied'),
-      () => setCopied('failed'),
-    );
   }
 
   async function saveToken(token: string): Promise<boolean> {
@@ -123,7 +118,7 @@ export function SignInPanel({
           <div role="status" className="feedback">
             {busy === 'browser' ? <p className="muted">{t('chat.signIn.waiting')}</p> : null}
             {cancelled ? <p className="muted">{t('chat.signIn.cancelled')}</p> : null}
-            {copied ? <p className="muted">{t(copied === 'copied' ? 'chat.signIn.copied' : 'chat.signIn.copyFailed')}</p> : null}
+            {copied !== 'idle' ? <p className="muted">{t(copied === 'copied' ? 'chat.signIn.copied' : 'chat.signIn.copyFailed')}</p> : null}
           </div>
           {busy === 'browser' ? (
             <div className="gate__group">
