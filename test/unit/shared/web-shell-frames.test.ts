@@ -1,26 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { ipcBytes } from '../../../src/shared/ipc/binary';
 import { decodeWireFrame, encodeWireFrame, maxBinaryParts } from '../../../src/shared/ipc/web-shell-protocol';
+import { concatBytes } from '../../../src/shared/nfc/bytes';
 
 const u32 = (...values: number[]) => {
   const bytes = new Uint8Array(4 * values.length);
   values.forEach((value, index) => new DataView(bytes.buffer).setUint32(4 * index, value));
   return bytes;
 };
-const concat = (...chunks: Uint8Array[]) => {
-  const out = new Uint8Array(chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return out;
-};
 const utf8 = (text: string) => new TextEncoder().encode(text);
 /** A hand-made binary frame: part table, JSON, parts. */
 const frame = (lengths: number[], json: string | Uint8Array, ...parts: Uint8Array[]) => {
   const body = typeof json === 'string' ? utf8(json) : json;
-  return concat(u32(lengths.length, ...lengths, body.byteLength), body, ...parts);
+  return concatBytes(u32(lengths.length, ...lengths, body.byteLength), body, ...parts);
 };
 const reason = (data: string | Uint8Array) => {
   const decoded = decodeWireFrame(data);
@@ -85,9 +77,9 @@ describe('web shell wire frames', () => {
     expect(reason(u32(3, 1))).toBe('a binary frame of 8 bytes, shorter than its header of 20');
     // Declared lengths larger, smaller or overflowing what arrived.
     expect(reason(frame([3], '{"b":{"$bytes":0}}', Uint8Array.of(1, 2)))).toBe('a binary frame of 32 bytes whose header declares 33');
-    expect(reason(concat(ok, Uint8Array.of(0)))).toBe('a binary frame of 33 bytes whose header declares 32');
+    expect(reason(concatBytes(ok, Uint8Array.of(0)))).toBe('a binary frame of 33 bytes whose header declares 32');
     expect(reason(frame([0xffffffff, 0xffffffff], '{}'))).toMatch(/whose header declares 8589934608$/);
-    expect(reason(concat(u32(0, 0xffffff00), utf8('{}')))).toMatch(/whose header declares/);
+    expect(reason(concatBytes(u32(0, 0xffffff00), utf8('{}')))).toMatch(/whose header declares/);
     // The JSON.
     expect(reason(frame([], Uint8Array.of(0x7b, 0xff, 0x7d)))).toBe('a binary frame whose JSON is not UTF-8');
     expect(reason(frame([], '{"t":'))).toBe('a binary frame whose JSON does not parse');
