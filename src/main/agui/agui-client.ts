@@ -1,6 +1,6 @@
 import type { RunAgentInput } from '@ag-ui/core';
 import type { IpcErrorCode } from '../../shared/ipc/errors';
-import { guardedRequest, NetError, type GuardedResponse, type NetPolicy } from '../net/guarded-fetch';
+import { guardedRequest, mediaTypeOf, NetError, type GuardedResponse, type NetPolicy } from '../net/guarded-fetch';
 import { formatBytes } from '../net/net-error';
 import { readSse } from '../net/sse-reader';
 
@@ -79,7 +79,7 @@ export async function runAgui(request: AguiRunRequest, callbacks: AguiRunCallbac
     return { kind: 'failed', ...networkFailure(error) };
   }
   if (response.status < 200 || response.status > 299) return { kind: 'failed', ...(await httpFailure(response)) };
-  const type = (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  const type = mediaTypeOf(response);
   if (type !== 'text/event-stream') {
     response.cancel();
     return { kind: 'failed', code: 'protocol_error', message: `${new URL(request.endpoint).host} did not answer with an event stream (text/event-stream).`, retryable: false };

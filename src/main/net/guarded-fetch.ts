@@ -76,6 +76,11 @@ export interface GuardedResponse {
   cancel(): void;
 }
 
+/** A response's media type: its Content-Type without parameters, lower-cased ('' when there is none). */
+export function mediaTypeOf(response: Pick<GuardedResponse, 'headers'>): string {
+  return (response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
 /** What guardedFetch needs beyond GuardedRequest: any method, and fetch's redirect: 'manual'. */
 interface InternalRequest extends Omit<GuardedRequest, 'method' | 'redirect'> {
   method?: string;

@@ -1,4 +1,4 @@
-import { guardedRequest, NetError, type NetPolicy, type Timeouts } from './guarded-fetch';
+import { guardedRequest, mediaTypeOf, NetError, type NetPolicy, type Timeouts } from './guarded-fetch';
 
 /** One JSON document fetched, or why not (each caller words its own problems). */
 export type JsonDocument =
@@ -25,7 +25,7 @@ export async function fetchJsonDocument(request: { url: string; maxBytes: number
       response.cancel();
       return { ok: false, reason: 'http_status', status: response.status };
     }
-    const mediaType = (response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    const mediaType = mediaTypeOf(response);
     if (request.strict && mediaType !== 'application/json' && !/^application\/[a-z0-9.+-]+\+json$/.test(mediaType)) {
       response.cancel();
       return { ok: false, reason: 'media_type', mediaType };

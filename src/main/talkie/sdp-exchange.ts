@@ -1,4 +1,4 @@
-import { guardedRequest, NetError, type NetPolicy } from '../net/guarded-fetch';
+import { guardedRequest, mediaTypeOf, NetError, type NetPolicy } from '../net/guarded-fetch';
 
 /**
  * Talkie §10.1 signalling: the renderer's SDP offer goes to `signaling.url` (already checked by
@@ -69,7 +69,7 @@ export async function postSdpOffer(url: string, clientSecret: string, offer: str
     if (status >= 300 && status < 400) throw new SdpError('redirected', `The speech provider ${target.host} answered with a redirect, which is never followed for voice.`, false);
     throw new SdpError('refused', `The speech provider ${target.host} refused the call (HTTP ${status}).`, status >= 500 || status === 429);
   }
-  const type = (response.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = mediaTypeOf(response);
   if (type !== 'application/sdp') {
     response.cancel();
     throw new SdpError('not_sdp', `The speech provider ${target.host} did not answer with an SDP description (${type.slice(0, 80) || 'no content type'}).`, false);
