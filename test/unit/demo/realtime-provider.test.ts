@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import * as ndc from 'node-datachannel';
 import OpusScript from 'opusscript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRealtimeProvider, realtimeCallsPath, sameSecret, type RealtimeProvider } from '../../../src/main/demo/voice/realtime-provider';
+import { createRealtimeProvider, gatheredDescription, realtimeCallsPath, sameSecret, type RealtimeProvider } from '../../../src/main/demo/voice/realtime-provider';
 import { parseRealtimeMessage } from '../../../src/shared/talkie/voice/realtime-events';
 
 const secret = 'ek_demo_test';
@@ -41,12 +41,7 @@ async function appOffer(): Promise<{ pc: ndc.PeerConnection; track: ndc.Track; c
   const track = pc.addTrack(audio);
   const channel = pc.createDataChannel('oai-events');
   keep.push(track, channel);
-  const offer = await new Promise<string>((resolve) => {
-    pc.onGatheringStateChange((state) => {
-      if (state === 'complete') resolve(pc.localDescription()?.sdp ?? '');
-    });
-    pc.setLocalDescription();
-  });
+  const offer = await gatheredDescription(pc, () => pc.setLocalDescription());
   return { pc, track, channel, offer };
 }
 

@@ -86,6 +86,46 @@ export function rtpPayload(packet: Buffer): Buffer | undefined {
   return end > offset ? packet.subarray(offset, end) : undefined;
 }
 
+/** How long a peer may take to gather its loopback candidates before its description is given up on. */
+const gatheringTimeoutMs = 10_000;
+
+/**
+ * Starts negotiation with `begin` (setLocalDescription or setRemoteDescription) and resolves with the
+ * local SDP once ICE gathering is complete. node-datachannel sometimes reaches "complete" without
+ * calling onGatheringStateChange (measured here: about half the time, when gathering finishes
+ * within a few milliseconds on loopback), so the state is also read every 10 ms.
+ */
+export function gatheredDescription(pc: ndc.PeerConnection, begin: () => void): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const finish = (): void => {
+      if (settled || pc.gatheringState() !== 'complete') return;
+      settled = true;
+      clearInterval(poll);
+      clearTimeout(limit);
+      const description = pc.localDescription();
+      if (description) resolve(description.sdp);
+      else reject(new Error('ICE gathering completed without a local description.'));
+    };
+    const poll = setInterval(finish, 10);
+    const limit = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      clearInterval(poll);
+      reject(new Error(`ICE gathering did not complete within ${gatheringTimeoutMs} ms.`));
+    }, gatheringTimeoutMs);
+    pc.onGatheringStateChange(() => finish());
+    try {
+      begin();
+    } catch (error) {
+      settled = true;
+      clearInterval(poll);
+      clearTimeout(limit);
+      reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  });
+}
+
 export function createRealtimeProvider(options: RealtimeProviderOptions): RealtimeProvider {
   const calls: Call[] = [];
   const clientMessages: unknown[] = [];
@@ -139,51 +179,45 @@ export function createRealtimeProvider(options: RealtimeProviderOptions): Realti
     }
   };
 
-  const answer = (offer: string): Promise<string> =>
-    new Promise((resolve, reject) => {
-      const pc = new ndc.PeerConnection(`demo-realtime-${calls.length + 1}`, { iceServers: [], bindAddress: '127.0.0.1' });
-      const audio = new ndc.Audio('0', 'SendRecv');
-      audio.addOpusCodec(111, 'minptime=10;useinbandfec=1');
-      audio.addSSRC(0x5ea1_0001 + calls.length, 'demo-provider', 'demo-stream', 'demo-audio');
-      const call: Call = { pc, track: pc.addTrack(audio), decoder: new OpusScript(sampleRate, 1), sumSquares: 0, samples: 0 };
-      calls.push(call);
-      let done = false;
-      pc.onTrack((track) => {
-        call.remoteTrack = track; // strong ref, or reception stops (§5a)
-        try {
-          track.setMediaHandler(new ndc.RtcpReceivingSession());
-          track.onMessage((message) => onAudio(call, message));
-        } catch {
-          // never throw inside node-datachannel callbacks
-        }
-      });
-      call.track.onMessage((message) => onAudio(call, message));
-      pc.onDataChannel((channel) => {
-        if (channel.getLabel() !== 'oai-events' || call.channel) return;
-        call.channel = channel;
-        const greet = (): void =>
-          send(call, {
-            type: 'session.created',
-            session: { id: `sess_demo_${calls.indexOf(call) + 1}`, audio: { input: { turn_detection: { type: 'server_vad', create_response: true, interrupt_response: true, silence_duration_ms: 500 } } } },
-          });
-        channel.onMessage((message) => onClientMessage(call, typeof message === 'string' ? message : Buffer.from(message as ArrayBuffer).toString('utf8')));
-        if (channel.isOpen()) greet();
-        else channel.onOpen(greet);
-      });
-      pc.onGatheringStateChange((state) => {
-        if (state !== 'complete' || done) return;
-        done = true;
-        const description = pc.localDescription();
-        if (description) resolve(description.sdp);
-        else reject(httpErrors.internal('The demo provider made no SDP answer.'));
-      });
+  const answer = (offer: string): Promise<string> => {
+    const pc = new ndc.PeerConnection(`demo-realtime-${calls.length + 1}`, { iceServers: [], bindAddress: '127.0.0.1' });
+    const audio = new ndc.Audio('0', 'SendRecv');
+    audio.addOpusCodec(111, 'minptime=10;useinbandfec=1');
+    audio.addSSRC(0x5ea1_0001 + calls.length, 'demo-provider', 'demo-stream', 'demo-audio');
+    const call: Call = { pc, track: pc.addTrack(audio), decoder: new OpusScript(sampleRate, 1), sumSquares: 0, samples: 0 };
+    calls.push(call);
+    pc.onTrack((track) => {
+      call.remoteTrack = track; // strong ref, or reception stops (§5a)
+      try {
+        track.setMediaHandler(new ndc.RtcpReceivingSession());
+        track.onMessage((message) => onAudio(call, message));
+      } catch {
+        // never throw inside node-datachannel callbacks
+      }
+    });
+    call.track.onMessage((message) => onAudio(call, message));
+    pc.onDataChannel((channel) => {
+      if (channel.getLabel() !== 'oai-events' || call.channel) return;
+      call.channel = channel;
+      const greet = (): void =>
+        send(call, {
+          type: 'session.created',
+          session: { id: `sess_demo_${calls.indexOf(call) + 1}`, audio: { input: { turn_detection: { type: 'server_vad', create_response: true, interrupt_response: true, silence_duration_ms: 500 } } } },
+        });
+      channel.onMessage((message) => onClientMessage(call, typeof message === 'string' ? message : Buffer.from(message as ArrayBuffer).toString('utf8')));
+      if (channel.isOpen()) greet();
+      else channel.onOpen(greet);
+    });
+    return gatheredDescription(pc, () => {
       try {
         pc.setRemoteDescription(offer, 'offer');
       } catch (error) {
-        done = true;
-        reject(httpErrors.invalid(`The SDP offer was refused: ${error instanceof Error ? error.message : String(error)}`));
+        throw httpErrors.invalid(`The SDP offer was refused: ${error instanceof Error ? error.message : String(error)}`);
       }
+    }).catch((error: unknown) => {
+      throw error instanceof TalkieHttpError ? error : httpErrors.internal('The demo provider made no SDP answer.');
     });
+  };
 
   return {
     clientMessages,
