@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeBrowser, openApp, screenshotDir, startShell, waitForNewestMessageInView } from './support/app';
+import { closeBrowser, explainFailure, openApp, startShell, waitForNewestMessageInView } from './support/app';
 
 /**
  * A plain AG-UI run in Chromium through the web shell, against the built-in demo's AG-UI side: the
@@ -19,14 +19,8 @@ afterAll(async () => {
 
 async function openDemoRun(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Watch an AG-UI run' }).click();
-  try {
-    await page.getByRole('textbox', { name: 'Message' }).waitFor();
-  } catch (error) {
-    // Seen once in a fresh-clone CI run and not again in later runs: keep what the page showed.
-    await page.screenshot({ path: `${screenshotDir}/agui-open-failed.png` }).catch(() => undefined);
-    const shown = await page.locator('body').innerText().catch(() => '(page text unavailable)');
-    throw new Error(`The AG-UI demo screen did not open; the page showed: ${shown.slice(0, 1500)}`, { cause: error });
-  }
+  // Seen once in a fresh-clone CI run and not again in later runs: keep what the page showed.
+  await explainFailure(page, 'agui-open-failed', () => page.getByRole('textbox', { name: 'Message' }).waitFor());
 }
 
 describe('plain AG-UI with the built-in demo in Chromium', () => {

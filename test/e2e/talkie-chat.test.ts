@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeBrowser, openApp, startShell, waitForNewestMessageInView } from './support/app';
+import { closeBrowser, explainFailure, openApp, startShell, waitForNewestMessageInView } from './support/app';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -38,7 +38,12 @@ describe('chatting with the built-in demo agent in Chromium', () => {
       const confirm = page.getByRole('button', { name: /^Confirm: / });
       await confirm.waitFor();
       await confirm.click();
-      await transcript.getByText(/done/i).first().waitFor();
+      // The action's own line says done and its result card arrives (not just any "done" on the page:
+      // the first such text in the transcript may be an earlier tool line, off-screen and not painted).
+      await explainFailure(page, 'chat-confirm-failed', async () => {
+        await transcript.getByRole('article', { name: 'Save the test note "talkie-test"' }).getByText('Status: done').waitFor();
+        await transcript.getByRole('article', { name: 'Test action done' }).waitFor();
+      });
       await waitForNewestMessageInView(page);
       await app.screenshot('chat-demo-1280x800');
 

@@ -116,6 +116,21 @@ export async function openApp(shell: RunningShell, viewport = { width: 1280, hei
 }
 
 /**
+ * Runs one step of a test; when it fails, keeps a screenshot (`<name>.png`) and puts the page's text
+ * in the error, so a failure seen only on a loaded CI machine says what the page showed.
+ */
+export async function explainFailure<T>(page: Page, name: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    await mkdir(screenshotDir, { recursive: true }).catch(() => undefined);
+    await page.screenshot({ path: `${screenshotDir}/${name}.png` }).catch(() => undefined);
+    const shown = await page.locator('body').innerText().catch(() => '(page text unavailable)');
+    throw new Error(`${name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}; the page showed: ${shown.slice(0, 1500)}`, { cause: error });
+  }
+}
+
+/**
  * Waits until the conversation's newest entry is fully in view in its scrolling region (the region
  * follows new content while the reader is at the end); fails after 3 s with where it stopped.
  */
