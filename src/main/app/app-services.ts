@@ -1,7 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { builtInAgentCallDemoId, builtInAguiDemoId, builtInDemoAgentId, type HardwareStatus } from '../../shared/ipc/contract';
 import type { NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import { ServiceError } from '../../shared/ipc/errors';
 import { nfcSettingsOf } from '../../shared/settings/settings';
@@ -9,24 +8,31 @@ import type { OAuthPort } from '../auth/oauth-port';
 import { createTalkieOAuth, privateUseScheme } from '../auth/talkie-oauth';
 import { createTokenStore } from '../auth/token-store';
 import { AgentCallService } from '../agentcall/agentcall-service';
+import { agentcallHandlers } from '../agentcall/agentcall-handlers';
 import { AguiService } from '../agui/agui-service';
-import { a2aAgentView, identifyAgent } from '../agents/identify-agent';
+import { aguiHandlers } from '../agui/agui-handlers';
 import { openSecretStore, type SecretStore } from '../secrets/secret-store';
 import { uniquePath, type ChooseDownloadPath } from '../talkie/download';
 import { EndpointApprovals } from '../talkie/endpoint-approvals';
+import { talkieHandlers } from '../talkie/talkie-handlers';
 import { TalkieService, type DemoPort } from '../talkie/talkie-service';
 import { VoiceService } from '../talkie/voice-service';
 import { createDispatcher, type Dispatcher, type Handlers } from '../ipc/dispatcher';
 import { EventBus } from '../ipc/event-bus';
+import { joinHandlerTables } from '../ipc/handler-table';
 import type { Logger } from '../platform/logger';
-import { PhotoError } from '../photo/photo-errors';
+import { photoHandlers } from '../photo/photo-handlers';
 import { PhotoService } from '../photo/photo-service';
 import { AgentRegistry } from '../store/agent-registry';
-import { openExternalLink, type OpenExternal } from './external-links';
+import type { OpenExternal } from './external-links';
 import { deviceKeyFileEnv, loadDeviceKey } from '../nfc/device-key';
+import { nfcHandlers } from '../nfc/nfc-handlers';
 import { NfcService } from '../nfc/nfc-service';
 import { linuxDistroIds } from '../nfc/os-release';
 import { ReaderSupervisor, type ReaderLauncher } from '../nfc/reader-supervisor';
+import { agentsHandlers } from './agents-handlers';
+import { appHandlers } from './app-handlers';
+import { demoHandlers } from './demo-handlers';
 import { MediaPermissions } from './media-permissions';
 import { reasonInWords } from '../store/json-file-store';
 import { Notices } from '../store/notices';
@@ -204,122 +210,18 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
   const webPages = new WebPagesService({
     source: webPagesSource({ agents, allowLocalHttp: () => settings.get().developer.allowLocalHttp, demoAgentCallCardUrl: async () => (await demo.start()).agentCallCardUrl }),
   });
-  const nfcOff = () => new ServiceError('not_allowed', 'NFC is turned off in this run of AgentDesk.');
-  const hardwareStatus = (): HardwareStatus => ({
-    nfc: nfc ? nfc.status() : { state: 'unavailable', readers: [], detail: 'NFC is turned off in this run of AgentDesk.' },
-  });
-
-  /** A refused picture is the user's to fix: `invalid_image` with the pipeline's message (never bytes, never sharp's text). */
-  const photoCall = async <T>(field: string, run: () => Promise<T>): Promise<T> => {
-    try {
-      return await run();
-    } catch (error) {
-      if (error instanceof PhotoError) throw new ServiceError('invalid_image', error.message, field);
-      throw error;
-    }
-  };
-
-  const uiMemory = new UiMemory();
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
-  const handlers: Handlers = {
-    'ui.restore': () => uiMemory.restore(),
-    'ui.saveScreen': ({ screen }) => uiMemory.saveScreen(screen),
-    'ui.saveDraft': ({ key, text }) => uiMemory.saveDraft(key, text),
-    'app.info': () => ({ name: 'AgentDesk', version: options.version, shell: options.shell, platform: process.platform, notices: notices.list() }),
-    'settings.get': () => settings.get(),
-    'settings.update': ({ patch }) => settings.update(patch),
-    'agents.list': () => ({ agents: agents.list() }),
-    'agents.add': async ({ address, kind }) => ({ agent: await agents.add(address, { allowLocalHttp: settings.get().developer.allowLocalHttp, ...(kind === 'agui' ? { protocol: 'agui' as const } : {}) }) }),
-    'agents.remove': async ({ id }) => {
-      const list = await agents.remove(id);
-      await agui.forget(id);
-      return { agents: list };
-    },
-    'agents.restore': async ({ agent, index }) => ({ agents: await agents.restore(agent, index) }),
-    'hardware.status': () => hardwareStatus(),
-    'external.open': async ({ url }) => {
-      await openExternalLink(url, options.openExternal);
-      return { opened: true as const };
-    },
-    'media.arm': ({ kinds }) => ({ armed: media.arm(kinds) }),
-    'media.disarm': ({ kinds }) => ({ armed: media.disarm(kinds) }),
-    'photo.stage': (request) => photoCall(request.kind === 'file' ? '/bytes' : '/rgba', () => photos.stageRequest(request)),
-    'photo.discard': ({ photoId }) => ({ discarded: photos.discard(photoId) }),
-    'nfc.arm': async ({ timeoutMs }) => {
-      if (!nfc) throw nfcOff();
-      return nfc.arm(timeoutMs === undefined ? {} : { timeoutMs });
-    },
-    'nfc.cancel': ({ scanId }) => {
-      if (!nfc) throw nfcOff();
-      return nfc.cancel(scanId);
-    },
-    'nfc.kiosk': ({ active }) => {
-      if (!nfc) throw nfcOff();
-      nfc.setKioskActive(active);
-      return { armed: nfc.status().scan?.armed ?? false };
-    },
-    'demo.open': () => talkie.openDemo(),
-    'demo.openAgentCall': async () => {
-      await demo.start();
-      return { agentId: builtInAgentCallDemoId };
-    },
-    'demo.openAgui': async () => {
-      await demoSideUrl('aguiUrl');
-      return { agentId: builtInAguiDemoId };
-    },
-    'agui.open': ({ agentId }) => agui.open(agentId),
-    'agui.send': ({ agentId, messageId, text }) => agui.send(agentId, { messageId, text }),
-    'agui.resume': ({ agentId, answers }) => agui.resume(agentId, answers),
-    'agui.retry': ({ agentId }) => agui.retry(agentId),
-    'agui.cancel': ({ agentId }) => agui.cancel(agentId),
-    'agui.newThread': ({ agentId }) => agui.newThread(agentId),
-    'agui.setForwardedProps': ({ agentId, json }) => agui.setForwardedProps(agentId, json),
-    'agui.useToken': ({ agentId, token }) => agui.useToken(agentId, token),
-    'agents.identify': async ({ agentId }) => {
-      if (agentId === builtInDemoAgentId) return { protocol: 'talkie' as const };
-      if (agentId === builtInAgentCallDemoId) return { protocol: 'agentcall' as const };
-      if (agentId === builtInAguiDemoId) return { protocol: 'agui' as const };
-      const agent = agents.get(agentId);
-      // A plain AG-UI endpoint has no documents to read: it is what the user added it as.
-      if (agent.protocol === 'agui') return { protocol: 'agui' as const };
-      const identified = await identifyAgent(agent.url, { allowLocalHttp: settings.get().developer.allowLocalHttp });
-      if (identified.protocol !== 'a2a') return { protocol: identified.protocol };
-      // A plain A2A agent is listed by its card's name from now on.
-      await agents.setName(agent.id, identified.a2a.name);
-      return { protocol: 'a2a' as const, agent: a2aAgentView(identified) };
-    },
-    'agents.webPages': ({ agentId }) => webPages.webPages(agentId),
-    'agentcall.open': ({ agentId }) => agentCall.open(agentId),
-    'agentcall.useToken': ({ agentId, token }) => agentCall.useToken(agentId, token),
-    'agentcall.sendText': ({ sessionKey, text }) => agentCall.sendText(sessionKey, text),
-    'agentcall.sendObservation': ({ sessionKey, ...request }) => agentCall.sendObservation(sessionKey, request),
-    'agentcall.answerProposal': ({ sessionKey, proposalId, answer }) => agentCall.answerProposal(sessionKey, proposalId, answer),
-    'agentcall.decline': ({ sessionKey }) => agentCall.decline(sessionKey),
-    'agentcall.cancel': ({ sessionKey }) => agentCall.cancel(sessionKey),
-    'agentcall.end': ({ sessionKey }) => agentCall.end(sessionKey),
-    'talkie.connect': ({ agentId }) => talkie.connect(agentId),
-    'talkie.acceptEndpoints': ({ agentId }) => talkie.acceptEndpoints(agentId),
-    'talkie.useToken': ({ agentId, token }) => talkie.useToken(agentId, token),
-    'talkie.signIn': ({ agentId }) => talkie.signIn(agentId),
-    'talkie.cancelSignIn': ({ agentId }) => talkie.cancelSignIn(agentId),
-    'talkie.openSignInLink': ({ agentId }) => talkie.openSignInLink(agentId),
-    'talkie.signOut': ({ agentId }) => talkie.signOut(agentId),
-    'talkie.status': ({ agentId }) => talkie.status(agentId),
-    'talkie.send': ({ agentId, threadId, messageId, text }) => talkie.send(agentId, { threadId, messageId, text }),
-    'talkie.cancel': ({ agentId, runKey }) => talkie.cancel(agentId, runKey),
-    'talkie.threads': ({ agentId }) => talkie.threads(agentId),
-    'talkie.thread': ({ agentId, threadId }) => talkie.thread(agentId, threadId),
-    'talkie.deleteThread': ({ agentId, threadId }) => talkie.deleteThread(agentId, threadId),
-    'talkie.action': ({ agentId, actionId }) => talkie.action(agentId, actionId),
-    'talkie.download': ({ agentId, downloadId, url, name }) => talkie.download(agentId, { downloadId, url, name }),
-    'talkie.decide': ({ agentId, actionId, decision }) => talkie.decide(agentId, actionId, decision),
-    'talkie.voiceStart': ({ agentId, threadId, locale }) => voice.start(agentId, { threadId, locale }),
-    'talkie.voiceOffer': ({ callId, sdp }) => voice.offer(callId, sdp),
-    'talkie.voiceTool': ({ callId, providerCallId, name, arguments: args }) => voice.tool(callId, { providerCallId, name, arguments: args }),
-    'talkie.voiceTranscript': ({ callId, role, text, itemId }) => voice.transcript(callId, { role, text, itemId }),
-    'talkie.voiceUsage': ({ callId, seconds }) => voice.usage(callId, seconds),
-    'talkie.voiceEnd': ({ callId, seconds }) => voice.end(callId, seconds),
-  };
+  // Each folder answers its own methods; the types prove each contract method is answered exactly once.
+  const handlers: Handlers = joinHandlerTables(
+    appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory: new UiMemory(), openExternal: options.openExternal, media }),
+    agentsHandlers({ agents, settings, agui, webPages }),
+    nfcHandlers({ nfc }),
+    photoHandlers({ photos }),
+    demoHandlers({ talkie, demo, demoSideUrl }),
+    aguiHandlers({ agui }),
+    agentcallHandlers({ agentCall }),
+    talkieHandlers({ talkie, voice }),
+  );
 
   return {
     dispatcher: createDispatcher(handlers, log),
