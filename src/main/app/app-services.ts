@@ -90,7 +90,34 @@ export interface AppServices {
   dispose(): Promise<void>;
 }
 
+/**
+ * The composition root, floor by floor: the ground (stores, secrets, tokens), the protocol and
+ * hardware services on it (NFC's events wired as it starts), one handler table from each folder's
+ * own, and a dispose.
+ */
 export async function startAppServices(options: AppServicesOptions): Promise<AppServices> {
+  const ground = await openGround(options);
+  const services = await startServices(options, ground);
+  return {
+    dispatcher: createDispatcher(handlerTable(options, ground, services), options.log),
+    events: ground.events,
+    media: ground.media,
+    photos: ground.photos,
+    notices: ground.notices,
+    dispose: () => disposeServices(ground, services),
+  };
+}
+
+type Ground = Awaited<ReturnType<typeof openGround>>;
+type Services = Awaited<ReturnType<typeof startServices>>;
+type BuiltInDemo = ReturnType<typeof builtInDemo>;
+
+/**
+ * The ground floor: the event bus, notices, the user-data folder and what it keeps (settings, the
+ * agent list, Talkie's endpoint approvals), media permissions, photos, secrets and tokens; in this
+ * order, which is also the order of their notices.
+ */
+async function openGround(options: AppServicesOptions) {
   const { log } = options;
   const events = new EventBus(log);
   const notices = new Notices(log, events);
@@ -105,47 +132,63 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
   const photos = new PhotoService({ log });
   const secrets = options.secrets ?? (await openSecretStore());
   if (secrets.kind === 'memory' && secrets.reason) notices.push(secrets.reason);
+  const tokens = createTokenStore(secrets);
+  return { log, events, notices, settings, agents, approvals, media, photos, secrets, tokens };
+}
 
-  const demoServers: { close(): Promise<void> }[] = [];
-  const demoPort: DemoPort = options.demo ?? {
+/** The protocol and hardware services, in the order they start. */
+async function startServices(options: AppServicesOptions, ground: Ground) {
+  const { agents, settings } = ground;
+  const demo = builtInDemo(options, ground);
+  const agui = await AguiService.open(
+    { userDataDir: options.userDataDir, agents, settings, events: ground.events, tokens: ground.tokens, log: ground.log, demoUrl: () => demo.sideUrl('aguiUrl') },
+    ground.notices,
+  );
+  const { talkie, voice } = startTalkie(options, ground, demo);
+  const nfc = startNfc(options, ground);
+  const agentCall = startAgentCall(options, ground, demo, nfc);
+  const webPages = new WebPagesService({
+    source: webPagesSource({ agents, allowLocalHttp: () => settings.get().developer.allowLocalHttp, demoAgentCallCardUrl: async () => (await demo.start()).agentCallCardUrl }),
+  });
+  return { demo, agui, talkie, voice, nfc, agentCall, webPages };
+}
+
+/** The built-in demo: one for all of its sides (Talkie, AgentCall, plain AG-UI), started on first use; a failed start may be retried. */
+function builtInDemo(options: AppServicesOptions, { log, notices }: Pick<Ground, 'log' | 'notices'>) {
+  const servers: { close(): Promise<void> }[] = [];
+  const port: DemoPort = options.demo ?? {
     start: async () => {
       // Loaded on first use, so a run that never opens the demo never loads it (nor oidc-provider, its Authorization Server).
       const { startDemo } = await import('../demo/start-demo');
       // Its threads live in the user-data folder, so they survive an app restart (its port and token do not).
       const server = await startDemo({ log, notices, persistPath: join(options.userDataDir, 'demo-agent.json') });
-      demoServers.push(server);
+      servers.push(server);
       log.info('demo', `built-in demo agent on ${server.baseUrl}`);
       return { baseUrl: server.baseUrl, token: server.token, agentCallCardUrl: server.agentCallCardUrl, aguiUrl: server.aguiUrl };
     },
   };
-  // One demo for all of its sides (Talkie, AgentCall, plain AG-UI), started on first use; a failed start may be retried.
-  let demoStarted: ReturnType<DemoPort['start']> | undefined;
-  const demo: DemoPort = {
-    start: () =>
-      (demoStarted ??= demoPort.start().catch((error: unknown) => {
-        demoStarted = undefined;
-        throw error;
-      })),
-  };
-  /** The address of one of the demo's sides (starting the demo on first use), or not_found when this run has none. */
-  const demoSideUrl = async (side: 'aguiUrl' | 'agentCallCardUrl'): Promise<string> => {
-    const url = (await demo.start())[side];
-    if (!url) throw new ServiceError('not_found', `The built-in demo has no ${side === 'aguiUrl' ? 'plain AG-UI' : 'AgentCall'} side in this run.`);
-    return url;
-  };
-  const tokens = createTokenStore(secrets);
-  const agui = await AguiService.open(
-    {
-      userDataDir: options.userDataDir,
-      agents,
-      settings,
-      events,
-      tokens,
-      log,
-      demoUrl: () => demoSideUrl('aguiUrl'),
+  let started: ReturnType<DemoPort['start']> | undefined;
+  const start: DemoPort['start'] = () =>
+    (started ??= port.start().catch((error: unknown) => {
+      started = undefined;
+      throw error;
+    }));
+  return {
+    start,
+    /** The address of one of the demo's sides (starting the demo on first use), or not_found when this run has none. */
+    sideUrl: async (side: 'aguiUrl' | 'agentCallCardUrl'): Promise<string> => {
+      const url = (await start())[side];
+      if (!url) throw new ServiceError('not_found', `The built-in demo has no ${side === 'aguiUrl' ? 'plain AG-UI' : 'AgentCall'} side in this run.`);
+      return url;
     },
-    notices,
-  );
+    /** Stops the demo servers this run started. */
+    close: () => servers.splice(0).map((server) => server.close()),
+  };
+}
+
+/** Talkie (with its sign-in) and §10 voice on top of it. */
+function startTalkie(options: AppServicesOptions, ground: Ground, demo: DemoPort) {
+  const { settings, secrets, tokens, log } = ground;
   const oauth =
     options.oauth ??
     createTalkieOAuth({
@@ -157,48 +200,59 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
       log,
     });
   const talkie = new TalkieService({
-    agents,
+    agents: ground.agents,
     settings,
-    events,
+    events: ground.events,
     tokens,
     tokenStorage: secrets.kind === 'memory' ? { kind: 'memory', ...(secrets.reason ? { reason: secrets.reason.slice(0, 500) } : {}) } : { kind: 'keychain' },
     demo,
     oauth,
     ...(options.talkieRecovery ? { recovery: options.talkieRecovery } : {}),
     chooseDownloadPath: options.chooseDownloadPath ?? downloadsFolderPath,
-    approvals,
+    approvals: ground.approvals,
     log,
   });
   const voice = new VoiceService({ talkie, log });
+  return { talkie, voice };
+}
 
-  const nfc =
-    options.nfc === 'off'
-      ? undefined
-      : new NfcService({
-          readers: new ReaderSupervisor({ log, ...(options.nfc?.launcher ? { launcher: options.nfc.launcher } : {}) }),
-          deviceKey: () => {
-            const keyFile = process.env[deviceKeyFileEnv];
-            return loadDeviceKey(keyFile ? { keyFile } : { secrets });
-          },
-          settings: () => nfcSettingsOf(settings.get()),
-          log,
-          distro: linuxDistroIds(),
-        });
-  if (nfc) {
-    nfc.onStatus((status) => events.emit('hardware.changed', { nfc: status }));
-    nfc.onResult((result) => events.emit('nfc.scanResult', result));
-    // Reader feedback goes to the reader process, kiosk scanning off disarms; debounce is read per tap.
-    settings.onChanged(() => nfc.settingsChanged());
-    nfc.start();
-  }
-  const agentCall = new AgentCallService({
-    agents,
-    settings,
-    events,
-    tokens,
-    photos,
+/** The NFC service with its events wired and started, or none in a run without NFC. */
+function startNfc(options: AppServicesOptions, { settings, secrets, events, log }: Ground): NfcService | undefined {
+  if (options.nfc === 'off') return undefined;
+  const nfc = new NfcService({
+    readers: new ReaderSupervisor({ log, ...(options.nfc?.launcher ? { launcher: options.nfc.launcher } : {}) }),
+    deviceKey: () => {
+      const keyFile = process.env[deviceKeyFileEnv];
+      return loadDeviceKey(keyFile ? { keyFile } : { secrets });
+    },
+    settings: () => nfcSettingsOf(settings.get()),
     log,
-    demoCardUrl: () => demoSideUrl('agentCallCardUrl'),
+    distro: linuxDistroIds(),
+  });
+  // Wired before the AgentCall service subscribes to its results, so the bus hears a tag first.
+  wireNfcEvents(nfc, { settings, events });
+  nfc.start();
+  return nfc;
+}
+
+/** NFC's events on the bus (reader status as hardware.changed, tag results as nfc.scanResult), and settings changes to the reader. */
+function wireNfcEvents(nfc: NfcService, { settings, events }: Pick<Ground, 'settings' | 'events'>): void {
+  nfc.onStatus((status) => events.emit('hardware.changed', { nfc: status }));
+  nfc.onResult((result) => events.emit('nfc.scanResult', result));
+  // Reader feedback goes to the reader process, kiosk scanning off disarms; debounce is read per tap.
+  settings.onChanged(() => nfc.settingsChanged());
+}
+
+/** AgentCall sessions, offered NFC when this run has it (or a test stands in for it). */
+function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<BuiltInDemo, 'sideUrl'>, nfc: NfcService | undefined): AgentCallService {
+  return new AgentCallService({
+    agents: ground.agents,
+    settings: ground.settings,
+    events: ground.events,
+    tokens: ground.tokens,
+    photos: ground.photos,
+    log: ground.log,
+    demoCardUrl: () => demo.sideUrl('agentCallCardUrl'),
     // Not "a reader is connected now": a session outlives that, and a reader plugged in later must be usable.
     nfcOffered: () => options.agentCallNfc !== undefined || (nfc !== undefined && nfc.status().service !== 'failed'),
     ...(options.agentCallNfc
@@ -207,34 +261,30 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
         ? { onNfcResult: (listener: (result: NfcScanResult) => void) => nfc.onResult(listener) }
         : {}),
   });
-  const webPages = new WebPagesService({
-    source: webPagesSource({ agents, allowLocalHttp: () => settings.get().developer.allowLocalHttp, demoAgentCallCardUrl: async () => (await demo.start()).agentCallCardUrl }),
-  });
+}
+
+/** Every contract method's handler, each folder contributing its own table (the types prove each method is answered exactly once). */
+function handlerTable(options: AppServicesOptions, ground: Ground, services: Services): Handlers {
+  const { notices, settings, agents, media, photos } = ground;
+  const { demo, agui, talkie, voice, nfc, agentCall, webPages } = services;
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
-  // Each folder answers its own methods; the types prove each contract method is answered exactly once.
-  const handlers: Handlers = joinHandlerTables(
+  return joinHandlerTables(
     appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory: new UiMemory(), openExternal: options.openExternal, media }),
     agentsHandlers({ agents, settings, agui, webPages }),
     nfcHandlers({ nfc }),
     photoHandlers({ photos }),
-    demoHandlers({ talkie, demo, demoSideUrl }),
+    demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),
     aguiHandlers({ agui }),
     agentcallHandlers({ agentCall }),
     talkieHandlers({ talkie, voice }),
   );
+}
 
-  return {
-    dispatcher: createDispatcher(handlers, log),
-    events,
-    media,
-    photos,
-    notices,
-    dispose: async () => {
-      await voice.endAll();
-      await agentCall.dispose();
-      await agui.dispose();
-      photos.discardAll();
-      await Promise.all([...demoServers.splice(0).map((server) => server.close()), nfc?.dispose()]);
-    },
-  };
+/** Stops what the services started: voice calls, AgentCall sessions, AG-UI runs, staged photos, the demo and the NFC reader. */
+async function disposeServices({ photos }: Ground, { voice, agentCall, agui, demo, nfc }: Services): Promise<void> {
+  await voice.endAll();
+  await agentCall.dispose();
+  await agui.dispose();
+  photos.discardAll();
+  await Promise.all([...demo.close(), nfc?.dispose()]);
 }
