@@ -1,7 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { builtInAgentCallDemoId, builtInAguiDemoId, builtInDemoAgentId, type HardwareStatus } from '../../shared/ipc/contract';
 import type { NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import { ServiceError } from '../../shared/ipc/errors';
 import { nfcSettingsOf } from '../../shared/settings/settings';
@@ -9,24 +8,31 @@ import type { OAuthPort } from '../auth/oauth-port';
 import { createTalkieOAuth, privateUseScheme } from '../auth/talkie-oauth';
 import { createTokenStore } from '../auth/token-store';
 import { AgentCallService } from '../agentcall/agentcall-service';
+import { agentcallHandlers } from '../agentcall/agentcall-handlers';
 import { AguiService } from '../agui/agui-service';
-import { a2aAgentView, identifyAgent } from '../agents/identify-agent';
+import { aguiHandlers } from '../agui/agui-handlers';
 import { openSecretStore, type SecretStore } from '../secrets/secret-store';
 import { uniquePath, type ChooseDownloadPath } from '../talkie/download';
 import { EndpointApprovals } from '../talkie/endpoint-approvals';
+import { talkieHandlers } from '../talkie/talkie-handlers';
 import { TalkieService, type DemoPort } from '../talkie/talkie-service';
 import { VoiceService } from '../talkie/voice-service';
 import { createDispatcher, type Dispatcher, type Handlers } from '../ipc/dispatcher';
 import { EventBus } from '../ipc/event-bus';
+import { joinHandlerTables } from '../ipc/handler-table';
 import type { Logger } from '../platform/logger';
-import { PhotoError } from '../photo/photo-errors';
+import { photoHandlers } from '../photo/photo-handlers';
 import { PhotoService } from '../photo/photo-service';
 import { AgentRegistry } from '../store/agent-registry';
-import { openExternalLink, type OpenExternal } from './external-links';
+import type { OpenExternal } from './external-links';
 import { deviceKeyFileEnv, loadDeviceKey } from '../nfc/device-key';
+import { nfcHandlers } from '../nfc/nfc-handlers';
 import { NfcService } from '../nfc/nfc-service';
 import { linuxDistroIds } from '../nfc/os-release';
 import { ReaderSupervisor, type ReaderLauncher } from '../nfc/reader-supervisor';
+import { agentsHandlers } from './agents-handlers';
+import { appHandlers } from './app-handlers';
+import { demoHandlers } from './demo-handlers';
 import { MediaPermissions } from './media-permissions';
 import { reasonInWords } from '../store/json-file-store';
 import { Notices } from '../store/notices';
@@ -84,7 +90,34 @@ export interface AppServices {
   dispose(): Promise<void>;
 }
 
+/**
+ * The composition root, floor by floor: the ground (stores, secrets, tokens), the protocol and
+ * hardware services on it (NFC's events wired as it starts), one handler table from each folder's
+ * own, and a dispose.
+ */
 export async function startAppServices(options: AppServicesOptions): Promise<AppServices> {
+  const ground = await openGround(options);
+  const services = await startServices(options, ground);
+  return {
+    dispatcher: createDispatcher(handlerTable(options, ground, services), options.log),
+    events: ground.events,
+    media: ground.media,
+    photos: ground.photos,
+    notices: ground.notices,
+    dispose: () => disposeServices(ground, services),
+  };
+}
+
+type Ground = Awaited<ReturnType<typeof openGround>>;
+type Services = Awaited<ReturnType<typeof startServices>>;
+type BuiltInDemo = ReturnType<typeof builtInDemo>;
+
+/**
+ * The ground floor: the event bus, notices, the user-data folder and what it keeps (settings, the
+ * agent list, Talkie's endpoint approvals), media permissions, photos, secrets and tokens; in this
+ * order, which is also the order of their notices.
+ */
+async function openGround(options: AppServicesOptions) {
   const { log } = options;
   const events = new EventBus(log);
   const notices = new Notices(log, events);
@@ -99,47 +132,63 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
   const photos = new PhotoService({ log });
   const secrets = options.secrets ?? (await openSecretStore());
   if (secrets.kind === 'memory' && secrets.reason) notices.push(secrets.reason);
+  const tokens = createTokenStore(secrets);
+  return { log, events, notices, settings, agents, approvals, media, photos, secrets, tokens };
+}
 
-  const demoServers: { close(): Promise<void> }[] = [];
-  const demoPort: DemoPort = options.demo ?? {
+/** The protocol and hardware services, in the order they start. */
+async function startServices(options: AppServicesOptions, ground: Ground) {
+  const { agents, settings } = ground;
+  const demo = builtInDemo(options, ground);
+  const agui = await AguiService.open(
+    { userDataDir: options.userDataDir, agents, settings, events: ground.events, tokens: ground.tokens, log: ground.log, demoUrl: () => demo.sideUrl('aguiUrl') },
+    ground.notices,
+  );
+  const { talkie, voice } = startTalkie(options, ground, demo);
+  const nfc = startNfc(options, ground);
+  const agentCall = startAgentCall(options, ground, demo, nfc);
+  const webPages = new WebPagesService({
+    source: webPagesSource({ agents, allowLocalHttp: () => settings.get().developer.allowLocalHttp, demoAgentCallCardUrl: async () => (await demo.start()).agentCallCardUrl }),
+  });
+  return { demo, agui, talkie, voice, nfc, agentCall, webPages };
+}
+
+/** The built-in demo: one for all of its sides (Talkie, AgentCall, plain AG-UI), started on first use; a failed start may be retried. */
+function builtInDemo(options: AppServicesOptions, { log, notices }: Pick<Ground, 'log' | 'notices'>) {
+  const servers: { close(): Promise<void> }[] = [];
+  const port: DemoPort = options.demo ?? {
     start: async () => {
       // Loaded on first use, so a run that never opens the demo never loads it (nor oidc-provider, its Authorization Server).
       const { startDemo } = await import('../demo/start-demo');
       // Its threads live in the user-data folder, so they survive an app restart (its port and token do not).
       const server = await startDemo({ log, notices, persistPath: join(options.userDataDir, 'demo-agent.json') });
-      demoServers.push(server);
+      servers.push(server);
       log.info('demo', `built-in demo agent on ${server.baseUrl}`);
       return { baseUrl: server.baseUrl, token: server.token, agentCallCardUrl: server.agentCallCardUrl, aguiUrl: server.aguiUrl };
     },
   };
-  // One demo for all of its sides (Talkie, AgentCall, plain AG-UI), started on first use; a failed start may be retried.
-  let demoStarted: ReturnType<DemoPort['start']> | undefined;
-  const demo: DemoPort = {
-    start: () =>
-      (demoStarted ??= demoPort.start().catch((error: unknown) => {
-        demoStarted = undefined;
-        throw error;
-      })),
-  };
-  /** The address of one of the demo's sides (starting the demo on first use), or not_found when this run has none. */
-  const demoSideUrl = async (side: 'aguiUrl' | 'agentCallCardUrl'): Promise<string> => {
-    const url = (await demo.start())[side];
-    if (!url) throw new ServiceError('not_found', `The built-in demo has no ${side === 'aguiUrl' ? 'plain AG-UI' : 'AgentCall'} side in this run.`);
-    return url;
-  };
-  const tokens = createTokenStore(secrets);
-  const agui = await AguiService.open(
-    {
-      userDataDir: options.userDataDir,
-      agents,
-      settings,
-      events,
-      tokens,
-      log,
-      demoUrl: () => demoSideUrl('aguiUrl'),
+  let started: ReturnType<DemoPort['start']> | undefined;
+  const start: DemoPort['start'] = () =>
+    (started ??= port.start().catch((error: unknown) => {
+      started = undefined;
+      throw error;
+    }));
+  return {
+    start,
+    /** The address of one of the demo's sides (starting the demo on first use), or not_found when this run has none. */
+    sideUrl: async (side: 'aguiUrl' | 'agentCallCardUrl'): Promise<string> => {
+      const url = (await start())[side];
+      if (!url) throw new ServiceError('not_found', `The built-in demo has no ${side === 'aguiUrl' ? 'plain AG-UI' : 'AgentCall'} side in this run.`);
+      return url;
     },
-    notices,
-  );
+    /** Stops the demo servers this run started. */
+    close: () => servers.splice(0).map((server) => server.close()),
+  };
+}
+
+/** Talkie (with its sign-in) and §10 voice on top of it. */
+function startTalkie(options: AppServicesOptions, ground: Ground, demo: DemoPort) {
+  const { settings, secrets, tokens, log } = ground;
   const oauth =
     options.oauth ??
     createTalkieOAuth({
@@ -151,48 +200,59 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
       log,
     });
   const talkie = new TalkieService({
-    agents,
+    agents: ground.agents,
     settings,
-    events,
+    events: ground.events,
     tokens,
     tokenStorage: secrets.kind === 'memory' ? { kind: 'memory', ...(secrets.reason ? { reason: secrets.reason.slice(0, 500) } : {}) } : { kind: 'keychain' },
     demo,
     oauth,
     ...(options.talkieRecovery ? { recovery: options.talkieRecovery } : {}),
     chooseDownloadPath: options.chooseDownloadPath ?? downloadsFolderPath,
-    approvals,
+    approvals: ground.approvals,
     log,
   });
   const voice = new VoiceService({ talkie, log });
+  return { talkie, voice };
+}
 
-  const nfc =
-    options.nfc === 'off'
-      ? undefined
-      : new NfcService({
-          readers: new ReaderSupervisor({ log, ...(options.nfc?.launcher ? { launcher: options.nfc.launcher } : {}) }),
-          deviceKey: () => {
-            const keyFile = process.env[deviceKeyFileEnv];
-            return loadDeviceKey(keyFile ? { keyFile } : { secrets });
-          },
-          settings: () => nfcSettingsOf(settings.get()),
-          log,
-          distro: linuxDistroIds(),
-        });
-  if (nfc) {
-    nfc.onStatus((status) => events.emit('hardware.changed', { nfc: status }));
-    nfc.onResult((result) => events.emit('nfc.scanResult', result));
-    // Reader feedback goes to the reader process, kiosk scanning off disarms; debounce is read per tap.
-    settings.onChanged(() => nfc.settingsChanged());
-    nfc.start();
-  }
-  const agentCall = new AgentCallService({
-    agents,
-    settings,
-    events,
-    tokens,
-    photos,
+/** The NFC service with its events wired and started, or none in a run without NFC. */
+function startNfc(options: AppServicesOptions, { settings, secrets, events, log }: Ground): NfcService | undefined {
+  if (options.nfc === 'off') return undefined;
+  const nfc = new NfcService({
+    readers: new ReaderSupervisor({ log, ...(options.nfc?.launcher ? { launcher: options.nfc.launcher } : {}) }),
+    deviceKey: () => {
+      const keyFile = process.env[deviceKeyFileEnv];
+      return loadDeviceKey(keyFile ? { keyFile } : { secrets });
+    },
+    settings: () => nfcSettingsOf(settings.get()),
     log,
-    demoCardUrl: () => demoSideUrl('agentCallCardUrl'),
+    distro: linuxDistroIds(),
+  });
+  // Wired before the AgentCall service subscribes to its results, so the bus hears a tag first.
+  wireNfcEvents(nfc, { settings, events });
+  nfc.start();
+  return nfc;
+}
+
+/** NFC's events on the bus (reader status as hardware.changed, tag results as nfc.scanResult), and settings changes to the reader. */
+function wireNfcEvents(nfc: NfcService, { settings, events }: Pick<Ground, 'settings' | 'events'>): void {
+  nfc.onStatus((status) => events.emit('hardware.changed', { nfc: status }));
+  nfc.onResult((result) => events.emit('nfc.scanResult', result));
+  // Reader feedback goes to the reader process, kiosk scanning off disarms; debounce is read per tap.
+  settings.onChanged(() => nfc.settingsChanged());
+}
+
+/** AgentCall sessions, offered NFC when this run has it (or a test stands in for it). */
+function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<BuiltInDemo, 'sideUrl'>, nfc: NfcService | undefined): AgentCallService {
+  return new AgentCallService({
+    agents: ground.agents,
+    settings: ground.settings,
+    events: ground.events,
+    tokens: ground.tokens,
+    photos: ground.photos,
+    log: ground.log,
+    demoCardUrl: () => demo.sideUrl('agentCallCardUrl'),
     // Not "a reader is connected now": a session outlives that, and a reader plugged in later must be usable.
     nfcOffered: () => options.agentCallNfc !== undefined || (nfc !== undefined && nfc.status().service !== 'failed'),
     ...(options.agentCallNfc
@@ -201,138 +261,30 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
         ? { onNfcResult: (listener: (result: NfcScanResult) => void) => nfc.onResult(listener) }
         : {}),
   });
-  const webPages = new WebPagesService({
-    source: webPagesSource({ agents, allowLocalHttp: () => settings.get().developer.allowLocalHttp, demoAgentCallCardUrl: async () => (await demo.start()).agentCallCardUrl }),
-  });
-  const nfcOff = () => new ServiceError('not_allowed', 'NFC is turned off in this run of AgentDesk.');
-  const hardwareStatus = (): HardwareStatus => ({
-    nfc: nfc ? nfc.status() : { state: 'unavailable', readers: [], detail: 'NFC is turned off in this run of AgentDesk.' },
-  });
+}
 
-  /** A refused picture is the user's to fix: `invalid_image` with the pipeline's message (never bytes, never sharp's text). */
-  const photoCall = async <T>(field: string, run: () => Promise<T>): Promise<T> => {
-    try {
-      return await run();
-    } catch (error) {
-      if (error instanceof PhotoError) throw new ServiceError('invalid_image', error.message, field);
-      throw error;
-    }
-  };
-
-  const uiMemory = new UiMemory();
+/** Every contract method's handler, each folder contributing its own table (the types prove each method is answered exactly once). */
+function handlerTable(options: AppServicesOptions, ground: Ground, services: Services): Handlers {
+  const { notices, settings, agents, media, photos } = ground;
+  const { demo, agui, talkie, voice, nfc, agentCall, webPages } = services;
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
-  const handlers: Handlers = {
-    'ui.restore': () => uiMemory.restore(),
-    'ui.saveScreen': ({ screen }) => uiMemory.saveScreen(screen),
-    'ui.saveDraft': ({ key, text }) => uiMemory.saveDraft(key, text),
-    'app.info': () => ({ name: 'AgentDesk', version: options.version, shell: options.shell, platform: process.platform, notices: notices.list() }),
-    'settings.get': () => settings.get(),
-    'settings.update': ({ patch }) => settings.update(patch),
-    'agents.list': () => ({ agents: agents.list() }),
-    'agents.add': async ({ address, kind }) => ({ agent: await agents.add(address, { allowLocalHttp: settings.get().developer.allowLocalHttp, ...(kind === 'agui' ? { protocol: 'agui' as const } : {}) }) }),
-    'agents.remove': async ({ id }) => {
-      const list = await agents.remove(id);
-      await agui.forget(id);
-      return { agents: list };
-    },
-    'agents.restore': async ({ agent, index }) => ({ agents: await agents.restore(agent, index) }),
-    'hardware.status': () => hardwareStatus(),
-    'external.open': async ({ url }) => {
-      await openExternalLink(url, options.openExternal);
-      return { opened: true as const };
-    },
-    'media.arm': ({ kinds }) => ({ armed: media.arm(kinds) }),
-    'media.disarm': ({ kinds }) => ({ armed: media.disarm(kinds) }),
-    'photo.stage': (request) => photoCall(request.kind === 'file' ? '/bytes' : '/rgba', () => photos.stageRequest(request)),
-    'photo.discard': ({ photoId }) => ({ discarded: photos.discard(photoId) }),
-    'nfc.arm': async ({ timeoutMs }) => {
-      if (!nfc) throw nfcOff();
-      return nfc.arm(timeoutMs === undefined ? {} : { timeoutMs });
-    },
-    'nfc.cancel': ({ scanId }) => {
-      if (!nfc) throw nfcOff();
-      return nfc.cancel(scanId);
-    },
-    'nfc.kiosk': ({ active }) => {
-      if (!nfc) throw nfcOff();
-      nfc.setKioskActive(active);
-      return { armed: nfc.status().scan?.armed ?? false };
-    },
-    'demo.open': () => talkie.openDemo(),
-    'demo.openAgentCall': async () => {
-      await demo.start();
-      return { agentId: builtInAgentCallDemoId };
-    },
-    'demo.openAgui': async () => {
-      await demoSideUrl('aguiUrl');
-      return { agentId: builtInAguiDemoId };
-    },
-    'agui.open': ({ agentId }) => agui.open(agentId),
-    'agui.send': ({ agentId, messageId, text }) => agui.send(agentId, { messageId, text }),
-    'agui.resume': ({ agentId, answers }) => agui.resume(agentId, answers),
-    'agui.retry': ({ agentId }) => agui.retry(agentId),
-    'agui.cancel': ({ agentId }) => agui.cancel(agentId),
-    'agui.newThread': ({ agentId }) => agui.newThread(agentId),
-    'agui.setForwardedProps': ({ agentId, json }) => agui.setForwardedProps(agentId, json),
-    'agui.useToken': ({ agentId, token }) => agui.useToken(agentId, token),
-    'agents.identify': async ({ agentId }) => {
-      if (agentId === builtInDemoAgentId) return { protocol: 'talkie' as const };
-      if (agentId === builtInAgentCallDemoId) return { protocol: 'agentcall' as const };
-      if (agentId === builtInAguiDemoId) return { protocol: 'agui' as const };
-      const agent = agents.get(agentId);
-      // A plain AG-UI endpoint has no documents to read: it is what the user added it as.
-      if (agent.protocol === 'agui') return { protocol: 'agui' as const };
-      const identified = await identifyAgent(agent.url, { allowLocalHttp: settings.get().developer.allowLocalHttp });
-      if (identified.protocol !== 'a2a') return { protocol: identified.protocol };
-      // A plain A2A agent is listed by its card's name from now on.
-      await agents.setName(agent.id, identified.a2a.name);
-      return { protocol: 'a2a' as const, agent: a2aAgentView(identified) };
-    },
-    'agents.webPages': ({ agentId }) => webPages.webPages(agentId),
-    'agentcall.open': ({ agentId }) => agentCall.open(agentId),
-    'agentcall.useToken': ({ agentId, token }) => agentCall.useToken(agentId, token),
-    'agentcall.sendText': ({ sessionKey, text }) => agentCall.sendText(sessionKey, text),
-    'agentcall.sendObservation': ({ sessionKey, ...request }) => agentCall.sendObservation(sessionKey, request),
-    'agentcall.answerProposal': ({ sessionKey, proposalId, answer }) => agentCall.answerProposal(sessionKey, proposalId, answer),
-    'agentcall.decline': ({ sessionKey }) => agentCall.decline(sessionKey),
-    'agentcall.cancel': ({ sessionKey }) => agentCall.cancel(sessionKey),
-    'agentcall.end': ({ sessionKey }) => agentCall.end(sessionKey),
-    'talkie.connect': ({ agentId }) => talkie.connect(agentId),
-    'talkie.acceptEndpoints': ({ agentId }) => talkie.acceptEndpoints(agentId),
-    'talkie.useToken': ({ agentId, token }) => talkie.useToken(agentId, token),
-    'talkie.signIn': ({ agentId }) => talkie.signIn(agentId),
-    'talkie.cancelSignIn': ({ agentId }) => talkie.cancelSignIn(agentId),
-    'talkie.openSignInLink': ({ agentId }) => talkie.openSignInLink(agentId),
-    'talkie.signOut': ({ agentId }) => talkie.signOut(agentId),
-    'talkie.status': ({ agentId }) => talkie.status(agentId),
-    'talkie.send': ({ agentId, threadId, messageId, text }) => talkie.send(agentId, { threadId, messageId, text }),
-    'talkie.cancel': ({ agentId, runKey }) => talkie.cancel(agentId, runKey),
-    'talkie.threads': ({ agentId }) => talkie.threads(agentId),
-    'talkie.thread': ({ agentId, threadId }) => talkie.thread(agentId, threadId),
-    'talkie.deleteThread': ({ agentId, threadId }) => talkie.deleteThread(agentId, threadId),
-    'talkie.action': ({ agentId, actionId }) => talkie.action(agentId, actionId),
-    'talkie.download': ({ agentId, downloadId, url, name }) => talkie.download(agentId, { downloadId, url, name }),
-    'talkie.decide': ({ agentId, actionId, decision }) => talkie.decide(agentId, actionId, decision),
-    'talkie.voiceStart': ({ agentId, threadId, locale }) => voice.start(agentId, { threadId, locale }),
-    'talkie.voiceOffer': ({ callId, sdp }) => voice.offer(callId, sdp),
-    'talkie.voiceTool': ({ callId, providerCallId, name, arguments: args }) => voice.tool(callId, { providerCallId, name, arguments: args }),
-    'talkie.voiceTranscript': ({ callId, role, text, itemId }) => voice.transcript(callId, { role, text, itemId }),
-    'talkie.voiceUsage': ({ callId, seconds }) => voice.usage(callId, seconds),
-    'talkie.voiceEnd': ({ callId, seconds }) => voice.end(callId, seconds),
-  };
+  return joinHandlerTables(
+    appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory: new UiMemory(), openExternal: options.openExternal, media }),
+    agentsHandlers({ agents, settings, agui, webPages }),
+    nfcHandlers({ nfc }),
+    photoHandlers({ photos }),
+    demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),
+    aguiHandlers({ agui }),
+    agentcallHandlers({ agentCall }),
+    talkieHandlers({ talkie, voice }),
+  );
+}
 
-  return {
-    dispatcher: createDispatcher(handlers, log),
-    events,
-    media,
-    photos,
-    notices,
-    dispose: async () => {
-      await voice.endAll();
-      await agentCall.dispose();
-      await agui.dispose();
-      photos.discardAll();
-      await Promise.all([...demoServers.splice(0).map((server) => server.close()), nfc?.dispose()]);
-    },
-  };
+/** Stops what the services started: voice calls, AgentCall sessions, AG-UI runs, staged photos, the demo and the NFC reader. */
+async function disposeServices({ photos }: Ground, { voice, agentCall, agui, demo, nfc }: Services): Promise<void> {
+  await voice.endAll();
+  await agentCall.dispose();
+  await agui.dispose();
+  photos.discardAll();
+  await Promise.all([...demo.close(), nfc?.dispose()]);
 }

@@ -1,0 +1,16 @@
+import type { HandlerTable } from '../ipc/handler-table';
+import type { AgentCallService } from './agentcall-service';
+
+/** `agentcall.*`: an AgentCall session (opened per agent, then addressed by its session key). */
+export function agentcallHandlers({ agentCall }: { agentCall: AgentCallService }): HandlerTable<'agentcall'> {
+  return {
+    'agentcall.open': ({ agentId }) => agentCall.open(agentId),
+    'agentcall.useToken': ({ agentId, token }) => agentCall.useToken(agentId, token),
+    'agentcall.sendText': ({ sessionKey, text }) => agentCall.sendText(sessionKey, text),
+    'agentcall.sendObservation': ({ sessionKey, ...request }) => agentCall.sendObservation(sessionKey, request),
+    'agentcall.answerProposal': ({ sessionKey, proposalId, answer }) => agentCall.answerProposal(sessionKey, proposalId, answer),
+    'agentcall.decline': ({ sessionKey }) => agentCall.decline(sessionKey),
+    'agentcall.cancel': ({ sessionKey }) => agentCall.cancel(sessionKey),
+    'agentcall.end': ({ sessionKey }) => agentCall.end(sessionKey),
+  };
+}

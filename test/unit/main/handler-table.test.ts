@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { agentcallHandlers } from '../../../src/main/agentcall/agentcall-handlers';
+import { agentsHandlers } from '../../../src/main/app/agents-handlers';
+import { appHandlers } from '../../../src/main/app/app-handlers';
+import { demoHandlers } from '../../../src/main/app/demo-handlers';
+import { aguiHandlers } from '../../../src/main/agui/agui-handlers';
+import type { Handlers } from '../../../src/main/ipc/dispatcher';
+import { joinHandlerTables, type HandlerTable } from '../../../src/main/ipc/handler-table';
+import { nfcHandlers } from '../../../src/main/nfc/nfc-handlers';
+import { photoHandlers } from '../../../src/main/photo/photo-handlers';
+import { talkieHandlers } from '../../../src/main/talkie/talkie-handlers';
+import { methodNames } from '../../../src/shared/ipc/contract';
+
+/** Building a table only closes over its services, so stand-ins do for reading its method names. */
+const standIn = <T>() => ({}) as T;
+
+describe('the handler tables each folder exports', () => {
+  it('answer every contract method exactly once between them, and nothing else', () => {
+    const tables = [
+      appHandlers({ version: '0', shell: 'web', notices: standIn(), settings: standIn(), uiMemory: standIn(), openExternal: standIn(), media: standIn() }),
+      agentsHandlers({ agents: standIn(), settings: standIn(), agui: standIn(), webPages: standIn() }),
+      nfcHandlers({ nfc: undefined }),
+      photoHandlers({ photos: standIn() }),
+      demoHandlers({ talkie: standIn(), demo: standIn(), demoSideUrl: standIn() }),
+      aguiHandlers({ agui: standIn() }),
+      agentcallHandlers({ agentCall: standIn() }),
+      talkieHandlers({ talkie: standIn(), voice: standIn() }),
+    ];
+    const named = tables.flatMap((table) => Object.keys(table));
+    expect([...named].sort()).toEqual([...methodNames].sort());
+    expect(new Set(named).size).toBe(named.length);
+  });
+
+  it('join into one table the types check for a method claimed twice or missing', () => {
+    const photo: HandlerTable<'photo'> = { 'photo.stage': standIn(), 'photo.discard': () => ({ discarded: true }) };
+    const agui = aguiHandlers({ agui: standIn() });
+    expect(Object.keys(joinHandlerTables(agui, photo))).toEqual([...Object.keys(agui), 'photo.stage', 'photo.discard']);
+    // @ts-expect-error photo.* is claimed by two tables
+    void joinHandlerTables(photo, agui, photo);
+    // @ts-expect-error talkie.*, agents.*, … have no handler
+    const missing: Handlers = joinHandlerTables(agui, photo);
+    void missing;
+  });
+});
