@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SpeechEngineError } from '../../../src/main/demo/voice/bounded-process';
 import { DemoConversation, demoReply, type ProviderEvent, type SpeechEngines } from '../../../src/main/demo/voice/demo-conversation';
 import { concatSamples, silence } from '../../../src/main/demo/voice/pcm';
-import { interpretRealtimeEvent, realtimeEventTypes } from '../../../src/shared/talkie/voice/realtime-events';
+import { interpretRealtimeEvent, realtimeEventTypes, sessionTurnDetection, turnDetectionUpdate } from '../../../src/shared/talkie/voice/realtime-events';
 
 /**
  * The demo provider's turn logic (#16) without WebRTC or real engines: audio in as PCM, a scripted
@@ -137,9 +137,13 @@ describe('demo conversation (#16)', () => {
     expect(demoReply(undefined, 'cs')).toEqual({ kind: 'speech', text: 'Umím vyhledat kontakty nebo poslat nabídku.' });
   });
 
-  it('with create_response:false it only transcribes, and answers on the client response.create', async () => {
+  it('with create_response:false (the client\'s own update, built from session.created) it only transcribes, and answers on the client response.create', async () => {
     const h = harness(['hello']);
-    h.conversation.clientMessage({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: false } } } } });
+    const interpretation = interpretRealtimeEvent(h.events[0]);
+    if (interpretation.kind !== 'event' || interpretation.event.type !== 'session.created') throw new Error('no session.created first');
+    const turnDetection = sessionTurnDetection(interpretation.event);
+    expect(turnDetection).toEqual({ type: 'server_vad', create_response: true, interrupt_response: true, silence_duration_ms: 500, prefix_padding_ms: 300 });
+    h.conversation.clientMessage(turnDetectionUpdate(turnDetection ?? { type: 'server_vad' }, false));
     expect(h.events.at(-1)).toMatchObject({ type: 'session.updated', session: { audio: { input: { turn_detection: { create_response: false, interrupt_response: true } } } } });
     await say(h);
     expect(h.types()).toContain('conversation.item.input_audio_transcription.completed');

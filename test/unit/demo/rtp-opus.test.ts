@@ -13,10 +13,47 @@ const unavailable = speechUnavailableReason(['espeak-ng']);
 if (unavailable) console.log(`RTP/Opus loopback test skipped: ${unavailable}`);
 
 const peers: ndc.PeerConnection[] = [];
+const keep: unknown[] = []; // strong refs to the tracks (§5a)
 afterAll(() => {
   for (const pc of peers) pc.close();
   ndc.cleanup();
 });
+
+/**
+ * The app (receiver) offers one sendrecv Opus track; the provider (sender) answers with its own SSRC.
+ * A node-datachannel offerer sometimes closes itself before the answer ("Got a remote candidate without ICE
+ * transport", see realtime-provider.test.ts): then the pair is made again, up to 5 times.
+ */
+async function connectPair(): Promise<{ providerTrack: ndc.Track; payloadType: number; packets: { at: number; packet: Buffer }[] }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const app = new ndc.PeerConnection('rtp-app', { iceServers: [], bindAddress: '127.0.0.1' });
+    const provider = new ndc.PeerConnection('rtp-provider', { iceServers: [], bindAddress: '127.0.0.1' });
+    peers.push(app, provider);
+    const appAudio = new ndc.Audio('0', 'SendRecv');
+    appAudio.addOpusCodec(111, 'minptime=10;useinbandfec=1');
+    appAudio.addSSRC(4242, 'app', 'app-stream', 'app-audio');
+    const appTrack = app.addTrack(appAudio);
+    const packets: { at: number; packet: Buffer }[] = [];
+    appTrack.onMessage((message) => packets.push({ at: performance.now(), packet: Buffer.from(message) }));
+    const offer = await gatheredDescription(app, () => app.setLocalDescription());
+    const payloadType = opusPayloadType(offer) ?? 111;
+    const providerAudio = new ndc.Audio('0', 'SendRecv');
+    providerAudio.addOpusCodec(payloadType, 'minptime=10;useinbandfec=1');
+    providerAudio.addSSRC(0x5ea10001, 'demo-provider', 'demo-stream', 'demo-audio');
+    const providerTrack = provider.addTrack(providerAudio);
+    const answer = await gatheredDescription(provider, () => provider.setRemoteDescription(offer, 'offer'));
+    const opened = new Promise<void>((resolve) => providerTrack.onOpen(resolve));
+    try {
+      app.setRemoteDescription(answer, 'answer');
+    } catch (error) {
+      if (attempt === 5 || !String(error).includes('without ICE transport')) throw error;
+      continue;
+    }
+    keep.push(appTrack, providerTrack);
+    await opened;
+    return { providerTrack, payloadType, packets };
+  }
+}
 
 describe('RTP and Opus helpers', () => {
   it('writes and reads the RTP header; finds the offered Opus payload type', () => {
@@ -32,28 +69,7 @@ describe('RTP and Opus helpers', () => {
 describe.skipIf(unavailable !== undefined)('espeak-ng over Opus RTP between two node-datachannel peers', { timeout: 60_000 }, () => {
   it('arrives whole, in order, with a steady clock, paced in real time and as loud as the source', async () => {
     const speech = await espeak48k('I can search contacts or send the offer.');
-    // Receiver (the app): offers one sendrecv Opus track.
-    const app = new ndc.PeerConnection('rtp-app', { iceServers: [], bindAddress: '127.0.0.1' });
-    const provider = new ndc.PeerConnection('rtp-provider', { iceServers: [], bindAddress: '127.0.0.1' });
-    peers.push(app, provider);
-    const appAudio = new ndc.Audio('0', 'SendRecv');
-    appAudio.addOpusCodec(111, 'minptime=10;useinbandfec=1');
-    appAudio.addSSRC(4242, 'app', 'app-stream', 'app-audio');
-    const appTrack = app.addTrack(appAudio);
-    const packets: { at: number; packet: Buffer }[] = [];
-    appTrack.onMessage((message) => packets.push({ at: performance.now(), packet: Buffer.from(message) }));
-    const offer = await gatheredDescription(app, () => app.setLocalDescription());
-    // Sender (the provider): answers with its own track and SSRC.
-    const payloadType = opusPayloadType(offer) ?? 111;
-    const providerAudio = new ndc.Audio('0', 'SendRecv');
-    providerAudio.addOpusCodec(payloadType, 'minptime=10;useinbandfec=1');
-    providerAudio.addSSRC(0x5ea10001, 'demo-provider', 'demo-stream', 'demo-audio');
-    const providerTrack = provider.addTrack(providerAudio);
-    const answer = await gatheredDescription(provider, () => provider.setRemoteDescription(offer, 'offer'));
-    const opened = new Promise<void>((resolve) => providerTrack.onOpen(resolve));
-    app.setRemoteDescription(answer, 'answer');
-    await opened;
-
+    const { providerTrack, payloadType, packets } = await connectPair();
     const sender = new OpusRtpSender(0x5ea10001, payloadType, (packet) => providerTrack.sendMessageBinary(packet));
     const started = performance.now();
     let sendingTook = 0;
