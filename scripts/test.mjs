@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { ensureBuild, ensureNodeModules, ensureSystemFeatures, root, run, say } from './lib/setup.mjs';
 
 // System packages first: nfc-pcsc (an optional npm dependency) builds against libpcsclite.
-const missing = ensureSystemFeatures(['chromium', 'keychain', 'nfc']);
+const missing = ensureSystemFeatures(['chromium', 'keychain', 'nfc', 'speech']);
 ensureNodeModules();
 ensureBuild({ force: true });
 

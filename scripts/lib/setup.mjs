@@ -8,7 +8,7 @@ export const root = new URL('../..', import.meta.url).pathname.replace(/\/$/, ''
 
 /**
  * Debian/Ubuntu packages by feature: what each is for and the file that shows it is installed.
- * Later features (NFC: pcscd, vsmartcard-vpcd; keychain: gnome-keyring, dbus) add rows here.
+ * A new feature that needs a Debian package adds a row here.
  */
 export const systemFeatures = {
   chromium: {
@@ -28,6 +28,12 @@ export const systemFeatures = {
     packages: ['pcscd', 'libpcsclite-dev', 'vsmartcard-vpcd'],
     // The driver library, not /etc/reader.conf.d/vpcd: `apt-get remove` leaves that conffile behind.
     present: () => ['/usr/sbin/pcscd', '/usr/include/PCSC/winscard.h', '/usr/lib/pcsc/drivers/serial/libifdvpcd.so'].every((path) => existsSync(path)),
+  },
+  speech: {
+    purpose: "the demo voice provider's speech and its tests (espeak-ng speaks; pocketsphinx with its US English model listens; sox converts audio files)",
+    packages: ['espeak-ng', 'sox', 'pocketsphinx', 'pocketsphinx-en-us'],
+    // The model's files, not just the binary: pocketsphinx without pocketsphinx-en-us hears nothing.
+    present: () => ['/usr/bin/espeak-ng', '/usr/bin/sox', '/usr/bin/pocketsphinx_continuous', '/usr/share/pocketsphinx/model/en-us/en-us/mdef'].every((path) => existsSync(path)),
   },
 };
 

@@ -1,34 +1,52 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import * as ndc from 'node-datachannel';
-import OpusScript from 'opusscript';
 import { httpErrors, sendError, TalkieHttpError } from '../http-util';
+import { DemoConversation, type ProviderEvent, type SpeechEngines } from './demo-conversation';
+import { createEspeakTts } from './espeak-tts';
+import type { VadSettings } from './energy-vad';
+import { createPocketsphinxStt } from './pocketsphinx-stt';
+import { OpusRtpReceiver, OpusRtpSender, opusPayloadType, opusRate } from './rtp-opus';
+
+export { rtpPayload } from './rtp-opus';
+export type { SpeechEngines } from './demo-conversation';
 
 /**
  * The demo's offline stand-in for an openai-realtime/1 provider (#16): `POST /v1/realtime/calls` takes
- * the app's SDP offer (bearer = a client secret the demo minted), answers with one sendrecv Opus track
- * and the `oai-events` data channel, plays a scripted reply and measures the audio it receives.
+ * the app's SDP offer (bearer = a client secret the demo minted) and answers with one sendrecv Opus track
+ * and the `oai-events` data channel. It listens (energy VAD, pocketsphinx with the demo's grammar) and
+ * speaks (espeak-ng as Opus RTP); the turns are in demo-conversation.ts.
  * node-datachannel rules (voice-brief §5a): loopback only, strong refs to PC/track/DC, never throw in its
  * callbacks, close() then ndc.cleanup() (the owner of the process calls cleanup).
  */
 export const realtimeCallsPath = '/v1/realtime/calls';
-const sampleRate = 48_000;
-const windowSamples = sampleRate / 10; // 100 ms
+const windowSamples = opusRate / 10; // 100 ms
 const sdpMaxBytes = 64 * 1024;
 
 export interface RealtimeProviderOptions {
   /** Client secrets the demo minted; only these open a call. */
   readonly isClientSecret: (secret: string) => boolean;
-  /** What the scripted assistant says in answer to each `response.create`. */
+  /** What the assistant says to a `response.create` with no new user turn and no tool output to read. */
   readonly replyTranscript?: string;
+  /** The recognizer and the voice (default: pocketsphinx and espeak-ng from Debian, as child processes). */
+  readonly speech?: SpeechEngines;
+  /** The session's language for a client secret ("cs": the demo speaks Czech). Default English. */
+  readonly localeFor?: (clientSecret: string) => string | undefined;
+  /** Turn detection tuning (tests). */
+  readonly vad?: Partial<VadSettings>;
 }
 
 interface Call {
+  readonly number: number;
   readonly pc: ndc.PeerConnection;
   readonly track: ndc.Track;
   channel?: ndc.DataChannel;
   remoteTrack?: ndc.Track;
-  decoder: OpusScript;
+  readonly receiver: OpusRtpReceiver;
+  readonly sender: OpusRtpSender;
+  readonly conversation: DemoConversation;
+  readonly watch: ReturnType<typeof setInterval>;
+  lastAudioAt: number;
   sumSquares: number;
   samples: number;
 }
@@ -68,22 +86,6 @@ function readSdp(request: IncomingMessage): Promise<string> {
     request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     request.on('error', reject);
   });
-}
-
-/** The Opus payload of an RTP packet, or undefined for RTCP and malformed packets. */
-export function rtpPayload(packet: Buffer): Buffer | undefined {
-  if (packet.length < 12) return undefined;
-  const first = packet.readUInt8(0);
-  if (first >> 6 !== 2) return undefined;
-  const payloadType = packet.readUInt8(1) & 0x7f;
-  if (payloadType >= 72 && payloadType <= 76) return undefined; // RTCP (SR/RR/SDES/BYE/APP)
-  let offset = 12 + (first & 0x0f) * 4;
-  if (first & 0x10) {
-    if (packet.length < offset + 4) return undefined;
-    offset += 4 + packet.readUInt16BE(offset + 2) * 4;
-  }
-  const end = first & 0x20 ? packet.length - packet.readUInt8(packet.length - 1) : packet.length;
-  return end > offset ? packet.subarray(offset, end) : undefined;
 }
 
 /** How long a peer may take to gather its loopback candidates before its description is given up on. */
@@ -126,14 +128,22 @@ export function gatheredDescription(pc: ndc.PeerConnection, begin: () => void): 
   });
 }
 
+
+/** The mid of the offer's audio section (Chromium numbers m-lines in the order they were added). */
+export function offerAudioMid(sdp: string): string | undefined {
+  const section = sdp.split(/\r?\n(?=m=)/).find((part) => part.startsWith('m=audio'));
+  return section ? /^a=mid:(\S{1,32})$/m.exec(section)?.[1] : undefined;
+}
+
 export function createRealtimeProvider(options: RealtimeProviderOptions): RealtimeProvider {
   const calls: Call[] = [];
+  let callsMade = 0;
   const clientMessages: unknown[] = [];
   const energy: number[] = [];
-  const reply = options.replyTranscript ?? 'Hello from the demo voice.';
-  let responses = 0;
+  const ownEngines = options.speech === undefined;
+  const speech: SpeechEngines = options.speech ?? { tts: createEspeakTts(), stt: createPocketsphinxStt() };
 
-  const send = (call: Call, event: Record<string, unknown>): void => {
+  const send = (call: Call, event: ProviderEvent): void => {
     try {
       if (call.channel?.isOpen()) call.channel.sendMessage(JSON.stringify(event));
     } catch {
@@ -149,23 +159,20 @@ export function createRealtimeProvider(options: RealtimeProviderOptions): Realti
       message = { unparsable: text.slice(0, 200) };
     }
     clientMessages.push(message);
-    if (typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'response.create') {
-      responses += 1;
-      const id = `resp_demo_${responses}`;
-      const itemId = `item_demo_${responses}`;
-      send(call, { type: 'response.created', response: { id, status: 'in_progress' } });
-      send(call, { type: 'response.output_audio_transcript.done', response_id: id, item_id: itemId, transcript: reply });
-      send(call, { type: 'response.done', response: { id, status: 'completed' } });
+    try {
+      call.conversation.clientMessage(message);
+    } catch {
+      // never throw inside node-datachannel callbacks
     }
   };
 
   const onAudio = (call: Call, packet: Buffer): void => {
     try {
-      const payload = rtpPayload(packet);
-      if (!payload) return;
-      const pcm = call.decoder.decode(payload);
-      for (let i = 0; i + 1 < pcm.length; i += 2) {
-        const sample = pcm.readInt16LE(i) / 32768;
+      const pcm = call.receiver.decode(packet);
+      if (!pcm) return;
+      call.lastAudioAt = performance.now();
+      for (const value of pcm) {
+        const sample = value / 32768;
         call.sumSquares += sample * sample;
         call.samples += 1;
         if (call.samples === windowSamples) {
@@ -174,37 +181,67 @@ export function createRealtimeProvider(options: RealtimeProviderOptions): Realti
           call.samples = 0;
         }
       }
+      call.conversation.audioIn(pcm);
     } catch {
-      // a packet opusscript cannot decode is skipped; never throw inside node-datachannel callbacks
+      // never throw inside node-datachannel callbacks
     }
   };
 
-  const answer = (offer: string): Promise<string> => {
-    const pc = new ndc.PeerConnection(`demo-realtime-${calls.length + 1}`, { iceServers: [], bindAddress: '127.0.0.1' });
-    const audio = new ndc.Audio('0', 'SendRecv');
-    audio.addOpusCodec(111, 'minptime=10;useinbandfec=1');
-    audio.addSSRC(0x5ea1_0001 + calls.length, 'demo-provider', 'demo-stream', 'demo-audio');
-    const call: Call = { pc, track: pc.addTrack(audio), decoder: new OpusScript(sampleRate, 1), sumSquares: 0, samples: 0 };
-    calls.push(call);
-    pc.onTrack((track) => {
-      call.remoteTrack = track; // strong ref, or reception stops (§5a)
+  const answer = (offer: string, clientSecret: string): Promise<string> => {
+    callsMade += 1;
+    const number = callsMade;
+    const pc = new ndc.PeerConnection(`demo-realtime-${number}`, { iceServers: [], bindAddress: '127.0.0.1' });
+    const payloadType = opusPayloadType(offer) ?? 111;
+    const audio = new ndc.Audio(offerAudioMid(offer) ?? '0', 'SendRecv');
+    audio.addOpusCodec(payloadType, 'minptime=10;useinbandfec=1');
+    const ssrc = 0x5ea1_0000 + number;
+    audio.addSSRC(ssrc, 'demo-provider', 'demo-stream', 'demo-audio');
+    const track = pc.addTrack(audio);
+    const sender = new OpusRtpSender(ssrc, payloadType, (packet) => {
+      if (track.isOpen()) track.sendMessageBinary(packet);
+    });
+    const locale = options.localeFor?.(clientSecret);
+    const made: { call?: Call } = {}; // the conversation emits only once the call (and its channel) exists
+    const conversation = new DemoConversation({
+      callNumber: number,
+      emit: (event) => {
+        if (made.call) send(made.call, event);
+      },
+      audioOut: sender,
+      speech,
+      ...(locale === undefined ? {} : { locale }),
+      ...(options.vad ? { vad: options.vad } : {}),
+      ...(options.replyTranscript === undefined ? {} : { defaultReply: options.replyTranscript }),
+    });
+    // A turn ends by silence; when the app stops sending audio altogether, it ends by time.
+    const watch = setInterval(() => {
+      if (conversation.speaking && performance.now() - current.lastAudioAt > conversation.silenceMs()) conversation.audioStopped();
+    }, 100);
+    watch.unref();
+    const current: Call = { number, pc, track, receiver: new OpusRtpReceiver(), sender, conversation, watch, lastAudioAt: performance.now(), sumSquares: 0, samples: 0 };
+    made.call = current;
+    calls.push(current);
+    pc.onTrack((remote) => {
+      current.remoteTrack = remote; // strong ref, or reception stops (§5a)
       try {
-        track.setMediaHandler(new ndc.RtcpReceivingSession());
-        track.onMessage((message) => onAudio(call, message));
+        remote.setMediaHandler(new ndc.RtcpReceivingSession());
+        remote.onMessage((message) => onAudio(current, message));
       } catch {
         // never throw inside node-datachannel callbacks
       }
     });
-    call.track.onMessage((message) => onAudio(call, message));
+    track.onMessage((message) => onAudio(current, message));
     pc.onDataChannel((channel) => {
-      if (channel.getLabel() !== 'oai-events' || call.channel) return;
-      call.channel = channel;
-      const greet = (): void =>
-        send(call, {
-          type: 'session.created',
-          session: { id: `sess_demo_${calls.indexOf(call) + 1}`, audio: { input: { turn_detection: { type: 'server_vad', create_response: true, interrupt_response: true, silence_duration_ms: 500 } } } },
-        });
-      channel.onMessage((message) => onClientMessage(call, typeof message === 'string' ? message : Buffer.from(message as ArrayBuffer).toString('utf8')));
+      if (channel.getLabel() !== 'oai-events' || current.channel) return;
+      current.channel = channel;
+      channel.onMessage((message) => onClientMessage(current, typeof message === 'string' ? message : Buffer.from(message as ArrayBuffer).toString('utf8')));
+      const greet = (): void => {
+        try {
+          conversation.open();
+        } catch {
+          // never throw inside node-datachannel callbacks
+        }
+      };
       if (channel.isOpen()) greet();
       else channel.onOpen(greet);
     });
@@ -234,7 +271,7 @@ export function createRealtimeProvider(options: RealtimeProviderOptions): Realti
         if (!/^application\/sdp\b/i.test(request.headers['content-type'] ?? '')) throw httpErrors.invalid('The offer must be application/sdp.');
         const offer = await readSdp(request);
         if (!offer.startsWith('v=0')) throw httpErrors.invalid('The body is not an SDP offer.');
-        const sdp = await answer(offer);
+        const sdp = await answer(offer, bearer);
         response.writeHead(201, { 'Content-Type': 'application/sdp', 'Content-Length': Buffer.byteLength(sdp), 'Cache-Control': 'no-store' });
         response.end(sdp);
       } catch (error) {
@@ -245,6 +282,8 @@ export function createRealtimeProvider(options: RealtimeProviderOptions): Realti
     },
     close() {
       for (const call of calls.splice(0)) {
+        clearInterval(call.watch);
+        call.conversation.close();
         try {
           call.channel?.close();
           call.track.close();
@@ -253,8 +292,10 @@ export function createRealtimeProvider(options: RealtimeProviderOptions): Realti
         } catch {
           // already closed
         }
-        call.decoder.delete();
+        call.sender.close();
+        call.receiver.close();
       }
+      if (ownEngines) speech.stt.close();
     },
   };
 }
