@@ -10,6 +10,7 @@ import { createTalkieOAuth, privateUseScheme } from '../auth/talkie-oauth';
 import { createTokenStore } from '../auth/token-store';
 import { AgentCallService } from '../agentcall/agentcall-service';
 import { AguiService } from '../agui/agui-service';
+import { checkAgent } from '../agents/check-agent';
 import { a2aAgentView, identifyAgent } from '../agents/identify-agent';
 import { openSecretStore, type SecretStore } from '../secrets/secret-store';
 import { uniquePath, type ChooseDownloadPath } from '../talkie/download';
@@ -230,6 +231,11 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     'settings.update': ({ patch }) => settings.update(patch),
     'agents.list': () => ({ agents: agents.list() }),
     'agents.add': async ({ address, kind }) => ({ agent: await agents.add(address, { allowLocalHttp: settings.get().developer.allowLocalHttp, ...(kind === 'agui' ? { protocol: 'agui' as const } : {}) }) }),
+    'agents.check': ({ address, kind }) => {
+      const policy = { allowLocalHttp: settings.get().developer.allowLocalHttp };
+      return checkAgent({ ...agents.vet(address, policy), kind: kind ?? 'auto' }, policy);
+    },
+    'agents.rename': async ({ id, name }) => ({ agent: await agents.rename(id, name) }),
     'agents.remove': async ({ id }) => {
       const list = await agents.remove(id);
       await agui.forget(id);
