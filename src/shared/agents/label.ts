@@ -4,6 +4,7 @@ import { ServiceError } from '../ipc/errors';
 export const agentLabelMaxLength = 100;
 
 /** Control characters and bidi overrides/isolates: nothing a name needs, and a name must not reorder the text around it. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const unwanted = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
 
 /**
