@@ -40,7 +40,8 @@ describe('saved data in the app', () => {
       await app.page.getByRole('status').getByText(notice).waitFor();
       await app.page.getByRole('list', { name: 'Added agents' }).getByText('crm.example.com', { exact: true }).waitFor();
       await app.page.getByRole('textbox', { name: 'Agent address' }).fill('other.example.com');
-      await app.page.getByRole('button', { name: 'Add', exact: true }).click();
+      await app.page.getByRole('button', { name: 'Check', exact: true }).click();
+      await app.page.getByRole('button', { name: /^Add( anyway)?$/ }).click();
       await app.page.getByRole('alert').getByText(notice).waitFor();
       await app.screenshot('saved-data-newer-file');
       expect(await readFile(join(dir, 'agents.json'), 'utf8')).toBe(newer);
