@@ -259,6 +259,89 @@ describe('home screen', () => {
     expect(screen.queryByText('Only https:// addresses are supported, not ftp://.')).toBeNull();
   });
 
+  it('renames an agent in place: Enter saves, the list and the sidebar show the name with the address, focus returns to Rename', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Rename crm.example.com' }));
+    const field = screen.getByRole<HTMLInputElement>('textbox', { name: 'Name for crm.example.com' });
+    // The current name, selected: typing replaces it.
+    expect(document.activeElement).toBe(field);
+    expect(field.value).toBe('crm.example.com');
+    expect([field.selectionStart, field.selectionEnd]).toEqual([0, 'crm.example.com'.length]);
+    expect(field.maxLength).toBe(100);
+    await user.keyboard('  Work   CRM {Enter}');
+
+    await waitFor(() => expect(agentNames()).toEqual(['Work CRM crm.example.com']));
+    expect(backend.callsOf('agents.rename')).toEqual([{ id: 'a1', name: 'Work CRM' }]);
+    expect(backend.state.agents[0]).toMatchObject({ label: 'Work CRM' });
+    expect(screen.getAllByRole('status').map((element) => element.textContent)).toContain('Renamed to Work CRM');
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Rename Work CRM' }));
+    expect(screen.getByRole('button', { name: 'Open Work CRM' })).toBeTruthy();
+    expect(within(screen.getByRole('navigation', { name: 'AgentDesk' })).getByRole('button', { name: /^Work CRM/ })).toBeTruthy();
+  });
+
+  it('Escape (or Cancel) leaves the name as it was; saving it unchanged sends nothing', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z', label: 'Work CRM' }],
+    });
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Rename Work CRM' }));
+    await user.keyboard('Something else{Escape}');
+    expect(screen.queryByRole('textbox', { name: 'Name for crm.example.com' })).toBeNull();
+    expect(agentNames()).toEqual(['Work CRM crm.example.com']);
+    // Escape went no further: Home is still shown, and the focus is back on Rename.
+    expect(screen.getByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Rename Work CRM' }));
+
+    await user.click(screen.getByRole('button', { name: 'Rename Work CRM' }));
+    await user.type(screen.getByRole('textbox', { name: 'Name for crm.example.com' }), ' ');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(screen.queryByRole('textbox', { name: 'Name for crm.example.com' })).toBeNull();
+
+    await user.click(screen.getByRole('button', { name: 'Rename Work CRM' }));
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('textbox', { name: 'Name for crm.example.com' })).toBeNull();
+    expect(backend.callsOf('agents.rename')).toEqual([]);
+  });
+
+  it('refuses an empty name, and shows main’s refusal, staying in the field', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    backend.failNext('agents.rename', { code: 'save_failed', message: 'agents.json could not be saved: the disk is full.' });
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Rename crm.example.com' }));
+    const field = screen.getByRole<HTMLInputElement>('textbox', { name: 'Name for crm.example.com' });
+    await user.clear(field);
+    await user.keyboard('{Enter}');
+    expect(screen.getByRole('alert').textContent).toBe('Type a name for the agent.');
+    expect(field.getAttribute('aria-invalid')).toBe('true');
+    expect(backend.callsOf('agents.rename')).toEqual([]);
+
+    await user.keyboard('Work CRM{Enter}');
+    expect((await screen.findByRole('alert')).textContent).toBe('agents.json could not be saved: the disk is full.');
+    expect(document.activeElement).toBe(field);
+    expect(field.value).toBe('Work CRM');
+    expect(backend.state.agents[0]?.label).toBeUndefined();
+  });
+
+  it('renames in Czech', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    backend.state.settings = { ...backend.state.settings, language: 'cs' };
+    const user = (await import('@testing-library/user-event')).default.setup();
+    const { render } = await import('@testing-library/react');
+    const { App } = await import('../../../src/renderer/App');
+    render(<App api={backend.api} />);
+    await user.click(await screen.findByRole('button', { name: 'Přejmenovat crm.example.com' }));
+    await user.keyboard('Práce{Enter}');
+    await screen.findByText('Přejmenováno na Práce');
+    expect(screen.getByRole('button', { name: 'Přejmenovat Práce' })).toBeTruthy();
+  });
+
   it('removes an agent with its own Remove button', async () => {
     const backend = createFakeBackend({
       agents: [
