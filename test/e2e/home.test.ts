@@ -107,11 +107,13 @@ describe('AgentDesk in Chromium through the web shell', () => {
     const first = await startShell(dir);
     const app = await openApp(first);
     try {
+      // The address is checked first: without a network here it cannot be reached, and is added anyway.
       await app.page.getByRole('textbox', { name: 'Agent address' }).fill('crm.example.com');
-      await app.page.getByRole('button', { name: 'Add', exact: true }).click();
+      await app.page.getByRole('button', { name: 'Check', exact: true }).click();
+      await app.page.getByRole('button', { name: /^Add( anyway)?$/ }).click();
       await app.page.getByRole('main').getByText('crm.example.com', { exact: true }).waitFor();
       await app.page.getByRole('textbox', { name: 'Agent address' }).fill('http://example.com');
-      await app.page.getByRole('button', { name: 'Add', exact: true }).click();
+      await app.page.getByRole('button', { name: 'Check', exact: true }).click();
       await app.page.getByText(/development/).first().waitFor();
       expect(await app.page.getByRole('textbox', { name: 'Agent address' }).inputValue()).toBe('http://example.com');
       expect(await app.page.getByRole('textbox', { name: 'Agent address' }).getAttribute('aria-invalid')).toBe('true');

@@ -36,11 +36,12 @@ describe('saved data in the app', () => {
     const shell = await startShell(dir);
     const app = await openApp(shell);
     try {
-      const notice = 'agents.json was written by a newer AgentDesk (version 3); this version reads it as version 1, and will not change it.';
+      const notice = 'agents.json was written by a newer AgentDesk (version 3); this version reads it as version 2, and will not change it.';
       await app.page.getByRole('status').getByText(notice).waitFor();
       await app.page.getByRole('list', { name: 'Added agents' }).getByText('crm.example.com', { exact: true }).waitFor();
       await app.page.getByRole('textbox', { name: 'Agent address' }).fill('other.example.com');
-      await app.page.getByRole('button', { name: 'Add', exact: true }).click();
+      await app.page.getByRole('button', { name: 'Check', exact: true }).click();
+      await app.page.getByRole('button', { name: /^Add( anyway)?$/ }).click();
       await app.page.getByRole('alert').getByText(notice).waitFor();
       await app.screenshot('saved-data-newer-file');
       expect(await readFile(join(dir, 'agents.json'), 'utf8')).toBe(newer);

@@ -103,6 +103,8 @@ describe('the worked example’s web pages in Chromium', () => {
       await allowHttp.check();
       await page.getByRole('button', { name: 'Back' }).first().click();
       await page.getByRole('textbox', { name: 'Agent address' }).fill(agent.url);
+      await page.getByRole('button', { name: 'Check', exact: true }).click();
+      await page.getByText('Found: AgentCall agent “Larkfield Payroll”').waitFor();
       await page.getByRole('button', { name: 'Add', exact: true }).click();
       await page.getByRole('button', { name: `Open ${agent.host}` }).click();
 

@@ -17,11 +17,14 @@ import { fetchJsonDocument } from '../net/json-document';
  */
 export type AgentCardDiscovery = { ok: true; cardUrl: string; validation: CardValidation; uiLinks: UiLinksResult } | { ok: false; problems: Problem[] };
 
-export async function discoverAgentCard(url: string, options: { allowLocalHttp: boolean; policy?: NetPolicy; timeouts?: Partial<Timeouts> }): Promise<AgentCardDiscovery> {
+export async function discoverAgentCard(url: string, options: { allowLocalHttp: boolean; policy?: NetPolicy; timeouts?: Partial<Timeouts>; signal?: AbortSignal }): Promise<AgentCardDiscovery> {
   const cardUrl = agentCardUrlFor(url);
   if (cardUrl === undefined) return failure('invalid_address', 'The address is not an http:// or https:// URL.');
   const policy = options.policy ?? { allowLocalHttp: options.allowLocalHttp };
-  const document = await fetchJsonDocument({ url: cardUrl, maxBytes: maxCardBytes, strict: true, ...(options.timeouts ? { timeouts: options.timeouts } : {}) }, policy);
+  const document = await fetchJsonDocument(
+    { url: cardUrl, maxBytes: maxCardBytes, strict: true, ...(options.timeouts ? { timeouts: options.timeouts } : {}), ...(options.signal ? { signal: options.signal } : {}) },
+    policy,
+  );
   if (!document.ok) {
     switch (document.reason) {
       case 'http_status':

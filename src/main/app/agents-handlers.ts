@@ -1,4 +1,5 @@
 import { builtInAgentCallDemoId, builtInAguiDemoId, builtInDemoAgentId } from '../../shared/ipc/contract';
+import { checkAgent } from '../agents/check-agent';
 import { a2aAgentView, identifyAgent } from '../agents/identify-agent';
 import type { AguiService } from '../agui/agui-service';
 import type { HandlerTable } from '../ipc/handler-table';
@@ -25,6 +26,11 @@ export function agentsHandlers({
   return {
     'agents.list': () => ({ agents: agents.list() }),
     'agents.add': async ({ address, kind }) => ({ agent: await agents.add(address, { allowLocalHttp: settings.get().developer.allowLocalHttp, ...(kind === 'agui' ? { protocol: 'agui' as const } : {}) }) }),
+    'agents.check': ({ address, kind }) => {
+      const policy = { allowLocalHttp: settings.get().developer.allowLocalHttp };
+      return checkAgent({ ...agents.vet(address, policy), kind: kind ?? 'auto' }, policy);
+    },
+    'agents.rename': async ({ id, name }) => ({ agent: await agents.rename(id, name) }),
     'agents.remove': async ({ id }) => {
       const list = await agents.remove(id);
       await agui.forget(id);

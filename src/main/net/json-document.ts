@@ -13,12 +13,22 @@ export type JsonDocument =
  * Accept: application/json, same-origin redirects, at most `maxBytes` (else `net` with too_large),
  * only a 200 answer. `strict` (the AgentCall card): the body must be labelled application/json or
  * application/…+json and be valid UTF-8; otherwise any label, decoded as text (bad bytes become U+FFFD).
- * A network failure is `net`; anything else thrown is a bug and is thrown on.
+ * A network failure is `net` (an aborted `signal` too: `aborted`); anything else thrown is a bug and is thrown on.
  */
-export async function fetchJsonDocument(request: { url: string; maxBytes: number; strict?: boolean; timeouts?: Partial<Timeouts> }, policy: NetPolicy): Promise<JsonDocument> {
+export async function fetchJsonDocument(
+  request: { url: string; maxBytes: number; strict?: boolean; timeouts?: Partial<Timeouts>; signal?: AbortSignal },
+  policy: NetPolicy,
+): Promise<JsonDocument> {
   try {
     const response = await guardedRequest(
-      { url: request.url, maxBytes: request.maxBytes, redirect: 'same-origin', headers: { Accept: 'application/json' }, ...(request.timeouts ? { timeouts: request.timeouts } : {}) },
+      {
+        url: request.url,
+        maxBytes: request.maxBytes,
+        redirect: 'same-origin',
+        headers: { Accept: 'application/json' },
+        ...(request.timeouts ? { timeouts: request.timeouts } : {}),
+        ...(request.signal ? { signal: request.signal } : {}),
+      },
       policy,
     );
     if (response.status !== 200) {

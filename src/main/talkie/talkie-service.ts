@@ -17,7 +17,7 @@ import { fetchLogo, ManifestCache, type DiscoveredServer } from './discovery';
 import { safeFileName, saveResponse, type ChooseDownloadPath } from './download';
 import type { EndpointApprovals } from './endpoint-approvals';
 import { describe, limits, TalkieClient, TalkieError, type RunOutcome, type TokenSource } from './talkie-client';
-import { threadItems, threadList } from './thread-view';
+import { FirstMessages, threadItems, threadList } from './thread-view';
 
 /** The built-in demo agent, started on first use. */
 export interface DemoPort {
@@ -70,6 +70,8 @@ export class TalkieService {
   private readonly connections = new Map<string, Connection>();
   private readonly runs = new Map<string, ActiveRun>();
   private readonly actions = new Map<string, Action>();
+  /** Titles for threads the server lists untitled: their first user message, as main saw it. */
+  private readonly firstMessages = new FirstMessages();
   /** Browser sign-ins waiting, by agent: Cancel aborts them. */
   private readonly signIns = new Map<string, AbortController>();
   private demo?: { baseUrl: string; token: string };
@@ -170,6 +172,7 @@ export class TalkieService {
       throw new ServiceError('invalid_request', `The message is ${request.text.length} characters; this server accepts at most ${max}.`, '/text', false);
     }
     const threadId = request.threadId ?? `t_${randomUUID()}`;
+    if (request.threadId === undefined) this.firstMessages.sent(agentId, threadId, request.text);
     const runId = `r_${randomUUID()}`;
     const run: ActiveRun = { agentId, runId, threadId, abort: new AbortController(), cancelled: false };
     this.runs.set(runId, run);
@@ -195,7 +198,7 @@ export class TalkieService {
     const { client } = await this.usable(agentId);
     const list = threadList(await this.call(agentId, () => client.threads()));
     if (!list) throw new ServiceError('protocol_error', 'The server sent a thread list the app cannot read.');
-    return { threads: list };
+    return { threads: this.firstMessages.fill(agentId, list) };
   }
 
   async thread(agentId: string, threadId: string) {
@@ -203,12 +206,14 @@ export class TalkieService {
     const view = threadItems(await this.call(agentId, () => client.thread(threadId)));
     if (!view) throw new ServiceError('protocol_error', 'The server sent a thread the app cannot read.');
     for (const action of view.actions) this.actions.set(`${agentId}:${action.id}`, action);
+    this.firstMessages.loaded(agentId, threadId, view.items);
     return { threadId, items: view.items };
   }
 
   async deleteThread(agentId: string, threadId: string) {
     const { client } = await this.usable(agentId);
     await this.call(agentId, () => client.deleteThread(threadId));
+    this.firstMessages.forget(agentId, threadId);
     return this.threads(agentId);
   }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseAction, parseCard, type Action } from '../../shared/talkie/content';
 import type { ConversationItem } from '../../shared/talkie/conversation';
+import { threadTitleFromMessage } from '../../shared/talkie/thread-title';
 
 /** Talkie §9 thread bodies → the same conversation items a live run produces. */
 const threadSchema = z.looseObject({
@@ -49,4 +50,51 @@ export function threadList(json: unknown) {
     ...(thread.createdAt === undefined ? {} : { createdAt: thread.createdAt }),
     ...(thread.updatedAt === undefined ? {} : { updatedAt: thread.updatedAt }),
   }));
+}
+
+/**
+ * The first user message of each thread main has seen (a new thread's first send, a loaded thread),
+ * as a title for a thread the server lists without one (the server's title wins). Derived from what
+ * main already has: no request is made for it. In memory, at most `max` threads (the oldest go first).
+ */
+export class FirstMessages {
+  private readonly titles = new Map<string, string>();
+
+  constructor(private readonly max = 1000) {}
+
+  /** A new thread's first message (a later send never replaces it). */
+  sent(agentId: string, threadId: string, text: string): void {
+    if (!this.titles.has(key(agentId, threadId))) this.set(agentId, threadId, text);
+  }
+
+  /** A loaded thread: its first user message, as the server has it. */
+  loaded(agentId: string, threadId: string, items: readonly ConversationItem[]): void {
+    const first = items.find((item) => item.kind === 'user' && item.text.trim() !== '');
+    if (first?.kind === 'user') this.set(agentId, threadId, first.text);
+  }
+
+  forget(agentId: string, threadId: string): void {
+    this.titles.delete(key(agentId, threadId));
+  }
+
+  /** The list with `firstMessage` on each untitled thread whose first message is known. */
+  fill<T extends { id: string; title: string }>(agentId: string, threads: T[]): (T & { firstMessage?: string })[] {
+    return threads.map((thread) => {
+      const firstMessage = thread.title.trim() === '' ? this.titles.get(key(agentId, thread.id)) : undefined;
+      return firstMessage === undefined ? thread : { ...thread, firstMessage };
+    });
+  }
+
+  private set(agentId: string, threadId: string, text: string): void {
+    const title = threadTitleFromMessage(text);
+    if (title === '') return;
+    const id = key(agentId, threadId);
+    this.titles.delete(id);
+    this.titles.set(id, title);
+    if (this.titles.size > this.max) this.titles.delete(this.titles.keys().next().value!);
+  }
+}
+
+function key(agentId: string, threadId: string): string {
+  return `${agentId}\n${threadId}`;
 }

@@ -1,4 +1,5 @@
 import { useCallback, type Ref, type RefObject } from 'react';
+import { agentTitle } from '../../shared/agents/label';
 import type { AgentDeskApi } from '../../shared/ipc/api';
 import type { AgentEntry } from '../../shared/ipc/contract';
 import type { LiveResource } from '../hooks/useLiveResource';
@@ -39,7 +40,7 @@ export function HomeScreen({
       </h1>
       <div className="home-grid">
         <div className="home-grid__column">
-          <AgentList api={api} agents={agents} addInputRef={addInputRef} onOpen={(agent) => onOpenChat({ agentId: agent.id, label: agent.name ?? agent.display })} />
+          <AgentList api={api} agents={agents} addInputRef={addInputRef} onOpen={(agent) => onOpenChat({ agentId: agent.id, label: agentTitle(agent) })} />
           <AddAgentForm api={api} inputRef={addInputRef} onAdded={onAdded} />
         </div>
         <div className="home-grid__column">

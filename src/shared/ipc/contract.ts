@@ -14,6 +14,7 @@ import { agentCallEvents, agentCallMethods } from '../agentcall/ipc-schemas';
 import { webPagesSchema } from '../agentmesh/ipc-schemas';
 import { aguiEvents, aguiMethods } from '../agui/ipc-schemas';
 import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, talkieVoiceMethods, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
+import { agentLabelMaxLength } from '../agents/label';
 import { ipcBytes } from './binary';
 import { uiMemoryMethods } from './ui-memory-schemas';
 
@@ -50,8 +51,36 @@ export const agentEntrySchema = z.strictObject({
   protocol: z.literal('agui').optional(),
   /** The name its A2A card gives, learned when the agent was identified as a plain A2A agent; the list shows it (with the address). */
   name: z.string().max(200).optional(),
+  /** The name the user gave it (Rename): the lists show it instead of the card's name or the address (agents.json version 2). */
+  label: z.string().max(agentLabelMaxLength).optional(),
 });
 export type AgentEntry = z.infer<typeof agentEntrySchema>;
+
+/**
+ * `agents.check`: what an address turned out to be, before it is added. Found: its kind and, when
+ * it gives one, its own name (Talkie manifest, A2A card) and how many web pages its card lists. Not
+ * found: why (`unreachable`: no answer in time, or a network failure; `blocked`: an address the
+ * network rules refuse; `not_found`: a server answered, without an agent there; `incompatible`: an
+ * agent AgentDesk cannot talk to), with main's sentence and a stable code for a Details line.
+ */
+export const agentCheckSchema = z.discriminatedUnion('found', [
+  z.strictObject({
+    found: z.literal(true),
+    kind: z.enum(['talkie', 'agentcall', 'a2a', 'agui']),
+    /** The address as the list will show it. */
+    display: z.string().max(2100),
+    name: z.string().max(200).optional(),
+    webPages: z.number().int().min(0).max(100).optional(),
+  }),
+  z.strictObject({
+    found: z.literal(false),
+    reason: z.enum(['unreachable', 'blocked', 'not_found', 'incompatible']),
+    display: z.string().max(2100),
+    code: z.string().max(64),
+    message: z.string().max(1000),
+  }),
+]);
+export type AgentCheck = z.infer<typeof agentCheckSchema>;
 
 /**
  * A plain A2A agent (a valid card with neither a Talkie manifest nor the AgentCall extension): no
@@ -132,6 +161,20 @@ export const contract = {
     'agents.add': {
       /** `kind: 'agui'`: the address is a plain AG-UI endpoint (POST + SSE), not a server with a manifest or card. */
       request: z.strictObject({ address: z.string().max(4096), kind: z.enum(['auto', 'agui']).optional() }),
+      response: z.strictObject({ agent: agentEntrySchema }),
+    },
+    /**
+     * Identifies an address before it is added (`agents.add` checks only its syntax): reads its Talkie
+     * manifest and A2A card (a plain AG-UI endpoint: one GET), bounded in time, and says what it found or
+     * why not. An address add would refuse (syntax, already listed) fails as add fails, before any request.
+     */
+    'agents.check': {
+      request: z.strictObject({ address: z.string().max(4096), kind: z.enum(['auto', 'agui']).optional() }),
+      response: agentCheckSchema,
+    },
+    /** The user's name for an agent (trimmed, one line, 1–100 characters); saved in agents.json. */
+    'agents.rename': {
+      request: z.strictObject({ id: z.string().min(1).max(64), name: z.string().max(1000) }),
       response: z.strictObject({ agent: agentEntrySchema }),
     },
     'agents.remove': {

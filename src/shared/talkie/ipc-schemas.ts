@@ -73,7 +73,8 @@ export const conversationItemSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('error'), id: s(300), code: s(64), message: s(2000), retryable: z.boolean() }),
 ]) satisfies z.ZodType<ConversationItem>;
 
-export const threadSummarySchema = z.strictObject({ id: s(200), title: s(500), channel: s(20), createdAt: s(40).optional(), updatedAt: s(40).optional() });
+/** `firstMessage`: for a thread the server gives no title, its first user message as a title (threadTitleFromMessage), when main has seen it. */
+export const threadSummarySchema = z.strictObject({ id: s(200), title: s(500), channel: s(20), createdAt: s(40).optional(), updatedAt: s(40).optional(), firstMessage: s(200).optional() });
 
 /** What the UI knows about one Talkie server (never a token). */
 export const serverViewSchema = z.strictObject({

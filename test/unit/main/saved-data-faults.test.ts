@@ -95,10 +95,10 @@ describe('saved data faults (real services)', () => {
 
   it('a newer AgentDesk’s agents.json is listed as far as this version can, never changed, and saying so', async () => {
     const dir = await tempDir();
-    const newer = JSON.stringify({ schemaVersion: 2, agents: [{ id: 'a1', url: 'https://agents.example.com/', display: 'agents.example.com', addedAt: '2026-01-01T00:00:00.000Z' }] });
+    const newer = JSON.stringify({ schemaVersion: 3, agents: [{ id: 'a1', url: 'https://agents.example.com/', display: 'agents.example.com', addedAt: '2026-01-01T00:00:00.000Z' }] });
     await writeFile(join(dir, 'agents.json'), newer);
     const app = await services(dir);
-    const notice = 'agents.json was written by a newer AgentDesk (version 2); this version reads it as version 1, and will not change it.';
+    const notice = 'agents.json was written by a newer AgentDesk (version 3); this version reads it as version 2, and will not change it.';
     expect(await app.call('app.info')).toMatchObject({ ok: true, value: { notices: [notice] } });
     expect(await app.call('agents.list')).toMatchObject({ ok: true, value: { agents: [{ id: 'a1', url: 'https://agents.example.com/' }] } });
     expect(await app.call('agents.add', { address: 'https://other.example.com' })).toEqual({ ok: false, error: { code: 'save_failed', message: notice } });

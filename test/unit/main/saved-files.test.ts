@@ -62,17 +62,21 @@ describe('saved files: versions and fixtures', () => {
     expect(await json(join(dir, 'settings.json'))).toEqual({ ...(await json(fixture)), schemaVersion: settingsFileFormat.current, appearance: { theme: 'light', textSize: 'large' } });
   });
 
-  it('agents.json v1 loads with nothing lost and is written back in the current version', async () => {
+  it.each([1, 2])('agents.json v%i loads with nothing lost and is written back in the current version', async (version) => {
     const dir = await tempDir();
-    const fixture = await fixtureOf('agents', 1);
+    const fixture = await fixtureOf('agents', version);
     await copyFile(fixture, join(dir, 'agents.json'));
     const notices: string[] = [];
     const agents = await AgentRegistry.open(dir, new EventBus(memoryLogger()), notices);
     expect(notices).toEqual([]);
-    const saved = (await json(fixture)).agents as unknown[];
+    const saved = (await json(fixture)).agents as { id: string; label?: string }[];
     expect(agents.list()).toEqual(saved);
+    // Version 2's fixture keeps the name the user gave an agent.
+    if (version >= 2) expect(saved.map((agent) => agent.label)).toContain('Work CRM');
     const added = await agents.add('https://third.example.com', { allowLocalHttp: false });
     expect(await json(join(dir, 'agents.json'))).toEqual({ schemaVersion: agentsFileFormat.current, agents: [...saved, added] });
+    const renamed = await agents.rename(saved[0]!.id, 'Renamed');
+    expect(await json(join(dir, 'agents.json'))).toEqual({ schemaVersion: agentsFileFormat.current, agents: [renamed, ...saved.slice(1), added] });
   });
 
   it('talkie-servers.json v1 loads with nothing lost and is written back in the current version', async () => {

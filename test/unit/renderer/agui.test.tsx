@@ -608,6 +608,9 @@ describe('plain AG-UI endpoints from Home', () => {
     const { backend, user } = await renderApp();
     await user.type(screen.getByRole('textbox', { name: 'Agent address' }), 'https://ide.example.com/agui');
     await user.click(screen.getByRole('checkbox', { name: 'This is a plain AG-UI endpoint (POST + SSE)' }));
+    await user.click(screen.getByRole('button', { name: 'Check' }));
+    await screen.findByText('Found: a server answers at ide.example.com/agui');
+    expect(backend.callsOf('agents.check')).toEqual([{ address: 'https://ide.example.com/agui', kind: 'agui' }]);
     await user.click(screen.getByRole('button', { name: 'Add' }));
     await waitFor(() => expect(backend.callsOf('agents.add')).toEqual([{ address: 'https://ide.example.com/agui', kind: 'agui' }]));
     // The box is cleared for the next address.

@@ -3,6 +3,7 @@ import type { WebPages } from '../../../src/shared/agentmesh/ipc-schemas';
 import type { AguiServerView } from '../../../src/shared/agui/ipc-schemas';
 import { addUserMessage, createThread } from '../../../src/shared/agui/run-model';
 import { normalizeAgentAddress } from '../../../src/shared/agents/address';
+import { normalizeAgentLabel } from '../../../src/shared/agents/label';
 import { buildApi, type AgentDeskApi, type ApiTransport } from '../../../src/shared/ipc/api';
 import {
   builtInAgentCallDemoId,
@@ -11,6 +12,7 @@ import {
   contract,
   eventChannel,
   methodForChannel,
+  type AgentCheck,
   type AgentEntry,
   type EventName,
   type EventPayload,
@@ -84,6 +86,11 @@ export interface FakeBackend {
     webPages: Record<string, WebPages>;
     /** Agents that `agents.identify` reports as plain A2A agents, with what their page shows. */
     a2aAgents: Record<string, A2AAgentView>;
+    /**
+     * What `agents.check` finds, by normalized display (`crm.example.com`); an address not listed is found
+     * as a Talkie server named after it (a plain AG-UI check: an endpoint that answers).
+     */
+    checks: Record<string, AgentCheck>;
   };
   /** Every call that reached the fake main, in order, after the contract's request schema accepted it. */
   calls: { method: MethodName; request: unknown }[];
@@ -136,6 +143,7 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     agui: {},
     webPages: {},
     a2aAgents: {},
+    checks: {},
     ...initial,
   };
   const aguiView = (agentId: string): AguiServerView =>
@@ -170,12 +178,12 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       return ok(state.settings);
     },
     'agents.list': () => ok({ agents: state.agents }),
-    'agents.add': ({ address }) => {
+    'agents.add': ({ address, kind }) => {
       try {
         const normalized = normalizeAgentAddress(address, { allowLocalHttp: state.settings.developer.allowLocalHttp });
         const existing = state.agents.find((agent) => agent.url === normalized.url);
         if (existing) return fail('already_exists', `${existing.display} is already in your list.`, '/address');
-        const agent = { id: `agent-${nextId++}`, url: normalized.url, display: normalized.display, addedAt: new Date().toISOString() };
+        const agent: AgentEntry = { id: `agent-${nextId++}`, url: normalized.url, display: normalized.display, addedAt: new Date().toISOString(), ...(kind === 'agui' ? { protocol: 'agui' as const } : {}) };
         state.agents = [...state.agents, agent];
         emit('agents.changed', { agents: state.agents });
         return ok({ agent });
@@ -183,6 +191,34 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
         if (error instanceof ServiceError) return fail(error.code, error.message, error.path);
         throw error;
       }
+    },
+    'agents.check': ({ address, kind }) => {
+      try {
+        const normalized = normalizeAgentAddress(address, { allowLocalHttp: state.settings.developer.allowLocalHttp });
+        const existing = state.agents.find((agent) => agent.url === normalized.url);
+        if (existing) return fail('already_exists', `${existing.display} is already in your list.`, '/address');
+        const known = state.checks[normalized.display];
+        if (known) return ok({ ...known, display: normalized.display });
+        return ok(kind === 'agui' ? { found: true, kind: 'agui', display: normalized.display } : { found: true, kind: 'talkie', display: normalized.display, name: `Server at ${normalized.display}` });
+      } catch (error) {
+        if (error instanceof ServiceError) return fail(error.code, error.message, error.path);
+        throw error;
+      }
+    },
+    'agents.rename': ({ id, name }) => {
+      const agent = state.agents.find((entry) => entry.id === id);
+      if (!agent) return fail('not_found', 'That agent is no longer in your list.', '/id');
+      let label: string;
+      try {
+        label = normalizeAgentLabel(name);
+      } catch (error) {
+        if (error instanceof ServiceError) return fail(error.code, error.message, error.path);
+        throw error;
+      }
+      const renamed = { ...agent, label };
+      state.agents = state.agents.map((entry) => (entry.id === id ? renamed : entry));
+      emit('agents.changed', { agents: state.agents });
+      return ok({ agent: renamed });
     },
     'agents.remove': ({ id }) => {
       if (!state.agents.some((agent) => agent.id === id)) return fail('not_found', 'That agent is no longer in your list.', '/id');

@@ -32,10 +32,18 @@ describe('home screen', () => {
     expect(screen.queryByText(/No agents yet/)).toBeNull();
   });
 
-  it('adds an agent: it appears in the list, the field is cleared and the addition announced', async () => {
+  it('checks the address first, says what it found, and adds it with Add: listed, field cleared, addition announced', async () => {
     const { user, backend } = await renderApp();
     await user.type(addressField(), 'crm.example.com');
-    await user.click(screen.getByRole('button', { name: 'Add' }));
+    await user.click(screen.getByRole('button', { name: 'Check' }));
+
+    await screen.findByText('Found: Talkie server “Server at crm.example.com”');
+    expect(backend.callsOf('agents.check')).toEqual([{ address: 'crm.example.com' }]);
+    expect(backend.callsOf('agents.add')).toEqual([]);
+    expect(agentNames()).toEqual([]);
+    // Add has the focus: Enter adds what was found.
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Add' }));
+    await user.keyboard('{Enter}');
 
     await waitFor(() => expect(agentNames()).toEqual(['crm.example.com']));
     expect(backend.callsOf('agents.add')).toEqual([{ address: 'crm.example.com' }]);
@@ -43,6 +51,7 @@ describe('home screen', () => {
     expect(addressField().getAttribute('aria-invalid')).toBeNull();
     const statuses = screen.getAllByRole('status').map((element) => element.textContent);
     expect(statuses).toContain('Added crm.example.com');
+    expect(screen.queryByText(/^Found:/)).toBeNull();
     expect(screen.queryByText(/No agents yet/)).toBeNull();
     // Focus returns to the field for the next address.
     expect(document.activeElement).toBe(addressField());
@@ -52,42 +61,162 @@ describe('home screen', () => {
     const { user, backend } = await renderApp();
     backend.muteEvents(true);
     await user.type(addressField(), 'crm.example.com{Enter}');
+    await user.click(await screen.findByRole('button', { name: 'Add' }));
     await waitFor(() => expect(agentNames()).toEqual(['crm.example.com']));
     await user.click(screen.getByRole('button', { name: 'Remove crm.example.com' }));
     await waitFor(() => expect(agentNames()).toEqual([]));
   });
 
-  it('submits with Enter from the field', async () => {
+  it('checks with Enter from the field', async () => {
     const { user } = await renderApp();
     await user.type(addressField(), 'https://ops.example.org/agent{Enter}');
+    await user.click(await screen.findByRole('button', { name: 'Add' }));
     await waitFor(() => expect(agentNames()).toEqual(['ops.example.org/agent']));
   });
 
-  it('disables the Add button and shows progress while the call runs', async () => {
+  it('shows “Checking …” with a spinner and Cancel while main checks, then Adding… while it adds', async () => {
     const backend = createFakeBackend();
-    const release = backend.holdNext('agents.add');
+    const releaseCheck = backend.holdNext('agents.check');
     const { user } = await renderApp({ backend });
-    await user.type(addressField(), 'crm.example.com');
-    await user.click(screen.getByRole('button', { name: 'Add' }));
+    await user.type(addressField(), ' crm.example.com ');
+    await user.click(screen.getByRole('button', { name: 'Check' }));
 
+    const checking = await screen.findByText('Checking crm.example.com…');
+    expect(checking.closest('[role="status"]')).not.toBeNull();
+    expect(checking.querySelector('.spinner')?.getAttribute('aria-hidden')).toBe('true');
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Check' }).disabled).toBe(true);
+    expect(addressField().readOnly).toBe(true);
+    // The focus moves to Cancel (the Check button it was on is disabled).
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Cancel' }));
+
+    await act(async () => releaseCheck());
+    await screen.findByText('Found: Talkie server “Server at crm.example.com”');
+    expect(screen.queryByText('Checking crm.example.com…')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Cancel' })).toBeNull();
+
+    const releaseAdd = backend.holdNext('agents.add');
+    await user.click(screen.getByRole('button', { name: 'Add' }));
     const busy = await screen.findByRole<HTMLButtonElement>('button', { name: 'Adding…' });
     expect(busy.disabled).toBe(true);
-    expect(screen.queryByRole('button', { name: 'Add' })).toBeNull();
-
-    await act(async () => release());
-    const again = await screen.findByRole<HTMLButtonElement>('button', { name: 'Add' });
-    expect(again.disabled).toBe(false);
-    expect(agentNames()).toEqual(['crm.example.com']);
+    await act(async () => releaseAdd());
+    await waitFor(() => expect(agentNames()).toEqual(['crm.example.com']));
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Check' }).disabled).toBe(false);
   });
 
-  it('shows a failed add under the field, marks it invalid and keeps what was typed', async () => {
+  it('Cancel stops waiting for a check: its late answer is ignored and the field can be edited again', async () => {
+    const backend = createFakeBackend();
+    const release = backend.holdNext('agents.check');
+    const { user } = await renderApp({ backend });
+    await user.type(addressField(), 'crm.example.com{Enter}');
+    await user.click(await screen.findByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByText('Checking crm.example.com…')).toBeNull();
+    expect(document.activeElement).toBe(addressField());
+    expect(addressField().readOnly).toBe(false);
+    await act(async () => release());
+    expect(screen.queryByText(/^Found:/)).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Add' })).toBeNull();
+  });
+
+  it('Escape cancels a check too', async () => {
+    const backend = createFakeBackend();
+    const release = backend.holdNext('agents.check');
+    const { user } = await renderApp({ backend });
+    await user.type(addressField(), 'crm.example.com{Enter}');
+    await screen.findByText('Checking crm.example.com…');
+    await user.keyboard('{Escape}');
+    expect(screen.queryByText('Checking crm.example.com…')).toBeNull();
+    expect(screen.getByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
+    await act(async () => release());
+    expect(screen.queryByText(/^Found:/)).toBeNull();
+  });
+
+  it('says what else it found: an AgentCall agent, a plain A2A agent with web pages', async () => {
+    const backend = createFakeBackend({
+      checks: {
+        'workshop.example.com': { found: true, kind: 'agentcall', display: '', name: 'Workshop agent', webPages: 2 },
+        'payroll.example.com': { found: true, kind: 'a2a', display: '', name: 'Larkfield Payroll', webPages: 3 },
+      },
+    });
+    const { user } = await renderApp({ backend });
+    await user.type(addressField(), 'workshop.example.com{Enter}');
+    await screen.findByText('Found: AgentCall agent “Workshop agent”');
+    expect(screen.getByText('Its card also lists web pages (2).')).toBeTruthy();
+    await user.clear(addressField());
+    // Editing the address drops what was found for the old one.
+    expect(screen.queryByText(/^Found:/)).toBeNull();
+    await user.type(addressField(), 'payroll.example.com{Enter}');
+    await screen.findByText('Found: A2A agent “Larkfield Payroll”');
+    expect(screen.getByText('payroll.example.com')).toBeTruthy();
+    expect(screen.getByText('It has no chat: AgentDesk shows what its card says about it and its web pages (3).')).toBeTruthy();
+  });
+
+  it('an address it could not reach: why in words, the code behind Details, and Add anyway', async () => {
+    const backend = createFakeBackend({
+      checks: { 'offline.example.com': { found: false, reason: 'unreachable', display: '', code: 'net_dns_failed', message: 'Could not find offline.example.com: ENOTFOUND.' } },
+    });
+    const { user } = await renderApp({ backend });
+    await user.type(addressField(), 'offline.example.com{Enter}');
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('AgentDesk could not reach offline.example.com. The server’s name could not be found. Check the address and your network.');
+    // The raw detail is not on the main line.
+    expect(within(alert).getByText('net_dns_failed: Could not find offline.example.com: ENOTFOUND.').closest('[hidden]')).not.toBeNull();
+    await user.click(within(alert).getByRole('button', { name: 'Details' }));
+    expect(within(alert).getByText('net_dns_failed: Could not find offline.example.com: ENOTFOUND.').closest('[hidden]')).toBeNull();
+    expect(screen.getByText(/you can add it anyway/)).toBeTruthy();
+    expect(backend.callsOf('agents.add')).toEqual([]);
+
+    await user.click(screen.getByRole('button', { name: 'Add anyway' }));
+    await waitFor(() => expect(agentNames()).toEqual(['offline.example.com']));
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('an address that answered without an agent, or with one it cannot talk to, is not offered for adding', async () => {
+    const backend = createFakeBackend({
+      checks: {
+        'www.example.com': { found: false, reason: 'not_found', display: '', code: 'manifest_http_error', message: 'No Talkie manifest and no AgentCall agent card was found at www.example.com. Check the address.' },
+        'old.example.com': { found: false, reason: 'incompatible', display: '', code: 'session_resume_unsupported', message: 'AgentDesk cannot talk to this agent: session resume is not supported.' },
+      },
+    });
+    const { user } = await renderApp({ backend });
+    await user.type(addressField(), 'www.example.com{Enter}');
+    expect((await screen.findByRole('alert')).textContent).toContain('www.example.com answered, but no agent AgentDesk knows is there');
+    expect(screen.queryByRole('button', { name: /^Add( anyway)?$/ })).toBeNull();
+    expect(document.activeElement).toBe(addressField());
+
+    await user.clear(addressField());
+    await user.type(addressField(), 'old.example.com{Enter}');
+    expect((await screen.findByRole('alert')).textContent).toContain('old.example.com is an agent AgentDesk cannot talk to. Details say why.');
+    expect(screen.queryByRole('button', { name: /^Add( anyway)?$/ })).toBeNull();
+    expect(backend.callsOf('agents.add')).toEqual([]);
+  });
+
+  it('says it in Czech', async () => {
+    const backend = createFakeBackend({
+      checks: { 'offline.example.com': { found: false, reason: 'unreachable', display: '', code: 'check_timeout', message: 'offline.example.com did not answer within 15 s.' } },
+    });
+    backend.state.settings = { ...backend.state.settings, language: 'cs' };
+    const user = (await import('@testing-library/user-event')).default.setup();
+    const { render } = await import('@testing-library/react');
+    const { App } = await import('../../../src/renderer/App');
+    render(<App api={backend.api} />);
+    const field = await screen.findByRole<HTMLInputElement>('textbox', { name: 'Adresa agenta' });
+    await user.type(field, 'crm.example.com');
+    await user.click(screen.getByRole('button', { name: 'Ověřit' }));
+    await screen.findByText('Nalezeno: server Talkie „Server at crm.example.com“');
+    await user.clear(field);
+    await user.type(field, 'offline.example.com{Enter}');
+    expect((await screen.findByRole('alert')).textContent).toContain('AgentDesk se k adrese offline.example.com nedostal. Server neodpověděl včas.');
+    expect(screen.getByRole('button', { name: 'Přesto přidat' })).toBeTruthy();
+  });
+
+  it('shows a refused address under the field, marks it invalid and keeps what was typed', async () => {
     const backend = createFakeBackend();
     const message = 'Unencrypted http:// is only allowed for development. Use https://, or turn on the development setting.';
-    backend.failNext('agents.add', { code: 'insecure_scheme', message });
+    backend.failNext('agents.check', { code: 'insecure_scheme', message });
     const { user } = await renderApp({ backend });
 
     await user.type(addressField(), 'http://crm.example.com');
-    await user.click(screen.getByRole('button', { name: 'Add' }));
+    await user.click(screen.getByRole('button', { name: 'Check' }));
 
     const error = await screen.findByText(message);
     const field = addressField();
@@ -99,6 +228,20 @@ describe('home screen', () => {
     expect(describedBy).toContain(errorElement?.id);
     expect(agentNames()).toEqual([]);
     expect(screen.getByText(/No agents yet/)).toBeTruthy();
+    expect(backend.callsOf('agents.add')).toEqual([]);
+  });
+
+  it('shows a failed add under the field and keeps what was found', async () => {
+    const backend = createFakeBackend();
+    backend.failNext('agents.add', { code: 'save_failed', message: 'agents.json could not be saved: the disk is full.' });
+    const { user } = await renderApp({ backend });
+    await user.type(addressField(), 'crm.example.com{Enter}');
+    await user.click(await screen.findByRole('button', { name: 'Add' }));
+    expect(await screen.findByText('agents.json could not be saved: the disk is full.')).toBeTruthy();
+    expect(screen.getByText('Found: Talkie server “Server at crm.example.com”')).toBeTruthy();
+    expect(addressField().value).toBe('crm.example.com');
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+    await waitFor(() => expect(agentNames()).toEqual(['crm.example.com']));
   });
 
   it('shows the real validation message of main for an address it rejects', async () => {
@@ -109,10 +252,94 @@ describe('home screen', () => {
 
     // Fixing the address clears the error.
     await user.clear(addressField());
-    await user.type(addressField(), 'files.example.com{Enter}');
-    await waitFor(() => expect(agentNames()).toEqual(['files.example.com']));
     expect(addressField().getAttribute('aria-invalid')).toBeNull();
+    await user.type(addressField(), 'files.example.com{Enter}');
+    await user.click(await screen.findByRole('button', { name: 'Add' }));
+    await waitFor(() => expect(agentNames()).toEqual(['files.example.com']));
     expect(screen.queryByText('Only https:// addresses are supported, not ftp://.')).toBeNull();
+  });
+
+  it('renames an agent in place: Enter saves, the list and the sidebar show the name with the address, focus returns to Rename', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Rename crm.example.com' }));
+    const field = screen.getByRole<HTMLInputElement>('textbox', { name: 'Name for crm.example.com' });
+    // The current name, selected: typing replaces it.
+    expect(document.activeElement).toBe(field);
+    expect(field.value).toBe('crm.example.com');
+    expect([field.selectionStart, field.selectionEnd]).toEqual([0, 'crm.example.com'.length]);
+    expect(field.maxLength).toBe(100);
+    await user.keyboard('  Work   CRM {Enter}');
+
+    await waitFor(() => expect(agentNames()).toEqual(['Work CRM crm.example.com']));
+    expect(backend.callsOf('agents.rename')).toEqual([{ id: 'a1', name: 'Work CRM' }]);
+    expect(backend.state.agents[0]).toMatchObject({ label: 'Work CRM' });
+    expect(screen.getAllByRole('status').map((element) => element.textContent)).toContain('Renamed to Work CRM');
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Rename Work CRM' }));
+    expect(screen.getByRole('button', { name: 'Open Work CRM' })).toBeTruthy();
+    expect(within(screen.getByRole('navigation', { name: 'AgentDesk' })).getByRole('button', { name: /^Work CRM/ })).toBeTruthy();
+  });
+
+  it('Escape (or Cancel) leaves the name as it was; saving it unchanged sends nothing', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z', label: 'Work CRM' }],
+    });
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Rename Work CRM' }));
+    await user.keyboard('Something else{Escape}');
+    expect(screen.queryByRole('textbox', { name: 'Name for crm.example.com' })).toBeNull();
+    expect(agentNames()).toEqual(['Work CRM crm.example.com']);
+    // Escape went no further: Home is still shown, and the focus is back on Rename.
+    expect(screen.getByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Rename Work CRM' }));
+
+    await user.click(screen.getByRole('button', { name: 'Rename Work CRM' }));
+    await user.type(screen.getByRole('textbox', { name: 'Name for crm.example.com' }), ' ');
+    await user.click(screen.getByRole('button', { name: 'Save' }));
+    expect(screen.queryByRole('textbox', { name: 'Name for crm.example.com' })).toBeNull();
+
+    await user.click(screen.getByRole('button', { name: 'Rename Work CRM' }));
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('textbox', { name: 'Name for crm.example.com' })).toBeNull();
+    expect(backend.callsOf('agents.rename')).toEqual([]);
+  });
+
+  it('refuses an empty name, and shows main’s refusal, staying in the field', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    backend.failNext('agents.rename', { code: 'save_failed', message: 'agents.json could not be saved: the disk is full.' });
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Rename crm.example.com' }));
+    const field = screen.getByRole<HTMLInputElement>('textbox', { name: 'Name for crm.example.com' });
+    await user.clear(field);
+    await user.keyboard('{Enter}');
+    expect(screen.getByRole('alert').textContent).toBe('Type a name for the agent.');
+    expect(field.getAttribute('aria-invalid')).toBe('true');
+    expect(backend.callsOf('agents.rename')).toEqual([]);
+
+    await user.keyboard('Work CRM{Enter}');
+    expect((await screen.findByRole('alert')).textContent).toBe('agents.json could not be saved: the disk is full.');
+    expect(document.activeElement).toBe(field);
+    expect(field.value).toBe('Work CRM');
+    expect(backend.state.agents[0]?.label).toBeUndefined();
+  });
+
+  it('renames in Czech', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    backend.state.settings = { ...backend.state.settings, language: 'cs' };
+    const user = (await import('@testing-library/user-event')).default.setup();
+    const { render } = await import('@testing-library/react');
+    const { App } = await import('../../../src/renderer/App');
+    render(<App api={backend.api} />);
+    await user.click(await screen.findByRole('button', { name: 'Přejmenovat crm.example.com' }));
+    await user.keyboard('Práce{Enter}');
+    await screen.findByText('Přejmenováno na Práce');
+    expect(screen.getByRole('button', { name: 'Přejmenovat Práce' })).toBeTruthy();
   });
 
   it('removes an agent with its own Remove button', async () => {

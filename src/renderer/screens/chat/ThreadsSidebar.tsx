@@ -1,5 +1,6 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import type { IpcError, IpcResult } from '../../../shared/ipc/errors';
+import { threadTitleFromMessage } from '../../../shared/talkie/thread-title';
 import { ErrorAlert, ErrorText } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
 import { formatDateTime } from './format';
@@ -102,7 +103,8 @@ function ThreadRow({
     if (target === 'keep') keepButton.current?.focus();
     if (target === 'delete') deleteButton.current?.focus();
   }, [confirming]);
-  const title = thread.title.trim() === '' ? t('chat.threads.untitled') : thread.title;
+  // The server's title wins; else the first message (one line, at most 60 characters); else "Untitled chat".
+  const title = thread.title.trim() !== '' ? thread.title : threadTitleFromMessage(thread.firstMessage ?? '') || t('chat.threads.untitled');
   const when = formatDateTime(thread.updatedAt ?? thread.createdAt, language);
 
   function ask() {

@@ -1,12 +1,49 @@
-import { useId, useState, type FormEvent, type RefObject } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { AgentEntry } from '../../../shared/ipc/contract';
+import type { AgentCheck, AgentEntry } from '../../../shared/ipc/contract';
 import type { IpcError } from '../../../shared/ipc/errors';
-import { ErrorText } from '../../components/ErrorText';
+import { ErrorDetails, ErrorText } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
+import type { MessageKey } from '../../i18n/strings';
 
-/** "Add an agent": main normalizes and checks the address; its error is shown under the field. */
+type Found = Extract<AgentCheck, { found: true }>;
+type NotFound = Extract<AgentCheck, { found: false }>;
+
+/**
+ * Where adding stands: the address is being checked (`run` tells a late answer from the current one),
+ * was found (Add), was not (why; Add anyway when it could not be reached), or is being added.
+ */
+type Step =
+  | { kind: 'idle' }
+  | { kind: 'checking'; address: string; run: number }
+  | { kind: 'found'; check: Found }
+  | { kind: 'notFound'; check: NotFound }
+  | { kind: 'adding'; from: Found | NotFound };
+
+/** Words for why an address could not be reached, by the check's code (the raw code is behind Details). */
+const unreachableWords: Record<string, MessageKey> = {
+  net_dns_failed: 'error.words.nameNotFound',
+  net_connect_failed: 'error.words.refused',
+  net_connect_timeout: 'error.words.timeout',
+  net_first_byte_timeout: 'error.words.timeout',
+  net_idle_timeout: 'error.words.timeout',
+  net_body_deadline: 'error.words.timeout',
+  check_timeout: 'error.words.timeout',
+  net_tls_failed: 'error.words.certificate',
+  http_502: 'add.gateway',
+  http_503: 'add.gateway',
+  http_504: 'add.gateway',
+};
+
+/**
+ * "Add an agent": the address is checked first (`agents.check`: main reads its Talkie manifest and
+ * A2A card, or asks a plain AG-UI endpoint, within 15 s), with progress and Cancel; then what was
+ * found, with Add, or why not. An address that could not be reached may still be added ("Add
+ * anyway": the agent may be offline now, and the app identifies it again when it is opened); one
+ * that answered without an agent AgentDesk can talk to may not. A refused address (syntax, already
+ * listed) is shown under the field.
+ */
 export function AddAgentForm({
   api,
   inputRef,
@@ -25,37 +62,95 @@ export function AddAgentForm({
   const aguiId = `${id}-agui`;
   const [address, setAddress] = useState('');
   const [agui, setAgui] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const [step, setStep] = useState<Step>({ kind: 'idle' });
   const [error, setError] = useState<IpcError | null>(null);
   const [added, setAdded] = useState<string | null>(null);
+  const runs = useRef(0);
+  const addButton = useRef<HTMLButtonElement>(null);
+  const cancelButton = useRef<HTMLButtonElement>(null);
+  const busy = step.kind === 'checking' || step.kind === 'adding';
 
-  async function submit(event: FormEvent<HTMLFormElement>) {
+  // Checking: the disabled Check button would lose the focus, Cancel takes it. Found: the Add button
+  // takes it, so Enter adds what the user just saw.
+  useEffect(() => {
+    if (step.kind === 'checking') cancelButton.current?.focus();
+    if (step.kind === 'found') addButton.current?.focus();
+  }, [step]);
+
+  /** A changed address or kind makes an earlier answer stale. */
+  function edited() {
+    if (step.kind === 'found' || step.kind === 'notFound') setStep({ kind: 'idle' });
+    setError(null);
+  }
+
+  async function check(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (busy) return;
-    setBusy(true);
+    const run = ++runs.current;
+    setStep({ kind: 'checking', address: address.trim(), run });
     setError(null);
     setAdded(null);
+    const result = await call(() => api.agents.check(agui ? { address, kind: 'agui' } : { address }));
+    // Cancelled (or superseded) while main was checking: this answer is no longer wanted.
+    if (runs.current !== run) return;
+    if (!result.ok) {
+      setStep({ kind: 'idle' });
+      setError(result.error);
+      inputRef.current?.focus();
+    } else if (result.value.found) {
+      setStep({ kind: 'found', check: result.value });
+    } else {
+      setStep({ kind: 'notFound', check: result.value });
+      inputRef.current?.focus();
+    }
+  }
+
+  function cancel() {
+    runs.current += 1;
+    setStep({ kind: 'idle' });
+    inputRef.current?.focus();
+  }
+
+  async function add(from: Found | NotFound) {
+    if (busy) return;
+    setStep({ kind: 'adding', from });
+    setError(null);
     // A plain AG-UI endpoint has no manifest or card to read: main is told what it is.
     const result = await call(() => api.agents.add(agui ? { address, kind: 'agui' } : { address }));
-    setBusy(false);
     if (result.ok) {
+      setStep({ kind: 'idle' });
       setAddress('');
       setAgui(false);
       setAdded(result.value.agent.display);
       onAdded(result.value.agent);
     } else {
+      setStep(from.found ? { kind: 'found', check: from } : { kind: 'notFound', check: from });
       setError(result.error);
     }
-    // The Add button was disabled while the call ran; give focus back to the field either way.
+    // The buttons were disabled while the call ran; give focus back to the field either way.
     inputRef.current?.focus();
   }
+
+  const shown = step.kind === 'adding' ? step.from : step.kind === 'found' || step.kind === 'notFound' ? step.check : undefined;
 
   return (
     <section className="card" aria-labelledby={headingId}>
       <h2 id={headingId} className="card__title">
         {t('add.title')}
       </h2>
-      <form className="add-form" noValidate onSubmit={(event) => void submit(event)} aria-busy={busy || undefined}>
+      <form
+        className="add-form"
+        noValidate
+        onSubmit={(event) => void check(event)}
+        aria-busy={busy || undefined}
+        onKeyDown={(event) => {
+          // Escape stops a check (and goes no further).
+          if (event.key !== 'Escape' || step.kind !== 'checking') return;
+          event.preventDefault();
+          event.stopPropagation();
+          cancel();
+        }}
+      >
         <div className="field">
           <label htmlFor={inputId} className="field__label">
             {t('add.label')}
@@ -80,10 +175,13 @@ export function AddAgentForm({
               readOnly={busy}
               aria-invalid={error ? true : undefined}
               aria-describedby={error ? `${errorId} ${hintId}` : hintId}
-              onChange={(event) => setAddress(event.target.value)}
+              onChange={(event) => {
+                setAddress(event.target.value);
+                edited();
+              }}
             />
             <button type="submit" className="button button--primary" disabled={busy}>
-              {busy ? t('add.busy') : t('add.submit')}
+              {t('add.check')}
             </button>
           </div>
           {error ? (
@@ -101,7 +199,10 @@ export function AddAgentForm({
               checked={agui}
               disabled={busy}
               aria-describedby={`${aguiId}-hint`}
-              onChange={(event) => setAgui(event.target.checked)}
+              onChange={(event) => {
+                setAgui(event.target.checked);
+                edited();
+              }}
             />
             <span>{t('add.agui')}</span>
           </label>
@@ -110,9 +211,85 @@ export function AddAgentForm({
           </p>
         </div>
         <div role="status" className="feedback">
+          {step.kind === 'checking' ? (
+            <p className="add-check add-check--busy">
+              <span className="spinner" aria-hidden="true" /> {t('add.checking', { address: step.address })}
+            </p>
+          ) : null}
+          {shown?.found ? <FoundText check={shown} /> : null}
           {added !== null ? <p className="success-text">{t('add.added', { name: added })}</p> : null}
         </div>
+        {step.kind === 'checking' ? (
+          <div className="add-check__buttons">
+            <button ref={cancelButton} type="button" className="button button--secondary" onClick={cancel}>
+              {t('add.cancel')}
+            </button>
+          </div>
+        ) : null}
+        {shown && !shown.found ? <NotFoundText check={shown} agui={agui} /> : null}
+        {shown && (shown.found || shown.reason === 'unreachable') ? (
+          <div className="add-check__buttons">
+            <button
+              ref={addButton}
+              type="button"
+              className={shown.found ? 'button button--primary' : 'button button--secondary'}
+              disabled={step.kind === 'adding'}
+              aria-busy={step.kind === 'adding' || undefined}
+              onClick={() => void add(shown)}
+            >
+              {step.kind === 'adding' ? t('add.busy') : shown.found ? t('add.submit') : t('add.addAnyway')}
+            </button>
+          </div>
+        ) : null}
       </form>
     </section>
+  );
+}
+
+function FoundText({ check }: { check: Found }) {
+  const { t } = useI18n();
+  const name = check.name ?? check.display;
+  const headline =
+    check.kind === 'talkie'
+      ? t('add.foundTalkie', { name })
+      : check.kind === 'agentcall'
+        ? t('add.foundAgentcall', { name })
+        : check.kind === 'a2a'
+          ? t('add.foundA2a', { name })
+          : t('add.foundAgui', { address: check.display });
+  const pages = check.webPages ?? 0;
+  return (
+    <div className="add-check add-check--found">
+      <p className="add-check__headline">{headline}</p>
+      {check.kind !== 'agui' ? <p className="add-check__address muted">{check.display}</p> : null}
+      {check.kind === 'a2a' ? <p className="add-check__note">{pages > 0 ? t('add.a2aNotePages', { count: pages }) : t('add.a2aNote')}</p> : null}
+      {check.kind === 'agentcall' && pages > 0 ? <p className="add-check__note">{t('add.webPages', { count: pages })}</p> : null}
+      {check.kind === 'agui' ? <p className="add-check__note">{t('add.aguiNote')}</p> : null}
+    </div>
+  );
+}
+
+function NotFoundText({ check, agui }: { check: NotFound; agui: boolean }) {
+  const { t } = useI18n();
+  const address = check.display;
+  const words = check.reason === 'unreachable' ? unreachableWords[check.code] : undefined;
+  const sentence =
+    check.reason === 'unreachable'
+      ? t('add.unreachable', { address })
+      : check.reason === 'blocked'
+        ? t('add.blocked', { address })
+        : check.reason === 'incompatible'
+          ? t('add.incompatible', { address })
+          : agui
+            ? t('add.notFoundAgui', { address })
+            : t('add.notFound', { address });
+  return (
+    <div className="add-check add-check--failed" role="alert">
+      <p className="error-text">
+        {sentence}
+        {words !== undefined ? ` ${t(words)}` : ''} <ErrorDetails detail={`${check.code}: ${check.message}`} />
+      </p>
+      {check.reason === 'unreachable' ? <p className="field__hint">{t('add.anywayHint')}</p> : null}
+    </div>
   );
 }

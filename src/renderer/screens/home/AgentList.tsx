@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState, type RefObject } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } from 'react';
+import { agentLabelMaxLength, agentTitle } from '../../../shared/agents/label';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { AgentEntry } from '../../../shared/ipc/contract';
 import type { IpcError } from '../../../shared/ipc/errors';
@@ -10,12 +11,13 @@ type Feedback =
   | { kind: 'removed'; name: string; agent: AgentEntry; index: number }
   | { kind: 'failed'; name: string; error: IpcError }
   | { kind: 'restoreFailed'; name: string; error: IpcError }
+  | { kind: 'renamed'; name: string }
   | null;
 
 /** How long "Removed X — Undo" stays offered. */
 const UNDO_MS = 10_000;
 
-/** The agents the user added, each with Open and Remove buttons; kept live by agents.changed. */
+/** The agents the user added, each with Open, Rename and Remove buttons; kept live by agents.changed. */
 export function AgentList({
   api,
   agents,
@@ -31,6 +33,10 @@ export function AgentList({
   const [feedback, setFeedback] = useState<Feedback>(null);
   const [removing, setRemoving] = useState<ReadonlySet<string>>(new Set());
   const removeButtons = useRef(new Map<string, HTMLButtonElement>());
+  const renameButtons = useRef(new Map<string, HTMLButtonElement>());
+  /** The agent whose name is being edited (one at a time). */
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const focusAfterRename = useRef<string | null>(null);
   /** Where focus goes once the removed row is gone: the next row's button, or the address field. */
   const focusAfterRemoval = useRef<string | 'add' | null>(null);
   const { state, set } = agents;
@@ -56,6 +62,24 @@ export function AgentList({
     const button = target === 'add' ? undefined : removeButtons.current.get(target);
     (button ?? addInputRef.current)?.focus();
   }, [state, addInputRef]);
+
+  /** Editing ended (saved or cancelled): the focus goes back to the row's Rename button. */
+  function endRename(id: string, renamed?: AgentEntry) {
+    focusAfterRename.current = id;
+    setRenaming(null);
+    if (renamed) {
+      // agents.changed normally arrives first; this covers a transport that does not deliver events.
+      agents.update((list) => list.map((entry) => (entry.id === renamed.id ? renamed : entry)));
+      setFeedback({ kind: 'renamed', name: agentTitle(renamed) });
+    }
+  }
+
+  useEffect(() => {
+    const id = focusAfterRename.current;
+    if (id === null || renaming !== null) return;
+    focusAfterRename.current = null;
+    renameButtons.current.get(id)?.focus();
+  }, [renaming]);
 
   async function remove(agent: AgentEntry, list: AgentEntry[]) {
     if (removing.has(agent.id)) return;
@@ -98,38 +122,58 @@ export function AgentList({
     const list = state.value;
     body = (
       <ul className="agent-list" aria-label={t('home.listLabel')}>
-        {list.map((agent) => (
-          <li key={agent.id} className="agent-list__item">
-            <span className="agent-list__name">
-              {/* A plain A2A agent is listed by its card's name, with the address it lives at. */}
-              {agent.name ?? agent.display}
-              {agent.name !== undefined ? <span className="agent-list__address muted"> {agent.display}</span> : null}
-            </span>
-            <span className="agent-list__actions">
-              <button
-                type="button"
-                className="button button--primary"
-                aria-label={t('home.openNamed', { name: agent.name ?? agent.display })}
-                onClick={() => onOpen(agent)}
-              >
-                {t('home.open')}
-              </button>
-              <button
-                type="button"
-                className="button button--secondary button--danger"
-                aria-label={t('home.removeNamed', { name: agent.display })}
-                aria-busy={removing.has(agent.id) || undefined}
-                ref={(element) => {
-                  if (element) removeButtons.current.set(agent.id, element);
-                  else removeButtons.current.delete(agent.id);
-                }}
-                onClick={() => void remove(agent, list)}
-              >
-                {t('home.remove')}
-              </button>
-            </span>
-          </li>
-        ))}
+        {list.map((agent) => {
+          const title = agentTitle(agent);
+          if (renaming === agent.id) {
+            return (
+              <li key={agent.id} className="agent-list__item">
+                <RenameForm api={api} agent={agent} onDone={(renamed) => endRename(agent.id, renamed)} />
+              </li>
+            );
+          }
+          return (
+            <li key={agent.id} className="agent-list__item">
+              <span className="agent-list__name">
+                {/* Named by the user or by its card: listed by that name, with the address it lives at. */}
+                {title}
+                {title !== agent.display ? <span className="agent-list__address muted"> {agent.display}</span> : null}
+              </span>
+              <span className="agent-list__actions">
+                <button type="button" className="button button--primary" aria-label={t('home.openNamed', { name: title })} onClick={() => onOpen(agent)}>
+                  {t('home.open')}
+                </button>
+                <button
+                  type="button"
+                  className="button button--secondary"
+                  aria-label={t('home.renameNamed', { name: title })}
+                  ref={(element) => {
+                    if (element) renameButtons.current.set(agent.id, element);
+                    else renameButtons.current.delete(agent.id);
+                  }}
+                  onClick={() => {
+                    setFeedback(null);
+                    setRenaming(agent.id);
+                  }}
+                >
+                  {t('home.rename')}
+                </button>
+                <button
+                  type="button"
+                  className="button button--secondary button--danger"
+                  aria-label={t('home.removeNamed', { name: agent.display })}
+                  aria-busy={removing.has(agent.id) || undefined}
+                  ref={(element) => {
+                    if (element) removeButtons.current.set(agent.id, element);
+                    else removeButtons.current.delete(agent.id);
+                  }}
+                  onClick={() => void remove(agent, list)}
+                >
+                  {t('home.remove')}
+                </button>
+              </span>
+            </li>
+          );
+        })}
       </ul>
     );
   }
@@ -151,6 +195,7 @@ export function AgentList({
             </button>
           </p>
         ) : null}
+        {feedback?.kind === 'renamed' ? <p className="success-text">{t('home.renamed', { name: feedback.name })}</p> : null}
         {feedback?.kind === 'restoreFailed' ? (
           <p className="error-text">
             {t('home.restoreFailed', { name: feedback.name })} <ErrorText error={feedback.error} />
@@ -163,5 +208,94 @@ export function AgentList({
         ) : null}
       </div>
     </div>
+  );
+}
+
+/**
+ * The row's name as a field: Enter (or Save) saves it through main, Escape (or Cancel) leaves it as it
+ * was. Saved the same, nothing is sent. Empty is refused here; main refuses what is too long.
+ */
+function RenameForm({ api, agent, onDone }: { api: AgentDeskApi; agent: AgentEntry; onDone: (renamed?: AgentEntry) => void }) {
+  const { t } = useI18n();
+  const id = useId();
+  const title = agentTitle(agent);
+  const [name, setName] = useState(title);
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<IpcError | 'empty' | null>(null);
+  const field = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    field.current?.focus();
+    field.current?.select();
+  }, []);
+
+  async function save(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (saving) return;
+    const wanted = name.replace(/\s+/g, ' ').trim();
+    if (wanted === '') {
+      setError('empty');
+      field.current?.focus();
+      return;
+    }
+    if (wanted === title) return onDone();
+    setSaving(true);
+    setError(null);
+    const result = await call(() => api.agents.rename({ id: agent.id, name: wanted }));
+    setSaving(false);
+    if (result.ok) onDone(result.value.agent);
+    else {
+      setError(result.error);
+      field.current?.focus();
+    }
+  }
+
+  return (
+    <form
+      className="agent-rename"
+      noValidate
+      aria-busy={saving || undefined}
+      onSubmit={(event) => void save(event)}
+      onKeyDown={(event) => {
+        if (event.key !== 'Escape') return;
+        // Escape leaves the name as it was, and goes no further.
+        event.preventDefault();
+        event.stopPropagation();
+        onDone();
+      }}
+    >
+      <label htmlFor={`${id}-name`} className="visually-hidden">
+        {t('home.renameLabel', { name: agent.display })}
+      </label>
+      <input
+        ref={field}
+        id={`${id}-name`}
+        type="text"
+        className="input agent-rename__input"
+        autoComplete="off"
+        maxLength={agentLabelMaxLength}
+        value={name}
+        readOnly={saving}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+        onChange={(event) => {
+          setName(event.target.value);
+          setError(null);
+        }}
+      />
+      <span className="agent-list__actions">
+        <button type="submit" className="button button--primary" disabled={saving}>
+          {saving ? t('home.renameSaving') : t('home.renameSave')}
+        </button>
+        <button type="button" className="button button--secondary" disabled={saving} onClick={() => onDone()}>
+          {t('home.renameCancel')}
+        </button>
+      </span>
+      {error ? (
+        <p id={`${id}-error`} className="field__error agent-rename__error" role="alert">
+          {error === 'empty' ? t('home.renameEmpty') : <ErrorText error={error} />}
+        </p>
+      ) : null}
+    </form>
   );
 }

@@ -1,4 +1,5 @@
 import type { Ref } from 'react';
+import { agentTitle } from '../../../shared/agents/label';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { AgentEntry } from '../../../shared/ipc/contract';
 import type { LiveResource } from '../../hooks/useLiveResource';
@@ -72,7 +73,7 @@ export function Sidebar({
             <ul className="sidebar__list">
               {state.value.map((agent) => {
                 const open = current.name === 'chat' && current.agentId === agent.id;
-                const name = agent.name ?? agent.display;
+                const name = agentTitle(agent);
                 return (
                   <li key={agent.id}>
                     <button
