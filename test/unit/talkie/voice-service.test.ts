@@ -80,7 +80,7 @@ async function fixture(options: { signalingHosts?: (signaling: TestServer) => st
           res,
           200,
           manifestFor(origin, {
-            endpoints: { ...manifestFor('x').endpoints, voiceSessions: '/voice/sessions', voiceTool: '/voice/{voiceSessionId}/tools/{name}', voiceTranscript: '/voice/transcript', voiceUsage: '/voice/usage' },
+            endpoints: { ...manifestFor('x').endpoints, voiceSessions: '/voice/sessions', voiceTool: '/voice/{voiceSessionId}/tools/{name}', voiceTranscript: '/voice/{voiceSessionId}/transcript', voiceUsage: '/voice/{voiceSessionId}/usage' },
             capabilities: { voice: { transports: ['webrtc'], eventProtocols: ['openai-realtime/1'], signalingHosts: options.signalingHosts?.(signaling) ?? [signaling.origin.replace('http://', '')] }, actions: { voiceConfirm: true } },
           }),
         );
@@ -97,8 +97,8 @@ async function fixture(options: { signalingHosts?: (signaling: TestServer) => st
           events: [{ type: 'CUSTOM', name: 'talkie.card', value: { id: 'c1', title: 'Records', fallbackText: 'Two records' } }],
         });
       }
-      if (request.path === '/voice/transcript') return json(res, 201, {});
-      if (request.path === '/voice/usage') {
+      if (request.path === '/voice/v_1/transcript') return json(res, 201, {});
+      if (request.path === '/voice/v_1/usage') {
         const { seconds } = JSON.parse(request.body) as { seconds: number };
         used = seconds;
         return json(res, 200, { ok: true, remainingSeconds: 900 - used - 5 });
@@ -164,12 +164,12 @@ describe('Talkie voice through the contract (main side, §10)', () => {
 
     expect(await call('talkie.voiceTranscript', { callId, role: 'user', text: 'Najdi Acme', itemId: 'item_1' })).toEqual({ ok: true, value: { stored: true } });
     expect(await call('talkie.voiceTranscript', { callId, role: 'user', text: 'Najdi Acme', itemId: 'item_1' })).toEqual({ ok: true, value: { stored: false } });
-    expect(f.talkieSeen.filter((r) => r.path === '/voice/transcript').map((r) => JSON.parse(r.body) as unknown)).toEqual([{ role: 'user', text: 'Najdi Acme', itemId: 'item_1' }]);
+    expect(f.talkieSeen.filter((r) => r.path === '/voice/v_1/transcript').map((r) => JSON.parse(r.body) as unknown)).toEqual([{ role: 'user', text: 'Najdi Acme', itemId: 'item_1' }]);
 
     expect(await call('talkie.voiceUsage', { callId, seconds: 30 })).toEqual({ ok: true, value: { remainingSeconds: 865 } });
     expect(await call('talkie.voiceEnd', { callId, seconds: 42 })).toEqual({ ok: true, value: { ended: true, remainingSeconds: 853 } });
     expect(await call('talkie.voiceEnd', { callId, seconds: 50 })).toEqual({ ok: true, value: { ended: false } });
-    expect(f.talkieSeen.filter((r) => r.path === '/voice/usage').map((r) => JSON.parse(r.body) as unknown)).toEqual([
+    expect(f.talkieSeen.filter((r) => r.path === '/voice/v_1/usage').map((r) => JSON.parse(r.body) as unknown)).toEqual([
       { seconds: 30, final: false },
       { seconds: 42, final: true },
     ]);
