@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Action, Card } from '../../shared/talkie/content';
 import type { RunUpdate } from '../../shared/talkie/conversation';
-import { describe, TalkieError, type RunOutcome, type TalkieClient } from '../talkie/talkie-client';
+import { describe, type RunOutcome, type TalkieClient } from '../talkie/talkie-client';
 import { agentCallConformance } from './agentcall-conformance';
 import { identifyCliAgent } from './agentcall-connect';
+import { CheckFailed, checkReport, expect, refusal, type CheckResult } from './checks';
 import { connectTalkie } from './connect';
 import { exitCodes, type Io } from './output';
 
@@ -13,13 +14,6 @@ import { exitCodes, type Io } from './output';
  * when every check that ran passed. The expiry check waits for a real expiry (≥ 60 s by §11), so it
  * runs only with --wait-expiry and is otherwise reported as skipped, with that reason.
  */
-export interface CheckResult {
-  name: string;
-  ok: boolean;
-  skipped?: boolean;
-  detail: string;
-}
-
 interface Options {
   dev: boolean;
   token?: string | undefined;
@@ -42,11 +36,7 @@ export async function conformance(address: string, options: Options, io: Io): Pr
   // An AgentCall agent (or an agent card AgentDesk cannot use) gets the reference-proof suite.
   const agent = await identifyCliAgent(address, options);
   if (agent.protocol !== 'talkie') return agentCallConformance(agent, options, io);
-  const results: CheckResult[] = [];
-  const report = (result: CheckResult) => {
-    results.push(result);
-    if (!options.json) io.out(`${result.skipped ? 'SKIP' : result.ok ? 'PASS' : 'FAIL'} ${result.name}: ${result.detail}`);
-  };
+  const { report, finish } = checkReport(io, options.json);
   const client = await connectTalkie(address, options);
   if (!client.manifest.testMode) {
     report({ name: 'test mode', ok: false, detail: 'the manifest does not say "testMode": true, so the suite does not run (it would create real actions).' });
@@ -60,10 +50,7 @@ export async function conformance(address: string, options: Options, io: Io): Pr
       }
     }
   }
-  const ok = results.every((result) => result.ok || result.skipped);
-  if (options.json) io.out(JSON.stringify({ ok, checks: results }));
-  else io.out(`${results.filter((r) => r.ok && !r.skipped).length} passed, ${results.filter((r) => !r.ok && !r.skipped).length} failed${results.some((r) => r.skipped) ? `, ${results.filter((r) => r.skipped).length} skipped` : ''}`);
-  return ok ? exitCodes.ok : exitCodes.rejected;
+  return finish() ? exitCodes.ok : exitCodes.rejected;
 }
 
 type Check = (client: TalkieClient) => Promise<CheckResult>;
@@ -75,11 +62,6 @@ function named(name: string, check: (client: TalkieClient) => Promise<string | C
   };
   Object.defineProperty(run, 'name', { value: name });
   return run;
-}
-
-class CheckFailed extends Error {}
-function expect(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new CheckFailed(message);
 }
 
 function suite(options: Options): Check[] {
@@ -199,16 +181,6 @@ async function proposeAction(client: TalkieClient): Promise<{ action: Action }> 
   const actions = run.updates.filter((u): u is { type: 'action'; action: Action } => u.type === 'action');
   expect(actions.length === 1, `expected one talkie.action, got ${actions.length}`);
   return { action: actions[0]!.action };
-}
-
-async function refusal(request: () => Promise<unknown>): Promise<TalkieError | undefined> {
-  try {
-    await request();
-    return undefined;
-  } catch (error) {
-    if (error instanceof TalkieError) return error;
-    throw error;
-  }
 }
 
 function expectFinished(run: Run): void {
