@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import * as ndc from 'node-datachannel';
+import { gatheredDescription } from '../../src/main/demo/voice/realtime-provider';
 import { json, manifestFor, startLoopbackServer, type TestServer } from './loopback-server';
 
 /**
@@ -148,4 +150,69 @@ export async function startVoiceFixture(options: VoiceFixtureOptions = {}): Prom
     toolCalls,
     close: async () => void (await Promise.all([talkie.close(), signaling.close()])),
   };
+}
+
+/** One answered offer: the provider side of a call (strong refs to the PC, its track and channel, §5a). */
+export interface AnsweredCall {
+  readonly pc: ndc.PeerConnection;
+  readonly track: ndc.Track;
+  channel?: ndc.DataChannel;
+}
+
+export interface NdcAnswerer {
+  /** Answers an offer with one sendrecv Opus track; on `oai-events` it sends `session.created` once open. */
+  answer(offer: string): Promise<string>;
+  readonly calls: readonly AnsweredCall[];
+  /** Every text message the offerers sent on `oai-events`, with its call. */
+  onClientMessage?: (text: string, call: AnsweredCall) => void;
+  /** Sends one event on a call's `oai-events` (never throws). */
+  send(call: AnsweredCall, event: Record<string, unknown>): void;
+  /** Closes every peer (the process owner then runs ndc.cleanup() once). */
+  close(): void;
+}
+
+/** A node-datachannel answerer on 127.0.0.1 standing in for the speech provider. */
+export function ndcAnswerer(): NdcAnswerer {
+  const calls: AnsweredCall[] = [];
+  const answerer: NdcAnswerer = {
+    calls,
+    send(call, event) {
+      try {
+        if (call.channel?.isOpen()) call.channel.sendMessage(JSON.stringify(event));
+      } catch {
+        // never throw inside node-datachannel callbacks
+      }
+    },
+    answer(offer) {
+      const pc = new ndc.PeerConnection(`fixture-provider-${calls.length + 1}`, { iceServers: [], bindAddress: '127.0.0.1' });
+      const audio = new ndc.Audio('0', 'SendRecv');
+      audio.addOpusCodec(111, 'minptime=10;useinbandfec=1');
+      audio.addSSRC(0x0f1c_0001 + calls.length, 'fixture-provider', 'fixture-stream', 'fixture-audio');
+      const call: AnsweredCall = { pc, track: pc.addTrack(audio) };
+      calls.push(call);
+      pc.onDataChannel((channel) => {
+        if (channel.getLabel() !== 'oai-events' || call.channel) return;
+        call.channel = channel;
+        const greet = () => answerer.send(call, { type: 'session.created', session: { id: `sess_fixture_${calls.indexOf(call) + 1}` } });
+        channel.onMessage((message) => {
+          if (typeof message === 'string') answerer.onClientMessage?.(message, call);
+        });
+        if (channel.isOpen()) greet();
+        else channel.onOpen(greet);
+      });
+      return gatheredDescription(pc, () => pc.setRemoteDescription(offer, 'offer'));
+    },
+    close() {
+      for (const call of calls.splice(0)) {
+        try {
+          call.channel?.close();
+          call.track.close();
+          call.pc.close();
+        } catch {
+          // already closed
+        }
+      }
+    },
+  };
+  return answerer;
 }

@@ -108,9 +108,11 @@ export class TalkieClient {
     return this.json('POST', 'voiceTool', { voiceSessionId, name }, body);
   }
 
-  /** §10.3: one final transcript (201, the body is not read); the session fills `{voiceSessionId}` in the path. */
-  async voiceTranscript(voiceSessionId: string, body: { role: 'user' | 'assistant'; text: string; itemId: string }): Promise<void> {
-    (await this.send('POST', 'voiceTranscript', { voiceSessionId }, body)).cancel();
+  /** §10.3: one final transcript; resolves with the 2xx status (201 by the spec), the body is not read. */
+  async voiceTranscript(voiceSessionId: string, body: { role: 'user' | 'assistant'; text: string; itemId: string }): Promise<number> {
+    const response = await this.send('POST', 'voiceTranscript', { voiceSessionId }, body);
+    response.cancel();
+    return response.status;
   }
 
   /** §10.3: cumulative connected seconds; the answer carries remainingSeconds. */
