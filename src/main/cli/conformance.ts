@@ -27,8 +27,6 @@ interface Options {
   stepTimeoutMs?: number;
   /** false (--no-voice): the §10 voice checks are skipped. */
   voice?: boolean;
-  /** Each wait of the voice connection (default voiceLimits.timeoutMs). */
-  voiceTimeoutMs?: number;
   /** For tests against servers that speak only §10: false runs no §11 chat checks. */
   chatChecks?: boolean;
 }
@@ -74,7 +72,7 @@ async function voice(client: TalkieClient, options: Options, report: (result: Ch
   }
   const checks = await import('./voice-conformance').catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
   if (checks instanceof Error) return skip(`WebRTC (node-datachannel) cannot be loaded on this machine, so voice was not checked: ${checks.message}`);
-  await checks.voiceChecks(client, { dev: options.dev, ...(options.voiceTimeoutMs === undefined ? {} : { timeoutMs: options.voiceTimeoutMs }) }, report);
+  await checks.voiceChecks(client, { dev: options.dev }, report);
 }
 
 type Check = (client: TalkieClient) => Promise<CheckResult>;

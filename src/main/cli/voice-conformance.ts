@@ -47,8 +47,6 @@ export const voiceLimits = {
 
 export interface VoiceCheckOptions {
   dev: boolean;
-  /** Overrides voiceLimits.timeoutMs. */
-  timeoutMs?: number;
 }
 
 const toolAnswerSchema = z.looseObject({ ok: z.literal(true), output: z.string(), events: z.array(z.unknown()).optional() });
@@ -60,7 +58,7 @@ export async function voiceChecks(client: TalkieClient, options: VoiceCheckOptio
   if (!capability) throw new Error('voiceChecks: the manifest offers no voice.');
   const { signalingHosts } = capability;
   const policy: NetPolicy = { allowLocalHttp: options.dev };
-  const timeoutMs = options.timeoutMs ?? voiceLimits.timeoutMs;
+  const { timeoutMs } = voiceLimits;
   let secret: string | undefined;
   const redact = (text: string) => (secret ? text.split(secret).join('[client secret]') : text);
   const done = (result: CheckResult) => report({ ...result, detail: redact(result.detail) });

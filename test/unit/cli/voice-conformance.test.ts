@@ -138,4 +138,12 @@ describe('agentdesk conformance: Talkie §10 voice', { timeout: 60_000 }, () => 
     expect(f.talkieSeen.filter((request) => request.path.startsWith('/voice/'))).toEqual([]);
     expect(f.signalingSeen).toEqual([]);
   });
+
+  it('fails a manifest that declares voice without the voice endpoints', async () => {
+    const voice = { transports: ['webrtc'], eventProtocols: ['openai-realtime/1'], signalingHosts: ['api.openai.com'] };
+    const server = await startServer((request, response) => json(response, 200, manifestFor(`http://127.0.0.1:${(request.socket.localPort ?? 0).toString()}`, { capabilities: { voice } })));
+    const { code, lines } = await run(server.url);
+    expect(lines.slice(1)).toEqual(['FAIL voice: This server offers voice but has no voiceSessions, voiceTool, voiceTranscript, voiceUsage endpoint.', '1 passed, 1 failed']);
+    expect(code).toBe(1);
+  });
 });
