@@ -74,6 +74,8 @@ export const runtimePackages = {
   main: mainPackages,
   'main/electron': [...mainPackages, 'electron'],
   'main/demo': [...mainPackages, 'oidc-provider', 'node-datachannel', 'opusscript'],
+  // `agentdesk conformance` makes a real WebRTC call for Talkie §10 (loaded only when it does).
+  'main/cli': [...mainPackages, 'node-datachannel'],
   'NFC reader process': ['nfc-pcsc'],
 };
 /** Where each runtime's files are (a later entry wins over an earlier one for the same file). */
@@ -84,6 +86,7 @@ const runtimeFiles = {
   main: ['src/main/**/*.ts'],
   'main/electron': ['src/main/electron/**/*.ts'],
   'main/demo': ['src/main/demo/**/*.ts'],
+  'main/cli': ['src/main/cli/**/*.ts'],
   'NFC reader process': readerProcessFiles.map((name) => `src/main/nfc/${name}.ts`),
 };
 

@@ -1,64 +1,19 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach } from 'vitest';
+import { startLoopbackServer, type TestServer } from './loopback-server';
 
-export interface TestServer {
-  url: string;
-  origin: string;
-  /** Every request seen: method, path and the Authorization header (to prove where tokens went). */
-  requests: { method: string; path: string; authorization?: string }[];
-  close(): Promise<void>;
-}
+export { json, manifestFor, type TestServer } from './loopback-server';
 
 const open: TestServer[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((server) => server.close()));
 });
 
-/** A real HTTP server on 127.0.0.1 with a hand-written handler (hostile servers, fixtures). */
+/** A real HTTP server on 127.0.0.1 with a hand-written handler (hostile servers, fixtures), closed after each test. */
 export async function startServer(handler: (request: IncomingMessage, response: ServerResponse, server: TestServer) => void): Promise<TestServer> {
-  const sockets = new Set<Socket>();
-  const server = createServer((request, response) => {
-    record.requests.push({ method: request.method ?? '', path: request.url ?? '', ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}) });
-    handler(request, response, record);
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as AddressInfo;
-  const record: TestServer = {
-    url: `http://127.0.0.1:${port}/`,
-    origin: `http://127.0.0.1:${port}`,
-    requests: [],
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-  open.push(record);
-  return record;
-}
-
-/** A minimal Talkie manifest for `origin`, with overrides. */
-export function manifestFor(origin: string, overrides: Record<string, unknown> = {}) {
-  return {
-    spec: 'talkie/1',
-    issuer: origin,
-    serverId: 'hostile.test',
-    name: 'Hostile test server',
-    auth: { oauth: { issuer: `${origin}/oauth` }, token: {} },
-    endpoints: { run: '/run', threads: '/threads', thread: '/threads/{threadId}', cancelRun: '/runs/{runId}/cancel', status: '/status', action: '/actions/{actionId}', decision: '/actions/{actionId}/decision' },
-    testMode: true,
-    ...overrides,
-  };
-}
-
-export function json(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'Content-Type': 'application/json' });
-  response.end(JSON.stringify(body));
+  const server = await startLoopbackServer(handler);
+  open.push(server);
+  return server;
 }
 
 /**

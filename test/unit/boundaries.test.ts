@@ -68,6 +68,8 @@ describe('runtime boundaries', () => {
     ['src/main/app/probe.ts', "export const load = () => import('oidc-provider');", "'oidc-provider' is not a package the main runtime may import"],
     ['src/main/electron/probe.ts', "import { Provider } from 'oidc-provider';\nvoid Provider;", "'oidc-provider' is not a package the main/electron runtime may import"],
     ['src/main/demo/probe.ts', "import { app } from 'electron';\nvoid app;", "'electron' is not a package the main/demo runtime may import"],
+    ['src/main/talkie/probe.ts', "import * as ndc from 'node-datachannel';\nvoid ndc;", "'node-datachannel' is not a package the main runtime may import"],
+    ['src/main/cli/probe.ts', "export const load = () => import('opusscript');", "'opusscript' is not a package the main/cli runtime may import"],
   ])('%s: %s → %s', async (file, code, rule) => {
     expect((await problems(file, code)).join('\n')).toContain(rule);
   });
@@ -87,6 +89,7 @@ describe('runtime boundaries', () => {
     ['src/renderer/probe.ts', "import Markdown from 'react-markdown';\nimport remarkGfm from 'remark-gfm';\nvoid Markdown;\nvoid remarkGfm;"],
     ['src/main/electron/probe.ts', "import { app } from 'electron';\nimport WebSocket from 'ws';\nvoid app;\nvoid WebSocket;"],
     ['src/main/demo/probe.ts', "import { Provider } from 'oidc-provider';\nimport sharp from 'sharp';\nvoid Provider;\nvoid sharp;"],
+    ['src/main/cli/probe.ts', "import * as ndc from 'node-datachannel';\nimport WebSocket from 'ws';\nvoid ndc;\nvoid WebSocket;"],
     ['src/main/nfc/nfc-service-probe.ts', "import { SecretStore } from '../secrets/secret-store';\nvoid SecretStore;"],
     ['test/unit/probe.test.ts', "import { app } from 'electron';\nimport { Provider } from 'oidc-provider';\nvoid app;\nvoid Provider;"],
     ['bench/probe.ts', "import sharp from 'sharp';\nimport { render } from '@testing-library/react';\nvoid sharp;\nvoid render;"],

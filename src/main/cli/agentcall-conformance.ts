@@ -8,7 +8,7 @@ import { NetError } from '../net/guarded-fetch';
 import { processImage } from '../photo/photo-pipeline';
 import { createLogger, type Logger } from '../platform/logger';
 import type { CliAgent } from './agentcall-connect';
-import type { CheckResult } from './conformance';
+import { CheckFailed, checkReport, expect } from './checks';
 import { exitCodes, type Io } from './output';
 
 /**
@@ -74,15 +74,9 @@ type StepName = (typeof agentCallSteps)[number];
 export const defaultStepTimeoutMs = 10_000;
 
 export async function agentCallConformance(agent: Exclude<CliAgent, { protocol: 'talkie' }>, options: AgentCallConformanceOptions, io: Io): Promise<number> {
-  const results: CheckResult[] = [];
-  const report = (result: CheckResult) => {
-    results.push(result);
-    if (!options.json) io.out(`${result.skipped ? 'SKIP' : result.ok ? 'PASS' : 'FAIL'} ${result.name}: ${result.detail}`);
-  };
+  const { results, report, finish: summary } = checkReport(io, options.json);
   const finish = (code?: number) => {
-    const ok = results.every((result) => result.ok || result.skipped);
-    if (options.json) io.out(JSON.stringify({ ok, protocol: 'agentcall', checks: results }));
-    else io.out(`${results.filter((r) => r.ok && !r.skipped).length} passed, ${results.filter((r) => !r.ok && !r.skipped).length} failed${results.some((r) => r.skipped) ? `, ${results.filter((r) => r.skipped).length} skipped` : ''}`);
+    const ok = summary({ protocol: 'agentcall' });
     return code ?? (ok ? exitCodes.ok : exitCodes.rejected);
   };
   const skipRest = (reason: string) => {
@@ -142,11 +136,6 @@ export async function agentCallConformance(agent: Exclude<CliAgent, { protocol: 
     if (connection.isOpen) connection.close();
   }
   return finish();
-}
-
-class CheckFailed extends Error {}
-function expect(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new CheckFailed(message);
 }
 
 type Outcome = string | { skip: string };

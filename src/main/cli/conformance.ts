@@ -1,25 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Action, Card } from '../../shared/talkie/content';
 import type { RunUpdate } from '../../shared/talkie/conversation';
-import { describe, TalkieError, type RunOutcome, type TalkieClient } from '../talkie/talkie-client';
+import { voiceAvailability } from '../../shared/talkie/voice/voice-session';
+import { describe, type RunOutcome, type TalkieClient } from '../talkie/talkie-client';
 import { agentCallConformance } from './agentcall-conformance';
 import { identifyCliAgent } from './agentcall-connect';
+import { CheckFailed, checkReport, expect, refusal, type CheckResult } from './checks';
 import { connectTalkie } from './connect';
 import { exitCodes, type Io } from './output';
 
 /**
- * `agentdesk conformance <address> [--token T] [--json] [--dev] [--wait-expiry]`: Talkie §11 test
- * mode, against any server whose manifest says `testMode: true`. One line per check; exit 0 only
- * when every check that ran passed. The expiry check waits for a real expiry (≥ 60 s by §11), so it
- * runs only with --wait-expiry and is otherwise reported as skipped, with that reason.
+ * `agentdesk conformance <address> [--token T] [--json] [--dev] [--wait-expiry] [--no-voice]`: Talkie
+ * §11 test mode, against any server whose manifest says `testMode: true`, then its §10 voice when the
+ * manifest offers voice (voice-conformance.ts; skipped with the reason otherwise, or with --no-voice).
+ * One line per check; exit 0 only when no check failed. The expiry check waits for a real expiry
+ * (≥ 60 s by §11), so it runs only with --wait-expiry and is otherwise reported as skipped, with that reason.
  */
-export interface CheckResult {
-  name: string;
-  ok: boolean;
-  skipped?: boolean;
-  detail: string;
-}
-
 interface Options {
   dev: boolean;
   token?: string | undefined;
@@ -29,6 +25,10 @@ interface Options {
   recoveryTimeoutMs?: number;
   /** AgentCall agents: how long each wait of the suite lasts (default 10 s). */
   stepTimeoutMs?: number;
+  /** false (--no-voice): the §10 voice checks are skipped. */
+  voice?: boolean;
+  /** For tests against servers that speak only §10: false runs no §11 chat checks. */
+  chatChecks?: boolean;
 }
 
 interface Run {
@@ -42,28 +42,37 @@ export async function conformance(address: string, options: Options, io: Io): Pr
   // An AgentCall agent (or an agent card AgentDesk cannot use) gets the reference-proof suite.
   const agent = await identifyCliAgent(address, options);
   if (agent.protocol !== 'talkie') return agentCallConformance(agent, options, io);
-  const results: CheckResult[] = [];
-  const report = (result: CheckResult) => {
-    results.push(result);
-    if (!options.json) io.out(`${result.skipped ? 'SKIP' : result.ok ? 'PASS' : 'FAIL'} ${result.name}: ${result.detail}`);
-  };
+  const { report, finish } = checkReport(io, options.json);
   const client = await connectTalkie(address, options);
   if (!client.manifest.testMode) {
     report({ name: 'test mode', ok: false, detail: 'the manifest does not say "testMode": true, so the suite does not run (it would create real actions).' });
   } else {
     report({ name: 'test mode', ok: true, detail: `${client.manifest.name} (${client.manifest.serverId}) is in test mode` });
-    for (const check of suite(options)) {
+    for (const check of options.chatChecks === false ? [] : suite(options)) {
       try {
         report(await check(client));
       } catch (error) {
         report({ name: check.name, ok: false, detail: error instanceof CheckFailed ? error.message : describe(error).message });
       }
     }
+    await voice(client, options, report);
   }
-  const ok = results.every((result) => result.ok || result.skipped);
-  if (options.json) io.out(JSON.stringify({ ok, checks: results }));
-  else io.out(`${results.filter((r) => r.ok && !r.skipped).length} passed, ${results.filter((r) => !r.ok && !r.skipped).length} failed${results.some((r) => r.skipped) ? `, ${results.filter((r) => r.skipped).length} skipped` : ''}`);
-  return ok ? exitCodes.ok : exitCodes.rejected;
+  return finish() ? exitCodes.ok : exitCodes.rejected;
+}
+
+/** §10, when the manifest offers voice: the checks live in voice-conformance.ts, loaded (with node-datachannel) only here. */
+async function voice(client: TalkieClient, options: Options, report: (result: CheckResult) => void): Promise<void> {
+  const skip = (detail: string) => report({ name: 'voice', ok: true, skipped: true, detail });
+  if (options.voice === false) return skip('--no-voice');
+  const availability = voiceAvailability(client.manifest);
+  if (!availability.offered) {
+    // Voice declared without its endpoints breaks §1; voice AgentDesk cannot speak is only not checked.
+    if (availability.code === 'voice_endpoint_missing') return report({ name: 'voice', ok: false, detail: availability.message });
+    return skip(`${availability.message} Nothing to check.`);
+  }
+  const checks = await import('./voice-conformance').catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+  if (checks instanceof Error) return skip(`WebRTC (node-datachannel) cannot be loaded on this machine, so voice was not checked: ${checks.message}`);
+  await checks.voiceChecks(client, { dev: options.dev }, report);
 }
 
 type Check = (client: TalkieClient) => Promise<CheckResult>;
@@ -75,11 +84,6 @@ function named(name: string, check: (client: TalkieClient) => Promise<string | C
   };
   Object.defineProperty(run, 'name', { value: name });
   return run;
-}
-
-class CheckFailed extends Error {}
-function expect(condition: unknown, message: string): asserts condition {
-  if (!condition) throw new CheckFailed(message);
 }
 
 function suite(options: Options): Check[] {
@@ -199,16 +203,6 @@ async function proposeAction(client: TalkieClient): Promise<{ action: Action }> 
   const actions = run.updates.filter((u): u is { type: 'action'; action: Action } => u.type === 'action');
   expect(actions.length === 1, `expected one talkie.action, got ${actions.length}`);
   return { action: actions[0]!.action };
-}
-
-async function refusal(request: () => Promise<unknown>): Promise<TalkieError | undefined> {
-  try {
-    await request();
-    return undefined;
-  } catch (error) {
-    if (error instanceof TalkieError) return error;
-    throw error;
-  }
 }
 
 function expectFinished(run: Run): void {

@@ -25,9 +25,12 @@ Usage:
   agentdesk chat --agui <endpoint> [--token T] [--dev] [--forwarded-props JSON]
                                                     chat with a plain AG-UI server (POST + SSE);
                                                     interrupts are answered field by field
-  agentdesk conformance <address> [--token T] [--json] [--dev] [--wait-expiry]
-                                                    run the Talkie test-mode suite (§11), or the
-                                                    AgentCall reference-proof wire sequence
+  agentdesk conformance <address> [--token T] [--json] [--dev] [--wait-expiry] [--no-voice]
+                                                    run the Talkie test-mode suite (§11) and, when
+                                                    the server offers voice, its §10 checks (a real
+                                                    WebRTC call to its signalling host; --no-voice
+                                                    skips them), or the AgentCall reference-proof
+                                                    wire sequence
   agentdesk photo <file> [--json] [--out PATH]     the photo observation the app would send for an
                                                     image file (≤ 61,440-byte JPEG, no metadata):
                                                     {byteCount, sha256, pixelWidth, pixelHeight,
@@ -63,6 +66,7 @@ export async function main(argv: string[]): Promise<number> {
       token: { type: 'string' },
       port: { type: 'string' },
       'wait-expiry': { type: 'boolean', default: false },
+      'no-voice': { type: 'boolean', default: false },
       out: { type: 'string' },
       'key-file': { type: 'string' },
       timeout: { type: 'string' },
@@ -91,7 +95,7 @@ export async function main(argv: string[]): Promise<number> {
       if (positionals.length !== 1) throw new UsageError('agentdesk photo needs exactly one image file.');
       return photo(positionals[0]!, { json: values.json, out: values.out }, processIo);
     case 'conformance':
-      return conformance(address(), { dev: values.dev, token, json: values.json, waitExpiry: values['wait-expiry'] }, processIo);
+      return conformance(address(), { dev: values.dev, token, json: values.json, waitExpiry: values['wait-expiry'], voice: !values['no-voice'] }, processIo);
     case 'readers':
       return readers({ json: values.json }, processIo);
     case 'scan':

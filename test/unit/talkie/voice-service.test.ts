@@ -1,6 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { json, manifestFor, startServer, type TestServer } from '../../support/http-server';
+import { recording, staticAnswerSdp, startVoiceFixture, voiceSecret, type Seen, type VoiceFixture, type VoiceFixtureOptions } from '../../support/talkie-voice-fixture';
 import { memoryLogger } from '../../support/logger';
 import { startTestServices, type TestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
@@ -9,112 +9,29 @@ import { VoiceService } from '../../../src/main/talkie/voice-service';
 import { validateManifest } from '../../../src/shared/talkie/manifest';
 
 const tempDir = useTempDirs();
-const secret = 'ek_SECRET_voice_key_0123456789abcdef';
-const answerSdp = 'v=0\r\no=- 1 2 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n';
+const secret = voiceSecret;
+const answerSdp = staticAnswerSdp;
 const offerSdp = 'v=0\r\no=- 9 9 IN IP4 127.0.0.1\r\ns=offer\r\nt=0 0\r\n';
 
-interface Seen {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: string;
-}
-
-/** Reads the body, records the whole request, then answers. */
-function recording(seen: Seen[], handler: (request: Seen, response: ServerResponse) => void) {
-  return (req: IncomingMessage, res: ServerResponse) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      const request = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
-      seen.push(request);
-      handler(request, res);
-    });
-  };
-}
-
-interface Fixture {
+interface Fixture extends VoiceFixture {
   app: TestServices;
   agentId: string;
-  talkie: TestServer;
-  signaling: TestServer;
-  /** Requests to the Talkie server, with headers and bodies. */
-  talkieSeen: Seen[];
-  /** Requests to the signalling host. */
-  signalingSeen: Seen[];
-  /** What the next `POST voiceSessions` answers (mutable per test). */
-  session: Record<string, unknown>;
-  /** How the signalling host answers the SDP POST (default: the answer). */
-  sdp: { respond: (response: ServerResponse) => void };
-  toolCalls: string[];
   log: ReturnType<typeof memoryLogger>;
   events: { channel: string; payload: unknown }[];
 }
 
-async function fixture(options: { signalingHosts?: (signaling: TestServer) => string[] } = {}): Promise<Fixture> {
-  const talkieSeen: Seen[] = [];
-  const signalingSeen: Seen[] = [];
-  const toolCalls: string[] = [];
-  const sdp = { respond: (res: ServerResponse) => void (res.writeHead(201, { 'Content-Type': 'application/sdp' }), res.end(answerSdp)) };
-  const signaling = await startServer(recording(signalingSeen, (_request, res) => sdp.respond(res)));
-  const session: Record<string, unknown> = {
-    voiceSessionId: 'v_1',
-    threadId: 't_voice',
-    transport: 'webrtc',
-    eventProtocol: 'openai-realtime/1',
-    signaling: { type: 'sdp-post', url: `${signaling.origin}/v1/realtime/calls` },
-    clientSecret: secret,
-    expiresAt: new Date(Date.now() + 60_000).toISOString(),
-    maxSeconds: 900,
-    warnSeconds: 60,
-    locale: 'cs',
-    labels: { search_records: 'Hledám v CRM…' },
-    consent: { confirm: ['potvrzuji'], refuse: ['zruš'] },
-  };
-  let used = 0;
-  const talkie = await startServer(
-    recording(talkieSeen, (request, res) => {
-      const origin = `http://127.0.0.1:${(res.socket?.localPort ?? 0).toString()}`;
-      if (request.path === '/.well-known/talkie.json') {
-        return json(
-          res,
-          200,
-          manifestFor(origin, {
-            endpoints: { ...manifestFor('x').endpoints, voiceSessions: '/voice/sessions', voiceTool: '/voice/{voiceSessionId}/tools/{name}', voiceTranscript: '/voice/transcript', voiceUsage: '/voice/usage' },
-            capabilities: { voice: { transports: ['webrtc'], eventProtocols: ['openai-realtime/1'], signalingHosts: options.signalingHosts?.(signaling) ?? [signaling.origin.replace('http://', '')] }, actions: { voiceConfirm: true } },
-          }),
-        );
-      }
-      if (request.path === '/voice/sessions') return json(res, 201, session);
-      if (request.path.startsWith('/voice/v_1/tools/')) {
-        const { callId } = JSON.parse(request.body) as { callId: string };
-        if (toolCalls.includes(callId)) return json(res, 409, { error: { code: 'conflict', message: 'This call was already made.', retryable: false } });
-        toolCalls.push(callId);
-        if (request.path.endsWith('/broken')) return json(res, 500, { error: { code: 'internal', message: 'The CRM is down.', retryable: true } });
-        return json(res, 200, {
-          ok: true,
-          output: 'Found 2 records.',
-          events: [{ type: 'CUSTOM', name: 'talkie.card', value: { id: 'c1', title: 'Records', fallbackText: 'Two records' } }],
-        });
-      }
-      if (request.path === '/voice/transcript') return json(res, 201, {});
-      if (request.path === '/voice/usage') {
-        const { seconds } = JSON.parse(request.body) as { seconds: number };
-        used = seconds;
-        return json(res, 200, { ok: true, remainingSeconds: 900 - used - 5 });
-      }
-      json(res, 404, { error: { code: 'not_found', message: 'no', retryable: false } });
-    }),
-  );
+/** The loopback Talkie + signalling servers, and the app's services with the Talkie server added and a token. */
+async function fixture(options: Pick<VoiceFixtureOptions, 'signalingHosts'> = {}): Promise<Fixture> {
+  const servers = await startVoiceFixture({ ...options, start: startServer });
   const log = memoryLogger();
   const app = await startTestServices(await tempDir(), { log });
   const events: { channel: string; payload: unknown }[] = [];
   app.events.connect((channel, payload) => void events.push({ channel, payload }));
   await app.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
-  const added = await app.call('agents.add', { address: talkie.url });
+  const added = await app.call('agents.add', { address: servers.talkie.url });
   const agentId = added.ok ? added.value.agent.id : '';
   await app.call('talkie.useToken', { agentId, token: 'dev_token' });
-  return { app, agentId, talkie, signaling, talkieSeen, signalingSeen, session, sdp, toolCalls, log, events };
+  return { ...servers, app, agentId, log, events };
 }
 
 async function started(f: Fixture) {
@@ -164,12 +81,12 @@ describe('Talkie voice through the contract (main side, §10)', () => {
 
     expect(await call('talkie.voiceTranscript', { callId, role: 'user', text: 'Najdi Acme', itemId: 'item_1' })).toEqual({ ok: true, value: { stored: true } });
     expect(await call('talkie.voiceTranscript', { callId, role: 'user', text: 'Najdi Acme', itemId: 'item_1' })).toEqual({ ok: true, value: { stored: false } });
-    expect(f.talkieSeen.filter((r) => r.path === '/voice/transcript').map((r) => JSON.parse(r.body) as unknown)).toEqual([{ role: 'user', text: 'Najdi Acme', itemId: 'item_1' }]);
+    expect(f.talkieSeen.filter((r) => r.path === '/voice/v_1/transcript').map((r) => JSON.parse(r.body) as unknown)).toEqual([{ role: 'user', text: 'Najdi Acme', itemId: 'item_1' }]);
 
     expect(await call('talkie.voiceUsage', { callId, seconds: 30 })).toEqual({ ok: true, value: { remainingSeconds: 865 } });
     expect(await call('talkie.voiceEnd', { callId, seconds: 42 })).toEqual({ ok: true, value: { ended: true, remainingSeconds: 853 } });
     expect(await call('talkie.voiceEnd', { callId, seconds: 50 })).toEqual({ ok: true, value: { ended: false } });
-    expect(f.talkieSeen.filter((r) => r.path === '/voice/usage').map((r) => JSON.parse(r.body) as unknown)).toEqual([
+    expect(f.talkieSeen.filter((r) => r.path === '/voice/v_1/usage').map((r) => JSON.parse(r.body) as unknown)).toEqual([
       { seconds: 30, final: false },
       { seconds: 42, final: true },
     ]);

@@ -1,0 +1,124 @@
+import * as ndc from 'node-datachannel';
+import { gatheredDescription } from '../demo/voice/realtime-provider';
+
+/**
+ * A Node stand-in for the app's side of a Talkie voice call (§10.1): a node-datachannel offerer on
+ * 127.0.0.1 with what the app offers, one sendrecv Opus track (48 kHz, `minptime=10;useinbandfec=1`,
+ * no stereo) and the `oai-events` data channel. It sends no audio. node-datachannel rules (voice
+ * brief §5a): strong refs to the PC, track and channel (held here until close), nothing thrown inside
+ * its callbacks, close() here and ndc.cleanup() once by whoever owns the process.
+ *
+ * The offer goes without its host candidates (`a=candidate` lines; `a=end-of-candidates` stays): the
+ * provider learns the address from this peer's own connectivity checks (peer-reflexive), as it does
+ * for Chromium's mDNS-hidden host candidates. With them, a fast full-ICE answerer on loopback reaches
+ * this peer before the SDP answer is applied: its DTLS handshake then arrives before the remote
+ * fingerprint is known, which libdatachannel fails ("DTLS alert: unknown CA", the peer closes, and
+ * setRemoteDescription throws "Got a remote candidate without ICE transport"; seen in about 4 of 10
+ * runs under vitest), or its early checks fail and ICE retries a second later (offer → open ~1,010 ms
+ * instead of ~80 ms in 10 of 12 loopback runs measured here).
+ */
+export interface VoiceOfferer {
+  /** The complete offer (ICE gathering done). */
+  readonly offer: string;
+  /** Resolves when `oai-events` opens; rejects when it closes or fails first. */
+  readonly opened: Promise<void>;
+  /** The first text message on `oai-events` (the provider's first event). */
+  readonly firstMessage: Promise<string>;
+  /** Every text message on `oai-events` goes here too, after the first is recorded. */
+  onMessage?: (text: string) => void;
+  /** Applies the SDP answer (throws what setRemoteDescription throws). */
+  accept(answer: string): void;
+  /** Sends one text message on `oai-events` (false when it is not open or sending failed). */
+  send(text: string): boolean;
+  close(): void;
+}
+
+export const opusProfile = 'minptime=10;useinbandfec=1';
+
+export async function createVoiceOfferer(name = 'agentdesk-voice'): Promise<VoiceOfferer> {
+  const pc = new ndc.PeerConnection(name, { iceServers: [], bindAddress: '127.0.0.1' });
+  const audio = new ndc.Audio('0', 'SendRecv');
+  audio.addOpusCodec(111, opusProfile);
+  audio.addSSRC(0x0a6e_7d00, 'agentdesk', 'agentdesk-stream', 'agentdesk-audio');
+  const track = pc.addTrack(audio);
+  const channel = pc.createDataChannel('oai-events');
+  const close = () => {
+    for (const step of [() => channel.close(), () => track.close(), () => pc.close()]) {
+      try {
+        step();
+      } catch {
+        // already closed
+      }
+    }
+  };
+  let offer: string;
+  try {
+    offer = withoutCandidates(await gatheredDescription(pc, () => pc.setLocalDescription()));
+  } catch (error) {
+    close();
+    throw error;
+  }
+  let openedResolve!: () => void;
+  let openedReject!: (error: Error) => void;
+  const opened = new Promise<void>((resolve, reject) => ((openedResolve = resolve), (openedReject = reject)));
+  let firstResolve!: (text: string) => void;
+  let firstReject!: (error: Error) => void;
+  const firstMessage = new Promise<string>((resolve, reject) => ((firstResolve = resolve), (firstReject = reject)));
+  // Whoever does not wait for them must not get an unhandled rejection (it would end the process).
+  opened.catch(() => undefined);
+  firstMessage.catch(() => undefined);
+  const offerer: VoiceOfferer = {
+    offer,
+    opened,
+    firstMessage,
+    accept: (answer) => pc.setRemoteDescription(answer, 'answer'),
+    send(text) {
+      try {
+        return channel.isOpen() && channel.sendMessage(text);
+      } catch {
+        return false;
+      }
+    },
+    close,
+  };
+  // The channel cannot open before the answer is applied, so its callbacks are set now.
+  const ended = (what: string) => {
+    openedReject(new Error(`the oai-events data channel ${what} before it opened`));
+    firstReject(new Error(`the oai-events data channel ${what} before any event arrived`));
+  };
+  channel.onOpen(() => openedResolve());
+  channel.onClosed(() => ended('closed'));
+  channel.onError((error) => ended(`failed (${error.slice(0, 200)})`));
+  channel.onMessage((message) => {
+    if (typeof message !== 'string') return;
+    firstResolve(message);
+    try {
+      offerer.onMessage?.(message);
+    } catch {
+      // never throw inside node-datachannel callbacks
+    }
+  });
+  return offerer;
+}
+
+/** The description without its `a=candidate` lines (see createVoiceOfferer). */
+export function withoutCandidates(sdp: string): string {
+  return sdp
+    .split(/\r?\n/)
+    .filter((line) => !line.startsWith('a=candidate:'))
+    .join('\r\n');
+}
+
+/** `promise`, or a rejection with `message` after `ms` (the timer is cleared either way). */
+export function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
+}
+
+/** Frees node-datachannel's threads so the process can exit: once, after every peer is closed. */
+export function releaseWebRtc(): void {
+  ndc.cleanup();
+}
