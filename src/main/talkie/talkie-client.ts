@@ -108,14 +108,14 @@ export class TalkieClient {
     return this.json('POST', 'voiceTool', { voiceSessionId, name }, body);
   }
 
-  /** §10.3: one final transcript (201, the body is not read). */
-  async voiceTranscript(body: { role: 'user' | 'assistant'; text: string; itemId: string }): Promise<void> {
-    (await this.send('POST', 'voiceTranscript', {}, body)).cancel();
+  /** §10.3: one final transcript of the voice session (201, the body is not read). */
+  async voiceTranscript(voiceSessionId: string, body: { role: 'user' | 'assistant'; text: string; itemId: string }): Promise<void> {
+    (await this.send('POST', 'voiceTranscript', { voiceSessionId }, body)).cancel();
   }
 
-  /** §10.3: cumulative connected seconds; the answer carries remainingSeconds. */
-  voiceUsage(body: { seconds: number; final: boolean }): Promise<unknown> {
-    return this.json('POST', 'voiceUsage', {}, body);
+  /** §10.3: the voice session's cumulative connected seconds; the answer carries remainingSeconds. */
+  voiceUsage(voiceSessionId: string, body: { seconds: number; final: boolean }): Promise<unknown> {
+    return this.json('POST', 'voiceUsage', { voiceSessionId }, body);
   }
 
   cancelRun(runId: string): Promise<unknown> {

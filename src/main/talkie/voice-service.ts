@@ -153,7 +153,7 @@ export class VoiceService {
     if (call.transcripts.size >= maxTranscriptsPerCall) throw new ServiceError('not_allowed', 'This voice call has sent too many transcripts.');
     call.transcripts.add(request.itemId);
     try {
-      await this.deps.talkie.voiceCall(call.agentId, () => call.client.voiceTranscript(request));
+      await this.deps.talkie.voiceCall(call.agentId, () => call.client.voiceTranscript(call.session.voiceSessionId, request));
     } catch (error) {
       call.transcripts.delete(request.itemId); // not stored: a retry may send it
       throw error;
@@ -189,7 +189,7 @@ export class VoiceService {
   }
 
   private async report(call: VoiceCall, seconds: number, final: boolean): Promise<{ remainingSeconds: number }> {
-    const json = await this.deps.talkie.voiceCall(call.agentId, () => call.client.voiceUsage({ seconds, final }));
+    const json = await this.deps.talkie.voiceCall(call.agentId, () => call.client.voiceUsage(call.session.voiceSessionId, { seconds, final }));
     const parsed = usageAnswerSchema.safeParse(json);
     if (!parsed.success) throw new ServiceError('protocol_error', 'The server sent a voice usage answer the app cannot read.', undefined, true);
     return { remainingSeconds: Math.max(-24 * 3600, Math.min(24 * 3600, Math.round(parsed.data.remainingSeconds))) };
