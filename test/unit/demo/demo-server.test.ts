@@ -161,7 +161,10 @@ describe('demo server: auth and errors', () => {
       user: { id: 'demo', name: 'Demo user', email: 'demo@agentdesk.invalid' },
       chat: true,
       voice: false,
-      usage: [{ label: 'Messages today', used: 0, limit: 200, unit: 'messages' }],
+      usage: [
+        { label: 'Messages today', used: 0, limit: 200, unit: 'messages' },
+        { label: 'Voice today', used: 0, limit: 30, unit: 'minutes' },
+      ],
     });
     await stream(server, runInput('hello'));
     await stream(server, runInput('talkie-test:error'));
