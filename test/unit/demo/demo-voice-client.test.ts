@@ -5,7 +5,7 @@ import { memoryLogger } from '../../support/logger';
 import { startTestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 import { api, waitFor } from './demo-helpers';
-import { speechAvailable, useAppPeers } from './voice-helpers';
+import { retryPeerRace, speechAvailable, useAppPeers } from './voice-helpers';
 
 /**
  * The demo speaks (#16) to the app's own client: main's VoiceService (through the real dispatcher)
@@ -45,30 +45,36 @@ describe("the built-in demo's voice through the app's voice service", () => {
     expect(await call('demo.open')).toEqual({ ok: true, value: { agentId } });
     const demo = demos[0]!;
 
-    const start = await call('talkie.voiceStart', { agentId, locale: 'en' });
-    expect(start).toMatchObject({
-      ok: true,
-      value: {
-        callId: expect.any(String),
-        threadId: expect.stringMatching(/^t_/),
-        maxSeconds: 300,
-        warnSeconds: 30,
-        locale: 'en',
-        labels: { search_contacts: 'Searching contacts…', send_offer: 'Preparing the offer…' },
-        consent: { confirm: ['confirm', 'yes'], refuse: ['no', 'cancel'] },
-        voiceConfirm: true,
-      },
-    });
-    if (!start.ok) return;
-    const { callId, threadId } = start.value;
-
     // The renderer's offer goes through main to the demo's provider, with the secret main keeps.
-    const peer = await appPeer();
-    const offered = await call('talkie.voiceOffer', { callId, sdp: peer.offer });
-    expect(offered).toMatchObject({ ok: true, value: { sdp: expect.stringMatching(/^v=0/) } });
-    if (!offered.ok) return;
-    peer.pc.setRemoteDescription(offered.value.sdp, 'answer');
-    await peer.opened;
+    const { start, peer } = await retryPeerRace(async () => {
+      const start = await call('talkie.voiceStart', { agentId, locale: 'en' });
+      expect(start).toMatchObject({
+        ok: true,
+        value: {
+          callId: expect.any(String),
+          threadId: expect.stringMatching(/^t_/),
+          maxSeconds: 300,
+          warnSeconds: 30,
+          locale: 'en',
+          labels: { search_contacts: 'Searching contacts…', send_offer: 'Preparing the offer…' },
+          consent: { confirm: ['confirm', 'yes'], refuse: ['no', 'cancel'] },
+          voiceConfirm: true,
+        },
+      });
+      if (!start.ok) throw new Error('no voice call');
+      const peer = await appPeer();
+      const offered = await call('talkie.voiceOffer', { callId: start.value.callId, sdp: peer.offer });
+      expect(offered).toMatchObject({ ok: true, value: { sdp: expect.stringMatching(/^v=0/) } });
+      if (!offered.ok) throw new Error('no answer');
+      try {
+        await peer.connect(offered.value.sdp);
+      } catch (error) {
+        await call('talkie.voiceEnd', { callId: start.value.callId, seconds: 0 });
+        throw error;
+      }
+      return { start: start.value, peer };
+    });
+    const { callId, threadId } = start;
     await waitFor(async () => (peer.messages.some((text) => (JSON.parse(text) as { type: string }).type === 'session.created') ? true : undefined), 10_000);
     expect(await call('talkie.voiceOffer', { callId, sdp: peer.offer })).toMatchObject({ ok: false, error: { code: 'voice_session_expired' } });
 

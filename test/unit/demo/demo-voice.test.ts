@@ -11,7 +11,7 @@ import { classifyUtterance } from '../../../src/shared/talkie/voice/confirm-word
 import { validateVoiceSession, voiceAvailability } from '../../../src/shared/talkie/voice/voice-session';
 import { useTempDirs } from '../../support/temp-dir';
 import { api, custom, getThread, runInput, sleep, stream, useDemoServers, waitFor, type Json } from './demo-helpers';
-import { postOffer, speechAvailable, speechMissing, useAppPeers } from './voice-helpers';
+import { postOffer, retryPeerRace, speechAvailable, speechMissing, useAppPeers } from './voice-helpers';
 
 const start = useDemoServers({ timeScale: 0.02, voice: { speechEngines: () => speechAvailable } });
 const appPeer = useAppPeers();
@@ -155,15 +155,22 @@ describe('demo voice (§10.1): sessions', () => {
 
   it('a client secret opens one connection: used, expired or unknown secrets get 401 at /v1/realtime/calls', { timeout: 30_000 }, async () => {
     const server = await start({ voice: { speechEngines: () => speechAvailable, secretTtlMs: 1500 } });
-    const peer = await appPeer();
-    const s = await session(server);
-    const first = await postOffer(s.signaling.url, s.clientSecret, peer.offer);
-    expect(first.status).toBe(201);
-    expect(first.headers.get('content-type')).toBe('application/sdp');
-    const answer = await first.text();
-    expect(answer).toMatch(/^v=0/);
-    peer.pc.setRemoteDescription(answer, 'answer');
-    await peer.opened;
+    const { s, peer } = await retryPeerRace(async () => {
+      const peer = await appPeer();
+      const s = await session(server);
+      const first = await postOffer(s.signaling.url, s.clientSecret, peer.offer);
+      expect(first.status).toBe(201);
+      expect(first.headers.get('content-type')).toBe('application/sdp');
+      const answer = await first.text();
+      expect(answer).toMatch(/^v=0/);
+      try {
+        await peer.connect(answer);
+      } catch (error) {
+        await usage(server, s, 0, true); // ends it: a retry opens another
+        throw error;
+      }
+      return { s, peer };
+    });
 
     const again = await postOffer(s.signaling.url, s.clientSecret, peer.offer);
     expect(again.status).toBe(401);
