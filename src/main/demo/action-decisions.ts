@@ -1,7 +1,6 @@
-import { EventType, type Event } from '@ag-ui/core';
 import { z } from 'zod';
 import { iso, newId, type ActionRecord, type UserSpace } from './demo-store';
-import { stamp } from './demo-run';
+import { cardEvent } from './demo-run';
 import { httpErrors } from './http-util';
 import type { TalkieAction, TalkieCard } from './talkie-types';
 
@@ -26,8 +25,6 @@ export interface DecisionEnv {
 
 /** The undo window of "send the offer" (before timeScale). */
 export const undoWindowMs = 10_000;
-
-const cardEvent = (card: TalkieCard): Event => stamp({ type: EventType.CUSTOM, name: 'talkie.card', value: card });
 
 /**
  * Brings the action up to date with the clock: pending past `expiresAt` → expired; running past

@@ -1,3 +1,4 @@
+import { actionLifetimeMs, contactsCard, findContacts, sendOfferProposal } from './demo-records';
 import { AgentFailure, type AgentContext, type DemoAgent } from './demo-run';
 import type { TalkieCard } from './talkie-types';
 import { newId } from './demo-store';
@@ -18,11 +19,12 @@ export const demoFile = {
 
 export const testCardLabel = 'Looking up the record…';
 export const searchLabel = 'Searching contacts…';
+export const offerLabel = 'Preparing the offer…';
+/** The word a spoken confirmation of "send the offer" must contain (§10.4); Czech voice sessions use their own. */
+export const sendKeyword = 'send';
 export const slowDeltaCount = 20;
 /** Before timeScale: 20 × 250 ms ≈ 5 s. */
 export const slowDeltaMs = 250;
-/** Before timeScale: how long a proposed action waits for a decision. */
-export const actionLifetimeMs = 10 * 60_000;
 
 export const demoAgent: DemoAgent = async (text, context) => {
   const trimmed = text.trim();
@@ -100,47 +102,14 @@ function recordCard(): TalkieCard {
 }
 
 async function searchContacts(context: AgentContext): Promise<void> {
-  const card = await context.tool(
-    'search_contacts',
-    searchLabel,
-    (): TalkieCard => ({
-      id: newId('card'),
-      version: 1,
-      title: 'Contacts',
-      subtitle: '3 of 5 matches',
-      blocks: [
-        {
-          type: 'list',
-          items: [
-            { title: 'Jana Nováková', subtitle: 'Alfa s.r.o. · Brno', url: 'https://example.com/contacts/jana' },
-            { title: 'Petr Svoboda', subtitle: 'Beta a.s. · Praha', url: 'https://example.com/contacts/petr' },
-            { title: 'Eva Dvořáková', subtitle: 'Gama s.r.o. · Ostrava' },
-          ],
-          more: 2,
-        },
-      ],
-      fallbackText: 'Contacts: Jana Nováková, Petr Svoboda, Eva Dvořáková and 2 more',
-      a11yLabel: 'Contact search results',
-    }),
-    600,
-  );
+  const card = await context.tool('search_contacts', searchLabel, () => contactsCard(findContacts('')), 600);
   await context.card(card);
   await context.say('I found **5 contacts**; here are the first three. Say *send the offer* to propose an e-mail to Jana.');
 }
 
 async function sendOffer(context: AgentContext): Promise<void> {
-  const toolCallId = await context.tool('prepare_offer', 'Preparing the offer…', (id) => id, 500);
-  await context.propose(
-    {
-      kind: 'send-offer',
-      summary: 'Send offer N-2026-014 to jana.novakova@alfa.example',
-      riskLevel: 'medium',
-      params: { offerId: 'N-2026-014', to: 'jana.novakova@alfa.example', subject: 'Your offer N-2026-014' },
-      confirm: { methods: ['button', 'voice'], voice: { keyword: 'send' } },
-      expiresInMs: actionLifetimeMs,
-    },
-    toolCallId,
-  );
+  const toolCallId = await context.tool('prepare_offer', offerLabel, (id) => id, 500);
+  await context.propose(sendOfferProposal(sendKeyword), toolCallId);
   await context.say('The offer is ready. **Confirm** to send it – you will have 10 seconds to undo.');
 }
 

@@ -14,9 +14,32 @@ import type { TalkieUser, ThreadMessage } from './talkie-types';
  * Sizes are bounded: the newest threads and messages are kept when there are more.
  */
 
-export const demoStateVersion = 1;
-/** `demo-agent.json`: version 1 since it exists; a schema change adds a version and its migration here. */
-export const demoStateFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: demoStateVersion, migrations: {} };
+/**
+ * `demo-agent.json`: a schema change adds a version and its migration here.
+ * - 1: threads, messages, actions, the day's run count.
+ * - 2 (voice, #16): each thread's `channel` ("chat" | "voice"), messages said in a voice session
+ *   (`channel: "voice"`), and the day's voice seconds (`usage.voiceSeconds`).
+ */
+export const demoStateVersion = 2;
+export const demoStateFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: demoStateVersion, migrations: { 1: addVoice } };
+
+/** 1 → 2: every thread and message so far was a chat one, and no voice was used. */
+function addVoice(document: Record<string, unknown>): Record<string, unknown> {
+  const users = document.users;
+  if (!Array.isArray(users)) return document; // the schema check refuses it
+  const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+  return {
+    ...document,
+    users: users.map((user: unknown) => {
+      if (!isObject(user)) return user;
+      return {
+        ...user,
+        ...(isObject(user.usage) ? { usage: { ...user.usage, voiceSeconds: 0 } } : {}),
+        ...(Array.isArray(user.threads) ? { threads: user.threads.map((thread: unknown) => (isObject(thread) ? { ...thread, channel: 'chat' } : thread)) } : {}),
+      };
+    }),
+  };
+}
 
 export const demoStateLimits = {
   users: 100,
@@ -65,12 +88,13 @@ const messageSchema = z.object({
   content: long,
   createdAt: timestamp,
   cards: z.array(cardSchema).max(demoStateLimits.cardsPerMessage),
-  channel: z.literal('chat'),
+  channel: z.enum(['chat', 'voice']),
 });
 
 const threadSchema = z.object({
   id,
   title: short,
+  channel: z.enum(['chat', 'voice']),
   createdAt: timestamp,
   updatedAt: timestamp,
   messages: z.array(messageSchema).max(demoStateLimits.messagesPerThread),
@@ -107,7 +131,11 @@ const actionRecordSchema = z.object({
 
 const userStateSchema = z.object({
   user: z.object({ id: z.string().min(1).max(500), name: z.string().max(500), email: z.string().max(500).optional() }),
-  usage: z.object({ day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/), runs: z.number().int().nonnegative().max(1_000_000) }),
+  usage: z.object({
+    day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+    runs: z.number().int().nonnegative().max(1_000_000),
+    voiceSeconds: z.number().nonnegative().max(1_000_000_000),
+  }),
   /** Newest first. */
   threads: z.array(threadSchema).max(demoStateLimits.threadsPerUser),
   actions: z.array(actionRecordSchema).max(demoStateLimits.actionsPerUser),
@@ -136,7 +164,7 @@ export function snapshotDemoState(spaces: Iterable<UserSpace>, onSkip?: (userId:
   const ranked = [...spaces].sort((a, b) => lastActivity(b) - lastActivity(a));
   for (const space of ranked) {
     const usage = space.usageState();
-    if (space.threads.size === 0 && space.actions.size === 0 && usage.runs === 0) continue;
+    if (space.threads.size === 0 && space.actions.size === 0 && usage.runs === 0 && usage.voiceSeconds === 0) continue;
     if (users.length >= demoStateLimits.users) break;
     const user = snapshotUser(space, usage);
     const checked = userStateSchema.safeParse(user);
@@ -146,7 +174,7 @@ export function snapshotDemoState(spaces: Iterable<UserSpace>, onSkip?: (userId:
   return { schemaVersion: demoStateVersion, savedAt: new Date().toISOString(), users };
 }
 
-function snapshotUser(space: UserSpace, usage: { day: string; runs: number }): UserState {
+function snapshotUser(space: UserSpace, usage: UserState['usage']): UserState {
   const threads = [...space.threads.values()].sort((a, b) => b.order - a.order).slice(0, demoStateLimits.threadsPerUser);
   const kept = new Set(threads.map((thread) => thread.id));
   // Actions of threads dropped for size go with them; those of deleted threads stay readable, as in memory.
@@ -164,6 +192,7 @@ function snapshotUser(space: UserSpace, usage: { day: string; runs: number }): U
       return {
         id: thread.id,
         title: thread.title,
+        channel: thread.channel,
         createdAt: thread.createdAt,
         updatedAt: thread.updatedAt,
         messages: messages.map((message) => ({ ...message, cards: message.cards.map((card) => structuredClone(card)) })),
@@ -209,6 +238,7 @@ export function restoreDemoState(state: DemoState): UserSpace[] {
       const thread: ThreadRecord = {
         id: savedThread.id,
         title: savedThread.title,
+        channel: savedThread.channel,
         createdAt: savedThread.createdAt,
         updatedAt: savedThread.updatedAt,
         order: nextOrder(),

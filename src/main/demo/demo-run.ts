@@ -182,13 +182,13 @@ export class DemoRun {
       tool: (name, label, work, durationMs) => this.tool(name, label, work, durationMs),
       card: async (card) => {
         this.checkAborted();
-        this.emit({ type: EventType.CUSTOM, name: 'talkie.card', value: card });
+        this.emit(cardEvent(card));
         this.pendingCards.push(card);
       },
       propose: async (proposal, toolCallId) => {
         this.checkAborted();
         const action = this.options.space.createAction(this.thread, proposal, toolCallId ?? newId('call'), this.options.timeScale);
-        this.emit({ type: EventType.CUSTOM, name: 'talkie.action', value: structuredClone(action) });
+        this.emit(actionEvent(action));
         return structuredClone(action);
       },
       custom: async (name, value) => {
@@ -279,6 +279,12 @@ export class DemoRun {
 export function stamp<E extends Event>(event: E): E {
   return event.timestamp === undefined ? { ...event, timestamp: Date.now() } : event;
 }
+
+/** §6: a result card as the CUSTOM event a run streams, a decision or a voice tool returns. */
+export const cardEvent = (card: TalkieCard): Event => stamp({ type: EventType.CUSTOM, name: 'talkie.card', value: card });
+
+/** §8: an action (a copy, as it is now) as the CUSTOM event a run streams or a voice tool returns. */
+export const actionEvent = (action: TalkieAction): Event => stamp({ type: EventType.CUSTOM, name: 'talkie.action', value: structuredClone(action) });
 
 /** Splits text into deltas of about three words that concatenate to exactly `text`. */
 export function splitIntoDeltas(text: string, wordsPerDelta = 3): string[] {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { ConfirmMethod, RiskLevel, TalkieAction, TalkieCard, TalkieUser, ThreadMessage, ThreadSummary, UsageEntry } from './talkie-types';
+import type { Channel, ConfirmMethod, RiskLevel, TalkieAction, TalkieCard, TalkieUser, ThreadMessage, ThreadSummary, UsageEntry } from './talkie-types';
 
 /**
  * The demo's in-memory state, one space per user (static tokens all act as the demo user; users from
@@ -42,6 +42,8 @@ export type AnswerState = { state: 'running'; runId: string } | { state: 'answer
 export interface ThreadRecord {
   id: string;
   title: string;
+  /** Where it was started: a chat run, or a voice session (§9). */
+  channel: Channel;
   createdAt: string;
   updatedAt: string;
   /** Ordering key for "newest first" (timestamps can tie within a millisecond). */
@@ -77,6 +79,8 @@ export interface ActionRecord {
 
 export const demoUser: TalkieUser = { id: 'demo', name: 'Demo user', email: 'demo@agentdesk.invalid' };
 export const dailyRunLimit = 200;
+/** Voice minutes a user may talk per day (seconds; a server option may change it). */
+export const defaultDailyVoiceSeconds = 30 * 60;
 
 let orderCounter = 0;
 
@@ -90,6 +94,9 @@ export class UserSpace {
   readonly actions = new Map<string, ActionRecord>();
   private usageDay = '';
   private runsToday = 0;
+  private voiceSecondsToday = 0;
+  /** The daily voice quota in seconds (set by the server from its options). */
+  voiceLimitSeconds = defaultDailyVoiceSeconds;
   /** Called after every change worth saving (set by the server when the state is persisted). */
   onChange: (() => void) | undefined;
 
@@ -100,11 +107,12 @@ export class UserSpace {
     this.onChange?.();
   }
 
-  createThread(id: string, firstUserText: string): ThreadRecord {
+  createThread(id: string, firstUserText: string, channel: Channel = 'chat', title = threadTitle(firstUserText)): ThreadRecord {
     const now = iso();
     const thread: ThreadRecord = {
       id,
-      title: threadTitle(firstUserText),
+      title,
+      channel,
       createdAt: now,
       updatedAt: now,
       order: ++orderCounter,
@@ -124,16 +132,16 @@ export class UserSpace {
     this.changed();
   }
 
-  addMessage(thread: ThreadRecord, message: Omit<ThreadMessage, 'channel'>): void {
+  addMessage(thread: ThreadRecord, message: Omit<ThreadMessage, 'channel'>, channel: Channel = 'chat'): void {
     if (thread.deleted) return;
-    thread.messages.push({ ...message, channel: 'chat' });
+    thread.messages.push({ ...message, channel });
     this.touch(thread);
   }
 
-  /** Stores a card the user should find in the thread (decision results), as an assistant message. */
-  addCardMessage(threadId: string, card: TalkieCard): void {
+  /** Stores a card the user should find in the thread (decision results, voice tool results), as an assistant message. */
+  addCardMessage(threadId: string, card: TalkieCard, channel: Channel = 'chat'): void {
     const thread = this.threads.get(threadId);
-    if (thread) this.addMessage(thread, { id: newId('msg'), role: 'assistant', content: '', createdAt: iso(), cards: [card] });
+    if (thread) this.addMessage(thread, { id: newId('msg'), role: 'assistant', content: '', createdAt: iso(), cards: [card] }, channel);
   }
 
   hasMessage(thread: ThreadRecord, messageId: string): boolean {
@@ -179,22 +187,41 @@ export class UserSpace {
     return true;
   }
 
-  /** Today's run count, for saving. */
-  usageState(): { day: string; runs: number } {
+  /** Voice seconds left today (never negative). */
+  voiceSecondsLeft(): number {
     this.rollDay();
-    return { day: this.usageDay, runs: this.runsToday };
+    return Math.max(0, this.voiceLimitSeconds - this.voiceSecondsToday);
   }
 
-  /** Restores a saved run count; a count from another day is dropped by the next roll. */
-  restoreUsage(state: { day: string; runs: number }): void {
+  /** Counts talked voice seconds against today's quota (reported by the voice sessions). */
+  countVoiceSeconds(seconds: number): void {
+    if (!(seconds > 0)) return;
+    this.rollDay();
+    this.voiceSecondsToday += seconds;
+    this.changed();
+  }
+
+  /** Today's run count and voice seconds, for saving. */
+  usageState(): { day: string; runs: number; voiceSeconds: number } {
+    this.rollDay();
+    return { day: this.usageDay, runs: this.runsToday, voiceSeconds: this.voiceSecondsToday };
+  }
+
+  /** Restores saved counts; counts from another day are dropped by the next roll. */
+  restoreUsage(state: { day: string; runs: number; voiceSeconds: number }): void {
     this.usageDay = state.day;
     this.runsToday = state.runs;
+    this.voiceSecondsToday = state.voiceSeconds;
     this.rollDay();
   }
 
   usage(): UsageEntry[] {
     this.rollDay();
-    return [{ label: 'Messages today', used: this.runsToday, limit: dailyRunLimit, unit: 'messages' }];
+    const minutes = (seconds: number) => Math.round(seconds / 6) / 10;
+    return [
+      { label: 'Messages today', used: this.runsToday, limit: dailyRunLimit, unit: 'messages' },
+      { label: 'Voice today', used: minutes(this.voiceSecondsToday), limit: minutes(this.voiceLimitSeconds), unit: 'minutes' },
+    ];
   }
 
   private rollDay(): void {
@@ -202,6 +229,7 @@ export class UserSpace {
     if (day !== this.usageDay) {
       this.usageDay = day;
       this.runsToday = 0;
+      this.voiceSecondsToday = 0;
     }
   }
 
@@ -214,5 +242,5 @@ export class UserSpace {
 }
 
 export function summary(thread: ThreadRecord): ThreadSummary {
-  return { id: thread.id, title: thread.title, channel: 'chat', createdAt: thread.createdAt, updatedAt: thread.updatedAt };
+  return { id: thread.id, title: thread.title, channel: thread.channel, createdAt: thread.createdAt, updatedAt: thread.updatedAt };
 }

@@ -95,6 +95,12 @@ export function readJsonBody(request: IncomingMessage, limit: number): Promise<u
   });
 }
 
+/** Ids from the client end up in URLs and stored data: non-empty, ≤ 200 characters, no control characters. */
+export function checkId(id: string, what: string): void {
+  // eslint-disable-next-line no-control-regex
+  if (id === '' || id.length > 200 || /[\u0000-\u001f\u007f]/.test(id)) throw httpErrors.invalid(`The ${what} must be 1–200 printable characters.`);
+}
+
 /** The bearer token of an `Authorization` header, or undefined. */
 export function bearerToken(request: IncomingMessage): string | undefined {
   const header = request.headers.authorization;

@@ -9,13 +9,19 @@ import { demoAgent, demoFile } from './demo-agent';
 import { DemoStatePersister, demoStateFileFormat, demoStateSchema, emptyDemoState, restoreDemoState, snapshotDemoState } from './demo-persistence';
 import { DemoRun, stamp, type RunSink } from './demo-run';
 import { demoUser, summary, UserSpace, type ThreadRecord } from './demo-store';
-import { bearerToken, httpErrors, listenOnLoopback, openEventStream, ownHosts, readJsonBody, sendError, sendJson, TalkieHttpError } from './http-util';
+import { bearerToken, checkId, httpErrors, listenOnLoopback, openEventStream, ownHosts, readJsonBody, sendError, sendJson, TalkieHttpError } from './http-util';
 import { logoPng } from './png';
 import { cardBlockTypes, type TalkieUser } from './talkie-types';
+import type { RealtimeProvider } from './voice/realtime-provider';
+import { speechUnavailableMessage } from './voice/speech-engines';
+import { DemoVoiceSessions, realtimeCallsPath, type DemoVoiceOptions } from './voice/voice-sessions';
 
 /**
- * AgentDesk's built-in demo agent: a real Talkie protocol 1 server (spec §1–§9, §11; no voice) on
- * 127.0.0.1, on plain node:http. Used by "Built-in demo", by `agentdesk demo` and by client tests.
+ * AgentDesk's built-in demo agent: a real Talkie protocol 1 server (spec §1–§11) on 127.0.0.1, on
+ * plain node:http. Used by "Built-in demo", by `agentdesk demo` and by client tests. Its §10 voice is
+ * offline: the sessions are voice/voice-sessions.ts, the speech provider (`/v1/realtime/calls` on the
+ * same port, the manifest's only signalling host) is voice/realtime-provider.ts, and it is switched
+ * on while espeak-ng and pocketsphinx are installed (voice/speech-engines.ts; else `voice: false`).
  *
  * Choices where the spec is silent (also noted where they are made):
  * - Auth: static tokens act as the demo user; `verifyToken` users each get their own threads.
@@ -35,6 +41,11 @@ import { cardBlockTypes, type TalkieUser } from './talkie-types';
  * - A server stopping mid-run ends the stream with RUN_ERROR upstream_unavailable (retryable).
  * - State: in memory; with `persistPath` also in a JSON file (demo-persistence.ts), loaded at start
  *   and saved shortly after each change and on close(). Tokens are never saved.
+ * - Voice (§10): the choices are listed in voice/voice-sessions.ts. Voice sessions live in memory only;
+ *   their transcripts, cards and actions land in the (saved) thread. `/v1/realtime/calls` answers only
+ *   to a client secret minted by `POST voiceSessions`, once, and is behind the same Host check.
+ * - `GET status` adds `voiceUnavailable: { message, missing, installCommand }` (not in §4; clients
+ *   ignore unknown fields) while the speech engines are missing, and the manifest's description says so.
  */
 
 export interface TalkieDemoOptions {
@@ -61,6 +72,8 @@ export interface TalkieDemoOptions {
   persistPath?: string;
   /** Where the user learns that the saved state was moved aside, is a newer AgentDesk's, or could not be saved (default: the log). */
   notices?: NoticeSink;
+  /** §10 voice: session length, quota, secret lifetime, and the speech engine check (voice/voice-sessions.ts). */
+  voice?: DemoVoiceOptions;
 }
 
 export interface TalkieDemoServer {
@@ -83,6 +96,10 @@ export const talkieEndpoints = {
   thread: '/api/talkie/threads/{threadId}',
   action: '/api/talkie/actions/{actionId}',
   decision: '/api/talkie/actions/{actionId}/decision',
+  voiceSessions: '/api/talkie/voice/sessions',
+  voiceTool: '/api/talkie/voice/sessions/{voiceSessionId}/tools/{name}',
+  voiceTranscript: '/api/talkie/voice/sessions/{voiceSessionId}/transcript',
+  voiceUsage: '/api/talkie/voice/sessions/{voiceSessionId}/usage',
 } as const;
 
 const silentLog: Required<TalkieDemoOptions>['log'] = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -109,6 +126,18 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
   let closed: Promise<void> | undefined;
   let baseUrl = '';
   let allowedHosts: string[] = [];
+  const voice = new DemoVoiceSessions(options.voice ?? {}, { spaceFor: (user) => spaceFor(user), signalingUrl: () => `${baseUrl}${realtimeCallsPath}`, timeScale, log });
+  /** The speech provider, loaded on the first SDP offer (node-datachannel is native code: a demo without voice calls never loads it). */
+  let provider: Promise<RealtimeProvider> | undefined;
+  const realtime = (): Promise<RealtimeProvider> =>
+    (provider ??= import('./voice/realtime-provider').then(
+      ({ createRealtimeProvider }) => createRealtimeProvider({ isClientSecret: (secret) => voice.isClientSecret(secret) }),
+      (error: unknown) => {
+        provider = undefined;
+        log.error('demo', 'the demo voice provider could not be loaded', error);
+        throw new TalkieHttpError(503, 'upstream_unavailable', 'The demo voice provider could not start.', true);
+      },
+    ));
   const persister = options.persistPath === undefined ? undefined : await loadState(options.persistPath);
 
   async function loadState(path: string): Promise<DemoStatePersister | undefined> {
@@ -123,7 +152,10 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
     }
     const notices = options.notices ?? { push: (notice: string) => log.warn('demo', notice) };
     if (loaded.notice) notices.push(loaded.notice);
-    for (const space of restoreDemoState(loaded.value)) spaces.set(space.user.id, space);
+    for (const space of restoreDemoState(loaded.value)) {
+      space.voiceLimitSeconds = voice.dailySeconds;
+      spaces.set(space.user.id, space);
+    }
     if (loaded.readOnly) {
       // A newer AgentDesk's file, or one that cannot be read or moved aside: never changed by this run.
       log.warn('demo', `the saved demo state ${path} is left as it is; this run keeps its state in memory only`);
@@ -146,6 +178,7 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
     let space = spaces.get(user.id);
     if (!space) {
       spaces.set(user.id, (space = new UserSpace(user)));
+      space.voiceLimitSeconds = voice.dailySeconds;
       if (persister) space.onChange = () => persister.schedule();
     }
     return space;
@@ -209,7 +242,15 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
   // ---- Handlers --------------------------------------------------------------------------------
 
   const status: Handler = (_request, response, _params, user) => {
-    sendJson(response, 200, { user, chat: true, voice: false, usage: spaceFor(user).usage() });
+    const speech = voice.speech();
+    sendJson(response, 200, {
+      user,
+      chat: true,
+      voice: speech.available,
+      usage: spaceFor(user).usage(),
+      // Not in §4 (clients ignore unknown fields): why voice is off, and how to switch it on.
+      ...(speech.available ? {} : { voiceUnavailable: { message: speechUnavailableMessage(speech), missing: speech.missing, installCommand: speech.installCommand } }),
+    });
   };
 
   const run: Handler = async (request, response, _params, user) => {
@@ -360,6 +401,23 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
     sendJson(response, 200, result);
   };
 
+  const voiceSessions: Handler = async (request, response, _params, user) => {
+    sendJson(response, 201, voice.create(user, await readJsonBody(request, maxBodyBytes)));
+  };
+
+  const voiceTool: Handler = async (request, response, [voiceSessionId, name], user) => {
+    sendJson(response, 200, voice.tool(user, voiceSessionId, name, await readJsonBody(request, maxBodyBytes)));
+  };
+
+  const voiceTranscript: Handler = async (request, response, [voiceSessionId], user) => {
+    const answer = voice.transcript(user, voiceSessionId, await readJsonBody(request, maxBodyBytes));
+    sendJson(response, answer.status, answer.body);
+  };
+
+  const voiceUsage: Handler = async (request, response, [voiceSessionId], user) => {
+    sendJson(response, 200, voice.usage(user, voiceSessionId, await readJsonBody(request, maxBodyBytes)));
+  };
+
   const file: Handler = (_request, response) => {
     response.writeHead(200, {
       'Content-Type': `${demoFile.mime}; charset=utf-8`,
@@ -371,23 +429,31 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
     response.end(demoFile.body);
   };
 
-  const manifest = () => ({
-    spec: 'talkie/1',
-    issuer: baseUrl,
-    serverId: demoServerId,
-    name: 'AgentDesk demo',
-    description: 'A built-in demo agent that shows chat, cards and actions – no account and no model needed.',
-    locale: 'en',
-    brand: { logo: '/talkie/logo.png', accent: '#0b7a75' },
-    auth: {
-      ...(options.oauthIssuer ? { oauth: { issuer: options.oauthIssuer, scopes: ['talkie', 'offline_access'] } } : {}),
-      token: { hint: 'Printed by `agentdesk demo`' },
-    },
-    endpoints: talkieEndpoints,
-    capabilities: { actions: { voiceConfirm: false }, cards: { blocks: [...cardBlockTypes] } },
-    limits: { maxMessageChars },
-    testMode,
-  });
+  const manifest = () => {
+    const speech = voice.speech();
+    return {
+      spec: 'talkie/1',
+      issuer: baseUrl,
+      serverId: demoServerId,
+      name: 'AgentDesk demo',
+      description: `A built-in demo agent that shows chat, cards, actions and voice – no account and no model needed.${speech.available ? '' : ` ${speechUnavailableMessage(speech)}`}`,
+      locale: 'en',
+      brand: { logo: '/talkie/logo.png', accent: '#0b7a75' },
+      auth: {
+        ...(options.oauthIssuer ? { oauth: { issuer: options.oauthIssuer, scopes: ['talkie', 'offline_access'] } } : {}),
+        token: { hint: 'Printed by `agentdesk demo`' },
+      },
+      endpoints: talkieEndpoints,
+      capabilities: {
+        // Offered even while the speech engines are missing: `GET status` then says `voice: false` (the client greys it out).
+        voice: { transports: ['webrtc'], eventProtocols: ['openai-realtime/1'], signalingHosts: ['127.0.0.1'] },
+        actions: { voiceConfirm: true },
+        cards: { blocks: [...cardBlockTypes] },
+      },
+      limits: { maxMessageChars },
+      testMode,
+    };
+  };
 
   const segment = '([^/]+)';
   const authRoutes: Route[] = [
@@ -398,6 +464,10 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
     { pattern: new RegExp(`^/api/talkie/threads/${segment}$`), methods: { GET: getThread, DELETE: deleteThread } },
     { pattern: new RegExp(`^/api/talkie/actions/${segment}$`), methods: { GET: getAction } },
     { pattern: new RegExp(`^/api/talkie/actions/${segment}/decision$`), methods: { POST: decision } },
+    { pattern: /^\/api\/talkie\/voice\/sessions$/, methods: { POST: voiceSessions } },
+    { pattern: new RegExp(`^/api/talkie/voice/sessions/${segment}/tools/${segment}$`), methods: { POST: voiceTool } },
+    { pattern: new RegExp(`^/api/talkie/voice/sessions/${segment}/transcript$`), methods: { POST: voiceTranscript } },
+    { pattern: new RegExp(`^/api/talkie/voice/sessions/${segment}/usage$`), methods: { POST: voiceUsage } },
     { pattern: /^\/api\/files\/demo\.txt$/, methods: { GET: file } },
   ];
 
@@ -413,6 +483,11 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
         return void response.end(logo);
       }
       return sendJson(response, 200, manifest(), { 'Cache-Control': 'max-age=3600' });
+    }
+    if (path === realtimeCallsPath) {
+      // The speech provider: its bearer is a client secret minted by POST voiceSessions, not a Talkie token.
+      await (await realtime()).handle(request, response);
+      return;
     }
     for (const route of authRoutes) {
       const match = route.pattern.exec(path);
@@ -461,6 +536,8 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
 
   async function close(): Promise<void> {
     closing = true;
+    voice.close();
+    (await provider?.catch(() => undefined))?.close();
     for (const active of runs) active.cancel('shutdown');
     await Promise.all([...runs].map((active) => active.done));
     for (const space of spaces.values()) space.clearTimers();
@@ -476,10 +553,4 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
 
 function digest(token: string): Buffer {
   return createHash('sha256').update(token, 'utf8').digest();
-}
-
-/** Ids from the client end up in URLs and stored data: non-empty, ≤ 200 characters, no control characters. */
-function checkId(id: string, what: string): void {
-  // eslint-disable-next-line no-control-regex
-  if (id === '' || id.length > 200 || /[\u0000-\u001f\u007f]/.test(id)) throw httpErrors.invalid(`The ${what} must be 1–200 printable characters.`);
 }

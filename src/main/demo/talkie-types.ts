@@ -59,10 +59,13 @@ export interface TalkieUser {
   email?: string;
 }
 
+/** §9: where a thread was started, and where each message of it was said. */
+export type Channel = 'chat' | 'voice';
+
 export interface ThreadSummary {
   id: string;
   title: string;
-  channel: 'chat' | 'voice';
+  channel: Channel;
   createdAt: string;
   updatedAt: string;
 }
@@ -73,7 +76,7 @@ export interface ThreadMessage {
   content: string;
   createdAt: string;
   cards: TalkieCard[];
-  channel: 'chat';
+  channel: Channel;
 }
 
 /** §3: the body of every non-2xx response of a Talkie endpoint. */

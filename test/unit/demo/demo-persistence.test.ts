@@ -1,7 +1,7 @@
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DemoStatePersister, demoStateLimits, demoStateSchema, restoreDemoState, snapshotDemoState, type DemoState } from '../../../src/main/demo/demo-persistence';
+import { DemoStatePersister, demoStateLimits, demoStateSchema, demoStateVersion, restoreDemoState, snapshotDemoState, type DemoState } from '../../../src/main/demo/demo-persistence';
 import { demoUser, UserSpace } from '../../../src/main/demo/demo-store';
 import type { TalkieDemoServer } from '../../../src/main/demo/talkie-demo-server';
 import { JsonFileStore } from '../../../src/main/store/json-file-store';
@@ -81,7 +81,7 @@ describe('demo persistence (persistPath)', () => {
 
     const saved = await readFile(path, 'utf8');
     expect(saved).not.toContain(first.token);
-    expect(JSON.parse(saved)).toMatchObject({ schemaVersion: 1, users: [{ user: { id: demoUser.id } }] });
+    expect(JSON.parse(saved)).toMatchObject({ schemaVersion: demoStateVersion, users: [{ user: { id: demoUser.id } }] });
 
     const second = await start({ persistPath: path });
     expect(second.baseUrl).not.toBe(first.baseUrl);
@@ -354,7 +354,7 @@ describe('demo persistence (persistPath)', () => {
 
 describe('DemoStatePersister', () => {
   const log = { error: vi.fn() };
-  const state = (): DemoState => ({ schemaVersion: 1, savedAt: new Date().toISOString(), users: [] });
+  const state = (): DemoState => ({ schemaVersion: demoStateVersion, savedAt: new Date().toISOString(), users: [] });
 
   it('one write for many changes; a change during a write gets one more write after it; close() flushes', async () => {
     let inFlight = 0;

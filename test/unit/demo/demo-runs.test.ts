@@ -326,7 +326,15 @@ describe('demo runs: the rule-based assistant', () => {
     const server = await start();
     await stream(server, runInput('hello'));
     const usage = await stream(server, runInput('show my usage'));
-    expect(custom(usage.events, 'talkie.usage')).toEqual([{ usage: [{ label: 'Messages today', used: 2, limit: 200, unit: 'messages' }] }]);
+    // The same meters as GET status: messages, and (since voice, #16) voice minutes.
+    expect(custom(usage.events, 'talkie.usage')).toEqual([
+      {
+        usage: [
+          { label: 'Messages today', used: 2, limit: 200, unit: 'messages' },
+          { label: 'Voice today', used: 0, limit: 30, unit: 'minutes' },
+        ],
+      },
+    ]);
     const open = await stream(server, runInput('open something'));
     expect(custom(open.events, 'talkie.open')).toEqual([{ url: 'https://example.com/', label: 'Example' }]);
     expect(text(open.events).length).toBeGreaterThan(0);

@@ -3,12 +3,13 @@ import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { crc32, logoPng } from '../../../src/main/demo/png';
 import { canonicalJson, paramsHash, threadTitle } from '../../../src/main/demo/demo-store';
+import { speechInstallCommand, type SpeechEngines } from '../../../src/main/demo/voice/speech-engines';
 import { api, runInput, stream, useDemoServers } from './demo-helpers';
 
 const start = useDemoServers();
 
 describe('demo server: discovery', () => {
-  it('serves the manifest on 127.0.0.1 with the issuer, endpoints without voice, capabilities and cache header', async () => {
+  it('serves the manifest on 127.0.0.1 with the issuer, endpoints with voice (§10), capabilities and cache header', async () => {
     const server = await start();
     expect(server.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(server.manifestUrl).toBe(`${server.baseUrl}/.well-known/talkie.json`);
@@ -24,7 +25,11 @@ describe('demo server: discovery', () => {
       locale: 'en',
       brand: { logo: '/talkie/logo.png', accent: '#0b7a75' },
       auth: { token: { hint: 'Printed by `agentdesk demo`' } },
-      capabilities: { actions: { voiceConfirm: false }, cards: { blocks: ['heading', 'text', 'fields', 'list', 'link', 'file', 'badge'] } },
+      capabilities: {
+        voice: { transports: ['webrtc'], eventProtocols: ['openai-realtime/1'], signalingHosts: ['127.0.0.1'] },
+        actions: { voiceConfirm: true },
+        cards: { blocks: ['heading', 'text', 'fields', 'list', 'link', 'file', 'badge'] },
+      },
       limits: { maxMessageChars: 4000 },
       testMode: true,
     });
@@ -39,9 +44,11 @@ describe('demo server: discovery', () => {
       thread: '/api/talkie/threads/{threadId}',
       action: '/api/talkie/actions/{actionId}',
       decision: '/api/talkie/actions/{actionId}/decision',
+      voiceSessions: '/api/talkie/voice/sessions',
+      voiceTool: '/api/talkie/voice/sessions/{voiceSessionId}/tools/{name}',
+      voiceTranscript: '/api/talkie/voice/sessions/{voiceSessionId}/transcript',
+      voiceUsage: '/api/talkie/voice/sessions/{voiceSessionId}/usage',
     });
-    expect(JSON.stringify(manifest)).not.toContain('voice"');
-    expect(manifest.capabilities).not.toHaveProperty('voice');
   });
 
   it('reports testMode false when asked, and then answers talkie-test messages like any other text', async () => {
@@ -153,15 +160,19 @@ describe('demo server: auth and errors', () => {
     expect((await api(server, 'PUT', '/api/talkie/threads/x')).headers.get('allow')).toBe('GET, DELETE');
   });
 
-  it('reports status with the demo user, no voice and the runs of today', async () => {
-    const server = await start();
+  it('reports status with the demo user, voice while its speech engines run, and the runs and voice minutes of today', async () => {
+    const speech: SpeechEngines = { available: true, missing: [], installCommand: speechInstallCommand, found: {} };
+    const server = await start({ voice: { speechEngines: () => speech } });
     const before = await api(server, 'GET', '/api/talkie/status');
     expect(before.status).toBe(200);
     expect(before.json).toEqual({
       user: { id: 'demo', name: 'Demo user', email: 'demo@agentdesk.invalid' },
       chat: true,
-      voice: false,
-      usage: [{ label: 'Messages today', used: 0, limit: 200, unit: 'messages' }],
+      voice: true,
+      usage: [
+        { label: 'Messages today', used: 0, limit: 200, unit: 'messages' },
+        { label: 'Voice today', used: 0, limit: 30, unit: 'minutes' },
+      ],
     });
     await stream(server, runInput('hello'));
     await stream(server, runInput('talkie-test:error'));

@@ -120,16 +120,28 @@ describe('saved files: versions and fixtures', () => {
     }
   });
 
-  it('demo-agent.json v1 loads with nothing lost and is written back in the current version', async () => {
+  /** What a demo-agent.json of `version` reads as today: version 1 had no voice (no channels, no voice seconds). */
+  const demoStateToday = (saved: Record<string, unknown>, version: number): Record<string, unknown> => {
+    if (version >= 2) return saved;
+    const users = saved.users as { usage: Record<string, unknown>; threads: Record<string, unknown>[] }[];
+    return {
+      ...saved,
+      schemaVersion: demoStateFileFormat.current,
+      users: users.map((user) => ({ ...user, usage: { ...user.usage, voiceSeconds: 0 }, threads: user.threads.map((thread) => ({ ...thread, channel: 'chat' })) })),
+    };
+  };
+
+  it.each([1, 2])('demo-agent.json v%i loads with nothing lost and is written back in the current version', async (version) => {
     const dir = await tempDir();
-    const fixture = await fixtureOf('demo-agent', 1);
+    const fixture = await fixtureOf('demo-agent', version);
     const path = join(dir, 'demo-agent.json');
     await copyFile(fixture, path);
     const store = new JsonFileStore(path, demoStateSchema, emptyDemoState, demoStateFileFormat);
     const loaded = await store.load();
     expect(loaded.notice).toBeUndefined();
-    const saved = await json(fixture);
+    const saved = demoStateToday(await json(fixture), version);
     expect(loaded.value).toEqual(saved);
+    if (version >= 2) expect(JSON.stringify(saved)).toContain('"channel":"voice"'); // the fixture has a voice thread
     // The demo starts a new day's usage when the day has changed: restore it on the fixture's own day.
     vi.useFakeTimers({ toFake: ['Date'] });
     const fixtureDay = demoStateSchema.parse(saved).users[0]?.usage.day ?? '';
