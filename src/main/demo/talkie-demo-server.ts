@@ -131,7 +131,7 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
   let provider: Promise<RealtimeProvider> | undefined;
   const realtime = (): Promise<RealtimeProvider> =>
     (provider ??= import('./voice/realtime-provider').then(
-      ({ createRealtimeProvider }) => createRealtimeProvider({ isClientSecret: (secret) => voice.isClientSecret(secret) }),
+      ({ createRealtimeProvider }) => createRealtimeProvider({ isClientSecret: (secret) => voice.isClientSecret(secret), log: (message) => log.info('demo', message) }),
       (error: unknown) => {
         provider = undefined;
         log.error('demo', 'the demo voice provider could not be loaded', error);

@@ -24,9 +24,10 @@ let url: string;
 const appPeers: ndc.PeerConnection[] = [];
 const keep: unknown[] = []; // strong refs to the app side's tracks and channels (§5a)
 const closers: (() => void)[] = [];
+const logged: string[] = [];
 
 beforeAll(async () => {
-  provider = createRealtimeProvider({ isClientSecret: (given) => sameSecret(given, secret) });
+  provider = createRealtimeProvider({ isClientSecret: (given) => sameSecret(given, secret), log: (message) => logged.push(message) });
   server = createServer((request, response) => {
     void provider.handle(request, response).then((handled) => {
       if (!handled) response.writeHead(404).end();
@@ -226,6 +227,10 @@ describe.skipIf(unavailable !== undefined)('demo realtime provider: listening an
     const started = app.events.find(byType('input_audio_buffer.speech_started'));
     expect(app.events.find(byType('conversation.item.input_audio_transcription.completed'))).toMatchObject({ item_id: started?.item_id, content_index: 0, transcript: 'send the offer' });
     expect(call).toMatchObject({ name: 'send_offer', arguments: '{}', call_id: expect.any(String), item_id: expect.any(String), response_id: expect.any(String) });
+    // The log names what happened and how loud the microphone was, never the words.
+    const startedLine = logged.find((line) => line.includes(': input_audio_buffer.speech_started (microphone RMS up to '));
+    expect(Number(/RMS up to ([\d.]+)/.exec(startedLine ?? '')?.[1])).toBeGreaterThan(0.02);
+    expect(logged.some((line) => line.includes('send the offer'))).toBe(false);
     expect(app.heard).toHaveLength(0); // a function call says nothing
 
     const output = 'The offer N-2026-014 for Jana Novakova is ready. Say yes to send it.';

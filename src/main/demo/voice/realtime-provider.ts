@@ -34,7 +34,24 @@ export interface RealtimeProviderOptions {
   readonly localeFor?: (clientSecret: string) => string | undefined;
   /** Turn detection tuning (tests). */
   readonly vad?: Partial<VadSettings>;
+  /**
+   * What happened, for the demo's log: each turn, transcription, function call and playback event by
+   * type, with the loudest packet of microphone audio since the previous one (never audio or words).
+   */
+  readonly log?: (message: string) => void;
 }
+
+/** The provider events the log names (the rest would only repeat them). */
+const loggedEvents = new Set([
+  'input_audio_buffer.speech_started',
+  'input_audio_buffer.speech_stopped',
+  'conversation.item.input_audio_transcription.completed',
+  'conversation.item.input_audio_transcription.failed',
+  'response.function_call_arguments.done',
+  'output_audio_buffer.started',
+  'output_audio_buffer.stopped',
+  'output_audio_buffer.cleared',
+]);
 
 interface Call {
   readonly number: number;
@@ -49,6 +66,8 @@ interface Call {
   lastAudioAt: number;
   sumSquares: number;
   samples: number;
+  /** The loudest packet (RMS, 10–20 ms of audio) since the last logged event. */
+  loudest: number;
 }
 
 export interface RealtimeProvider {
@@ -145,6 +164,10 @@ export function createRealtimeProvider(options: RealtimeProviderOptions): Realti
 
   const send = (call: Call, event: ProviderEvent): void => {
     try {
+      if (options.log && loggedEvents.has(event.type)) {
+        options.log(`voice call ${call.number}: ${event.type} (microphone RMS up to ${call.loudest.toFixed(3)} since the last event)`);
+        call.loudest = 0;
+      }
       if (call.channel?.isOpen()) call.channel.sendMessage(JSON.stringify(event));
     } catch {
       // never throw inside node-datachannel callbacks
@@ -171,8 +194,10 @@ export function createRealtimeProvider(options: RealtimeProviderOptions): Realti
       const pcm = call.receiver.decode(packet);
       if (!pcm) return;
       call.lastAudioAt = performance.now();
+      let packetSquares = 0;
       for (const value of pcm) {
         const sample = value / 32768;
+        packetSquares += sample * sample;
         call.sumSquares += sample * sample;
         call.samples += 1;
         if (call.samples === windowSamples) {
@@ -181,6 +206,7 @@ export function createRealtimeProvider(options: RealtimeProviderOptions): Realti
           call.samples = 0;
         }
       }
+      if (pcm.length > 0) call.loudest = Math.max(call.loudest, Math.sqrt(packetSquares / pcm.length));
       call.conversation.audioIn(pcm);
     } catch {
       // never throw inside node-datachannel callbacks
@@ -218,7 +244,7 @@ export function createRealtimeProvider(options: RealtimeProviderOptions): Realti
       if (conversation.speaking && performance.now() - current.lastAudioAt > conversation.silenceMs()) conversation.audioStopped();
     }, 100);
     watch.unref();
-    const current: Call = { number, pc, track, receiver: new OpusRtpReceiver(), sender, conversation, watch, lastAudioAt: performance.now(), sumSquares: 0, samples: 0 };
+    const current: Call = { number, pc, track, receiver: new OpusRtpReceiver(), sender, conversation, watch, lastAudioAt: performance.now(), sumSquares: 0, samples: 0, loudest: 0 };
     made.call = current;
     calls.push(current);
     pc.onTrack((remote) => {
