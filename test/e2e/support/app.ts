@@ -19,6 +19,10 @@ const chromiumArgs = [
   '--no-first-run',
   '--use-fake-device-for-media-stream',
   '--use-fake-ui-for-media-stream',
+  // WebRTC between the page and a peer on 127.0.0.1 (the demo's voice provider), remote audio played without a click.
+  '--allow-loopback-in-peer-connection',
+  '--disable-features=WebRtcHideLocalIpsWithMdns',
+  '--autoplay-policy=no-user-gesture-required',
 ];
 
 let browser: Browser | undefined;
@@ -80,7 +84,7 @@ export interface AppPage {
 }
 
 /** Opens the app page of a running shell in a fresh browser context (1280×800 unless told). */
-export async function openApp(shell: RunningShell, viewport = { width: 1280, height: 800 }): Promise<AppPage> {
+export async function openApp(shell: RunningShell, viewport = { width: 1280, height: 800 }, options: { beforeLoad?: (page: Page) => Promise<void> } = {}): Promise<AppPage> {
   const context = await (await sharedBrowser()).newContext({ viewport });
   const page = await context.newPage();
   const problems: string[] = [];
@@ -100,6 +104,7 @@ export async function openApp(shell: RunningShell, viewport = { width: 1280, hei
       (window as unknown as { __reportCspViolation(text: string): void }).__reportCspViolation(`${event.violatedDirective} ${event.blockedURI}`),
     );
   });
+  await options.beforeLoad?.(page);
   await page.goto(shell.launchUrl);
   return {
     page,

@@ -1,0 +1,156 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { espeak48k, speechUnavailableReason } from '../support/speech';
+import { closeBrowser, explainFailure, openApp, startShell } from './support/app';
+
+/**
+ * Talkie §10 voice end to end: the built app in Chromium (its real RTCPeerConnection, Opus and
+ * data channel) calls the built-in demo, whose provider on 127.0.0.1 hears with an energy VAD and
+ * pocketsphinx and speaks with espeak-ng. The microphone is a Web Audio source the test speaks
+ * espeak-ng sentences into (Chromium's own fake device only beeps), so each turn starts when the
+ * test says so. What reaches the provider is read from the demo's log (the loudest microphone
+ * packet before each event); what the page plays is read from its peer connection's inbound stats.
+ */
+const unavailable = speechUnavailableReason(['espeak-ng', 'pocketsphinx']);
+if (unavailable) console.log(`voice e2e skipped: ${unavailable}`);
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await closeBrowser();
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+/** Before the page loads: a microphone the test speaks into, and a list of the page's peer connections. */
+async function installTestMicrophone(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const scope = window as unknown as {
+      __say(samples: number[]): Promise<void>;
+      __inboundAudioEnergy(): Promise<number>;
+    };
+    let context: AudioContext | undefined;
+    let destination: MediaStreamAudioDestinationNode | undefined;
+    const microphone = () => {
+      context ??= new AudioContext({ sampleRate: 48_000 });
+      destination ??= context.createMediaStreamDestination();
+      return { context, destination };
+    };
+    const original = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
+    navigator.mediaDevices.getUserMedia = async (constraints?: MediaStreamConstraints) => {
+      if (!constraints?.audio || constraints.video) return original(constraints);
+      const { context: audio, destination: out } = microphone();
+      await audio.resume();
+      return new MediaStream(out.stream.getAudioTracks().map((track) => track.clone()));
+    };
+    scope.__say = (samples) => {
+      const { context: audio, destination: out } = microphone();
+      const buffer = audio.createBuffer(1, samples.length, 48_000);
+      buffer.getChannelData(0).set(samples);
+      const source = audio.createBufferSource();
+      source.buffer = buffer;
+      source.connect(out);
+      return new Promise<void>((resolve) => {
+        source.onended = () => resolve();
+        source.start();
+      });
+    };
+    const peers: RTCPeerConnection[] = [];
+    const Original = window.RTCPeerConnection;
+    window.RTCPeerConnection = class extends Original {
+      constructor(configuration?: RTCConfiguration) {
+        super(configuration);
+        peers.push(this);
+      }
+    };
+    scope.__inboundAudioEnergy = async () => {
+      let energy = 0;
+      for (const peer of peers) {
+        (await peer.getStats()).forEach((report: { type?: string; kind?: string; totalAudioEnergy?: number }) => {
+          if (report.type === 'inbound-rtp' && report.kind === 'audio') energy += report.totalAudioEnergy ?? 0;
+        });
+      }
+      return energy;
+    };
+  });
+}
+
+const spoken = new Map<string, number[]>();
+async function say(page: Page, text: string): Promise<void> {
+  let samples = spoken.get(text);
+  if (!samples) {
+    samples = Array.from(await espeak48k(text), (value) => value / 32768);
+    spoken.set(text, samples);
+  }
+  await page.evaluate((values) => (window as unknown as { __say(samples: number[]): Promise<void> }).__say(values), samples);
+}
+
+const inboundEnergy = (page: Page) => page.evaluate(() => (window as unknown as { __inboundAudioEnergy(): Promise<number> }).__inboundAudioEnergy());
+
+/** The demo log's lines for one provider event, with the loudest microphone packet before each. */
+function heard(output: string, event: string): number[] {
+  const pattern = new RegExp(`voice call \\d+: ${event.replaceAll('.', '\\.')} \\(microphone RMS up to ([\\d.]+)`, 'g');
+  return [...output.matchAll(pattern)].map((match) => Number(match[1]));
+}
+
+describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo in Chromium', () => {
+  it('a spoken request shows its card, "send the offer" is read out and "yes, send it" confirms it once; mute stops the microphone; hang up ends the call', { timeout: 240_000 }, async () => {
+    const userData = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-voice-'));
+    dirs.push(userData);
+    const shell = await startShell(userData);
+    const app = await openApp(shell, { width: 1280, height: 800 }, { beforeLoad: installTestMicrophone });
+    const { page } = app;
+    const wait = { timeout: 60_000 };
+    try {
+      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
+      const transcript = page.getByRole('region', { name: 'Messages' });
+
+      // Before the first call to this server: where the voice goes, asked once.
+      await page.getByRole('button', { name: /^Start a voice call/ }).click();
+      const consent = page.getByRole('dialog');
+      await consent.getByText(/speech provider at 127\.0\.0\.1/).waitFor();
+      await consent.getByRole('button', { name: 'Continue' }).click();
+      await explainFailure(page, 'voice-connect-failed', () => page.getByText('Listening', { exact: true }).waitFor(wait));
+
+      // A request by voice: the provider hears it, calls the server's tool, and the card shows.
+      await say(page, 'search contacts');
+      await explainFailure(page, 'voice-search-failed', () => transcript.getByRole('article', { name: 'Contact search results' }).waitFor(wait));
+      await transcript.getByText('search contacts', { exact: true }).waitFor(wait);
+      expect(Math.max(...heard(shell.output(), 'input_audio_buffer.speech_started'))).toBeGreaterThan(0.02);
+      await app.screenshot('voice-search-1280x800');
+
+      // The action is proposed, read out (audio plays in the page), then the window opens.
+      await page.getByText('Listening', { exact: true }).waitFor(wait);
+      await say(page, 'send the offer');
+      const action = transcript.getByRole('article', { name: /^Send offer / });
+      await explainFailure(page, 'voice-proposal-failed', () => action.getByText(/Listening for your confirmation/).waitFor(wait));
+      expect(await inboundEnergy(page)).toBeGreaterThan(0);
+      await expect(action.getByRole('button', { name: /^Confirm: / }).isVisible()).resolves.toBe(true);
+      await app.screenshot('voice-confirm-1280x800');
+      await say(page, 'yes send it');
+      await explainFailure(page, 'voice-confirm-failed', () => action.getByText('Status: running').waitFor(wait));
+      const decisions = app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceDecide"') && frame.includes('"t":"call"'));
+      expect(decisions).toHaveLength(1);
+
+      // Muted, the provider hears nothing: no new turn starts while the test speaks.
+      await page.getByText('Listening', { exact: true }).waitFor(wait);
+      const turnsBefore = heard(shell.output(), 'input_audio_buffer.speech_started').length;
+      await page.getByRole('button', { name: 'Mute' }).click();
+      await say(page, 'search contacts for alfa');
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(heard(shell.output(), 'input_audio_buffer.speech_started')).toHaveLength(turnsBefore);
+      await page.getByRole('button', { name: 'Unmute' }).click();
+
+      await page.getByRole('button', { name: 'Hang up' }).click();
+      await page.getByText('You hung up.').waitFor(wait);
+      // The client secret stayed in main: no IPC frame carried it.
+      expect(app.frames.filter((frame) => frame.includes('ek_demo_'))).toEqual([]);
+      expect(app.problems).toEqual([]);
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
+});
