@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ensureBuild, ensureNodeModules, ensureSystemFeatures, findElectronBinary, root, say } from './lib/setup.mjs';
 
 // System packages first: nfc-pcsc (an optional npm dependency) builds against libpcsclite.
-ensureSystemFeatures(['nfc']);
+ensureSystemFeatures(['nfc', 'speech']);
 ensureNodeModules();
 ensureBuild();
 
