@@ -42,6 +42,7 @@ export const actionSchema = z.strictObject({
   expiresAt: s(40).optional(),
   undoUntil: s(40).optional(),
   buttons: z.boolean(),
+  voice: z.boolean(),
   voiceKeyword: s(100).optional(),
 }) satisfies z.ZodType<Action>;
 
@@ -71,6 +72,7 @@ export const conversationItemSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('action'), id: s(200), action: actionSchema }),
   z.strictObject({ kind: z.literal('link'), id: s(4200), url: s(4096), label: s(200) }),
   z.strictObject({ kind: z.literal('error'), id: s(300), code: s(64), message: s(2000), retryable: z.boolean() }),
+  z.strictObject({ kind: z.literal('spoken'), id: s(200), role: z.enum(['user', 'assistant']), text: s(200_000), state: z.enum(['hearing', 'final', 'unavailable']) }),
 ]) satisfies z.ZodType<ConversationItem>;
 
 export const threadSummarySchema = z.strictObject({ id: s(200), title: s(500), channel: s(20), createdAt: s(40).optional(), updatedAt: s(40).optional() });
