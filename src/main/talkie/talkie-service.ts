@@ -220,15 +220,21 @@ export class TalkieService {
   }
 
   /**
-   * §8: POST decision with the paramsHash the user saw. Conflicts, stale proposals and expiry are
+   * §8: POST decision with the paramsHash the user saw (or heard). Conflicts, stale proposals and expiry are
    * explained and followed by GET action, so the UI always shows the authoritative state.
    */
-  async decide(agentId: string, actionId: string, decision: 'confirm' | 'cancel'): Promise<{ action: Action; updates: RunUpdate[]; note?: string }> {
+  async decide(
+    agentId: string,
+    actionId: string,
+    decision: 'confirm' | 'cancel',
+    /** A decision spoken in a voice call (voice-service.ts checked it): the paramsHash of the proposal that was read out. */
+    voice?: { paramsHash: string },
+  ): Promise<{ action: Action; updates: RunUpdate[]; note?: string }> {
     const { client } = await this.usable(agentId);
-    const known = this.actions.get(`${agentId}:${actionId}`) ?? (await this.action(agentId, actionId)).action;
+    const paramsHash = voice?.paramsHash ?? (this.actions.get(`${agentId}:${actionId}`) ?? (await this.action(agentId, actionId)).action).paramsHash;
     let response: { action?: unknown; events?: unknown };
     try {
-      response = (await client.decide(actionId, { decision, paramsHash: known.paramsHash, method: 'button' })) as typeof response;
+      response = (await client.decide(actionId, { decision, paramsHash, method: voice ? 'voice' : 'button' })) as typeof response;
     } catch (error) {
       if (!(error instanceof TalkieError) || ![409, 410].includes(error.status)) throw toServiceError(error);
       // §8: conflict, stale and expired are explained, then the authoritative state is shown.

@@ -158,6 +158,19 @@ export const talkieVoiceMethods = {
       z.strictObject({ outcome: z.literal('duplicate') }),
     ]),
   },
+  /**
+   * A decision the user spoke in a voice call (§10.4), posted with `method: "voice"` and the paramsHash
+   * of the proposal the assistant read out. Not a `gesture` method: the user said it, they did not
+   * click. Main takes it only from a connected call that is still live, only for a proposal that came
+   * in this call's own tool results, only when the server allows voice confirmation
+   * (`capabilities.actions.voiceConfirm`) and the action's `confirm.methods` (read again from the
+   * server) lists `voice`; otherwise `not_allowed`. Answers like `talkie.decide` (409/410 as a note
+   * with the authoritative action).
+   */
+  'talkie.voiceDecide': {
+    request: z.strictObject({ callId: voiceCallId, actionId: voiceProtocolId, paramsHash: s(200).min(1), decision: z.enum(['confirm', 'cancel']) }),
+    response: z.strictObject({ action: actionSchema, updates: z.array(runUpdateSchema).max(200), note: s(500).optional() }),
+  },
   /** One final transcript (`POST voiceTranscript`), once per provider item id; `stored: false` for a repeat. */
   'talkie.voiceTranscript': {
     request: z.strictObject({ callId: voiceCallId, role: z.enum(['user', 'assistant']), text: s(20_000).min(1), itemId: voiceProtocolId }),

@@ -49,9 +49,16 @@ interface Fixture {
   toolCalls: string[];
   log: ReturnType<typeof memoryLogger>;
   events: { channel: string; payload: unknown }[];
+  /** The server's `confirm.methods` per action id, as GET action answers it. */
+  policies: Record<string, string[]>;
 }
 
-async function fixture(options: { signalingHosts?: (signaling: TestServer) => string[] } = {}): Promise<Fixture> {
+/** What the fixture's server proposes from its `propose` tools, by action id. */
+function proposedAction(id: string, methods: string[]) {
+  return { id, version: 1, threadId: 't_voice', summary: `Send offer ${id}`, riskLevel: 'low', status: 'pending', paramsHash: `sha256:${id}`, confirm: { methods, voice: { keyword: 'send' } } };
+}
+
+async function fixture(options: { signalingHosts?: (signaling: TestServer) => string[]; voiceConfirm?: boolean } = {}): Promise<Fixture> {
   const talkieSeen: Seen[] = [];
   const signalingSeen: Seen[] = [];
   const toolCalls: string[] = [];
@@ -72,6 +79,8 @@ async function fixture(options: { signalingHosts?: (signaling: TestServer) => st
     consent: { confirm: ['potvrzuji'], refuse: ['zruš'] },
   };
   let used = 0;
+  const policies: Record<string, string[]> = { a_voice: ['button', 'voice'], a_button: ['button'] };
+  const decided: Record<string, boolean> = {};
   const talkie = await startServer(
     recording(talkieSeen, (request, res) => {
       const origin = `http://127.0.0.1:${(res.socket?.localPort ?? 0).toString()}`;
@@ -81,7 +90,7 @@ async function fixture(options: { signalingHosts?: (signaling: TestServer) => st
           200,
           manifestFor(origin, {
             endpoints: { ...manifestFor('x').endpoints, voiceSessions: '/voice/sessions', voiceTool: '/voice/{voiceSessionId}/tools/{name}', voiceTranscript: '/voice/transcript', voiceUsage: '/voice/usage' },
-            capabilities: { voice: { transports: ['webrtc'], eventProtocols: ['openai-realtime/1'], signalingHosts: options.signalingHosts?.(signaling) ?? [signaling.origin.replace('http://', '')] }, actions: { voiceConfirm: true } },
+            capabilities: { voice: { transports: ['webrtc'], eventProtocols: ['openai-realtime/1'], signalingHosts: options.signalingHosts?.(signaling) ?? [signaling.origin.replace('http://', '')] }, actions: { voiceConfirm: options.voiceConfirm ?? true } },
           }),
         );
       }
@@ -91,11 +100,23 @@ async function fixture(options: { signalingHosts?: (signaling: TestServer) => st
         if (toolCalls.includes(callId)) return json(res, 409, { error: { code: 'conflict', message: 'This call was already made.', retryable: false } });
         toolCalls.push(callId);
         if (request.path.endsWith('/broken')) return json(res, 500, { error: { code: 'internal', message: 'The CRM is down.', retryable: true } });
+        if (request.path.endsWith('/propose')) return json(res, 200, { ok: true, output: 'Say yes to send it.', events: [{ type: 'CUSTOM', name: 'talkie.action', value: proposedAction('a_voice', ['button', 'voice']) }] });
+        if (request.path.endsWith('/propose_button')) return json(res, 200, { ok: true, output: 'Press Confirm to send it.', events: [{ type: 'CUSTOM', name: 'talkie.action', value: proposedAction('a_button', ['button']) }] });
         return json(res, 200, {
           ok: true,
           output: 'Found 2 records.',
           events: [{ type: 'CUSTOM', name: 'talkie.card', value: { id: 'c1', title: 'Records', fallbackText: 'Two records' } }],
         });
+      }
+      const actionPath = /^\/actions\/([^/]+)(\/decision)?$/.exec(request.path);
+      if (actionPath) {
+        const id = decodeURIComponent(actionPath[1] ?? '');
+        // The server's policy now (the test may change it after the proposal was read out).
+        const action = { ...proposedAction(id, policies[id] ?? ['button']), ...(decided[id] ? { status: 'done' } : {}) };
+        if (!actionPath[2]) return json(res, 200, action);
+        if ((JSON.parse(request.body) as { paramsHash?: string }).paramsHash !== action.paramsHash) return json(res, 409, { error: { code: 'stale', message: 'The proposal changed.', retryable: false } });
+        decided[id] = true;
+        return json(res, 200, { action: { ...action, status: 'done' }, events: [{ type: 'CUSTOM', name: 'talkie.card', value: { id: `sent_${id}`, fallbackText: 'Sent.' } }] });
       }
       if (request.path === '/voice/transcript') return json(res, 201, {});
       if (request.path === '/voice/usage') {
@@ -114,7 +135,7 @@ async function fixture(options: { signalingHosts?: (signaling: TestServer) => st
   const added = await app.call('agents.add', { address: talkie.url });
   const agentId = added.ok ? added.value.agent.id : '';
   await app.call('talkie.useToken', { agentId, token: 'dev_token' });
-  return { app, agentId, talkie, signaling, talkieSeen, signalingSeen, session, sdp, toolCalls, log, events };
+  return { app, agentId, talkie, signaling, talkieSeen, signalingSeen, session, sdp, toolCalls, log, events, policies };
 }
 
 async function started(f: Fixture) {
@@ -212,7 +233,12 @@ describe('Talkie voice through the contract (main side, §10)', () => {
     });
     const log = memoryLogger();
     const voice = new VoiceService({
-      talkie: { voiceClient: async () => ({ client, policy: { allowLocalHttp: false } }), voiceCall: (_agentId, request) => request() },
+      talkie: {
+        voiceClient: async () => ({ client, policy: { allowLocalHttp: false } }),
+        voiceCall: (_agentId, request) => request(),
+        action: () => Promise.reject(new Error('not used')),
+        decide: () => Promise.reject(new Error('not used')),
+      },
       log,
     });
     await expect(voice.start('a', {})).rejects.toMatchObject({ code: 'protocol_error', message: expect.stringContaining('https') });
@@ -275,6 +301,81 @@ describe('Talkie voice through the contract (main side, §10)', () => {
     f.toolCalls.push('call_seen_by_server');
     const { callId } = await started(f);
     expect(await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_seen_by_server', name: 'search_records', arguments: '{}' })).toEqual({ ok: true, value: { outcome: 'duplicate' } });
+  });
+
+  describe('talkie.voiceDecide (§10.4: a decision spoken in the call)', () => {
+    const decisions = (f: Fixture) => f.talkieSeen.filter((r) => r.path.endsWith('/decision')).map((r) => JSON.parse(r.body) as unknown);
+    async function connectedCall(f: Fixture) {
+      const { callId } = await started(f);
+      expect(await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({ ok: true });
+      return callId;
+    }
+
+    it('is not a gesture method, and posts the decision with method voice and the paramsHash that was read out', async () => {
+      const f = await fixture();
+      const callId = await connectedCall(f);
+      expect(await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_p', name: 'propose', arguments: '{}' })).toMatchObject({ ok: true, value: { outcome: 'ok', updates: [{ type: 'action', action: { id: 'a_voice', voice: true } }] } });
+      const decided = await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' }, false);
+      expect(decided).toMatchObject({ ok: true, value: { action: { id: 'a_voice', status: 'done' }, updates: [{ type: 'card', card: { id: 'sent_a_voice' } }] } });
+      expect(decisions(f)).toEqual([{ decision: 'confirm', paramsHash: 'sha256:a_voice', method: 'voice' }]);
+      // The server was asked for the action's policy before the decision went out.
+      const paths = f.talkieSeen.map((r) => `${r.method} ${r.path}`);
+      expect(paths.indexOf('GET /actions/a_voice')).toBeGreaterThan(-1);
+      expect(paths.indexOf('GET /actions/a_voice')).toBeLessThan(paths.indexOf('POST /actions/a_voice/decision'));
+    });
+
+    it('refuses, without posting a decision: an ended or unknown call, a call never connected, a proposal not made in this call, a policy without voice, a server without voiceConfirm', async () => {
+      const f = await fixture();
+      const unconnected = (await started(f)).callId;
+      await f.app.call('talkie.voiceTool', { callId: unconnected, providerCallId: 'call_u', name: 'propose', arguments: '{}' });
+      expect(await f.app.call('talkie.voiceDecide', { callId: unconnected, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({
+        ok: false,
+        error: { code: 'not_allowed', message: expect.stringContaining('not connected') },
+      });
+
+      const callId = await connectedCall(f);
+      // Proposed in another call (or never): this call did not read it out.
+      expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({
+        ok: false,
+        error: { code: 'not_allowed', message: expect.stringContaining('not proposed in this call') },
+      });
+      await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_b', name: 'propose_button', arguments: '{}' });
+      expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_button', paramsHash: 'sha256:a_button', decision: 'confirm' })).toMatchObject({
+        ok: false,
+        error: { code: 'not_allowed', message: expect.stringContaining('does not list voice') },
+      });
+      // The policy is read again: a proposal that lost voice since it was read out is refused too.
+      await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_p', name: 'propose', arguments: '{}' });
+      f.policies.a_voice = ['button'];
+      expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'cancel' })).toMatchObject({ ok: false, error: { code: 'not_allowed' } });
+
+      f.policies.a_voice = ['button', 'voice'];
+      await f.app.call('talkie.voiceEnd', { callId, seconds: 10 });
+      expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect(await f.app.call('talkie.voiceDecide', { callId: 'vc_made_up', actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+
+      const strict = await fixture({ voiceConfirm: false });
+      const strictCall = await connectedCall(strict);
+      await strict.app.call('talkie.voiceTool', { callId: strictCall, providerCallId: 'call_p', name: 'propose', arguments: '{}' });
+      expect(await strict.app.call('talkie.voiceDecide', { callId: strictCall, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({
+        ok: false,
+        error: { code: 'not_allowed', message: expect.stringContaining('does not allow confirming by voice') },
+      });
+
+      expect(decisions(f)).toEqual([]);
+      expect(decisions(strict)).toEqual([]);
+    });
+
+    it('answers a changed proposal (409 stale) with a note and the authoritative action, like talkie.decide', async () => {
+      const f = await fixture();
+      const callId = await connectedCall(f);
+      await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_p', name: 'propose', arguments: '{}' });
+      expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:what_was_heard_before', decision: 'confirm' })).toEqual({
+        ok: true,
+        value: { action: expect.objectContaining({ id: 'a_voice', status: 'pending' }), updates: [], note: 'The proposal changed since you saw it; review it again.' },
+      });
+      expect(decisions(f)).toEqual([{ decision: 'confirm', paramsHash: 'sha256:what_was_heard_before', method: 'voice' }]);
+    });
   });
 
   it('refuses voice on a server that does not offer it, before any voice request', async () => {
