@@ -99,6 +99,15 @@ export const serverViewSchema = z.strictObject({
   problems: z.array(problemSchema).max(50),
   /** Where tokens are kept: the OS keychain, or memory for this session only (with why). */
   tokenStorage: z.strictObject({ kind: z.enum(['keychain', 'memory']), reason: s(500).optional() }),
+  /**
+   * Talkie §10 voice as the manifest offers it (`voiceAvailability`): the Call button shows only when
+   * offered; `signalingHosts` is where audio goes (told to the user before the first call). Whether
+   * voice is switched on for this user now is `talkie.status`'s `voice`.
+   */
+  voice: z.discriminatedUnion('offered', [
+    z.strictObject({ offered: z.literal(true), voiceConfirm: z.boolean(), signalingHosts: z.array(s(253)).min(1).max(20) }),
+    z.strictObject({ offered: z.literal(false), code: s(64), message: s(500) }),
+  ]),
 });
 export type ServerView = z.infer<typeof serverViewSchema>;
 

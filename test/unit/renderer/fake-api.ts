@@ -60,6 +60,7 @@ export function demoView(overrides: Partial<ServerView> = {}): ServerView {
     endpointsAccepted: true,
     problems: [],
     tokenStorage: { kind: 'keychain' },
+    voice: { offered: false, code: 'voice_not_offered', message: 'This server does not offer voice.' },
     ...overrides,
   };
 }

@@ -118,6 +118,7 @@ async function fixture(options: { signalingHosts?: (signaling: TestServer) => st
         decided[id] = true;
         return json(res, 200, { action: { ...action, status: 'done' }, events: [{ type: 'CUSTOM', name: 'talkie.card', value: { id: `sent_${id}`, fallbackText: 'Sent.' } }] });
       }
+      if (request.path === '/status') return json(res, 200, { user: { id: 'u1', name: 'Jana' }, chat: true, voice: false, usage: [] });
       if (request.path === '/voice/transcript') return json(res, 201, {});
       if (request.path === '/voice/usage') {
         const { seconds } = JSON.parse(request.body) as { seconds: number };
@@ -154,6 +155,13 @@ describe('Talkie voice through the contract (main side, §10)', () => {
       return result;
     };
 
+    // The screen learns that voice is offered, and where the audio goes, from the server view (no secret in it).
+    expect(await f.app.call('talkie.connect', { agentId: f.agentId })).toMatchObject({
+      ok: true,
+      value: { voice: { offered: true, voiceConfirm: true, signalingHosts: [f.signaling.origin.replace('http://', '')] } },
+    });
+    // §4: voice switched off for this user now (the button is greyed out with the reason).
+    expect(await f.app.call('talkie.status', { agentId: f.agentId })).toEqual({ ok: true, value: { user: { name: 'Jana' }, usage: [], voice: false } });
     expect(await call('talkie.voiceStart', { agentId: f.agentId }, false)).toMatchObject({ ok: false, error: { code: 'no_user_gesture' } });
     const start = await call('talkie.voiceStart', { agentId: f.agentId, threadId: 't_voice', locale: 'cs' });
     expect(start).toMatchObject({
@@ -385,6 +393,7 @@ describe('Talkie voice through the contract (main side, §10)', () => {
     const added = await app.call('agents.add', { address: server.url });
     const agentId = added.ok ? added.value.agent.id : '';
     await app.call('talkie.useToken', { agentId, token: 't' });
+    expect(await app.call('talkie.connect', { agentId })).toMatchObject({ ok: true, value: { voice: { offered: false, code: 'voice_not_offered' } } });
     expect(await app.call('talkie.voiceStart', { agentId })).toMatchObject({ ok: false, error: { code: 'not_allowed', message: 'This server does not offer voice.' } });
     expect(server.requests.every((r) => r.path === '/.well-known/talkie.json' || r.path.startsWith('/logo'))).toBe(true);
   });
