@@ -140,7 +140,7 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
             {t('voice.switchedOff')}
           </p>
         ) : null}
-        {shown?.ended !== undefined ? <p className="muted call-control__note">{t(endedKeys[shown.ended])}</p> : null}
+        {shown?.ended !== undefined && startError === undefined ? <p className="muted call-control__note">{t(endedKeys[shown.ended])}</p> : null}
       </>
     );
   } else {
