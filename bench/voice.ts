@@ -55,7 +55,12 @@ class TimedClient extends TalkieClient {
 }
 const client = new TimedClient(manifest.manifest, { allowLocalHttp: true }, { get: async () => 'dev_token', refresh: async () => undefined });
 const voice = new VoiceService({
-  talkie: { voiceClient: async () => ({ client, policy: { allowLocalHttp: true } }), voiceCall: (_agentId, request) => request() },
+  talkie: {
+    voiceClient: async () => ({ client, policy: { allowLocalHttp: true } }),
+    voiceCall: (_agentId, request) => request(),
+    action: () => Promise.reject(new Error('The benchmark decides no action.')),
+    decide: () => Promise.reject(new Error('The benchmark decides no action.')),
+  },
   log: createLogger({ level: 'silent' }),
 });
 

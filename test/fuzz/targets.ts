@@ -5,6 +5,7 @@ import { cardTarget, manifestTarget, uiLinksTarget } from './targets/documents';
 import { savedFilesTarget, threadTextTarget } from './targets/files';
 import { jpegMarkersTarget, ndefTarget, photoTarget, type2Target } from './targets/hardware';
 import { dispatcherTarget, eventBusTarget, ipcSchemasTarget, webShellFramesTarget } from './targets/ipc';
+import { voiceCallTarget } from './targets/voice';
 
 /**
  * Every fuzz target, in the order `npm run fuzz` runs them. Each has a name, an input generator
@@ -17,6 +18,7 @@ export const fuzzTargets: readonly FuzzTarget[] = [
   uiLinksTarget,
   sseTarget,
   agentCallTarget,
+  voiceCallTarget,
   runModelTarget,
   jsonPatchTarget,
   responseFormTarget,

@@ -40,6 +40,8 @@ export interface VoiceFixtureOptions {
   answer?: (offer: string) => Promise<string>;
   /** Starts each server; tests pass `startServer` so they close after each test (default: the caller closes them with `close()`). */
   start?: typeof startLoopbackServer;
+  /** The manifest's `capabilities.actions.voiceConfirm` (default true). */
+  voiceConfirm?: boolean;
 }
 
 export interface VoiceFixture {
@@ -62,7 +64,14 @@ export interface VoiceFixture {
   };
   /** callIds the voiceTool endpoint has seen. */
   toolCalls: string[];
+  /** The server's `confirm.methods` per action id, as GET action answers it (mutable per test). */
+  policies: Record<string, string[]>;
   close(): Promise<void>;
+}
+
+/** What the fixture's server proposes from its `propose` tools, by action id. */
+export function proposedAction(id: string, methods: string[]) {
+  return { id, version: 1, threadId: 't_voice', summary: `Send offer ${id}`, riskLevel: 'low', status: 'pending', paramsHash: `sha256:${id}`, confirm: { methods, voice: { keyword: 'send' } } };
 }
 
 const voiceEndpoints = {
@@ -78,6 +87,8 @@ export async function startVoiceFixture(options: VoiceFixtureOptions = {}): Prom
   const signalingSeen: Seen[] = [];
   const toolCalls: string[] = [];
   const rules = { singleUseSecret: true, toolConflicts: true };
+  const policies: Record<string, string[]> = { a_voice: ['button', 'voice'], a_button: ['button'] };
+  const decided: Record<string, boolean> = {};
   const spent = new Set<string>();
   const answer = options.answer ?? (async () => staticAnswerSdp);
   const sdp: VoiceFixture['sdp'] = {
@@ -115,7 +126,7 @@ export async function startVoiceFixture(options: VoiceFixtureOptions = {}): Prom
           200,
           manifestFor(origin, {
             endpoints: { ...manifestFor('x').endpoints, ...voiceEndpoints },
-            capabilities: { voice: { transports: ['webrtc'], eventProtocols: ['openai-realtime/1'], signalingHosts: options.signalingHosts?.(signaling) ?? [signaling.origin.replace('http://', '')] }, actions: { voiceConfirm: true } },
+            capabilities: { voice: { transports: ['webrtc'], eventProtocols: ['openai-realtime/1'], signalingHosts: options.signalingHosts?.(signaling) ?? [signaling.origin.replace('http://', '')] }, actions: { voiceConfirm: options.voiceConfirm ?? true } },
           }),
         );
       }
@@ -125,12 +136,25 @@ export async function startVoiceFixture(options: VoiceFixtureOptions = {}): Prom
         if (rules.toolConflicts && toolCalls.includes(callId)) return json(res, 409, { error: { code: 'conflict', message: 'This call was already made.', retryable: false } });
         toolCalls.push(callId);
         if (request.path.endsWith('/broken')) return json(res, 500, { error: { code: 'internal', message: 'The CRM is down.', retryable: true } });
+        if (request.path.endsWith('/propose')) return json(res, 200, { ok: true, output: 'Say yes to send it.', events: [{ type: 'CUSTOM', name: 'talkie.action', value: proposedAction('a_voice', ['button', 'voice']) }] });
+        if (request.path.endsWith('/propose_button')) return json(res, 200, { ok: true, output: 'Press Confirm to send it.', events: [{ type: 'CUSTOM', name: 'talkie.action', value: proposedAction('a_button', ['button']) }] });
         return json(res, 200, {
           ok: true,
           output: 'Found 2 records.',
           events: [{ type: 'CUSTOM', name: 'talkie.card', value: { id: 'c1', title: 'Records', fallbackText: 'Two records' } }],
         });
       }
+      const actionPath = /^\/actions\/([^/]+)(\/decision)?$/.exec(request.path);
+      if (actionPath) {
+        const id = decodeURIComponent(actionPath[1] ?? '');
+        // The server's policy now (a test may change it after the proposal was read out).
+        const action = { ...proposedAction(id, policies[id] ?? ['button']), ...(decided[id] ? { status: 'done' } : {}) };
+        if (!actionPath[2]) return json(res, 200, action);
+        if ((JSON.parse(request.body) as { paramsHash?: string }).paramsHash !== action.paramsHash) return json(res, 409, { error: { code: 'stale', message: 'The proposal changed.', retryable: false } });
+        decided[id] = true;
+        return json(res, 200, { action: { ...action, status: 'done' }, events: [{ type: 'CUSTOM', name: 'talkie.card', value: { id: `sent_${id}`, fallbackText: 'Sent.' } }] });
+      }
+      if (request.path === '/status') return json(res, 200, { user: { id: 'u1', name: 'Jana' }, chat: true, voice: false, usage: [] });
       if (request.path === '/voice/v_1/transcript') return json(res, 201, {});
       if (request.path === '/voice/v_1/usage') {
         const { seconds } = JSON.parse(request.body) as { seconds: number };
@@ -148,6 +172,7 @@ export async function startVoiceFixture(options: VoiceFixtureOptions = {}): Prom
     sdp,
     rules,
     toolCalls,
+    policies,
     close: async () => void (await Promise.all([talkie.close(), signaling.close()])),
   };
 }

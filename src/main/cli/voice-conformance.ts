@@ -246,7 +246,13 @@ async function clientChecks(manifest: TalkieManifest, capability: VoiceCapabilit
     expect(codes.includes(code), `validateVoiceSession refused the copy with ${codes.join(', ')}, not ${code}`);
     // The app's path: VoiceService.start must refuse the copy, so no offer (and no secret) can follow.
     const voice = new VoiceService({
-      talkie: { voiceClient: async () => ({ client: new ReplayedSession({ ...manifest, voice: { ...capability, signalingHosts: hosts } }, tampered), policy: rules }), voiceCall: (_agentId, request) => request() },
+      talkie: {
+        voiceClient: async () => ({ client: new ReplayedSession({ ...manifest, voice: { ...capability, signalingHosts: hosts } }, tampered), policy: rules }),
+        voiceCall: (_agentId, request) => request(),
+        // The refusal comes at start; nothing here reads or decides an action.
+        action: () => Promise.reject(new Error('not used by this check')),
+        decide: () => Promise.reject(new Error('not used by this check')),
+      },
       log: createLogger({ level: 'silent' }),
     });
     let started = false;

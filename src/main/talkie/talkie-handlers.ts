@@ -24,6 +24,7 @@ export function talkieHandlers({ talkie, voice }: { talkie: TalkieService; voice
     'talkie.voiceStart': ({ agentId, threadId, locale }) => voice.start(agentId, { threadId, locale }),
     'talkie.voiceOffer': ({ callId, sdp }) => voice.offer(callId, sdp),
     'talkie.voiceTool': ({ callId, providerCallId, name, arguments: args }) => voice.tool(callId, { providerCallId, name, arguments: args }),
+    'talkie.voiceDecide': ({ callId, actionId, paramsHash, decision }) => voice.decide(callId, { actionId, paramsHash, decision }),
     'talkie.voiceTranscript': ({ callId, role, text, itemId }) => voice.transcript(callId, { role, text, itemId }),
     'talkie.voiceUsage': ({ callId, seconds }) => voice.usage(callId, seconds),
     'talkie.voiceEnd': ({ callId, seconds }) => voice.end(callId, seconds),

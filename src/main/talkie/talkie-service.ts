@@ -5,6 +5,7 @@ import { safeLink, type Action } from '../../shared/talkie/content';
 import type { RunUpdate } from '../../shared/talkie/conversation';
 import type { ServerView } from '../../shared/talkie/ipc-schemas';
 import { interpretEvent } from '../../shared/talkie/run-events';
+import { voiceAvailability } from '../../shared/talkie/voice/voice-session';
 import { defaultSignInTimeoutMs } from '../auth/oauth-client';
 import type { OAuthPort } from '../auth/oauth-port';
 import type { TokenStore } from '../auth/token-store';
@@ -159,10 +160,14 @@ export class TalkieService {
 
   async status(agentId: string) {
     const { client } = await this.usable(agentId);
-    const json = (await this.call(agentId, () => client.status())) as { user?: { name?: unknown; email?: unknown }; usage?: unknown };
+    const json = (await this.call(agentId, () => client.status())) as { user?: { name?: unknown; email?: unknown }; usage?: unknown; voice?: unknown };
     const usage = interpretEvent({ type: 'CUSTOM', name: 'talkie.usage', value: { usage: json.usage ?? [] } }, client.manifest.issuer);
     const user = typeof json.user?.name === 'string' ? { name: json.user.name.slice(0, 200), ...(typeof json.user.email === 'string' ? { email: json.user.email.slice(0, 320) } : {}) } : undefined;
-    return { ...(user ? { user } : {}), usage: usage.kind === 'updates' && usage.updates[0]?.type === 'usage' ? usage.updates[0].usage : [] };
+    return {
+      ...(user ? { user } : {}),
+      usage: usage.kind === 'updates' && usage.updates[0]?.type === 'usage' ? usage.updates[0].usage : [],
+      ...(typeof json.voice === 'boolean' ? { voice: json.voice } : {}),
+    };
   }
 
   async send(agentId: string, request: { threadId?: string | undefined; messageId: string; text: string }): Promise<{ runKey: string; threadId: string }> {
@@ -225,15 +230,21 @@ export class TalkieService {
   }
 
   /**
-   * §8: POST decision with the paramsHash the user saw. Conflicts, stale proposals and expiry are
+   * §8: POST decision with the paramsHash the user saw (or heard). Conflicts, stale proposals and expiry are
    * explained and followed by GET action, so the UI always shows the authoritative state.
    */
-  async decide(agentId: string, actionId: string, decision: 'confirm' | 'cancel'): Promise<{ action: Action; updates: RunUpdate[]; note?: string }> {
+  async decide(
+    agentId: string,
+    actionId: string,
+    decision: 'confirm' | 'cancel',
+    /** A decision spoken in a voice call (voice-service.ts checked it): the paramsHash of the proposal that was read out. */
+    voice?: { paramsHash: string },
+  ): Promise<{ action: Action; updates: RunUpdate[]; note?: string }> {
     const { client } = await this.usable(agentId);
-    const known = this.actions.get(`${agentId}:${actionId}`) ?? (await this.action(agentId, actionId)).action;
+    const paramsHash = voice?.paramsHash ?? (this.actions.get(`${agentId}:${actionId}`) ?? (await this.action(agentId, actionId)).action).paramsHash;
     let response: { action?: unknown; events?: unknown };
     try {
-      response = (await client.decide(actionId, { decision, paramsHash: known.paramsHash, method: 'button' })) as typeof response;
+      response = (await client.decide(actionId, { decision, paramsHash, method: voice ? 'voice' : 'button' })) as typeof response;
     } catch (error) {
       if (!(error instanceof TalkieError) || ![409, 410].includes(error.status)) throw toServiceError(error);
       // §8: conflict, stale and expired are explained, then the authoritative state is shown.
@@ -410,8 +421,16 @@ export class TalkieService {
       endpointsAccepted: this.endpointsAccepted(manifest),
       problems: problems.slice(0, 50),
       tokenStorage: this.deps.tokenStorage,
+      voice: voiceView(manifest),
     };
   }
+}
+
+/** §10: whether the Call button shows, and where the audio would go (no secret: the manifest's own words). */
+function voiceView(manifest: DiscoveredServer['manifest']): ServerView['voice'] {
+  const availability = voiceAvailability(manifest);
+  if (!availability.offered) return { offered: false, code: availability.code, message: availability.message.slice(0, 500) };
+  return { offered: true, voiceConfirm: availability.voiceConfirm, signalingHosts: availability.signalingHosts.slice(0, 20) };
 }
 
 /** §3 and network failures → what the UI shows: the server's own message, and whether Retry helps. */

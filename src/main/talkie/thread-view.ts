@@ -11,6 +11,7 @@ const threadSchema = z.looseObject({
       id: z.string().max(200),
       role: z.string().max(20),
       content: z.string().max(200_000).optional(),
+      channel: z.string().max(20).optional(),
       cards: z.array(z.unknown()).max(50).optional(),
     }),
   ).max(5000),
@@ -22,8 +23,12 @@ export function threadItems(json: unknown): { items: ConversationItem[]; actions
   if (!parsed.success) return undefined;
   const items: ConversationItem[] = [];
   for (const message of parsed.data.messages) {
-    if (message.role === 'user') items.push({ kind: 'user', id: message.id, text: message.content ?? '', state: 'sent' });
-    else if (message.role === 'assistant' && (message.content ?? '') !== '') items.push({ kind: 'assistant', id: message.id, text: message.content ?? '', streaming: false });
+    const text = message.content ?? '';
+    if (message.channel === 'voice' && (message.role === 'user' || message.role === 'assistant')) {
+      // What was said in a voice call (§10.3 transcripts) stays marked as spoken.
+      if (text !== '') items.push({ kind: 'spoken', id: message.id, role: message.role, text, state: 'final' });
+    } else if (message.role === 'user') items.push({ kind: 'user', id: message.id, text, state: 'sent' });
+    else if (message.role === 'assistant' && text !== '') items.push({ kind: 'assistant', id: message.id, text, streaming: false });
     for (const raw of message.cards ?? []) {
       const card = parseCard(raw);
       if (card) items.push({ kind: 'card', id: card.id, card });

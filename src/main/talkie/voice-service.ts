@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ServiceError } from '../../shared/ipc/errors';
+import type { Action } from '../../shared/talkie/content';
 import type { RunUpdate } from '../../shared/talkie/conversation';
 import { interpretEvent } from '../../shared/talkie/run-events';
 import { validateVoiceSession, voiceAvailability, type VoiceSession } from '../../shared/talkie/voice/voice-session';
@@ -10,10 +11,14 @@ import { postSdpOffer, SdpError } from './sdp-exchange';
 import { TalkieError, type TalkieClient } from './talkie-client';
 import { toServiceError } from './talkie-service';
 
-/** What the voice service needs from TalkieService: the agent's signed-in client and its §3 error mapping. */
+/** What the voice service needs from TalkieService: the agent's signed-in client, its §3 error mapping, and actions. */
 export interface VoiceTalkiePort {
   voiceClient(agentId: string): Promise<{ client: TalkieClient; policy: NetPolicy }>;
   voiceCall<T>(agentId: string, request: () => Promise<T>): Promise<T>;
+  /** GET action: the authoritative action (its confirm policy). */
+  action(agentId: string, actionId: string): Promise<{ action: Action }>;
+  /** POST decision (§8) with `method: "voice"` and the paramsHash that was read out. */
+  decide(agentId: string, actionId: string, decision: 'confirm' | 'cancel', voice: { paramsHash: string }): Promise<{ action: Action; updates: RunUpdate[]; note?: string }>;
 }
 
 export interface VoiceServiceDeps {
@@ -34,10 +39,15 @@ interface VoiceCall {
   toolCalls: Set<string>;
   transcripts: Set<string>;
   lastSeconds: number;
+  /** The SDP exchange succeeded: the call was really made (a decision can only be heard in one). */
+  connected: boolean;
+  /** Actions proposed in this call's own tool results: the only ones it may decide by voice. */
+  proposals: Set<string>;
 }
 
 const maxToolCallsPerCall = 10_000;
 const maxTranscriptsPerCall = 20_000;
+const maxProposalsPerCall = 1_000;
 
 const toolAnswerSchema = z.looseObject({ ok: z.boolean().optional(), output: z.string().max(256 * 1024), events: z.array(z.unknown()).optional() });
 const usageAnswerSchema = z.looseObject({ remainingSeconds: z.number().finite() });
@@ -73,7 +83,7 @@ export class VoiceService {
     }
     const { clientSecret, ...session } = validation.session;
     const callId = `vc_${randomUUID()}`;
-    this.calls.set(callId, { agentId, client, policy, session, clientSecret, toolCalls: new Set(), transcripts: new Set(), lastSeconds: 0 });
+    this.calls.set(callId, { agentId, client, policy, session, clientSecret, toolCalls: new Set(), transcripts: new Set(), lastSeconds: 0, connected: false, proposals: new Set() });
     this.deps.log.info('talkie', `voice call ${callId} started (session ${session.voiceSessionId})`);
     return {
       callId,
@@ -100,7 +110,9 @@ export class VoiceService {
     // Taken before the POST, so two overlapping offers cannot both send it; it only opens the connection (§10.1).
     call.clientSecret = undefined;
     try {
-      return { sdp: await postSdpOffer(call.session.signalingUrl, secret, sdp, call.policy) };
+      const answer = { sdp: await postSdpOffer(call.session.signalingUrl, secret, sdp, call.policy) };
+      call.connected = true;
+      return answer;
     } catch (error) {
       if (!(error instanceof SdpError)) throw toServiceError(error);
       this.deps.log.warn('talkie', `voice call ${callId}: the SDP exchange failed (${error.code})`);
@@ -143,7 +155,31 @@ export class VoiceService {
       const interpretation = interpretEvent(event, call.client.manifest.issuer);
       if (interpretation.kind === 'updates') updates.push(...interpretation.updates);
     }
-    return { outcome: 'ok' as const, output: parsed.data.output, updates: updates.slice(0, 200) };
+    const shown = updates.slice(0, 200);
+    for (const update of shown) if (update.type === 'action' && call.proposals.size < maxProposalsPerCall) call.proposals.add(update.action.id);
+    return { outcome: 'ok' as const, output: parsed.data.output, updates: shown };
+  }
+
+  /**
+   * §10.4 C11: a decision the user spoke. Not a gesture method, so main checks what a click would
+   * have proved: the call is live and connected, the proposal was read out in it (its own tool
+   * results), the server allows voice confirmation, and the action's policy — read again from the
+   * server — lists voice. Then `POST decision` with `method: "voice"` and the paramsHash that was heard.
+   */
+  async decide(callId: string, request: { actionId: string; paramsHash: string; decision: 'confirm' | 'cancel' }) {
+    const call = this.call(callId);
+    const refuse = (why: string) => {
+      this.deps.log.warn('talkie', `voice call ${callId}: a voice decision was refused (${why})`);
+      return new ServiceError('not_allowed', `This proposal cannot be decided by voice: ${why}. Use its buttons.`);
+    };
+    if (!call.connected) throw refuse('the call is not connected');
+    if (!call.client.manifest.voiceConfirm) throw refuse('this server does not allow confirming by voice');
+    if (!call.proposals.has(request.actionId)) throw refuse('it was not proposed in this call');
+    const { action } = await this.deps.talkie.action(call.agentId, request.actionId);
+    if (!action.voice) throw refuse("the server's policy for it does not list voice");
+    if (this.calls.get(callId) !== call) throw new ServiceError('not_found', 'This voice call has ended; start a new one.');
+    this.deps.log.info('talkie', `voice call ${callId}: ${request.decision} decided by voice`);
+    return this.deps.talkie.decide(call.agentId, request.actionId, request.decision, { paramsHash: request.paramsHash });
   }
 
   /** Rules 19–20: each final transcript item once. */

@@ -1,10 +1,15 @@
 import { useEffect, useState } from 'react';
 
+export interface MediaDeviceChoice {
+  deviceId: string;
+  label: string;
+}
+
 export type MediaDevicesState =
   | { status: 'loading' }
   | { status: 'unavailable' }
   /** Labels are empty until the user has allowed the camera or microphone once. */
-  | { status: 'ready'; cameras: string[]; microphones: string[] };
+  | { status: 'ready'; cameras: string[]; microphones: string[]; /** Microphones to choose from (ids are per origin). */ microphoneDevices: MediaDeviceChoice[] };
 
 function mediaDevices(): MediaDevices | undefined {
   if (typeof navigator === 'undefined') return undefined;
@@ -15,9 +20,10 @@ function mediaDevices(): MediaDevices | undefined {
 
 /**
  * Counts cameras and microphones with enumerateDevices() and follows `devicechange`. It never
- * calls getUserMedia: no permission prompt appears without a visible user action.
+ * calls getUserMedia: no permission prompt appears without a visible user action. A change of
+ * `refreshKey` lists them again (labels appear once a microphone or camera was allowed).
  */
-export function useMediaDevices(): MediaDevicesState {
+export function useMediaDevices(refreshKey?: unknown): MediaDevicesState {
   const [state, setState] = useState<MediaDevicesState>(() => (mediaDevices() ? { status: 'loading' } : { status: 'unavailable' }));
 
   useEffect(() => {
@@ -32,6 +38,7 @@ export function useMediaDevices(): MediaDevicesState {
             status: 'ready',
             cameras: list.filter((device) => device.kind === 'videoinput').map((device) => device.label),
             microphones: list.filter((device) => device.kind === 'audioinput').map((device) => device.label),
+            microphoneDevices: list.filter((device) => device.kind === 'audioinput').map((device) => ({ deviceId: device.deviceId, label: device.label })),
           });
         },
         () => {
@@ -45,7 +52,7 @@ export function useMediaDevices(): MediaDevicesState {
       active = false;
       devices.removeEventListener('devicechange', refresh);
     };
-  }, []);
+  }, [refreshKey]);
 
   return state;
 }

@@ -249,7 +249,12 @@ export const contract = {
     'talkie.signOut': { request: z.strictObject({ agentId }), response: serverViewSchema },
     'talkie.status': {
       request: z.strictObject({ agentId }),
-      response: z.strictObject({ user: z.strictObject({ name: z.string().max(200), email: z.string().max(320).optional() }).optional(), usage: usageSchema }),
+      response: z.strictObject({
+        user: z.strictObject({ name: z.string().max(200), email: z.string().max(320).optional() }).optional(),
+        usage: usageSchema,
+        /** §4 `voice`: false when the server has voice switched off for this user now (the Call button is greyed out). */
+        voice: z.boolean().optional(),
+      }),
     },
     /**
      * Sends user text as a new run. Returns at once; the run streams as `talkie.update` events and

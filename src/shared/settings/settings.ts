@@ -4,6 +4,8 @@ import type { SavedFileFormat } from '../storage/saved-file-format';
 
 /** Dismissed notices kept at most (the oldest dismissal goes first). */
 export const maxDismissedNotices = 50;
+/** Talkie servers whose voice consent is kept at most (the oldest goes first). */
+export const maxVoiceConsents = 200;
 
 /** What the user can change in Settings. Stored by main in the user-data folder, validated on load. */
 export const themeSchema = z.enum(['system', 'light', 'dark']);
@@ -11,6 +13,9 @@ export const textSizeSchema = z.enum(['normal', 'large']);
 export const languageSchema = z.enum(['system', 'en', 'cs']);
 /** How the browser hands a sign-in back: a loopback address (RFC 8252 §7.3) or the app's own scheme (§7.1, desktop app only). */
 export const signInRedirectSchema = z.enum(['loopback', 'private-use']);
+
+const voiceConsentSchema = z.strictObject({ serverId: z.string().min(1).max(256), signalingHosts: z.array(z.string().min(1).max(253)).min(1).max(20) });
+export type VoiceConsent = z.infer<typeof voiceConsentSchema>;
 
 export const settingsSchema = z.strictObject({
   schemaVersion: z.literal(1),
@@ -31,6 +36,12 @@ export const settingsSchema = z.strictObject({
   nfc: nfcSettingsSchema.optional(),
   /** The notices (their text) the user dismissed: they are not shown again, also after a restart. Optional so that older settings files still load. */
   notices: z.strictObject({ dismissed: z.array(z.string().max(2000)).max(maxDismissedNotices) }).optional(),
+  /**
+   * Talkie voice (§12): the servers (by serverId) whose first call the user agreed to, with the speech
+   * provider hosts they were told their voice goes to; a server that names another host asks again.
+   * Optional so that older settings files still load; read it through `voiceConsentGiven`.
+   */
+  voice: z.strictObject({ consents: z.array(voiceConsentSchema).max(maxVoiceConsents) }).optional(),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
@@ -55,6 +66,8 @@ export const settingsPatchSchema = z.strictObject({
   nfc: nfcSettingsSchema.partial().optional(),
   /** Replaces the list of dismissed notices. */
   notices: settingsSchema.shape.notices,
+  /** Remembers the user's consent to one server's voice calls (replacing that server's earlier one). */
+  voiceConsent: voiceConsentSchema.optional(),
 });
 
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
@@ -68,7 +81,18 @@ export function applySettingsPatch(current: Settings, patch: SettingsPatch): Set
     signIn: { redirect: patch.signIn?.redirect ?? current.signIn?.redirect ?? 'loopback' },
     nfc: { ...nfcSettingsOf(current), ...patch.nfc },
     ...(patch.notices ?? current.notices ? { notices: patch.notices ?? current.notices } : {}),
+    ...(patch.voiceConsent ? { voice: { consents: withConsent(current.voice?.consents ?? [], patch.voiceConsent) } } : current.voice ? { voice: current.voice } : {}),
   };
+}
+
+function withConsent(consents: readonly VoiceConsent[], consent: VoiceConsent): VoiceConsent[] {
+  return [...consents.filter((entry) => entry.serverId !== consent.serverId), consent].slice(-maxVoiceConsents);
+}
+
+/** The user agreed to this server's voice calls, told every host its audio may go to now (§12). */
+export function voiceConsentGiven(settings: Settings, serverId: string, signalingHosts: readonly string[]): boolean {
+  const consent = settings.voice?.consents.find((entry) => entry.serverId === serverId);
+  return consent !== undefined && signalingHosts.every((host) => consent.signalingHosts.includes(host));
 }
 
 /** The NFC settings in force: a settings file written before they existed has none, which means the defaults. */

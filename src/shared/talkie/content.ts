@@ -128,6 +128,8 @@ export interface Action {
   undoUntil?: string;
   /** The UI may show Confirm/Cancel buttons only when the server's policy lists `button`. */
   buttons: boolean;
+  /** The server's policy lists `voice` (§10.4, C1): a voice call may decide it (when the server allows voice confirmation at all). */
+  voice: boolean;
   voiceKeyword?: string;
 }
 
@@ -136,7 +138,15 @@ export function parseAction(value: unknown): Action | undefined {
   if (!parsed.success) return undefined;
   const raw = parsed.data;
   const risk = raw.riskLevel === 'low' || raw.riskLevel === 'medium' || raw.riskLevel === 'high' ? raw.riskLevel : 'unknown';
-  const action: Action = { id: raw.id, summary: raw.summary, riskLevel: risk, status: raw.status, paramsHash: raw.paramsHash, buttons: raw.confirm?.methods?.includes('button') ?? true };
+  const action: Action = {
+    id: raw.id,
+    summary: raw.summary,
+    riskLevel: risk,
+    status: raw.status,
+    paramsHash: raw.paramsHash,
+    buttons: raw.confirm?.methods?.includes('button') ?? true,
+    voice: raw.confirm?.methods?.includes('voice') ?? false,
+  };
   if (raw.threadId !== undefined) action.threadId = raw.threadId;
   if (raw.createdAt !== undefined) action.createdAt = raw.createdAt;
   if (raw.expiresAt !== undefined) action.expiresAt = raw.expiresAt;

@@ -28,7 +28,12 @@ export type ConversationItem =
   | { kind: 'card'; id: string; card: Card }
   | { kind: 'action'; id: string; action: Action }
   | { kind: 'link'; id: string; url: string; label: string }
-  | { kind: 'error'; id: string; code: string; message: string; retryable: boolean };
+  | { kind: 'error'; id: string; code: string; message: string; retryable: boolean }
+  /**
+   * A line said in a voice call (§10): `hearing` until the provider's final transcript arrives,
+   * `unavailable` when its transcription failed (a placeholder, never silently dropped).
+   */
+  | { kind: 'spoken'; id: string; role: 'user' | 'assistant'; text: string; state: 'hearing' | 'final' | 'unavailable' };
 
 export type RunState = 'idle' | 'running' | 'finished' | 'error' | 'cancelled' | 'interrupted';
 
@@ -108,6 +113,11 @@ export function applyUpdate(conversation: Conversation, update: RunUpdate): Conv
     case 'run.interrupted':
       return { ...conversation, runState: 'interrupted', items: endStreaming(conversation.items) };
   }
+}
+
+/** A voice call's transcript line, added once and then updated in place (its id is the provider's item id). */
+export function addSpoken(conversation: Conversation, item: Omit<Extract<ConversationItem, { kind: 'spoken' }>, 'kind'>): Conversation {
+  return upsert(conversation, { kind: 'spoken', ...item, text: item.text.slice(0, conversationLimits.textChars) });
 }
 
 export function markCancelled(conversation: Conversation): Conversation {

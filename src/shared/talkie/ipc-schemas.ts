@@ -42,6 +42,7 @@ export const actionSchema = z.strictObject({
   expiresAt: s(40).optional(),
   undoUntil: s(40).optional(),
   buttons: z.boolean(),
+  voice: z.boolean(),
   voiceKeyword: s(100).optional(),
 }) satisfies z.ZodType<Action>;
 
@@ -71,6 +72,7 @@ export const conversationItemSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('action'), id: s(200), action: actionSchema }),
   z.strictObject({ kind: z.literal('link'), id: s(4200), url: s(4096), label: s(200) }),
   z.strictObject({ kind: z.literal('error'), id: s(300), code: s(64), message: s(2000), retryable: z.boolean() }),
+  z.strictObject({ kind: z.literal('spoken'), id: s(200), role: z.enum(['user', 'assistant']), text: s(200_000), state: z.enum(['hearing', 'final', 'unavailable']) }),
 ]) satisfies z.ZodType<ConversationItem>;
 
 /** `firstMessage`: for a thread the server gives no title, its first user message as a title (threadTitleFromMessage), when main has seen it. */
@@ -98,6 +100,15 @@ export const serverViewSchema = z.strictObject({
   problems: z.array(problemSchema).max(50),
   /** Where tokens are kept: the OS keychain, or memory for this session only (with why). */
   tokenStorage: z.strictObject({ kind: z.enum(['keychain', 'memory']), reason: s(500).optional() }),
+  /**
+   * Talkie §10 voice as the manifest offers it (`voiceAvailability`): the Call button shows only when
+   * offered; `signalingHosts` is where audio goes (told to the user before the first call). Whether
+   * voice is switched on for this user now is `talkie.status`'s `voice`.
+   */
+  voice: z.discriminatedUnion('offered', [
+    z.strictObject({ offered: z.literal(true), voiceConfirm: z.boolean(), signalingHosts: z.array(s(253)).min(1).max(20) }),
+    z.strictObject({ offered: z.literal(false), code: s(64), message: s(500) }),
+  ]),
 });
 export type ServerView = z.infer<typeof serverViewSchema>;
 
@@ -156,6 +167,19 @@ export const talkieVoiceMethods = {
       z.strictObject({ outcome: z.literal('failed'), output: s(2500), code: s(64), message: s(2000), retryable: z.boolean() }),
       z.strictObject({ outcome: z.literal('duplicate') }),
     ]),
+  },
+  /**
+   * A decision the user spoke in a voice call (§10.4), posted with `method: "voice"` and the paramsHash
+   * of the proposal the assistant read out. Not a `gesture` method: the user said it, they did not
+   * click. Main takes it only from a connected call that is still live, only for a proposal that came
+   * in this call's own tool results, only when the server allows voice confirmation
+   * (`capabilities.actions.voiceConfirm`) and the action's `confirm.methods` (read again from the
+   * server) lists `voice`; otherwise `not_allowed`. Answers like `talkie.decide` (409/410 as a note
+   * with the authoritative action).
+   */
+  'talkie.voiceDecide': {
+    request: z.strictObject({ callId: voiceCallId, actionId: voiceProtocolId, paramsHash: s(200).min(1), decision: z.enum(['confirm', 'cancel']) }),
+    response: z.strictObject({ action: actionSchema, updates: z.array(runUpdateSchema).max(200), note: s(500).optional() }),
   },
   /** One final transcript (`POST voiceTranscript`), once per provider item id; `stored: false` for a repeat. */
   'talkie.voiceTranscript': {

@@ -90,6 +90,7 @@ export function pendingAction(overrides: Partial<Action> = {}): Action {
     createdAt: new Date(now).toISOString(),
     expiresAt: new Date(now + 10 * 60_000).toISOString(),
     buttons: true,
+    voice: false,
     ...overrides,
   };
 }

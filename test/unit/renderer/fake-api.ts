@@ -62,6 +62,7 @@ export function demoView(overrides: Partial<ServerView> = {}): ServerView {
     endpointsAccepted: true,
     problems: [],
     tokenStorage: { kind: 'keychain' },
+    voice: { offered: false, code: 'voice_not_offered', message: 'This server does not offer voice.' },
     ...overrides,
   };
 }
@@ -350,6 +351,7 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'talkie.voiceStart': () => fail('not_allowed', 'This server does not offer voice.'),
     'talkie.voiceOffer': () => fail('not_found', 'This voice call has ended; start a new one.'),
     'talkie.voiceTool': () => fail('not_found', 'This voice call has ended; start a new one.'),
+    'talkie.voiceDecide': () => fail('not_found', 'This voice call has ended; start a new one.'),
     'talkie.voiceTranscript': () => fail('not_found', 'This voice call has ended; start a new one.'),
     'talkie.voiceUsage': () => fail('not_found', 'This voice call has ended; start a new one.'),
     'talkie.voiceEnd': () => ok({ ended: false }),

@@ -21,7 +21,7 @@ interface Fixture extends VoiceFixture {
 }
 
 /** The loopback Talkie + signalling servers, and the app's services with the Talkie server added and a token. */
-async function fixture(options: Pick<VoiceFixtureOptions, 'signalingHosts'> = {}): Promise<Fixture> {
+async function fixture(options: Pick<VoiceFixtureOptions, 'signalingHosts' | 'voiceConfirm'> = {}): Promise<Fixture> {
   const servers = await startVoiceFixture({ ...options, start: startServer });
   const log = memoryLogger();
   const app = await startTestServices(await tempDir(), { log });
@@ -50,6 +50,13 @@ describe('Talkie voice through the contract (main side, §10)', () => {
       return result;
     };
 
+    // The screen learns that voice is offered, and where the audio goes, from the server view (no secret in it).
+    expect(await f.app.call('talkie.connect', { agentId: f.agentId })).toMatchObject({
+      ok: true,
+      value: { voice: { offered: true, voiceConfirm: true, signalingHosts: [f.signaling.origin.replace('http://', '')] } },
+    });
+    // §4: voice switched off for this user now (the button is greyed out with the reason).
+    expect(await f.app.call('talkie.status', { agentId: f.agentId })).toEqual({ ok: true, value: { user: { name: 'Jana' }, usage: [], voice: false } });
     expect(await call('talkie.voiceStart', { agentId: f.agentId }, false)).toMatchObject({ ok: false, error: { code: 'no_user_gesture' } });
     const start = await call('talkie.voiceStart', { agentId: f.agentId, threadId: 't_voice', locale: 'cs' });
     expect(start).toMatchObject({
@@ -129,7 +136,12 @@ describe('Talkie voice through the contract (main side, §10)', () => {
     });
     const log = memoryLogger();
     const voice = new VoiceService({
-      talkie: { voiceClient: async () => ({ client, policy: { allowLocalHttp: false } }), voiceCall: (_agentId, request) => request() },
+      talkie: {
+        voiceClient: async () => ({ client, policy: { allowLocalHttp: false } }),
+        voiceCall: (_agentId, request) => request(),
+        action: () => Promise.reject(new Error('not used')),
+        decide: () => Promise.reject(new Error('not used')),
+      },
       log,
     });
     await expect(voice.start('a', {})).rejects.toMatchObject({ code: 'protocol_error', message: expect.stringContaining('https') });
@@ -192,6 +204,81 @@ describe('Talkie voice through the contract (main side, §10)', () => {
     f.toolCalls.push('call_seen_by_server');
     const { callId } = await started(f);
     expect(await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_seen_by_server', name: 'search_records', arguments: '{}' })).toEqual({ ok: true, value: { outcome: 'duplicate' } });
+  });
+
+  describe('talkie.voiceDecide (§10.4: a decision spoken in the call)', () => {
+    const decisions = (f: Fixture) => f.talkieSeen.filter((r) => r.path.endsWith('/decision')).map((r) => JSON.parse(r.body) as unknown);
+    async function connectedCall(f: Fixture) {
+      const { callId } = await started(f);
+      expect(await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({ ok: true });
+      return callId;
+    }
+
+    it('is not a gesture method, and posts the decision with method voice and the paramsHash that was read out', async () => {
+      const f = await fixture();
+      const callId = await connectedCall(f);
+      expect(await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_p', name: 'propose', arguments: '{}' })).toMatchObject({ ok: true, value: { outcome: 'ok', updates: [{ type: 'action', action: { id: 'a_voice', voice: true } }] } });
+      const decided = await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' }, false);
+      expect(decided).toMatchObject({ ok: true, value: { action: { id: 'a_voice', status: 'done' }, updates: [{ type: 'card', card: { id: 'sent_a_voice' } }] } });
+      expect(decisions(f)).toEqual([{ decision: 'confirm', paramsHash: 'sha256:a_voice', method: 'voice' }]);
+      // The server was asked for the action's policy before the decision went out.
+      const paths = f.talkieSeen.map((r) => `${r.method} ${r.path}`);
+      expect(paths.indexOf('GET /actions/a_voice')).toBeGreaterThan(-1);
+      expect(paths.indexOf('GET /actions/a_voice')).toBeLessThan(paths.indexOf('POST /actions/a_voice/decision'));
+    });
+
+    it('refuses, without posting a decision: an ended or unknown call, a call never connected, a proposal not made in this call, a policy without voice, a server without voiceConfirm', async () => {
+      const f = await fixture();
+      const unconnected = (await started(f)).callId;
+      await f.app.call('talkie.voiceTool', { callId: unconnected, providerCallId: 'call_u', name: 'propose', arguments: '{}' });
+      expect(await f.app.call('talkie.voiceDecide', { callId: unconnected, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({
+        ok: false,
+        error: { code: 'not_allowed', message: expect.stringContaining('not connected') },
+      });
+
+      const callId = await connectedCall(f);
+      // Proposed in another call (or never): this call did not read it out.
+      expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({
+        ok: false,
+        error: { code: 'not_allowed', message: expect.stringContaining('not proposed in this call') },
+      });
+      await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_b', name: 'propose_button', arguments: '{}' });
+      expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_button', paramsHash: 'sha256:a_button', decision: 'confirm' })).toMatchObject({
+        ok: false,
+        error: { code: 'not_allowed', message: expect.stringContaining('does not list voice') },
+      });
+      // The policy is read again: a proposal that lost voice since it was read out is refused too.
+      await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_p', name: 'propose', arguments: '{}' });
+      f.policies.a_voice = ['button'];
+      expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'cancel' })).toMatchObject({ ok: false, error: { code: 'not_allowed' } });
+
+      f.policies.a_voice = ['button', 'voice'];
+      await f.app.call('talkie.voiceEnd', { callId, seconds: 10 });
+      expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect(await f.app.call('talkie.voiceDecide', { callId: 'vc_made_up', actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+
+      const strict = await fixture({ voiceConfirm: false });
+      const strictCall = await connectedCall(strict);
+      await strict.app.call('talkie.voiceTool', { callId: strictCall, providerCallId: 'call_p', name: 'propose', arguments: '{}' });
+      expect(await strict.app.call('talkie.voiceDecide', { callId: strictCall, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({
+        ok: false,
+        error: { code: 'not_allowed', message: expect.stringContaining('does not allow confirming by voice') },
+      });
+
+      expect(decisions(f)).toEqual([]);
+      expect(decisions(strict)).toEqual([]);
+    });
+
+    it('answers a changed proposal (409 stale) with a note and the authoritative action, like talkie.decide', async () => {
+      const f = await fixture();
+      const callId = await connectedCall(f);
+      await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_p', name: 'propose', arguments: '{}' });
+      expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:what_was_heard_before', decision: 'confirm' })).toEqual({
+        ok: true,
+        value: { action: expect.objectContaining({ id: 'a_voice', status: 'pending' }), updates: [], note: 'The proposal changed since you saw it; review it again.' },
+      });
+      expect(decisions(f)).toEqual([{ decision: 'confirm', paramsHash: 'sha256:what_was_heard_before', method: 'voice' }]);
+    });
   });
 
   it('refuses voice on a server that does not offer it, before any voice request', async () => {

@@ -5,6 +5,7 @@ import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import { formatCountdown, parseTime } from './format';
 import { useNow } from './useNow';
+import { VoiceConfirmationLine } from './voice/VoiceLine';
 
 export type Decision = 'confirm' | 'cancel';
 export interface DecisionOutcome {
@@ -124,6 +125,7 @@ export function ActionItem({ action, handlers }: { action: Action; handlers: Act
         </div>
       ) : null}
       {pending && !action.buttons && !expired ? <p className="muted">{t('chat.action.noButtons')}</p> : null}
+      {pending && !expired ? <VoiceConfirmationLine actionId={action.id} /> : null}
       {undoable && !undoOver ? (
         <div className="action__buttons">
           <button

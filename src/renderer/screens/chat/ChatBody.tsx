@@ -17,6 +17,12 @@ import { useOpenLink } from '../../hooks/useOpenLink';
 import { useUiMemory } from '../../hooks/useUiMemory';
 import { LinkOpenError } from '../../components/LinkOpenError';
 import { Composer } from '../../components/Composer';
+import { formatCountdown } from './format';
+import { CallControl, endedKeys, modeKeys } from './voice/CallControl';
+import { useVoiceCall, type VoiceCallHandlers } from './voice/useVoiceCall';
+import { useConfirmPhrase, VoiceLineContext } from './voice/VoiceLine';
+
+const noLine = { line: 'none' } as const;
 
 /** The key of a Talkie agent's composer draft in the UI memory. */
 export function talkieDraftKey(agentId: string): string {
@@ -40,7 +46,7 @@ export function ChatBody({
   runActiveRef?: MutableRefObject<boolean>;
   onAuthProblem: (error: ShownError) => void;
 }) {
-  const { t } = useI18n();
+  const { t, language } = useI18n();
   const { agentId } = view;
   const memory = useUiMemory();
   const [reopenThread] = useState(() => memory.threadOf(agentId));
@@ -87,23 +93,79 @@ export function ChatBody({
   );
 
   const { conversation, failures, busy, retryMessage, retryAfterError, decide, refreshAction, announce, newChat, openThread } = chat;
+  const { applyVoiceUpdates, addSpokenLine, applyVoiceDecision, adoptThread } = chat;
+
+  // Talkie §10: a voice call in this conversation; what it says and does lands in the thread.
+  const phrase = useConfirmPhrase();
+  const voiceHandlers = useMemo<VoiceCallHandlers>(
+    () => ({
+      onUpdates: applyVoiceUpdates,
+      onSpoken: (line) => addSpokenLine({ id: line.itemId, role: line.role, text: line.text, state: line.state }),
+      onDecided: applyVoiceDecision,
+      onThread: adoptThread,
+      reloadAction: (actionId) => void refreshAction(actionId),
+      onAnnounce: (said) => {
+        switch (said.kind) {
+          case 'connected':
+            return announce(t('voice.announce.connected'));
+          case 'muted':
+            return announce(t('voice.announce.muted'));
+          case 'unmuted':
+            return announce(t('voice.announce.unmuted'));
+          case 'mode':
+            return announce(t('voice.announce.mode', { mode: t(modeKeys[said.mode]) }));
+          case 'warning':
+            return announce(t('voice.announce.warning', { time: formatCountdown(said.remainingSeconds * 1000) }));
+          case 'confirm-open':
+            return announce(t('voice.announce.confirmOpen', { phrase: phrase(said.keyword) }));
+          case 'confirm-closed':
+            return announce(t('voice.announce.confirmClosed'));
+          case 'ended':
+            return announce(t(endedKeys[said.reason]));
+        }
+      },
+    }),
+    [applyVoiceUpdates, addSpokenLine, applyVoiceDecision, adoptThread, refreshAction, announce, t, phrase],
+  );
+  const voice = useVoiceCall(api, agentId, language, voiceHandlers);
+  const inCall = voice.starting || (voice.view !== undefined && voice.view.phase !== 'ended');
+  const { settled, hangUp } = voice;
+
+  // A button's decision wins over a voice window that is open for the same action (it closes first).
+  const decideByButton = useCallback<ItemHandlers['decide']>(
+    (actionId, decision) => {
+      settled(actionId);
+      return decide(actionId, decision);
+    },
+    [decide, settled],
+  );
   const handlers = useMemo<ItemHandlers>(
-    () => ({ failures, canRetry: !busy, retryMessage, retryAfterError, decide, refresh: refreshAction, announce }),
-    [failures, busy, retryMessage, retryAfterError, decide, refreshAction, announce],
+    () => ({ failures, canRetry: !busy, retryMessage, retryAfterError, decide: decideByButton, refresh: refreshAction, announce }),
+    [failures, busy, retryMessage, retryAfterError, decideByButton, refreshAction, announce],
   );
 
+  // Another conversation ends the call: its lines and cards belong to the thread it was made in.
   const startNewChat = useCallback(() => {
+    hangUp();
     newChat();
     composerRef.current?.focus();
-  }, [newChat, composerRef]);
+  }, [hangUp, newChat, composerRef]);
+  const openOtherThread = useCallback(
+    (id: string) => {
+      if (id !== conversation.threadId) hangUp();
+      openThread(id);
+    },
+    [hangUp, openThread, conversation.threadId],
+  );
 
   useEffect(() => {
     if (!runActiveRef) return undefined;
-    runActiveRef.current = busy;
+    // Escape does not leave the screen while a run streams or a call is on.
+    runActiveRef.current = busy || inCall;
     return () => {
       runActiveRef.current = false;
     };
-  }, [runActiveRef, busy]);
+  }, [runActiveRef, busy, inCall]);
 
   const threadId = conversation.threadId;
   // Main remembers which thread is open, so that a reload or a renderer crash opens it again.
@@ -117,24 +179,28 @@ export function ChatBody({
             currentThreadId={threadId}
             newChatRef={newChatRef}
             onNewChat={startNewChat}
-            onOpen={openThread}
+            onOpen={openOtherThread}
             onDeleted={(deleted) => {
-              if (deleted === threadId) newChat();
+              if (deleted !== threadId) return;
+              hangUp();
+              newChat();
             }}
           />
           <AccountPanel status={status.state} usage={chat.usage} onRetry={status.reload} />
         </div>
         <section className="chat-main" aria-label={t('chat.conversationLabel')}>
           <LinkOpenError error={linkError} />
-          <Transcript
-            items={conversation.items}
-            loading={chat.loading !== undefined}
-            loadError={chat.loadError?.error}
-            onRetryLoad={() => {
-              if (chat.loadError) openThread(chat.loadError.threadId);
-            }}
-            handlers={handlers}
-          />
+          <VoiceLineContext.Provider value={voice.view?.confirmation ?? noLine}>
+            <Transcript
+              items={conversation.items}
+              loading={chat.loading !== undefined}
+              loadError={chat.loadError?.error}
+              onRetryLoad={() => {
+                if (chat.loadError) openThread(chat.loadError.threadId);
+              }}
+              handlers={handlers}
+            />
+          </VoiceLineContext.Provider>
           <RunStatus
             busy={busy}
             runState={conversation.runState}
@@ -144,6 +210,9 @@ export function ChatBody({
               if (threadId !== undefined) openThread(threadId);
             }}
           />
+          {view.voice.offered ? (
+            <CallControl api={api} view={view} switchedOff={status.state.status === 'ready' && status.state.value.voice === false} voice={voice} threadId={threadId} />
+          ) : null}
           <Composer
             textareaRef={composerRef}
             draftKey={talkieDraftKey(agentId)}

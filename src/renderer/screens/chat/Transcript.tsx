@@ -67,7 +67,7 @@ export function Transcript({
   }
 
   return (
-    <StickyScroller className="transcript" label={t('chat.messagesLabel')} followKey={newestKey(items, (item) => (item.kind === 'user' ? item.id : undefined))}>
+    <StickyScroller className="transcript" label={t('chat.messagesLabel')} followKey={newestKey(items, (item) => (item.kind === 'user' || (item.kind === 'spoken' && item.role === 'user') ? item.id : undefined))}>
       {body}
     </StickyScroller>
   );

@@ -98,6 +98,23 @@ export function ErrorItem({ item, onRetry, canRetry }: { item: Item<'error'>; on
   );
 }
 
+/** A line said in a voice call: marked as spoken, "Listening…" until transcribed, a placeholder when that failed. */
+export function SpokenMessage({ item }: { item: Item<'spoken'> }) {
+  const { serverName } = useChatEnvironment();
+  const { t } = useI18n();
+  const who = item.role === 'user' ? t('chat.spoken.you') : t('chat.spoken.agent', { name: serverName });
+  return (
+    <div className={`message message--${item.role} message--spoken message--spoken-${item.state}`}>
+      <p className="visually-hidden">{who}</p>
+      <p className="message__spoken-mark">{t('chat.spoken.mark')}</p>
+      {item.state === 'final' ? <p className="message__text">{item.text}</p> : null}
+      {item.state === 'hearing' ? <p className="message__text muted">{t('chat.spoken.hearing')}</p> : null}
+      {item.state === 'unavailable' ? <p className="message__text muted">{t('chat.spoken.unavailable')}</p> : null}
+      {item.state === 'final' ? <MessageCopy text={item.text} /> : null}
+    </div>
+  );
+}
+
 export interface ItemHandlers extends ActionHandlers {
   failures: ReadonlyMap<string, ShownError>;
   /** No run is on its way: a retry may start one. */
@@ -126,5 +143,7 @@ export const TranscriptItem = memo(function TranscriptItem({ item, handlers }: {
       return <LinkSuggestion item={item} />;
     case 'error':
       return <ErrorItem item={item} canRetry={handlers.canRetry} onRetry={() => handlers.retryAfterError(item.id)} />;
+    case 'spoken':
+      return <SpokenMessage item={item} />;
   }
 });

@@ -1,8 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { EventPayload } from '../../../shared/ipc/contract';
-import type { UsageMeter } from '../../../shared/talkie/content';
+import type { Action, UsageMeter } from '../../../shared/talkie/content';
 import {
+  addSpoken,
   addUserMessage,
   applyUpdate,
   emptyConversation,
@@ -54,6 +55,14 @@ export interface Chat {
   decide: (actionId: string, decision: Decision) => Promise<DecisionOutcome>;
   refreshAction: (actionId: string) => Promise<void>;
   announce: (text: string) => void;
+  /** A voice call's tool lines, cards and actions (they never change the run this screen follows). */
+  applyVoiceUpdates: (updates: RunUpdate[]) => void;
+  /** A voice call's transcript line, added once and then updated in place. */
+  addSpokenLine: (line: { id: string; role: 'user' | 'assistant'; text: string; state: 'hearing' | 'final' | 'unavailable' }) => void;
+  /** A decision spoken in a voice call came back (`talkie.voiceDecide`): shown like a button's. */
+  applyVoiceDecision: (result: { action: Action; updates: RunUpdate[] }) => void;
+  /** The voice session's thread (§10.1): the conversation is that thread from now on. */
+  adoptThread: (threadId: string) => void;
 }
 
 /**
@@ -336,6 +345,15 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
     [change],
   );
 
+  const showDecision = useCallback(
+    ({ action, updates }: { action: Action; updates: RunUpdate[] }) => {
+      replaceAction(updates, { type: 'action', action });
+      for (const update of updates) if (update.type === 'usage') setUsage(update.usage);
+      setAnnouncement(t('chat.action.statusAnnounce', { summary: action.summary, status: t(actionStatusKeys[action.status]) }));
+    },
+    [replaceAction, t],
+  );
+
   const decide = useCallback(
     async (actionId: string, decision: Decision): Promise<DecisionOutcome> => {
       const mine = generation.current;
@@ -345,13 +363,35 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
         return { error: result.error };
       }
       if (generation.current !== mine) return {};
-      const { action, updates, note: answerNote } = result.value;
-      replaceAction(updates, { type: 'action', action });
-      for (const update of updates) if (update.type === 'usage') setUsage(update.usage);
-      setAnnouncement(t('chat.action.statusAnnounce', { summary: action.summary, status: t(actionStatusKeys[action.status]) }));
-      return answerNote === undefined ? {} : { note: answerNote };
+      showDecision(result.value);
+      return result.value.note === undefined ? {} : { note: result.value.note };
     },
-    [agentId, api, replaceAction, reportAuth, t],
+    [agentId, api, showDecision, reportAuth],
+  );
+
+  const applyVoiceUpdates = useCallback(
+    (updates: RunUpdate[]) => {
+      for (const update of updates) {
+        if (update.type === 'usage') setUsage(update.usage);
+        if (update.type === 'action' && update.action.status === 'pending' && !latestRef.current.items.some((item) => item.kind === 'action' && item.id === update.action.id)) {
+          setAnnouncement(t('chat.action.newAnnounce', { summary: update.action.summary }));
+        }
+      }
+      change((current) => {
+        const next = updates.reduce(applyUpdate, current);
+        return { ...next, runState: current.runState, runId: current.runId, threadId: current.threadId };
+      });
+    },
+    [change, latestRef, t],
+  );
+
+  const addSpokenLine = useCallback((line: Parameters<Chat['addSpokenLine']>[0]) => change((current) => addSpoken(current, line)), [change]);
+
+  const adoptThread = useCallback(
+    (threadId: string) => {
+      change((current) => (current.threadId === threadId ? current : { ...current, threadId }));
+    },
+    [change],
   );
 
   /**
@@ -412,5 +452,9 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
     decide,
     refreshAction,
     announce: setAnnouncement,
+    applyVoiceUpdates,
+    addSpokenLine,
+    applyVoiceDecision: showDecision,
+    adoptThread,
   };
 }

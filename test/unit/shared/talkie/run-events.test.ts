@@ -103,7 +103,9 @@ describe('the conversation reducer', () => {
     expect(c.items[0]).toMatchObject({ state: 'sent' });
     expect(c.items[1]).toMatchObject({ state: 'ok', label: 'Searching…' });
     expect(c.items[2]).toMatchObject({ text: 'Hello', streaming: false });
-    expect(c.items[3]).toMatchObject({ action: { buttons: false } });
+    expect(c.items[3]).toMatchObject({ action: { buttons: false, voice: true } });
+    // No confirm.methods: buttons, not voice.
+    expect(c.items[4]).toMatchObject({ action: { buttons: true, voice: false } });
   });
 
   it('retries a message in place, never duplicating it', () => {
