@@ -112,7 +112,8 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
       const consent = page.getByRole('dialog');
       await consent.getByText(/speech provider at 127\.0\.0\.1/).waitFor();
       await consent.getByRole('button', { name: 'Continue' }).click();
-      await explainFailure(page, 'voice-connect-failed', () => page.getByText('Listening', { exact: true }).waitFor(wait));
+      const callBar = page.getByRole('group', { name: 'Voice call' });
+      await explainFailure(page, 'voice-connect-failed', () => callBar.getByText('Listening', { exact: true }).waitFor(wait));
 
       // A request by voice: the provider hears it, calls the server's tool, and the card shows.
       await say(page, 'search contacts');
@@ -122,7 +123,7 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
       await app.screenshot('voice-search-1280x800');
 
       // The action is proposed, read out (audio plays in the page), then the window opens.
-      await page.getByText('Listening', { exact: true }).waitFor(wait);
+      await callBar.getByText('Listening', { exact: true }).waitFor(wait);
       await say(page, 'send the offer');
       const action = transcript.getByRole('article', { name: /^Send offer / });
       await explainFailure(page, 'voice-proposal-failed', () => action.getByText(/Listening for your confirmation/).waitFor(wait));
@@ -135,7 +136,7 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
       expect(decisions).toHaveLength(1);
 
       // Muted, the provider hears nothing: no new turn starts while the test speaks.
-      await page.getByText('Listening', { exact: true }).waitFor(wait);
+      await callBar.getByText('Listening', { exact: true }).waitFor(wait);
       const turnsBefore = heard(shell.output(), 'input_audio_buffer.speech_started').length;
       await page.getByRole('button', { name: 'Mute' }).click();
       await say(page, 'search contacts for alfa');
@@ -144,7 +145,7 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
       await page.getByRole('button', { name: 'Unmute' }).click();
 
       await page.getByRole('button', { name: 'Hang up' }).click();
-      await page.getByText('You hung up.').waitFor(wait);
+      await page.getByRole('group', { name: 'Voice call' }).getByText('You hung up.').waitFor(wait);
       // The client secret stayed in main: no IPC frame carried it.
       expect(app.frames.filter((frame) => frame.includes('ek_demo_'))).toEqual([]);
       expect(app.problems).toEqual([]);
