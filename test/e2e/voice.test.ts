@@ -120,6 +120,8 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
       await explainFailure(page, 'voice-search-failed', () => transcript.getByRole('article', { name: 'Contact search results' }).waitFor(wait));
       await transcript.getByText('search contacts', { exact: true }).waitFor(wait);
       expect(Math.max(...heard(shell.output(), 'input_audio_buffer.speech_started'))).toBeGreaterThan(0.02);
+      // The call's thread is in the list (titled by the server: "Voice conversation", then its first words).
+      await page.getByRole('navigation', { name: 'Chats' }).getByRole('button', { name: /^(Voice conversation|search contacts)/ }).waitFor(wait);
       await app.screenshot('voice-search-1280x800');
 
       // The action is proposed, read out (audio plays in the page), then the window opens.

@@ -58,6 +58,7 @@ export function ChatBody({
     [onAuthProblem],
   );
   const threads = useThreads(api, agentId, reportThreadsError);
+  const refreshThreads = threads.refresh;
   const loadStatus = useCallback(() => call(() => api.talkie.status({ agentId })), [api, agentId]);
   // Usage changes with every run: reload the status when one of this agent's runs ends.
   const subscribeStatus = useCallback(
@@ -102,7 +103,11 @@ export function ChatBody({
       onUpdates: applyVoiceUpdates,
       onSpoken: (line) => addSpokenLine({ id: line.itemId, role: line.role, text: line.text, state: line.state }),
       onDecided: applyVoiceDecision,
-      onThread: adoptThread,
+      // The call's thread (new, or this one) shows in the list now, and again when the call ends.
+      onThread: (threadId) => {
+        adoptThread(threadId);
+        refreshThreads();
+      },
       reloadAction: (actionId) => void refreshAction(actionId),
       onAnnounce: (said) => {
         switch (said.kind) {
@@ -121,11 +126,12 @@ export function ChatBody({
           case 'confirm-closed':
             return announce(t('voice.announce.confirmClosed'));
           case 'ended':
+            refreshThreads();
             return announce(t(endedKeys[said.reason]));
         }
       },
     }),
-    [applyVoiceUpdates, addSpokenLine, applyVoiceDecision, adoptThread, refreshAction, announce, t, phrase],
+    [applyVoiceUpdates, addSpokenLine, applyVoiceDecision, adoptThread, refreshThreads, refreshAction, announce, t, phrase],
   );
   const voice = useVoiceCall(api, agentId, language, voiceHandlers);
   const inCall = voice.starting || (voice.view !== undefined && voice.view.phase !== 'ended');
