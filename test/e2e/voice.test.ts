@@ -106,6 +106,8 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
       await page.getByRole('button', { name: 'Open demo' }).click();
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
       const transcript = page.getByRole('region', { name: 'Messages' });
+      // The demo says which recognizer listens and what it understands (its description, in the header).
+      await page.getByText(/pocketsphinx \(English only\) understands “search contacts”, “send the offer”, “yes, send it”/).waitFor();
 
       // Before the first call to this server: where the voice goes, asked once.
       await page.getByRole('button', { name: /^Start a voice call/ }).click();

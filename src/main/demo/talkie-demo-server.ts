@@ -429,6 +429,10 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
     response.end(demoFile.body);
   };
 
+  /** Which recognizer listens and what it understands, said where the app shows the server's description. */
+  const demoVoiceUnderstands =
+    'Voice runs offline: espeak-ng speaks, and pocketsphinx (English only) understands “search contacts”, “send the offer”, “yes, send it”, “no” and “cancel”.';
+
   const manifest = () => {
     const speech = voice.speech();
     return {
@@ -436,7 +440,7 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
       issuer: baseUrl,
       serverId: demoServerId,
       name: 'AgentDesk demo',
-      description: `A built-in demo agent that shows chat, cards, actions and voice – no account and no model needed.${speech.available ? '' : ` ${speechUnavailableMessage(speech)}`}`,
+      description: `A built-in demo agent that shows chat, cards, actions and voice – no account and no model needed.${speech.available ? ` ${demoVoiceUnderstands}` : ` ${speechUnavailableMessage(speech)}`}`,
       locale: 'en',
       brand: { logo: '/talkie/logo.png', accent: '#0b7a75' },
       auth: {

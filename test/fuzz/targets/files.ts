@@ -48,16 +48,17 @@ const thread = (() => {
 
 const at = '2026-09-07T10:00:00.000Z';
 const demoState = {
-  schemaVersion: 1,
+  schemaVersion: 2,
   savedAt: at,
   users: [
     {
       user: { id: 'user-1', name: 'Ada', email: 'ada@example.com' },
-      usage: { day: '2026-09-07', runs: 3 },
+      usage: { day: '2026-09-07', runs: 3, voiceSeconds: 42 },
       threads: [
         {
           id: 'th-1',
           title: 'Hello',
+          channel: 'chat',
           createdAt: at,
           updatedAt: at,
           messages: [

@@ -1,5 +1,6 @@
 import * as ndc from 'node-datachannel';
 import { afterAll } from 'vitest';
+import { withoutCandidates } from '../../../src/main/cli/voice-peer';
 import { gatheredDescription } from '../../../src/main/demo/voice/realtime-provider';
 import { speechInstallCommand, type SpeechEngines } from '../../../src/main/demo/voice/speech-engines';
 
@@ -47,7 +48,8 @@ export function useAppPeers(): () => Promise<AppPeer> {
       if (typeof message === 'string') messages.push(message);
     });
     const opened = new Promise<void>((resolve) => channel.onOpen(resolve));
-    const offer = await gatheredDescription(pc, () => pc.setLocalDescription());
+    // Without host candidates, as `agentdesk conformance` offers: the answerer cannot start the handshake first.
+    const offer = withoutCandidates(await gatheredDescription(pc, () => pc.setLocalDescription()));
     const connect = async (answer: string, ms = 8000): Promise<void> => {
       pc.setRemoteDescription(answer, 'answer');
       let timer: NodeJS.Timeout | undefined;

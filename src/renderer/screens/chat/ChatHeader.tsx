@@ -33,7 +33,7 @@ export function ChatHeader({
       title={title}
       onBack={onBack}
       logo={logo !== undefined && view ? <img className="chat-header__logo" src={logo} alt={view.name} width={48} height={48} /> : null}
-      subtitle={view?.description !== undefined ? <p className="chat-header__description">{view.description}</p> : null}
+      subtitle={view?.description !== undefined ? <p className="chat-header__description" title={view.description}>{view.description}</p> : null}
       action={canSignOut ? { label: t('chat.signOut'), busy: signingOut, onClick: onSignOut } : undefined}
       failure={signOutError ? { summary: t('chat.signOutFailed'), error: signOutError } : undefined}
     />
