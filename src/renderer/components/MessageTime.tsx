@@ -1,15 +1,15 @@
-import { useEffect, useState } from 'react';
+import { Fragment, useEffect, useState, type ReactElement } from 'react';
 import { useI18n } from '../i18n/I18nProvider';
-import { dayName, formatClock, formatFullDateTime, readTime, untilMidnight } from './message-time';
+import { dayName, dayStarts, formatClock, formatFullDateTime, readTime, untilMidnight } from './message-time';
 
 /**
  * A message's time ("14:05"), subtle: shown when its entry is hovered or something in it has focus
  * (chat.css), always in the page for screen readers; the full date and time are its title.
  */
-export function MessageTime({ at }: { at: string | undefined }) {
+export function MessageTime({ at }: { at: string | number | undefined }) {
   const { language } = useI18n();
-  const time = readTime(at);
-  if (time === undefined || at === undefined) return null;
+  const time = typeof at === 'number' ? at : readTime(at);
+  if (time === undefined) return null;
   const full = formatFullDateTime(time, language);
   return (
     <p className="item-time">
@@ -49,4 +49,24 @@ export function useDayNow(fixed?: number): number {
     return () => clearTimeout(timer);
   }, [fixed, now]);
   return fixed ?? now;
+}
+
+/**
+ * A transcript's list entries with a DaySeparator before the first dated entry of each local day.
+ * `render` gives each entry's own `<li>`; the separator is a sibling before it (same key scope).
+ */
+export function withDaySeparators<T>(
+  entries: readonly T[],
+  { timeOf, keyOf, now, render }: { timeOf: (entry: T) => number | undefined; keyOf: (entry: T) => string; now: number; render: (entry: T) => ReactElement },
+): ReactElement[] {
+  const days = dayStarts(entries, timeOf);
+  return entries.map((entry, index) => {
+    const dayStart = days.get(index);
+    return (
+      <Fragment key={keyOf(entry)}>
+        {dayStart === undefined ? null : <DaySeparator time={dayStart} now={now} />}
+        {render(entry)}
+      </Fragment>
+    );
+  });
 }

@@ -6,6 +6,9 @@ import { dayName, dayStarts, formatClock, untilMidnight } from '../../../src/ren
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import type { Language } from '../../../src/renderer/i18n/strings';
 import { Transcript } from '../../../src/renderer/screens/chat/Transcript';
+import { AgentCallTranscript } from '../../../src/renderer/screens/agentcall/AgentCallTranscript';
+import { foldUpdateAt, initialSessionState, itemTimeKey } from '../../../src/renderer/screens/agentcall/useAgentCallSession';
+import type { SessionItem } from '../../../src/shared/agentcall/session-view';
 import type { ItemHandlers } from '../../../src/renderer/screens/chat/TranscriptItems';
 
 // Local dates (the test's own time zone), so the days and clocks are the same wherever it runs.
@@ -128,5 +131,39 @@ describe('the day helpers', () => {
     expect(formatClock(local(2026, 3, 3, 21, 4).getTime(), 'en')).toBe('21:04');
     expect(formatClock(local(2026, 3, 3, 21, 4).getTime(), 'cs')).toBe('21:04');
     expect(untilMidnight(local(2026, 3, 3, 23, 0).getTime())).toBe(local(2026, 3, 4).getTime() - local(2026, 3, 3, 23, 0).getTime());
+  });
+});
+
+describe('message times (AgentCall transcript)', () => {
+  it('notes when each item arrived, once: an item changed later keeps its first time', () => {
+    const first = foldUpdateAt(local(2026, 3, 2, 23, 58).getTime())(initialSessionState, { type: 'user.text', id: 'u1', turn: 1, text: 'Hi' });
+    const second = foldUpdateAt(local(2026, 3, 3, 0, 2).getTime())(first, { type: 'user.text', id: 'u2', turn: 2, text: 'Again' });
+    expect(second.times.get('userText:u1')).toBe(local(2026, 3, 2, 23, 58).getTime());
+    expect(second.times.get('userText:u2')).toBe(local(2026, 3, 3, 0, 2).getTime());
+    // An update that adds nothing keeps the same map.
+    const same = foldUpdateAt(now)(second, { type: 'session.established' });
+    expect(same.times).toBe(second.times);
+  });
+
+  it('shows the times and a separator per day (Czech)', () => {
+    const sessionItems: SessionItem[] = [
+      { kind: 'userText', id: 'u1', turn: 1, text: 'Late question' },
+      { kind: 'agentText', id: 'r1', text: 'After midnight', state: 'completed' },
+    ];
+    const times = new Map([
+      [itemTimeKey(sessionItems[0]!), local(2026, 3, 2, 23, 58).getTime()],
+      [itemTimeKey(sessionItems[1]!), local(2026, 3, 3, 0, 2).getTime()],
+    ]);
+    const context = { agentName: 'Scanner', shownProposalId: undefined, endedWithSession: new Set<string>(), answerProposal: async () => undefined, restart: () => undefined };
+    const { container } = render(
+      <I18nProvider setting="cs">
+        <AgentCallTranscript items={sessionItems} times={times} context={context} thumbnail={() => undefined} now={now} />
+      </I18nProvider>,
+    );
+    expect(screen.getAllByRole('separator').map((separator) => separator.getAttribute('aria-label'))).toEqual(['Včera', 'Dnes']);
+    expect(within(entryOf('Late question')).getByText('23:58').getAttribute('title')).toBe('pondělí 2. března 2026 v 23:58');
+    expect(within(entryOf('After midnight')).getByText('00:02').tagName).toBe('TIME');
+    const entries = container.querySelectorAll('.transcript__item');
+    expect(entries[entries.length - 1]?.textContent).toContain('After midnight');
   });
 });

@@ -1,9 +1,9 @@
-import { Fragment, useState } from 'react';
+import { useState } from 'react';
 import type { ConversationItem } from '../../../shared/talkie/conversation';
 import { ErrorText, type ShownError } from '../../components/ErrorText';
 import { newestKey, StickyScroller } from '../../components/StickyScroller';
-import { DaySeparator, MessageTime, useDayNow } from '../../components/MessageTime';
-import { dayStarts, readTime } from '../../components/message-time';
+import { MessageTime, useDayNow, withDaySeparators } from '../../components/MessageTime';
+import { readTime } from '../../components/message-time';
 import { useI18n } from '../../i18n/I18nProvider';
 import { TranscriptItem, type ItemHandlers } from './TranscriptItems';
 
@@ -52,7 +52,6 @@ export function Transcript({
     );
   } else if (items.length === 0) body = <p className="muted transcript__empty">{t('chat.emptyConversation')}</p>;
   else {
-    const days = dayStarts(shown, (item) => readTime(item.at));
     body = (
       <>
         {hidden > 0 ? (
@@ -63,17 +62,16 @@ export function Transcript({
           </p>
         ) : null}
         <ol className="transcript__list">
-          {shown.map((item, index) => {
-            const dayStart = days.get(index);
-            return (
-              <Fragment key={`${item.kind}:${item.id}`}>
-                {dayStart === undefined ? null : <DaySeparator time={dayStart} now={now} />}
-                <li className={`transcript__item transcript__item--${item.kind}`}>
-                  <TranscriptItem item={item} handlers={handlers} />
-                  <MessageTime at={item.at} />
-                </li>
-              </Fragment>
-            );
+          {withDaySeparators(shown, {
+            timeOf: (item) => readTime(item.at),
+            keyOf: (item) => `${item.kind}:${item.id}`,
+            now,
+            render: (item) => (
+              <li className={`transcript__item transcript__item--${item.kind}`}>
+                <TranscriptItem item={item} handlers={handlers} />
+                <MessageTime at={item.at} />
+              </li>
+            ),
           })}
         </ol>
       </>
