@@ -9,6 +9,8 @@ import { Transcript } from '../../../src/renderer/screens/chat/Transcript';
 import { AgentCallTranscript } from '../../../src/renderer/screens/agentcall/AgentCallTranscript';
 import { foldUpdateAt, initialSessionState, itemTimeKey } from '../../../src/renderer/screens/agentcall/useAgentCallSession';
 import type { SessionItem } from '../../../src/shared/agentcall/session-view';
+import { AguiTranscript } from '../../../src/renderer/screens/agui/AguiTranscript';
+import { createThread, type AguiThreadView } from '../../../src/shared/agui/run-model';
 import type { ItemHandlers } from '../../../src/renderer/screens/chat/TranscriptItems';
 
 // Local dates (the test's own time zone), so the days and clocks are the same wherever it runs.
@@ -165,5 +167,27 @@ describe('message times (AgentCall transcript)', () => {
     expect(within(entryOf('After midnight')).getByText('00:02').tagName).toBe('TIME');
     const entries = container.querySelectorAll('.transcript__item');
     expect(entries[entries.length - 1]?.textContent).toContain('After midnight');
+  });
+});
+
+describe('message times (plain AG-UI transcript)', () => {
+  it('shows the time main stamped on each item, a separator per day, and none for undated history', () => {
+    const thread: AguiThreadView = {
+      ...createThread('t1'),
+      items: [
+        { kind: 'text', id: 'old', role: 'assistant', text: 'From a snapshot', streaming: false },
+        { kind: 'user', id: 'u1', text: 'Question yesterday', at: local(2026, 3, 2, 16, 45).getTime() },
+        { kind: 'text', id: 'm1', role: 'assistant', text: 'Answer today', streaming: false, at: local(2026, 3, 3, 8, 3).getTime() },
+      ],
+    };
+    render(
+      <I18nProvider setting="en">
+        <AguiTranscript thread={thread} now={now} />
+      </I18nProvider>,
+    );
+    expect(screen.getAllByRole('separator').map((separator) => separator.getAttribute('aria-label'))).toEqual(['Yesterday', 'Today']);
+    expect(within(entryOf('Question yesterday')).getByText('16:45').getAttribute('title')).toBe('Monday, 2 March 2026 at 16:45');
+    expect(within(entryOf('Answer today')).getByText('08:03').tagName).toBe('TIME');
+    expect(entryOf('From a snapshot').querySelector('time')).toBeNull();
   });
 });
