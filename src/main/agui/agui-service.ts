@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { buildResume, buildRunInput, parseForwardedProps, type InterruptAnswer } from '../../shared/agui/interrupts';
 import type { AguiServerView } from '../../shared/agui/ipc-schemas';
 import type { JsonObject } from '../../shared/agui/json-values';
+import { stampNewItems } from '../../shared/agui/item-times';
 import { addUserMessage, applyAguiEvent, beginRun, createThread, historyMessages, markRequestFailed, markStreamDropped, openInterrupts, type AguiThreadView } from '../../shared/agui/run-model';
 import { aguiThreadFileFormat, aguiThreadViewSchema, restoreThread } from '../../shared/agui/thread-persistence';
 import { diffThread } from '../../shared/agui/thread-update';
@@ -279,7 +280,7 @@ export class AguiService {
     const run: ActiveRun = { runId, abort, done, flush: () => undefined };
     this.runs.set(agentId, run);
     try {
-      state.thread = beginRun(base, { runId, ...(sent.resume === undefined ? {} : { resume: sent.resume }) });
+      state.thread = stampNewItems(state.thread, beginRun(base, { runId, ...(sent.resume === undefined ? {} : { resume: sent.resume }) }), this.now());
       state.lastRun = { messages: sent.messages, ...(sent.resume === undefined ? {} : { resume: sent.resume }) };
       await this.save(agentId, state);
       const token = (await this.deps.tokens.load(target.tokenAccount))?.accessToken;
@@ -326,7 +327,8 @@ export class AguiService {
         {
           onEvent: (event, dataChars) => {
             if (pending >= aguiServiceLimits.eventsPerBatch || pendingChars + dataChars > aguiServiceLimits.batchChars) flush();
-            state.thread = applyAguiEvent(state.thread, event);
+            // A MESSAGES_SNAPSHOT brings history: its messages' times are not known here.
+            state.thread = stampNewItems(state.thread, applyAguiEvent(state.thread, event), isSnapshot(event) ? undefined : this.now());
             pending += 1;
             pendingChars += dataChars;
             if (!scheduled) {
@@ -344,6 +346,7 @@ export class AguiService {
     flush();
     if (unknownLines > 0) this.deps.log.warn('agui', `the AG-UI server sent ${unknownLines} line(s) that are not SSE; they were ignored`);
     const live = state.thread.runState === 'starting' || state.thread.runState === 'running';
+    const streamed = state.thread;
     switch (end.kind) {
       case 'stopped':
         break;
@@ -361,6 +364,7 @@ export class AguiService {
         this.deps.log.info('agui', `a run on ${new URL(target.endpoint).host} was refused (${end.code})`);
         break;
     }
+    state.thread = stampNewItems(streamed, state.thread, this.now());
     await this.save(agentId, state);
     this.deps.events.emit('agui.runEnded', { agentId, runId, thread: state.thread });
   }
@@ -445,4 +449,8 @@ function problemError(problems: readonly Problem[], base: string): ServiceError 
     .join(' ')
     .slice(0, 1000);
   return new ServiceError('invalid_request', message || 'The request is not valid.', `${base}${first?.path ?? ''}`);
+}
+
+function isSnapshot(event: unknown): boolean {
+  return typeof event === 'object' && event !== null && (event as { type?: unknown }).type === 'MESSAGES_SNAPSHOT';
 }

@@ -13,6 +13,7 @@ const threadSchema = z.looseObject({
       content: z.string().max(200_000).optional(),
       channel: z.string().max(20).optional(),
       cards: z.array(z.unknown()).max(50).optional(),
+      createdAt: z.string().max(40).optional(),
     }),
   ).max(5000),
   actions: z.array(z.unknown()).max(500).optional(),
@@ -24,19 +25,26 @@ export function threadItems(json: unknown): { items: ConversationItem[]; actions
   const items: ConversationItem[] = [];
   for (const message of parsed.data.messages) {
     const text = message.content ?? '';
+    // The message's time goes on everything it brought (its cards too); a date that cannot be read is left out.
+    const at = readableTime(message.createdAt);
     if (message.channel === 'voice' && (message.role === 'user' || message.role === 'assistant')) {
       // What was said in a voice call (§10.3 transcripts) stays marked as spoken.
-      if (text !== '') items.push({ kind: 'spoken', id: message.id, role: message.role, text, state: 'final' });
-    } else if (message.role === 'user') items.push({ kind: 'user', id: message.id, text, state: 'sent' });
-    else if (message.role === 'assistant' && text !== '') items.push({ kind: 'assistant', id: message.id, text, streaming: false });
+      if (text !== '') items.push({ kind: 'spoken', id: message.id, role: message.role, text, state: 'final', ...at });
+    } else if (message.role === 'user') items.push({ kind: 'user', id: message.id, text, state: 'sent', ...at });
+    else if (message.role === 'assistant' && text !== '') items.push({ kind: 'assistant', id: message.id, text, streaming: false, ...at });
     for (const raw of message.cards ?? []) {
       const card = parseCard(raw);
-      if (card) items.push({ kind: 'card', id: card.id, card });
+      if (card) items.push({ kind: 'card', id: card.id, card, ...at });
     }
   }
   const actions = (parsed.data.actions ?? []).map(parseAction).filter((action): action is Action => action !== undefined);
-  for (const action of actions) items.push({ kind: 'action', id: action.id, action });
+  for (const action of actions) items.push({ kind: 'action', id: action.id, action, ...readableTime(action.createdAt) });
   return { items, actions };
+}
+
+/** `{ at }` for a date string that parses (bounded to 40 characters by the schemas), `{}` otherwise. */
+function readableTime(iso: string | undefined): { at?: string } {
+  return iso !== undefined && !Number.isNaN(Date.parse(iso)) ? { at: iso } : {};
 }
 
 const threadListSchema = z.looseObject({

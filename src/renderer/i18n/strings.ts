@@ -670,6 +670,8 @@ export const en = {
   'copy.done': 'Copied',
   'copy.failed': 'Could not copy',
   'message.copy': 'Copy the message',
+  'transcript.today': 'Today',
+  'transcript.yesterday': 'Yesterday',
 
   // Words for people: technical failures as sentences, the raw detail behind Details (i18n/error-words, components/ErrorText) (#15)
   'error.words.refused': 'The server refused the connection: it may not be running.',
@@ -1354,6 +1356,8 @@ export const cs: Catalogue = {
   'copy.done': 'Zkopírováno',
   'copy.failed': 'Nepodařilo se zkopírovat',
   'message.copy': 'Zkopírovat zprávu',
+  'transcript.today': 'Dnes',
+  'transcript.yesterday': 'Včera',
 
   // Srozumitelné chyby: technické selhání jako věta, surové podrobnosti pod Podrobnosti (i18n/error-words, components/ErrorText) (#15)
   'error.words.refused': 'Server spojení odmítl: možná neběží.',

@@ -42,10 +42,13 @@ const answerFieldSchema = z.strictObject({
 const answerFieldsSchema = z.array(answerFieldSchema).max(answerLimits.fields);
 
 /** One transcript item, every bound of the run model. */
+/** An item's time (ms since the epoch), optional: files written before it existed have none. */
+const at = z.number().int().min(0).max(8_640_000_000_000_000).optional();
+
 export const aguiItemSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('user'), id, text: s(aguiLimits.userTextChars), ...lane }),
-  z.strictObject({ kind: z.literal('text'), id, role: z.enum(['developer', 'system', 'assistant', 'user']), name: s(aguiLimits.nameChars).optional(), text: s(aguiLimits.textChars), streaming: z.boolean(), truncated: z.literal(true).optional(), ...lane }),
-  z.strictObject({ kind: z.literal('reasoning'), id, spanId: id.optional(), text: s(aguiLimits.reasoningChars), streaming: z.boolean(), truncated: z.literal(true).optional(), encryptedHidden: z.literal(true).optional(), ...lane }),
+  z.strictObject({ kind: z.literal('user'), id, text: s(aguiLimits.userTextChars), ...lane, at }),
+  z.strictObject({ kind: z.literal('text'), id, role: z.enum(['developer', 'system', 'assistant', 'user']), name: s(aguiLimits.nameChars).optional(), text: s(aguiLimits.textChars), streaming: z.boolean(), truncated: z.literal(true).optional(), ...lane, at }),
+  z.strictObject({ kind: z.literal('reasoning'), id, spanId: id.optional(), text: s(aguiLimits.reasoningChars), streaming: z.boolean(), truncated: z.literal(true).optional(), encryptedHidden: z.literal(true).optional(), ...lane, at }),
   z.strictObject({
     kind: z.literal('toolCall'),
     id,
@@ -58,10 +61,11 @@ export const aguiItemSchema = z.discriminatedUnion('kind', [
     state: z.enum(['streaming', 'called', 'completed', 'failed', 'incomplete']),
     result: toolResultSchema.optional(),
     ...lane,
+    at,
   }),
-  z.strictObject({ kind: z.literal('activity'), id, activityType: s(aguiLimits.nameChars), content: jsonObject(aguiLimits.activityChars), ...lane }),
-  z.strictObject({ kind: z.literal('custom'), id: s(aguiLimits.nameChars * 2 + 20), namespace: s(100), label: s(100), name: s(aguiLimits.nameChars), title: s(customLimits.titleChars), text: s(customLimits.textChars).optional(), json: s(customLimits.jsonChars).optional(), ...lane }),
-  z.strictObject({ kind: z.literal('error'), id: s(aguiLimits.idChars + 10), message: s(aguiLimits.errorChars), code: s(aguiLimits.codeChars).optional() }),
+  z.strictObject({ kind: z.literal('activity'), id, activityType: s(aguiLimits.nameChars), content: jsonObject(aguiLimits.activityChars), ...lane, at }),
+  z.strictObject({ kind: z.literal('custom'), id: s(aguiLimits.nameChars * 2 + 20), namespace: s(100), label: s(100), name: s(aguiLimits.nameChars), title: s(customLimits.titleChars), text: s(customLimits.textChars).optional(), json: s(customLimits.jsonChars).optional(), ...lane, at }),
+  z.strictObject({ kind: z.literal('error'), id: s(aguiLimits.idChars + 10), message: s(aguiLimits.errorChars), code: s(aguiLimits.codeChars).optional(), at }),
   z.strictObject({
     kind: z.literal('answer'),
     id: s(aguiLimits.idChars + 10),
@@ -69,6 +73,7 @@ export const aguiItemSchema = z.discriminatedUnion('kind', [
     question: s(Math.max(interruptLimits.messageChars, interruptLimits.reasonChars)),
     status: z.enum(['resolved', 'cancelled']),
     fields: answerFieldsSchema,
+    at,
   }),
 ]) satisfies z.ZodType<AguiItem>;
 

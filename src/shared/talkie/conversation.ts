@@ -21,7 +21,12 @@ export type RunUpdate =
   /** The stream dropped before the run ended; main reloads the thread (disconnect is not cancel). */
   | { type: 'run.interrupted'; message: string };
 
-export type ConversationItem =
+/**
+ * `at`: when the item was said, as an ISO date: the server's `createdAt` for a loaded thread, the
+ * moment it reached this app for a live run (a few hundred milliseconds after the server made it,
+ * so honest to show to the minute). Absent when neither is known (an older server's thread).
+ */
+export type ConversationItem = (
   | { kind: 'user'; id: string; text: string; state: 'sending' | 'sent' | 'failed' }
   | { kind: 'assistant'; id: string; text: string; streaming: boolean }
   | { kind: 'tool'; id: string; label: string; state: 'running' | 'ok' | 'error'; error?: string }
@@ -33,7 +38,8 @@ export type ConversationItem =
    * A line said in a voice call (§10): `hearing` until the provider's final transcript arrives,
    * `unavailable` when its transcription failed (a placeholder, never silently dropped).
    */
-  | { kind: 'spoken'; id: string; role: 'user' | 'assistant'; text: string; state: 'hearing' | 'final' | 'unavailable' };
+  | { kind: 'spoken'; id: string; role: 'user' | 'assistant'; text: string; state: 'hearing' | 'final' | 'unavailable' }
+) & { at?: string };
 
 export type RunState = 'idle' | 'running' | 'finished' | 'error' | 'cancelled' | 'interrupted';
 
@@ -50,12 +56,13 @@ export const emptyConversation: Conversation = { runState: 'idle', items: [] };
 /** Bounds that keep a hostile stream from growing the view without end. */
 export const conversationLimits = { items: 5000, textChars: 200_000 } as const;
 
-export function addUserMessage(conversation: Conversation, id: string, text: string): Conversation {
+/** `at` (an ISO date) is kept on each item the call adds; an item updated in place keeps its first time. */
+export function addUserMessage(conversation: Conversation, id: string, text: string, at?: string): Conversation {
   // A retry keeps the message's id and place (never a duplicate).
   const exists = conversation.items.some((item) => item.kind === 'user' && item.id === id);
   const items: ConversationItem[] = exists
     ? conversation.items.map((item) => (item.kind === 'user' && item.id === id ? { ...item, state: 'sending' } : item))
-    : [...conversation.items, { kind: 'user', id, text, state: 'sending' }];
+    : [...conversation.items, { kind: 'user', id, text, state: 'sending', ...stamp(at) }];
   return { ...conversation, items, runState: 'running' };
 }
 
@@ -63,7 +70,8 @@ export function markUserMessage(conversation: Conversation, id: string, state: '
   return { ...conversation, items: conversation.items.map((item) => (item.kind === 'user' && item.id === id ? { ...item, state } : item)) };
 }
 
-export function applyUpdate(conversation: Conversation, update: RunUpdate): Conversation {
+export function applyUpdate(conversation: Conversation, update: RunUpdate, at?: string): Conversation {
+  const upsert = (current: Conversation, next: ConversationItem) => upsertAt(current, next, at);
   switch (update.type) {
     case 'run.started':
       return {
@@ -107,7 +115,7 @@ export function applyUpdate(conversation: Conversation, update: RunUpdate): Conv
     case 'run.error': {
       const items = endStreaming(conversation.items);
       if (update.code === 'cancelled') return { ...conversation, runState: 'cancelled', items };
-      const error: ConversationItem = { kind: 'error', id: `error:${conversation.runId ?? ''}`, code: update.code, message: update.message, retryable: update.retryable };
+      const error: ConversationItem = { kind: 'error', id: `error:${conversation.runId ?? ''}`, code: update.code, message: update.message, retryable: update.retryable, ...stamp(at) };
       return { ...conversation, runState: 'error', items: [...items.filter((item) => item.id !== error.id), error] };
     }
     case 'run.interrupted':
@@ -117,7 +125,8 @@ export function applyUpdate(conversation: Conversation, update: RunUpdate): Conv
 
 /** A voice call's transcript line, added once and then updated in place (its id is the provider's item id). */
 export function addSpoken(conversation: Conversation, item: Omit<Extract<ConversationItem, { kind: 'spoken' }>, 'kind'>): Conversation {
-  return upsert(conversation, { kind: 'spoken', ...item, text: item.text.slice(0, conversationLimits.textChars) });
+  const { at, ...line } = item;
+  return upsertAt(conversation, { kind: 'spoken', ...line, text: line.text.slice(0, conversationLimits.textChars) }, at);
 }
 
 export function markCancelled(conversation: Conversation): Conversation {
@@ -132,13 +141,19 @@ function find<K extends ConversationItem['kind']>(conversation: Conversation, ki
   return conversation.items.find((item): item is Extract<ConversationItem, { kind: K }> => item.kind === kind && item.id === id);
 }
 
-function upsert(conversation: Conversation, next: ConversationItem): Conversation {
+function stamp(at: string | undefined): { at?: string } {
+  return at === undefined ? {} : { at };
+}
+
+/** A new item gets `at`; an item replaced in place keeps the time it first had. */
+function upsertAt(conversation: Conversation, next: ConversationItem, at: string | undefined): Conversation {
   const index = conversation.items.findIndex((item) => item.kind === next.kind && item.id === next.id);
   if (index === -1) {
     if (conversation.items.length >= conversationLimits.items) return conversation;
-    return { ...conversation, items: [...conversation.items, next] };
+    return { ...conversation, items: [...conversation.items, { ...next, ...stamp(at) }] };
   }
   const items = conversation.items.slice();
-  items[index] = next;
+  const first = conversation.items[index]?.at;
+  items[index] = first === undefined ? next : { ...next, at: first };
   return { ...conversation, items };
 }

@@ -65,14 +65,14 @@ export const runUpdateSchema = z.discriminatedUnion('type', [
 ]) satisfies z.ZodType<RunUpdate>;
 
 export const conversationItemSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('user'), id: s(200), text: s(200_000), state: z.enum(['sending', 'sent', 'failed']) }),
-  z.strictObject({ kind: z.literal('assistant'), id: s(200), text: s(200_000), streaming: z.boolean() }),
-  z.strictObject({ kind: z.literal('tool'), id: s(200), label: s(200), state: z.enum(['running', 'ok', 'error']), error: s(500).optional() }),
-  z.strictObject({ kind: z.literal('card'), id: s(200), card: cardSchema }),
-  z.strictObject({ kind: z.literal('action'), id: s(200), action: actionSchema }),
-  z.strictObject({ kind: z.literal('link'), id: s(4200), url: s(4096), label: s(200) }),
-  z.strictObject({ kind: z.literal('error'), id: s(300), code: s(64), message: s(2000), retryable: z.boolean() }),
-  z.strictObject({ kind: z.literal('spoken'), id: s(200), role: z.enum(['user', 'assistant']), text: s(200_000), state: z.enum(['hearing', 'final', 'unavailable']) }),
+  z.strictObject({ kind: z.literal('user'), id: s(200), text: s(200_000), state: z.enum(['sending', 'sent', 'failed']), at: s(40).optional() }),
+  z.strictObject({ kind: z.literal('assistant'), id: s(200), text: s(200_000), streaming: z.boolean(), at: s(40).optional() }),
+  z.strictObject({ kind: z.literal('tool'), id: s(200), label: s(200), state: z.enum(['running', 'ok', 'error']), error: s(500).optional(), at: s(40).optional() }),
+  z.strictObject({ kind: z.literal('card'), id: s(200), card: cardSchema, at: s(40).optional() }),
+  z.strictObject({ kind: z.literal('action'), id: s(200), action: actionSchema, at: s(40).optional() }),
+  z.strictObject({ kind: z.literal('link'), id: s(4200), url: s(4096), label: s(200), at: s(40).optional() }),
+  z.strictObject({ kind: z.literal('error'), id: s(300), code: s(64), message: s(2000), retryable: z.boolean(), at: s(40).optional() }),
+  z.strictObject({ kind: z.literal('spoken'), id: s(200), role: z.enum(['user', 'assistant']), text: s(200_000), state: z.enum(['hearing', 'final', 'unavailable']), at: s(40).optional() }),
 ]) satisfies z.ZodType<ConversationItem>;
 
 /** `firstMessage`: for a thread the server gives no title, its first user message as a title (threadTitleFromMessage), when main has seen it. */

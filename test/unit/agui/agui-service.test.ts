@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAguiDemoServer, type AguiDemoOptions, type AguiDemoServer } from '../../../src/main/demo/agui/agui-demo-server';
 import { buildResume, type InterruptAnswer } from '../../../src/shared/agui/interrupts';
+import { stampNewItems } from '../../../src/shared/agui/item-times';
 import { addUserMessage, beginRun, openInterrupts, type AguiItem, type AguiThreadView } from '../../../src/shared/agui/run-model';
 import { applyThreadUpdate, type AguiThreadUpdate } from '../../../src/shared/agui/thread-update';
 import { builtInAguiDemoId, type EventPayload } from '../../../src/shared/ipc/contract';
@@ -167,7 +168,11 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     expect(updates.every((update) => (update.items?.changed.length ?? 0) < thread.items.length)).toBe(true);
 
     // The renderer's side: the thread from agui.open, the user's message, beginRun, then every update.
-    const applied = applyAll(beginRun(addUserMessage(opened.thread, { id: 'user-1', text: 'What would change?' }), { runId }), updates);
+    // The renderer stamps the message it shows at once with its own clock (here: main's time, to compare).
+    const sentAt = thread.items.find((item) => item.id === 'user-1')?.at;
+    expect(sentAt).toBeTypeOf('number');
+    const begun = stampNewItems(opened.thread, beginRun(addUserMessage(opened.thread, { id: 'user-1', text: 'What would change?' }), { runId }), sentAt);
+    const applied = applyAll(begun, updates);
     expect(applied).toEqual(thread);
 
     const reasoning = ofKind(thread, 'reasoning');

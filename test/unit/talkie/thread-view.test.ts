@@ -21,4 +21,29 @@ describe('a stored thread (§9) as conversation items', () => {
       { kind: 'assistant', id: 'm2', text: 'Typed answer', streaming: false },
     ]);
   });
+
+  it('carries each message\'s createdAt onto its items (cards too) and an action\'s own createdAt; a date that cannot be read is left out', () => {
+    const view = threadItems({
+      messages: [
+        { id: 'm1', role: 'user', content: 'Hello', createdAt: '2026-03-01T09:15:00Z' },
+        { id: 'm2', role: 'assistant', content: 'Hi', createdAt: '2026-03-02T10:00:00.000Z', cards: [{ id: 'c1', fallbackText: 'Card' }] },
+        { id: 'm3', role: 'assistant', content: 'Undated', createdAt: 'yesterday-ish' },
+        { id: 'm4', role: 'assistant', content: 'No time' },
+      ],
+      actions: [{ id: 'a1', summary: 'Send it', riskLevel: 'low', status: 'pending', paramsHash: 'h', createdAt: '2026-03-02T10:01:00Z' }],
+    });
+    expect(view?.items.map((item) => [item.id, item.at])).toEqual([
+      ['m1', '2026-03-01T09:15:00Z'],
+      ['m2', '2026-03-02T10:00:00.000Z'],
+      ['c1', '2026-03-02T10:00:00.000Z'],
+      ['m3', undefined],
+      ['m4', undefined],
+      ['a1', '2026-03-02T10:01:00Z'],
+    ]);
+    expect(view?.items.find((item) => item.id === 'm3')).not.toHaveProperty('at');
+  });
+
+  it('rejects a thread whose message time is longer than any date', () => {
+    expect(threadItems({ messages: [{ id: 'm1', role: 'user', content: 'x', createdAt: '2'.repeat(41) }] })).toBeUndefined();
+  });
 });

@@ -265,7 +265,7 @@ export function AgentCallScreen({
                 {t('agentcall.focus')} <ObjectRefText value={view.focus.objectRef} />
               </p>
             ) : null}
-            <AgentCallTranscript items={view.items} context={itemContext} thumbnail={thumbnail} />
+            <AgentCallTranscript items={view.items} times={state.times} context={itemContext} thumbnail={thumbnail} />
             <div className="run-status">
               <p className="run-status__text" role="status" aria-live="polite">
                 {view.runActive ? <span className="spinner" aria-hidden="true" /> : null}

@@ -18,9 +18,19 @@ export interface SessionState {
   view: SessionView;
   /** Proposals that were still shown when the session ended (the view calls them invalidated too). */
   endedWithSession: ReadonlySet<string>;
+  /**
+   * When each item (by `itemTimeKey`) reached this screen, in ms since the epoch. AgentCall's events
+   * carry no time, and the session is live (main ends an old one when a new one opens), so the
+   * moment an item arrived is when it was said, to the minute: that is the time the screen shows.
+   */
+  times: ReadonlyMap<string, number>;
 }
 
-export const initialSessionState: SessionState = { view: emptySessionView, endedWithSession: new Set() };
+export const initialSessionState: SessionState = { view: emptySessionView, endedWithSession: new Set(), times: new Map() };
+
+export function itemTimeKey(item: { kind: string; id: string }): string {
+  return `${item.kind}:${item.id}`;
+}
 
 /** Folds one update, remembering which shown proposal the end of the session (not a new object) invalidated. */
 export function foldUpdate(state: SessionState, update: SessionUpdate): SessionState {
@@ -29,7 +39,23 @@ export function foldUpdate(state: SessionState, update: SessionUpdate): SessionS
     const shown = state.view.items.filter((item) => item.kind === 'teaching' && item.state === 'shown').map((item) => item.id);
     if (shown.length > 0) endedWithSession = new Set([...endedWithSession, ...shown]);
   }
-  return { view: applySessionUpdate(state.view, update), endedWithSession };
+  return { view: applySessionUpdate(state.view, update), endedWithSession, times: state.times };
+}
+
+/** `foldUpdate` that also notes `now` as the time of each item the update added (an item changed in place keeps its first time). */
+export function foldUpdateAt(now: number): (state: SessionState, update: SessionUpdate) => SessionState {
+  return (state, update) => {
+    const next = foldUpdate(state, update);
+    if (next.view.items === state.view.items) return next;
+    let times: Map<string, number> | undefined;
+    for (const item of next.view.items) {
+      const key = itemTimeKey(item);
+      if (state.times.has(key) || times?.has(key)) continue;
+      times ??= new Map(state.times);
+      times.set(key, now);
+    }
+    return times ? { ...next, times } : next;
+  };
 }
 
 /** Events for a session key that open has not returned yet are kept (bounded) until it has. */
@@ -82,7 +108,7 @@ class AgentCallSession {
         return;
       }
       if (payload.sessionKey !== key) return;
-      this.change((current) => payload.updates.reduce(foldUpdate, current));
+      this.change((current) => payload.updates.reduce(foldUpdateAt(Date.now()), current));
     });
   }
 
@@ -99,7 +125,7 @@ class AgentCallSession {
     this.open();
   };
 
-  readonly applyLocal = (updates: SessionUpdate[]): void => this.change((current) => updates.reduce(foldUpdate, current));
+  readonly applyLocal = (updates: SessionUpdate[]): void => this.change((current) => updates.reduce(foldUpdateAt(Date.now()), current));
 
   private open(): void {
     this.opened = true;
@@ -129,8 +155,9 @@ class AgentCallSession {
       }
       const { sessionKey: key, agent, updates } = result.value;
       this.sessionKey = key;
-      let next = updates.reduce(foldUpdate, this.latest);
-      for (const payload of buffered) if (payload.sessionKey === key) next = payload.updates.reduce(foldUpdate, next);
+      const fold = foldUpdateAt(Date.now());
+      let next = updates.reduce(fold, this.latest);
+      for (const payload of buffered) if (payload.sessionKey === key) next = payload.updates.reduce(fold, next);
       this.latest = next;
       this.publish({ connection: { status: 'open', sessionKey: key, agent }, state: next });
     });

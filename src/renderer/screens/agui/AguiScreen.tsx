@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { InterruptAnswer } from '../../../shared/agui/interrupts';
+import { stampNewItems } from '../../../shared/agui/item-times';
 import { addUserMessage, openInterrupts, toolCallArgs, type AguiThreadView } from '../../../shared/agui/run-model';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { AgentHeader } from '../../components/AgentHeader';
@@ -110,7 +111,7 @@ export function AguiScreen({
         requestSettled();
         return result.error;
       }
-      changeThread((current) => (current.items.some((item) => item.kind === 'user' && item.id === messageId) ? current : addUserMessage(current, { id: messageId, text })));
+      changeThread((current) => (current.items.some((item) => item.kind === 'user' && item.id === messageId) ? current : stampNewItems(current, addUserMessage(current, { id: messageId, text }), Date.now())));
       runStarted(result.value.runId);
       return undefined;
     },

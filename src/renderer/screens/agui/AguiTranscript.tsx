@@ -1,5 +1,6 @@
 import { groupBySubagent, type AguiItem, type AguiThreadView, type SubagentGroup } from '../../../shared/agui/run-model';
 import { newestKey, StickyScroller } from '../../components/StickyScroller';
+import { MessageTime, useDayNow, withDaySeparators } from '../../components/MessageTime';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import { AguiItemView } from './AguiItems';
@@ -69,6 +70,7 @@ function SubagentGroupView({ group }: { group: SubagentGroup }) {
           {group.items.map((item) => (
             <li key={`${item.kind}:${item.id}`} className={itemClass(item)}>
               <AguiItemView item={item} />
+              <MessageTime at={item.at} />
             </li>
           ))}
         </ol>
@@ -78,8 +80,9 @@ function SubagentGroupView({ group }: { group: SubagentGroup }) {
 }
 
 /** The thread's transcript. Not a live region: the status line below it announces how the run goes. */
-export function AguiTranscript({ thread }: { thread: AguiThreadView }) {
+export function AguiTranscript({ thread, now: fixedNow }: { thread: AguiThreadView; /** Now, for "Today" and "Yesterday" (tests fix it). */ now?: number }) {
   const { t } = useI18n();
+  const now = useDayNow(fixedNow);
   const entries = transcriptEntries(thread);
   return (
     <StickyScroller
@@ -93,17 +96,23 @@ export function AguiTranscript({ thread }: { thread: AguiThreadView }) {
         <p className="muted transcript__empty">{t('agui.empty')}</p>
       ) : (
         <ol className="transcript__list">
-          {entries.map((entry) =>
-            entry.kind === 'item' ? (
-              <li key={`${entry.item.kind}:${entry.item.id}`} className={itemClass(entry.item)}>
-                <AguiItemView item={entry.item} />
-              </li>
-            ) : (
-              <li key={`subagent:${entry.group.subagentRunId}`} className="transcript__item agui-entry agui-entry--subagent">
-                <SubagentGroupView group={entry.group} />
-              </li>
-            ),
-          )}
+          {withDaySeparators(entries, {
+            // A subagent's group starts its day with its first item.
+            timeOf: (entry) => (entry.kind === 'item' ? entry.item.at : entry.group.items[0]?.at),
+            keyOf: (entry) => (entry.kind === 'item' ? `${entry.item.kind}:${entry.item.id}` : `subagent:${entry.group.subagentRunId}`),
+            now,
+            render: (entry) =>
+              entry.kind === 'item' ? (
+                <li className={itemClass(entry.item)}>
+                  <AguiItemView item={entry.item} />
+                  <MessageTime at={entry.item.at} />
+                </li>
+              ) : (
+                <li className="transcript__item agui-entry agui-entry--subagent">
+                  <SubagentGroupView group={entry.group} />
+                </li>
+              ),
+          })}
         </ol>
       )}
     </StickyScroller>

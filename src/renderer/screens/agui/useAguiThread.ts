@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AguiServerView } from '../../../shared/agui/ipc-schemas';
+import { stampNewItems } from '../../../shared/agui/item-times';
 import { beginRun, type AguiThreadView } from '../../../shared/agui/run-model';
 import { applyThreadUpdate, type AguiThreadUpdate } from '../../../shared/agui/thread-update';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
@@ -136,7 +137,8 @@ export function useAguiThread(api: AgentDeskApi, agentId: string): AguiThreadHan
       change((current) => {
         // Its updates (or its end) may have arrived before the answer: the thread is already further on.
         if (current.runId === runId && current.runState !== 'idle') return current;
-        return beginRun(current, { runId, ...(resume === undefined ? {} : { resume }) });
+        // The answers it records get this screen's time; main's own (the same minute) comes with the run's end.
+        return stampNewItems(current, beginRun(current, { runId, ...(resume === undefined ? {} : { resume }) }), Date.now());
       });
       for (const payload of kept) apply(payload.update);
     },

@@ -2,6 +2,8 @@ import { useState } from 'react';
 import type { ConversationItem } from '../../../shared/talkie/conversation';
 import { ErrorText, type ShownError } from '../../components/ErrorText';
 import { newestKey, StickyScroller } from '../../components/StickyScroller';
+import { MessageTime, useDayNow, withDaySeparators } from '../../components/MessageTime';
+import { readTime } from '../../components/message-time';
 import { useI18n } from '../../i18n/I18nProvider';
 import { TranscriptItem, type ItemHandlers } from './TranscriptItems';
 
@@ -20,14 +22,18 @@ export function Transcript({
   loadError,
   onRetryLoad,
   handlers,
+  now: fixedNow,
 }: {
   items: ConversationItem[];
   loading: boolean;
   loadError: ShownError | undefined;
   onRetryLoad: () => void;
   handlers: ItemHandlers;
+  /** Now, for "Today" and "Yesterday" (tests fix it; otherwise read at mount and at each midnight). */
+  now?: number;
 }) {
   const { t } = useI18n();
+  const now = useDayNow(fixedNow);
   const [shownCount, setShownCount] = useState(transcriptPageSize);
   const hidden = Math.max(0, items.length - shownCount);
   const shown = hidden > 0 ? items.slice(hidden) : items;
@@ -56,11 +62,17 @@ export function Transcript({
           </p>
         ) : null}
         <ol className="transcript__list">
-          {shown.map((item) => (
-            <li key={`${item.kind}:${item.id}`} className={`transcript__item transcript__item--${item.kind}`}>
-              <TranscriptItem item={item} handlers={handlers} />
-            </li>
-          ))}
+          {withDaySeparators(shown, {
+            timeOf: (item) => readTime(item.at),
+            keyOf: (item) => `${item.kind}:${item.id}`,
+            now,
+            render: (item) => (
+              <li className={`transcript__item transcript__item--${item.kind}`}>
+                <TranscriptItem item={item} handlers={handlers} />
+                <MessageTime at={item.at} />
+              </li>
+            ),
+          })}
         </ol>
       </>
     );

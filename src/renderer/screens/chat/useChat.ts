@@ -125,7 +125,7 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
         const known = latestRef.current.items.some((item) => item.kind === 'action' && item.id === update.action.id);
         if (!known) setAnnouncement(t('chat.action.newAnnounce', { summary: update.action.summary }));
       }
-      change((current) => applyUpdate(current, update));
+      change((current) => applyUpdate(current, update, receivedNow()));
     },
     [change, t, latestRef],
   );
@@ -146,7 +146,7 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
           change((current) =>
             current.runState === 'error'
               ? current
-              : applyUpdate(current, { type: 'run.error', code: outcome.code ?? 'internal', message: outcome.message ?? '', retryable: outcome.retryable ?? false }),
+              : applyUpdate(current, { type: 'run.error', code: outcome.code ?? 'internal', message: outcome.message ?? '', retryable: outcome.retryable ?? false }, receivedNow()),
           );
           break;
         case 'not_sent': {
@@ -228,7 +228,7 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
       setNote(undefined);
       setCancelError(undefined);
       setFailure(messageId, undefined);
-      change((current) => addUserMessage(current, messageId, text));
+      change((current) => addUserMessage(current, messageId, text, receivedNow()));
       const result = await call(() => api.talkie.send({ agentId, messageId, text, ...(threadId === undefined ? {} : { threadId }) }));
       if (run.current !== followed) return; // the user moved to another conversation meanwhile
       if (!result.ok) {
@@ -336,8 +336,9 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
   const replaceAction = useCallback(
     (updates: RunUpdate[], action: Extract<RunUpdate, { type: 'action' }>) => {
       change((current) => {
-        let next = updates.reduce(applyUpdate, current);
-        next = applyUpdate(next, action);
+        const at = receivedNow();
+        let next = updates.reduce((folded, update) => applyUpdate(folded, update, at), current);
+        next = applyUpdate(next, action, at);
         // A decision's events add items; they never change the run this screen follows.
         return { ...next, runState: current.runState, runId: current.runId, threadId: current.threadId };
       });
@@ -378,14 +379,15 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
         }
       }
       change((current) => {
-        const next = updates.reduce(applyUpdate, current);
+        const at = receivedNow();
+        const next = updates.reduce((folded, update) => applyUpdate(folded, update, at), current);
         return { ...next, runState: current.runState, runId: current.runId, threadId: current.threadId };
       });
     },
     [change, latestRef, t],
   );
 
-  const addSpokenLine = useCallback((line: Parameters<Chat['addSpokenLine']>[0]) => change((current) => addSpoken(current, line)), [change]);
+  const addSpokenLine = useCallback((line: Parameters<Chat['addSpokenLine']>[0]) => change((current) => addSpoken(current, { ...line, at: receivedNow() })), [change]);
 
   const adoptThread = useCallback(
     (threadId: string) => {
@@ -409,7 +411,7 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
         const shown = new Set(current.items.filter((item) => item.kind === 'card').map((item) => item.id));
         const updates: RunUpdate[] = [];
         for (const item of result.value.items) if (item.kind === 'card' && shown.has(item.id)) updates.push({ type: 'card', card: item.card });
-        return updates.reduce(applyUpdate, current);
+        return updates.reduce((folded, update) => applyUpdate(folded, update), current);
       });
     },
     [agentId, api, change, latestRef],
@@ -457,4 +459,12 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
     applyVoiceDecision: showDecision,
     adoptThread,
   };
+}
+
+/**
+ * The time a live item reached the renderer, as an ISO date: shown as the item's time (to the
+ * minute) for what arrives while the screen is open; a loaded thread carries the server's own times.
+ */
+function receivedNow(): string {
+  return new Date().toISOString();
 }

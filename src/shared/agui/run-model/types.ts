@@ -36,7 +36,12 @@ export interface ToolResultView {
   media?: { type: 'image' | 'audio' | 'video' | 'document'; mimeType?: string }[];
 }
 
-export type AguiItem =
+/**
+ * `at` (ms since the epoch): when main received the item (`stampNewItems`). AG-UI events carry no
+ * time main keeps, and main folds them as they stream, so the moment of arrival is when the item was
+ * said, to the minute. Items a MESSAGES_SNAPSHOT brings back (history) get none: it is not known.
+ */
+export type AguiItem = (
   /** A message the user typed here (`addUserMessage`), or a user message from MESSAGES_SNAPSHOT. */
   | { kind: 'user'; id: string; text: string; subagentRunId?: string }
   | { kind: 'text'; id: string; role: TextRole; name?: string; text: string; streaming: boolean; truncated?: true; subagentRunId?: string }
@@ -65,7 +70,8 @@ export type AguiItem =
    * The user's answer to an interrupt, recorded when the run that carries it starts (so the thread
    * shows what was approved or declined); never sent back to the agent as a message.
    */
-  | { kind: 'answer'; id: string; interruptId: string; question: string; status: 'resolved' | 'cancelled'; fields: AnswerField[] };
+  | { kind: 'answer'; id: string; interruptId: string; question: string; status: 'resolved' | 'cancelled'; fields: AnswerField[] }
+) & { at?: number };
 
 /** A resume[] entry on its way, with what the transcript will record of it. */
 export interface PendingAnswer {
