@@ -17,8 +17,13 @@ import { aguiLimits, finishArgs, type AguiItem, type AguiNote, type AguiOpenChun
  */
 export const threadFileLimits = { chars: 16_000_000 } as const;
 
-/** `agui-threads/<agentId>.json`: the view's own `version` (1 since it exists); a schema change adds a version and its migration here. */
-export const aguiThreadFileFormat: SavedFileFormat = { versionField: 'version', current: 1, migrations: {} };
+/**
+ * `agui-threads/<agentId>.json`: the view's own `version`; a schema change adds a version and its migration here.
+ * - 1: the first.
+ * - 2 (#15): an item may carry `at`, when main received it (an older AgentDesk's strict schema would
+ *   refuse such a file, so it is a new version: an older app leaves it untouched). 1 → 2 converts nothing.
+ */
+export const aguiThreadFileFormat: SavedFileFormat = { versionField: 'version', current: 2, migrations: { 1: (document) => document } };
 
 const s = (max: number) => z.string().max(max);
 const id = s(aguiLimits.idChars);
@@ -112,7 +117,7 @@ const chunkSchema = z.strictObject({ kind: z.enum(['text', 'tool', 'reasoning'])
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 export const aguiThreadViewSchema = z.strictObject({
-  version: z.literal(1),
+  version: z.literal(2),
   threadId: id,
   runId: id.optional(),
   runState: z.enum(['idle', 'starting', 'running', 'finished', 'awaitingInput', 'cancelled', 'error', 'dropped']),

@@ -94,7 +94,7 @@ describe('serializeThread / restoreThread', () => {
   it('refuses a corrupt or tampered file with stable codes', () => {
     const good = JSON.parse(serializeThread(interruptedThread())) as Record<string, unknown>;
     expect(restoreThread('{not json')).toMatchObject({ ok: false, problems: [{ code: 'thread_not_json' }] });
-    expect(restoreThread({ ...good, version: 2 })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/version' }] });
+    expect(restoreThread({ ...good, version: 3 })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/version' }] });
     expect(restoreThread({ ...good, extra: true })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid' }] });
     expect(restoreThread({ ...good, items: [{ kind: 'text', id: 'x', role: 'assistant', text: 'y'.repeat(300_000), streaming: false }] })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/items/0/text' }] });
     let deep: unknown = 1;

@@ -12,7 +12,7 @@ import { approvalsFileFormat, EndpointApprovals } from '../../../src/main/talkie
 import { aguiThreadFileFormat, restoreThread } from '../../../src/shared/agui/thread-persistence';
 import { builtInAguiDemoId } from '../../../src/shared/ipc/contract';
 import { settingsFileFormat } from '../../../src/shared/settings/settings';
-import { oldestReadableVersion, type SavedFileFormat } from '../../../src/shared/storage/saved-file-format';
+import { oldestReadableVersion, readSavedDocument, type SavedFileFormat } from '../../../src/shared/storage/saved-file-format';
 import { memoryLogger } from '../../support/logger';
 import { startTestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
@@ -107,7 +107,10 @@ describe('saved files: versions and fixtures', () => {
     try {
       expect(app.notices.list()).toEqual([]);
       const opened = await app.call('agui.open', { agentId: builtInAguiDemoId });
-      const restored = restoreThread(await json(threadFixture));
+      // What the v1 file becomes through its migrations (1 → 2 converts nothing but the version).
+      const migrated = readSavedDocument(await readFile(threadFixture, 'utf8'), aguiThreadFileFormat);
+      expect(migrated).toMatchObject({ kind: 'current', fromVersion: 1 });
+      const restored = restoreThread(migrated.kind === 'current' ? migrated.document : undefined);
       expect(restored.ok).toBe(true);
       expect(opened).toMatchObject({ ok: true, value: { forwardedProps: '{"locale":"cs","fixture":true}', thread: restored.ok ? restored.view : undefined } });
       expect(opened.ok && opened.value.thread.interrupts.filter((entry) => entry.status === 'open')).toHaveLength(1);

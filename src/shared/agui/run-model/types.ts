@@ -118,7 +118,7 @@ export interface AguiOpenChunk {
 }
 
 export interface AguiThreadView {
-  version: 1;
+  version: 2;
   threadId: string;
   /** The current (or last) run. */
   runId?: string;
@@ -176,7 +176,7 @@ export const aguiLimits = {
 } as const;
 
 export function createThread(threadId: string): AguiThreadView {
-  return { version: 1, threadId, runState: 'idle', items: [], steps: [], subagents: [], interrupts: [], notes: [], noteCount: 0, eventCount: 0, droppedItems: 0, openChunks: [], openSpans: [] };
+  return { version: 2, threadId, runState: 'idle', items: [], steps: [], subagents: [], interrupts: [], notes: [], noteCount: 0, eventCount: 0, droppedItems: 0, openChunks: [], openSpans: [] };
 }
 
 export interface ApplyOptions {
