@@ -72,7 +72,20 @@ async function voice(client: TalkieClient, options: Options, report: (result: Ch
   }
   const checks = await import('./voice-conformance').catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
   if (checks instanceof Error) return skip(`WebRTC (node-datachannel) cannot be loaded on this machine, so voice was not checked: ${checks.message}`);
+  voicePeersLoaded = true;
   await checks.voiceChecks(client, { dev: options.dev }, report);
+}
+
+let voicePeersLoaded = false;
+
+/**
+ * Frees node-datachannel's threads if the voice checks used it, so the process can exit: called once by
+ * the process's owner (the CLI, after the command), never by the checks themselves.
+ */
+export async function releaseVoicePeers(): Promise<void> {
+  if (!voicePeersLoaded) return;
+  voicePeersLoaded = false;
+  (await import('./voice-peer')).releaseWebRtc();
 }
 
 type Check = (client: TalkieClient) => Promise<CheckResult>;

@@ -3,7 +3,7 @@ import packageJson from '../../../package.json';
 import { aguiChat } from './agui-chat';
 import { chat } from './chat';
 import { parseScanTimeout, readers, scan } from './nfc';
-import { conformance } from './conformance';
+import { conformance, releaseVoicePeers } from './conformance';
 import { exitCodes, processIo, UsageError } from './output';
 import { photo } from './photo';
 import { probe } from './probe';
@@ -95,7 +95,11 @@ export async function main(argv: string[]): Promise<number> {
       if (positionals.length !== 1) throw new UsageError('agentdesk photo needs exactly one image file.');
       return photo(positionals[0]!, { json: values.json, out: values.out }, processIo);
     case 'conformance':
-      return conformance(address(), { dev: values.dev, token, json: values.json, waitExpiry: values['wait-expiry'], voice: !values['no-voice'] }, processIo);
+      try {
+        return await conformance(address(), { dev: values.dev, token, json: values.json, waitExpiry: values['wait-expiry'], voice: !values['no-voice'] }, processIo);
+      } finally {
+        await releaseVoicePeers();
+      }
     case 'readers':
       return readers({ json: values.json }, processIo);
     case 'scan':

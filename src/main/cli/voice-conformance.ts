@@ -10,7 +10,7 @@ import { postSdpOffer, SdpError } from '../talkie/sdp-exchange';
 import { describe, TalkieClient, TalkieError } from '../talkie/talkie-client';
 import { VoiceService } from '../talkie/voice-service';
 import { CheckFailed, expect, refusal, type CheckResult } from './checks';
-import { createVoiceOfferer, opusProfile, releaseWebRtc, within, type VoiceOfferer } from './voice-peer';
+import { createVoiceOfferer, opusProfile, within, type VoiceOfferer } from './voice-peer';
 
 /**
  * `agentdesk conformance`: Talkie §10 voice, for a test-mode server whose manifest offers voice.
@@ -209,8 +209,9 @@ export async function voiceChecks(client: TalkieClient, options: VoiceCheckOptio
 
     await clientChecks(client.manifest, capability, answer, session, policy, run);
   } finally {
+    // node-datachannel's threads are freed once, by the process's owner (main.ts, after the command):
+    // another peer in this process (a demo's provider in a test) may still be open.
     hangUp();
-    releaseWebRtc();
   }
 }
 

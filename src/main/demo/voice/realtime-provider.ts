@@ -156,6 +156,7 @@ export function offerAudioMid(sdp: string): string | undefined {
 
 export function createRealtimeProvider(options: RealtimeProviderOptions): RealtimeProvider {
   const calls: Call[] = [];
+  const retired: Call[] = [];
   let callsMade = 0;
   const clientMessages: unknown[] = [];
   const energy: number[] = [];
@@ -308,6 +309,9 @@ export function createRealtimeProvider(options: RealtimeProviderOptions): Realti
     },
     close() {
       for (const call of calls.splice(0)) {
+        // Kept for the life of the process: libdatachannel's threads may still call into a closed call's
+        // wrappers, and ndc.cleanup() after they were garbage-collected crashes the process (seen here).
+        retired.push(call);
         clearInterval(call.watch);
         call.conversation.close();
         try {
