@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import * as ndc from 'node-datachannel';
+import { keepUntilExit } from '../../src/main/platform/keep-until-exit';
 import { gatheredDescription } from '../../src/main/demo/voice/realtime-provider';
 import { json, manifestFor, startLoopbackServer, type TestServer } from './loopback-server';
 
@@ -229,6 +230,7 @@ export function ndcAnswerer(): NdcAnswerer {
     },
     close() {
       for (const call of calls.splice(0)) {
+        keepUntilExit(call);
         try {
           call.channel?.close();
           call.track.close();

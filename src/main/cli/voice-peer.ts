@@ -1,4 +1,5 @@
 import * as ndc from 'node-datachannel';
+import { keepUntilExit } from '../platform/keep-until-exit';
 import { gatheredDescription } from '../demo/voice/realtime-provider';
 
 /**
@@ -43,6 +44,7 @@ export async function createVoiceOfferer(name = 'agentdesk-voice'): Promise<Voic
   const track = pc.addTrack(audio);
   const channel = pc.createDataChannel('oai-events');
   const close = () => {
+    keepUntilExit(pc, track, channel);
     for (const step of [() => channel.close(), () => track.close(), () => pc.close()]) {
       try {
         step();

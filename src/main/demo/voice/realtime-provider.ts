@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import * as ndc from 'node-datachannel';
+import { keepUntilExit } from '../../platform/keep-until-exit';
 import { httpErrors, sendError, TalkieHttpError } from '../http-util';
 import { DemoConversation, type ProviderEvent, type SpeechEngines } from './demo-conversation';
 import { createEspeakTts } from './espeak-tts';
@@ -156,7 +157,6 @@ export function offerAudioMid(sdp: string): string | undefined {
 
 export function createRealtimeProvider(options: RealtimeProviderOptions): RealtimeProvider {
   const calls: Call[] = [];
-  const retired: Call[] = [];
   let callsMade = 0;
   const clientMessages: unknown[] = [];
   const energy: number[] = [];
@@ -309,9 +309,7 @@ export function createRealtimeProvider(options: RealtimeProviderOptions): Realti
     },
     close() {
       for (const call of calls.splice(0)) {
-        // Kept for the life of the process: libdatachannel's threads may still call into a closed call's
-        // wrappers, and ndc.cleanup() after they were garbage-collected crashes the process (seen here).
-        retired.push(call);
+        keepUntilExit(call);
         clearInterval(call.watch);
         call.conversation.close();
         try {
