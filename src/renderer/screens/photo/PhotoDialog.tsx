@@ -33,8 +33,8 @@ export function PhotoDialog({ api, onSend, onClose, initialFile }: PhotoDialogPr
   };
 
   return (
-    <div className="photo-dialog" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
-      <div ref={panel} className="photo-dialog__panel" role="dialog" aria-modal="true" aria-labelledby={titleId} onKeyDown={onKeyDown}>
+    <div className="modal" onMouseDown={(event) => event.target === event.currentTarget && onClose()}>
+      <div ref={panel} className="modal__panel photo-dialog__panel" role="dialog" aria-modal="true" aria-labelledby={titleId} onKeyDown={onKeyDown}>
         <div className="photo-dialog__header">
           <h2 id={titleId} className="card__title">
             {t('photo.dialogTitle')}

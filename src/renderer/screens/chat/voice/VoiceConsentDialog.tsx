@@ -24,8 +24,8 @@ export function VoiceConsentDialog({ serverName, hosts, onContinue, onCancel }: 
   };
 
   return (
-    <div className="voice-dialog" onMouseDown={(event) => event.target === event.currentTarget && onCancel()}>
-      <div ref={panel} className="voice-dialog__panel" role="dialog" aria-modal="true" aria-labelledby={titleId} aria-describedby={bodyId} onKeyDown={onKeyDown}>
+    <div className="modal" onMouseDown={(event) => event.target === event.currentTarget && onCancel()}>
+      <div ref={panel} className="modal__panel" role="dialog" aria-modal="true" aria-labelledby={titleId} aria-describedby={bodyId} onKeyDown={onKeyDown}>
         <h2 id={titleId} className="card__title">
           {t('voice.consent.title', { name: serverName })}
         </h2>
