@@ -41,8 +41,9 @@ describe('chatting with the built-in demo agent in Chromium', () => {
       // The action's own line says done and its result card arrives (not just any "done" on the page:
       // the first such text in the transcript may be an earlier tool line, off-screen and not painted).
       await explainFailure(page, 'chat-confirm-failed', async () => {
-        await transcript.getByRole('article', { name: 'Save the test note "talkie-test"' }).getByText('Status: done').waitFor();
-        await transcript.getByRole('article', { name: 'Test action done' }).waitFor();
+        // A bound, not a timing: this step outlasted Playwright's 30 s once on a machine running four other test suites.
+        await transcript.getByRole('article', { name: 'Save the test note "talkie-test"' }).getByText('Status: done').waitFor({ timeout: 60_000 });
+        await transcript.getByRole('article', { name: 'Test action done' }).waitFor({ timeout: 60_000 });
       });
       await waitForNewestMessageInView(page);
       await app.screenshot('chat-demo-1280x800');
