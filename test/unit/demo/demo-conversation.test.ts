@@ -3,6 +3,7 @@ import { SpeechEngineError } from '../../../src/main/demo/voice/bounded-process'
 import { DemoConversation, demoReply, type ProviderEvent, type SpeechEngines } from '../../../src/main/demo/voice/demo-conversation';
 import { concatSamples, silence } from '../../../src/main/demo/voice/pcm';
 import { interpretRealtimeEvent, realtimeEventTypes, sessionTurnDetection, turnDetectionUpdate } from '../../../src/shared/talkie/voice/realtime-events';
+import { functionCallTurn } from './provider-turns';
 
 /**
  * The demo provider's turn logic (#16) without WebRTC or real engines: audio in as PCM, a scripted
@@ -79,20 +80,7 @@ describe('demo conversation (#16)', () => {
   it('"send the offer" → the full user turn, then a send_offer function call; the output is read aloud on response.create', async () => {
     const h = harness(['send the offer']);
     await say(h);
-    expect(h.types()).toEqual([
-      'session.created',
-      'input_audio_buffer.speech_started',
-      'input_audio_buffer.speech_stopped',
-      'input_audio_buffer.committed',
-      'conversation.item.added',
-      'conversation.item.input_audio_transcription.completed',
-      'response.created',
-      'response.output_item.added',
-      'conversation.item.added',
-      'response.function_call_arguments.done',
-      'response.output_item.done',
-      'response.done',
-    ]);
+    expect(h.types()).toEqual(functionCallTurn);
     const started = h.events[1];
     const user = h.events[4];
     const call = h.events.find((event) => event.type === 'response.function_call_arguments.done');

@@ -3,12 +3,14 @@ import type { AddressInfo } from 'node:net';
 import * as ndc from 'node-datachannel';
 import OpusScript from 'opusscript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { within, withoutCandidates } from '../../../src/main/cli/voice-peer';
-import { createRealtimeProvider, gatheredDescription, offerAudioMid, realtimeCallsPath, sameSecret, type RealtimeProvider } from '../../../src/main/demo/voice/realtime-provider';
+import { within } from '../../../src/main/cli/voice-peer';
+import { createRealtimeProvider, offerAudioMid, realtimeCallsPath, sameSecret, type RealtimeProvider } from '../../../src/main/demo/voice/realtime-provider';
 import { concatSamples, rms, silence } from '../../../src/main/demo/voice/pcm';
 import { OpusRtpReceiver, OpusRtpSender } from '../../../src/main/demo/voice/rtp-opus';
 import { interpretRealtimeEvent, parseRealtimeMessage, realtimeEventTypes } from '../../../src/shared/talkie/voice/realtime-events';
 import { espeak48k, speechUnavailableReason } from '../../support/speech';
+import { functionCallTurn } from './provider-turns';
+import { appOfferer } from './voice-helpers';
 
 /**
  * The demo realtime provider end to end (#16): an "app" peer (node-datachannel offerer with one sendrecv
@@ -23,7 +25,6 @@ let provider: RealtimeProvider;
 let server: Server;
 let url: string;
 const appPeers: ndc.PeerConnection[] = [];
-const keep: unknown[] = []; // strong refs to the app side's tracks and channels (§5a)
 const closers: (() => void)[] = [];
 const logged: string[] = [];
 
@@ -61,20 +62,11 @@ interface App {
   waitFor(test: (event: Event) => boolean, what: string, timeoutMs?: number): Promise<Event>;
 }
 
-/** The "app" side: an offerer with one sendrecv Opus track and the `oai-events` channel. */
+/** The "app" side (appOfferer), closed after the file's tests. */
 async function appOffer(): Promise<{ pc: ndc.PeerConnection; track: ndc.Track; channel: ndc.DataChannel; offer: string }> {
-  const pc = new ndc.PeerConnection('app', { iceServers: [], bindAddress: '127.0.0.1' });
-  appPeers.push(pc);
-  const audio = new ndc.Audio('0', 'SendRecv');
-  audio.addOpusCodec(111, 'minptime=10;useinbandfec=1');
-  audio.addSSRC(4242, 'app', 'app-stream', 'app-audio');
-  const track = pc.addTrack(audio);
-  const channel = pc.createDataChannel('oai-events');
-  keep.push(track, channel);
-  // Without its host candidates, as `agentdesk conformance` offers (src/main/cli/voice-peer.ts): the answerer
-  // then cannot start the handshake before this side has the answer.
-  const offer = withoutCandidates(await gatheredDescription(pc, () => pc.setLocalDescription()));
-  return { pc, track, channel, offer };
+  const peer = await appOfferer();
+  appPeers.push(peer.pc);
+  return peer;
 }
 
 const post = (offer: string, bearer: string) => fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/sdp' }, body: offer });
@@ -213,20 +205,7 @@ describe.skipIf(unavailable !== undefined)('demo realtime provider: listening an
     await app.say(await espeak48k('send the offer'));
     const call = await app.waitFor(byType('response.function_call_arguments.done'), 'a function call');
     const turn = app.events.map((event) => event.type).slice(0, indexOf(app, byType('response.done')) + 1);
-    expect(turn).toEqual([
-      'session.created',
-      'input_audio_buffer.speech_started',
-      'input_audio_buffer.speech_stopped',
-      'input_audio_buffer.committed',
-      'conversation.item.added',
-      'conversation.item.input_audio_transcription.completed',
-      'response.created',
-      'response.output_item.added',
-      'conversation.item.added',
-      'response.function_call_arguments.done',
-      'response.output_item.done',
-      'response.done',
-    ]);
+    expect(turn).toEqual(functionCallTurn);
     const started = app.events.find(byType('input_audio_buffer.speech_started'));
     expect(app.events.find(byType('conversation.item.input_audio_transcription.completed'))).toMatchObject({ item_id: started?.item_id, content_index: 0, transcript: 'send the offer' });
     expect(call).toMatchObject({ name: 'send_offer', arguments: '{}', call_id: expect.any(String), item_id: expect.any(String), response_id: expect.any(String) });

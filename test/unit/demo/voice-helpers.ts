@@ -1,6 +1,7 @@
 import * as ndc from 'node-datachannel';
 import { afterAll } from 'vitest';
-import { withoutCandidates } from '../../../src/main/cli/voice-peer';
+import { within, withoutCandidates } from '../../../src/main/cli/voice-peer';
+import { keepUntilExit } from '../../../src/main/platform/keep-until-exit';
 import { gatheredDescription } from '../../../src/main/demo/voice/realtime-provider';
 import { speechInstallCommand, type SpeechEngines } from '../../../src/main/demo/voice/speech-engines';
 
@@ -19,6 +20,24 @@ export interface AppPeer {
 }
 
 /**
+ * The app's side of a call in tests: an offerer with one sendrecv Opus track and the `oai-events` data
+ * channel, kept referenced until the process ends (voice brief §5a). Its offer leaves out host
+ * candidates, as `agentdesk conformance` offers (src/main/cli/voice-peer.ts): the answerer then cannot
+ * start the handshake before this side has the answer.
+ */
+export async function appOfferer(): Promise<{ pc: ndc.PeerConnection; track: ndc.Track; channel: ndc.DataChannel; offer: string }> {
+  const pc = new ndc.PeerConnection('app', { iceServers: [], bindAddress: '127.0.0.1' });
+  const audio = new ndc.Audio('0', 'SendRecv');
+  audio.addOpusCodec(111, 'minptime=10;useinbandfec=1');
+  audio.addSSRC(4242, 'app', 'app-stream', 'app-audio');
+  const track = pc.addTrack(audio);
+  const channel = pc.createDataChannel('oai-events');
+  keepUntilExit(pc, track, channel);
+  const offer = withoutCandidates(await gatheredDescription(pc, () => pc.setLocalDescription()));
+  return { pc, track, channel, offer };
+}
+
+/**
  * The app's side of a call, as the renderer makes it: an offerer with one sendrecv Opus track and the
  * `oai-events` data channel (strong refs kept, voice brief §5a), closed after the file's tests.
  *
@@ -29,38 +48,20 @@ export interface AppPeer {
  */
 export function useAppPeers(): () => Promise<AppPeer> {
   const peers: ndc.PeerConnection[] = [];
-  const keep: unknown[] = [];
   afterAll(() => {
     for (const pc of peers) pc.close();
-    keep.length = 0;
   });
   return async () => {
-    const pc = new ndc.PeerConnection('app', { iceServers: [], bindAddress: '127.0.0.1' });
+    const { pc, channel, offer } = await appOfferer();
     peers.push(pc);
-    const audio = new ndc.Audio('0', 'SendRecv');
-    audio.addOpusCodec(111, 'minptime=10;useinbandfec=1');
-    audio.addSSRC(4242, 'app', 'app-stream', 'app-audio');
-    const track = pc.addTrack(audio);
-    const channel = pc.createDataChannel('oai-events');
-    keep.push(track, channel);
     const messages: string[] = [];
     channel.onMessage((message) => {
       if (typeof message === 'string') messages.push(message);
     });
     const opened = new Promise<void>((resolve) => channel.onOpen(resolve));
-    // Without host candidates, as `agentdesk conformance` offers: the answerer cannot start the handshake first.
-    const offer = withoutCandidates(await gatheredDescription(pc, () => pc.setLocalDescription()));
     const connect = async (answer: string, ms = 8000): Promise<void> => {
       pc.setRemoteDescription(answer, 'answer');
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`oai-events did not open within ${ms} ms`)), ms);
-      });
-      try {
-        await Promise.race([opened, late]);
-      } finally {
-        clearTimeout(timer);
-      }
+      await within(opened, ms, `oai-events did not open within ${ms} ms`);
     };
     return { pc, channel, offer, messages, connect };
   };
