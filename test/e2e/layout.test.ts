@@ -105,6 +105,9 @@ describe('the app shell layout in Chromium', () => {
           } else {
             await page.getByRole('button', { name: target.link }).click();
           }
+          // Opening a demo agent takes a moment, and until then the previous screen (and its composer) stays:
+          // the new screen is there once its sidebar entry is the current page (the drawer may hide it).
+          await page.locator('.sidebar__item[aria-current="page"]', { hasText: target.link }).waitFor({ state: 'attached', timeout: 30_000 });
           const box = page.getByRole('textbox', { name: 'Message' });
           await box.waitFor({ timeout: 30_000 });
           await expect.poll(() => box.isEnabled(), { timeout: 30_000 }).toBe(true);

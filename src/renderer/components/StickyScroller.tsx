@@ -1,4 +1,5 @@
 import { useEffect, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { releasesEnd, type ScrollGesture } from './scroll-follow';
 
 /** How close to the end (px) counts as "reading the newest": new content then scrolls into view. */
 const stickDistance = 48;
@@ -11,8 +12,13 @@ const stickDistance = 48;
  * Content also grows without a new render: entries off screen are laid out at an estimated height
  * until they are shown (`content-visibility: auto` in chat.css), pictures load, code blocks wrap.
  * So the end is followed whenever the content's size changes (a ResizeObserver: it reports after
- * layout and before paint, so there is no forced layout per streamed delta), and only the reader
- * scrolling up lets go of it: a scroll that moved down, or that landed near the end, keeps it.
+ * layout and before paint, so there is no forced layout per streamed delta).
+ *
+ * Only the reader lets go of the end (`releasesEnd`): the wheel or a key scrolling up, a touch or a
+ * scrollbar drag that moved up. A scroll nobody asked for — focus bringing a button into view, the
+ * browser keeping its place while entries above take their real height — does not, or the answer
+ * to the action the reader just confirmed would arrive out of sight. A scroll that lands near the
+ * end follows again.
  */
 export function StickyScroller({
   label,
@@ -31,6 +37,8 @@ export function StickyScroller({
   const stick = useRef(true);
   const lastTop = useRef(0);
   const lastFollowKey = useRef(followKey);
+  /** A touch or a scrollbar drag in progress: its scrolls are the reader's. */
+  const dragging = useRef(false);
 
   // Set in the commit, before the content's new size is reported below: what the user just sent is always shown.
   useLayoutEffect(() => {
@@ -51,8 +59,21 @@ export function StickyScroller({
     if (!element || typeof ResizeObserver === 'undefined') return undefined;
     const observer = new ResizeObserver(toEnd);
     observer.observe(element);
-    return () => observer.disconnect();
+    const endDrag = () => {
+      dragging.current = false;
+    };
+    window.addEventListener('pointerup', endDrag);
+    window.addEventListener('touchend', endDrag);
+    return () => {
+      observer.disconnect();
+      window.removeEventListener('pointerup', endDrag);
+      window.removeEventListener('touchend', endDrag);
+    };
   }, []);
+
+  const gesture = (event: ScrollGesture) => {
+    if (releasesEnd(event)) stick.current = false;
+  };
 
   return (
     <div
@@ -61,17 +82,31 @@ export function StickyScroller({
       role="region"
       aria-label={label}
       tabIndex={0}
+      onWheel={(event) => gesture({ kind: 'wheel', deltaY: event.deltaY })}
+      onKeyDown={(event) => gesture({ kind: 'key', key: event.key, shiftKey: event.shiftKey, editable: isEditable(event.target) })}
+      onPointerDown={(event) => {
+        // A press on the region itself, not on its content, is on the scrollbar.
+        if (event.target === event.currentTarget) dragging.current = true;
+      }}
+      onTouchStart={() => {
+        dragging.current = true;
+      }}
       onScroll={(event) => {
         const element = event.currentTarget;
         const nearEnd = element.scrollHeight - element.scrollTop - element.clientHeight < stickDistance;
         if (nearEnd) stick.current = true;
-        else if (element.scrollTop < lastTop.current) stick.current = false;
+        else if (dragging.current) gesture({ kind: 'drag', movedUp: element.scrollTop < lastTop.current });
         lastTop.current = element.scrollTop;
       }}
     >
       <div ref={inner}>{children}</div>
     </div>
   );
+}
+
+function isEditable(target: EventTarget): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return target.isContentEditable || target instanceof HTMLInputElement || target instanceof HTMLTextAreaElement || target instanceof HTMLSelectElement;
 }
 
 /** The key of the newest item `key` gives one for (searching from the end), for `followKey`. */
