@@ -9,7 +9,7 @@ import type { AgentProtocol } from '../navigation';
 import { A2AScreen } from './a2a/A2AScreen';
 import { AgentCallScreen } from './agentcall/AgentCallScreen';
 import { AguiScreen } from './agui/AguiScreen';
-import { ChatScreen } from './chat/ChatScreen';
+import { TalkieScreen } from './talkie/TalkieScreen';
 
 type Identified =
   | { status: 'checking' }
@@ -65,7 +65,7 @@ export function AgentScreen({
     const props = { api, headingRef, agentId, label, onBack };
     if (identified.protocol === 'agentcall') return <AgentCallScreen {...props} />;
     if (identified.protocol === 'agui') return <AguiScreen {...props} />;
-    return <ChatScreen {...props} />;
+    return <TalkieScreen {...props} />;
   }
   return (
     <section className="screen" aria-labelledby="agent-heading">

@@ -5,13 +5,13 @@ import type { ConversationItem } from '../../../src/shared/talkie/conversation';
 import { dayName, dayStarts, formatClock, untilMidnight } from '../../../src/renderer/components/message-time';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import type { Language } from '../../../src/renderer/i18n/strings';
-import { Transcript } from '../../../src/renderer/screens/chat/Transcript';
+import { Transcript } from '../../../src/renderer/screens/talkie/Transcript';
 import { AgentCallTranscript } from '../../../src/renderer/screens/agentcall/AgentCallTranscript';
 import { foldUpdateAt, initialSessionState, itemTimeKey } from '../../../src/renderer/screens/agentcall/useAgentCallSession';
 import type { SessionItem } from '../../../src/shared/agentcall/session-view';
 import { AguiTranscript } from '../../../src/renderer/screens/agui/AguiTranscript';
 import { createThread, type AguiThreadView } from '../../../src/shared/agui/run-model';
-import type { ItemHandlers } from '../../../src/renderer/screens/chat/TranscriptItems';
+import type { ItemHandlers } from '../../../src/renderer/screens/talkie/TranscriptItems';
 
 // Local dates (the test's own time zone), so the days and clocks are the same wherever it runs.
 const local = (...parts: [number, number, number, number?, number?]) => new Date(parts[0], parts[1] - 1, parts[2], parts[3] ?? 0, parts[4] ?? 0);

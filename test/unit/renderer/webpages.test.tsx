@@ -7,7 +7,7 @@ import { parseUiLinks, uiLinksExtensionUri } from '../../../src/shared/agentmesh
 import { builtInAgentCallDemoId } from '../../../src/shared/ipc/contract';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import { AgentCallScreen } from '../../../src/renderer/screens/agentcall/AgentCallScreen';
-import { ChatScreen } from '../../../src/renderer/screens/chat/ChatScreen';
+import { TalkieScreen } from '../../../src/renderer/screens/talkie/TalkieScreen';
 import { WebPagesPanel } from '../../../src/renderer/screens/webpages/WebPagesPanel';
 import workedExampleJson from '../../fixtures/agentmesh/worked-example.json';
 import { createFakeBackend, type FakeBackend } from './fake-api';
@@ -230,7 +230,7 @@ describe('the Web pages panel on the agent screens', () => {
     const user = userEvent.setup();
     render(
       <I18nProvider setting="en">
-        <ChatScreen api={backend.api} headingRef={createRef()} agentId="agent-t" label="Larkfield" onBack={() => undefined} />
+        <TalkieScreen api={backend.api} headingRef={createRef()} agentId="agent-t" label="Larkfield" onBack={() => undefined} />
       </I18nProvider>,
     );
     await waitFor(() => expect(backend.callsOf('talkie.connect')).toEqual([{ agentId: 'agent-t' }]));

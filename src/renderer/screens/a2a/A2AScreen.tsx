@@ -3,7 +3,7 @@ import type { A2AAgentView } from '../../../shared/ipc/contract';
 import { AgentHeader } from '../../components/AgentHeader';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { AgentScreenProps } from '../../navigation';
-import { hostOf } from '../chat/format';
+import { hostOf } from '../../components/format';
 import { WebPagesPanel } from '../webpages/WebPagesPanel';
 import '../../styles/a2a.css';
 

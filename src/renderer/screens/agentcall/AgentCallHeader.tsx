@@ -5,7 +5,7 @@ import type { IpcError } from '../../../shared/ipc/errors';
 import { AgentHeader } from '../../components/AgentHeader';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
-import { hostOf } from '../chat/format';
+import { hostOf } from '../../components/format';
 
 function modalityKey(list: readonly Modality[], keys: { both: MessageKey; nfc: MessageKey; photo: MessageKey }): MessageKey | undefined {
   const nfc = list.includes('nfc');

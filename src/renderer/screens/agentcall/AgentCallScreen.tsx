@@ -24,7 +24,7 @@ import type { AgentScreenProps } from '../../navigation';
 import { useOpenLink } from '../../hooks/useOpenLink';
 import { useWindowFileDrop } from '../../hooks/useWindowFileDrop';
 import { LinkOpenError } from '../../components/LinkOpenError';
-import { originOf } from '../chat/format';
+import { originOf } from '../../components/format';
 
 /** The one polite status line: what the session and the agent are doing, never the streamed text. */
 function statusKey(view: SessionView): MessageKey | undefined {

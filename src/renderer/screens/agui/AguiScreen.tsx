@@ -20,7 +20,7 @@ import '../../styles/agui.css';
 import type { AgentScreenProps } from '../../navigation';
 import { useOpenLink } from '../../hooks/useOpenLink';
 import { LinkOpenError } from '../../components/LinkOpenError';
-import { hostOf, originOf } from '../chat/format';
+import { hostOf, originOf } from '../../components/format';
 
 function newMessageId(): string {
   return `msg-${crypto.randomUUID()}`;

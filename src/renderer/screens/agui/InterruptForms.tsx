@@ -8,7 +8,7 @@ import type { Problem } from '../../../shared/talkie/problems';
 import { ErrorAlert } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
-import { useNow } from '../chat/useNow';
+import { useNow } from '../../hooks/useNow';
 import { initialDraft, toAnswer, type Draft, type DraftValue } from './answer-draft';
 import { ResponseField } from './ResponseFields';
 

@@ -8,7 +8,7 @@ import { useMediaDevices } from '../../hooks/useMediaDevices';
 import { ObjectRefText } from '../../components/ObjectRefText';
 import { useI18n } from '../../i18n/I18nProvider';
 import { translate, type MessageKey } from '../../i18n/strings';
-import { formatDateTime } from '../chat/format';
+import { formatDateTime } from '../../components/format';
 import { ScanControl, type NfcObservationResult } from '../nfc/ScanControl';
 import { PhotoDialog } from '../photo/PhotoDialog';
 import '../nfc/nfc.css';

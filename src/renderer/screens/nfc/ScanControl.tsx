@@ -4,8 +4,8 @@ import type { NfcFailureReason, NfcStatus } from '../../../shared/nfc/ipc-schema
 import { ErrorText } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
-import { formatCountdown } from '../chat/format';
-import { useNow } from '../chat/useNow';
+import { formatCountdown } from '../../components/format';
+import { useNow } from '../../hooks/useNow';
 import { useKioskReporting, useKioskSetting } from './useKioskScan';
 import { localExpiryGraceMs, useNfcScan, useNfcStatus, type NfcObservationResult, type ScanFeedback } from './useNfcScan';
 import './nfc.css';

@@ -7,7 +7,7 @@ import { ErrorAlert } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
-import { hostOf } from '../chat/format';
+import { hostOf } from '../../components/format';
 import '../../styles/webpages.css';
 
 type WebPage = WebPages['links'][number];

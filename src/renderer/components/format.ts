@@ -1,4 +1,4 @@
-import type { Language } from '../../i18n/strings';
+import type { Language } from '../i18n/strings';
 
 /** Remaining time as mm:ss (minutes grow past 59; never negative). */
 export function formatCountdown(ms: number): string {

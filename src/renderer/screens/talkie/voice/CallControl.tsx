@@ -9,7 +9,7 @@ import { call } from '../../../hooks/useLiveResource';
 import { useMediaDevices } from '../../../hooks/useMediaDevices';
 import { useI18n } from '../../../i18n/I18nProvider';
 import type { MessageKey } from '../../../i18n/strings';
-import { formatCountdown } from '../format';
+import { formatCountdown } from '../../../components/format';
 import type { StartError, VoiceCall } from './useVoiceCall';
 import { VoiceConsentDialog } from './VoiceConsentDialog';
 import './voice.css';

@@ -3,7 +3,7 @@ import type { IpcError, IpcResult } from '../../../shared/ipc/errors';
 import { threadTitleFromMessage } from '../../../shared/talkie/thread-title';
 import { ErrorAlert, ErrorText } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
-import { formatDateTime } from './format';
+import { formatDateTime } from '../../components/format';
 import type { Threads, ThreadSummary } from './useThreads';
 
 /** The agent's chats: New chat, open one, delete one after a confirmation step. */

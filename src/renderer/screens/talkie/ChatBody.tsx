@@ -17,7 +17,7 @@ import { useOpenLink } from '../../hooks/useOpenLink';
 import { useUiMemory } from '../../hooks/useUiMemory';
 import { LinkOpenError } from '../../components/LinkOpenError';
 import { Composer } from '../../components/Composer';
-import { formatCountdown } from './format';
+import { formatCountdown } from '../../components/format';
 import { CallControl, endedKeys, modeKeys } from './voice/CallControl';
 import { useVoiceCall, type VoiceCallHandlers } from './voice/useVoiceCall';
 import { useConfirmPhrase, VoiceLineContext } from './voice/VoiceLine';

@@ -7,7 +7,7 @@ import type { ShownError } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useUiMemory } from '../../hooks/useUiMemory';
 import { useI18n } from '../../i18n/I18nProvider';
-import { useAccent } from './accent';
+import { useAccent } from '../../components/accent';
 import { ChatBody, talkieDraftKey } from './ChatBody';
 import { ChatHeader } from './ChatHeader';
 import { EndpointsPanel } from './EndpointsPanel';
@@ -34,7 +34,7 @@ function stepOf(view: ServerView): 'endpoints' | 'signIn' | 'chat' {
  * endpoints on other sites, sign in), then the conversation. Escape goes back to Home, except while
  * a run is active or the composer holds a draft (wherever the focus is): Escape must not lose either.
  */
-export function ChatScreen({
+export function TalkieScreen({
   api,
   headingRef,
   agentId,

@@ -4,7 +4,7 @@ import { ErrorText } from '../../components/ErrorText';
 import type { Card, CardBlock } from '../../../shared/talkie/content';
 import { useI18n } from '../../i18n/I18nProvider';
 import { useChatEnvironment } from '../../components/ChatContext';
-import { formatFileSize } from './format';
+import { formatFileSize } from '../../components/format';
 import { linkTarget, LinkView } from '../../components/LinkView';
 import { Markdown } from '../../components/Markdown';
 

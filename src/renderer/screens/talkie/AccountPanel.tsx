@@ -4,7 +4,7 @@ import type { UsageMeter } from '../../../shared/talkie/content';
 import { ErrorText } from '../../components/ErrorText';
 import type { Resource } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
-import { formatNumber } from './format';
+import { formatNumber } from '../../components/format';
 
 export type TalkieStatus = MethodResponse<'talkie.status'>;
 
