@@ -1,5 +1,6 @@
 import { pointer, type Problem } from '../talkie/problems';
 import { extensionUri, legacyExtensionUri, maxCardBytes, schemaVersion, webrtcProfile, type Modality } from './protocol';
+import { checkWebrtcProfile, webrtcDescriptor, type AgentCallWebrtc } from './webrtc-profile';
 
 /**
  * AgentCall discovery (AgentCall AG-UI extension 0.1, "Discovery"): validates an A2A 1.0 Agent Card
@@ -15,12 +16,7 @@ export { maxCardBytes };
 /** AgentMesh A2A UI Links extension 0.1 (data-only; recognised here, read by a later feature). */
 export const uiLinksExtensionUri = 'https://dev.agentmesh.ai/extensions/ui-links/v1';
 
-/** The exact `params.agui.webrtc` object the spec requires for `transport: "webrtc"`. */
-export const webrtcDescriptor = {
-  profile: webrtcProfile,
-  audio: { codec: 'opus', clockRateHz: 48000, channels: 1, direction: 'sendrecv' },
-  events: { transport: 'datachannel', label: 'agentcall.events', protocol: 'agentcall-agui-dc-0.1', ordered: true },
-} as const;
+export { webrtcDescriptor, type AgentCallWebrtc };
 
 /** Bounds that keep a hostile card from ballooning what the UI shows (binding choices; the spec says "bounded"). */
 export const cardLimits = {
@@ -54,14 +50,6 @@ export interface AgentCallSkill {
   description: string;
   /** The first cardLimits.skillTagsShown tags, each at most cardLimits.skillTagShown characters. */
   tags: string[];
-}
-
-export interface AgentCallWebrtc {
-  profile: typeof webrtcProfile;
-  audio: (typeof webrtcDescriptor)['audio'];
-  events: (typeof webrtcDescriptor)['events'];
-  /** `supportsExplicitTurns: true` in `params.agui.webrtc` (binding choice: the spec names no place): permits audioTurnControl explicit. */
-  supportsExplicitTurns: boolean;
 }
 
 interface AgentCallCardBase {
@@ -503,42 +491,10 @@ function checkAguiUrl(r: Report, agui: Json, aguiPath: Segments, options: { allo
 }
 
 function checkWebrtc(r: Report, value: unknown, path: Segments): { webrtc?: AgentCallWebrtc; profileOk: boolean; profileName: string } {
-  if (!isObject(value)) {
-    r.error('webrtc_params_invalid', path, `A WebRTC card needs the agui.webrtc object of the ${webrtcProfile} profile.`);
-    return { profileOk: false, profileName: 'a WebRTC card without a profile' };
-  }
-  const profileOk = value.profile === webrtcProfile;
-  const profileName = typeof value.profile === 'string' ? `"${clip(value.profile, 80)}"` : 'a WebRTC card without a profile';
-  if (!profileOk) r.error('webrtc_profile_unsupported', [...path, 'profile'], `The WebRTC profile is ${value.profile === undefined ? 'missing' : quote(value.profile)}; AgentDesk supports exactly "${webrtcProfile}".`);
-  let exact = profileOk;
-  for (const group of ['audio', 'events'] as const) {
-    const expected: Record<string, unknown> = webrtcDescriptor[group];
-    const actual = value[group];
-    if (!isObject(actual)) {
-      r.error('webrtc_params_invalid', [...path, group], `agui.webrtc.${group} must be ${JSON.stringify(expected)}.`);
-      exact = false;
-      continue;
-    }
-    for (const [key, want] of Object.entries(expected)) {
-      if (actual[key] !== want) {
-        r.error('webrtc_params_invalid', [...path, group, key], `agui.webrtc.${group}.${key} must be ${JSON.stringify(want)}, not ${actual[key] === undefined ? 'missing' : quote(actual[key])}.`);
-        exact = false;
-      }
-    }
-  }
-  let supportsExplicitTurns = false;
-  if (has(value, 'supportsExplicitTurns')) {
-    if (typeof value.supportsExplicitTurns !== 'boolean') {
-      r.error('field_invalid', [...path, 'supportsExplicitTurns'], 'supportsExplicitTurns must be true or false.');
-      exact = false;
-    } else supportsExplicitTurns = value.supportsExplicitTurns;
-  }
-  if (!exact) return { profileOk, profileName };
-  return {
-    webrtc: { profile: webrtcProfile, audio: { ...webrtcDescriptor.audio }, events: { ...webrtcDescriptor.events }, supportsExplicitTurns },
-    profileOk,
-    profileName,
-  };
+  const checked = checkWebrtcProfile(value);
+  if (checked.ok) return { webrtc: checked.webrtc, profileOk: true, profileName: `"${webrtcProfile}"` };
+  for (const problem of checked.problems) r.error(problem.code, [...path, ...problem.path], problem.message);
+  return { profileOk: checked.profileOk, profileName: checked.profileName };
 }
 
 const modalities: readonly Modality[] = ['nfc', 'photo'];
