@@ -122,6 +122,21 @@ export class AgentCallDriver {
     this.command(this.engine.cancelRun());
   }
 
+  /** Explicit audio turns (WebRTC with supportsExplicitTurns): push-to-talk pressed. Returns the turn id. */
+  startAudioTurn(): number {
+    this.command(this.engine.startAudioTurn());
+    return this.engine.openAudioTurn ?? 0;
+  }
+
+  /** Push-to-talk released (commit) or abandoned (cancel); the microphone must already be stopped. */
+  endAudioTurn(outcome: 'commit' | 'cancel', microphone: { stopped: boolean }): void {
+    this.command(this.engine.endAudioTurn(outcome, microphone));
+  }
+
+  get openAudioTurn(): number | undefined {
+    return this.engine.openAudioTurn;
+  }
+
   /** `session.end`, then a normal close; resolves when the socket is closed. Idempotent. */
   async end(): Promise<void> {
     this.command(this.engine.end());
@@ -185,6 +200,40 @@ export async function openAgentCallSession(options: OpenAgentCallOptions): Promi
   } catch (error) {
     throw connectFailure(error);
   }
+  return establish(engine, connection, options);
+}
+
+export interface OpenOverChannelOptions extends Omit<OpenAgentCallOptions, 'policy' | 'bearerToken'> {
+  /** The call's open `agentcall.events` channel (see datachannel-transport.ts). */
+  connection: AgentCallConnection;
+  /** The id the SDP POST carried as AgentCall-Session-ID; session.start carries the same. */
+  sessionId: string;
+  /** Ask for explicit audio turns (only when the card says supportsExplicitTurns; default: what the card says). */
+  explicitAudioTurns?: boolean;
+}
+
+/**
+ * The same session over the agentcall-webrtc-0.1 data channel: the channel is already open (the SDP
+ * exchange went through webrtc-signalling.ts); sends `session.start` first and resolves once the agent
+ * answered `session.established`, exactly as over the WebSocket.
+ */
+export async function openAgentCallOverChannel(options: OpenOverChannelOptions): Promise<AgentCallDriver> {
+  const { card } = options;
+  if (card.transport !== 'webrtc') throw new ServiceError('incompatible', `${card.name} does not offer the agentcall-webrtc-0.1 profile.`);
+  const explicit = options.explicitAudioTurns ?? card.webrtc.supportsExplicitTurns;
+  if (explicit && !card.webrtc.supportsExplicitTurns) throw new ServiceError('incompatible', `${card.name} does not support explicit audio turns.`);
+  const engine = new AgentCallSession({
+    sessionId: options.sessionId,
+    card: { accepted: card.accepted, agentRequests: card.agentRequests },
+    clientModalities: options.clientModalities,
+    explicitAudioTurns: explicit,
+    ...(options.focusContext === undefined ? {} : { focusContext: options.focusContext }),
+  });
+  return establish(engine, options.connection, options);
+}
+
+async function establish(engine: AgentCallSession, connection: AgentCallConnection, options: Pick<OpenAgentCallOptions, 'card' | 'log' | 'onUpdate' | 'establishTimeoutMs'>): Promise<AgentCallDriver> {
+  const { card } = options;
   const driver = new AgentCallDriver(engine, connection, options.log);
   if (options.onUpdate) driver.onUpdate(options.onUpdate);
   const timeoutMs = options.establishTimeoutMs ?? defaultEstablishTimeoutMs;

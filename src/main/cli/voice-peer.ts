@@ -124,3 +124,54 @@ export function within<T>(promise: Promise<T>, ms: number, message: string): Pro
 export function releaseWebRtc(): void {
   ndc.cleanup();
 }
+
+/**
+ * The app's side of an agentcall-webrtc-0.1 call, in Node: one sendrecv Opus track (48 kHz,
+ * `minptime=10;useinbandfec=1`, no stereo) and the ordered, reliable `agentcall.events` channel with
+ * subprotocol `agentcall-agui-dc-0.1`, offered on 127.0.0.1 without host candidates (see
+ * createVoiceOfferer). The channel's callbacks are left to its user (connectNodeDataChannel sets them);
+ * only `opened` is tracked here, through the peer's state. Kept until exit once closed.
+ */
+export interface AgentCallOfferer {
+  readonly offer: string;
+  readonly pc: ndc.PeerConnection;
+  readonly channel: ndc.DataChannel;
+  readonly track: ndc.Track;
+  /** Resolves when the channel is open; rejects when the peer fails or closes first. */
+  readonly opened: Promise<void>;
+  accept(answer: string): void;
+  close(): void;
+}
+
+export async function createAgentCallOfferer(options: { label?: string; protocol?: string; name?: string } = {}): Promise<AgentCallOfferer> {
+  const pc = new ndc.PeerConnection(options.name ?? 'agentdesk-agentcall', { iceServers: [], bindAddress: '127.0.0.1' });
+  const audio = new ndc.Audio('0', 'SendRecv');
+  audio.addOpusCodec(111, opusProfile);
+  audio.addSSRC(0x0a6e_7d01, 'agentdesk', 'agentdesk-stream', 'agentdesk-audio');
+  const track = pc.addTrack(audio);
+  const channel = pc.createDataChannel(options.label ?? 'agentcall.events', { protocol: options.protocol ?? 'agentcall-agui-dc-0.1' });
+  const close = () => {
+    keepUntilExit(pc, track, channel);
+    for (const step of [() => channel.close(), () => track.close(), () => pc.close()]) {
+      try {
+        step();
+      } catch {
+        // already closed
+      }
+    }
+  };
+  let offer: string;
+  try {
+    offer = withoutCandidates(await gatheredDescription(pc, () => pc.setLocalDescription()));
+  } catch (error) {
+    close();
+    throw error;
+  }
+  const opened = new Promise<void>((resolve, reject) => {
+    channel.onOpen(() => resolve());
+    channel.onClosed(() => reject(new Error('the agentcall.events data channel closed before it opened')));
+    channel.onError((error) => reject(new Error(`the agentcall.events data channel failed (${error.slice(0, 200)})`)));
+  });
+  opened.catch(() => undefined);
+  return { offer, pc, channel, track, opened, accept: (answer) => pc.setRemoteDescription(answer, 'answer'), close };
+}

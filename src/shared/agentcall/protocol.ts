@@ -107,7 +107,11 @@ export const sessionStartSchema = z.strictObject({
   type: z.literal('session.start'),
   sessionId: boundedId(limits.sessionIdChars),
   clientCapabilities: z
-    .strictObject({ physicalObservations: z.strictObject({ modalities: modalityList }).optional() })
+    .strictObject({
+      physicalObservations: z.strictObject({ modalities: modalityList }).optional(),
+      /** agentcall-webrtc-0.1 only, and only when the card says supportsExplicitTurns. */
+      audioTurnControl: z.strictObject({ mode: z.literal('explicit') }).optional(),
+    })
     .optional(),
 });
 export const ackSchema = z.strictObject({ type: z.literal('ack'), sequence: positiveInt });
@@ -125,6 +129,15 @@ export const userObservationSchema = z.strictObject({
   observation: observationSchema,
   context: z.array(contextEntrySchema).max(limits.contextEntries).optional(),
 });
+/**
+ * Explicit audio turns (agentcall-webrtc-0.1 with `supportsExplicitTurns`): the audio itself travels
+ * as RTP; these mark its turn. start, then commit or cancel, carry the same integer turn id, which
+ * comes from the counter `user.turn` and `user.observation` share. One audio turn is open at a time,
+ * and the client stops its microphone before commit/cancel.
+ */
+export const audioTurnStartSchema = z.strictObject({ type: z.literal('audio.turn.start'), turn: positiveInt });
+export const audioTurnCommitSchema = z.strictObject({ type: z.literal('audio.turn.commit'), turn: positiveInt });
+export const audioTurnCancelSchema = z.strictObject({ type: z.literal('audio.turn.cancel'), turn: positiveInt });
 export const responseCancelSchema = z.strictObject({ type: z.literal('response.cancel') });
 export const sessionEndSchema = z.strictObject({ type: z.literal('session.end') });
 
@@ -135,11 +148,15 @@ export const clientMessageSchema = z.discriminatedUnion('type', [
   userObservationSchema,
   responseCancelSchema,
   sessionEndSchema,
+  audioTurnStartSchema,
+  audioTurnCommitSchema,
+  audioTurnCancelSchema,
 ]);
 export type ClientMessage = z.infer<typeof clientMessageSchema>;
 export type SessionStart = z.infer<typeof sessionStartSchema>;
 export type UserTurn = z.infer<typeof userTurnSchema>;
 export type UserObservation = z.infer<typeof userObservationSchema>;
+export type AudioTurnMessage = z.infer<typeof audioTurnStartSchema> | z.infer<typeof audioTurnCommitSchema> | z.infer<typeof audioTurnCancelSchema>;
 
 /*
  * Agent → client. Every frame is an envelope `{sequence, event}`; events are objects with a

@@ -71,6 +71,12 @@ export interface AgentCallSessionOptions {
   newId?: (prefix: string) => string;
   /** Carry the session-local physical focus as context on later turns (default true). */
   focusContext?: boolean;
+  /**
+   * agentcall-webrtc-0.1 with a card that says `supportsExplicitTurns`: ask for
+   * `audioTurnControl: {mode: "explicit"}` in session.start and allow audio.turn.* (default false; the
+   * WebSocket binding never sets it).
+   */
+  explicitAudioTurns?: boolean;
 }
 
 export interface EngineOutput {
@@ -95,7 +101,11 @@ export type SessionRejectionCode =
   | 'stale_interaction'
   | 'wrong_modality'
   | 'no_pending_interaction'
-  | 'proposal_not_shown';
+  | 'proposal_not_shown'
+  | 'audio_turns_off'
+  | 'audio_turn_open'
+  | 'no_audio_turn'
+  | 'microphone_open';
 
 /** A command refused before anything was sent; the state did not change. */
 export interface SessionRejection {
@@ -150,6 +160,7 @@ const optionsSchema = z.object({
   card: z.object({ accepted: modalityListSchema, agentRequests: modalityListSchema }),
   clientModalities: modalityListSchema,
   focusContext: z.boolean().optional(),
+  explicitAudioTurns: z.boolean().optional(),
 });
 
 const modalityNames: Record<Modality, string> = { nfc: 'an NFC scan', photo: 'a photo' };
@@ -180,6 +191,9 @@ export class AgentCallSession {
   private shownProposal: TeachingProposal | undefined;
   private readonly proposals = new Map<string, ProposalRecord>();
   private focus: ObjectSummary | undefined;
+  private readonly explicitAudioTurns: boolean;
+  /** The open explicit audio turn's id (one at a time). */
+  private audioTurn: number | undefined;
 
   constructor(options: AgentCallSessionOptions) {
     const parsed = optionsSchema.safeParse(options);
@@ -193,6 +207,7 @@ export class AgentCallSession {
     this.usableModalities = this.accepted.filter((modality) => this.clientModalities.includes(modality));
     this.requestableModalities = options.card.agentRequests.filter((modality) => this.usableModalities.includes(modality));
     this.focusContext = options.focusContext ?? true;
+    this.explicitAudioTurns = options.explicitAudioTurns ?? false;
     this.now = options.now ?? (() => new Date());
     let counter = 0;
     this.newId = options.newId ?? ((prefix) => `${prefix}-${++counter}`);
@@ -209,7 +224,10 @@ export class AgentCallSession {
     const message: ClientMessage = {
       type: 'session.start',
       sessionId: this.sessionId,
-      clientCapabilities: { physicalObservations: { modalities: [...this.clientModalities] } },
+      clientCapabilities: {
+        physicalObservations: { modalities: [...this.clientModalities] },
+        ...(this.explicitAudioTurns ? { audioTurnControl: { mode: 'explicit' as const } } : {}),
+      },
     };
     return accept([message], [
       {
@@ -252,6 +270,7 @@ export class AgentCallSession {
     const refused = this.refuseUnlessEstablished();
     if (refused) return refused;
     if (this.run) return reject('run_active', 'Wait for the agent to finish answering (or stop it) before sending.');
+    if (this.audioTurn !== undefined) return reject('audio_turn_open', 'Finish or cancel the spoken turn before sending text.');
     if (text.trim().length === 0) return reject('empty_text', 'Type a message first.');
     if (text.length > limits.textChars) return reject('text_too_long', `A message is at most ${limits.textChars} characters; this one has ${text.length}.`);
 
@@ -302,6 +321,8 @@ export class AgentCallSession {
       }
     } else if (this.run) {
       return reject('run_active', 'Wait for the agent to finish answering (or stop it) before sending.');
+    } else if (this.audioTurn !== undefined) {
+      return reject('audio_turn_open', 'Finish or cancel the spoken turn before sending an observation.');
     }
 
     const turn = this.nextTurn;
@@ -387,6 +408,42 @@ export class AgentCallSession {
     if (!this.run) return reject('no_active_run', 'The agent is not answering.');
     if (this.run.cancelling) return accept([], []);
     return accept([{ type: 'response.cancel' }], this.cancelEverything('cancelled'));
+  }
+
+  /** The open explicit audio turn's id, if any. */
+  get openAudioTurn(): number | undefined {
+    return this.audioTurn;
+  }
+
+  /**
+   * Push-to-talk pressed: `audio.turn.start` with the next turn id (the counter user.turn and
+   * user.observation share). Only with explicit turns, one at a time, and not while a run is active.
+   */
+  startAudioTurn(): CommandResult {
+    const refused = this.refuseUnlessEstablished();
+    if (refused) return refused;
+    if (!this.explicitAudioTurns) return reject('audio_turns_off', 'This session does not use explicit audio turns (the agent decides when you have finished speaking).');
+    if (this.audioTurn !== undefined) return reject('audio_turn_open', `Audio turn ${this.audioTurn} is still open; commit or cancel it first.`);
+    if (this.run) return reject('run_active', 'Wait for the agent to finish answering (or stop it) before speaking.');
+    const turn = this.nextTurn;
+    this.nextTurn += 1;
+    this.audioTurn = turn;
+    return accept([{ type: 'audio.turn.start', turn }], []);
+  }
+
+  /**
+   * Push-to-talk released (`commit`) or abandoned (`cancel`: Esc, leaving the window). The caller
+   * states that the microphone is already stopped: the spec requires it before commit/cancel, and a
+   * caller that cannot say so is refused (nothing sent, the turn stays open).
+   */
+  endAudioTurn(outcome: 'commit' | 'cancel', microphone: { stopped: boolean }): CommandResult {
+    const refused = this.refuseUnlessEstablished();
+    if (refused) return refused;
+    const turn = this.audioTurn;
+    if (turn === undefined) return reject('no_audio_turn', 'No audio turn is open.');
+    if (microphone.stopped !== true) return reject('microphone_open', 'Stop the microphone before ending the audio turn.');
+    this.audioTurn = undefined;
+    return accept([{ type: outcome === 'commit' ? 'audio.turn.commit' : 'audio.turn.cancel', turn }], []);
   }
 
   /** The user ends the session: `session.end`, then close normally. Idempotent. */
@@ -604,6 +661,7 @@ export class AgentCallSession {
     this.shownProposal = undefined;
     this.proposals.clear();
     this.focus = undefined;
+    this.audioTurn = undefined;
     return [{ type: 'ended', reason }];
   }
 

@@ -1,0 +1,180 @@
+import { maxFrameBytes, type ClientMessage } from '../../shared/agentcall/protocol';
+import { checkEventsChannel } from '../../shared/agentcall/webrtc-profile';
+import { Listeners } from '../../shared/listeners';
+import type { Logger } from '../platform/logger';
+import { TransportError, type AgentCallConnection, type TransportClose } from './websocket-transport';
+
+/**
+ * The AgentCall session over the `agentcall-webrtc-0.1` data channel: the second transport of the one
+ * session engine. The engine does not know which it runs on: the driver talks to an
+ * AgentCallConnection, and this is that connection over an ordered, reliable data channel labelled
+ * `agentcall.events` with subprotocol `agentcall-agui-dc-0.1`.
+ *
+ * Where the channel lives (decision): the renderer owns the RTCPeerConnection, because the microphone
+ * track and the agent's audio must be on the same peer connection as the channel (one SDP offer, one
+ * ICE/DTLS association) and only the renderer has the microphone. Main owns the session engine, the
+ * card, the network policy and the token. So the channel's bytes are relayed: the renderer hands main
+ * every message it receives on the channel as it came (text or binary, unparsed) and puts on the channel
+ * exactly the text main gives it; main judges every frame (size before parsing, text only, sequences)
+ * and decides every message. The renderer never parses a server envelope and never builds a client
+ * message. The relay is a `ChannelPort`; in tests, `agentdesk conformance` and the CLI the port is a
+ * node-datachannel channel in main itself (nodeChannelPort below).
+ *
+ * Rules, the same as the WebSocket's: frames from the agent at most 128 KiB of UTF-8 (counted before
+ * anything is parsed), text only (binary closes the session), outgoing frames at most 128 KiB. There is
+ * no resume: when the channel closes or the peer connection fails or disconnects (ICE trouble), the
+ * connection is gone and the engine discards the session-local images, proposals and references, as
+ * it does when a WebSocket drops; a new call is a new session.
+ *
+ * Close codes reported to the engine (a data channel has none of its own): 1000 when this side closed,
+ * 1006 when the channel or the peer went away, 1009 and 1003 for an oversized or binary frame.
+ */
+
+/** One end of the events channel, as main sees it. */
+export interface ChannelPort {
+  /** Puts one text message on the channel; throws when it cannot. */
+  sendText(text: string): void;
+  /** Closes the channel (and whatever the owner ties to it). */
+  close(): void;
+}
+
+/** What the owner of the channel reports. */
+export interface ChannelSink {
+  /** One message as it arrived: a string for a text message, bytes for a binary one. */
+  message(data: string | Uint8Array): void;
+  /** The channel closed, or the peer connection failed or disconnected. */
+  closed(why: string): void;
+}
+
+const textEncoder = new TextEncoder();
+
+export class DataChannelConnection implements AgentCallConnection {
+  private readonly frameListeners = new Listeners<[string]>();
+  private readonly closeListeners = new Listeners<[TransportClose]>();
+  private closed: TransportClose | undefined;
+  /** The sink the channel's owner reports to. */
+  readonly sink: ChannelSink;
+
+  constructor(
+    private readonly port: ChannelPort,
+    private readonly log: Logger,
+  ) {
+    this.sink = {
+      message: (data) => this.receive(data),
+      closed: (why) => this.finish({ code: 1006, reason: '', error: new TransportError('connect_failed', `The call's data channel closed (${why.slice(0, 120)}).`) }),
+    };
+  }
+
+  get isOpen(): boolean {
+    return this.closed === undefined;
+  }
+
+  send(message: ClientMessage): void {
+    if (this.closed) throw new TransportError('connect_failed', 'The session is closed.');
+    const text = JSON.stringify(message);
+    if (textEncoder.encode(text).byteLength > maxFrameBytes) throw new TransportError('send_too_large', `The message is larger than ${maxFrameBytes / 1024} KiB and was not sent.`);
+    try {
+      this.port.sendText(text);
+    } catch (error) {
+      throw new TransportError('connect_failed', `The message could not be put on the data channel (${(error as Error).message.slice(0, 120)}).`);
+    }
+  }
+
+  close(code = 1000, reason = ''): void {
+    this.finish({ code, reason: reason.slice(0, 123) });
+  }
+
+  onFrame(listener: (frame: string) => void): () => void {
+    return this.frameListeners.subscribe(listener);
+  }
+
+  onClose(listener: (close: TransportClose) => void): () => void {
+    if (this.closed) {
+      const closed = this.closed;
+      queueMicrotask(() => listener(closed));
+      return () => undefined;
+    }
+    return this.closeListeners.subscribe(listener);
+  }
+
+  private receive(data: string | Uint8Array): void {
+    if (this.closed) return;
+    if (typeof data !== 'string') {
+      this.finish({ code: 1003, reason: 'binary frames are not accepted', error: new TransportError('binary_frame', 'The agent sent a binary message; AgentCall sessions carry JSON text only.') });
+      return;
+    }
+    // Counted before anything is parsed: UTF-16 length first (cheap), the UTF-8 bytes only when it cannot decide.
+    if (data.length > maxFrameBytes || (data.length * 3 > maxFrameBytes && textEncoder.encode(data).byteLength > maxFrameBytes)) {
+      this.finish({ code: 1009, reason: 'frame too large', error: new TransportError('frame_too_large', `The agent sent a frame larger than ${maxFrameBytes / 1024} KiB; the session was closed.`) });
+      return;
+    }
+    this.frameListeners.emit(data);
+  }
+
+  private finish(close: TransportClose): void {
+    if (this.closed) return;
+    this.closed = close;
+    if (close.error) this.log.warn('agentcall', `closing the call's data channel: ${close.error.code}`);
+    try {
+      this.port.close();
+    } catch {
+      // already closed
+    }
+    this.closeListeners.emit(close);
+    this.closeListeners.clear();
+    this.frameListeners.clear();
+  }
+}
+
+/** The parts of a node-datachannel DataChannel this transport uses (structural, so main needs no import of it). */
+export interface NodeDataChannelLike {
+  getLabel(): string;
+  getProtocol(): string;
+  isOpen(): boolean;
+  sendMessage(text: string): boolean;
+  close(): void;
+  onMessage(cb: (message: string | Buffer | ArrayBuffer) => void): void;
+  onClosed(cb: () => void): void;
+  onError(cb: (error: string) => void): void;
+}
+
+export interface NodePeerLike {
+  onStateChange(cb: (state: string) => void): void;
+}
+
+/**
+ * A node-datachannel channel (already open) as this transport's port, for `agentdesk conformance`, the
+ * CLI and tests. Refuses a channel without the profile's label and subprotocol. The peer's
+ * `disconnected`, `failed` and `closed` states end the connection (ICE trouble is not a resume).
+ * node-datachannel rule: nothing is thrown inside its callbacks.
+ */
+export function connectNodeDataChannel(channel: NodeDataChannelLike, peer: NodePeerLike | undefined, log: Logger): DataChannelConnection {
+  const wrong = checkEventsChannel({ label: channel.getLabel(), protocol: channel.getProtocol() });
+  if (wrong) throw new TransportError('connect_failed', wrong);
+  const connection = new DataChannelConnection(
+    {
+      sendText(text) {
+        if (!channel.isOpen() || !channel.sendMessage(text)) throw new Error('the channel is not open');
+      },
+      close() {
+        channel.close();
+      },
+    },
+    log,
+  );
+  const safely = (step: () => void) => {
+    try {
+      step();
+    } catch (error) {
+      log.error('agentcall', 'a data channel event failed', error);
+    }
+  };
+  channel.onMessage((message) => safely(() => connection.sink.message(typeof message === 'string' ? message : new Uint8Array(Buffer.isBuffer(message) ? message : Buffer.from(message)))));
+  channel.onClosed(() => safely(() => connection.sink.closed('closed')));
+  channel.onError((error) => safely(() => connection.sink.closed(`error: ${error}`)));
+  peer?.onStateChange((state) => {
+    if (state === 'disconnected' || state === 'failed' || state === 'closed') safely(() => connection.sink.closed(`the peer connection is ${state}`));
+  });
+  if (!channel.isOpen()) queueMicrotask(() => connection.sink.closed('not open'));
+  return connection;
+}
