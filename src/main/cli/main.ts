@@ -118,9 +118,10 @@ async function demo(portText: string | undefined): Promise<number> {
   processIo.out(`token ${server.token}`);
   processIo.out(`agentcall ${server.agentCallCardUrl}`);
   processIo.out(`agui ${server.aguiUrl}`);
+  processIo.out(`agentcall-webrtc ${server.agentCallWebrtcCardUrl}`);
   processIo.err(
     `AgentDesk demo agent (Talkie, test mode) on ${server.baseUrl}, signing in through ${server.authIssuer}. ` +
-      `Its AgentCall side (NFC objects, photos, teaching; no token) has its agent card at ${server.agentCallCardUrl}. ` +
+      `Its AgentCall side (NFC objects, photos, teaching; no token) has its agent card at ${server.agentCallCardUrl}; the same agent with its own voice over WebRTC (agentcall-webrtc-0.1, push to talk) at ${server.agentCallWebrtcCardUrl}. ` +
       `Its plain AG-UI side (POST + SSE; reasoning, steps, a tool call, activity; say "apply" or "deploy" for a confirmation to resume, "delete" for a tool approval, "slow" for a long run; no token) is at ${server.aguiUrl}. ` +
       `Try: agentdesk chat ${server.baseUrl} --dev --token <token>, agentdesk chat ${server.agentCallBaseUrl} --dev, agentdesk chat --agui ${server.aguiUrl} --dev, or add them in the app with Settings → Developer → Allow http://. Ctrl+C stops it.`,
   );

@@ -14,6 +14,8 @@ export interface RunningDemo {
   /** The demo agent's AgentCall side (agentcall/agentcall-demo-server.ts): its base URL and A2A Agent Card. */
   agentCallBaseUrl: string;
   agentCallCardUrl: string;
+  /** The same AgentCall agent over agentcall-webrtc-0.1 (agent-owned voice). */
+  agentCallWebrtcCardUrl: string;
   /** The demo agent's plain AG-UI side (agui/agui-demo-server.ts): the POST + SSE endpoint, no token. */
   aguiUrl: string;
   close(): Promise<void>;
@@ -64,6 +66,7 @@ export async function startDemo(options: { port?: number; persistPath?: string; 
       authIssuer: authorizationServer.issuer,
       agentCallBaseUrl: agentCall.baseUrl,
       agentCallCardUrl: agentCall.cardUrl,
+      agentCallWebrtcCardUrl: agentCall.webrtcCardUrl,
       aguiUrl: agui.url,
       close: async () => {
         await agui.close();

@@ -71,9 +71,25 @@ export interface AgentCallDemoSessionOptions {
   modalities?: AgentCallModalities;
   io: AgentCallDemoIo;
   log?: Logger;
+  /**
+   * The agent-owned voice of an agentcall-webrtc-0.1 call (agentcall-webrtc-endpoint.ts): audio turns
+   * are accepted only with it (a WebSocket session refuses them), and it turns an audio turn's audio
+   * into words.
+   */
+  voice?: DemoSessionVoice;
   /** The photo check; default verifyObservationImage (sharp, bounded). */
   verifyImage?: (image: NonNullable<UserObservation['observation']['image']>) => Promise<ImageCheck>;
 }
+
+export interface DemoSessionVoice {
+  /** An explicit audio turn opened: collect what the microphone sends from now on. */
+  turnStarted(turn: number): void;
+  /** The audio turn ended: on commit, the words heard in it ('' when nothing was understood); on cancel, drop the audio. */
+  turnEnded(turn: number, outcome: 'commit' | 'cancel'): Promise<string>;
+}
+
+/** A turn's key in run and segment ids: the client's turn number, or `v<n>` for a turn the agent's own VAD found. */
+type TurnKey = number | string;
 
 interface PendingInteraction {
   interactionId: string;
@@ -114,12 +130,41 @@ export class AgentCallDemoSession {
   private labels = new Map<string, string>();
   private pending: PendingInteraction | undefined;
   private retired: string[] = [];
+  private readonly voice: DemoSessionVoice | undefined;
+  /** The client asked for explicit audio turns in session.start (WebRTC with voice only). */
+  private explicitTurns = false;
+  private openAudioTurn: number | undefined;
+  private spokenTurns = 0;
 
   constructor(options: AgentCallDemoSessionOptions) {
     this.modalities = options.modalities ?? defaultDemoModalities;
     this.io = options.io;
     this.log = options.log;
+    this.voice = options.voice;
     this.verifyImage = options.verifyImage ?? verifyObservationImage;
+  }
+
+  /** The client asked for explicit audio turns (the voice then ignores audio outside them). */
+  get explicitAudioTurns(): boolean {
+    return this.explicitTurns;
+  }
+
+  /**
+   * Words the agent's own turn detection heard outside explicit turns (agent-owned voice without
+   * audioTurnControl): handled like a typed turn, in order with the frames.
+   */
+  heard(text: string): Promise<void> {
+    const next = this.queue.then(() => {
+      if (this.ended || !this.started || this.explicitTurns) return;
+      this.spokenTurns += 1;
+      const key = `v${this.spokenTurns}`;
+      if (text.trim() === '') return this.answer(key, ['Sorry, I did not catch that.']);
+      this.onText({ type: 'user.turn', turn: 1, text }, key);
+    });
+    this.queue = next.catch((error: unknown) => {
+      this.log?.error('demo', 'the AgentCall demo agent failed on a spoken turn', error);
+    });
+    return this.queue;
   }
 
   /** True once `session.start` was accepted (the server's start timer reads it). */
@@ -171,6 +216,7 @@ export class AgentCallDemoSession {
         return;
       }
       this.start(parsed.message.clientCapabilities?.physicalObservations?.modalities ?? []);
+      if (parsed.message.clientCapabilities?.audioTurnControl?.mode === 'explicit' && this.voice) this.explicitTurns = true;
       return;
     }
     if (!parsed.ok) return this.fail(parsed.code, `That message was not understood: ${parsed.message}`);
@@ -201,7 +247,33 @@ export class AgentCallDemoSession {
       case 'session.end':
         this.end(agentCallCloseCodes.normal, 'session ended');
         return;
+      case 'audio.turn.start':
+      case 'audio.turn.commit':
+      case 'audio.turn.cancel':
+        return this.audioTurn(message.type, message.turn);
     }
+  }
+
+  // ---- explicit audio turns (agentcall-webrtc-0.1) ---------------------------------------------------
+
+  private async audioTurn(type: 'audio.turn.start' | 'audio.turn.commit' | 'audio.turn.cancel', turn: number): Promise<void> {
+    if (!this.voice) return this.fail('audio_turns_unsupported', 'Audio turns exist only in a WebRTC call; this session carries text.');
+    if (!this.explicitTurns) return this.fail('audio_turns_not_negotiated', 'This session did not ask for explicit audio turns (audioTurnControl) in session.start.');
+    if (type === 'audio.turn.start') {
+      if (this.openAudioTurn !== undefined) return this.fail('audio_turn_open', `Audio turn ${this.openAudioTurn} is still open; only one audio turn is open at a time.`);
+      if (!this.freshTurn(turn)) return;
+      this.openAudioTurn = turn;
+      this.voice.turnStarted(turn);
+      return;
+    }
+    if (this.openAudioTurn !== turn) {
+      return this.fail('audio_turn_mismatch', this.openAudioTurn === undefined ? `No audio turn is open; ${type} for turn ${turn} was ignored.` : `The open audio turn is ${this.openAudioTurn}, not ${turn}.`);
+    }
+    this.openAudioTurn = undefined;
+    const words = await this.voice.turnEnded(turn, type === 'audio.turn.commit' ? 'commit' : 'cancel');
+    if (this.ended || type === 'audio.turn.cancel') return;
+    if (words.trim() === '') return this.answer(turn, ['Sorry, I did not catch that.']);
+    this.onText({ type: 'user.turn', turn, text: words });
   }
 
   private freshTurn(turn: number): boolean {
@@ -215,16 +287,16 @@ export class AgentCallDemoSession {
 
   // ---- text turns ------------------------------------------------------------------------------
 
-  private onText(message: UserTurn): void {
+  private onText(message: UserTurn, key: TurnKey = message.turn): void {
     const text = message.text.trim();
     const command = text.toLowerCase();
-    if (command === demoCommands.scan) return this.request(message.turn, 'nfc');
-    if (command === demoCommands.photo) return this.request(message.turn, 'photo');
-    if (command === demoCommands.confirm) return this.confirm(message.turn);
-    if (command === demoCommands.cancel) return this.cancelTeaching(message.turn);
+    if (command === demoCommands.scan) return this.request(key, 'nfc');
+    if (command === demoCommands.photo) return this.request(key, 'photo');
+    if (command === demoCommands.confirm) return this.confirm(key);
+    if (command === demoCommands.cancel) return this.cancelTeaching(key);
     const teach = /^teach object(?:\s+([\s\S]*))?$/i.exec(text);
-    if (teach) return this.teach(message.turn, (teach[1] ?? '').trim());
-    this.answer(message.turn, [this.helpText()]);
+    if (teach) return this.teach(key, (teach[1] ?? '').trim());
+    this.answer(key, [this.helpText()]);
   }
 
   private helpText(): string {
@@ -233,7 +305,7 @@ export class AgentCallDemoSession {
     return `I'm the AgentDesk demo agent. I understand ${commands}.${physical}`;
   }
 
-  private request(turn: number, modality: Modality): void {
+  private request(turn: TurnKey, modality: Modality): void {
     if (!this.negotiated.has(modality)) {
       return this.answer(turn, [`This session did not enable ${modalityName[modality]}, so I can't ask for one.`]);
     }
@@ -251,7 +323,7 @@ export class AgentCallDemoSession {
     this.answer(turn, [prompt], [{ type: 'interaction.requested', interactionId: pending.interactionId, kind: pending.kind, prompt, spokenPrompt, options: [], allowsFreeform: false }]);
   }
 
-  private teach(turn: number, label: string): void {
+  private teach(turn: TurnKey, label: string): void {
     if (label === '') return this.answer(turn, [`Tell me the name too: "${demoCommands.teachPrefix} <name>".`]);
     if (label.length > limits.labelChars) return this.answer(turn, [`A name can have at most ${limits.labelChars} characters.`]);
     if (controlCharacters.test(label)) return this.answer(turn, ['A name cannot contain control characters.']);
@@ -286,7 +358,7 @@ export class AgentCallDemoSession {
     this.answer(turn, [what, how], events, `${spoken} ${how}`);
   }
 
-  private confirm(turn: number): void {
+  private confirm(turn: TurnKey): void {
     const proposal = this.proposal;
     if (!proposal) {
       return this.answer(turn, [`There is nothing to confirm. Scan an object and say "${demoCommands.teachPrefix} <name>" first.`]);
@@ -297,7 +369,7 @@ export class AgentCallDemoSession {
     this.answer(turn, [`Saved: this object is "${proposal.label}". I keep it only for this session; scan it again and I'll recognise it.`], [event]);
   }
 
-  private cancelTeaching(turn: number): void {
+  private cancelTeaching(turn: TurnKey): void {
     if (!this.proposal) return this.answer(turn, ['There is no teaching proposal to cancel.']);
     const { label } = this.proposal;
     this.answer(turn, [`OK, I won't remember "${label}".`], [this.resolveProposal('cancelled')]);
@@ -399,7 +471,7 @@ export class AgentCallDemoSession {
   // ---- output ----------------------------------------------------------------------------------
 
   /** One processed turn: run.started, `events`, a text.delta per sentence, one stable speech.segment, run.completed. */
-  private answer(turn: number, sentences: string[], events: ServerEvent[] = [], spoken?: string): void {
+  private answer(turn: TurnKey, sentences: string[], events: ServerEvent[] = [], spoken?: string): void {
     const runId = `run-${turn}`;
     this.emit({ type: 'run.started', runId });
     for (const event of events) this.emit(event);

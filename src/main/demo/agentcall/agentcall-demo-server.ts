@@ -5,7 +5,9 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { extensionUri, maxFrameBytes, schemaVersion, type Modality } from '../../../shared/agentcall/protocol';
 import type { Logger } from '../../platform/logger';
 import { bearerToken, listenOnLoopback, sendJson } from '../http-util';
+import { webrtcDescriptor } from '../../../shared/agentcall/webrtc-profile';
 import { AgentCallDemoSession, agentCallCloseCodes, defaultDemoModalities, type AgentCallModalities } from './agentcall-demo-agent';
+import { agentCallWebrtcPath, createAgentCallWebrtcEndpoint, type AgentCallVoiceEngines } from './agentcall-webrtc-endpoint';
 
 /**
  * The built-in demo agent's AgentCall side: an A2A 1.0 Agent Card with the AgentCall AG-UI
@@ -35,6 +37,8 @@ export interface AgentCallDemoOptions {
   maxSessions?: number;
   /** How long a new connection has to send session.start (ms). Default 30 000. */
   sessionStartMs?: number;
+  /** The WebRTC agent's voice (default: espeak-ng and pocketsphinx from Debian). */
+  speech?: AgentCallVoiceEngines;
 }
 
 export interface AgentCallDemoServer {
@@ -44,10 +48,14 @@ export interface AgentCallDemoServer {
   cardUrl: string;
   /** The AG-UI endpoint the card advertises (http form, as on the card; connect with ws://). */
   aguiUrl: string;
+  /** The second card: the same agent over agentcall-webrtc-0.1 with agent-owned voice. */
+  webrtcCardUrl: string;
+  /** What the WebRTC endpoint saw (tests). */
+  webrtc: { readonly received: string[]; readonly audioLevels: number[]; readonly openCalls: number };
   close(): Promise<void>;
 }
 
-export const agentCallDemoPaths = { card: '/.well-known/agent-card.json', agui: '/agui', status: '/ui/status' } as const;
+export const agentCallDemoPaths = { card: '/.well-known/agent-card.json', agui: '/agui', status: '/ui/status', webrtcCard: '/webrtc/.well-known/agent-card.json', webrtc: agentCallWebrtcPath } as const;
 export const uiLinksExtensionUri = 'https://dev.agentmesh.ai/extensions/ui-links/v1';
 export const agentCallDemoName = 'AgentDesk demo agent';
 
@@ -73,6 +81,20 @@ export async function startAgentCallDemoServer(options: AgentCallDemoOptions = {
   let closed: Promise<void> | undefined;
 
   const card = () => agentCard(baseUrl, modalities, tokenDigest !== undefined);
+  const webrtc = createAgentCallWebrtcEndpoint({
+    modalities,
+    log,
+    ...(tokenDigest === undefined
+      ? {}
+      : {
+          authorize: (request: IncomingMessage) => {
+            // Only the Authorization header counts; a token in the query string is never read.
+            const presented = bearerToken(request);
+            return presented !== undefined && timingSafeEqual(digest(presented), tokenDigest);
+          },
+        }),
+    ...(options.speech === undefined ? {} : { speech: options.speech }),
+  });
 
   const server = createServer((request, response) => {
     try {
@@ -87,6 +109,19 @@ export async function startAgentCallDemoServer(options: AgentCallDemoOptions = {
   function handle(request: IncomingMessage, response: ServerResponse): void {
     if (!allowedHosts.includes(request.headers.host ?? '')) return sendJson(response, 421, { error: { code: 'misdirected', message: 'Unknown host.' } });
     const path = pathOf(request.url);
+    if (path === agentCallDemoPaths.webrtc) {
+      if (closing) return sendJson(response, 503, { error: { code: 'unavailable', message: 'The demo is stopping.' } });
+      webrtc.handle(request, response).catch((error: unknown) => {
+        log.error('demo', 'an AgentCall WebRTC offer failed', error);
+        if (!response.headersSent) sendJson(response, 500, { error: { code: 'internal', message: 'Something went wrong in the demo server.' } });
+        else response.end();
+      });
+      return;
+    }
+    if (path === agentCallDemoPaths.webrtcCard) {
+      if (request.method !== 'GET') return sendJson(response, 405, { error: { code: 'method_not_allowed', message: 'Use GET here.' } }, { Allow: 'GET' });
+      return sendJson(response, 200, webrtcAgentCard(baseUrl, modalities, tokenDigest !== undefined), { 'Cache-Control': 'no-cache' });
+    }
     if (path !== agentCallDemoPaths.card && path !== agentCallDemoPaths.status) {
       return sendJson(response, path === agentCallDemoPaths.agui ? 426 : 404, {
         error: path === agentCallDemoPaths.agui ? { code: 'upgrade_required', message: 'Connect with a WebSocket.' } : { code: 'not_found', message: 'Not found.' },
@@ -172,11 +207,14 @@ export async function startAgentCallDemoServer(options: AgentCallDemoOptions = {
     baseUrl,
     cardUrl: `${baseUrl}${agentCallDemoPaths.card}`,
     aguiUrl: `${baseUrl}${agentCallDemoPaths.agui}`,
+    webrtcCardUrl: `${baseUrl}${agentCallDemoPaths.webrtcCard}`,
+    webrtc,
     close: () => (closed ??= close()),
   };
 
   async function close(): Promise<void> {
     closing = true;
+    webrtc.close();
     const open = [...sockets.keys()];
     const gone = Promise.all(open.map((ws) => new Promise<void>((resolve) => (ws.readyState === ws.CLOSED ? resolve() : ws.once('close', () => resolve())))));
     for (const ws of open) {
@@ -263,6 +301,40 @@ export function agentCard(baseUrl: string, modalities: AgentCallModalities, bear
         examples: ['take a photo'],
       },
     ],
+  };
+}
+
+/**
+ * The same agent over `agentcall-webrtc-0.1`: the exact profile object with explicit turns, agent-owned
+ * voice (it speaks with espeak-ng and hears with pocketsphinx), the AG-UI URL taking the SDP offer.
+ * The card lives at /webrtc/.well-known/agent-card.json (a second card for the same origin; AgentDesk
+ * reads a URL ending in agent-card.json as it is).
+ */
+export function webrtcAgentCard(baseUrl: string, modalities: AgentCallModalities, bearer: boolean) {
+  const base = agentCard(baseUrl, modalities, bearer);
+  const [extension, ...others] = base.capabilities.extensions;
+  return {
+    ...base,
+    name: `${agentCallDemoName} (voice)`,
+    description: `${base.description} Over WebRTC: the agent speaks its answers and hears "${['scan an object', 'take a photo', 'confirm object', 'cancel teaching', 'hello'].join('", "')}" (push to talk).`,
+    capabilities: {
+      extensions: [
+        {
+          ...extension!,
+          params: {
+            ...extension!.params,
+            agui: {
+              url: `${baseUrl}${agentCallDemoPaths.webrtc}`,
+              transport: 'webrtc',
+              session: { resume: false, replay: false },
+              webrtc: { ...webrtcDescriptor, supportsExplicitTurns: true },
+            },
+            voice: { owner: 'agent' },
+          },
+        },
+        ...others,
+      ],
+    },
   };
 }
 
