@@ -26,8 +26,9 @@ import { TransportError, type AgentCallConnection, type TransportClose } from '.
  * connection is gone and the engine discards the session-local images, proposals and references, as
  * it does when a WebSocket drops; a new call is a new session.
  *
- * Close codes reported to the engine (a data channel has none of its own): 1000 when this side closed,
- * 1006 when the channel or the peer went away, 1009 and 1003 for an oversized or binary frame.
+ * Close codes reported to the engine (a data channel has none of its own): 1000 when either side
+ * closed the channel, 1006 when it failed or the peer went away (ICE), 1009 and 1003 for an
+ * oversized or binary frame.
  */
 
 /** One end of the events channel, as main sees it. */
@@ -42,8 +43,11 @@ export interface ChannelPort {
 export interface ChannelSink {
   /** One message as it arrived: a string for a text message, bytes for a binary one. */
   message(data: string | Uint8Array): void;
-  /** The channel closed, or the peer connection failed or disconnected. */
-  closed(why: string): void;
+  /**
+   * The channel closed (`clean`: the agent closed it, reported as 1000), or it failed or the peer
+   * connection failed or disconnected (1006).
+   */
+  closed(why: string, clean?: boolean): void;
 }
 
 const textEncoder = new TextEncoder();
@@ -61,7 +65,8 @@ export class DataChannelConnection implements AgentCallConnection {
   ) {
     this.sink = {
       message: (data) => this.receive(data),
-      closed: (why) => this.finish({ code: 1006, reason: '', error: new TransportError('connect_failed', `The call's data channel closed (${why.slice(0, 120)}).`) }),
+      closed: (why, clean) =>
+        this.finish(clean ? { code: 1000, reason: '' } : { code: 1006, reason: '', error: new TransportError('connect_failed', `The call's data channel closed (${why.slice(0, 120)}).`) }),
     };
   }
 
@@ -170,7 +175,7 @@ export function connectNodeDataChannel(channel: NodeDataChannelLike, peer: NodeP
     }
   };
   channel.onMessage((message) => safely(() => connection.sink.message(typeof message === 'string' ? message : new Uint8Array(Buffer.isBuffer(message) ? message : Buffer.from(message)))));
-  channel.onClosed(() => safely(() => connection.sink.closed('closed')));
+  channel.onClosed(() => safely(() => connection.sink.closed('closed', true)));
   channel.onError((error) => safely(() => connection.sink.closed(`error: ${error}`)));
   peer?.onStateChange((state) => {
     if (state === 'disconnected' || state === 'failed' || state === 'closed') safely(() => connection.sink.closed(`the peer connection is ${state}`));

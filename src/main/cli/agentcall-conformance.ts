@@ -8,7 +8,7 @@ import { NetError } from '../net/guarded-fetch';
 import { processImage } from '../photo/photo-pipeline';
 import { createLogger, type Logger } from '../platform/logger';
 import type { CliAgent } from './agentcall-connect';
-import { CheckFailed, checkReport, expect } from './checks';
+import { CheckFailed, checkReport, expect, type CheckResult } from './checks';
 import { exitCodes, type Io } from './output';
 
 /**
@@ -45,6 +45,8 @@ export interface AgentCallConformanceOptions {
   /** How long each wait lasts (default 10 s). */
   stepTimeoutMs?: number;
   log?: Logger;
+  /** Called when a WebRTC card made the suite load node-datachannel (its owner then runs ndc.cleanup() once at exit). */
+  onWebrtcLoaded?: () => void;
 }
 
 export const agentCallSteps = [
@@ -80,7 +82,8 @@ export async function agentCallConformance(agent: Exclude<CliAgent, { protocol: 
     return code ?? (ok ? exitCodes.ok : exitCodes.rejected);
   };
   const skipRest = (reason: string) => {
-    for (const name of agentCallSteps.slice(results.length)) report({ name, ok: true, skipped: true, detail: reason });
+    const reported = new Set(results.map((result) => result.name));
+    for (const name of agentCallSteps) if (!reported.has(name)) report({ name, ok: true, skipped: true, detail: reason });
   };
 
   if (agent.protocol === 'incompatible') {
@@ -95,10 +98,6 @@ export async function agentCallConformance(agent: Exclude<CliAgent, { protocol: 
     ok: true,
     detail: `${agent.cardUrl}: ${card.name}, ${card.transport}, accepts [${card.accepted.join(', ')}], may request [${card.agentRequests.join(', ')}]${warnings}`,
   });
-  if (card.transport !== 'websocket') {
-    skipRest('the card offers WebRTC only; this suite speaks the WebSocket binding');
-    return finish();
-  }
   if (card.bearerRequired && options.token === undefined) {
     io.err(`${card.name} requires a bearer token: pass --token T (or set AGENTDESK_TOKEN).`);
     skipRest('no bearer token (--token)');
@@ -106,6 +105,31 @@ export async function agentCallConformance(agent: Exclude<CliAgent, { protocol: 
   }
 
   const timeoutMs = options.stepTimeoutMs ?? defaultStepTimeoutMs;
+  const sessionId = `conformance-${randomBytes(8).toString('hex')}`;
+  const log = options.log ?? createLogger({ level: 'silent' });
+  if (card.transport === 'webrtc') {
+    // agentcall-webrtc-0.1: the same sequence on the agentcall.events data channel of a real call.
+    const webrtc = await import('./agentcall-webrtc-conformance').catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    if (webrtc instanceof Error) {
+      skipRest(`WebRTC (node-datachannel) cannot be loaded on this machine: ${webrtc.message}`);
+      return finish();
+    }
+    options.onWebrtcLoaded?.();
+    const callOptions = { card, policy: agent.policy, token: options.token, timeoutMs, log };
+    const call = await webrtc.openWebrtcCall({ ...callOptions, sessionId }, report);
+    if (!call) {
+      skipRest('no call');
+      return finish();
+    }
+    try {
+      await runSuite(card, new Wire(call.connection, timeoutMs), sessionId, report);
+    } finally {
+      if (call.connection.isOpen) call.connection.close();
+      call.offerer.close();
+    }
+    await webrtc.webrtcProfileChecks(callOptions, report);
+    return finish();
+  }
   let connection: AgentCallConnection;
   try {
     connection = await connectAgentCall({
@@ -119,23 +143,27 @@ export async function agentCallConformance(agent: Exclude<CliAgent, { protocol: 
     skipRest('no session');
     return finish(error instanceof NetError ? exitCodes.usage : undefined);
   }
-  const wire = new Wire(connection, timeoutMs);
   try {
-    const steps = suite(card, wire);
-    for (const name of agentCallSteps.slice(results.length)) {
-      const step = steps[name as Exclude<StepName, 'card discovered and valid'>];
-      try {
-        const outcome = await step();
-        report(typeof outcome === 'string' ? { name, ok: true, detail: outcome } : { name, ok: true, skipped: true, detail: outcome.skip });
-      } catch (error) {
-        if (!(error instanceof CheckFailed)) throw error;
-        report({ name, ok: false, detail: error.message });
-      }
-    }
+    await runSuite(card, new Wire(connection, timeoutMs), sessionId, report);
   } finally {
     if (connection.isOpen) connection.close();
   }
   return finish();
+}
+
+/** The reference-proof sequence after the card step, on whichever transport the wire runs. */
+async function runSuite(card: AgentCallCard, wire: Wire, sessionId: string, report: (result: CheckResult) => void): Promise<void> {
+  const steps = suite(card, wire, sessionId);
+  for (const name of agentCallSteps.slice(1)) {
+    const step = steps[name as Exclude<StepName, 'card discovered and valid'>];
+    try {
+      const outcome = await step();
+      report(typeof outcome === 'string' ? { name, ok: true, detail: outcome } : { name, ok: true, skipped: true, detail: outcome.skip });
+    } catch (error) {
+      if (!(error instanceof CheckFailed)) throw error;
+      report({ name, ok: false, detail: error.message });
+    }
+  }
 }
 
 type Outcome = string | { skip: string };
@@ -333,7 +361,7 @@ function teachingEvidence(events: readonly Event[], type: 'teaching.proposed' | 
   return events.find((event) => event.type === type && test(event));
 }
 
-function suite(card: AgentCallCard, wire: Wire): Record<Exclude<StepName, 'card discovered and valid'>, () => Promise<Outcome>> {
+function suite(card: AgentCallCard, wire: Wire, sessionId: string): Record<Exclude<StepName, 'card discovered and valid'>, () => Promise<Outcome>> {
   const nfc = card.accepted.includes('nfc');
   const photo = card.accepted.includes('photo');
   const noNfc = { skip: 'the card does not accept nfc' };
@@ -365,7 +393,7 @@ function suite(card: AgentCallCard, wire: Wire): Record<Exclude<StepName, 'card 
     'session.start → session.established': async () => {
       wire.send({
         type: 'session.start',
-        sessionId: `conformance-${randomBytes(8).toString('hex')}`,
+        sessionId,
         clientCapabilities: { physicalObservations: { modalities: [...card.accepted] } },
       });
       const first = await wire.until(() => wire.envelopes[0], 'session.established');

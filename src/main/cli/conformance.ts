@@ -41,7 +41,7 @@ interface Run {
 export async function conformance(address: string, options: Options, io: Io): Promise<number> {
   // An AgentCall agent (or an agent card AgentDesk cannot use) gets the reference-proof suite.
   const agent = await identifyCliAgent(address, options);
-  if (agent.protocol !== 'talkie') return agentCallConformance(agent, options, io);
+  if (agent.protocol !== 'talkie') return agentCallConformance(agent, { ...options, onWebrtcLoaded: () => (voicePeersLoaded = true) }, io);
   const { report, finish } = checkReport(io, options.json);
   const client = await connectTalkie(address, options);
   if (!client.manifest.testMode) {

@@ -1,0 +1,148 @@
+import type { AgentCallCard } from '../../shared/agentcall/card';
+import { parseServerFrame } from '../../shared/agentcall/protocol';
+import { connectNodeDataChannel } from '../agentcall/datachannel-transport';
+import type { AgentCallConnection } from '../agentcall/websocket-transport';
+import { postAgentCallOffer, SignallingError } from '../agentcall/webrtc-signalling';
+import type { NetPolicy } from '../net/guarded-fetch';
+import type { Logger } from '../platform/logger';
+import type { CheckResult } from './checks';
+import { createAgentCallOfferer, within, type AgentCallOfferer } from './voice-peer';
+
+/**
+ * `agentdesk conformance` for an agentcall-webrtc-0.1 card (loaded, with node-datachannel, only for
+ * such a card): a real WebRTC call from a node-datachannel peer on 127.0.0.1 offering what the app
+ * offers (one sendrecv Opus track, 48 kHz, and the ordered `agentcall.events` channel with subprotocol
+ * `agentcall-agui-dc-0.1`), through AgentDesk's own SDP POST (webrtc-signalling.ts: application/sdp,
+ * AgentCall-Session-ID, Accept, the bearer only when the card requires it, no redirect, the answer
+ * ≤ 128 KiB and the profile in it). The reference-proof sequence then runs on that channel, and two more
+ * calls check the profile from the agent's side: a channel with another subprotocol is not served,
+ * and a first message other than session.start is not answered with a session.
+ */
+
+export const webrtcSteps = {
+  offer: 'webrtc: SDP offer answered (application/sdp, ≤ 128 KiB, no redirect, Opus 48 kHz sendrecv + data channel)',
+  channel: 'webrtc: agentcall.events open (label, subprotocol agentcall-agui-dc-0.1, ordered)',
+  wrongProtocol: 'webrtc: a channel with another subprotocol is not served',
+  firstMessage: 'webrtc: the first message must be session.start',
+} as const;
+
+export interface WebrtcCall {
+  connection: AgentCallConnection;
+  offerer: AgentCallOfferer;
+}
+
+interface CallOptions {
+  card: AgentCallCard;
+  policy: NetPolicy;
+  token: string | undefined;
+  sessionId: string;
+  timeoutMs: number;
+  log: Logger;
+}
+
+/** The call the sequence runs on; reports the offer and channel steps. Undefined when it could not be made. */
+export async function openWebrtcCall(options: CallOptions, report: (result: CheckResult) => void): Promise<WebrtcCall | undefined> {
+  const offerer = await createAgentCallOfferer({ name: 'agentdesk-conformance' });
+  let answer: string;
+  try {
+    answer = await postAgentCallOffer({
+      card: options.card,
+      sessionId: options.sessionId,
+      offer: offerer.offer,
+      policy: options.policy,
+      ...(options.token === undefined ? {} : { bearerToken: options.token }),
+    });
+  } catch (error) {
+    offerer.close();
+    report({ name: webrtcSteps.offer, ok: false, detail: error instanceof SignallingError ? `${error.code}: ${error.message}` : (error as Error).message });
+    return undefined;
+  }
+  report({ name: webrtcSteps.offer, ok: true, detail: `${new TextEncoder().encode(answer).byteLength} bytes of application/sdp, AgentCall-Session-ID ${options.sessionId}${options.card.bearerRequired ? ', bearer in the Authorization header' : ''}` });
+  try {
+    offerer.accept(answer);
+    await within(offerer.opened, options.timeoutMs, `the channel did not open within ${Math.round(options.timeoutMs / 1000)} s`);
+    const connection = connectNodeDataChannel(offerer.channel, offerer.pc, options.log);
+    report({ name: webrtcSteps.channel, ok: true, detail: `${offerer.channel.getLabel()} / ${offerer.channel.getProtocol()}` });
+    return { connection, offerer };
+  } catch (error) {
+    offerer.close();
+    report({ name: webrtcSteps.channel, ok: false, detail: (error as Error).message });
+    return undefined;
+  }
+}
+
+/** The agent-side profile checks, each on a call of its own. */
+export async function webrtcProfileChecks(options: Omit<CallOptions, 'sessionId'>, report: (result: CheckResult) => void): Promise<void> {
+  // A channel with another subprotocol: the agent should not run a session on it.
+  {
+    const offerer = await createAgentCallOfferer({ name: 'agentdesk-conformance-protocol', protocol: 'agentcall-agui-dc-9.9' });
+    try {
+      const answer = await postAgentCallOffer({ card: options.card, sessionId: `conformance-proto-${Date.now()}`, offer: offerer.offer, policy: options.policy, ...(options.token === undefined ? {} : { bearerToken: options.token }) });
+      offerer.accept(answer);
+      const outcome = await served(offerer, JSON.stringify({ type: 'session.start', sessionId: 'conformance-protocol', clientCapabilities: { physicalObservations: { modalities: [] } } }), options.timeoutMs);
+      report(
+        outcome === 'established'
+          ? { name: webrtcSteps.wrongProtocol, ok: true, warning: true, detail: 'the agent established a session on a channel with subprotocol agentcall-agui-dc-9.9; the profile names exactly agentcall-agui-dc-0.1' }
+          : { name: webrtcSteps.wrongProtocol, ok: true, detail: outcome },
+      );
+    } catch (error) {
+      // Refusing the whole offer is also not serving it.
+      report({ name: webrtcSteps.wrongProtocol, ok: true, detail: `the offer was refused (${(error as Error).message.slice(0, 160)})` });
+    } finally {
+      offerer.close();
+    }
+  }
+  // A first message other than session.start.
+  {
+    const offerer = await createAgentCallOfferer({ name: 'agentdesk-conformance-first' });
+    try {
+      const answer = await postAgentCallOffer({ card: options.card, sessionId: `conformance-first-${Date.now()}`, offer: offerer.offer, policy: options.policy, ...(options.token === undefined ? {} : { bearerToken: options.token }) });
+      offerer.accept(answer);
+      const outcome = await served(offerer, JSON.stringify({ type: 'user.turn', turn: 1, text: 'hello' }), options.timeoutMs);
+      report(
+        outcome === 'established'
+          ? { name: webrtcSteps.firstMessage, ok: false, detail: 'the agent answered a user.turn sent before session.start with session.established' }
+          : outcome.startsWith('no answer')
+            ? { name: webrtcSteps.firstMessage, ok: true, warning: true, detail: `${outcome}; an agent should refuse it (failure or closing the channel)` }
+            : { name: webrtcSteps.firstMessage, ok: true, detail: outcome },
+      );
+    } catch (error) {
+      report({ name: webrtcSteps.firstMessage, ok: false, detail: `the call could not be made: ${(error as Error).message.slice(0, 200)}` });
+    } finally {
+      offerer.close();
+    }
+  }
+}
+
+/** Sends `first` once the channel opens and says what the agent did: established, a failure, closed, or nothing. */
+async function served(offerer: AgentCallOfferer, first: string, timeoutMs: number): Promise<'established' | string> {
+  try {
+    await within(offerer.opened, timeoutMs, 'not opened');
+  } catch {
+    return 'the agent did not open the channel';
+  }
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(`no answer within ${Math.round(timeoutMs / 1000)} s`), timeoutMs);
+    const done = (outcome: string) => {
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+    offerer.channel.onMessage((message) => {
+      try {
+        if (typeof message !== 'string') return done('the agent sent a binary message');
+        const parsed = parseServerFrame(message);
+        if (!parsed.ok) return done(`the agent sent a malformed frame (${parsed.code})`);
+        if (parsed.event?.type === 'session.established') return done('established');
+        if (parsed.event?.type === 'failure') return done(`refused with failure ${parsed.event.code.slice(0, 64)}`);
+      } catch {
+        // never throw inside node-datachannel callbacks
+      }
+    });
+    offerer.channel.onClosed(() => done('the agent closed the channel'));
+    try {
+      offerer.channel.sendMessage(first);
+    } catch {
+      done('the channel closed before the message could be sent');
+    }
+  });
+}

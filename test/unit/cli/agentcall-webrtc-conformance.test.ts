@@ -1,0 +1,90 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { agentCallSteps } from '../../../src/main/cli/agentcall-conformance';
+import { webrtcSteps } from '../../../src/main/cli/agentcall-webrtc-conformance';
+import { conformance } from '../../../src/main/cli/conformance';
+import type { Io } from '../../../src/main/cli/output';
+import { startAgentCallDemoServer, webrtcAgentCard, type AgentCallDemoServer } from '../../../src/main/demo/agentcall/agentcall-demo-server';
+import { startServer } from '../../support/http-server';
+
+/**
+ * `agentdesk conformance` against an agentcall-webrtc-0.1 card: the reference-proof sequence over the
+ * agentcall.events data channel of a real call (node-datachannel on 127.0.0.1) to the demo's WebRTC
+ * agent, and the profile rules failing for agents that break them.
+ */
+
+function capture(): Io & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, out: (line) => void lines.push(line), err: (line) => void lines.push(`stderr: ${line}`) };
+}
+
+const servers: AgentCallDemoServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+const lineFor = (lines: string[], name: string) => lines.find((line) => line.slice(5).startsWith(`${name}:`)) ?? `(no line for ${name})`;
+
+describe('agentdesk conformance over agentcall-webrtc-0.1', () => {
+  it('runs every reference-proof step on the data channel and checks the profile, against the demo', async () => {
+    const server = await startAgentCallDemoServer();
+    servers.push(server);
+    const io = capture();
+    const code = await conformance(server.webrtcCardUrl, { dev: true, json: false, waitExpiry: false }, io);
+    const names = io.lines.slice(0, -1).map((line) => line.slice(5, line.indexOf(':', 5)));
+    expect(names).toEqual([agentCallSteps[0], webrtcSteps.offer, webrtcSteps.channel, ...agentCallSteps.slice(1), webrtcSteps.wrongProtocol, webrtcSteps.firstMessage].map((name) => name.slice(0, name.indexOf(':') === -1 ? undefined : name.indexOf(':'))));
+    expect(io.lines.filter((line) => !line.startsWith('PASS'))).toEqual([`${agentCallSteps.length + 4} passed, 0 failed`]);
+    expect(code).toBe(0);
+    expect(lineFor(io.lines, 'card discovered and valid')).toContain('webrtc');
+    expect(io.lines.find((line) => line.includes('agentcall.events open'))).toContain('agentcall.events / agentcall-agui-dc-0.1');
+    expect(io.lines.find((line) => line.includes('another subprotocol'))).toMatch(/closed the channel|did not open/);
+    expect(io.lines.find((line) => line.includes('must be session.start'))).toMatch(/failure session_not_started|closed the channel/);
+    expect(lineFor(io.lines, 'photo request answered')).toMatch(/a 64×48 JPEG \(\d+ bytes\) answered the request/);
+  }, 90_000);
+
+  it('sends the bearer the WebRTC card asks for, and prints one JSON object with --json', async () => {
+    const token = 'conformance-token-0123456789';
+    const server = await startAgentCallDemoServer({ token });
+    servers.push(server);
+    const io = capture();
+    expect(await conformance(server.webrtcCardUrl, { dev: true, json: true, waitExpiry: false, token }, io)).toBe(0);
+    const report = JSON.parse(io.lines[0]!) as { ok: boolean; checks: { name: string; ok: boolean; warning?: boolean }[] };
+    expect(report.ok).toBe(true);
+    expect(report.checks.filter((check) => !check.ok || check.warning)).toEqual([]);
+  }, 90_000);
+
+  it.each([
+    ['redirects the offer', 'redirected'],
+    ['answers with more than 128 KiB', 'answer_too_large'],
+    ['answers with text/plain', 'not_sdp'],
+  ])('fails the offer step for an agent that %s, and runs nothing else', async (_what, code) => {
+    const target = await startServer((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'application/sdp' });
+      response.end('v=0\r\n');
+    });
+    const agent = await startServer((request, response) => {
+      const path = (request.url ?? '').split('?')[0];
+      if (path === '/.well-known/agent-card.json') {
+        response.writeHead(200, { 'Content-Type': 'application/json' });
+        response.end(JSON.stringify(webrtcAgentCard(`http://${request.headers.host}`, { accepted: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'] }, false)));
+        return;
+      }
+      request.resume();
+      if (code === 'redirected') {
+        response.writeHead(307, { Location: `${target.origin}/agui/webrtc`, 'Content-Length': 0 });
+        response.end();
+      } else if (code === 'answer_too_large') {
+        response.writeHead(201, { 'Content-Type': 'application/sdp' });
+        response.end(`v=0\r\n${'a=x-pad:0123456789abcdef\r\n'.repeat(6_000)}`);
+      } else {
+        response.writeHead(201, { 'Content-Type': 'text/plain' });
+        response.end('v=0\r\n');
+      }
+    });
+    const io = capture();
+    expect(await conformance(`${agent.origin}/.well-known/agent-card.json`, { dev: true, json: false, waitExpiry: false, stepTimeoutMs: 5_000 }, io)).toBe(1);
+    expect(io.lines.find((line) => line.includes('SDP offer answered'))).toMatch(new RegExp(`^FAIL .*${code}`));
+    expect(io.lines.filter((line) => line.startsWith('SKIP'))).toHaveLength(agentCallSteps.length - 1);
+    expect(target.requests).toHaveLength(0);
+    expect(agent.requests.filter((request) => request.method === 'POST')).toHaveLength(1);
+  }, 60_000);
+});
