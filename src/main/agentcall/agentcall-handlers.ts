@@ -12,5 +12,10 @@ export function agentcallHandlers({ agentCall }: { agentCall: AgentCallService }
     'agentcall.decline': ({ sessionKey }) => agentCall.decline(sessionKey),
     'agentcall.cancel': ({ sessionKey }) => agentCall.cancel(sessionKey),
     'agentcall.end': ({ sessionKey }) => agentCall.end(sessionKey),
+    'agentcall.callOffer': ({ agentId, sdp }) => agentCall.callOffer(agentId, sdp),
+    'agentcall.callOpened': ({ callKey }) => agentCall.callOpened(callKey),
+    'agentcall.callMessage': ({ callKey, text, refused }) => agentCall.callMessage(callKey, { text, refused }),
+    'agentcall.callClosed': ({ callKey, why, clean }) => agentCall.callClosed(callKey, why, clean),
+    'agentcall.audioTurn': ({ sessionKey, action, microphoneStopped }) => agentCall.audioTurn(sessionKey, action, microphoneStopped),
   };
 }

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentCallCard } from '../../shared/agentcall/card';
 import type { AgentCallAgent, AgentCallOpenResponse } from '../../shared/agentcall/ipc-schemas';
-import type { Intent } from '../../shared/agentcall/protocol';
+import type { Intent, Modality } from '../../shared/agentcall/protocol';
 import type { SessionUpdate } from '../../shared/agentcall/session-view';
 import { builtInAgentCallDemoId } from '../../shared/ipc/contract';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError, type IpcErrorCode } from '../../shared/ipc/errors';
 import type { NfcObject, NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import type { Problem } from '../../shared/talkie/problems';
 import { readAgentCallCard } from './read-card';
@@ -15,7 +15,9 @@ import type { PhotoService } from '../photo/photo-service';
 import type { Logger } from '../platform/logger';
 import type { AgentRegistry } from '../store/agent-registry';
 import type { SettingsService } from '../store/settings-service';
-import { openAgentCallSession, type AgentCallDriver } from './session-driver';
+import { DataChannelConnection } from './datachannel-transport';
+import { openAgentCallOverChannel, openAgentCallSession, type AgentCallDriver } from './session-driver';
+import { postAgentCallOffer, SignallingError } from './webrtc-signalling';
 
 /**
  * AgentCall sessions in main: card → checks → WebSocket → the shared session engine, with the
@@ -57,6 +59,26 @@ const heldScanLimit = 16;
 const heldScanMs = 10 * 60 * 1000;
 const maxUpdatesPerEvent = 50;
 
+interface Target {
+  cardUrl: string;
+  card: AgentCallCard;
+  problems: Problem[];
+  policy: NetPolicy;
+}
+
+/** A WebRTC call whose channel is not open yet (the renderer has the answer). */
+interface PendingCall {
+  agentId: string;
+  target: Target;
+  connection: DataChannelConnection;
+  sessionId: string;
+  timer: NodeJS.Timeout;
+}
+
+/** How long the renderer has to report the call's channel open. */
+const callOpenMs = 30_000;
+const maxPendingCalls = 4;
+
 interface LiveSession {
   key: string;
   agentId: string;
@@ -66,6 +88,8 @@ interface LiveSession {
 export class AgentCallService {
   private readonly sessions = new Map<string, LiveSession>();
   private readonly heldScans: HeldScan[] = [];
+  /** Calls between the SDP answer and the channel's session.established, and open calls' connections (by key). */
+  private readonly calls = new Map<string, PendingCall>();
 
   constructor(private readonly deps: AgentCallServiceDeps) {
     deps.onNfcResult?.((result) => {
@@ -78,14 +102,122 @@ export class AgentCallService {
   async open(agentId: string): Promise<AgentCallOpenResponse> {
     const target = await this.target(agentId);
     const card = target.card;
-    let bearerToken: string | undefined;
-    if (card.bearerRequired) {
-      bearerToken = (await this.deps.tokens.load(tokenKeyFor(target.cardUrl)))?.accessToken;
-      if (bearerToken === undefined) throw new ServiceError('sign_in_required', `${card.name} asks for an access token. Paste the token its publisher gave you.`);
-    }
+    const bearerToken = await this.bearerFor(target);
     for (const session of this.sessions.values()) if (session.agentId === agentId) await this.endSession(session);
-
     const key = randomBytes(12).toString('base64url');
+    return this.startSession(key, agentId, target, bearerToken, (onUpdate) =>
+      (this.deps.openSession ?? openAgentCallSession)({
+        card,
+        policy: target.policy,
+        ...(bearerToken === undefined ? {} : { bearerToken }),
+        clientModalities: this.clientModalities(),
+        sessionId: `agentdesk-${key}`,
+        log: this.deps.log,
+        onUpdate,
+      }),
+    );
+  }
+
+  /*
+   * agentcall-webrtc-0.1 calls. The renderer owns the RTCPeerConnection (microphone, the agent's audio
+   * and the agentcall.events channel on one connection); main owns the card, the token, the SDP POST
+   * and the session engine. The channel is relayed (datachannel-transport.ts): the renderer hands main
+   * every channel message unparsed (`callMessage`) and puts on the channel exactly the text main emits
+   * (`agentcall.channelSend`); main closes it with `agentcall.channelClose`. Once open, the call is an
+   * ordinary session addressed by its key (sendText, sendObservation, … work unchanged).
+   */
+
+  /** Step 1: the renderer's SDP offer, POSTed by main to the card's URL; only the answer goes back. */
+  async callOffer(agentId: string, sdp: string): Promise<{ callKey: string; sdp: string; explicitTurns: boolean }> {
+    const target = await this.target(agentId);
+    const card = target.card;
+    if (card.transport !== 'webrtc') throw new ServiceError('incompatible', `${card.name} takes WebSocket sessions, not calls.`);
+    const bearerToken = await this.bearerFor(target);
+    for (const session of this.sessions.values()) if (session.agentId === agentId) await this.endSession(session);
+    for (const call of this.calls.values()) if (call.agentId === agentId) call.connection.close();
+    const callKey = randomBytes(12).toString('base64url');
+    const sessionId = `agentdesk-${callKey}`;
+    let answer: string;
+    try {
+      answer = await postAgentCallOffer({ card, sessionId, offer: sdp, policy: target.policy, ...(bearerToken === undefined ? {} : { bearerToken }) });
+    } catch (error) {
+      if (!(error instanceof SignallingError)) throw error;
+      this.deps.log.warn('agentcall', `call offer refused: ${error.code}`);
+      const code: IpcErrorCode =
+        error.code === 'sign_in_required' ? 'sign_in_required' : error.code === 'not_allowed' ? 'not_allowed' : error.code === 'insecure_scheme' ? 'insecure_scheme' : error.code === 'network' ? 'network_error' : error.code === 'server_error' ? 'server_error' : 'protocol_error';
+      throw new ServiceError(code, code === 'insecure_scheme' ? `${error.message} Turn on Settings → Developer → Allow http:// for local agents.` : error.message, undefined, error.retryable);
+    }
+    const connection = new DataChannelConnection(
+      {
+        sendText: (text) => this.deps.events.emit('agentcall.channelSend', { callKey, text }),
+        close: () => {
+          this.calls.delete(callKey);
+          this.deps.events.emit('agentcall.channelClose', { callKey });
+        },
+      },
+      this.deps.log,
+    );
+    // A renderer that never reports the channel open gives the call up.
+    const timer = setTimeout(() => {
+      if (this.calls.get(callKey)?.connection === connection) connection.close();
+    }, callOpenMs);
+    timer.unref?.();
+    this.calls.set(callKey, { agentId, target, connection, sessionId, timer });
+    if (this.calls.size > maxPendingCalls) this.calls.values().next().value?.connection.close();
+    return { callKey, sdp: answer, explicitTurns: card.webrtc.supportsExplicitTurns };
+  }
+
+  /** Step 2: the renderer's channel opened: session.start goes out through it; resolves as `open` does. */
+  async callOpened(callKey: string): Promise<AgentCallOpenResponse> {
+    const call = this.calls.get(callKey);
+    if (!call) throw new ServiceError('session_ended', 'This call has ended. Call again.');
+    clearTimeout(call.timer);
+    const card = call.target.card;
+    return this.startSession(callKey, call.agentId, call.target, undefined, (onUpdate) =>
+      openAgentCallOverChannel({ card, connection: call.connection, sessionId: call.sessionId, clientModalities: this.clientModalities(), log: this.deps.log, onUpdate }),
+    );
+  }
+
+  /** A message the renderer received on the call's channel, as it came (text or bytes). Judged here. */
+  callMessage(callKey: string, message: { text?: string | undefined; refused?: 'binary' | 'too_large' | undefined }): { taken: boolean } {
+    const call = this.calls.get(callKey);
+    if (!call) return { taken: false };
+    if (message.refused !== undefined) call.connection.sink.refused(message.refused);
+    else call.connection.sink.message(message.text ?? '');
+    return { taken: true };
+  }
+
+  /** The renderer's channel closed, or its peer connection failed or disconnected: the session ends (no resume). */
+  callClosed(callKey: string, why: string, clean: boolean): { ended: boolean } {
+    const call = this.calls.get(callKey);
+    if (!call) return { ended: false };
+    this.calls.delete(callKey);
+    call.connection.sink.closed(why, clean);
+    return { ended: true };
+  }
+
+  /** Explicit audio turns: push-to-talk pressed (`start`), released (`commit`) or abandoned (`cancel`). */
+  audioTurn(key: string, action: 'start' | 'commit' | 'cancel', microphoneStopped: boolean): { turn: number } {
+    const { driver } = this.session(key);
+    if (action === 'start') return { turn: driver.startAudioTurn() };
+    const turn = driver.openAudioTurn ?? 0;
+    driver.endAudioTurn(action, { stopped: microphoneStopped });
+    return { turn };
+  }
+
+  private clientModalities(): Modality[] {
+    return [...(this.deps.nfcOffered() ? (['nfc'] as const) : []), 'photo'];
+  }
+
+  private async bearerFor(target: Target): Promise<string | undefined> {
+    if (!target.card.bearerRequired) return undefined;
+    const bearerToken = (await this.deps.tokens.load(tokenKeyFor(target.cardUrl)))?.accessToken;
+    if (bearerToken === undefined) throw new ServiceError('sign_in_required', `${target.card.name} asks for an access token. Paste the token its publisher gave you.`);
+    return bearerToken;
+  }
+
+  private async startSession(key: string, agentId: string, target: Target, bearerToken: string | undefined, opener: (onUpdate: (update: SessionUpdate) => void) => Promise<AgentCallDriver>): Promise<AgentCallOpenResponse> {
+    const card = target.card;
     // Updates are held until the renderer has the session key (the answer below), then streamed as events.
     let early: SessionUpdate[] | undefined = [];
     let pending: SessionUpdate[] = [];
@@ -99,22 +231,14 @@ export class AgentCallService {
     };
     let driver: AgentCallDriver;
     try {
-      driver = await (this.deps.openSession ?? openAgentCallSession)({
-        card,
-        policy: target.policy,
-        ...(bearerToken === undefined ? {} : { bearerToken }),
-        clientModalities: [...(this.deps.nfcOffered() ? (['nfc'] as const) : []), 'photo'],
-        sessionId: `agentdesk-${key}`,
-        log: this.deps.log,
-        onUpdate: (update) => {
-          if (early) early.push(update);
-          else {
-            // One event per burst of updates (a frame, a command), not one per update.
-            if (pending.length === 0) queueMicrotask(flush);
-            pending.push(update);
-          }
-          if (update.type === 'ended') this.forget(key);
-        },
+      driver = await opener((update) => {
+        if (early) early.push(update);
+        else {
+          // One event per burst of updates (a frame, a command), not one per update.
+          if (pending.length === 0) queueMicrotask(flush);
+          pending.push(update);
+        }
+        if (update.type === 'ended') this.forget(key);
       });
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'sign_in_required' && bearerToken !== undefined) {
@@ -218,7 +342,7 @@ export class AgentCallService {
     return session;
   }
 
-  private async target(agentId: string): Promise<{ cardUrl: string; card: AgentCallCard & { transport: 'websocket' | 'webrtc' }; problems: Problem[]; policy: NetPolicy }> {
+  private async target(agentId: string): Promise<Target> {
     let url: string;
     let policy: NetPolicy;
     if (agentId === builtInAgentCallDemoId) {

@@ -43,6 +43,8 @@ export interface ChannelPort {
 export interface ChannelSink {
   /** One message as it arrived: a string for a text message, bytes for a binary one. */
   message(data: string | Uint8Array): void;
+  /** A message the relay did not pass on: binary, or text too large to carry (both end the session). */
+  refused(kind: 'binary' | 'too_large'): void;
   /**
    * The channel closed (`clean`: the agent closed it, reported as 1000), or it failed or the peer
    * connection failed or disconnected (1006).
@@ -65,6 +67,7 @@ export class DataChannelConnection implements AgentCallConnection {
   ) {
     this.sink = {
       message: (data) => this.receive(data),
+      refused: (kind) => this.receive(kind === 'binary' ? new Uint8Array(0) : 'x'.repeat(maxFrameBytes + 1)),
       closed: (why, clean) =>
         this.finish(clean ? { code: 1000, reason: '' } : { code: 1006, reason: '', error: new TransportError('connect_failed', `The call's data channel closed (${why.slice(0, 120)}).`) }),
     };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { intentSchema, limits, modalitySchema } from './protocol';
+import { intentSchema, limits, maxFrameBytes, modalitySchema } from './protocol';
 import { sessionUpdateSchema } from './session-view';
 
 /**
@@ -77,6 +77,37 @@ export const agentCallMethods = {
   'agentcall.decline': { request: z.strictObject({ sessionKey: sessionKeySchema }), response: z.strictObject({ sent: z.literal(true) }) },
   /** Cancels the active run (`response.cancel`). */
   'agentcall.cancel': { request: z.strictObject({ sessionKey: sessionKeySchema }), response: z.strictObject({ sent: z.literal(true) }) },
+  /**
+   * agentcall-webrtc-0.1 call, step 1: the renderer's SDP offer (its RTCPeerConnection: the microphone
+   * track and the `agentcall.events` channel). Main POSTs it to the card's URL (session id, bearer,
+   * network checks) and returns only the answer and the call's key. `explicitTurns`: push-to-talk
+   * (the card says supportsExplicitTurns).
+   */
+  'agentcall.callOffer': {
+    request: z.strictObject({ agentId, sdp: z.string().min(1).max(64 * 1024) }),
+    response: z.strictObject({ callKey: sessionKeySchema, sdp: z.string().min(1).max(128 * 1024), explicitTurns: z.boolean() }),
+    gesture: 'A call starts only when you click Call.',
+  },
+  /** Step 2: the channel is open; main sends session.start through it (agentcall.channelSend) and answers as `agentcall.open` does. */
+  'agentcall.callOpened': { request: z.strictObject({ callKey: sessionKeySchema }), response: agentCallOpenResponseSchema },
+  /**
+   * A message the renderer received on the call's channel, unparsed: its `text`, or, for a message main
+   * must refuse without seeing it, `refused` (a binary message, or text of more than 256 Ki UTF-16 units).
+   */
+  'agentcall.callMessage': {
+    request: z.strictObject({ callKey: sessionKeySchema, text: z.string().max(maxFrameBytes * 2).optional(), refused: z.enum(['binary', 'too_large']).optional() }),
+    response: z.strictObject({ taken: z.boolean() }),
+  },
+  /** The call's channel closed (`clean`), or failed, or the peer connection failed or disconnected: the session ends. */
+  'agentcall.callClosed': {
+    request: z.strictObject({ callKey: sessionKeySchema, why: z.string().max(200), clean: z.boolean() }),
+    response: z.strictObject({ ended: z.boolean() }),
+  },
+  /** Explicit audio turns: push-to-talk pressed (start), released after the microphone stopped (commit), or Esc/leaving (cancel). */
+  'agentcall.audioTurn': {
+    request: z.strictObject({ sessionKey: sessionKeySchema, action: z.enum(['start', 'commit', 'cancel']), microphoneStopped: z.boolean() }),
+    response: z.strictObject({ turn: z.number().int().min(0) }),
+  },
   /** Ends the session (`session.end`); false when it had already ended. */
   'agentcall.end': { request: z.strictObject({ sessionKey: sessionKeySchema }), response: z.strictObject({ ended: z.boolean() }) },
 } as const;
@@ -84,4 +115,8 @@ export const agentCallMethods = {
 export const agentCallEvents = {
   /** What changed in a session, in order (one batch per frame from the agent or per command). */
   'agentcall.update': z.strictObject({ sessionKey: sessionKeySchema, updates: z.array(sessionUpdateSchema).min(1).max(50) }),
+  /** Put this text on the call's agentcall.events channel, as it is (main built and checked it). */
+  'agentcall.channelSend': z.strictObject({ callKey: sessionKeySchema, text: z.string().min(1).max(maxFrameBytes) }),
+  /** Main ended the call: close the channel and the peer connection. */
+  'agentcall.channelClose': z.strictObject({ callKey: sessionKeySchema }),
 } as const;

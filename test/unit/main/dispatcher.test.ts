@@ -84,6 +84,7 @@ describe('user gestures, checked once in the dispatcher', () => {
     expect(methodNames.filter((method) => gestureMessage(method) !== undefined).sort()).toEqual(
       [
         'agentcall.answerProposal',
+        'agentcall.callOffer',
         'agentcall.sendObservation',
         'agui.resume',
         'external.open',

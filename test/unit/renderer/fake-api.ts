@@ -291,6 +291,12 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'agentcall.decline': () => ok({ sent: true as const }),
     'agentcall.cancel': () => ok({ sent: true as const }),
     'agentcall.end': () => ok({ ended: true }),
+    // agentcall-webrtc-0.1 calls: the renderer has no call control yet, so these are never called here.
+    'agentcall.callOffer': () => fail('incompatible', 'The fake API makes no calls.'),
+    'agentcall.callOpened': () => fail('session_ended', 'The fake API makes no calls.'),
+    'agentcall.callMessage': () => ok({ taken: false }),
+    'agentcall.callClosed': () => ok({ ended: false }),
+    'agentcall.audioTurn': () => fail('session_ended', 'The fake API makes no calls.'),
     'talkie.connect': ({ agentId }) => talkieView(agentId),
     'talkie.acceptEndpoints': ({ agentId }) => {
       const view = state.talkie.views[agentId];

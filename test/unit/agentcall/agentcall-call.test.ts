@@ -1,0 +1,151 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { applySessionUpdate, emptySessionView, type SessionUpdate, type SessionView } from '../../../src/shared/agentcall/session-view';
+import { builtInAgentCallDemoId, eventChannel } from '../../../src/shared/ipc/contract';
+import { createAgentCallOfferer, within, type AgentCallOfferer } from '../../../src/main/cli/voice-peer';
+import { startAgentCallDemoServer, type AgentCallDemoServer } from '../../../src/main/demo/agentcall/agentcall-demo-server';
+import { memoryLogger } from '../../support/logger';
+import { startTestServices, type TestServices } from '../../support/services';
+import { useTempDirs } from '../../support/temp-dir';
+
+/**
+ * An agentcall-webrtc-0.1 call through main's services and the real dispatcher, with a node-datachannel
+ * offerer in the renderer's place: it makes the offer, relays every channel message to main
+ * (`agentcall.callMessage`) and puts on the channel exactly what main emits (`agentcall.channelSend`).
+ * The agent is the demo's WebRTC side. Main makes the SDP POST and runs the session engine.
+ */
+
+const tempDir = useTempDirs();
+const open: { close(): Promise<void> }[] = [];
+const peers: AgentCallOfferer[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((item) => item.close()));
+});
+afterAll(() => {
+  for (const peer of peers) peer.close();
+});
+
+interface Renderer {
+  services: TestServices;
+  demo: AgentCallDemoServer;
+  offerer: AgentCallOfferer;
+  updates: SessionUpdate[];
+  sent: string[];
+  closedByMain: string[];
+  view(): SessionView;
+  waitFor(test: (view: SessionView) => boolean, what: string): Promise<SessionView>;
+}
+
+async function renderer(): Promise<Renderer> {
+  const demo = await startAgentCallDemoServer({ log: memoryLogger() });
+  open.push(demo);
+  const services = await startTestServices(await tempDir(), {
+    demo: { start: async () => ({ baseUrl: 'http://127.0.0.1:9', token: 'unused', agentCallCardUrl: demo.webrtcCardUrl }) },
+  });
+  open.push({ close: () => services.dispose() });
+  const offerer = await createAgentCallOfferer({ name: 'renderer' });
+  peers.push(offerer);
+  const updates: SessionUpdate[] = [];
+  const sent: string[] = [];
+  const closedByMain: string[] = [];
+  services.events.connect((channel, payload) => {
+    if (channel === eventChannel('agentcall.update')) updates.push(...(payload as { updates: SessionUpdate[] }).updates);
+    if (channel === eventChannel('agentcall.channelSend')) {
+      const { text } = payload as { text: string };
+      sent.push(text);
+      offerer.channel.sendMessage(text);
+    }
+    if (channel === eventChannel('agentcall.channelClose')) {
+      closedByMain.push((payload as { callKey: string }).callKey);
+      offerer.channel.close();
+    }
+  });
+  const view = () => updates.reduce(applySessionUpdate, emptySessionView);
+  return {
+    services,
+    demo,
+    offerer,
+    updates,
+    sent,
+    closedByMain,
+    view,
+    waitFor: async (test, what) => {
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline) {
+        if (test(view())) return view();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`timed out waiting for ${what}; items: ${JSON.stringify(view().items.slice(-3))}`);
+    },
+  };
+}
+
+/** Offer → answer → channel open → relay → callOpened; returns the session key. */
+async function connect(r: Renderer): Promise<{ callKey: string; explicitTurns: boolean }> {
+  const offered = await r.services.call('agentcall.callOffer', { agentId: builtInAgentCallDemoId, sdp: r.offerer.offer });
+  if (!offered.ok) throw new Error(`callOffer failed: ${offered.error.code} ${offered.error.message}`);
+  const { callKey, sdp, explicitTurns } = offered.value;
+  r.offerer.accept(sdp);
+  await within(r.offerer.opened, 10_000, 'the channel did not open');
+  r.offerer.channel.onMessage((message) => {
+    void r.services.call('agentcall.callMessage', typeof message === 'string' ? { callKey, text: message } : { callKey, refused: 'binary' });
+  });
+  r.offerer.channel.onClosed(() => void r.services.call('agentcall.callClosed', { callKey, why: 'closed', clean: true }));
+  const opened = await r.services.call('agentcall.callOpened', { callKey });
+  if (!opened.ok) throw new Error(`callOpened failed: ${opened.error.code} ${opened.error.message}`);
+  expect(opened.value.sessionKey).toBe(callKey);
+  return { callKey, explicitTurns };
+}
+
+describe('an AgentCall call relayed between the renderer\'s channel and main', () => {
+  it('opens with session.start built by main, then works as a session: text, explicit audio turns, end', async () => {
+    const r = await renderer();
+    const { callKey, explicitTurns } = await connect(r);
+    expect(explicitTurns).toBe(true);
+    expect(JSON.parse(r.sent[0]!)).toEqual({ type: 'session.start', sessionId: `agentdesk-${callKey}`, clientCapabilities: { physicalObservations: { modalities: ['photo'] }, audioTurnControl: { mode: 'explicit' } } });
+    expect(r.demo.webrtc.received[0]).toBe(r.sent[0]);
+
+    expect((await r.services.call('agentcall.sendText', { sessionKey: callKey, text: 'hello' })).ok).toBe(true);
+    await r.waitFor((view) => view.items.some((item) => item.kind === 'agentText' && item.state === 'completed'), 'the answer');
+
+    const started = await r.services.call('agentcall.audioTurn', { sessionKey: callKey, action: 'start', microphoneStopped: false });
+    expect(started).toEqual({ ok: true, value: { turn: 2 } });
+    const early = await r.services.call('agentcall.audioTurn', { sessionKey: callKey, action: 'commit', microphoneStopped: false });
+    expect(early.ok || early.error.code).toBe('rejected');
+    expect(await r.services.call('agentcall.audioTurn', { sessionKey: callKey, action: 'cancel', microphoneStopped: true })).toEqual({ ok: true, value: { turn: 2 } });
+    expect(r.sent.map((text) => JSON.parse(text) as { type: string; turn?: number }).filter((message) => message.type.startsWith('audio.turn'))).toEqual([
+      { type: 'audio.turn.start', turn: 2 },
+      { type: 'audio.turn.cancel', turn: 2 },
+    ]);
+
+    expect(await r.services.call('agentcall.end', { sessionKey: callKey })).toEqual({ ok: true, value: { ended: true } });
+    expect(r.closedByMain).toEqual([callKey]);
+    expect(JSON.parse(r.sent.at(-1)!)).toEqual({ type: 'session.end' });
+  });
+
+  it('ends the session when the renderer reports its channel gone, and when it relays a binary message', async () => {
+    for (const how of ['closed', 'binary'] as const) {
+      const r = await renderer();
+      const { callKey } = await connect(r);
+      if (how === 'closed') await r.services.call('agentcall.callClosed', { callKey, why: 'ICE failed', clean: false });
+      else await r.services.call('agentcall.callMessage', { callKey, refused: 'binary' });
+      const ended = await r.waitFor((view) => view.phase === 'ended', 'the end');
+      const reason = ended.items.find((item) => item.kind === 'ended');
+      expect(reason && reason.kind === 'ended' && reason.reason.kind).toBe('transport_closed');
+      const refused = await r.services.call('agentcall.sendText', { sessionKey: callKey, text: 'still there?' });
+      expect(refused.ok || refused.error.code).toBe('session_ended');
+    }
+  });
+
+  it('refuses a call to a WebSocket card, and an offer without a click', async () => {
+    const r = await renderer();
+    const noGesture = await r.services.call('agentcall.callOffer', { agentId: builtInAgentCallDemoId, sdp: r.offerer.offer }, false);
+    expect(noGesture.ok || noGesture.error.code).toBe('no_user_gesture');
+    const wsDemo = await startAgentCallDemoServer({ log: memoryLogger() });
+    open.push(wsDemo);
+    const services = await startTestServices(await tempDir(), { demo: { start: async () => ({ baseUrl: 'http://127.0.0.1:9', token: 'unused', agentCallCardUrl: wsDemo.cardUrl }) } });
+    open.push({ close: () => services.dispose() });
+    const refused = await services.call('agentcall.callOffer', { agentId: builtInAgentCallDemoId, sdp: r.offerer.offer });
+    expect(refused.ok || refused.error.code).toBe('incompatible');
+    expect(wsDemo.webrtc.openCalls).toBe(0);
+  });
+});
