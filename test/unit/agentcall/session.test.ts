@@ -660,3 +660,59 @@ describe('applySessionUpdate bounds', () => {
     expect(JSON.stringify(emptySessionView)).toBe(JSON.stringify({ phase: 'connecting', usableModalities: [], agentRequests: [], focusContext: true, runActive: false, runCancelling: false, items: [], ignoredEvents: 0 }));
   });
 });
+
+describe('explicit audio turns (agentcall-webrtc-0.1 with supportsExplicitTurns)', () => {
+  const code = (result: CommandResult | EngineOutput | undefined) => (result && 'ok' in result && !result.ok ? result.code : 'accepted');
+
+  it('asks for audioTurnControl in session.start only when enabled', () => {
+    const off = harness({}, { start: false });
+    off.run((s) => s.start());
+    expect(off.state.sent[0]).toEqual({ type: 'session.start', sessionId: 'proof-1', clientCapabilities: { physicalObservations: { modalities: ['nfc', 'photo'] } } });
+    const on = harness({ explicitAudioTurns: true }, { start: false });
+    on.run((s) => s.start());
+    expect(on.state.sent[0]).toEqual({ type: 'session.start', sessionId: 'proof-1', clientCapabilities: { physicalObservations: { modalities: ['nfc', 'photo'] }, audioTurnControl: { mode: 'explicit' } } });
+  });
+
+  it('refuses audio turns on a session without them (every WebSocket session), sending nothing', () => {
+    const h = harness();
+    expect(code(h.run((s) => s.startAudioTurn()))).toBe('audio_turns_off');
+    expect(h.state.sent).toEqual([]);
+  });
+
+  it('opens one audio turn at a time with the shared turn counter; commit and cancel carry its id once the microphone is stopped', () => {
+    const h = harness({ explicitAudioTurns: true });
+    h.run((s) => s.sendText('hello'));
+    h.agent({ type: 'run.started' });
+    expect(code(h.run((s) => s.startAudioTurn()))).toBe('run_active');
+    h.agent({ type: 'run.completed' });
+    h.drain();
+    h.run((s) => s.startAudioTurn());
+    expect(h.session.openAudioTurn).toBe(2);
+    expect(code(h.run((s) => s.startAudioTurn()))).toBe('audio_turn_open');
+    expect(code(h.run((s) => s.sendText('typed')))).toBe('audio_turn_open');
+    expect(code(h.run((s) => s.sendObservation({ object: router })))).toBe('audio_turn_open');
+    expect(code(h.run((s) => s.endAudioTurn('commit', { stopped: false })))).toBe('microphone_open');
+    expect(h.session.openAudioTurn).toBe(2);
+    h.run((s) => s.endAudioTurn('commit', { stopped: true }));
+    expect(code(h.run((s) => s.endAudioTurn('cancel', { stopped: true })))).toBe('no_audio_turn');
+    h.run((s) => s.startAudioTurn());
+    h.run((s) => s.endAudioTurn('cancel', { stopped: true }));
+    h.run((s) => s.sendText('after'));
+    expect(h.state.sent).toEqual([
+      { type: 'audio.turn.start', turn: 2 },
+      { type: 'audio.turn.commit', turn: 2 },
+      { type: 'audio.turn.start', turn: 3 },
+      { type: 'audio.turn.cancel', turn: 3 },
+      { type: 'user.turn', turn: 4, text: 'after' },
+    ]);
+  });
+
+  it('forgets an open audio turn when the transport closes (no resume)', () => {
+    const h = harness({ explicitAudioTurns: true });
+    h.run((s) => s.startAudioTurn());
+    h.close(1006, '', 'The call\'s data channel closed (ICE failed).');
+    expect(h.session.openAudioTurn).toBeUndefined();
+    expect(code(h.run((s) => s.endAudioTurn('commit', { stopped: true })))).toBe('session_ended');
+    expect(h.view.phase).toBe('ended');
+  });
+});

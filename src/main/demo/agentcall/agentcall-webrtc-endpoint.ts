@@ -32,6 +32,8 @@ import { AgentCallDemoSession, demoCommands, type AgentCallModalities } from './
 
 export const agentCallWebrtcPath = '/agui/webrtc';
 const offerMaxBytes = 64 * 1024;
+/** How long a call may wait for the app's agentcall.events channel. */
+const channelOpenMs = 30_000;
 
 /** This agent's commands, as the recognizer's closed grammar ("teach object <name>" is free text: typed only). */
 export const agentCallGrammar = [
@@ -285,6 +287,10 @@ export function createAgentCallWebrtcEndpoint(options: AgentCallWebrtcOptions): 
       closed: false,
     };
     calls.add(call);
+    // A caller that never opens its channel gives the call up (it would hold a slot and a peer).
+    setTimeout(() => {
+      if (!call.channel) end(call);
+    }, channelOpenMs).unref();
     pc.onTrack((remote) => {
       call.remoteTrack = remote; // strong ref, or reception stops (§5a)
       safely('the app track', () => {
