@@ -38,8 +38,15 @@ export class FakeDataChannel extends EventTarget {
   readyState: 'connecting' | 'open' | 'closing' | 'closed' = 'connecting';
   /** What the page sent, parsed. */
   readonly sent: Record<string, unknown>[] = [];
-  constructor(readonly label: string) {
+  readonly protocol: string;
+  readonly ordered: boolean;
+  constructor(
+    readonly label: string,
+    options: RTCDataChannelInit = {},
+  ) {
     super();
+    this.protocol = options.protocol ?? '';
+    this.ordered = options.ordered ?? true;
   }
   send(text: string): void {
     if (this.readyState !== 'open') throw new Error('InvalidStateError: the data channel is not open');
@@ -54,6 +61,10 @@ export class FakeDataChannel extends EventTarget {
   open(): void {
     this.readyState = 'open';
     this.dispatchEvent(new Event('open'));
+  }
+  /** The agent's side: one raw message (text as it is, or bytes). */
+  receiveRaw(data: string | ArrayBuffer): void {
+    this.dispatchEvent(new MessageEvent('message', { data }));
   }
   /** The provider's side: one event on the channel. */
   receive(json: Record<string, unknown>): void {
@@ -90,8 +101,8 @@ export class FakePeerConnection extends EventTarget {
     this.transceivers.push(transceiver);
     return transceiver;
   }
-  createDataChannel(label: string) {
-    const channel = new FakeDataChannel(label);
+  createDataChannel(label: string, options?: RTCDataChannelInit) {
+    const channel = new FakeDataChannel(label, options);
     this.channels.push(channel);
     return channel;
   }
@@ -113,6 +124,11 @@ export class FakePeerConnection extends EventTarget {
   close(): void {
     this.closed = true;
     this.connectionState = 'closed';
+  }
+  /** The network's side: the connection state changes (ICE trouble). */
+  changeState(state: string): void {
+    this.connectionState = state;
+    this.dispatchEvent(new Event('connectionstatechange'));
   }
 }
 

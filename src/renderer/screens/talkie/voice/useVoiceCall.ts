@@ -17,6 +17,7 @@ import {
   type LiveTranscriptItem,
 } from '../../../../shared/talkie/voice/voice-call';
 import { call } from '../../../hooks/useLiveResource';
+import { classify, iceGathered, mediaDevices, MicrophoneError, openMicrophone, stopTracks, type MicrophoneProblem } from '../../../voice/call-media';
 
 /** The data channel the provider speaks `openai-realtime/1` on (Talkie §10, OpenAI Realtime over WebRTC). */
 export const voiceDataChannelLabel = 'oai-events';
@@ -26,7 +27,7 @@ export const iceGatheringMs = 3000;
 export const microphoneStorageKey = 'agentdesk.voice.microphoneDeviceId';
 const modeStorageKey = 'agentdesk.voice.mode';
 
-export type MicrophoneProblem = 'denied' | 'noMicrophone' | 'busy' | 'unavailable' | 'failed';
+export type { MicrophoneProblem };
 /** Why a call could not start: main's answer, or the microphone. */
 export type StartError = { kind: 'ipc'; error: IpcError } | { kind: 'microphone'; problem: MicrophoneProblem } | { kind: 'connection' };
 
@@ -107,70 +108,11 @@ function remember(key: string, value: string | undefined): void {
   }
 }
 
-function mediaDevices(): MediaDevices | undefined {
-  if (typeof navigator === 'undefined') return undefined;
-  const devices = (navigator as Navigator & { mediaDevices?: MediaDevices }).mediaDevices;
-  return devices && typeof devices.getUserMedia === 'function' ? devices : undefined;
-}
-
-class MicrophoneError extends Error {
-  constructor(readonly problem: MicrophoneProblem) {
-    super(problem);
-  }
-}
-
 /** Main refused the SDP exchange (an expired session, the provider unreachable): its answer, for the screen. */
 class OfferRefused extends Error {
   constructor(readonly error: IpcError) {
     super(error.message);
   }
-}
-
-function classify(error: unknown): MicrophoneProblem {
-  if (error instanceof MicrophoneError) return error.problem;
-  const name = typeof error === 'object' && error !== null && 'name' in error ? String((error as { name: unknown }).name) : '';
-  if (name === 'NotAllowedError' || name === 'SecurityError') return 'denied';
-  if (name === 'NotFoundError' || name === 'OverconstrainedError') return 'noMicrophone';
-  if (name === 'NotReadableError' || name === 'AbortError') return 'busy';
-  return 'failed';
-}
-
-/** The microphone with the browser's echo cancellation (the provider's voice must not come back), noise suppression and gain control. */
-async function openMicrophone(devices: MediaDevices, wanted: string | undefined): Promise<{ stream: MediaStream; forgotten: boolean }> {
-  const audio = (deviceId?: string): MediaTrackConstraints => ({ ...(deviceId ? { deviceId: { exact: deviceId } } : {}), echoCancellation: true, noiseSuppression: true, autoGainControl: true });
-  try {
-    return { stream: await devices.getUserMedia({ audio: audio(wanted), video: false }), forgotten: false };
-  } catch (error) {
-    if (!wanted || classify(error) !== 'noMicrophone') throw error;
-    // The remembered microphone is gone: the default one.
-    return { stream: await devices.getUserMedia({ audio: audio(), video: false }), forgotten: true };
-  }
-}
-
-/** Resolves when ICE gathering is complete (a null candidate or the state), or after `ms` with what it has. */
-function iceGathered(pc: RTCPeerConnection, ms: number): Promise<void> {
-  if (pc.iceGatheringState === 'complete') return Promise.resolve();
-  return new Promise((resolve) => {
-    const finish = () => {
-      clearTimeout(timer);
-      pc.removeEventListener('icegatheringstatechange', onState);
-      pc.removeEventListener('icecandidate', onCandidate);
-      resolve();
-    };
-    const onState = () => {
-      if (pc.iceGatheringState === 'complete') finish();
-    };
-    const onCandidate = (event: RTCPeerConnectionIceEvent) => {
-      if (!event.candidate) finish();
-    };
-    const timer = setTimeout(finish, ms);
-    pc.addEventListener('icegatheringstatechange', onState);
-    pc.addEventListener('icecandidate', onCandidate);
-  });
-}
-
-function stopTracks(stream: MediaStream | undefined): void {
-  for (const track of stream?.getTracks() ?? []) track.stop();
 }
 
 /**

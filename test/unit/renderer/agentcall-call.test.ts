@@ -1,0 +1,139 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ok } from '../../../src/shared/ipc/errors';
+import { AgentCallCall, type CallProblem } from '../../../src/renderer/screens/agentcall/agentcall-call';
+import { createFakeBackend, type FakeBackend } from './fake-api';
+import { installFakeWebRtc, uninstallFakeWebRtc, type FakeMedia } from './fake-webrtc';
+
+/**
+ * The renderer's side of an agentcall-webrtc-0.1 call against a fake main: the peer connection it
+ * builds (one sendrecv microphone track, the agentcall.events channel with its subprotocol), the relay
+ * (every channel message to main unparsed, only main's text onto the channel), push to talk (the
+ * microphone stops before commit or cancel) and the end of the call when the connection fails.
+ */
+
+const answerSdp = 'v=0\r\no=- 2 2 IN IP4 127.0.0.1\r\ns=fake answer\r\n';
+let media: FakeMedia;
+beforeEach(() => {
+  media = installFakeWebRtc();
+});
+afterEach(() => {
+  uninstallFakeWebRtc();
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+});
+
+function backend(explicitTurns = true): FakeBackend {
+  const fake = createFakeBackend();
+  fake.handle('agentcall.callOffer', () => ok({ callKey: 'call-1', sdp: answerSdp, explicitTurns }));
+  fake.handle('agentcall.callOpened', () => ok({ sessionKey: 'call-1', agent: fake.state.agentCall, updates: [] }));
+  fake.handle('agentcall.callMessage', () => ok({ taken: true }));
+  fake.handle('agentcall.callClosed', () => ok({ ended: true }));
+  let turn = 0;
+  fake.handle('agentcall.audioTurn', ({ action }) => ok({ turn: action === 'start' ? ++turn : turn }));
+  return fake;
+}
+
+async function started(fake: FakeBackend) {
+  const events = { opened: 0, ended: [] as (CallProblem | undefined)[] };
+  const callControl = new AgentCallCall(fake.api, 'builtin-demo-agentcall', { opened: () => void events.opened++, ended: (problem) => void events.ended.push(problem) });
+  const starting = callControl.start();
+  await vi.waitFor(() => expect(media.peers.at(-1)?.remoteDescription).toBeTruthy());
+  media.channel().open();
+  await starting;
+  return { callControl, events };
+}
+
+describe('an AgentCall call from the renderer', () => {
+  it('offers one sendrecv microphone track and the agentcall.events channel, and opens the session once the channel is open', async () => {
+    const fake = backend();
+    const { events } = await started(fake);
+    const peer = media.peer();
+    expect(peer.config).toEqual({ iceServers: [] });
+    expect(peer.transceivers.map((transceiver) => transceiver.direction)).toEqual(['sendrecv']);
+    expect(peer.channels.map((channel) => [channel.label, channel.protocol, channel.ordered])).toEqual([['agentcall.events', 'agentcall-agui-dc-0.1', true]]);
+    expect(fake.callsOf('agentcall.callOffer')).toEqual([{ agentId: 'builtin-demo-agentcall', sdp: expect.stringContaining('v=0') }]);
+    expect(peer.remoteDescription).toEqual({ type: 'answer', sdp: answerSdp });
+    expect(fake.callsOf('agentcall.callOpened')).toEqual([{ callKey: 'call-1' }]);
+    expect(events.opened).toBe(1);
+    expect(media.requests[0]?.audio).toMatchObject({ echoCancellation: true });
+    // Push to talk: the microphone is closed until the button is held.
+    expect(media.tracks[0]!.enabled).toBe(false);
+  });
+
+  it('relays every channel message to main unparsed and puts only main\'s text on the channel', async () => {
+    const fake = backend();
+    await started(fake);
+    const channel = media.channel();
+    channel.receiveRaw('{"sequence":1,"event":{"type":"session.established","resumed":false}}');
+    channel.receiveRaw('not json at all');
+    channel.receiveRaw(new ArrayBuffer(4));
+    channel.receiveRaw('x'.repeat(256 * 1024 + 1));
+    await vi.waitFor(() => expect(fake.callsOf('agentcall.callMessage')).toHaveLength(4));
+    expect(fake.callsOf('agentcall.callMessage')).toEqual([
+      { callKey: 'call-1', text: '{"sequence":1,"event":{"type":"session.established","resumed":false}}' },
+      { callKey: 'call-1', text: 'not json at all' },
+      { callKey: 'call-1', refused: 'binary' },
+      { callKey: 'call-1', refused: 'too_large' },
+    ]);
+    fake.emit('agentcall.channelSend', { callKey: 'call-1', text: '{"type":"ack","sequence":1}' });
+    fake.emit('agentcall.channelSend', { callKey: 'other-call', text: '{"type":"ack","sequence":9}' });
+    expect(channel.sent).toEqual([{ type: 'ack', sequence: 1 }]);
+  });
+
+  it('holds to talk: the turn opens, then the microphone; on release the microphone stops before the commit; Esc cancels', async () => {
+    const fake = backend();
+    const { callControl } = await started(fake);
+    const track = media.tracks[0]!;
+    const order: string[] = [];
+    fake.handle('agentcall.audioTurn', ({ action, microphoneStopped }) => {
+      order.push(`${action} (microphone ${track.enabled ? 'on' : 'off'}, says stopped: ${String(microphoneStopped)})`);
+      return ok({ turn: 1 });
+    });
+    callControl.pressTalk();
+    await vi.waitFor(() => expect(track.enabled).toBe(true));
+    await callControl.releaseTalk();
+    expect(track.enabled).toBe(false);
+    callControl.pressTalk();
+    await vi.waitFor(() => expect(track.enabled).toBe(true));
+    await callControl.cancelTalk();
+    expect(order).toEqual([
+      'start (microphone off, says stopped: true)',
+      'commit (microphone off, says stopped: true)',
+      'start (microphone off, says stopped: true)',
+      'cancel (microphone off, says stopped: true)',
+    ]);
+  });
+
+  it('keeps the microphone open without explicit turns, and never sends audio turns', async () => {
+    const fake = backend(false);
+    const { callControl } = await started(fake);
+    expect(media.tracks[0]!.enabled).toBe(true);
+    callControl.pressTalk();
+    await callControl.releaseTalk();
+    expect(fake.callsOf('agentcall.audioTurn')).toEqual([]);
+  });
+
+  it('ends the call when the connection fails (no resume), telling main, and stops the microphone', async () => {
+    const fake = backend();
+    const { events } = await started(fake);
+    media.peer().changeState('failed');
+    await vi.waitFor(() => expect(fake.callsOf('agentcall.callClosed')).toEqual([{ callKey: 'call-1', why: 'the connection failed', clean: false }]));
+    expect(events.ended).toEqual([undefined]);
+    expect(media.tracks[0]!.readyState).toBe('ended');
+    expect(media.peer().closed).toBe(true);
+  });
+
+  it('ends the call when main closes it, and says why when main refuses the offer', async () => {
+    const fake = backend();
+    const { events } = await started(fake);
+    fake.emit('agentcall.channelClose', { callKey: 'call-1' });
+    expect(events.ended).toEqual([undefined]);
+    expect(media.channel().readyState).toBe('closed');
+
+    const refusing = backend();
+    refusing.failNext('agentcall.callOffer', { code: 'protocol_error', message: 'The agent answered with a redirect.' });
+    const ended: (CallProblem | undefined)[] = [];
+    await new AgentCallCall(refusing.api, 'builtin-demo-agentcall', { opened: () => undefined, ended: (problem) => void ended.push(problem) }).start();
+    expect(ended).toEqual([{ kind: 'refused', error: { code: 'protocol_error', message: 'The agent answered with a redirect.' } }]);
+  });
+});
