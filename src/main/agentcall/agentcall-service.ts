@@ -163,7 +163,9 @@ export class AgentCallService {
     }, callOpenMs);
     timer.unref?.();
     this.calls.set(callKey, { agentId, target, connection, sessionId, timer });
-    if (this.calls.size > maxPendingCalls) this.calls.values().next().value?.connection.close();
+    // Calls whose channel never opened are bounded (a live call is never closed for a new one).
+    const waiting = [...this.calls.entries()].filter(([key]) => !this.sessions.has(key));
+    if (waiting.length > maxPendingCalls) waiting[0]?.[1].connection.close();
     return { callKey, sdp: answer, explicitTurns: card.webrtc.supportsExplicitTurns };
   }
 
