@@ -17,6 +17,7 @@ import { EndpointApprovals } from '../talkie/endpoint-approvals';
 import { talkieHandlers } from '../talkie/talkie-handlers';
 import { TalkieService, type DemoPort } from '../talkie/talkie-service';
 import { VoiceService } from '../talkie/voice-service';
+import { CallShortcut, type GlobalKeys } from '../talkie/call-shortcut';
 import { createDispatcher, type Dispatcher, type Handlers } from '../ipc/dispatcher';
 import { EventBus } from '../ipc/event-bus';
 import { joinHandlerTables } from '../ipc/handler-table';
@@ -63,6 +64,8 @@ export interface AppServicesOptions {
   nfc?: 'off' | { launcher?: ReaderLauncher };
   /** True where the OS delivers AgentDesk's private-use scheme to this app (Electron registers it). */
   receivesPrivateUseRedirects?: boolean;
+  /** The system's global keys (Electron's globalShortcut) for a voice call's shortcut; the web shell has none. */
+  globalKeys?: GlobalKeys;
   /** Where downloads go: Electron asks with a save dialog; default: a free name in ~/Downloads. */
   chooseDownloadPath?: ChooseDownloadPath;
 }
@@ -212,7 +215,8 @@ function startTalkie(options: AppServicesOptions, ground: Ground, demo: DemoPort
     approvals: ground.approvals,
     log,
   });
-  const voice = new VoiceService({ talkie, log });
+  const shortcut = new CallShortcut({ keys: options.globalKeys, onPress: (callId) => ground.events.emit('talkie.voiceShortcutPressed', { callId }) });
+  const voice = new VoiceService({ talkie, log, shortcut });
   return { talkie, voice };
 }
 

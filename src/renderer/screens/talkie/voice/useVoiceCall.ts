@@ -31,6 +31,7 @@ export type MicrophoneProblem = 'denied' | 'noMicrophone' | 'busy' | 'unavailabl
 export type StartError = { kind: 'ipc'; error: IpcError } | { kind: 'microphone'; problem: MicrophoneProblem } | { kind: 'connection' };
 
 export type VoiceDecision = MethodResponse<'talkie.voiceDecide'>;
+export type CallShortcutState = MethodResponse<'talkie.voiceShortcut'>;
 
 /** What the call does to the chat around it; called only while the screen is mounted. */
 export interface VoiceCallHandlers {
@@ -65,6 +66,8 @@ export interface VoiceCall {
   hangUp(): void;
   setMuted(muted: boolean): void;
   setMode(mode: CallMode): void;
+  /** The call's global shortcut once connected: armed (with its keys), taken by another program, or unavailable in this shell. */
+  shortcut: CallShortcutState | undefined;
   /** Push to talk: the key or button is held (`true`) or let go. */
   talk(down: boolean): void;
   selectMicrophone(deviceId: string): void;
@@ -190,6 +193,7 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
   const [startError, setStartError] = useState<StartError | undefined>();
   const [level, setLevel] = useState(0);
   const [deviceId, setDeviceId] = useState<string | undefined>(() => remembered(microphoneStorageKey));
+  const [shortcut, setShortcut] = useState<CallShortcutState | undefined>();
   const [mode, setModeState] = useState<CallMode>(() => (remembered(modeStorageKey) === 'push-to-talk' ? 'push-to-talk' : 'hands-free'));
   const audioRef = useRef<HTMLAudioElement | null>(null);
   const audioElement = useCallback((element: HTMLAudioElement | null) => {
@@ -234,7 +238,10 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
         s.armed = false;
         void call(() => api.media.disarm({ kinds: ['microphone'] }));
       }
-      if (mounted.current) setLevel(0);
+      if (mounted.current) {
+        setLevel(0);
+        setShortcut(undefined);
+      }
     },
     [api],
   );
@@ -395,6 +402,10 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
       if (!answer.ok) throw new OfferRefused(answer.error);
       if (s.closed) return;
       await pc.setRemoteDescription({ type: 'answer', sdp: answer.value.sdp });
+      // Connected in main's eyes: the call's global shortcut (Electron) is taken for it, given back at its end.
+      void call(() => api.talkie.voiceShortcut({ callId, armed: true })).then((result) => {
+        if (result.ok && !s.closed && mounted.current && session.current === s) setShortcut(result.value);
+      });
       s.timers.push(window.setInterval(() => dispatch.current(s, { type: 'tick', now: now() }), 1000));
       const samples = new Float32Array(1024);
       s.timers.push(
@@ -524,6 +535,16 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
     [startMeter],
   );
 
+  // The global shortcut's presses (main hears them while another window has the focus) for this call.
+  useEffect(
+    () =>
+      api.talkie.onVoiceShortcutPressed(({ callId }) => {
+        const s = current();
+        if (s?.state && s.callId === callId) dispatch.current(s, { type: 'shortcut' });
+      }),
+    [api],
+  );
+
   useEffect(() => {
     mounted.current = true;
     return () => {
@@ -536,5 +557,5 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
     };
   }, []);
 
-  return { starting, view, startError, level, deviceId, mode, audioElement, start, hangUp, setMuted, setMode, talk, selectMicrophone, settled };
+  return { starting, view, startError, level, deviceId, mode, shortcut, audioElement, start, hangUp, setMuted, setMode, talk, selectMicrophone, settled };
 }
