@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { espeak48k, speechUnavailableReason } from '../support/speech';
+import { speechUnavailableReason } from '../support/speech';
 import { closeBrowser, explainFailure, openApp, startShell } from './support/app';
+import { inboundEnergy, installTestMicrophone, say } from './support/voice-page';
 
 /**
  * Talkie §10 voice end to end: the built app in Chromium (its real RTCPeerConnection, Opus and
@@ -22,71 +22,6 @@ afterAll(async () => {
   await closeBrowser();
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
-
-/** Before the page loads: a microphone the test speaks into, and a list of the page's peer connections. */
-async function installTestMicrophone(page: Page): Promise<void> {
-  await page.addInitScript(() => {
-    const scope = window as unknown as {
-      __say(samples: number[]): Promise<void>;
-      __inboundAudioEnergy(): Promise<number>;
-    };
-    let context: AudioContext | undefined;
-    let destination: MediaStreamAudioDestinationNode | undefined;
-    const microphone = () => {
-      context ??= new AudioContext({ sampleRate: 48_000 });
-      destination ??= context.createMediaStreamDestination();
-      return { context, destination };
-    };
-    const original = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
-    navigator.mediaDevices.getUserMedia = async (constraints?: MediaStreamConstraints) => {
-      if (!constraints?.audio || constraints.video) return original(constraints);
-      const { context: audio, destination: out } = microphone();
-      await audio.resume();
-      return new MediaStream(out.stream.getAudioTracks().map((track) => track.clone()));
-    };
-    scope.__say = (samples) => {
-      const { context: audio, destination: out } = microphone();
-      const buffer = audio.createBuffer(1, samples.length, 48_000);
-      buffer.getChannelData(0).set(samples);
-      const source = audio.createBufferSource();
-      source.buffer = buffer;
-      source.connect(out);
-      return new Promise<void>((resolve) => {
-        source.onended = () => resolve();
-        source.start();
-      });
-    };
-    const peers: RTCPeerConnection[] = [];
-    const Original = window.RTCPeerConnection;
-    window.RTCPeerConnection = class extends Original {
-      constructor(configuration?: RTCConfiguration) {
-        super(configuration);
-        peers.push(this);
-      }
-    };
-    scope.__inboundAudioEnergy = async () => {
-      let energy = 0;
-      for (const peer of peers) {
-        (await peer.getStats()).forEach((report: { type?: string; kind?: string; totalAudioEnergy?: number }) => {
-          if (report.type === 'inbound-rtp' && report.kind === 'audio') energy += report.totalAudioEnergy ?? 0;
-        });
-      }
-      return energy;
-    };
-  });
-}
-
-const spoken = new Map<string, number[]>();
-async function say(page: Page, text: string): Promise<void> {
-  let samples = spoken.get(text);
-  if (!samples) {
-    samples = Array.from(await espeak48k(text), (value) => value / 32768);
-    spoken.set(text, samples);
-  }
-  await page.evaluate((values) => (window as unknown as { __say(samples: number[]): Promise<void> }).__say(values), samples);
-}
-
-const inboundEnergy = (page: Page) => page.evaluate(() => (window as unknown as { __inboundAudioEnergy(): Promise<number> }).__inboundAudioEnergy());
 
 /** The demo log's lines for one provider event, with the loudest microphone packet before each. */
 function heard(output: string, event: string): number[] {
