@@ -93,4 +93,49 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
       await shell.stop();
     }
   });
+  it('two utterances that are not a yes close the window and the buttons decide; the call warns before its limit and hangs up at it', { timeout: 240_000 }, async () => {
+    const userData = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-voice-'));
+    dirs.push(userData);
+    // A 45 s call (the demo's knob for this): the warning comes at 30 s left, the end at 0.
+    const shell = await startShell(userData, { env: { AGENTDESK_DEMO_VOICE_SECONDS: '45' } });
+    const app = await openApp(shell, { width: 1280, height: 800 }, { beforeLoad: installTestMicrophone });
+    const { page } = app;
+    const wait = { timeout: 60_000 };
+    try {
+      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
+      const transcript = page.getByRole('region', { name: 'Messages' });
+      await page.getByRole('button', { name: /^Start a voice call/ }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Continue' }).click();
+      const callBar = page.getByRole('group', { name: 'Voice call' });
+      await explainFailure(page, 'voice2-connect-failed', () => callBar.getByText('Listening', { exact: true }).waitFor(wait));
+      await callBar.getByText(/^00:4\d left$/).waitFor(wait);
+
+      await say(page, 'send the offer');
+      const action = transcript.getByRole('article', { name: /^Send offer / });
+      await explainFailure(page, 'voice2-proposal-failed', () => action.getByText(/Listening for your confirmation/).waitFor(wait));
+      // Conversation, not a decision, twice: the window closes and the buttons decide.
+      for (let utterance = 1; utterance <= 2; utterance++) {
+        await callBar.getByText('Listening', { exact: true }).waitFor(wait);
+        await say(page, 'search contacts');
+        await explainFailure(page, `voice2-offtopic-${utterance}-failed`, () => transcript.getByText('search contacts', { exact: true }).nth(utterance - 1).waitFor(wait));
+      }
+      await explainFailure(page, 'voice2-window-closed-failed', () => action.getByText('Not decided by voice: use the buttons.').waitFor(wait));
+      expect(app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceDecide"') && frame.includes('"t":"call"'))).toEqual([]);
+      await action.getByRole('button', { name: /^Confirm: / }).click();
+      await explainFailure(page, 'voice2-button-failed', () => action.getByText(/Status: (running|done)/).waitFor(wait));
+      expect(app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceDecide"') && frame.includes('"t":"call"'))).toEqual([]);
+
+      // 30 s before the limit the time left turns into a warning; at the limit the call ends and says why.
+      await explainFailure(page, 'voice2-warning-failed', () => callBar.getByText(/^Only 00:[0-3]\d left$/).waitFor(wait));
+      await app.screenshot('voice-warning-1280x800');
+      await explainFailure(page, 'voice2-limit-failed', () => callBar.getByText('The call reached its time limit.').waitFor(wait));
+      const ends = app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceEnd"') && frame.includes('"t":"call"'));
+      expect(ends).toHaveLength(1);
+      expect(app.problems).toEqual([]);
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
 });

@@ -156,6 +156,19 @@ async function startServices(options: AppServicesOptions, ground: Ground) {
   return { demo, agui, talkie, voice, nfc, agentCall, webPages };
 }
 
+/** `AGENTDESK_DEMO_VOICE_SECONDS`: a shorter (or longer) demo call, to see its warning and its end; a bad value is a notice, and the default stays. */
+async function demoVoiceFromEnv(notices: Notices): Promise<{ maxSeconds: number } | undefined> {
+  const { demoVoiceSecondsEnv, parseDemoVoiceSeconds } = await import('../demo/voice/voice-sessions');
+  const text = process.env[demoVoiceSecondsEnv];
+  if (text === undefined || text === '') return undefined;
+  try {
+    return { maxSeconds: parseDemoVoiceSeconds(text, demoVoiceSecondsEnv) };
+  } catch (error) {
+    notices.push(`${(error as Error).message} The demo's voice calls last 300 s.`);
+    return undefined;
+  }
+}
+
 /** The built-in demo: one for all of its sides (Talkie, AgentCall, plain AG-UI), started on first use; a failed start may be retried. */
 function builtInDemo(options: AppServicesOptions, { log, notices }: Pick<Ground, 'log' | 'notices'>) {
   const servers: { close(): Promise<void> }[] = [];
@@ -164,7 +177,8 @@ function builtInDemo(options: AppServicesOptions, { log, notices }: Pick<Ground,
       // Loaded on first use, so a run that never opens the demo never loads it (nor oidc-provider, its Authorization Server).
       const { startDemo } = await import('../demo/start-demo');
       // Its threads live in the user-data folder, so they survive an app restart (its port and token do not).
-      const server = await startDemo({ log, notices, persistPath: join(options.userDataDir, 'demo-agent.json') });
+      const voice = await demoVoiceFromEnv(notices);
+      const server = await startDemo({ log, notices, persistPath: join(options.userDataDir, 'demo-agent.json'), ...(voice ? { voice } : {}) });
       servers.push(server);
       log.info('demo', `built-in demo agent on ${server.baseUrl}`);
       return { baseUrl: server.baseUrl, token: server.token, agentCallCardUrl: server.agentCallCardUrl, aguiUrl: server.aguiUrl };
