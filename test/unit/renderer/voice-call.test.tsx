@@ -327,6 +327,15 @@ describe('voice calls on the Talkie screen (§10)', () => {
     expect(document.activeElement).toBe(callButton());
   });
 
+  it('moves the account’s voice meter once the server counted the call’s seconds (a usage report or the final one)', async () => {
+    const { backend, user } = await inCall();
+    const before = backend.callsOf('talkie.status').length;
+    backend.state.talkie.status = { ...backend.state.talkie.status, usage: [{ label: 'Voice today', used: 2, limit: 30, unit: 'minutes' }] };
+    await user.click(callBar().getByRole('button', { name: 'Hang up' }));
+    await waitFor(() => expect(backend.callsOf('talkie.status').length).toBe(before + 1));
+    await screen.findByText('2 / 30 minutes');
+  });
+
   it('hangs up when the user leaves the screen', async () => {
     const { backend, user } = await inCall();
     await user.click(screen.getByRole('button', { name: 'Back' }));

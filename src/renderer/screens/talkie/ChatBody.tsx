@@ -72,6 +72,7 @@ export function ChatBody({
     [api, agentId, loadStatus],
   );
   const status = useLiveResource(loadStatus, subscribeStatus);
+  const setStatus = status.set;
 
   const { openLink, linkError } = useOpenLink(api);
   const downloadFile = useCallback<ChatEnvironment['downloadFile']>(
@@ -109,6 +110,11 @@ export function ChatBody({
         refreshThreads();
       },
       reloadAction: (actionId) => void refreshAction(actionId),
+      // The account's voice meter follows the call (without a loading state in between).
+      onUsageCounted: () =>
+        void loadStatus().then((result) => {
+          if (result.ok) setStatus(result.value);
+        }),
       onAnnounce: (said) => {
         switch (said.kind) {
           case 'connected':
@@ -131,7 +137,7 @@ export function ChatBody({
         }
       },
     }),
-    [applyVoiceUpdates, addSpokenLine, applyVoiceDecision, adoptThread, refreshThreads, refreshAction, announce, t, phrase],
+    [applyVoiceUpdates, addSpokenLine, applyVoiceDecision, adoptThread, refreshThreads, refreshAction, loadStatus, setStatus, announce, t, phrase],
   );
   const voice = useVoiceCall(api, agentId, language, voiceHandlers);
   const inCall = voice.starting || (voice.view !== undefined && voice.view.phase !== 'ended');

@@ -46,6 +46,8 @@ export interface VoiceCallHandlers {
   /** GET the action again (C12). */
   reloadAction(actionId: string): void;
   onAnnounce(announcement: CallAnnouncement): void;
+  /** The server counted the call's seconds (a usage report, or the final one): the account's meters moved. */
+  onUsageCounted(): void;
 }
 
 export interface VoiceCall {
@@ -279,11 +281,17 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
           enqueue(() => call(() => api.talkie.voiceTranscript({ callId, role: effect.role, itemId: effect.itemId, text: effect.text.slice(0, 20_000) })));
           return;
         case 'usage':
-          if (effect.final) enqueue(() => call(() => api.talkie.voiceEnd({ callId, seconds: effect.seconds })));
-          else {
+          if (effect.final) {
+            enqueue(async () => {
+              const result = await call(() => api.talkie.voiceEnd({ callId, seconds: effect.seconds }));
+              if (result.ok && result.value.ended) ui((h) => h.onUsageCounted());
+            });
+          } else {
             enqueue(async () => {
               const result = await call(() => api.talkie.voiceUsage({ callId, seconds: effect.seconds }));
-              if (result.ok) dispatch.current(s, { type: 'usage.reply', seconds: effect.seconds, remainingSeconds: result.value.remainingSeconds });
+              if (!result.ok) return;
+              dispatch.current(s, { type: 'usage.reply', seconds: effect.seconds, remainingSeconds: result.value.remainingSeconds });
+              ui((h) => h.onUsageCounted());
             });
           }
           return;
