@@ -18,6 +18,7 @@ import { talkieHandlers } from '../talkie/talkie-handlers';
 import { TalkieService, type DemoPort } from '../talkie/talkie-service';
 import { VoiceService } from '../talkie/voice-service';
 import { CallShortcut, type GlobalKeys } from '../talkie/call-shortcut';
+import { callShortcut } from '../../shared/talkie/voice/call-shortcut';
 import { createDispatcher, type Dispatcher, type Handlers } from '../ipc/dispatcher';
 import { EventBus } from '../ipc/event-bus';
 import { joinHandlerTables } from '../ipc/handler-table';
@@ -229,7 +230,11 @@ function startTalkie(options: AppServicesOptions, ground: Ground, demo: DemoPort
     approvals: ground.approvals,
     log,
   });
-  const shortcut = new CallShortcut({ keys: options.globalKeys, onPress: (callId) => ground.events.emit('talkie.voiceShortcutPressed', { callId }) });
+  const shortcut = new CallShortcut({
+    keys: options.globalKeys,
+    accelerator: () => settings.get().voice?.shortcut ?? callShortcut,
+    onPress: (callId) => ground.events.emit('talkie.voiceShortcutPressed', { callId }),
+  });
   const voice = new VoiceService({ talkie, log, shortcut });
   return { talkie, voice };
 }

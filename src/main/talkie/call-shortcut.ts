@@ -16,12 +16,14 @@ export type CallShortcutState = MethodResponse<'talkie.voiceShortcut'>;
  * gives the keys back to the system. Presses go to `onPress` with the call they belong to.
  */
 export class CallShortcut {
-  private owner: string | undefined;
+  private owner: { callId: string; accelerator: string } | undefined;
 
   constructor(
     private readonly deps: {
       keys: GlobalKeys | undefined;
       onPress: (callId: string) => void;
+      /** The combination to take (the user's setting, read at each arm); default: Ctrl/Cmd+Shift+Space. */
+      accelerator?: () => string;
       platform?: string;
     },
   ) {}
@@ -29,31 +31,33 @@ export class CallShortcut {
   arm(callId: string): CallShortcutState {
     const { keys } = this.deps;
     if (!keys) return { state: 'unavailable' };
-    const label = callShortcutLabel(this.deps.platform ?? process.platform);
-    if (this.owner === callId) return { state: 'armed', label };
+    const accelerator = this.deps.accelerator?.() ?? callShortcut;
+    const label = callShortcutLabel(this.deps.platform ?? process.platform, accelerator);
+    if (this.owner?.callId === callId && this.owner.accelerator === accelerator) return { state: 'armed', label };
     this.release();
-    const registered = keys.register(callShortcut, () => {
-      if (this.owner !== undefined) this.deps.onPress(this.owner);
+    const registered = keys.register(accelerator, () => {
+      if (this.owner !== undefined) this.deps.onPress(this.owner.callId);
     });
     if (!registered) return { state: 'taken', label };
-    this.owner = callId;
+    this.owner = { callId, accelerator };
     return { state: 'armed', label };
   }
 
   /** Gives the keys back if `callId` holds them (a call that ended, or asked to disarm). */
   disarm(callId: string): CallShortcutState {
-    if (this.owner === callId) this.release();
+    if (this.owner?.callId === callId) this.release();
     return { state: 'off' };
   }
 
   /** Who holds the keys now (for tests and logs). */
   get armedFor(): string | undefined {
-    return this.owner;
+    return this.owner?.callId;
   }
 
   release(): void {
     if (this.owner === undefined) return;
+    const { accelerator } = this.owner;
     this.owner = undefined;
-    this.deps.keys?.unregister(callShortcut);
+    this.deps.keys?.unregister(accelerator);
   }
 }

@@ -168,6 +168,15 @@ describe('Talkie voice through the contract (main side, §10)', () => {
     expect(await f.app.call('talkie.voiceShortcut', { callId: second.callId, armed: true })).toEqual({ ok: true, value: { state: 'taken', label } });
     expect(held.size).toBe(0);
     expect(pressed()).toHaveLength(1);
+    // The user's own combination (Settings) is the one taken.
+    await f.app.call('settings.update', { patch: { voiceShortcut: 'CommandOrControl+Alt+T' } });
+    expect(await f.app.call('talkie.voiceShortcut', { callId: second.callId, armed: true })).toEqual({
+      ok: true,
+      value: { state: 'armed', label: process.platform === 'darwin' ? 'Cmd+Option+T' : 'Ctrl+Alt+T' },
+    });
+    expect([...held.keys()]).toEqual(['CommandOrControl+Alt+T']);
+    await f.app.call('talkie.voiceEnd', { callId: second.callId });
+    expect(held.size).toBe(0);
   });
 
   it('answers `unavailable` for the call shortcut in a shell without global keys (the web shell)', async () => {
