@@ -32,10 +32,10 @@ export function UserMessage({
       <p className="message__text">{item.text}</p>
       {onEdit ? (
         <div className="message__tools">
+          <MessageCopy text={item.text} />
           <button type="button" className="copy-button message__edit" onClick={onEdit}>
             {t('chat.edit')}
           </button>
-          <MessageCopy text={item.text} />
         </div>
       ) : (
         <MessageCopy text={item.text} />
