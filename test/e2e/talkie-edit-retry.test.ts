@@ -10,7 +10,7 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-describe('Retry and Edit in the Talkie chat, in Chromium against the built-in demo', () => {
+describe('Retry and Edit, in Chromium against the built-in demo', () => {
   it('a failed reply answered on Retry (talkie-test:error-once); ArrowUp edits the last message, sent as a new one; Edit and Escape', async () => {
     const userData = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-edit-'));
     dirs.push(userData);
@@ -59,6 +59,40 @@ describe('Retry and Edit in the Talkie chat, in Chromium against the built-in de
       await notice.waitFor({ state: 'detached' });
       await expect(message.inputValue()).resolves.toBe('');
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
+      expect(app.problems).toEqual([]);
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
+
+  it('plain AG-UI: ArrowUp edits the last message; the agent then counts both messages, as the screen said it would', async () => {
+    const userData = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-edit-agui-'));
+    dirs.push(userData);
+    const shell = await startShell(userData);
+    const app = await openApp(shell);
+    const { page } = app;
+    try {
+      await page.getByRole('button', { name: 'Watch an AG-UI run' }).click();
+      const message = page.getByRole('textbox', { name: 'Message' });
+      await message.waitFor();
+      await message.fill('show the plan');
+      await message.press('Enter');
+      await page.getByText(/This is the first message of the thread\./).waitFor();
+      await page.getByText('Finished', { exact: true }).waitFor();
+
+      await message.focus();
+      await page.keyboard.press('ArrowUp');
+      await expect(message.inputValue()).resolves.toBe('show the plan');
+      const notice = page.getByText(/the earlier one and its answer stay in this thread, and the agent still gets them as history/);
+      await notice.waitFor();
+      await app.screenshot('agui-edit-last-message-1280x800');
+      await message.fill('show the plan once more');
+      await message.press('Enter');
+      // The demo agent reads the history the client sends: the earlier message is in it.
+      await page.getByText(/This thread has 2 user messages so far/).waitFor();
+      await notice.waitFor({ state: 'detached' });
+      await page.getByText('show the plan', { exact: true }).waitFor();
       expect(app.problems).toEqual([]);
     } finally {
       await app.close();
