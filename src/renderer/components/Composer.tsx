@@ -68,7 +68,7 @@ export function Composer({
   handleRef?: MutableRefObject<ComposerHandle | null>;
   /** Shown above the field (and tied to it for assistive technology), e.g. what sending an edited message does. */
   notice?: ReactNode;
-  /** ArrowUp in the empty field (no modifier): edit the last message. */
+  /** ArrowUp in the empty field (no modifier): edit the last message (the hint under the field says so). */
   onEditLast?: () => void;
   /** Escape in the field: answers true when it used the key. */
   onEscape?: () => boolean;
@@ -208,7 +208,7 @@ export function Composer({
       </div>
       <div className="composer__row">
         <p id={hintId} className="composer__hint">
-          {t('chat.composer.hint')}
+          {t(onEditLast ? 'chat.composer.hintEdit' : 'chat.composer.hint')}
         </p>
         {counter ? (
           <p id={counterId} className={`composer__counter${over ? ' composer__counter--over' : ''}`}>

@@ -98,6 +98,18 @@ describe('chat: editing the last message', () => {
     await user.keyboard('{ArrowUp}');
     expect(messageField().value).toBe('Up arrow me');
     expect(screen.getByText(notice)).toBeTruthy();
+    // The hint under the field tells about it.
+    expect(screen.getByText('Enter sends; Shift+Enter starts a new line; ↑ in the empty field edits your last message.')).toBeTruthy();
+  });
+
+  it('ArrowUp does nothing while a run is going', async () => {
+    const backend = createFakeBackend();
+    const { user } = await openDemo(backend);
+    await send(user, backend, 'Still answering');
+    await user.click(messageField());
+    await user.keyboard('{ArrowUp}');
+    expect(messageField().value).toBe('');
+    expect(screen.queryByText(notice)).toBeNull();
   });
 
   it('Edit works from the keyboard: a real button, Enter on it', async () => {

@@ -232,7 +232,7 @@ export function AguiScreen({
               onSend={send}
               onCancel={cancel}
               handleRef={composerHandle}
-              onEditLast={editable ? editLast : undefined}
+              onEditLast={editLast}
               onEscape={() => {
                 if (!editing) return false;
                 stopEditing();

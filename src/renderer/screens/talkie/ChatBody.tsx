@@ -249,7 +249,7 @@ export function ChatBody({
             onSend={chat.send}
             onCancel={chat.cancel}
             handleRef={composerHandle}
-            onEditLast={busy ? undefined : editLast}
+            onEditLast={editLast}
             onEscape={() => {
               if (!editing) return false;
               stopEditing();
