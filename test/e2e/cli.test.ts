@@ -32,6 +32,9 @@ describe('the agentdesk command', () => {
     const unknown = agentdesk(['fly']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('Unknown command "fly"');
+    const short = agentdesk(['demo', '--voice-seconds', '5']);
+    expect(short.status).toBe(2);
+    expect(short.stderr).toContain('--voice-seconds must be a whole number of seconds from 10 to 3600, not "5".');
   });
 
   it('demo prints its base URL first; probe --json and chat work against it', async () => {

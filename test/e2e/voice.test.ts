@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { espeak48k, speechUnavailableReason } from '../support/speech';
+import { speechUnavailableReason } from '../support/speech';
 import { closeBrowser, explainFailure, openApp, startShell } from './support/app';
+import { inboundEnergy, installTestMicrophone, say } from './support/voice-page';
 
 /**
  * Talkie §10 voice end to end: the built app in Chromium (its real RTCPeerConnection, Opus and
@@ -22,71 +22,6 @@ afterAll(async () => {
   await closeBrowser();
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
-
-/** Before the page loads: a microphone the test speaks into, and a list of the page's peer connections. */
-async function installTestMicrophone(page: Page): Promise<void> {
-  await page.addInitScript(() => {
-    const scope = window as unknown as {
-      __say(samples: number[]): Promise<void>;
-      __inboundAudioEnergy(): Promise<number>;
-    };
-    let context: AudioContext | undefined;
-    let destination: MediaStreamAudioDestinationNode | undefined;
-    const microphone = () => {
-      context ??= new AudioContext({ sampleRate: 48_000 });
-      destination ??= context.createMediaStreamDestination();
-      return { context, destination };
-    };
-    const original = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
-    navigator.mediaDevices.getUserMedia = async (constraints?: MediaStreamConstraints) => {
-      if (!constraints?.audio || constraints.video) return original(constraints);
-      const { context: audio, destination: out } = microphone();
-      await audio.resume();
-      return new MediaStream(out.stream.getAudioTracks().map((track) => track.clone()));
-    };
-    scope.__say = (samples) => {
-      const { context: audio, destination: out } = microphone();
-      const buffer = audio.createBuffer(1, samples.length, 48_000);
-      buffer.getChannelData(0).set(samples);
-      const source = audio.createBufferSource();
-      source.buffer = buffer;
-      source.connect(out);
-      return new Promise<void>((resolve) => {
-        source.onended = () => resolve();
-        source.start();
-      });
-    };
-    const peers: RTCPeerConnection[] = [];
-    const Original = window.RTCPeerConnection;
-    window.RTCPeerConnection = class extends Original {
-      constructor(configuration?: RTCConfiguration) {
-        super(configuration);
-        peers.push(this);
-      }
-    };
-    scope.__inboundAudioEnergy = async () => {
-      let energy = 0;
-      for (const peer of peers) {
-        (await peer.getStats()).forEach((report: { type?: string; kind?: string; totalAudioEnergy?: number }) => {
-          if (report.type === 'inbound-rtp' && report.kind === 'audio') energy += report.totalAudioEnergy ?? 0;
-        });
-      }
-      return energy;
-    };
-  });
-}
-
-const spoken = new Map<string, number[]>();
-async function say(page: Page, text: string): Promise<void> {
-  let samples = spoken.get(text);
-  if (!samples) {
-    samples = Array.from(await espeak48k(text), (value) => value / 32768);
-    spoken.set(text, samples);
-  }
-  await page.evaluate((values) => (window as unknown as { __say(samples: number[]): Promise<void> }).__say(values), samples);
-}
-
-const inboundEnergy = (page: Page) => page.evaluate(() => (window as unknown as { __inboundAudioEnergy(): Promise<number> }).__inboundAudioEnergy());
 
 /** The demo log's lines for one provider event, with the loudest microphone packet before each. */
 function heard(output: string, event: string): number[] {
@@ -152,6 +87,51 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
       await page.getByRole('group', { name: 'Voice call' }).getByText('You hung up.').waitFor(wait);
       // The client secret stayed in main: no IPC frame carried it.
       expect(app.frames.filter((frame) => frame.includes('ek_demo_'))).toEqual([]);
+      expect(app.problems).toEqual([]);
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
+  it('two utterances that are not a yes close the window and the buttons decide; the call warns before its limit and hangs up at it', { timeout: 240_000 }, async () => {
+    const userData = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-voice-'));
+    dirs.push(userData);
+    // A 45 s call (the demo's knob for this): the warning comes at 30 s left, the end at 0.
+    const shell = await startShell(userData, { env: { AGENTDESK_DEMO_VOICE_SECONDS: '45' } });
+    const app = await openApp(shell, { width: 1280, height: 800 }, { beforeLoad: installTestMicrophone });
+    const { page } = app;
+    const wait = { timeout: 60_000 };
+    try {
+      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
+      const transcript = page.getByRole('region', { name: 'Messages' });
+      await page.getByRole('button', { name: /^Start a voice call/ }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Continue' }).click();
+      const callBar = page.getByRole('group', { name: 'Voice call' });
+      await explainFailure(page, 'voice2-connect-failed', () => callBar.getByText('Listening', { exact: true }).waitFor(wait));
+      await callBar.getByText(/^00:4\d left$/).waitFor(wait);
+
+      await say(page, 'send the offer');
+      const action = transcript.getByRole('article', { name: /^Send offer / });
+      await explainFailure(page, 'voice2-proposal-failed', () => action.getByText(/Listening for your confirmation/).waitFor(wait));
+      // Conversation, not a decision, twice: the window closes and the buttons decide.
+      for (let utterance = 1; utterance <= 2; utterance++) {
+        await callBar.getByText('Listening', { exact: true }).waitFor(wait);
+        await say(page, 'search contacts');
+        await explainFailure(page, `voice2-offtopic-${utterance}-failed`, () => transcript.getByText('search contacts', { exact: true }).nth(utterance - 1).waitFor(wait));
+      }
+      await explainFailure(page, 'voice2-window-closed-failed', () => action.getByText('Not decided by voice: use the buttons.').waitFor(wait));
+      expect(app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceDecide"') && frame.includes('"t":"call"'))).toEqual([]);
+      await action.getByRole('button', { name: /^Confirm: / }).click();
+      await explainFailure(page, 'voice2-button-failed', () => action.getByText(/Status: (running|done)/).waitFor(wait));
+      expect(app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceDecide"') && frame.includes('"t":"call"'))).toEqual([]);
+
+      // 30 s before the limit the time left turns into a warning; at the limit the call ends and says why.
+      await explainFailure(page, 'voice2-warning-failed', () => callBar.getByText(/^Only 00:[0-3]\d left$/).waitFor(wait));
+      await app.screenshot('voice-warning-1280x800');
+      await explainFailure(page, 'voice2-limit-failed', () => callBar.getByText('The call reached its time limit.').waitFor(wait));
+      const ends = app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceEnd"') && frame.includes('"t":"call"'));
+      expect(ends).toHaveLength(1);
       expect(app.problems).toEqual([]);
     } finally {
       await app.close();

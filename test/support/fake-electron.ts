@@ -25,6 +25,9 @@ export function createFakeElectron() {
     utilityForks: [] as { path: string; options: unknown }[],
     messageBoxes: [] as Record<string, unknown>[],
     messageBoxAnswer: 0,
+    /** Global keys the app holds now (globalShortcut), and every register/unregister in order. */
+    globalKeys: new Map<string, Handler>(),
+    globalKeyLog: [] as string[],
   };
   class FakeContents {
     events = new Map<string, Handler>();
@@ -118,6 +121,22 @@ export function createFakeElectron() {
         return { response: state.messageBoxAnswer };
       },
     },
+    globalShortcut: {
+      register: (accelerator: string, handler: Handler) => {
+        state.globalKeyLog.push(`register ${accelerator}`);
+        if (state.globalKeys.has(accelerator)) return false;
+        state.globalKeys.set(accelerator, handler);
+        return true;
+      },
+      unregister: (accelerator: string) => {
+        state.globalKeyLog.push(`unregister ${accelerator}`);
+        state.globalKeys.delete(accelerator);
+      },
+      unregisterAll: () => {
+        state.globalKeyLog.push('unregisterAll');
+        state.globalKeys.clear();
+      },
+    },
     BrowserWindow: FakeWindow,
   };
   return { state, electron, FakeContents };
@@ -141,4 +160,6 @@ export function resetFakeElectron({ state }: FakeElectron): void {
   state.utilityForks.length = 0;
   state.messageBoxes.length = 0;
   state.messageBoxAnswer = 0;
+  state.globalKeys.clear();
+  state.globalKeyLog.length = 0;
 }

@@ -168,4 +168,12 @@ describe('Electron security checklist, over the built out/main and out/preload',
     expect(invoked).toEqual(methodNames.map(methodChannel));
     for (const key of ['invoke', 'send', 'on', 'ipcRenderer', 'require', 'process']) expect(api).not.toHaveProperty(key);
   });
+
+  it('takes no global key at start (a voice call takes its shortcut while connected), and gives every one back when the app quits', async () => {
+    expect(fake.state.globalKeyLog).toEqual([]);
+    fake.state.globalKeys.set('CommandOrControl+Shift+Space', () => undefined);
+    await fake.state.appEvents.get('will-quit')!({});
+    expect(fake.state.globalKeyLog).toEqual(['unregisterAll']);
+    expect(fake.state.globalKeys.size).toBe(0);
+  });
 });

@@ -17,6 +17,8 @@ import { EndpointApprovals } from '../talkie/endpoint-approvals';
 import { talkieHandlers } from '../talkie/talkie-handlers';
 import { TalkieService, type DemoPort } from '../talkie/talkie-service';
 import { VoiceService } from '../talkie/voice-service';
+import { CallShortcut, type GlobalKeys } from '../talkie/call-shortcut';
+import { callShortcut } from '../../shared/talkie/voice/call-shortcut';
 import { createDispatcher, type Dispatcher, type Handlers } from '../ipc/dispatcher';
 import { EventBus } from '../ipc/event-bus';
 import { joinHandlerTables } from '../ipc/handler-table';
@@ -63,6 +65,8 @@ export interface AppServicesOptions {
   nfc?: 'off' | { launcher?: ReaderLauncher };
   /** True where the OS delivers AgentDesk's private-use scheme to this app (Electron registers it). */
   receivesPrivateUseRedirects?: boolean;
+  /** The system's global keys (Electron's globalShortcut) for a voice call's shortcut; the web shell has none. */
+  globalKeys?: GlobalKeys;
   /** Where downloads go: Electron asks with a save dialog; default: a free name in ~/Downloads. */
   chooseDownloadPath?: ChooseDownloadPath;
 }
@@ -153,6 +157,19 @@ async function startServices(options: AppServicesOptions, ground: Ground) {
   return { demo, agui, talkie, voice, nfc, agentCall, webPages };
 }
 
+/** `AGENTDESK_DEMO_VOICE_SECONDS`: a shorter (or longer) demo call, to see its warning and its end; a bad value is a notice, and the default stays. */
+async function demoVoiceFromEnv(notices: Notices): Promise<{ maxSeconds: number } | undefined> {
+  const { demoVoiceSecondsEnv, parseDemoVoiceSeconds } = await import('../demo/voice/voice-sessions');
+  const text = process.env[demoVoiceSecondsEnv];
+  if (text === undefined || text === '') return undefined;
+  try {
+    return { maxSeconds: parseDemoVoiceSeconds(text, demoVoiceSecondsEnv) };
+  } catch (error) {
+    notices.push(`${(error as Error).message} The demo's voice calls last 300 s.`);
+    return undefined;
+  }
+}
+
 /** The built-in demo: one for all of its sides (Talkie, AgentCall, plain AG-UI), started on first use; a failed start may be retried. */
 function builtInDemo(options: AppServicesOptions, { log, notices }: Pick<Ground, 'log' | 'notices'>) {
   const servers: { close(): Promise<void> }[] = [];
@@ -161,7 +178,8 @@ function builtInDemo(options: AppServicesOptions, { log, notices }: Pick<Ground,
       // Loaded on first use, so a run that never opens the demo never loads it (nor oidc-provider, its Authorization Server).
       const { startDemo } = await import('../demo/start-demo');
       // Its threads live in the user-data folder, so they survive an app restart (its port and token do not).
-      const server = await startDemo({ log, notices, persistPath: join(options.userDataDir, 'demo-agent.json') });
+      const voice = await demoVoiceFromEnv(notices);
+      const server = await startDemo({ log, notices, persistPath: join(options.userDataDir, 'demo-agent.json'), ...(voice ? { voice } : {}) });
       servers.push(server);
       log.info('demo', `built-in demo agent on ${server.baseUrl}`);
       return { baseUrl: server.baseUrl, token: server.token, agentCallCardUrl: server.agentCallCardUrl, aguiUrl: server.aguiUrl };
@@ -212,7 +230,12 @@ function startTalkie(options: AppServicesOptions, ground: Ground, demo: DemoPort
     approvals: ground.approvals,
     log,
   });
-  const voice = new VoiceService({ talkie, log });
+  const shortcut = new CallShortcut({
+    keys: options.globalKeys,
+    accelerator: () => settings.get().voice?.shortcut ?? callShortcut,
+    onPress: (callId) => ground.events.emit('talkie.voiceShortcutPressed', { callId }),
+  });
+  const voice = new VoiceService({ talkie, log, shortcut });
   return { talkie, voice };
 }
 

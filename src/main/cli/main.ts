@@ -15,9 +15,11 @@ import { probe } from './probe';
 const usage = `agentdesk ${packageJson.version}
 
 Usage:
-  agentdesk demo [--port N]                        start the built-in demo agent (and its sign-in
+  agentdesk demo [--port N] [--voice-seconds N]    start the built-in demo agent (and its sign-in
                                                     server) on 127.0.0.1; prints its base URL
-                                                    (first line) and development token
+                                                    (first line) and development token;
+                                                    --voice-seconds: how long its voice calls may
+                                                    last (10–3600, default 300; warned 30 s before)
   agentdesk probe <address> [--json] [--dev]       discover and validate an agent
   agentdesk chat <address> [--token T] [--dev] [--key-file PATH]
                                                     chat in the terminal (Talkie or AgentCall;
@@ -65,6 +67,7 @@ export async function main(argv: string[]): Promise<number> {
       dev: { type: 'boolean', default: false },
       token: { type: 'string' },
       port: { type: 'string' },
+      'voice-seconds': { type: 'string' },
       'wait-expiry': { type: 'boolean', default: false },
       'no-voice': { type: 'boolean', default: false },
       out: { type: 'string' },
@@ -81,7 +84,7 @@ export async function main(argv: string[]): Promise<number> {
   const token = values.token ?? process.env.AGENTDESK_TOKEN;
   switch (command) {
     case 'demo':
-      return demo(values.port);
+      return demo(values.port, values['voice-seconds']);
     case 'probe':
       return probe(address(), { json: values.json, dev: values.dev }, processIo);
     case 'chat':
@@ -109,11 +112,18 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function demo(portText: string | undefined): Promise<number> {
+async function demo(portText: string | undefined, voiceSecondsText: string | undefined): Promise<number> {
   const port = portText === undefined ? 0 : Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, not "${portText}".`);
   const { startDemo } = await import('../demo/start-demo'); // only `agentdesk demo` loads the demo (and oidc-provider)
-  const server = await startDemo({ port });
+  const { parseDemoVoiceSeconds } = await import('../demo/voice/voice-sessions');
+  let maxSeconds: number | undefined;
+  try {
+    maxSeconds = voiceSecondsText === undefined ? undefined : parseDemoVoiceSeconds(voiceSecondsText, '--voice-seconds');
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const server = await startDemo({ port, ...(maxSeconds === undefined ? {} : { voice: { maxSeconds } }) });
   processIo.out(server.baseUrl);
   processIo.out(`token ${server.token}`);
   processIo.out(`agentcall ${server.agentCallCardUrl}`);

@@ -62,13 +62,18 @@ async function testMode(raw: string, trimmed: string, context: AgentContext): Pr
     }
     case 'talkie-test:error':
       throw new AgentFailure('upstream_unavailable', 'The model provider is unavailable (test).', true);
+    case 'talkie-test:error-once':
+      // Not in §11: the demo's own, for trying a client's Retry. The first run of the message fails
+      // (retryable); the same message sent again (same id, §5) is answered.
+      if (!context.retry) throw new AgentFailure('upstream_unavailable', 'The model provider is unavailable (test, this once: Retry gets an answer).', true);
+      return context.say('Answered on the second try.');
     case 'talkie-test:slow': {
       const deltas = Array.from({ length: slowDeltaCount }, (_, i) => `Part ${i + 1} of ${slowDeltaCount}.${i + 1 < slowDeltaCount ? ' ' : ''}`);
       return context.say(deltas.join(''), { deltas, delayMs: slowDeltaMs });
     }
     default:
       return context.say(
-        'Unknown test message. Test mode understands `talkie-test:echo <text>`, `talkie-test:card`, `talkie-test:action`, `talkie-test:error` and `talkie-test:slow`.',
+        'Unknown test message. Test mode understands `talkie-test:echo <text>`, `talkie-test:card`, `talkie-test:action`, `talkie-test:error`, `talkie-test:error-once` (fails, then a retry is answered) and `talkie-test:slow`.',
       );
   }
 }
@@ -126,7 +131,7 @@ async function openLink(context: AgentContext): Promise<void> {
 }
 
 async function help(context: AgentContext): Promise<void> {
-  const testLine = context.testMode ? '\n- `talkie-test:echo hello` – the test-mode messages (also `card`, `action`, `error`, `slow`)' : '';
+  const testLine = context.testMode ? '\n- `talkie-test:echo hello` – the test-mode messages (also `card`, `action`, `error`, `error-once`, `slow`)' : '';
   await context.say(
     'Here is what you can try in this demo:\n\n' +
       '- **hello** – a greeting\n' +

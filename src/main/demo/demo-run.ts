@@ -17,6 +17,11 @@ import type { TalkieAction, TalkieCard, UsageEntry } from './talkie-types';
 /** What the agent can do. Deliberately nothing that decides an action (§8: the decision endpoint is HTTP-only). */
 export interface AgentContext {
   readonly testMode: boolean;
+  /**
+   * This run answers a message whose earlier run failed or was cancelled: the client retried it
+   * with the same message id (§5). `talkie-test:error-once` fails only when this is false.
+   */
+  readonly retry: boolean;
   /** Streams Markdown as one assistant text message in several deltas that concatenate to exactly `text`. */
   say(text: string, options?: { deltas?: readonly string[]; delayMs?: number }): Promise<void>;
   /** TOOL_CALL_START (metadata.label) → work → TOOL_CALL_END (metadata.ok). */
@@ -84,6 +89,8 @@ export class DemoRun {
   private pendingCards: TalkieCard[] = [];
   private ended: RunEnd | undefined;
   private finishedPromise: Promise<void> = Promise.resolve();
+  /** Set at start: the message's earlier run failed or was cancelled. */
+  private retried = false;
 
   constructor(private readonly options: DemoRunOptions) {
     this.runIds.add(options.runId);
@@ -117,6 +124,7 @@ export class DemoRun {
   }
 
   start(agent: DemoAgent, onEnd: (run: DemoRun) => void): void {
+    this.retried = this.options.thread.answers.get(this.options.userMessageId)?.state === 'failed';
     this.options.thread.answers.set(this.options.userMessageId, { state: 'running', runId: this.options.runId });
     this.finishedPromise = this.execute(agent).finally(() => onEnd(this));
   }
@@ -178,6 +186,7 @@ export class DemoRun {
   private context(): AgentContext {
     return {
       testMode: this.options.testMode,
+      retry: this.retried,
       say: (text, options) => this.say(text, options),
       tool: (name, label, work, durationMs) => this.tool(name, label, work, durationMs),
       card: async (card) => {

@@ -4,6 +4,7 @@ import type { NoticeSink } from '../store/notices';
 import { startAgentCallDemoServer } from './agentcall/agentcall-demo-server';
 import { startAguiDemoServer } from './agui/agui-demo-server';
 import { startTalkieDemoServer } from './talkie-demo-server';
+import type { DemoVoiceOptions } from './voice/voice-sessions';
 
 export interface RunningDemo {
   baseUrl: string;
@@ -29,7 +30,9 @@ export interface RunningDemo {
  * plain AG-UI side (POST + SSE, interrupts with resume) on another; with `persistPath`, the key that
  * signs its interrupt ids is kept beside it (`<persistPath>.agui-key`) so open interrupts survive a restart.
  */
-export async function startDemo(options: { port?: number; persistPath?: string; log?: Logger; clientId?: string; notices?: NoticeSink } = {}): Promise<RunningDemo> {
+export async function startDemo(
+  options: { port?: number; persistPath?: string; log?: Logger; clientId?: string; notices?: NoticeSink; voice?: DemoVoiceOptions } = {},
+): Promise<RunningDemo> {
   const { startDemoAuthorizationServer } = await import('./authorization-server');
   const authorizationServer = await startDemoAuthorizationServer({ clientId: options.clientId ?? defaultOAuthClientId, ...(options.log ? { log: options.log } : {}) });
   try {
@@ -38,6 +41,7 @@ export async function startDemo(options: { port?: number; persistPath?: string; 
       ...(options.persistPath === undefined ? {} : { persistPath: options.persistPath }),
       ...(options.log ? { log: options.log } : {}),
       ...(options.notices ? { notices: options.notices } : {}),
+      ...(options.voice ? { voice: options.voice } : {}),
       oauthIssuer: authorizationServer.issuer,
       verifyToken: (token) => authorizationServer.verifyAccessToken(token),
     });

@@ -1,4 +1,4 @@
-import { app, BrowserWindow, dialog, ipcMain, protocol, session, shell, utilityProcess, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, globalShortcut, ipcMain, protocol, session, shell, utilityProcess, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { completePrivateUseRedirect } from '../auth/oauth-client';
@@ -74,6 +74,8 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths())
     receivesPrivateUseRedirects: true,
     // The NFC reader runs in its own utilityProcess: a native crash or a hung PC/SC call never stops the app.
     nfc: { launcher: utilityProcessLauncher((path, args, forkOptions) => utilityProcess.fork(path, args, forkOptions)) },
+    // A voice call's shortcut, heard while AgentDesk is in the background; taken only during a connected call.
+    globalKeys: { register: (accelerator, onPress) => globalShortcut.register(accelerator, onPress), unregister: (accelerator) => globalShortcut.unregister(accelerator) },
     // §6 downloads: the user picks where the file goes.
     chooseDownloadPath: async (name) => {
       const options = { defaultPath: join(app.getPath('downloads'), name) };
@@ -149,7 +151,10 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths())
     window.focus();
   });
   app.on('window-all-closed', () => app.quit());
-  app.on('will-quit', () => void services.dispose());
+  app.on('will-quit', () => {
+    globalShortcut.unregisterAll();
+    void services.dispose();
+  });
   app.on('activate', () => {
     if (!window) createWindow();
   });

@@ -27,6 +27,7 @@ export function talkieHandlers({ talkie, voice }: { talkie: TalkieService; voice
     'talkie.voiceDecide': ({ callId, actionId, paramsHash, decision }) => voice.decide(callId, { actionId, paramsHash, decision }),
     'talkie.voiceTranscript': ({ callId, role, text, itemId }) => voice.transcript(callId, { role, text, itemId }),
     'talkie.voiceUsage': ({ callId, seconds }) => voice.usage(callId, seconds),
+    'talkie.voiceShortcut': ({ callId, armed }) => voice.shortcut(callId, armed),
     'talkie.voiceEnd': ({ callId, seconds }) => voice.end(callId, seconds),
   };
 }

@@ -1,3 +1,4 @@
+import { type CallShortcut, type CallShortcutState } from './call-shortcut';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ServiceError } from '../../shared/ipc/errors';
@@ -26,6 +27,8 @@ export interface VoiceServiceDeps {
   log: Logger;
   /** For tests. */
   now?: () => number;
+  /** The call's global shortcut (Electron's global keys); without it `shortcut` answers `unavailable`. */
+  shortcut?: CallShortcut;
 }
 
 /** One voice call. The secret lives only here (main), keyed by an opaque id the renderer gets. */
@@ -209,6 +212,7 @@ export class VoiceService {
     const call = this.calls.get(callId);
     if (!call) return { ended: false };
     this.calls.delete(callId);
+    this.deps.shortcut?.disarm(callId);
     call.clientSecret = undefined;
     try {
       const { remainingSeconds } = await this.report(call, Math.max(call.lastSeconds, seconds ?? 0), true);
@@ -217,6 +221,18 @@ export class VoiceService {
       this.deps.log.warn('talkie', `voice call ${callId}: the final usage report failed`, error);
       return { ended: true };
     }
+  }
+
+  /**
+   * The call's global shortcut: taken only for a live, connected call of this service, given back on
+   * request and when the call ends.
+   */
+  shortcut(callId: string, armed: boolean): CallShortcutState {
+    const shortcut = this.deps.shortcut;
+    if (!armed) return shortcut ? shortcut.disarm(callId) : { state: 'off' };
+    const call = this.call(callId);
+    if (!call.connected) throw new ServiceError('not_allowed', 'The shortcut works once the call is connected.');
+    return shortcut ? shortcut.arm(callId) : { state: 'unavailable' };
   }
 
   /** App quit or the window closed: every open call ends with its last reported seconds. */

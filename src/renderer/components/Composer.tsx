@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent, type KeyboardEvent, type RefObject } from 'react';
+import { useEffect, useId, useState, type FormEvent, type KeyboardEvent, type MutableRefObject, type ReactNode, type RefObject } from 'react';
 import type { IpcError } from '../../shared/ipc/errors';
 import { useDraft } from '../hooks/useUiMemory';
 import { useI18n } from '../i18n/I18nProvider';
@@ -15,6 +15,11 @@ import { ErrorAlert, type ShownError } from './ErrorText';
  * refused message is not lost (text typed meanwhile stays too). Cancel either replaces Send while
  * the agent answers (`whileRunning: 'cancel'`, one run at a time: AgentCall, AG-UI) or comes beside
  * a disabled Send (`'cancel-beside-send'`, Talkie).
+ *
+ * Editing the last message (Talkie, AG-UI): `handleRef` lets the screen read the text and put a
+ * message's text in the field, `notice` shows above the field what sending will do, ArrowUp in the
+ * empty field calls `onEditLast`, and Escape in the field calls `onEscape` (which answers whether it
+ * used the key: then the screen does not go back).
  */
 export function Composer({
   textareaRef,
@@ -31,6 +36,10 @@ export function Composer({
   cancelError,
   onSend,
   onCancel,
+  handleRef,
+  notice,
+  onEditLast,
+  onEscape,
 }: {
   textareaRef: RefObject<HTMLTextAreaElement | null>;
   /** Where the typed text is kept while it is not sent (see useDraft). */
@@ -56,6 +65,13 @@ export function Composer({
   cancelError?: ShownError | undefined;
   onSend: (text: string) => Promise<IpcError | undefined> | void;
   onCancel: () => Promise<IpcError | undefined> | void;
+  handleRef?: MutableRefObject<ComposerHandle | null>;
+  /** Shown above the field (and tied to it for assistive technology), e.g. what sending an edited message does. */
+  notice?: ReactNode;
+  /** ArrowUp in the empty field (no modifier): edit the last message (the hint under the field says so). */
+  onEditLast?: () => void;
+  /** Escape in the field: answers true when it used the key. */
+  onEscape?: () => boolean;
 }) {
   const { t } = useI18n();
   const id = useId();
@@ -63,6 +79,7 @@ export function Composer({
   const hintId = `${id}-hint`;
   const counterId = `${id}-counter`;
   const limitId = `${id}-limit`;
+  const noticeId = `${id}-notice`;
   const { text, setText, saved } = useDraft(draftKey);
   const [sending, setSending] = useState(false);
   const [cancelRequested, setCancelRequested] = useState(false);
@@ -70,6 +87,25 @@ export function Composer({
   const over = max !== undefined && text.length > max;
   const counter = max !== undefined && text.length >= (counterFrom ?? 0);
   const canSend = ready && !running && !sending && !over && text.trim() !== '';
+
+  useEffect(() => {
+    if (!handleRef) return undefined;
+    handleRef.current = {
+      text: () => textareaRef.current?.value ?? '',
+      fill: (next) => {
+        setText(next);
+        setError(undefined);
+        const field = textareaRef.current;
+        if (!field) return;
+        field.focus();
+        // The caret goes to the end of the text once it is in the field.
+        requestAnimationFrame(() => field.setSelectionRange(field.value.length, field.value.length));
+      },
+    };
+    return () => {
+      handleRef.current = null;
+    };
+  }, [handleRef, setText, textareaRef]);
 
   function submit() {
     if (!canSend) return;
@@ -103,6 +139,17 @@ export function Composer({
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.nativeEvent.isComposing) return;
+    const plain = !event.shiftKey && !event.altKey && !event.ctrlKey && !event.metaKey;
+    if (event.key === 'ArrowUp' && plain && onEditLast && text === '') {
+      event.preventDefault();
+      onEditLast();
+      return;
+    }
+    if (event.key === 'Escape' && onEscape?.()) {
+      event.preventDefault();
+      return;
+    }
     if (event.key !== 'Enter' || event.shiftKey || event.nativeEvent.isComposing) return;
     event.preventDefault();
     submit();
@@ -119,7 +166,7 @@ export function Composer({
       {t('chat.composer.send')}
     </button>
   );
-  const describedBy = [hintId, counter ? counterId : undefined, over ? limitId : undefined].filter(Boolean).join(' ');
+  const describedBy = [notice ? noticeId : undefined, hintId, counter ? counterId : undefined, over ? limitId : undefined].filter(Boolean).join(' ');
   const shownError: ShownError | undefined = error?.error ?? cancelError;
   return (
     <form
@@ -133,6 +180,11 @@ export function Composer({
       <label htmlFor={fieldId} className="visually-hidden">
         {t('chat.composer.label')}
       </label>
+      {notice ? (
+        <div id={noticeId} className="composer__notice">
+          {notice}
+        </div>
+      ) : null}
       <div className="composer__box">
         <textarea
           ref={textareaRef}
@@ -156,7 +208,7 @@ export function Composer({
       </div>
       <div className="composer__row">
         <p id={hintId} className="composer__hint">
-          {t('chat.composer.hint')}
+          {t(onEditLast ? 'chat.composer.hintEdit' : 'chat.composer.hint')}
         </p>
         {counter ? (
           <p id={counterId} className={`composer__counter${over ? ' composer__counter--over' : ''}`}>
@@ -172,4 +224,12 @@ export function Composer({
       <ErrorAlert summary={error?.kind === 'send' ? (notSentText ?? t('chat.composer.cancelFailed')) : t('chat.composer.cancelFailed')} error={shownError} />
     </form>
   );
+}
+
+/** What a screen may do with its composer's field (see `handleRef`). */
+export interface ComposerHandle {
+  /** The text in the field now. */
+  text: () => string;
+  /** Puts this text in the field (kept as the draft) and the focus at its end. */
+  fill: (text: string) => void;
 }

@@ -12,13 +12,15 @@ import {
   type SettingsPatch,
 } from '../../shared/settings/settings';
 import { ErrorText } from '../components/ErrorText';
+import { keyCombination } from '../components/key-combination';
+import { callShortcut, callShortcutLabel, type AcceleratorProblem } from '../../shared/talkie/voice/call-shortcut';
 import type { AppInfo } from '../hooks/useApiData';
 import { call, type LiveResource, type Resource } from '../hooks/useLiveResource';
 import { useI18n } from '../i18n/I18nProvider';
 import type { MessageKey } from '../i18n/strings';
 import './nfc/nfc.css';
 
-type Group = 'language' | 'appearance' | 'signIn' | 'nfc' | 'developer';
+type Group = 'language' | 'appearance' | 'signIn' | 'nfc' | 'voice' | 'developer';
 type Feedback = { group: Group; kind: 'saved' } | { group: Group; kind: 'error'; error: IpcError } | null;
 
 export interface SettingsScreenProps {
@@ -98,6 +100,7 @@ export function SettingsScreen({ api, headingRef, settings, info, onBack }: Sett
           onChange={(redirect) => void change('signIn', { signIn: { redirect } })}
         />
         <NfcGroup value={nfcSettingsOf(shown)} feedback={feedbackFor('nfc')} onChange={(nfc) => void change('nfc', { nfc })} />
+        <VoiceGroup shortcut={shown.voice?.shortcut} feedback={feedbackFor('voice')} onChange={(voiceShortcut) => void change('voice', { voiceShortcut })} />
         <DeveloperGroup
           value={shown.developer}
           feedback={feedbackFor('developer')}
@@ -406,6 +409,80 @@ function NfcGroup({
         checked={value.readerFeedback}
         onChange={(readerFeedback) => onChange({ readerFeedback })}
       />
+      <GroupFeedback feedback={feedback} />
+    </fieldset>
+  );
+}
+
+const onMac = typeof navigator !== 'undefined' && /Mac/.test(navigator.platform || navigator.userAgent);
+
+/** The call's global shortcut: the field records the keys pressed in it (Tab still moves on, Escape still leaves). */
+function VoiceGroup({ shortcut, feedback, onChange }: { shortcut: string | undefined; feedback: Feedback; onChange: (accelerator: string | null) => void }) {
+  const { t } = useI18n();
+  const id = useId();
+  const [refused, setRefused] = useState<AcceleratorProblem | undefined>(undefined);
+  const field = useRef<HTMLInputElement>(null);
+  const platform = onMac ? 'darwin' : 'other';
+  const shown = callShortcutLabel(platform, shortcut ?? callShortcut);
+  const refusedKey: MessageKey | undefined =
+    refused === undefined
+      ? undefined
+      : refused === 'no_modifier'
+        ? 'settings.voice.shortcut.refused.no_modifier'
+        : refused === 'escape'
+          ? 'settings.voice.shortcut.refused.escape'
+          : 'settings.voice.shortcut.refused.other';
+  return (
+    <fieldset className="settings-group">
+      <legend className="settings-group__legend">{t('settings.voice.legend')}</legend>
+      <div className="field">
+        <label htmlFor={`${id}-shortcut`} className="field__label">
+          {t('settings.voice.shortcut.label')}
+        </label>
+        <p id={`${id}-shortcut-description`} className="field__hint">
+          {t('settings.voice.shortcut.description')}
+        </p>
+        <input
+          ref={field}
+          id={`${id}-shortcut`}
+          className="input"
+          type="text"
+          readOnly
+          autoComplete="off"
+          value={shown}
+          aria-invalid={refusedKey !== undefined || undefined}
+          aria-describedby={`${id}-shortcut-description${refusedKey ? ` ${id}-shortcut-error` : ''}`}
+          onKeyDown={(event) => {
+            if (event.key === 'Tab' || (event.key === 'Escape' && !event.ctrlKey && !event.altKey && !event.shiftKey && !event.metaKey)) return;
+            event.preventDefault();
+            const pressed = keyCombination(event.nativeEvent, onMac);
+            if (pressed.kind === 'modifiers-only') return;
+            if (pressed.kind === 'refused') return setRefused(pressed.problem);
+            setRefused(undefined);
+            if (pressed.accelerator !== (shortcut ?? callShortcut)) onChange(pressed.accelerator === callShortcut ? null : pressed.accelerator);
+          }}
+        />
+        {refusedKey ? (
+          <p id={`${id}-shortcut-error`} className="error-text">
+            {t(refusedKey)}
+          </p>
+        ) : null}
+        {shortcut !== undefined ? (
+          <p>
+            <button
+              type="button"
+              className="button button--secondary"
+              onClick={() => {
+                // The button goes away with the choice: the focus stays in the group, on the field.
+                field.current?.focus();
+                onChange(null);
+              }}
+            >
+              {t('settings.voice.shortcut.default', { keys: callShortcutLabel(platform, callShortcut) })}
+            </button>
+          </p>
+        ) : null}
+      </div>
       <GroupFeedback feedback={feedback} />
     </fieldset>
   );

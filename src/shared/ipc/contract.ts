@@ -13,7 +13,7 @@ import {
 import { agentCallEvents, agentCallMethods } from '../agentcall/ipc-schemas';
 import { webPagesSchema } from '../agentmesh/ipc-schemas';
 import { aguiEvents, aguiMethods } from '../agui/ipc-schemas';
-import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, talkieVoiceMethods, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
+import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, talkieVoiceEvents, talkieVoiceMethods, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
 import { agentLabelMaxLength } from '../agents/label';
 import { ipcBytes } from './binary';
 import { uiMemoryMethods } from './ui-memory-schemas';
@@ -314,6 +314,7 @@ export const contract = {
     'settings.changed': settingsSchema,
     'agents.changed': z.strictObject({ agents: z.array(agentEntrySchema) }),
     'hardware.changed': hardwareStatusSchema,
+    ...talkieVoiceEvents,
     ...agentCallEvents,
     ...aguiEvents,
   },

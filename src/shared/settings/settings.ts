@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defaultNfcSettings, nfcSettingsSchema, type NfcSettings } from '../nfc/ipc-schemas';
 import type { SavedFileFormat } from '../storage/saved-file-format';
+import { acceleratorSchema } from '../talkie/voice/call-shortcut';
 
 /** Dismissed notices kept at most (the oldest dismissal goes first). */
 export const maxDismissedNotices = 50;
@@ -18,7 +19,7 @@ const voiceConsentSchema = z.strictObject({ serverId: z.string().min(1).max(256)
 export type VoiceConsent = z.infer<typeof voiceConsentSchema>;
 
 export const settingsSchema = z.strictObject({
-  schemaVersion: z.literal(1),
+  schemaVersion: z.literal(2),
   language: languageSchema,
   appearance: z.strictObject({
     theme: themeSchema,
@@ -41,16 +42,26 @@ export const settingsSchema = z.strictObject({
    * provider hosts they were told their voice goes to; a server that names another host asks again.
    * Optional so that older settings files still load; read it through `voiceConsentGiven`.
    */
-  voice: z.strictObject({ consents: z.array(voiceConsentSchema).max(maxVoiceConsents) }).optional(),
+  voice: z
+    .strictObject({
+      consents: z.array(voiceConsentSchema).max(maxVoiceConsents),
+      /** The call's global shortcut (Electron accelerator, canonical form; call-shortcut.ts); absent: the default. Version 2. */
+      shortcut: acceleratorSchema.optional(),
+    })
+    .optional(),
 });
 
 export type Settings = z.infer<typeof settingsSchema>;
 
-/** `settings.json`: version 1 since the first release; a change of `settingsSchema` adds a version and its migration here. */
-export const settingsFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: 1, migrations: {} };
+/**
+ * `settings.json`: a change of `settingsSchema` adds a version and its migration here. Version 2
+ * adds `voice.shortcut` (the strict schema of version 1 would refuse such a file, so it is a new
+ * version: an older app leaves it untouched); 1 → 2 converts nothing.
+ */
+export const settingsFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: 2, migrations: { 1: (document) => document } };
 
 export const defaultSettings: Settings = {
-  schemaVersion: 1,
+  schemaVersion: 2,
   language: 'system',
   appearance: { theme: 'system', textSize: 'normal' },
   developer: { allowLocalHttp: false, allowPastedTokens: false },
@@ -68,6 +79,8 @@ export const settingsPatchSchema = z.strictObject({
   notices: settingsSchema.shape.notices,
   /** Remembers the user's consent to one server's voice calls (replacing that server's earlier one). */
   voiceConsent: voiceConsentSchema.optional(),
+  /** The call's global shortcut; null goes back to the default. */
+  voiceShortcut: acceleratorSchema.nullable().optional(),
 });
 
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
@@ -81,8 +94,15 @@ export function applySettingsPatch(current: Settings, patch: SettingsPatch): Set
     signIn: { redirect: patch.signIn?.redirect ?? current.signIn?.redirect ?? 'loopback' },
     nfc: { ...nfcSettingsOf(current), ...patch.nfc },
     ...(patch.notices ?? current.notices ? { notices: patch.notices ?? current.notices } : {}),
-    ...(patch.voiceConsent ? { voice: { consents: withConsent(current.voice?.consents ?? [], patch.voiceConsent) } } : current.voice ? { voice: current.voice } : {}),
+    ...withVoice(current.voice, patch),
   };
+}
+
+function withVoice(current: Settings['voice'], patch: SettingsPatch): Pick<Settings, 'voice'> {
+  if (!patch.voiceConsent && patch.voiceShortcut === undefined) return current ? { voice: current } : {};
+  const consents = patch.voiceConsent ? withConsent(current?.consents ?? [], patch.voiceConsent) : (current?.consents ?? []);
+  const shortcut = patch.voiceShortcut === undefined ? current?.shortcut : (patch.voiceShortcut ?? undefined);
+  return { voice: { consents, ...(shortcut === undefined ? {} : { shortcut }) } };
 }
 
 function withConsent(consents: readonly VoiceConsent[], consent: VoiceConsent): VoiceConsent[] {

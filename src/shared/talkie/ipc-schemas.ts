@@ -195,8 +195,26 @@ export const talkieVoiceMethods = {
    * Ends the call: sends the final usage once (`seconds`, or the last reported figure) and forgets the
    * secret. A second end (or an unknown call) answers `{ ended: false }`.
    */
+  /**
+   * Takes (`armed: true`) or gives back the call's global shortcut (call-shortcut.ts), only for a live,
+   * connected call; the call's end gives it back too. `armed`: its presses arrive as
+   * `talkie.voiceShortcutPressed`; `taken`: another program holds the keys; `unavailable`: this shell
+   * cannot hear keys outside its window (the web shell); `off`: given back.
+   */
+  'talkie.voiceShortcut': {
+    request: z.strictObject({ callId: voiceCallId, armed: z.boolean() }),
+    response: z.discriminatedUnion('state', [
+      z.strictObject({ state: z.enum(['armed', 'taken']), label: s(40) }),
+      z.strictObject({ state: z.enum(['unavailable', 'off']) }),
+    ]),
+  },
   'talkie.voiceEnd': {
     request: z.strictObject({ callId: voiceCallId, seconds: z.number().int().nonnegative().max(24 * 3600).optional() }),
     response: z.strictObject({ ended: z.boolean(), remainingSeconds: z.number().int().min(-24 * 3600).max(24 * 3600).optional() }),
   },
+} as const;
+
+/** §10 voice events: the call's global shortcut was pressed (while armed, for that call). */
+export const talkieVoiceEvents = {
+  'talkie.voiceShortcutPressed': z.strictObject({ callId: voiceCallId }),
 } as const;

@@ -216,6 +216,25 @@ describe('demo runs: idempotent retries and stored threads', () => {
     expect((await getThread(server, input.threadId)).messages).toHaveLength(1);
   });
 
+  it('talkie-test:error-once (the demo’s own) fails the first run of a message; the same message retried is answered', async () => {
+    const server = await start();
+    const input = runInput('talkie-test:error-once');
+    const first = await stream(server, input);
+    expectValidRun(first.events);
+    expect(first.events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'upstream_unavailable', metadata: { retryable: true } });
+    const retry = await stream(server, { ...input, runId: 'r_again' });
+    expectValidRun(retry.events);
+    expect(retry.events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', runId: 'r_again' });
+    expect(text(retry.events)).toBe('Answered on the second try.');
+    expect((await getThread(server, input.threadId)).messages.map((message) => [message.role, message.content])).toEqual([
+      ['user', 'talkie-test:error-once'],
+      ['assistant', 'Answered on the second try.'],
+    ]);
+    // A new message with the same words fails again: only a retry of the same message is answered.
+    const fresh = await stream(server, runInput('talkie-test:error-once', { threadId: input.threadId }));
+    expect(fresh.events.at(-1)).toMatchObject({ type: 'RUN_ERROR', code: 'upstream_unavailable' });
+  });
+
   it('disconnect is not cancel: the run goes on and the thread later holds the full answer', async () => {
     const server = await start({ timeScale: 0.1 });
     const input = runInput('talkie-test:slow');

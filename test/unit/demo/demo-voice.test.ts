@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { TalkieDemoServer } from '../../../src/main/demo/talkie-demo-server';
 import { realtimeCallsPath as providerPath } from '../../../src/main/demo/voice/realtime-provider';
-import { realtimeCallsPath } from '../../../src/main/demo/voice/voice-sessions';
+import { demoVoiceSecondsEnv, parseDemoVoiceSeconds, realtimeCallsPath } from '../../../src/main/demo/voice/voice-sessions';
 import { validateManifest } from '../../../src/shared/talkie/manifest';
 import { interpretEvent } from '../../../src/shared/talkie/run-events';
 import { classifyUtterance } from '../../../src/shared/talkie/voice/confirm-words';
@@ -83,6 +83,14 @@ describe('demo voice (§10): manifest and status', () => {
 
   it('names the signalling path of its realtime provider', () => {
     expect(realtimeCallsPath).toBe(providerPath);
+  });
+
+  it('takes a call length someone typed only as whole seconds from 10 to 3600, and says which setting was wrong', () => {
+    expect(parseDemoVoiceSeconds('45', '--voice-seconds')).toBe(45);
+    expect(parseDemoVoiceSeconds('3600', demoVoiceSecondsEnv)).toBe(3600);
+    for (const bad of ['9', '3601', '4.5', '-20', '', 'forty', '1e2', '0x20']) {
+      expect(() => parseDemoVoiceSeconds(bad, '--voice-seconds'), bad).toThrow(`--voice-seconds must be a whole number of seconds from 10 to 3600, not "${bad}".`);
+    }
   });
 });
 

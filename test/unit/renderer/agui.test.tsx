@@ -636,3 +636,65 @@ describe('plain AG-UI endpoints from Home', () => {
     await waitFor(() => expect(backend.callsOf('agui.open')).toEqual([{ agentId: builtInAguiDemoId }]));
   });
 });
+
+describe('plain AG-UI: editing the last message', () => {
+  const notice = /Editing your last message\. Sending adds it as a new message: the earlier one and its answer stay in this thread, and the agent still gets them as history\./;
+
+  function answered(backend: AguiBackend, runId: string, text: string) {
+    events(backend, runId, [
+      { type: 'RUN_STARTED', threadId, runId },
+      { type: 'TEXT_MESSAGE_START', messageId: `a-${runId}`, role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: `a-${runId}`, delta: text },
+      { type: 'TEXT_MESSAGE_END', messageId: `a-${runId}` },
+      { type: 'RUN_FINISHED', threadId, runId },
+    ]);
+  }
+
+  it('Edit on the last message (not while a run goes) puts it in the composer; sending it is a new message, the earlier exchange stays', async () => {
+    const { backend, user } = await renderScreen();
+    await sendMessage(user, backend, 'Deploy to stagng');
+    expect(screen.queryByRole('button', { name: 'Edit' })).toBeNull();
+    answered(backend, 'run-1', 'Which stage?');
+    await waitFor(() => expect(status()).toBe('Finished'));
+
+    const message = screen.getByText('Deploy to stagng').closest('.message') as HTMLElement;
+    await user.click(within(message).getByRole('button', { name: 'Edit' }));
+    expect(composer().value).toBe('Deploy to stagng');
+    expect(document.activeElement).toBe(composer());
+    expect(screen.getByText(notice)).toBeTruthy();
+
+    await user.clear(composer());
+    await user.type(composer(), 'Deploy to staging{Enter}');
+    await waitFor(() => expect(backend.callsOf('agui.send')).toHaveLength(2));
+    const [first, second] = backend.callsOf('agui.send');
+    expect(second?.text).toBe('Deploy to staging');
+    expect(second?.messageId).not.toBe(first?.messageId);
+    expect(screen.getByText('Deploy to stagng')).toBeTruthy();
+    expect(screen.getByText('Which stage?')).toBeTruthy();
+    expect(screen.getByText('Deploy to staging')).toBeTruthy();
+    expect(screen.queryByText(notice)).toBeNull();
+  });
+
+  it('ArrowUp in the empty composer edits the last message; Escape gives back the earlier draft', async () => {
+    const { backend, user, onBack } = await renderScreen();
+    await sendMessage(user, backend, 'Plan the stack');
+    answered(backend, 'run-1', 'Planned.');
+    await waitFor(() => expect(status()).toBe('Finished'));
+
+    await user.click(composer());
+    await user.keyboard('{ArrowUp}');
+    expect(composer().value).toBe('Plan the stack');
+    expect(screen.getByText(notice)).toBeTruthy();
+    await user.keyboard('{Escape}');
+    expect(composer().value).toBe('');
+    expect(screen.queryByText(notice)).toBeNull();
+    expect(onBack).not.toHaveBeenCalled();
+
+    await user.type(composer(), 'draft');
+    await user.click(screen.getByRole('button', { name: 'Edit' }));
+    expect(composer().value).toBe('Plan the stack');
+    await user.click(screen.getByRole('button', { name: 'Stop editing' }));
+    expect(composer().value).toBe('draft');
+    expect(backend.callsOf('agui.send')).toHaveLength(1);
+  });
+});

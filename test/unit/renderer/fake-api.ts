@@ -360,6 +360,7 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'talkie.voiceDecide': () => fail('not_found', 'This voice call has ended; start a new one.'),
     'talkie.voiceTranscript': () => fail('not_found', 'This voice call has ended; start a new one.'),
     'talkie.voiceUsage': () => fail('not_found', 'This voice call has ended; start a new one.'),
+    'talkie.voiceShortcut': ({ armed }) => ok(armed ? { state: 'unavailable' } : { state: 'off' }),
     'talkie.voiceEnd': () => ok({ ended: false }),
   };
 

@@ -1,4 +1,4 @@
-import { act, screen, waitFor } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { createFakeBackend } from './fake-api';
 import { renderApp } from './render-app';
@@ -78,6 +78,35 @@ describe('settings screen', () => {
     await user.click(privateUse);
     await waitFor(() => expect(backend.state.settings.signIn?.redirect).toBe('private-use'));
     expect(backend.callsOf('settings.update')).toEqual([{ patch: { signIn: { redirect: 'private-use' } } }]);
+  });
+
+  it('records the call shortcut from the keys pressed in its field, refuses a bare letter, and goes back to the default', async () => {
+    const { user, backend } = await renderApp();
+    await openSettings(user);
+    const field = screen.getByRole<HTMLInputElement>('textbox', { name: 'Call shortcut' });
+    expect(field.value).toBe('Ctrl+Shift+Space');
+    field.focus();
+    await user.keyboard('t');
+    expect(screen.getByText('Press it with Ctrl, Alt or Shift (only F1 to F24 work alone).')).toBeTruthy();
+    expect(field.getAttribute('aria-invalid')).toBe('true');
+    expect(backend.callsOf('settings.update')).toEqual([]);
+    // Modifiers alone wait for the key; Ctrl+Alt+T is saved in Electron's canonical form.
+    await user.keyboard('{Control>}{Alt>}t{/Alt}{/Control}');
+    await waitFor(() => expect(backend.state.settings.voice?.shortcut).toBe('CommandOrControl+Alt+T'));
+    expect(backend.callsOf('settings.update')).toEqual([{ patch: { voiceShortcut: 'CommandOrControl+Alt+T' } }]);
+    expect(field.value).toBe('Ctrl+Alt+T');
+    expect(field.getAttribute('aria-invalid')).toBeNull();
+    // A function key alone is enough (user-event's key map has no F9: the event as a browser sends it).
+    fireEvent.keyDown(field, { key: 'F9', code: 'F9' });
+    await waitFor(() => expect(backend.state.settings.voice?.shortcut).toBe('F9'));
+    // Tab still leaves the field.
+    await user.keyboard('{Tab}');
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Use the default (Ctrl+Shift+Space)' }));
+    await user.keyboard('{Enter}');
+    await waitFor(() => expect(backend.state.settings.voice?.shortcut).toBeUndefined());
+    expect(backend.callsOf('settings.update').at(-1)).toEqual({ patch: { voiceShortcut: null } });
+    expect(field.value).toBe('Ctrl+Shift+Space');
+    expect(document.activeElement).toBe(field);
   });
 
   it('reverts the control and shows the error when saving fails', async () => {

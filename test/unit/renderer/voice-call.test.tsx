@@ -198,6 +198,52 @@ describe('voice calls on the Talkie screen (§10)', () => {
     expect(track.enabled).toBe(false);
   });
 
+  it('takes the global shortcut once connected: its presses toggle talking (push to talk) or mute (hands free); hang-up gives it back', async () => {
+    const backend = voiceBackend();
+    backend.handle('talkie.voiceShortcut', ({ armed }) => ok(armed ? { state: 'armed' as const, label: 'Ctrl+Shift+Space' } : { state: 'off' as const }));
+    const { user } = await inCall(backend);
+    expect(backend.callsOf('talkie.voiceShortcut')).toEqual([{ callId: 'vc_1', armed: true }]);
+    await waitFor(() => expect(callBar().getByText('Ctrl+Shift+Space anywhere: mute or unmute')).toBeTruthy());
+    const track = media.tracks[0]!;
+    expect(track.enabled).toBe(true);
+    act(() => backend.emit('talkie.voiceShortcutPressed', { callId: 'vc_1' }));
+    expect(track.enabled).toBe(false);
+    expect(callBar().getByRole('button', { name: 'Unmute' })).toBeTruthy();
+    act(() => backend.emit('talkie.voiceShortcutPressed', { callId: 'vc_1' }));
+    expect(track.enabled).toBe(true);
+
+    await user.selectOptions(callBar().getByRole('combobox', { name: 'Mode' }), 'Push to talk');
+    expect(callBar().getByText('Ctrl+Shift+Space anywhere: start or stop talking')).toBeTruthy();
+    expect(track.enabled).toBe(false);
+    act(() => backend.emit('talkie.voiceShortcutPressed', { callId: 'vc_1' }));
+    expect(track.enabled).toBe(true);
+    expect(callBar().getByRole('button', { name: 'Talking…' }).getAttribute('aria-pressed')).toBe('true');
+    // A press meant for another call changes nothing.
+    act(() => backend.emit('talkie.voiceShortcutPressed', { callId: 'vc_9' }));
+    expect(track.enabled).toBe(true);
+    act(() => backend.emit('talkie.voiceShortcutPressed', { callId: 'vc_1' }));
+    expect(track.enabled).toBe(false);
+
+    await user.click(callBar().getByRole('button', { name: 'Hang up' }));
+    expect(screen.queryByText(/anywhere:/)).toBeNull();
+    act(() => backend.emit('talkie.voiceShortcutPressed', { callId: 'vc_1' }));
+    expect(track.enabled).toBe(false);
+  });
+
+  it('says so when another program holds the shortcut', async () => {
+    const taken = voiceBackend();
+    taken.handle('talkie.voiceShortcut', () => ok({ state: 'taken' as const, label: 'Ctrl+Shift+Space' }));
+    await inCall(taken);
+    await waitFor(() => expect(callBar().getByText('Ctrl+Shift+Space is in use by another program; use the buttons here.')).toBeTruthy());
+  });
+
+  it('shows no shortcut where the shell has none (the fake main answers like the web shell: unavailable)', async () => {
+    const web = voiceBackend();
+    await inCall(web);
+    await waitFor(() => expect(web.callsOf('talkie.voiceShortcut')).toHaveLength(1));
+    expect(screen.queryByText(/Ctrl\+Shift\+Space/)).toBeNull();
+  });
+
   it('switches the microphone with replaceTrack, on the same connection', async () => {
     const { user } = await inCall();
     const select = callBar().getByRole('combobox', { name: 'Microphone' });
@@ -279,6 +325,15 @@ describe('voice calls on the Talkie screen (§10)', () => {
     expect(callBar().getByText('You hung up.')).toBeTruthy();
     expect(announced()).toBe('You hung up.');
     expect(document.activeElement).toBe(callButton());
+  });
+
+  it('moves the account’s voice meter once the server counted the call’s seconds (a usage report or the final one)', async () => {
+    const { backend, user } = await inCall();
+    const before = backend.callsOf('talkie.status').length;
+    backend.state.talkie.status = { ...backend.state.talkie.status, usage: [{ label: 'Voice today', used: 2, limit: 30, unit: 'minutes' }] };
+    await user.click(callBar().getByRole('button', { name: 'Hang up' }));
+    await waitFor(() => expect(backend.callsOf('talkie.status').length).toBe(before + 1));
+    await screen.findByText('2 / 30 minutes');
   });
 
   it('hangs up when the user leaves the screen', async () => {

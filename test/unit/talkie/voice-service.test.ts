@@ -6,6 +6,7 @@ import { startTestServices, type TestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 import { TalkieClient } from '../../../src/main/talkie/talkie-client';
 import { VoiceService } from '../../../src/main/talkie/voice-service';
+import type { GlobalKeys } from '../../../src/main/talkie/call-shortcut';
 import { validateManifest } from '../../../src/shared/talkie/manifest';
 
 const tempDir = useTempDirs();
@@ -21,10 +22,10 @@ interface Fixture extends VoiceFixture {
 }
 
 /** The loopback Talkie + signalling servers, and the app's services with the Talkie server added and a token. */
-async function fixture(options: Pick<VoiceFixtureOptions, 'signalingHosts' | 'voiceConfirm'> = {}): Promise<Fixture> {
+async function fixture(options: Pick<VoiceFixtureOptions, 'signalingHosts' | 'voiceConfirm'> = {}, globalKeys?: GlobalKeys): Promise<Fixture> {
   const servers = await startVoiceFixture({ ...options, start: startServer });
   const log = memoryLogger();
-  const app = await startTestServices(await tempDir(), { log });
+  const app = await startTestServices(await tempDir(), { log, ...(globalKeys ? { globalKeys } : {}) });
   const events: { channel: string; payload: unknown }[] = [];
   app.events.connect((channel, payload) => void events.push({ channel, payload }));
   await app.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
@@ -125,6 +126,65 @@ describe('Talkie voice through the contract (main side, §10)', () => {
       expect(f.log.lines.join('\n')).not.toContain(secret);
     });
   }
+
+  it('takes the call shortcut from the system only for a connected call, for one call at a time, and gives it back at the end', async () => {
+    // The system's global keys as Electron's globalShortcut behaves: one holder per accelerator; a key
+    // another program holds cannot be registered.
+    const held = new Map<string, () => void>();
+    const heldElsewhere = new Set<string>();
+    const keys: GlobalKeys = {
+      register: (accelerator, onPress) => {
+        if (held.has(accelerator) || heldElsewhere.has(accelerator)) return false;
+        held.set(accelerator, onPress);
+        return true;
+      },
+      unregister: (accelerator) => void held.delete(accelerator),
+    };
+    const f = await fixture({}, keys);
+    const pressed = () => f.events.filter((event) => event.channel === 'agentdesk:event:talkie.voiceShortcutPressed').map((event) => event.payload);
+    const first = await started(f);
+    expect(await f.app.call('talkie.voiceShortcut', { callId: first.callId, armed: true })).toMatchObject({ ok: false, error: { code: 'not_allowed' } });
+    expect(held.size).toBe(0);
+    expect(await f.app.call('talkie.voiceOffer', { callId: first.callId, sdp: offerSdp })).toMatchObject({ ok: true });
+    const label = process.platform === 'darwin' ? 'Cmd+Shift+Space' : 'Ctrl+Shift+Space';
+    expect(await f.app.call('talkie.voiceShortcut', { callId: first.callId, armed: true })).toEqual({ ok: true, value: { state: 'armed', label } });
+    expect([...held.keys()]).toEqual(['CommandOrControl+Shift+Space']);
+    held.get('CommandOrControl+Shift+Space')!();
+    expect(pressed()).toEqual([{ callId: first.callId }]);
+    // Disarmed, the keys go back to the system; armed again, they come back.
+    expect(await f.app.call('talkie.voiceShortcut', { callId: first.callId, armed: false })).toEqual({ ok: true, value: { state: 'off' } });
+    expect(held.size).toBe(0);
+    await f.app.call('talkie.voiceShortcut', { callId: first.callId, armed: true });
+    expect(held.size).toBe(1);
+    // The call's end gives them back; a later press is not heard, and an ended call cannot take them.
+    await f.app.call('talkie.voiceEnd', { callId: first.callId, seconds: 3 });
+    expect(held.size).toBe(0);
+    expect(await f.app.call('talkie.voiceShortcut', { callId: first.callId, armed: true })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    // Another program holds them: the call says so and holds nothing.
+    heldElsewhere.add('CommandOrControl+Shift+Space');
+    f.rules.singleUseSecret = false;
+    const second = await started(f);
+    expect(await f.app.call('talkie.voiceOffer', { callId: second.callId, sdp: offerSdp })).toMatchObject({ ok: true });
+    expect(await f.app.call('talkie.voiceShortcut', { callId: second.callId, armed: true })).toEqual({ ok: true, value: { state: 'taken', label } });
+    expect(held.size).toBe(0);
+    expect(pressed()).toHaveLength(1);
+    // The user's own combination (Settings) is the one taken.
+    await f.app.call('settings.update', { patch: { voiceShortcut: 'CommandOrControl+Alt+T' } });
+    expect(await f.app.call('talkie.voiceShortcut', { callId: second.callId, armed: true })).toEqual({
+      ok: true,
+      value: { state: 'armed', label: process.platform === 'darwin' ? 'Cmd+Option+T' : 'Ctrl+Alt+T' },
+    });
+    expect([...held.keys()]).toEqual(['CommandOrControl+Alt+T']);
+    await f.app.call('talkie.voiceEnd', { callId: second.callId });
+    expect(held.size).toBe(0);
+  });
+
+  it('answers `unavailable` for the call shortcut in a shell without global keys (the web shell)', async () => {
+    const f = await fixture();
+    const call = await started(f);
+    await f.app.call('talkie.voiceOffer', { callId: call.callId, sdp: offerSdp });
+    expect(await f.app.call('talkie.voiceShortcut', { callId: call.callId, armed: true })).toEqual({ ok: true, value: { state: 'unavailable' } });
+  });
 
   it('refuses http signalling outside development, and sends nothing to the signalling host', async () => {
     const f = await fixture();

@@ -31,6 +31,21 @@ import { runVoiceTool, voiceConsent, voiceLabels, type VoiceLocale, type VoiceTo
  *   `final: true` ends the session (again: 200, same answer); a non-final report after it → 410.
  */
 
+/** The in-app demo's call length in seconds (`agentdesk demo --voice-seconds N` for the command-line demo). */
+export const demoVoiceSecondsEnv = 'AGENTDESK_DEMO_VOICE_SECONDS';
+
+/**
+ * A demo call length someone typed (a flag or `AGENTDESK_DEMO_VOICE_SECONDS`): a whole number of
+ * seconds from 10 to 3600, else a RangeError that says so, naming `where`.
+ */
+export function parseDemoVoiceSeconds(text: string, where: string): number {
+  const seconds = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(seconds) || seconds < 10 || seconds > 3600) {
+    throw new RangeError(`${where} must be a whole number of seconds from 10 to 3600, not "${text.slice(0, 40)}".`);
+  }
+  return seconds;
+}
+
 export interface DemoVoiceOptions {
   /** §10.1 maxSeconds of a session. Default 300. */
   maxSeconds?: number;

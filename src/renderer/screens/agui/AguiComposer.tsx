@@ -1,6 +1,6 @@
-import { useId, type RefObject } from 'react';
+import { useId, type MutableRefObject, type ReactNode, type RefObject } from 'react';
 import type { IpcError } from '../../../shared/ipc/errors';
-import { Composer } from '../../components/Composer';
+import { Composer, type ComposerHandle } from '../../components/Composer';
 import { useI18n } from '../../i18n/I18nProvider';
 
 /** agui.send takes at most this much text. */
@@ -19,6 +19,10 @@ export function AguiComposer({
   blocked,
   onSend,
   onCancel,
+  handleRef,
+  notice,
+  onEditLast,
+  onEscape,
 }: {
   textareaRef: RefObject<HTMLTextAreaElement | null>;
   draftKey: string;
@@ -28,6 +32,11 @@ export function AguiComposer({
   blocked: boolean;
   onSend: (text: string) => Promise<IpcError | undefined>;
   onCancel: () => Promise<IpcError | undefined>;
+  /** Editing the last message: see Composer. */
+  handleRef?: MutableRefObject<ComposerHandle | null>;
+  notice?: ReactNode;
+  onEditLast?: () => void;
+  onEscape?: () => boolean;
 }) {
   const { t } = useI18n();
   const id = useId();
@@ -51,6 +60,10 @@ export function AguiComposer({
         notSentText={t('agui.notSent')}
         onSend={onSend}
         onCancel={onCancel}
+        handleRef={handleRef}
+        notice={notice}
+        onEditLast={onEditLast}
+        onEscape={onEscape}
       />
     </fieldset>
   );

@@ -66,7 +66,7 @@ function ToolCallView({ item }: { item: Extract<AguiItem, { kind: 'toolCall' }> 
  * assistant text as Markdown without HTML (raw HTML stays literal), everything else as plain text
  * or pretty JSON in <pre>. Memoised: a streaming delta re-renders only the item it changed.
  */
-export const AguiItemView = memo(function AguiItemView({ item }: { item: AguiItem }) {
+export const AguiItemView = memo(function AguiItemView({ item, onEdit }: { item: AguiItem; /** The user's last message, while it may be edited. */ onEdit?: (() => void) | undefined }) {
   const { t } = useI18n();
   switch (item.kind) {
     case 'user':
@@ -74,7 +74,16 @@ export const AguiItemView = memo(function AguiItemView({ item }: { item: AguiIte
         <div className="message message--user">
           <p className="visually-hidden">{t('agui.you')}</p>
           <p className="message__text">{item.text}</p>
-          <MessageCopy text={item.text} />
+          {onEdit ? (
+            <div className="message__tools">
+              <MessageCopy text={item.text} />
+              <button type="button" className="copy-button message__edit" onClick={onEdit}>
+                {t('chat.edit')}
+              </button>
+            </div>
+          ) : (
+            <MessageCopy text={item.text} />
+          )}
         </div>
       );
     case 'text':

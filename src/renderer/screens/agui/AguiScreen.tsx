@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { ComposerHandle } from '../../components/Composer';
 import type { InterruptAnswer } from '../../../shared/agui/interrupts';
 import { stampNewItems } from '../../../shared/agui/item-times';
 import { addUserMessage, openInterrupts, toolCallArgs, type AguiThreadView } from '../../../shared/agui/run-model';
@@ -102,6 +103,25 @@ export function AguiScreen({
   }, [thread]);
   const toolArgs = useCallback((toolCallId: string) => (thread === undefined ? undefined : toolCallArgs(thread, toolCallId)), [thread]);
 
+  // Edit on the user's last message (and ArrowUp in the empty composer) puts its text back in the
+  // composer. The server may keep its own session for the thread (iac-code's adapter binds the
+  // thread to one), so nothing is taken back: the edited text goes as a new message, and the
+  // composer says so. Stop editing (or Escape) gives back the draft typed before.
+  const composerHandle = useRef<ComposerHandle | null>(null);
+  const [editing, setEditing] = useState<{ messageId: string; previousDraft: string } | undefined>();
+  const lastUser = thread?.items.findLast((item) => item.kind === 'user');
+  const editable = !running && !asking && !retrying && lastUser?.kind === 'user' ? lastUser : undefined;
+  const editLast = useCallback(() => {
+    if (!editable) return;
+    const draft = composerHandle.current?.text() ?? '';
+    setEditing((current) => ({ messageId: editable.id, previousDraft: current ? current.previousDraft : draft }));
+    composerHandle.current?.fill(editable.text);
+  }, [editable]);
+  const stopEditing = useCallback(() => {
+    composerHandle.current?.fill(editing?.previousDraft ?? '');
+    setEditing(undefined);
+  }, [editing]);
+
   const send = useCallback(
     async (text: string) => {
       const messageId = newMessageId();
@@ -111,6 +131,7 @@ export function AguiScreen({
         requestSettled();
         return result.error;
       }
+      setEditing(undefined);
       changeThread((current) => (current.items.some((item) => item.kind === 'user' && item.id === messageId) ? current : stampNewItems(current, addUserMessage(current, { id: messageId, text }), Date.now())));
       runStarted(result.value.runId);
       return undefined;
@@ -163,6 +184,7 @@ export function AguiScreen({
     setNewThreadBusy(false);
     if (!result.ok) return setNewThreadError(result.error);
     setRetryError(undefined);
+    setEditing(undefined);
     replaceServer(result.value);
     composerRef.current?.focus();
   }
@@ -196,12 +218,37 @@ export function AguiScreen({
         <ChatEnvironmentContext.Provider value={environment}>
           <section className="chat-main agui-main" aria-label={t('chat.conversationLabel')}>
             <LinkOpenError error={linkError} />
-            <AguiTranscript thread={thread} />
+            <AguiTranscript thread={thread} edit={editable ? { messageId: editable.id, onEdit: editLast } : undefined} />
             <AguiInspect thread={thread} />
             <AguiSteps thread={thread} />
             <RunStatusLine thread={thread} waiting={asking} onRetry={() => void retry()} retrying={retrying} retryError={retryError} />
             {asking ? <InterruptForms key={interrupts.map((interrupt) => interrupt.id).join('\n')} interrupts={interrupts} toolName={toolName} toolArgs={toolArgs} onSend={resume} /> : null}
-            <AguiComposer textareaRef={composerRef} draftKey={`agui:${agentId}`} ready={!retrying} running={running} blocked={asking} onSend={send} onCancel={cancel} />
+            <AguiComposer
+              textareaRef={composerRef}
+              draftKey={`agui:${agentId}`}
+              ready={!retrying}
+              running={running}
+              blocked={asking}
+              onSend={send}
+              onCancel={cancel}
+              handleRef={composerHandle}
+              onEditLast={editLast}
+              onEscape={() => {
+                if (!editing) return false;
+                stopEditing();
+                return true;
+              }}
+              notice={
+                editing ? (
+                  <>
+                    <p className="composer__notice-text">{t('agui.edit.notice')}</p>
+                    <button type="button" className="button button--secondary" onClick={stopEditing}>
+                      {t('chat.edit.stop')}
+                    </button>
+                  </>
+                ) : undefined
+              }
+            />
           </section>
         </ChatEnvironmentContext.Provider>
       ) : null}

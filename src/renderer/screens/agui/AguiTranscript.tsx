@@ -80,7 +80,17 @@ function SubagentGroupView({ group }: { group: SubagentGroup }) {
 }
 
 /** The thread's transcript. Not a live region: the status line below it announces how the run goes. */
-export function AguiTranscript({ thread, now: fixedNow }: { thread: AguiThreadView; /** Now, for "Today" and "Yesterday" (tests fix it). */ now?: number }) {
+export function AguiTranscript({
+  thread,
+  now: fixedNow,
+  edit,
+}: {
+  thread: AguiThreadView;
+  /** Now, for "Today" and "Yesterday" (tests fix it). */
+  now?: number;
+  /** The user message that offers Edit (the last one, while no run is going). */
+  edit?: { messageId: string; onEdit: () => void } | undefined;
+}) {
   const { t } = useI18n();
   const now = useDayNow(fixedNow);
   const entries = transcriptEntries(thread);
@@ -104,7 +114,7 @@ export function AguiTranscript({ thread, now: fixedNow }: { thread: AguiThreadVi
             render: (entry) =>
               entry.kind === 'item' ? (
                 <li className={itemClass(entry.item)}>
-                  <AguiItemView item={entry.item} />
+                  <AguiItemView item={entry.item} onEdit={entry.item.kind === 'user' && entry.item.id === edit?.messageId ? edit.onEdit : undefined} />
                   <MessageTime at={entry.item.at} />
                 </li>
               ) : (

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState, type MutableRefObject, type RefObject } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type MutableRefObject, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';
@@ -16,7 +16,8 @@ import { useThreads } from './useThreads';
 import { useOpenLink } from '../../hooks/useOpenLink';
 import { useUiMemory } from '../../hooks/useUiMemory';
 import { LinkOpenError } from '../../components/LinkOpenError';
-import { Composer } from '../../components/Composer';
+import { Composer, type ComposerHandle } from '../../components/Composer';
+import { lastUserMessage } from './chat-state';
 import { formatCountdown } from '../../components/format';
 import { CallControl, endedKeys, modeKeys } from './voice/CallControl';
 import { useVoiceCall, type VoiceCallHandlers } from './voice/useVoiceCall';
@@ -72,6 +73,7 @@ export function ChatBody({
     [api, agentId, loadStatus],
   );
   const status = useLiveResource(loadStatus, subscribeStatus);
+  const setStatus = status.set;
 
   const { openLink, linkError } = useOpenLink(api);
   const downloadFile = useCallback<ChatEnvironment['downloadFile']>(
@@ -109,6 +111,11 @@ export function ChatBody({
         refreshThreads();
       },
       reloadAction: (actionId) => void refreshAction(actionId),
+      // The account's voice meter follows the call (without a loading state in between).
+      onUsageCounted: () =>
+        void loadStatus().then((result) => {
+          if (result.ok) setStatus(result.value);
+        }),
       onAnnounce: (said) => {
         switch (said.kind) {
           case 'connected':
@@ -131,7 +138,7 @@ export function ChatBody({
         }
       },
     }),
-    [applyVoiceUpdates, addSpokenLine, applyVoiceDecision, adoptThread, refreshThreads, refreshAction, announce, t, phrase],
+    [applyVoiceUpdates, addSpokenLine, applyVoiceDecision, adoptThread, refreshThreads, refreshAction, loadStatus, setStatus, announce, t, phrase],
   );
   const voice = useVoiceCall(api, agentId, language, voiceHandlers);
   const inCall = voice.starting || (voice.view !== undefined && voice.view.phase !== 'ended');
@@ -145,9 +152,25 @@ export function ChatBody({
     },
     [decide, settled],
   );
+  // Edit on the user's last message (and ArrowUp in the empty composer) puts its text back in the
+  // composer. Talkie servers keep every message of a thread and have no way to drop one (§5, §9),
+  // so the edited text goes as a new message and the composer says so; Stop editing (or Escape)
+  // puts back what the composer held before.
+  const composerHandle = useRef<ComposerHandle | null>(null);
+  const { startEdit, stopEdit, editing } = chat;
+  const editLast = useCallback(() => {
+    const text = startEdit(composerHandle.current?.text() ?? '');
+    if (text !== undefined) composerHandle.current?.fill(text);
+  }, [startEdit]);
+  const stopEditing = useCallback(() => {
+    const previous = stopEdit();
+    composerHandle.current?.fill(previous ?? '');
+  }, [stopEdit]);
+  const editableId = busy ? undefined : lastUserMessage(conversation)?.id;
+
   const handlers = useMemo<ItemHandlers>(
-    () => ({ failures, canRetry: !busy, retryMessage, retryAfterError, decide: decideByButton, refresh: refreshAction, announce }),
-    [failures, busy, retryMessage, retryAfterError, decideByButton, refreshAction, announce],
+    () => ({ failures, canRetry: !busy, retryMessage, retryAfterError, decide: decideByButton, refresh: refreshAction, announce, editableId, editLast }),
+    [failures, busy, retryMessage, retryAfterError, decideByButton, refreshAction, announce, editableId, editLast],
   );
 
   // Another conversation ends the call: its lines and cards belong to the thread it was made in.
@@ -231,6 +254,23 @@ export function ChatBody({
             cancelError={chat.cancelError}
             onSend={chat.send}
             onCancel={chat.cancel}
+            handleRef={composerHandle}
+            onEditLast={editLast}
+            onEscape={() => {
+              if (!editing) return false;
+              stopEditing();
+              return true;
+            }}
+            notice={
+              editing ? (
+                <>
+                  <p className="composer__notice-text">{t('chat.edit.notice')}</p>
+                  <button type="button" className="button button--secondary" onClick={stopEditing}>
+                    {t('chat.edit.stop')}
+                  </button>
+                </>
+              ) : undefined
+            }
           />
         </section>
         <div role="status" className="visually-hidden">

@@ -11,13 +11,35 @@ import { MessageCopy } from '../../components/MessageCopy';
 
 type Item<K extends ConversationItem['kind']> = Extract<ConversationItem, { kind: K }>;
 
-export function UserMessage({ item, failure, onRetry, canRetry }: { item: Item<'user'>; failure: ShownError | undefined; onRetry: () => void; canRetry: boolean }) {
+export function UserMessage({
+  item,
+  failure,
+  onRetry,
+  canRetry,
+  onEdit,
+}: {
+  item: Item<'user'>;
+  failure: ShownError | undefined;
+  onRetry: () => void;
+  canRetry: boolean;
+  /** The user's last message, while no run is going: Edit puts its text back in the composer. */
+  onEdit?: (() => void) | undefined;
+}) {
   const { t } = useI18n();
   return (
     <div className={`message message--user message--${item.state}`}>
       <p className="visually-hidden">{t('chat.you')}</p>
       <p className="message__text">{item.text}</p>
-      <MessageCopy text={item.text} />
+      {onEdit ? (
+        <div className="message__tools">
+          <MessageCopy text={item.text} />
+          <button type="button" className="copy-button message__edit" onClick={onEdit}>
+            {t('chat.edit')}
+          </button>
+        </div>
+      ) : (
+        <MessageCopy text={item.text} />
+      )}
       {item.state === 'sending' ? <p className="message__state">{t('chat.message.sending')}</p> : null}
       {item.state === 'failed' ? (
         <div className="message__failure">
@@ -121,6 +143,9 @@ export interface ItemHandlers extends ActionHandlers {
   canRetry: boolean;
   retryMessage: (messageId: string) => void;
   retryAfterError: (errorItemId: string) => void;
+  /** The message Edit is offered on (the user's last typed one, while no run is going). */
+  editableId?: string | undefined;
+  editLast?: () => void;
 }
 
 /**
@@ -130,7 +155,15 @@ export interface ItemHandlers extends ActionHandlers {
 export const TranscriptItem = memo(function TranscriptItem({ item, handlers }: { item: ConversationItem; handlers: ItemHandlers }) {
   switch (item.kind) {
     case 'user':
-      return <UserMessage item={item} failure={handlers.failures.get(item.id)} canRetry={handlers.canRetry} onRetry={() => handlers.retryMessage(item.id)} />;
+      return (
+        <UserMessage
+          item={item}
+          failure={handlers.failures.get(item.id)}
+          canRetry={handlers.canRetry}
+          onRetry={() => handlers.retryMessage(item.id)}
+          onEdit={item.id === handlers.editableId ? handlers.editLast : undefined}
+        />
+      );
     case 'assistant':
       return <AssistantMessage item={item} />;
     case 'tool':

@@ -1,34 +1,15 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { EventPayload } from '../../../shared/ipc/contract';
 import type { Action, UsageMeter } from '../../../shared/talkie/content';
-import {
-  addSpoken,
-  addUserMessage,
-  applyUpdate,
-  emptyConversation,
-  markCancelled,
-  markUserMessage,
-  type Conversation,
-  type RunUpdate,
-} from '../../../shared/talkie/conversation';
+import type { Conversation, RunUpdate } from '../../../shared/talkie/conversation';
 import type { ShownError } from '../../components/ErrorText';
 import { useFrameState } from '../../hooks/useFrameState';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import { actionStatusKeys, type Decision, type DecisionOutcome } from './ActionItem';
+import { chatReducer, initialChatState, lastUserMessage, type ChatEvent, type ChatState, type Editing, type RunEvent, type RunNote } from './chat-state';
 
-/** What the status line says about the run that ended last (beyond the conversation's runState). */
-export type RunNote = 'recovered' | 'interrupted' | 'cancelled';
-
-type RunEvent = { kind: 'update'; payload: EventPayload<'talkie.update'> } | { kind: 'ended'; payload: EventPayload<'talkie.runEnded'> };
-
-interface FollowedRun {
-  messageId: string;
-  /** Known once talkie.send answered; until then events of this agent are buffered. */
-  runKey?: string;
-  buffer: RunEvent[];
-}
+export type { RunNote } from './chat-state';
 
 export interface Chat {
   conversation: Conversation;
@@ -46,9 +27,18 @@ export interface Chat {
   cancelling: boolean;
   cancelError: ShownError | undefined;
   announcement: string;
+  /** The user's last message is being edited in the composer. */
+  editing: Editing | undefined;
   send: (text: string) => void;
   retryMessage: (messageId: string) => void;
   retryAfterError: (errorItemId: string) => void;
+  /**
+   * Starts editing the user's last message (not while a run is going): answers its text, for the
+   * composer, or undefined when there is nothing to edit. `draft`: what the composer holds now.
+   */
+  startEdit: (draft: string) => string | undefined;
+  /** Ends the edit without sending: answers the draft the composer held before it began. */
+  stopEdit: () => string | undefined;
   cancel: () => void;
   newChat: () => void;
   openThread: (threadId: string) => void;
@@ -67,146 +57,64 @@ export interface Chat {
 
 /**
  * One agent's conversation: sends user text (`talkie.send`), follows the run it started through
- * `talkie.update` / `talkie.runEnded` (filtered by agent and runKey), loads threads, and sends the
- * user's decisions on actions. The pure reducer in src/shared/talkie/conversation.ts does the folding.
+ * `talkie.update` / `talkie.runEnded` (filtered by agent here, by runKey in the reducer), loads
+ * threads, and sends the user's decisions on actions. Every state change is an event of the pure
+ * reducer in chat-state.ts; this hook only calls the API and dispatches what it answered.
  *
- * The latest conversation lives in a ref as well as in state: event listeners and async answers
- * read it without waiting for a render, and every change goes through `change()`.
+ * The newest state lives in a ref as well (useFrameState): event listeners and async answers read
+ * it without waiting for a render, and React renders it at most once per animation frame, so a
+ * reply streaming 200 deltas a second costs one render per frame.
  */
 export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (error: ShownError) => void, initialThreadId?: string): Chat {
   const { t } = useI18n();
   // A thread that was open before a reload opens again (loaded below); its id is known from the start.
-  const [initial] = useState<Conversation>(() => (initialThreadId === undefined ? emptyConversation : { ...emptyConversation, threadId: initialThreadId }));
-  // The logic always sees the newest conversation (latestRef.current); React renders it at most once
-  // per animation frame, so a reply streaming 200 deltas a second costs one render per frame.
-  const { shown: conversation, latestRef, change } = useFrameState<Conversation>(initial);
-  const [runKey, setRunKey] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
-  const [note, setNote] = useState<RunNote | undefined>();
-  const [failures, setFailures] = useState<ReadonlyMap<string, ShownError>>(new Map());
-  const [usage, setUsage] = useState<UsageMeter[] | undefined>();
-  const [loading, setLoading] = useState<string | undefined>();
-  const [loadError, setLoadError] = useState<{ threadId: string; error: ShownError } | undefined>();
-  const [cancelling, setCancelling] = useState(false);
-  const [cancelError, setCancelError] = useState<ShownError | undefined>();
-  const [announcement, setAnnouncement] = useState('');
-  const run = useRef<FollowedRun | null>(null);
-  /** Bumped when the user leaves the conversation (new chat, another thread): late answers are dropped. */
-  const generation = useRef(0);
+  const [initial] = useState<ChatState>(() => initialChatState(initialThreadId));
+  const { shown: state, latestRef, change } = useFrameState<ChatState>(initial);
+  /** Numbers each delivery, so that a late answer of an earlier one is told apart. */
+  const attempts = useRef(0);
   const authProblem = useRef(onAuthProblem);
   useEffect(() => {
     authProblem.current = onAuthProblem;
   }, [onAuthProblem]);
 
-  const setFailure = useCallback((messageId: string, error: ShownError | undefined) => {
-    setFailures((current) => {
-      const next = new Map(current);
-      if (error) next.set(messageId, error);
-      else next.delete(messageId);
-      return next;
-    });
-  }, []);
-
-  const reportAuth = useCallback((error: ShownError) => {
-    if (error.code === 'sign_in_required' || error.code === 'endpoints_not_accepted') authProblem.current(error);
-  }, []);
-
-  const stopFollowing = useCallback(() => {
-    run.current = null;
-    setRunKey(undefined);
-    setBusy(false);
-    setCancelling(false);
-  }, []);
-
-  const onUpdate = useCallback(
-    (update: RunUpdate) => {
-      if (update.type === 'usage') setUsage(update.usage);
-      if (update.type === 'action' && update.action.status === 'pending') {
-        const known = latestRef.current.items.some((item) => item.kind === 'action' && item.id === update.action.id);
-        if (!known) setAnnouncement(t('chat.action.newAnnounce', { summary: update.action.summary }));
-      }
-      change((current) => applyUpdate(current, update, receivedNow()));
-    },
-    [change, t, latestRef],
-  );
-
-  const onEnded = useCallback(
-    (payload: EventPayload<'talkie.runEnded'>, followed: FollowedRun) => {
-      stopFollowing();
-      const { outcome } = payload;
-      if (payload.threadId !== undefined) {
-        const threadId = payload.threadId;
-        change((current) => ({ ...current, threadId }));
-      }
-      switch (outcome.kind) {
-        case 'finished':
-          change((current) => (current.runState === 'running' ? applyUpdate(current, { type: 'run.finished' }) : current));
-          break;
-        case 'error':
-          change((current) =>
-            current.runState === 'error'
-              ? current
-              : applyUpdate(current, { type: 'run.error', code: outcome.code ?? 'internal', message: outcome.message ?? '', retryable: outcome.retryable ?? false }, receivedNow()),
-          );
-          break;
-        case 'not_sent': {
-          change((current) => ({ ...markUserMessage(current, followed.messageId, 'failed'), runState: 'idle' }));
-          const error: ShownError = {
-            code: outcome.code === 'unauthorized' ? 'sign_in_required' : 'server_error',
-            message: outcome.message ?? '',
-            ...(outcome.retryable === undefined ? {} : { retryable: outcome.retryable }),
-          };
-          setFailure(followed.messageId, error);
-          reportAuth(error);
-          break;
-        }
-        case 'interrupted':
-          if (payload.items) {
-            const items = payload.items;
-            change((current) => ({ ...current, items, runState: 'finished' }));
-            setNote('recovered');
-          } else {
-            change((current) => applyUpdate(current, { type: 'run.interrupted', message: outcome.message ?? '' }));
-            setNote('interrupted');
-          }
-          break;
-        case 'cancelled':
-          change(markCancelled);
-          setNote('cancelled');
-          break;
-      }
-    },
-    [change, reportAuth, setFailure, stopFollowing],
-  );
-
+  /** Runs the reducer; a sign-in problem it recorded is reported to the screen at once. */
   const dispatch = useCallback(
-    (event: RunEvent, followed: FollowedRun) => {
-      if (event.kind === 'update') onUpdate(event.payload.update);
-      else onEnded(event.payload, followed);
+    (event: ChatEvent): ChatState => {
+      const before = latestRef.current.lastFailure;
+      change((current) => chatReducer(current, event));
+      const after = latestRef.current;
+      const failure = after.lastFailure;
+      if (failure !== before && failure && (failure.code === 'sign_in_required' || failure.code === 'endpoints_not_accepted')) authProblem.current(failure);
+      return after;
     },
-    [onUpdate, onEnded],
+    [change, latestRef],
   );
 
-  const reloadThread = useRef<(threadId: string) => void>(() => undefined);
+  const openThread = useCallback(
+    (threadId: string) => {
+      const { generation } = dispatch({ type: 'thread.open', threadId });
+      void call(() => api.talkie.thread({ agentId, threadId })).then((result) => {
+        if (result.ok) dispatch({ type: 'thread.loaded', generation, threadId: result.value.threadId, items: result.value.items });
+        else dispatch({ type: 'thread.failed', generation, threadId, error: result.error });
+      });
+    },
+    [agentId, api, dispatch],
+  );
+
   const receive = useCallback(
     (event: RunEvent) => {
       if (event.payload.agentId !== agentId) return;
-      const followed = run.current;
-      if (!followed) {
+      const current = latestRef.current;
+      if (!current.run) {
         // A run of the open thread that this page does not follow (it began before a reload or a
         // renderer crash) ended: the thread is loaded again, so its end shows.
-        const threadId = latestRef.current.threadId;
-        if (event.kind === 'ended' && threadId !== undefined && event.payload.threadId === threadId) reloadThread.current(threadId);
+        const threadId = current.conversation.threadId;
+        if (event.kind === 'ended' && threadId !== undefined && event.payload.threadId === threadId) openThread(threadId);
         return;
       }
-      if (followed.runKey === undefined) {
-        // talkie.send has not answered yet: keep the events until its runKey is known.
-        if (followed.buffer.length < 5000) followed.buffer.push(event);
-        return;
-      }
-      if (event.payload.runKey === followed.runKey) dispatch(event, followed);
+      dispatch({ type: 'run.event', event, at: receivedNow() });
     },
-    [agentId, dispatch, latestRef],
+    [agentId, dispatch, latestRef, openThread],
   );
 
   useEffect(() => {
@@ -219,42 +127,25 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
   }, [api, receive]);
 
   const deliver = useCallback(
-    async (messageId: string, text: string) => {
-      if (run.current) return;
-      const followed: FollowedRun = { messageId, buffer: [] };
-      run.current = followed;
-      const threadId = latestRef.current.threadId;
-      setBusy(true);
-      setNote(undefined);
-      setCancelError(undefined);
-      setFailure(messageId, undefined);
-      change((current) => addUserMessage(current, messageId, text, receivedNow()));
+    async (messageId: string, text: string, extra: { dropErrorItem?: string; fromComposer?: boolean } = {}) => {
+      if (latestRef.current.run) return;
+      attempts.current += 1;
+      const attempt = attempts.current;
+      const threadId = latestRef.current.conversation.threadId;
+      dispatch({ type: 'deliver', attempt, messageId, text, at: receivedNow(), ...extra });
       const result = await call(() => api.talkie.send({ agentId, messageId, text, ...(threadId === undefined ? {} : { threadId }) }));
-      if (run.current !== followed) return; // the user moved to another conversation meanwhile
-      if (!result.ok) {
-        stopFollowing();
-        change((current) => ({ ...markUserMessage(current, messageId, 'failed'), runState: 'idle' }));
-        setFailure(messageId, result.error);
-        reportAuth(result.error);
-        return;
-      }
-      const { runKey: key, threadId: assigned } = result.value;
-      followed.runKey = key;
-      setRunKey(key);
-      change((current) => (current.threadId === undefined ? { ...current, threadId: assigned } : current));
-      for (const event of followed.buffer.splice(0)) {
-        if (run.current !== followed) break;
-        if (event.payload.runKey === key) dispatch(event, followed);
-      }
+      // The reducer drops the answer when the user moved to another conversation meanwhile.
+      if (!result.ok) dispatch({ type: 'send.failed', attempt, error: result.error });
+      else dispatch({ type: 'send.accepted', attempt, runKey: result.value.runKey, threadId: result.value.threadId, at: receivedNow() });
     },
-    [agentId, api, change, dispatch, reportAuth, setFailure, stopFollowing, latestRef],
+    [agentId, api, dispatch, latestRef],
   );
 
-  const send = useCallback((text: string) => void deliver(crypto.randomUUID(), text), [deliver]);
+  const send = useCallback((text: string) => void deliver(crypto.randomUUID(), text, { fromComposer: true }), [deliver]);
 
   const retryMessage = useCallback(
     (messageId: string) => {
-      const item = latestRef.current.items.find((entry) => entry.kind === 'user' && entry.id === messageId);
+      const item = latestRef.current.conversation.items.find((entry) => entry.kind === 'user' && entry.id === messageId);
       if (item?.kind === 'user') void deliver(item.id, item.text);
     },
     [deliver, latestRef],
@@ -262,139 +153,77 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
 
   const retryAfterError = useCallback(
     (errorItemId: string) => {
-      if (run.current) return;
-      const last = latestRef.current.items.findLast((entry) => entry.kind === 'user');
-      if (last?.kind !== 'user') return;
-      change((current) => ({ ...current, items: current.items.filter((entry) => !(entry.kind === 'error' && entry.id === errorItemId)) }));
-      void deliver(last.id, last.text);
+      const last = lastUserMessage(latestRef.current.conversation);
+      if (last) void deliver(last.id, last.text, { dropErrorItem: errorItemId });
     },
-    [change, deliver, latestRef],
+    [deliver, latestRef],
   );
+
+  const startEdit = useCallback(
+    (draft: string) => {
+      const after = dispatch({ type: 'edit.start', previousDraft: draft });
+      const editing = after.editing;
+      if (!editing) return undefined;
+      const item = after.conversation.items.find((entry) => entry.kind === 'user' && entry.id === editing.messageId);
+      return item?.kind === 'user' ? item.text : undefined;
+    },
+    [dispatch],
+  );
+
+  const stopEdit = useCallback(() => {
+    const previous = latestRef.current.editing?.previousDraft;
+    dispatch({ type: 'edit.stop' });
+    return previous;
+  }, [dispatch, latestRef]);
 
   const cancel = useCallback(() => {
-    const followed = run.current;
+    const followed = latestRef.current.run;
     const key = followed?.runKey;
     if (!followed || key === undefined) return;
-    setCancelling(true);
-    setCancelError(undefined);
+    dispatch({ type: 'cancel.requested' });
     void call(() => api.talkie.cancel({ agentId, runKey: key })).then((result) => {
-      if (run.current !== followed) return;
-      setCancelling(false);
-      if (!result.ok) {
-        setCancelError(result.error);
-        reportAuth(result.error);
-      }
+      dispatch({ type: 'cancel.answered', attempt: followed.attempt, ...(result.ok ? {} : { error: result.error }) });
     });
-  }, [agentId, api, reportAuth]);
+  }, [agentId, api, dispatch, latestRef]);
 
-  const leave = useCallback(() => {
-    generation.current += 1;
-    stopFollowing();
-    setNote(undefined);
-    setFailures(new Map());
-    setCancelError(undefined);
-    setLoadError(undefined);
-    return generation.current;
-  }, [stopFollowing]);
-
-  const newChat = useCallback(() => {
-    leave();
-    setLoading(undefined);
-    change(() => emptyConversation);
-  }, [change, leave]);
-
-  const openThread = useCallback(
-    (threadId: string) => {
-      const mine = leave();
-      setLoading(threadId);
-      change(() => ({ ...emptyConversation, threadId }));
-      void call(() => api.talkie.thread({ agentId, threadId })).then((result) => {
-        if (generation.current !== mine) return;
-        setLoading(undefined);
-        if (result.ok) {
-          change(() => ({ ...emptyConversation, threadId: result.value.threadId, items: result.value.items }));
-        } else {
-          setLoadError({ threadId, error: result.error });
-          reportAuth(result.error);
-        }
-      });
-    },
-    [agentId, api, change, leave, reportAuth],
-  );
-
-  useEffect(() => {
-    reloadThread.current = openThread;
-  }, [openThread]);
+  const newChat = useCallback(() => void dispatch({ type: 'chat.new' }), [dispatch]);
 
   const reopened = useRef(false);
   useEffect(() => {
-    if (reopened.current || initial.threadId === undefined) return;
+    const threadId = initial.conversation.threadId;
+    if (reopened.current || threadId === undefined) return;
     reopened.current = true;
-    openThread(initial.threadId);
+    openThread(threadId);
   }, [initial, openThread]);
-
-  const replaceAction = useCallback(
-    (updates: RunUpdate[], action: Extract<RunUpdate, { type: 'action' }>) => {
-      change((current) => {
-        const at = receivedNow();
-        let next = updates.reduce((folded, update) => applyUpdate(folded, update, at), current);
-        next = applyUpdate(next, action, at);
-        // A decision's events add items; they never change the run this screen follows.
-        return { ...next, runState: current.runState, runId: current.runId, threadId: current.threadId };
-      });
-    },
-    [change],
-  );
-
-  const showDecision = useCallback(
-    ({ action, updates }: { action: Action; updates: RunUpdate[] }) => {
-      replaceAction(updates, { type: 'action', action });
-      for (const update of updates) if (update.type === 'usage') setUsage(update.usage);
-      setAnnouncement(t('chat.action.statusAnnounce', { summary: action.summary, status: t(actionStatusKeys[action.status]) }));
-    },
-    [replaceAction, t],
-  );
 
   const decide = useCallback(
     async (actionId: string, decision: Decision): Promise<DecisionOutcome> => {
-      const mine = generation.current;
+      const { generation } = latestRef.current;
       const result = await call(() => api.talkie.decide({ agentId, actionId, decision }));
       if (!result.ok) {
-        reportAuth(result.error);
-        return { error: result.error };
+        const { error } = result;
+        if (error.code === 'sign_in_required' || error.code === 'endpoints_not_accepted') authProblem.current(error);
+        return { error };
       }
-      if (generation.current !== mine) return {};
-      showDecision(result.value);
+      if (latestRef.current.generation !== generation) return {};
+      dispatch({ type: 'decided', generation, action: result.value.action, updates: result.value.updates, at: receivedNow() });
       return result.value.note === undefined ? {} : { note: result.value.note };
     },
-    [agentId, api, showDecision, reportAuth],
+    [agentId, api, dispatch, latestRef],
   );
 
-  const applyVoiceUpdates = useCallback(
-    (updates: RunUpdate[]) => {
-      for (const update of updates) {
-        if (update.type === 'usage') setUsage(update.usage);
-        if (update.type === 'action' && update.action.status === 'pending' && !latestRef.current.items.some((item) => item.kind === 'action' && item.id === update.action.id)) {
-          setAnnouncement(t('chat.action.newAnnounce', { summary: update.action.summary }));
-        }
-      }
-      change((current) => {
-        const at = receivedNow();
-        const next = updates.reduce((folded, update) => applyUpdate(folded, update, at), current);
-        return { ...next, runState: current.runState, runId: current.runId, threadId: current.threadId };
-      });
-    },
-    [change, latestRef, t],
+  const applyVoiceDecision = useCallback(
+    ({ action, updates }: { action: Action; updates: RunUpdate[] }) => void dispatch({ type: 'decided', action, updates, at: receivedNow() }),
+    [dispatch],
   );
 
-  const addSpokenLine = useCallback((line: Parameters<Chat['addSpokenLine']>[0]) => change((current) => addSpoken(current, { ...line, at: receivedNow() })), [change]);
+  const applyVoiceUpdates = useCallback((updates: RunUpdate[]) => void dispatch({ type: 'voice.updates', updates, at: receivedNow() }), [dispatch]);
 
-  const adoptThread = useCallback(
-    (threadId: string) => {
-      change((current) => (current.threadId === threadId ? current : { ...current, threadId }));
-    },
-    [change],
-  );
+  const addSpokenLine = useCallback((line: Parameters<Chat['addSpokenLine']>[0]) => void dispatch({ type: 'voice.spoken', line, at: receivedNow() }), [dispatch]);
+
+  const adoptThread = useCallback((threadId: string) => void dispatch({ type: 'thread.adopt', threadId }), [dispatch]);
+
+  const announce = useCallback((text: string) => void dispatch({ type: 'announce', text }), [dispatch]);
 
   /**
    * An action changed status on its own (an undo window closed): the cards already shown may have a
@@ -402,61 +231,68 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
    * still cancel it" became "Sent". Only cards on screen are replaced; nothing is added.
    */
   const refreshShownCards = useCallback(
-    async (mine: number) => {
-      const threadId = latestRef.current.threadId;
+    async (generation: number) => {
+      const threadId = latestRef.current.conversation.threadId;
       if (threadId === undefined) return;
       const result = await call(() => api.talkie.thread({ agentId, threadId }));
-      if (!result.ok || generation.current !== mine) return;
-      change((current) => {
-        const shown = new Set(current.items.filter((item) => item.kind === 'card').map((item) => item.id));
-        const updates: RunUpdate[] = [];
-        for (const item of result.value.items) if (item.kind === 'card' && shown.has(item.id)) updates.push({ type: 'card', card: item.card });
-        return updates.reduce((folded, update) => applyUpdate(folded, update), current);
-      });
+      if (result.ok) dispatch({ type: 'cards.refreshed', generation, items: result.value.items });
     },
-    [agentId, api, change, latestRef],
+    [agentId, api, dispatch, latestRef],
   );
 
   const refreshAction = useCallback(
     async (actionId: string) => {
-      const mine = generation.current;
+      const { generation } = latestRef.current;
       const result = await call(() => api.talkie.action({ agentId, actionId }));
-      if (!result.ok || generation.current !== mine) return;
+      if (!result.ok) return;
       const { action } = result.value;
-      const before = latestRef.current.items.find((item) => item.kind === 'action' && item.id === actionId);
-      replaceAction([], { type: 'action', action });
-      if (before?.kind === 'action' && before.action.status !== action.status) {
-        setAnnouncement(t('chat.action.statusAnnounce', { summary: action.summary, status: t(actionStatusKeys[action.status]) }));
-        void refreshShownCards(mine);
-      }
+      const before = latestRef.current.conversation.items.find((item) => item.kind === 'action' && item.id === actionId);
+      const after = dispatch({ type: 'action.refreshed', generation, action, at: receivedNow() });
+      if (after.generation === generation && before?.kind === 'action' && before.action.status !== action.status) void refreshShownCards(generation);
     },
-    [agentId, api, replaceAction, t, latestRef, refreshShownCards],
+    [agentId, api, dispatch, latestRef, refreshShownCards],
   );
 
+  const { announcement } = state;
+  const announcementText = useMemo(() => {
+    if (!announcement) return '';
+    switch (announcement.kind) {
+      case 'text':
+        return announcement.text;
+      case 'newAction':
+        return t('chat.action.newAnnounce', { summary: announcement.summary });
+      case 'actionStatus':
+        return t('chat.action.statusAnnounce', { summary: announcement.summary, status: t(actionStatusKeys[announcement.status]) });
+    }
+  }, [announcement, t]);
+
   return {
-    conversation,
-    busy,
-    runKey,
-    note,
-    failures,
-    usage,
-    loading,
-    loadError,
-    cancelling,
-    cancelError,
-    announcement,
+    conversation: state.conversation,
+    busy: state.run !== undefined,
+    runKey: state.run?.runKey,
+    note: state.note,
+    failures: state.failures,
+    usage: state.usage,
+    loading: state.loading,
+    loadError: state.loadError,
+    cancelling: state.cancelling,
+    cancelError: state.cancelError,
+    announcement: announcementText,
+    editing: state.editing,
     send,
     retryMessage,
     retryAfterError,
+    startEdit,
+    stopEdit,
     cancel,
     newChat,
     openThread,
     decide,
     refreshAction,
-    announce: setAnnouncement,
+    announce,
     applyVoiceUpdates,
     addSpokenLine,
-    applyVoiceDecision: showDecision,
+    applyVoiceDecision,
     adoptThread,
   };
 }

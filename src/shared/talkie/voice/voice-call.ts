@@ -98,6 +98,12 @@ export type CallInput =
   | { type: 'unmute' }
   /** Push to talk: the key went down (`down: true`) or up. */
   | { type: 'ptt'; down: boolean }
+  /**
+   * The call's global shortcut was pressed (main hears it while the window is in the background, and
+   * only a press, never a release): with push to talk it starts talking or, pressed again, stops; hands
+   * free it mutes or unmutes.
+   */
+  | { type: 'shortcut' }
   | { type: 'mode'; mode: CallMode }
   | { type: 'hangup'; now: number; reason: 'user' | 'left' | 'error' };
 
@@ -311,6 +317,10 @@ function step(state: CallState, input: CallInput): CallStep {
       return state.muted ? { state: { ...state, muted: false }, effects: [{ type: 'announce', announcement: { kind: 'unmuted' } }] } : same;
     case 'ptt':
       return state.mode === 'push-to-talk' && state.talking !== input.down ? { state: { ...state, talking: input.down }, effects: [] } : same;
+    case 'shortcut':
+      if (state.link !== 'open') return same;
+      if (state.mode === 'push-to-talk') return step(state, { type: 'ptt', down: !state.talking });
+      return step(state, { type: state.muted ? 'unmute' : 'mute' });
     case 'mode':
       return state.mode === input.mode ? same : { state: { ...state, mode: input.mode, talking: false }, effects: [{ type: 'announce', announcement: { kind: 'mode', mode: input.mode } }] };
   }

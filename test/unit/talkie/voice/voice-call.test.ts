@@ -271,6 +271,26 @@ describe('voice call controller (Talkie §10 on the client)', () => {
     expect(run([{ type: 'ptt', down: true }], live).effects).toEqual([]);
   });
 
+  it('the global shortcut toggles: talking with push to talk, mute hands free, nothing before the call is open or after it ended', () => {
+    const ptt = run([{ type: 'mode', mode: 'push-to-talk' }], live).state;
+    const on = run([{ type: 'shortcut' }], ptt);
+    expect(ofType(on.effects, 'microphone')).toEqual([{ type: 'microphone', open: true }]);
+    expect(callView(on.state)).toMatchObject({ talking: true, microphoneOpen: true });
+    const off = run([{ type: 'shortcut' }], on.state);
+    expect(ofType(off.effects, 'microphone')).toEqual([{ type: 'microphone', open: false }]);
+    expect(callView(off.state).talking).toBe(false);
+
+    const muted = run([{ type: 'shortcut' }], live);
+    expect(callView(muted.state)).toMatchObject({ muted: true, microphoneOpen: false });
+    expect(sent(muted.effects)).toEqual(['input_audio_buffer.clear']);
+    expect(callView(run([{ type: 'shortcut' }], muted.state).state)).toMatchObject({ muted: false, microphoneOpen: true });
+
+    const before = startCall(setup, { now: 0 });
+    expect(run([{ type: 'shortcut' }], before)).toEqual({ state: before, effects: [] });
+    const ended = run([{ type: 'hangup', now: s(1), reason: 'user' }], live).state;
+    expect(run([{ type: 'shortcut' }], ended).effects).toEqual([]);
+  });
+
   it('keeps the live transcript in provider order, with a placeholder for a failed transcription, each posted once', () => {
     const call = run(
       [item('u1', 'user'), item('a1', 'assistant', 'u1'), answered('a1', 'Two records found.'), said('u1', 'Find Acme'), answered('a1', 'Two records found.'), item('u2', 'user', 'a1'), notHeard('u2'), notHeard('u2')],
@@ -297,7 +317,7 @@ describe('voice call controller (Talkie §10 on the client)', () => {
       fc.constantFrom(functionCall('c1'), functionCall('c2')),
       fc.constantFrom(toolOk([{ type: 'action', action }], 'c1'), toolOk([], 'c2'), { type: 'tool.error', providerCallId: 'c2', message: 'down' } as CallInput),
       fc.constantFrom<CallInput>({ type: 'decision.result', actionId: 'a_77', outcome: 'ok' }, { type: 'decision.result', actionId: 'a_77', outcome: 'stale' }, { type: 'action.settled', actionId: 'a_77' }),
-      fc.constantFrom<CallInput>({ type: 'mute' }, { type: 'unmute' }, { type: 'ptt', down: true }, { type: 'ptt', down: false }, { type: 'mode', mode: 'push-to-talk' }, { type: 'mode', mode: 'hands-free' }),
+      fc.constantFrom<CallInput>({ type: 'mute' }, { type: 'unmute' }, { type: 'shortcut' }, { type: 'ptt', down: true }, { type: 'ptt', down: false }, { type: 'mode', mode: 'push-to-talk' }, { type: 'mode', mode: 'hands-free' }),
       fc.integer({ min: 0, max: 1000 }).map((seconds) => tick(seconds)),
       fc.constantFrom<CallInput>({ type: 'hangup', now: s(1000), reason: 'user' }, { type: 'dc.close', now: s(1000) }),
       // Hostile provider messages: the gate is not theirs to pass.

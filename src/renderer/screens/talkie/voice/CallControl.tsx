@@ -63,7 +63,7 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
   const callButton = useRef<HTMLButtonElement>(null);
   const muteButton = useRef<HTMLButtonElement>(null);
   const talkButton = useRef<HTMLButtonElement>(null);
-  const { view: shown, starting, startError, level, deviceId, audioElement, start, hangUp, setMuted, setMode: changeMode, talk, selectMicrophone } = voice;
+  const { view: shown, starting, startError, level, deviceId, shortcut, audioElement, start, hangUp, setMuted, setMode: changeMode, talk, selectMicrophone } = voice;
   const inCall = shown !== undefined && shown.phase !== 'ended';
   const media = useMediaDevices(inCall && shown.phase !== 'connecting');
 
@@ -218,6 +218,11 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
         <button type="button" className="button button--danger call-control__hangup" onClick={hangUp}>
           {t('voice.hangUp')}
         </button>
+        {shortcut?.state === 'armed' ? (
+          <p className="muted call-control__note">{t(shown.mode === 'push-to-talk' ? 'voice.shortcutTalk' : 'voice.shortcutMute', { keys: shortcut.label })}</p>
+        ) : shortcut?.state === 'taken' ? (
+          <p className="muted call-control__note">{t('voice.shortcutTaken', { keys: shortcut.label })}</p>
+        ) : null}
         {shown.providerError !== undefined ? <p className="muted call-control__note">{t('voice.providerError', { message: shown.providerError })}</p> : null}
       </>
     );

@@ -32,6 +32,7 @@ export type { MicrophoneProblem };
 export type StartError = { kind: 'ipc'; error: IpcError } | { kind: 'microphone'; problem: MicrophoneProblem } | { kind: 'connection' };
 
 export type VoiceDecision = MethodResponse<'talkie.voiceDecide'>;
+export type CallShortcutState = MethodResponse<'talkie.voiceShortcut'>;
 
 /** What the call does to the chat around it; called only while the screen is mounted. */
 export interface VoiceCallHandlers {
@@ -46,6 +47,8 @@ export interface VoiceCallHandlers {
   /** GET the action again (C12). */
   reloadAction(actionId: string): void;
   onAnnounce(announcement: CallAnnouncement): void;
+  /** The server counted the call's seconds (a usage report, or the final one): the account's meters moved. */
+  onUsageCounted(): void;
 }
 
 export interface VoiceCall {
@@ -66,6 +69,8 @@ export interface VoiceCall {
   hangUp(): void;
   setMuted(muted: boolean): void;
   setMode(mode: CallMode): void;
+  /** The call's global shortcut once connected: armed (with its keys), taken by another program, or unavailable in this shell. */
+  shortcut: CallShortcutState | undefined;
   /** Push to talk: the key or button is held (`true`) or let go. */
   talk(down: boolean): void;
   selectMicrophone(deviceId: string): void;
@@ -132,6 +137,7 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
   const [startError, setStartError] = useState<StartError | undefined>();
   const [level, setLevel] = useState(0);
   const [deviceId, setDeviceId] = useState<string | undefined>(() => remembered(microphoneStorageKey));
+  const [shortcut, setShortcut] = useState<CallShortcutState | undefined>();
   const [mode, setModeState] = useState<CallMode>(() => (remembered(modeStorageKey) === 'push-to-talk' ? 'push-to-talk' : 'hands-free'));
   const audioRef = useRef<HTMLAudioElement | null>(null);
   const audioElement = useCallback((element: HTMLAudioElement | null) => {
@@ -176,7 +182,10 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
         s.armed = false;
         void call(() => api.media.disarm({ kinds: ['microphone'] }));
       }
-      if (mounted.current) setLevel(0);
+      if (mounted.current) {
+        setLevel(0);
+        setShortcut(undefined);
+      }
     },
     [api],
   );
@@ -214,11 +223,17 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
           enqueue(() => call(() => api.talkie.voiceTranscript({ callId, role: effect.role, itemId: effect.itemId, text: effect.text.slice(0, 20_000) })));
           return;
         case 'usage':
-          if (effect.final) enqueue(() => call(() => api.talkie.voiceEnd({ callId, seconds: effect.seconds })));
-          else {
+          if (effect.final) {
+            enqueue(async () => {
+              const result = await call(() => api.talkie.voiceEnd({ callId, seconds: effect.seconds }));
+              if (result.ok && result.value.ended) ui((h) => h.onUsageCounted());
+            });
+          } else {
             enqueue(async () => {
               const result = await call(() => api.talkie.voiceUsage({ callId, seconds: effect.seconds }));
-              if (result.ok) dispatch.current(s, { type: 'usage.reply', seconds: effect.seconds, remainingSeconds: result.value.remainingSeconds });
+              if (!result.ok) return;
+              dispatch.current(s, { type: 'usage.reply', seconds: effect.seconds, remainingSeconds: result.value.remainingSeconds });
+              ui((h) => h.onUsageCounted());
             });
           }
           return;
@@ -337,6 +352,10 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
       if (!answer.ok) throw new OfferRefused(answer.error);
       if (s.closed) return;
       await pc.setRemoteDescription({ type: 'answer', sdp: answer.value.sdp });
+      // Connected in main's eyes: the call's global shortcut (Electron) is taken for it, given back at its end.
+      void call(() => api.talkie.voiceShortcut({ callId, armed: true })).then((result) => {
+        if (result.ok && !s.closed && mounted.current && session.current === s) setShortcut(result.value);
+      });
       s.timers.push(window.setInterval(() => dispatch.current(s, { type: 'tick', now: now() }), 1000));
       const samples = new Float32Array(1024);
       s.timers.push(
@@ -466,6 +485,16 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
     [startMeter],
   );
 
+  // The global shortcut's presses (main hears them while another window has the focus) for this call.
+  useEffect(
+    () =>
+      api.talkie.onVoiceShortcutPressed(({ callId }) => {
+        const s = current();
+        if (s?.state && s.callId === callId) dispatch.current(s, { type: 'shortcut' });
+      }),
+    [api],
+  );
+
   useEffect(() => {
     mounted.current = true;
     return () => {
@@ -478,5 +507,5 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
     };
   }, []);
 
-  return { starting, view, startError, level, deviceId, mode, audioElement, start, hangUp, setMuted, setMode, talk, selectMicrophone, settled };
+  return { starting, view, startError, level, deviceId, mode, shortcut, audioElement, start, hangUp, setMuted, setMode, talk, selectMicrophone, settled };
 }

@@ -1,0 +1,114 @@
+/**
+ * Benchmark (not a test): Talkie §10 voice in the page, the renderer's own figures (issue #16), in
+ * Chromium (the web shell, headless) calling the built-in demo, whose provider on 127.0.0.1 hears
+ * with an energy VAD and pocketsphinx and speaks with espeak-ng. The page's microphone is a Web Audio
+ * source this bench speaks espeak-ng sentences into (test/e2e/support/voice-page.ts), and marks in the
+ * page say when each provider event arrived on the data channel (the event's timeStamp) and when the
+ * page acted on it:
+ * - barge-in: the provider's `input_audio_buffer.speech_started` while the assistant speaks → the
+ *   audio element playing the assistant muted (goal ≤ 50 ms). Speaking over each answer of
+ *   "search contacts", VOICE_PAGE_BARGES times (default 5).
+ * - decision: the final transcript "yes send it" (`…input_audio_transcription.completed`) → the page
+ *   sending `talkie.voiceDecide` to main (goal ≤ 5 ms). "send the offer", then "yes send it" once the
+ *   confirmation window opened, VOICE_PAGE_DECISIONS times (default 3).
+ * What is not in these figures: the provider's own detection (its VAD), Chromium's audio output
+ * after the element is muted (one render quantum, 10 ms at 48 kHz), and main's answer.
+ *
+ *   npm run bench:voice-page     (needs `npm run build`, /usr/bin/chromium, espeak-ng and pocketsphinx)
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { speechUnavailableReason } from '../test/support/speech';
+import { closeBrowser, openApp, startShell } from '../test/e2e/support/app';
+import { installTestMicrophone, installVoiceMarks, say, takeVoiceMarks, type VoiceMark } from '../test/e2e/support/voice-page';
+import { percentile } from './stats';
+
+const barges = Number(process.env.VOICE_PAGE_BARGES ?? 5);
+const decisions = Number(process.env.VOICE_PAGE_DECISIONS ?? 3);
+const goals = { bargeInMs: 50, decisionMs: 5 };
+const wait = { timeout: 60_000 };
+
+const unavailable = speechUnavailableReason(['espeak-ng', 'pocketsphinx']);
+if (unavailable) {
+  console.log(`bench:voice-page cannot run: ${unavailable}`);
+  process.exit(1);
+}
+
+/** For each `to` mark, the time since the latest `from` mark before it (within 2 s): one sample per action the page took. */
+function gaps(marks: readonly VoiceMark[], from: (mark: VoiceMark) => boolean, to: (mark: VoiceMark) => boolean): number[] {
+  const found: number[] = [];
+  for (const end of marks.filter(to)) {
+    const start = marks.filter((mark) => from(mark) && mark.at <= end.at).at(-1);
+    if (start && end.at - start.at < 2_000) found.push(end.at - start.at);
+  }
+  return found;
+}
+
+function line(label: string, values: readonly number[], goal: number): string {
+  if (values.length === 0) return `  ${label.padEnd(44)} goal ≤ ${goal} ms   not measured (no sample)`;
+  const worst = Math.max(...values);
+  return `  ${label.padEnd(44)} goal ≤ ${goal} ms   median ${percentile(values, 50).toFixed(2)} ms, worst ${worst.toFixed(2)} ms (n=${values.length})   ${worst <= goal ? 'met' : 'NOT met'}`;
+}
+
+const userData = await mkdtemp(join(tmpdir(), 'agentdesk-bench-voice-page-'));
+const shell = await startShell(userData);
+const app = await openApp(shell, { width: 1280, height: 800 }, {
+  beforeLoad: async (page) => {
+    await installTestMicrophone(page);
+    await installVoiceMarks(page);
+  },
+});
+const { page } = app;
+const bargeIns: number[] = [];
+const decided: number[] = [];
+try {
+  await page.getByRole('button', { name: 'Open demo' }).click();
+  await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
+  await page.getByRole('button', { name: /^Start a voice call/ }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Continue' }).click();
+  const callBar = page.getByRole('group', { name: 'Voice call' });
+  const listening = () => callBar.getByText('Listening', { exact: true }).waitFor(wait);
+  await listening();
+
+  for (let round = 0; round < barges; round++) {
+    await takeVoiceMarks(page);
+    await say(page, 'search contacts');
+    await callBar.getByText('Speaking', { exact: true }).waitFor(wait);
+    // Over the assistant's answer: the provider's speech_started should silence it in the page.
+    await say(page, 'search contacts');
+    await listening();
+    const marks = await takeVoiceMarks(page);
+    const found = gaps(marks, (mark) => mark.what === 'dc:input_audio_buffer.speech_started', (mark) => mark.what === 'muted');
+    bargeIns.push(...found);
+    process.stdout.write(`barge-in ${round + 1}/${barges}: ${found.map((ms) => `${ms.toFixed(2)} ms`).join(', ') || 'no barge-in seen (the answer ended first)'}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+
+  for (let round = 0; round < decisions; round++) {
+    await takeVoiceMarks(page);
+    await say(page, 'send the offer');
+    await page.getByText(/Listening for your confirmation/).last().waitFor(wait);
+    await say(page, 'yes send it');
+    await page.getByRole('region', { name: 'Messages' }).getByText('Status: running').last().waitFor(wait);
+    const marks = await takeVoiceMarks(page);
+    const found = gaps(
+      marks,
+      (mark) => mark.what === 'dc:conversation.item.input_audio_transcription.completed' && /yes/i.test(mark.text ?? ''),
+      (mark) => mark.what === 'ipc:talkie.voiceDecide',
+    );
+    decided.push(...found);
+    process.stdout.write(`decision ${round + 1}/${decisions}: ${found.map((ms) => `${ms.toFixed(2)} ms`).join(', ') || 'no decision seen'}\n`);
+    await listening();
+  }
+  await page.getByRole('button', { name: 'Hang up' }).click();
+} finally {
+  await app.close();
+  await closeBrowser();
+  await shell.stop();
+  await rm(userData, { recursive: true, force: true });
+}
+
+console.log('\nTalkie voice in the page (Chromium, headless, software audio), against the goals of issue #16:');
+console.log(line('speech start → assistant playback muted', bargeIns, goals.bargeInMs));
+console.log(line('final transcript → talkie.voiceDecide sent', decided, goals.decisionMs));

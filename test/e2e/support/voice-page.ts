@@ -1,0 +1,134 @@
+import type { Page } from 'playwright-core';
+import { espeak48k } from '../../support/speech';
+
+/**
+ * A page's voice side for tests and benchmarks in Chromium: a microphone the test speaks espeak-ng
+ * sentences into (Chromium's own fake device only beeps), the page's inbound audio energy, and marks
+ * of what the voice screen did when (for bench/voice-page.ts).
+ */
+
+/** Before the page loads: a microphone the test speaks into, and a list of the page's peer connections. */
+export async function installTestMicrophone(page: Page): Promise<void> {
+  await keepNamesShim(page);
+  await page.addInitScript(() => {
+    const scope = window as unknown as {
+      __say(samples: number[]): Promise<void>;
+      __inboundAudioEnergy(): Promise<number>;
+    };
+    let context: AudioContext | undefined;
+    let destination: MediaStreamAudioDestinationNode | undefined;
+    const microphone = () => {
+      context ??= new AudioContext({ sampleRate: 48_000 });
+      destination ??= context.createMediaStreamDestination();
+      return { context, destination };
+    };
+    const original = navigator.mediaDevices.getUserMedia.bind(navigator.mediaDevices);
+    navigator.mediaDevices.getUserMedia = async (constraints?: MediaStreamConstraints) => {
+      if (!constraints?.audio || constraints.video) return original(constraints);
+      const { context: audio, destination: out } = microphone();
+      await audio.resume();
+      return new MediaStream(out.stream.getAudioTracks().map((track) => track.clone()));
+    };
+    scope.__say = (samples) => {
+      const { context: audio, destination: out } = microphone();
+      const buffer = audio.createBuffer(1, samples.length, 48_000);
+      buffer.getChannelData(0).set(samples);
+      const source = audio.createBufferSource();
+      source.buffer = buffer;
+      source.connect(out);
+      return new Promise<void>((resolve) => {
+        source.onended = () => resolve();
+        source.start();
+      });
+    };
+    const peers: RTCPeerConnection[] = [];
+    const Original = window.RTCPeerConnection;
+    window.RTCPeerConnection = class extends Original {
+      constructor(configuration?: RTCConfiguration) {
+        super(configuration);
+        peers.push(this);
+      }
+    };
+    scope.__inboundAudioEnergy = async () => {
+      let energy = 0;
+      for (const peer of peers) {
+        (await peer.getStats()).forEach((report: { type?: string; kind?: string; totalAudioEnergy?: number }) => {
+          if (report.type === 'inbound-rtp' && report.kind === 'audio') energy += report.totalAudioEnergy ?? 0;
+        });
+      }
+      return energy;
+    };
+  });
+}
+
+const spoken = new Map<string, number[]>();
+export async function say(page: Page, text: string): Promise<void> {
+  let samples = spoken.get(text);
+  if (!samples) {
+    samples = Array.from(await espeak48k(text), (value) => value / 32768);
+    spoken.set(text, samples);
+  }
+  await page.evaluate((values) => (window as unknown as { __say(samples: number[]): Promise<void> }).__say(values), samples);
+}
+
+export const inboundEnergy = (page: Page) => page.evaluate(() => (window as unknown as { __inboundAudioEnergy(): Promise<number> }).__inboundAudioEnergy());
+
+/** One thing the page did, at `performance.now()` time in the page. */
+export interface VoiceMark {
+  what: string;
+  at: number;
+  text?: string;
+}
+
+/**
+ * Before the page loads: marks of each provider event arriving on a data channel (its event's
+ * timeStamp, so queueing in the page counts), of the audio element being muted (barge-in), and of
+ * the page sending a `talkie.voiceDecide` call to main (the web shell's IPC socket).
+ */
+export async function installVoiceMarks(page: Page): Promise<void> {
+  await keepNamesShim(page);
+  await page.addInitScript(() => {
+    const marks: { what: string; at: number; text?: string }[] = [];
+    (window as unknown as { __voiceMarks(): unknown[] }).__voiceMarks = () => marks.splice(0);
+    const createDataChannel = RTCPeerConnection.prototype.createDataChannel;
+    RTCPeerConnection.prototype.createDataChannel = function (this: RTCPeerConnection, ...args: Parameters<RTCPeerConnection['createDataChannel']>) {
+      const channel = createDataChannel.apply(this, args);
+      channel.addEventListener('message', (event: MessageEvent) => {
+        try {
+          const parsed = JSON.parse(String(event.data)) as { type?: string; transcript?: string };
+          marks.push({ what: `dc:${String(parsed.type)}`, at: event.timeStamp, ...(typeof parsed.transcript === 'string' ? { text: parsed.transcript } : {}) });
+        } catch {
+          // not JSON: not a provider event
+        }
+      });
+      return channel;
+    };
+    const muted = Object.getOwnPropertyDescriptor(HTMLMediaElement.prototype, 'muted')!;
+    Object.defineProperty(HTMLMediaElement.prototype, 'muted', {
+      configurable: true,
+      get(this: HTMLMediaElement) {
+        return muted.get!.call(this) as boolean;
+      },
+      set(this: HTMLMediaElement, value: boolean) {
+        if (value && !(muted.get!.call(this) as boolean)) marks.push({ what: 'muted', at: performance.now() });
+        muted.set!.call(this, value);
+      },
+    });
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (this: WebSocket, data: string | ArrayBufferLike | Blob | ArrayBufferView) {
+      if (typeof data === 'string' && data.includes('"agentdesk:talkie.voiceDecide"')) marks.push({ what: 'ipc:talkie.voiceDecide', at: performance.now() });
+      return send.call(this, data);
+    };
+  });
+}
+
+/** The marks since the last call. */
+export const takeVoiceMarks = (page: Page) => page.evaluate(() => (window as unknown as { __voiceMarks(): { what: string; at: number; text?: string }[] }).__voiceMarks());
+
+/**
+ * Run by tsx (the benchmarks), these init scripts are compiled by esbuild with keepNames, which wraps
+ * named functions in `__name(...)` calls: the page gets the helper too (vitest does not need it).
+ */
+async function keepNamesShim(page: Page): Promise<void> {
+  await page.addInitScript({ content: 'globalThis.__name ??= (target) => target;' });
+}
