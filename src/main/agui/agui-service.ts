@@ -12,6 +12,8 @@ import { aguiThreadFileFormat, aguiThreadViewSchema, restoreThread } from '../..
 import { diffThread } from '../../shared/agui/thread-update';
 import { builtInAguiDemoId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
+import { threadTitleFromMessage } from '../../shared/talkie/thread-title';
+import { searchThreads, type ThreadSearchResult } from '../../shared/threads/thread-search';
 import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import type { Problem } from '../../shared/talkie/problems';
 import type { TokenStore } from '../auth/token-store';
@@ -203,6 +205,18 @@ export class AguiService {
     delete state.lastRun;
     await this.save(agentId, state);
     return this.view(agentId, target, state);
+  }
+
+  /**
+   * Searches the agent's thread (main keeps one per plain AG-UI agent): its messages' text, the
+   * first one of the user's as its title. Read from main's copy; nothing is sent to the server.
+   */
+  async searchThread(agentId: string, query: string): Promise<{ results: ThreadSearchResult[] }> {
+    const { thread } = await this.state(agentId);
+    const texts = thread.items.flatMap((item) => (item.kind === 'user' || item.kind === 'text' ? [item.text] : []));
+    const first = thread.items.find((item) => item.kind === 'user');
+    const title = first?.kind === 'user' ? threadTitleFromMessage(first.text) : '';
+    return { results: searchThreads([{ threadId: thread.threadId, title, texts }], query) };
   }
 
   async setForwardedProps(agentId: string, json: string): Promise<AguiServerView> {

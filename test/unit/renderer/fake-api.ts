@@ -28,6 +28,7 @@ import type { Action } from '../../../src/shared/talkie/content';
 import type { ConversationItem } from '../../../src/shared/talkie/conversation';
 import type { ServerView } from '../../../src/shared/talkie/ipc-schemas';
 import { UiMemory } from '../../../src/main/app/ui-memory';
+import { searchThreads } from '../../../src/shared/threads/thread-search';
 
 type Handler<M extends MethodName> = (request: MethodRequest<M>) => IpcResult<MethodResponse<M>> | Promise<IpcResult<MethodResponse<M>>>;
 type Handlers = { [M in MethodName]: Handler<M> };
@@ -262,6 +263,18 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
         updates: [{ type: 'session.starting', sessionId: 'agentdesk-fake', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true }],
       }),
     'agents.webPages': ({ agentId }) => ok(state.webPages[agentId] ?? { links: [], problems: [] }),
+    // The real matcher over what this fake main holds: the thread list's titles and the threads' items.
+    'agents.searchThreads': ({ query }) =>
+      ok({
+        results: searchThreads(
+          state.talkie.threads.map((thread) => ({
+            threadId: thread.id,
+            title: thread.title || (thread.firstMessage ?? ''),
+            texts: (state.talkie.threadItems[thread.id] ?? []).flatMap((item) => (item.kind === 'user' || item.kind === 'assistant' ? [item.text] : [])),
+          })),
+          query,
+        ),
+      }),
     'demo.openAgui': () => ok({ agentId: builtInAguiDemoId }),
     'agui.open': ({ agentId }) => ok(aguiView(agentId)),
     'agui.send': ({ agentId, messageId, text }) => {
