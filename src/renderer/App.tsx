@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import type { AgentDeskApi } from '../shared/ipc/api';
 import type { UiScreen } from '../shared/ipc/ui-memory-schemas';
 import { maxDismissedNotices, type Settings } from '../shared/settings/settings';
@@ -12,6 +12,7 @@ import { AgentScreen } from './screens/AgentScreen';
 import { HomeScreen } from './screens/HomeScreen';
 import { SettingsScreen } from './screens/SettingsScreen';
 import { Sidebar } from './screens/shell/Sidebar';
+import { SidebarPlaceContext, type SidebarPlaceValue } from './screens/shell/SidebarPlace';
 import { useDialogFocus } from './hooks/useDialogFocus';
 
 
@@ -118,12 +119,34 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     setDrawerOpen(false);
     menuButtonRef.current?.focus();
   };
-  const onDrawerKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key !== 'Escape' || !drawerOpen || event.defaultPrevented) return;
-    // The drawer takes this Escape: the screen's own (back to Home) must not run as well.
-    event.preventDefault();
-    closeDrawer();
-  };
+  const onDrawerKeyDown = useCallback(
+    (event: KeyboardEvent<HTMLElement>) => {
+      if (event.key !== 'Escape' || !drawerOpen || event.defaultPrevented) return;
+      // The drawer takes this Escape: the screen's own (back to Home) must not run as well.
+      event.preventDefault();
+      setDrawerOpen(false);
+      menuButtonRef.current?.focus();
+    },
+    [drawerOpen],
+  );
+
+  // Under the open agent's entry, its screen shows its threads or its session (SidebarPlace).
+  const [placeElement, setPlaceElement] = useState<HTMLDivElement | null>(null);
+  const openAgentId = screen.name === 'chat' ? screen.agentId : undefined;
+  const place = useMemo<SidebarPlaceValue>(
+    () => ({
+      element: placeElement,
+      agentId: openAgentId,
+      onPicked: () => {
+        if (!drawerOpen) return;
+        // The drawer closes over the chat the user picked; focus goes to its screen, not the hidden drawer.
+        setDrawerOpen(false);
+        (headingRef.current ?? mainRef.current)?.focus();
+      },
+      onKeyDown: onDrawerKeyDown,
+    }),
+    [placeElement, openAgentId, drawerOpen, onDrawerKeyDown],
+  );
 
   const skipToContent = (event: MouseEvent<HTMLAnchorElement>) => {
     // Move focus without touching the URL or the history.
@@ -132,75 +155,78 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
   };
 
   return (
-    <div className={`app${drawerOpen ? ' app--drawer-open' : ''}`}>
-      <a className="skip-link" href="#content" onClick={skipToContent}>
-        {t('shell.skipToContent')}
-      </a>
-      {connectionLost ? (
-        <div className="banner banner--danger banner--sticky" role="alert">
-          <p className="banner__text">{t('shell.connectionLost')}</p>
-        </div>
-      ) : null}
-      <div className="app-body">
-        <div ref={drawerRef} className="app-sidebar" onKeyDown={onDrawerKeyDown}>
-          <Sidebar
-            api={api}
-            agents={agents}
-            id="app-sidebar"
-            current={screen}
-            firstRef={firstSidebarItemRef}
-            onNavigate={(next) => navigate(next)}
-            onAddAgent={() => navigate({ name: 'home' }, 'add')}
-          />
-        </div>
-        {drawerOpen ? <div className="app-backdrop" aria-hidden="true" onClick={closeDrawer} /> : null}
-        <div className="app-pane">
-          <div className="app-topbar">
-            <button
-              ref={menuButtonRef}
-              type="button"
-              className="button button--secondary app-topbar__menu"
-              aria-label={t('shell.openMenuLabel')}
-              aria-expanded={drawerOpen}
-              aria-controls="app-sidebar"
-              onClick={() => setDrawerOpen((open) => !open)}
-            >
-              <span aria-hidden="true" className="app-topbar__icon">☰</span> {t('shell.openMenu')}
-            </button>
-            <p className="app-title">{t('app.name')}</p>
+    <SidebarPlaceContext.Provider value={place}>
+      <div className={`app${drawerOpen ? ' app--drawer-open' : ''}`}>
+        <a className="skip-link" href="#content" onClick={skipToContent}>
+          {t('shell.skipToContent')}
+        </a>
+        {connectionLost ? (
+          <div className="banner banner--danger banner--sticky" role="alert">
+            <p className="banner__text">{t('shell.connectionLost')}</p>
           </div>
-          <Notices
-            api={api}
-            info={info.state.status === 'ready' ? info.state.value : undefined}
-            settings={settings}
-            onDismissed={() => (headingRef.current ?? mainRef.current)?.focus()}
-          />
-          <main id="content" ref={mainRef} tabIndex={-1} className={`app-main${screen.name === 'chat' ? ' app-main--agent' : ''}`}>
-            {screen.name === 'home' ? (
-              <HomeScreen api={api} headingRef={headingRef} agents={agents} addInputRef={addInputRef} onOpenChat={(target) => navigate({ name: 'chat', ...target })} />
-            ) : screen.name === 'chat' ? (
-              <AgentScreen
-                key={screen.agentId}
-                api={api}
-                headingRef={headingRef}
-                agentId={screen.agentId}
-                label={screen.label}
-                {...(screen.protocol ? { protocol: screen.protocol } : {})}
-                onBack={() => navigate({ name: 'home' })}
-              />
-            ) : (
-              <SettingsScreen
-                api={api}
-                headingRef={headingRef}
-                settings={settings}
-                info={info.state}
-                onBack={() => navigate({ name: 'home' })}
-              />
-            )}
-          </main>
+        ) : null}
+        <div className="app-body">
+          <div ref={drawerRef} className="app-sidebar" onKeyDown={onDrawerKeyDown}>
+            <Sidebar
+              api={api}
+              agents={agents}
+              id="app-sidebar"
+              current={screen}
+              firstRef={firstSidebarItemRef}
+              placeRef={setPlaceElement}
+              onNavigate={(next) => navigate(next)}
+              onAddAgent={() => navigate({ name: 'home' }, 'add')}
+            />
+          </div>
+          {drawerOpen ? <div className="app-backdrop" aria-hidden="true" onClick={closeDrawer} /> : null}
+          <div className="app-pane">
+            <div className="app-topbar">
+              <button
+                ref={menuButtonRef}
+                type="button"
+                className="button button--secondary app-topbar__menu"
+                aria-label={t('shell.openMenuLabel')}
+                aria-expanded={drawerOpen}
+                aria-controls="app-sidebar"
+                onClick={() => setDrawerOpen((open) => !open)}
+              >
+                <span aria-hidden="true" className="app-topbar__icon">☰</span> {t('shell.openMenu')}
+              </button>
+              <p className="app-title">{t('app.name')}</p>
+            </div>
+            <Notices
+              api={api}
+              info={info.state.status === 'ready' ? info.state.value : undefined}
+              settings={settings}
+              onDismissed={() => (headingRef.current ?? mainRef.current)?.focus()}
+            />
+            <main id="content" ref={mainRef} tabIndex={-1} className={`app-main${screen.name === 'chat' ? ' app-main--agent' : ''}`}>
+              {screen.name === 'home' ? (
+                <HomeScreen api={api} headingRef={headingRef} agents={agents} addInputRef={addInputRef} onOpenChat={(target) => navigate({ name: 'chat', ...target })} />
+              ) : screen.name === 'chat' ? (
+                <AgentScreen
+                  key={screen.agentId}
+                  api={api}
+                  headingRef={headingRef}
+                  agentId={screen.agentId}
+                  label={screen.label}
+                  {...(screen.protocol ? { protocol: screen.protocol } : {})}
+                  onBack={() => navigate({ name: 'home' })}
+                />
+              ) : (
+                <SettingsScreen
+                  api={api}
+                  headingRef={headingRef}
+                  settings={settings}
+                  info={info.state}
+                  onBack={() => navigate({ name: 'home' })}
+                />
+              )}
+            </main>
+          </div>
         </div>
       </div>
-    </div>
+    </SidebarPlaceContext.Provider>
   );
 }
 

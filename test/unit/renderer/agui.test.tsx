@@ -581,10 +581,14 @@ describe('plain AG-UI screen', () => {
     await sendMessage(user, backend, 'First topic');
     events(backend, 'run-1', [{ type: 'RUN_STARTED', threadId, runId: 'run-1' }, { type: 'RUN_FINISHED', threadId, runId: 'run-1' }]);
     await waitFor(() => expect(status()).toBe('Finished'));
-    await user.click(screen.getByRole('button', { name: 'New thread' }));
+    // The chat list (in place here: no shell around the screen) names the thread by its first message, marked open.
+    const chats = within(screen.getByRole('navigation', { name: 'Chats' }));
+    expect(chats.getByRole('button', { name: 'First topic' }).getAttribute('aria-current')).toBe('true');
+    await user.click(chats.getByRole('button', { name: 'New chat' }));
     await screen.findByText('No messages yet. Write something to start a run.');
     expect(backend.callsOf('agui.newThread')).toEqual([{ agentId }]);
     expect(screen.queryByText('First topic')).toBeNull();
+    expect(chats.getByRole('button', { name: 'Untitled chat' }).getAttribute('aria-current')).toBe('true');
   });
 
   it('says why the server could not be opened, and tries again', async () => {

@@ -18,9 +18,18 @@ import { InterruptForms, type SendAnswers } from './InterruptForms';
 import { useAguiThread } from './useAguiThread';
 import '../../styles/agui.css';
 import type { AgentScreenProps } from '../../navigation';
+import { threadTitleFromMessage } from '../../../shared/talkie/thread-title';
+import { InSidebar } from '../shell/SidebarPlace';
+import { ThreadList } from '../shell/ThreadList';
 import { useOpenLink } from '../../hooks/useOpenLink';
 import { LinkOpenError } from '../../components/LinkOpenError';
 import { hostOf, originOf } from '../../components/format';
+
+/** The thread's title: its first message of the user's, as a Talkie thread's without a server title. */
+function threadTitle(thread: AguiThreadView): string {
+  const first = thread.items.find((item) => item.kind === 'user');
+  return first?.kind === 'user' ? threadTitleFromMessage(first.text) : '';
+}
 
 function newMessageId(): string {
   return `msg-${crypto.randomUUID()}`;
@@ -182,9 +191,20 @@ export function AguiScreen({
         title={label}
         onBack={onBack}
         subtitle={server ? <p className="agui-header__endpoint">{t('agui.endpoint', { host: hostOf(server.endpoint) })}</p> : null}
-        action={server ? { label: t('agui.newThread'), busy: newThreadBusy, disabled: running, onClick: () => void newThread() } : undefined}
-        failure={newThreadError ? { summary: t('agui.newThreadFailed'), error: newThreadError } : undefined}
       />
+      {server && thread ? (
+        <InSidebar agentId={agentId}>
+          <ThreadList
+            api={api}
+            agentId={agentId}
+            entries={[{ id: thread.threadId, title: threadTitle(thread) || t('chat.threads.untitled') }]}
+            currentId={thread.threadId}
+            newChat={{ onClick: () => void newThread(), busy: newThreadBusy, disabled: running, error: newThreadError }}
+            // Main keeps one thread per plain AG-UI agent: it is the one open.
+            onOpen={() => composerRef.current?.focus()}
+          />
+        </InSidebar>
+      ) : null}
       <ConnectionFeedback
         connectingText={connection.status === 'opening' ? t('agui.opening', { name: label }) : undefined}
         failure={connection.status === 'failed' ? { summary: t('agui.openFailed', { name: label }), error: connection.error } : undefined}
