@@ -70,14 +70,18 @@ export function ThreadList({
     body =
       search.results === undefined ? null : search.results.length === 0 ? null : (
         <ul className="threads__list">
-          {search.results.map((result) => (
-            <li key={result.threadId} className={`thread${result.threadId === currentId ? ' thread--current' : ''}`}>
-              <button type="button" className="thread__open" aria-current={result.threadId === currentId ? 'true' : undefined} onClick={() => open(result.threadId)}>
-                <span className="thread__title">{result.title.trim() !== '' ? result.title : t('chat.threads.untitled')}</span>
-                {result.snippet !== '' ? <span className="thread__snippet">{result.snippet}</span> : null}
-              </button>
-            </li>
-          ))}
+          {search.results.map((result) => {
+            const title = result.title.trim() !== '' ? result.title : t('chat.threads.untitled');
+            return (
+              <li key={result.threadId} className={`thread${result.threadId === currentId ? ' thread--current' : ''}`}>
+                <button type="button" className="thread__open" aria-current={result.threadId === currentId ? 'true' : undefined} onClick={() => open(result.threadId)}>
+                  <span className="thread__title">{title}</span>
+                  {/* The text around the match, unless it says what the title says (the first message is the title). */}
+                  {result.snippet !== '' && result.snippet !== title ? <span className="thread__snippet">{result.snippet}</span> : null}
+                </button>
+              </li>
+            );
+          })}
         </ul>
       );
   } else if (entries === undefined && !loadError) body = <p className="muted">{t('chat.threads.loading')}</p>;
