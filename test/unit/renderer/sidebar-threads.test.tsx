@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { builtInDemoAgentId } from '../../../src/shared/ipc/contract';
+import { addUserMessage, createThread } from '../../../src/shared/agui/run-model';
+import { builtInAguiDemoId, builtInDemoAgentId } from '../../../src/shared/ipc/contract';
 import { answer, messageField, openDemo, send, transcript } from './chat-helpers';
 import { createFakeBackend, type FakeBackend, type ThreadSummary } from './fake-api';
 import { renderApp } from './render-app';
@@ -152,13 +153,29 @@ describe('searching the open agent’s chats', () => {
 });
 
 describe('other agents under their entry', () => {
-  it('a plain AG-UI agent: its thread named by its first message, New chat starts another', async () => {
-    const { user } = await renderApp();
+  it('a plain AG-UI agent: its threads by their first message, the open one marked; an earlier one opens, one is deleted', async () => {
+    const backend = createFakeBackend();
+    const older = addUserMessage(createThread('thread-older'), { id: 'u-older', text: 'Deploy the staging stack' });
+    const open = addUserMessage(createThread('thread-open'), { id: 'u-open', text: 'Plan the network' });
+    backend.state.agui[builtInAguiDemoId] = { endpoint: 'http://127.0.0.1:4000/agui', hasToken: false, forwardedProps: '{}', thread: open };
+    backend.state.aguiEarlier[builtInAguiDemoId] = [older];
+    const { user } = await renderApp({ backend });
     await user.click(sidebar().getByRole('button', { name: 'Demo: AG-UI run' }));
     const list = await screen.findByRole('navigation', { name: 'Chats' });
     expect(sidebar().getByRole('button', { name: 'Demo: AG-UI run' }).closest('li')!.contains(list)).toBe(true);
-    expect(chats().getByRole('button', { name: 'Untitled chat' }).getAttribute('aria-current')).toBe('true');
+    await waitFor(() => expect(chats().getAllByRole('listitem')).toHaveLength(2));
+    expect(chats().getByRole('button', { name: 'Plan the network' }).getAttribute('aria-current')).toBe('true');
     expect(screen.queryByRole('button', { name: 'New thread' })).toBeNull();
+
+    await user.click(chats().getByRole('button', { name: 'Deploy the staging stack' }));
+    expect(await within(screen.getByRole('region', { name: 'Messages' })).findByText('Deploy the staging stack')).toBeTruthy();
+    expect(backend.callsOf('agui.openThread')).toEqual([{ agentId: builtInAguiDemoId, threadId: 'thread-older' }]);
+    await waitFor(() => expect(chats().getByRole('button', { name: 'Deploy the staging stack' }).getAttribute('aria-current')).toBe('true'));
+
+    await user.click(chats().getByRole('button', { name: 'Delete Plan the network' }));
+    await user.click(chats().getByRole('button', { name: 'Yes, delete Plan the network' }));
+    await waitFor(() => expect(chats().getAllByRole('listitem')).toHaveLength(1));
+    expect(backend.callsOf('agui.deleteThread')).toEqual([{ agentId: builtInAguiDemoId, threadId: 'thread-open' }]);
   });
 
   it('an AgentCall agent: its live session, no chats', async () => {

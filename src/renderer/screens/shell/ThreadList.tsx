@@ -34,6 +34,7 @@ export function ThreadList({
   currentId,
   newChatRef,
   newChat,
+  failure,
   onOpen,
   onDelete,
   onDeleted,
@@ -46,7 +47,9 @@ export function ThreadList({
   onRetry?: () => void;
   currentId: string | undefined;
   newChatRef?: RefObject<HTMLButtonElement | null>;
-  newChat: { onClick: () => void; busy?: boolean; disabled?: boolean; error?: IpcError | undefined };
+  newChat: { onClick: () => void; busy?: boolean; disabled?: boolean };
+  /** Why New chat or opening a chat failed, where the screen reports it here. */
+  failure?: { summary: string; error: IpcError } | undefined;
   onOpen: (threadId: string) => void;
   /** Where threads can be deleted. */
   onDelete?: (threadId: string) => Promise<IpcResult<unknown>>;
@@ -146,7 +149,7 @@ export function ThreadList({
           {t('chat.threads.new')}
         </button>
       </div>
-      <ErrorAlert summary={t('chat.threads.newFailed')} error={newChat.error} />
+      <ErrorAlert summary={failure?.summary ?? ''} error={failure?.error} />
       <input
         type="search"
         className="input threads__search"
