@@ -89,4 +89,49 @@ describe('the open agent’s chats in the sidebar, in Chromium', () => {
       await shell.stop();
     }
   });
+
+  it('a plain AG-UI agent (the demo): New chat keeps the first thread, search finds it, the list opens it again', async () => {
+    const userData = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-sidebar-agui-'));
+    dirs.push(userData);
+    const shell = await startShell(userData);
+    const app = await openApp(shell);
+    const { page } = app;
+    try {
+      const sidebar = page.getByRole('navigation', { name: 'AgentDesk' });
+      await sidebar.getByRole('button', { name: 'Demo: AG-UI run' }).click();
+      const message = page.getByRole('textbox', { name: 'Message' });
+      await explainFailure(page, 'sidebar-agui-open', () => message.waitFor());
+      const chats = sidebar.getByRole('navigation', { name: 'Chats' });
+      const transcript = page.getByRole('region', { name: 'Messages' });
+      const first = chats.getByRole('button', { name: /^Hello about the alpaca/ });
+      const second = chats.getByRole('button', { name: /^A second thread/ });
+
+      await message.fill('Hello about the alpaca');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await explainFailure(page, 'sidebar-agui-first', () => expect.poll(() => first.getAttribute('aria-current'), { timeout: 30_000 }).toBe('true'));
+      await chats.getByRole('button', { name: 'New chat' }).click();
+      await expect.poll(() => first.getAttribute('aria-current')).toBeNull();
+      await message.fill('A second thread');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await explainFailure(page, 'sidebar-agui-second', () => expect.poll(() => second.getAttribute('aria-current'), { timeout: 30_000 }).toBe('true'));
+      expect(await chats.getByRole('listitem').count()).toBe(2);
+
+      const search = chats.getByRole('searchbox', { name: 'Search chats' });
+      await search.fill('alpaca');
+      await expect.poll(() => chats.getByRole('listitem').count()).toBe(1);
+      await first.waitFor();
+      await search.press('Escape');
+      await expect.poll(() => chats.getByRole('listitem').count()).toBe(2);
+
+      await first.click();
+      await transcript.getByText('Hello about the alpaca', { exact: true }).waitFor();
+      await expect.poll(() => transcript.getByText('A second thread', { exact: true }).count()).toBe(0);
+      await expect.poll(() => first.getAttribute('aria-current')).toBe('true');
+      await app.screenshot('sidebar-agui-1280x800');
+      expect(app.problems).toEqual([]);
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
 });

@@ -226,8 +226,8 @@ export class AguiService {
   }
 
   /**
-   * The agent's threads, newest first: the open one (once it has anything in it) and the earlier
-   * ones kept in `agui-threads/<agentId>/` (at most 50), each titled by its first message of the user's.
+   * The agent's threads: the open one first (once it has anything in it), then the earlier ones kept
+   * in `agui-threads/<agentId>/` (at most 50), newest first, each titled by its first message of the user's.
    */
   async threads(agentId: string): Promise<AguiThreadList> {
     await this.target(agentId);

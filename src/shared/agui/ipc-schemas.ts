@@ -28,7 +28,7 @@ export const aguiServerViewSchema = z.strictObject({
 });
 export type AguiServerView = z.infer<typeof aguiServerViewSchema>;
 
-/** The agent's threads, newest first: the open one (once it has anything in it) and the earlier ones main keeps. */
+/** The agent's threads: the open one first (once it has anything in it), then the earlier ones main keeps, newest first. */
 export const aguiThreadListSchema = z.strictObject({
   currentThreadId: z.string().min(1).max(300),
   threads: z
@@ -74,7 +74,7 @@ export const aguiMethods = {
   'agui.cancel': { request: z.strictObject({ agentId }), response: z.strictObject({ cancelled: z.boolean() }) },
   /** A fresh thread; the one open is kept among the earlier threads (with its open interrupts), unless it is empty. */
   'agui.newThread': { request: z.strictObject({ agentId }), response: aguiServerViewSchema },
-  /** The agent's threads (the open one and up to 50 earlier ones kept in main), newest first. */
+  /** The agent's threads: the open one, then up to 50 earlier ones kept in main, newest first. */
   'agui.threads': { request: z.strictObject({ agentId }), response: aguiThreadListSchema },
   /** Opens an earlier thread: runs continue it from now on; the one open joins the earlier ones. */
   'agui.openThread': { request: z.strictObject({ agentId, threadId }), response: aguiServerViewSchema },
