@@ -123,4 +123,28 @@ describe('a plain AG-UI agent’s threads', () => {
     value(await app.call('agui.newThread', { agentId }));
     expect(value(await app.call('agui.threads', { agentId })).threads.map((thread) => thread.title)).toEqual(['Something']);
   });
+
+  it('removing the agent removes its earlier threads with its open one', async () => {
+    const dir = await tempDir();
+    const server = await startAguiDemoServer({ timeScale: 0.02 });
+    closers.push(server);
+    const app = await services(dir, server);
+    value(await app.call('settings.update', { patch: { developer: { allowLocalHttp: true } } }));
+    const { agent } = value(await app.call('agents.add', { address: server.url, kind: 'agui' }));
+    const ended = () => new Promise<void>((resolve) => app.events.connect((channel) => channel === 'agentdesk:event:agui.runEnded' && resolve()));
+    let end = ended();
+    value(await app.call('agui.send', { agentId: agent.id, messageId: 'm1', text: 'Kept for later' }));
+    await end;
+    value(await app.call('agui.newThread', { agentId: agent.id }));
+    end = ended();
+    value(await app.call('agui.send', { agentId: agent.id, messageId: 'm2', text: 'The open one' }));
+    await end;
+    expect(value(await app.call('agui.threads', { agentId: agent.id })).threads).toHaveLength(2);
+    const folder = join(dir, 'agui-threads', agent.id);
+    expect(await readdir(folder)).toHaveLength(1);
+
+    value(await app.call('agents.remove', { id: agent.id }));
+    expect(existsSync(folder)).toBe(false);
+    expect(existsSync(join(dir, 'agui-threads', `${agent.id}.json`))).toBe(false);
+  });
 });
