@@ -1,5 +1,7 @@
-import { screen, waitFor, within } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
+import { searchDelayMs, ThreadList } from '../../../src/renderer/screens/shell/ThreadList';
 import { addUserMessage, createThread } from '../../../src/shared/agui/run-model';
 import { builtInAguiDemoId, builtInDemoAgentId } from '../../../src/shared/ipc/contract';
 import { answer, messageField, openDemo, send, transcript } from './chat-helpers';
@@ -141,6 +143,32 @@ describe('searching the open agent’s chats', () => {
     expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
     // Every search went to main with the typed text; none with an empty query.
     expect(backend.callsOf('agents.searchThreads').every((request) => request.query.trim() !== '')).toBe(true);
+  });
+
+  it('searches once typing pauses: one request for what was typed last (on a fake clock)', async () => {
+    const backend = backendWithThreads();
+    render(
+      <I18nProvider setting="en">
+        <ThreadList api={backend.api} agentId="agent-x" entries={[]} currentId={undefined} newChat={{ onClick: () => undefined }} onOpen={() => undefined} />
+      </I18nProvider>,
+    );
+    vi.useFakeTimers();
+    try {
+      for (const typed of ['a', 'al', 'alf', 'alfa']) {
+        fireEvent.change(searchBox(), { target: { value: typed } });
+        act(() => vi.advanceTimersByTime(searchDelayMs - 1));
+      }
+      expect(backend.callsOf('agents.searchThreads')).toEqual([]);
+      act(() => vi.advanceTimersByTime(1));
+      expect(backend.callsOf('agents.searchThreads')).toEqual([{ agentId: 'agent-x', query: 'alfa' }]);
+      // Cleared before the pause ends: nothing is asked.
+      fireEvent.change(searchBox(), { target: { value: 'bravo' } });
+      fireEvent.change(searchBox(), { target: { value: '' } });
+      act(() => vi.advanceTimersByTime(searchDelayMs * 2));
+      expect(backend.callsOf('agents.searchThreads')).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('says why a search failed', async () => {
