@@ -7,7 +7,7 @@ import { useAgents, useAppInfo, useSettings, type AppInfo } from './hooks/useApi
 import { UiMemoryProvider, useUiMemory } from './hooks/useUiMemory';
 import { call, type LiveResource } from './hooks/useLiveResource';
 import { I18nProvider, useI18n } from './i18n/I18nProvider';
-import { sameScreen, type Screen } from './navigation';
+import { sameScreen, type AgentProtocol, type Screen } from './navigation';
 import { AgentScreen } from './screens/AgentScreen';
 import { HomeScreen } from './screens/HomeScreen';
 import { SettingsScreen } from './screens/SettingsScreen';
@@ -130,6 +130,16 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     [drawerOpen],
   );
 
+  // What each agent opened this session turned out to speak: the sidebar shows it as its kind.
+  const [kinds, setKinds] = useState<Readonly<Record<string, AgentProtocol | 'a2a'>>>({});
+  const openedAgentId = screen.name === 'chat' ? screen.agentId : undefined;
+  const identified = useCallback(
+    (protocol: AgentProtocol | 'a2a') => {
+      if (openedAgentId !== undefined) setKinds((known) => (known[openedAgentId] === protocol ? known : { ...known, [openedAgentId]: protocol }));
+    },
+    [openedAgentId],
+  );
+
   // Under the open agent's entry, its screen shows its threads or its session (SidebarPlace).
   const [placeElement, setPlaceElement] = useState<HTMLDivElement | null>(null);
   const openAgentId = screen.name === 'chat' ? screen.agentId : undefined;
@@ -172,6 +182,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
               agents={agents}
               id="app-sidebar"
               current={screen}
+            kinds={kinds}
               firstRef={firstSidebarItemRef}
               placeRef={setPlaceElement}
               onNavigate={(next) => navigate(next)}
@@ -212,6 +223,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
                   label={screen.label}
                   {...(screen.protocol ? { protocol: screen.protocol } : {})}
                   onBack={() => navigate({ name: 'home' })}
+                  onIdentified={identified}
                 />
               ) : (
                 <SettingsScreen

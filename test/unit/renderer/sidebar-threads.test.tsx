@@ -180,6 +180,26 @@ describe('searching the open agent’s chats', () => {
   });
 });
 
+describe('the agents’ kinds in the sidebar', () => {
+  it('shows what an added agent turned out to speak once it was opened, and keeps it after leaving it', async () => {
+    const backend = createFakeBackend();
+    backend.state.agents = [
+      { id: 'agent-t', url: 'https://talkie.example.com', display: 'talkie.example.com', addedAt: '2026-10-01T00:00:00Z' },
+      { id: 'agent-c', url: 'https://workshop.example.com', display: 'workshop.example.com', addedAt: '2026-10-01T00:00:00Z' },
+    ];
+    backend.state.agentCallAgents = ['agent-c'];
+    const { user } = await renderApp({ backend });
+    const entry = (name: string) => sidebar().getByRole('button', { name: new RegExp(`^${name}`) });
+    expect(entry('talkie.example.com').textContent).toContain('Agent');
+    await user.click(entry('talkie.example.com'));
+    await waitFor(() => expect(entry('talkie.example.com').textContent).toContain('Talkie · open'));
+    await user.click(entry('workshop.example.com'));
+    await waitFor(() => expect(entry('workshop.example.com').textContent).toContain('AgentCall · open'));
+    // The first one is no longer open; its kind stays known.
+    expect(entry('talkie.example.com').textContent).toMatch(/Talkie$/);
+  });
+});
+
 describe('other agents under their entry', () => {
   it('a plain AG-UI agent: its threads by their first message, the open one marked; an earlier one opens, one is deleted', async () => {
     const backend = createFakeBackend();

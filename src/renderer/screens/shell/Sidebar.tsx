@@ -24,10 +24,12 @@ const demoLinks: { side: DemoSide; key: MessageKey; agentId: string }[] = [
   { side: 'agui', key: 'shell.demoAgui', agentId: builtInAguiDemoId },
 ];
 
-/** What the list knows of an agent's kind: AG-UI when added as such, A2A once its card named it, the open screen's protocol. */
-function kindOf(agent: AgentEntry, current: Screen): keyof typeof kindKeys {
+/** What the list knows of an agent's kind: AG-UI when added as such, A2A once its card named it, what main found when it was opened. */
+function kindOf(agent: AgentEntry, current: Screen, kinds: Readonly<Record<string, AgentProtocol | 'a2a'>>): keyof typeof kindKeys {
   if (agent.protocol === 'agui') return 'agui';
   if (agent.name !== undefined) return 'a2a';
+  const known = kinds[agent.id];
+  if (known !== undefined) return known;
   if (current.name === 'chat' && current.agentId === agent.id && current.protocol) return current.protocol;
   return 'unknown';
 }
@@ -43,6 +45,7 @@ export function Sidebar({
   agents,
   id,
   current,
+  kinds = {},
   firstRef,
   placeRef,
   onNavigate,
@@ -53,6 +56,8 @@ export function Sidebar({
   agents: LiveResource<AgentEntry[]>;
   id: string;
   current: Screen;
+  /** What the agents opened this session turned out to speak, by agent id. */
+  kinds?: Readonly<Record<string, AgentProtocol | 'a2a'>>;
   /** The first control: focus goes there when the drawer opens. */
   firstRef: Ref<HTMLButtonElement>;
   /** The element under the open agent's entry (SidebarPlace). */
@@ -89,7 +94,7 @@ export function Sidebar({
                     >
                       <span className="sidebar__item-text">{name}</span>
                       <span className="sidebar__meta">
-                        {t(kindKeys[kindOf(agent, current)])}
+                        {t(kindKeys[kindOf(agent, current, kinds)])}
                         {open ? ` · ${t('shell.statusOpen')}` : ''}
                       </span>
                     </button>
