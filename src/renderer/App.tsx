@@ -132,17 +132,16 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
 
   // What each agent opened this session turned out to speak: the sidebar shows it as its kind.
   const [kinds, setKinds] = useState<Readonly<Record<string, AgentProtocol | 'a2a'>>>({});
-  const openedAgentId = screen.name === 'chat' ? screen.agentId : undefined;
+  const openAgentId = screen.name === 'chat' ? screen.agentId : undefined;
   const identified = useCallback(
     (protocol: AgentProtocol | 'a2a') => {
-      if (openedAgentId !== undefined) setKinds((known) => (known[openedAgentId] === protocol ? known : { ...known, [openedAgentId]: protocol }));
+      if (openAgentId !== undefined) setKinds((known) => (known[openAgentId] === protocol ? known : { ...known, [openAgentId]: protocol }));
     },
-    [openedAgentId],
+    [openAgentId],
   );
 
   // Under the open agent's entry, its screen shows its threads or its session (SidebarPlace).
   const [placeElement, setPlaceElement] = useState<HTMLDivElement | null>(null);
-  const openAgentId = screen.name === 'chat' ? screen.agentId : undefined;
   const place = useMemo<SidebarPlaceValue>(
     () => ({
       element: placeElement,
@@ -164,82 +163,82 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     (headingRef.current ?? mainRef.current)?.focus();
   };
 
-  return (
-    <SidebarPlaceContext.Provider value={place}>
-      <div className={`app${drawerOpen ? ' app--drawer-open' : ''}`}>
-        <a className="skip-link" href="#content" onClick={skipToContent}>
-          {t('shell.skipToContent')}
-        </a>
-        {connectionLost ? (
-          <div className="banner banner--danger banner--sticky" role="alert">
-            <p className="banner__text">{t('shell.connectionLost')}</p>
-          </div>
-        ) : null}
-        <div className="app-body">
-          <div ref={drawerRef} className="app-sidebar" onKeyDown={onDrawerKeyDown}>
-            <Sidebar
-              api={api}
-              agents={agents}
-              id="app-sidebar"
-              current={screen}
+  const shell = (
+    <div className={`app${drawerOpen ? ' app--drawer-open' : ''}`}>
+      <a className="skip-link" href="#content" onClick={skipToContent}>
+        {t('shell.skipToContent')}
+      </a>
+      {connectionLost ? (
+        <div className="banner banner--danger banner--sticky" role="alert">
+          <p className="banner__text">{t('shell.connectionLost')}</p>
+        </div>
+      ) : null}
+      <div className="app-body">
+        <div ref={drawerRef} className="app-sidebar" onKeyDown={onDrawerKeyDown}>
+          <Sidebar
+            api={api}
+            agents={agents}
+            id="app-sidebar"
+            current={screen}
             kinds={kinds}
-              firstRef={firstSidebarItemRef}
-              placeRef={setPlaceElement}
-              onNavigate={(next) => navigate(next)}
-              onAddAgent={() => navigate({ name: 'home' }, 'add')}
-            />
+            firstRef={firstSidebarItemRef}
+            placeRef={setPlaceElement}
+            onNavigate={(next) => navigate(next)}
+            onAddAgent={() => navigate({ name: 'home' }, 'add')}
+          />
+        </div>
+        {drawerOpen ? <div className="app-backdrop" aria-hidden="true" onClick={closeDrawer} /> : null}
+        <div className="app-pane">
+          <div className="app-topbar">
+            <button
+              ref={menuButtonRef}
+              type="button"
+              className="button button--secondary app-topbar__menu"
+              aria-label={t('shell.openMenuLabel')}
+              aria-expanded={drawerOpen}
+              aria-controls="app-sidebar"
+              onClick={() => setDrawerOpen((open) => !open)}
+            >
+              <span aria-hidden="true" className="app-topbar__icon">☰</span> {t('shell.openMenu')}
+            </button>
+            <p className="app-title">{t('app.name')}</p>
           </div>
-          {drawerOpen ? <div className="app-backdrop" aria-hidden="true" onClick={closeDrawer} /> : null}
-          <div className="app-pane">
-            <div className="app-topbar">
-              <button
-                ref={menuButtonRef}
-                type="button"
-                className="button button--secondary app-topbar__menu"
-                aria-label={t('shell.openMenuLabel')}
-                aria-expanded={drawerOpen}
-                aria-controls="app-sidebar"
-                onClick={() => setDrawerOpen((open) => !open)}
-              >
-                <span aria-hidden="true" className="app-topbar__icon">☰</span> {t('shell.openMenu')}
-              </button>
-              <p className="app-title">{t('app.name')}</p>
-            </div>
-            <Notices
-              api={api}
-              info={info.state.status === 'ready' ? info.state.value : undefined}
-              settings={settings}
-              onDismissed={() => (headingRef.current ?? mainRef.current)?.focus()}
-            />
-            <main id="content" ref={mainRef} tabIndex={-1} className={`app-main${screen.name === 'chat' ? ' app-main--agent' : ''}`}>
-              {screen.name === 'home' ? (
-                <HomeScreen api={api} headingRef={headingRef} agents={agents} addInputRef={addInputRef} onOpenChat={(target) => navigate({ name: 'chat', ...target })} />
-              ) : screen.name === 'chat' ? (
-                <AgentScreen
-                  key={screen.agentId}
-                  api={api}
-                  headingRef={headingRef}
-                  agentId={screen.agentId}
-                  label={screen.label}
-                  {...(screen.protocol ? { protocol: screen.protocol } : {})}
-                  onBack={() => navigate({ name: 'home' })}
-                  onIdentified={identified}
-                />
-              ) : (
-                <SettingsScreen
-                  api={api}
-                  headingRef={headingRef}
-                  settings={settings}
-                  info={info.state}
-                  onBack={() => navigate({ name: 'home' })}
-                />
-              )}
-            </main>
-          </div>
+          <Notices
+            api={api}
+            info={info.state.status === 'ready' ? info.state.value : undefined}
+            settings={settings}
+            onDismissed={() => (headingRef.current ?? mainRef.current)?.focus()}
+          />
+          <main id="content" ref={mainRef} tabIndex={-1} className={`app-main${screen.name === 'chat' ? ' app-main--agent' : ''}`}>
+            {screen.name === 'home' ? (
+              <HomeScreen api={api} headingRef={headingRef} agents={agents} addInputRef={addInputRef} onOpenChat={(target) => navigate({ name: 'chat', ...target })} />
+            ) : screen.name === 'chat' ? (
+              <AgentScreen
+                key={screen.agentId}
+                api={api}
+                headingRef={headingRef}
+                agentId={screen.agentId}
+                label={screen.label}
+                {...(screen.protocol ? { protocol: screen.protocol } : {})}
+                onBack={() => navigate({ name: 'home' })}
+                onIdentified={identified}
+              />
+            ) : (
+              <SettingsScreen
+                api={api}
+                headingRef={headingRef}
+                settings={settings}
+                info={info.state}
+                onBack={() => navigate({ name: 'home' })}
+              />
+            )}
+          </main>
         </div>
       </div>
-    </SidebarPlaceContext.Provider>
+    </div>
   );
+  // The open agent's screen reaches its place under its entry in the sidebar through this context.
+  return <SidebarPlaceContext.Provider value={place}>{shell}</SidebarPlaceContext.Provider>;
 }
 
 function screenOf(saved: UiScreen | undefined): Screen {
