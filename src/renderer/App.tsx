@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import type { AgentDeskApi } from '../shared/ipc/api';
 import type { UiScreen } from '../shared/ipc/ui-memory-schemas';
 import { maxDismissedNotices, type Settings } from '../shared/settings/settings';
@@ -7,11 +7,12 @@ import { useAgents, useAppInfo, useSettings, type AppInfo } from './hooks/useApi
 import { UiMemoryProvider, useUiMemory } from './hooks/useUiMemory';
 import { call, type LiveResource } from './hooks/useLiveResource';
 import { I18nProvider, useI18n } from './i18n/I18nProvider';
-import { sameScreen, type Screen } from './navigation';
+import { sameScreen, type AgentProtocol, type Screen } from './navigation';
 import { AgentScreen } from './screens/AgentScreen';
 import { HomeScreen } from './screens/HomeScreen';
 import { SettingsScreen } from './screens/SettingsScreen';
 import { Sidebar } from './screens/shell/Sidebar';
+import { SidebarPlaceContext, type SidebarPlaceValue } from './screens/shell/SidebarPlace';
 import { useDialogFocus } from './hooks/useDialogFocus';
 
 
@@ -118,12 +119,43 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     setDrawerOpen(false);
     menuButtonRef.current?.focus();
   };
-  const onDrawerKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    if (event.key !== 'Escape' || !drawerOpen || event.defaultPrevented) return;
-    // The drawer takes this Escape: the screen's own (back to Home) must not run as well.
-    event.preventDefault();
-    closeDrawer();
-  };
+  const onDrawerKeyDown = useCallback(
+    (event: KeyboardEvent<HTMLElement>) => {
+      if (event.key !== 'Escape' || !drawerOpen || event.defaultPrevented) return;
+      // The drawer takes this Escape: the screen's own (back to Home) must not run as well.
+      event.preventDefault();
+      setDrawerOpen(false);
+      menuButtonRef.current?.focus();
+    },
+    [drawerOpen],
+  );
+
+  // What each agent opened this session turned out to speak: the sidebar shows it as its kind.
+  const [kinds, setKinds] = useState<Readonly<Record<string, AgentProtocol | 'a2a'>>>({});
+  const openAgentId = screen.name === 'chat' ? screen.agentId : undefined;
+  const identified = useCallback(
+    (protocol: AgentProtocol | 'a2a') => {
+      if (openAgentId !== undefined) setKinds((known) => (known[openAgentId] === protocol ? known : { ...known, [openAgentId]: protocol }));
+    },
+    [openAgentId],
+  );
+
+  // Under the open agent's entry, its screen shows its threads or its session (SidebarPlace).
+  const [placeElement, setPlaceElement] = useState<HTMLDivElement | null>(null);
+  const place = useMemo<SidebarPlaceValue>(
+    () => ({
+      element: placeElement,
+      agentId: openAgentId,
+      onPicked: () => {
+        if (!drawerOpen) return;
+        // The drawer closes over the chat the user picked; focus goes to its screen, not the hidden drawer.
+        setDrawerOpen(false);
+        (headingRef.current ?? mainRef.current)?.focus();
+      },
+      onKeyDown: onDrawerKeyDown,
+    }),
+    [placeElement, openAgentId, drawerOpen, onDrawerKeyDown],
+  );
 
   const skipToContent = (event: MouseEvent<HTMLAnchorElement>) => {
     // Move focus without touching the URL or the history.
@@ -131,7 +163,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     (headingRef.current ?? mainRef.current)?.focus();
   };
 
-  return (
+  const shell = (
     <div className={`app${drawerOpen ? ' app--drawer-open' : ''}`}>
       <a className="skip-link" href="#content" onClick={skipToContent}>
         {t('shell.skipToContent')}
@@ -148,7 +180,9 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
             agents={agents}
             id="app-sidebar"
             current={screen}
+            kinds={kinds}
             firstRef={firstSidebarItemRef}
+            placeRef={setPlaceElement}
             onNavigate={(next) => navigate(next)}
             onAddAgent={() => navigate({ name: 'home' }, 'add')}
           />
@@ -187,6 +221,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
                 label={screen.label}
                 {...(screen.protocol ? { protocol: screen.protocol } : {})}
                 onBack={() => navigate({ name: 'home' })}
+                onIdentified={identified}
               />
             ) : (
               <SettingsScreen
@@ -202,6 +237,8 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
       </div>
     </div>
   );
+  // The open agent's screen reaches its place under its entry in the sidebar through this context.
+  return <SidebarPlaceContext.Provider value={place}>{shell}</SidebarPlaceContext.Provider>;
 }
 
 function screenOf(saved: UiScreen | undefined): Screen {

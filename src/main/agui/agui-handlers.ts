@@ -10,6 +10,9 @@ export function aguiHandlers({ agui }: { agui: AguiService }): HandlerTable<'agu
     'agui.retry': ({ agentId }) => agui.retry(agentId),
     'agui.cancel': ({ agentId }) => agui.cancel(agentId),
     'agui.newThread': ({ agentId }) => agui.newThread(agentId),
+    'agui.threads': ({ agentId }) => agui.threads(agentId),
+    'agui.openThread': ({ agentId, threadId }) => agui.openThread(agentId, threadId),
+    'agui.deleteThread': ({ agentId, threadId }) => agui.deleteThread(agentId, threadId),
     'agui.setForwardedProps': ({ agentId, json }) => agui.setForwardedProps(agentId, json),
     'agui.useToken': ({ agentId, token }) => agui.useToken(agentId, token),
   };

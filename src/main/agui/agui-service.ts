@@ -1,10 +1,10 @@
 import type { Message, ResumeEntry } from '@ag-ui/core';
-import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { buildResume, buildRunInput, parseForwardedProps, type InterruptAnswer } from '../../shared/agui/interrupts';
-import type { AguiServerView } from '../../shared/agui/ipc-schemas';
+import type { AguiServerView, AguiThreadList } from '../../shared/agui/ipc-schemas';
 import type { JsonObject } from '../../shared/agui/json-values';
 import { stampNewItems } from '../../shared/agui/item-times';
 import { addUserMessage, applyAguiEvent, beginRun, createThread, historyMessages, markRequestFailed, markStreamDropped, openInterrupts, type AguiThreadView } from '../../shared/agui/run-model';
@@ -12,6 +12,8 @@ import { aguiThreadFileFormat, aguiThreadViewSchema, restoreThread } from '../..
 import { diffThread } from '../../shared/agui/thread-update';
 import { builtInAguiDemoId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
+import { threadTitleFromMessage } from '../../shared/talkie/thread-title';
+import { searchThreads, type ThreadSearchResult } from '../../shared/threads/thread-search';
 import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import type { Problem } from '../../shared/talkie/problems';
 import type { TokenStore } from '../auth/token-store';
@@ -65,6 +67,10 @@ export const aguiServiceLimits = {
   /** Characters of event data folded per `agui.update` (a batch is closed once it holds this much). */
   batchChars: 1024 * 1024,
   servers: 500,
+  /** Earlier threads kept per agent (the oldest beyond it are deleted when another is kept). */
+  earlierThreads: 50,
+  /** Characters of an earlier thread's text held in memory for search. */
+  searchCharsPerThread: 200_000,
 } as const;
 
 const serversFileSchema = z.strictObject({
@@ -97,6 +103,16 @@ interface AgentState {
   lastRun?: { messages: Message[]; resume?: ResumeEntry[] };
 }
 
+/** An earlier thread of an agent (its file in `agui-threads/<agentId>/`), as the list and the search need it. */
+interface EarlierThread {
+  threadId: string;
+  title: string;
+  /** The newest item's time (ms), when known. */
+  updatedAt?: number;
+  texts: string[];
+  path: string;
+}
+
 interface ActiveRun {
   runId: string;
   abort: AbortController;
@@ -111,6 +127,8 @@ const terminalStates = new Set<AguiThreadView['runState']>(['finished', 'awaitin
 export class AguiService {
   private readonly states = new Map<string, Promise<AgentState>>();
   private readonly runs = new Map<string, ActiveRun>();
+  /** Each agent's earlier threads by thread id, read from its folder at first use. */
+  private readonly earlierThreads = new Map<string, Promise<Map<string, EarlierThread>>>();
   private readonly now: () => number;
 
   private constructor(
@@ -195,14 +213,86 @@ export class AguiService {
     return { cancelled: true };
   }
 
+  /** A fresh thread; the one open is kept among the earlier threads (when it has anything in it). */
   async newThread(agentId: string): Promise<AguiServerView> {
     const target = await this.target(agentId);
     const state = await this.state(agentId);
     this.ensureIdle(agentId);
+    await this.keepEarlier(agentId, state.thread);
     state.thread = createThread(`thread_${randomUUID()}`);
     delete state.lastRun;
     await this.save(agentId, state);
     return this.view(agentId, target, state);
+  }
+
+  /**
+   * The agent's threads: the open one first (once it has anything in it), then the earlier ones kept
+   * in `agui-threads/<agentId>/` (at most 50), newest first, each titled by its first message of the user's.
+   */
+  async threads(agentId: string): Promise<AguiThreadList> {
+    await this.target(agentId);
+    const { thread } = await this.state(agentId);
+    const earlier = [...(await this.earlier(agentId)).values()].sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
+    const open = thread.items.length > 0 ? [summaryOf(thread)] : [];
+    return {
+      currentThreadId: thread.threadId,
+      threads: [...open, ...earlier].map(({ threadId, title, updatedAt }) => ({ threadId, title, ...(updatedAt === undefined ? {} : { updatedAt }) })),
+    };
+  }
+
+  /** Opens an earlier thread: it becomes the agent's thread (runs continue it) and the open one is kept among the earlier. */
+  async openThread(agentId: string, threadId: string): Promise<AguiServerView> {
+    const target = await this.target(agentId);
+    const state = await this.state(agentId);
+    if (state.thread.threadId === threadId) return this.view(agentId, target, state);
+    this.ensureIdle(agentId);
+    const earlier = await this.earlier(agentId);
+    const chosen = earlier.get(threadId);
+    if (!chosen) throw new ServiceError('not_found', 'That thread is no longer there.', '/threadId');
+    const store = new JsonFileStore(chosen.path, aguiThreadViewSchema, () => createThread(threadId), aguiThreadFileFormat, { label: `agui-threads/${agentId}/${basename(chosen.path)}` });
+    const { value, notice } = await store.load();
+    if (notice) this.notices.push(notice);
+    const restored = restoreThread(value);
+    if (!restored.ok || restored.view.threadId !== threadId) {
+      earlier.delete(threadId);
+      throw new ServiceError('not_found', 'That thread could not be read; it is no longer listed.', '/threadId');
+    }
+    await this.keepEarlier(agentId, state.thread);
+    state.thread = restored.view;
+    delete state.lastRun;
+    await this.save(agentId, state);
+    earlier.delete(threadId);
+    await rm(chosen.path, { force: true });
+    return this.view(agentId, target, state);
+  }
+
+  /** Deletes an earlier thread, or empties the open one (a fresh thread takes its place). */
+  async deleteThread(agentId: string, threadId: string): Promise<AguiThreadList> {
+    await this.target(agentId);
+    const state = await this.state(agentId);
+    if (state.thread.threadId === threadId) {
+      this.ensureIdle(agentId);
+      state.thread = createThread(`thread_${randomUUID()}`);
+      delete state.lastRun;
+      await this.save(agentId, state);
+    } else {
+      const earlier = await this.earlier(agentId);
+      const gone = earlier.get(threadId);
+      if (!gone) throw new ServiceError('not_found', 'That thread is no longer there.', '/threadId');
+      await rm(gone.path, { force: true });
+      earlier.delete(threadId);
+    }
+    return this.threads(agentId);
+  }
+
+  /**
+   * Searches the agent's threads (the open one and the earlier ones): their messages' text, the
+   * first one of the user's as the title. Read from main's copies; nothing is sent to the server.
+   */
+  async searchThread(agentId: string, query: string): Promise<{ results: ThreadSearchResult[] }> {
+    const { thread } = await this.state(agentId);
+    const earlier = [...(await this.earlier(agentId)).values()].sort((a, b) => (b.updatedAt ?? 0) - (a.updatedAt ?? 0));
+    return { results: searchThreads([summaryOf(thread), ...earlier], query) };
   }
 
   async setForwardedProps(agentId: string, json: string): Promise<AguiServerView> {
@@ -236,7 +326,11 @@ export class AguiService {
       await run.done;
     }
     this.states.delete(agentId);
-    if (safeAgentId.test(agentId)) await rm(this.threadPath(agentId), { force: true });
+    this.earlierThreads.delete(agentId);
+    if (safeAgentId.test(agentId)) {
+      await rm(this.threadPath(agentId), { force: true });
+      await rm(this.earlierFolder(agentId), { recursive: true, force: true });
+    }
     if (this.forwarded[agentId] !== undefined) {
       const servers = { ...this.forwarded };
       delete servers[agentId];
@@ -385,6 +479,61 @@ export class AguiService {
     };
   }
 
+  private earlierFolder(agentId: string): string {
+    return join(this.deps.userDataDir, 'agui-threads', agentId);
+  }
+
+  private earlier(agentId: string): Promise<Map<string, EarlierThread>> {
+    let earlier = this.earlierThreads.get(agentId);
+    if (!earlier) {
+      earlier = this.readEarlier(agentId);
+      this.earlierThreads.set(agentId, earlier);
+      earlier.catch(() => this.earlierThreads.delete(agentId));
+    }
+    return earlier;
+  }
+
+  /** The agent's earlier threads from its folder: the newest 50 files, each read like the open thread's file. */
+  private async readEarlier(agentId: string): Promise<Map<string, EarlierThread>> {
+    const found = new Map<string, EarlierThread>();
+    if (!safeAgentId.test(agentId)) return found;
+    const folder = this.earlierFolder(agentId);
+    let names: string[];
+    try {
+      names = (await readdir(folder)).filter((name) => /^[0-9a-f]{32}\.json$/.test(name));
+    } catch {
+      return found;
+    }
+    const dated = await Promise.all(names.map(async (name) => ({ name, time: (await stat(join(folder, name)).catch(() => undefined))?.mtimeMs ?? 0 })));
+    dated.sort((a, b) => b.time - a.time);
+    for (const { name } of dated.slice(0, aguiServiceLimits.earlierThreads)) {
+      const path = join(folder, name);
+      const store = new JsonFileStore(path, aguiThreadViewSchema, () => createThread('none'), aguiThreadFileFormat, { label: `agui-threads/${agentId}/${name}` });
+      const { value, notice, fromFile } = await store.load();
+      if (notice) this.notices.push(notice);
+      const restored = restoreThread(value);
+      if (!fromFile || !restored.ok || earlierFileName(restored.view.threadId) !== name) continue;
+      found.set(restored.view.threadId, { ...summaryOf(restored.view), path });
+    }
+    return found;
+  }
+
+  /** Keeps a thread among the earlier ones (not an empty one); beyond 50, the oldest file goes. */
+  private async keepEarlier(agentId: string, thread: AguiThreadView): Promise<void> {
+    if (thread.items.length === 0 || !safeAgentId.test(agentId)) return;
+    const earlier = await this.earlier(agentId);
+    const path = join(this.earlierFolder(agentId), earlierFileName(thread.threadId));
+    const store = new JsonFileStore(path, aguiThreadViewSchema, () => thread, aguiThreadFileFormat, { label: `agui-threads/${agentId}/${basename(path)}` });
+    await mkdir(this.earlierFolder(agentId), { recursive: true });
+    await store.save(thread);
+    earlier.set(thread.threadId, { ...summaryOf(thread), path });
+    const oldest = [...earlier.values()].sort((a, b) => (a.updatedAt ?? 0) - (b.updatedAt ?? 0));
+    for (const gone of oldest.slice(0, Math.max(0, earlier.size - aguiServiceLimits.earlierThreads))) {
+      await rm(gone.path, { force: true });
+      earlier.delete(gone.threadId);
+    }
+  }
+
   private threadPath(agentId: string): string {
     return join(this.deps.userDataDir, 'agui-threads', `${agentId}.json`);
   }
@@ -449,6 +598,26 @@ function problemError(problems: readonly Problem[], base: string): ServiceError 
     .join(' ')
     .slice(0, 1000);
   return new ServiceError('invalid_request', message || 'The request is not valid.', `${base}${first?.path ?? ''}`);
+}
+
+/** An earlier thread's file name: a hash of its id, so that no id can name a path. */
+function earlierFileName(threadId: string): string {
+  return `${createHash('sha256').update(threadId).digest('hex').slice(0, 32)}.json`;
+}
+
+/** A thread as the list and the search see it: the first message of the user's as its title, its text (bounded), its newest time. */
+function summaryOf(thread: AguiThreadView): Omit<EarlierThread, 'path'> {
+  const first = thread.items.find((item) => item.kind === 'user');
+  const texts: string[] = [];
+  let room: number = aguiServiceLimits.searchCharsPerThread;
+  for (const item of thread.items) {
+    if ((item.kind !== 'user' && item.kind !== 'text') || room <= 0) continue;
+    texts.push(item.text.slice(0, room));
+    room -= item.text.length;
+  }
+  const times = thread.items.flatMap((item) => (item.at === undefined ? [] : [item.at]));
+  const updatedAt = times.length > 0 ? Math.max(...times) : undefined;
+  return { threadId: thread.threadId, title: first?.kind === 'user' ? threadTitleFromMessage(first.text) : '', texts, ...(updatedAt === undefined ? {} : { updatedAt }) };
 }
 
 function isSnapshot(event: unknown): boolean {

@@ -3,6 +3,7 @@ import { checkAgent } from '../agents/check-agent';
 import { a2aAgentView, identifyAgent } from '../agents/identify-agent';
 import type { AguiService } from '../agui/agui-service';
 import type { HandlerTable } from '../ipc/handler-table';
+import type { TalkieService } from '../talkie/talkie-service';
 import type { AgentRegistry } from '../store/agent-registry';
 import type { SettingsService } from '../store/settings-service';
 import type { WebPagesService } from './web-pages';
@@ -16,11 +17,13 @@ export function agentsHandlers({
   agents,
   settings,
   agui,
+  talkie,
   webPages,
 }: {
   agents: AgentRegistry;
   settings: SettingsService;
-  agui: Pick<AguiService, 'forget'>;
+  agui: Pick<AguiService, 'forget' | 'searchThread'>;
+  talkie: Pick<TalkieService, 'searchThreads'>;
   webPages: WebPagesService;
 }): HandlerTable<'agents'> {
   return {
@@ -51,5 +54,11 @@ export function agentsHandlers({
       return { protocol: 'a2a' as const, agent: a2aAgentView(identified) };
     },
     'agents.webPages': ({ agentId }) => webPages.webPages(agentId),
+    'agents.searchThreads': ({ agentId, query }) => {
+      if (agentId === builtInAgentCallDemoId) return { results: [] };
+      // A plain AG-UI agent's thread is in main's files; every other agent's is what Talkie saw this session.
+      const isAgui = agentId === builtInAguiDemoId || (agentId !== builtInDemoAgentId && agents.get(agentId).protocol === 'agui');
+      return isAgui ? agui.searchThread(agentId, query) : talkie.searchThreads(agentId, query);
+    },
   };
 }

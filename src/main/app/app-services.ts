@@ -293,7 +293,7 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   return joinHandlerTables(
     appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory: new UiMemory(), openExternal: options.openExternal, media }),
-    agentsHandlers({ agents, settings, agui, webPages }),
+    agentsHandlers({ agents, settings, agui, talkie, webPages }),
     nfcHandlers({ nfc }),
     photoHandlers({ photos }),
     demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),

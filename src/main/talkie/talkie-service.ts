@@ -18,7 +18,9 @@ import { fetchLogo, ManifestCache, type DiscoveredServer } from './discovery';
 import { safeFileName, saveResponse, type ChooseDownloadPath } from './download';
 import type { EndpointApprovals } from './endpoint-approvals';
 import { describe, limits, TalkieClient, TalkieError, type RunOutcome, type TokenSource } from './talkie-client';
+import { ThreadTexts } from './thread-texts';
 import { FirstMessages, threadItems, threadList } from './thread-view';
+import { threadTitleFromMessage } from '../../shared/talkie/thread-title';
 
 /** The built-in demo agent, started on first use. */
 export interface DemoPort {
@@ -73,6 +75,8 @@ export class TalkieService {
   private readonly actions = new Map<string, Action>();
   /** Titles for threads the server lists untitled: their first user message, as main saw it. */
   private readonly firstMessages = new FirstMessages();
+  /** What main saw of each agent's threads this session (titles, sent and streamed text), for search. */
+  private readonly texts = new ThreadTexts();
   /** Browser sign-ins waiting, by agent: Cancel aborts them. */
   private readonly signIns = new Map<string, AbortController>();
   private demo?: { baseUrl: string; token: string };
@@ -177,7 +181,11 @@ export class TalkieService {
       throw new ServiceError('invalid_request', `The message is ${request.text.length} characters; this server accepts at most ${max}.`, '/text', false);
     }
     const threadId = request.threadId ?? `t_${randomUUID()}`;
-    if (request.threadId === undefined) this.firstMessages.sent(agentId, threadId, request.text);
+    if (request.threadId === undefined) {
+      this.firstMessages.sent(agentId, threadId, request.text);
+      this.texts.untitled(agentId, threadId, threadTitleFromMessage(request.text));
+    }
+    this.texts.message(agentId, threadId, request.messageId, request.text);
     const runId = `r_${randomUUID()}`;
     const run: ActiveRun = { agentId, runId, threadId, abort: new AbortController(), cancelled: false };
     this.runs.set(runId, run);
@@ -203,7 +211,14 @@ export class TalkieService {
     const { client } = await this.usable(agentId);
     const list = threadList(await this.call(agentId, () => client.threads()));
     if (!list) throw new ServiceError('protocol_error', 'The server sent a thread list the app cannot read.');
-    return { threads: this.firstMessages.fill(agentId, list) };
+    const threads = this.firstMessages.fill(agentId, list);
+    this.texts.listed(agentId, threads);
+    return { threads };
+  }
+
+  /** Titles and text of the agent's threads that main saw this session; no request is made (thread-texts.ts). */
+  searchThreads(agentId: string, query: string) {
+    return { results: this.texts.search(agentId, query) };
   }
 
   async thread(agentId: string, threadId: string) {
@@ -212,6 +227,7 @@ export class TalkieService {
     if (!view) throw new ServiceError('protocol_error', 'The server sent a thread the app cannot read.');
     for (const action of view.actions) this.actions.set(`${agentId}:${action.id}`, action);
     this.firstMessages.loaded(agentId, threadId, view.items);
+    this.texts.loaded(agentId, threadId, view.items);
     return { threadId, items: view.items };
   }
 
@@ -219,6 +235,7 @@ export class TalkieService {
     const { client } = await this.usable(agentId);
     await this.call(agentId, () => client.deleteThread(threadId));
     this.firstMessages.forget(agentId, threadId);
+    this.texts.forget(agentId, threadId);
     return this.threads(agentId);
   }
 
@@ -305,6 +322,7 @@ export class TalkieService {
     const onUpdate = (update: RunUpdate) => {
       if (update.type === 'run.started') threadId = update.threadId;
       if (update.type === 'action') this.actions.set(`${agentId}:${update.action.id}`, update.action);
+      if (update.type === 'text.delta') this.texts.append(agentId, threadId, update.messageId, update.delta);
       this.deps.events.emit('talkie.update', { agentId, runKey: runId, update });
     };
     let outcome: RunOutcome = await client.run({ threadId, runId, messages: [{ id: request.messageId, role: 'user', content: request.text }] }, onUpdate, run.abort.signal);

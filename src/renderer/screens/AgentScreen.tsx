@@ -1,4 +1,4 @@
-import { useEffect, useState, type RefObject } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
 import type { A2AAgentView } from '../../shared/ipc/contract';
 import type { IpcError } from '../../shared/ipc/errors';
@@ -30,6 +30,7 @@ export function AgentScreen({
   label,
   protocol,
   onBack,
+  onIdentified,
 }: {
   api: AgentDeskApi;
   headingRef: RefObject<HTMLHeadingElement | null>;
@@ -37,18 +38,25 @@ export function AgentScreen({
   label: string;
   protocol?: AgentProtocol;
   onBack: () => void;
+  /** What main found the agent speaks (the sidebar shows it as the agent's kind). */
+  onIdentified?: (protocol: AgentProtocol | 'a2a') => void;
 }) {
   const { t } = useI18n();
   const [identified, setIdentified] = useState<Identified>(protocol ? { status: 'ready', protocol } : { status: 'checking' });
   const [attempt, setAttempt] = useState(0);
+  const identifiedRef = useRef(onIdentified);
+  useEffect(() => {
+    identifiedRef.current = onIdentified;
+  }, [onIdentified]);
 
   useEffect(() => {
     if (protocol) return;
     let current = true;
     void call(() => api.agents.identify({ agentId })).then((result) => {
       if (!current) return;
-      if (!result.ok) setIdentified({ status: 'failed', error: result.error });
-      else if (result.value.protocol === 'a2a') setIdentified({ status: 'a2a', agent: result.value.agent });
+      if (!result.ok) return setIdentified({ status: 'failed', error: result.error });
+      identifiedRef.current?.(result.value.protocol);
+      if (result.value.protocol === 'a2a') setIdentified({ status: 'a2a', agent: result.value.agent });
       else setIdentified({ status: 'ready', protocol: result.value.protocol });
     });
     return () => {

@@ -28,6 +28,25 @@ export const aguiServerViewSchema = z.strictObject({
 });
 export type AguiServerView = z.infer<typeof aguiServerViewSchema>;
 
+/** The agent's threads: the open one first (once it has anything in it), then the earlier ones main keeps, newest first. */
+export const aguiThreadListSchema = z.strictObject({
+  currentThreadId: z.string().min(1).max(300),
+  threads: z
+    .array(
+      z.strictObject({
+        threadId: z.string().min(1).max(300),
+        /** The first message of the user's (one line, at most 60 characters); '' when there is none. */
+        title: z.string().max(200),
+        /** The newest item's time (ms since the epoch), when known. */
+        updatedAt: z.number().int().min(0).max(8_640_000_000_000_000).optional(),
+      }),
+    )
+    .max(51),
+});
+export type AguiThreadList = z.infer<typeof aguiThreadListSchema>;
+
+const threadId = z.string().min(1).max(300);
+
 const answerSchema = z.discriminatedUnion('status', [
   z.strictObject({ status: z.literal('resolved'), payload: z.unknown().optional() }),
   z.strictObject({ status: z.literal('cancelled') }),
@@ -53,8 +72,14 @@ export const aguiMethods = {
   'agui.retry': { request: z.strictObject({ agentId }), response: z.strictObject({ runId }) },
   /** Stops the run's stream (the server sees the client go away). */
   'agui.cancel': { request: z.strictObject({ agentId }), response: z.strictObject({ cancelled: z.boolean() }) },
-  /** A fresh thread (the old one is forgotten, open interrupts with it). */
+  /** A fresh thread; the one open is kept among the earlier threads (with its open interrupts), unless it is empty. */
   'agui.newThread': { request: z.strictObject({ agentId }), response: aguiServerViewSchema },
+  /** The agent's threads: the open one, then up to 50 earlier ones kept in main, newest first. */
+  'agui.threads': { request: z.strictObject({ agentId }), response: aguiThreadListSchema },
+  /** Opens an earlier thread: runs continue it from now on; the one open joins the earlier ones. */
+  'agui.openThread': { request: z.strictObject({ agentId, threadId }), response: aguiServerViewSchema },
+  /** Deletes an earlier thread for good, or empties the open one (a fresh thread takes its place). */
+  'agui.deleteThread': { request: z.strictObject({ agentId, threadId }), response: aguiThreadListSchema },
   /** Saves forwardedProps (a JSON object as text); refused with the JSON problem and its path. */
   'agui.setForwardedProps': { request: z.strictObject({ agentId, json: z.string().max(65_536) }), response: aguiServerViewSchema },
   /** Saves (or with an empty string, removes) the server's bearer token in the keychain. */

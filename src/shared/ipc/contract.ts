@@ -15,6 +15,7 @@ import { webPagesSchema } from '../agentmesh/ipc-schemas';
 import { aguiEvents, aguiMethods } from '../agui/ipc-schemas';
 import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, talkieVoiceEvents, talkieVoiceMethods, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
 import { agentLabelMaxLength } from '../agents/label';
+import { threadSearchRequestSchema, threadSearchResponseSchema } from '../threads/thread-search';
 import { ipcBytes } from './binary';
 import { uiMemoryMethods } from './ui-memory-schemas';
 
@@ -230,6 +231,13 @@ export const contract = {
     },
     /** The agent's web pages from its A2A card (AgentMesh UI links): shown as untrusted links, opened only on click. */
     'agents.webPages': { request: z.strictObject({ agentId }), response: webPagesSchema },
+    /**
+     * Searches the agent's threads, titles and message text, in what main already holds (a Talkie
+     * agent: what this session listed, sent, streamed or opened; a plain AG-UI agent: its saved
+     * thread); never a request to the agent. At most 20 results, newest first, titles that match
+     * first, each with a short snippet of the first message that matches. An AgentCall agent has none.
+     */
+    'agents.searchThreads': { request: threadSearchRequestSchema, response: threadSearchResponseSchema },
     /** The same demo's plain AG-UI side (reasoning, steps, a tool call, activity, a confirmation to resume). */
     'demo.openAgui': { request: empty, response: z.strictObject({ agentId }) },
     ...aguiMethods,

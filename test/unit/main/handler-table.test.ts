@@ -18,7 +18,7 @@ describe('the handler tables each folder exports', () => {
   it('answer every contract method exactly once between them, and nothing else', () => {
     const tables = [
       appHandlers({ version: '0', shell: 'web', notices: standIn(), settings: standIn(), uiMemory: standIn(), openExternal: standIn(), media: standIn() }),
-      agentsHandlers({ agents: standIn(), settings: standIn(), agui: standIn(), webPages: standIn() }),
+      agentsHandlers({ agents: standIn(), settings: standIn(), agui: standIn(), talkie: standIn(), webPages: standIn() }),
       nfcHandlers({ nfc: undefined }),
       photoHandlers({ photos: standIn() }),
       demoHandlers({ talkie: standIn(), demo: standIn(), demoSideUrl: standIn() }),

@@ -580,11 +580,22 @@ describe('plain AG-UI screen', () => {
     const { backend, user } = await renderScreen();
     await sendMessage(user, backend, 'First topic');
     events(backend, 'run-1', [{ type: 'RUN_STARTED', threadId, runId: 'run-1' }, { type: 'RUN_FINISHED', threadId, runId: 'run-1' }]);
+    backend.end('run-1', backend.state.agui[agentId]!.thread);
     await waitFor(() => expect(status()).toBe('Finished'));
-    await user.click(screen.getByRole('button', { name: 'New thread' }));
+    // The chat list (in place here: no shell around the screen) names the thread by its first message, marked open.
+    const chats = within(screen.getByRole('navigation', { name: 'Chats' }));
+    await waitFor(() => expect(chats.getByRole('button', { name: 'First topic' }).getAttribute('aria-current')).toBe('true'));
+    await user.click(chats.getByRole('button', { name: 'New chat' }));
     await screen.findByText('No messages yet. Write something to start a run.');
     expect(backend.callsOf('agui.newThread')).toEqual([{ agentId }]);
-    expect(screen.queryByText('First topic')).toBeNull();
+    const transcript = within(screen.getByRole('region', { name: 'Messages' }));
+    expect(transcript.queryByText('First topic')).toBeNull();
+    // The first thread is kept: listed, no longer open; it opens again from the list.
+    await waitFor(() => expect(chats.getByRole('button', { name: 'First topic' }).getAttribute('aria-current')).toBeNull());
+    await user.click(chats.getByRole('button', { name: 'First topic' }));
+    expect(await transcript.findByText('First topic')).toBeTruthy();
+    expect(backend.callsOf('agui.openThread')).toEqual([{ agentId, threadId }]);
+    expect(chats.getByRole('button', { name: 'First topic' }).getAttribute('aria-current')).toBe('true');
   });
 
   it('says why the server could not be opened, and tries again', async () => {

@@ -26,8 +26,11 @@ describe('chat: threads (Talkie §9)', () => {
     await waitFor(() => expect(threadList().getAllByRole('listitem')).toHaveLength(2));
     const buttons = threadList()
       .getAllByRole('button')
-      .filter((button) => !button.textContent?.startsWith('Delete') && button.textContent !== 'New chat');
+      .filter((button) => !button.getAttribute('aria-label')?.startsWith('Delete') && button.textContent !== 'New chat');
     expect(buttons.map((button) => button.querySelector('.thread__title')?.textContent)).toEqual(['Offer for Alfa', 'Untitled chat']);
+    // The list is in the shell's sidebar, under the open agent's entry.
+    expect(screen.getByRole('navigation', { name: 'AgentDesk' }).contains(buttons[0]!)).toBe(true);
+    expect(within(screen.getByRole('main')).queryByRole('navigation', { name: 'Chats' })).toBeNull();
 
     await user.click(threadList().getByRole('button', { name: /^Offer for Alfa/ }));
     expect(await transcript().findByText('Prepare the offer')).toBeTruthy();

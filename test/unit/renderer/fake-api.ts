@@ -1,7 +1,7 @@
 import type { AgentCallAgent } from '../../../src/shared/agentcall/ipc-schemas';
 import type { WebPages } from '../../../src/shared/agentmesh/ipc-schemas';
 import type { AguiServerView } from '../../../src/shared/agui/ipc-schemas';
-import { addUserMessage, createThread } from '../../../src/shared/agui/run-model';
+import { addUserMessage, createThread, type AguiThreadView } from '../../../src/shared/agui/run-model';
 import { normalizeAgentAddress } from '../../../src/shared/agents/address';
 import { normalizeAgentLabel } from '../../../src/shared/agents/label';
 import { buildApi, type AgentDeskApi, type ApiTransport } from '../../../src/shared/ipc/api';
@@ -28,6 +28,7 @@ import type { Action } from '../../../src/shared/talkie/content';
 import type { ConversationItem } from '../../../src/shared/talkie/conversation';
 import type { ServerView } from '../../../src/shared/talkie/ipc-schemas';
 import { UiMemory } from '../../../src/main/app/ui-memory';
+import { searchThreads } from '../../../src/shared/threads/thread-search';
 
 type Handler<M extends MethodName> = (request: MethodRequest<M>) => IpcResult<MethodResponse<M>> | Promise<IpcResult<MethodResponse<M>>>;
 type Handlers = { [M in MethodName]: Handler<M> };
@@ -83,6 +84,8 @@ export interface FakeBackend {
     agentCall: AgentCallAgent;
     /** Plain AG-UI servers by agent id (created on first `agui.open`). */
     agui: Record<string, AguiServerView>;
+    /** Earlier plain AG-UI threads by agent id, newest first (`agui.newThread` keeps the open one here). */
+    aguiEarlier: Record<string, AguiThreadView[]>;
     /** What `agents.webPages` answers, by agent id (none by default). */
     webPages: Record<string, WebPages>;
     /** Agents that `agents.identify` reports as plain A2A agents, with what their page shows. */
@@ -142,10 +145,20 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       notes: [],
     },
     agui: {},
+    aguiEarlier: {},
     webPages: {},
     a2aAgents: {},
     checks: {},
     ...initial,
+  };
+  const aguiTitle = (thread: AguiThreadView) => {
+    const first = thread.items.find((item) => item.kind === 'user');
+    return first?.kind === 'user' ? first.text.slice(0, 60) : '';
+  };
+  const aguiList = (agentId: string): MethodResponse<'agui.threads'> => {
+    const open = aguiView(agentId).thread;
+    const threads = [...(open.items.length > 0 ? [open] : []), ...(state.aguiEarlier[agentId] ?? [])];
+    return { currentThreadId: open.threadId, threads: threads.map((thread) => ({ threadId: thread.threadId, title: aguiTitle(thread) })) };
   };
   const aguiView = (agentId: string): AguiServerView =>
     (state.agui[agentId] ??= { endpoint: 'http://127.0.0.1:9/agui', hasToken: false, forwardedProps: '{}', thread: createThread(`thread-${agentId}`) });
@@ -262,6 +275,18 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
         updates: [{ type: 'session.starting', sessionId: 'agentdesk-fake', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true }],
       }),
     'agents.webPages': ({ agentId }) => ok(state.webPages[agentId] ?? { links: [], problems: [] }),
+    // The real matcher over what this fake main holds: the thread list's titles and the threads' items.
+    'agents.searchThreads': ({ query }) =>
+      ok({
+        results: searchThreads(
+          state.talkie.threads.map((thread) => ({
+            threadId: thread.id,
+            title: thread.title || (thread.firstMessage ?? ''),
+            texts: (state.talkie.threadItems[thread.id] ?? []).flatMap((item) => (item.kind === 'user' || item.kind === 'assistant' ? [item.text] : [])),
+          })),
+          query,
+        ),
+      }),
     'demo.openAgui': () => ok({ agentId: builtInAguiDemoId }),
     'agui.open': ({ agentId }) => ok(aguiView(agentId)),
     'agui.send': ({ agentId, messageId, text }) => {
@@ -273,8 +298,25 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'agui.retry': () => ok({ runId: `run-${nextId++}` }),
     'agui.cancel': () => ok({ cancelled: true }),
     'agui.newThread': ({ agentId }) => {
+      const open = aguiView(agentId).thread;
+      if (open.items.length > 0) state.aguiEarlier[agentId] = [open, ...(state.aguiEarlier[agentId] ?? [])];
       state.agui[agentId] = { ...aguiView(agentId), thread: createThread(`thread-${nextId++}`) };
       return ok(aguiView(agentId));
+    },
+    'agui.threads': ({ agentId }) => ok(aguiList(agentId)),
+    'agui.openThread': ({ agentId, threadId }) => {
+      const earlier = state.aguiEarlier[agentId] ?? [];
+      const chosen = earlier.find((thread) => thread.threadId === threadId);
+      if (!chosen) return threadId === aguiView(agentId).thread.threadId ? ok(aguiView(agentId)) : fail('not_found', 'That thread is no longer there.');
+      const open = aguiView(agentId).thread;
+      state.aguiEarlier[agentId] = [...(open.items.length > 0 ? [open] : []), ...earlier.filter((thread) => thread !== chosen)];
+      state.agui[agentId] = { ...aguiView(agentId), thread: chosen };
+      return ok(aguiView(agentId));
+    },
+    'agui.deleteThread': ({ agentId, threadId }) => {
+      if (threadId === aguiView(agentId).thread.threadId) state.agui[agentId] = { ...aguiView(agentId), thread: createThread(`thread-${nextId++}`) };
+      else state.aguiEarlier[agentId] = (state.aguiEarlier[agentId] ?? []).filter((thread) => thread.threadId !== threadId);
+      return ok(aguiList(agentId));
     },
     'agui.setForwardedProps': ({ agentId, json }) => {
       state.agui[agentId] = { ...aguiView(agentId), forwardedProps: json };

@@ -25,6 +25,7 @@ import { useOpenLink } from '../../hooks/useOpenLink';
 import { useWindowFileDrop } from '../../hooks/useWindowFileDrop';
 import { LinkOpenError } from '../../components/LinkOpenError';
 import { originOf } from '../../components/format';
+import { InSidebar } from '../shell/SidebarPlace';
 
 /** The one polite status line: what the session and the agent are doing, never the streamed text. */
 function statusKey(view: SessionView): MessageKey | undefined {
@@ -241,6 +242,11 @@ export function AgentCallScreen({
         onBack={onBack}
         onEnd={() => void endSession()}
       />
+      <InSidebar agentId={agentId}>
+        <p className="agent-session">
+          {t('shell.session')} · {t(ended || connection.status === 'failed' ? 'shell.sessionEnded' : ready ? 'shell.sessionLive' : 'shell.sessionConnecting')}
+        </p>
+      </InSidebar>
       {/* Read from the card on its own: shown whether or not the session opens. */}
       <WebPagesPanel api={api} agentId={agentId} />
       <ConnectionFeedback

@@ -19,9 +19,12 @@ import { InterruptForms, type SendAnswers } from './InterruptForms';
 import { useAguiThread } from './useAguiThread';
 import '../../styles/agui.css';
 import type { AgentScreenProps } from '../../navigation';
+import { InSidebar } from '../shell/SidebarPlace';
+import { ThreadList } from '../shell/ThreadList';
 import { useOpenLink } from '../../hooks/useOpenLink';
 import { LinkOpenError } from '../../components/LinkOpenError';
-import { hostOf, originOf } from '../../components/format';
+import { formatDateTime, hostOf, originOf } from '../../components/format';
+import { useAguiThreadList } from './useAguiThreadList';
 
 function newMessageId(): string {
   return `msg-${crypto.randomUUID()}`;
@@ -76,14 +79,19 @@ export function AguiScreen({
   label,
   onBack,
 }: AgentScreenProps) {
-  const { t } = useI18n();
+  const { t, language } = useI18n();
   const { connection, thread, reopen, replaceServer, changeThread, requestStarting, runStarted, requestSettled } = useAguiThread(api, agentId);
   const server = connection.status === 'open' ? connection.server : undefined;
   const composerRef = useRef<HTMLTextAreaElement>(null);
   const [retrying, setRetrying] = useState(false);
   const [retryError, setRetryError] = useState<IpcError | undefined>();
   const [newThreadBusy, setNewThreadBusy] = useState(false);
-  const [newThreadError, setNewThreadError] = useState<IpcError | undefined>();
+  const [threadFailure, setThreadFailure] = useState<{ summary: string; error: IpcError } | undefined>();
+  const threads = useAguiThreadList(api, agentId, thread?.threadId);
+  const latestThreadId = useRef(thread?.threadId);
+  useEffect(() => {
+    latestThreadId.current = thread?.threadId;
+  }, [thread?.threadId]);
 
   // Answers on their way (pendingResume) close the forms; a refused request opens them again.
   const interrupts = useMemo(() => (thread && thread.pendingResume === undefined ? openInterrupts(thread) : []), [thread]);
@@ -179,15 +187,38 @@ export function AguiScreen({
   async function newThread() {
     if (newThreadBusy) return;
     setNewThreadBusy(true);
-    setNewThreadError(undefined);
+    setThreadFailure(undefined);
     const result = await call(() => api.agui.newThread({ agentId }));
     setNewThreadBusy(false);
-    if (!result.ok) return setNewThreadError(result.error);
+    if (!result.ok) return setThreadFailure({ summary: t('chat.threads.newFailed'), error: result.error });
     setRetryError(undefined);
     setEditing(undefined);
     replaceServer(result.value);
     composerRef.current?.focus();
   }
+
+  /** An earlier thread becomes the open one (main keeps one open thread per agent; runs continue it). */
+  async function openThread(threadId: string) {
+    if (threadId === thread?.threadId) return;
+    setThreadFailure(undefined);
+    const result = await call(() => api.agui.openThread({ agentId, threadId }));
+    if (!result.ok) return setThreadFailure({ summary: t('chat.threads.openFailed'), error: result.error });
+    setRetryError(undefined);
+    replaceServer(result.value);
+  }
+
+  const deleteThread = useCallback(
+    async (threadId: string) => {
+      const result = await threads.remove(threadId);
+      // The open thread was emptied: show the fresh one main put in its place.
+      if (result.ok && result.value.currentThreadId !== latestThreadId.current) {
+        const opened = await call(() => api.agui.open({ agentId }));
+        if (opened.ok) replaceServer(opened.value);
+      }
+      return result;
+    },
+    [threads, api, agentId, replaceServer],
+  );
 
   const { openLink, linkError } = useOpenLink(api);
   const issuer = server ? originOf(server.endpoint) : '';
@@ -204,9 +235,27 @@ export function AguiScreen({
         title={label}
         onBack={onBack}
         subtitle={server ? <p className="agui-header__endpoint">{t('agui.endpoint', { host: hostOf(server.endpoint) })}</p> : null}
-        action={server ? { label: t('agui.newThread'), busy: newThreadBusy, disabled: running, onClick: () => void newThread() } : undefined}
-        failure={newThreadError ? { summary: t('agui.newThreadFailed'), error: newThreadError } : undefined}
       />
+      {server && thread ? (
+        <InSidebar agentId={agentId}>
+          <ThreadList
+            api={api}
+            agentId={agentId}
+            entries={threads.list?.threads.map((entry) => ({
+              id: entry.threadId,
+              title: entry.title || t('chat.threads.untitled'),
+              meta: entry.updatedAt === undefined ? undefined : formatDateTime(new Date(entry.updatedAt).toISOString(), language),
+            }))}
+            loadError={threads.error}
+            onRetry={threads.refresh}
+            currentId={thread.threadId}
+            newChat={{ onClick: () => void newThread(), busy: newThreadBusy, disabled: running }}
+            failure={threadFailure}
+            onOpen={(threadId) => void openThread(threadId)}
+            onDelete={deleteThread}
+          />
+        </InSidebar>
+      ) : null}
       <ConnectionFeedback
         connectingText={connection.status === 'opening' ? t('agui.opening', { name: label }) : undefined}
         failure={connection.status === 'failed' ? { summary: t('agui.openFailed', { name: label }), error: connection.error } : undefined}

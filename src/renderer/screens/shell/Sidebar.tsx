@@ -1,13 +1,13 @@
 import type { Ref } from 'react';
 import { agentTitle } from '../../../shared/agents/label';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { AgentEntry } from '../../../shared/ipc/contract';
+import { builtInAgentCallDemoId, builtInAguiDemoId, builtInDemoAgentId, type AgentEntry } from '../../../shared/ipc/contract';
 import type { LiveResource } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import type { AgentProtocol, ChatTarget, Screen } from '../../navigation';
 import { ErrorText } from '../../components/ErrorText';
-import { demoTitles, useDemoOpener, type DemoSide } from '../home/DemoTile';
+import { useDemoOpener, type DemoSide } from '../home/DemoTile';
 import { HardwareControl } from '../home/HardwareControl';
 
 const kindKeys: Record<AgentProtocol | 'a2a' | 'unknown', MessageKey> = {
@@ -18,30 +18,36 @@ const kindKeys: Record<AgentProtocol | 'a2a' | 'unknown', MessageKey> = {
   unknown: 'shell.kindUnknown',
 };
 
-const demoLinks: { side: DemoSide; key: MessageKey }[] = [
-  { side: 'talkie', key: 'shell.demoTalkie' },
-  { side: 'agentcall', key: 'shell.demoAgentCall' },
-  { side: 'agui', key: 'shell.demoAgui' },
+const demoLinks: { side: DemoSide; key: MessageKey; agentId: string }[] = [
+  { side: 'talkie', key: 'shell.demoTalkie', agentId: builtInDemoAgentId },
+  { side: 'agentcall', key: 'shell.demoAgentCall', agentId: builtInAgentCallDemoId },
+  { side: 'agui', key: 'shell.demoAgui', agentId: builtInAguiDemoId },
 ];
 
-/** What the list knows of an agent's kind: AG-UI when added as such, A2A once its card named it, the open screen's protocol. */
-function kindOf(agent: AgentEntry, current: Screen): keyof typeof kindKeys {
+/** What the list knows of an agent's kind: AG-UI when added as such, A2A once its card named it, what main found when it was opened. */
+function kindOf(agent: AgentEntry, current: Screen, kinds: Readonly<Record<string, AgentProtocol | 'a2a'>>): keyof typeof kindKeys {
   if (agent.protocol === 'agui') return 'agui';
   if (agent.name !== undefined) return 'a2a';
+  const known = kinds[agent.id];
+  if (known !== undefined) return known;
   if (current.name === 'chat' && current.agentId === agent.id && current.protocol) return current.protocol;
   return 'unknown';
 }
 
 /**
  * The app's sidebar: the added agents (kind, and which one is open), "Add an agent", the built-in
- * demo's three sides, the hardware control and Settings. In a narrow window it is a drawer (App).
+ * demo's three sides, the hardware control and Settings. Under the open agent's entry is its place
+ * (`placeRef`): the agent's screen shows its threads there, or its live session (SidebarPlace.tsx).
+ * In a narrow window it is a drawer (App).
  */
 export function Sidebar({
   api,
   agents,
   id,
   current,
+  kinds = {},
   firstRef,
+  placeRef,
   onNavigate,
   onAddAgent,
 }: {
@@ -50,8 +56,12 @@ export function Sidebar({
   agents: LiveResource<AgentEntry[]>;
   id: string;
   current: Screen;
+  /** What the agents opened this session turned out to speak, by agent id. */
+  kinds?: Readonly<Record<string, AgentProtocol | 'a2a'>>;
   /** The first control: focus goes there when the drawer opens. */
   firstRef: Ref<HTMLButtonElement>;
+  /** The element under the open agent's entry (SidebarPlace). */
+  placeRef: Ref<HTMLDivElement>;
   onNavigate: (screen: Screen) => void;
   onAddAgent: () => void;
 }) {
@@ -84,10 +94,11 @@ export function Sidebar({
                     >
                       <span className="sidebar__item-text">{name}</span>
                       <span className="sidebar__meta">
-                        {t(kindKeys[kindOf(agent, current)])}
+                        {t(kindKeys[kindOf(agent, current, kinds)])}
                         {open ? ` · ${t('shell.statusOpen')}` : ''}
                       </span>
                     </button>
+                    {open ? <div ref={placeRef} className="sidebar__place" /> : null}
                   </li>
                 );
               })}
@@ -105,8 +116,8 @@ export function Sidebar({
       <div className="sidebar__group">
         <h2 className="sidebar__heading">{t('shell.demo')}</h2>
         <ul className="sidebar__list">
-          {demoLinks.map(({ side, key }) => {
-            const open = current.name === 'chat' && current.protocol === side && current.label === t(demoTitles[side]);
+          {demoLinks.map(({ side, key, agentId }) => {
+            const open = current.name === 'chat' && current.agentId === agentId;
             return (
               <li key={side}>
                 <button
@@ -118,6 +129,7 @@ export function Sidebar({
                 >
                   <span className="sidebar__item-text">{t(key)}</span>
                 </button>
+                {open ? <div ref={placeRef} className="sidebar__place" /> : null}
               </li>
             );
           })}

@@ -4,15 +4,18 @@ import type { IpcError } from '../../../shared/ipc/errors';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';
 import type { ShownError } from '../../components/ErrorText';
 import { call, useLiveResource } from '../../hooks/useLiveResource';
-import { useI18n } from '../../i18n/I18nProvider';
+import { useI18n, type I18n } from '../../i18n/I18nProvider';
 import { AccountPanel, type TalkieStatus } from './AccountPanel';
 import { ChatEnvironmentContext, type ChatEnvironment } from '../../components/ChatContext';
 import { RunStatus } from './RunStatus';
-import { ThreadsSidebar } from './ThreadsSidebar';
 import { Transcript } from './Transcript';
 import type { ItemHandlers } from './TranscriptItems';
 import { useChat } from './useChat';
-import { useThreads } from './useThreads';
+import { useThreads, type ThreadSummary } from './useThreads';
+import { threadTitleFromMessage } from '../../../shared/talkie/thread-title';
+import { InSidebar } from '../shell/SidebarPlace';
+import { ThreadList, type ThreadEntry } from '../shell/ThreadList';
+import { formatDateTime } from '../../components/format';
 import { useOpenLink } from '../../hooks/useOpenLink';
 import { useUiMemory } from '../../hooks/useUiMemory';
 import { LinkOpenError } from '../../components/LinkOpenError';
@@ -30,7 +33,18 @@ export function talkieDraftKey(agentId: string): string {
   return `talkie:${agentId}`;
 }
 
-/** The signed-in chat: threads and account on the side, the conversation, its status and the composer. */
+/** One Talkie thread as the list shows it: the server's title, else its first message, else "Untitled chat"; voice and its time below. */
+function threadEntry(thread: ThreadSummary, { t, language }: I18n): ThreadEntry {
+  const title = thread.title.trim() !== '' ? thread.title : threadTitleFromMessage(thread.firstMessage ?? '') || t('chat.threads.untitled');
+  const when = formatDateTime(thread.updatedAt ?? thread.createdAt, language);
+  const meta = [thread.channel === 'voice' ? t('chat.threads.voice') : undefined, when].filter((part) => part !== undefined).join(' · ');
+  return { id: thread.id, title, meta };
+}
+
+/**
+ * The signed-in chat: the conversation, its status and the composer; its threads (with search) and
+ * the account go under the agent's entry in the shell's sidebar.
+ */
 export function ChatBody({
   api,
   view,
@@ -197,18 +211,24 @@ export function ChatBody({
   }, [runActiveRef, busy, inCall]);
 
   const threadId = conversation.threadId;
+  const entries = useMemo(() => threads.threads?.map((thread) => threadEntry(thread, { t, language })), [threads.threads, t, language]);
   // Main remembers which thread is open, so that a reload or a renderer crash opens it again.
   useEffect(() => memory.saveThread(agentId, threadId), [memory, agentId, threadId]);
   return (
     <ChatEnvironmentContext.Provider value={environment}>
       <div className="chat-layout">
-        <div className="chat-side">
-          <ThreadsSidebar
-            threads={threads}
-            currentThreadId={threadId}
+        <InSidebar agentId={agentId}>
+          <ThreadList
+            api={api}
+            agentId={agentId}
+            entries={entries}
+            loadError={threads.error}
+            onRetry={threads.refresh}
+            currentId={threadId}
             newChatRef={newChatRef}
-            onNewChat={startNewChat}
+            newChat={{ onClick: startNewChat }}
             onOpen={openOtherThread}
+            onDelete={threads.remove}
             onDeleted={(deleted) => {
               if (deleted !== threadId) return;
               hangUp();
@@ -216,7 +236,7 @@ export function ChatBody({
             }}
           />
           <AccountPanel status={status.state} usage={chat.usage} onRetry={status.reload} />
-        </div>
+        </InSidebar>
         <section className="chat-main" aria-label={t('chat.conversationLabel')}>
           <LinkOpenError error={linkError} />
           <VoiceLineContext.Provider value={voice.view?.confirmation ?? noLine}>
