@@ -57,7 +57,8 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
     if (issue.code === 'unrecognized_keys') {
       return issue.keys.map((key) => `${at === '' ? '' : `${at}: `}unknown key "${clip(key)}"${at === '' ? ' at the top level' : ''}`);
     }
-    return [`${at === '' ? '(the policy)' : at}: ${issue.message}`];
+    const message = issue.code === 'invalid_type' && issue.message.endsWith('received undefined') ? 'is required' : issue.message;
+    return [`${at === '' ? '(the policy)' : at}: ${message}`];
   });
   const listed = lines.slice(0, maxListedProblems);
   const more = lines.length - listed.length;

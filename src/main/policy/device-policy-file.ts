@@ -1,0 +1,73 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join, resolve, win32 } from 'node:path';
+import type { DevicePolicy } from '../../shared/device-policy/device-policy';
+import { devicePolicyFailureMessage, readDevicePolicyText } from '../../shared/device-policy/read-device-policy';
+import { reasonInWords } from '../store/json-file-store';
+
+/**
+ * Finding and reading the device policy (issue #18; the format is src/shared/device-policy).
+ * The file is the system location of this OS, or the one `--policy FILE` names. No file at the
+ * system location means no policy (an unmanaged machine). Anything else that is not a valid policy
+ * (a file that cannot be read, malformed JSON, an unknown version, a schema problem, a `--policy`
+ * file that does not exist) fails closed: the result says so with the file and the problem, and the
+ * entries refuse to start (or, in kiosk mode, show only the error screen). Never silently ignored.
+ */
+export type DevicePolicyLoad =
+  | { state: 'none'; file: string }
+  | { state: 'active'; file: string; policy: DevicePolicy }
+  | {
+      state: 'failed';
+      file: string;
+      /** What is wrong, in words (without the file name). */
+      problem: string;
+      /** The whole sentence for people, naming the file and the problem. */
+      message: string;
+      /** True when the app must show the error screen rather than refuse to start: `--kiosk`, or the file said `"kiosk": true` as far as it could be read. */
+      kiosk: boolean;
+    };
+
+/** Policy files larger than this are refused unread (a policy is a few KiB). */
+export const maxDevicePolicyBytes = 1024 * 1024;
+
+/** The system location: Linux /etc/agentdesk/policy.json, Windows %ProgramData%\AgentDesk\policy.json, macOS /Library/Application Support/AgentDesk/policy.json. */
+export function systemDevicePolicyPath(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string {
+  if (platform === 'win32') return win32.join(env.ProgramData ?? env.PROGRAMDATA ?? 'C:\\ProgramData', 'AgentDesk', 'policy.json');
+  if (platform === 'darwin') return join('/Library', 'Application Support', 'AgentDesk', 'policy.json');
+  return '/etc/agentdesk/policy.json';
+}
+
+export interface LoadDevicePolicyOptions {
+  /** `--policy FILE`: this file instead of the system location; it must exist. */
+  file?: string | undefined;
+  /** The system location (tests pass a temporary folder's file); default: this OS's. */
+  systemPath?: string;
+  /** `--kiosk` on the command line: a policy that cannot be read is shown as the error screen. */
+  kiosk?: boolean;
+}
+
+export async function loadDevicePolicy(options: LoadDevicePolicyOptions = {}): Promise<DevicePolicyLoad> {
+  const explicit = options.file !== undefined;
+  const file = explicit ? resolve(options.file!) : (options.systemPath ?? systemDevicePolicyPath());
+  const failed = (problem: string, kiosk = false): DevicePolicyLoad => ({
+    state: 'failed',
+    file,
+    problem,
+    message: devicePolicyFailureMessage(file, problem),
+    kiosk: kiosk || options.kiosk === true,
+  });
+  let text: string;
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) return failed('it is not a file');
+    if (info.size > maxDevicePolicyBytes) return failed(`it is ${info.size} bytes, more than a policy may be (${maxDevicePolicyBytes})`);
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // No file at the system location: an unmanaged machine. A --policy file must be there.
+    if (!explicit && code === 'ENOENT') return { state: 'none', file };
+    return failed(code === 'ENOENT' ? 'the file does not exist' : `it cannot be read: ${reasonInWords(error)}`);
+  }
+  const read = readDevicePolicyText(text);
+  if (!read.ok) return failed(read.problem, read.kiosk);
+  return { state: 'active', file, policy: read.policy };
+}
