@@ -18,6 +18,8 @@ export type DevicePolicyLoad =
   | {
       state: 'failed';
       file: string;
+      /** `missing`: a --policy file that is not there; `unreadable`: not a readable file of a policy's size; then as readDevicePolicyText says. */
+      kind: 'missing' | 'unreadable' | 'malformed' | 'unknown_version' | 'invalid';
       /** What is wrong, in words (without the file name). */
       problem: string;
       /** The whole sentence for people, naming the file and the problem. */
@@ -25,6 +27,8 @@ export type DevicePolicyLoad =
       /** True when the app must show the error screen rather than refuse to start: `--kiosk`, or the file said `"kiosk": true` as far as it could be read. */
       kiosk: boolean;
     };
+
+type FailureKind = Extract<DevicePolicyLoad, { state: 'failed' }>['kind'];
 
 /** Policy files larger than this are refused unread (a policy is a few KiB). */
 export const maxDevicePolicyBytes = 1024 * 1024;
@@ -48,9 +52,10 @@ export interface LoadDevicePolicyOptions {
 export async function loadDevicePolicy(options: LoadDevicePolicyOptions = {}): Promise<DevicePolicyLoad> {
   const explicit = options.file !== undefined;
   const file = explicit ? resolve(options.file!) : (options.systemPath ?? systemDevicePolicyPath());
-  const failed = (problem: string, kiosk = false): DevicePolicyLoad => ({
+  const failed = (kind: FailureKind, problem: string, kiosk = false): DevicePolicyLoad => ({
     state: 'failed',
     file,
+    kind,
     problem,
     message: devicePolicyFailureMessage(file, problem),
     kiosk: kiosk || options.kiosk === true,
@@ -58,16 +63,16 @@ export async function loadDevicePolicy(options: LoadDevicePolicyOptions = {}): P
   let text: string;
   try {
     const info = await stat(file);
-    if (!info.isFile()) return failed('it is not a file');
-    if (info.size > maxDevicePolicyBytes) return failed(`it is ${info.size} bytes, more than a policy may be (${maxDevicePolicyBytes})`);
+    if (!info.isFile()) return failed('unreadable', 'it is not a file');
+    if (info.size > maxDevicePolicyBytes) return failed('unreadable', `it is ${info.size} bytes, more than a policy may be (${maxDevicePolicyBytes})`);
     text = await readFile(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     // No file at the system location: an unmanaged machine. A --policy file must be there.
     if (!explicit && code === 'ENOENT') return { state: 'none', file };
-    return failed(code === 'ENOENT' ? 'the file does not exist' : `it cannot be read: ${reasonInWords(error)}`);
+    return code === 'ENOENT' ? failed('missing', 'the file does not exist') : failed('unreadable', `it cannot be read: ${reasonInWords(error)}`);
   }
   const read = readDevicePolicyText(text);
-  if (!read.ok) return failed(read.problem, read.kiosk);
+  if (!read.ok) return failed(read.kind, read.problem, read.kiosk);
   return { state: 'active', file, policy: read.policy };
 }
