@@ -39,6 +39,9 @@ import { Notices } from '../store/notices';
 import { SettingsService } from '../store/settings-service';
 import { UiMemory } from './ui-memory';
 import { WebPagesService, webPagesSource } from './web-pages';
+import { AdminPinGate, adminPinLockoutFileName } from '../policy/admin-pin-gate';
+import { AdminSession } from '../policy/admin-session';
+import { guardSettingsUpdate, policyHandlers, refuseDemo, refusedMedia, type ActiveDevicePolicy } from './policy-handlers';
 
 export interface AppServicesOptions {
   userDataDir: string;
@@ -65,6 +68,14 @@ export interface AppServicesOptions {
   receivesPrivateUseRedirects?: boolean;
   /** Where downloads go: Electron asks with a save dialog; default: a free name in ~/Downloads. */
   chooseDownloadPath?: ChooseDownloadPath;
+  /**
+   * The device policy in force (issue #18), loaded by the entry (`loadDevicePolicy`); none: an
+   * unmanaged machine. A policy that failed never gets here: the entry refuses to start, or in kiosk
+   * mode runs `policyFailedServices` instead.
+   */
+  devicePolicy?: ActiveDevicePolicy;
+  /** Tests: the clock of the admin PIN's lockout and unlock. */
+  adminClock?: () => number;
 }
 
 /** The web shell's downloads: no dialog in a plain browser page, so a free name in ~/Downloads. */
@@ -125,15 +136,24 @@ async function openGround(options: AppServicesOptions) {
   await mkdir(options.userDataDir, { recursive: true, mode: 0o700 }).catch((error: unknown) =>
     notices.push(`AgentDesk cannot create its folder ${options.userDataDir} (${reasonInWords(error)}): defaults are in use and nothing can be saved this session.`),
   );
-  const settings = await SettingsService.open(options.userDataDir, events, notices);
-  const agents = await AgentRegistry.open(options.userDataDir, events, notices);
+  const { devicePolicy } = options;
+  // The device policy first: the settings in force and the agent list follow it.
+  const settings = await SettingsService.open(options.userDataDir, events, notices, devicePolicy);
+  const lockedAgents = devicePolicy?.policy.agents;
+  const agents = await AgentRegistry.open(options.userDataDir, events, notices, lockedAgents ? { agents: lockedAgents.list, file: devicePolicy.file } : undefined);
+  const pinHash = devicePolicy?.policy.admin?.pinHash;
+  const clock = options.adminClock ?? Date.now;
+  const admin = new AdminSession(
+    pinHash ? await AdminPinGate.open({ file: join(options.userDataDir, adminPinLockoutFileName), pinHash, notices, now: clock }) : undefined,
+    clock,
+  );
   const approvals = await EndpointApprovals.open(options.userDataDir, notices);
-  const media = new MediaPermissions();
+  const media = new MediaPermissions(refusedMedia(devicePolicy));
   const photos = new PhotoService({ log });
   const secrets = options.secrets ?? (await openSecretStore());
   if (secrets.kind === 'memory' && secrets.reason) notices.push(secrets.reason);
   const tokens = createTokenStore(secrets);
-  return { log, events, notices, settings, agents, approvals, media, photos, secrets, tokens };
+  return { log, events, notices, settings, agents, admin, approvals, media, photos, secrets, tokens };
 }
 
 /** The protocol and hardware services, in the order they start. */
@@ -222,7 +242,8 @@ function startNfc(options: AppServicesOptions, { settings, secrets, events, log 
   const nfc = new NfcService({
     readers: new ReaderSupervisor({ log, ...(options.nfc?.launcher ? { launcher: options.nfc.launcher } : {}) }),
     deviceKey: () => {
-      const keyFile = process.env[deviceKeyFileEnv];
+      // The device policy's key file wins over the environment's.
+      const keyFile = options.devicePolicy?.policy.deviceKeyFile ?? process.env[deviceKeyFileEnv];
       return loadDeviceKey(keyFile ? { keyFile } : { secrets });
     },
     settings: () => nfcSettingsOf(settings.get()),
@@ -265,15 +286,24 @@ function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<
 
 /** Every contract method's handler, each folder contributing its own table (the types prove each method is answered exactly once). */
 function handlerTable(options: AppServicesOptions, ground: Ground, services: Services): Handlers {
-  const { notices, settings, agents, media, photos } = ground;
+  const { notices, settings, agents, admin, media, photos } = ground;
   const { demo, agui, talkie, voice, nfc, agentCall, webPages } = services;
+  const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory: new UiMemory(), openExternal: options.openExternal, media });
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   return joinHandlerTables(
-    appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory: new UiMemory(), openExternal: options.openExternal, media }),
+    {
+      ...app,
+      // The device policy's admin PIN guards the user's settings.
+      'settings.update': (request) => {
+        guardSettingsUpdate(admin, request.patch);
+        return app['settings.update'](request);
+      },
+    },
+    policyHandlers({ devicePolicy: options.devicePolicy, admin }),
     agentsHandlers({ agents, settings, agui, webPages }),
     nfcHandlers({ nfc }),
     photoHandlers({ photos }),
-    demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),
+    refuseDemo(options.devicePolicy) ?? demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),
     aguiHandlers({ agui }),
     agentcallHandlers({ agentCall }),
     talkieHandlers({ talkie, voice }),

@@ -76,5 +76,7 @@ function clip(text: string): string {
 
 /** The one sentence the app shows (error screen) or prints (refusing to start) for a policy it cannot use. */
 export function devicePolicyFailureMessage(file: string, problem: string): string {
-  return `AgentDesk's device policy ${file} cannot be used: ${problem}. AgentDesk runs nothing until an administrator fixes or removes that file (check it with: agentdesk policy check ${file}).`;
+  // Bounded (the error screen and app.info carry it): a path of at most 300 characters, the problem of at most 1200.
+  const shown = file.length > 300 ? `…${file.slice(-299)}` : file;
+  return `AgentDesk's device policy ${shown} cannot be used: ${problem.length > 1200 ? `${problem.slice(0, 1199)}…` : problem}. AgentDesk runs nothing until an administrator fixes or removes that file (check it with: agentdesk policy check ${shown}).`;
 }
