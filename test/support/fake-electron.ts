@@ -25,6 +25,8 @@ export function createFakeElectron() {
     utilityForks: [] as { path: string; options: unknown }[],
     messageBoxes: [] as Record<string, unknown>[],
     messageBoxAnswer: 0,
+    errorBoxes: [] as { title: string; content: string }[],
+    exitCodes: [] as number[],
   };
   class FakeContents {
     events = new Map<string, Handler>();
@@ -78,6 +80,7 @@ export function createFakeElectron() {
     app: {
       requestSingleInstanceLock: () => state.singleInstance,
       quit: () => void state.quit++,
+      exit: (code = 0) => void state.exitCodes.push(code),
       enableSandbox: () => void state.sandbox++,
       on: (event: string, handler: Handler) => void state.appEvents.set(event, handler),
       whenReady: () => {
@@ -117,6 +120,7 @@ export function createFakeElectron() {
         state.messageBoxes.push(options);
         return { response: state.messageBoxAnswer };
       },
+      showErrorBox: (title: string, content: string) => void state.errorBoxes.push({ title, content }),
     },
     BrowserWindow: FakeWindow,
   };
@@ -141,4 +145,6 @@ export function resetFakeElectron({ state }: FakeElectron): void {
   state.utilityForks.length = 0;
   state.messageBoxes.length = 0;
   state.messageBoxAnswer = 0;
+  state.errorBoxes.length = 0;
+  state.exitCodes.length = 0;
 }

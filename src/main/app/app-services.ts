@@ -41,7 +41,8 @@ import { UiMemory } from './ui-memory';
 import { WebPagesService, webPagesSource } from './web-pages';
 import { AdminPinGate, adminPinLockoutFileName } from '../policy/admin-pin-gate';
 import { AdminSession } from '../policy/admin-session';
-import { guardSettingsUpdate, policyHandlers, refuseDemo, refusedMedia, type ActiveDevicePolicy } from './policy-handlers';
+import { loadDevicePolicy, type DevicePolicyLoad } from '../policy/device-policy-file';
+import { guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, type ActiveDevicePolicy } from './policy-handlers';
 
 export interface AppServicesOptions {
   userDataDir: string;
@@ -116,6 +117,30 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     photos: ground.photos,
     notices: ground.notices,
     dispose: () => disposeServices(ground, services),
+  };
+}
+
+/** How an entry started: the services (`kiosk`: full-screen kiosk window), or the message it refuses to start with. */
+export type PolicyStart = { services: AppServices; kiosk: boolean; policy: DevicePolicyLoad } | { refused: string; policy: DevicePolicyLoad };
+
+/**
+ * What every entry (Electron, the web shell) does at start: load the device policy (`--policy FILE`
+ * or the system location; `--kiosk`), then start the services under it. A policy that cannot be
+ * used never starts them: outside kiosk mode the entry refuses to start with the message (and exits
+ * non-zero), in kiosk mode it gets `policyFailedServices` (the page shows the error screen).
+ */
+export async function startAppServicesUnderPolicy(options: AppServicesOptions, start: { policyFile?: string | undefined; kiosk?: boolean; systemPolicyPath?: string }): Promise<PolicyStart> {
+  const policy = await loadDevicePolicy({ file: start.policyFile, kiosk: start.kiosk === true, ...(start.systemPolicyPath ? { systemPath: start.systemPolicyPath } : {}) });
+  if (policy.state === 'failed') {
+    if (!policy.kiosk) return { refused: policy.message, policy };
+    return { services: policyFailedServices(policy, options), kiosk: true, policy };
+  }
+  if (policy.state === 'none') return { services: await startAppServices(options), kiosk: start.kiosk === true, policy };
+  options.log.info('policy', `device policy ${policy.file} in force${policy.policy.kiosk ? ' (kiosk mode)' : ''}`);
+  return {
+    services: await startAppServices({ ...options, devicePolicy: { file: policy.file, policy: policy.policy } }),
+    kiosk: policy.policy.kiosk === true || start.kiosk === true,
+    policy,
   };
 }
 
