@@ -9,7 +9,8 @@ import { exitCodes, type Io } from './output';
  * no policy at the system location), 1 refused.
  */
 export async function policyCheck(file: string | undefined, options: { json: boolean; systemPath?: string }, io: Io): Promise<number> {
-  const loadOptions: LoadDevicePolicyOptions = { file, ...(options.systemPath ? { systemPath: options.systemPath } : {}) };
+  // Any file may be checked, also on a machine with a policy installed (the app would not take it by --policy there).
+  const loadOptions: LoadDevicePolicyOptions = { file, systemPolicyWins: false, ...(options.systemPath ? { systemPath: options.systemPath } : {}) };
   const load = await loadDevicePolicy(loadOptions);
   if (load.state === 'none') {
     if (options.json) io.out(JSON.stringify({ ok: true, file: load.file, policy: null, effects: [] }));

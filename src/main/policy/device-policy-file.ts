@@ -19,7 +19,7 @@ export type DevicePolicyLoad =
       state: 'failed';
       file: string;
       /** `missing`: a --policy file that is not there; `unreadable`: not a readable file of a policy's size; then as readDevicePolicyText says. */
-      kind: 'missing' | 'unreadable' | 'malformed' | 'unknown_version' | 'invalid';
+      kind: 'missing' | 'unreadable' | 'malformed' | 'unknown_version' | 'invalid' | 'overridden';
       /** What is wrong, in words (without the file name). */
       problem: string;
       /** The whole sentence for people, naming the file and the problem. */
@@ -47,11 +47,18 @@ export interface LoadDevicePolicyOptions {
   systemPath?: string;
   /** `--kiosk` on the command line: a policy that cannot be read is shown as the error screen. */
   kiosk?: boolean;
+  /**
+   * `agentdesk policy check FILE` reads any file; the app does not: where the system location holds a
+   * policy, a `--policy` naming another file fails closed (a user could otherwise start the app with
+   * a looser policy of their own). Default true.
+   */
+  systemPolicyWins?: boolean;
 }
 
 export async function loadDevicePolicy(options: LoadDevicePolicyOptions = {}): Promise<DevicePolicyLoad> {
   const explicit = options.file !== undefined;
-  const file = explicit ? resolve(options.file!) : (options.systemPath ?? systemDevicePolicyPath());
+  const systemPath = options.systemPath ?? systemDevicePolicyPath();
+  const file = explicit ? resolve(options.file!) : systemPath;
   const failed = (kind: FailureKind, problem: string, kiosk = false): DevicePolicyLoad => ({
     state: 'failed',
     file,
@@ -60,6 +67,13 @@ export async function loadDevicePolicy(options: LoadDevicePolicyOptions = {}): P
     message: devicePolicyFailureMessage(file, problem),
     kiosk: kiosk || options.kiosk === true,
   });
+  if (explicit && options.systemPolicyWins !== false && resolve(systemPath) !== file) {
+    const installed = await stat(systemPath).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
+    );
+    if (installed) return failed('overridden', `a device policy is installed at ${systemPath}, and --policy cannot replace it (remove --policy, or have an administrator change that file)`);
+  }
   let text: string;
   try {
     const info = await stat(file);

@@ -25,11 +25,25 @@ describe('the device policy file', () => {
     expect(await loadDevicePolicy({ systemPath })).toEqual({ state: 'none', file: systemPath });
   });
 
-  it('reads a valid policy from the system location, or from --policy instead of it', async () => {
+  it('reads a valid policy from the system location, or from --policy where the system location has none', async () => {
     const systemPath = await policyFile('{"policyVersion": 1, "language": "cs"}');
     expect(await loadDevicePolicy({ systemPath })).toEqual({ state: 'active', file: systemPath, policy: { policyVersion: 1, language: 'cs' } });
     const file = await policyFile('{"policyVersion": 1, "kiosk": true}', 'other.json');
-    expect(await loadDevicePolicy({ file, systemPath })).toEqual({ state: 'active', file, policy: { policyVersion: 1, kiosk: true } });
+    expect(await loadDevicePolicy({ file, systemPath: join(await tempDir(), 'policy.json') })).toEqual({ state: 'active', file, policy: { policyVersion: 1, kiosk: true } });
+  });
+
+  it('never lets --policy replace a policy installed at the system location (unless the same file)', async () => {
+    const systemPath = await policyFile('{"policyVersion": 1, "kiosk": true, "developmentSetting": "forced-off"}');
+    const mine = await policyFile('{"policyVersion": 1}', 'mine.json');
+    expect(await loadDevicePolicy({ file: mine, systemPath })).toMatchObject({
+      state: 'failed',
+      kind: 'overridden',
+      file: mine,
+      problem: `a device policy is installed at ${systemPath}, and --policy cannot replace it (remove --policy, or have an administrator change that file)`,
+    });
+    expect(await loadDevicePolicy({ file: systemPath, systemPath })).toMatchObject({ state: 'active', file: systemPath });
+    // `agentdesk policy check FILE` may read any file.
+    expect(await loadDevicePolicy({ file: mine, systemPath, systemPolicyWins: false })).toMatchObject({ state: 'active', file: mine });
   });
 
   it('fails closed for a --policy file that does not exist, naming it', async () => {
