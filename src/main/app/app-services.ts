@@ -42,7 +42,7 @@ import { WebPagesService, webPagesSource } from './web-pages';
 import { AdminPinGate, adminPinLockoutFileName } from '../policy/admin-pin-gate';
 import { AdminSession } from '../policy/admin-session';
 import { loadDevicePolicy, type DevicePolicyLoad } from '../policy/device-policy-file';
-import { guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, type ActiveDevicePolicy } from './policy-handlers';
+import { guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
 
 export interface AppServicesOptions {
   userDataDir: string;
@@ -213,11 +213,15 @@ function builtInDemo(options: AppServicesOptions, { log, notices }: Pick<Ground,
     },
   };
   let started: ReturnType<DemoPort['start']> | undefined;
-  const start: DemoPort['start'] = () =>
-    (started ??= port.start().catch((error: unknown) => {
+  // A device policy's locked agent list has no built-in demo: every way to it (demo.*, a demo id in talkie.*, agentcall.*, agui.*) ends here.
+  const lockedBy = options.devicePolicy?.policy.agents ? options.devicePolicy.file : undefined;
+  const start: DemoPort['start'] = () => {
+    if (lockedBy !== undefined) return Promise.reject(new ServiceError('not_allowed', `The agent list is set by the administrator's device policy (${lockedBy}): the built-in demo is not on it.`));
+    return (started ??= port.start().catch((error: unknown) => {
       started = undefined;
       throw error;
     }));
+  };
   return {
     start,
     /** The address of one of the demo's sides (starting the demo on first use), or not_found when this run has none. */
@@ -331,7 +335,7 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
     refuseDemo(options.devicePolicy) ?? demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),
     aguiHandlers({ agui }),
     agentcallHandlers({ agentCall }),
-    talkieHandlers({ talkie, voice }),
+    withVoicePolicy(talkieHandlers({ talkie, voice }), options.devicePolicy),
   );
 }
 

@@ -64,6 +64,18 @@ export function guardSettingsUpdate(admin: AdminSession, patch: SettingsPatch): 
   if (needsAdmin(patch) && !admin.isOpen()) throw new ServiceError('not_allowed', "Settings are behind the administrator's PIN (device policy).");
 }
 
+/** `voice.allowed: false`: a voice call is refused before main asks the server for a voice session. */
+export function withVoicePolicy<T extends HandlerTable<'talkie'>>(table: T, devicePolicy: ActiveDevicePolicy | undefined): T {
+  if (devicePolicy?.policy.voice?.allowed !== false) return table;
+  const message = `The administrator's device policy (${devicePolicy.file}) does not allow voice.`;
+  return {
+    ...table,
+    'talkie.voiceStart': () => {
+      throw new ServiceError('not_allowed', message);
+    },
+  };
+}
+
 /** The built-in demo is another address: a locked list refuses it. */
 export function refuseDemo(devicePolicy: ActiveDevicePolicy | undefined): HandlerTable<'demo'> | undefined {
   if (!devicePolicy?.policy.agents) return undefined;

@@ -5,7 +5,7 @@ import { policyFailedServices } from '../../../src/main/app/policy-handlers';
 import { hashAdminPin } from '../../../src/main/policy/admin-pin';
 import { loadDevicePolicy } from '../../../src/main/policy/device-policy-file';
 import type { DevicePolicy } from '../../../src/shared/device-policy/device-policy';
-import { methodChannel, type MethodName } from '../../../src/shared/ipc/contract';
+import { builtInAgentCallDemoId, builtInAguiDemoId, builtInDemoAgentId, methodChannel, type MethodName } from '../../../src/shared/ipc/contract';
 import { memoryLogger } from '../../support/logger';
 import { startTestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
@@ -70,6 +70,10 @@ describe('the app services under a device policy', () => {
     expect(await services.call('agents.rename', { id: first!.id, name: 'Mine' })).toMatchObject(refused);
     expect(await services.call('agents.restore', { agent: { ...first!, id: 'x', url: 'https://other.example.com/' }, index: 0 })).toMatchObject(refused);
     for (const method of ['demo.open', 'demo.openAgentCall', 'demo.openAgui'] as const) expect(await services.call(method)).toMatchObject({ ok: false, error: { code: 'not_allowed' } });
+    // Nor by the demo's ids directly: the demo itself does not start.
+    for (const [method, agentId] of [['talkie.connect', builtInDemoAgentId], ['agentcall.open', builtInAgentCallDemoId], ['agui.open', builtInAguiDemoId]] as const) {
+      expect(await services.call(method, { agentId }), method).toMatchObject({ ok: false, error: { code: 'not_allowed', message: expect.stringContaining('the built-in demo is not on it') } });
+    }
     expect(await services.call('policy.status')).toMatchObject({ ok: true, value: { agentsLocked: true, startAgentId: second!.id } });
     // The same ids at the next start; the user's own agents.json is left as it was.
     expect(await (await withPolicy(dir, policy)).call('agents.list')).toMatchObject({ ok: true, value: { agents: [{ id: first!.id }, { id: second!.id }] } });
@@ -81,6 +85,7 @@ describe('the app services under a device policy', () => {
     expect(await services.call('media.arm', { kinds: ['camera'] })).toMatchObject({ ok: false, error: { code: 'not_allowed', message: expect.stringContaining('does not allow the camera') } });
     expect(await services.call('media.arm', { kinds: ['microphone'] })).toMatchObject({ ok: false, error: { code: 'not_allowed', message: expect.stringContaining('does not allow voice') } });
     expect(services.media.allows(['camera'])).toBe(false);
+    expect(await services.call('talkie.voiceStart', { agentId: 'any', threadId: 't' })).toMatchObject({ ok: false, error: { code: 'not_allowed', message: expect.stringContaining('does not allow voice') } });
     const open = await withPolicy(await tempDir(), { policyVersion: 1, voice: { allowed: false } });
     expect(await open.call('media.arm', { kinds: ['camera'] })).toEqual({ ok: true, value: { armed: ['camera'] } });
   });
