@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   void shell.launched.then(() => launchFile.remove());
   const sandbox = chromiumSandbox(process.getuid?.(), userNamespacesAvailable());
   if (sandbox.notice) process.stderr.write(`${sandbox.notice}\n`);
-  const browser = openInChromium(chromium, launchFile.url, userDataDir, sandbox);
+  const browser = openInChromium(chromium, launchFile.url, userDataDir, sandbox, started.kiosk);
   browser.once('exit', stop);
   browser.once('error', (error) => log.error('webshell', 'Chromium could not be started', error));
 }
