@@ -73,7 +73,7 @@ describe('the agentdesk command', () => {
       writeFileSync(broken, '{\n  "policyVersion": 1,\n  "kiosk": true\n  "language": "cs"\n}\n');
       const refused = agentdesk(['policy', 'check', broken, '--json']);
       expect(refused.status).toBe(1);
-      expect(JSON.parse(refused.stdout)).toEqual({ ok: false, file: broken, kind: 'malformed', kiosk: false, problem: 'it is not valid JSON: line 4, column 3: expected "," or "}", found """' });
+      expect(JSON.parse(refused.stdout)).toEqual({ ok: false, file: broken, kind: 'malformed', kiosk: true, problem: 'it is not valid JSON: line 4, column 3: expected "," or "}", found """' });
 
       const hashed = agentdesk(['policy', 'hash-pin'], '2468\n');
       expect(hashed.status).toBe(0);

@@ -32,7 +32,8 @@ export function readDevicePolicyText(text: string): DevicePolicyRead {
     const problem = where
       ? `it is not valid JSON: line ${where.line}, column ${where.column}: ${where.message}`
       : `it is not valid JSON (${error instanceof Error ? error.message : 'unreadable'})`;
-    return { ok: false, kind: 'malformed', problem, kiosk: false };
+    // Not JSON, so `kiosk` is read from the text as well as it can be: a kiosk whose policy has a typo still shows its error screen.
+    return { ok: false, kind: 'malformed', problem, kiosk: /"kiosk"\s*:\s*true\b/.test(body) };
   }
   if (document === null || typeof document !== 'object' || Array.isArray(document)) {
     return { ok: false, kind: 'malformed', problem: 'it is not a JSON object ({ … })', kiosk: false };

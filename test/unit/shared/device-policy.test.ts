@@ -72,7 +72,7 @@ describe('reading a device policy', () => {
     expect(readDevicePolicyText(text)).toEqual({
       ok: false,
       kind: 'malformed',
-      kiosk: false,
+      kiosk: true,
       problem: 'it is not valid JSON: line 4, column 1: a comma before "}" (JSON allows no trailing comma)',
     });
     expect(problemOf('{\n  "policyVersion": 1\n  "kiosk": true\n}')).toBe('it is not valid JSON: line 3, column 3: expected "," or "}", found """');
@@ -80,6 +80,11 @@ describe('reading a device policy', () => {
     expect(problemOf('{ "policyVersion": 1')).toBe('it is not valid JSON: line 1, column 21: expected "," or "}", found the end of the file');
     expect(problemOf('   \n')).toBe('the file is empty');
     expect(problemOf('[1]')).toBe('it is not a JSON object ({ … })');
+  });
+
+  it('reads "kiosk": true from malformed JSON as well as it can (it decides between the error screen and refusing to start)', () => {
+    expect(readDevicePolicyText('{ "policyVersion": 1, "kiosk" : true, }')).toMatchObject({ ok: false, kind: 'malformed', kiosk: true });
+    expect(readDevicePolicyText('{ "policyVersion": 1, "kiosk": false, }')).toMatchObject({ ok: false, kind: 'malformed', kiosk: false });
   });
 
   it('reads a file saved with a byte-order mark', () => {
