@@ -7,6 +7,9 @@ export type Handler = (...args: unknown[]) => unknown;
 
 export function createFakeElectron() {
   const state = {
+    /** dialog.showErrorBox calls and app.exit codes (a start refused by the device policy). */
+    errorBoxes: [] as { title: string; content: string }[],
+    exitCodes: [] as number[],
     userData: '',
     singleInstance: true,
     order: [] as string[],
@@ -25,8 +28,6 @@ export function createFakeElectron() {
     utilityForks: [] as { path: string; options: unknown }[],
     messageBoxes: [] as Record<string, unknown>[],
     messageBoxAnswer: 0,
-    errorBoxes: [] as { title: string; content: string }[],
-    exitCodes: [] as number[],
   };
   class FakeContents {
     events = new Map<string, Handler>();
@@ -116,11 +117,11 @@ export function createFakeElectron() {
     },
     shell: { openExternal: async (url: string) => void state.openExternal.push(url) },
     dialog: {
+      showErrorBox: (title: string, content: string) => void state.errorBoxes.push({ title, content }),
       showMessageBox: async (_window: unknown, options: Record<string, unknown>) => {
         state.messageBoxes.push(options);
         return { response: state.messageBoxAnswer };
       },
-      showErrorBox: (title: string, content: string) => void state.errorBoxes.push({ title, content }),
     },
     BrowserWindow: FakeWindow,
   };
@@ -131,6 +132,8 @@ export type FakeElectron = ReturnType<typeof createFakeElectron>;
 
 /** Clears what the fake recorded, for the next start. */
 export function resetFakeElectron({ state }: FakeElectron): void {
+  state.errorBoxes.length = 0;
+  state.exitCodes.length = 0;
   state.singleInstance = true;
   state.order.length = 0;
   state.appEvents.clear();
@@ -145,6 +148,4 @@ export function resetFakeElectron({ state }: FakeElectron): void {
   state.utilityForks.length = 0;
   state.messageBoxes.length = 0;
   state.messageBoxAnswer = 0;
-  state.errorBoxes.length = 0;
-  state.exitCodes.length = 0;
 }
