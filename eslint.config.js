@@ -13,7 +13,7 @@ import tseslint from 'typescript-eslint';
  *   src/preload  → src/shared and electron only
  *   src/main     → src/shared and itself (never renderer or preload), and inside it floor by floor, each
  *                  importing only the floors below it (mainFloors; README "Architecture"):
- *                  ground (net platform secrets store ipc) < auth < protocols and hardware
+ *                  ground (net platform secrets store ipc policy) < auth < protocols and hardware
  *                  (talkie agentcall agui nfc photo) < agents, demo < app < entries (electron webshell cli);
  *                  only app/ and cli/ may import demo/.
  *   the NFC reader process (readerProcessFiles: its own process, a utilityProcess or a Node child)
@@ -32,7 +32,7 @@ const zone = (target, from, message) => ({ target, from, message });
 
 /** src/main's floors, lowest first (test/unit/boundaries.test.ts checks every folder has one). */
 const mainFloors = {
-  ground: ['net', 'platform', 'secrets', 'store', 'ipc'],
+  ground: ['net', 'platform', 'secrets', 'store', 'ipc', 'policy'],
   auth: ['auth'],
   protocols: ['talkie', 'agentcall', 'agui', 'nfc', 'photo'],
   above: ['agents', 'demo'],

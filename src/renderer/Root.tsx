@@ -1,7 +1,10 @@
 import { useEffect, useState } from 'react';
+import type { AgentDeskApi } from '../shared/ipc/api';
+import type { DevicePolicyStatus } from '../shared/device-policy/ipc-schemas';
 import type { Bridge } from './bridge/agentdesk';
 import { App } from './App';
 import { MissingBridge } from './components/MissingBridge';
+import { PolicyError } from './components/PolicyError';
 import { I18nProvider } from './i18n/I18nProvider';
 
 /** What the page shows for the bridge it found; the web shell's waits until the shell took or refused the page. */
@@ -15,7 +18,34 @@ export function Root({ bridge }: { bridge: Bridge }) {
     );
   }
   if (connection === 'waiting') return null;
-  return <App api={bridge.api} closed={bridge.closed} />;
+  return <PolicyGate api={bridge.api} closed={bridge.closed} />;
+}
+
+/**
+ * The device policy decides first: in kiosk mode with a policy that cannot be used, main runs
+ * nothing else and the page shows only why. (Main enforces the policy; if it cannot say, the app opens.)
+ */
+function PolicyGate({ api, closed }: { api: AgentDeskApi; closed: Promise<number> | undefined }) {
+  const [status, setStatus] = useState<DevicePolicyStatus | 'loading'>('loading');
+  useEffect(() => {
+    let active = true;
+    void api.policy.status().then(
+      (result) => active && setStatus(result.ok ? result.value : { state: 'none' }),
+      () => active && setStatus({ state: 'none' }),
+    );
+    return () => {
+      active = false;
+    };
+  }, [api]);
+  if (status === 'loading') return null;
+  if (status.state === 'failed') {
+    return (
+      <I18nProvider setting="system">
+        <PolicyError file={status.file} message={status.message} />
+      </I18nProvider>
+    );
+  }
+  return <App api={api} closed={closed} />;
 }
 
 function useConnected(connected: Promise<boolean> | undefined): 'waiting' | 'connected' | 'refused' {

@@ -1,4 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -28,7 +31,7 @@ describe('the agentdesk command', () => {
     expect(agentdesk([]).status).toBe(2);
     const help = agentdesk(['--help']);
     expect(help.status).toBe(0);
-    for (const command of ['demo', 'probe', 'chat', 'conformance']) expect(help.stdout).toContain(`agentdesk ${command}`);
+    for (const command of ['demo', 'probe', 'chat', 'conformance', 'policy check', 'policy hash-pin']) expect(help.stdout).toContain(`agentdesk ${command}`);
     const unknown = agentdesk(['fly']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('Unknown command "fly"');
@@ -59,5 +62,34 @@ describe('the agentdesk command', () => {
     expect(agui.stdout).toContain('Deleted notes/old-plan.md.');
     expect(agentdesk(['chat', '--agui', demo.agui], 'hello\n').status).toBe(2);
     expect(agentdesk(['chat', '--agui', demo.agui, demo.url]).status).toBe(2);
+  });
+  it('policy check validates a device policy (exit 0, what it does; exit 1, why not) and hash-pin hashes a PIN from stdin', () => {
+    const example = fileURLToPath(new URL('../../resources/policy/example-kiosk-policy.json', import.meta.url));
+    const valid = agentdesk(['policy', 'check', example]);
+    expect(valid.status).toBe(0);
+    expect(valid.stdout).toContain(`valid: ${example}\n`);
+    expect(valid.stdout).toContain('kiosk mode: on\n');
+
+    const dir = mkdtempSync(join(tmpdir(), 'agentdesk-cli-policy-'));
+    try {
+      const broken = join(dir, 'policy.json');
+      writeFileSync(broken, '{\n  "policyVersion": 1,\n  "kiosk": true\n  "language": "cs"\n}\n');
+      const refused = agentdesk(['policy', 'check', broken, '--json']);
+      expect(refused.status).toBe(1);
+      expect(JSON.parse(refused.stdout)).toEqual({ ok: false, file: broken, kind: 'malformed', kiosk: true, problem: 'it is not valid JSON: line 4, column 3: expected "," or "}", found """' });
+
+      const hashed = agentdesk(['policy', 'hash-pin'], '2468\n');
+      expect(hashed.status).toBe(0);
+      const pinHash = hashed.stdout.trim();
+      expect(pinHash).toMatch(/^\$scrypt\$ln=15,r=8,p=1\$/);
+      // The hash goes into a policy that then checks out.
+      writeFileSync(broken, JSON.stringify({ policyVersion: 1, admin: { pinHash } }));
+      expect(agentdesk(['policy', 'check', broken]).stdout).toContain('admin PIN: set');
+      expect(agentdesk(['policy', 'hash-pin'], '12\n')).toMatchObject({ status: 1, stdout: '' });
+      expect(agentdesk(['policy', 'hash-pin', '2468']).status).toBe(2);
+      expect(agentdesk(['policy', 'lint', broken]).status).toBe(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

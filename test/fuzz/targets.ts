@@ -6,6 +6,7 @@ import { savedFilesTarget, threadTextTarget } from './targets/files';
 import { jpegMarkersTarget, ndefTarget, photoTarget, type2Target } from './targets/hardware';
 import { dispatcherTarget, eventBusTarget, ipcSchemasTarget, webShellFramesTarget } from './targets/ipc';
 import { voiceCallTarget } from './targets/voice';
+import { devicePolicyTarget } from './targets/policy';
 
 /**
  * Every fuzz target, in the order `npm run fuzz` runs them. Each has a name, an input generator
@@ -33,4 +34,5 @@ export const fuzzTargets: readonly FuzzTarget[] = [
   webShellFramesTarget,
   threadTextTarget,
   savedFilesTarget,
+  devicePolicyTarget,
 ];

@@ -7,6 +7,9 @@ export type Handler = (...args: unknown[]) => unknown;
 
 export function createFakeElectron() {
   const state = {
+    /** dialog.showErrorBox calls and app.exit codes (a start refused by the device policy). */
+    errorBoxes: [] as { title: string; content: string }[],
+    exitCodes: [] as number[],
     userData: '',
     singleInstance: true,
     order: [] as string[],
@@ -81,6 +84,7 @@ export function createFakeElectron() {
     app: {
       requestSingleInstanceLock: () => state.singleInstance,
       quit: () => void state.quit++,
+      exit: (code = 0) => void state.exitCodes.push(code),
       enableSandbox: () => void state.sandbox++,
       on: (event: string, handler: Handler) => void state.appEvents.set(event, handler),
       whenReady: () => {
@@ -116,6 +120,7 @@ export function createFakeElectron() {
     },
     shell: { openExternal: async (url: string) => void state.openExternal.push(url) },
     dialog: {
+      showErrorBox: (title: string, content: string) => void state.errorBoxes.push({ title, content }),
       showMessageBox: async (_window: unknown, options: Record<string, unknown>) => {
         state.messageBoxes.push(options);
         return { response: state.messageBoxAnswer };
@@ -146,6 +151,8 @@ export type FakeElectron = ReturnType<typeof createFakeElectron>;
 
 /** Clears what the fake recorded, for the next start. */
 export function resetFakeElectron({ state }: FakeElectron): void {
+  state.errorBoxes.length = 0;
+  state.exitCodes.length = 0;
   state.singleInstance = true;
   state.order.length = 0;
   state.appEvents.clear();

@@ -41,6 +41,10 @@ import { Notices } from '../store/notices';
 import { SettingsService } from '../store/settings-service';
 import { UiMemory } from './ui-memory';
 import { WebPagesService, webPagesSource } from './web-pages';
+import { AdminPinGate, adminPinLockoutFileName } from '../policy/admin-pin-gate';
+import { AdminSession } from '../policy/admin-session';
+import { loadDevicePolicy, type DevicePolicyLoad } from '../policy/device-policy-file';
+import { guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
 
 export interface AppServicesOptions {
   userDataDir: string;
@@ -69,6 +73,14 @@ export interface AppServicesOptions {
   globalKeys?: GlobalKeys;
   /** Where downloads go: Electron asks with a save dialog; default: a free name in ~/Downloads. */
   chooseDownloadPath?: ChooseDownloadPath;
+  /**
+   * The device policy in force (issue #18), loaded by the entry (`loadDevicePolicy`); none: an
+   * unmanaged machine. A policy that failed never gets here: the entry refuses to start, or in kiosk
+   * mode runs `policyFailedServices` instead.
+   */
+  devicePolicy?: ActiveDevicePolicy;
+  /** Tests: the clock of the admin PIN's lockout and unlock. */
+  adminClock?: () => number;
 }
 
 /** The web shell's downloads: no dialog in a plain browser page, so a free name in ~/Downloads. */
@@ -112,6 +124,30 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
   };
 }
 
+/** How an entry started: the services (`kiosk`: full-screen kiosk window), or the message it refuses to start with. */
+export type PolicyStart = { services: AppServices; kiosk: boolean; policy: DevicePolicyLoad } | { refused: string; policy: DevicePolicyLoad };
+
+/**
+ * What every entry (Electron, the web shell) does at start: load the device policy (`--policy FILE`
+ * or the system location; `--kiosk`), then start the services under it. A policy that cannot be
+ * used never starts them: outside kiosk mode the entry refuses to start with the message (and exits
+ * non-zero), in kiosk mode it gets `policyFailedServices` (the page shows the error screen).
+ */
+export async function startAppServicesUnderPolicy(options: AppServicesOptions, start: { policyFile?: string | undefined; kiosk?: boolean; systemPolicyPath?: string }): Promise<PolicyStart> {
+  const policy = await loadDevicePolicy({ file: start.policyFile, kiosk: start.kiosk === true, ...(start.systemPolicyPath ? { systemPath: start.systemPolicyPath } : {}) });
+  if (policy.state === 'failed') {
+    if (!policy.kiosk) return { refused: policy.message, policy };
+    return { services: policyFailedServices(policy, options), kiosk: true, policy };
+  }
+  if (policy.state === 'none') return { services: await startAppServices(options), kiosk: start.kiosk === true, policy };
+  options.log.info('policy', `device policy ${policy.file} in force${policy.policy.kiosk ? ' (kiosk mode)' : ''}`);
+  return {
+    services: await startAppServices({ ...options, devicePolicy: { file: policy.file, policy: policy.policy } }),
+    kiosk: policy.policy.kiosk === true || start.kiosk === true,
+    policy,
+  };
+}
+
 type Ground = Awaited<ReturnType<typeof openGround>>;
 type Services = Awaited<ReturnType<typeof startServices>>;
 type BuiltInDemo = ReturnType<typeof builtInDemo>;
@@ -129,15 +165,24 @@ async function openGround(options: AppServicesOptions) {
   await mkdir(options.userDataDir, { recursive: true, mode: 0o700 }).catch((error: unknown) =>
     notices.push(`AgentDesk cannot create its folder ${options.userDataDir} (${reasonInWords(error)}): defaults are in use and nothing can be saved this session.`),
   );
-  const settings = await SettingsService.open(options.userDataDir, events, notices);
-  const agents = await AgentRegistry.open(options.userDataDir, events, notices);
+  const { devicePolicy } = options;
+  // The device policy first: the settings in force and the agent list follow it.
+  const settings = await SettingsService.open(options.userDataDir, events, notices, devicePolicy);
+  const lockedAgents = devicePolicy?.policy.agents;
+  const agents = await AgentRegistry.open(options.userDataDir, events, notices, lockedAgents ? { agents: lockedAgents.list, file: devicePolicy.file } : undefined);
+  const pinHash = devicePolicy?.policy.admin?.pinHash;
+  const clock = options.adminClock ?? Date.now;
+  const admin = new AdminSession(
+    pinHash ? await AdminPinGate.open({ file: join(options.userDataDir, adminPinLockoutFileName), pinHash, notices, now: clock }) : undefined,
+    clock,
+  );
   const approvals = await EndpointApprovals.open(options.userDataDir, notices);
-  const media = new MediaPermissions();
+  const media = new MediaPermissions(refusedMedia(devicePolicy));
   const photos = new PhotoService({ log });
   const secrets = options.secrets ?? (await openSecretStore());
   if (secrets.kind === 'memory' && secrets.reason) notices.push(secrets.reason);
   const tokens = createTokenStore(secrets);
-  return { log, events, notices, settings, agents, approvals, media, photos, secrets, tokens };
+  return { log, events, notices, settings, agents, admin, approvals, media, photos, secrets, tokens };
 }
 
 /** The protocol and hardware services, in the order they start. */
@@ -186,11 +231,15 @@ function builtInDemo(options: AppServicesOptions, { log, notices }: Pick<Ground,
     },
   };
   let started: ReturnType<DemoPort['start']> | undefined;
-  const start: DemoPort['start'] = () =>
-    (started ??= port.start().catch((error: unknown) => {
+  // A device policy's locked agent list has no built-in demo: every way to it (demo.*, a demo id in talkie.*, agentcall.*, agui.*) ends here.
+  const lockedBy = options.devicePolicy?.policy.agents ? options.devicePolicy.file : undefined;
+  const start: DemoPort['start'] = () => {
+    if (lockedBy !== undefined) return Promise.reject(new ServiceError('not_allowed', `The agent list is set by the administrator's device policy (${lockedBy}): the built-in demo is not on it.`));
+    return (started ??= port.start().catch((error: unknown) => {
       started = undefined;
       throw error;
     }));
+  };
   return {
     start,
     /** The address of one of the demo's sides (starting the demo on first use), or not_found when this run has none. */
@@ -245,7 +294,8 @@ function startNfc(options: AppServicesOptions, { settings, secrets, events, log 
   const nfc = new NfcService({
     readers: new ReaderSupervisor({ log, ...(options.nfc?.launcher ? { launcher: options.nfc.launcher } : {}) }),
     deviceKey: () => {
-      const keyFile = process.env[deviceKeyFileEnv];
+      // The device policy's key file wins over the environment's.
+      const keyFile = options.devicePolicy?.policy.deviceKeyFile ?? process.env[deviceKeyFileEnv];
       return loadDeviceKey(keyFile ? { keyFile } : { secrets });
     },
     settings: () => nfcSettingsOf(settings.get()),
@@ -288,18 +338,27 @@ function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<
 
 /** Every contract method's handler, each folder contributing its own table (the types prove each method is answered exactly once). */
 function handlerTable(options: AppServicesOptions, ground: Ground, services: Services): Handlers {
-  const { notices, settings, agents, media, photos } = ground;
+  const { notices, settings, agents, admin, media, photos } = ground;
   const { demo, agui, talkie, voice, nfc, agentCall, webPages } = services;
+  const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory: new UiMemory(), openExternal: options.openExternal, media });
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   return joinHandlerTables(
-    appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory: new UiMemory(), openExternal: options.openExternal, media }),
+    {
+      ...app,
+      // The device policy's admin PIN guards the user's settings.
+      'settings.update': (request) => {
+        guardSettingsUpdate(admin, request.patch);
+        return app['settings.update'](request);
+      },
+    },
+    policyHandlers({ devicePolicy: options.devicePolicy, admin }),
     agentsHandlers({ agents, settings, agui, talkie, webPages }),
     nfcHandlers({ nfc }),
     photoHandlers({ photos }),
-    demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),
+    refuseDemo(options.devicePolicy) ?? demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),
     aguiHandlers({ agui }),
     agentcallHandlers({ agentCall }),
-    talkieHandlers({ talkie, voice }),
+    withVoicePolicy(talkieHandlers({ talkie, voice }), options.devicePolicy),
   );
 }
 

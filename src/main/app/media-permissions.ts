@@ -1,4 +1,5 @@
 import type { MediaKind } from '../../shared/ipc/contract';
+import { ServiceError } from '../../shared/ipc/errors';
 
 /**
  * Camera and microphone are granted only while the UI has asked for them: the renderer arms a
@@ -8,7 +9,12 @@ import type { MediaKind } from '../../shared/ipc/contract';
 export class MediaPermissions {
   private readonly armed = new Set<MediaKind>();
 
+  /** `refused`: kinds the device policy does not allow, with the reason; arming one fails with `not_allowed`, so it is never granted. */
+  constructor(private readonly refused: Partial<Record<MediaKind, string>> = {}) {}
+
   arm(kinds: readonly MediaKind[]): MediaKind[] {
+    const refusal = kinds.map((kind) => this.refused[kind]).find((reason) => reason !== undefined);
+    if (refusal !== undefined) throw new ServiceError('not_allowed', refusal);
     for (const kind of kinds) this.armed.add(kind);
     return this.list();
   }

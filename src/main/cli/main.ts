@@ -6,6 +6,7 @@ import { parseScanTimeout, readers, scan } from './nfc';
 import { conformance, releaseVoicePeers } from './conformance';
 import { exitCodes, processIo, UsageError } from './output';
 import { photo } from './photo';
+import { policyCheck, policyHashPin } from './policy';
 import { probe } from './probe';
 
 /**
@@ -37,6 +38,12 @@ Usage:
                                                     image file (≤ 61,440-byte JPEG, no metadata):
                                                     {byteCount, sha256, pixelWidth, pixelHeight,
                                                     quality, encodes}; --out writes the JPEG
+
+  agentdesk policy check [FILE] [--json]           validate a device policy (default: this OS's
+                                                    system location) and print what it would do;
+                                                    exit 1 when the app would refuse it
+  agentdesk policy hash-pin                        the admin PIN from stdin → the salted hash for
+                                                    the policy's admin.pinHash
 
   agentdesk readers [--json]                       the smart-card service and the NFC readers
   agentdesk scan [--json] [--key-file PATH] [--timeout S]
@@ -103,6 +110,19 @@ export async function main(argv: string[]): Promise<number> {
       } finally {
         await releaseVoicePeers();
       }
+    case 'policy': {
+      const [action, ...files] = positionals;
+      if (action === 'check') {
+        if (files.length > 1) throw new UsageError('agentdesk policy check takes at most one file.');
+        return policyCheck(files[0], { json: values.json }, processIo);
+      }
+      if (action === 'hash-pin') {
+        if (files.length > 0) throw new UsageError('agentdesk policy hash-pin reads the PIN from stdin, not from its arguments (they show in `ps`).');
+        if (process.stdin.isTTY) processIo.err('Type the admin PIN and press Enter (it shows as you type; pipe it in to avoid that):');
+        return policyHashPin(process.stdin, processIo);
+      }
+      throw new UsageError('agentdesk policy check [FILE] [--json] | agentdesk policy hash-pin');
+    }
     case 'readers':
       return readers({ json: values.json }, processIo);
     case 'scan':

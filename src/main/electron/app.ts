@@ -9,7 +9,7 @@ import { fail } from '../../shared/ipc/errors';
 import { pageSecurityHeaders } from '../platform/content-security-policy';
 import { createLogger } from '../platform/logger';
 import { readStaticFile } from '../platform/static-files';
-import { startAppServices, type AppServices } from '../app/app-services';
+import { startAppServicesUnderPolicy, type AppServices } from '../app/app-services';
 import { CrashReloadPolicy, crashLoopMessage } from './crash-reload';
 import {
   appEntryUrl,
@@ -37,7 +37,20 @@ const defaultPaths = (): ElectronAppPaths => ({
   preloadPath: fileURLToPath(new URL('../preload/index.cjs', import.meta.url)),
 });
 
-export async function startElectronApp(paths: ElectronAppPaths = defaultPaths()): Promise<void> {
+/** The device policy's command-line options: `--policy FILE` (or `--policy=FILE`) and `--kiosk`; tests also name the system location. */
+export interface ElectronPolicyStart {
+  policyFile?: string | undefined;
+  kiosk?: boolean;
+  systemPolicyPath?: string;
+}
+
+export function policyArguments(argv: readonly string[]): ElectronPolicyStart {
+  const index = argv.findIndex((argument) => argument === '--policy' || argument.startsWith('--policy='));
+  const policyFile = index < 0 ? undefined : argv[index]!.startsWith('--policy=') ? argv[index]!.slice('--policy='.length) : argv[index + 1];
+  return { policyFile, kiosk: argv.includes('--kiosk') };
+}
+
+export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(), policyStart: ElectronPolicyStart = policyArguments(process.argv)): Promise<void> {
   const log = createLogger();
 
   // Single instance: a second launch focuses the first window instead of opening another app.
@@ -65,7 +78,8 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths())
   await app.whenReady();
 
   const gestures = new UserGestureTracker();
-  const services = await startAppServices({
+  // The device policy (issue #18) first: one that cannot be used runs nothing (kiosk mode: only its error screen).
+  const started = await startAppServicesUnderPolicy({
     userDataDir: app.getPath('userData'),
     shell: 'electron',
     version: app.getVersion(),
@@ -83,7 +97,15 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths())
       return result.canceled ? undefined : result.filePath;
     },
     log,
-  });
+  }, policyStart);
+  if ('refused' in started) {
+    // Outside kiosk mode: refuse to start, saying why (a window of its own: a desktop launch has no terminal).
+    log.error('policy', started.refused);
+    dialog.showErrorBox('AgentDesk cannot start', started.refused);
+    app.exit(1);
+    return;
+  }
+  const { services, kiosk } = started;
 
   protocol.handle(appScheme, async (request) => {
     const url = new URL(request.url);
@@ -114,6 +136,8 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths())
       minHeight: 600,
       title: 'AgentDesk',
       backgroundColor: '#f6f7f9',
+      // Kiosk mode (device policy or --kiosk): full screen, no window controls.
+      ...(kiosk ? { kiosk: true } : {}),
       show: false,
       webPreferences: { ...secureWebPreferences, preload: paths.preloadPath },
     });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { normalizeAgentAddress, type NormalizedAddress } from '../../shared/agents/address';
@@ -6,6 +6,7 @@ import { agentTitle, normalizeAgentLabel } from '../../shared/agents/label';
 import { agentEntrySchema, type AgentEntry } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
+import type { PolicyAgent } from '../../shared/device-policy/device-policy';
 import type { EventBus } from '../ipc/event-bus';
 import type { NoticeSink } from './notices';
 import { JsonFileStore } from './json-file-store';
@@ -18,19 +19,43 @@ const agentsFileSchema = z.strictObject({ schemaVersion: z.literal(2), agents: z
  */
 export const agentsFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: 2, migrations: { 1: (document) => document } };
 
-/** The agents the user added, kept in `agents.json` in the user-data folder. */
+/** A locked list (device policy): its file, for the refusal's words. */
+export interface LockedAgentList {
+  agents: readonly PolicyAgent[];
+  /** The policy file. */
+  file: string;
+}
+
+/**
+ * The agents the user added, kept in `agents.json` in the user-data folder; or, under a device
+ * policy with `agents`, the policy's list: locked (no add, remove, restore or rename, and `vet`
+ * refuses every other address), never saved, each agent's id derived from its address so its
+ * threads (kept by id) survive a restart.
+ */
 export class AgentRegistry {
   private constructor(
     private readonly store: JsonFileStore<typeof agentsFileSchema>,
     private agents: AgentEntry[],
     private readonly events: EventBus,
+    private readonly lockedBy: string | undefined,
   ) {}
 
-  static async open(userDataDir: string, events: EventBus, notices: NoticeSink): Promise<AgentRegistry> {
+  static async open(userDataDir: string, events: EventBus, notices: NoticeSink, locked?: LockedAgentList): Promise<AgentRegistry> {
     const store = new JsonFileStore(join(userDataDir, 'agents.json'), agentsFileSchema, () => ({ schemaVersion: 2 as const, agents: [] }), agentsFileFormat);
+    if (locked) return new AgentRegistry(store, lockedEntries(locked.agents), events, locked.file);
     const { value, notice } = await store.load();
     if (notice) notices.push(notice);
-    return new AgentRegistry(store, value.agents, events);
+    return new AgentRegistry(store, value.agents, events, undefined);
+  }
+
+  /** True when the list is the device policy's. */
+  get locked(): boolean {
+    return this.lockedBy !== undefined;
+  }
+
+  /** Refuses a change of a locked list, saying whose it is. */
+  private refuseWhenLocked(what: string): void {
+    if (this.lockedBy !== undefined) throw new ServiceError('not_allowed', `The agent list is set by the administrator's device policy (${this.lockedBy}): agents cannot be ${what} here.`);
   }
 
   list(): AgentEntry[] {
@@ -46,6 +71,7 @@ export class AgentRegistry {
 
   /** The address as `add` would take it (syntax, not listed yet), or add's refusal; nothing is saved. */
   vet(address: string, options: { allowLocalHttp: boolean }): NormalizedAddress {
+    this.refuseWhenLocked('added');
     const normalized = normalizeAgentAddress(address, options);
     const existing = this.agents.find((agent) => agent.url === normalized.url);
     if (existing) throw new ServiceError('already_exists', alreadyListed(existing), '/address');
@@ -65,11 +91,17 @@ export class AgentRegistry {
     const shown = name.trim().slice(0, 200);
     const agent = this.agents.find((entry) => entry.id === id);
     if (!agent || shown === '' || agent.name === shown) return;
+    if (this.locked) {
+      // Learned from the agent's card: shown this session, nothing saved (the policy's list is not a file of ours).
+      this.agents = this.agents.map((entry) => (entry.id === id ? { ...entry, name: shown } : entry));
+      return void this.events.emit('agents.changed', { agents: this.list() });
+    }
     await this.replace(this.agents.map((entry) => (entry.id === id ? { ...entry, name: shown } : entry)));
   }
 
   /** The user's name for the agent (`normalizeAgentLabel`: one line, trimmed, 1–100 characters); unchanged, nothing is saved. */
   async rename(id: string, name: string): Promise<AgentEntry> {
+    this.refuseWhenLocked('renamed');
     const label = normalizeAgentLabel(name);
     const agent = this.agents.find((entry) => entry.id === id);
     if (!agent) throw new ServiceError('not_found', 'That agent is no longer in your list.', '/id');
@@ -78,6 +110,7 @@ export class AgentRegistry {
   }
 
   async remove(id: string): Promise<AgentEntry[]> {
+    this.refuseWhenLocked('removed');
     if (!this.agents.some((agent) => agent.id === id)) throw new ServiceError('not_found', 'That agent is no longer in your list.', '/id');
     await this.replace(this.agents.filter((agent) => agent.id !== id));
     return this.list();
@@ -85,6 +118,7 @@ export class AgentRegistry {
 
   /** Undo of `remove`: the same entry back at `index` (or at the end when the list got shorter); refused when its id or address is listed again. */
   async restore(agent: AgentEntry, index: number): Promise<AgentEntry[]> {
+    this.refuseWhenLocked('added');
     const clash = this.agents.find((entry) => entry.id === agent.id || entry.url === agent.url);
     if (clash) throw new ServiceError('already_exists', alreadyListed(clash), '/agent');
     const agents = [...this.agents];
@@ -104,4 +138,25 @@ export class AgentRegistry {
 function alreadyListed(agent: AgentEntry): string {
   const title = agentTitle(agent);
   return title === agent.display ? `${agent.display} is already in your list.` : `${agent.display} is already in your list, as "${title}".`;
+}
+
+/** The id of a policy-listed agent: derived from its normalized address, so it is the same at every start. */
+export function lockedAgentId(url: string): string {
+  return `policy-${createHash('sha256').update(url).digest('hex').slice(0, 32)}`;
+}
+
+/** The policy's agents as list entries (the policy was validated: every address normalizes). */
+function lockedEntries(agents: readonly PolicyAgent[]): AgentEntry[] {
+  const addedAt = new Date().toISOString();
+  return agents.map((agent) => {
+    const normalized = normalizeAgentAddress(agent.address, { allowLocalHttp: true });
+    return {
+      id: lockedAgentId(normalized.url),
+      url: normalized.url,
+      display: normalized.display,
+      addedAt,
+      ...(agent.kind === 'agui' ? { protocol: 'agui' as const } : {}),
+      ...(agent.name ? { label: agent.name } : {}),
+    };
+  });
 }

@@ -59,9 +59,11 @@ function readProc(path: string): string | undefined {
 }
 
 /** Flags that keep a Chromium on a closed network quiet and start it as an app window. */
-export function chromiumAppArgs(url: string, profileDir: string, sandbox: SandboxChoice = { args: [] }): string[] {
+export function chromiumAppArgs(url: string, profileDir: string, sandbox: SandboxChoice = { args: [] }, kiosk = false): string[] {
   return [
     `--app=${url}`,
+    // Kiosk mode (device policy): full screen, no browser controls.
+    ...(kiosk ? ['--kiosk'] : []),
     `--user-data-dir=${profileDir}`,
     '--no-first-run',
     '--no-default-browser-check',
@@ -88,8 +90,8 @@ export async function writeLaunchFile(launchUrl: string): Promise<{ url: string;
 }
 
 /** Opens the web shell in Chromium's app mode with a profile of its own under the user-data folder. */
-export function openInChromium(chromium: string, url: string, userDataDir: string, sandbox: SandboxChoice): ChildProcess {
-  return spawn(chromium, chromiumAppArgs(url, join(userDataDir, 'webshell-chromium'), sandbox), { stdio: 'ignore' });
+export function openInChromium(chromium: string, url: string, userDataDir: string, sandbox: SandboxChoice, kiosk = false): ChildProcess {
+  return spawn(chromium, chromiumAppArgs(url, join(userDataDir, 'webshell-chromium'), sandbox, kiosk), { stdio: 'ignore' });
 }
 
 /** The web shell's "system browser" for external links. */

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import packageJson from '../../../package.json';
 import { createLogger } from '../platform/logger';
 import { resolveUserDataDir } from '../platform/paths';
-import { startAppServices } from '../app/app-services';
+import { startAppServicesUnderPolicy } from '../app/app-services';
 import { chromiumSandbox, findChromium, openInChromium, openWithSystemBrowser, userNamespacesAvailable, writeLaunchFile } from './browser';
 import { defaultLaunchCodeTtlMs, startWebShell } from './server';
 
@@ -13,16 +13,26 @@ import { defaultLaunchCodeTtlMs, startWebShell } from './server';
  * the end-to-end tests. The first line on stdout is the launch URL (it works once); with --open the
  * browser gets it through a file only this user can read, and the line is the shell's address.
  */
-const usage = `Usage: node out/main/webshell.js [--open] [--port N] [--user-data DIR]
+const usage = `Usage: node out/main/webshell.js [--open] [--port N] [--user-data DIR] [--policy FILE] [--kiosk]
   --open            open the app in Chromium (app mode); stop when that window closes
   --port N          listen on 127.0.0.1:N (default: a free port)
-  --user-data DIR   settings and agents folder (default: the app's user-data folder)`;
+  --user-data DIR   settings and agents folder (default: the app's user-data folder)
+  --policy FILE     the device policy to use instead of the system location's
+  --kiosk           a kiosk: a device policy that cannot be used shows its error screen
+                    (without --kiosk, and without "kiosk": true in it, AgentDesk refuses to start)`;
 
 async function main(): Promise<void> {
   let values;
   try {
     ({ values } = parseArgs({
-      options: { open: { type: 'boolean' }, port: { type: 'string' }, 'user-data': { type: 'string' }, help: { type: 'boolean' } },
+      options: {
+        open: { type: 'boolean' },
+        port: { type: 'string' },
+        'user-data': { type: 'string' },
+        policy: { type: 'string' },
+        kiosk: { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
     }));
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n${usage}\n`);
@@ -37,7 +47,17 @@ async function main(): Promise<void> {
 
   const log = createLogger({ level: process.env.AGENTDESK_LOG === 'silent' ? 'silent' : 'info' });
   const userDataDir = values['user-data'] ?? resolveUserDataDir();
-  const services = await startAppServices({ userDataDir, shell: 'web', version: packageJson.version, openExternal: openWithSystemBrowser, log });
+  // The device policy (issue #18) comes first: one that cannot be used runs nothing.
+  const started = await startAppServicesUnderPolicy(
+    { userDataDir, shell: 'web', version: packageJson.version, openExternal: openWithSystemBrowser, log },
+    { policyFile: values.policy, kiosk: values.kiosk === true },
+  );
+  if ('refused' in started) {
+    process.stderr.write(`${started.refused}\n`);
+    process.exit(1);
+  }
+  const { services } = started;
+  if (started.policy.state === 'failed') process.stderr.write(`${started.policy.message}\nKiosk mode: the page shows this and nothing else runs.\n`);
   const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
   const shell = await startWebShell({ rendererDir, services, log, port });
   let removeLaunchFile: () => Promise<void> = async () => undefined;
@@ -59,7 +79,7 @@ async function main(): Promise<void> {
   void shell.launched.then(() => launchFile.remove());
   const sandbox = chromiumSandbox(process.getuid?.(), userNamespacesAvailable());
   if (sandbox.notice) process.stderr.write(`${sandbox.notice}\n`);
-  const browser = openInChromium(chromium, launchFile.url, userDataDir, sandbox);
+  const browser = openInChromium(chromium, launchFile.url, userDataDir, sandbox, started.kiosk);
   browser.once('exit', stop);
   browser.once('error', (error) => log.error('webshell', 'Chromium could not be started', error));
 }

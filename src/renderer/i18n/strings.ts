@@ -47,6 +47,10 @@ export const en = {
   'missing.hint':
     'Run npm start in the AgentDesk folder, or start the AgentDesk app again. A launch link works once, in the browser that opened it first; a saved link or bookmark does not work.',
 
+  'policy.errorTitle': 'AgentDesk cannot start on this device',
+  'policy.errorFile': 'Device policy file: {file}',
+  'policy.errorHint': 'Ask your administrator to fix or remove this file. Nothing else runs until then.',
+
   'home.title': 'Your agents',
   'home.loading': 'Loading your agents…',
   'home.loadFailed': 'Your agents could not be loaded.',
@@ -754,6 +758,10 @@ export const cs: Catalogue = {
   'missing.body': 'AgentDesk je potřeba otevřít příkazem npm start (nebo spuštěním aplikace AgentDesk). Tato stránka se k aplikaci sama připojit nedokáže.',
   'missing.hint':
     'Spusťte npm start ve složce AgentDesk nebo znovu spusťte aplikaci AgentDesk. Spouštěcí odkaz funguje jen jednou, v prohlížeči, který ho otevřel první; uložený odkaz ani záložka nefungují.',
+
+  'policy.errorTitle': 'AgentDesk se na tomto zařízení nemůže spustit',
+  'policy.errorFile': 'Soubor zásad zařízení: {file}',
+  'policy.errorHint': 'Požádejte správce, aby tento soubor opravil nebo odstranil. Do té doby nic jiného neběží.',
 
   'home.title': 'Vaši agenti',
   'home.loading': 'Načítám vaše agenty…',

@@ -18,6 +18,7 @@ import { agentLabelMaxLength } from '../agents/label';
 import { threadSearchRequestSchema, threadSearchResponseSchema } from '../threads/thread-search';
 import { ipcBytes } from './binary';
 import { uiMemoryMethods } from './ui-memory-schemas';
+import { adminUnlockRequestSchema, adminUnlockResponseSchema, devicePolicyStatusSchema } from '../device-policy/ipc-schemas';
 
 /**
  * THE IPC contract: every method the renderer may call and every event it may subscribe to.
@@ -156,6 +157,10 @@ export const contract = {
         notices: z.array(z.string().max(1000)).max(20),
       }),
     },
+    /** The device policy (issue #18): none, what it sets, or why it failed (kiosk mode: then nothing else runs and the page shows this). */
+    'policy.status': { request: empty, response: devicePolicyStatusSchema },
+    /** The admin PIN (device policy): a right PIN allows settings changes for a while; wrong tries lock it for a growing wait. */
+    'policy.unlockAdmin': { request: adminUnlockRequestSchema, response: adminUnlockResponseSchema, gesture: 'The admin PIN is taken only from your own key press or click.' },
     'settings.get': { request: empty, response: settingsSchema },
     'settings.update': { request: z.strictObject({ patch: settingsPatchSchema }), response: settingsSchema },
     'agents.list': { request: empty, response: z.strictObject({ agents: z.array(agentEntrySchema) }) },

@@ -47,10 +47,10 @@ export interface RunningShell {
 }
 
 /** Starts the built web shell (out/main/webshell.js) as `npm start` would, on a given user-data folder. */
-export async function startShell(userDataDir: string, options: { env?: Record<string, string> } = {}): Promise<RunningShell> {
+export async function startShell(userDataDir: string, options: { env?: Record<string, string>; args?: string[] } = {}): Promise<RunningShell> {
   const entry = `${root}out/main/webshell.js`;
   if (!existsSync(entry)) throw new Error('out/main/webshell.js is missing: run `npm run build` (npm test does it).');
-  const child = spawn(process.execPath, [entry, '--user-data', userDataDir], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+  const child = spawn(process.execPath, [entry, '--user-data', userDataDir, ...(options.args ?? [])], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   let stderr = '';
   let stdout = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -89,6 +89,7 @@ describe('user gestures, checked once in the dispatcher', () => {
         'agui.resume',
         'external.open',
         'nfc.arm',
+        'policy.unlockAdmin',
         'talkie.decide',
         'talkie.download',
         'talkie.openSignInLink',

@@ -14,7 +14,7 @@ const fake = await vi.hoisted(async () => (await import('../../support/fake-elec
 
 vi.mock('electron', () => ({ ...fake.electron, default: fake.electron }));
 
-const { startElectronApp } = await import('../../../src/main/electron/app');
+const { policyArguments, startElectronApp } = await import('../../../src/main/electron/app');
 const tempDir = useTempDirs();
 
 async function start() {
@@ -192,5 +192,51 @@ describe('Electron security checklist', () => {
     await vi.waitFor(() => expect(fake.state.quit).toBe(1));
     expect(contents.reloads).toBe(7);
     expect(fake.state.messageBoxes).toHaveLength(2);
+  });
+});
+
+describe('the device policy in the Electron app', () => {
+  async function startWithPolicy(policyText: string | undefined, options: { kiosk?: boolean } = {}) {
+    const root = await tempDir();
+    const rendererDir = join(root, 'renderer');
+    await mkdir(rendererDir, { recursive: true });
+    await writeFile(join(rendererDir, 'index.html'), '<!doctype html><title>AgentDesk</title>');
+    fake.state.userData = join(root, 'user-data');
+    const systemPolicyPath = join(root, 'policy.json');
+    if (policyText !== undefined) await writeFile(systemPolicyPath, policyText);
+    await startElectronApp({ rendererDir, preloadPath: '/app/out/preload/index.cjs' }, { systemPolicyPath, kiosk: options.kiosk === true });
+    return systemPolicyPath;
+  }
+
+  it('takes --policy FILE (or --policy=FILE) and --kiosk from the command line', () => {
+    expect(policyArguments(['electron', '.', '--policy', '/etc/p.json', '--kiosk'])).toEqual({ policyFile: '/etc/p.json', kiosk: true });
+    expect(policyArguments(['electron', '.', '--policy=/tmp/p.json'])).toEqual({ policyFile: '/tmp/p.json', kiosk: false });
+    expect(policyArguments(['electron', '.'])).toEqual({ policyFile: undefined, kiosk: false });
+  });
+
+  it('outside kiosk mode, refuses to start with a policy it cannot use: an error box naming the file and the problem, exit 1, no window, no IPC', async () => {
+    const file = await startWithPolicy('{"policyVersion": 3}');
+    expect(fake.state.errorBoxes).toEqual([{ title: 'AgentDesk cannot start', content: expect.stringContaining(`device policy ${file} cannot be used: policyVersion 3 is not a version`) }]);
+    expect(fake.state.exitCodes).toEqual([1]);
+    expect(fake.state.windows).toEqual([]);
+    expect(fake.state.ipc.size).toBe(0);
+  });
+
+  it('in kiosk mode, opens a kiosk window whose page learns only the failure (policy.status) and runs nothing else', async () => {
+    const file = await startWithPolicy('{"policyVersion": 1, "kiosk": true, "camera": {"allowed": "no"}}');
+    expect(fake.state.errorBoxes).toEqual([]);
+    expect(fake.state.windows[0]!.options).toMatchObject({ kiosk: true });
+    expect(await invoke(methodChannel('policy.status'), {})).toEqual({ ok: true, value: { state: 'failed', file, message: expect.stringContaining('camera.allowed: ') } });
+    expect(await invoke(methodChannel('agents.list'), {})).toMatchObject({ ok: false, error: { code: 'not_allowed' } });
+  });
+
+  it('opens a kiosk window for a valid kiosk policy, and a normal one without a policy', async () => {
+    await startWithPolicy('{"policyVersion": 1, "kiosk": true}');
+    expect(fake.state.windows[0]!.options).toMatchObject({ kiosk: true });
+    expect(await invoke(methodChannel('policy.status'), {})).toMatchObject({ ok: true, value: { state: 'active', kiosk: true } });
+    resetFakeElectron(fake);
+    await startWithPolicy(undefined);
+    expect(fake.state.windows[0]!.options).not.toHaveProperty('kiosk');
+    expect(await invoke(methodChannel('policy.status'), {})).toEqual({ ok: true, value: { state: 'none' } });
   });
 });

@@ -6,6 +6,8 @@ import { aguiDemoSecretFileFormat, startAguiDemoServer } from '../../../src/main
 import { demoStateFileFormat, demoStateSchema, emptyDemoState, restoreDemoState, snapshotDemoState } from '../../../src/main/demo/demo-persistence';
 import { EventBus } from '../../../src/main/ipc/event-bus';
 import { agentsFileFormat, AgentRegistry } from '../../../src/main/store/agent-registry';
+import { hashAdminPin } from '../../../src/main/policy/admin-pin';
+import { AdminPinGate, adminPinLockoutFileFormat, adminPinLockoutFileName } from '../../../src/main/policy/admin-pin-gate';
 import { JsonFileStore } from '../../../src/main/store/json-file-store';
 import { SettingsService } from '../../../src/main/store/settings-service';
 import { approvalsFileFormat, EndpointApprovals } from '../../../src/main/talkie/endpoint-approvals';
@@ -34,6 +36,7 @@ const formats: [fixture: string, SavedFileFormat][] = [
   ['agui-thread', aguiThreadFileFormat],
   ['demo-agent', demoStateFileFormat],
   ['demo-agent.agui-key', aguiDemoSecretFileFormat],
+  ['admin-pin-lockout', adminPinLockoutFileFormat],
 ];
 
 /** `<name>.v<N>.json`, or `<name>.v<N>` for a version that was not JSON. */
@@ -79,6 +82,20 @@ describe('saved files: versions and fixtures', () => {
     expect(await json(join(dir, 'agents.json'))).toEqual({ schemaVersion: agentsFileFormat.current, agents: [...saved, added] });
     const renamed = await agents.rename(saved[0]!.id, 'Renamed');
     expect(await json(join(dir, 'agents.json'))).toEqual({ schemaVersion: agentsFileFormat.current, agents: [renamed, ...saved.slice(1), added] });
+  });
+
+  it('admin-pin-lockout.json v1 loads with nothing lost (the lock holds) and is written back in the current version', async () => {
+    const dir = await tempDir();
+    const fixture = await fixtureOf('admin-pin-lockout', 1);
+    await copyFile(fixture, join(dir, adminPinLockoutFileName));
+    const notices: string[] = [];
+    const clock = { now: Date.parse('2026-12-02T10:00:10Z') };
+    const pins = await AdminPinGate.open({ file: join(dir, adminPinLockoutFileName), pinHash: await hashAdminPin('2468', { ln: 14 }), notices, now: () => clock.now });
+    expect(notices).toEqual([]);
+    expect(pins.retryAfterSeconds()).toBe(20);
+    clock.now += 20_000;
+    expect(await pins.unlock('0000')).toMatchObject({ reason: 'wrong', retryAfterSeconds: 60 });
+    expect(await json(join(dir, adminPinLockoutFileName))).toEqual({ schemaVersion: adminPinLockoutFileFormat.current, failures: 6, lockedUntil: '2026-12-02T10:01:30.000Z' });
   });
 
   it('talkie-servers.json v1 loads with nothing lost and is written back in the current version', async () => {

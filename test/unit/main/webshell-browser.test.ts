@@ -15,6 +15,9 @@ describe('the web shell’s Chromium', () => {
     expect(noNamespaces.notice).toMatch(/user namespaces/);
     expect(chromiumAppArgs('file:///x/open.html', '/p', chromiumSandbox(1000, true))).not.toContain('--no-sandbox');
     expect(chromiumAppArgs('file:///x/open.html', '/p', root)).toContain('--no-sandbox');
+    // Kiosk mode (device policy): full screen; otherwise an app window.
+    expect(chromiumAppArgs('file:///x/open.html', '/p', root, true)).toContain('--kiosk');
+    expect(chromiumAppArgs('file:///x/open.html', '/p', root)).not.toContain('--kiosk');
   });
 
   it('reads whether unprivileged user namespaces are allowed', () => {

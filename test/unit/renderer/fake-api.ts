@@ -25,6 +25,7 @@ import type { A2AAgentView } from '../../../src/shared/ipc/contract';
 import { fail, ok, ServiceError, type IpcError, type IpcResult } from '../../../src/shared/ipc/errors';
 import { applySettingsPatch, defaultSettings, type Settings } from '../../../src/shared/settings/settings';
 import type { Action } from '../../../src/shared/talkie/content';
+import type { DevicePolicyStatus } from '../../../src/shared/device-policy/ipc-schemas';
 import type { ConversationItem } from '../../../src/shared/talkie/conversation';
 import type { ServerView } from '../../../src/shared/talkie/ipc-schemas';
 import { UiMemory } from '../../../src/main/app/ui-memory';
@@ -95,6 +96,8 @@ export interface FakeBackend {
      * as a Talkie server named after it (a plain AG-UI check: an endpoint that answers).
      */
     checks: Record<string, AgentCheck>;
+    /** What `policy.status` answers (no device policy by default). */
+    policy: DevicePolicyStatus;
   };
   /** Every call that reached the fake main, in order, after the contract's request schema accepted it. */
   calls: { method: MethodName; request: unknown }[];
@@ -149,6 +152,7 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     webPages: {},
     a2aAgents: {},
     checks: {},
+    policy: { state: 'none' },
     ...initial,
   };
   const aguiTitle = (thread: AguiThreadView) => {
@@ -185,6 +189,8 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'ui.saveScreen': ({ screen }) => ok(uiMemory.saveScreen(screen)),
     'ui.saveDraft': ({ key, text }) => ok(uiMemory.saveDraft(key, text)),
     'app.info': () => ok({ name: 'AgentDesk', version: '0.1.0', shell: state.shell, platform: 'linux', notices: [...state.notices] }),
+    'policy.status': () => ok(state.policy),
+    'policy.unlockAdmin': () => ok({ unlocked: false, reason: 'no_pin', retryAfterSeconds: 0, freeTriesLeft: 0 }),
     'settings.get': () => ok(state.settings),
     'settings.update': ({ patch }) => {
       state.settings = applySettingsPatch(state.settings, patch);

@@ -1,0 +1,114 @@
+import { forcedSettings, normalizedUrl, type DevicePolicy } from '../../shared/device-policy/device-policy';
+import type { DevicePolicyStatus } from '../../shared/device-policy/ipc-schemas';
+import { methodNames } from '../../shared/ipc/contract';
+import { ServiceError } from '../../shared/ipc/errors';
+import type { SettingsPatch } from '../../shared/settings/settings';
+import { createDispatcher, type Handlers } from '../ipc/dispatcher';
+import { EventBus } from '../ipc/event-bus';
+import type { HandlerTable } from '../ipc/handler-table';
+import type { Logger } from '../platform/logger';
+import { PhotoService } from '../photo/photo-service';
+import type { AdminSession } from '../policy/admin-session';
+import type { DevicePolicyLoad } from '../policy/device-policy-file';
+import { lockedAgentId } from '../store/agent-registry';
+import { Notices } from '../store/notices';
+import type { AppServices } from './app-services';
+import { MediaPermissions } from './media-permissions';
+
+/** The device policy in force for this run (or none): what startAppServices is given. */
+export type ActiveDevicePolicy = { file: string; policy: DevicePolicy };
+
+/** `policy.*`: what the page may know of the device policy, and the admin PIN. */
+export function policyHandlers({ devicePolicy, admin }: { devicePolicy: ActiveDevicePolicy | undefined; admin: AdminSession }): HandlerTable<'policy'> {
+  return {
+    'policy.status': () => policyStatus(devicePolicy),
+    'policy.unlockAdmin': ({ pin }) => admin.unlock(pin),
+  };
+}
+
+export function policyStatus(devicePolicy: ActiveDevicePolicy | undefined): DevicePolicyStatus {
+  if (!devicePolicy) return { state: 'none' };
+  const { policy, file } = devicePolicy;
+  const start = policy.agents?.start === undefined ? undefined : normalizedUrl(policy.agents.start);
+  return {
+    state: 'active',
+    file,
+    kiosk: policy.kiosk === true,
+    agentsLocked: policy.agents !== undefined,
+    ...(start && 'url' in start ? { startAgentId: lockedAgentId(start.url) } : {}),
+    forced: forcedSettings(policy).map((forced) => forced.key),
+    camera: policy.camera?.allowed !== false,
+    voice: policy.voice?.allowed !== false,
+    adminPin: policy.admin !== undefined,
+    ...(policy.idleResetSeconds !== undefined ? { idleResetSeconds: policy.idleResetSeconds } : {}),
+  };
+}
+
+/** Camera and microphone the policy refuses, with the words the page shows. */
+export function refusedMedia(devicePolicy: ActiveDevicePolicy | undefined): ConstructorParameters<typeof MediaPermissions>[0] {
+  if (!devicePolicy) return {};
+  const { policy, file } = devicePolicy;
+  return {
+    ...(policy.camera?.allowed === false ? { camera: `The administrator's device policy (${file}) does not allow the camera.` } : {}),
+    ...(policy.voice?.allowed === false ? { microphone: `The administrator's device policy (${file}) does not allow voice (the microphone).` } : {}),
+  };
+}
+
+/** The settings a patch changes that sit behind the admin PIN (everything but dismissing notices and a voice consent, which are the user's own answers). */
+export function needsAdmin(patch: SettingsPatch): boolean {
+  return ['language', 'appearance', 'developer', 'signIn', 'nfc', 'voiceShortcut'].some((key) => (patch as Record<string, unknown>)[key] !== undefined);
+}
+
+/** `settings.update` under the admin PIN: refused while the policy's PIN is not entered. */
+export function guardSettingsUpdate(admin: AdminSession, patch: SettingsPatch): void {
+  if (needsAdmin(patch) && !admin.isOpen()) throw new ServiceError('not_allowed', "Settings are behind the administrator's PIN (device policy).");
+}
+
+/** `voice.allowed: false`: a voice call is refused before main asks the server for a voice session. */
+export function withVoicePolicy<T extends HandlerTable<'talkie'>>(table: T, devicePolicy: ActiveDevicePolicy | undefined): T {
+  if (devicePolicy?.policy.voice?.allowed !== false) return table;
+  const message = `The administrator's device policy (${devicePolicy.file}) does not allow voice.`;
+  return {
+    ...table,
+    'talkie.voiceStart': () => {
+      throw new ServiceError('not_allowed', message);
+    },
+  };
+}
+
+/** The built-in demo is another address: a locked list refuses it. */
+export function refuseDemo(devicePolicy: ActiveDevicePolicy | undefined): HandlerTable<'demo'> | undefined {
+  if (!devicePolicy?.policy.agents) return undefined;
+  const refuse = () => {
+    throw new ServiceError('not_allowed', `The agent list is set by the administrator's device policy (${devicePolicy.file}): the built-in demo is not on it.`);
+  };
+  return { 'demo.open': refuse, 'demo.openAgentCall': refuse, 'demo.openAgui': refuse };
+}
+
+/**
+ * Kiosk mode with a policy that cannot be used: nothing runs. No settings, agents, network,
+ * NFC or demo are opened; every method answers `not_allowed` with the policy's message, except
+ * `policy.status` (the error screen's text) and `app.info`.
+ */
+export function policyFailedServices(
+  failure: Extract<DevicePolicyLoad, { state: 'failed' }>,
+  options: { shell: 'electron' | 'web'; version: string; log: Logger },
+): AppServices {
+  const events = new EventBus(options.log);
+  const notices = new Notices(options.log, events);
+  options.log.error('policy', failure.message);
+  const refuse = () => {
+    throw new ServiceError('not_allowed', failure.message);
+  };
+  const handlers = Object.fromEntries(methodNames.map((method) => [method, refuse])) as unknown as Handlers;
+  handlers['policy.status'] = () => ({ state: 'failed', file: failure.file, message: failure.message });
+  handlers['app.info'] = () => ({ name: 'AgentDesk', version: options.version, shell: options.shell, platform: process.platform, notices: [failure.message.slice(0, 1000)] });
+  return {
+    dispatcher: createDispatcher(handlers, options.log),
+    events,
+    media: new MediaPermissions({ camera: failure.message, microphone: failure.message }),
+    photos: new PhotoService({ log: options.log }),
+    notices,
+    dispose: async () => undefined,
+  };
+}

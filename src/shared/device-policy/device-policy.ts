@@ -1,0 +1,247 @@
+import { z } from 'zod';
+import { normalizeAgentAddress } from '../agents/address';
+import { agentLabelMaxLength } from '../agents/label';
+import { languageSchema, textSizeSchema, themeSchema, type Settings } from '../settings/settings';
+import { adminPinLockout, parseAdminPinHash } from './admin-pin-hash';
+
+/**
+ * The device policy (issue #18): one JSON file an administrator writes to make AgentDesk a kiosk or
+ * a managed workstation. Not to be confused with the per-action approval policy of Talkie servers
+ * (`actionPolicy`, human-approved actions) or the network address policy in main: this one is the
+ * machine's, written by its administrator, read from the system location (or `--policy FILE`).
+ *
+ * - Strict: an unknown key is an error, so a typo ("kiosks") fails closed instead of being ignored.
+ * - Versioned: `policyVersion` is required; a version this AgentDesk does not know fails closed.
+ * - Every other key is optional: a key the policy leaves out is the user's to decide (its default,
+ *   below, is "as the user set it"); a key it sets is forced, and the user's settings file can never
+ *   loosen it (`settingsUnderPolicy`, `policyRefusals`).
+ *
+ * The JSON Schema for editors (`resources/policy/agentdesk-policy.schema.json`) is generated from
+ * this schema (`devicePolicyJsonSchema`); a test keeps the checked-in file equal to it.
+ */
+export const devicePolicyVersion = 1;
+
+export const policyAgentSchema = z
+  .strictObject({
+    address: z.string().min(1).max(2048).describe('The agent\'s address, as "Add an agent" takes it: a host, an https:// URL, a Talkie manifest or A2A agent card URL.'),
+    name: z.string().min(1).max(agentLabelMaxLength).optional().describe('The name the lists show (instead of the agent\'s own name or its address).'),
+    kind: z.enum(['auto', 'agui']).optional().describe('"agui": the address is a plain AG-UI endpoint (POST + SSE). Default "auto": read its Talkie manifest and A2A card.'),
+  })
+  .describe('One agent of the locked list.');
+
+export const adminPinHashSchema = z
+  .string()
+  .max(400)
+  .regex(/^\$scrypt\$/)
+  .describe('The admin PIN as a salted scrypt hash in PHC format ($scrypt$ln=15,r=8,p=1$salt$hash). Make one with `agentdesk policy hash-pin`.');
+
+export const devicePolicySchema = z
+  .strictObject({
+    $schema: z.string().max(2048).optional().describe('The JSON Schema for editors; AgentDesk ignores it.'),
+    policyVersion: z.literal(devicePolicyVersion).describe('The version of this policy format. AgentDesk refuses a version it does not know.'),
+    kiosk: z.boolean().optional().describe('Kiosk mode. A policy problem then shows an error screen instead of refusing to start. Default false.'),
+    agents: z
+      .strictObject({
+        list: z.array(policyAgentSchema).min(1).max(50).describe('The agents, in order. The list is locked: users cannot add, remove or rename agents, and cannot open any other address (nor the built-in demo).'),
+        start: z.string().min(1).max(2048).optional().describe('The address (one of `list`) that opens at start.'),
+      })
+      .optional()
+      .describe('A locked agent list. Without it, users manage their own list.'),
+    idleResetSeconds: z.number().int().min(10).max(86_400).optional().describe('Kiosk: after this many seconds without input, return to the start agent with a fresh conversation. Not built yet (a later increment).'),
+    nfc: z
+      .strictObject({ armedScanning: z.boolean().describe('Keep NFC scanning armed while the window is focused (Settings → NFC scanning → kiosk scanning).') })
+      .optional(),
+    camera: z.strictObject({ allowed: z.boolean().describe('false: the camera is never opened (photos from files stay possible).') }).optional(),
+    voice: z
+      .strictObject({
+        allowed: z.boolean().describe('false: the microphone is never opened, so no voice calls.'),
+        mode: z.enum(['hands-free', 'push-to-talk']).optional().describe('The voice mode calls use. Not enforced yet (a later increment).'),
+      })
+      .optional(),
+    language: languageSchema.optional().describe('The interface language, forced.'),
+    appearance: z
+      .strictObject({ theme: themeSchema.optional().describe('Forced theme.'), textSize: textSizeSchema.optional().describe('Forced text size.') })
+      .optional(),
+    admin: z
+      .strictObject({ pinHash: adminPinHashSchema })
+      .optional()
+      .describe('Settings and diagnostics behind an admin PIN (wrong tries lock it for a growing time).'),
+    developmentSetting: z
+      .enum(['forced-off', 'user'])
+      .optional()
+      .describe('"forced-off": the development setting (http:// to local addresses) and pasted tokens stay off. Default: "forced-off" in kiosk mode, else "user".'),
+    deviceKeyFile: z.string().min(2).max(4096).optional().describe('The NFC device key file (32 bytes, readable by the app\'s user alone), used instead of the keychain. An absolute path.'),
+  })
+  .describe('AgentDesk device policy (issue #18). Unknown keys are errors.')
+  .superRefine((policy, context) => {
+    // Rules JSON Schema cannot say; zod reports them with the key path like any other problem.
+    if (policy.admin) {
+      const parsed = parseAdminPinHash(policy.admin.pinHash);
+      if ('problem' in parsed) context.addIssue({ code: 'custom', path: ['admin', 'pinHash'], message: `the PIN hash ${parsed.problem}` });
+    }
+    if (policy.deviceKeyFile !== undefined && !isAbsolutePath(policy.deviceKeyFile)) {
+      context.addIssue({ code: 'custom', path: ['deviceKeyFile'], message: 'must be an absolute path (/etc/agentdesk/nfc-device.key, C:\\ProgramData\\AgentDesk\\nfc-device.key)' });
+    }
+    if (!policy.agents) return;
+    const forcedOff = developmentForcedOff(policy);
+    const seen = new Map<string, number>();
+    policy.agents.list.forEach((agent, index) => {
+      const url = normalizedUrl(agent.address);
+      if ('problem' in url) return context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'address'], message: url.problem });
+      if (seen.has(url.url)) return context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'address'], message: `the same agent as list[${seen.get(url.url)!}]` });
+      seen.set(url.url, index);
+      if (url.http && forcedOff) {
+        context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'address'], message: 'is http://, which needs the development setting, and this policy forces it off' });
+      }
+    });
+    if (policy.agents.start !== undefined) {
+      const start = normalizedUrl(policy.agents.start);
+      if ('problem' in start || !seen.has(start.url)) context.addIssue({ code: 'custom', path: ['agents', 'start'], message: 'must be the address of one agent in agents.list' });
+    }
+  });
+
+export type DevicePolicy = z.infer<typeof devicePolicySchema>;
+export type PolicyAgent = z.infer<typeof policyAgentSchema>;
+
+/** What a key the policy leaves out means. */
+export const devicePolicyDefaults = {
+  kiosk: false,
+  agents: 'the user manages the list',
+  idleResetSeconds: 'no idle reset',
+  nfc: 'the user\'s setting',
+  camera: { allowed: true },
+  voice: { allowed: true, mode: 'the user\'s choice' },
+  language: 'the user\'s setting',
+  appearance: 'the user\'s settings',
+  admin: 'no PIN',
+  developmentSetting: '"forced-off" in kiosk mode, else "user"',
+  deviceKeyFile: 'the OS keychain',
+} as const;
+
+/** The development setting (and pasted tokens) are forced off: said so, or by default in kiosk mode. */
+export function developmentForcedOff(policy: DevicePolicy): boolean {
+  return (policy.developmentSetting ?? (policy.kiosk ? 'forced-off' : 'user')) === 'forced-off';
+}
+
+/** The agents' addresses as the agent list stores them (normalized URLs), or why one is not an address. */
+export function normalizedUrl(address: string): { url: string; display: string; http: boolean } | { problem: string } {
+  try {
+    const normalized = normalizeAgentAddress(address, { allowLocalHttp: true });
+    return { url: normalized.url, display: normalized.display, http: normalized.url.startsWith('http:') };
+  } catch (error) {
+    return { problem: error instanceof Error ? error.message : 'is not an agent address' };
+  }
+}
+
+function isAbsolutePath(path: string): boolean {
+  return path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith('\\\\');
+}
+
+/** One setting the policy forces: its path in `Settings` and the value. */
+export interface ForcedSetting {
+  /** How people name it: `language`, `appearance.theme`, `developer.allowLocalHttp`, `nfc.kioskScan`. */
+  key: 'language' | 'appearance.theme' | 'appearance.textSize' | 'developer.allowLocalHttp' | 'developer.allowPastedTokens' | 'nfc.kioskScan';
+  value: string | boolean;
+  /** The policy key that forces it. */
+  policyKey: string;
+}
+
+/** The settings this policy forces (none without a policy). */
+export function forcedSettings(policy: DevicePolicy | undefined): ForcedSetting[] {
+  if (!policy) return [];
+  const forced: ForcedSetting[] = [];
+  if (policy.language !== undefined) forced.push({ key: 'language', value: policy.language, policyKey: 'language' });
+  if (policy.appearance?.theme !== undefined) forced.push({ key: 'appearance.theme', value: policy.appearance.theme, policyKey: 'appearance.theme' });
+  if (policy.appearance?.textSize !== undefined) forced.push({ key: 'appearance.textSize', value: policy.appearance.textSize, policyKey: 'appearance.textSize' });
+  if (developmentForcedOff(policy)) {
+    forced.push({ key: 'developer.allowLocalHttp', value: false, policyKey: 'developmentSetting' });
+    forced.push({ key: 'developer.allowPastedTokens', value: false, policyKey: 'developmentSetting' });
+  }
+  if (policy.nfc !== undefined) forced.push({ key: 'nfc.kioskScan', value: policy.nfc.armedScanning, policyKey: 'nfc.armedScanning' });
+  return forced;
+}
+
+/**
+ * The settings in force: the user's (from their settings file) with every key the policy sets
+ * replaced by the policy's value. Whatever the user's file says, a forced key comes out as the
+ * policy says, so a settings file can never loosen the policy. Pure; the input is not changed.
+ */
+export function settingsUnderPolicy(settings: Settings, policy: DevicePolicy | undefined): Settings {
+  const result = JSON.parse(JSON.stringify(settings)) as Settings;
+  for (const { key, value } of forcedSettings(policy)) {
+    switch (key) {
+      case 'language':
+        result.language = value as Settings['language'];
+        break;
+      case 'appearance.theme':
+        result.appearance.theme = value as Settings['appearance']['theme'];
+        break;
+      case 'appearance.textSize':
+        result.appearance.textSize = value as Settings['appearance']['textSize'];
+        break;
+      case 'developer.allowLocalHttp':
+        result.developer.allowLocalHttp = value as boolean;
+        break;
+      case 'developer.allowPastedTokens':
+        result.developer.allowPastedTokens = value as boolean;
+        break;
+      case 'nfc.kioskScan':
+        result.nfc = { debounceMs: result.nfc?.debounceMs ?? 2_000, readerFeedback: result.nfc?.readerFeedback ?? false, ...result.nfc, kioskScan: value as boolean };
+        break;
+    }
+  }
+  return result;
+}
+
+/** The value a settings patch gives `key`, if it touches it. */
+function patchValue(patch: SettingsPatchLike, key: ForcedSetting['key']): unknown {
+  const [group, field] = key.split('.') as [string, string | undefined];
+  const part = (patch as Record<string, unknown>)[group];
+  if (field === undefined) return part;
+  return part !== null && typeof part === 'object' ? (part as Record<string, unknown>)[field] : undefined;
+}
+
+type SettingsPatchLike = { language?: unknown; appearance?: unknown; developer?: unknown; nfc?: unknown };
+
+/**
+ * The forced settings a patch would change (to another value than the policy's): the update is
+ * refused with these named. A patch that repeats the forced value (a form sending every field) passes.
+ */
+export function policyRefusals(patch: SettingsPatchLike, policy: DevicePolicy | undefined): ForcedSetting[] {
+  return forcedSettings(policy).filter((forced) => {
+    const value = patchValue(patch, forced.key);
+    return value !== undefined && value !== forced.value;
+  });
+}
+
+/** What the policy does, one line per key, for `agentdesk policy check` and the README. */
+export function describeDevicePolicy(policy: DevicePolicy): string[] {
+  const lines: string[] = [`policy version ${policy.policyVersion}`];
+  lines.push(policy.kiosk ? 'kiosk mode: on' : 'kiosk mode: off');
+  if (policy.agents) {
+    const start = policy.agents.start === undefined ? undefined : normalizedUrl(policy.agents.start);
+    lines.push(`agents: locked to ${policy.agents.list.length} (no add, no remove, no rename, no other address, no built-in demo)`);
+    for (const agent of policy.agents.list) {
+      const url = normalizedUrl(agent.address);
+      const isStart = start !== undefined && 'url' in start && 'url' in url && start.url === url.url;
+      lines.push(`  ${'url' in url ? url.url : agent.address}${agent.name ? ` "${agent.name}"` : ''}${agent.kind === 'agui' ? ' (plain AG-UI)' : ''}${isStart ? ' (start)' : ''}`);
+    }
+    if (policy.agents.start === undefined) lines.push('start agent: none (the home screen)');
+  } else lines.push('agents: the user manages the list');
+  lines.push(policy.idleResetSeconds === undefined ? 'idle reset: off' : `idle reset: after ${policy.idleResetSeconds} s without input (not built yet)`);
+  lines.push(policy.nfc ? `NFC armed scanning: ${policy.nfc.armedScanning ? 'on' : 'off'} (forced)` : 'NFC armed scanning: the user\'s setting');
+  lines.push(`camera: ${policy.camera?.allowed === false ? 'not allowed' : 'allowed'}`);
+  lines.push(`voice: ${policy.voice?.allowed === false ? 'not allowed (no microphone)' : 'allowed'}${policy.voice?.mode ? `, mode ${policy.voice.mode} (not enforced yet)` : ''}`);
+  for (const forced of forcedSettings(policy)) lines.push(`setting ${forced.key}: ${String(forced.value)} (forced by ${forced.policyKey})`);
+  lines.push(policy.admin
+      ? `admin PIN: set (settings and diagnostics need it; after ${adminPinLockout.freeTries} wrong tries each one locks it, from ${adminPinLockout.firstWaitSeconds} s doubling to ${adminPinLockout.maxWaitSeconds / 60} min)`
+      : 'admin PIN: none');
+  lines.push(developmentForcedOff(policy) ? 'development setting: forced off' : 'development setting: the user\'s');
+  lines.push(policy.deviceKeyFile ? `NFC device key: the file ${policy.deviceKeyFile}` : 'NFC device key: the OS keychain');
+  return lines;
+}
+
+/** The JSON Schema for editors, generated from `devicePolicySchema` (what the checked-in file must equal). */
+export function devicePolicyJsonSchema(): Record<string, unknown> {
+  return { ...z.toJSONSchema(devicePolicySchema, { target: 'draft-2020-12', io: 'input' }), title: 'AgentDesk device policy' };
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { adminPinLength } from './admin-pin-hash';
+
+/**
+ * What the renderer learns about the device policy (`policy.status`) and the admin PIN
+ * (`policy.unlockAdmin`). The policy itself stays in main; the page gets what it shows.
+ */
+export const forcedSettingKeySchema = z.enum(['language', 'appearance.theme', 'appearance.textSize', 'developer.allowLocalHttp', 'developer.allowPastedTokens', 'nfc.kioskScan']);
+
+export const devicePolicyStatusSchema = z.discriminatedUnion('state', [
+  /** No policy: an unmanaged machine. */
+  z.strictObject({ state: z.literal('none') }),
+  z.strictObject({
+    state: z.literal('active'),
+    /** The policy file. */
+    file: z.string().max(4096),
+    kiosk: z.boolean(),
+    /** The agent list is the policy's: no add, remove, rename, other address or built-in demo. */
+    agentsLocked: z.boolean(),
+    /** The agent to open at start (its id in agents.list). */
+    startAgentId: z.string().min(1).max(64).optional(),
+    /** The settings the policy sets (Settings shows them as set by the administrator). */
+    forced: z.array(forcedSettingKeySchema).max(6),
+    camera: z.boolean(),
+    voice: z.boolean(),
+    /** Settings changes need the admin PIN (`policy.unlockAdmin`). */
+    adminPin: z.boolean(),
+    /** Seconds of idle before a reset (not acted on yet). */
+    idleResetSeconds: z.number().int().min(10).max(86_400).optional(),
+  }),
+  /** The policy cannot be used (kiosk mode: the app runs nothing else and shows this). */
+  z.strictObject({ state: z.literal('failed'), file: z.string().max(4096), message: z.string().max(2000) }),
+]);
+export type DevicePolicyStatus = z.infer<typeof devicePolicyStatusSchema>;
+
+export const adminUnlockRequestSchema = z.strictObject({ pin: z.string().min(1).max(adminPinLength.max) });
+export const adminUnlockResponseSchema = z.discriminatedUnion('unlocked', [
+  /** Until when settings changes are allowed without the PIN again (ISO 8601). */
+  z.strictObject({ unlocked: z.literal(true), until: z.string().max(40) }),
+  z.strictObject({
+    unlocked: z.literal(false),
+    reason: z.enum(['wrong', 'locked', 'no_pin']),
+    retryAfterSeconds: z.number().int().min(0).max(86_400),
+    freeTriesLeft: z.number().int().min(0).max(100),
+  }),
+]);
+export type AdminUnlockResponse = z.infer<typeof adminUnlockResponseSchema>;
