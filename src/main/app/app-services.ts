@@ -122,16 +122,22 @@ async function openGround(options: AppServicesOptions) {
   const events = new EventBus(log);
   const notices = new Notices(log, events);
   // Without its folder AgentDesk still starts (defaults in memory); every save then says why it failed.
-  await mkdir(options.userDataDir, { recursive: true, mode: 0o700 }).catch((error: unknown) =>
-    notices.push(`AgentDesk cannot create its folder ${options.userDataDir} (${reasonInWords(error)}): defaults are in use and nothing can be saved this session.`),
-  );
+  await mkdir(options.userDataDir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+    const reason = reasonInWords(error);
+    notices.push({
+      code: 'folder_unavailable',
+      params: { folder: options.userDataDir },
+      detail: reason,
+      message: `AgentDesk cannot create its folder ${options.userDataDir} (${reason}): defaults are in use and nothing can be saved this session.`,
+    });
+  });
   const settings = await SettingsService.open(options.userDataDir, events, notices);
   const agents = await AgentRegistry.open(options.userDataDir, events, notices);
   const approvals = await EndpointApprovals.open(options.userDataDir, notices);
   const media = new MediaPermissions();
   const photos = new PhotoService({ log });
   const secrets = options.secrets ?? (await openSecretStore());
-  if (secrets.kind === 'memory' && secrets.reason) notices.push(secrets.reason);
+  if (secrets.kind === 'memory' && secrets.reason) notices.push({ code: 'keychain_memory', ...(secrets.problem === undefined ? {} : { detail: secrets.problem }), message: secrets.reason });
   const tokens = createTokenStore(secrets);
   return { log, events, notices, settings, agents, approvals, media, photos, secrets, tokens };
 }

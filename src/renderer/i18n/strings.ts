@@ -1,4 +1,5 @@
 import type { IpcErrorCode } from '../../shared/ipc/errors';
+import type { NoticeCode } from '../../shared/ipc/notices';
 
 /**
  * Every user-facing string of the renderer, in one place. `en` is the source catalogue; `cs` must
@@ -688,6 +689,17 @@ export const en = {
   // Tag and object references, shortened (components/ObjectRefText) (#15)
   'objectRef.tag': 'tag {id}',
   'objectRef.object': 'object {id}',
+  // Notices from main (App Notices): a code and its names, said here; main's cause behind Details
+  'notice.file_unreadable': '{file} could not be read. Defaults are in use for this session and the file is left as it is.',
+  'notice.file_moved_aside': '{file} could not be read. It was moved to {aside} and defaults are in use.',
+  'notice.file_not_moved_aside': '{file} could not be read and could not be moved aside. Defaults are in use for this session and the file is left as it is.',
+  'notice.file_newer_read': '{file} was written by a newer AgentDesk (version {version}); this version reads it as version {current}, and will not change it.',
+  'notice.file_newer_defaults': '{file} was written by a newer AgentDesk (version {version}); this version cannot read it and uses the defaults, and will not change it.',
+  'notice.folder_unavailable': 'AgentDesk cannot create its folder {folder}: defaults are in use and nothing can be saved this session.',
+  'notice.keychain_memory': 'No keychain is reachable: sign-ins last until AgentDesk closes.',
+  'notice.conversation_not_saved': 'The conversation of an AG-UI agent is kept until AgentDesk closes, but not on disk.',
+  'notice.demo_not_saved': 'The demo agent’s conversations are kept until AgentDesk closes, but not on disk.',
+  'notice.demo_questions_not_kept': 'The demo’s open AG-UI questions end when AgentDesk closes: their key could not be saved.',
 };
 
 export type MessageKey = keyof typeof en;
@@ -1374,6 +1386,17 @@ export const cs: Catalogue = {
   // Odkazy na štítky a předměty, zkrácené (components/ObjectRefText) (#15)
   'objectRef.tag': 'štítek {id}',
   'objectRef.object': 'předmět {id}',
+  // Upozornění z hlavního procesu (App Notices): kód a jména, věta je zde; příčina pod Podrobnosti
+  'notice.file_unreadable': 'Soubor {file} nešel přečíst. Pro tuto relaci se používá výchozí nastavení a soubor zůstává beze změny.',
+  'notice.file_moved_aside': 'Soubor {file} nešel přečíst. Byl přesunut do {aside} a používá se výchozí nastavení.',
+  'notice.file_not_moved_aside': 'Soubor {file} nešel přečíst ani přesunout stranou. Pro tuto relaci se používá výchozí nastavení a soubor zůstává beze změny.',
+  'notice.file_newer_read': 'Soubor {file} zapsala novější verze AgentDesku (verze {version}); tato verze ho čte jako verzi {current} a nezmění ho.',
+  'notice.file_newer_defaults': 'Soubor {file} zapsala novější verze AgentDesku (verze {version}); tato verze ho neumí přečíst, používá výchozí nastavení a soubor nezmění.',
+  'notice.folder_unavailable': 'AgentDesk nemůže vytvořit svou složku {folder}: používá se výchozí nastavení a v této relaci nelze nic uložit.',
+  'notice.keychain_memory': 'Klíčenka není dostupná: přihlášení vydrží jen do zavření AgentDesku.',
+  'notice.conversation_not_saved': 'Konverzace s agentem AG-UI zůstane do zavření AgentDesku, ale na disk se neuložila.',
+  'notice.demo_not_saved': 'Konverzace ukázkového agenta zůstanou do zavření AgentDesku, ale na disk se neuložily.',
+  'notice.demo_questions_not_kept': 'Otevřené otázky AG-UI v ukázce skončí se zavřením AgentDesku: jejich klíč se nepodařilo uložit.',
 };
 
 export type Language = 'en' | 'cs';
@@ -1408,5 +1431,11 @@ export function resolveLanguage(setting: 'system' | Language, navigatorLanguage:
 /** The catalogue key for an IPC error code; every code has one (checked by the typecheck). */
 export function errorKey(code: IpcErrorCode): MessageKey {
   const key: `error.${IpcErrorCode}` = `error.${code}`;
+  return key satisfies MessageKey;
+}
+
+/** The catalogue key for a notice code; every code has one (checked by the typecheck). */
+export function noticeKey(code: NoticeCode): MessageKey {
+  const key: `notice.${NoticeCode}` = `notice.${code}`;
   return key satisfies MessageKey;
 }

@@ -16,6 +16,7 @@ import { aguiEvents, aguiMethods } from '../agui/ipc-schemas';
 import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, talkieVoiceMethods, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
 import { agentLabelMaxLength } from '../agents/label';
 import { ipcBytes } from './binary';
+import { noticeLimits, noticeSchema } from './notices';
 import { uiMemoryMethods } from './ui-memory-schemas';
 
 /**
@@ -152,7 +153,7 @@ export const contract = {
         shell: z.enum(['electron', 'web']),
         platform: z.string(),
         /** Messages for the user so far (the newest 20), for example a settings file that was moved aside; later ones arrive as `app.notice`. */
-        notices: z.array(z.string().max(1000)).max(20),
+        notices: z.array(noticeSchema).max(noticeLimits.kept),
       }),
     },
     'settings.get': { request: empty, response: settingsSchema },
@@ -291,7 +292,7 @@ export const contract = {
   },
   events: {
     /** A message for the user that is not the answer to a call: a saved file moved aside or from a newer AgentDesk, a background save that failed. */
-    'app.notice': z.strictObject({ message: z.string().max(1000) }),
+    'app.notice': noticeSchema,
     'talkie.update': z.strictObject({ agentId, runKey: z.string().max(100), update: runUpdateSchema }),
     'talkie.runEnded': z.strictObject({
       agentId,
