@@ -158,7 +158,8 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
         </div>
         {drawerOpen ? <div className="app-backdrop" aria-hidden="true" onClick={closeDrawer} /> : null}
         <div className="app-pane">
-          <div className="app-topbar">
+          {/* The narrow window's top bar: the page's one banner landmark (wide windows hide it). */}
+          <header className="app-topbar">
             <button
               ref={menuButtonRef}
               type="button"
@@ -171,7 +172,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
               <span aria-hidden="true" className="app-topbar__icon">☰</span> {t('shell.openMenu')}
             </button>
             <p className="app-title">{t('app.name')}</p>
-          </div>
+          </header>
           <Notices
             api={api}
             info={info.state.status === 'ready' ? info.state.value : undefined}
