@@ -16,6 +16,7 @@ import { HomeScreen } from './screens/HomeScreen';
 import { SettingsScreen } from './screens/SettingsScreen';
 import { Sidebar } from './screens/shell/Sidebar';
 import { useDialogFocus } from './hooks/useDialogFocus';
+import { ConnectionLostContext } from './hooks/useConnection';
 
 
 export interface AppProps {
@@ -51,7 +52,7 @@ function useAppearance(settings: Settings | undefined) {
   }, [theme, textSize]);
 }
 
-function useConnectionLost(closed: Promise<number> | undefined): boolean {
+function useClosed(closed: Promise<number> | undefined): boolean {
   const [lost, setLost] = useState(false);
   useEffect(() => {
     if (!closed) return undefined;
@@ -73,7 +74,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
   const [screen, setScreen] = useState<Screen>(() => screenOf(memory.currentScreen()));
   const headingRef = useRef<HTMLHeadingElement>(null);
   const mainRef = useRef<HTMLElement>(null);
-  const connectionLost = useConnectionLost(closed);
+  const connectionLost = useClosed(closed);
   const info = useAppInfo(api);
   const agents = useAgents(api);
 
@@ -179,6 +180,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
             settings={settings}
             onDismissed={() => (headingRef.current ?? mainRef.current)?.focus()}
           />
+          <ConnectionLostContext.Provider value={connectionLost}>
           <main id="content" ref={mainRef} tabIndex={-1} className={`app-main${screen.name === 'chat' ? ' app-main--agent' : ''}`}>
             {screen.name === 'home' ? (
               <HomeScreen api={api} headingRef={headingRef} agents={agents} addInputRef={addInputRef} onOpenChat={(target) => navigate({ name: 'chat', ...target })} />
@@ -202,6 +204,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
               />
             )}
           </main>
+          </ConnectionLostContext.Provider>
         </div>
       </div>
     </div>
