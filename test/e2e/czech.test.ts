@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cs, en, type MessageKey } from '../../src/renderer/i18n/strings';
+import { speechUnavailableReason } from '../support/speech';
 import { closeBrowser, explainFailure, openApp, startShell, type AppPage, type RunningShell } from './support/app';
+
+const speechMissing = speechUnavailableReason(['espeak-ng', 'pocketsphinx']);
 
 /**
  * Every visible string exists in Czech, proven by rendering (#15): the app set to Czech in
@@ -165,6 +168,26 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
     await home(page);
     await expectCzech(page, 'Home');
 
+    // An address that cannot be an agent's: the error "Add an agent" shows.
+    await page.getByRole('textbox', { name: cs['add.label'] }).fill('not an address');
+    await page.getByRole('button', { name: cs['add.check'], exact: true }).click();
+    await page.locator('main [role="alert"]').first().waitFor();
+    await expectCzech(page, 'Add an agent, with an error');
+    await page.getByRole('textbox', { name: cs['add.label'] }).fill('');
+
+    // The hardware popover and the photo dialog.
+    await page.getByRole('button', { name: /^Hardware/ }).click();
+    await page.getByRole('button', { name: cs['hardware.takePhoto'] }).click();
+    const photo = page.getByRole('dialog', { name: cs['photo.dialogTitle'] });
+    await photo.waitFor();
+    await expectCzech(page, 'Photo dialog');
+    await page.keyboard.press('Escape');
+    await photo.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: /^Hardware/ }).click();
+    await page.getByRole('button', { name: cs['hardware.takePhoto'] }).waitFor();
+    await expectCzech(page, 'Hardware popover');
+    await page.keyboard.press('Escape');
+
     // The Talkie demo: a message, a card, an action confirmed.
     await page.getByRole('button', { name: cs['demo.open'] }).click();
     await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
@@ -184,6 +207,18 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
     );
     await expectCzech(page, 'Talkie demo chat, action done');
 
+    // The voice consent dialog, where the demo can speak.
+    if (speechMissing === undefined) {
+      await page.getByRole('button', { name: cs['voice.callNamed'].replace('{name}', 'AgentDesk demo') }).click();
+      const consent = page.getByRole('dialog');
+      await consent.waitFor();
+      await expectCzech(page, 'Voice consent dialog');
+      await page.keyboard.press('Escape');
+      await consent.waitFor({ state: 'detached' });
+    } else {
+      console.log(`czech: the voice consent dialog is not checked: ${speechMissing}`);
+    }
+
     // The AG-UI demo, stopped at an interrupt form.
     await home(page);
     await page.getByRole('button', { name: cs['demo.openAgui'] }).click();
@@ -201,5 +236,25 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
     await expectCzech(page, 'AgentCall demo, photo request');
     await app.screenshot('czech-agentcall');
     expect(app.problems).toEqual([]);
+  });
+
+  it('the narrow window in Czech, its drawer open', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-czech-narrow-'));
+    dirs.push(dir);
+    const settings = { ...JSON.parse(await readFile(new URL('../fixtures/saved/settings.v1.json', import.meta.url), 'utf8')), language: 'cs', appearance: { theme: 'light', textSize: 'normal' } };
+    await writeFile(join(dir, 'settings.json'), JSON.stringify(settings));
+    const narrowShell = await startShell(dir);
+    const narrow = await openApp(narrowShell, { width: 390, height: 800 });
+    try {
+      const { page } = narrow;
+      await page.getByRole('heading', { level: 1, name: cs['home.title'] }).waitFor();
+      await expectCzech(page, 'Home, 390 px');
+      await page.getByRole('button', { name: cs['shell.openMenuLabel'] }).click();
+      await page.getByRole('button', { name: cs['shell.settings'] }).waitFor();
+      await expectCzech(page, 'Drawer open, 390 px');
+    } finally {
+      await narrow.close();
+      await narrowShell.stop();
+    }
   });
 });
