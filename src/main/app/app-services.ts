@@ -210,7 +210,8 @@ function startTalkie(options: AppServicesOptions, ground: Ground, demo: DemoPort
     settings,
     events: ground.events,
     tokens,
-    tokenStorage: secrets.kind === 'memory' ? { kind: 'memory', ...(secrets.reason ? { reason: secrets.reason.slice(0, 500) } : {}) } : { kind: 'keychain' },
+    // The cause alone ("Secret Service not running"): the screen says the rest in the user's language.
+    tokenStorage: secrets.kind === 'memory' ? { kind: 'memory', ...((secrets.problem ?? secrets.reason) ? { reason: (secrets.problem ?? secrets.reason ?? '').slice(0, 500) } : {}) } : { kind: 'keychain' },
     demo,
     oauth,
     ...(options.talkieRecovery ? { recovery: options.talkieRecovery } : {}),

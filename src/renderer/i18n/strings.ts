@@ -229,8 +229,7 @@ export const en = {
   'chat.signIn.tokenHint': 'A token you created in the server’s settings (development only).',
   'chat.signIn.tokenHintFromServer': 'Where to get one: {hint}',
   'chat.signIn.useToken': 'Use token',
-  'chat.signIn.memory': 'Sign-ins last until AgentDesk closes: {reason}',
-  'chat.signIn.memoryUnknown': 'the system keychain is not available.',
+  'chat.signIn.memory': 'Sign-ins last until AgentDesk closes: no keychain is reachable.',
   'chat.signIn.none':
     'AgentDesk cannot sign in to this server yet. If you develop it, allow pasted access tokens in Settings → Developer.',
   // Browser sign-in while it waits (#15).
@@ -928,8 +927,7 @@ export const cs: Catalogue = {
   'chat.signIn.tokenHint': 'Token, který jste vytvořili v nastavení serveru (jen pro vývoj).',
   'chat.signIn.tokenHintFromServer': 'Kde ho získáte: {hint}',
   'chat.signIn.useToken': 'Použít token',
-  'chat.signIn.memory': 'Přihlášení vydrží, dokud AgentDesk nezavřete: {reason}',
-  'chat.signIn.memoryUnknown': 'systémová klíčenka není k dispozici.',
+  'chat.signIn.memory': 'Přihlášení vydrží, dokud AgentDesk nezavřete: klíčenka není dostupná.',
   'chat.signIn.none':
     'K tomuto serveru se AgentDesk zatím přihlásit neumí. Pokud ho vyvíjíte, povolte vkládání přístupových tokenů v Nastavení → Pro vývojáře.',
   // Přihlášení v prohlížeči, zatímco čeká (#15).
