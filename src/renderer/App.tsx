@@ -6,7 +6,10 @@ import { CrashBoundary } from './components/CrashBoundary';
 import { useAgents, useAppInfo, useSettings, type AppInfo } from './hooks/useApiData';
 import { UiMemoryProvider, useUiMemory } from './hooks/useUiMemory';
 import { call, type LiveResource } from './hooks/useLiveResource';
+import type { Notice } from '../shared/ipc/notices';
+import { ErrorDetails } from './components/ErrorText';
 import { I18nProvider, useI18n } from './i18n/I18nProvider';
+import { noticeKey } from './i18n/strings';
 import { sameScreen, type AgentProtocol, type Screen } from './navigation';
 import { AgentScreen } from './screens/AgentScreen';
 import { HomeScreen } from './screens/HomeScreen';
@@ -14,6 +17,7 @@ import { SettingsScreen } from './screens/SettingsScreen';
 import { Sidebar } from './screens/shell/Sidebar';
 import { SidebarPlaceContext, type SidebarPlaceValue } from './screens/shell/SidebarPlace';
 import { useDialogFocus } from './hooks/useDialogFocus';
+import { ConnectionLostContext } from './hooks/useConnection';
 
 
 export interface AppProps {
@@ -49,7 +53,7 @@ function useAppearance(settings: Settings | undefined) {
   }, [theme, textSize]);
 }
 
-function useConnectionLost(closed: Promise<number> | undefined): boolean {
+function useClosed(closed: Promise<number> | undefined): boolean {
   const [lost, setLost] = useState(false);
   useEffect(() => {
     if (!closed) return undefined;
@@ -71,7 +75,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
   const [screen, setScreen] = useState<Screen>(() => screenOf(memory.currentScreen()));
   const headingRef = useRef<HTMLHeadingElement>(null);
   const mainRef = useRef<HTMLElement>(null);
-  const connectionLost = useConnectionLost(closed);
+  const connectionLost = useClosed(closed);
   const info = useAppInfo(api);
   const agents = useAgents(api);
 
@@ -189,7 +193,8 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
         </div>
         {drawerOpen ? <div className="app-backdrop" aria-hidden="true" onClick={closeDrawer} /> : null}
         <div className="app-pane">
-          <div className="app-topbar">
+          {/* The narrow window's top bar: the page's one banner landmark (wide windows hide it). */}
+          <header className="app-topbar">
             <button
               ref={menuButtonRef}
               type="button"
@@ -202,13 +207,14 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
               <span aria-hidden="true" className="app-topbar__icon">☰</span> {t('shell.openMenu')}
             </button>
             <p className="app-title">{t('app.name')}</p>
-          </div>
+          </header>
           <Notices
             api={api}
             info={info.state.status === 'ready' ? info.state.value : undefined}
             settings={settings}
             onDismissed={() => (headingRef.current ?? mainRef.current)?.focus()}
           />
+          <ConnectionLostContext.Provider value={connectionLost}>
           <main id="content" ref={mainRef} tabIndex={-1} className={`app-main${screen.name === 'chat' ? ' app-main--agent' : ''}`}>
             {screen.name === 'home' ? (
               <HomeScreen api={api} headingRef={headingRef} agents={agents} addInputRef={addInputRef} onOpenChat={(target) => navigate({ name: 'chat', ...target })} />
@@ -233,6 +239,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
               />
             )}
           </main>
+          </ConnectionLostContext.Provider>
         </div>
       </div>
     </div>
@@ -255,21 +262,24 @@ function screenOf(saved: UiScreen | undefined): Screen {
  */
 function Notices({ api, info, settings, onDismissed }: { api: AgentDeskApi; info: AppInfo | undefined; settings: LiveResource<Settings>; onDismissed: () => void }) {
   const { t } = useI18n();
-  const [later, setLater] = useState<readonly string[]>([]);
+  const [later, setLater] = useState<readonly Notice[]>([]);
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(() => new Set());
-  useEffect(() => api.app.onNotice(({ message }) => setLater((list) => (list.includes(message) ? list : [...list, message].slice(-20)))), [api]);
+  useEffect(() => api.app.onNotice((notice) => setLater((list) => (list.some((kept) => kept.message === notice.message) ? list : [...list, notice].slice(-20)))), [api]);
   const saved = settings.state.status === 'ready' ? (settings.state.value.notices?.dismissed ?? []) : settings.state.status === 'error' ? [] : undefined;
   const startup = info?.notices ?? [];
+  // A notice is known by main's text (a dismissal keeps that); it is shown in the user's language from its code.
+  const all = [...new Map([...startup, ...later].map((notice) => [notice.message, notice])).values()];
   // Until the settings are known, nothing is shown: a dismissed notice must not flash up.
-  const notices = saved === undefined ? [] : [...new Set([...startup, ...later])].filter((notice) => !dismissed.has(notice) && !saved.includes(notice));
-  const onlyStartup = notices.every((notice) => startup.includes(notice));
+  const notices = saved === undefined ? [] : all.filter((notice) => !dismissed.has(notice.message) && !saved.includes(notice.message));
+  const onlyStartup = notices.every((notice) => startup.some((kept) => kept.message === notice.message));
   const visible = notices.length > 0;
   const { set } = settings;
 
   function dismiss() {
-    setDismissed((before) => new Set([...before, ...notices]));
+    const texts = notices.map((notice) => notice.message);
+    setDismissed((before) => new Set([...before, ...texts]));
     onDismissed();
-    const remembered = [...new Set([...(saved ?? []), ...notices])].slice(-maxDismissedNotices);
+    const remembered = [...new Set([...(saved ?? []), ...texts])].slice(-maxDismissedNotices);
     // Shown as dismissed at once; if main could not keep it, it is dismissed for this run only.
     void call(() => api.settings.update({ patch: { notices: { dismissed: remembered } } })).then((result) => {
       if (result.ok) set(result.value);
@@ -286,8 +296,8 @@ function Notices({ api, info, settings, onDismissed }: { api: AgentDeskApi; info
               <p className="banner__title">{t(onlyStartup ? 'shell.noticesTitle' : 'shell.noticeTitle')}</p>
               <ul className="banner__list">
                 {notices.map((notice) => (
-                  <li key={notice} lang="en">
-                    {notice}
+                  <li key={notice.message}>
+                    <NoticeText notice={notice} />
                   </li>
                 ))}
               </ul>
@@ -299,5 +309,22 @@ function Notices({ api, info, settings, onDismissed }: { api: AgentDeskApi; info
         </div>
       ) : null}
     </div>
+  );
+}
+
+/** A notice in the user's language: the catalogue's sentence for its code, main's raw cause behind Details. */
+function NoticeText({ notice }: { notice: Notice }) {
+  const { t } = useI18n();
+  const params = Object.fromEntries(Object.entries(notice.params ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined));
+  return (
+    <>
+      {t(noticeKey(notice.code), params)}
+      {notice.detail !== undefined && notice.detail.trim() !== '' ? (
+        <>
+          {' '}
+          <ErrorDetails detail={notice.detail} />
+        </>
+      ) : null}
+    </>
   );
 }

@@ -59,6 +59,16 @@ function expectUsable(layout: Layout, where: string) {
   expect(transcript!.clientHeight, `${where}: the transcript has no room`).toBeGreaterThan(40);
 }
 
+/** The sidebar entries whose box (the current one's highlight included) reaches past the sidebar's edge. */
+function sidebarOverflow(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const sidebar = document.querySelector('nav.sidebar');
+    if (!sidebar) return ['no sidebar'];
+    const edge = sidebar.getBoundingClientRect().right;
+    return [...sidebar.querySelectorAll('button')].filter((button) => button.getBoundingClientRect().right > edge + 0.5).map((button) => `${button.textContent ?? ''}: ${button.getBoundingClientRect().right.toFixed(0)} > ${edge.toFixed(0)}`);
+  });
+}
+
 /** Fills the transcript until it overflows, so that "the transcript scrolls" is measured, not assumed. */
 async function sendUntilItScrolls(page: Page, message: string): Promise<void> {
   const box = page.getByRole('textbox', { name: 'Message' });
@@ -112,6 +122,7 @@ describe('the app shell layout in Chromium', () => {
           await box.waitFor({ timeout: 30_000 });
           await expect.poll(() => box.isEnabled(), { timeout: 30_000 }).toBe(true);
           expectUsable(await measure(page), `${where}, on arrival`);
+          if (!narrow) expect(await sidebarOverflow(page), `${where}: sidebar entries wider than the sidebar`).toEqual([]);
           await page.screenshot({ path: `${screenshotDir}/layout-${target.name}-${size.width}x${size.height}.png` });
 
           await sendUntilItScrolls(page, target.message);

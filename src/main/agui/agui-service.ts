@@ -567,7 +567,11 @@ export class AguiService {
       this.deps.log.error('agui', `the thread of AG-UI agent ${agentId} could not be saved`, error);
       // A newer AgentDesk's file: its load notice already said that this session does not change it.
       if (state.store.readOnly) return;
-      this.notices.push(error instanceof ServiceError ? `The conversation is kept until AgentDesk closes, but not on disk: ${error.message}` : `The conversation of an AG-UI agent could not be saved; it is kept until AgentDesk closes.`);
+      this.notices.push(
+        error instanceof ServiceError
+          ? { code: 'conversation_not_saved', detail: error.message, message: `The conversation is kept until AgentDesk closes, but not on disk: ${error.message}` }
+          : { code: 'conversation_not_saved', message: `The conversation of an AG-UI agent could not be saved; it is kept until AgentDesk closes.` },
+      );
     }
   }
 

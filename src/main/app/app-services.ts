@@ -162,9 +162,15 @@ async function openGround(options: AppServicesOptions) {
   const events = new EventBus(log);
   const notices = new Notices(log, events);
   // Without its folder AgentDesk still starts (defaults in memory); every save then says why it failed.
-  await mkdir(options.userDataDir, { recursive: true, mode: 0o700 }).catch((error: unknown) =>
-    notices.push(`AgentDesk cannot create its folder ${options.userDataDir} (${reasonInWords(error)}): defaults are in use and nothing can be saved this session.`),
-  );
+  await mkdir(options.userDataDir, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
+    const reason = reasonInWords(error);
+    notices.push({
+      code: 'folder_unavailable',
+      params: { folder: options.userDataDir },
+      detail: reason,
+      message: `AgentDesk cannot create its folder ${options.userDataDir} (${reason}): defaults are in use and nothing can be saved this session.`,
+    });
+  });
   const { devicePolicy } = options;
   // The device policy first: the settings in force and the agent list follow it.
   const settings = await SettingsService.open(options.userDataDir, events, notices, devicePolicy);
@@ -180,7 +186,7 @@ async function openGround(options: AppServicesOptions) {
   const media = new MediaPermissions(refusedMedia(devicePolicy));
   const photos = new PhotoService({ log });
   const secrets = options.secrets ?? (await openSecretStore());
-  if (secrets.kind === 'memory' && secrets.reason) notices.push(secrets.reason);
+  if (secrets.kind === 'memory' && secrets.reason) notices.push({ code: 'keychain_memory', ...(secrets.problem === undefined ? {} : { detail: secrets.problem }), message: secrets.reason });
   const tokens = createTokenStore(secrets);
   return { log, events, notices, settings, agents, admin, approvals, media, photos, secrets, tokens };
 }
@@ -210,7 +216,8 @@ async function demoVoiceFromEnv(notices: Notices): Promise<{ maxSeconds: number 
   try {
     return { maxSeconds: parseDemoVoiceSeconds(text, demoVoiceSecondsEnv) };
   } catch (error) {
-    notices.push(`${(error as Error).message} The demo's voice calls last 300 s.`);
+    const reason = (error as Error).message;
+    notices.push({ code: 'demo_voice_seconds_invalid', detail: reason, message: `${reason} The demo's voice calls last 300 s.` });
     return undefined;
   }
 }
@@ -271,7 +278,8 @@ function startTalkie(options: AppServicesOptions, ground: Ground, demo: DemoPort
     settings,
     events: ground.events,
     tokens,
-    tokenStorage: secrets.kind === 'memory' ? { kind: 'memory', ...(secrets.reason ? { reason: secrets.reason.slice(0, 500) } : {}) } : { kind: 'keychain' },
+    // The cause alone ("Secret Service not running"): the screen says the rest in the user's language.
+    tokenStorage: secrets.kind === 'memory' ? { kind: 'memory', ...((secrets.problem ?? secrets.reason) ? { reason: (secrets.problem ?? secrets.reason ?? '').slice(0, 500) } : {}) } : { kind: 'keychain' },
     demo,
     oauth,
     ...(options.talkieRecovery ? { recovery: options.talkieRecovery } : {}),

@@ -1,3 +1,4 @@
+import { boundedNotice } from '../../shared/ipc/notices';
 import { forcedSettings, normalizedUrl, type DevicePolicy } from '../../shared/device-policy/device-policy';
 import type { DevicePolicyStatus } from '../../shared/device-policy/ipc-schemas';
 import { methodNames } from '../../shared/ipc/contract';
@@ -102,7 +103,7 @@ export function policyFailedServices(
   };
   const handlers = Object.fromEntries(methodNames.map((method) => [method, refuse])) as unknown as Handlers;
   handlers['policy.status'] = () => ({ state: 'failed', file: failure.file, message: failure.message });
-  handlers['app.info'] = () => ({ name: 'AgentDesk', version: options.version, shell: options.shell, platform: process.platform, notices: [failure.message.slice(0, 1000)] });
+  handlers['app.info'] = () => ({ name: 'AgentDesk', version: options.version, shell: options.shell, platform: process.platform, notices: [boundedNotice({ code: 'policy_failed', params: { file: failure.file }, detail: failure.message, message: failure.message })] });
   return {
     dispatcher: createDispatcher(handlers, options.log),
     events,

@@ -3,7 +3,7 @@ import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { JsonFileStore } from '../store/json-file-store';
-import type { NoticeSink } from '../store/notices';
+import type { Notice, NoticeSink } from '../store/notices';
 import { cancelForDeletedThread, decide, decisionBodySchema, resumeAction, settle, type DecisionEnv } from './action-decisions';
 import { demoAgent, demoFile } from './demo-agent';
 import { DemoStatePersister, demoStateFileFormat, demoStateSchema, emptyDemoState, restoreDemoState, snapshotDemoState } from './demo-persistence';
@@ -150,7 +150,7 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
       log.error('demo', `the saved demo state ${path} could not be read; this run keeps its state in memory only`, error);
       return undefined;
     }
-    const notices = options.notices ?? { push: (notice: string) => log.warn('demo', notice) };
+    const notices = options.notices ?? { push: (notice: Notice) => log.warn('demo', notice.message) };
     if (loaded.notice) notices.push(loaded.notice);
     for (const space of restoreDemoState(loaded.value)) {
       space.voiceLimitSeconds = voice.dailySeconds;
@@ -168,7 +168,8 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
       log.warn('demo', `the demo state of user ${JSON.stringify(userId.slice(0, 80))} is not saved (${problem})`);
     };
     const saver = new DemoStatePersister(store, () => snapshotDemoState(spaces.values(), skipped), log, undefined, (error) => {
-      notices.push(`The demo agent's conversations are kept until AgentDesk closes, but not on disk: ${error instanceof Error ? error.message : 'unknown error'}`);
+      const detail = error instanceof Error ? error.message : 'unknown error';
+      notices.push({ code: 'demo_not_saved', detail, message: `The demo agent's conversations are kept until AgentDesk closes, but not on disk: ${detail}` });
     });
     for (const space of spaces.values()) space.onChange = () => saver.schedule();
     return saver;

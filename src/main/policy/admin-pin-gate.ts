@@ -97,7 +97,8 @@ export class AdminPinGate {
     try {
       await this.store.save(next);
     } catch (error) {
-      this.options.notices.push(`The admin PIN's lockout could not be saved (${error instanceof Error ? error.message : 'unknown error'}); it holds until AgentDesk closes.`);
+      const reason = error instanceof Error ? error.message : 'unknown error';
+      this.options.notices.push({ code: 'admin_lockout_not_saved', detail: reason, message: `The admin PIN's lockout could not be saved (${reason}); it holds until AgentDesk closes.` });
     }
   }
 

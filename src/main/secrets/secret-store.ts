@@ -12,6 +12,8 @@ export interface SecretStore {
   readonly kind: 'keychain' | 'memory';
   /** Why it is memory-only, for the UI ("No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes."). */
   readonly reason?: string;
+  /** The cause alone, in `reason`'s parentheses ("Secret Service not running"), for the notice's Details. */
+  readonly problem?: string;
   get(account: string): Promise<string | undefined>;
   set(account: string, secret: string): Promise<void>;
   delete(account: string): Promise<void>;
@@ -53,7 +55,7 @@ export async function openSecretStore(options: { service?: string } = {}): Promi
   try {
     ({ AsyncEntry: Entry } = await import('@napi-rs/keyring'));
   } catch {
-    return memorySecretStore(memoryReason('the keychain module could not be loaded'));
+    return memoryFallback('the keychain module could not be loaded');
   }
   const probeAccount = `probe:${randomBytes(8).toString('hex')}`;
   const probeValue = randomBytes(16).toString('base64url');
@@ -64,20 +66,25 @@ export async function openSecretStore(options: { service?: string } = {}): Promi
     await withTimeout((signal) => probe.setPassword(probeValue, signal));
     const readBack = await withTimeout((signal) => probe.getPassword(signal));
     await withTimeout((signal) => probe.deleteCredential(signal));
-    if (readBack !== probeValue) return memorySecretStore(memoryReason('the keychain did not return what was stored in it'));
+    if (readBack !== probeValue) return memoryFallback('the keychain did not return what was stored in it');
   } catch (error) {
     // Best effort, not awaited (the keychain may be hanging): leave no probe entry behind.
     void entry?.deleteCredential().catch(() => undefined);
-    return memorySecretStore(memoryReason(keychainProblem(error)));
+    return memoryFallback(keychainProblem(error));
   }
   return keychainSecretStore(Entry, service);
 }
 
-export function memorySecretStore(reason?: string): SecretStore {
+function memoryFallback(problem: string): SecretStore {
+  return memorySecretStore(memoryReason(problem), problem);
+}
+
+export function memorySecretStore(reason?: string, problem?: string): SecretStore {
   const secrets = new Map<string, string>();
   return {
     kind: 'memory',
     ...(reason === undefined ? {} : { reason }),
+    ...(problem === undefined ? {} : { problem }),
     get: async (account) => secrets.get(checkAccount(account)),
     set: async (account, secret) => void secrets.set(checkAccount(account), checkSecret(secret)),
     delete: async (account) => void secrets.delete(checkAccount(account)),

@@ -3,6 +3,7 @@ import * as fs from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { z } from 'zod';
 import { ServiceError } from '../../shared/ipc/errors';
+import type { Notice } from '../../shared/ipc/notices';
 import { readSavedDocument, type SavedFileFormat } from '../../shared/storage/saved-file-format';
 
 /** The file operations the store uses; tests replace one to simulate a failing disk. */
@@ -25,7 +26,7 @@ export interface JsonFileStoreOptions {
 export interface LoadResult<T> {
   value: T;
   /** For the user: the file was damaged and moved aside, is from a newer AgentDesk, or could not be read. */
-  notice?: string;
+  notice?: Notice;
   /** True when this session must not change the file (see `JsonFileStore`); every save is refused. */
   readOnly?: boolean;
   /** True when `value` is the file's content (else: defaults, or a newer file read as best it could be). */
@@ -80,7 +81,13 @@ export class JsonFileStore<S extends z.ZodType> {
       text = await this.fs.readFile(this.path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { value: this.defaults() };
-      return this.keepAway(`${this.label} could not be read (${reasonInWords(error)}). Defaults are in use for this session and the file is left as it is.`);
+      const reason = reasonInWords(error);
+      return this.keepAway({
+        code: 'file_unreadable',
+        params: { file: this.label },
+        detail: reason,
+        message: `${this.label} could not be read (${reason}). Defaults are in use for this session and the file is left as it is.`,
+      });
     }
     const read = readSavedDocument(text, this.format);
     let problem: string;
@@ -88,8 +95,12 @@ export class JsonFileStore<S extends z.ZodType> {
       const field = this.format.versionField;
       const bestEffort = this.schema.safeParse({ ...read.document, [field]: this.format.current });
       const how = bestEffort.success ? `reads it as version ${this.format.current}` : 'cannot read it and uses the defaults';
-      const notice = `${this.label} was written by a newer AgentDesk (version ${read.version}); this version ${how}, and will not change it.`;
-      this.readOnlyReason = notice;
+      const notice: Notice = {
+        code: bestEffort.success ? 'file_newer_read' : 'file_newer_defaults',
+        params: { file: this.label, version: String(read.version), ...(bestEffort.success ? { current: String(this.format.current) } : {}) },
+        message: `${this.label} was written by a newer AgentDesk (version ${read.version}); this version ${how}, and will not change it.`,
+      };
+      this.readOnlyReason = notice.message;
       return { value: bestEffort.success ? (bestEffort.data as z.output<S>) : this.defaults(), notice, readOnly: true };
     }
     if (read.kind === 'current') {
@@ -106,13 +117,22 @@ export class JsonFileStore<S extends z.ZodType> {
     try {
       await this.fs.rename(this.path, aside);
     } catch (error) {
-      return this.keepAway(
-        `${this.label} could not be read (${problem}) and could not be moved aside (${reasonInWords(error)}). Defaults are in use for this session and the file is left as it is.`,
-      );
+      const reason = reasonInWords(error);
+      return this.keepAway({
+        code: 'file_not_moved_aside',
+        params: { file: this.label },
+        detail: `${problem}; ${reason}`,
+        message: `${this.label} could not be read (${problem}) and could not be moved aside (${reason}). Defaults are in use for this session and the file is left as it is.`,
+      });
     }
     return {
       value: this.defaults(),
-      notice: `${this.label} could not be read (${problem}). It was moved to ${aside} and defaults are in use.`,
+      notice: {
+        code: 'file_moved_aside',
+        params: { file: this.label, aside },
+        detail: problem,
+        message: `${this.label} could not be read (${problem}). It was moved to ${aside} and defaults are in use.`,
+      },
     };
   }
 
@@ -129,8 +149,8 @@ export class JsonFileStore<S extends z.ZodType> {
     await write;
   }
 
-  private keepAway(notice: string): LoadResult<z.output<S>> {
-    this.readOnlyReason = notice;
+  private keepAway(notice: Notice): LoadResult<z.output<S>> {
+    this.readOnlyReason = notice.message;
     return { value: this.defaults(), notice, readOnly: true };
   }
 

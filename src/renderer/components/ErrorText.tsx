@@ -16,8 +16,8 @@ function isKnownCode(code: string): code is IpcErrorCode {
 /**
  * The text of an IPC failure. Main writes its messages in English and they are specific
  * ("crm.example.com is already in your list."), so the English UI shows them as they are.
- * Other languages lead with the catalogue's sentence for the error code and keep main's message
- * after it, marked as English so screen readers pronounce it correctly. A Talkie server's own
+ * Other languages show the catalogue's sentence for the error code, with main's English message
+ * behind Details (marked as English so screen readers pronounce it correctly). A Talkie server's own
  * message (`server_error`) is shown as it is: the server answers in the user's language.
  */
 export function ErrorText({ error }: { error: ShownError }) {
@@ -45,9 +45,10 @@ export function ErrorText({ error }: { error: ShownError }) {
   }
   // A server's own message (Talkie §3) is written in the user's language, not main's English.
   if (language === 'en' || error.code === 'server_error') return <>{message}</>;
+  // Main's English specifics are one click away; the main line is the user's language.
   return (
     <>
-      {generic} <span lang="en">{message}</span>
+      {generic} <ErrorDetails detail={message} />
     </>
   );
 }

@@ -1,4 +1,5 @@
 import type { IpcErrorCode } from '../../shared/ipc/errors';
+import type { NoticeCode } from '../../shared/ipc/notices';
 
 /**
  * Every user-facing string of the renderer, in one place. `en` is the source catalogue; `cs` must
@@ -239,8 +240,7 @@ export const en = {
   'chat.signIn.tokenHint': 'A token you created in the server’s settings (development only).',
   'chat.signIn.tokenHintFromServer': 'Where to get one: {hint}',
   'chat.signIn.useToken': 'Use token',
-  'chat.signIn.memory': 'Sign-ins last until AgentDesk closes: {reason}',
-  'chat.signIn.memoryUnknown': 'the system keychain is not available.',
+  'chat.signIn.memory': 'Sign-ins last until AgentDesk closes: no keychain is reachable.',
   'chat.signIn.none':
     'AgentDesk cannot sign in to this server yet. If you develop it, allow pasted access tokens in Settings → Developer.',
   // Browser sign-in while it waits (#15).
@@ -372,6 +372,7 @@ export const en = {
   'voice.consent.continue': 'Continue',
   'voice.consent.cancel': 'Cancel',
   'chat.status.answering': 'Agent is answering…',
+  'chat.status.connectionLost': 'AgentDesk stopped: the rest of this answer cannot arrive.',
   'chat.status.answered': 'Answered',
   'chat.status.cancelled': 'Cancelled',
   'chat.status.error': 'The answer stopped with an error.',
@@ -713,6 +714,20 @@ export const en = {
   // Tag and object references, shortened (components/ObjectRefText) (#15)
   'objectRef.tag': 'tag {id}',
   'objectRef.object': 'object {id}',
+  // Notices from main (App Notices): a code and its names, said here; main's cause behind Details
+  'notice.file_unreadable': '{file} could not be read. Defaults are in use for this session and the file is left as it is.',
+  'notice.file_moved_aside': '{file} could not be read. It was moved to {aside} and defaults are in use.',
+  'notice.file_not_moved_aside': '{file} could not be read and could not be moved aside. Defaults are in use for this session and the file is left as it is.',
+  'notice.file_newer_read': '{file} was written by a newer AgentDesk (version {version}); this version reads it as version {current}, and will not change it.',
+  'notice.file_newer_defaults': '{file} was written by a newer AgentDesk (version {version}); this version cannot read it and uses the defaults, and will not change it.',
+  'notice.folder_unavailable': 'AgentDesk cannot create its folder {folder}: defaults are in use and nothing can be saved this session.',
+  'notice.keychain_memory': 'No keychain is reachable: sign-ins last until AgentDesk closes.',
+  'notice.conversation_not_saved': 'The conversation of an AG-UI agent is kept until AgentDesk closes, but not on disk.',
+  'notice.demo_not_saved': 'The demo agent’s conversations are kept until AgentDesk closes, but not on disk.',
+  'notice.demo_questions_not_kept': 'The demo’s open AG-UI questions end when AgentDesk closes: their key could not be saved.',
+  'notice.demo_voice_seconds_invalid': 'AGENTDESK_DEMO_VOICE_SECONDS is not a whole number of seconds from 10 to 3600, so the demo’s voice calls last 300 seconds.',
+  'notice.admin_lockout_not_saved': 'The administrator PIN’s lockout could not be saved; it holds until AgentDesk closes.',
+  'notice.policy_failed': 'The device policy {file} cannot be used, so AgentDesk runs nothing else.',
 };
 
 export type MessageKey = keyof typeof en;
@@ -951,8 +966,7 @@ export const cs: Catalogue = {
   'chat.signIn.tokenHint': 'Token, který jste vytvořili v nastavení serveru (jen pro vývoj).',
   'chat.signIn.tokenHintFromServer': 'Kde ho získáte: {hint}',
   'chat.signIn.useToken': 'Použít token',
-  'chat.signIn.memory': 'Přihlášení vydrží, dokud AgentDesk nezavřete: {reason}',
-  'chat.signIn.memoryUnknown': 'systémová klíčenka není k dispozici.',
+  'chat.signIn.memory': 'Přihlášení vydrží, dokud AgentDesk nezavřete: klíčenka není dostupná.',
   'chat.signIn.none':
     'K tomuto serveru se AgentDesk zatím přihlásit neumí. Pokud ho vyvíjíte, povolte vkládání přístupových tokenů v Nastavení → Pro vývojáře.',
   // Přihlášení v prohlížeči, zatímco čeká (#15).
@@ -1084,6 +1098,7 @@ export const cs: Catalogue = {
   'voice.consent.continue': 'Pokračovat',
   'voice.consent.cancel': 'Zrušit',
   'chat.status.answering': 'Agent odpovídá…',
+  'chat.status.connectionLost': 'AgentDesk přestal běžet: zbytek této odpovědi nemůže dorazit.',
   'chat.status.answered': 'Odpovězeno',
   'chat.status.cancelled': 'Zrušeno',
   'chat.status.error': 'Odpověď skončila chybou.',
@@ -1424,6 +1439,20 @@ export const cs: Catalogue = {
   // Odkazy na štítky a předměty, zkrácené (components/ObjectRefText) (#15)
   'objectRef.tag': 'štítek {id}',
   'objectRef.object': 'předmět {id}',
+  // Upozornění z hlavního procesu (App Notices): kód a jména, věta je zde; příčina pod Podrobnosti
+  'notice.file_unreadable': 'Soubor {file} nešel přečíst. Pro tuto relaci se používá výchozí nastavení a soubor zůstává beze změny.',
+  'notice.file_moved_aside': 'Soubor {file} nešel přečíst. Byl přesunut do {aside} a používá se výchozí nastavení.',
+  'notice.file_not_moved_aside': 'Soubor {file} nešel přečíst ani přesunout stranou. Pro tuto relaci se používá výchozí nastavení a soubor zůstává beze změny.',
+  'notice.file_newer_read': 'Soubor {file} zapsala novější verze AgentDesku (verze {version}); tato verze ho čte jako verzi {current} a nezmění ho.',
+  'notice.file_newer_defaults': 'Soubor {file} zapsala novější verze AgentDesku (verze {version}); tato verze ho neumí přečíst, používá výchozí nastavení a soubor nezmění.',
+  'notice.folder_unavailable': 'AgentDesk nemůže vytvořit svou složku {folder}: používá se výchozí nastavení a v této relaci nelze nic uložit.',
+  'notice.keychain_memory': 'Klíčenka není dostupná: přihlášení vydrží jen do zavření AgentDesku.',
+  'notice.conversation_not_saved': 'Konverzace s agentem AG-UI zůstane do zavření AgentDesku, ale na disk se neuložila.',
+  'notice.demo_not_saved': 'Konverzace ukázkového agenta zůstanou do zavření AgentDesku, ale na disk se neuložily.',
+  'notice.demo_questions_not_kept': 'Otevřené otázky AG-UI v ukázce skončí se zavřením AgentDesku: jejich klíč se nepodařilo uložit.',
+  'notice.demo_voice_seconds_invalid': 'AGENTDESK_DEMO_VOICE_SECONDS není celé číslo sekund od 10 do 3600, takže hlasové hovory ukázky trvají 300 sekund.',
+  'notice.admin_lockout_not_saved': 'Uzamčení PINu správce se nepodařilo uložit; platí, dokud se AgentDesk nezavře.',
+  'notice.policy_failed': 'Zásadu zařízení {file} nelze použít, a proto AgentDesk nespustí nic dalšího.',
 };
 
 export type Language = 'en' | 'cs';
@@ -1458,5 +1487,11 @@ export function resolveLanguage(setting: 'system' | Language, navigatorLanguage:
 /** The catalogue key for an IPC error code; every code has one (checked by the typecheck). */
 export function errorKey(code: IpcErrorCode): MessageKey {
   const key: `error.${IpcErrorCode}` = `error.${code}`;
+  return key satisfies MessageKey;
+}
+
+/** The catalogue key for a notice code; every code has one (checked by the typecheck). */
+export function noticeKey(code: NoticeCode): MessageKey {
+  const key: `notice.${NoticeCode}` = `notice.${code}`;
   return key satisfies MessageKey;
 }

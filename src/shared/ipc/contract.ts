@@ -17,6 +17,7 @@ import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema
 import { agentLabelMaxLength } from '../agents/label';
 import { threadSearchRequestSchema, threadSearchResponseSchema } from '../threads/thread-search';
 import { ipcBytes } from './binary';
+import { noticeLimits, noticeSchema } from './notices';
 import { uiMemoryMethods } from './ui-memory-schemas';
 import { adminUnlockRequestSchema, adminUnlockResponseSchema, devicePolicyStatusSchema } from '../device-policy/ipc-schemas';
 
@@ -154,7 +155,7 @@ export const contract = {
         shell: z.enum(['electron', 'web']),
         platform: z.string(),
         /** Messages for the user so far (the newest 20), for example a settings file that was moved aside; later ones arrive as `app.notice`. */
-        notices: z.array(z.string().max(1000)).max(20),
+        notices: z.array(noticeSchema).max(noticeLimits.kept),
       }),
     },
     /** The device policy (issue #18): none, what it sets, or why it failed (kiosk mode: then nothing else runs and the page shows this). */
@@ -304,7 +305,7 @@ export const contract = {
   },
   events: {
     /** A message for the user that is not the answer to a call: a saved file moved aside or from a newer AgentDesk, a background save that failed. */
-    'app.notice': z.strictObject({ message: z.string().max(1000) }),
+    'app.notice': noticeSchema,
     'talkie.update': z.strictObject({ agentId, runKey: z.string().max(100), update: runUpdateSchema }),
     'talkie.runEnded': z.strictObject({
       agentId,

@@ -11,6 +11,7 @@ import { EndpointApprovals } from '../../../src/main/talkie/endpoint-approvals';
 import { applyAguiEvent, beginRun, createThread } from '../../../src/shared/agui/run-model';
 import { aguiThreadFileFormat, aguiThreadViewSchema, restoreThread, serializeThread } from '../../../src/shared/agui/thread-persistence';
 import { agentEntrySchema } from '../../../src/shared/ipc/contract';
+import { noticeSchema, type Notice } from '../../../src/shared/ipc/notices';
 import { defaultSettings, settingsSchema } from '../../../src/shared/settings/settings';
 import { memoryLogger } from '../../support/logger';
 import { check, mutatedBytes, mutatedFrom, target } from '../kit';
@@ -105,8 +106,8 @@ const fileBytes = (kind: Kind) =>
 const input = fc.constantFrom(...kinds).chain((kind) => fc.record({ kind: fc.constant(kind), bytes: fileBytes(kind) }));
 
 /** Opens the store of `kind` in `dir` the way the app does and checks what it gives. Returns the notices. */
-async function open(kind: Kind, dir: string): Promise<string[]> {
-  const notices: string[] = [];
+async function open(kind: Kind, dir: string): Promise<Notice[]> {
+  const notices: Notice[] = [];
   const log = memoryLogger();
   switch (kind) {
     case 'settings': {
@@ -162,7 +163,7 @@ export const savedFilesTarget = target({
       const path = join(dir, name);
       writeFileSync(path, bytes);
       const notices = await open(kind, dir);
-      check(notices.every((notice) => typeof notice === 'string' && notice.length <= 1000), 'notices fit app.info (1,000 characters)');
+      check(notices.every((notice) => noticeSchema.safeParse(notice).success), 'notices fit app.info (the notice schema)');
       const aside = asideFiles(dir, name);
       if (notices.length === 0) {
         check(aside.length === 0 && Buffer.from(readFileSync(path)).equals(Buffer.from(bytes)), 'a file that loads is left as it is');
@@ -170,7 +171,7 @@ export const savedFilesTarget = target({
       }
       if (aside.length === 0) {
         // A newer AgentDesk's file (a version above this one's) is never moved or changed.
-        check(notices.some((notice) => notice.includes('newer AgentDesk')), () => `a notice without a moved-aside copy is about a newer file: ${notices[0]?.slice(0, 200)}`);
+        check(notices.some((notice) => notice.message.includes('newer AgentDesk')), () => `a notice without a moved-aside copy is about a newer file: ${notices[0]?.message.slice(0, 200)}`);
         check(Buffer.from(readFileSync(path)).equals(Buffer.from(bytes)), "a newer AgentDesk's file is left byte for byte");
         return;
       }

@@ -5,6 +5,7 @@ import { DemoStatePersister, demoStateLimits, demoStateSchema, demoStateVersion,
 import { demoUser, UserSpace } from '../../../src/main/demo/demo-store';
 import type { TalkieDemoServer } from '../../../src/main/demo/talkie-demo-server';
 import { JsonFileStore } from '../../../src/main/store/json-file-store';
+import type { Notice } from '../../../src/shared/ipc/notices';
 import { memoryLogger } from '../../support/logger';
 import { chattrUnavailable, useFaultyFolders } from '../../support/faulty-folders';
 import { useTempDirs } from '../../support/temp-dir';
@@ -265,14 +266,16 @@ describe('demo persistence (persistPath)', () => {
     const path = join(dir, 'demo-state.json');
     const newer = JSON.stringify({ schemaVersion: 99, savedAt: new Date().toISOString(), people: [] });
     await writeFile(path, newer, 'utf8');
-    const notices: string[] = [];
+    const notices: Notice[] = [];
     const saves = countSaves();
     const server = await start({ persistPath: path, notices });
     expect((await api(server, 'GET', '/api/talkie/threads')).json).toEqual({ threads: [] });
     await stream(server, runInput('talkie-test:echo not saved'));
     await server.close();
     expect(saves.saves).toBe(0);
-    expect(notices).toEqual(['demo-state.json was written by a newer AgentDesk (version 99); this version cannot read it and uses the defaults, and will not change it.']);
+    expect(notices.map((notice) => [notice.code, notice.message])).toEqual([
+      ['file_newer_defaults', 'demo-state.json was written by a newer AgentDesk (version 99); this version cannot read it and uses the defaults, and will not change it.'],
+    ]);
     expect(await readdir(dir)).toEqual(['demo-state.json']);
     expect(await readFile(path, 'utf8')).toBe(newer);
   });
@@ -280,7 +283,7 @@ describe('demo persistence (persistPath)', () => {
   it.skipIf(chattrUnavailable() !== undefined)('a save the folder refuses (chattr +i) keeps the old file and tells the user, and the demo goes on in memory', async () => {
     const dir = await tempDir();
     const path = join(dir, 'demo-state.json');
-    const notices: string[] = [];
+    const notices: Notice[] = [];
     const server = await start({ persistPath: path, notices });
     await stream(server, runInput('talkie-test:echo saved'));
     const before = await waitFor(async () => {
@@ -292,7 +295,7 @@ describe('demo persistence (persistPath)', () => {
     await stream(server, kept);
     expect((await getThread(server, kept.threadId)).messages).toHaveLength(2);
     await server.close();
-    expect(notices).toContain(`The demo agent's conversations are kept until AgentDesk closes, but not on disk: demo-state.json could not be saved in ${dir}: the operation is not permitted (EPERM). The saved copy is unchanged.`);
+    expect(notices.map((notice) => notice.message)).toContain(`The demo agent's conversations are kept until AgentDesk closes, but not on disk: demo-state.json could not be saved in ${dir}: the operation is not permitted (EPERM). The saved copy is unchanged.`);
     expect(await readFile(path, 'utf8')).toBe(before);
     expect(await readdir(dir)).toEqual(['demo-state.json']);
   });

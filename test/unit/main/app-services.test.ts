@@ -77,7 +77,7 @@ describe('the app services behind the contract', () => {
     const services = await startTestServices(dir);
     expect(await services.call('settings.get')).toMatchObject({ ok: true, value: { appearance: { theme: 'system' } } });
     const info = await services.call('app.info');
-    expect(info).toMatchObject({ ok: true, value: { notices: [expect.stringContaining('settings.json could not be read')] } });
+    expect(info).toMatchObject({ ok: true, value: { notices: [{ code: 'file_moved_aside', params: { file: 'settings.json' }, message: expect.stringContaining('settings.json could not be read') }] } });
   });
 
   it('opens only https: links, only right after a user gesture', async () => {

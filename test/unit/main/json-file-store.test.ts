@@ -61,8 +61,9 @@ describe('JsonFileStore', () => {
     await writeFile(join(dir, 'x.json'), content);
     const { value, notice, readOnly } = await storeAt(join(dir, 'x.json')).load();
     expect(value).toEqual({ schemaVersion: 1, count: 0 });
-    expect(notice).toContain(problem);
-    expect(notice).toContain('moved to');
+    expect(notice?.message).toContain(problem);
+    expect(notice?.message).toContain('moved to');
+    expect(notice).toMatchObject({ code: 'file_moved_aside', params: { file: 'x.json', aside: expect.stringContaining('x.json.corrupt-') }, detail: expect.stringContaining(problem) });
     expect(readOnly).toBeUndefined();
     const files = await readdir(dir);
     expect(files).toHaveLength(1);
@@ -90,8 +91,8 @@ describe('JsonFileStore', () => {
     const dir = await tempDir();
     await writeFile(join(dir, 'x.json'), JSON.stringify({ schemaVersion: 1, count: 1, ['b'.repeat(5_000)]: true }));
     const { notice } = await storeAt(join(dir, 'x.json')).load();
-    expect(notice).toContain('Unrecognized key');
-    expect(notice!.length).toBeLessThanOrEqual(1_000);
+    expect(notice?.message).toContain('Unrecognized key');
+    expect(notice!.message.length).toBeLessThanOrEqual(1_000);
   });
 
   it('refuses to save a value outside the schema, keeping the old file', async () => {
@@ -134,7 +135,7 @@ describe('JsonFileStore: versions', () => {
     await writeFile(join(dir, 'x.json'), '{ "schemaVersion": 2, "n": 5 }');
     const { value, notice } = await v3Store(join(dir, 'x.json')).load();
     expect(value).toEqual({ schemaVersion: 3, count: 0, unit: 'none' });
-    expect(notice).toMatch(/^x\.json could not be read \(count: .*\)\. It was moved to .*x\.json\.corrupt-/);
+    expect(notice?.message).toMatch(/^x\.json could not be read \(count: .*\)\. It was moved to .*x\.json\.corrupt-/);
   });
 
   it('leaves a newer AgentDesk’s file untouched and read-only, reading it as this version where it still fits', async () => {
@@ -147,10 +148,14 @@ describe('JsonFileStore: versions', () => {
     expect(loaded).toEqual({
       value: { schemaVersion: 1, count: 9 },
       readOnly: true,
-      notice: 'x.json was written by a newer AgentDesk (version 2); this version reads it as version 1, and will not change it.',
+      notice: {
+        code: 'file_newer_read',
+        params: { file: 'x.json', version: '2', current: '1' },
+        message: 'x.json was written by a newer AgentDesk (version 2); this version reads it as version 1, and will not change it.',
+      },
     });
     expect(store.readOnly).toBe(true);
-    expect(await saveFailure(store.save({ schemaVersion: 1, count: 10 }))).toEqual({ code: 'save_failed', message: loaded.notice });
+    expect(await saveFailure(store.save({ schemaVersion: 1, count: 10 }))).toEqual({ code: 'save_failed', message: loaded.notice?.message });
     expect(await readFile(path, 'utf8')).toBe(newer);
     expect(await readdir(dir)).toEqual(['x.json']);
   });
@@ -163,7 +168,11 @@ describe('JsonFileStore: versions', () => {
     const store = storeAt(path);
     const loaded = await store.load();
     expect(loaded.value).toEqual({ schemaVersion: 1, count: 0 });
-    expect(loaded.notice).toBe('x.json was written by a newer AgentDesk (version 7); this version cannot read it and uses the defaults, and will not change it.');
+    expect(loaded.notice).toEqual({
+      code: 'file_newer_defaults',
+      params: { file: 'x.json', version: '7' },
+      message: 'x.json was written by a newer AgentDesk (version 7); this version cannot read it and uses the defaults, and will not change it.',
+    });
     expect((await saveFailure(store.save({ schemaVersion: 1, count: 1 }))).code).toBe('save_failed');
     expect(await readFile(path, 'utf8')).toBe(newer);
     expect(await readdir(dir)).toEqual(['x.json']);
@@ -244,7 +253,12 @@ describe('JsonFileStore: faults', () => {
     expect(loaded).toEqual({
       value: { schemaVersion: 1, count: 0 },
       readOnly: true,
-      notice: 'x.json could not be read (it is not valid JSON) and could not be moved aside (the operation is not permitted (EPERM)). Defaults are in use for this session and the file is left as it is.',
+      notice: {
+        code: 'file_not_moved_aside',
+        params: { file: 'x.json' },
+        detail: 'it is not valid JSON; the operation is not permitted (EPERM)',
+        message: 'x.json could not be read (it is not valid JSON) and could not be moved aside (the operation is not permitted (EPERM)). Defaults are in use for this session and the file is left as it is.',
+      },
     });
     expect((await saveFailure(store.save({ schemaVersion: 1, count: 1 }))).code).toBe('save_failed');
     expect(await readFile(path, 'utf8')).toBe('not json');
@@ -260,7 +274,12 @@ describe('JsonFileStore: faults', () => {
     expect(loaded).toEqual({
       value: { schemaVersion: 1, count: 0 },
       readOnly: true,
-      notice: 'x.json could not be read (a disk error (EIO)). Defaults are in use for this session and the file is left as it is.',
+      notice: {
+        code: 'file_unreadable',
+        params: { file: 'x.json' },
+        detail: 'a disk error (EIO)',
+        message: 'x.json could not be read (a disk error (EIO)). Defaults are in use for this session and the file is left as it is.',
+      },
     });
     expect((await saveFailure(store.save({ schemaVersion: 1, count: 1 }))).code).toBe('save_failed');
     expect(await readFile(path, 'utf8')).toBe('{ "schemaVersion": 1, "count": 4 }');

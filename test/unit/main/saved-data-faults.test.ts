@@ -74,7 +74,10 @@ describe('saved data faults (real services)', () => {
     await ended;
     const expected = `The conversation is kept until AgentDesk closes, but not on disk: agui-threads/${builtInAguiDemoId}.json could not be saved in ${join(dir, 'agui-threads')}: the operation is not permitted (EPERM). The saved copy is unchanged.`;
     expect(events).toEqual([expected]);
-    expect(await app.call('app.info')).toMatchObject({ ok: true, value: { notices: [expected] } });
+    expect(await app.call('app.info')).toMatchObject({
+      ok: true,
+      value: { notices: [{ code: 'conversation_not_saved', detail: expected.slice(expected.indexOf('agui-threads/')), message: expected }] },
+    });
     expect(await readdir(join(dir, 'agui-threads'))).toEqual([]);
     const reopened = await app.call('agui.open', { agentId: builtInAguiDemoId });
     expect(reopened.ok && reopened.value.thread.items.map((item) => item.kind)).toContain('user');
@@ -99,7 +102,7 @@ describe('saved data faults (real services)', () => {
     await writeFile(join(dir, 'agents.json'), newer);
     const app = await services(dir);
     const notice = 'agents.json was written by a newer AgentDesk (version 3); this version reads it as version 2, and will not change it.';
-    expect(await app.call('app.info')).toMatchObject({ ok: true, value: { notices: [notice] } });
+    expect(await app.call('app.info')).toMatchObject({ ok: true, value: { notices: [{ code: 'file_newer_read', params: { file: 'agents.json', version: '3', current: '2' }, message: notice }] } });
     expect(await app.call('agents.list')).toMatchObject({ ok: true, value: { agents: [{ id: 'a1', url: 'https://agents.example.com/' }] } });
     expect(await app.call('agents.add', { address: 'https://other.example.com' })).toEqual({ ok: false, error: { code: 'save_failed', message: notice } });
     expect(await app.call('agents.remove', { id: 'a1' })).toEqual({ ok: false, error: { code: 'save_failed', message: notice } });
@@ -126,7 +129,16 @@ describe('saved data faults at start-up', () => {
     const app = await services(dir);
     expect(await app.call('app.info')).toMatchObject({
       ok: true,
-      value: { notices: [`AgentDesk cannot create its folder ${dir} (the operation is not permitted (EPERM)): defaults are in use and nothing can be saved this session.`] },
+      value: {
+        notices: [
+          {
+            code: 'folder_unavailable',
+            params: { folder: dir },
+            detail: 'the operation is not permitted (EPERM)',
+            message: `AgentDesk cannot create its folder ${dir} (the operation is not permitted (EPERM)): defaults are in use and nothing can be saved this session.`,
+          },
+        ],
+      },
     });
     expect(await app.call('settings.get')).toMatchObject({ ok: true, value: { language: 'system' } });
     expect(await app.call('settings.update', { patch: { language: 'cs' } })).toMatchObject({ ok: false, error: { code: 'save_failed', message: expect.stringContaining('settings.json could not be saved') } });

@@ -13,6 +13,7 @@ import { SettingsService } from '../../../src/main/store/settings-service';
 import { approvalsFileFormat, EndpointApprovals } from '../../../src/main/talkie/endpoint-approvals';
 import { aguiThreadFileFormat, restoreThread } from '../../../src/shared/agui/thread-persistence';
 import { builtInAguiDemoId } from '../../../src/shared/ipc/contract';
+import type { Notice } from '../../../src/shared/ipc/notices';
 import { settingsFileFormat } from '../../../src/shared/settings/settings';
 import { oldestReadableVersion, readSavedDocument, type SavedFileFormat } from '../../../src/shared/storage/saved-file-format';
 import { memoryLogger } from '../../support/logger';
@@ -57,7 +58,7 @@ describe('saved files: versions and fixtures', () => {
     const dir = await tempDir();
     const fixture = await fixtureOf('settings', version);
     await copyFile(fixture, join(dir, 'settings.json'));
-    const notices: string[] = [];
+    const notices: Notice[] = [];
     const settings = await SettingsService.open(dir, new EventBus(memoryLogger()), notices);
     expect(notices).toEqual([]);
     expect(settings.get()).toEqual({ ...(await json(fixture)), schemaVersion: settingsFileFormat.current });
@@ -71,7 +72,7 @@ describe('saved files: versions and fixtures', () => {
     const dir = await tempDir();
     const fixture = await fixtureOf('agents', version);
     await copyFile(fixture, join(dir, 'agents.json'));
-    const notices: string[] = [];
+    const notices: Notice[] = [];
     const agents = await AgentRegistry.open(dir, new EventBus(memoryLogger()), notices);
     expect(notices).toEqual([]);
     const saved = (await json(fixture)).agents as { id: string; label?: string }[];
@@ -88,7 +89,7 @@ describe('saved files: versions and fixtures', () => {
     const dir = await tempDir();
     const fixture = await fixtureOf('admin-pin-lockout', 1);
     await copyFile(fixture, join(dir, adminPinLockoutFileName));
-    const notices: string[] = [];
+    const notices: Notice[] = [];
     const clock = { now: Date.parse('2026-12-02T10:00:10Z') };
     const pins = await AdminPinGate.open({ file: join(dir, adminPinLockoutFileName), pinHash: await hashAdminPin('2468', { ln: 14 }), notices, now: () => clock.now });
     expect(notices).toEqual([]);
@@ -102,7 +103,7 @@ describe('saved files: versions and fixtures', () => {
     const dir = await tempDir();
     const fixture = await fixtureOf('talkie-servers', 1);
     await copyFile(fixture, join(dir, 'talkie-servers.json'));
-    const notices: string[] = [];
+    const notices: Notice[] = [];
     const approvals = await EndpointApprovals.open(dir, notices);
     expect(notices).toEqual([]);
     const servers = (await json(fixture)).servers as Record<string, { acceptedEndpoints: string[] }>;
@@ -193,10 +194,10 @@ describe('saved files: versions and fixtures', () => {
     const dir = await tempDir();
     const path = join(dir, 'demo-agent.json.agui-key');
     await writeFile(path, 'not a key');
-    const notices: string[] = [];
+    const notices: Notice[] = [];
     const server = await startAguiDemoServer({ secretPath: path, log: memoryLogger(), notices });
     await server.close();
-    expect(notices).toEqual([expect.stringMatching(/^demo-agent\.json\.agui-key could not be read \(it is not valid JSON\)\. It was moved to .*\.corrupt-/)]);
+    expect(notices.map((notice) => notice.message)).toEqual([expect.stringMatching(/^demo-agent\.json\.agui-key could not be read \(it is not valid JSON\)\. It was moved to .*\.corrupt-/)]);
     const files = (await readdir(dir)).sort();
     expect(files).toHaveLength(2);
     expect(await readFile(join(dir, files.find((file) => file.includes('.corrupt-'))!), 'utf8')).toBe('not a key');

@@ -360,9 +360,13 @@ describe('AgentCall session screen', () => {
     expect(statement.querySelector('code')?.getAttribute('title')).toBe(routerRef);
     await user.click(transcript().getByRole('button', { name: 'Confirm' }));
     await waitFor(() => expect(backend.callsOf('agentcall.answerProposal')).toEqual([{ sessionKey: 'session-1', proposalId: 'p-1', answer: 'confirm' }]));
+    // While the answer goes, focus is on what will be remembered (the buttons are disabled) …
+    expect(document.activeElement).toBe(statement);
     push(backend, 'session-1', { type: 'teaching.state', proposalId: 'p-1', state: 'confirmed' });
     expect(transcript().getByText('Confirmed.')).toBeTruthy();
     expect(transcript().queryByRole('button', { name: 'Confirm' })).toBeNull();
+    // … and on the state line once the agent answered, never on <body> (#15).
+    await waitFor(() => expect(document.activeElement).toBe(transcript().getByText('Confirmed.')));
 
     push(backend, 'session-1', { type: 'teaching.proposed', proposal: proposal('p-2', 'Spare router') });
     await user.click(transcript().getByRole('button', { name: 'Cancel' }));

@@ -37,6 +37,38 @@ describe('chat: actions (Talkie §8)', () => {
     expect(card.queryByText(/Expires in/)).toBeNull();
   });
 
+  it('keeps focus on the action after Confirm: its status line, not <body> (#15)', async () => {
+    const action = pendingAction();
+    const { user } = await proposed(action);
+    const card = within(actionCard(action.summary));
+    card.getByRole('button', { name: `Confirm: ${action.summary}` }).focus();
+    await user.keyboard('{Enter}');
+    await waitFor(() => expect(card.getByText('Status: done')).toBeTruthy());
+    expect(card.queryByRole('button', { name: `Confirm: ${action.summary}` })).toBeNull();
+    expect(document.activeElement).toBe(card.getByText('Status: done'));
+    expect(document.activeElement?.getAttribute('tabindex')).toBe('-1');
+  });
+
+  it('keeps focus on the action after its own Cancel (#15)', async () => {
+    const action = pendingAction();
+    const { user } = await proposed(action);
+    await user.click(screen.getByRole('button', { name: `Cancel: ${action.summary}` }));
+    const card = within(actionCard(action.summary));
+    await waitFor(() => expect(card.getByText('Status: cancelled')).toBeTruthy());
+    expect(document.activeElement).toBe(card.getByText('Status: cancelled'));
+  });
+
+  it('moves focus from a focused Undo to the status line when the undo window closes (#15)', async () => {
+    const running = pendingAction({ status: 'running', undoUntil: new Date(Date.now() + 1500).toISOString() });
+    const { backend } = await proposed(running);
+    backend.state.talkie.actions[running.id] = { ...running, status: 'done' };
+    act(() => screen.getByRole('button', { name: `Undo: ${running.summary}` }).focus());
+    const card = within(actionCard(running.summary));
+    await waitFor(() => expect(card.getByText('Status: done')).toBeTruthy(), { timeout: 5000 });
+    expect(screen.queryByRole('button', { name: `Undo: ${running.summary}` })).toBeNull();
+    expect(document.activeElement).toBe(card.getByText('Status: done'));
+  });
+
   it('sends cancel from the action Cancel button, distinct from the run Cancel button', async () => {
     const action = pendingAction();
     const { user, backend } = await proposed(action);

@@ -20,8 +20,8 @@ afterEach(() => {
 });
 
 /** Home → "Open demo" → the chat of the built-in demo, ready for typing. */
-export async function openDemo(backend: FakeBackend = createFakeBackend()) {
-  const app = await renderApp({ backend });
+export async function openDemo(backend: FakeBackend = createFakeBackend(), options: { closed?: Promise<number> } = {}) {
+  const app = await renderApp({ backend, ...options });
   await app.user.click(screen.getByRole('button', { name: 'Open demo' }));
   await screen.findByRole('heading', { level: 1, name: 'AgentDesk Demo' });
   await screen.findByRole('textbox', { name: 'Message' });

@@ -1,3 +1,4 @@
+import type { Notice } from '../../../src/shared/ipc/notices';
 import type { AgentCallAgent } from '../../../src/shared/agentcall/ipc-schemas';
 import type { WebPages } from '../../../src/shared/agentmesh/ipc-schemas';
 import type { AguiServerView } from '../../../src/shared/agui/ipc-schemas';
@@ -76,7 +77,7 @@ export interface FakeBackend {
     settings: Settings;
     agents: AgentEntry[];
     hardware: HardwareStatus;
-    notices: string[];
+    notices: Notice[];
     shell: 'electron' | 'web';
     talkie: TalkieState;
     /** Agents that `agents.identify` reports as AgentCall (the built-in AgentCall demo always is). */

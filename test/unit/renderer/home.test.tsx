@@ -379,6 +379,18 @@ describe('home screen', () => {
     await waitFor(() => expect(agentNames()).toEqual(['crm.example.com', 'ops.example.org']));
     expect(backend.state.agents.map((agent) => agent.id)).toEqual(['a1', 'a2']);
     expect(screen.queryByRole('button', { name: 'Undo removing crm.example.com' })).toBeNull();
+    // The Undo button went away: focus is back on the restored row, not on <body>.
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Remove crm.example.com' })));
+  });
+
+  it('names a removed agent by the name the user gave it, in "Removed" and its Undo', async () => {
+    const backend = createFakeBackend({
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', label: 'Work CRM', addedAt: '2025-01-01T00:00:00.000Z' }],
+    });
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Remove Work CRM' }));
+    expect(await screen.findByText(/^Removed Work CRM/)).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Undo removing Work CRM' })).toBeTruthy();
   });
 
   it('shows why a remove failed and keeps the agent', async () => {

@@ -1,8 +1,32 @@
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
+import { App } from '../../../src/renderer/App';
 import { Root } from '../../../src/renderer/Root';
+import type { Notice } from '../../../src/shared/ipc/notices';
 import { createFakeBackend } from './fake-api';
 import { renderApp } from './render-app';
+
+const movedAside: Notice = {
+  code: 'file_moved_aside',
+  params: { file: 'settings.json', aside: '/data/settings.json.corrupt-1' },
+  detail: 'it is not valid JSON',
+  message: 'settings.json could not be read (it is not valid JSON). It was moved to /data/settings.json.corrupt-1 and defaults are in use.',
+};
+const keychain: Notice = {
+  code: 'keychain_memory',
+  detail: 'Secret Service not running',
+  message: 'No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes.',
+};
+const notSaved: Notice = {
+  code: 'conversation_not_saved',
+  detail: 'agui-threads/a.json could not be saved in /data/agui-threads: the disk is full (ENOSPC). The saved copy is unchanged.',
+  message: 'The conversation is kept until AgentDesk closes, but not on disk: agui-threads/a.json could not be saved in /data/agui-threads: the disk is full (ENOSPC). The saved copy is unchanged.',
+};
+const newer: Notice = {
+  code: 'file_newer_read',
+  params: { file: 'agui-servers.json', version: '3', current: '1' },
+  message: 'agui-servers.json was written by a newer AgentDesk (version 3); this version reads it as version 1, and will not change it.',
+};
 
 describe('app shell', () => {
   it('tells the user to start the app when the bridge is missing', () => {
@@ -81,11 +105,11 @@ describe('app shell', () => {
 
   it('keeps a dismissed notice dismissed at the next launch (main keeps it in the settings)', async () => {
     const text = 'No keychain is reachable: sign-ins last until AgentDesk closes.';
-    const backend = createFakeBackend({ notices: [text] });
+    const backend = createFakeBackend({ notices: [keychain] });
     const { user } = await renderApp({ backend });
     await screen.findByText(text);
     await user.click(screen.getByRole('button', { name: 'Dismiss the start-up notice' }));
-    await waitFor(() => expect(backend.callsOf('settings.update').at(-1)?.patch).toEqual({ notices: { dismissed: [text] } }));
+    await waitFor(() => expect(backend.callsOf('settings.update').at(-1)?.patch).toEqual({ notices: { dismissed: [keychain.message] } }));
     cleanup();
     // The next launch: main reports the same notice; the settings say it was dismissed.
     await renderApp({ backend });
@@ -93,8 +117,8 @@ describe('app shell', () => {
     await waitFor(() => expect(backend.callsOf('settings.get').length).toBeGreaterThan(1));
     expect(screen.queryByText(text)).toBeNull();
     // A notice not dismissed yet still shows.
-    act(() => backend.emit('app.notice', { message: 'A conversation could not be saved.' }));
-    expect(await screen.findByText('A conversation could not be saved.')).toBeTruthy();
+    act(() => backend.emit('app.notice', notSaved));
+    expect(await screen.findByText('The conversation of an AG-UI agent is kept until AgentDesk closes, but not on disk.')).toBeTruthy();
   });
 
   it('moves focus into the content with the skip link', async () => {
@@ -104,23 +128,27 @@ describe('app shell', () => {
     expect(document.activeElement).toBe(screen.getByRole('heading', { level: 1, name: 'Your agents' }));
   });
 
-  it('shows start-up notices in a dismissible status banner', async () => {
-    const backend = createFakeBackend({ notices: ['Your settings file could not be read and was moved aside.'] });
+  it('shows start-up notices in a dismissible status banner, the cause behind Details', async () => {
+    const backend = createFakeBackend({ notices: [movedAside] });
     const { user } = await renderApp({ backend });
-    const notice = await screen.findByText('Your settings file could not be read and was moved aside.');
+    const notice = await screen.findByText(/^settings\.json could not be read\. It was moved to \/data\/settings\.json\.corrupt-1 and defaults are in use\./);
     expect(notice.closest('[role="status"]')).not.toBeNull();
+    // The parse error is not the main line; it is one click away.
+    expect(screen.getByText('it is not valid JSON').closest('[hidden]')).not.toBeNull();
+    await user.click(within(notice).getByRole('button', { name: 'Details' }));
+    expect(screen.getByText('it is not valid JSON').closest('[hidden]')).toBeNull();
     await user.click(screen.getByRole('button', { name: 'Dismiss the start-up notice' }));
-    expect(screen.queryByText('Your settings file could not be read and was moved aside.')).toBeNull();
+    expect(screen.queryByText(/settings\.json could not be read/)).toBeNull();
   });
 
   it('shows a notice that arrives later (app.notice) in the same banner, once, and again after a dismissal only for a new one', async () => {
-    const backend = createFakeBackend({ notices: ['settings.json could not be read and was moved aside.'] });
+    const backend = createFakeBackend({ notices: [movedAside] });
     const { user } = await renderApp({ backend });
-    await screen.findByText('settings.json could not be read and was moved aside.');
-    const later = 'The conversation is kept until AgentDesk closes, but not on disk: the disk is full (ENOSPC).';
+    await screen.findByText(/settings\.json could not be read/);
+    const later = 'The conversation of an AG-UI agent is kept until AgentDesk closes, but not on disk.';
     act(() => {
-      backend.emit('app.notice', { message: later });
-      backend.emit('app.notice', { message: later });
+      backend.emit('app.notice', notSaved);
+      backend.emit('app.notice', notSaved);
     });
     const shown = await screen.findByText(later);
     expect(shown.closest('[role="status"]')).not.toBeNull();
@@ -128,10 +156,25 @@ describe('app shell', () => {
     expect(screen.getByText('Notice')).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Dismiss the notice' }));
     expect(screen.queryByText(later)).toBeNull();
-    expect(screen.queryByText('settings.json could not be read and was moved aside.')).toBeNull();
-    act(() => backend.emit('app.notice', { message: 'agui-servers.json could not be saved.' }));
-    expect(await screen.findByText('agui-servers.json could not be saved.')).toBeTruthy();
+    expect(screen.queryByText(/settings\.json could not be read/)).toBeNull();
+    act(() => backend.emit('app.notice', newer));
+    expect(await screen.findByText('agui-servers.json was written by a newer AgentDesk (version 3); this version reads it as version 1, and will not change it.')).toBeTruthy();
     expect(screen.queryByText(later)).toBeNull();
+  });
+
+  it('says main’s notices in Czech when the app is in Czech (codes and names cross, not English sentences)', async () => {
+    const backend = createFakeBackend({ notices: [movedAside, keychain] });
+    backend.state.settings = { ...backend.state.settings, language: 'cs' };
+    render(<App api={backend.api} />);
+    const banner = await screen.findByText('Upozornění při spuštění');
+    const list = banner.closest('[role="status"]') as HTMLElement;
+    expect(within(list).getByText(/^Soubor settings\.json nešel přečíst\. Byl přesunut do \/data\/settings\.json\.corrupt-1 a používá se výchozí nastavení\./)).toBeTruthy();
+    expect(within(list).getByText('Klíčenka není dostupná: přihlášení vydrží jen do zavření AgentDesku.')).toBeTruthy();
+    expect(within(list).getAllByRole('button', { name: 'Podrobnosti' })).toHaveLength(2);
+    expect(list.textContent).not.toMatch(/could not|keychain is|defaults/i);
+    act(() => backend.emit('app.notice', notSaved));
+    expect(await within(list).findByText('Konverzace s agentem AG-UI zůstane do zavření AgentDesku, ale na disk se neuložila.')).toBeTruthy();
+    expect(list.querySelector('[lang="en"]:not(.error-details code)')).toBeNull();
   });
 
   it('shows a permanent alert when the web shell connection closes', async () => {

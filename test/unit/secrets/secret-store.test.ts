@@ -53,6 +53,7 @@ describe('openSecretStore without a Secret Service', () => {
     expect(result).toEqual({
       kind: 'memory',
       reason: 'No keychain is reachable (Secret Service not running: no D-Bus session bus): sign-ins last until AgentDesk closes.',
+      problem: 'Secret Service not running: no D-Bus session bus',
     });
   });
 
@@ -70,7 +71,7 @@ describe('openSecretStore without a Secret Service', () => {
 <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>\n`,
         );
         const result = await openInChild({}, ['/usr/bin/dbus-run-session', `--config-file=${config}`, '--']);
-        expect(result).toEqual({ kind: 'memory', reason: 'No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes.' });
+        expect(result).toEqual({ kind: 'memory', reason: 'No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes.', problem: 'Secret Service not running' });
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
@@ -132,7 +133,7 @@ describe('openSecretStore with the OS keychain', () => {
  * D-Bus settings from the real process environment, so this cannot be done in-process).
  * The module (and the shared errors it imports) is transpiled with TypeScript; its one package import is pointed at node_modules.
  */
-async function openInChild(env: Record<string, string>, prefix: string[] = []): Promise<{ kind: string; reason?: string }> {
+async function openInChild(env: Record<string, string>, prefix: string[] = []): Promise<{ kind: string; reason?: string; problem?: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'agentdesk-secrets-'));
   try {
     const sourcePath = fileURLToPath(new URL('../../../src/main/secrets/secret-store.ts', import.meta.url));
@@ -153,7 +154,7 @@ async function openInChild(env: Record<string, string>, prefix: string[] = []): 
     );
     const script = `const { openSecretStore } = await import(${JSON.stringify(pathToFileURL(modulePath).href)});
 const store = await openSecretStore({ service: ${JSON.stringify(testService)} });
-process.stdout.write(JSON.stringify({ kind: store.kind, reason: store.reason }));`;
+process.stdout.write(JSON.stringify({ kind: store.kind, reason: store.reason, problem: store.problem }));`;
     const command = [...prefix, process.execPath, '--input-type=module', '-e', script];
     const stdout = await new Promise<string>((resolve, reject) => {
       execFile(command[0]!, command.slice(1), { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, ...env }, timeout: 30_000 }, (error, out) =>

@@ -7,7 +7,7 @@ import { pointer, type Problem } from '../../../shared/talkie/problems';
 import type { SavedFileFormat } from '../../../shared/storage/saved-file-format';
 import type { Logger } from '../../platform/logger';
 import { JsonFileStore } from '../../store/json-file-store';
-import type { NoticeSink } from '../../store/notices';
+import type { Notice, NoticeSink } from '../../store/notices';
 import { bearerToken, listenOnLoopback, openEventStream, readJsonBody, sendJson, TalkieHttpError } from '../http-util';
 import { checkDemoInput, isResume, runAguiDemo, type DemoRunSettings } from './agui-demo-agent';
 import { InterruptLedger } from './agui-demo-interrupts';
@@ -263,7 +263,7 @@ export const aguiDemoSecretFileFormat: SavedFileFormat = {
 async function loadSecret(path: string, log: Logger, notices?: NoticeSink): Promise<Uint8Array> {
   const store = new JsonFileStore(path, secretFileSchema, () => ({ schemaVersion: 1 as const, key: randomBytes(32).toString('hex') }), aguiDemoSecretFileFormat);
   const loaded = await store.load();
-  const tell = notices ?? { push: (notice: string) => log.warn('demo', notice) };
+  const tell = notices ?? { push: (notice: Notice) => log.warn('demo', notice.message) };
   if (loaded.notice) tell.push(loaded.notice);
   // A new key (no file, or the damaged one moved aside) and a migrated one are written now: nothing else saves this file.
   if (!loaded.readOnly && (loaded.fromFile !== true || loaded.migratedFrom !== undefined)) {
@@ -271,7 +271,8 @@ async function loadSecret(path: string, log: Logger, notices?: NoticeSink): Prom
       await store.save(loaded.value);
     } catch (error) {
       log.error('demo', 'the AG-UI demo interrupt key could not be saved', error);
-      tell.push(`The demo's open AG-UI questions end when AgentDesk closes: ${error instanceof Error ? error.message : 'its key could not be saved'}`);
+      const detail = error instanceof Error ? error.message : 'its key could not be saved';
+      tell.push({ code: 'demo_questions_not_kept', detail, message: `The demo's open AG-UI questions end when AgentDesk closes: ${detail}` });
     }
   }
   return Buffer.from(loaded.value.key, 'hex');

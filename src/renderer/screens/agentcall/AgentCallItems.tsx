@@ -1,4 +1,4 @@
-import { memo, useId, useState } from 'react';
+import { memo, useEffect, useId, useRef, useState } from 'react';
 import type { Intent } from '../../../shared/agentcall/protocol';
 import type { InteractionState, SessionItem } from '../../../shared/agentcall/session-view';
 import type { IpcError } from '../../../shared/ipc/errors';
@@ -118,8 +118,17 @@ function Teaching({ item, context }: { item: Item<'teaching'>; context: ItemCont
   else if (item.state === 'invalidated') stateKey = context.endedWithSession.has(item.id) ? 'agentcall.teaching.endedWithSession' : 'agentcall.teaching.invalidated';
   else if (!current) stateKey = 'agentcall.teaching.replaced';
 
+  // Confirm and Cancel are disabled while the answer goes, then gone: focus moves to what will be
+  // remembered, then to the state line once the agent answered, never to <body>.
+  const statementRef = useRef<HTMLParagraphElement>(null);
+  const stateRef = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (stateKey !== undefined && document.activeElement === statementRef.current) stateRef.current?.focus();
+  }, [stateKey]);
+
   async function answer(choice: 'confirm' | 'cancel') {
     if (busy) return;
+    if (document.activeElement instanceof HTMLButtonElement && statementRef.current?.parentElement?.contains(document.activeElement)) statementRef.current.focus();
     setBusy(choice);
     setError(undefined);
     const failure = await context.answerProposal(proposal.proposalId, choice);
@@ -131,7 +140,7 @@ function Teaching({ item, context }: { item: Item<'teaching'>; context: ItemCont
   return (
     <div className={`agentcall-teaching agentcall-teaching--${current ? 'current' : item.state}`}>
       <p className="agentcall-teaching__kicker">{t('agentcall.teaching.kicker')}</p>
-      <p id={statementId} className="agentcall-teaching__statement">
+      <p ref={statementRef} tabIndex={-1} id={statementId} className="agentcall-teaching__statement">
         {t('agentcall.teaching.willRemember', { label: proposal.label })} <ObjectRefText value={proposal.objectRef} />
       </p>
       {current ? (
@@ -147,7 +156,11 @@ function Teaching({ item, context }: { item: Item<'teaching'>; context: ItemCont
           </div>
         </>
       ) : null}
-      {stateKey !== undefined ? <p className="message__state agentcall-teaching__state">{t(stateKey)}</p> : null}
+      {stateKey !== undefined ? (
+        <p ref={stateRef} tabIndex={-1} className="message__state agentcall-teaching__state">
+          {t(stateKey)}
+        </p>
+      ) : null}
       <ErrorAlert summary={t('agentcall.notSent')} error={error} />
     </div>
   );

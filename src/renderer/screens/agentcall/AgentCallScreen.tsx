@@ -6,6 +6,7 @@ import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import { Composer } from '../../components/Composer';
 import { call } from '../../hooks/useLiveResource';
 import { ObjectRefText } from '../../components/ObjectRefText';
+import { useConnectionLost } from '../../hooks/useConnection';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import { ChatEnvironmentContext, type ChatEnvironment } from '../../components/ChatContext';
@@ -220,7 +221,9 @@ export function AgentCallScreen({
 
   // The dialog stays open only while what it is for still stands.
   const photoOpen = photoFor !== undefined && ready && (photoFor.interactionId === undefined || photoFor.interactionId === pendingId);
-  const status = statusKey(view);
+  const lost = useConnectionLost();
+  // Main is gone: a run that was going will not end on its own, so no spinner says it still goes.
+  const status = lost && view.runActive ? 'chat.status.connectionLost' : statusKey(view);
 
   // A picture dropped anywhere on the screen opens the photo review with it (for the agent's photo
   // request when one is waiting), whenever this agent can take a photo now.
@@ -274,7 +277,7 @@ export function AgentCallScreen({
             <AgentCallTranscript items={view.items} times={state.times} context={itemContext} thumbnail={thumbnail} />
             <div className="run-status">
               <p className="run-status__text" role="status" aria-live="polite">
-                {view.runActive ? <span className="spinner" aria-hidden="true" /> : null}
+                {view.runActive && !lost ? <span className="spinner" aria-hidden="true" /> : null}
                 {status === undefined ? null : pending && !ended && !view.runActive ? (
                   // The request panel shows the request; the line only announces it.
                   <span className="visually-hidden">{t(status)}</span>

@@ -11,7 +11,8 @@ export function AguiSteps({ thread }: { thread: AguiThreadView }) {
   if (steps.length === 0) return null;
   const names = new Map(thread.subagents.map((subagent) => [subagent.id, subagent.name]));
   return (
-    <section className="agui-steps" aria-labelledby={`${id}-title`}>
+    // Shrinks and scrolls when a question form needs the room: focusable, so the keyboard can scroll it too (axe: scrollable-region-focusable).
+    <section className="agui-steps" aria-labelledby={`${id}-title`} tabIndex={0}>
       <h2 id={`${id}-title`} className="agui-steps__title">
         {t('agui.steps.title')}
       </h2>

@@ -8,6 +8,7 @@ import { AgentHeader } from '../../components/AgentHeader';
 import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import { ErrorAlert } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
+import { useConnectionLost } from '../../hooks/useConnection';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import { ChatEnvironmentContext, type ChatEnvironment } from '../../components/ChatContext';
@@ -33,7 +34,8 @@ function newMessageId(): string {
 /** The one polite status line: how the run goes, never the streamed text. */
 function RunStatusLine({ thread, waiting, onRetry, retrying, retryError }: { thread: AguiThreadView; waiting: boolean; onRetry: () => void; retrying: boolean; retryError: IpcError | undefined }) {
   const { t } = useI18n();
-  const running = thread.runState === 'running' || thread.runState === 'starting';
+  const lost = useConnectionLost();
+  const running = (thread.runState === 'running' || thread.runState === 'starting') && !lost;
   let text: string | undefined;
   const simple: Partial<Record<AguiThreadView['runState'], MessageKey>> = {
     starting: 'chat.status.answering',
@@ -42,7 +44,8 @@ function RunStatusLine({ thread, waiting, onRetry, retrying, retryError }: { thr
     cancelled: 'chat.status.cancelled',
     dropped: 'agui.status.dropped',
   };
-  if (thread.runState === 'awaitingInput') text = t(waiting ? 'agui.status.awaiting' : 'agui.status.finished');
+  if (lost && (thread.runState === 'running' || thread.runState === 'starting')) text = t('chat.status.connectionLost');
+  else if (thread.runState === 'awaitingInput') text = t(waiting ? 'agui.status.awaiting' : 'agui.status.finished');
   else if (thread.runState === 'error') text = t('agui.status.failed', { message: thread.error?.message ?? '' });
   else {
     const key = simple[thread.runState];

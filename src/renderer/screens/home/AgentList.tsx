@@ -51,8 +51,14 @@ export function AgentList({
   async function undo(removed: AgentEntry, index: number) {
     setFeedback(null);
     const result = await call(() => api.agents.restore({ agent: removed, index }));
-    if (result.ok) set(result.value.agents);
-    else setFeedback({ kind: 'restoreFailed', name: removed.display, error: result.error });
+    if (result.ok) {
+      // The Undo button is gone: focus goes back to the restored row's Remove button, where it was.
+      focusAfterRemoval.current = removed.id;
+      set(result.value.agents);
+    } else {
+      setFeedback({ kind: 'restoreFailed', name: agentTitle(removed), error: result.error });
+      addInputRef.current?.focus();
+    }
   }
 
   useEffect(() => {
@@ -96,9 +102,10 @@ export function AgentList({
     if (result.ok) {
       focusAfterRemoval.current = neighbour ? neighbour.id : 'add';
       set(result.value.agents);
-      setFeedback({ kind: 'removed', name: agent.display, agent, index });
+      // Named as the list showed it: the user's own name when they gave one.
+      setFeedback({ kind: 'removed', name: agentTitle(agent), agent, index });
     } else {
-      setFeedback({ kind: 'failed', name: agent.display, error: result.error });
+      setFeedback({ kind: 'failed', name: agentTitle(agent), error: result.error });
     }
   }
 
@@ -160,7 +167,7 @@ export function AgentList({
                 <button
                   type="button"
                   className="button button--secondary button--danger"
-                  aria-label={t('home.removeNamed', { name: agent.display })}
+                  aria-label={t('home.removeNamed', { name: title })}
                   aria-busy={removing.has(agent.id) || undefined}
                   ref={(element) => {
                     if (element) removeButtons.current.set(agent.id, element);

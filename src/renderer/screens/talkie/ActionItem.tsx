@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState, type FocusEvent } from 'react';
 import type { Action } from '../../../shared/talkie/content';
 import { ErrorText, type ShownError } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
@@ -75,8 +75,32 @@ export function ActionItem({ action, handlers }: { action: Action; handlers: Act
     void refresh(action.id);
   }, [expired, undoOver, action.id, action.expiresAt, action.undoUntil, action.summary, refresh, announce, t]);
 
+  // Confirm, Cancel and Undo are disabled while a decision is sent, then gone: focus stays on this
+  // action, at its status line (which says what happened next), never on <body>.
+  const statusRef = useRef<HTMLSpanElement>(null);
+  const buttonHadFocus = useRef(false);
+  const articleRef = useRef<HTMLElement>(null);
+  const buttonsShown = (pending && action.buttons && !expired) || (undoable && !undoOver) || failure?.error.retryable === true;
+  useEffect(() => {
+    if (!buttonHadFocus.current) return;
+    const active = document.activeElement;
+    if (active === null || active === document.body) {
+      buttonHadFocus.current = false;
+      statusRef.current?.focus();
+    }
+  }, [busy, buttonsShown, failure]);
+  const onButtonFocus = () => {
+    buttonHadFocus.current = true;
+  };
+  const onButtonBlur = (event: FocusEvent<HTMLButtonElement>) => {
+    // Focus moved somewhere on purpose (Tab, a click on another control): nothing to restore.
+    if (event.relatedTarget !== null) buttonHadFocus.current = false;
+  };
+
   async function decide(decision: Decision) {
     if (busy !== null) return;
+    const active = document.activeElement;
+    if (active instanceof HTMLButtonElement && articleRef.current?.contains(active)) statusRef.current?.focus();
     setBusy(decision);
     setNote(undefined);
     setFailure(undefined);
@@ -88,14 +112,14 @@ export function ActionItem({ action, handlers }: { action: Action; handlers: Act
 
   const showButtons = pending && action.buttons;
   return (
-    <article className={`action action--${action.riskLevel}`} aria-labelledby={summaryId}>
+    <article ref={articleRef} className={`action action--${action.riskLevel}`} aria-labelledby={summaryId}>
       <p className="action__kicker">{t('chat.action.kicker')}</p>
       <p id={summaryId} className="action__summary">
         {action.summary}
       </p>
       <div className="action__meta">
         <span className={`badge badge--${riskTones[action.riskLevel]}`}>{t(riskKeys[action.riskLevel])}</span>
-        <span className="action__status">
+        <span ref={statusRef} tabIndex={-1} className="action__status">
           {t('chat.action.statusLine', { status: t(expired ? 'chat.action.status.expired' : actionStatusKeys[action.status]) })}
         </span>
         {remaining !== undefined && !expired ? <span className="action__countdown">{t('chat.action.expiresIn', { time: formatCountdown(remaining) })}</span> : null}
@@ -108,6 +132,8 @@ export function ActionItem({ action, handlers }: { action: Action; handlers: Act
             aria-label={t('chat.action.confirmNamed', { summary: action.summary })}
             disabled={expired || busy !== null}
             aria-busy={busy === 'confirm' || undefined}
+            onFocus={onButtonFocus}
+            onBlur={onButtonBlur}
             onClick={() => void decide('confirm')}
           >
             {t('chat.action.confirm')}
@@ -118,6 +144,8 @@ export function ActionItem({ action, handlers }: { action: Action; handlers: Act
             aria-label={t('chat.action.cancelNamed', { summary: action.summary })}
             disabled={expired || busy !== null}
             aria-busy={busy === 'cancel' || undefined}
+            onFocus={onButtonFocus}
+            onBlur={onButtonBlur}
             onClick={() => void decide('cancel')}
           >
             {t('chat.action.cancel')}
@@ -133,6 +161,8 @@ export function ActionItem({ action, handlers }: { action: Action; handlers: Act
             className="button button--secondary"
             aria-label={t('chat.action.undoNamed', { summary: action.summary })}
             disabled={busy !== null}
+            onFocus={onButtonFocus}
+            onBlur={onButtonBlur}
             onClick={() => void decide('cancel')}
           >
             {t('chat.action.undo', { time: formatCountdown(undoLeft ?? 0) })}
@@ -148,7 +178,7 @@ export function ActionItem({ action, handlers }: { action: Action; handlers: Act
         ) : null}
       </div>
       {failure?.error.retryable ? (
-        <button type="button" className="button button--secondary action__retry" onClick={() => void decide(failure.decision)}>
+        <button type="button" className="button button--secondary action__retry" onFocus={onButtonFocus} onBlur={onButtonBlur} onClick={() => void decide(failure.decision)}>
           {t('chat.retry')}
         </button>
       ) : null}

@@ -1,4 +1,5 @@
 import type { RunState } from '../../../shared/talkie/conversation';
+import { useConnectionLost } from '../../hooks/useConnection';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import type { RunNote } from './useChat';
@@ -9,8 +10,11 @@ import type { RunNote } from './useChat';
  */
 export function RunStatus({ busy, runState, note, canReload, onReload }: { busy: boolean; runState: RunState; note: RunNote | undefined; canReload: boolean; onReload: () => void }) {
   const { t } = useI18n();
+  const lost = useConnectionLost();
   let key: MessageKey | undefined;
-  if (busy) key = 'chat.status.answering';
+  // Main is gone: nothing more of this answer will arrive, so no spinner says it is coming.
+  if (busy && lost) key = 'chat.status.connectionLost';
+  else if (busy) key = 'chat.status.answering';
   else if (note === 'recovered') key = 'chat.status.recovered';
   else if (note === 'interrupted' || runState === 'interrupted') key = 'chat.status.interrupted';
   else if (note === 'cancelled' || runState === 'cancelled') key = 'chat.status.cancelled';
@@ -20,7 +24,7 @@ export function RunStatus({ busy, runState, note, canReload, onReload }: { busy:
   return (
     <div className="run-status">
       <p className="run-status__text" role="status" aria-live="polite">
-        {busy ? <span className="spinner" aria-hidden="true" /> : null}
+        {busy && !lost ? <span className="spinner" aria-hidden="true" /> : null}
         {key !== undefined ? t(key) : null}
       </p>
       {showReload ? (

@@ -2,7 +2,7 @@ import { useEffect, useId, useRef, useState, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';
-import { ErrorAlert, ErrorText, type ShownError } from '../../components/ErrorText';
+import { ErrorAlert, ErrorDetails, ErrorText, type ShownError } from '../../components/ErrorText';
 import { LinkOpenError } from '../../components/LinkOpenError';
 import { call } from '../../hooks/useLiveResource';
 import { TokenField } from '../../components/TokenField';
@@ -41,6 +41,7 @@ export function SignInPanel({
   const { state: copied, copy: copyLink, reset: forgetCopy } = useCopy(null);
   const [cancelled, setCancelled] = useState(false);
   const cancelling = useRef(false);
+  const panelRef = useRef<HTMLElement>(null);
   const { agentId } = view;
 
   useEffect(
@@ -54,6 +55,7 @@ export function SignInPanel({
 
   async function signIn() {
     if (busy) return;
+    focusNext.current = 'cancel';
     setBusy('browser');
     setError(undefined);
     setLink(undefined);
@@ -62,6 +64,8 @@ export function SignInPanel({
     setCancelled(false);
     cancelling.current = false;
     const result = await call(() => api.talkie.signIn({ agentId }));
+    // Where focus was inside the panel (Cancel, the link's buttons), it returns to the sign-in button.
+    focusNext.current = panelRef.current?.contains(document.activeElement) || document.activeElement === document.body ? 'browser' : null;
     setBusy(null);
     setLink(undefined);
     if (result.ok) onView(result.value);
@@ -69,6 +73,20 @@ export function SignInPanel({
     else if (cancelling.current) setCancelled(true);
     else setError(result.error);
   }
+
+  // "Sign in with your browser" is disabled while it waits: focus goes to Cancel sign-in, and back to the
+  // sign-in button when the wait ends (cancelled, failed), never to <body>.
+  const browserButtonRef = useRef<HTMLButtonElement>(null);
+  const cancelButtonRef = useRef<HTMLButtonElement>(null);
+  const focusNext = useRef<'cancel' | 'browser' | null>(null);
+  useEffect(() => {
+    const target = focusNext.current;
+    if (target === null) return;
+    if (target === 'cancel' && busy === 'browser') cancelButtonRef.current?.focus();
+    else if (target === 'browser' && busy === null) browserButtonRef.current?.focus();
+    else return;
+    focusNext.current = null;
+  }, [busy]);
 
   function cancelSignIn() {
     cancelling.current = true;
@@ -98,7 +116,7 @@ export function SignInPanel({
 
   const { oauth, pastedToken, tokenHint } = view.signIn;
   return (
-    <section className="card gate" aria-labelledby={headingId}>
+    <section ref={panelRef} className="card gate" aria-labelledby={headingId}>
       <h2 id={headingId} ref={headingRef} tabIndex={-1} className="card__title">
         {t('chat.signIn.title', { name: view.name })}
       </h2>
@@ -108,11 +126,19 @@ export function SignInPanel({
         </p>
       ) : null}
       {view.tokenStorage.kind === 'memory' ? (
-        <p className="gate__notice">{t('chat.signIn.memory', { reason: view.tokenStorage.reason ?? t('chat.signIn.memoryUnknown') })}</p>
+        <p className="gate__notice">
+          {t('chat.signIn.memory')}
+          {view.tokenStorage.reason !== undefined ? (
+            <>
+              {' '}
+              <ErrorDetails detail={view.tokenStorage.reason} />
+            </>
+          ) : null}
+        </p>
       ) : null}
       {oauth ? (
         <div className="gate__group">
-          <button type="button" className="button button--primary" disabled={busy !== null} aria-busy={busy === 'browser' || undefined} onClick={() => void signIn()}>
+          <button ref={browserButtonRef} type="button" className="button button--primary" disabled={busy !== null} aria-busy={busy === 'browser' || undefined} onClick={() => void signIn()}>
             {t('chat.signIn.browser')}
           </button>
           <div role="status" className="feedback">
@@ -150,7 +176,7 @@ export function SignInPanel({
                 </>
               ) : null}
               <div className="button-row">
-                <button type="button" className="button button--secondary" onClick={cancelSignIn}>
+                <button ref={cancelButtonRef} type="button" className="button button--secondary" onClick={cancelSignIn}>
                   {t('chat.signIn.cancel')}
                 </button>
               </div>
