@@ -125,7 +125,7 @@ describe('kiosk mode with a policy that cannot be used', () => {
     expect(await call('policy.status')).toEqual({ ok: true, value: { state: 'failed', file, message: load.message } });
     expect(load.message).toContain(file);
     expect(load.message).toContain('unknown key "kiosk_mode"');
-    expect(await call('app.info')).toMatchObject({ ok: true, value: { notices: [load.message] } });
+    expect(await call('app.info')).toMatchObject({ ok: true, value: { notices: [{ code: 'policy_failed', params: { file: load.file }, detail: load.message, message: load.message }] } });
     for (const [method, payload] of [['settings.get', {}], ['agents.list', {}], ['demo.open', {}], ['agents.add', { address: 'a.example.com' }], ['media.arm', { kinds: ['camera'] }]] as const) {
       expect(await call(method, payload), method).toEqual({ ok: false, error: { code: 'not_allowed', message: load.message } });
     }
