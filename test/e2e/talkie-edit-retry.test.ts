@@ -55,6 +55,7 @@ describe('Retry and Edit, in Chromium against the built-in demo', () => {
       // Edit on the last message, then Escape: the composer is empty again and the screen stays.
       await transcript.getByRole('button', { name: 'Edit' }).click();
       await expect(message.inputValue()).resolves.toBe('talkie-test:echo Edited, sent as a new message');
+      // At once, as a quick user would (the notice may not be painted yet): Escape still stops the edit.
       await page.keyboard.press('Escape');
       await notice.waitFor({ state: 'detached' });
       await expect(message.inputValue()).resolves.toBe('');
@@ -92,7 +93,7 @@ describe('Retry and Edit, in Chromium against the built-in demo', () => {
       // The demo agent reads the history the client sends: the earlier message is in it.
       await page.getByText(/This thread has 2 user messages so far/).waitFor();
       await notice.waitFor({ state: 'detached' });
-      await page.getByText('show the plan', { exact: true }).waitFor();
+      await page.getByRole('region', { name: 'Messages' }).getByText('show the plan', { exact: true }).waitFor();
       expect(app.problems).toEqual([]);
     } finally {
       await app.close();

@@ -117,11 +117,17 @@ export function Composer({
       textareaRef.current?.focus();
       return;
     }
+    // The field empties at once, as the message shows in the conversation: a run can end before the
+    // send's own answer arrives, and Edit or ArrowUp must not find the sent text still here. A send
+    // that fails puts it back (unless something else was typed meanwhile).
+    setText('');
     setSending(true);
     void answer.then((failure) => {
       setSending(false);
-      if (failure) return setError({ kind: 'send', error: failure });
-      setText((current) => (current === sent ? '' : current));
+      if (failure) {
+        setText((current) => (current === '' ? sent : current));
+        return setError({ kind: 'send', error: failure });
+      }
       textareaRef.current?.focus();
     });
   }

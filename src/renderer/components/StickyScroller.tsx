@@ -5,8 +5,8 @@ import { releasesEnd, type ScrollGesture } from './scroll-follow';
 const stickDistance = 48;
 
 /**
- * A conversation's scrolling region: it follows new content while the reader is at the end and
- * stays put once they scrolled up. Deliberately not a live region (streamed text would be read out
+ * A conversation's scrolling region, with a heading for screen readers: it follows new content while
+ * the reader is at the end and stays put once they scrolled up. Deliberately not a live region (streamed text would be read out
  * delta by delta); focusable, since scrollable content must be reachable from the keyboard.
  *
  * Content also grows without a new render: entries off screen are laid out at an estimated height
@@ -99,7 +99,11 @@ export function StickyScroller({
         lastTop.current = element.scrollTop;
       }}
     >
-      <div ref={inner}>{children}</div>
+      <div ref={inner}>
+        {/* The conversation's place in the page's outline: cards and actions in it are level-3 headings under it. */}
+        <h2 className="visually-hidden">{label}</h2>
+        {children}
+      </div>
     </div>
   );
 }

@@ -1,4 +1,4 @@
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { answer, end, messageField, openDemo, push, send, transcript } from './chat-helpers';
 import { createFakeBackend } from './fake-api';
@@ -80,6 +80,22 @@ describe('chat: editing the last message', () => {
     expect(screen.queryByText(notice)).toBeNull();
     expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
     expect(backend.callsOf('talkie.send')).toHaveLength(1);
+  });
+
+  it('Escape right after Edit, before the next frame shows the notice, still stops the edit', async () => {
+    const backend = createFakeBackend();
+    const { user } = await openDemo(backend);
+    const runKey = await send(user, backend, 'Hello');
+    answer(backend, runKey, 'Hi');
+    await user.type(messageField(), 'half a thought');
+    // One task, no frame in between: the state shown still says "not editing".
+    act(() => {
+      fireEvent.click(within(messageWith('Hello')).getByRole('button', { name: 'Edit' }));
+      fireEvent.keyDown(messageField(), { key: 'Escape' });
+    });
+    await waitFor(() => expect(messageField().value).toBe('half a thought'));
+    expect(screen.queryByText(notice)).toBeNull();
+    expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
   });
 
   it('ArrowUp in the empty composer edits the last message; in a composer with text it moves the caret as usual', async () => {

@@ -211,6 +211,8 @@ describe('chat: sending and streaming', () => {
     const message = item.closest('.message') as HTMLElement;
     await waitFor(() => expect(within(message).getByText(/Not sent\./)).toBeTruthy());
     expect(within(message).getByText(/The agent did not answer in time\./)).toBeTruthy();
+    // The message waits in the conversation with Retry, not in the composer (it emptied as it was sent).
+    expect(messageField().value).toBe('');
 
     await user.click(within(message).getByRole('button', { name: 'Retry' }));
     await waitFor(() => expect(backend.callsOf('talkie.send')).toHaveLength(2));

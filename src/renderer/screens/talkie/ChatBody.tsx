@@ -176,9 +176,11 @@ export function ChatBody({
     const text = startEdit(composerHandle.current?.text() ?? '');
     if (text !== undefined) composerHandle.current?.fill(text);
   }, [startEdit]);
-  const stopEditing = useCallback(() => {
-    const previous = stopEdit();
-    composerHandle.current?.fill(previous ?? '');
+  /** Answers whether an edit was going on (Escape is the composer's only then). */
+  const stopEditing = useCallback((): boolean => {
+    const stopped = stopEdit();
+    if (stopped) composerHandle.current?.fill(stopped.previousDraft);
+    return stopped !== undefined;
   }, [stopEdit]);
   const editableId = busy ? undefined : lastUserMessage(conversation)?.id;
 
@@ -276,16 +278,13 @@ export function ChatBody({
             onCancel={chat.cancel}
             handleRef={composerHandle}
             onEditLast={editLast}
-            onEscape={() => {
-              if (!editing) return false;
-              stopEditing();
-              return true;
-            }}
+            // The newest state decides, not the one shown: Escape right after Edit (within a frame) still stops it.
+            onEscape={stopEditing}
             notice={
               editing ? (
                 <>
                   <p className="composer__notice-text">{t('chat.edit.notice')}</p>
-                  <button type="button" className="button button--secondary" onClick={stopEditing}>
+                  <button type="button" className="button button--secondary" onClick={() => void stopEditing()}>
                     {t('chat.edit.stop')}
                   </button>
                 </>

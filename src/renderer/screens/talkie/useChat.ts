@@ -37,8 +37,11 @@ export interface Chat {
    * composer, or undefined when there is nothing to edit. `draft`: what the composer holds now.
    */
   startEdit: (draft: string) => string | undefined;
-  /** Ends the edit without sending: answers the draft the composer held before it began. */
-  stopEdit: () => string | undefined;
+  /**
+   * Ends the edit without sending: answers the draft the composer held before it began, or nothing
+   * when no edit is going on (read from the newest state: the one shown may lag a frame behind).
+   */
+  stopEdit: () => { previousDraft: string } | undefined;
   cancel: () => void;
   newChat: () => void;
   openThread: (threadId: string) => void;
@@ -171,9 +174,10 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
   );
 
   const stopEdit = useCallback(() => {
-    const previous = latestRef.current.editing?.previousDraft;
+    const editing = latestRef.current.editing;
+    if (!editing) return undefined;
     dispatch({ type: 'edit.stop' });
-    return previous;
+    return { previousDraft: editing.previousDraft };
   }, [dispatch, latestRef]);
 
   const cancel = useCallback(() => {
