@@ -36,13 +36,17 @@ export interface VoiceOfferer {
 
 export const opusProfile = 'minptime=10;useinbandfec=1';
 
-export async function createVoiceOfferer(name = 'agentdesk-voice'): Promise<VoiceOfferer> {
+/**
+ * The peer both offerers make: one sendrecv Opus track and one data channel, on 127.0.0.1, offered
+ * without host candidates once gathering is done; closed (and kept until exit) if that fails.
+ */
+async function offeringPeer(name: string, ssrc: number, label: string, init?: ndc.DataChannelInitConfig) {
   const pc = new ndc.PeerConnection(name, { iceServers: [], bindAddress: '127.0.0.1' });
   const audio = new ndc.Audio('0', 'SendRecv');
   audio.addOpusCodec(111, opusProfile);
-  audio.addSSRC(0x0a6e_7d00, 'agentdesk', 'agentdesk-stream', 'agentdesk-audio');
+  audio.addSSRC(ssrc, 'agentdesk', 'agentdesk-stream', 'agentdesk-audio');
   const track = pc.addTrack(audio);
-  const channel = pc.createDataChannel('oai-events');
+  const channel = init ? pc.createDataChannel(label, init) : pc.createDataChannel(label);
   const close = () => {
     keepUntilExit(pc, track, channel);
     for (const step of [() => channel.close(), () => track.close(), () => pc.close()]) {
@@ -53,13 +57,17 @@ export async function createVoiceOfferer(name = 'agentdesk-voice'): Promise<Voic
       }
     }
   };
-  let offer: string;
   try {
-    offer = withoutCandidates(await gatheredDescription(pc, () => pc.setLocalDescription()));
+    const offer = withoutCandidates(await gatheredDescription(pc, () => pc.setLocalDescription()));
+    return { pc, track, channel, close, offer };
   } catch (error) {
     close();
     throw error;
   }
+}
+
+export async function createVoiceOfferer(name = 'agentdesk-voice'): Promise<VoiceOfferer> {
+  const { pc, channel, close, offer } = await offeringPeer(name, 0x0a6e_7d00, 'oai-events');
   let openedResolve!: () => void;
   let openedReject!: (error: Error) => void;
   const opened = new Promise<void>((resolve, reject) => ((openedResolve = resolve), (openedReject = reject)));
@@ -144,29 +152,9 @@ export interface AgentCallOfferer {
 }
 
 export async function createAgentCallOfferer(options: { label?: string; protocol?: string; name?: string } = {}): Promise<AgentCallOfferer> {
-  const pc = new ndc.PeerConnection(options.name ?? 'agentdesk-agentcall', { iceServers: [], bindAddress: '127.0.0.1' });
-  const audio = new ndc.Audio('0', 'SendRecv');
-  audio.addOpusCodec(111, opusProfile);
-  audio.addSSRC(0x0a6e_7d01, 'agentdesk', 'agentdesk-stream', 'agentdesk-audio');
-  const track = pc.addTrack(audio);
-  const channel = pc.createDataChannel(options.label ?? 'agentcall.events', { protocol: options.protocol ?? 'agentcall-agui-dc-0.1' });
-  const close = () => {
-    keepUntilExit(pc, track, channel);
-    for (const step of [() => channel.close(), () => track.close(), () => pc.close()]) {
-      try {
-        step();
-      } catch {
-        // already closed
-      }
-    }
-  };
-  let offer: string;
-  try {
-    offer = withoutCandidates(await gatheredDescription(pc, () => pc.setLocalDescription()));
-  } catch (error) {
-    close();
-    throw error;
-  }
+  const { pc, track, channel, close, offer } = await offeringPeer(options.name ?? 'agentdesk-agentcall', 0x0a6e_7d01, options.label ?? 'agentcall.events', {
+    protocol: options.protocol ?? 'agentcall-agui-dc-0.1',
+  });
   const opened = new Promise<void>((resolve, reject) => {
     channel.onOpen(() => resolve());
     channel.onClosed(() => reject(new Error('the agentcall.events data channel closed before it opened')));
