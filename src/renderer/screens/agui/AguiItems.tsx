@@ -5,7 +5,7 @@ import type { AguiItem, ToolCallState } from '../../../shared/agui/run-model';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import { Markdown } from '../../components/Markdown';
-import { MessageCopy } from '../../components/MessageCopy';
+import { MessageCopy, UserMessageTools } from '../../components/MessageCopy';
 
 const toolStateKeys: Record<ToolCallState, MessageKey> = {
   streaming: 'agui.tool.state.streaming',
@@ -74,16 +74,7 @@ export const AguiItemView = memo(function AguiItemView({ item, onEdit }: { item:
         <div className="message message--user">
           <p className="visually-hidden">{t('agui.you')}</p>
           <p className="message__text">{item.text}</p>
-          {onEdit ? (
-            <div className="message__tools">
-              <MessageCopy text={item.text} />
-              <button type="button" className="copy-button message__edit" onClick={onEdit}>
-                {t('chat.edit')}
-              </button>
-            </div>
-          ) : (
-            <MessageCopy text={item.text} />
-          )}
+          <UserMessageTools text={item.text} onEdit={onEdit} />
         </div>
       );
     case 'text':

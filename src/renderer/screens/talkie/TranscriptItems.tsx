@@ -7,7 +7,7 @@ import { CardView } from './CardView';
 import { useChatEnvironment } from '../../components/ChatContext';
 import { LinkView } from '../../components/LinkView';
 import { Markdown, StreamingMarkdown } from '../../components/Markdown';
-import { MessageCopy } from '../../components/MessageCopy';
+import { MessageCopy, UserMessageTools } from '../../components/MessageCopy';
 
 type Item<K extends ConversationItem['kind']> = Extract<ConversationItem, { kind: K }>;
 
@@ -30,16 +30,7 @@ export function UserMessage({
     <div className={`message message--user message--${item.state}`}>
       <p className="visually-hidden">{t('chat.you')}</p>
       <p className="message__text">{item.text}</p>
-      {onEdit ? (
-        <div className="message__tools">
-          <MessageCopy text={item.text} />
-          <button type="button" className="copy-button message__edit" onClick={onEdit}>
-            {t('chat.edit')}
-          </button>
-        </div>
-      ) : (
-        <MessageCopy text={item.text} />
-      )}
+      <UserMessageTools text={item.text} onEdit={onEdit} />
       {item.state === 'sending' ? <p className="message__state">{t('chat.message.sending')}</p> : null}
       {item.state === 'failed' ? (
         <div className="message__failure">
