@@ -1,7 +1,7 @@
 import { maxFrameBytes, type ClientMessage } from '../../shared/agentcall/protocol';
 import { checkEventsChannel } from '../../shared/agentcall/webrtc-profile';
-import { Listeners } from '../../shared/listeners';
 import type { Logger } from '../platform/logger';
+import { ConnectionSignals, outgoingFrame } from './connection-signals';
 import { TransportError, type AgentCallConnection, type TransportClose } from './websocket-transport';
 
 /**
@@ -55,9 +55,7 @@ export interface ChannelSink {
 const textEncoder = new TextEncoder();
 
 export class DataChannelConnection implements AgentCallConnection {
-  private readonly frameListeners = new Listeners<[string]>();
-  private readonly closeListeners = new Listeners<[TransportClose]>();
-  private closed: TransportClose | undefined;
+  private readonly signals = new ConnectionSignals();
   /** The sink the channel's owner reports to. */
   readonly sink: ChannelSink;
 
@@ -74,13 +72,12 @@ export class DataChannelConnection implements AgentCallConnection {
   }
 
   get isOpen(): boolean {
-    return this.closed === undefined;
+    return this.signals.closed === undefined;
   }
 
   send(message: ClientMessage): void {
-    if (this.closed) throw new TransportError('connect_failed', 'The session is closed.');
-    const text = JSON.stringify(message);
-    if (textEncoder.encode(text).byteLength > maxFrameBytes) throw new TransportError('send_too_large', `The message is larger than ${maxFrameBytes / 1024} KiB and was not sent.`);
+    if (this.signals.closed) throw new TransportError('connect_failed', 'The session is closed.');
+    const text = outgoingFrame(message);
     try {
       this.port.sendText(text);
     } catch (error) {
@@ -93,20 +90,15 @@ export class DataChannelConnection implements AgentCallConnection {
   }
 
   onFrame(listener: (frame: string) => void): () => void {
-    return this.frameListeners.subscribe(listener);
+    return this.signals.onFrame(listener);
   }
 
   onClose(listener: (close: TransportClose) => void): () => void {
-    if (this.closed) {
-      const closed = this.closed;
-      queueMicrotask(() => listener(closed));
-      return () => undefined;
-    }
-    return this.closeListeners.subscribe(listener);
+    return this.signals.onClose(listener);
   }
 
   private receive(data: string | Uint8Array): void {
-    if (this.closed) return;
+    if (this.signals.closed) return;
     if (typeof data !== 'string') {
       this.finish({ code: 1003, reason: 'binary frames are not accepted', error: new TransportError('binary_frame', 'The agent sent a binary message; AgentCall sessions carry JSON text only.') });
       return;
@@ -116,21 +108,18 @@ export class DataChannelConnection implements AgentCallConnection {
       this.finish({ code: 1009, reason: 'frame too large', error: new TransportError('frame_too_large', `The agent sent a frame larger than ${maxFrameBytes / 1024} KiB; the session was closed.`) });
       return;
     }
-    this.frameListeners.emit(data);
+    this.signals.frame(data);
   }
 
   private finish(close: TransportClose): void {
-    if (this.closed) return;
-    this.closed = close;
-    if (close.error) this.log.warn('agentcall', `closing the call's data channel: ${close.error.code}`);
-    try {
-      this.port.close();
-    } catch {
-      // already closed
-    }
-    this.closeListeners.emit(close);
-    this.closeListeners.clear();
-    this.frameListeners.clear();
+    this.signals.end(close, () => {
+      if (close.error) this.log.warn('agentcall', `closing the call's data channel: ${close.error.code}`);
+      try {
+        this.port.close();
+      } catch {
+        // already closed
+      }
+    });
   }
 }
 

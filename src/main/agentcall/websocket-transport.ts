@@ -1,3 +1,4 @@
+import { ConnectionSignals, outgoingFrame } from './connection-signals';
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import { maxFrameBytes, type ClientMessage } from '../../shared/agentcall/protocol';
@@ -5,7 +6,6 @@ import type { NetPolicy } from '../net/address-policy';
 import { describeUrl, formatDuration, NetError } from '../net/net-error';
 import { pinnedLookup, resolveGuardedAddress } from '../net/websocket-guard';
 import type { Logger } from '../platform/logger';
-import { Listeners } from '../../shared/listeners';
 
 /**
  * The AgentCall `agentcall-agui-ws-0.1` transport: one WebSocket to the agent's AG-UI URL.
@@ -139,9 +139,7 @@ function connectError(error: NodeJS.ErrnoException, url: URL, timeoutMs: number)
 }
 
 class Connection implements AgentCallConnection {
-  private readonly frameListeners = new Listeners<[string]>();
-  private readonly closeListeners = new Listeners<[TransportClose]>();
-  private closed: TransportClose | undefined;
+  private readonly signals = new ConnectionSignals();
   private localError: TransportError | undefined;
   /** The code this side closed with because of a rule (reported instead of what the agent answered). */
   private localCode: number | undefined;
@@ -153,13 +151,13 @@ class Connection implements AgentCallConnection {
     private readonly options: ConnectOptions,
   ) {
     socket.on('message', (data, isBinary) => {
-      if (this.closed || this.localError) return;
+      if (this.signals.closed || this.localError) return;
       if (isBinary) {
         this.fail(new TransportError('binary_frame', 'The agent sent a binary frame; AgentCall 0.1 sessions carry JSON text only.'), 1003, 'binary frames are not accepted');
         return;
       }
       const frame = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
-      this.frameListeners.emit(frame);
+      this.signals.frame(frame);
     });
     socket.on('pong', () => {
       this.awaitingPong = 0;
@@ -190,36 +188,27 @@ class Connection implements AgentCallConnection {
   }
 
   get isOpen(): boolean {
-    return this.closed === undefined && this.socket.readyState === WebSocket.OPEN;
+    return this.signals.closed === undefined && this.socket.readyState === WebSocket.OPEN;
   }
 
   send(message: ClientMessage): void {
     if (!this.isOpen) throw new TransportError('connect_failed', 'The session is closed.');
-    const text = JSON.stringify(message);
-    if (Buffer.byteLength(text, 'utf8') > maxFrameBytes) {
-      throw new TransportError('send_too_large', `The message is larger than ${maxFrameBytes / 1024} KiB and was not sent.`);
-    }
-    this.socket.send(text);
+    this.socket.send(outgoingFrame(message));
   }
 
   close(code = 1000, reason = ''): void {
-    if (this.closed) return;
+    if (this.signals.closed) return;
     this.socket.close(code, reason);
     // An agent that never answers the close frame is cut off after a short grace period.
     setTimeout(() => this.socket.terminate(), 2_000).unref?.();
   }
 
   onFrame(listener: (frame: string) => void): () => void {
-    return this.frameListeners.subscribe(listener);
+    return this.signals.onFrame(listener);
   }
 
   onClose(listener: (close: TransportClose) => void): () => void {
-    if (this.closed) {
-      const closed = this.closed;
-      queueMicrotask(() => listener(closed));
-      return () => undefined;
-    }
-    return this.closeListeners.subscribe(listener);
+    return this.signals.onClose(listener);
   }
 
   private fail(error: TransportError, code: number, reason: string): void {
@@ -231,12 +220,10 @@ class Connection implements AgentCallConnection {
   }
 
   private finish(code: number, reason: string): void {
-    if (this.closed) return;
+    if (this.signals.closed) return;
     clearInterval(this.pingTimer);
-    this.closed = { code: this.localCode ?? code, reason: reason.slice(0, 123), ...(this.localError ? { error: this.localError } : {}) };
-    this.options.log.info('agentcall', `session connection closed (${code})`);
-    this.closeListeners.emit(this.closed);
-    this.closeListeners.clear();
-    this.frameListeners.clear();
+    this.signals.end({ code: this.localCode ?? code, reason: reason.slice(0, 123), ...(this.localError ? { error: this.localError } : {}) }, () =>
+      this.options.log.info('agentcall', `session connection closed (${code})`),
+    );
   }
 }
