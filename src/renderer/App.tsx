@@ -18,6 +18,7 @@ import { Sidebar } from './screens/shell/Sidebar';
 import { SidebarPlaceContext, type SidebarPlaceValue } from './screens/shell/SidebarPlace';
 import { useDialogFocus } from './hooks/useDialogFocus';
 import { ConnectionLostContext } from './hooks/useConnection';
+import { AgentStatusContext, type AgentStatus, type ReportAgentStatus } from './hooks/useAgentStatus';
 
 
 export interface AppProps {
@@ -144,6 +145,18 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     [openAgentId],
   );
 
+  // What the open agent's screen says of it: the sidebar shows it with the kind.
+  const [statuses, setStatuses] = useState<Readonly<Record<string, AgentStatus>>>({});
+  const reportStatus = useCallback<ReportAgentStatus>((agentId, status) => {
+    setStatuses((known) => {
+      if (known[agentId] === status) return known;
+      const next = { ...known };
+      if (status === undefined) delete next[agentId];
+      else next[agentId] = status;
+      return next;
+    });
+  }, []);
+
   // Under the open agent's entry, its screen shows its threads or its session (SidebarPlace).
   const [placeElement, setPlaceElement] = useState<HTMLDivElement | null>(null);
   const place = useMemo<SidebarPlaceValue>(
@@ -185,6 +198,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
             id="app-sidebar"
             current={screen}
             kinds={kinds}
+            statuses={statuses}
             firstRef={firstSidebarItemRef}
             placeRef={setPlaceElement}
             onNavigate={(next) => navigate(next)}
@@ -214,6 +228,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
             settings={settings}
             onDismissed={() => (headingRef.current ?? mainRef.current)?.focus()}
           />
+          <AgentStatusContext.Provider value={reportStatus}>
           <ConnectionLostContext.Provider value={connectionLost}>
           <main id="content" ref={mainRef} tabIndex={-1} className={`app-main${screen.name === 'chat' ? ' app-main--agent' : ''}`}>
             {screen.name === 'home' ? (
@@ -240,6 +255,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
             )}
           </main>
           </ConnectionLostContext.Provider>
+          </AgentStatusContext.Provider>
         </div>
       </div>
     </div>

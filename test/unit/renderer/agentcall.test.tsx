@@ -176,8 +176,12 @@ describe('AgentCall session screen', () => {
 
   it('a scan waits as a chip and is sent with the chosen intent only when the user presses Send scan', async () => {
     const { backend, user } = await renderScreen();
-    await user.click(screen.getByRole('radio', { name: 'Remember' }));
-    expect(screen.getByText('This only tells the agent what you want; it gives the agent no permission.')).toBeTruthy();
+    const intent = screen.getByRole('combobox', { name: 'Intent' });
+    await user.selectOptions(intent, 'Remember');
+    // The intent's question and what it does not grant describe the choice.
+    expect(document.getElementById(intent.getAttribute('aria-describedby') ?? '')?.textContent).toBe(
+      'What should the agent do with it? This only tells the agent what you want; it gives the agent no permission.',
+    );
     await scanWith(user, backend, screen.getByRole('button', { name: 'Scan object' }), 'scan-1');
     const chip = (await screen.findByText('Scanned, not sent yet:')).parentElement as HTMLElement;
     expect(within(chip).getByText(routerShort).tagName).toBe('CODE');

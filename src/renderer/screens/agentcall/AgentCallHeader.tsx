@@ -1,4 +1,4 @@
-import type { RefObject } from 'react';
+import type { ReactNode, RefObject } from 'react';
 import type { AgentCallAgent } from '../../../shared/agentcall/ipc-schemas';
 import type { Modality } from '../../../shared/agentcall/protocol';
 import type { IpcError } from '../../../shared/ipc/errors';
@@ -29,6 +29,7 @@ export function AgentCallHeader({
   endError,
   onBack,
   onEnd,
+  webPages,
 }: {
   headingRef: RefObject<HTMLHeadingElement | null>;
   label: string;
@@ -38,6 +39,8 @@ export function AgentCallHeader({
   endError: IpcError | undefined;
   onBack: () => void;
   onEnd: () => void;
+  /** The agent's web pages toggle, on the facts' line (its list opens under it). */
+  webPages?: ReactNode;
 }) {
   const { t } = useI18n();
   const accepts = agent ? (modalityKey(agent.accepted, { both: 'agentcall.accepts.both', nfc: 'agentcall.accepts.nfc', photo: 'agentcall.accepts.photo' }) ?? 'agentcall.accepts.none') : undefined;
@@ -53,21 +56,28 @@ export function AgentCallHeader({
         agent ? (
           <>
             {agent.version !== '' ? <p className="agentcall-header__version">{t('agentcall.version', { version: agent.version })}</p> : null}
-            {agent.description !== '' ? <p className="chat-header__description">{agent.description}</p> : null}
+            {agent.description !== '' ? (
+              <p className="chat-header__description" title={agent.description}>
+                {agent.description}
+              </p>
+            ) : null}
           </>
         ) : null
       }
       action={canEnd ? { label: t('agentcall.end'), busy: ending, onClick: onEnd } : undefined}
       failure={endError ? { summary: t('agentcall.endFailed'), error: endError } : undefined}
     >
-      {agent ? (
-        <ul className="agentcall-header__facts">
-          {accepts ? <li>{t(accepts)}</li> : null}
-          {requests ? <li>{t(requests)}</li> : null}
-          <li>{t('agentcall.endpoint', { host: hostOf(agent.endpoint) })}</li>
-          {agent.legacyExtension ? <li>{t('agentcall.legacy')}</li> : null}
-        </ul>
-      ) : null}
+      <div className="chat-header__meta">
+        {agent ? (
+          <ul className="agentcall-header__facts">
+            {accepts ? <li>{t(accepts)}</li> : null}
+            {requests ? <li>{t(requests)}</li> : null}
+            <li>{t('agentcall.endpoint', { host: hostOf(agent.endpoint) })}</li>
+            {agent.legacyExtension ? <li>{t('agentcall.legacy')}</li> : null}
+          </ul>
+        ) : null}
+        {webPages}
+      </div>
       {notes.length > 0 ? (
         <details className="manifest-notes">
           <summary className="manifest-notes__summary">{t('agentcall.notes.title', { count: notes.length })}</summary>

@@ -6,6 +6,7 @@ import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import { Composer } from '../../components/Composer';
 import { call } from '../../hooks/useLiveResource';
 import { ObjectRefText } from '../../components/ObjectRefText';
+import { useReportAgentStatus } from '../../hooks/useAgentStatus';
 import { useConnectionLost } from '../../hooks/useConnection';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
@@ -233,6 +234,11 @@ export function AgentCallScreen({
     setPhotoFor(pending?.modality === 'photo' ? { interactionId: pending.interactionId, file } : { file });
   });
 
+  useReportAgentStatus(
+    agentId,
+    ended ? 'sessionEnded' : connection.status === 'failed' ? (connection.error.code === 'sign_in_required' ? 'signInNeeded' : 'unreachable') : ready ? 'connected' : 'connecting',
+  );
+
   return (
     <div ref={rootRef} className="screen chat agentcall">
       <AgentCallHeader
@@ -244,14 +250,14 @@ export function AgentCallScreen({
         endError={endError}
         onBack={onBack}
         onEnd={() => void endSession()}
+        // Read from the card on its own: shown whether or not the session opens.
+        webPages={<WebPagesPanel api={api} agentId={agentId} />}
       />
       <InSidebar agentId={agentId}>
         <p className="agent-session">
           {t('shell.session')} · {t(ended || connection.status === 'failed' ? 'shell.sessionEnded' : ready ? 'shell.sessionLive' : 'shell.sessionConnecting')}
         </p>
       </InSidebar>
-      {/* Read from the card on its own: shown whether or not the session opens. */}
-      <WebPagesPanel api={api} agentId={agentId} />
       <ConnectionFeedback
         connectingText={connection.status === 'connecting' ? t('chat.connecting', { name: label }) : undefined}
         failure={

@@ -80,44 +80,40 @@ export function ObservationBar({
   }
 
   const shownError = error ?? photoError;
+  // One row (the intent, Scan object, Take a photo…) and one line of small print under it, so the
+  // conversation keeps its room in a short window.
   return (
     <section className="agentcall-bar" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`} className="visually-hidden">
         {t('agentcall.bar.label')}
       </h2>
-      <fieldset className="radio-group agentcall-intent" aria-describedby={`${id}-intent-hint`}>
-        <legend className="radio-group__legend">{t('agentcall.intent.label')}</legend>
-        <p id={`${id}-intent-hint`} className="field__hint">
-          {t('agentcall.intent.hint')}
-        </p>
-        <div className="radio-group__options">
-          {intentSchema.options.map((option) => (
-            <label key={option} className="choice">
-              <input type="radio" className="choice__input" name={`${id}-intent`} value={option} checked={intent === option} onChange={() => onIntent(option)} />
-              <span className="choice__label">{t(intentKeys[option])}</span>
-            </label>
-          ))}
-        </div>
-      </fieldset>
-      <div className="agentcall-bar__controls">
-        <div className="agentcall-bar__control">
-          <ScanControl api={api} disabled={nfcReason !== undefined} onObservation={(result) => {
-            setError(undefined);
-            setScanned(result);
-          }} />
-          {nfcReason !== undefined ? <p className="muted agentcall-bar__reason">{t(nfcReason)}</p> : null}
-        </div>
-        <div className="agentcall-bar__control">
-          <button type="button" className="button button--secondary" disabled={photoReason !== undefined} aria-describedby={photoReason !== undefined ? `${id}-photo-reason` : undefined} onClick={onOpenPhoto}>
-            {t('agentcall.photo.open')}
-          </button>
-          {photoReason !== undefined ? (
-            <p id={`${id}-photo-reason`} className="muted agentcall-bar__reason">
-              {t(photoReason)}
-            </p>
-          ) : null}
-        </div>
+      <div className="agentcall-bar__row">
+        <label className="agentcall-intent">
+          <span className="agentcall-intent__label">{t('agentcall.intent.short')}</span>
+          <select className="select agentcall-intent__select" value={intent} aria-describedby={`${id}-intent-hint`} onChange={(event) => onIntent(intentSchema.parse(event.target.value))}>
+            {intentSchema.options.map((option) => (
+              <option key={option} value={option}>
+                {t(intentKeys[option])}
+              </option>
+            ))}
+          </select>
+        </label>
+        <ScanControl api={api} disabled={nfcReason !== undefined} onObservation={(result) => {
+          setError(undefined);
+          setScanned(result);
+        }} />
+        <button type="button" className="button button--secondary" disabled={photoReason !== undefined} aria-describedby={photoReason !== undefined ? `${id}-photo-reason` : undefined} onClick={onOpenPhoto}>
+          {t('agentcall.photo.open')}
+        </button>
       </div>
+      <p className="agentcall-bar__notes">
+        <span id={`${id}-intent-hint`}>
+          {t('agentcall.intent.label')} {t('agentcall.intent.hint')}
+        </span>
+        {nfcReason !== undefined ? <span>{t(nfcReason)}</span> : null}
+        {photoReason !== undefined && photoReason !== nfcReason ? <span id={`${id}-photo-reason`}>{t(photoReason)}</span> : null}
+        {photoReason !== undefined && photoReason === nfcReason ? <span id={`${id}-photo-reason`} className="visually-hidden">{t(photoReason)}</span> : null}
+      </p>
       {scanned && ready ? (
         <ScannedObject scan={scanned} sendLabel={t('agentcall.pending.send')} sending={sending} onSend={sendScan} onDiscard={() => {
           setScanned(undefined);

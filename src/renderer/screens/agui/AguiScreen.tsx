@@ -8,6 +8,7 @@ import { AgentHeader } from '../../components/AgentHeader';
 import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import { ErrorAlert } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
+import { useReportAgentStatus } from '../../hooks/useAgentStatus';
 import { useConnectionLost } from '../../hooks/useConnection';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
@@ -85,6 +86,7 @@ export function AguiScreen({
   const { t, language } = useI18n();
   const { connection, thread, reopen, replaceServer, changeThread, requestStarting, runStarted, requestSettled } = useAguiThread(api, agentId);
   const server = connection.status === 'open' ? connection.server : undefined;
+  useReportAgentStatus(agentId, connection.status === 'open' ? 'connected' : connection.status === 'failed' ? 'unreachable' : 'connecting');
   const composerRef = useRef<HTMLTextAreaElement>(null);
   const [retrying, setRetrying] = useState(false);
   const [retryError, setRetryError] = useState<IpcError | undefined>();

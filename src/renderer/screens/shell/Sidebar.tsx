@@ -2,6 +2,7 @@ import type { Ref } from 'react';
 import { agentTitle } from '../../../shared/agents/label';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import { builtInAgentCallDemoId, builtInAguiDemoId, builtInDemoAgentId, type AgentEntry } from '../../../shared/ipc/contract';
+import type { AgentStatus } from '../../hooks/useAgentStatus';
 import type { LiveResource } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
@@ -16,6 +17,15 @@ const kindKeys: Record<AgentProtocol | 'a2a' | 'unknown', MessageKey> = {
   agui: 'shell.kindAgui',
   a2a: 'shell.kindA2a',
   unknown: 'shell.kindUnknown',
+};
+
+const statusKeys: Record<AgentStatus, MessageKey> = {
+  connecting: 'shell.status.connecting',
+  connected: 'shell.status.connected',
+  signInNeeded: 'shell.status.signInNeeded',
+  approvalNeeded: 'shell.status.approvalNeeded',
+  unreachable: 'shell.status.unreachable',
+  sessionEnded: 'shell.status.sessionEnded',
 };
 
 const demoLinks: { side: DemoSide; key: MessageKey; agentId: string }[] = [
@@ -46,6 +56,7 @@ export function Sidebar({
   id,
   current,
   kinds = {},
+  statuses = {},
   firstRef,
   placeRef,
   onNavigate,
@@ -58,6 +69,8 @@ export function Sidebar({
   current: Screen;
   /** What the agents opened this session turned out to speak, by agent id. */
   kinds?: Readonly<Record<string, AgentProtocol | 'a2a'>>;
+  /** What the open agent's screen says of it (useReportAgentStatus). */
+  statuses?: Readonly<Record<string, AgentStatus>>;
   /** The first control: focus goes there when the drawer opens. */
   firstRef: Ref<HTMLButtonElement>;
   /** The element under the open agent's entry (SidebarPlace). */
@@ -84,6 +97,7 @@ export function Sidebar({
               {state.value.map((agent) => {
                 const open = current.name === 'chat' && current.agentId === agent.id;
                 const name = agentTitle(agent);
+                const status = statuses[agent.id];
                 return (
                   <li key={agent.id}>
                     <button
@@ -95,7 +109,7 @@ export function Sidebar({
                       <span className="sidebar__item-text">{name}</span>
                       <span className="sidebar__meta">
                         {t(kindKeys[kindOf(agent, current, kinds)])}
-                        {open ? ` · ${t('shell.statusOpen')}` : ''}
+                        {status !== undefined ? ` · ${t(statusKeys[status])}` : open ? ` · ${t('shell.statusOpen')}` : ''}
                       </span>
                     </button>
                     {open ? <div ref={placeRef} className="sidebar__place" /> : null}

@@ -5,6 +5,7 @@ import type { ServerView } from '../../../shared/talkie/ipc-schemas';
 import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import type { ShownError } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
+import { useReportAgentStatus } from '../../hooks/useAgentStatus';
 import { useUiMemory } from '../../hooks/useUiMemory';
 import { useI18n } from '../../i18n/I18nProvider';
 import { useAccent } from '../../components/accent';
@@ -69,6 +70,10 @@ export function TalkieScreen({
   }, [api, agentId, attempt]);
 
   const step = view ? stepOf(view) : undefined;
+  useReportAgentStatus(
+    agentId,
+    connection.status === 'connecting' ? 'connecting' : connection.status === 'failed' ? 'unreachable' : step === 'chat' ? 'connected' : step === 'signIn' ? 'signInNeeded' : 'approvalNeeded',
+  );
   useEffect(() => {
     if (!focusNextStep.current || step === undefined) return;
     focusNextStep.current = false;
