@@ -68,6 +68,9 @@ const pastedClientId = 'development-token';
  * Talkie for the UI: one connection per agent (manifest, brand, tokens), runs streamed as
  * `talkie.update` events, threads, and decisions on actions. Tokens never leave main.
  */
+/** How much a search reads of the threads main has not read yet (TalkieService.searchThreads). */
+export const searchReadLimits = { threads: 50, parallel: 2, ms: 3000 } as const;
+
 export class TalkieService {
   private readonly manifests = new ManifestCache();
   private readonly connections = new Map<string, Connection>();
@@ -216,9 +219,43 @@ export class TalkieService {
     return { threads };
   }
 
-  /** Titles and text of the agent's threads that main saw this session; no request is made (thread-texts.ts). */
-  searchThreads(agentId: string, query: string) {
+  /**
+   * Titles and text of the agent's threads (thread-texts.ts). The matching is local; before it, main
+   * reads the listed threads it has not read yet (Talkie threads live on the server), a few at a time,
+   * at most `searchReadLimits.threads` per search and never longer than `searchReadLimits.ms`: a thread
+   * not read by then is found by its title this time and by its text in a later search.
+   */
+  async searchThreads(agentId: string, query: string) {
+    await this.readForSearch(agentId);
     return { results: this.texts.search(agentId, query) };
+  }
+
+  private readonly searchReads = new Map<string, Promise<void>>();
+
+  /** One reading per agent at a time: keystrokes that search meanwhile wait for the same one. */
+  private readForSearch(agentId: string): Promise<void> {
+    const unread = this.texts.unread(agentId).slice(0, searchReadLimits.threads);
+    if (unread.length === 0) return Promise.resolve();
+    const running = this.searchReads.get(agentId);
+    if (running) return running;
+    const reading = (async () => {
+      const deadline = Date.now() + searchReadLimits.ms;
+      const queue = [...unread];
+      const worker = async () => {
+        for (let threadId = queue.shift(); threadId !== undefined && Date.now() < deadline; threadId = queue.shift()) {
+          try {
+            await this.thread(agentId, threadId);
+          } catch (error) {
+            // Found by its title this time; a later search tries again.
+            this.deps.log.warn('talkie', 'reading a thread for search failed', error);
+          }
+        }
+      };
+      const workers = Promise.all(Array.from({ length: searchReadLimits.parallel }, worker));
+      await Promise.race([workers, new Promise((resolve) => setTimeout(resolve, searchReadLimits.ms))]);
+    })().finally(() => this.searchReads.delete(agentId));
+    this.searchReads.set(agentId, reading);
+    return reading;
   }
 
   async thread(agentId: string, threadId: string) {

@@ -3,6 +3,8 @@ import { searchThreads, type SearchableThread, type ThreadSearchResult } from '.
 
 interface Entry {
   title: string;
+  /** The whole thread was read from the server (opened, or read for search), not only what streamed by. */
+  read: boolean;
   /** Message text by message id, in the order main saw the messages. */
   messages: Map<string, string>;
   chars: number;
@@ -20,9 +22,8 @@ export const threadTextLimits = {
 /**
  * What main has seen of a Talkie agent's threads this session, for `agents.searchThreads`: the
  * titles of the last thread list, the user's messages as they were sent, the assistant's text as it
- * streamed, and every thread loaded (which replaces what was seen of it). Nothing is asked of the
- * server for it and nothing is written to disk: Talkie threads live on the server, so a thread that
- * was never listed or opened in this session is found by its title only. In memory, bounded.
+ * streamed, and every thread loaded (which replaces what was seen of it) — opened by the user, or read
+ * by TalkieService when a search starts (`unread`). Nothing is written to disk. In memory, bounded.
  */
 export class ThreadTexts {
   private readonly agents = new Map<string, { threads: Map<string, Entry>; listed: string[] }>();
@@ -37,7 +38,7 @@ export class ThreadTexts {
       const title = thread.title.trim() !== '' ? thread.title : (thread.firstMessage ?? '');
       const entry = agent.threads.get(thread.id);
       if (entry) entry.title = title;
-      else this.put(agentId, thread.id, { title, messages: new Map(), chars: 0 });
+      else this.put(agentId, thread.id, { title, read: false, messages: new Map(), chars: 0 });
     }
   }
 
@@ -70,6 +71,7 @@ export class ThreadTexts {
     const entry = this.entry(agentId, threadId);
     entry.messages = new Map();
     entry.chars = 0;
+    entry.read = true;
     for (const item of items) {
       if (item.kind === 'user' || item.kind === 'assistant' || item.kind === 'spoken') this.message(agentId, threadId, item.id, item.text);
     }
@@ -77,6 +79,13 @@ export class ThreadTexts {
 
   forget(agentId: string, threadId: string): void {
     this.agents.get(agentId)?.threads.delete(threadId);
+  }
+
+  /** The listed threads whose text main has not read yet, in the list's order (newest first). */
+  unread(agentId: string): string[] {
+    const agent = this.agents.get(agentId);
+    if (!agent) return [];
+    return agent.listed.filter((threadId) => agent.threads.get(threadId)?.read === false);
   }
 
   search(agentId: string, query: string): ThreadSearchResult[] {
@@ -107,7 +116,7 @@ export class ThreadTexts {
 
   private entry(agentId: string, threadId: string): Entry {
     const existing = this.agent(agentId).threads.get(threadId);
-    const entry = existing ?? { title: '', messages: new Map<string, string>(), chars: 0 };
+    const entry = existing ?? { title: '', read: false, messages: new Map<string, string>(), chars: 0 };
     this.put(agentId, threadId, entry);
     return entry;
   }

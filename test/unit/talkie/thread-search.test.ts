@@ -155,6 +155,35 @@ describe('agents.searchThreads through the real dispatcher', () => {
     expect(await search('charlie')).toEqual([]);
   });
 
+  it('a thread not opened since AgentDesk started is found by its text: the search reads the listed threads first', async () => {
+    const first = await services();
+    await first.call('demo.open');
+    const bravo = await say(first, 'talkie-test:echo Hello there');
+    await say(first, 'talkie-test:echo The parcel for Bravo left today', bravo);
+    const talkie = first.servers().talkie;
+    // A new main (AgentDesk started again) on the same demo server: it knows the threads by the list only.
+    const second = await startTestServices(await tempDir(), { demo: { start: async () => ({ baseUrl: talkie.baseUrl, token: talkie.token, aguiUrl: 'http://127.0.0.1:9' }) } });
+    apps.push(second);
+    await second.call('demo.open');
+    expect((await second.call('talkie.threads', { agentId: builtInDemoAgentId })).ok).toBe(true);
+    const found = await second.call('agents.searchThreads', { agentId: builtInDemoAgentId, query: 'parcel bravo' });
+    expect(found).toMatchObject({ ok: true, value: { results: [{ threadId: bravo, snippet: 'talkie-test:echo The parcel for Bravo left today' }] } });
+  });
+
+  it('with the server gone, a search still answers from the titles it has', async () => {
+    const first = await services();
+    await first.call('demo.open');
+    await say(first, 'talkie-test:echo Charlie asked about the invoice');
+    const talkie = first.servers().talkie;
+    const second = await startTestServices(await tempDir(), { demo: { start: async () => ({ baseUrl: talkie.baseUrl, token: talkie.token, aguiUrl: 'http://127.0.0.1:9' }) } });
+    apps.push(second);
+    await second.call('demo.open');
+    expect((await second.call('talkie.threads', { agentId: builtInDemoAgentId })).ok).toBe(true);
+    await talkie.close();
+    const found = await second.call('agents.searchThreads', { agentId: builtInDemoAgentId, query: 'invoice' });
+    expect(found).toMatchObject({ ok: true, value: { results: [{ title: 'talkie-test:echo Charlie asked about the invoice', snippet: '' }] } });
+  });
+
   it('a deleted thread is no longer found; the AgentCall side has none; a plain AG-UI agent’s saved thread is searched', async () => {
     const app = await services();
     await app.call('demo.open');

@@ -162,6 +162,7 @@ export function ThreadList({
       />
       <div role="status" className="threads__search-status">
         {search.active && search.results?.length === 0 ? <p className="muted">{t('chat.threads.noMatch')}</p> : null}
+        {search.waiting ? <p className="muted">{t('chat.threads.searching')}</p> : null}
         {search.error ? (
           <p className="error-text">
             {t('chat.threads.searchFailed')} <ErrorText error={search.error} />
@@ -195,7 +196,8 @@ function useThreadSearch(api: AgentDeskApi, agentId: string, query: string, entr
     };
   }, [api, agentId, trimmed, entries]);
   const shown = trimmed !== '' && answer?.query === trimmed ? answer : undefined;
-  return { active: trimmed !== '', results: shown?.results, error: shown?.error };
+  // The first search may wait while main reads the agent's threads: say so.
+  return { active: trimmed !== '', waiting: trimmed !== '' && shown === undefined, results: shown?.results, error: shown?.error };
 }
 
 function ThreadRow({
