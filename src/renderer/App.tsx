@@ -11,7 +11,7 @@ import { ErrorDetails } from './components/ErrorText';
 import { I18nProvider, useI18n } from './i18n/I18nProvider';
 import { noticeKey } from './i18n/strings';
 import { sameScreen, type AgentProtocol, type Screen } from './navigation';
-import { AgentScreen } from './screens/AgentScreen';
+import { LazyAgentScreen, usePreloadAgentScreen } from './screens/LazyAgentScreen';
 import { HomeScreen } from './screens/HomeScreen';
 import { SettingsScreen } from './screens/SettingsScreen';
 import { Sidebar } from './screens/shell/Sidebar';
@@ -101,12 +101,18 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     [screen, memory],
   );
 
-  useEffect(() => {
+  usePreloadAgentScreen();
+
+  const focusAfterNavigation = useCallback(() => {
     const focus = focusAfterRender.current;
     if (focus === null) return;
+    const target = (focus === 'add' ? addInputRef : headingRef).current;
+    // The agent screens' code may still be loading: LazyAgentScreen calls this again once it rendered.
+    if (!target) return;
     focusAfterRender.current = null;
-    (focus === 'add' ? addInputRef : headingRef).current?.focus();
-  }, [screen]);
+    target.focus();
+  }, []);
+  useEffect(focusAfterNavigation, [screen, focusAfterNavigation]);
 
   // The drawer (narrow windows): opening it moves focus into it; closing it gives focus back to the menu button.
   const drawerWasOpen = useRef(false);
@@ -234,8 +240,14 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
             {screen.name === 'home' ? (
               <HomeScreen api={api} headingRef={headingRef} agents={agents} addInputRef={addInputRef} onOpenChat={(target) => navigate({ name: 'chat', ...target })} />
             ) : screen.name === 'chat' ? (
-              <AgentScreen
+              <LazyAgentScreen
                 key={screen.agentId}
+                fallback={
+                  <p className="muted" role="status">
+                    {t('chat.loadingScreen')}
+                  </p>
+                }
+                onShown={focusAfterNavigation}
                 api={api}
                 headingRef={headingRef}
                 agentId={screen.agentId}

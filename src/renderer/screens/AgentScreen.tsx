@@ -23,15 +23,7 @@ type Identified =
  * reads its Talkie manifest and agent card (`agents.identify`) and the matching screen opens (for a
  * plain A2A agent, its page); when neither is usable the reason is shown here, with Retry.
  */
-export function AgentScreen({
-  api,
-  headingRef,
-  agentId,
-  label,
-  protocol,
-  onBack,
-  onIdentified,
-}: {
+export interface AgentScreenProps {
   api: AgentDeskApi;
   headingRef: RefObject<HTMLHeadingElement | null>;
   agentId: string;
@@ -40,7 +32,9 @@ export function AgentScreen({
   onBack: () => void;
   /** What main found the agent speaks (the sidebar shows it as the agent's kind). */
   onIdentified?: (protocol: AgentProtocol | 'a2a') => void;
-}) {
+}
+
+export function AgentScreen({ api, headingRef, agentId, label, protocol, onBack, onIdentified }: AgentScreenProps) {
   const { t } = useI18n();
   const [identified, setIdentified] = useState<Identified>(protocol ? { status: 'ready', protocol } : { status: 'checking' });
   const [attempt, setAttempt] = useState(0);

@@ -1,3 +1,4 @@
+import { loadAgentScreen } from '../../../src/renderer/screens/LazyAgentScreen';
 import { cleanup, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, expect } from 'vitest';
@@ -16,6 +17,9 @@ afterEach(() => {
 export async function renderApp(options: { backend?: FakeBackend; closed?: Promise<number> } = {}) {
   const backend = options.backend ?? createFakeBackend();
   const user = userEvent.setup();
+  // The app loads the agent screens' chunk once Home is up (LazyAgentScreen); here it is there before, so
+  // that a test's first click on an agent does not wait for vitest to transform the screens.
+  await loadAgentScreen();
   const view = render(<App api={backend.api} closed={options.closed} />);
   // Wait for the first load so that tests start from a settled screen.
   await screen.findByRole('heading', { level: 1, name: 'Your agents' });
