@@ -1,12 +1,11 @@
 import type { AgentCallCard } from '../../shared/agentcall/card';
 import { parseServerFrame } from '../../shared/agentcall/protocol';
-import { connectNodeDataChannel } from '../agentcall/datachannel-transport';
 import type { AgentCallConnection } from '../agentcall/websocket-transport';
-import { postAgentCallOffer, SignallingError } from '../agentcall/webrtc-signalling';
+import { postAgentCallOffer } from '../agentcall/webrtc-signalling';
 import type { NetPolicy } from '../net/guarded-fetch';
 import type { Logger } from '../platform/logger';
 import type { CheckResult } from './checks';
-import { createAgentCallOfferer, within, type AgentCallOfferer } from './voice-peer';
+import { CallFailed, callAgentCallAgent, createAgentCallOfferer, within, type AgentCallOfferer } from './voice-peer';
 
 /**
  * `agentdesk conformance` for an agentcall-webrtc-0.1 card (loaded, with node-datachannel, only for
@@ -42,31 +41,15 @@ interface CallOptions {
 
 /** The call the sequence runs on; reports the offer and channel steps. Undefined when it could not be made. */
 export async function openWebrtcCall(options: CallOptions, report: (result: CheckResult) => void): Promise<WebrtcCall | undefined> {
-  const offerer = await createAgentCallOfferer({ name: 'agentdesk-conformance' });
-  let answer: string;
   try {
-    answer = await postAgentCallOffer({
-      card: options.card,
-      sessionId: options.sessionId,
-      offer: offerer.offer,
-      policy: options.policy,
-      ...(options.token === undefined ? {} : { bearerToken: options.token }),
-    });
+    const call = await callAgentCallAgent({ ...options, name: 'agentdesk-conformance' });
+    report({ name: webrtcSteps.offer, ok: true, detail: `${call.answerBytes} bytes of application/sdp, AgentCall-Session-ID ${options.sessionId}${options.card.bearerRequired ? ', bearer in the Authorization header' : ''}` });
+    report({ name: webrtcSteps.channel, ok: true, detail: `${call.offerer.channel.getLabel()} / ${call.offerer.channel.getProtocol()}` });
+    return { connection: call.connection, offerer: call.offerer };
   } catch (error) {
-    offerer.close();
-    report({ name: webrtcSteps.offer, ok: false, detail: error instanceof SignallingError ? `${error.code}: ${error.message}` : (error as Error).message });
-    return undefined;
-  }
-  report({ name: webrtcSteps.offer, ok: true, detail: `${new TextEncoder().encode(answer).byteLength} bytes of application/sdp, AgentCall-Session-ID ${options.sessionId}${options.card.bearerRequired ? ', bearer in the Authorization header' : ''}` });
-  try {
-    offerer.accept(answer);
-    await within(offerer.opened, options.timeoutMs, `the channel did not open within ${Math.round(options.timeoutMs / 1000)} s`);
-    const connection = connectNodeDataChannel(offerer.channel, offerer.pc, options.log);
-    report({ name: webrtcSteps.channel, ok: true, detail: `${offerer.channel.getLabel()} / ${offerer.channel.getProtocol()}` });
-    return { connection, offerer };
-  } catch (error) {
-    offerer.close();
-    report({ name: webrtcSteps.channel, ok: false, detail: (error as Error).message });
+    if (!(error instanceof CallFailed)) throw error;
+    if (error.step === 'channel') report({ name: webrtcSteps.offer, ok: true, detail: `answered, AgentCall-Session-ID ${options.sessionId}` });
+    report({ name: error.step === 'offer' ? webrtcSteps.offer : webrtcSteps.channel, ok: false, detail: error.message });
     return undefined;
   }
 }

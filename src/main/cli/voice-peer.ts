@@ -1,5 +1,10 @@
 import * as ndc from 'node-datachannel';
+import type { AgentCallCard } from '../../shared/agentcall/card';
+import { connectNodeDataChannel, type DataChannelConnection } from '../agentcall/datachannel-transport';
+import { postAgentCallOffer, SignallingError } from '../agentcall/webrtc-signalling';
+import type { NetPolicy } from '../net/guarded-fetch';
 import { keepUntilExit } from '../platform/keep-until-exit';
+import type { Logger } from '../platform/logger';
 import { gatheredDescription } from '../demo/voice/realtime-provider';
 
 /**
@@ -162,4 +167,77 @@ export async function createAgentCallOfferer(options: { label?: string; protocol
   });
   opened.catch(() => undefined);
   return { offer, pc, channel, track, opened, accept: (answer) => pc.setRemoteDescription(answer, 'answer'), close };
+}
+
+/** Which step of a call failed: the SDP POST (and the answer's profile), or the channel opening. */
+export class CallFailed extends Error {
+  constructor(
+    readonly step: 'offer' | 'channel',
+    message: string,
+    /** The signalling's code when the offer step failed (webrtc-signalling.ts). */
+    readonly code?: SignallingError['code'],
+  ) {
+    super(message);
+    this.name = 'CallFailed';
+  }
+}
+
+export interface AgentCallCallOptions {
+  card: AgentCallCard;
+  policy: NetPolicy;
+  /** Sent only when the card requires a bearer token. */
+  token: string | undefined;
+  /** AgentCall-Session-ID; session.start must carry the same. */
+  sessionId: string;
+  /** How long the channel may take to open once the answer is applied. */
+  timeoutMs: number;
+  log: Logger;
+  name?: string;
+}
+
+export interface AgentCallCall {
+  /** The open agentcall.events channel as the session engine's connection. */
+  readonly connection: DataChannelConnection;
+  readonly offerer: AgentCallOfferer;
+  /** The answer's size in UTF-8 bytes. */
+  readonly answerBytes: number;
+  /** Closes the channel and the peer (idempotent). */
+  close(): void;
+}
+
+/**
+ * A real agentcall-webrtc-0.1 call from Node, as the app makes it (no audio is sent on the track):
+ * the offerer above, the SDP POST through AgentDesk's own signalling (webrtc-signalling.ts: headers,
+ * no redirect, answer ≤ 128 KiB and its profile), the answer applied, and the channel, once open,
+ * as a DataChannelConnection (which checks its label and subprotocol). For `agentdesk chat` and
+ * `agentdesk conformance`. Throws CallFailed naming the step; the peer is closed then.
+ */
+export async function callAgentCallAgent(options: AgentCallCallOptions): Promise<AgentCallCall> {
+  const offerer = await createAgentCallOfferer({ name: options.name ?? 'agentdesk-cli' });
+  let answer: string;
+  try {
+    answer = await postAgentCallOffer({
+      card: options.card,
+      sessionId: options.sessionId,
+      offer: offerer.offer,
+      policy: options.policy,
+      ...(options.token === undefined ? {} : { bearerToken: options.token }),
+    });
+  } catch (error) {
+    offerer.close();
+    throw error instanceof SignallingError ? new CallFailed('offer', `${error.code}: ${error.message}`, error.code) : new CallFailed('offer', (error as Error).message);
+  }
+  try {
+    offerer.accept(answer);
+    await within(offerer.opened, options.timeoutMs, `the channel did not open within ${Math.round(options.timeoutMs / 1000)} s`);
+    const connection = connectNodeDataChannel(offerer.channel, offerer.pc, options.log);
+    const close = () => {
+      if (connection.isOpen) connection.close();
+      offerer.close();
+    };
+    return { connection, offerer, answerBytes: new TextEncoder().encode(answer).byteLength, close };
+  } catch (error) {
+    offerer.close();
+    throw new CallFailed('channel', (error as Error).message);
+  }
 }
