@@ -201,6 +201,8 @@ export interface AgentCallCall {
   readonly offerer: AgentCallOfferer;
   /** The answer's size in UTF-8 bytes. */
   readonly answerBytes: number;
+  /** Data channels the agent opened itself (closed at once: the profile has one channel, the app's). */
+  readonly agentChannels: readonly { label: string; protocol: string }[];
   /** Closes the channel and the peer (idempotent). */
   close(): void;
 }
@@ -227,6 +229,16 @@ export async function callAgentCallAgent(options: AgentCallCallOptions): Promise
     offerer.close();
     throw error instanceof SignallingError ? new CallFailed('offer', `${error.code}: ${error.message}`, error.code) : new CallFailed('offer', (error as Error).message);
   }
+  const agentChannels: { label: string; protocol: string }[] = [];
+  offerer.pc.onDataChannel((channel) => {
+    keepUntilExit(channel);
+    try {
+      agentChannels.push({ label: channel.getLabel(), protocol: channel.getProtocol() });
+      channel.close();
+    } catch {
+      // never throw inside node-datachannel callbacks
+    }
+  });
   try {
     offerer.accept(answer);
     await within(offerer.opened, options.timeoutMs, `the channel did not open within ${Math.round(options.timeoutMs / 1000)} s`);
@@ -235,7 +247,7 @@ export async function callAgentCallAgent(options: AgentCallCallOptions): Promise
       if (connection.isOpen) connection.close();
       offerer.close();
     };
-    return { connection, offerer, answerBytes: new TextEncoder().encode(answer).byteLength, close };
+    return { connection, offerer, answerBytes: new TextEncoder().encode(answer).byteLength, agentChannels, close };
   } catch (error) {
     offerer.close();
     throw new CallFailed('channel', (error as Error).message);
