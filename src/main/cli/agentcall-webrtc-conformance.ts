@@ -164,6 +164,13 @@ async function served(offerer: AgentCallOfferer, first: string, timeoutMs: numbe
       }
     });
     offerer.channel.onClosed(() => done('the agent closed the channel'));
+    // An agent that ends the whole call (pc.close()) may leave the channel's own close unreported.
+    offerer.pc.onStateChange((state) => {
+      if (state === 'closed' || state === 'failed' || state === 'disconnected') done(`the agent closed the channel (the call is ${state})`);
+    });
+    // A close that came while `opened` was being awaited went to the handler set before this one: it is
+    // seen here, not lost (it would have looked like no answer at all).
+    if (!offerer.channel.isOpen()) return done('the agent closed the channel');
     try {
       offerer.channel.sendMessage(first);
     } catch {
