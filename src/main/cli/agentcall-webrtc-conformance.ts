@@ -7,7 +7,7 @@ import { postSdp, SdpPostError } from '../net/sdp-post';
 import type { NetPolicy } from '../net/guarded-fetch';
 import type { Logger } from '../platform/logger';
 import type { CheckResult } from './checks';
-import { CallFailed, callAgentCallAgent, createAgentCallOfferer, within, type AgentCallOfferer } from './voice-peer';
+import { AnswerNotApplied, CallFailed, callAgentCallAgent, createAgentCallOfferer, offerAndAccept, within, type AgentCallOfferer } from './voice-peer';
 
 /**
  * `agentdesk conformance` for an agentcall-webrtc-0.1 card (loaded, with node-datachannel, only for
@@ -53,7 +53,8 @@ interface CallOptions {
 export async function openWebrtcCall(options: CallOptions, report: (result: CheckResult) => void): Promise<WebrtcCall | undefined> {
   try {
     const call = await callAgentCallAgent({ ...options, name: 'agentdesk-conformance' });
-    report({ name: webrtcSteps.offer, ok: true, detail: `${call.answerBytes} bytes of application/sdp, AgentCall-Session-ID ${options.sessionId}${options.card.bearerRequired ? ', bearer in the Authorization header' : ''}` });
+    const retried = call.retried === undefined ? '' : `; made twice: AgentDesk's own peer refused the first answer (${call.retried}), libdatachannel's race, not the agent`;
+    report({ name: webrtcSteps.offer, ok: true, detail: `${call.answerBytes} bytes of application/sdp, AgentCall-Session-ID ${options.sessionId}${options.card.bearerRequired ? ', bearer in the Authorization header' : ''}${retried}` });
     report({ name: webrtcSteps.channel, ok: true, detail: `${call.offerer.channel.getLabel()} / ${call.offerer.channel.getProtocol()}` });
     return { connection: call.connection, offerer: call.offerer, agentChannels: call.agentChannels };
   } catch (error) {
@@ -82,10 +83,12 @@ export function reportChannels(call: WebrtcCall, report: (result: CheckResult) =
 export async function webrtcProfileChecks(options: Omit<CallOptions, 'sessionId'>, report: (result: CheckResult) => void): Promise<void> {
   // A channel with another subprotocol: the agent should not run a session on it.
   {
-    const offerer = await createAgentCallOfferer({ name: 'agentdesk-conformance-protocol', protocol: 'agentcall-agui-dc-9.9' });
+    let offerer: AgentCallOfferer | undefined;
     try {
-      const answer = await postAgentCallOffer({ card: options.card, sessionId: `conformance-proto-${Date.now()}`, offer: offerer.offer, policy: options.policy, ...(options.token === undefined ? {} : { bearerToken: options.token }) });
-      offerer.accept(answer);
+      ({ offerer } = await offerAndAccept(
+        () => createAgentCallOfferer({ name: 'agentdesk-conformance-protocol', protocol: 'agentcall-agui-dc-9.9' }),
+        (made) => postAgentCallOffer({ card: options.card, sessionId: `conformance-proto-${Date.now()}`, offer: made.offer, policy: options.policy, ...(options.token === undefined ? {} : { bearerToken: options.token }) }),
+      ));
       const outcome = await served(offerer, JSON.stringify({ type: 'session.start', sessionId: 'conformance-protocol', clientCapabilities: { physicalObservations: { modalities: [] } } }), options.timeoutMs);
       report(
         outcome === 'established'
@@ -93,18 +96,21 @@ export async function webrtcProfileChecks(options: Omit<CallOptions, 'sessionId'
           : { name: webrtcSteps.wrongProtocol, ok: true, detail: outcome },
       );
     } catch (error) {
-      // Refusing the whole offer is also not serving it.
-      report({ name: webrtcSteps.wrongProtocol, ok: true, detail: `the offer was refused (${(error as Error).message.slice(0, 160)})` });
+      // Refusing the whole offer is also not serving it; AgentDesk's own peer failing proves nothing.
+      if (error instanceof AnswerNotApplied) report({ name: webrtcSteps.wrongProtocol, ok: false, detail: error.message });
+      else report({ name: webrtcSteps.wrongProtocol, ok: true, detail: `the offer was refused (${(error as Error).message.slice(0, 160)})` });
     } finally {
-      offerer.close();
+      offerer?.close();
     }
   }
   // A first message other than session.start.
   {
-    const offerer = await createAgentCallOfferer({ name: 'agentdesk-conformance-first' });
+    let offerer: AgentCallOfferer | undefined;
     try {
-      const answer = await postAgentCallOffer({ card: options.card, sessionId: `conformance-first-${Date.now()}`, offer: offerer.offer, policy: options.policy, ...(options.token === undefined ? {} : { bearerToken: options.token }) });
-      offerer.accept(answer);
+      ({ offerer } = await offerAndAccept(
+        () => createAgentCallOfferer({ name: 'agentdesk-conformance-first' }),
+        (made) => postAgentCallOffer({ card: options.card, sessionId: `conformance-first-${Date.now()}`, offer: made.offer, policy: options.policy, ...(options.token === undefined ? {} : { bearerToken: options.token }) }),
+      ));
       const outcome = await served(offerer, JSON.stringify({ type: 'user.turn', turn: 1, text: 'hello' }), options.timeoutMs);
       report(
         outcome === 'established'
@@ -114,9 +120,9 @@ export async function webrtcProfileChecks(options: Omit<CallOptions, 'sessionId'
             : { name: webrtcSteps.firstMessage, ok: true, detail: outcome },
       );
     } catch (error) {
-      report({ name: webrtcSteps.firstMessage, ok: false, detail: `the call could not be made: ${(error as Error).message.slice(0, 200)}` });
+      report({ name: webrtcSteps.firstMessage, ok: false, detail: `the call could not be made: ${(error as Error).message.slice(0, 240)}` });
     } finally {
-      offerer.close();
+      offerer?.close();
     }
   }
   // The bearer the card requires: an offer without it must not get a call.

@@ -203,6 +203,8 @@ export interface AgentCallCall {
   readonly answerBytes: number;
   /** Data channels the agent opened itself (closed at once: the profile has one channel, the app's). */
   readonly agentChannels: readonly { label: string; protocol: string }[];
+  /** Set when the call had to be made twice (offerAndAccept). */
+  readonly retried?: string;
   /** Closes the channel and the peer (idempotent). */
   close(): void;
 }
@@ -215,41 +217,100 @@ export interface AgentCallCall {
  * `agentdesk conformance`. Throws CallFailed naming the step; the peer is closed then.
  */
 export async function callAgentCallAgent(options: AgentCallCallOptions): Promise<AgentCallCall> {
-  const offerer = await createAgentCallOfferer({ name: options.name ?? 'agentdesk-cli' });
-  let answer: string;
+  const agentChannels: { label: string; protocol: string }[] = [];
+  let placed: Placed<AgentCallOfferer>;
   try {
-    answer = await postAgentCallOffer({
-      card: options.card,
-      sessionId: options.sessionId,
-      offer: offerer.offer,
-      policy: options.policy,
-      ...(options.token === undefined ? {} : { bearerToken: options.token }),
-    });
+    placed = await offerAndAccept(
+      async () => {
+        const offerer = await createAgentCallOfferer({ name: options.name ?? 'agentdesk-cli' });
+        // Set before the answer is applied: the agent may open a channel as soon as the call is up.
+        offerer.pc.onDataChannel((channel) => {
+          keepUntilExit(channel);
+          try {
+            agentChannels.push({ label: channel.getLabel(), protocol: channel.getProtocol() });
+            channel.close();
+          } catch {
+            // never throw inside node-datachannel callbacks
+          }
+        });
+        return offerer;
+      },
+      (offerer) =>
+        postAgentCallOffer({
+          card: options.card,
+          sessionId: options.sessionId,
+          offer: offerer.offer,
+          policy: options.policy,
+          ...(options.token === undefined ? {} : { bearerToken: options.token }),
+        }),
+    );
   } catch (error) {
-    offerer.close();
+    if (error instanceof AnswerNotApplied) throw new CallFailed('channel', error.message);
     throw error instanceof SignallingError ? new CallFailed('offer', `${error.code}: ${error.message}`, error.code) : new CallFailed('offer', (error as Error).message);
   }
-  const agentChannels: { label: string; protocol: string }[] = [];
-  offerer.pc.onDataChannel((channel) => {
-    keepUntilExit(channel);
-    try {
-      agentChannels.push({ label: channel.getLabel(), protocol: channel.getProtocol() });
-      channel.close();
-    } catch {
-      // never throw inside node-datachannel callbacks
-    }
-  });
+  const { offerer, answer } = placed;
   try {
-    offerer.accept(answer);
     await within(offerer.opened, options.timeoutMs, `the channel did not open within ${Math.round(options.timeoutMs / 1000)} s`);
     const connection = connectNodeDataChannel(offerer.channel, offerer.pc, options.log);
     const close = () => {
       if (connection.isOpen) connection.close();
       offerer.close();
     };
-    return { connection, offerer, answerBytes: new TextEncoder().encode(answer).byteLength, agentChannels, close };
+    return { connection, offerer, answerBytes: new TextEncoder().encode(answer).byteLength, agentChannels, ...(placed.retried === undefined ? {} : { retried: placed.retried }), close };
   } catch (error) {
     offerer.close();
     throw new CallFailed('channel', (error as Error).message);
+  }
+}
+
+/** This process's own peer could not apply the agent's answer (setRemoteDescription threw). */
+export class AnswerNotApplied extends Error {
+  constructor(message: string) {
+    super(`AgentDesk's node-datachannel peer could not apply the agent's answer: ${message.slice(0, 200)}`);
+    this.name = 'AnswerNotApplied';
+  }
+}
+
+/**
+ * libdatachannel's own race in a busy process: a peer refuses a well-formed answer with "Got a remote
+ * candidate without ICE transport" (reproduced with bare peers and no AgentDesk code; the tests' retryPeerRace
+ * in test/unit/demo/voice-helpers.ts meets it too). It is this process's stand-in for the app's peer
+ * (Chromium in the app) failing, not the agent.
+ */
+const ownPeerRace = /without ICE transport/;
+
+export interface Placed<T> {
+  offerer: T;
+  answer: string;
+  /** Set when the first try met libdatachannel's race (its message): the call was made again. */
+  retried?: string;
+}
+
+/**
+ * Makes an offerer, sends its offer (`post`: the agent's answer; whatever it throws is thrown as it is,
+ * the offerer closed) and applies the answer. When this process's own peer refuses the answer with
+ * libdatachannel's race, the call is made once more with a new peer and a new POST, and `retried` says
+ * so; any other failure to apply it, or the race twice, throws AnswerNotApplied.
+ */
+export async function offerAndAccept<T extends { offer: string; accept(answer: string): void; close(): void }>(make: () => Promise<T>, post: (offerer: T) => Promise<string>): Promise<Placed<T>> {
+  let retried: string | undefined;
+  for (let attempt = 1; ; attempt++) {
+    const offerer = await make();
+    let answer: string;
+    try {
+      answer = await post(offerer);
+    } catch (error) {
+      offerer.close();
+      throw error;
+    }
+    try {
+      offerer.accept(answer);
+      return { offerer, answer, ...(retried === undefined ? {} : { retried }) };
+    } catch (error) {
+      offerer.close();
+      const message = (error as Error).message;
+      if (attempt >= 2 || !ownPeerRace.test(message)) throw new AnswerNotApplied(message);
+      retried = message.slice(0, 160);
+    }
   }
 }
