@@ -20,10 +20,27 @@
  *    the RTCPeerConnection and reaches VoiceService over IPC, so its IPC hop and its voice state
  *    machine are not in this figure (they run only in Chromium).
  *
- *   npm run bench:voice             (VOICE_RUNS=20 VOICE_CALLS=100 to change the load)
+ * 3. AgentCall WebRTC (agentcall-webrtc-0.1) connect against the built-in demo's WebRTC agent, over
+ *    VOICE_RUNS runs of each, alternating, after one warm-up of each:
+ *    - floor: two node-datachannel peers on loopback, the offer handed straight to a bare answerer (one
+ *      sendrecv Opus track, takes any channel) and its answer straight back (no HTTP);
+ *    - AgentDesk: callAgentCallAgent, what `agentdesk chat` and `conformance` do: the offerer
+ *      (createAgentCallOfferer: Opus sendrecv + agentcall.events / agentcall-agui-dc-0.1) → postAgentCallOffer
+ *      (the guarded POST, the answer's profile check) to the demo's /agui/webrtc, which answers with its
+ *      own peer → answer applied → agentcall.events open (label and subprotocol checked).
+ *    Both from offerer created to channel open. Goal: AgentDesk ≤ 1.2× the floor (medians). Printed with
+ *    median, worst, the number of samples and the load average before and after.
+ *
+ *   npm run bench:voice             (VOICE_RUNS=20 VOICE_CALLS=100 to change the load;
+ *                                    VOICE_ONLY=talkie or VOICE_ONLY=agentcall for one part)
  */
 import * as ndc from 'node-datachannel';
-import { createVoiceOfferer, within, type VoiceOfferer } from '../src/main/cli/voice-peer';
+import { loadavg } from 'node:os';
+import { callAgentCallAgent, createAgentCallOfferer, createVoiceOfferer, within, type AgentCallOfferer, type VoiceOfferer } from '../src/main/cli/voice-peer';
+import { startAgentCallDemoServer } from '../src/main/demo/agentcall/agentcall-demo-server';
+import { gatheredDescription } from '../src/main/demo/voice/realtime-provider';
+import { identifyAgent } from '../src/main/agents/identify-agent';
+import { keepUntilExit } from '../src/main/platform/keep-until-exit';
 import { createLogger } from '../src/main/platform/logger';
 import { TalkieClient } from '../src/main/talkie/talkie-client';
 import { VoiceService } from '../src/main/talkie/voice-service';
@@ -33,6 +50,8 @@ import { ndcAnswerer, startVoiceFixture } from '../test/support/talkie-voice-fix
 import { percentile, printMedianP95 } from './stats';
 
 const runs = Number(process.env.VOICE_RUNS ?? 10);
+const only = process.env.VOICE_ONLY;
+if (only !== undefined && only !== 'talkie' && only !== 'agentcall') throw new Error('VOICE_ONLY is talkie or agentcall');
 const calls = Number(process.env.VOICE_CALLS ?? 50);
 const openMs = 10_000;
 
@@ -97,6 +116,15 @@ const hangUp = async (offerer: VoiceOfferer, callId?: string) => {
 };
 
 try {
+  if (only !== 'agentcall') await talkie();
+  if (only !== 'talkie') await agentCall();
+} finally {
+  answerer.close();
+  await fixture.close();
+  ndc.cleanup();
+}
+
+async function talkie(): Promise<void> {
   // Warm-up: the first peer of a process pays libdatachannel's start and the first certificate.
   await hangUp((await floor()).offerer);
   const warm = await agentDesk();
@@ -176,9 +204,79 @@ try {
   printMedianP95('  voiceTool round trip (POST to the loopback Talkie server)', rows.map((row) => row.tool), 62);
   printMedianP95('  oai-events echo (provider → client → provider, no work)', rows.map((row) => row.echo), 62);
   printMedianP95("  the client's own: whole − voiceTool − echo", rows.map((row) => row.whole - row.tool - row.echo), 62);
-  process.stdout.write('  (the renderer\'s IPC hop to main and its voice state machine are not included: they run only in Chromium)\n');
-} finally {
-  answerer.close();
-  await fixture.close();
-  ndc.cleanup();
+  process.stdout.write('  (the renderer\'s IPC hop to main and its voice state machine are not included: they run only in Chromium)\n\n');
+}
+
+/** A bare answerer for the floor: one sendrecv Opus track, any data channel kept (strong refs). */
+function bareAnswer(offer: string): { answer: Promise<string>; close(): void } {
+  const pc = new ndc.PeerConnection('bench-bare-answerer', { iceServers: [], bindAddress: '127.0.0.1' });
+  const audio = new ndc.Audio('0', 'SendRecv');
+  audio.addOpusCodec(111, 'minptime=10;useinbandfec=1');
+  audio.addSSRC(0x0b3c_0001, 'bench', 'bench-stream', 'bench-audio');
+  const kept: unknown[] = [pc, pc.addTrack(audio)];
+  pc.onDataChannel((channel) => void kept.push(channel));
+  return {
+    answer: gatheredDescription(pc, () => pc.setRemoteDescription(offer, 'offer')),
+    close() {
+      keepUntilExit(...kept);
+      for (const item of kept.slice().reverse()) {
+        try {
+          (item as { close(): void }).close();
+        } catch {
+          // already closed
+        }
+      }
+    },
+  };
+}
+
+async function agentCall(): Promise<void> {
+  const demo = await startAgentCallDemoServer();
+  const loadBefore = loadavg();
+  try {
+    const agent = await identifyAgent(demo.webrtcCardUrl, { allowLocalHttp: true });
+    if (agent.protocol !== 'agentcall' || agent.card.transport !== 'webrtc') throw new Error('the demo\'s WebRTC card was not read as an agentcall-webrtc-0.1 card');
+    const card = agent.card;
+    const log = createLogger({ level: 'silent' });
+    let sessions = 0;
+    const floor = async (): Promise<number> => {
+      const started = performance.now();
+      const offerer: AgentCallOfferer = await createAgentCallOfferer({ name: 'bench-floor' });
+      const peer = bareAnswer(offerer.offer);
+      try {
+        offerer.accept(await peer.answer);
+        await within(offerer.opened, openMs, 'floor: the channel did not open');
+        return performance.now() - started;
+      } finally {
+        offerer.close();
+        peer.close();
+      }
+    };
+    const agentDesk = async (): Promise<number> => {
+      const started = performance.now();
+      const call = await callAgentCallAgent({ card, policy: { allowLocalHttp: true }, token: undefined, sessionId: `bench-${(sessions += 1)}`, timeoutMs: openMs, log, name: 'bench-agentcall' });
+      const ms = performance.now() - started;
+      call.close();
+      return ms;
+    };
+    await floor();
+    await agentDesk();
+    const times = { floor: [] as number[], agentDesk: [] as number[] };
+    for (let run = 0; run < runs; run++) {
+      for (const side of run % 2 === 0 ? (['floor', 'agentDesk'] as const) : (['agentDesk', 'floor'] as const)) {
+        times[side].push(side === 'floor' ? await floor() : await agentDesk());
+      }
+    }
+    const loadAfter = loadavg();
+    const line = (label: string, values: number[]) =>
+      process.stdout.write(`  ${label.padEnd(62)} median ${percentile(values, 50).toFixed(2).padStart(8)} ms   worst ${Math.max(...values).toFixed(2).padStart(8)} ms   (${values.length} samples)\n`);
+    process.stdout.write(`AgentCall WebRTC connect on loopback (offerer created → agentcall.events open), ${runs} runs each\n`);
+    line('floor: two node-datachannel peers, SDP handed over in-process', times.floor);
+    line('AgentDesk: postAgentCallOffer to the demo → answer → open', times.agentDesk);
+    const ratio = percentile(times.agentDesk, 50) / percentile(times.floor, 50);
+    process.stdout.write(`  AgentDesk / floor (medians) ${ratio.toFixed(2)}×, goal ≤ 1.2×: ${ratio <= 1.2 ? 'met' : 'NOT met'}\n`);
+    process.stdout.write(`  load average (1, 5, 15 min): before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}\n`);
+  } finally {
+    await demo.close();
+  }
 }

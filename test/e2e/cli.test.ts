@@ -17,13 +17,13 @@ function agentdesk(args: string[], input?: string) {
   return spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', input, timeout: 30_000 });
 }
 
-async function startDemo(): Promise<{ url: string; token: string; agui: string }> {
+async function startDemo(): Promise<{ url: string; token: string; agui: string; agentCallWebrtc: string }> {
   const child = spawn(process.execPath, [bin, 'demo'], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const lines = createInterface({ input: child.stdout! });
   const first: string[] = [];
-  await new Promise<void>((resolve) => lines.on('line', (line) => first.push(line) === 4 && resolve()));
-  return { url: first[0]!, token: first[1]!.replace(/^token /, ''), agui: first[3]!.replace(/^agui /, '') };
+  await new Promise<void>((resolve) => lines.on('line', (line) => first.push(line) === 5 && resolve()));
+  return { url: first[0]!, token: first[1]!.replace(/^token /, ''), agui: first[3]!.replace(/^agui /, ''), agentCallWebrtc: first[4]!.replace(/^agentcall-webrtc /, '') };
 }
 
 describe('the agentdesk command', () => {
@@ -62,6 +62,14 @@ describe('the agentdesk command', () => {
     expect(agui.stdout).toContain('Deleted notes/old-plan.md.');
     expect(agentdesk(['chat', '--agui', demo.agui], 'hello\n').status).toBe(2);
     expect(agentdesk(['chat', '--agui', demo.agui, demo.url]).status).toBe(2);
+  });
+  it('chat with the demo\'s AgentCall WebRTC card: text on the call\'s channel, voice left to the app, and the process exits', async () => {
+    const demo = await startDemo();
+    const chat = agentdesk(['chat', demo.agentCallWebrtc, '--dev'], 'hello\n/quit\n');
+    expect(chat.status, chat.stderr).toBe(0);
+    expect(chat.stdout).toContain('(AgentCall call over WebRTC, 127.0.0.1:');
+    expect(chat.stdout).toContain('Voice needs the AgentDesk app');
+    expect(chat.stdout).toMatch(/agent: I'm the AgentDesk demo agent\./);
   });
   it('policy check validates a device policy (exit 0, what it does; exit 1, why not) and hash-pin hashes a PIN from stdin', () => {
     const example = fileURLToPath(new URL('../../resources/policy/example-kiosk-policy.json', import.meta.url));

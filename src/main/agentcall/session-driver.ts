@@ -181,7 +181,7 @@ export class AgentCallDriver {
 export async function openAgentCallSession(options: OpenAgentCallOptions): Promise<AgentCallDriver> {
   const { card } = options;
   if (card.transport !== 'websocket') {
-    throw new ServiceError('incompatible', `${card.name} is a voice agent (agentcall-webrtc-0.1): it takes calls, not WebSocket sessions, and the AgentCall screen cannot call yet (\`agentdesk conformance\` can).`);
+    throw new ServiceError('incompatible', `${card.name} is a voice agent (agentcall-webrtc-0.1): it takes calls, not WebSocket sessions, and the AgentCall screen cannot call yet (\`agentdesk chat\` and \`agentdesk conformance\` can).`);
   }
   const engine = new AgentCallSession({
     sessionId: options.sessionId ?? `s-${randomUUID()}`,

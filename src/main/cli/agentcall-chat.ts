@@ -1,10 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { intentSchema, type Intent, type Modality } from '../../shared/agentcall/protocol';
 import type { SessionUpdate, SessionView } from '../../shared/agentcall/session-view';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { NfcObject, NfcScanResult } from '../../shared/nfc/ipc-schemas';
-import { openAgentCallSession, type AgentCallDriver } from '../agentcall/session-driver';
+import { openAgentCallOverChannel, openAgentCallSession, type AgentCallDriver } from '../agentcall/session-driver';
 import { DeviceKeyError, deviceKeyFileEnv, loadDeviceKey, type DeviceKey } from '../nfc/device-key';
 import { NfcService } from '../nfc/nfc-service';
 import { linuxDistroIds } from '../nfc/os-release';
@@ -16,10 +17,12 @@ import { openSecretStore } from '../secrets/secret-store';
 import type { CliAgent } from './agentcall-connect';
 import { settledStatus, type NfcCliDeps } from './nfc';
 import { exitCodes, processIo, type Io } from './output';
+import { markWebRtcLoaded } from './webrtc-loaded';
 
 /**
  * `agentdesk chat <address>` for an AgentCall agent: a terminal text session over the agent's
- * AG-UI WebSocket (src/main/agentcall/session-driver.ts). Agent text streams as it arrives; a
+ * AG-UI WebSocket, or for an agentcall-webrtc-0.1 card on the agentcall.events data channel of a real
+ * call without audio (src/main/agentcall/session-driver.ts; voice needs the app). Agent text streams as it arrives; a
  * `failure` prints with its code; a scan or photo request prints as a prompt line; a teaching
  * proposal prints what will be remembered with the two commands that answer it.
  *
@@ -47,6 +50,8 @@ export interface AgentCallChatDeps {
   nfcProbeMs?: number;
   /** How long `/scan` waits for a tap (default 30 s). */
   scanTimeoutMs?: number;
+  /** How long a WebRTC call's channel may take to open once the agent answered (default 10 s). */
+  callTimeoutMs?: number;
   /** How long a turn waits for the agent's answer before the next line is read (default 60 s). */
   turnTimeoutMs?: number;
   log?: Logger;
@@ -72,10 +77,6 @@ const help = [
 export async function agentCallChat(agent: AgentCallCliAgent, options: AgentCallChatOptions, io: ChatIo, input: NodeJS.ReadableStream = process.stdin, deps: AgentCallChatDeps = {}): Promise<number> {
   const { card } = agent;
   const log = deps.log ?? createLogger({ level: 'warn' });
-  if (card.transport !== 'websocket') {
-    io.err(`${card.name} offers only the WebRTC transport (voice); agentdesk chat speaks WebSocket sessions only.`);
-    return exitCodes.rejected;
-  }
   if (card.bearerRequired && options.token === undefined) {
     io.err(`${card.name} requires a bearer token: pass --token T (or set AGENTDESK_TOKEN).`);
     return exitCodes.usage;
@@ -92,15 +93,20 @@ export async function agentCallChat(agent: AgentCallCliAgent, options: AgentCall
         : `NFC is not available here: ${nfc.why}`;
   const clientModalities: Modality[] = ['photo', ...(nfcUnavailable === undefined ? (['nfc'] as const) : [])];
 
-  let driver: AgentCallDriver;
+  let session: { driver: AgentCallDriver; hangUp?: () => void };
   try {
-    driver = await openAgentCallSession({
-      card,
-      policy: agent.policy,
-      clientModalities,
-      log,
-      ...(options.token === undefined ? {} : { bearerToken: options.token }),
-    });
+    session =
+      card.transport === 'webrtc'
+        ? await openCall(card, agent.policy, options.token, clientModalities, deps.callTimeoutMs ?? 10_000, log)
+        : {
+            driver: await openAgentCallSession({
+              card,
+              policy: agent.policy,
+              clientModalities,
+              log,
+              ...(options.token === undefined ? {} : { bearerToken: options.token }),
+            }),
+          };
   } catch (error) {
     await nfc?.service?.dispose();
     if (error instanceof ServiceError) {
@@ -109,11 +115,17 @@ export async function agentCallChat(agent: AgentCallCliAgent, options: AgentCall
     }
     throw error;
   }
+  const { driver } = session;
 
   const printer = new Printer(io, write);
   driver.onUpdate((update, view) => printer.print(update, view));
   const usable = driver.usableModalities.length > 0 ? driver.usableModalities.join(' and ') : 'text only';
-  io.out(`Connected to ${card.name} (AgentCall, ${new URL(card.wsUrl).host}); this session can send ${usable}. Type a message; /help lists commands; /quit leaves.`);
+  if (card.transport === 'webrtc') {
+    io.out(`Connected to ${card.name} (AgentCall call over WebRTC, ${new URL(card.aguiUrl).host}); this session can send ${usable}. Type a message; /help lists commands; /quit leaves.`);
+    io.out('(Voice needs the AgentDesk app: here the call carries text on its agentcall.events channel; no microphone is sent and the agent’s speech is not played.)');
+  } else {
+    io.out(`Connected to ${card.name} (AgentCall, ${new URL(card.wsUrl).host}); this session can send ${usable}. Type a message; /help lists commands; /quit leaves.`);
+  }
   if (nfcUnavailable && card.accepted.includes('nfc')) io.out(`(${nfcUnavailable})`);
 
   const turnTimeoutMs = deps.turnTimeoutMs ?? 60_000;
@@ -144,10 +156,42 @@ export async function agentCallChat(agent: AgentCallCliAgent, options: AgentCall
     lines.close();
     if (onSigint) process.removeListener('SIGINT', onSigint);
     await driver.end();
+    session.hangUp?.();
     await nfc?.service?.dispose();
   }
   const reason = driver.view.endReason;
   return reason === undefined || reason.kind === 'client_end' ? exitCodes.ok : exitCodes.rejected;
+}
+
+/**
+ * An agentcall-webrtc-0.1 card: a real call from a node-datachannel peer in this process (voice-peer.ts,
+ * loaded only now), offering the one sendrecv Opus track the profile requires (nothing is sent on it)
+ * and the agentcall.events channel; the same session then runs on that channel. The caller ends the
+ * session, then hangs up. Failures are ServiceErrors, as openAgentCallSession's.
+ */
+async function openCall(card: AgentCallCliAgent['card'], policy: AgentCallCliAgent['policy'], token: string | undefined, clientModalities: Modality[], timeoutMs: number, log: Logger) {
+  if (card.transport !== 'webrtc') throw new Error('not a WebRTC card');
+  const peer = await import('./voice-peer').catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+  if (peer instanceof Error) throw new ServiceError('incompatible', `${card.name} takes WebRTC calls, and WebRTC (node-datachannel) cannot be loaded on this machine: ${peer.message}`);
+  markWebRtcLoaded();
+  const sessionId = `s-${randomUUID()}`;
+  let call: Awaited<ReturnType<typeof peer.callAgentCallAgent>>;
+  try {
+    call = await peer.callAgentCallAgent({ card, policy, token, sessionId, timeoutMs, log, name: 'agentdesk-chat' });
+  } catch (error) {
+    if (!(error instanceof peer.CallFailed)) throw error;
+    const network = error.code === 'network' || error.code === 'insecure_scheme';
+    const code = network ? (error.code === 'insecure_scheme' ? 'insecure_scheme' : 'network_error') : error.code === 'sign_in_required' || error.code === 'not_allowed' ? error.code : 'protocol_error';
+    throw new ServiceError(code, `The call to ${card.name} failed ${error.step === 'offer' ? 'at the SDP offer' : 'before its agentcall.events channel opened'}: ${error.message}`);
+  }
+  try {
+    // Text only: no explicit audio turns are asked for (the terminal never takes one).
+    const driver = await openAgentCallOverChannel({ card, connection: call.connection, sessionId, clientModalities, log, explicitAudioTurns: false });
+    return { driver, hangUp: call.close };
+  } catch (error) {
+    call.close();
+    throw error;
+  }
 }
 
 interface LineContext {

@@ -123,6 +123,7 @@ export async function agentCallConformance(agent: Exclude<CliAgent, { protocol: 
     }
     try {
       await runSuite(card, new Wire(call.connection, timeoutMs), sessionId, report);
+      webrtc.reportChannels(call, report);
     } finally {
       if (call.connection.isOpen) call.connection.close();
       call.offerer.close();

@@ -8,6 +8,7 @@ import { identifyCliAgent } from './agentcall-connect';
 import { CheckFailed, checkReport, expect, refusal, type CheckResult } from './checks';
 import { connectTalkie } from './connect';
 import { exitCodes, type Io } from './output';
+import { markWebRtcLoaded } from './webrtc-loaded';
 
 /**
  * `agentdesk conformance <address> [--token T] [--json] [--dev] [--wait-expiry] [--no-voice]`: Talkie
@@ -41,7 +42,7 @@ interface Run {
 export async function conformance(address: string, options: Options, io: Io): Promise<number> {
   // An AgentCall agent (or an agent card AgentDesk cannot use) gets the reference-proof suite.
   const agent = await identifyCliAgent(address, options);
-  if (agent.protocol !== 'talkie') return agentCallConformance(agent, { ...options, onWebrtcLoaded: () => (voicePeersLoaded = true) }, io);
+  if (agent.protocol !== 'talkie') return agentCallConformance(agent, { ...options, onWebrtcLoaded: markWebRtcLoaded }, io);
   const { report, finish } = checkReport(io, options.json);
   const client = await connectTalkie(address, options);
   if (!client.manifest.testMode) {
@@ -72,20 +73,8 @@ async function voice(client: TalkieClient, options: Options, report: (result: Ch
   }
   const checks = await import('./voice-conformance').catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
   if (checks instanceof Error) return skip(`WebRTC (node-datachannel) cannot be loaded on this machine, so voice was not checked: ${checks.message}`);
-  voicePeersLoaded = true;
+  markWebRtcLoaded();
   await checks.voiceChecks(client, { dev: options.dev }, report);
-}
-
-let voicePeersLoaded = false;
-
-/**
- * Frees node-datachannel's threads if the voice checks used it, so the process can exit: called once by
- * the process's owner (the CLI, after the command), never by the checks themselves.
- */
-export async function releaseVoicePeers(): Promise<void> {
-  if (!voicePeersLoaded) return;
-  voicePeersLoaded = false;
-  (await import('./voice-peer')).releaseWebRtc();
 }
 
 type Check = (client: TalkieClient) => Promise<CheckResult>;

@@ -3,11 +3,12 @@ import packageJson from '../../../package.json';
 import { aguiChat } from './agui-chat';
 import { chat } from './chat';
 import { parseScanTimeout, readers, scan } from './nfc';
-import { conformance, releaseVoicePeers } from './conformance';
+import { conformance } from './conformance';
 import { exitCodes, processIo, UsageError } from './output';
 import { photo } from './photo';
 import { policyCheck, policyHashPin } from './policy';
 import { probe } from './probe';
+import { releaseWebRtcIfLoaded } from './webrtc-loaded';
 
 /**
  * `agentdesk`: the command line for server authors and admins. Plain Node, the same services as
@@ -24,7 +25,8 @@ Usage:
   agentdesk probe <address> [--json] [--dev]       discover and validate an agent
   agentdesk chat <address> [--token T] [--dev] [--key-file PATH]
                                                     chat in the terminal (Talkie or AgentCall;
-                                                    AgentCall: /help lists /scan, /photo …)
+                                                    AgentCall: /help lists /scan, /photo …;
+                                                    a WebRTC card: text on the call, no voice)
   agentdesk chat --agui <endpoint> [--token T] [--dev] [--forwarded-props JSON]
                                                     chat with a plain AG-UI server (POST + SSE);
                                                     interrupts are answered field by field
@@ -100,7 +102,11 @@ export async function main(argv: string[]): Promise<number> {
         return aguiChat(values.agui, { dev: values.dev, token, forwardedProps: values['forwarded-props'] }, processIo);
       }
       if (values['forwarded-props'] !== undefined) throw new UsageError('--forwarded-props goes with --agui <endpoint>.');
-      return chat(address(), { dev: values.dev, token, keyFile: values['key-file'] }, processIo);
+      try {
+        return await chat(address(), { dev: values.dev, token, keyFile: values['key-file'] }, processIo);
+      } finally {
+        await releaseWebRtcIfLoaded();
+      }
     case 'photo':
       if (positionals.length !== 1) throw new UsageError('agentdesk photo needs exactly one image file.');
       return photo(positionals[0]!, { json: values.json, out: values.out }, processIo);
@@ -108,7 +114,7 @@ export async function main(argv: string[]): Promise<number> {
       try {
         return await conformance(address(), { dev: values.dev, token, json: values.json, waitExpiry: values['wait-expiry'], voice: !values['no-voice'] }, processIo);
       } finally {
-        await releaseVoicePeers();
+        await releaseWebRtcIfLoaded();
       }
     case 'policy': {
       const [action, ...files] = positionals;

@@ -1,5 +1,10 @@
 import * as ndc from 'node-datachannel';
+import type { AgentCallCard } from '../../shared/agentcall/card';
+import { connectNodeDataChannel, type DataChannelConnection } from '../agentcall/datachannel-transport';
+import { postAgentCallOffer, SignallingError } from '../agentcall/webrtc-signalling';
+import type { NetPolicy } from '../net/guarded-fetch';
 import { keepUntilExit } from '../platform/keep-until-exit';
+import type { Logger } from '../platform/logger';
 import { gatheredDescription } from '../demo/voice/realtime-provider';
 
 /**
@@ -162,4 +167,150 @@ export async function createAgentCallOfferer(options: { label?: string; protocol
   });
   opened.catch(() => undefined);
   return { offer, pc, channel, track, opened, accept: (answer) => pc.setRemoteDescription(answer, 'answer'), close };
+}
+
+/** Which step of a call failed: the SDP POST (and the answer's profile), or the channel opening. */
+export class CallFailed extends Error {
+  constructor(
+    readonly step: 'offer' | 'channel',
+    message: string,
+    /** The signalling's code when the offer step failed (webrtc-signalling.ts). */
+    readonly code?: SignallingError['code'],
+  ) {
+    super(message);
+    this.name = 'CallFailed';
+  }
+}
+
+export interface AgentCallCallOptions {
+  card: AgentCallCard;
+  policy: NetPolicy;
+  /** Sent only when the card requires a bearer token. */
+  token: string | undefined;
+  /** AgentCall-Session-ID; session.start must carry the same. */
+  sessionId: string;
+  /** How long the channel may take to open once the answer is applied. */
+  timeoutMs: number;
+  log: Logger;
+  name?: string;
+}
+
+export interface AgentCallCall {
+  /** The open agentcall.events channel as the session engine's connection. */
+  readonly connection: DataChannelConnection;
+  readonly offerer: AgentCallOfferer;
+  /** The answer's size in UTF-8 bytes. */
+  readonly answerBytes: number;
+  /** Data channels the agent opened itself (closed at once: the profile has one channel, the app's). */
+  readonly agentChannels: readonly { label: string; protocol: string }[];
+  /** Set when the call had to be made twice (offerAndAccept). */
+  readonly retried?: string;
+  /** Closes the channel and the peer (idempotent). */
+  close(): void;
+}
+
+/**
+ * A real agentcall-webrtc-0.1 call from Node, as the app makes it (no audio is sent on the track):
+ * the offerer above, the SDP POST through AgentDesk's own signalling (webrtc-signalling.ts: headers,
+ * no redirect, answer ≤ 128 KiB and its profile), the answer applied, and the channel, once open,
+ * as a DataChannelConnection (which checks its label and subprotocol). For `agentdesk chat` and
+ * `agentdesk conformance`. Throws CallFailed naming the step; the peer is closed then.
+ */
+export async function callAgentCallAgent(options: AgentCallCallOptions): Promise<AgentCallCall> {
+  const agentChannels: { label: string; protocol: string }[] = [];
+  let placed: Placed<AgentCallOfferer>;
+  try {
+    placed = await offerAndAccept(
+      async () => {
+        const offerer = await createAgentCallOfferer({ name: options.name ?? 'agentdesk-cli' });
+        // Set before the answer is applied: the agent may open a channel as soon as the call is up.
+        offerer.pc.onDataChannel((channel) => {
+          keepUntilExit(channel);
+          try {
+            agentChannels.push({ label: channel.getLabel(), protocol: channel.getProtocol() });
+            channel.close();
+          } catch {
+            // never throw inside node-datachannel callbacks
+          }
+        });
+        return offerer;
+      },
+      (offerer) =>
+        postAgentCallOffer({
+          card: options.card,
+          sessionId: options.sessionId,
+          offer: offerer.offer,
+          policy: options.policy,
+          ...(options.token === undefined ? {} : { bearerToken: options.token }),
+        }),
+    );
+  } catch (error) {
+    if (error instanceof AnswerNotApplied) throw new CallFailed('channel', error.message);
+    throw error instanceof SignallingError ? new CallFailed('offer', `${error.code}: ${error.message}`, error.code) : new CallFailed('offer', (error as Error).message);
+  }
+  const { offerer, answer } = placed;
+  try {
+    await within(offerer.opened, options.timeoutMs, `the channel did not open within ${Math.round(options.timeoutMs / 1000)} s`);
+    const connection = connectNodeDataChannel(offerer.channel, offerer.pc, options.log);
+    const close = () => {
+      if (connection.isOpen) connection.close();
+      offerer.close();
+    };
+    return { connection, offerer, answerBytes: new TextEncoder().encode(answer).byteLength, agentChannels, ...(placed.retried === undefined ? {} : { retried: placed.retried }), close };
+  } catch (error) {
+    offerer.close();
+    throw new CallFailed('channel', (error as Error).message);
+  }
+}
+
+/** This process's own peer could not apply the agent's answer (setRemoteDescription threw). */
+export class AnswerNotApplied extends Error {
+  constructor(message: string) {
+    super(`AgentDesk's node-datachannel peer could not apply the agent's answer: ${message.slice(0, 200)}`);
+    this.name = 'AnswerNotApplied';
+  }
+}
+
+/**
+ * libdatachannel's own race in a busy process: a peer refuses a well-formed answer with "Got a remote
+ * candidate without ICE transport" (reproduced with bare peers and no AgentDesk code; the tests' retryPeerRace
+ * in test/unit/demo/voice-helpers.ts meets it too). It is this process's stand-in for the app's peer
+ * (Chromium in the app) failing, not the agent.
+ */
+const ownPeerRace = /without ICE transport/;
+
+export interface Placed<T> {
+  offerer: T;
+  answer: string;
+  /** Set when the first try met libdatachannel's race (its message): the call was made again. */
+  retried?: string;
+}
+
+/**
+ * Makes an offerer, sends its offer (`post`: the agent's answer; whatever it throws is thrown as it is,
+ * the offerer closed) and applies the answer. When this process's own peer refuses the answer with
+ * libdatachannel's race, the call is made once more with a new peer and a new POST, and `retried` says
+ * so; any other failure to apply it, or the race twice, throws AnswerNotApplied.
+ */
+export async function offerAndAccept<T extends { offer: string; accept(answer: string): void; close(): void }>(make: () => Promise<T>, post: (offerer: T) => Promise<string>): Promise<Placed<T>> {
+  let retried: string | undefined;
+  for (let attempt = 1; ; attempt++) {
+    const offerer = await make();
+    let answer: string;
+    try {
+      answer = await post(offerer);
+    } catch (error) {
+      offerer.close();
+      throw error;
+    }
+    try {
+      offerer.accept(answer);
+      return { offerer, answer, ...(retried === undefined ? {} : { retried }) };
+    } catch (error) {
+      offerer.close();
+      const message = (error as Error).message;
+      if (attempt >= 2 || !ownPeerRace.test(message)) throw new AnswerNotApplied(message);
+      retried = message.slice(0, 160);
+    }
+  }
 }

@@ -117,7 +117,7 @@ export interface AnswerProblem {
 
 /**
  * What an agent's SDP answer must show for this profile: exactly one audio section, Opus at
- * 48 kHz in it, sendrecv (or no direction attribute, which means sendrecv), and one
+ * 48 kHz in it, mono (no `stereo=1` or `sprop-stereo=1` in its fmtp), sendrecv (or no direction attribute, which means sendrecv), and one
  * `webrtc-datachannel` application section; no video. The label and subprotocol of the channel are
  * not in SDP (DCEP carries them); the peer checks them when the channel opens.
  */
@@ -136,6 +136,9 @@ export function checkAnswerSdp(sdp: string): AnswerProblem[] {
     const payloads = new Set((/^m=audio \d+ \S+ ([\d ]+)/.exec(track)?.[1] ?? '').trim().split(/\s+/));
     const opus = [...track.matchAll(/^a=rtpmap:(\d+) opus\/48000(?:\/(\d+))?\s*$/gim)].filter((match) => payloads.has(match[1] ?? ''));
     if (opus.length === 0) problems.push({ code: 'answer_opus', message: 'The answer\'s audio track does not use Opus at 48 kHz.' });
+    // The profile's audio is mono (channels 1): an answer that asks for stereo, or says it sends it, breaks it.
+    const stereo = opus.some((match) => new RegExp(`^a=fmtp:${match[1]} .*\\b(?:sprop-)?stereo=1\\b`, 'm').test(track));
+    if (stereo) problems.push({ code: 'answer_opus', message: 'The answer\'s Opus is stereo (stereo=1 or sprop-stereo=1); the profile\'s audio is mono (channels 1).' });
     const directions = [...track.matchAll(/^a=(sendrecv|sendonly|recvonly|inactive)\s*$/gm)].map((match) => match[1]);
     const direction = directions[0] ?? 'sendrecv';
     if (directions.length > 1 || direction !== 'sendrecv') problems.push({ code: 'answer_direction', message: `The answer's audio track is ${directions.join(', ')}; the profile needs sendrecv.` });

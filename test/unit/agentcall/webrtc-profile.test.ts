@@ -115,6 +115,7 @@ describe('the agent\'s SDP answer', () => {
   it('accepts one sendrecv Opus 48 kHz track and one data channel (no direction attribute means sendrecv)', () => {
     expect(checkAnswerSdp(answer(opusAudio()))).toEqual([]);
     expect(checkAnswerSdp(answer(opusAudio('')))).toEqual([]);
+    expect(checkAnswerSdp(answer(opusAudio().replace('useinbandfec=1', 'useinbandfec=1;stereo=0')))).toEqual([]);
   });
 
   it.each([
@@ -125,6 +126,8 @@ describe('the agent\'s SDP answer', () => {
     ['PCMU instead of Opus', answer(opusAudio('a=sendrecv\r\n', 'a=rtpmap:111 PCMU/8000\r\n')), 'answer_opus'],
     ['Opus at 16 kHz', answer(opusAudio('a=sendrecv\r\n', 'a=rtpmap:111 opus/16000\r\n')), 'answer_opus'],
     ['Opus not among the m-line payloads', answer(opusAudio('a=sendrecv\r\n', 'a=rtpmap:112 opus/48000/2\r\n')), 'answer_opus'],
+    ['stereo Opus (stereo=1)', answer(opusAudio().replace('useinbandfec=1', 'useinbandfec=1;stereo=1')), 'answer_opus'],
+    ['stereo Opus (sprop-stereo=1)', answer(opusAudio().replace('minptime=10', 'sprop-stereo=1;minptime=10')), 'answer_opus'],
     ['a recvonly track', answer(opusAudio('a=recvonly\r\n')), 'answer_direction'],
     ['an inactive track', answer(opusAudio('a=inactive\r\n')), 'answer_direction'],
     ['no data channel', answer(opusAudio(), ''), 'answer_datachannel'],
