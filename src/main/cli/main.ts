@@ -4,6 +4,8 @@ import { aguiChat } from './agui-chat';
 import { chat } from './chat';
 import { parseScanTimeout, readers, scan } from './nfc';
 import { conformance, releaseVoicePeers } from './conformance';
+import { diagnostics } from './diagnostics';
+import { resolveUserDataDir } from '../platform/paths';
 import { exitCodes, processIo, UsageError } from './output';
 import { photo } from './photo';
 import { policyCheck, policyHashPin } from './policy';
@@ -45,6 +47,10 @@ Usage:
   agentdesk policy hash-pin                        the admin PIN from stdin → the salted hash for
                                                     the policy's admin.pinHash
 
+  agentdesk diagnostics --out FILE [--policy FILE] write the diagnostics bundle (one JSON file:
+                                                    versions, platform, the policy without secrets,
+                                                    settings, keychain, NFC readers, redacted log)
+
   agentdesk readers [--json]                       the smart-card service and the NFC readers
   agentdesk scan [--json] [--key-file PATH] [--timeout S]
                                                     wait for one NFC tap (default 30 s); prints
@@ -82,6 +88,7 @@ export async function main(argv: string[]): Promise<number> {
       timeout: { type: 'string' },
       agui: { type: 'string' },
       'forwarded-props': { type: 'string' },
+      policy: { type: 'string' },
     },
   });
   const address = () => {
@@ -123,6 +130,9 @@ export async function main(argv: string[]): Promise<number> {
       }
       throw new UsageError('agentdesk policy check [FILE] [--json] | agentdesk policy hash-pin');
     }
+    case 'diagnostics':
+      if (positionals.length > 0) throw new UsageError('agentdesk diagnostics takes no arguments but --out FILE [--policy FILE].');
+      return diagnostics({ out: values.out, policyFile: values.policy, userDataDir: resolveUserDataDir(), version: packageJson.version }, processIo);
     case 'readers':
       return readers({ json: values.json }, processIo);
     case 'scan':

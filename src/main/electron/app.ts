@@ -8,6 +8,7 @@ import { methodChannel, methodNames } from '../../shared/ipc/contract';
 import { fail } from '../../shared/ipc/errors';
 import { pageSecurityHeaders } from '../platform/content-security-policy';
 import { createLogger } from '../platform/logger';
+import { LogRing, ringLogger } from '../platform/log-ring';
 import { readStaticFile } from '../platform/static-files';
 import { startAppServicesUnderPolicy, type AppServices } from '../app/app-services';
 import { CrashReloadPolicy, crashLoopMessage } from './crash-reload';
@@ -51,7 +52,9 @@ export function policyArguments(argv: readonly string[]): ElectronPolicyStart {
 }
 
 export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(), policyStart: ElectronPolicyStart = policyArguments(process.argv)): Promise<void> {
-  const log = createLogger();
+  // The recent log for diagnostics (Settings → Save diagnostics…) hears the window's lines too.
+  const logRing = new LogRing();
+  const log = ringLogger(createLogger(), logRing);
 
   // Single instance: a second launch focuses the first window instead of opening another app.
   if (!app.requestSingleInstanceLock()) {
@@ -97,6 +100,7 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(),
       return result.canceled ? undefined : result.filePath;
     },
     log,
+    logRing,
   }, policyStart);
   if ('refused' in started) {
     // Outside kiosk mode: refuse to start, saying why (a window of its own: a desktop launch has no terminal).
