@@ -109,6 +109,8 @@ export interface AppServices {
   photos: PhotoService;
   /** Messages for the user (for example a settings file moved aside, a save that failed); see notices.ts. */
   notices: Notices;
+  /** The administrator entered the device policy's PIN (and it has not run out): kiosk keys and closing work again. */
+  adminUnlocked(): boolean;
   /** Stops what the services started (the built-in demo agent). */
   dispose(): Promise<void>;
 }
@@ -129,6 +131,7 @@ export async function startAppServices(given: AppServicesOptions): Promise<AppSe
     media: ground.media,
     photos: ground.photos,
     notices: ground.notices,
+    adminUnlocked: () => ground.admin.unlockedByPin(),
     dispose: () => disposeServices(ground, services),
   };
 }
