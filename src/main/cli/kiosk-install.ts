@@ -100,9 +100,13 @@ function webShellEntry(): string {
   return join(dirname(fileURLToPath(import.meta.url)), 'webshell.js');
 }
 
-export function systemdUnit(command: readonly string[]): string {
+/** The packaged copy of the unit (deb, rpm): /usr/lib/systemd/user, enabled by the administrator. */
+export const packagedUnitHeader =
+  'Installed by the AgentDesk deb/rpm, not enabled: `systemctl --global enable agentdesk-kiosk.service` (every user) or `systemctl --user enable agentdesk-kiosk.service`. Generated: resources/packaging/linux/README.md.';
+
+export function systemdUnit(command: readonly string[], header: string = marker): string {
   return [
-    `# ${marker}`,
+    `# ${header}`,
     '[Unit]',
     'Description=AgentDesk kiosk',
     'PartOf=graphical-session.target',
