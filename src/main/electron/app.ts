@@ -151,7 +151,7 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(),
       // Kiosk mode (device policy or --kiosk): full screen, no window controls, no menu bar, no developer tools.
       ...guard.windowOptions(),
       show: false,
-      webPreferences: { ...secureWebPreferences, devTools: guard.devTools(), preload: paths.preloadPath },
+      webPreferences: { ...secureWebPreferences, ...(guard.devTools() ? {} : { devTools: false }), preload: paths.preloadPath },
     });
     const current = window;
     const disconnect = services.events.connect((channel, payload) => current.webContents.send(channel, payload));
