@@ -13,7 +13,13 @@ import { builtInAgentCallDemoId, eventChannel } from '../../../src/shared/ipc/co
 import type { NfcScanResult } from '../../../src/shared/nfc/ipc-schemas';
 import { applySessionUpdate, emptySessionView, type SessionUpdate, type SessionView } from '../../../src/shared/agentcall/session-view';
 import { memoryLogger } from '../../support/logger';
+import { tagAlias } from '../../../src/main/nfc/alias';
+import { toHex } from '../../../src/shared/nfc/bytes';
+import { nfcHardwareUnavailableReason } from '../../support/nfc/nfc-harness';
+import { startPcscd } from '../../support/nfc/pcscd';
+import { type2Memory } from '../../support/nfc/type2-tag';
 import { uidLeaks } from '../../support/nfc/uid-forms';
+import { VirtualCard } from '../../support/nfc/virtual-card';
 import { startTestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 import { photoLikeJpeg } from '../photo/fixtures';
@@ -21,36 +27,43 @@ import { photoLikeJpeg } from '../photo/fixtures';
 /**
  * The diagnostics bundle (Settings → Save diagnostics…, `agentdesk diagnostics`): built after a
  * real AgentCall session against the demo agent over a real WebSocket, with a token pasted through
- * the sign-in path into the token store, a tag observation taught a name, and a photo through sharp;
- * then the bundle is searched for every secret of that session.
+ * the sign-in path into the token store, a tag taught a name, and a photo through sharp; then the
+ * bundle is searched for every secret of that session. The tag is a blank virtual Type 2 tag on
+ * pcscd's virtual reader read by the app's own NFC service (its objectRef is the keyed alias of its
+ * ID), or where pcscd cannot run (not root, packages missing) the same observation as the NFC
+ * service would emit it, saying so.
  */
+const nfcUnavailable = nfcHardwareUnavailableReason();
 const tempDir = useTempDirs();
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((item) => item.close()));
 });
 
-async function until(view: () => SessionView, test: (view: SessionView) => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
+async function until(done: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
   while (Date.now() < deadline) {
-    if (test(view())) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    if (await done()) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`timed out waiting for ${what}`);
 }
 const idle = (view: SessionView) => view.phase === 'established' && !view.runActive;
 
 describe('the diagnostics bundle', () => {
-  it('after a session with a tag, a photo and a token, holds what happened and none of the secrets', async () => {
+  it('after a session with a tag, a photo and a token, holds what happened and none of the secrets', { timeout: 60_000 }, async () => {
+    const hardware = nfcUnavailable === undefined;
+    console.log(hardware ? 'diagnostics: the tag is read from pcscd’s virtual reader' : `diagnostics: the tag is the NFC service’s observation as a fixture (no virtual reader: ${nfcUnavailable})`);
     const dir = await tempDir();
     const secret = (prefix: string) => `${prefix}${randomBytes(9).toString('hex')}`;
     const token = secret('tok');
-    const objectRef = `urn:agentcall:object:${secret('obj')}`;
-    const label = `Lathe ${secret('label')}`;
-    const uid = Uint8Array.from(randomBytes(7));
+    const uid = Uint8Array.from([0x04, ...randomBytes(6)]);
     const pin = '862419';
     const pinHash = await hashAdminPin(pin, {});
     const deviceKey = randomBytes(32);
+    // A blank tag's objectRef is the keyed alias of its ID (src/main/nfc/alias.ts).
+    const objectRef = `urn:agentcall:local-tag:${toHex(tagAlias(deviceKey, uid))}`;
+    const label = `Lathe ${secret('label')}`;
     const keyFile = join(dir, 'nfc-device.key');
     await writeFile(keyFile, deviceKey, { mode: 0o600 });
     const policy: DevicePolicy = { policyVersion: 1, language: 'en', camera: { allowed: true }, voice: { allowed: false }, admin: { pinHash }, deviceKeyFile: keyFile };
@@ -64,6 +77,10 @@ describe('the diagnostics bundle', () => {
     const inner = memoryLogger();
     const log = ringLogger(inner, ring);
     const savedTo = join(dir, 'saved-diagnostics.json');
+    if (hardware) {
+      const pcscd = await startPcscd();
+      open.push({ close: () => pcscd.stop() });
+    }
     const services = await startTestServices(join(dir, 'user-data'), {
       log,
       logRing: ring,
@@ -71,17 +88,24 @@ describe('the diagnostics bundle', () => {
       devicePolicy: { file: policyFile, policy },
       chooseDownloadPath: async () => savedTo,
       demo: { start: async () => ({ baseUrl: 'http://127.0.0.1:9', token: 'unused', agentCallCardUrl: demo.cardUrl }) },
-      agentCallNfc: {
-        onResult: (listener) => {
-          nfcListeners.add(listener);
-          return () => nfcListeners.delete(listener);
-        },
-      },
+      // The real NFC service (the policy's device key file, the reader process), or the fixture's listeners.
+      ...(hardware
+        ? { nfc: {} }
+        : {
+            agentCallNfc: {
+              onResult: (listener: (result: NfcScanResult) => void) => {
+                nfcListeners.add(listener);
+                return () => nfcListeners.delete(listener);
+              },
+            },
+          }),
     });
-    open.push({ close: () => services.dispose() });
+    open.unshift({ close: () => services.dispose() });
     const updates: SessionUpdate[] = [];
+    const scanResults: NfcScanResult[] = [];
     services.events.connect((channel, payload) => {
       if (channel === eventChannel('agentcall.update')) updates.push(...(payload as { updates: SessionUpdate[] }).updates);
+      if (channel === eventChannel('nfc.scanResult')) scanResults.push(payload as NfcScanResult);
     });
     const view = () => updates.reduce(applySessionUpdate, emptySessionView);
 
@@ -93,26 +117,38 @@ describe('the diagnostics bundle', () => {
     if (!opened.ok) throw new Error(opened.error.message);
     updates.push(...opened.value.updates);
     const { sessionKey } = opened.value;
-    await until(view, (current) => current.phase === 'established', 'session.established');
+    await until(() => view().phase === 'established', 'session.established');
 
     // A tag, taught a name.
-    const tap = (scanId: string) => {
-      for (const listener of nfcListeners) listener({ scanId, outcome: 'observation', reader: 'Virtual PCD 00 00', object: { objectRef, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: 'b'.repeat(64) } });
-    };
-    tap('scan-1');
-    expect((await services.call('agentcall.sendObservation', { sessionKey, scan: { scanId: 'scan-1', objectRef } })).ok).toBe(true);
-    await until(view, idle, 'the answer to the scan');
+    let scanId = 'scan-1';
+    if (hardware) {
+      await until(async () => {
+        const status = await services.call('hardware.status');
+        return status.ok && status.value.nfc.state === 'ready' && status.value.nfc.readers.some((reader) => reader.name === 'Virtual PCD 00 00' && reader.connected);
+      }, 'the virtual reader');
+      const armed = await services.call('nfc.arm', { timeoutMs: 15_000 });
+      if (!armed.ok) throw new Error(armed.error.message);
+      scanId = armed.value.scanId;
+      const card = await VirtualCard.insert({ uid, memory: type2Memory({ uid }) });
+      await until(async () => scanResults.length > 0, 'the tap');
+      await card.remove();
+      expect(scanResults[0]).toMatchObject({ scanId, outcome: 'observation', object: { objectRef } });
+    } else {
+      for (const listener of nfcListeners) listener({ scanId, outcome: 'observation', reader: 'Virtual PCD 00 00', object: { objectRef, carrier: 'localTag', assurance: 'unverifiedTag', payloadSha256: 'b'.repeat(64) } });
+    }
+    expect((await services.call('agentcall.sendObservation', { sessionKey, scan: { scanId, objectRef } })).ok).toBe(true);
+    await until(() => idle(view()), 'the answer to the scan');
     await services.call('agentcall.sendText', { sessionKey, text: `teach object ${label}` });
-    await until(view, (current) => current.shownProposalId !== undefined && idle(current), 'the teaching proposal');
+    await until(() => view().shownProposalId !== undefined && idle(view()), 'the teaching proposal');
     expect((await services.call('agentcall.answerProposal', { sessionKey, proposalId: view().shownProposalId, answer: 'confirm' })).ok).toBe(true);
-    await until(view, (current) => current.items.some((item) => item.kind === 'teaching' && item.state === 'confirmed') && idle(current), 'the confirmation');
+    await until(() => view().items.some((item) => item.kind === 'teaching' && item.state === 'confirmed') && idle(view()), 'the confirmation');
 
     // A photo, staged through sharp and sent.
     const jpeg = await photoLikeJpeg(640, 480, { seed: 7 });
     const staged = await services.call('photo.stage', { kind: 'file', bytes: Uint8Array.from(jpeg) });
     if (!staged.ok) throw new Error(staged.error.message);
     expect((await services.call('agentcall.sendObservation', { sessionKey, photoId: staged.value.photoId, intent: 'inspect' })).ok).toBe(true);
-    await until(view, idle, 'the answer to the photo');
+    await until(() => idle(view()), 'the answer to the photo');
 
     // A careless log line (the privacy rule broken by a caller) is redacted as the ring keeps it.
     log.warn('nfc', `card 0x${Buffer.from(uid).toString('hex')} read with Bearer ${token} for ${objectRef}`);
@@ -135,7 +171,7 @@ describe('the diagnostics bundle', () => {
       policy: { state: 'active', file: policyFile, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), settings: { admin: { pinHash: 'set (not shown)' }, deviceKeyFile: keyFile } },
       settings: { language: 'en' },
       tokenStorage: { kind: 'memory' },
-      hardware: { nfc: { state: 'not_started' }, camera: { allowedByPolicy: true }, microphone: { allowedByPolicy: false } },
+      hardware: { nfc: hardware ? { state: 'ready', readers: expect.arrayContaining([{ name: 'Virtual PCD 00 00', connected: true, cardPresent: false }]) } : { state: 'not_started' }, camera: { allowedByPolicy: true }, microphone: { allowedByPolicy: false } },
     });
     const { logs } = bundle;
     expect(logs.some((entry) => entry.area === 'nfc' && entry.message.includes('[redacted'))).toBe(true);
@@ -146,8 +182,8 @@ describe('the diagnostics bundle', () => {
     const stagedPreview = staged.value.preview.slice('data:image/jpeg;base64,'.length);
     const forbidden: [string, string][] = [
       ['token', token],
-      ['tag object reference', objectRef],
-      ['tag object reference (its id part)', objectRef.split(':').at(-1)!],
+      ['tag alias (objectRef)', objectRef],
+      ['tag alias (its hex)', objectRef.split(':').at(-1)!],
       ['taught name', label],
       ['admin PIN hash', pinHash],
       ['admin PIN hash (its hash part)', pinHash.split('$').at(-1)!],
