@@ -45,6 +45,7 @@ import { AdminPinGate, adminPinLockoutFileName } from '../policy/admin-pin-gate'
 import { AdminSession } from '../policy/admin-session';
 import { loadDevicePolicy, systemDevicePolicyPath, type DevicePolicyLoad } from '../policy/device-policy-file';
 import { LogRing, ringLogger } from '../platform/log-ring';
+import { persistRecentLog } from '../store/recent-log-file';
 import { diagnosticsHandlers } from './diagnostics';
 import { guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
 
@@ -124,6 +125,8 @@ export async function startAppServices(given: AppServicesOptions): Promise<AppSe
   const logRing = given.logRing ?? new LogRing();
   const options = { ...given, logRing, log: given.logRing ? given.log : ringLogger(given.log, logRing) };
   const ground = await openGround(options);
+  // The recent log is saved beside the settings, for `agentdesk diagnostics` (entries redacted as the ring kept them).
+  const recentLog = await persistRecentLog(logRing, options.userDataDir);
   const services = await startServices(options, ground);
   return {
     dispatcher: createDispatcher(handlerTable(options, ground, services), options.log),
@@ -132,7 +135,10 @@ export async function startAppServices(given: AppServicesOptions): Promise<AppSe
     photos: ground.photos,
     notices: ground.notices,
     adminUnlocked: () => ground.admin.unlockedByPin(),
-    dispose: () => disposeServices(ground, services),
+    dispose: async () => {
+      await disposeServices(ground, services);
+      await recentLog.flush();
+    },
   };
 }
 

@@ -39,6 +39,8 @@ export interface DiagnosticsSources {
   media: { camera: { allowedByPolicy: boolean; armed: boolean }; microphone: { allowedByPolicy: boolean; armed: boolean } };
   notices: readonly Notice[];
   logs: readonly LogEntry[];
+  /** `agentdesk diagnostics`: where `logs` came from (the app's saved recent log), or why it could not be read. */
+  recentLog?: { file: string; savedAt: string } | { file: string; problem: string };
   now?: () => Date;
 }
 
@@ -78,6 +80,7 @@ function diagnosticsPart(sources: DiagnosticsSources) {
     hardware: { nfc: nfcPart(sources.nfc), camera: sources.media.camera, microphone: sources.media.microphone },
     notices: sources.notices.map((notice) => ({ code: notice.code, ...(notice.params ? { params: notice.params } : {}), message: redactLogText(notice.message) })),
     lastErrors: errors.slice(-20),
+    ...(sources.recentLog ? { recentLog: sources.recentLog } : {}),
     logs: [...sources.logs],
   };
 }

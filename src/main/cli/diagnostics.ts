@@ -4,14 +4,15 @@ import { createLogger } from '../platform/logger';
 import { LogRing, ringLogger } from '../platform/log-ring';
 import { loadDevicePolicy } from '../policy/device-policy-file';
 import { openSecretStore } from '../secrets/secret-store';
+import { readRecentLog } from '../store/recent-log-file';
 import { readerStatus, type NfcCliDeps } from './nfc';
 import { exitCodes, UsageError, type Io } from './output';
 
 /**
  * `agentdesk diagnostics --out FILE [--policy FILE]`: the diagnostics bundle (src/main/app/diagnostics.ts)
  * of this machine as the app would start on it: the device policy it would load, the user's settings
- * under it, the keychain, the NFC readers, and this command's own redacted log. The app's own recent
- * log lives in its memory: Settings → Save diagnostics… writes that. Never over an existing file.
+ * under it, the keychain, the NFC readers, and the app's recent log as it saved it (recent-log.json,
+ * redacted as it was kept) followed by this command's own. Never over an existing file.
  */
 export async function diagnostics(
   options: { out: string | undefined; policyFile?: string | undefined; systemPath?: string; userDataDir: string; version: string; nfcTimeoutMs?: number },
@@ -28,6 +29,8 @@ export async function diagnostics(
   const secrets = await (deps.secrets ?? (() => openSecretStore()))();
   const nfc = await readerStatus({ ...deps, log }, options.nfcTimeoutMs);
   const active = policy.state === 'active' ? policy.policy : undefined;
+  // The app's own recent log, as it saved it (already redacted), then this command's.
+  const recent = await readRecentLog(options.userDataDir);
   const bundle = await buildDiagnostics({
     app: { name: 'AgentDesk', version: options.version, shell: 'cli' },
     policy,
@@ -39,7 +42,8 @@ export async function diagnostics(
       microphone: { allowedByPolicy: active?.voice?.allowed !== false, armed: false },
     },
     notices: [],
-    logs: ring.list(),
+    logs: ['log' in recent ? recent.log.entries : [], ring.list()].flat(),
+    recentLog: 'log' in recent ? { file: recent.file, savedAt: recent.log.savedAt } : { file: recent.file, problem: recent.problem },
   });
   try {
     const written = await writeDiagnostics(options.out, bundle);

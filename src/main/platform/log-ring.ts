@@ -16,6 +16,7 @@ export const logRingLimits = { capacity: 500, messageChars: 1000, areaChars: 40 
 
 export class LogRing {
   private readonly entries: LogEntry[] = [];
+  private readonly listeners = new Set<() => void>();
 
   constructor(
     private readonly capacity: number = logRingLimits.capacity,
@@ -30,6 +31,13 @@ export class LogRing {
       message: redactLogText(message).slice(0, logRingLimits.messageChars),
     });
     if (this.entries.length > this.capacity) this.entries.splice(0, this.entries.length - this.capacity);
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Called after every entry (the recent-log file saves on it). */
+  onPush(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   list(): LogEntry[] {

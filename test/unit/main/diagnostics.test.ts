@@ -6,6 +6,7 @@ import { diagnostics as diagnosticsCommand } from '../../../src/main/cli/diagnos
 import type { Io } from '../../../src/main/cli/output';
 import { startAgentCallDemoServer } from '../../../src/main/demo/agentcall/agentcall-demo-server';
 import { LogRing, logRingLimits, redactLogText, ringLogger } from '../../../src/main/platform/log-ring';
+import { persistRecentLog } from '../../../src/main/store/recent-log-file';
 import { hashAdminPin } from '../../../src/main/policy/admin-pin';
 import { memorySecretStore } from '../../../src/main/secrets/secret-store';
 import type { DevicePolicy } from '../../../src/shared/device-policy/device-policy';
@@ -206,6 +207,11 @@ describe('the diagnostics bundle', () => {
     const policyFile = join(dir, 'policy.json');
     await writeFile(policyFile, JSON.stringify({ policyVersion: 1, kiosk: true, language: 'cs', admin: { pinHash } }));
     await writeFile(join(dir, 'settings.json'), JSON.stringify({ schemaVersion: 2, language: 'en', appearance: { theme: 'dark', textSize: 'normal' }, developer: { allowLocalHttp: false, allowPastedTokens: false } }));
+    // What the app saved of its recent log (recent-log.json) comes first in the bundle's log.
+    const appRing = new LogRing();
+    const persisted = await persistRecentLog(appRing, dir, { delayMs: 0 });
+    appRing.push('error', 'window', 'the renderer process is gone (crashed, exit code 139): reloading');
+    await persisted.flush();
     const out = join(dir, 'bundle.json');
     const lines: string[] = [];
     const io: Io = { out: (line) => void lines.push(line), err: () => undefined };
@@ -219,7 +225,10 @@ describe('the diagnostics bundle', () => {
       // The user's settings under the policy: its language wins.
       settings: { language: 'cs', appearance: { theme: 'dark' } },
       hardware: { nfc: { state: expect.any(String) } },
+      recentLog: { file: join(dir, 'recent-log.json'), savedAt: expect.any(String) },
     });
+    // The app's saved entries first, then any of this command's own.
+    expect((JSON.parse(text) as { logs: unknown[] }).logs[0]).toMatchObject({ level: 'error', area: 'window', message: 'the renderer process is gone (crashed, exit code 139): reloading' });
     expect(text).not.toContain(pinHash.split('$').at(-1)!);
     await expect(run()).rejects.toThrow(`${out} exists already`);
   });
