@@ -31,13 +31,36 @@ describe('the agentdesk command', () => {
     expect(agentdesk([]).status).toBe(2);
     const help = agentdesk(['--help']);
     expect(help.status).toBe(0);
-    for (const command of ['demo', 'probe', 'chat', 'conformance', 'policy check', 'policy hash-pin']) expect(help.stdout).toContain(`agentdesk ${command}`);
+    for (const command of ['demo', 'probe', 'chat', 'conformance', 'policy check', 'policy hash-pin', 'diagnostics', 'kiosk install', 'kiosk uninstall']) expect(help.stdout).toContain(`agentdesk ${command}`);
     const unknown = agentdesk(['fly']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('Unknown command "fly"');
     const short = agentdesk(['demo', '--voice-seconds', '5']);
     expect(short.status).toBe(2);
     expect(short.stderr).toContain('--voice-seconds must be a whole number of seconds from 10 to 3600, not "5".');
+  });
+
+  it('kiosk install --dry-run and diagnostics --out, built, in a temporary HOME', () => {
+    const home = mkdtempSync(join(tmpdir(), 'agentdesk-e2e-kiosk-'));
+    try {
+      const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: '', AGENTDESK_USER_DATA: join(home, 'user-data') };
+      const run = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 30_000, env });
+      // --web finds the built web shell beside the built command.
+      const web = run(['kiosk', 'install', '--web', '--dry-run']);
+      expect(web.status, web.stderr).toBe(0);
+      expect(web.stdout).toContain(`would write ${join(home, '.config', 'systemd', 'user', 'agentdesk-kiosk.service')}:`);
+      expect(web.stdout).toContain(`ExecStart=${process.execPath} ${fileURLToPath(new URL('../../out/main/webshell.js', import.meta.url))} --open --kiosk`);
+      const missing = run(['kiosk', 'install', '--exec', join(home, 'nope')]);
+      expect(missing.status).toBe(2);
+      expect(missing.stderr).toContain(`No AgentDesk app at ${join(home, 'nope')}`);
+      const out = join(home, 'diagnostics.json');
+      const diagnostics = run(['diagnostics', '--out', out, '--policy', fileURLToPath(new URL('../../resources/policy/example-kiosk-policy.json', import.meta.url))]);
+      expect(diagnostics.status, diagnostics.stderr).toBe(0);
+      expect(diagnostics.stdout).toMatch(/^wrote .*diagnostics\.json \(\d+ bytes\)\n$/);
+      expect(run(['diagnostics', '--out', out]).status).toBe(2);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('demo prints its base URL first; probe --json and chat work against it', async () => {

@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { hashAdminPin } from '../../src/main/policy/admin-pin';
 import { closeBrowser, explainFailure, openApp, startShell } from './support/app';
+import { expectNoViolations } from './support/axe';
 
 /** The device policy at the web shell's start (issue #18): refused outside kiosk mode, the error screen in kiosk mode, applied when valid. */
 const dirs: string[] = [];
@@ -63,6 +65,47 @@ describe('the device policy at start', () => {
     try {
       await explainFailure(app.page, 'policy-applied', () => app.page.getByRole('heading', { level: 1, name: 'Vaši agenti' }).waitFor());
       await app.page.getByText('Dílna').first().waitFor();
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
+
+  it('Settings → Save diagnostics…: refused under an admin PIN (the page has no PIN prompt yet); without one, the bundle lands in ~/Downloads', { timeout: 60_000 }, async () => {
+    const dir = await tempDir();
+    const policy = join(dir, 'policy.json');
+    const pinHash = await hashAdminPin('2468');
+    await writeFile(policy, JSON.stringify({ policyVersion: 1, language: 'en', admin: { pinHash } }));
+    // HOME is the test's: the web shell saves into $HOME/Downloads.
+    const env = { HOME: dir };
+    let shell = await startShell(join(dir, 'user-data'), { args: ['--policy', policy], env });
+    let app = await openApp(shell);
+    try {
+      await app.page.getByRole('button', { name: 'Settings' }).click();
+      await app.page.getByRole('heading', { level: 2, name: 'Diagnostics' }).waitFor();
+      await app.page.getByRole('button', { name: 'Save diagnostics…' }).click();
+      await explainFailure(app.page, 'diagnostics-refused', () => app.page.getByText("Diagnostics are behind the administrator's PIN").waitFor());
+      await expectNoViolations(app.page, 'Settings, diagnostics refused under the admin PIN');
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+
+    shell = await startShell(join(dir, 'user-data'), { env });
+    app = await openApp(shell);
+    try {
+      await app.page.getByRole('button', { name: 'Settings' }).click();
+      await app.page.getByRole('button', { name: 'Save diagnostics…' }).click();
+      const saved = app.page.getByText(/^Diagnostics saved to /);
+      await explainFailure(app.page, 'diagnostics-saved', () => saved.waitFor());
+      const [name] = await readdir(join(dir, 'Downloads'));
+      expect(name).toMatch(/^agentdesk-diagnostics-.*\.json$/);
+      expect(await saved.innerText()).toBe(`Diagnostics saved to ${join(dir, 'Downloads', name!)}.`);
+      const bundle = JSON.parse(await readFile(join(dir, 'Downloads', name!), 'utf8')) as { format: string; app: { shell: string }; logs: unknown[] };
+      expect(bundle).toMatchObject({ format: 'agentdesk-diagnostics/1', app: { shell: 'web' } });
+      expect(bundle.logs.length).toBeGreaterThan(0);
+      await expectNoViolations(app.page, 'Settings, diagnostics saved');
+      expect(app.problems).toEqual([]);
     } finally {
       await app.close();
       await shell.stop();

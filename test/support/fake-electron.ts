@@ -31,6 +31,9 @@ export function createFakeElectron() {
     /** Global keys the app holds now (globalShortcut), and every register/unregister in order. */
     globalKeys: new Map<string, Handler>(),
     globalKeyLog: [] as string[],
+    /** Menu.setApplicationMenu calls and app.setLoginItemSettings calls. */
+    menus: [] as unknown[],
+    loginItems: [] as unknown[],
   };
   class FakeContents {
     events = new Map<string, Handler>();
@@ -47,6 +50,10 @@ export function createFakeElectron() {
     }
     reload() {
       this.reloads++;
+    }
+    crashes = 0;
+    forcefullyCrashRenderer() {
+      this.crashes++;
     }
     setWindowOpenHandler(handler: Handler) {
       this.windowOpenHandler = handler;
@@ -79,6 +86,10 @@ export function createFakeElectron() {
     }
     restore() {}
     focus() {}
+    kioskCalls: boolean[] = [];
+    setKiosk(flag: boolean) {
+      this.kioskCalls.push(flag);
+    }
   }
   const electron = {
     app: {
@@ -95,7 +106,9 @@ export function createFakeElectron() {
       getVersion: () => '9.9.9',
       getLocale: () => 'en-US',
       setAsDefaultProtocolClient: (scheme: string) => void state.protocolClients.push(scheme),
+      setLoginItemSettings: (settings: unknown) => void state.loginItems.push(settings),
     },
+    Menu: { setApplicationMenu: (menu: unknown) => void state.menus.push(menu) },
     protocol: {
       registerSchemesAsPrivileged: (schemes: unknown[]) => {
         state.order.push('registerSchemes');
@@ -169,4 +182,6 @@ export function resetFakeElectron({ state }: FakeElectron): void {
   state.messageBoxAnswer = 0;
   state.globalKeys.clear();
   state.globalKeyLog.length = 0;
+  state.menus.length = 0;
+  state.loginItems.length = 0;
 }

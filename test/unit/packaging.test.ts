@@ -1,5 +1,9 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+import { installedAppPath, packagedUnitHeader, systemdUnit } from '../../src/main/cli/kiosk-install';
+import { privateUseScheme } from '../../src/main/auth/talkie-oauth';
 
 /** Packaging needs the Electron download, so it cannot run here; its config is checked instead. */
 const config = JSON.parse(await readFile(new URL('../../electron-builder.json', import.meta.url), 'utf8')) as Record<string, unknown>;
@@ -22,6 +26,16 @@ describe('electron-builder config', () => {
     expect(config.asar).toBe(true);
   });
 
+  it('passes electron-builder’s own validation (its schema, as `electron-builder` checks it before building)', async () => {
+    const { validateConfiguration } = createRequire(import.meta.url)('app-builder-lib/out/util/config/config') as {
+      validateConfiguration(config: unknown, debugLogger: { isEnabled: boolean; add(): void }): Promise<void>;
+    };
+    const quiet = { isEnabled: false, add: () => undefined };
+    await expect(validateConfiguration(config, quiet)).resolves.toBeUndefined();
+    // The validation refuses a typo, so passing it means something.
+    await expect(validateConfiguration({ ...config, deb: { ...(config.deb as object), recomends: ['espeak-ng'] } }, quiet)).rejects.toThrow('Invalid configuration object');
+  });
+
   it('uses only keys that electron-builder knows (a typo would silently do nothing)', () => {
     for (const key of Object.keys(config).filter((key) => key !== '$schema')) expect(scheme.properties, key).toHaveProperty(key);
     const fuseKeys = Object.keys(scheme.definitions.FuseOptionsV1?.properties ?? {});
@@ -33,6 +47,50 @@ describe('electron-builder config', () => {
     // sharp and @napi-rs/keyring are Node-API prebuilds and load as they are, but native files cannot load from inside an asar.
     expect(config.npmRebuild).toBe(true);
     expect(config.asarUnpack).toEqual(expect.arrayContaining(['**/*.node', '**/node_modules/sharp/**/*', '**/node_modules/@img/**/*']));
+    // The NFC addon (pcsclite, NAN) and sherpa-onnx's native files: its .node and the .so/.dylib/.dll beside it (libonnxruntime), which `**/*.node` misses.
+    expect(config.asarUnpack).toEqual(expect.arrayContaining(['**/node_modules/@pokusew/pcsclite/**/*', '**/node_modules/sherpa-onnx-*/**/*']));
+  });
+
+  it('builds AppImage, deb and rpm on Linux, NSIS on Windows and dmg on macOS', () => {
+    expect((config.linux as { target: string[] }).target).toEqual(['AppImage', 'deb', 'rpm']);
+    expect((config.win as { target: string[] }).target).toEqual(['nsis']);
+    expect((config.mac as { target: string[] }).target).toEqual(['dmg']);
+  });
+
+  it('deb and rpm need the smart-card service, recommend espeak-ng and keep electron-builder’s own dependencies', () => {
+    const deb = config.deb as { depends: string[]; recommends: string[]; fpm: string[] };
+    const rpm = config.rpm as { depends: string[]; fpm: string[] };
+    // Setting `depends` replaces electron-builder's defaults (FpmTarget.getDefaultDepends), so they are listed too.
+    expect(deb.depends).toEqual(expect.arrayContaining(['libgtk-3-0', 'libnss3', 'libsecret-1-0', 'xdg-utils', 'pcscd', 'libpcsclite1']));
+    expect(deb.recommends).toEqual(expect.arrayContaining(['espeak-ng']));
+    // Fedora, RHEL and openSUSE ship pcscd in pcsc-lite.
+    expect(rpm.depends).toEqual(expect.arrayContaining(['gtk3', 'nss', 'xdg-utils', 'pcsc-lite']));
+    expect(rpm.fpm.join(' ')).toContain('--rpm-tag Recommends: espeak-ng');
+  });
+
+  it('installs the example policy and its schema to /etc/agentdesk/ as an example, never as the live policy.json, and the kiosk user unit (not enabled)', () => {
+    for (const fpm of [(config.deb as { fpm: string[] }).fpm, (config.rpm as { fpm: string[] }).fpm]) {
+      const files = fpm.filter((argument) => argument.includes('='));
+      expect(files).toEqual([
+        'resources/policy/example-kiosk-policy.json=/etc/agentdesk/policy.example.json',
+        'resources/policy/agentdesk-policy.schema.json=/etc/agentdesk/agentdesk-policy.schema.json',
+        'resources/packaging/linux/agentdesk-kiosk.service=/usr/lib/systemd/user/agentdesk-kiosk.service',
+      ]);
+      for (const file of files) expect(existsSync(new URL(`../../${file.split('=')[0]}`, import.meta.url)), file).toBe(true);
+      expect(files.some((file) => file.endsWith('=/etc/agentdesk/policy.json'))).toBe(false);
+    }
+  });
+
+  it('the packaged kiosk unit is the one `agentdesk kiosk install` would write for the installed app (npx tsx scripts/write-kiosk-unit.ts)', async () => {
+    const packaged = await readFile(new URL('../../resources/packaging/linux/agentdesk-kiosk.service', import.meta.url), 'utf8');
+    expect(packaged).toBe(systemdUnit([installedAppPath, '--kiosk'], packagedUnitHeader));
+    expect(packaged).toContain('Restart=on-failure');
+  });
+
+  it('registers the sign-in scheme the app uses, and installs the app where `agentdesk kiosk install` looks', () => {
+    expect(config.protocols).toEqual([{ name: 'AgentDesk sign-in', schemes: [privateUseScheme] }]);
+    // deb and rpm put the app in /opt/<productName>/<executableName>.
+    expect(installedAppPath).toBe(`/opt/${String(config.productName)}/${String(config.executableName)}`);
   });
 
   it('packages only the build output', () => {

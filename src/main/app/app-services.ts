@@ -43,9 +43,12 @@ import { UiMemory } from './ui-memory';
 import { WebPagesService, webPagesSource } from './web-pages';
 import { AdminPinGate, adminPinLockoutFileName } from '../policy/admin-pin-gate';
 import { AdminSession } from '../policy/admin-session';
-import { loadDevicePolicy, type DevicePolicyLoad } from '../policy/device-policy-file';
+import { loadDevicePolicy, systemDevicePolicyPath, type DevicePolicyLoad } from '../policy/device-policy-file';
 import { recognizerFromEnvironment, SpeechService, type Recognizer } from '../speech/speech-service';
 import { speechHandlers } from '../speech/speech-handlers';
+import { LogRing, ringLogger } from '../platform/log-ring';
+import { persistRecentLog } from '../store/recent-log-file';
+import { diagnosticsHandlers } from './diagnostics';
 import { guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
 
 export interface AppServicesOptions {
@@ -83,6 +86,11 @@ export interface AppServicesOptions {
   devicePolicy?: ActiveDevicePolicy;
   /** Tests: the clock of the admin PIN's lockout and unlock. */
   adminClock?: () => number;
+  /**
+   * The recent log for diagnostics: an entry that already feeds `log` into a ring passes it here
+   * (its own lines are then in it too); without one, the services keep their own.
+   */
+  logRing?: LogRing;
 }
 
 /** The web shell's downloads: no dialog in a plain browser page, so a free name in ~/Downloads. */
@@ -104,6 +112,8 @@ export interface AppServices {
   photos: PhotoService;
   /** Messages for the user (for example a settings file moved aside, a save that failed); see notices.ts. */
   notices: Notices;
+  /** The administrator entered the device policy's PIN (and it has not run out): kiosk keys and closing work again. */
+  adminUnlocked(): boolean;
   /** Stops what the services started (the built-in demo agent). */
   dispose(): Promise<void>;
 }
@@ -113,8 +123,12 @@ export interface AppServices {
  * hardware services on it (NFC's events wired as it starts), one handler table from each folder's
  * own, and a dispose.
  */
-export async function startAppServices(options: AppServicesOptions): Promise<AppServices> {
+export async function startAppServices(given: AppServicesOptions): Promise<AppServices> {
+  const logRing = given.logRing ?? new LogRing();
+  const options = { ...given, logRing, log: given.logRing ? given.log : ringLogger(given.log, logRing) };
   const ground = await openGround(options);
+  // The recent log is saved beside the settings, for `agentdesk diagnostics` (entries redacted as the ring kept them).
+  const recentLog = await persistRecentLog(logRing, options.userDataDir);
   const services = await startServices(options, ground);
   return {
     dispatcher: createDispatcher(handlerTable(options, ground, services), options.log),
@@ -122,7 +136,11 @@ export async function startAppServices(options: AppServicesOptions): Promise<App
     media: ground.media,
     photos: ground.photos,
     notices: ground.notices,
-    dispose: () => disposeServices(ground, services),
+    adminUnlocked: () => ground.admin.unlockedByPin(),
+    dispose: async () => {
+      await disposeServices(ground, services);
+      await recentLog.flush();
+    },
   };
 }
 
@@ -377,6 +395,21 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
     agentsHandlers({ agents, settings, agui, talkie, webPages }),
     nfcHandlers({ nfc }),
     photoHandlers({ photos }),
+    diagnosticsHandlers({
+      admin,
+      log: ground.log,
+      choosePath: options.chooseDownloadPath ?? downloadsFolderPath,
+      collect: async () => ({
+        app: { name: 'AgentDesk', version: options.version, shell: options.shell },
+        policy: options.devicePolicy ? { state: 'active', ...options.devicePolicy } : { state: 'none', file: systemDevicePolicyPath() },
+        settings: settings.get(),
+        tokenStorage: { kind: ground.secrets.kind, problem: ground.secrets.kind === 'memory' ? (ground.secrets.problem ?? ground.secrets.reason) : undefined },
+        nfc: nfc ? nfc.status() : { state: 'not_started', detail: 'NFC is off in this run.' },
+        media: media.state(),
+        notices: notices.list(),
+        logs: options.logRing?.list() ?? [],
+      }),
+    }),
     refuseDemo(options.devicePolicy) ?? demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),
     aguiHandlers({ agui }),
     agentcallHandlers({ agentCall }),

@@ -32,4 +32,10 @@ export class MediaPermissions {
   list(): MediaKind[] {
     return [...this.armed].sort();
   }
+
+  /** For the diagnostics bundle: whether the policy allows each kind and whether it is armed now. */
+  state(): Record<MediaKind, { allowedByPolicy: boolean; armed: boolean }> {
+    const of = (kind: MediaKind) => ({ allowedByPolicy: this.refused[kind] === undefined, armed: this.armed.has(kind) });
+    return { camera: of('camera'), microphone: of('microphone') };
+  }
 }

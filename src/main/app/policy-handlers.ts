@@ -110,6 +110,8 @@ export function policyFailedServices(
     media: new MediaPermissions({ camera: failure.message, microphone: failure.message }),
     photos: new PhotoService({ log: options.log }),
     notices,
+    // No policy could be read, so no PIN: nothing unlocks the kiosk from the screen (an administrator fixes the file).
+    adminUnlocked: () => false,
     dispose: async () => undefined,
   };
 }

@@ -4,6 +4,9 @@ import { aguiChat } from './agui-chat';
 import { chat } from './chat';
 import { parseScanTimeout, readers, scan } from './nfc';
 import { conformance } from './conformance';
+import { diagnostics } from './diagnostics';
+import { kioskInstall } from './kiosk-install';
+import { resolveUserDataDir } from '../platform/paths';
 import { exitCodes, processIo, UsageError } from './output';
 import { photo } from './photo';
 import { policyCheck, policyHashPin } from './policy';
@@ -47,6 +50,16 @@ Usage:
   agentdesk policy hash-pin                        the admin PIN from stdin → the salted hash for
                                                     the policy's admin.pinHash
 
+  agentdesk diagnostics --out FILE [--policy FILE] write the diagnostics bundle (one JSON file:
+                                                    versions, platform, the policy without secrets,
+                                                    settings, keychain, NFC readers, redacted log)
+
+  agentdesk kiosk install [--autostart] [--web | --exec PATH] [--dry-run]
+                                                    Linux: start AgentDesk in kiosk mode at login
+                                                    and again after a crash (a systemd user unit,
+                                                    or an XDG autostart entry with --autostart)
+  agentdesk kiosk uninstall [--dry-run]            remove them
+
   agentdesk readers [--json]                       the smart-card service and the NFC readers
   agentdesk scan [--json] [--key-file PATH] [--timeout S]
                                                     wait for one NFC tap (default 30 s); prints
@@ -84,6 +97,11 @@ export async function main(argv: string[]): Promise<number> {
       timeout: { type: 'string' },
       agui: { type: 'string' },
       'forwarded-props': { type: 'string' },
+      policy: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      autostart: { type: 'boolean', default: false },
+      web: { type: 'boolean', default: false },
+      exec: { type: 'string' },
     },
   });
   const address = () => {
@@ -128,6 +146,19 @@ export async function main(argv: string[]): Promise<number> {
         return policyHashPin(process.stdin, processIo);
       }
       throw new UsageError('agentdesk policy check [FILE] [--json] | agentdesk policy hash-pin');
+    }
+    case 'diagnostics':
+      if (positionals.length > 0) throw new UsageError('agentdesk diagnostics takes no arguments but --out FILE [--policy FILE].');
+      return diagnostics({ out: values.out, policyFile: values.policy, userDataDir: resolveUserDataDir(), version: packageJson.version }, processIo);
+    case 'kiosk': {
+      const [action, ...extra] = positionals;
+      if ((action !== 'install' && action !== 'uninstall') || extra.length > 0) throw new UsageError('agentdesk kiosk install [--autostart] [--web | --exec PATH] [--dry-run] | agentdesk kiosk uninstall [--dry-run]');
+      if (process.platform !== 'linux') throw new UsageError('agentdesk kiosk install is for Linux; on Windows and macOS a kiosk device policy makes AgentDesk a login item itself.');
+      if (values.web && values.exec !== undefined) throw new UsageError('--web starts the web shell; --exec names the installed app: one or the other.');
+      return kioskInstall(
+        { action, way: values.autostart ? 'autostart' : 'systemd', target: values.web ? { kind: 'web' } : { kind: 'app', exec: values.exec }, dryRun: values['dry-run'] },
+        processIo,
+      );
     }
     case 'readers':
       return readers({ json: values.json }, processIo);

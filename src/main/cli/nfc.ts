@@ -86,6 +86,16 @@ function describeReaders(status: NfcStatus): string[] {
   return lines;
 }
 
+/** The reader service's settled status (then stopped), for `agentdesk diagnostics`. */
+export async function readerStatus(deps: NfcCliDeps = {}, timeoutMs: number = serviceStartMs): Promise<NfcStatus> {
+  const service = startService(deps, () => Promise.reject(new DeviceKeyError('not needed to list readers')));
+  try {
+    return await settledStatus(service, timeoutMs);
+  } finally {
+    await service.dispose();
+  }
+}
+
 export async function readers(options: { json: boolean; timeoutMs?: number }, io: Io, deps: NfcCliDeps = {}): Promise<number> {
   const service = startService(deps, () => Promise.reject(new DeviceKeyError('not needed to list readers')));
   try {

@@ -1,4 +1,4 @@
-import { app, BrowserWindow, dialog, globalShortcut, ipcMain, protocol, session, shell, utilityProcess, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, globalShortcut, ipcMain, Menu, protocol, session, shell, utilityProcess, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { completePrivateUseRedirect } from '../auth/oauth-client';
@@ -8,9 +8,11 @@ import { methodChannel, methodNames } from '../../shared/ipc/contract';
 import { fail } from '../../shared/ipc/errors';
 import { pageSecurityHeaders } from '../platform/content-security-policy';
 import { createLogger } from '../platform/logger';
+import { LogRing, ringLogger } from '../platform/log-ring';
 import { readStaticFile } from '../platform/static-files';
 import { startAppServicesUnderPolicy, type AppServices } from '../app/app-services';
 import { CrashReloadPolicy, crashLoopMessage } from './crash-reload';
+import { HangWatch, KioskGuard, kioskCrashReloadDelayMs, loginItemSettings } from './kiosk';
 import {
   appEntryUrl,
   appHost,
@@ -51,7 +53,9 @@ export function policyArguments(argv: readonly string[]): ElectronPolicyStart {
 }
 
 export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(), policyStart: ElectronPolicyStart = policyArguments(process.argv)): Promise<void> {
-  const log = createLogger();
+  // The recent log for diagnostics (Settings → Save diagnostics…) hears the window's lines too.
+  const logRing = new LogRing();
+  const log = ringLogger(createLogger(), logRing);
 
   // Single instance: a second launch focuses the first window instead of opening another app.
   if (!app.requestSingleInstanceLock()) {
@@ -97,6 +101,7 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(),
       return result.canceled ? undefined : result.filePath;
     },
     log,
+    logRing,
   }, policyStart);
   if ('refused' in started) {
     // Outside kiosk mode: refuse to start, saying why (a window of its own: a desktop launch has no terminal).
@@ -106,6 +111,13 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(),
     return;
   }
   const { services, kiosk } = started;
+  // Kiosk mode (issue #18): the decisions live in kiosk.ts; here they are only wired to Electron's events.
+  const guard = new KioskGuard({ kiosk, platform: process.platform, adminUnlocked: () => services.adminUnlocked(), log });
+  if (kiosk) Menu.setApplicationMenu(null);
+  app.on('before-quit', () => guard.appQuitting());
+  // Windows and macOS: a kiosk policy starts AgentDesk at login (Linux: `agentdesk kiosk install`).
+  const loginItem = loginItemSettings({ platform: process.platform, policy: started.policy.state === 'active' ? { kiosk: started.policy.policy.kiosk === true } : started.policy.state });
+  if (loginItem) app.setLoginItemSettings(loginItem);
 
   protocol.handle(appScheme, async (request) => {
     const url = new URL(request.url);
@@ -136,21 +148,46 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(),
       minHeight: 600,
       title: 'AgentDesk',
       backgroundColor: '#f6f7f9',
-      // Kiosk mode (device policy or --kiosk): full screen, no window controls.
-      ...(kiosk ? { kiosk: true } : {}),
+      // Kiosk mode (device policy or --kiosk): full screen, no window controls, no menu bar, no developer tools.
+      ...guard.windowOptions(),
       show: false,
-      webPreferences: { ...secureWebPreferences, preload: paths.preloadPath },
+      webPreferences: { ...secureWebPreferences, ...(guard.devTools() ? {} : { devTools: false }), preload: paths.preloadPath },
     });
     const current = window;
     const disconnect = services.events.connect((channel, payload) => current.webContents.send(channel, payload));
     current.webContents.on('input-event', (_event, input) => gestures.observe(input.type));
+    // Kiosk keys (src/shared/device-policy/kiosk-keys.ts): Alt+F4, Ctrl/Cmd+W, Ctrl/Cmd+Q, F11, … do nothing until the admin unlock.
+    current.webContents.on('before-input-event', (event, input) => {
+      if (guard.blocksInput(input)) event.preventDefault();
+    });
+    current.webContents.on('context-menu', (event) => {
+      if (guard.refusesContextMenu()) event.preventDefault();
+    });
+    current.on('close', (event) => {
+      if (guard.refusesClose()) event.preventDefault();
+    });
+    current.on('leave-full-screen', () => {
+      if (guard.returnsToFullScreen() && !current.isDestroyed()) current.setKiosk(true);
+    });
+    // A hung renderer: given up after a grace time, crashed and reloaded like a crashed one.
+    const hang = new HangWatch();
+    current.webContents.on('unresponsive', () =>
+      hang.unresponsive(() => {
+        if (current.isDestroyed()) return;
+        log.warn('window', 'the renderer does not respond: ending it, to reload it as after a crash');
+        current.webContents.forcefullyCrashRenderer();
+      }),
+    );
+    current.webContents.on('responsive', () => hang.responsive());
     // A crashed or killed renderer is reloaded (its state comes back from main), at most 3 times a minute.
     const crashes = new CrashReloadPolicy();
     current.webContents.on('render-process-gone', (_event, details) => {
       const decision = crashes.decide(details.reason);
       if (decision === 'ignore' || current.isDestroyed()) return;
-      log.warn('window', `the renderer process is gone (${details.reason}, exit code ${details.exitCode}): ${decision === 'reload' ? 'reloading' : 'asking'}`);
+      log.warn('window', `the renderer process is gone (${details.reason}, exit code ${details.exitCode}): ${decision === 'reload' ? 'reloading' : guard.kiosk ? 'reloading after a pause (kiosk)' : 'asking'}`);
       if (decision === 'reload') return current.webContents.reload();
+      // A kiosk asks no one: it keeps reloading, each time after a pause.
+      if (guard.kiosk) return void setTimeout(() => current.isDestroyed() || current.webContents.reload(), kioskCrashReloadDelayMs);
       const { message, detail, buttons } = crashLoopMessage(app.getLocale());
       void dialog.showMessageBox(current, { type: 'error', message, detail, buttons, defaultId: 0, cancelId: 1, noLink: true }).then(({ response }) => {
         if (current.isDestroyed()) return;

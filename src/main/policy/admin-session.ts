@@ -27,6 +27,14 @@ export class AdminSession {
     return this.gate === undefined || this.now() < this.unlockedUntil;
   }
 
+  /**
+   * The administrator entered the policy's PIN within `adminUnlockMs`: a kiosk's window may then be
+   * closed or left. Without a PIN in the policy there is no one to unlock it from the screen (false).
+   */
+  unlockedByPin(): boolean {
+    return this.gate !== undefined && this.now() < this.unlockedUntil;
+  }
+
   async unlock(pin: string): Promise<AdminUnlockResponse> {
     if (!this.gate) return { unlocked: false, reason: 'no_pin', retryAfterSeconds: 0, freeTriesLeft: 0 };
     const answer = await this.gate.unlock(pin);

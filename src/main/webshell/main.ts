@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import packageJson from '../../../package.json';
 import { createLogger } from '../platform/logger';
+import { LogRing, ringLogger } from '../platform/log-ring';
 import { resolveUserDataDir } from '../platform/paths';
 import { startAppServicesUnderPolicy } from '../app/app-services';
 import { chromiumSandbox, findChromium, openInChromium, openWithSystemBrowser, userNamespacesAvailable, writeLaunchFile } from './browser';
@@ -45,11 +46,13 @@ async function main(): Promise<void> {
     process.exit(2);
   }
 
-  const log = createLogger({ level: process.env.AGENTDESK_LOG === 'silent' ? 'silent' : 'info' });
+  // The recent log for diagnostics hears the web shell's own lines too.
+  const logRing = new LogRing();
+  const log = ringLogger(createLogger({ level: process.env.AGENTDESK_LOG === 'silent' ? 'silent' : 'info' }), logRing);
   const userDataDir = values['user-data'] ?? resolveUserDataDir();
   // The device policy (issue #18) comes first: one that cannot be used runs nothing.
   const started = await startAppServicesUnderPolicy(
-    { userDataDir, shell: 'web', version: packageJson.version, openExternal: openWithSystemBrowser, log },
+    { userDataDir, shell: 'web', version: packageJson.version, openExternal: openWithSystemBrowser, log, logRing },
     { policyFile: values.policy, kiosk: values.kiosk === true },
   );
   if ('refused' in started) {

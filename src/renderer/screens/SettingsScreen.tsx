@@ -18,6 +18,7 @@ import type { AppInfo } from '../hooks/useApiData';
 import { call, type LiveResource, type Resource } from '../hooks/useLiveResource';
 import { useI18n } from '../i18n/I18nProvider';
 import type { MessageKey } from '../i18n/strings';
+import { DiagnosticsSection } from './settings/DiagnosticsSection';
 import './nfc/nfc.css';
 
 type Group = 'language' | 'appearance' | 'signIn' | 'nfc' | 'voice' | 'developer';
@@ -121,6 +122,7 @@ export function SettingsScreen({ api, headingRef, settings, info, onBack }: Sett
         </button>
       </div>
       {body}
+      <DiagnosticsSection api={api} />
       <About info={info} />
     </div>
   );

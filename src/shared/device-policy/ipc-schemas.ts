@@ -45,3 +45,13 @@ export const adminUnlockResponseSchema = z.discriminatedUnion('unlocked', [
   }),
 ]);
 export type AdminUnlockResponse = z.infer<typeof adminUnlockResponseSchema>;
+
+/**
+ * `diagnostics.save` (Settings → Save diagnostics…): main writes the diagnostics bundle (one JSON
+ * file, src/main/app/diagnostics.ts) where the user chose; `saved: false` when they cancelled.
+ */
+export const diagnosticsSaveResponseSchema = z.discriminatedUnion('saved', [
+  z.strictObject({ saved: z.literal(true), file: z.string().max(4096), bytes: z.number().int().positive() }),
+  z.strictObject({ saved: z.literal(false) }),
+]);
+export type DiagnosticsSaveResponse = z.infer<typeof diagnosticsSaveResponseSchema>;

@@ -20,7 +20,7 @@ import { ipcBytes } from './binary';
 import { noticeLimits, noticeSchema } from './notices';
 import { uiMemoryMethods } from './ui-memory-schemas';
 import { speechMethods } from '../speech/ipc-schemas';
-import { adminUnlockRequestSchema, adminUnlockResponseSchema, devicePolicyStatusSchema } from '../device-policy/ipc-schemas';
+import { adminUnlockRequestSchema, adminUnlockResponseSchema, devicePolicyStatusSchema, diagnosticsSaveResponseSchema } from '../device-policy/ipc-schemas';
 
 /**
  * THE IPC contract: every method the renderer may call and every event it may subscribe to.
@@ -163,6 +163,12 @@ export const contract = {
     'policy.status': { request: empty, response: devicePolicyStatusSchema },
     /** The admin PIN (device policy): a right PIN allows settings changes for a while; wrong tries lock it for a growing wait. */
     'policy.unlockAdmin': { request: adminUnlockRequestSchema, response: adminUnlockResponseSchema, gesture: 'The admin PIN is taken only from your own key press or click.' },
+    /**
+     * Settings → Save diagnostics…: main writes the diagnostics bundle (versions, platform, the policy
+     * without secrets, settings, reader and camera state, the redacted recent log) where the user chooses.
+     * Under a device policy admin PIN it needs the unlock, like settings changes.
+     */
+    'diagnostics.save': { request: empty, response: diagnosticsSaveResponseSchema, gesture: 'Diagnostics are saved only when you click Save diagnostics.' },
     'settings.get': { request: empty, response: settingsSchema },
     'settings.update': { request: z.strictObject({ patch: settingsPatchSchema }), response: settingsSchema },
     'agents.list': { request: empty, response: z.strictObject({ agents: z.array(agentEntrySchema) }) },

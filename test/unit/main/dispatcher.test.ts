@@ -86,6 +86,7 @@ describe('user gestures, checked once in the dispatcher', () => {
         'agentcall.answerProposal',
         'agentcall.callOffer',
         'agentcall.sendObservation',
+        'diagnostics.save',
         'agui.resume',
         'external.open',
         'nfc.arm',

@@ -239,4 +239,52 @@ describe('the device policy in the Electron app', () => {
     expect(fake.state.windows[0]!.options).not.toHaveProperty('kiosk');
     expect(await invoke(methodChannel('policy.status'), {})).toEqual({ ok: true, value: { state: 'none' } });
   });
+
+  it('kiosk mode: no menu or developer tools; kiosk keys, closing and leaving full screen refused until the admin PIN; a hung or crash-looping renderer reloads without asking', async () => {
+    const { hashAdminPin } = await import('../../../src/main/policy/admin-pin');
+    await startWithPolicy(JSON.stringify({ policyVersion: 1, kiosk: true, admin: { pinHash: await hashAdminPin('2468') } }));
+    const window = fake.state.windows[0]!;
+    const contents = window.webContents;
+    expect(window.options).toMatchObject({ kiosk: true, fullscreen: true, webPreferences: expect.objectContaining({ devTools: false }) });
+    expect(fake.state.menus).toEqual([null]);
+    // Linux: no login item (agentdesk kiosk install writes the autostart entry).
+    expect(fake.state.loginItems).toEqual([]);
+
+    const press = (key: string, modifiers: Record<string, boolean> = {}) => {
+      const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+      contents.events.get('before-input-event')!(event, { type: 'keyDown', key, control: false, alt: false, shift: false, meta: false, ...modifiers });
+      return event.defaultPrevented;
+    };
+    const closeWindow = () => {
+      const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+      window.events.get('close')!(event);
+      return event.defaultPrevented;
+    };
+    expect([press('F4', { alt: true }), press('w', { control: true }), press('q', { control: true }), press('F11')]).toEqual([true, true, true, true]);
+    expect(press('a')).toBe(false);
+    expect(closeWindow()).toBe(true);
+    window.events.get('leave-full-screen')!();
+    expect(window.kioskCalls).toEqual([true]);
+
+    // The administrator's PIN (typed: a real key press seen by main) unlocks them.
+    contents.events.get('input-event')!({}, { type: 'keyDown' });
+    expect(await invoke(methodChannel('policy.unlockAdmin'), { pin: '2468' })).toMatchObject({ ok: true, value: { unlocked: true } });
+    expect(press('F4', { alt: true })).toBe(false);
+    expect(closeWindow()).toBe(false);
+
+    vi.useFakeTimers();
+    try {
+      contents.events.get('unresponsive')!();
+      vi.advanceTimersByTime(2000);
+      expect(contents.crashes).toBe(1);
+      const gone = () => contents.events.get('render-process-gone')!({}, { reason: 'crashed', exitCode: 1 });
+      for (let n = 0; n < 4; n++) gone();
+      expect(contents.reloads).toBe(3);
+      vi.advanceTimersByTime(3000);
+      expect(contents.reloads).toBe(4);
+      expect(fake.state.messageBoxes).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });

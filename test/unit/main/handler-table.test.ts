@@ -3,6 +3,7 @@ import { agentcallHandlers } from '../../../src/main/agentcall/agentcall-handler
 import { agentsHandlers } from '../../../src/main/app/agents-handlers';
 import { appHandlers } from '../../../src/main/app/app-handlers';
 import { demoHandlers } from '../../../src/main/app/demo-handlers';
+import { diagnosticsHandlers } from '../../../src/main/app/diagnostics';
 import { policyHandlers } from '../../../src/main/app/policy-handlers';
 import { aguiHandlers } from '../../../src/main/agui/agui-handlers';
 import type { Handlers } from '../../../src/main/ipc/dispatcher';
@@ -21,6 +22,7 @@ describe('the handler tables each folder exports', () => {
     const tables = [
       appHandlers({ version: '0', shell: 'web', notices: standIn(), settings: standIn(), uiMemory: standIn(), openExternal: standIn(), media: standIn() }),
       policyHandlers({ devicePolicy: undefined, admin: standIn() }),
+      diagnosticsHandlers({ admin: standIn(), collect: standIn(), choosePath: standIn(), log: standIn() }),
       agentsHandlers({ agents: standIn(), settings: standIn(), agui: standIn(), talkie: standIn(), webPages: standIn() }),
       nfcHandlers({ nfc: undefined }),
       photoHandlers({ photos: standIn() }),

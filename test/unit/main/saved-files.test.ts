@@ -9,6 +9,8 @@ import { agentsFileFormat, AgentRegistry } from '../../../src/main/store/agent-r
 import { hashAdminPin } from '../../../src/main/policy/admin-pin';
 import { AdminPinGate, adminPinLockoutFileFormat, adminPinLockoutFileName } from '../../../src/main/policy/admin-pin-gate';
 import { JsonFileStore } from '../../../src/main/store/json-file-store';
+import { persistRecentLog, readRecentLog, recentLogFileFormat, recentLogFileName } from '../../../src/main/store/recent-log-file';
+import { LogRing } from '../../../src/main/platform/log-ring';
 import { SettingsService } from '../../../src/main/store/settings-service';
 import { approvalsFileFormat, EndpointApprovals } from '../../../src/main/talkie/endpoint-approvals';
 import { aguiThreadFileFormat, restoreThread } from '../../../src/shared/agui/thread-persistence';
@@ -38,6 +40,7 @@ const formats: [fixture: string, SavedFileFormat][] = [
   ['demo-agent', demoStateFileFormat],
   ['demo-agent.agui-key', aguiDemoSecretFileFormat],
   ['admin-pin-lockout', adminPinLockoutFileFormat],
+  ['recent-log', recentLogFileFormat],
 ];
 
 /** `<name>.v<N>.json`, or `<name>.v<N>` for a version that was not JSON. */
@@ -97,6 +100,19 @@ describe('saved files: versions and fixtures', () => {
     clock.now += 20_000;
     expect(await pins.unlock('0000')).toMatchObject({ reason: 'wrong', retryAfterSeconds: 60 });
     expect(await json(join(dir, adminPinLockoutFileName))).toEqual({ schemaVersion: adminPinLockoutFileFormat.current, failures: 6, lockedUntil: '2026-12-02T10:01:30.000Z' });
+  });
+
+  it('recent-log.json v1 reads with nothing lost (agentdesk diagnostics) and the next save writes the current version', async () => {
+    const dir = await tempDir();
+    const fixture = await fixtureOf('recent-log', 1);
+    await copyFile(fixture, join(dir, recentLogFileName));
+    const saved = await json(fixture);
+    expect(await readRecentLog(dir)).toEqual({ file: join(dir, recentLogFileName), log: saved });
+    const ring = new LogRing();
+    const persisted = await persistRecentLog(ring, dir, { delayMs: 0 });
+    ring.push('warn', 'store', 'a later entry');
+    await persisted.flush();
+    expect(await json(join(dir, recentLogFileName))).toMatchObject({ schemaVersion: recentLogFileFormat.current, entries: [{ level: 'warn', area: 'store', message: 'a later entry' }] });
   });
 
   it('talkie-servers.json v1 loads with nothing lost and is written back in the current version', async () => {

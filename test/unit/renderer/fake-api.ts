@@ -192,6 +192,7 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'app.info': () => ok({ name: 'AgentDesk', version: '0.1.0', shell: state.shell, platform: 'linux', notices: [...state.notices] }),
     'policy.status': () => ok(state.policy),
     'policy.unlockAdmin': () => ok({ unlocked: false, reason: 'no_pin', retryAfterSeconds: 0, freeTriesLeft: 0 }),
+    'diagnostics.save': () => ok({ saved: true, file: '/home/user/Downloads/agentdesk-diagnostics.json', bytes: 2048 }),
     'settings.get': () => ok(state.settings),
     'settings.update': ({ patch }) => {
       state.settings = applySettingsPatch(state.settings, patch);
