@@ -591,6 +591,7 @@ export const en = {
   'error.keychain_unavailable': 'The keychain is not available.',
   'error.voice_session_expired': 'The voice connection expired; start the call again.',
   'error.speech_unavailable': 'Speech is not available on this computer.',
+  'error.speech_model_invalid': 'This folder holds no speech model AgentDesk can use.',
   'error.unknown': 'Something went wrong.',
   // Plain AG-UI servers (screens/agui, Home's add form and demo tile)
   'add.agui': 'This is a plain AG-UI endpoint (POST + SSE)',
@@ -1318,6 +1319,7 @@ export const cs: Catalogue = {
   'error.keychain_unavailable': 'Klíčenka není dostupná.',
   'error.voice_session_expired': 'Hlasové spojení vypršelo; zahajte hovor znovu.',
   'error.speech_unavailable': 'Řeč není na tomto počítači k dispozici.',
+  'error.speech_model_invalid': 'V této složce není model řeči, který by AgentDesk mohl použít.',
   'error.unknown': 'Něco se pokazilo.',
   // Obyčejné servery AG-UI (screens/agui, formulář pro přidání a dlaždice dema na domovské obrazovce)
   'add.agui': 'Jde o obyčejný koncový bod AG-UI (POST + SSE)',

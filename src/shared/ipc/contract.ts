@@ -19,7 +19,7 @@ import { threadSearchRequestSchema, threadSearchResponseSchema } from '../thread
 import { ipcBytes } from './binary';
 import { noticeLimits, noticeSchema } from './notices';
 import { uiMemoryMethods } from './ui-memory-schemas';
-import { speechMethods } from '../speech/ipc-schemas';
+import { speechEvents, speechMethods } from '../speech/ipc-schemas';
 import { adminUnlockRequestSchema, adminUnlockResponseSchema, devicePolicyStatusSchema } from '../device-policy/ipc-schemas';
 
 /**
@@ -333,6 +333,7 @@ export const contract = {
     ...talkieVoiceEvents,
     ...agentCallEvents,
     ...aguiEvents,
+    ...speechEvents,
   },
 } as const;
 
