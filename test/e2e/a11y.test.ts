@@ -178,7 +178,17 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
 
     await page.getByRole('button', { name: 'Settings' }).click();
     await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    const speech = page.getByRole('group', { name: 'Speech' });
+    await speech.waitFor();
     await expectNoViolations(page, 'Settings');
+
+    // Settings → Speech with a folder that holds no model (the user-data folder): main's real check refuses it.
+    await speech.getByRole('textbox', { name: 'Model folder' }).fill(dir);
+    await speech.getByRole('button', { name: 'Import', exact: true }).click();
+    await speech.getByText('This folder holds no speech model AgentDesk can use.').waitFor({ timeout: 30_000 });
+    await speech.getByRole('button', { name: 'Details' }).click();
+    await speech.getByText(/an encoder \.onnx file, a decoder \.onnx file, a tokens file \(tokens\.txt\) missing/).waitFor();
+    await expectNoViolations(page, 'Settings → Speech, a wrong folder');
   });
 
   it('the narrow window: the drawer open', { timeout: 60_000 }, async () => {
