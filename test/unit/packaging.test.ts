@@ -33,6 +33,8 @@ describe('electron-builder config', () => {
     // sharp and @napi-rs/keyring are Node-API prebuilds and load as they are, but native files cannot load from inside an asar.
     expect(config.npmRebuild).toBe(true);
     expect(config.asarUnpack).toEqual(expect.arrayContaining(['**/*.node', '**/node_modules/sharp/**/*', '**/node_modules/@img/**/*']));
+    // sherpa-onnx's addon loads libonnxruntime.so and libsherpa-onnx-c-api.so beside it: the OS loader cannot read them from the asar.
+    expect(config.asarUnpack).toContain('**/node_modules/sherpa-onnx-*/**/*');
   });
 
   it('packages only the build output', () => {
