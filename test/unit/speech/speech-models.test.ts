@@ -105,6 +105,22 @@ describe('sherpa-onnx in the recognizer process', { timeout: 60_000 }, () => {
     client.close();
   });
 
+  it('a corrupt Whisper model and a missing file are clear errors too', async () => {
+    const folder = await corruptTransducerFolder(await tempDir(), 'sherpa-onnx-whisper-tiny');
+    const whisper = new RecognizerClient({
+      log: memoryLogger(),
+      maxFailures: 1,
+      model: { kind: 'whisper', encoder: join(folder, 'encoder-epoch-99-avg-1.onnx'), decoder: join(folder, 'decoder-epoch-99-avg-1.onnx'), tokens: join(folder, 'tokens.txt'), language: '' },
+    });
+    await expect(whisper.load()).rejects.toMatchObject({ message: expect.stringMatching(/^the speech model could not be loaded: Load model from .*\.onnx failed: ?Protobuf parsing failed\.$/) });
+    expect(whisper.refusal).toContain('Protobuf parsing failed');
+    whisper.close();
+    // sherpa-onnx refuses a missing file without aborting: its own words from stderr.
+    const missing = new RecognizerClient({ log: memoryLogger(), model: { kind: 'whisper', encoder: join(folder, 'gone.onnx'), decoder: join(folder, 'gone.onnx'), tokens: join(folder, 'gone.txt'), language: '' } });
+    await expect(missing.load()).rejects.toMatchObject({ message: expect.stringMatching(/^the speech model could not be loaded: Please check your config!/) });
+    missing.close();
+  });
+
   it('importing a corrupt model fails with the engine\'s words and leaves nothing behind', async () => {
     const userDataDir = await tempDir();
     const folder = await corruptTransducerFolder(await tempDir());
@@ -162,6 +178,22 @@ describe('an imported model (fixture engine in the recognizer process)', { timeo
     await expect(handlers['speech.transcribe']({ pcm: tone, sampleRate: 16_000 })).rejects.toMatchObject({ code: 'speech_unavailable' });
     await expect.poll(async () => (await readdir(join(userDataDir, 'speech-models'))).length).toBe(0);
     models.dispose();
+  });
+
+  it('queues a bounded number of utterances: one being recognised, two waiting, the rest refused as busy (retryable)', async () => {
+    const folder = await transducerFolder(await tempDir(), 'fixture-en', 'FIXTURE-MODEL hi\n');
+    const client = new RecognizerClient({
+      log: memoryLogger(),
+      launcher: fixtureRecognizerLauncher(),
+      maxQueued: 2,
+      model: { kind: 'transducer', encoder: join(folder, 'encoder-epoch-99-avg-1.onnx'), decoder: join(folder, 'decoder-epoch-99-avg-1.onnx'), joiner: join(folder, 'joiner-epoch-99-avg-1.onnx'), tokens: join(folder, 'tokens.txt') },
+    });
+    const speech = new SpeechService({ recognizer: () => ({ engine: 'sherpa-onnx', stt: client }) });
+    const outcomes = await Promise.allSettled(Array.from({ length: 6 }, () => speech.transcribe(tone, 16_000)));
+    expect(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as { code: string }).code))).toEqual(['hi', 'hi', 'hi', 'speech_unavailable', 'speech_unavailable', 'speech_unavailable']);
+    expect(outcomes[5]).toMatchObject({ reason: { retryable: true, message: expect.stringContaining('the speech recognizer is busy (2 utterances waiting)') } });
+    expect(client.starts).toBe(1);
+    client.close();
   });
 
   it('refuses at load a model whose file changed after the import (sha256), and loads it again unchanged after a restart', async () => {
