@@ -95,6 +95,20 @@ describe('Settings → Speech', () => {
     expect(within(group).getByRole('status').textContent).toBe('');
   });
 
+  it('says when the imported model cannot be used now, with main\'s reason behind Details', async () => {
+    const backend = speechBackend();
+    const reason = 'The speech model could not be loaded: its file encoder.onnx changed since it was imported; import the model again.';
+    backend.handle('speech.status', () => ({
+      ok: true,
+      value: { synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: false, engine: 'sherpa-onnx', model: { name: czechModel.name, languages: czechModel.languages }, reason, imported: czechModel, folderChooser: false } },
+    }));
+    const { user, group } = await openSpeech(backend);
+    const line = within(group).getByText('The imported model cannot be used now; import it again.');
+    await user.click(within(line).getByRole('button', { name: 'Details' }));
+    expect(within(group).getByText(reason)).toBeTruthy();
+    expect(within(group).getByRole('button', { name: 'Remove model' })).toBeTruthy();
+  });
+
   it('in Czech', async () => {
     const backend = speechBackend();
     backend.model.current = czechModel;
