@@ -122,6 +122,8 @@ export class RecognizerClient implements SpeechToText {
     const running = this.running;
     this.running = undefined;
     if (running) {
+      // Settles a load or an utterance in flight at once (also a start still hashing the model's files).
+      running.fail(error);
       running.channel.send({ type: 'shutdown' });
       setTimeout(() => running.channel.kill(), 1_000).unref();
     }
@@ -134,7 +136,10 @@ export class RecognizerClient implements SpeechToText {
     this.busy = true;
     try {
       await this.load();
-      job.resolve(await this.send(this.running!, job.pcm));
+      // Closed (or the process gone) meanwhile: say so rather than send to a process that is not there.
+      const running = this.running;
+      if (this.closed || !running) throw new SpeechEngineError('failed', 'the speech recognizer was stopped');
+      job.resolve(await this.send(running, job.pcm));
     } catch (error) {
       job.reject(error instanceof Error ? error : new Error(String(error)));
     } finally {
@@ -250,7 +255,8 @@ export class RecognizerClient implements SpeechToText {
     running.channel = { pid: undefined, send: () => undefined, kill: () => undefined };
     void before().then(
       () => {
-        if (ended || this.closed) return;
+        if (ended) return;
+        if (this.closed) return running.fail(new SpeechEngineError('failed', 'the speech recognizer was stopped'));
         try {
           launch();
         } catch (error) {

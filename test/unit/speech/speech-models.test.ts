@@ -193,7 +193,10 @@ describe('an imported model (fixture engine in the recognizer process)', { timeo
     expect(outcomes.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as { code: string }).code))).toEqual(['hi', 'hi', 'hi', 'speech_unavailable', 'speech_unavailable', 'speech_unavailable']);
     expect(outcomes[5]).toMatchObject({ reason: { retryable: true, message: expect.stringContaining('the speech recognizer is busy (2 utterances waiting)') } });
     expect(client.starts).toBe(1);
+    // Closing settles what is in flight at once (an import replacing the model closes the old one).
+    const inFlight = client.transcribe({ sampleRate: 16_000, samples: new Int16Array(tone.buffer) });
     client.close();
+    await expect(inFlight).rejects.toMatchObject({ message: 'the speech recognizer was stopped' });
   });
 
   it('refuses at load a model whose file changed after the import (sha256), and loads it again unchanged after a restart', async () => {
