@@ -18,6 +18,8 @@ import tseslint from 'typescript-eslint';
  *                  only app/ and cli/ may import demo/.
  *   the NFC reader process (readerProcessFiles: its own process, a utilityProcess or a Node child)
  *                → its own files, src/shared, Node built-ins and nfc-pcsc
+ *   the speech recognizer process (recognizerProcessFiles: likewise) → its own files, src/shared,
+ *                Node built-ins and sherpa-onnx-node
  * and each runtime imports only the npm packages runtimePackages lists for it.
  * test/unit/boundaries.test.ts proves each rule fires.
  */
@@ -60,6 +62,9 @@ const demoFence = zone(
 /** The files that run in the NFC reader process (out/main/nfc-reader.js), not in main. */
 export const readerProcessFiles = ['reader-process', 'reader-worker', 'tag-read', 'built-entry'];
 
+/** The files that run in the speech recognizer process (out/main/speech-recognizer.js), not in main. */
+export const recognizerProcessFiles = ['recognizer-process', 'recognizer-worker', 'sherpa-engine'];
+
 /**
  * The npm packages each runtime may import (bare specifiers; Node built-ins are governed by the rules
  * above). shared's are pure (no Node.js or DOM globals), so every runtime gets them through shared;
@@ -77,6 +82,8 @@ export const runtimePackages = {
   // `agentdesk conformance` makes a real WebRTC call for Talkie §10 (loaded only when it does).
   'main/cli': [...mainPackages, 'node-datachannel'],
   'NFC reader process': ['nfc-pcsc'],
+  // sherpa-onnx (its native addon) is loaded only in the recognizer process: a corrupt model aborts the process that loads it.
+  'speech recognizer process': ['sherpa-onnx-node'],
 };
 /** Where each runtime's files are (a later entry wins over an earlier one for the same file). */
 const runtimeFiles = {
@@ -88,6 +95,7 @@ const runtimeFiles = {
   'main/demo': ['src/main/demo/**/*.ts'],
   'main/cli': ['src/main/cli/**/*.ts'],
   'NFC reader process': readerProcessFiles.map((name) => `src/main/nfc/${name}.ts`),
+  'speech recognizer process': recognizerProcessFiles.map((name) => `src/main/speech/${name}.ts`),
 };
 
 /** @param {string} specifier the npm package a bare specifier names, or undefined for a relative path or a Node built-in */
@@ -160,7 +168,12 @@ const runtimeImportBlocks = /** @type {(keyof typeof runtimePackages)[]} */ (Obj
               relative: `^(?:\\./(?:${readerProcessFiles.join('|')})|(?:\\.\\./\\.\\./shared/.+))$`,
               relativeMessage: `the NFC reader process runs alone (a utility or child process): it imports only its own files (${readerProcessFiles.join(', ')}), src/shared, Node.js built-ins and nfc-pcsc.`,
             }
-          : {}),
+          : runtime === 'speech recognizer process'
+            ? {
+                relative: `^(?:\\./(?:${recognizerProcessFiles.join('|')})|(?:\\.\\./\\.\\./shared/.+))$`,
+                relativeMessage: `the speech recognizer process runs alone (a utility or child process): it imports only its own files (${recognizerProcessFiles.join(', ')}), src/shared, Node.js built-ins and sherpa-onnx-node.`,
+              }
+            : {}),
       },
     ],
   },

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { speechUnavailableReason } from '../support/speech';
+import { corruptTransducerFolder } from '../support/speech/model-folders';
 import { closeBrowser, explainFailure, openApp, startShell, type AppPage, type RunningShell } from './support/app';
 import { expectNoViolations } from './support/axe';
 
@@ -134,7 +135,24 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
 
     await page.getByRole('button', { name: 'Settings' }).click();
     await page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    const speech = page.getByRole('group', { name: 'Speech' });
+    await speech.waitFor();
     await expectNoViolations(page, 'Settings');
+
+    // Settings → Speech with a folder that holds no model (the user-data folder): main's real check refuses it.
+    await speech.getByRole('textbox', { name: 'Model folder' }).fill(dir);
+    await speech.getByRole('button', { name: 'Import', exact: true }).click();
+    await speech.getByText('This folder holds no speech model AgentDesk can use.').waitFor({ timeout: 30_000 });
+    await speech.getByRole('button', { name: 'Details' }).click();
+    await speech.getByText(/an encoder \.onnx file, a decoder \.onnx file, a tokens file \(tokens\.txt\) missing/).waitFor();
+    await expectNoViolations(page, 'Settings → Speech, a wrong folder');
+
+    // A corrupt model: the built recognizer process (out/main/speech-recognizer.js) loads it with real sherpa-onnx and aborts; the web shell goes on.
+    await speech.getByRole('textbox', { name: 'Model folder' }).fill(await corruptTransducerFolder(dir));
+    await speech.getByRole('button', { name: 'Import', exact: true }).click();
+    await speech.getByRole('button', { name: 'Details' }).click();
+    await speech.getByText(/The speech model could not be loaded: Load model from .* failed: ?Protobuf parsing failed\. The model in use before stays\./).waitFor({ timeout: 60_000 });
+    expect(await speech.getByText('No speech model is imported yet.').count()).toBe(1);
   });
 
   it('the narrow window: the drawer open', { timeout: 60_000 }, async () => {

@@ -164,6 +164,7 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
     await page.getByRole('combobox', { name: 'Display language' }).selectOption('cs');
     await page.getByRole('heading', { level: 1, name: cs['settings.title'] }).waitFor();
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('cs');
+    await page.getByRole('group', { name: cs['settings.speech.legend'] }).waitFor();
     await expectCzech(page, 'Settings');
 
     await home(page);

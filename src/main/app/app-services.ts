@@ -45,11 +45,13 @@ import { AdminPinGate, adminPinLockoutFileName } from '../policy/admin-pin-gate'
 import { AdminSession } from '../policy/admin-session';
 import { loadDevicePolicy, systemDevicePolicyPath, type DevicePolicyLoad } from '../policy/device-policy-file';
 import { recognizerFromEnvironment, SpeechService, type Recognizer } from '../speech/speech-service';
-import { speechHandlers } from '../speech/speech-handlers';
+import { speechHandlers, type ChooseFolder } from '../speech/speech-handlers';
+import { SpeechModels } from '../speech/speech-models';
+import type { RecognizerLauncher } from '../speech/recognizer-client';
 import { LogRing, ringLogger } from '../platform/log-ring';
 import { persistRecentLog } from '../store/recent-log-file';
 import { diagnosticsHandlers } from './diagnostics';
-import { guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
+import { guardAdmin, guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
 
 export interface AppServicesOptions {
   userDataDir: string;
@@ -78,6 +80,11 @@ export interface AppServicesOptions {
   globalKeys?: GlobalKeys;
   /** Where downloads go: Electron asks with a save dialog; default: a free name in ~/Downloads. */
   chooseDownloadPath?: ChooseDownloadPath;
+  /**
+   * Speech recognition (#17): the recognizer process's launcher (Electron: a utilityProcess; default: a
+   * Node child) and the folder chooser of Settings → Speech → Import (Electron; the web shell has none).
+   */
+  speech?: { launcher?: RecognizerLauncher; chooseFolder?: ChooseFolder };
   /**
    * The device policy in force (issue #18), loaded by the entry (`loadDevicePolicy`); none: an
    * unmanaged machine. A policy that failed never gets here: the entry refuses to start, or in kiosk
@@ -225,8 +232,20 @@ async function startServices(options: AppServicesOptions, ground: Ground) {
   const webPages = new WebPagesService({
     source: webPagesSource({ agents, allowLocalHttp: () => settings.get().developer.allowLocalHttp, demoAgentCallCardUrl: async () => (await demo.start()).agentCallCardUrl }),
   });
-  const speech = new SpeechService({ recognizer: speechRecognizerFromEnv(ground.notices) });
-  return { demo, agui, talkie, voice, nfc, agentCall, webPages, speech };
+  const speechModels = await SpeechModels.open({
+    userDataDir: options.userDataDir,
+    log: ground.log,
+    notices: ground.notices,
+    ...(options.speech?.launcher ? { launcher: options.speech.launcher } : {}),
+  });
+  const testRecognizer = speechRecognizerFromEnv(ground.notices);
+  const speech = new SpeechService({
+    // The test/demo recognizer (AGENTDESK_SPEECH_RECOGNIZER) when set, else the imported model.
+    recognizer: () => testRecognizer() ?? speechModels.recognizer(),
+    imported: () => speechModels.info(),
+    folderChooser: options.speech?.chooseFolder !== undefined,
+  });
+  return { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels };
 }
 
 /** `AGENTDESK_SPEECH_RECOGNIZER` (tests and the demo): a bad value is a notice, and no recognizer is used. */
@@ -379,7 +398,8 @@ function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<
 /** Every contract method's handler, each folder contributing its own table (the types prove each method is answered exactly once). */
 function handlerTable(options: AppServicesOptions, ground: Ground, services: Services): Handlers {
   const { notices, settings, agents, admin, media, photos } = ground;
-  const { demo, agui, talkie, voice, nfc, agentCall, webPages, speech } = services;
+  const { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels } = services;
+  const speechTable = speechHandlers({ speech, models: speechModels, events: ground.events, ...(options.speech?.chooseFolder ? { chooseFolder: options.speech.chooseFolder } : {}) });
   const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory: new UiMemory(), openExternal: options.openExternal, media });
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   return joinHandlerTables(
@@ -414,12 +434,24 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
     aguiHandlers({ agui }),
     agentcallHandlers({ agentCall }),
     withVoicePolicy(talkieHandlers({ talkie, voice }), options.devicePolicy),
-    speechHandlers({ speech }),
+    {
+      ...speechTable,
+      // The speech model is a setting of the device: behind the device policy's admin PIN like the others.
+      'speech.importModel': (request) => {
+        guardAdmin(admin);
+        return speechTable['speech.importModel'](request);
+      },
+      'speech.removeModel': (request) => {
+        guardAdmin(admin);
+        return speechTable['speech.removeModel'](request);
+      },
+    },
   );
 }
 
 /** Stops what the services started: voice calls, AgentCall sessions, AG-UI runs, staged photos, the demo and the NFC reader. */
-async function disposeServices({ photos }: Ground, { voice, agentCall, agui, demo, nfc }: Services): Promise<void> {
+async function disposeServices({ photos }: Ground, { voice, agentCall, agui, demo, nfc, speechModels }: Services): Promise<void> {
+  speechModels.dispose();
   await voice.endAll();
   await agentCall.dispose();
   await agui.dispose();

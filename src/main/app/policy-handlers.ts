@@ -60,9 +60,14 @@ export function needsAdmin(patch: SettingsPatch): boolean {
   return ['language', 'appearance', 'developer', 'signIn', 'nfc', 'voiceShortcut'].some((key) => (patch as Record<string, unknown>)[key] !== undefined);
 }
 
+/** A setting behind the admin PIN (the speech model): refused while the policy's PIN is not entered. */
+export function guardAdmin(admin: AdminSession): void {
+  if (!admin.isOpen()) throw new ServiceError('not_allowed', "Settings are behind the administrator's PIN (device policy).");
+}
+
 /** `settings.update` under the admin PIN: refused while the policy's PIN is not entered. */
 export function guardSettingsUpdate(admin: AdminSession, patch: SettingsPatch): void {
-  if (needsAdmin(patch) && !admin.isOpen()) throw new ServiceError('not_allowed', "Settings are behind the administrator's PIN (device policy).");
+  if (needsAdmin(patch)) guardAdmin(admin);
 }
 
 /** `voice.allowed: false`: a voice call is refused before main asks the server for a voice session. */

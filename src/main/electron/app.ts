@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { completePrivateUseRedirect } from '../auth/oauth-client';
 import { privateUseScheme } from '../auth/talkie-oauth';
 import { utilityProcessLauncher } from '../nfc/utility-process-launcher';
+import { builtReaderEntryPath } from '../nfc/built-entry';
+import type { MainToRecognizer } from '../../shared/speech/recognizer-protocol';
 import { methodChannel, methodNames } from '../../shared/ipc/contract';
 import { fail } from '../../shared/ipc/errors';
 import { pageSecurityHeaders } from '../platform/content-security-policy';
@@ -99,6 +101,19 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(),
       const options = { defaultPath: join(app.getPath('downloads'), name) };
       const result = window ? await dialog.showSaveDialog(window, options) : await dialog.showSaveDialog(options);
       return result.canceled ? undefined : result.filePath;
+    },
+    // Speech recognition: sherpa-onnx loads the imported model in its own utilityProcess (a corrupt model aborts that process, not the app).
+    speech: {
+      launcher: utilityProcessLauncher<MainToRecognizer>(
+        (path, args, forkOptions) => utilityProcess.fork(path, args, forkOptions),
+        builtReaderEntryPath(import.meta.url, 'speech-recognizer.js'),
+        'AgentDesk speech recognizer',
+      ),
+      chooseFolder: async () => {
+        const options = { title: 'Speech model folder', properties: ['openDirectory' as const] };
+        const result = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
+        return result.canceled ? undefined : result.filePaths[0];
+      },
     },
     log,
     logRing,

@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { fork, type Serializable } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtReaderEntryPath } from './built-entry';
@@ -14,8 +14,8 @@ import { Listeners } from '../../shared/listeners';
  * must not take the app down.
  */
 
-export interface ReaderChannel {
-  send(message: MainToReader): void;
+export interface ReaderChannel<Out = MainToReader> {
+  send(message: Out): void;
   /** Ends the process at once (SIGKILL where there are signals). */
   kill(): void;
   readonly pid: number | undefined;
@@ -28,8 +28,11 @@ export interface ReaderLaunchHandlers {
   onStderr?(line: string): void;
 }
 
-/** Starts one reader process. Node: child_process.fork (nodeReaderLauncher); Electron: utilityProcess.fork (utilityProcessLauncher). */
-export type ReaderLauncher = (handlers: ReaderLaunchHandlers) => ReaderChannel;
+/**
+ * Starts one reader process. Node: child_process.fork (nodeReaderLauncher); Electron: utilityProcess.fork
+ * (utilityProcessLauncher). `Out` is what main sends it (the speech recognizer process uses the same launchers).
+ */
+export type ReaderLauncher<Out = MainToReader> = (handlers: ReaderLaunchHandlers) => ReaderChannel<Out>;
 
 export interface ReaderEntry {
   /** The module to run. */
@@ -67,7 +70,7 @@ export function stderrLines(onLine: (line: string) => void): (chunk: Buffer | st
 }
 
 /** Runs the reader process as a Node child process with an IPC channel (plain Node: tests, the web shell, the CLI). */
-export function nodeReaderLauncher(entry: ReaderEntry = defaultReaderEntry(), env: NodeJS.ProcessEnv = process.env): ReaderLauncher {
+export function nodeReaderLauncher<Out extends Serializable = MainToReader>(entry: ReaderEntry = defaultReaderEntry(), env: NodeJS.ProcessEnv = process.env): ReaderLauncher<Out> {
   return (handlers) => {
     const child = fork(entry.path, [], {
       execArgv: entry.execArgv,

@@ -1,3 +1,4 @@
+import type { MainToReader } from '../../shared/nfc/reader-protocol';
 import { stderrLines, type ReaderLauncher } from './reader-supervisor';
 import { builtReaderEntryPath } from './built-entry';
 
@@ -21,9 +22,13 @@ export interface UtilityProcessLike {
 
 export type UtilityFork = (modulePath: string, args: string[], options: { serviceName: string; stdio: 'pipe' | ['ignore', 'ignore', 'pipe'] }) => UtilityProcessLike;
 
-export function utilityProcessLauncher(forkUtility: UtilityFork, modulePath: string = builtReaderEntryPath(import.meta.url)): ReaderLauncher {
+export function utilityProcessLauncher<Out = MainToReader>(
+  forkUtility: UtilityFork,
+  modulePath: string = builtReaderEntryPath(import.meta.url),
+  serviceName = 'AgentDesk NFC reader',
+): ReaderLauncher<Out> {
   return (handlers) => {
-    const child = forkUtility(modulePath, [], { serviceName: 'AgentDesk NFC reader', stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = forkUtility(modulePath, [], { serviceName, stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr?.on('data', stderrLines((line) => handlers.onStderr?.(line)));
     child.on('message', (message) => handlers.onMessage(message));
     // Electron reports a crash as a non-zero exit code (there is no signal on this API).

@@ -12,12 +12,8 @@ import { bytesFromInt16, concatSamples, resample, rms, silence, type Pcm } from 
  * Audio goes in as a 16 kHz raw 16-bit PCM file in a private temporary folder (not stdin: Node gives a
  * child a socket there, which `-infile /dev/stdin` cannot open); each line on stdout is one utterance.
  */
-export interface SpeechToText {
-  /** The words heard, or '' when nothing matched. Throws SpeechEngineError when the engine cannot run. */
-  transcribe(pcm: Pcm): Promise<string>;
-  /** Removes the grammar's temporary file. */
-  close(): void;
-}
+import type { SpeechToText } from './speech-to-text';
+export type { SpeechToText };
 
 /**
  * What the demo understands. Measured through Opus on three espeak-ng voices (default, -s 140, en-us+f3;

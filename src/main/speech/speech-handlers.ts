@@ -1,11 +1,30 @@
+import { ServiceError } from '../../shared/ipc/errors';
+import type { EventBus } from '../ipc/event-bus';
 import type { HandlerTable } from '../ipc/handler-table';
+import type { SpeechModels } from './speech-models';
 import type { SpeechService } from './speech-service';
 
-/** `speech.*`: client-owned voice's synthesis and recognition (#17). */
-export function speechHandlers({ speech }: { speech: SpeechService }): HandlerTable<'speech'> {
+/** A folder chooser main opens (Electron's dialog); undefined when the user cancelled. */
+export type ChooseFolder = () => Promise<string | undefined>;
+
+/** `speech.*`: client-owned voice's synthesis and recognition (#17), and the imported speech model. */
+export function speechHandlers({ speech, models, events, chooseFolder }: { speech: SpeechService; models: SpeechModels; events: EventBus; chooseFolder?: ChooseFolder }): HandlerTable<'speech'> {
   return {
     'speech.status': () => speech.status(),
     'speech.synthesize': async ({ text, locale }) => ({ wav: await speech.synthesize(text, locale) }),
     'speech.transcribe': async ({ pcm, sampleRate }) => ({ text: await speech.transcribe(pcm, sampleRate) }),
+    'speech.importModel': async ({ path }) => {
+      let folder = path;
+      if (folder === undefined) {
+        if (!chooseFolder) throw new ServiceError('invalid_request', "Type the model folder's path: there is no folder chooser here.", '/path');
+        folder = await chooseFolder();
+        if (folder === undefined) return {};
+      }
+      return { model: await models.importModel(folder, (progress) => events.emit('speech.importProgress', progress)) };
+    },
+    'speech.removeModel': async () => {
+      await models.removeModel();
+      return {};
+    },
   };
 }

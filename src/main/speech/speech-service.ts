@@ -1,8 +1,9 @@
 import { ServiceError } from '../../shared/ipc/errors';
-import { maxTranscriptChars, recognitionSampleRate, type SpeechStatus } from '../../shared/speech/ipc-schemas';
+import { maxTranscriptChars, recognitionSampleRate, type SpeechModelInfo, type SpeechStatus } from '../../shared/speech/ipc-schemas';
 import { SpeechEngineError } from './bounded-process';
 import { createEspeakTts, type TextToSpeech } from './espeak-tts';
-import { createPocketsphinxStt, type SpeechToText } from './pocketsphinx-stt';
+import { createPocketsphinxStt } from './pocketsphinx-stt';
+import type { SpeechToText } from './speech-to-text';
 import { int16FromBytes, wavBytes } from './pcm';
 import { findSpeechEngines, type SpeechEngines } from './speech-engines';
 
@@ -22,6 +23,8 @@ export interface Recognizer {
   readonly engine: 'sherpa-onnx' | 'pocketsphinx';
   readonly model?: { name: string; languages: string[] };
   readonly stt: SpeechToText;
+  /** Why it cannot run now (its model failed to load several times in a row), if so. */
+  readonly refusal?: () => string | undefined;
 }
 
 export interface SpeechServiceOptions {
@@ -30,6 +33,10 @@ export interface SpeechServiceOptions {
   tts?: TextToSpeech;
   /** The recognizer in use, if any (re-read at every call: a model imported later is used at once). */
   recognizer?: () => Recognizer | undefined;
+  /** The model imported in Settings → Speech, shown in the status even while it cannot run. */
+  imported?: () => SpeechModelInfo | undefined;
+  /** Whether `speech.importModel` opens a folder chooser here (Electron). */
+  folderChooser?: boolean;
 }
 
 const noModel = 'No speech model is imported: import one in Settings → Speech, or type instead.';
@@ -38,16 +45,23 @@ export class SpeechService {
   private readonly findEngines: () => SpeechEngines;
   private readonly tts: TextToSpeech;
   private readonly recognizer: () => Recognizer | undefined;
+  private readonly imported: () => SpeechModelInfo | undefined;
+  private readonly folderChooser: boolean;
 
   constructor(options: SpeechServiceOptions = {}) {
     this.findEngines = options.findEngines ?? (() => findSpeechEngines());
     this.tts = options.tts ?? createEspeakTts();
     this.recognizer = options.recognizer ?? (() => undefined);
+    this.imported = options.imported ?? (() => undefined);
+    this.folderChooser = options.folderChooser ?? false;
   }
 
   status(): SpeechStatus {
     const engines = this.findEngines();
     const recognizer = this.recognizer();
+    const refusal = recognizer?.refusal?.();
+    const imported = this.imported();
+    const extra = { ...(imported ? { imported } : {}), folderChooser: this.folderChooser };
     return {
       synthesis: {
         available: engines.found.tts !== undefined,
@@ -55,8 +69,14 @@ export class SpeechService {
         ...(engines.found.tts === undefined ? { missing: 'sudo apt-get install espeak-ng' } : {}),
       },
       recognition: recognizer
-        ? { available: true, engine: recognizer.engine, ...(recognizer.model ? { model: recognizer.model } : {}) }
-        : { available: false, engine: 'none', reason: noModel },
+        ? {
+            available: refusal === undefined,
+            engine: recognizer.engine,
+            ...(recognizer.model ? { model: recognizer.model } : {}),
+            ...(refusal !== undefined ? { reason: sentence(refusal).slice(0, 500) } : {}),
+            ...extra,
+          }
+        : { available: false, engine: 'none', reason: noModel, ...extra },
     };
   }
 
@@ -74,6 +94,8 @@ export class SpeechService {
     if (pcm.byteLength % 2 !== 0) throw new ServiceError('invalid_request', 'An utterance is whole 16-bit samples (an even number of bytes).', '/pcm');
     const recognizer = this.recognizer();
     if (!recognizer) throw new ServiceError('speech_unavailable', noModel);
+    const refusal = recognizer.refusal?.();
+    if (refusal !== undefined) throw new ServiceError('speech_unavailable', `Speech could not be recognised: ${sentence(refusal)}`);
     try {
       const text = await recognizer.stt.transcribe({ sampleRate, samples: int16FromBytes(pcm) });
       return text.replace(/\s+/g, ' ').trim().slice(0, maxTranscriptChars);
@@ -83,11 +105,16 @@ export class SpeechService {
   }
 }
 
+/** An engine's words as a sentence: capital first letter, one full stop. */
+function sentence(text: string): string {
+  const trimmed = text.trim().replace(/\.+$/, '');
+  return `${trimmed.charAt(0).toUpperCase()}${trimmed.slice(1)}.`;
+}
+
 function speechError(error: unknown, what: string): ServiceError {
   if (error instanceof SpeechEngineError) {
-    return error.reason === 'missing'
-      ? new ServiceError('speech_unavailable', `${what}: ${error.message}.`)
-      : new ServiceError('speech_unavailable', `${what}: ${error.message}.`, undefined, error.reason === 'timeout');
+    const message = `${what}: ${error.message.trim().replace(/\.+$/, '')}.`;
+    return error.reason === 'missing' ? new ServiceError('speech_unavailable', message) : new ServiceError('speech_unavailable', message, undefined, error.reason === 'timeout');
   }
   return new ServiceError('internal', `${what}.`);
 }

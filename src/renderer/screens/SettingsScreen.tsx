@@ -19,6 +19,7 @@ import { call, type LiveResource, type Resource } from '../hooks/useLiveResource
 import { useI18n } from '../i18n/I18nProvider';
 import type { MessageKey } from '../i18n/strings';
 import { DiagnosticsSection } from './settings/DiagnosticsSection';
+import { SpeechSettings } from './SpeechSettings';
 import './nfc/nfc.css';
 
 type Group = 'language' | 'appearance' | 'signIn' | 'nfc' | 'voice' | 'developer';
@@ -102,6 +103,7 @@ export function SettingsScreen({ api, headingRef, settings, info, onBack }: Sett
         />
         <NfcGroup value={nfcSettingsOf(shown)} feedback={feedbackFor('nfc')} onChange={(nfc) => void change('nfc', { nfc })} />
         <VoiceGroup shortcut={shown.voice?.shortcut} feedback={feedbackFor('voice')} onChange={(voiceShortcut) => void change('voice', { voiceShortcut })} />
+        <SpeechSettings api={api} />
         <DeveloperGroup
           value={shown.developer}
           feedback={feedbackFor('developer')}

@@ -19,7 +19,7 @@ import { threadSearchRequestSchema, threadSearchResponseSchema } from '../thread
 import { ipcBytes } from './binary';
 import { noticeLimits, noticeSchema } from './notices';
 import { uiMemoryMethods } from './ui-memory-schemas';
-import { speechMethods } from '../speech/ipc-schemas';
+import { speechEvents, speechMethods } from '../speech/ipc-schemas';
 import { adminUnlockRequestSchema, adminUnlockResponseSchema, devicePolicyStatusSchema, diagnosticsSaveResponseSchema } from '../device-policy/ipc-schemas';
 
 /**
@@ -339,6 +339,7 @@ export const contract = {
     ...talkieVoiceEvents,
     ...agentCallEvents,
     ...aguiEvents,
+    ...speechEvents,
   },
 } as const;
 

@@ -60,6 +60,8 @@ export const ipcErrorCodes = [
   'voice_session_expired',
   /** Speech synthesis or recognition cannot run here (espeak-ng missing, no speech model imported); the message says which and how to fix it. */
   'speech_unavailable',
+  /** A speech model folder AgentDesk cannot use: files missing, too large, or the model does not load; the message says which. */
+  'speech_model_invalid',
 ] as const;
 
 export type IpcErrorCode = (typeof ipcErrorCodes)[number];

@@ -25,6 +25,24 @@ export const maxTranscriptChars = 2000;
 
 const locale = z.string().regex(/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8}){0,3}$/, 'a BCP 47 language tag such as en or cs-CZ');
 
+/** The imported speech model (Settings → Speech). `languages`: BCP 47 tags; `mul` is a multilingual model. */
+export const speechModelInfoSchema = z.strictObject({
+  name: z.string().max(200),
+  languages: z.array(z.string().max(35)).max(100),
+  kind: z.enum(['transducer', 'whisper']),
+  importedAt: z.string().max(40),
+});
+export type SpeechModelInfo = z.infer<typeof speechModelInfoSchema>;
+
+/** Import progress: the files copied into the user-data folder (sha256 taken on the way), then the model loaded once to verify it. */
+export const speechImportProgressSchema = z.strictObject({
+  phase: z.enum(['copying', 'verifying']),
+  bytesDone: z.number().int().nonnegative(),
+  bytesTotal: z.number().int().nonnegative(),
+  file: z.string().max(255).optional(),
+});
+export type SpeechImportProgress = z.infer<typeof speechImportProgressSchema>;
+
 export const speechStatusSchema = z.strictObject({
   synthesis: z.strictObject({
     available: z.boolean(),
@@ -38,6 +56,10 @@ export const speechStatusSchema = z.strictObject({
     model: z.strictObject({ name: z.string().max(200), languages: z.array(z.string().max(35)).max(100) }).optional(),
     /** Why it is not available, in words. */
     reason: z.string().max(500).optional(),
+    /** The model imported in Settings → Speech, when there is one (also when it cannot run now: `reason` says why). */
+    imported: speechModelInfoSchema.optional(),
+    /** True where main opens a folder chooser for `speech.importModel` (Electron); the web shell takes a typed path. */
+    folderChooser: z.boolean().optional(),
   }),
 });
 export type SpeechStatus = z.infer<typeof speechStatusSchema>;
@@ -58,4 +80,25 @@ export const speechMethods = {
     }),
     response: z.strictObject({ text: z.string().max(maxTranscriptChars) }),
   },
+  /**
+   * Imports a sherpa-onnx model folder: `path`, or (without it) the folder the user picks in main's folder
+   * chooser (Electron). Progress arrives as `speech.importProgress`. No `model` in the answer: the chooser
+   * was cancelled. `speech_model_invalid` when the folder is wrong or the model does not load (the previous
+   * model stays in use). Behind the device policy's admin PIN.
+   */
+  'speech.importModel': {
+    request: z.strictObject({ path: z.string().min(1).max(4096).optional() }),
+    response: z.strictObject({ model: speechModelInfoSchema.optional() }),
+    gesture: 'A speech model is imported only when you click Import.',
+  },
+  /** Deletes the imported model; recognition is unavailable until another is imported. Behind the admin PIN. */
+  'speech.removeModel': {
+    request: z.strictObject({}),
+    response: z.strictObject({}),
+    gesture: 'The speech model is removed only when you click Remove.',
+  },
+} as const;
+
+export const speechEvents = {
+  'speech.importProgress': speechImportProgressSchema,
 } as const;

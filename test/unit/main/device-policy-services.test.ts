@@ -97,12 +97,17 @@ describe('the app services under a device policy', () => {
     const services = await withPolicy(dir, policy, clock);
     const behindPin = { ok: false, error: { code: 'not_allowed', message: "Settings are behind the administrator's PIN (device policy)." } };
     expect(await services.call('settings.update', { patch: { language: 'cs' } })).toEqual(behindPin);
+    // The speech model is a setting of the device too.
+    expect(await services.call('speech.importModel', { path: dir })).toEqual(behindPin);
+    expect(await services.call('speech.removeModel', {})).toEqual(behindPin);
     // Dismissing a notice is the user's own answer, not a setting.
     expect(await services.call('settings.update', { patch: { notices: { dismissed: ['x'] } } })).toMatchObject({ ok: true });
     expect(await services.call('policy.unlockAdmin', { pin: '2468' }, false)).toMatchObject({ ok: false, error: { code: 'no_user_gesture' } });
     expect(await services.call('policy.unlockAdmin', { pin: '1111' })).toEqual({ ok: true, value: { unlocked: false, reason: 'wrong', retryAfterSeconds: 0, freeTriesLeft: 4 } });
     expect(await services.call('policy.unlockAdmin', { pin: '2468' })).toEqual({ ok: true, value: { unlocked: true, until: '2026-12-02T10:05:00.000Z' } });
     expect(await services.call('settings.update', { patch: { language: 'cs' } })).toMatchObject({ ok: true, value: { language: 'cs' } });
+    // Unlocked, the import runs (and finds no model in the user-data folder).
+    expect(await services.call('speech.importModel', { path: dir })).toMatchObject({ ok: false, error: { code: 'speech_model_invalid' } });
     clock.now += 5 * 60_000;
     expect(await services.call('settings.update', { patch: { language: 'en' } })).toEqual(behindPin);
 

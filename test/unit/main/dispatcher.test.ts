@@ -95,6 +95,8 @@ describe('user gestures, checked once in the dispatcher', () => {
         'talkie.download',
         'talkie.openSignInLink',
         'talkie.voiceStart',
+        'speech.importModel',
+        'speech.removeModel',
       ].sort(),
     );
     // A decision spoken in a voice call has no click: main binds it to the live call instead (voice-service.ts).

@@ -30,7 +30,7 @@ describe('the handler tables each folder exports', () => {
       aguiHandlers({ agui: standIn() }),
       agentcallHandlers({ agentCall: standIn() }),
       talkieHandlers({ talkie: standIn(), voice: standIn() }),
-      speechHandlers({ speech: standIn() }),
+      speechHandlers({ speech: standIn(), models: standIn(), events: standIn() }),
     ];
     const named = tables.flatMap((table) => Object.keys(table));
     expect([...named].sort()).toEqual([...methodNames].sort());

@@ -8,6 +8,8 @@ import { EventBus } from '../../../src/main/ipc/event-bus';
 import { agentsFileFormat, AgentRegistry } from '../../../src/main/store/agent-registry';
 import { hashAdminPin } from '../../../src/main/policy/admin-pin';
 import { AdminPinGate, adminPinLockoutFileFormat, adminPinLockoutFileName } from '../../../src/main/policy/admin-pin-gate';
+import { SpeechModels, speechModelFileFormat, speechModelFileName } from '../../../src/main/speech/speech-models';
+import { Notices } from '../../../src/main/store/notices';
 import { JsonFileStore } from '../../../src/main/store/json-file-store';
 import { persistRecentLog, readRecentLog, recentLogFileFormat, recentLogFileName } from '../../../src/main/store/recent-log-file';
 import { LogRing } from '../../../src/main/platform/log-ring';
@@ -41,6 +43,7 @@ const formats: [fixture: string, SavedFileFormat][] = [
   ['demo-agent.agui-key', aguiDemoSecretFileFormat],
   ['admin-pin-lockout', adminPinLockoutFileFormat],
   ['recent-log', recentLogFileFormat],
+  ['speech-model', speechModelFileFormat],
 ];
 
 /** `<name>.v<N>.json`, or `<name>.v<N>` for a version that was not JSON. */
@@ -113,6 +116,20 @@ describe('saved files: versions and fixtures', () => {
     ring.push('warn', 'store', 'a later entry');
     await persisted.flush();
     expect(await json(join(dir, recentLogFileName))).toMatchObject({ schemaVersion: recentLogFileFormat.current, entries: [{ level: 'warn', area: 'store', message: 'a later entry' }] });
+  });
+
+  it('speech-model.json v1 loads with nothing lost (the model, its languages) and is written back in the current version', async () => {
+    const dir = await tempDir();
+    const fixture = await fixtureOf('speech-model', 1);
+    await copyFile(fixture, join(dir, speechModelFileName));
+    const notices = new Notices();
+    const models = await SpeechModels.open({ userDataDir: dir, log: memoryLogger(), notices });
+    expect(notices.list()).toEqual([]);
+    const saved = (await json(fixture)).model as { name: string; kind: string; languages: string[]; importedAt: string };
+    expect(models.info()).toEqual({ name: saved.name, kind: saved.kind, languages: saved.languages, importedAt: saved.importedAt });
+    await models.removeModel();
+    expect(await json(join(dir, speechModelFileName))).toEqual({ schemaVersion: speechModelFileFormat.current });
+    models.dispose();
   });
 
   it('talkie-servers.json v1 loads with nothing lost and is written back in the current version', async () => {

@@ -416,6 +416,8 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'speech.status': () => ok({ synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: false, engine: 'none', reason: 'No speech model is imported.' } }),
     'speech.synthesize': () => ok({ wav: new Uint8Array(44) }),
     'speech.transcribe': () => fail('speech_unavailable', 'No speech model is imported: import one in Settings → Speech, or type instead.'),
+    'speech.importModel': () => fail('speech_model_invalid', 'This folder holds no speech model AgentDesk can load.'),
+    'speech.removeModel': () => ok({}),
   };
 
   const transport: ApiTransport = {

@@ -44,6 +44,9 @@ describe('string catalogue', () => {
         'chat.usage.used',
         'chat.usage.usedUnit',
         'chat.action.statusAnnounce',
+        // "Model" is the same word in Czech; Whisper is a model's name.
+        'settings.speech.model',
+        'settings.speech.kind.whisper',
       ].sort(),
     );
   });

@@ -31,7 +31,7 @@ describe('SpeechService', () => {
   it('says what it has: synthesis when espeak-ng is found, with the install command when not; no recognizer without a model', () => {
     expect(new SpeechService({ findEngines: engines(true) }).status()).toEqual({
       synthesis: { available: true, engine: 'espeak-ng' },
-      recognition: { available: false, engine: 'none', reason: 'No speech model is imported: import one in Settings → Speech, or type instead.' },
+      recognition: { available: false, engine: 'none', reason: 'No speech model is imported: import one in Settings → Speech, or type instead.', folderChooser: false },
     });
     expect(new SpeechService({ findEngines: engines(false) }).status().synthesis).toEqual({ available: false, engine: 'espeak-ng', missing: 'sudo apt-get install espeak-ng' });
   });

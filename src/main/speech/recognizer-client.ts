@@ -1,0 +1,284 @@
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { builtReaderEntryPath } from '../nfc/built-entry';
+import { nodeReaderLauncher, type ReaderChannel, type ReaderEntry, type ReaderLauncher } from '../nfc/reader-supervisor';
+import { recognizerToMainSchema, type MainToRecognizer, type RecognizerModel, type RecognizerToMain } from '../../shared/speech/recognizer-protocol';
+import type { Logger } from '../platform/logger';
+import { SpeechEngineError } from './bounded-process';
+import { bytesFromInt16, type Pcm } from './pcm';
+import type { SpeechToText } from './speech-to-text';
+
+/**
+ * Main's side of the speech recognizer process (#17): starts it (the NFC reader's launchers: a Node
+ * child here, an Electron utilityProcess in the app), has it load one model, and sends it one utterance
+ * at a time from a bounded queue. A process that ends (sherpa-onnx aborts on a corrupt model), fails to
+ * load or stops answering rejects what it holds with a SpeechEngineError that says so; main goes on. The
+ * next call starts a new process, until `maxFailures` starts in a row have failed: then every call is
+ * refused with the last reason until the model changes (a new RecognizerClient).
+ */
+
+export type RecognizerLauncher = ReaderLauncher<MainToRecognizer>;
+
+/** out/main/speech-recognizer.js in the build; recognizer-process.ts through tsx from source (tests). */
+export function defaultRecognizerEntry(): ReaderEntry {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.ts')) return { path: join(dirname(here), 'recognizer-process.ts'), execArgv: ['--import', 'tsx'], cwd: resolve(dirname(here), '../../..') };
+  return { path: builtReaderEntryPath(import.meta.url, 'speech-recognizer.js'), execArgv: [] };
+}
+
+export function nodeRecognizerLauncher(entry: ReaderEntry = defaultRecognizerEntry()): RecognizerLauncher {
+  return nodeReaderLauncher<MainToRecognizer>(entry);
+}
+
+export interface RecognizerClientOptions {
+  model: RecognizerModel;
+  log: Logger;
+  launcher?: RecognizerLauncher;
+  /** Utterances waiting behind the one being recognised; more are refused (retryable). */
+  maxQueued?: number;
+  /** Process starts in a row that may fail before calls are refused outright. */
+  maxFailures?: number;
+  loadTimeoutMs?: number;
+  transcribeTimeoutMs?: number;
+  /** Runs before each process start (the sha256 check of the model's files); a throw is a failed start. */
+  beforeStart?: () => Promise<void>;
+}
+
+interface Job {
+  pcm: Pcm;
+  resolve(text: string): void;
+  reject(error: Error): void;
+}
+
+interface Running {
+  channel: ReaderChannel<MainToRecognizer>;
+  ready: Promise<void>;
+  /** Settles `ready`, or the job in flight, with the process's end. */
+  fail(error: SpeechEngineError): void;
+  stderr: string[];
+  /** The utterance in flight, by request id: settles it with the text or the error. */
+  pending: Map<number, (outcome: string | SpeechEngineError) => void>;
+}
+
+const loadPrefix = 'the speech model could not be loaded';
+
+export class RecognizerClient implements SpeechToText {
+  private readonly launcher: RecognizerLauncher;
+  private readonly maxQueued: number;
+  private readonly maxFailures: number;
+  private readonly loadTimeoutMs: number;
+  private readonly transcribeTimeoutMs: number;
+  private readonly queue: Job[] = [];
+  private running: Running | undefined;
+  private busy = false;
+  private failures = 0;
+  private lastFailure: SpeechEngineError | undefined;
+  private nextId = 1;
+  private closed = false;
+  /** How many processes were started (tests and the log). */
+  starts = 0;
+
+  constructor(private readonly options: RecognizerClientOptions) {
+    this.launcher = options.launcher ?? nodeRecognizerLauncher();
+    this.maxQueued = options.maxQueued ?? 4;
+    this.maxFailures = options.maxFailures ?? 3;
+    this.loadTimeoutMs = options.loadTimeoutMs ?? 120_000;
+    this.transcribeTimeoutMs = options.transcribeTimeoutMs ?? 60_000;
+  }
+
+  /** Why calls are refused now (after `maxFailures` failed starts), if they are. */
+  get refusal(): string | undefined {
+    return this.failures >= this.maxFailures ? this.lastFailure?.message : undefined;
+  }
+
+  get pid(): number | undefined {
+    return this.running?.channel.pid;
+  }
+
+  /** Starts the process and loads the model (import uses this to verify one); rejects with why it could not. */
+  load(): Promise<void> {
+    if (this.closed) return Promise.reject(new SpeechEngineError('failed', 'the speech recognizer was stopped'));
+    if (this.refusal !== undefined) return Promise.reject(this.lastFailure!);
+    return (this.running ??= this.start()).ready;
+  }
+
+  transcribe(pcm: Pcm): Promise<string> {
+    if (this.closed) return Promise.reject(new SpeechEngineError('failed', 'the speech recognizer was stopped'));
+    if (this.refusal !== undefined) return Promise.reject(this.lastFailure!);
+    if (this.queue.length >= this.maxQueued + (this.busy ? 0 : 1)) {
+      return Promise.reject(new SpeechEngineError('timeout', `the speech recognizer is busy (${this.queue.length} utterances waiting); try again`));
+    }
+    return new Promise<string>((resolvePromise, reject) => {
+      this.queue.push({ pcm, resolve: resolvePromise, reject });
+      void this.pump();
+    });
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    const error = new SpeechEngineError('failed', 'the speech recognizer was stopped');
+    for (const job of this.queue.splice(0)) job.reject(error);
+    const running = this.running;
+    this.running = undefined;
+    if (running) {
+      // Settles a load or an utterance in flight at once (also a start still hashing the model's files).
+      running.fail(error);
+      running.channel.send({ type: 'shutdown' });
+      setTimeout(() => running.channel.kill(), 1_000).unref();
+    }
+  }
+
+  private async pump(): Promise<void> {
+    if (this.busy) return;
+    const job = this.queue.shift();
+    if (!job) return;
+    this.busy = true;
+    try {
+      await this.load();
+      // Closed (or the process gone) meanwhile: say so rather than send to a process that is not there.
+      const running = this.running;
+      if (this.closed || !running) throw new SpeechEngineError('failed', 'the speech recognizer was stopped');
+      job.resolve(await this.send(running, job.pcm));
+    } catch (error) {
+      job.reject(error instanceof Error ? error : new Error(String(error)));
+    } finally {
+      this.busy = false;
+      void this.pump();
+    }
+  }
+
+  private send(running: Running, pcm: Pcm): Promise<string> {
+    const id = this.nextId++;
+    return new Promise<string>((resolvePromise, reject) => {
+      const timer = setTimeout(() => {
+        this.options.log.warn('speech', `the speech recognizer did not answer in ${Math.round(this.transcribeTimeoutMs / 1000)} s; stopping it`);
+        finish(new SpeechEngineError('timeout', 'the speech recognizer did not answer in time'));
+        this.end(running);
+      }, this.transcribeTimeoutMs);
+      const finish = (outcome: string | SpeechEngineError) => {
+        clearTimeout(timer);
+        running.pending.delete(id);
+        if (typeof outcome === 'string') resolvePromise(outcome);
+        else reject(outcome);
+      };
+      running.pending.set(id, finish);
+      running.channel.send({ type: 'transcribe', id, pcm: Buffer.from(bytesFromInt16(pcm.samples)).toString('base64') });
+    });
+  }
+
+  private end(running: Running): void {
+    if (this.running === running) this.running = undefined;
+    running.channel.kill();
+  }
+
+  private start(): Running {
+    this.starts++;
+    const stderr: string[] = [];
+    const pending = new Map<number, (outcome: string | SpeechEngineError) => void>();
+    let settleReady: { resolve(): void; reject(error: SpeechEngineError): void } | undefined;
+    const ready = new Promise<void>((resolvePromise, reject) => (settleReady = { resolve: resolvePromise, reject }));
+    let loaded = false;
+    let ended = false;
+    const running: Running = {
+      channel: undefined as unknown as ReaderChannel<MainToRecognizer>,
+      ready,
+      stderr,
+      pending,
+      fail: (error) => {
+        if (ended) return;
+        ended = true;
+        if (!loaded) {
+          this.failures++;
+          this.lastFailure = error;
+          settleReady?.reject(error);
+        }
+        for (const finish of [...pending.values()]) finish(error);
+        if (this.running === running) this.running = undefined;
+      },
+    };
+    const loadTimer = setTimeout(() => {
+      running.fail(new SpeechEngineError('timeout', `${loadPrefix}: it did not load in ${Math.round(this.loadTimeoutMs / 1000)} s`));
+      running.channel.kill();
+    }, this.loadTimeoutMs);
+    loadTimer.unref();
+    const onMessage = (message: RecognizerToMain) => {
+      switch (message.type) {
+        case 'hello':
+          running.channel.send({ type: 'load', model: this.options.model });
+          return;
+        case 'loaded':
+          clearTimeout(loadTimer);
+          loaded = true;
+          this.failures = 0;
+          this.lastFailure = undefined;
+          settleReady?.resolve();
+          return;
+        case 'loadFailed':
+          clearTimeout(loadTimer);
+          running.fail(new SpeechEngineError('failed', `${loadPrefix}: ${lastWords(message.detail, stderr)}`));
+          running.channel.send({ type: 'shutdown' });
+          return;
+        case 'result':
+          pending.get(message.id)?.(message.text);
+          return;
+        case 'failed':
+          pending.get(message.id)?.(new SpeechEngineError('failed', `the speech recognizer failed: ${message.detail}`));
+          return;
+      }
+    };
+    const launch = () => {
+      running.channel = this.launcher({
+        onMessage: (raw) => {
+          const checked = recognizerToMainSchema.safeParse(raw);
+          if (checked.success) onMessage(checked.data);
+          else this.options.log.warn('speech', 'the speech recognizer process sent a message that does not match the protocol; ignored');
+        },
+        onExit: (code, signal) => {
+          clearTimeout(loadTimer);
+          const how = signal ? `it was ended by ${signal}` : `it exited with code ${code ?? 'unknown'}`;
+          if (!ended) this.options.log.warn('speech', `the speech recognizer process stopped (${how})`);
+          running.fail(
+            loaded
+              ? new SpeechEngineError('failed', `the speech recognizer stopped (${how})${stderr.length ? `: ${stderr.slice(-2).join(' ')}` : ''}`)
+              : new SpeechEngineError('failed', `${loadPrefix}: ${lastWords(undefined, stderr) || how}`),
+          );
+        },
+        onStderr: (line) => {
+          if (stderr.length < 40) this.options.log.warn('speech', `recognizer process: ${line.slice(0, 300)}`);
+          stderr.push(line.slice(0, 500));
+          if (stderr.length > 40) stderr.shift();
+        },
+      });
+    };
+    const before = this.options.beforeStart ?? (async () => undefined);
+    running.channel = { pid: undefined, send: () => undefined, kill: () => undefined };
+    void before().then(
+      () => {
+        if (ended) return;
+        if (this.closed) return running.fail(new SpeechEngineError('failed', 'the speech recognizer was stopped'));
+        try {
+          launch();
+        } catch (error) {
+          running.fail(new SpeechEngineError('failed', `${loadPrefix}: the recognizer process could not be started (${error instanceof Error ? error.message : String(error)})`));
+        }
+      },
+      (error: unknown) => {
+        clearTimeout(loadTimer);
+        running.fail(error instanceof SpeechEngineError ? error : new SpeechEngineError('failed', `${loadPrefix}: ${error instanceof Error ? error.message : String(error)}`));
+      },
+    );
+    return running;
+  }
+}
+
+/**
+ * What the engine said, in one line: onnxruntime's `what():` line when the process aborted (e.g. "Load
+ * model from …/encoder.onnx failed:Protobuf parsing failed."), else the engine's own words.
+ */
+function lastWords(detail: string | undefined, stderr: readonly string[]): string {
+  const what = [...stderr].reverse().find((line) => /what\(\):/.test(line));
+  if (what) return what.replace(/^.*what\(\):\s*/, '').trim();
+  const errors = stderr.filter((line) => /error|fail|not exist|check/i.test(line)).map((line) => line.replace(/^\S*\.cc:\S+\s*/, '').trim());
+  return [detail, ...errors.slice(-2)].filter((part) => part !== undefined && part !== '').join('; ');
+}

@@ -1,0 +1,102 @@
+import { mainToRecognizerSchema, recognizerProtocolVersion, type MainToRecognizer, type RecognizerModel, type RecognizerToMain } from '../../shared/speech/recognizer-protocol';
+
+/**
+ * The speech recognizer process's loop (#17), engine-agnostic: it takes `load` once, then one
+ * `transcribe` at a time (main queues), and answers each. The real engine is sherpa-onnx
+ * (sherpa-engine.ts); tests run the same loop with a fixture engine.
+ */
+
+/** A loaded model. */
+export interface LoadedRecognizer {
+  /** 16 kHz mono samples in [-1, 1] → the words heard ('' for none). */
+  transcribe(samples: Float32Array): string | Promise<string>;
+}
+
+/** Loads a model. May throw (a refused config); a corrupt file may end the whole process instead. */
+export type RecognizerEngine = (model: RecognizerModel) => LoadedRecognizer | Promise<LoadedRecognizer>;
+
+export interface ParentLink {
+  send(message: RecognizerToMain): void;
+  onMessage(listener: (message: MainToRecognizer) => void): void;
+}
+
+interface UtilityParentPort {
+  postMessage(message: unknown): void;
+  on(event: 'message', listener: (event: { data: unknown }) => void): void;
+}
+
+/** Electron's utilityProcess parentPort, or a Node child's IPC channel; undefined when started by hand. */
+export function parentLink(): ParentLink | undefined {
+  const port = (process as unknown as { parentPort?: UtilityParentPort }).parentPort;
+  const accept = (listener: (message: MainToRecognizer) => void) => (raw: unknown) => {
+    const checked = mainToRecognizerSchema.safeParse(raw);
+    if (checked.success) listener(checked.data);
+  };
+  if (port) {
+    return {
+      send: (message) => port.postMessage(message),
+      onMessage: (listener) => port.on('message', (event) => accept(listener)(event.data)),
+    };
+  }
+  if (typeof process.send === 'function') {
+    return {
+      send: (message) => {
+        if (process.connected) process.send!(message);
+      },
+      onMessage: (listener) => process.on('message', accept(listener)),
+    };
+  }
+  return undefined;
+}
+
+/** PCM16 little-endian bytes → float samples. */
+export function floatSamples(bytes: Uint8Array): Float32Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const samples = new Float32Array(Math.floor(bytes.byteLength / 2));
+  for (let i = 0; i < samples.length; i++) samples[i] = view.getInt16(i * 2, true) / 32768;
+  return samples;
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 2000);
+
+/** Runs the loop until main says `shutdown` or goes away. */
+export function runRecognizerWorker(link: ParentLink, engine: RecognizerEngine): void {
+  let loaded: LoadedRecognizer | undefined;
+  let loading = false;
+  const exit = () => setTimeout(() => process.exit(0), 20).unref();
+  process.on('disconnect', exit);
+  process.on('SIGTERM', exit);
+  link.onMessage((request) => {
+    switch (request.type) {
+      case 'shutdown':
+        exit();
+        return;
+      case 'load':
+        if (loaded || loading) return link.send({ type: 'loadFailed', detail: 'a model is already loaded in this process' });
+        loading = true;
+        void (async () => {
+          try {
+            loaded = await engine(request.model);
+            link.send({ type: 'loaded' });
+          } catch (error) {
+            link.send({ type: 'loadFailed', detail: message(error) });
+          } finally {
+            loading = false;
+          }
+        })();
+        return;
+      case 'transcribe':
+        void (async () => {
+          try {
+            if (!loaded) throw new Error('no model is loaded');
+            const text = await loaded.transcribe(floatSamples(Buffer.from(request.pcm, 'base64')));
+            link.send({ type: 'result', id: request.id, text: text.slice(0, 4000) });
+          } catch (error) {
+            link.send({ type: 'failed', id: request.id, detail: message(error) });
+          }
+        })();
+        return;
+    }
+  });
+  link.send({ type: 'hello', version: recognizerProtocolVersion, pid: process.pid });
+}

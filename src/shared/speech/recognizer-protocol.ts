@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { maxTranscriptChars, maxUtteranceBytes } from './ipc-schemas';
+
+/**
+ * The messages between main and the speech recognizer process (#17): an Electron utilityProcess in the
+ * app, a Node child process under plain Node. sherpa-onnx aborts the whole process (an uncaught
+ * Ort::Exception) when a model file is corrupt, so the model is loaded there and never in main.
+ * Main validates every message from the process against `recognizerToMainSchema` and drops what does
+ * not match; the process does the same with `mainToRecognizerSchema`.
+ */
+
+export const recognizerProtocolVersion = 1;
+
+const filePath = z.string().min(1).max(4096);
+const detail = z.string().max(2000);
+
+/** The sherpa-onnx model kinds AgentDesk loads, with the files each needs. */
+export const recognizerModelSchema = z.discriminatedUnion('kind', [
+  /** A streaming (online) zipformer transducer: encoder, decoder and joiner .onnx and tokens.txt. */
+  z.strictObject({ kind: z.literal('transducer'), encoder: filePath, decoder: filePath, joiner: filePath, tokens: filePath }),
+  /** Whisper (offline): encoder and decoder .onnx and its tokens file; `language` '' lets Whisper detect it. */
+  z.strictObject({ kind: z.literal('whisper'), encoder: filePath, decoder: filePath, tokens: filePath, language: z.string().max(10) }),
+]);
+export type RecognizerModel = z.infer<typeof recognizerModelSchema>;
+export type RecognizerModelKind = RecognizerModel['kind'];
+
+/** An utterance's 16 kHz PCM16 little-endian bytes, base64 (JSON-safe on both kinds of channel). */
+const pcmBase64 = z
+  .string()
+  .max(Math.ceil(maxUtteranceBytes / 3) * 4)
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/);
+const requestId = z.number().int().nonnegative();
+
+export const mainToRecognizerSchema = z.discriminatedUnion('type', [
+  /** Load this model (once per process: a new model gets a new process). */
+  z.strictObject({ type: z.literal('load'), model: recognizerModelSchema }),
+  z.strictObject({ type: z.literal('transcribe'), id: requestId, pcm: pcmBase64 }),
+  z.strictObject({ type: z.literal('shutdown') }),
+]);
+export type MainToRecognizer = z.infer<typeof mainToRecognizerSchema>;
+
+export const recognizerToMainSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('hello'), version: z.literal(recognizerProtocolVersion), pid: z.number().int().nonnegative() }),
+  z.strictObject({ type: z.literal('loaded') }),
+  /** The engine refused the model with an error it survived (a missing file, a bad config). A corrupt model ends the process instead. */
+  z.strictObject({ type: z.literal('loadFailed'), detail }),
+  z.strictObject({ type: z.literal('result'), id: requestId, text: z.string().max(maxTranscriptChars * 2) }),
+  z.strictObject({ type: z.literal('failed'), id: requestId, detail }),
+]);
+export type RecognizerToMain = z.infer<typeof recognizerToMainSchema>;
