@@ -71,6 +71,40 @@ export async function say(page: Page, text: string): Promise<void> {
   await page.evaluate((values) => (window as unknown as { __say(samples: number[]): Promise<void> }).__say(values), samples);
 }
 
+/**
+ * The loudest level (RMS, 0..1) an AnalyserNode measures over `ms` on what the page plays: every
+ * <audio> element's stream (a call's remote voice). Chromium feeds Web Audio from a remote track only
+ * while an element plays it, as the app's does.
+ */
+export const playbackLevel = (page: Page, ms: number) =>
+  page.evaluate(async (duration) => {
+    const context = new AudioContext();
+    await context.resume();
+    const analysers = [...document.querySelectorAll('audio')]
+      .map((element) => element.srcObject)
+      .filter((stream): stream is MediaStream => stream instanceof MediaStream && stream.getAudioTracks().length > 0)
+      .map((stream) => {
+        const analyser = context.createAnalyser();
+        analyser.fftSize = 2048;
+        context.createMediaStreamSource(stream).connect(analyser);
+        return analyser;
+      });
+    const samples = new Float32Array(2048);
+    let loudest = 0;
+    const end = performance.now() + duration;
+    while (performance.now() < end) {
+      for (const analyser of analysers) {
+        analyser.getFloatTimeDomainData(samples);
+        let sum = 0;
+        for (const sample of samples) sum += sample * sample;
+        loudest = Math.max(loudest, Math.sqrt(sum / samples.length));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await context.close();
+    return loudest;
+  }, ms);
+
 export const inboundEnergy = (page: Page) => page.evaluate(() => (window as unknown as { __inboundAudioEnergy(): Promise<number> }).__inboundAudioEnergy());
 
 /** One thing the page did, at `performance.now()` time in the page. */

@@ -19,6 +19,8 @@ import { modalityReason, ObservationBar, type SendObservation } from './Observat
 import { RequestPanel } from './RequestPanel';
 import { TokenPanel } from './TokenPanel';
 import { useAgentCallSession } from './useAgentCallSession';
+import { useAgentCallCall } from './useAgentCallCall';
+import { AgentCallCallControl } from './AgentCallCallControl';
 import { usePhotoThumbnails } from './usePhotoThumbnails';
 import '../../styles/agentcall.css';
 import type { AgentScreenProps } from '../../navigation';
@@ -83,9 +85,12 @@ export function AgentCallScreen({
   onBack,
 }: AgentScreenProps) {
   const { t } = useI18n();
-  const { connection, state, reopen, applyLocal } = useAgentCallSession(api, agentId);
+  const { connection, state, reopen, applyLocal, beginCall, adoptCall } = useAgentCallSession(api, agentId);
   const { view, endedWithSession } = state;
-  const agent = connection.status === 'open' ? connection.agent : undefined;
+  const agent = connection.status === 'open' || connection.status === 'call' ? connection.agent : undefined;
+  const voiceCall = useAgentCallCall(api, agentId, beginCall, adoptCall);
+  // A WebRTC card (agent-owned voice): the session is the call's.
+  const callShown = connection.status === 'call' || voiceCall.state !== 'idle';
   const sessionKey = connection.status === 'open' ? connection.sessionKey : undefined;
   const ended = view.phase === 'ended';
   const ready = sessionKey !== undefined && view.phase === 'established';
@@ -265,6 +270,11 @@ export function AgentCallScreen({
       {connection.status === 'failed' && connection.error.code === 'sign_in_required' ? (
         <TokenPanel api={api} agentId={agentId} name={label} reason={connection.error} onSaved={restart} />
       ) : null}
+      {sessionKey === undefined && callShown ? (
+        <section className="chat-main agentcall-main" aria-label={t('chat.conversationLabel')}>
+          <AgentCallCallControl call={voiceCall} name={agentName} runActive={false} />
+        </section>
+      ) : null}
       {sessionKey !== undefined ? (
         <ChatEnvironmentContext.Provider value={environment}>
           <section className="chat-main agentcall-main" aria-label={t('chat.conversationLabel')}>
@@ -298,6 +308,7 @@ export function AgentCallScreen({
                 photoError={photoError && photoError.interactionId === pending.interactionId ? photoError.error : undefined}
               />
             ) : null}
+            {callShown ? <AgentCallCallControl call={voiceCall} name={agentName} runActive={view.runActive} /> : null}
             <ObservationBar
               key={sessionKey}
               api={api}
