@@ -34,7 +34,7 @@ const zone = (target, from, message) => ({ target, from, message });
 const mainFloors = {
   ground: ['net', 'platform', 'secrets', 'store', 'ipc', 'policy'],
   auth: ['auth'],
-  protocols: ['talkie', 'agentcall', 'agui', 'nfc', 'photo'],
+  protocols: ['talkie', 'agentcall', 'agui', 'nfc', 'photo', 'speech'],
   above: ['agents', 'demo'],
   app: ['app'],
   entries: ['electron', 'webshell', 'cli'],

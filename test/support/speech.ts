@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { createEspeakTts } from '../../src/main/demo/voice/espeak-tts';
-import { pocketsphinxModel } from '../../src/main/demo/voice/pocketsphinx-stt';
-import { resample, type Pcm } from '../../src/main/demo/voice/pcm';
+import { createEspeakTts } from '../../src/main/speech/espeak-tts';
+import { pocketsphinxModel } from '../../src/main/speech/pocketsphinx-stt';
+import { resample, type Pcm } from '../../src/main/speech/pcm';
 
 /**
  * The demo voice's real engines (Debian: espeak-ng, pocketsphinx + pocketsphinx-en-us; `npm test` installs

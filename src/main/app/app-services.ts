@@ -44,6 +44,8 @@ import { WebPagesService, webPagesSource } from './web-pages';
 import { AdminPinGate, adminPinLockoutFileName } from '../policy/admin-pin-gate';
 import { AdminSession } from '../policy/admin-session';
 import { loadDevicePolicy, type DevicePolicyLoad } from '../policy/device-policy-file';
+import { recognizerFromEnvironment, SpeechService, type Recognizer } from '../speech/speech-service';
+import { speechHandlers } from '../speech/speech-handlers';
 import { guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
 
 export interface AppServicesOptions {
@@ -205,7 +207,19 @@ async function startServices(options: AppServicesOptions, ground: Ground) {
   const webPages = new WebPagesService({
     source: webPagesSource({ agents, allowLocalHttp: () => settings.get().developer.allowLocalHttp, demoAgentCallCardUrl: async () => (await demo.start()).agentCallCardUrl }),
   });
-  return { demo, agui, talkie, voice, nfc, agentCall, webPages };
+  const speech = new SpeechService({ recognizer: speechRecognizerFromEnv(ground.notices) });
+  return { demo, agui, talkie, voice, nfc, agentCall, webPages, speech };
+}
+
+/** `AGENTDESK_SPEECH_RECOGNIZER` (tests and the demo): a bad value is a notice, and no recognizer is used. */
+function speechRecognizerFromEnv(notices: Notices): () => Recognizer | undefined {
+  try {
+    const recognizer = recognizerFromEnvironment();
+    return () => recognizer;
+  } catch (error) {
+    notices.push({ code: 'speech_recognizer_invalid', message: error instanceof Error ? error.message : String(error) });
+    return () => undefined;
+  }
 }
 
 /** `AGENTDESK_DEMO_VOICE_SECONDS`: a shorter (or longer) demo call, to see its warning and its end; a bad value is a notice, and the default stays. */
@@ -347,7 +361,7 @@ function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<
 /** Every contract method's handler, each folder contributing its own table (the types prove each method is answered exactly once). */
 function handlerTable(options: AppServicesOptions, ground: Ground, services: Services): Handlers {
   const { notices, settings, agents, admin, media, photos } = ground;
-  const { demo, agui, talkie, voice, nfc, agentCall, webPages } = services;
+  const { demo, agui, talkie, voice, nfc, agentCall, webPages, speech } = services;
   const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory: new UiMemory(), openExternal: options.openExternal, media });
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   return joinHandlerTables(
@@ -367,6 +381,7 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
     aguiHandlers({ agui }),
     agentcallHandlers({ agentCall }),
     withVoicePolicy(talkieHandlers({ talkie, voice }), options.devicePolicy),
+    speechHandlers({ speech }),
   );
 }
 

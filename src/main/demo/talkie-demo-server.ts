@@ -13,7 +13,7 @@ import { bearerToken, checkId, httpErrors, listenOnLoopback, openEventStream, ow
 import { logoPng } from './png';
 import { cardBlockTypes, type TalkieUser } from './talkie-types';
 import type { RealtimeProvider } from './voice/realtime-provider';
-import { speechUnavailableMessage } from './voice/speech-engines';
+import { speechUnavailableMessage } from '../speech/speech-engines';
 import { DemoVoiceSessions, realtimeCallsPath, type DemoVoiceOptions } from './voice/voice-sessions';
 
 /**

@@ -592,6 +592,7 @@ export const en = {
   'error.keychain_locked': 'The keychain is locked; unlock it and try again.',
   'error.keychain_unavailable': 'The keychain is not available.',
   'error.voice_session_expired': 'The voice connection expired; start the call again.',
+  'error.speech_unavailable': 'Speech is not available on this computer.',
   'error.unknown': 'Something went wrong.',
   // Plain AG-UI servers (screens/agui, Home's add form and demo tile)
   'add.agui': 'This is a plain AG-UI endpoint (POST + SSE)',
@@ -728,6 +729,7 @@ export const en = {
   'notice.demo_not_saved': 'The demo agent’s conversations are kept until AgentDesk closes, but not on disk.',
   'notice.demo_questions_not_kept': 'The demo’s open AG-UI questions end when AgentDesk closes: their key could not be saved.',
   'notice.demo_voice_seconds_invalid': 'AGENTDESK_DEMO_VOICE_SECONDS is not a whole number of seconds from 10 to 3600, so the demo’s voice calls last 300 seconds.',
+  'notice.speech_recognizer_invalid': 'AGENTDESK_SPEECH_RECOGNIZER names no test recognizer (only pocketsphinx), so speech recognition needs an imported model.',
   'notice.admin_lockout_not_saved': 'The administrator PIN’s lockout could not be saved; it holds until AgentDesk closes.',
   'notice.policy_failed': 'The device policy {file} cannot be used, so AgentDesk runs nothing else.',
 };
@@ -1319,6 +1321,7 @@ export const cs: Catalogue = {
   'error.keychain_locked': 'Klíčenka je zamčená; odemkněte ji a zkuste to znovu.',
   'error.keychain_unavailable': 'Klíčenka není dostupná.',
   'error.voice_session_expired': 'Hlasové spojení vypršelo; zahajte hovor znovu.',
+  'error.speech_unavailable': 'Řeč není na tomto počítači k dispozici.',
   'error.unknown': 'Něco se pokazilo.',
   // Obyčejné servery AG-UI (screens/agui, formulář pro přidání a dlaždice dema na domovské obrazovce)
   'add.agui': 'Jde o obyčejný koncový bod AG-UI (POST + SSE)',
@@ -1455,6 +1458,7 @@ export const cs: Catalogue = {
   'notice.demo_not_saved': 'Konverzace ukázkového agenta zůstanou do zavření AgentDesku, ale na disk se neuložily.',
   'notice.demo_questions_not_kept': 'Otevřené otázky AG-UI v ukázce skončí se zavřením AgentDesku: jejich klíč se nepodařilo uložit.',
   'notice.demo_voice_seconds_invalid': 'AGENTDESK_DEMO_VOICE_SECONDS není celé číslo sekund od 10 do 3600, takže hlasové hovory ukázky trvají 300 sekund.',
+  'notice.speech_recognizer_invalid': 'AGENTDESK_SPEECH_RECOGNIZER neuvádí žádný testovací rozpoznávač (jen pocketsphinx), takže rozpoznávání řeči potřebuje importovaný model.',
   'notice.admin_lockout_not_saved': 'Uzamčení PINu správce se nepodařilo uložit; platí, dokud se AgentDesk nezavře.',
   'notice.policy_failed': 'Zásadu zařízení {file} nelze použít, a proto AgentDesk nespustí nic dalšího.',
 };

@@ -19,6 +19,7 @@ import { threadSearchRequestSchema, threadSearchResponseSchema } from '../thread
 import { ipcBytes } from './binary';
 import { noticeLimits, noticeSchema } from './notices';
 import { uiMemoryMethods } from './ui-memory-schemas';
+import { speechMethods } from '../speech/ipc-schemas';
 import { adminUnlockRequestSchema, adminUnlockResponseSchema, devicePolicyStatusSchema } from '../device-policy/ipc-schemas';
 
 /**
@@ -302,6 +303,7 @@ export const contract = {
       gesture: 'Files download only when you click Download.',
     },
     ...talkieVoiceMethods,
+    ...speechMethods,
   },
   events: {
     /** A message for the user that is not the answer to a call: a saved file moved aside or from a newer AgentDesk, a background save that failed. */

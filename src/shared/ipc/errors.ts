@@ -58,6 +58,8 @@ export const ipcErrorCodes = [
   'keychain_unavailable',
   /** The voice session's short-lived key expired or the speech provider refused it: start a new call (a key is never reused). */
   'voice_session_expired',
+  /** Speech synthesis or recognition cannot run here (espeak-ng missing, no speech model imported); the message says which and how to fix it. */
+  'speech_unavailable',
 ] as const;
 
 export type IpcErrorCode = (typeof ipcErrorCodes)[number];

@@ -29,6 +29,8 @@ export const noticeCodes = [
   'demo_questions_not_kept',
   /** `AGENTDESK_DEMO_VOICE_SECONDS` is not whole seconds from 10 to 3600 (`detail`): the demo's calls last 300 s. */
   'demo_voice_seconds_invalid',
+  /** `AGENTDESK_SPEECH_RECOGNIZER` names no test recognizer (`detail`): recognition needs an imported model. */
+  'speech_recognizer_invalid',
   /** The admin PIN's lockout could not be saved (`detail`): it holds until AgentDesk closes. */
   'admin_lockout_not_saved',
   /** The device policy `{file}` cannot be used (`detail`: why): in kiosk mode AgentDesk runs nothing else. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SpeechEngineError } from '../../../src/main/demo/voice/bounded-process';
+import { SpeechEngineError } from '../../../src/main/speech/bounded-process';
 import { DemoConversation, demoReply, type ProviderEvent, type SpeechEngines } from '../../../src/main/demo/voice/demo-conversation';
-import { concatSamples, silence } from '../../../src/main/demo/voice/pcm';
+import { concatSamples, silence } from '../../../src/main/speech/pcm';
 import { interpretRealtimeEvent, realtimeEventTypes, sessionTurnDetection, turnDetectionUpdate } from '../../../src/shared/talkie/voice/realtime-events';
 import { functionCallTurn } from './provider-turns';
 

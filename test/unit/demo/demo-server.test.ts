@@ -3,7 +3,7 @@ import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { crc32, logoPng } from '../../../src/main/demo/png';
 import { canonicalJson, paramsHash, threadTitle } from '../../../src/main/demo/demo-store';
-import { speechInstallCommand, type SpeechEngines } from '../../../src/main/demo/voice/speech-engines';
+import { speechInstallCommand, type SpeechEngines } from '../../../src/main/speech/speech-engines';
 import { api, runInput, stream, useDemoServers } from './demo-helpers';
 
 const start = useDemoServers();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EnergyVad, type VadEvent } from '../../../src/main/demo/voice/energy-vad';
-import { concatSamples, rms, silence } from '../../../src/main/demo/voice/pcm';
+import { concatSamples, rms, silence } from '../../../src/main/speech/pcm';
 import { espeak48k, speechUnavailableReason } from '../../support/speech';
 
 /** The demo provider's energy VAD (#16) on espeak-ng speech padded with silence, fed in 20 ms packets. */

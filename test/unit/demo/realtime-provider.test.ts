@@ -5,7 +5,7 @@ import OpusScript from 'opusscript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { within } from '../../../src/main/cli/voice-peer';
 import { createRealtimeProvider, offerAudioMid, realtimeCallsPath, sameSecret, type RealtimeProvider } from '../../../src/main/demo/voice/realtime-provider';
-import { concatSamples, rms, silence } from '../../../src/main/demo/voice/pcm';
+import { concatSamples, rms, silence } from '../../../src/main/speech/pcm';
 import { OpusRtpReceiver, OpusRtpSender } from '../../../src/main/demo/voice/rtp-opus';
 import { interpretRealtimeEvent, parseRealtimeMessage, realtimeEventTypes } from '../../../src/shared/talkie/voice/realtime-events';
 import { espeak48k, speechUnavailableReason } from '../../support/speech';

@@ -1,6 +1,6 @@
 import * as ndc from 'node-datachannel';
 import { afterAll, describe, expect, it } from 'vitest';
-import { concatSamples, rms } from '../../../src/main/demo/voice/pcm';
+import { concatSamples, rms } from '../../../src/main/speech/pcm';
 import { OpusRtpReceiver, OpusRtpSender, opusPayloadType, rtpPacket, rtpPayload } from '../../../src/main/demo/voice/rtp-opus';
 import { withoutCandidates } from '../../../src/main/cli/voice-peer';
 import { gatheredDescription } from '../../../src/main/demo/voice/realtime-provider';

@@ -3,7 +3,7 @@ import { afterAll } from 'vitest';
 import { within, withoutCandidates } from '../../../src/main/cli/voice-peer';
 import { keepUntilExit } from '../../../src/main/platform/keep-until-exit';
 import { gatheredDescription } from '../../../src/main/demo/voice/realtime-provider';
-import { speechInstallCommand, type SpeechEngines } from '../../../src/main/demo/voice/speech-engines';
+import { speechInstallCommand, type SpeechEngines } from '../../../src/main/speech/speech-engines';
 
 /** Speech engines as the tests want them, whatever this computer has installed. */
 export const speechAvailable: SpeechEngines = { available: true, missing: [], installCommand: speechInstallCommand, found: {} };

@@ -413,6 +413,10 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'talkie.voiceUsage': () => fail('not_found', 'This voice call has ended; start a new one.'),
     'talkie.voiceShortcut': ({ armed }) => ok(armed ? { state: 'unavailable' } : { state: 'off' }),
     'talkie.voiceEnd': () => ok({ ended: false }),
+    // Speech (#17): this fake computer has espeak-ng and no recognizer.
+    'speech.status': () => ok({ synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: false, engine: 'none', reason: 'No speech model is imported.' } }),
+    'speech.synthesize': () => ok({ wav: new Uint8Array(44) }),
+    'speech.transcribe': () => fail('speech_unavailable', 'No speech model is imported: import one in Settings → Speech, or type instead.'),
   };
 
   const transport: ApiTransport = {

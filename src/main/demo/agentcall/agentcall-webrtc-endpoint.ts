@@ -5,9 +5,9 @@ import { checkEventsChannel, sessionIdHeader } from '../../../shared/agentcall/w
 import { keepUntilExit } from '../../platform/keep-until-exit';
 import type { Logger } from '../../platform/logger';
 import { EnergyVad } from '../voice/energy-vad';
-import { createEspeakTts, type TextToSpeech } from '../voice/espeak-tts';
-import { resample } from '../voice/pcm';
-import { createPocketsphinxStt, type SpeechToText } from '../voice/pocketsphinx-stt';
+import { createEspeakTts, type TextToSpeech } from '../../speech/espeak-tts';
+import { resample } from '../../speech/pcm';
+import { createPocketsphinxStt, type SpeechToText } from '../../speech/pocketsphinx-stt';
 import { gatheredDescription, offerAudioMid } from '../voice/realtime-provider';
 import { OpusRtpReceiver, OpusRtpSender, opusPayloadType, opusRate, type Playback } from '../voice/rtp-opus';
 import { AgentCallDemoSession, demoCommands, type AgentCallModalities } from './agentcall-demo-agent';

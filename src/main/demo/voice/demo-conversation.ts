@@ -1,9 +1,9 @@
-import { SpeechEngineError } from './bounded-process';
+import { SpeechEngineError } from '../../speech/bounded-process';
 import { EnergyVad, type VadEvent, type VadSettings } from './energy-vad';
-import type { TextToSpeech } from './espeak-tts';
+import type { TextToSpeech } from '../../speech/espeak-tts';
 import { opusRate } from './rtp-opus';
-import { resample } from './pcm';
-import type { SpeechToText } from './pocketsphinx-stt';
+import { resample } from '../../speech/pcm';
+import type { SpeechToText } from '../../speech/pocketsphinx-stt';
 
 /**
  * One demo voice call's turns (#16), in the openai-realtime/1 events the AgentDesk client reads

@@ -4,9 +4,9 @@ import * as ndc from 'node-datachannel';
 import { keepUntilExit } from '../../platform/keep-until-exit';
 import { httpErrors, sendError, TalkieHttpError } from '../http-util';
 import { DemoConversation, type ProviderEvent, type SpeechEngines } from './demo-conversation';
-import { createEspeakTts } from './espeak-tts';
+import { createEspeakTts } from '../../speech/espeak-tts';
 import type { VadSettings } from './energy-vad';
-import { createPocketsphinxStt } from './pocketsphinx-stt';
+import { createPocketsphinxStt } from '../../speech/pocketsphinx-stt';
 import { OpusRtpReceiver, OpusRtpSender, opusPayloadType, opusRate } from './rtp-opus';
 
 export { rtpPayload } from './rtp-opus';

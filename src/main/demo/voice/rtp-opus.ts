@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import OpusScript from 'opusscript';
-import { bytesFromInt16, int16FromBytes } from './pcm';
+import { bytesFromInt16, int16FromBytes } from '../../speech/pcm';
 
 /**
  * Opus over RTP for the demo provider (#16): node-datachannel carries whole RTP packets but codes no

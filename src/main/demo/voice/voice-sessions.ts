@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { iso, newId, threadTitle, type ThreadRecord, type UserSpace } from '../demo-store';
 import { checkId, httpErrors, TalkieHttpError } from '../http-util';
 import type { TalkieUser } from '../talkie-types';
-import { demoSpeechEngines, speechUnavailableMessage, type SpeechEngines } from './speech-engines';
+import { demoSpeechEngines, speechUnavailableMessage, type SpeechEngines } from '../../speech/speech-engines';
 import { runVoiceTool, voiceConsent, voiceLabels, type VoiceLocale, type VoiceToolResult } from './voice-tools';
 
 /**

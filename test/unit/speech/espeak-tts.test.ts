@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { runBounded, SpeechEngineError } from '../../../src/main/demo/voice/bounded-process';
-import { createEspeakTts, espeakVoice } from '../../../src/main/demo/voice/espeak-tts';
-import { parseWav, rms, wavBytes } from '../../../src/main/demo/voice/pcm';
+import { runBounded, SpeechEngineError } from '../../../src/main/speech/bounded-process';
+import { createEspeakTts, espeakVoice } from '../../../src/main/speech/espeak-tts';
+import { parseWav, rms, wavBytes } from '../../../src/main/speech/pcm';
 import { speechUnavailableReason } from '../../support/speech';
 
 /** The demo provider's voice (#16): espeak-ng as a bounded child process, and the WAV it writes. */

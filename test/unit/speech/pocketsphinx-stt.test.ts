@@ -1,8 +1,8 @@
 import OpusScript from 'opusscript';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SpeechEngineError } from '../../../src/main/demo/voice/bounded-process';
-import { createPocketsphinxStt, demoPhrases, parseSphinxOutput, type Recognition } from '../../../src/main/demo/voice/pocketsphinx-stt';
-import { concatSamples, int16FromBytes, resample, silence, type Pcm } from '../../../src/main/demo/voice/pcm';
+import { SpeechEngineError } from '../../../src/main/speech/bounded-process';
+import { createPocketsphinxStt, demoPhrases, parseSphinxOutput, type Recognition } from '../../../src/main/speech/pocketsphinx-stt';
+import { concatSamples, int16FromBytes, resample, silence, type Pcm } from '../../../src/main/speech/pcm';
 import { encodeOpusFrames, frameSamples } from '../../../src/main/demo/voice/rtp-opus';
 import { classifyUtterance } from '../../../src/shared/talkie/voice/confirm-words';
 import { espeak, speechUnavailableReason } from '../../support/speech';

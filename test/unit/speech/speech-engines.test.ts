@@ -1,7 +1,7 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { demoSpeechEngines, findSpeechEngines, speechInstallCommand, speechUnavailableMessage } from '../../../src/main/demo/voice/speech-engines';
+import { demoSpeechEngines, findSpeechEngines, speechInstallCommand, speechUnavailableMessage } from '../../../src/main/speech/speech-engines';
 import { useTempDirs } from '../../support/temp-dir';
 
 const tempDir = useTempDirs();
