@@ -21,6 +21,8 @@ import { TokenPanel } from './TokenPanel';
 import { useAgentCallSession } from './useAgentCallSession';
 import { useAgentCallCall } from './useAgentCallCall';
 import { AgentCallCallControl } from './AgentCallCallControl';
+import { useAgentSpeech } from './useAgentSpeech';
+import { useReadAloud } from './useReadAloud';
 import { usePhotoThumbnails } from './usePhotoThumbnails';
 import '../../styles/agentcall.css';
 import type { AgentScreenProps } from '../../navigation';
@@ -51,26 +53,6 @@ function statusKey(view: SessionView): MessageKey | undefined {
   }
 }
 
-/** Reads the agent's spoken prompt aloud where the platform can (jsdom and some shells cannot). */
-function speak(text: string): boolean {
-  const synth = typeof window === 'undefined' ? undefined : window.speechSynthesis;
-  if (!synth || typeof SpeechSynthesisUtterance === 'undefined') return false;
-  try {
-    synth.speak(new SpeechSynthesisUtterance(text));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function stopSpeaking() {
-  try {
-    window.speechSynthesis?.cancel();
-  } catch {
-    // Nothing was speaking.
-  }
-}
-
 /**
  * A session with an AgentCall agent (spec: agentcall-agui-extension-0.1, docs/agentcall.md):
  * connect (with the card's reasons when it cannot be used, or a token field when it asks for one),
@@ -84,7 +66,7 @@ export function AgentCallScreen({
   label,
   onBack,
 }: AgentScreenProps) {
-  const { t } = useI18n();
+  const { t, language } = useI18n();
   const { connection, state, reopen, applyLocal, beginCall, adoptCall } = useAgentCallSession(api, agentId);
   const { view, endedWithSession } = state;
   const agent = connection.status === 'open' || connection.status === 'call' ? connection.agent : undefined;
@@ -109,27 +91,14 @@ export function AgentCallScreen({
     if (ended) clearThumbnails();
   }, [ended, clearThumbnails]);
 
-  // The agent's spoken prompt, once per request, where speech synthesis exists; it stops when the
-  // request is resolved or the screen goes.
-  const spoken = useRef(new Set<string>());
-  const speaking = useRef<string | undefined>(undefined);
   const pending = view.pendingInteraction;
   const pendingId = pending?.interactionId;
-  useEffect(() => {
-    if (speaking.current !== undefined && speaking.current !== pendingId) {
-      speaking.current = undefined;
-      stopSpeaking();
-    }
-    if (!pending?.spokenPrompt || spoken.current.has(pending.interactionId)) return;
-    spoken.current.add(pending.interactionId);
-    if (speak(pending.spokenPrompt)) speaking.current = pending.interactionId;
-  }, [pending, pendingId]);
-  useEffect(() => {
-    const current = speaking;
-    return () => {
-      if (current.current !== undefined) stopSpeaking();
-    };
-  }, []);
+
+  // Client-owned voice (a WebSocket card with voice.owner "client"): the agent's speech segments and
+  // spoken prompts are read out (main synthesises, the page plays), unless turned off.
+  const clientVoice = agent?.voice.owner === 'client' && agent.voice.transport === 'websocket';
+  const [readAloud, setReadAloud] = useReadAloud();
+  const agentSpeech = useAgentSpeech(api, clientVoice && readAloud, sessionKey, view, language);
 
   // A control that goes away with the focus in it (the request answered, the session ended) hands
   // the focus on instead of dropping it on the page.
@@ -286,6 +255,11 @@ export function AgentCallScreen({
             ) : null}
             <AgentCallTranscript items={view.items} times={state.times} context={itemContext} thumbnail={thumbnail} />
             <div className="run-status">
+              {clientVoice ? (
+                <button type="button" className="button button--secondary agentcall-read-aloud" aria-pressed={readAloud} onClick={() => setReadAloud(!readAloud)}>
+                  {t(agentSpeech.speaking ? 'agentcall.voice.readingAloud' : 'agentcall.voice.readAloud')}
+                </button>
+              ) : null}
               <p className="run-status__text" role="status" aria-live="polite">
                 {view.runActive && !lost ? <span className="spinner" aria-hidden="true" /> : null}
                 {status === undefined ? null : pending && !ended && !view.runActive ? (
