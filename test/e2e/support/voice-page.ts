@@ -105,6 +105,53 @@ export const playbackLevel = (page: Page, ms: number) =>
     return loudest;
   }, ms);
 
+/**
+ * Before the page loads: an analyser on everything the page's Web Audio contexts send to their
+ * speakers (client-owned voice plays through Web Audio, not an element), read by `outputLevel`.
+ */
+export async function installOutputMeter(page: Page): Promise<void> {
+  await keepNamesShim(page);
+  await page.addInitScript(() => {
+    const taps = new Map<BaseAudioContext, AnalyserNode>();
+    const connect = AudioNode.prototype.connect as (this: AudioNode, ...args: unknown[]) => unknown;
+    AudioNode.prototype.connect = function (this: AudioNode, ...args: unknown[]) {
+      const target = args[0];
+      if (target instanceof AudioDestinationNode) {
+        let tap = taps.get(this.context);
+        if (!tap) {
+          tap = this.context.createAnalyser();
+          tap.fftSize = 2048;
+          taps.set(this.context, tap);
+        }
+        connect.call(this, tap);
+      }
+      return connect.apply(this, args);
+    } as AudioNode['connect'];
+    const samples = new Float32Array(2048);
+    (window as unknown as { __outputLevel(): number }).__outputLevel = () => {
+      let loudest = 0;
+      for (const tap of taps.values()) {
+        tap.getFloatTimeDomainData(samples);
+        let sum = 0;
+        for (const sample of samples) sum += sample * sample;
+        loudest = Math.max(loudest, Math.sqrt(sum / samples.length));
+      }
+      return loudest;
+    };
+  });
+}
+
+/** The loudest RMS level the page's Web Audio output reaches over `ms`. */
+export async function outputLevel(page: Page, ms: number): Promise<number> {
+  let loudest = 0;
+  const end = Date.now() + ms;
+  do {
+    loudest = Math.max(loudest, await page.evaluate(() => (window as unknown as { __outputLevel(): number }).__outputLevel()));
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  } while (Date.now() < end);
+  return loudest;
+}
+
 export const inboundEnergy = (page: Page) => page.evaluate(() => (window as unknown as { __inboundAudioEnergy(): Promise<number> }).__inboundAudioEnergy());
 
 /** One thing the page did, at `performance.now()` time in the page. */

@@ -23,6 +23,8 @@ import { useAgentCallCall } from './useAgentCallCall';
 import { AgentCallCallControl } from './AgentCallCallControl';
 import { useAgentSpeech } from './useAgentSpeech';
 import { useReadAloud } from './useReadAloud';
+import { useClientListening } from './useClientListening';
+import { ClientVoiceControl } from './ClientVoiceControl';
 import { usePhotoThumbnails } from './usePhotoThumbnails';
 import '../../styles/agentcall.css';
 import type { AgentScreenProps } from '../../navigation';
@@ -127,6 +129,16 @@ export function AgentCallScreen({
     },
     [api, sessionKey],
   );
+
+  const listening = useClientListening({
+    api,
+    sessionKey: clientVoice ? sessionKey : undefined,
+    runActive: view.runActive,
+    locale: language,
+    agentSpeaking: agentSpeech.isBusy,
+    silenceAgent: agentSpeech.flush,
+    sendText,
+  });
 
   const cancelRun = useCallback(async () => {
     if (sessionKey === undefined) return undefined;
@@ -296,6 +308,9 @@ export function AgentCallScreen({
               onOpenPhoto={() => setPhotoFor({})}
               photoError={photoError && photoError.interactionId === undefined ? photoError.error : undefined}
             />
+            {clientVoice && ready ? (
+              <ClientVoiceControl listening={listening} agentSpeaking={agentSpeech.speaking} runActive={view.runActive} onType={() => composerRef.current?.focus()} />
+            ) : null}
             <Composer
               textareaRef={composerRef}
               draftKey={`agentcall:${agentId}`}

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { SessionView } from '../../../shared/agentcall/session-view';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import { call } from '../../hooks/useLiveResource';
@@ -9,6 +9,8 @@ export interface AgentSpeech {
   speaking: boolean;
   /** Stops the agent's voice at once (barge-in) and drops what is queued. */
   flush(): void;
+  /** Now, not as of the last render: something is queued or sounding. */
+  isBusy(): boolean;
 }
 
 /**
@@ -98,5 +100,7 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
     promptFor.current = pendingId;
   }, [pendingId]);
 
-  return { speaking, flush: () => player.current?.flush() };
+  const flush = useCallback(() => player.current?.flush(), []);
+  const isBusy = useCallback(() => player.current?.busy === true, []);
+  return { speaking, flush, isBusy };
 }
