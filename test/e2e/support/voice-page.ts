@@ -203,6 +203,44 @@ export async function installVoiceMarks(page: Page): Promise<void> {
   });
 }
 
+/**
+ * Before the page loads, for client-owned AgentCall voice: marks of a `speech.segment` arriving from
+ * main (the web shell's IPC frame, its event's timeStamp), of Web Audio buffer sources starting and
+ * stopping (the one playback path), and of the detector hearing speech begin (the app's
+ * `agentdesk:vad-speech-start` performance mark).
+ */
+export async function installClientVoiceMarks(page: Page): Promise<void> {
+  await keepNamesShim(page);
+  await page.addInitScript(() => {
+    const marks: { what: string; at: number }[] = [];
+    (window as unknown as { __clientVoiceMarks(): unknown[] }).__clientVoiceMarks = () => marks.splice(0);
+    const Native = window.WebSocket;
+    window.WebSocket = class extends Native {
+      constructor(...args: ConstructorParameters<typeof WebSocket>) {
+        super(...args);
+        this.addEventListener('message', (event: MessageEvent) => {
+          if (typeof event.data === 'string' && event.data.includes('agentcall.update') && event.data.includes('speech.segment')) marks.push({ what: 'segment', at: event.timeStamp });
+        });
+      }
+    };
+    const start = AudioBufferSourceNode.prototype.start;
+    AudioBufferSourceNode.prototype.start = function (this: AudioBufferSourceNode, ...args: Parameters<AudioBufferSourceNode['start']>) {
+      marks.push({ what: 'audio:start', at: performance.now() });
+      return start.apply(this, args);
+    };
+    const stop = AudioBufferSourceNode.prototype.stop;
+    AudioBufferSourceNode.prototype.stop = function (this: AudioBufferSourceNode, ...args: Parameters<AudioBufferSourceNode['stop']>) {
+      marks.push({ what: 'audio:stop', at: performance.now() });
+      return stop.apply(this, args);
+    };
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if (entry.name === 'agentdesk:vad-speech-start') marks.push({ what: 'vad:speech-start', at: entry.startTime });
+    }).observe({ type: 'mark' });
+  });
+}
+
+export const takeClientVoiceMarks = (page: Page) => page.evaluate(() => (window as unknown as { __clientVoiceMarks(): { what: string; at: number }[] }).__clientVoiceMarks());
+
 /** The marks since the last call. */
 export const takeVoiceMarks = (page: Page) => page.evaluate(() => (window as unknown as { __voiceMarks(): { what: string; at: number; text?: string }[] }).__voiceMarks());
 

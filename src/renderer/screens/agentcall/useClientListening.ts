@@ -192,6 +192,8 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
         session.vad = await startVad(opened.stream, {
           onSpeechStart: () => {
             if (session.closed || mutedRef.current) return;
+            // For bench/voice-page.ts: when the detector heard speech begin (barge-in is measured from here).
+            performance.mark('agentdesk:vad-speech-start');
             setHearing(true);
             bargeInNow();
           },
