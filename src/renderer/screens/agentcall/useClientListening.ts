@@ -106,6 +106,8 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
   useEffect(() => {
     if (remembered(bargeInKey) !== undefined) return;
     void headphonesLikely().then((on) => {
+      // The user chose meanwhile: their choice stands.
+      if (remembered(bargeInKey) !== undefined) return;
       bargeRef.current = on;
       setBargeInState(on);
     });
