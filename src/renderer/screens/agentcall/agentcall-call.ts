@@ -40,6 +40,8 @@ export interface AgentCallCallHandlers {
 /** The most a relayed text message may be (UTF-16 units): anything longer goes to main as refused. */
 const maxRelayedChars = 256 * 1024;
 const iceGatheringMs = 3_000;
+/** How long a hang-up waits for the channel to send what it holds. */
+const drainMs = 1_000;
 
 export class AgentCallCall {
   private pc: RTCPeerConnection | undefined;
@@ -236,12 +238,24 @@ export class AgentCallCall {
     this.talking = undefined;
     for (const off of this.unsubscribe.splice(0)) off();
     stopTracks(this.stream);
-    try {
-      this.channel?.close();
-      this.pc?.close();
-    } catch {
-      // already closed
-    }
+    const close = () => {
+      try {
+        this.channel?.close();
+        this.pc?.close();
+      } catch {
+        // already closed
+      }
+    };
+    // What is still buffered on the channel (session.end on hang-up) goes out before the connection closes.
+    const channel = this.channel;
+    if (channel?.readyState === 'open' && (channel.bufferedAmount ?? 0) > 0) {
+      const deadline = Date.now() + drainMs;
+      const wait = () => {
+        if (channel.readyState !== 'open' || (channel.bufferedAmount ?? 0) === 0 || Date.now() > deadline) close();
+        else setTimeout(wait, 20);
+      };
+      wait();
+    } else close();
     void call(() => this.api.media.disarm({ kinds: ['microphone'] }));
     this.handlers.ended(problem);
   }
