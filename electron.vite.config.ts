@@ -1,6 +1,32 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'electron-vite';
-import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import type { Plugin } from 'vite';
+
+/**
+ * Client-owned voice's voice activity detector (@ricky0123/vad-web) loads its Silero model, its
+ * AudioWorklet and onnxruntime-web's WebAssembly at run time: they are copied into the renderer's own
+ * files under vad/ (src/renderer/voice/vad.ts points there), never fetched from a CDN.
+ */
+function vadAssets(): Plugin {
+  const require = createRequire(import.meta.url);
+  const vadDist = dirname(require.resolve('@ricky0123/vad-web'));
+  const ortDist = dirname(require.resolve('onnxruntime-web'));
+  const files: [string, string][] = [
+    [join(vadDist, 'silero_vad_v5.onnx'), 'silero_vad_v5.onnx'],
+    [join(vadDist, 'vad.worklet.bundle.min.js'), 'vad.worklet.bundle.min.js'],
+    [join(ortDist, 'ort-wasm-simd-threaded.wasm'), 'ort-wasm-simd-threaded.wasm'],
+    [join(ortDist, 'ort-wasm-simd-threaded.mjs'), 'ort-wasm-simd-threaded.mjs'],
+  ];
+  return {
+    name: 'agentdesk-vad-assets',
+    generateBundle() {
+      for (const [from, name] of files) this.emitFile({ type: 'asset', fileName: `vad/${name}`, source: readFileSync(from) });
+    },
+  };
+}
 
 /**
  * One build for every runtime:
@@ -41,7 +67,7 @@ export default defineConfig({
   },
   renderer: {
     root: resolve('src/renderer'),
-    plugins: [react()],
+    plugins: [react(), vadAssets()],
     build: {
       // electron-vite leaves bundles unminified; the page's script is parsed on every start, so the
       // renderer is minified (2.0 MB → see README "Figures"): a smaller parse is most of the cold first screen.

@@ -74,7 +74,7 @@ const pure = ['zod', '@ag-ui/core'];
 const mainPackages = [...pure, '@napi-rs/keyring', 'eventsource-parser', 'oauth4webapi', 'sharp', 'ws'];
 export const runtimePackages = {
   shared: pure,
-  renderer: [...pure, 'react', 'react-dom', 'react-markdown', 'remark-gfm', 'lowlight', 'hast-util-to-jsx-runtime'],
+  renderer: [...pure, 'react', 'react-dom', 'react-markdown', 'remark-gfm', 'lowlight', 'hast-util-to-jsx-runtime', '@ricky0123/vad-web'],
   preload: ['electron'], // zod and @ag-ui/core come bundled in through src/shared
   main: mainPackages,
   'main/electron': [...mainPackages, 'electron'],

@@ -14,19 +14,37 @@
  * What is not in these figures: the provider's own detection (its VAD), Chromium's audio output
  * after the element is muted (one render quantum, 10 ms at 48 kHz), and main's answer.
  *
+ *
+ * AgentCall client-owned voice (issue #17), against the demo's "Scan and teach objects" (its card says
+ * voice.owner "client"), main recognising with pocketsphinx (AGENTDESK_SPEECH_RECOGNIZER):
+ * - speaking: a `speech.segment` arriving in the page (main's agentcall.update frame) → its audio
+ *   starting in Web Audio (goal ≤ 150 ms; main's espeak-ng synthesis is inside this figure), over
+ *   VOICE_PAGE_SEGMENTS spoken "hello" turns (default 5);
+ * - barge-in: vad-web's speech start while the answer plays → the playing buffer stopped (goal ≤ 100 ms),
+ *   VOICE_PAGE_BARGES times;
+ * - the detector's CPU while listening to silence: the Chromium processes' CPU time (from /proc) over
+ *   VOICE_PAGE_CPU_SECONDS (default 10) listening, less the same time not listening, as a share of one
+ *   core (goal ≤ 10 %); and listening less muted (the microphone open, the detector paused): the
+ *   detector's own share.
+ * `ONLY=talkie` or `ONLY=agentcall` runs one half. The load average is printed with the figures.
+ *
  *   npm run bench:voice-page     (needs `npm run build`, /usr/bin/chromium, espeak-ng and pocketsphinx)
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { speechUnavailableReason } from '../test/support/speech';
 import { closeBrowser, openApp, startShell } from '../test/e2e/support/app';
-import { installTestMicrophone, installVoiceMarks, say, takeVoiceMarks, type VoiceMark } from '../test/e2e/support/voice-page';
+import { installClientVoiceMarks, installTestMicrophone, installVoiceMarks, say, takeClientVoiceMarks, takeVoiceMarks, type VoiceMark } from '../test/e2e/support/voice-page';
 import { percentile } from './stats';
 
 const barges = Number(process.env.VOICE_PAGE_BARGES ?? 5);
 const decisions = Number(process.env.VOICE_PAGE_DECISIONS ?? 3);
-const goals = { bargeInMs: 50, decisionMs: 5 };
+const segments = Number(process.env.VOICE_PAGE_SEGMENTS ?? 5);
+const cpuSeconds = Number(process.env.VOICE_PAGE_CPU_SECONDS ?? 10);
+const only = process.env.ONLY;
+const goals = { bargeInMs: 50, decisionMs: 5, segmentMs: 150, clientBargeInMs: 100, vadCpuPercent: 10 };
 const wait = { timeout: 60_000 };
 
 const unavailable = speechUnavailableReason(['espeak-ng', 'pocketsphinx']);
@@ -51,64 +69,180 @@ function line(label: string, values: readonly number[], goal: number): string {
   return `  ${label.padEnd(44)} goal ≤ ${goal} ms   median ${percentile(values, 50).toFixed(2)} ms, worst ${worst.toFixed(2)} ms (n=${values.length})   ${worst <= goal ? 'met' : 'NOT met'}`;
 }
 
-const userData = await mkdtemp(join(tmpdir(), 'agentdesk-bench-voice-page-'));
-const shell = await startShell(userData);
-const app = await openApp(shell, { width: 1280, height: 800 }, {
-  beforeLoad: async (page) => {
-    await installTestMicrophone(page);
-    await installVoiceMarks(page);
-  },
-});
-const { page } = app;
-const bargeIns: number[] = [];
-const decided: number[] = [];
-try {
-  await page.getByRole('button', { name: 'Open demo' }).click();
-  await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
-  await page.getByRole('button', { name: /^Start a voice call/ }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Continue' }).click();
-  const callBar = page.getByRole('group', { name: 'Voice call' });
-  const listening = () => callBar.getByText('Listening', { exact: true }).waitFor(wait);
-  await listening();
 
-  for (let round = 0; round < barges; round++) {
-    await takeVoiceMarks(page);
-    await say(page, 'search contacts');
-    await callBar.getByText('Speaking', { exact: true }).waitFor(wait);
-    // Over the assistant's answer: the provider's speech_started should silence it in the page.
-    await say(page, 'search contacts');
+async function talkie(): Promise<void> {
+  const userData = await mkdtemp(join(tmpdir(), 'agentdesk-bench-voice-page-'));
+  const shell = await startShell(userData);
+  const app = await openApp(shell, { width: 1280, height: 800 }, {
+    beforeLoad: async (page) => {
+      await installTestMicrophone(page);
+      await installVoiceMarks(page);
+    },
+  });
+  const { page } = app;
+  const bargeIns: number[] = [];
+  const decided: number[] = [];
+  try {
+    await page.getByRole('button', { name: 'Open demo' }).click();
+    await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
+    await page.getByRole('button', { name: /^Start a voice call/ }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Continue' }).click();
+    const callBar = page.getByRole('group', { name: 'Voice call' });
+    const listening = () => callBar.getByText('Listening', { exact: true }).waitFor(wait);
     await listening();
-    const marks = await takeVoiceMarks(page);
-    const found = gaps(marks, (mark) => mark.what === 'dc:input_audio_buffer.speech_started', (mark) => mark.what === 'muted');
-    bargeIns.push(...found);
-    process.stdout.write(`barge-in ${round + 1}/${barges}: ${found.map((ms) => `${ms.toFixed(2)} ms`).join(', ') || 'no barge-in seen (the answer ended first)'}\n`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    for (let round = 0; round < barges; round++) {
+      await takeVoiceMarks(page);
+      await say(page, 'search contacts');
+      await callBar.getByText('Speaking', { exact: true }).waitFor(wait);
+      // Over the assistant's answer: the provider's speech_started should silence it in the page.
+      await say(page, 'search contacts');
+      await listening();
+      const marks = await takeVoiceMarks(page);
+      const found = gaps(marks, (mark) => mark.what === 'dc:input_audio_buffer.speech_started', (mark) => mark.what === 'muted');
+      bargeIns.push(...found);
+      process.stdout.write(`barge-in ${round + 1}/${barges}: ${found.map((ms) => `${ms.toFixed(2)} ms`).join(', ') || 'no barge-in seen (the answer ended first)'}\n`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+
+    for (let round = 0; round < decisions; round++) {
+      await takeVoiceMarks(page);
+      await say(page, 'send the offer');
+      await page.getByText(/Listening for your confirmation/).last().waitFor(wait);
+      await say(page, 'yes send it');
+      await page.getByRole('region', { name: 'Messages' }).getByText('Status: running').last().waitFor(wait);
+      const marks = await takeVoiceMarks(page);
+      const found = gaps(
+        marks,
+        (mark) => mark.what === 'dc:conversation.item.input_audio_transcription.completed' && /yes/i.test(mark.text ?? ''),
+        (mark) => mark.what === 'ipc:talkie.voiceDecide',
+      );
+      decided.push(...found);
+      process.stdout.write(`decision ${round + 1}/${decisions}: ${found.map((ms) => `${ms.toFixed(2)} ms`).join(', ') || 'no decision seen'}\n`);
+      await listening();
+    }
+    await page.getByRole('button', { name: 'Hang up' }).click();
+  } finally {
+    await app.close();
+    await closeBrowser();
+    await shell.stop();
+    await rm(userData, { recursive: true, force: true });
   }
 
-  for (let round = 0; round < decisions; round++) {
-    await takeVoiceMarks(page);
-    await say(page, 'send the offer');
-    await page.getByText(/Listening for your confirmation/).last().waitFor(wait);
-    await say(page, 'yes send it');
-    await page.getByRole('region', { name: 'Messages' }).getByText('Status: running').last().waitFor(wait);
-    const marks = await takeVoiceMarks(page);
-    const found = gaps(
-      marks,
-      (mark) => mark.what === 'dc:conversation.item.input_audio_transcription.completed' && /yes/i.test(mark.text ?? ''),
-      (mark) => mark.what === 'ipc:talkie.voiceDecide',
-    );
-    decided.push(...found);
-    process.stdout.write(`decision ${round + 1}/${decisions}: ${found.map((ms) => `${ms.toFixed(2)} ms`).join(', ') || 'no decision seen'}\n`);
-    await listening();
-  }
-  await page.getByRole('button', { name: 'Hang up' }).click();
-} finally {
-  await app.close();
-  await closeBrowser();
-  await shell.stop();
-  await rm(userData, { recursive: true, force: true });
+  console.log('\nTalkie voice in the page (Chromium, headless, software audio), against the goals of issue #16:');
+  console.log(line('speech start → assistant playback muted', bargeIns, goals.bargeInMs));
+  console.log(line('final transcript → talkie.voiceDecide sent', decided, goals.decisionMs));
 }
 
-console.log('\nTalkie voice in the page (Chromium, headless, software audio), against the goals of issue #16:');
-console.log(line('speech start → assistant playback muted', bargeIns, goals.bargeInMs));
-console.log(line('final transcript → talkie.voiceDecide sent', decided, goals.decisionMs));
+/** CPU seconds (user + system) of this process's Chromium descendants, from /proc. */
+async function chromiumCpuSeconds(): Promise<number> {
+  const parents = new Map<number, number>();
+  const names = new Map<number, string>();
+  const ticks = new Map<number, number>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = await readFile(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const fields = stat.slice(close + 2).split(' ');
+      const pid = Number(entry);
+      names.set(pid, stat.slice(stat.indexOf('(') + 1, close));
+      parents.set(pid, Number(fields[1]));
+      ticks.set(pid, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // gone
+    }
+  }
+  const ours = (pid: number): boolean => {
+    for (let at = parents.get(pid); at !== undefined && at > 1; at = parents.get(at)) if (at === process.pid) return true;
+    return false;
+  };
+  let total = 0;
+  for (const [pid, name] of names) if (/chrom/i.test(name) && ours(pid)) total += ticks.get(pid) ?? 0;
+  return total / 100;
+}
+
+async function agentcall(): Promise<{ segment: number[]; barge: number[]; cpu?: number; detectorCpu?: number }> {
+  const userData = await mkdtemp(join(tmpdir(), 'agentdesk-bench-voice-page-ac-'));
+  const shell = await startShell(userData, { env: { AGENTDESK_SPEECH_RECOGNIZER: 'pocketsphinx' } });
+  const app = await openApp(shell, { width: 1280, height: 800 }, {
+    beforeLoad: async (page) => {
+      await installTestMicrophone(page);
+      await installClientVoiceMarks(page);
+    },
+  });
+  const { page } = app;
+  const segment: number[] = [];
+  const barge: number[] = [];
+  let cpu: number | undefined;
+  let detectorCpu: number | undefined;
+  try {
+    await page.getByRole('button', { name: 'Scan and teach objects' }).click();
+    await page.getByRole('textbox', { name: 'Message' }).waitFor(wait);
+    const quiet = async () => {
+      const before = await chromiumCpuSeconds();
+      await new Promise((resolve) => setTimeout(resolve, cpuSeconds * 1000));
+      return (await chromiumCpuSeconds()) - before;
+    };
+    const idle = await quiet();
+    await page.getByRole('button', { name: 'Talk by voice' }).click();
+    const bar = page.getByRole('group', { name: 'Voice' });
+    const listening = () => bar.getByText('Listening', { exact: true }).waitFor(wait);
+    await listening();
+    const busy = await quiet();
+    // Muted: the microphone and the page's audio stay, the detector is paused: what the detector itself costs.
+    await page.getByRole('button', { name: 'Mute' }).click();
+    const muted = await quiet();
+    await page.getByRole('button', { name: 'Unmute' }).click();
+    await listening();
+    cpu = ((busy - idle) / cpuSeconds) * 100;
+    detectorCpu = ((busy - muted) / cpuSeconds) * 100;
+    process.stdout.write(`CPU over ${cpuSeconds} s: ${idle.toFixed(2)} s not listening, ${busy.toFixed(2)} s listening, ${muted.toFixed(2)} s muted (detector paused)\n`);
+
+    for (let round = 0; round < segments; round++) {
+      await takeClientVoiceMarks(page);
+      await say(page, 'hello');
+      await bar.getByText('Speaking', { exact: true }).waitFor(wait);
+      const marks = await takeClientVoiceMarks(page);
+      const found = gaps(marks, (mark) => mark.what === 'segment', (mark) => mark.what === 'audio:start');
+      segment.push(...found.slice(0, 1));
+      process.stdout.write(`segment ${round + 1}/${segments}: ${found.slice(0, 1).map((ms) => `${ms.toFixed(2)} ms`).join(', ') || 'no playback seen'}\n`);
+      // The answer plays out before the next round.
+      await listening();
+    }
+
+    await bar.getByRole('checkbox', { name: 'Interrupt the agent by speaking' }).check();
+    for (let round = 0; round < barges; round++) {
+      await say(page, 'hello');
+      await bar.getByText('Speaking', { exact: true }).waitFor(wait);
+      await takeClientVoiceMarks(page);
+      await say(page, 'hello');
+      await listening();
+      const marks = await takeClientVoiceMarks(page);
+      const found = gaps(marks, (mark) => mark.what === 'vad:speech-start', (mark) => mark.what === 'audio:stop');
+      barge.push(...found.slice(0, 1));
+      process.stdout.write(`barge-in ${round + 1}/${barges}: ${found.slice(0, 1).map((ms) => `${ms.toFixed(2)} ms`).join(', ') || 'no barge-in seen'}\n`);
+      // The interrupting "hello" is answered too: let that answer play out before the next round.
+      await bar.getByText('Speaking', { exact: true }).waitFor(wait).catch(() => undefined);
+      await listening();
+    }
+    await page.getByRole('button', { name: 'Hang up' }).click();
+  } finally {
+    await app.close();
+    await closeBrowser();
+    await shell.stop();
+    await rm(userData, { recursive: true, force: true });
+  }
+  return { segment, barge, ...(cpu === undefined ? {} : { cpu }), ...(detectorCpu === undefined ? {} : { detectorCpu }) };
+}
+
+if (only !== 'agentcall') await talkie();
+if (only !== 'talkie') {
+  const figures = await agentcall();
+  console.log('\nAgentCall client-owned voice in the page (Chromium, headless, software audio), against the goals of issue #17:');
+  console.log(line('speech.segment received → audio starts', figures.segment, goals.segmentMs));
+  console.log(line('barge-in speech start → playback stopped', figures.barge, goals.clientBargeInMs));
+  console.log(`  ${'VAD CPU while listening (one core)'.padEnd(44)} goal ≤ ${goals.vadCpuPercent} %   ${figures.cpu === undefined ? 'not measured' : `${figures.cpu.toFixed(1)} % (${cpuSeconds} s, less the same time not listening)   ${figures.cpu <= goals.vadCpuPercent ? 'met' : 'NOT met'}`}`);
+  if (figures.detectorCpu !== undefined) console.log(`  ${'  of which the detector (listening − muted)'.padEnd(44)}               ${figures.detectorCpu.toFixed(1)} % (the rest: the microphone and the page's audio, the test's own microphone graph included)`);
+}
+console.log(`\nload average ${loadavg().map((value) => value.toFixed(2)).join(' ')} on ${cpus().length} cores`);

@@ -5,6 +5,7 @@ import type { AgentCallService } from './agentcall-service';
 export function agentcallHandlers({ agentCall }: { agentCall: AgentCallService }): HandlerTable<'agentcall'> {
   return {
     'agentcall.open': ({ agentId }) => agentCall.open(agentId),
+    'agentcall.card': ({ agentId }) => agentCall.card(agentId),
     'agentcall.useToken': ({ agentId, token }) => agentCall.useToken(agentId, token),
     'agentcall.sendText': ({ sessionKey, text }) => agentCall.sendText(sessionKey, text),
     'agentcall.sendObservation': ({ sessionKey, ...request }) => agentCall.sendObservation(sessionKey, request),

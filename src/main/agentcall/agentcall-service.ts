@@ -99,6 +99,12 @@ export class AgentCallService {
     });
   }
 
+  /** The agent's card as the screen needs it, without a session (a WebRTC card is called, not opened). */
+  async card(agentId: string): Promise<{ agent: AgentCallAgent }> {
+    const target = await this.target(agentId);
+    return { agent: agentView(target.card, target.cardUrl, target.problems) };
+  }
+
   async open(agentId: string): Promise<AgentCallOpenResponse> {
     const target = await this.target(agentId);
     const card = target.card;
@@ -378,5 +384,6 @@ function agentView(card: AgentCallCard, cardUrl: string, problems: readonly Prob
     legacyExtension: card.extensionUri === 'legacy',
     skills: card.skills.slice(0, 32).map((skill) => ({ name: skill.name.slice(0, 100), description: skill.description.slice(0, 300) })),
     notes: problems.slice(0, 20).map((problem) => problem.message.slice(0, 500)),
+    voice: { owner: card.voiceOwner, transport: card.transport, explicitTurns: card.transport === 'webrtc' && card.webrtc.supportsExplicitTurns === true },
   };
 }

@@ -3,10 +3,12 @@
  * app:// protocol handler and the web shell). No inline or remote script, no eval, no frames,
  * no plugins; network access only to the page's own origin (the web shell's IPC WebSocket).
  * Images and media may come from blob:/data: (processed photo previews) and mediastream: (camera).
+ * `'wasm-unsafe-eval'` lets the page compile WebAssembly (onnxruntime-web, for the voice activity
+ * detector's model, served from the app's own files): it allows no JavaScript eval.
  */
 export const contentSecurityPolicy = [
   "default-src 'none'",
-  "script-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
   "style-src 'self'",
   "img-src 'self' data: blob:",
   "media-src 'self' blob: mediastream:",

@@ -13,6 +13,9 @@ const contentTypes: Readonly<Record<string, string>> = {
   '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
   '.wav': 'audio/wav',
+  // The voice activity detector's model and onnxruntime-web's WebAssembly (renderer/vad/, see electron.vite.config.ts).
+  '.wasm': 'application/wasm',
+  '.onnx': 'application/octet-stream',
 };
 
 export interface StaticFile {

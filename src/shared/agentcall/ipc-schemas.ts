@@ -26,6 +26,11 @@ export const agentCallAgentSchema = z.strictObject({
   skills: z.array(z.strictObject({ name: bounded(100), description: bounded(300) })).max(32),
   /** Notes from card validation that did not prevent use. */
   notes: z.array(bounded(500)).max(20),
+  /**
+   * Who owns the audio and how the agent is reached: `websocket` sessions (voice `client`: the app may
+   * speak and listen itself) or `webrtc` calls (voice `agent`; `explicitTurns`: push to talk).
+   */
+  voice: z.strictObject({ owner: z.enum(['client', 'agent']), transport: z.enum(['websocket', 'webrtc']), explicitTurns: z.boolean() }),
 });
 export type AgentCallAgent = z.infer<typeof agentCallAgentSchema>;
 
@@ -44,6 +49,8 @@ export const agentCallMethods = {
    * asks for a bearer token: paste one with `agentcall.useToken`) or `network_error`.
    */
   'agentcall.open': { request: z.strictObject({ agentId }), response: agentCallOpenResponseSchema },
+  /** Reads and checks the agent's card without connecting: what the screen offers (a session, or a call for a WebRTC card). Fails as `open` does. */
+  'agentcall.card': { request: z.strictObject({ agentId }), response: z.strictObject({ agent: agentCallAgentSchema }) },
   /** A bearer token for an agent whose card requires one; kept in the keychain, sent only in the WebSocket upgrade. */
   'agentcall.useToken': { request: z.strictObject({ agentId, token: z.string().min(1).max(8192) }), response: z.strictObject({ saved: z.literal(true) }) },
   'agentcall.sendText': {

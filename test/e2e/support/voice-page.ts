@@ -71,6 +71,87 @@ export async function say(page: Page, text: string): Promise<void> {
   await page.evaluate((values) => (window as unknown as { __say(samples: number[]): Promise<void> }).__say(values), samples);
 }
 
+/**
+ * The loudest level (RMS, 0..1) an AnalyserNode measures over `ms` on what the page plays: every
+ * <audio> element's stream (a call's remote voice). Chromium feeds Web Audio from a remote track only
+ * while an element plays it, as the app's does.
+ */
+export const playbackLevel = (page: Page, ms: number) =>
+  page.evaluate(async (duration) => {
+    const context = new AudioContext();
+    await context.resume();
+    const analysers = [...document.querySelectorAll('audio')]
+      .map((element) => element.srcObject)
+      .filter((stream): stream is MediaStream => stream instanceof MediaStream && stream.getAudioTracks().length > 0)
+      .map((stream) => {
+        const analyser = context.createAnalyser();
+        analyser.fftSize = 2048;
+        context.createMediaStreamSource(stream).connect(analyser);
+        return analyser;
+      });
+    const samples = new Float32Array(2048);
+    let loudest = 0;
+    const end = performance.now() + duration;
+    while (performance.now() < end) {
+      for (const analyser of analysers) {
+        analyser.getFloatTimeDomainData(samples);
+        let sum = 0;
+        for (const sample of samples) sum += sample * sample;
+        loudest = Math.max(loudest, Math.sqrt(sum / samples.length));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await context.close();
+    return loudest;
+  }, ms);
+
+/**
+ * Before the page loads: an analyser on everything the page's Web Audio contexts send to their
+ * speakers (client-owned voice plays through Web Audio, not an element), read by `outputLevel`.
+ */
+export async function installOutputMeter(page: Page): Promise<void> {
+  await keepNamesShim(page);
+  await page.addInitScript(() => {
+    const taps = new Map<BaseAudioContext, AnalyserNode>();
+    const connect = AudioNode.prototype.connect as (this: AudioNode, ...args: unknown[]) => unknown;
+    AudioNode.prototype.connect = function (this: AudioNode, ...args: unknown[]) {
+      const target = args[0];
+      if (target instanceof AudioDestinationNode) {
+        let tap = taps.get(this.context);
+        if (!tap) {
+          tap = this.context.createAnalyser();
+          tap.fftSize = 2048;
+          taps.set(this.context, tap);
+        }
+        connect.call(this, tap);
+      }
+      return connect.apply(this, args);
+    } as AudioNode['connect'];
+    const samples = new Float32Array(2048);
+    (window as unknown as { __outputLevel(): number }).__outputLevel = () => {
+      let loudest = 0;
+      for (const tap of taps.values()) {
+        tap.getFloatTimeDomainData(samples);
+        let sum = 0;
+        for (const sample of samples) sum += sample * sample;
+        loudest = Math.max(loudest, Math.sqrt(sum / samples.length));
+      }
+      return loudest;
+    };
+  });
+}
+
+/** The loudest RMS level the page's Web Audio output reaches over `ms`. */
+export async function outputLevel(page: Page, ms: number): Promise<number> {
+  let loudest = 0;
+  const end = Date.now() + ms;
+  do {
+    loudest = Math.max(loudest, await page.evaluate(() => (window as unknown as { __outputLevel(): number }).__outputLevel()));
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  } while (Date.now() < end);
+  return loudest;
+}
+
 export const inboundEnergy = (page: Page) => page.evaluate(() => (window as unknown as { __inboundAudioEnergy(): Promise<number> }).__inboundAudioEnergy());
 
 /** One thing the page did, at `performance.now()` time in the page. */
@@ -121,6 +202,44 @@ export async function installVoiceMarks(page: Page): Promise<void> {
     };
   });
 }
+
+/**
+ * Before the page loads, for client-owned AgentCall voice: marks of a `speech.segment` arriving from
+ * main (the web shell's IPC frame, its event's timeStamp), of Web Audio buffer sources starting and
+ * stopping (the one playback path), and of the detector hearing speech begin (the app's
+ * `agentdesk:vad-speech-start` performance mark).
+ */
+export async function installClientVoiceMarks(page: Page): Promise<void> {
+  await keepNamesShim(page);
+  await page.addInitScript(() => {
+    const marks: { what: string; at: number }[] = [];
+    (window as unknown as { __clientVoiceMarks(): unknown[] }).__clientVoiceMarks = () => marks.splice(0);
+    const Native = window.WebSocket;
+    window.WebSocket = class extends Native {
+      constructor(...args: ConstructorParameters<typeof WebSocket>) {
+        super(...args);
+        this.addEventListener('message', (event: MessageEvent) => {
+          if (typeof event.data === 'string' && event.data.includes('agentcall.update') && event.data.includes('speech.segment')) marks.push({ what: 'segment', at: event.timeStamp });
+        });
+      }
+    };
+    const start = AudioBufferSourceNode.prototype.start;
+    AudioBufferSourceNode.prototype.start = function (this: AudioBufferSourceNode, ...args: Parameters<AudioBufferSourceNode['start']>) {
+      marks.push({ what: 'audio:start', at: performance.now() });
+      return start.apply(this, args);
+    };
+    const stop = AudioBufferSourceNode.prototype.stop;
+    AudioBufferSourceNode.prototype.stop = function (this: AudioBufferSourceNode, ...args: Parameters<AudioBufferSourceNode['stop']>) {
+      marks.push({ what: 'audio:stop', at: performance.now() });
+      return stop.apply(this, args);
+    };
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if (entry.name === 'agentdesk:vad-speech-start') marks.push({ what: 'vad:speech-start', at: entry.startTime });
+    }).observe({ type: 'mark' });
+  });
+}
+
+export const takeClientVoiceMarks = (page: Page) => page.evaluate(() => (window as unknown as { __clientVoiceMarks(): { what: string; at: number }[] }).__clientVoiceMarks());
 
 /** The marks since the last call. */
 export const takeVoiceMarks = (page: Page) => page.evaluate(() => (window as unknown as { __voiceMarks(): { what: string; at: number; text?: string }[] }).__voiceMarks());

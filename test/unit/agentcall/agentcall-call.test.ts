@@ -97,6 +97,14 @@ async function connect(r: Renderer): Promise<{ callKey: string; explicitTurns: b
 }
 
 describe('an AgentCall call relayed between the renderer\'s channel and main', () => {
+  it('describes a WebRTC card as a call with agent-owned voice and explicit turns (agentcall.card), without connecting', async () => {
+    const r = await renderer();
+    const described = await r.services.call('agentcall.card', { agentId: builtInAgentCallDemoId });
+    if (!described.ok) throw new Error(described.error.message);
+    expect(described.value.agent.voice).toEqual({ owner: 'agent', transport: 'webrtc', explicitTurns: true });
+    expect(r.demo.webrtc.openCalls).toBe(0);
+  });
+
   it('opens with session.start built by main, then works as a session: text, explicit audio turns, end', async () => {
     const r = await renderer();
     const { callKey, explicitTurns } = await connect(r);

@@ -174,6 +174,14 @@ describe('AgentCall sessions in main', () => {
     await openDemo(h);
   });
 
+  it('describes the agent without a session: a WebSocket card whose voice the client owns', async () => {
+    const h = await harness();
+    const described = await h.services.call('agentcall.card', { agentId: builtInAgentCallDemoId });
+    if (!described.ok) throw new Error(described.error.message);
+    expect(described.value.agent).toMatchObject({ name: 'AgentDesk demo agent', voice: { owner: 'client', transport: 'websocket', explicitTurns: false } });
+    expect(h.updates).toEqual([]);
+  });
+
   it('explains why an agent cannot be used', async () => {
     const h = await harness();
     const added = await h.services.call('agents.add', { address: 'https://127.0.0.1:9/' });

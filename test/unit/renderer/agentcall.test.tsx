@@ -290,13 +290,9 @@ describe('AgentCall session screen', () => {
   });
 
   it('an agent request to scan shows a prompt panel; the scan is sent with its interactionId on "Send to the agent", and the panel goes when it is answered', async () => {
-    const speakCalls: string[] = [];
-    const cancelSpeech = vi.fn();
-    vi.stubGlobal('speechSynthesis', { speak: (utterance: { text: string }) => void speakCalls.push(utterance.text), cancel: cancelSpeech });
-    vi.stubGlobal('SpeechSynthesisUtterance', class {
-      constructor(readonly text: string) {}
-    });
     const { backend, user } = await renderScreen();
+    // The card's voice is the client's: the spoken prompt goes to main's synthesis (and plays in the page).
+    const speakCalls = () => backend.callsOf('speech.synthesize').map((request) => request.text);
     push(backend, 'session-1', {
       type: 'interaction.requested',
       interaction: { interactionId: 'ask-1', kind: 'physical.nfc.scan', modality: 'nfc', prompt: 'Scan the <b>router</b> tag', spokenPrompt: 'Scan the router' },
@@ -319,8 +315,7 @@ describe('AgentCall session screen', () => {
     expect(screen.getAllByText('Scan the <b>router</b> tag')).toHaveLength(1);
     expect(statusLine().querySelector('.visually-hidden')?.textContent).toBe('The agent asks you to scan an object.');
     push(backend, 'session-1', { type: 'notice', id: 'n1', code: 'ignored', message: 'An unrelated notice.' });
-    expect(speakCalls).toEqual(['Scan the router']);
-    expect(cancelSpeech).not.toHaveBeenCalled();
+    await waitFor(() => expect(speakCalls()).toEqual(['Scan the router']));
 
     await scanWith(user, backend, within(panel).getByRole('button', { name: 'Scan for the agent' }), 'scan-1');
     await user.click(await within(panel).findByRole('button', { name: 'Send to the agent' }));
@@ -333,9 +328,8 @@ describe('AgentCall session screen', () => {
     expect(screen.queryByRole('region', { name: 'The agent asks you to scan an object' })).toBeNull();
     expect(transcript().getByText('Answered.')).toBeTruthy();
     expect(transcript().getByText('Scan the <b>router</b> tag')).toBeTruthy();
-    expect(speakCalls).toEqual(['Scan the router']);
-    // The answered request is no longer read out.
-    expect(cancelSpeech).toHaveBeenCalledTimes(1);
+    // Read out once, however often the session changes.
+    expect(speakCalls()).toEqual(['Scan the router']);
   });
 
   it('Decline sends agentcall.decline; a photo request is answered from PhotoDialog with its interactionId (no speech synthesis here: nothing breaks)', async () => {
@@ -482,5 +476,32 @@ describe('AgentCall session screen', () => {
     await second.user.click(screen.getByRole('button', { name: 'Retry' }));
     await screen.findByRole('heading', { level: 1, name: 'AgentDesk demo agent' });
     expect(offline.callsOf('agentcall.open')).toHaveLength(2);
+  });
+});
+
+describe('client-owned voice on the AgentCall screen (voice.owner "client")', () => {
+  it('speaks each stable speech.segment once, in order, through main’s synthesis; segments of a run being cancelled are not said; Read answers aloud turns it off', async () => {
+    const { backend, user } = await renderScreen();
+    const spoken = () => backend.callsOf('speech.synthesize').map((request) => request.text);
+    push(
+      backend,
+      'session-1',
+      { type: 'run.started', runKey: 'r1' },
+      { type: 'text.delta', runKey: 'r1', text: 'One. Two.' },
+      { type: 'speech.segment', runKey: 'r1', segmentId: 'a', text: 'One.' },
+      { type: 'speech.segment', runKey: 'r1', segmentId: 'b', text: 'Two.' },
+    );
+    push(backend, 'session-1', { type: 'speech.segment', runKey: 'r1', segmentId: 'a', text: 'One.' }, { type: 'run.completed', runKey: 'r1' });
+    await waitFor(() => expect(spoken()).toEqual(['One.', 'Two.']));
+    push(backend, 'session-1', { type: 'run.started', runKey: 'r2' }, { type: 'run.cancelling', runKey: 'r2' }, { type: 'speech.segment', runKey: 'r2', segmentId: 'c', text: 'Never said.' });
+    push(backend, 'session-1', { type: 'run.completed', runKey: 'r2' });
+    expect(spoken()).toEqual(['One.', 'Two.']);
+    const toggle = screen.getByRole('button', { name: 'Read answers aloud' });
+    expect(toggle.getAttribute('aria-pressed')).toBe('true');
+    await user.click(toggle);
+    expect(toggle.getAttribute('aria-pressed')).toBe('false');
+    push(backend, 'session-1', { type: 'run.started', runKey: 'r3' }, { type: 'speech.segment', runKey: 'r3', segmentId: 'd', text: 'Not read.' }, { type: 'run.completed', runKey: 'r3' });
+    expect(spoken()).toEqual(['One.', 'Two.']);
+    localStorage.clear();
   });
 });

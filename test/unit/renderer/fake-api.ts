@@ -147,6 +147,7 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       legacyExtension: false,
       skills: [{ name: 'Recognise taught objects', description: 'Teach it names of scanned objects.' }],
       notes: [],
+      voice: { owner: 'client', transport: 'websocket', explicitTurns: false },
     },
     agui: {},
     aguiEarlier: {},
@@ -276,6 +277,7 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       if (agentId === builtInAguiDemoId || state.agents.some((agent) => agent.id === agentId && agent.protocol === 'agui')) return ok({ protocol: 'agui' });
       return ok({ protocol: agentId === builtInAgentCallDemoId || state.agentCallAgents.includes(agentId) ? 'agentcall' : 'talkie' });
     },
+    'agentcall.card': () => ok({ agent: state.agentCall }),
     'agentcall.open': () =>
       ok({
         sessionKey: `session-${nextId++}`,

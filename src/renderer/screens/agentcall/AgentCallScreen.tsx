@@ -20,6 +20,12 @@ import { modalityReason, ObservationBar, type SendObservation } from './Observat
 import { RequestPanel } from './RequestPanel';
 import { TokenPanel } from './TokenPanel';
 import { useAgentCallSession } from './useAgentCallSession';
+import { useAgentCallCall } from './useAgentCallCall';
+import { AgentCallCallControl } from './AgentCallCallControl';
+import { useAgentSpeech } from './useAgentSpeech';
+import { useReadAloud } from './useReadAloud';
+import { useClientListening } from './useClientListening';
+import { ClientVoiceControl } from './ClientVoiceControl';
 import { usePhotoThumbnails } from './usePhotoThumbnails';
 import '../../styles/agentcall.css';
 import type { AgentScreenProps } from '../../navigation';
@@ -50,26 +56,6 @@ function statusKey(view: SessionView): MessageKey | undefined {
   }
 }
 
-/** Reads the agent's spoken prompt aloud where the platform can (jsdom and some shells cannot). */
-function speak(text: string): boolean {
-  const synth = typeof window === 'undefined' ? undefined : window.speechSynthesis;
-  if (!synth || typeof SpeechSynthesisUtterance === 'undefined') return false;
-  try {
-    synth.speak(new SpeechSynthesisUtterance(text));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function stopSpeaking() {
-  try {
-    window.speechSynthesis?.cancel();
-  } catch {
-    // Nothing was speaking.
-  }
-}
-
 /**
  * A session with an AgentCall agent (spec: agentcall-agui-extension-0.1, docs/agentcall.md):
  * connect (with the card's reasons when it cannot be used, or a token field when it asks for one),
@@ -83,10 +69,13 @@ export function AgentCallScreen({
   label,
   onBack,
 }: AgentScreenProps) {
-  const { t } = useI18n();
-  const { connection, state, reopen, applyLocal } = useAgentCallSession(api, agentId);
+  const { t, language } = useI18n();
+  const { connection, state, reopen, applyLocal, beginCall, adoptCall } = useAgentCallSession(api, agentId);
   const { view, endedWithSession } = state;
-  const agent = connection.status === 'open' ? connection.agent : undefined;
+  const agent = connection.status === 'open' || connection.status === 'call' ? connection.agent : undefined;
+  const voiceCall = useAgentCallCall(api, agentId, beginCall, adoptCall);
+  // A WebRTC card (agent-owned voice): the session is the call's.
+  const callShown = connection.status === 'call' || voiceCall.state !== 'idle';
   const sessionKey = connection.status === 'open' ? connection.sessionKey : undefined;
   const ended = view.phase === 'ended';
   const ready = sessionKey !== undefined && view.phase === 'established';
@@ -105,27 +94,14 @@ export function AgentCallScreen({
     if (ended) clearThumbnails();
   }, [ended, clearThumbnails]);
 
-  // The agent's spoken prompt, once per request, where speech synthesis exists; it stops when the
-  // request is resolved or the screen goes.
-  const spoken = useRef(new Set<string>());
-  const speaking = useRef<string | undefined>(undefined);
   const pending = view.pendingInteraction;
   const pendingId = pending?.interactionId;
-  useEffect(() => {
-    if (speaking.current !== undefined && speaking.current !== pendingId) {
-      speaking.current = undefined;
-      stopSpeaking();
-    }
-    if (!pending?.spokenPrompt || spoken.current.has(pending.interactionId)) return;
-    spoken.current.add(pending.interactionId);
-    if (speak(pending.spokenPrompt)) speaking.current = pending.interactionId;
-  }, [pending, pendingId]);
-  useEffect(() => {
-    const current = speaking;
-    return () => {
-      if (current.current !== undefined) stopSpeaking();
-    };
-  }, []);
+
+  // Client-owned voice (a WebSocket card with voice.owner "client"): the agent's speech segments and
+  // spoken prompts are read out (main synthesises, the page plays), unless turned off.
+  const clientVoice = agent?.voice.owner === 'client' && agent.voice.transport === 'websocket';
+  const [readAloud, setReadAloud] = useReadAloud();
+  const agentSpeech = useAgentSpeech(api, clientVoice && readAloud, sessionKey, view, language);
 
   // A control that goes away with the focus in it (the request answered, the session ended) hands
   // the focus on instead of dropping it on the page.
@@ -154,6 +130,16 @@ export function AgentCallScreen({
     },
     [api, sessionKey],
   );
+
+  const listening = useClientListening({
+    api,
+    sessionKey: clientVoice ? sessionKey : undefined,
+    runActive: view.runActive,
+    locale: language,
+    agentSpeaking: agentSpeech.isBusy,
+    silenceAgent: agentSpeech.flush,
+    sendText,
+  });
 
   const cancelRun = useCallback(async () => {
     if (sessionKey === undefined) return undefined;
@@ -271,6 +257,11 @@ export function AgentCallScreen({
       {connection.status === 'failed' && connection.error.code === 'sign_in_required' ? (
         <TokenPanel api={api} agentId={agentId} name={label} reason={connection.error} onSaved={restart} />
       ) : null}
+      {sessionKey === undefined && callShown ? (
+        <section className="chat-main agentcall-main" aria-label={t('chat.conversationLabel')}>
+          <AgentCallCallControl call={voiceCall} name={agentName} runActive={false} />
+        </section>
+      ) : null}
       {sessionKey !== undefined ? (
         <ChatEnvironmentContext.Provider value={environment}>
           <section className="chat-main agentcall-main" aria-label={t('chat.conversationLabel')}>
@@ -282,6 +273,11 @@ export function AgentCallScreen({
             ) : null}
             <AgentCallTranscript items={view.items} times={state.times} context={itemContext} thumbnail={thumbnail} />
             <div className="run-status">
+              {clientVoice ? (
+                <button type="button" className="button button--secondary agentcall-read-aloud" aria-pressed={readAloud} onClick={() => setReadAloud(!readAloud)}>
+                  {t(agentSpeech.speaking ? 'agentcall.voice.readingAloud' : 'agentcall.voice.readAloud')}
+                </button>
+              ) : null}
               <p className="run-status__text" role="status" aria-live="polite">
                 {view.runActive && !lost ? <span className="spinner" aria-hidden="true" /> : null}
                 {status === undefined ? null : pending && !ended && !view.runActive ? (
@@ -304,6 +300,7 @@ export function AgentCallScreen({
                 photoError={photoError && photoError.interactionId === pending.interactionId ? photoError.error : undefined}
               />
             ) : null}
+            {callShown ? <AgentCallCallControl call={voiceCall} name={agentName} runActive={view.runActive} /> : null}
             <ObservationBar
               key={sessionKey}
               api={api}
@@ -317,6 +314,9 @@ export function AgentCallScreen({
               onOpenPhoto={() => setPhotoFor({})}
               photoError={photoError && photoError.interactionId === undefined ? photoError.error : undefined}
             />
+            {clientVoice && ready ? (
+              <ClientVoiceControl listening={listening} agentSpeaking={agentSpeech.speaking} runActive={view.runActive} onType={() => composerRef.current?.focus()} />
+            ) : null}
             <Composer
               textareaRef={composerRef}
               draftKey={`agentcall:${agentId}`}

@@ -31,11 +31,17 @@ export interface AgentCallCallHandlers {
   ended(problem?: CallProblem): void;
   /** The agent's voice, for an <audio> element (Chromium decodes a remote track only when something plays it). */
   remoteAudio?(stream: MediaStream): void;
+  /** The microphone's stream (at the start, and again after a switch), for a level meter. */
+  microphone?(stream: MediaStream): void;
+  /** The remembered microphone was gone: the default one is used (forget it). */
+  microphoneForgotten?(): void;
 }
 
 /** The most a relayed text message may be (UTF-16 units): anything longer goes to main as refused. */
 const maxRelayedChars = 256 * 1024;
 const iceGatheringMs = 3_000;
+/** How long a hang-up waits for the channel to send what it holds. */
+const drainMs = 1_000;
 
 export class AgentCallCall {
   private pc: RTCPeerConnection | undefined;
@@ -45,6 +51,7 @@ export class AgentCallCall {
   private callKey: string | undefined;
   private sessionKey: string | undefined;
   private explicitTurns = false;
+  private muted = false;
   private talking: Promise<boolean> | undefined;
   private finished = false;
   private readonly unsubscribe: (() => void)[] = [];
@@ -53,6 +60,8 @@ export class AgentCallCall {
     private readonly api: AgentDeskApi,
     private readonly agentId: string,
     private readonly handlers: AgentCallCallHandlers,
+    /** The microphone to use (undefined: the system default). */
+    private deviceId?: string,
   ) {}
 
   /** True while push to talk is held (an audio turn is open or opening). */
@@ -73,10 +82,40 @@ export class AgentCallCall {
     }
   }
 
+  /** True once the session is established over the call's channel. */
+  get connected(): boolean {
+    return this.sessionKey !== undefined && !this.finished;
+  }
+
+  /** The microphone sends nothing while muted (the track is disabled); an open audio turn is cancelled. */
+  async setMuted(muted: boolean): Promise<void> {
+    this.muted = muted;
+    if (muted && this.talking) await this.cancelTalk();
+    if (this.track) this.track.enabled = !muted && this.sessionKey !== undefined && !this.explicitTurns;
+  }
+
+  /** Another microphone on the same connection (replaceTrack: no new offer); it sends only when the old one would have. */
+  async selectMicrophone(deviceId: string | undefined): Promise<void> {
+    this.deviceId = deviceId;
+    const devices = mediaDevices();
+    const sender = this.pc?.getSenders()[0];
+    if (!devices || !sender || this.finished) return;
+    const { stream } = await openMicrophone(devices, deviceId);
+    const track = stream.getAudioTracks()[0];
+    if (this.finished || !track) return stopTracks(stream);
+    track.enabled = this.track?.enabled ?? false;
+    await sender.replaceTrack(track);
+    const old = this.stream;
+    this.stream = stream;
+    this.track = track;
+    stopTracks(old);
+    this.handlers.microphone?.(stream);
+  }
+
   /** Push to talk pressed: an audio turn opens, then the microphone. */
   pressTalk(): void {
     const key = this.sessionKey;
-    if (!key || !this.explicitTurns || this.talking || this.finished) return;
+    if (!key || !this.explicitTurns || this.talking || this.finished || this.muted) return;
     this.talking = call(() => this.api.agentcall.audioTurn({ sessionKey: key, action: 'start', microphoneStopped: !this.microphoneOn })).then((result) => {
       if (result.ok && this.talking && this.track) this.track.enabled = true;
       return result.ok;
@@ -122,14 +161,16 @@ export class AgentCallCall {
     if (!devices || typeof RTCPeerConnection === 'undefined') throw new MicrophoneError('unavailable');
     const arm = await call(() => this.api.media.arm({ kinds: ['microphone'] }));
     if (!arm.ok) throw new MicrophoneError('denied');
-    const { stream } = await openMicrophone(devices, undefined);
+    const { stream, forgotten } = await openMicrophone(devices, this.deviceId);
     if (this.finished) return stopTracks(stream);
     this.stream = stream;
+    if (forgotten) this.handlers.microphoneForgotten?.();
     const track = stream.getAudioTracks()[0];
     if (!track) throw new MicrophoneError('noMicrophone');
     // Closed until the call knows whether it is push to talk.
     track.enabled = false;
     this.track = track;
+    this.handlers.microphone?.(stream);
 
     const pc = new RTCPeerConnection({ iceServers: [] });
     this.pc = pc;
@@ -180,7 +221,7 @@ export class AgentCallCall {
     if (!opened.ok) throw new CallRefused(opened.error);
     this.sessionKey = opened.value.sessionKey;
     // Without explicit turns the agent listens all the time.
-    if (!explicitTurns) track.enabled = true;
+    if (!explicitTurns && this.track) this.track.enabled = !this.muted;
     this.handlers.opened(opened.value);
   }
 
@@ -197,12 +238,24 @@ export class AgentCallCall {
     this.talking = undefined;
     for (const off of this.unsubscribe.splice(0)) off();
     stopTracks(this.stream);
-    try {
-      this.channel?.close();
-      this.pc?.close();
-    } catch {
-      // already closed
-    }
+    const close = () => {
+      try {
+        this.channel?.close();
+        this.pc?.close();
+      } catch {
+        // already closed
+      }
+    };
+    // What is still buffered on the channel (session.end on hang-up) goes out before the connection closes.
+    const channel = this.channel;
+    if (channel?.readyState === 'open' && (channel.bufferedAmount ?? 0) > 0) {
+      const deadline = Date.now() + drainMs;
+      const wait = () => {
+        if (channel.readyState !== 'open' || (channel.bufferedAmount ?? 0) === 0 || Date.now() > deadline) close();
+        else setTimeout(wait, 20);
+      };
+      wait();
+    } else close();
     void call(() => this.api.media.disarm({ kinds: ['microphone'] }));
     this.handlers.ended(problem);
   }

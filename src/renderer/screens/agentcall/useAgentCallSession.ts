@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useSyncExternalStore } from 'react';
-import type { AgentCallAgent } from '../../../shared/agentcall/ipc-schemas';
+import type { AgentCallAgent, AgentCallOpenResponse } from '../../../shared/agentcall/ipc-schemas';
 import { applySessionUpdate, emptySessionView, type SessionUpdate, type SessionView } from '../../../shared/agentcall/session-view';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { EventPayload } from '../../../shared/ipc/contract';
@@ -11,6 +11,8 @@ import { call } from '../../hooks/useLiveResource';
 export type Connection =
   | { status: 'connecting' }
   | { status: 'failed'; error: IpcError }
+  /** A WebRTC card (agent-owned voice): no session until the user calls. */
+  | { status: 'call'; agent: AgentCallAgent }
   | { status: 'open'; sessionKey: string; agent: AgentCallAgent };
 
 /** The session as the screen shows it: the engine's view plus what only the renderer knows. */
@@ -68,6 +70,10 @@ export interface AgentCallSessionHandle {
   reopen: () => void;
   /** Applies updates the renderer knows about without main (the session was already gone in main). */
   applyLocal: (updates: SessionUpdate[]) => void;
+  /** A call is starting: its session's first events are kept until `adoptCall`. */
+  beginCall: () => void;
+  /** The call's session is established (`agentcall.callOpened`'s answer): it is this screen's session now, starting empty. */
+  adoptCall: (response: AgentCallOpenResponse) => void;
 }
 
 interface Snapshot {
@@ -127,6 +133,27 @@ class AgentCallSession {
 
   readonly applyLocal = (updates: SessionUpdate[]): void => this.change((current) => updates.reduce(foldUpdateAt(Date.now()), current));
 
+  readonly beginCall = (): void => {
+    if (this.snapshot.connection.status !== 'call') return;
+    this.generation += 1;
+    this.sessionKey = undefined;
+    this.early = [];
+  };
+
+  readonly adoptCall = (response: AgentCallOpenResponse): void => {
+    const buffered = this.early ?? [];
+    this.early = null;
+    // Nothing of an earlier call stays (no resume): the view starts empty.
+    this.frame.cancel();
+    const { sessionKey: key, agent, updates } = response;
+    this.sessionKey = key;
+    const fold = foldUpdateAt(Date.now());
+    let next = updates.reduce(fold, initialSessionState);
+    for (const payload of buffered) if (payload.sessionKey === key) next = payload.updates.reduce(fold, next);
+    this.latest = next;
+    this.publish({ connection: { status: 'open', sessionKey: key, agent }, state: next });
+  };
+
   private open(): void {
     this.opened = true;
     const generation = ++this.generation;
@@ -141,26 +168,39 @@ class AgentCallSession {
     // A session still running in main is ended (main would end it on open as well).
     if (previous !== undefined && !previousEnded) void call(() => this.api.agentcall.end({ sessionKey: previous }));
     const api = this.api;
-    void call(() => api.agentcall.open({ agentId: this.agentId })).then((result) => {
-      if (generation !== this.generation) {
-        // A newer open started while this one was on its way.
-        if (result.ok) void call(() => api.agentcall.end({ sessionKey: result.value.sessionKey }));
+    void (async () => {
+      // A WebRTC card is called, not opened: the screen offers Call.
+      const card = await call(() => api.agentcall.card({ agentId: this.agentId }));
+      if (generation !== this.generation) return;
+      if (card.ok && card.value.agent.voice.transport === 'webrtc') {
+        this.early = null;
+        this.publish({ connection: { status: 'call', agent: card.value.agent }, state: initialSessionState });
         return;
       }
-      const buffered = this.early ?? [];
-      this.early = null;
-      if (!result.ok) {
-        this.publish({ connection: { status: 'failed', error: result.error }, state: this.latest });
-        return;
-      }
-      const { sessionKey: key, agent, updates } = result.value;
-      this.sessionKey = key;
-      const fold = foldUpdateAt(Date.now());
-      let next = updates.reduce(fold, this.latest);
-      for (const payload of buffered) if (payload.sessionKey === key) next = payload.updates.reduce(fold, next);
-      this.latest = next;
-      this.publish({ connection: { status: 'open', sessionKey: key, agent }, state: next });
-    });
+      this.finishOpen(generation, await call(() => api.agentcall.open({ agentId: this.agentId })));
+    })();
+  }
+
+  private finishOpen(generation: number, result: Awaited<ReturnType<AgentDeskApi['agentcall']['open']>>): void {
+    const api = this.api;
+    if (generation !== this.generation) {
+      // A newer open started while this one was on its way.
+      if (result.ok) void call(() => api.agentcall.end({ sessionKey: result.value.sessionKey }));
+      return;
+    }
+    const buffered = this.early ?? [];
+    this.early = null;
+    if (!result.ok) {
+      this.publish({ connection: { status: 'failed', error: result.error }, state: this.latest });
+      return;
+    }
+    const { sessionKey: key, agent, updates } = result.value;
+    this.sessionKey = key;
+    const fold = foldUpdateAt(Date.now());
+    let next = updates.reduce(fold, this.latest);
+    for (const payload of buffered) if (payload.sessionKey === key) next = payload.updates.reduce(fold, next);
+    this.latest = next;
+    this.publish({ connection: { status: 'open', sessionKey: key, agent }, state: next });
   }
 
   private change(update: (current: SessionState) => SessionState): void {
@@ -199,5 +239,5 @@ export function useAgentCallSession(api: AgentDeskApi, agentId: string): AgentCa
   const session = useMemo(() => sessionOf(api, agentId), [api, agentId]);
   const { connection, state } = useSyncExternalStore(session.subscribe, session.getSnapshot);
   useEffect(() => session.attach(), [session]);
-  return { connection, state, reopen: session.reopen, applyLocal: session.applyLocal };
+  return { connection, state, reopen: session.reopen, applyLocal: session.applyLocal, beginCall: session.beginCall, adoptCall: session.adoptCall };
 }

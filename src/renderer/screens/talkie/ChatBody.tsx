@@ -22,7 +22,8 @@ import { LinkOpenError } from '../../components/LinkOpenError';
 import { Composer, type ComposerHandle } from '../../components/Composer';
 import { lastUserMessage } from './chat-state';
 import { formatCountdown } from '../../components/format';
-import { CallControl, endedKeys, modeKeys } from './voice/CallControl';
+import { CallControl, endedKeys } from './voice/CallControl';
+import { modeKeys } from '../../voice/CallBar';
 import { useVoiceCall, type VoiceCallHandlers } from './voice/useVoiceCall';
 import { useConfirmPhrase, VoiceLineContext } from './voice/VoiceLine';
 

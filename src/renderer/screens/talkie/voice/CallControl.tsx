@@ -6,21 +6,13 @@ import type { CallMode, CallView } from '../../../../shared/talkie/voice/voice-c
 import { ErrorAlert } from '../../../components/ErrorText';
 import { useSettings } from '../../../hooks/useApiData';
 import { call } from '../../../hooks/useLiveResource';
-import { useMediaDevices } from '../../../hooks/useMediaDevices';
 import { useI18n } from '../../../i18n/I18nProvider';
 import type { MessageKey } from '../../../i18n/strings';
 import { formatCountdown } from '../../../components/format';
 import type { StartError, VoiceCall } from './useVoiceCall';
 import { VoiceConsentDialog } from './VoiceConsentDialog';
+import { CallBar } from '../../../voice/CallBar';
 import './voice.css';
-
-const phaseKeys: Record<CallView['phase'], MessageKey> = {
-  connecting: 'voice.phase.connecting',
-  listening: 'voice.phase.listening',
-  thinking: 'voice.phase.thinking',
-  speaking: 'voice.phase.speaking',
-  ended: 'voice.phase.ended',
-};
 
 export const endedKeys: Record<NonNullable<CallView['ended']>, MessageKey> = {
   user: 'voice.ended.user',
@@ -39,11 +31,6 @@ const microphoneKeys: Record<Extract<StartError, { kind: 'microphone' }>['proble
   failed: 'voice.mic.failed',
 };
 
-export const modeKeys: Record<CallMode, MessageKey> = { 'hands-free': 'voice.mode.handsFree', 'push-to-talk': 'voice.mode.pushToTalk' };
-
-/** Space or Enter on the focused Hold-to-talk button, the key push to talk uses (see the README). */
-const isTalkKey = (key: string) => key === ' ' || key === 'Enter';
-
 /**
  * The voice call bar above the composer (Talkie §10). Before a call: Call (only when the server
  * offers voice; greyed out with the reason when §4 status says voice is off), and before the first
@@ -57,15 +44,11 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
   const settings = useSettings(api);
   const [asking, setAsking] = useState(false);
   const reasonId = useId();
-  const hintId = useId();
-  const modeId = useId();
-  const microphoneId = useId();
   const callButton = useRef<HTMLButtonElement>(null);
   const muteButton = useRef<HTMLButtonElement>(null);
   const talkButton = useRef<HTMLButtonElement>(null);
   const { view: shown, starting, startError, level, deviceId, shortcut, audioElement, start, hangUp, setMuted, setMode: changeMode, talk, selectMicrophone } = voice;
   const inCall = shown !== undefined && shown.phase !== 'ended';
-  const media = useMediaDevices(inCall && shown.phase !== 'connecting');
 
   // The control that replaced the one with focus takes it: Mute when the call starts, Call when it ends.
   const wasInCall = useRef(inCall);
@@ -144,87 +127,33 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
       </>
     );
   } else {
-    const phase = shown.phase === 'listening' && shown.userSpeaking ? 'voice.phase.hearing' : phaseKeys[shown.phase];
-    const devices = media.status === 'ready' ? media.microphoneDevices : [];
     const time = formatCountdown(shown.timeLeftSeconds * 1000);
     body = (
-      <>
-        <p className={`call-control__state call-control__state--${shown.phase}`}>
-          <span className="call-control__dot" aria-hidden="true" />
-          {t(phase)}
-        </p>
-        <meter className="call-control__level" min={0} max={1} value={shown.microphoneOpen ? level : 0} aria-label={t('voice.level')} />
-        <button ref={muteButton} type="button" className="button button--secondary" aria-pressed={shown.muted} onClick={() => setMuted(!shown.muted)}>
-          {t(shown.muted ? 'voice.unmute' : 'voice.mute')}
-        </button>
-        <label className="visually-hidden" htmlFor={modeId}>
-          {t('voice.mode')}
-        </label>
-        <select id={modeId} className="select call-control__select" value={shown.mode} onChange={(event) => setMode(event.target.value as CallMode)}>
-          {(Object.keys(modeKeys) as CallMode[]).map((mode) => (
-            <option key={mode} value={mode}>
-              {t(modeKeys[mode])}
-            </option>
-          ))}
-        </select>
-        {shown.mode === 'push-to-talk' ? (
+      <CallBar
+        phase={shown.phase === 'listening' && shown.userSpeaking ? 'hearing' : shown.phase === 'ended' ? 'connecting' : shown.phase}
+        level={shown.microphoneOpen ? level : 0}
+        muted={shown.muted}
+        onMute={setMuted}
+        mode={{ value: shown.mode, onChange: setMode }}
+        talk={shown.mode === 'push-to-talk' ? { talking: shown.talking, onTalk: talk } : undefined}
+        deviceId={deviceId}
+        onMicrophone={selectMicrophone}
+        onHangUp={hangUp}
+        muteRef={muteButton}
+        talkRef={talkButton}
+        after={
           <>
-            <button
-              ref={talkButton}
-              type="button"
-              className="button button--secondary call-control__talk"
-              aria-pressed={shown.talking}
-              aria-describedby={hintId}
-              disabled={shown.muted}
-              onPointerDown={(event) => {
-                event.currentTarget.setPointerCapture?.(event.pointerId);
-                talk(true);
-              }}
-              onPointerUp={() => talk(false)}
-              onPointerCancel={() => talk(false)}
-              onKeyDown={(event) => {
-                if (!isTalkKey(event.key)) return;
-                event.preventDefault();
-                if (!event.repeat) talk(true);
-              }}
-              onKeyUp={(event) => {
-                if (!isTalkKey(event.key)) return;
-                event.preventDefault();
-                talk(false);
-              }}
-              onBlur={() => talk(false)}
-            >
-              {t(shown.talking ? 'voice.talking' : 'voice.holdToTalk')}
-            </button>
-            <span id={hintId} className="visually-hidden">
-              {t('voice.holdToTalkHint')}
-            </span>
+            {shortcut?.state === 'armed' ? (
+              <p className="muted call-control__note">{t(shown.mode === 'push-to-talk' ? 'voice.shortcutTalk' : 'voice.shortcutMute', { keys: shortcut.label })}</p>
+            ) : shortcut?.state === 'taken' ? (
+              <p className="muted call-control__note">{t('voice.shortcutTaken', { keys: shortcut.label })}</p>
+            ) : null}
+            {shown.providerError !== undefined ? <p className="muted call-control__note">{t('voice.providerError', { message: shown.providerError })}</p> : null}
           </>
-        ) : null}
-        <label className="visually-hidden" htmlFor={microphoneId}>
-          {t('voice.microphone')}
-        </label>
-        <select id={microphoneId} className="select call-control__select" value={deviceId ?? ''} onChange={(event) => selectMicrophone(event.target.value)}>
-          <option value="">{t('voice.microphoneDefault')}</option>
-          {devices
-            .filter((device) => device.deviceId !== '' && device.deviceId !== 'default')
-            .map((device, index) => (
-              <option key={device.deviceId} value={device.deviceId}>
-                {device.label !== '' ? device.label : t('voice.microphoneUnnamed', { number: index + 1 })}
-              </option>
-            ))}
-        </select>
+        }
+      >
         <span className={`call-control__time${shown.warning ? ' call-control__time--warning' : ''}`}>{t(shown.warning ? 'voice.timeWarning' : 'voice.timeLeft', { time })}</span>
-        <button type="button" className="button button--danger call-control__hangup" onClick={hangUp}>
-          {t('voice.hangUp')}
-        </button>
-        {shortcut?.state === 'armed' ? (
-          <p className="muted call-control__note">{t(shown.mode === 'push-to-talk' ? 'voice.shortcutTalk' : 'voice.shortcutMute', { keys: shortcut.label })}</p>
-        ) : shortcut?.state === 'taken' ? (
-          <p className="muted call-control__note">{t('voice.shortcutTaken', { keys: shortcut.label })}</p>
-        ) : null}
-        {shown.providerError !== undefined ? <p className="muted call-control__note">{t('voice.providerError', { message: shown.providerError })}</p> : null}
-      </>
+      </CallBar>
     );
   }
 

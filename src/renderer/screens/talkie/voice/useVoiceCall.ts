@@ -17,14 +17,13 @@ import {
   type LiveTranscriptItem,
 } from '../../../../shared/talkie/voice/voice-call';
 import { call } from '../../../hooks/useLiveResource';
+import { LevelMeter, microphoneStorageKey, remember, remembered } from '../../../voice/microphone-choice';
 import { classify, iceGathered, mediaDevices, MicrophoneError, openMicrophone, stopTracks, type MicrophoneProblem } from '../../../voice/call-media';
 
 /** The data channel the provider speaks `openai-realtime/1` on (Talkie §10, OpenAI Realtime over WebRTC). */
 export const voiceDataChannelLabel = 'oai-events';
 /** How long the offer waits for ICE gathering before it goes with the candidates it has. */
 export const iceGatheringMs = 3000;
-/** Where the chosen microphone's id is remembered (ids are per origin and mean nothing elsewhere). */
-export const microphoneStorageKey = 'agentdesk.voice.microphoneDeviceId';
 const modeStorageKey = 'agentdesk.voice.mode';
 
 export type { MicrophoneProblem };
@@ -85,8 +84,7 @@ interface Session {
   dc?: RTCDataChannel;
   stream?: MediaStream;
   sender?: RTCRtpSender;
-  audioContext?: AudioContext;
-  meter?: { source: MediaStreamAudioSourceNode; analyser: AnalyserNode };
+  meter: LevelMeter;
   timers: number[];
   /** Transcripts and usage, in order: the final usage (voiceEnd) goes after every transcript. */
   queue: Promise<unknown>;
@@ -95,23 +93,6 @@ interface Session {
 }
 
 const now = () => performance.now();
-
-function remembered(key: string): string | undefined {
-  try {
-    return localStorage.getItem(key) ?? undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function remember(key: string, value: string | undefined): void {
-  try {
-    if (value) localStorage.setItem(key, value);
-    else localStorage.removeItem(key);
-  } catch {
-    // Storage blocked: the choice lasts until the window closes.
-  }
-}
 
 /** Main refused the SDP exchange (an expired session, the provider unreachable): its answer, for the screen. */
 class OfferRefused extends Error {
@@ -171,8 +152,7 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
         // already closed
       }
       stopTracks(s.stream);
-      s.meter?.source.disconnect();
-      void s.audioContext?.close().catch(() => undefined);
+      s.meter.close();
       const audio = audioRef.current;
       if (audio) {
         audio.pause?.();
@@ -284,22 +264,6 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
     };
   }, [perform]);
 
-  const startMeter = useCallback((s: Session, stream: MediaStream) => {
-    const Context = typeof window === 'undefined' ? undefined : window.AudioContext;
-    if (!Context) return;
-    try {
-      s.meter?.source.disconnect();
-      const context = (s.audioContext ??= new Context());
-      const source = context.createMediaStreamSource(stream);
-      const analyser = context.createAnalyser();
-      analyser.fftSize = 1024;
-      source.connect(analyser);
-      s.meter = { source, analyser };
-    } catch {
-      // No meter: the call works without it.
-    }
-  }, []);
-
   const connect = useCallback(
     async (s: Session, callId: string) => {
       const devices = mediaDevices();
@@ -322,7 +286,7 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
       if (!track) throw new MicrophoneError('noMicrophone');
       // Closed until the controller opens it (the data channel is up, not muted).
       track.enabled = false;
-      startMeter(s, opened.stream);
+      s.meter.attach(opened.stream);
 
       // Loopback and the provider's own candidates: no STUN or TURN servers.
       const pc = new RTCPeerConnection({ iceServers: [] });
@@ -357,30 +321,22 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
         if (result.ok && !s.closed && mounted.current && session.current === s) setShortcut(result.value);
       });
       s.timers.push(window.setInterval(() => dispatch.current(s, { type: 'tick', now: now() }), 1000));
-      const samples = new Float32Array(1024);
       s.timers.push(
         window.setInterval(() => {
-          const analyser = s.meter?.analyser;
           const live = s.state !== undefined && microphoneOpen(s.state);
-          let value = 0;
-          if (analyser && live) {
-            analyser.getFloatTimeDomainData(samples);
-            let sum = 0;
-            for (const sample of samples) sum += sample * sample;
-            value = Math.min(1, Math.sqrt(sum / samples.length) * 4);
-          }
+          const value = live ? s.meter.read() : 0;
           if (mounted.current) setLevel((before) => (Math.abs(before - value) < 0.02 ? before : value));
         }, 100),
       );
     },
-    [api, startMeter],
+    [api],
   );
 
   const start = useCallback(
     (threadId: string | undefined) => {
       const running = session.current;
       if (running && !running.closed) return;
-      const s: Session = { timers: [], queue: Promise.resolve(), closed: false, armed: false };
+      const s: Session = { timers: [], queue: Promise.resolve(), closed: false, armed: false, meter: new LevelMeter() };
       session.current = s;
       setStarting(true);
       setStartError(undefined);
@@ -475,14 +431,14 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
           const old = s.stream;
           s.stream = stream;
           stopTracks(old);
-          startMeter(s, stream);
+          s.meter.attach(stream);
         },
         (error: unknown) => {
           if (mounted.current) setStartError({ kind: 'microphone', problem: classify(error) });
         },
       );
     },
-    [startMeter],
+    [],
   );
 
   // The global shortcut's presses (main hears them while another window has the focus) for this call.

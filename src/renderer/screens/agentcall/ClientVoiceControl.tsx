@@ -1,0 +1,74 @@
+import { useId } from 'react';
+import { ErrorAlert } from '../../components/ErrorText';
+import { useI18n } from '../../i18n/I18nProvider';
+import type { MessageKey } from '../../i18n/strings';
+import { CallBar, type CallPhase } from '../../voice/CallBar';
+import type { MicrophoneProblem } from '../../voice/call-media';
+import type { ClientListening } from './useClientListening';
+
+const microphoneKeys: Record<MicrophoneProblem, MessageKey> = {
+  denied: 'voice.mic.denied',
+  noMicrophone: 'voice.mic.noMicrophone',
+  busy: 'voice.mic.busy',
+  unavailable: 'voice.mic.unavailable',
+  failed: 'voice.mic.failed',
+};
+
+/**
+ * Client-owned voice on a WebSocket session: Talk by voice, then the shared call bar (what it does,
+ * the level, Mute, hands-free or push to talk, the microphone, and Stop in Hang up's place) with the
+ * barge-in switch. Without a recognizer it says why and offers the keyboard.
+ */
+export function ClientVoiceControl({ listening, agentSpeaking, runActive, onType }: { listening: ClientListening; agentSpeaking: boolean; runActive: boolean; onType: () => void }) {
+  const { t } = useI18n();
+  const bargeId = useId();
+  const { state, mode, muted, hearing, talking, working, level, deviceId, problem, bargeIn, start, stop, setMuted, setMode, talk, cancelTalk, selectMicrophone, setBargeIn } = listening;
+  const on = state !== 'off';
+  let phase: CallPhase = 'connecting';
+  if (state === 'on') phase = hearing || talking ? 'hearing' : agentSpeaking ? 'speaking' : working || runActive ? 'thinking' : 'listening';
+
+  const failure =
+    problem === undefined ? null : problem.kind === 'noRecognizer' ? (
+      <p className="error-text" role="alert">
+        {t('agentcall.voice.noRecognizer')}{' '}
+        <button type="button" className="button button--secondary" onClick={onType}>
+          {t('agentcall.voice.typeInstead')}
+        </button>
+      </p>
+    ) : problem.kind === 'transcribe' ? (
+      <ErrorAlert summary={t('agentcall.voice.notHeard')} error={problem.error} />
+    ) : (
+      <p className="error-text" role="alert">
+        {t(microphoneKeys[problem.problem])}
+      </p>
+    );
+
+  return (
+    <div className={`call-control${on ? ' call-control--live' : ''}`} role="group" aria-label={t('agentcall.voice.label')}>
+      {on ? (
+        <CallBar
+          phase={phase}
+          level={level}
+          muted={muted}
+          onMute={setMuted}
+          mode={{ value: mode, onChange: setMode }}
+          talk={mode === 'push-to-talk' && state === 'on' ? { talking, onTalk: talk, onCancel: cancelTalk } : undefined}
+          deviceId={deviceId}
+          onMicrophone={selectMicrophone}
+          onHangUp={stop}
+          after={
+            <p className="call-control__note">
+              <input id={bargeId} type="checkbox" checked={bargeIn} onChange={(event) => setBargeIn(event.target.checked)} />{' '}
+              <label htmlFor={bargeId}>{t('agentcall.voice.bargeIn')}</label>
+            </p>
+          }
+        />
+      ) : (
+        <button type="button" className="button button--secondary call-control__call" onClick={start}>
+          {t('agentcall.voice.talk')}
+        </button>
+      )}
+      {failure}
+    </div>
+  );
+}

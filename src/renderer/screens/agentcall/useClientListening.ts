@@ -1,0 +1,308 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { AgentDeskApi } from '../../../shared/ipc/api';
+import type { IpcError } from '../../../shared/ipc/errors';
+import type { CallMode } from '../../../shared/talkie/voice/voice-call';
+import { call } from '../../hooks/useLiveResource';
+import { classify, mediaDevices, openMicrophone, stopTracks, type MicrophoneProblem } from '../../voice/call-media';
+import { LevelMeter, microphoneStorageKey, remember, remembered } from '../../voice/microphone-choice';
+import { preRollMs, startVad, toPcm16, vadSampleRate, type Vad } from '../../voice/vad';
+
+export type ListeningProblem = { kind: 'microphone'; problem: MicrophoneProblem } | { kind: 'noRecognizer' } | { kind: 'transcribe'; error: IpcError };
+
+export interface ClientListening {
+  state: 'off' | 'starting' | 'on';
+  mode: CallMode;
+  muted: boolean;
+  /** The detector hears speech now (hands-free), or push to talk is held. */
+  hearing: boolean;
+  talking: boolean;
+  /** An utterance is being recognised, or waits for the agent's run to end. */
+  working: boolean;
+  level: number;
+  deviceId: string | undefined;
+  problem: ListeningProblem | undefined;
+  bargeIn: boolean;
+  start(): void;
+  stop(): void;
+  setMuted(muted: boolean): void;
+  setMode(mode: CallMode): void;
+  talk(down: boolean): void;
+  cancelTalk(): void;
+  selectMicrophone(deviceId: string): void;
+  setBargeIn(on: boolean): void;
+}
+
+export interface ListeningDeps {
+  api: AgentDeskApi;
+  sessionKey: string | undefined;
+  runActive: boolean;
+  locale: string;
+  /** The agent's voice is playing: speech now is a barge-in. */
+  agentSpeaking(): boolean;
+  /** Stops the agent's voice at once. */
+  silenceAgent(): void;
+  /** Sends the recognised words as one user.turn (the session's shared turn counter). */
+  sendText(text: string): Promise<IpcError | undefined>;
+}
+
+const modeKey = 'agentdesk.agentcall.listenMode';
+const bargeInKey = 'agentdesk.agentcall.bargeIn';
+/** Frames kept before push to talk is pressed (the first word often starts with the press). */
+const preRollFrames = Math.ceil((preRollMs * vadSampleRate) / 1000 / 512);
+
+/** Headphones (by the output device's name): the agent's voice cannot reach the microphone, so barge-in is safe. */
+async function headphonesLikely(): Promise<boolean> {
+  try {
+    const outputs = (await mediaDevices()?.enumerateDevices())?.filter((device) => device.kind === 'audiooutput') ?? [];
+    return outputs.some((device) => /head(set|phone)|earbud|earphone|airpods|sluchátk/i.test(device.label));
+  } catch {
+    return false;
+  }
+}
+
+function joined(frames: Float32Array[]): Float32Array {
+  const out = new Float32Array(frames.reduce((sum, frame) => sum + frame.length, 0));
+  let at = 0;
+  for (const frame of frames) {
+    out.set(frame, at);
+    at += frame.length;
+  }
+  return out;
+}
+
+/**
+ * Client-owned voice, the listening half (AgentCall `voice.owner: "client"`): the microphone (echo
+ * cancellation on), vad-web's detector on it, and each utterance — hands-free as the detector cuts it,
+ * or push to talk from press to release with a short pre-roll — as 16 kHz PCM16 to main's
+ * `speech.transcribe`; the words go out as one user.turn. Mute really stops listening: the detector is
+ * paused and what was half heard is dropped. Barge-in (when on): speech while the agent speaks silences
+ * it at once, sends response.cancel if its run is still going, and the new turn goes once the run ended.
+ * Without a recognizer it says so (import a speech model) and the keyboard stays.
+ */
+export function useClientListening(deps: ListeningDeps): ClientListening {
+  const [state, setState] = useState<ClientListening['state']>('off');
+  const [mode, setModeState] = useState<CallMode>(() => (remembered(modeKey) === 'push-to-talk' ? 'push-to-talk' : 'hands-free'));
+  const [muted, setMutedState] = useState(false);
+  const [hearing, setHearing] = useState(false);
+  const [talking, setTalking] = useState(false);
+  const [working, setWorking] = useState(0);
+  const [level, setLevel] = useState(0);
+  const [deviceId, setDeviceId] = useState<string | undefined>(() => remembered(microphoneStorageKey));
+  const [problem, setProblem] = useState<ListeningProblem | undefined>();
+  const [bargeIn, setBargeInState] = useState<boolean>(() => remembered(bargeInKey) === 'on');
+  const depsRef = useRef(deps);
+  useEffect(() => {
+    depsRef.current = deps;
+  }, [deps]);
+  const live = useRef<{ stream: MediaStream; vad?: Vad; meter: LevelMeter; closed: boolean } | undefined>(undefined);
+  const modeRef = useRef(mode);
+  const mutedRef = useRef(muted);
+  const bargeRef = useRef(bargeIn);
+  const ptt = useRef<{ held: boolean; frames: Float32Array[]; ring: Float32Array[] }>({ held: false, frames: [], ring: [] });
+  /** Words waiting for the agent's run to end (barge-in), in order. */
+  const waiting = useRef<string[]>([]);
+
+  // Barge-in's default: on with headphones, off otherwise, until the user chooses.
+  useEffect(() => {
+    if (remembered(bargeInKey) !== undefined) return;
+    void headphonesLikely().then((on) => {
+      // The user chose meanwhile: their choice stands.
+      if (remembered(bargeInKey) !== undefined) return;
+      bargeRef.current = on;
+      setBargeInState(on);
+    });
+  }, []);
+
+  const flushWaiting = useCallback(() => {
+    if (depsRef.current.runActive) return;
+    const next = waiting.current.shift();
+    if (next === undefined) return;
+    void depsRef.current.sendText(next);
+  }, []);
+  useEffect(() => {
+    if (!deps.runActive) flushWaiting();
+  }, [deps.runActive, flushWaiting]);
+
+  const utterance = useCallback(async (audio: Float32Array) => {
+    if (mutedRef.current || audio.length < vadSampleRate / 10) return;
+    const { api, locale } = depsRef.current;
+    setWorking((count) => count + 1);
+    const result = await call(() => api.speech.transcribe({ pcm: toPcm16(audio.subarray(0, vadSampleRate * 30)), sampleRate: vadSampleRate, locale }));
+    setWorking((count) => count - 1);
+    if (!result.ok) {
+      setProblem(result.error.code === 'speech_unavailable' ? { kind: 'noRecognizer' } : { kind: 'transcribe', error: result.error });
+      return;
+    }
+    const text = result.value.text.trim();
+    if (text === '' || mutedRef.current) return;
+    waiting.current.push(text);
+    flushWaiting();
+  }, [flushWaiting]);
+
+  const bargeInNow = useCallback(() => {
+    const current = depsRef.current;
+    if (!bargeRef.current || !current.agentSpeaking()) return;
+    current.silenceAgent();
+    if (current.runActive && current.sessionKey !== undefined) {
+      const sessionKey = current.sessionKey;
+      void call(() => current.api.agentcall.cancel({ sessionKey }));
+    }
+  }, []);
+
+  const stop = useCallback(() => {
+    const current = live.current;
+    live.current = undefined;
+    ptt.current = { held: false, frames: [], ring: [] };
+    setState('off');
+    setHearing(false);
+    setTalking(false);
+    setLevel(0);
+    if (!current) return;
+    current.closed = true;
+    void current.vad?.destroy().catch(() => undefined);
+    current.meter.close();
+    stopTracks(current.stream);
+    void call(() => depsRef.current.api.media.disarm({ kinds: ['microphone'] }));
+  }, []);
+
+  const start = useCallback(() => {
+    if (live.current) return;
+    setProblem(undefined);
+    setState('starting');
+    const { api } = depsRef.current;
+    void (async () => {
+      const status = await call(() => api.speech.status({}));
+      if (status.ok && !status.value.recognition.available) {
+        setProblem({ kind: 'noRecognizer' });
+        setState('off');
+        return;
+      }
+      const devices = mediaDevices();
+      try {
+        if (!devices) throw new Error('unavailable');
+        const arm = await call(() => api.media.arm({ kinds: ['microphone'] }));
+        if (!arm.ok) throw Object.assign(new Error('denied'), { name: 'NotAllowedError' });
+        const opened = await openMicrophone(devices, remembered(microphoneStorageKey));
+        if (opened.forgotten) {
+          remember(microphoneStorageKey, undefined);
+          setDeviceId(undefined);
+        }
+        const meter = new LevelMeter();
+        meter.attach(opened.stream);
+        const session = { stream: opened.stream, meter, closed: false } as { stream: MediaStream; vad?: Vad; meter: LevelMeter; closed: boolean };
+        live.current = session;
+        session.vad = await startVad(opened.stream, {
+          onSpeechStart: () => {
+            if (session.closed || mutedRef.current) return;
+            // For bench/voice-page.ts: when the detector heard speech begin (barge-in is measured from here).
+            performance.mark('agentdesk:vad-speech-start');
+            setHearing(true);
+            bargeInNow();
+          },
+          onSpeechEnd: (audio) => {
+            setHearing(false);
+            if (session.closed || modeRef.current !== 'hands-free') return;
+            void utterance(audio);
+          },
+          onFrame: (frame) => {
+            if (session.closed || mutedRef.current || modeRef.current !== 'push-to-talk') return;
+            const recorder = ptt.current;
+            if (recorder.held) recorder.frames.push(frame.slice());
+            else {
+              recorder.ring.push(frame.slice());
+              if (recorder.ring.length > preRollFrames) recorder.ring.shift();
+            }
+          },
+        });
+        if (session.closed) return void session.vad.destroy();
+        if (mutedRef.current) await session.vad.pause();
+        setState('on');
+      } catch (error) {
+        stop();
+        setProblem({ kind: 'microphone', problem: devices ? classify(error) : 'unavailable' });
+      }
+    })();
+  }, [bargeInNow, stop, utterance]);
+
+  const setMuted = useCallback((next: boolean) => {
+    mutedRef.current = next;
+    setMutedState(next);
+    const current = live.current;
+    if (next) {
+      // Muted: nothing more is processed, and what was half heard or held is dropped.
+      ptt.current = { held: false, frames: [], ring: [] };
+      setTalking(false);
+      setHearing(false);
+      void current?.vad?.pause();
+      for (const track of current?.stream.getAudioTracks() ?? []) track.enabled = false;
+    } else {
+      for (const track of current?.stream.getAudioTracks() ?? []) track.enabled = true;
+      void current?.vad?.start();
+    }
+  }, []);
+
+  const setMode = useCallback((next: CallMode) => {
+    modeRef.current = next;
+    remember(modeKey, next === 'push-to-talk' ? next : undefined);
+    setModeState(next);
+    ptt.current = { held: false, frames: [], ring: [] };
+  }, []);
+
+  const talk = useCallback(
+    (down: boolean) => {
+      if (modeRef.current !== 'push-to-talk' || !live.current || mutedRef.current) return;
+      const recorder = ptt.current;
+      if (down) {
+        if (recorder.held) return;
+        bargeInNow();
+        ptt.current = { held: true, frames: [...recorder.ring], ring: [] };
+        setTalking(true);
+        return;
+      }
+      if (!recorder.held) return;
+      ptt.current = { held: false, frames: [], ring: [] };
+      setTalking(false);
+      void utterance(joined(recorder.frames));
+    },
+    [bargeInNow, utterance],
+  );
+
+  const cancelTalk = useCallback(() => {
+    if (!ptt.current.held) return;
+    ptt.current = { held: false, frames: [], ring: [] };
+    setTalking(false);
+  }, []);
+
+  const selectMicrophone = useCallback(
+    (id: string) => {
+      remember(microphoneStorageKey, id === '' ? undefined : id);
+      setDeviceId(id === '' ? undefined : id);
+      // The detector is bound to its stream: listening starts again on the new microphone.
+      if (live.current) {
+        stop();
+        start();
+      }
+    },
+    [start, stop],
+  );
+
+  const setBargeIn = useCallback((on: boolean) => {
+    bargeRef.current = on;
+    remember(bargeInKey, on ? 'on' : 'off');
+    setBargeInState(on);
+  }, []);
+
+  useEffect(() => {
+    if (state !== 'on') return;
+    const timer = window.setInterval(() => {
+      const value = mutedRef.current ? 0 : (live.current?.meter.read() ?? 0);
+      setLevel((before) => (Math.abs(before - value) < 0.02 ? before : value));
+    }, 100);
+    return () => clearInterval(timer);
+  }, [state]);
+
+  // A new session, or leaving the screen: listening stops.
+  useEffect(() => stop, [deps.sessionKey, stop]);
+
+  return { state, mode, muted, hearing, talking, working: working > 0, level: state === 'on' ? level : 0, deviceId, problem, bargeIn, start, stop, setMuted, setMode, talk, cancelTalk, selectMicrophone, setBargeIn };
+}

@@ -1,0 +1,127 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { speechUnavailableReason } from '../support/speech';
+import { closeBrowser, explainFailure, openApp, startShell } from './support/app';
+import { expectNoViolations } from './support/axe';
+import { installOutputMeter, installTestMicrophone, outputLevel, say } from './support/voice-page';
+
+/**
+ * AgentCall client-owned voice (the demo's WebSocket card says voice.owner "client") in Chromium:
+ * vad-web's real Silero model (its files from the app's own origin, everything else cut off) hears an
+ * espeak-ng sentence spoken into the page's microphone, main recognises it (pocketsphinx, by
+ * AGENTDESK_SPEECH_RECOGNIZER) and it goes out as one user.turn; the agent's speech.segment is
+ * synthesised by main and plays through Web Audio (an analyser on the page's output hears it); barge-in
+ * silences it; Mute stops listening. Without a recognizer, Talk by voice says why and offers the keyboard.
+ */
+const unavailable = speechUnavailableReason(['espeak-ng', 'pocketsphinx']);
+if (unavailable) console.log(`AgentCall client-voice e2e skipped: ${unavailable}`);
+
+const dirs: string[] = [];
+afterAll(async () => {
+  await closeBrowser();
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+const wait = { timeout: 60_000 };
+const ipcCalls = (frames: string[], method: string) => frames.filter((frame) => frame.includes(`"channel":"agentdesk:${method}"`) && frame.includes('"t":"call"'));
+
+/** Every request the page makes must go to the shell itself: anything else is recorded and refused. */
+async function cutNetwork(page: Page, origin: string): Promise<{ foreign: string[]; vad: string[] }> {
+  const seen = { foreign: [] as string[], vad: [] as string[] };
+  await page.context().route('**/*', async (route) => {
+    const url = route.request().url();
+    if (url.startsWith(origin)) {
+      if (url.includes('/vad/')) seen.vad.push(url.slice(origin.length));
+      await route.continue();
+    } else {
+      seen.foreign.push(url);
+      await route.abort();
+    }
+  });
+  return seen;
+}
+
+async function openDemo(env: Record<string, string>) {
+  const userData = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-clientvoice-'));
+  dirs.push(userData);
+  const shell = await startShell(userData, { env });
+  const app = await openApp(shell, { width: 1280, height: 800 }, { beforeLoad: async (page) => {
+    await installTestMicrophone(page);
+    await installOutputMeter(page);
+  } });
+  return { shell, app, page: app.page };
+}
+
+describe.skipIf(unavailable !== undefined)('AgentCall client-owned voice in Chromium', () => {
+  it('hears a spoken turn with vad-web’s own model (no other origin reached), sends it as one user.turn, speaks the answer, barge-in silences it, Mute stops listening', { timeout: 240_000 }, async () => {
+    const { shell, app, page } = await openDemo({ AGENTDESK_SPEECH_RECOGNIZER: 'pocketsphinx' });
+    try {
+      const network = await cutNetwork(page, new URL(page.url()).origin);
+      await page.getByRole('button', { name: 'Scan and teach objects' }).click();
+      await page.getByRole('textbox', { name: 'Message' }).waitFor(wait);
+      await page.getByRole('button', { name: 'Talk by voice' }).click();
+      const bar = page.getByRole('group', { name: 'Voice' });
+      await explainFailure(page, 'clientvoice-start-failed', () => bar.getByText('Listening', { exact: true }).waitFor(wait));
+      // The detector's model and WebAssembly came from the app itself (the worklet's own fetch is not routed
+      // through Playwright; it is loaded from the same vad/ folder, and every other origin is cut off).
+      expect(network.vad).toEqual(expect.arrayContaining(['/vad/silero_vad_v5.onnx', '/vad/ort-wasm-simd-threaded.mjs', '/vad/ort-wasm-simd-threaded.wasm']));
+      await expectNoViolations(page, 'AgentCall client voice listening');
+
+      // Hands-free: the detector cuts the utterance, main recognises it, one user.turn goes out.
+      await say(page, 'hello');
+      const messages = page.getByRole('region', { name: 'Messages' });
+      await explainFailure(page, 'clientvoice-turn-failed', () => messages.getByText('hello', { exact: true }).waitFor(wait));
+      expect(ipcCalls(app.frames, 'speech.transcribe')).toHaveLength(1);
+      expect(ipcCalls(app.frames, 'agentcall.sendText')).toHaveLength(1);
+      // The answer's speech.segment is synthesised by main and plays in the page.
+      await messages.getByText(/I'm the AgentDesk demo agent/).first().waitFor(wait);
+      await expect.poll(() => ipcCalls(app.frames, 'speech.synthesize').length, wait).toBe(1);
+      expect(await outputLevel(page, 4_000)).toBeGreaterThan(0.01);
+      await expectNoViolations(page, 'AgentCall client voice speaking');
+
+      // Barge-in on: speaking over the agent's (long) answer silences it, then the new turn goes.
+      await bar.getByRole('checkbox', { name: 'Interrupt the agent by speaking' }).check();
+      await bar.getByText('Listening', { exact: true }).waitFor(wait);
+      await say(page, 'hello');
+      await expect.poll(() => ipcCalls(app.frames, 'speech.synthesize').length, wait).toBe(2);
+      await expect.poll(() => outputLevel(page, 300), wait).toBeGreaterThan(0.01);
+      await say(page, 'hello');
+      // Silent while the answer (several seconds of speech) would still be playing.
+      await expect.poll(() => outputLevel(page, 200), { timeout: 3_000 }).toBeLessThan(0.001);
+      await expect.poll(() => ipcCalls(app.frames, 'agentcall.sendText').length, wait).toBe(3);
+
+      // Muted: nothing is heard or recognised.
+      await bar.getByText('Listening', { exact: true }).waitFor(wait);
+      await bar.getByRole('button', { name: 'Mute' }).click();
+      const transcribed = ipcCalls(app.frames, 'speech.transcribe').length;
+      await say(page, 'hello');
+      await page.waitForTimeout(2_000);
+      expect(ipcCalls(app.frames, 'speech.transcribe')).toHaveLength(transcribed);
+      expect(network.foreign).toEqual([]);
+      await bar.getByRole('button', { name: 'Hang up' }).click();
+      await page.getByRole('button', { name: 'Talk by voice' }).waitFor(wait);
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
+
+  it('without a recognizer, Talk by voice says to import a speech model and offers the keyboard', { timeout: 120_000 }, async () => {
+    const { shell, app, page } = await openDemo({});
+    try {
+      await page.getByRole('button', { name: 'Scan and teach objects' }).click();
+      await page.getByRole('textbox', { name: 'Message' }).waitFor(wait);
+      await page.getByRole('button', { name: 'Talk by voice' }).click();
+      await page.getByText(/import a speech model in Settings → Speech/).waitFor(wait);
+      await expectNoViolations(page, 'AgentCall client voice without a recognizer');
+      await page.getByRole('button', { name: 'Type instead' }).click();
+      await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.tagName)).toMatch(/Message|TEXTAREA/);
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
+});

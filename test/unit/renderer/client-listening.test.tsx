@@ -1,0 +1,104 @@
+import { act, renderHook, waitFor } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ok } from '../../../src/shared/ipc/errors';
+import { useClientListening, type ListeningDeps } from '../../../src/renderer/screens/agentcall/useClientListening';
+import type * as VadModule from '../../../src/renderer/voice/vad';
+import type { VadCallbacks } from '../../../src/renderer/voice/vad';
+import { createFakeBackend, type FakeBackend } from './fake-api';
+import { installFakeWebRtc, uninstallFakeWebRtc } from './fake-webrtc';
+
+/**
+ * Client-owned voice's listening logic with the detector replaced by the test (its real model runs in
+ * Chromium: test/e2e/agentcall-client-voice.test.ts): barge-in silences the agent and sends
+ * response.cancel before the new turn, which waits for the run to end; Mute pauses the detector and
+ * nothing heard while muted is recognised.
+ */
+
+const detector = vi.hoisted(() => ({ callbacks: undefined as VadCallbacks | undefined, paused: 0 }));
+vi.mock('../../../src/renderer/voice/vad', async (original) => ({
+  ...(await original<typeof VadModule>()),
+  startVad: async (_stream: MediaStream, callbacks: VadCallbacks) => {
+    detector.callbacks = callbacks;
+    return { pause: async () => void detector.paused++, start: async () => undefined, destroy: async () => undefined };
+  },
+}));
+
+beforeEach(() => {
+  installFakeWebRtc();
+  detector.callbacks = undefined;
+  detector.paused = 0;
+});
+afterEach(() => {
+  uninstallFakeWebRtc();
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+  localStorage.clear();
+});
+
+function setup() {
+  const fake: FakeBackend = createFakeBackend();
+  const order: string[] = [];
+  fake.handle('speech.status', () => ok({ synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: true, engine: 'pocketsphinx' } }));
+  fake.handle('speech.transcribe', () => ok({ text: 'scan an object' }));
+  fake.handle('agentcall.cancel', () => {
+    order.push('response.cancel');
+    return ok({ sent: true });
+  });
+  const silenced = vi.fn(() => void order.push('silenced'));
+  const sendText = vi.fn(async (text: string) => {
+    order.push(`user.turn ${text}`);
+    return undefined;
+  });
+  const deps = (runActive: boolean): ListeningDeps => ({ api: fake.api, sessionKey: 'session-1', runActive, locale: 'en', agentSpeaking: () => true, silenceAgent: silenced, sendText });
+  return { fake, order, deps, sendText };
+}
+
+describe('client-owned voice listening', () => {
+  it('barge-in: speech over the agent silences it and sends response.cancel; the new turn goes once the run has ended', async () => {
+    const { order, deps, sendText } = setup();
+    const { result, rerender } = renderHook((props: ListeningDeps) => useClientListening(props), { initialProps: deps(true) });
+    act(() => result.current.setBargeIn(true));
+    act(() => result.current.start());
+    await waitFor(() => expect(result.current.state).toBe('on'));
+    act(() => detector.callbacks!.onSpeechStart());
+    await waitFor(() => expect(order).toEqual(['silenced', 'response.cancel']));
+    await act(async () => detector.callbacks!.onSpeechEnd(new Float32Array(16_000)));
+    await waitFor(() => expect(result.current.working).toBe(false));
+    // The run has not ended yet: the turn waits.
+    expect(sendText).not.toHaveBeenCalled();
+    rerender(deps(false));
+    await waitFor(() => expect(order).toEqual(['silenced', 'response.cancel', 'user.turn scan an object']));
+  });
+
+  it('without barge-in the agent keeps speaking; Mute pauses the detector and what is heard then is not recognised', async () => {
+    const { fake, order, deps } = setup();
+    const { result } = renderHook((props: ListeningDeps) => useClientListening(props), { initialProps: deps(false) });
+    act(() => result.current.setBargeIn(false));
+    act(() => result.current.start());
+    await waitFor(() => expect(result.current.state).toBe('on'));
+    act(() => detector.callbacks!.onSpeechStart());
+    expect(order).toEqual([]);
+    act(() => result.current.setMuted(true));
+    expect(detector.paused).toBe(1);
+    await act(async () => detector.callbacks!.onSpeechEnd(new Float32Array(16_000)));
+    expect(fake.callsOf('speech.transcribe')).toEqual([]);
+  });
+
+  it('push to talk sends what was recorded from the press (with pre-roll) to the release as 16 kHz PCM16', async () => {
+    const { fake, deps, sendText } = setup();
+    const { result } = renderHook((props: ListeningDeps) => useClientListening(props), { initialProps: deps(false) });
+    act(() => result.current.setMode('push-to-talk'));
+    act(() => result.current.start());
+    await waitFor(() => expect(result.current.state).toBe('on'));
+    const frame = new Float32Array(512).fill(0.25);
+    act(() => detector.callbacks!.onFrame!(frame, 0));
+    act(() => result.current.talk(true));
+    for (let i = 0; i < 10; i++) act(() => detector.callbacks!.onFrame!(frame, 0.9));
+    act(() => result.current.talk(false));
+    await waitFor(() => expect(sendText).toHaveBeenCalledWith('scan an object'));
+    const [request] = fake.callsOf('speech.transcribe');
+    expect(request?.sampleRate).toBe(16_000);
+    // One pre-roll frame before the press, ten while held, two bytes a sample.
+    expect((request?.pcm as Uint8Array | undefined)?.byteLength).toBe(11 * 512 * 2);
+  });
+});
