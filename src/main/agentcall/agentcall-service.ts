@@ -319,10 +319,17 @@ export class AgentCallService {
     return { ended: true };
   }
 
-  /** App shutdown: ends every session. */
-  async dispose(): Promise<void> {
-    await Promise.all([...this.sessions.values()].map((session) => this.endSession(session)));
+  /** App shutdown and the kiosk's reset: ends every session (`session.end`) and forgets held tags; returns how many it ended. */
+  async dispose(): Promise<number> {
+    const open = [...this.sessions.values()];
+    await Promise.all(open.map((session) => this.endSession(session)));
     this.heldScans.length = 0;
+    return open.length;
+  }
+
+  /** The kiosk's start tag: is this session the given agent's? */
+  sessionAgent(key: string): string | undefined {
+    return this.sessions.get(key)?.agentId;
   }
 
   private async endSession(session: LiveSession): Promise<void> {

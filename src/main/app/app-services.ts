@@ -44,7 +44,8 @@ import { WebPagesService, webPagesSource } from './web-pages';
 import { AdminPinGate, adminPinLockoutFileName } from '../policy/admin-pin-gate';
 import { AdminSession } from '../policy/admin-session';
 import { loadDevicePolicy, type DevicePolicyLoad } from '../policy/device-policy-file';
-import { guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
+import { guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, startAgentIdOf, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
+import { Kiosk, kioskHandlers } from './kiosk';
 
 export interface AppServicesOptions {
   userDataDir: string;
@@ -79,6 +80,8 @@ export interface AppServicesOptions {
    * mode runs `policyFailedServices` instead.
    */
   devicePolicy?: ActiveDevicePolicy;
+  /** Kiosk mode from `--kiosk` (the policy's `"kiosk": true` counts too): `kiosk.*` works, downloads are refused. */
+  kiosk?: boolean;
   /** Tests: the clock of the admin PIN's lockout and unlock. */
   adminClock?: () => number;
 }
@@ -139,10 +142,10 @@ export async function startAppServicesUnderPolicy(options: AppServicesOptions, s
     if (!policy.kiosk) return { refused: policy.message, policy };
     return { services: policyFailedServices(policy, options), kiosk: true, policy };
   }
-  if (policy.state === 'none') return { services: await startAppServices(options), kiosk: start.kiosk === true, policy };
+  if (policy.state === 'none') return { services: await startAppServices({ ...options, kiosk: start.kiosk === true }), kiosk: start.kiosk === true, policy };
   options.log.info('policy', `device policy ${policy.file} in force${policy.policy.kiosk ? ' (kiosk mode)' : ''}`);
   return {
-    services: await startAppServices({ ...options, devicePolicy: { file: policy.file, policy: policy.policy } }),
+    services: await startAppServices({ ...options, devicePolicy: { file: policy.file, policy: policy.policy }, kiosk: start.kiosk === true }),
     kiosk: policy.policy.kiosk === true || start.kiosk === true,
     policy,
   };
@@ -348,7 +351,11 @@ function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<
 function handlerTable(options: AppServicesOptions, ground: Ground, services: Services): Handlers {
   const { notices, settings, agents, admin, media, photos } = ground;
   const { demo, agui, talkie, voice, nfc, agentCall, webPages } = services;
-  const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory: new UiMemory(), openExternal: options.openExternal, media });
+  const uiMemory = new UiMemory();
+  const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory, openExternal: options.openExternal, media });
+  const kioskMode = isKiosk(options);
+  const kiosk = new Kiosk({ kiosk: kioskMode, startAgentId: startAgentIdOf(options.devicePolicy), voice, agentCall, talkie, agui, photos, uiMemory, log: ground.log });
+  const talkieTable = withVoicePolicy(talkieHandlers({ talkie, voice }), options.devicePolicy);
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   return joinHandlerTables(
     {
@@ -359,15 +366,26 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
         return app['settings.update'](request);
       },
     },
-    policyHandlers({ devicePolicy: options.devicePolicy, admin }),
+    policyHandlers({ devicePolicy: options.devicePolicy, admin, kiosk: kioskMode }),
+    kioskHandlers(kiosk),
     agentsHandlers({ agents, settings, agui, talkie, webPages }),
     nfcHandlers({ nfc }),
     photoHandlers({ photos }),
     refuseDemo(options.devicePolicy) ?? demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),
     aguiHandlers({ agui }),
     agentcallHandlers({ agentCall }),
-    withVoicePolicy(talkieHandlers({ talkie, voice }), options.devicePolicy),
+    kioskMode ? { ...talkieTable, 'talkie.download': refuseKioskDownload } : talkieTable,
   );
+}
+
+/** Kiosk mode: the policy's `"kiosk": true`, or `--kiosk`. */
+function isKiosk(options: AppServicesOptions): boolean {
+  return options.kiosk === true || options.devicePolicy?.policy.kiosk === true;
+}
+
+/** A kiosk opens no file dialogs and writes nothing to the user's folders: downloads are refused. */
+function refuseKioskDownload(): never {
+  throw new ServiceError('not_allowed', 'A kiosk does not download files.');
 }
 
 /** Stops what the services started: voice calls, AgentCall sessions, AG-UI runs, staged photos, the demo and the NFC reader. */

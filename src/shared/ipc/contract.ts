@@ -19,7 +19,7 @@ import { threadSearchRequestSchema, threadSearchResponseSchema } from '../thread
 import { ipcBytes } from './binary';
 import { noticeLimits, noticeSchema } from './notices';
 import { uiMemoryMethods } from './ui-memory-schemas';
-import { adminUnlockRequestSchema, adminUnlockResponseSchema, devicePolicyStatusSchema } from '../device-policy/ipc-schemas';
+import { adminUnlockRequestSchema, adminUnlockResponseSchema, devicePolicyStatusSchema, kioskResetResponseSchema, kioskStartTagRequestSchema } from '../device-policy/ipc-schemas';
 
 /**
  * THE IPC contract: every method the renderer may call and every event it may subscribe to.
@@ -162,6 +162,19 @@ export const contract = {
     'policy.status': { request: empty, response: devicePolicyStatusSchema },
     /** The admin PIN (device policy): a right PIN allows settings changes for a while; wrong tries lock it for a growing wait. */
     'policy.unlockAdmin': { request: adminUnlockRequestSchema, response: adminUnlockResponseSchema, gesture: 'The admin PIN is taken only from your own key press or click.' },
+    /**
+     * Kiosk mode only (else `not_allowed`): ends every session (AgentCall `session.end`, voice calls
+     * hung up, Talkie and AG-UI runs cancelled) and wipes what main kept of it, in memory and on disk
+     * (staged photos, held tags, the UI memory's screen and drafts, AG-UI thread files). The idle
+     * reset and the start screen call it.
+     */
+    'kiosk.reset': { request: empty, response: kioskResetResponseSchema },
+    /**
+     * Kiosk mode only: the tag tapped on the start screen becomes the first observation of the start
+     * agent's new AgentCall session. No click needed: main takes only a tap its reader saw (held for
+     * the session), only for a session of the policy's start agent.
+     */
+    'kiosk.startTag': { request: kioskStartTagRequestSchema, response: z.strictObject({ sent: z.literal(true) }) },
     'settings.get': { request: empty, response: settingsSchema },
     'settings.update': { request: z.strictObject({ patch: settingsPatchSchema }), response: settingsSchema },
     'agents.list': { request: empty, response: z.strictObject({ agents: z.array(agentEntrySchema) }) },

@@ -192,6 +192,12 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'app.info': () => ok({ name: 'AgentDesk', version: '0.1.0', shell: state.shell, platform: 'linux', notices: [...state.notices] }),
     'policy.status': () => ok(state.policy),
     'policy.unlockAdmin': () => ok({ unlocked: false, reason: 'no_pin', retryAfterSeconds: 0, freeTriesLeft: 0 }),
+    'kiosk.reset': () => {
+      const discardedPhotos = 0;
+      uiMemory.clear();
+      return ok({ ended: 0, discardedPhotos, removedFiles: 0 });
+    },
+    'kiosk.startTag': () => ok({ sent: true }),
     'settings.get': () => ok(state.settings),
     'settings.update': ({ patch }) => {
       state.settings = applySettingsPatch(state.settings, patch);
