@@ -354,12 +354,14 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
   const uiMemory = new UiMemory();
   const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory, openExternal: options.openExternal, media });
   const kioskMode = isKiosk(options);
-  const kiosk = new Kiosk({ kiosk: kioskMode, startAgentId: startAgentIdOf(options.devicePolicy), voice, agentCall, talkie, agui, photos, uiMemory, log: ground.log });
+  const kiosk = new Kiosk({ kiosk: kioskMode, startAgentId: startAgentIdOf(options.devicePolicy), voice, agentCall, talkie, agui, photos, uiMemory, admin, log: ground.log });
   const talkieTable = withVoicePolicy(talkieHandlers({ talkie, voice }), options.devicePolicy);
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   return joinHandlerTables(
     {
       ...app,
+      // A kiosk opens no web pages or other windows (the page shows addresses only).
+      ...(kioskMode ? { 'external.open': refuseKioskLink } : {}),
       // The device policy's admin PIN guards the user's settings.
       'settings.update': (request) => {
         guardSettingsUpdate(admin, request.patch);
@@ -381,6 +383,11 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
 /** Kiosk mode: the policy's `"kiosk": true`, or `--kiosk`. */
 function isKiosk(options: AppServicesOptions): boolean {
   return options.kiosk === true || options.devicePolicy?.policy.kiosk === true;
+}
+
+/** A kiosk opens nothing in the system browser. */
+function refuseKioskLink(): never {
+  throw new ServiceError('not_allowed', 'A kiosk does not open web pages.');
 }
 
 /** A kiosk opens no file dialogs and writes nothing to the user's folders: downloads are refused. */

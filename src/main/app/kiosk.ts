@@ -7,6 +7,7 @@ import type { Logger } from '../platform/logger';
 import type { PhotoService } from '../photo/photo-service';
 import type { TalkieService } from '../talkie/talkie-service';
 import type { VoiceService } from '../talkie/voice-service';
+import type { AdminSession } from '../policy/admin-session';
 import type { UiMemory } from './ui-memory';
 
 export interface KioskDeps {
@@ -20,6 +21,7 @@ export interface KioskDeps {
   agui: Pick<AguiService, 'resetAll'>;
   photos: Pick<PhotoService, 'discardAll'>;
   uiMemory: Pick<UiMemory, 'clear'>;
+  admin: Pick<AdminSession, 'lock'>;
   log: Logger;
 }
 
@@ -28,7 +30,8 @@ export interface KioskDeps {
  * main decides what a reset is. Every session ends (voice calls hung up with their last usage,
  * AgentCall sessions with `session.end`, Talkie runs cancelled on the server, AG-UI runs stopped),
  * then what main kept of it goes: staged photos (bytes zeroed), held tags, the UI memory's screen
- * and drafts, Talkie's search texts and proposals, and the AG-UI thread files on disk.
+ * and drafts, Talkie's search texts and proposals, and the AG-UI thread files on disk; an admin
+ * unlock ends too.
  */
 export class Kiosk {
   private running: Promise<KioskResetResponse> | undefined;
@@ -51,7 +54,9 @@ export class Kiosk {
   }
 
   private async wipe(): Promise<KioskResetResponse> {
-    const { voice, agentCall, talkie, agui, photos, uiMemory, log } = this.deps;
+    const { voice, agentCall, talkie, agui, photos, uiMemory, admin, log } = this.deps;
+    // Settings close first: the next person needs the admin PIN again.
+    admin.lock();
     const started = performance.now();
     // Counted before the sessions end (an AgentCall session's end drops them too).
     const discardedPhotos = photos.discardAll();

@@ -6,6 +6,8 @@ import { resolveUserDataDir } from '../platform/paths';
 import { startAppServicesUnderPolicy } from '../app/app-services';
 import { chromiumSandbox, findChromium, openInChromium, openWithSystemBrowser, userNamespacesAvailable, writeLaunchFile } from './browser';
 import { defaultLaunchCodeTtlMs, startWebShell } from './server';
+import { PageWatchdog } from './page-watchdog';
+import type { Readable, Writable } from 'node:stream';
 
 /**
  * The web shell: the main services under plain Node, the app page on 127.0.0.1, and (with --open)
@@ -80,6 +82,12 @@ async function main(): Promise<void> {
   const sandbox = chromiumSandbox(process.getuid?.(), userNamespacesAvailable());
   if (sandbox.notice) process.stderr.write(`${sandbox.notice}\n`);
   const browser = openInChromium(chromium, launchFile.url, userDataDir, sandbox, started.kiosk);
+  // A crashed or hung page is reloaded (onto the kiosk's start screen) within a few seconds.
+  const [toBrowser, fromBrowser] = [browser.stdio[3], browser.stdio[4]];
+  if (toBrowser && fromBrowser && 'write' in toBrowser && 'on' in fromBrowser) {
+    const watchdog = new PageWatchdog({ toBrowser: toBrowser as Writable, fromBrowser: fromBrowser as Readable, origin: shell.origin, log, onRecovered: ({ why, ms }) => log.info('webshell', `page ${why}: reloaded in ${ms} ms`) });
+    browser.once('exit', () => watchdog.close());
+  }
   browser.once('exit', stop);
   browser.once('error', (error) => log.error('webshell', 'Chromium could not be started', error));
 }

@@ -44,6 +44,10 @@ describe('string catalogue', () => {
         'chat.usage.used',
         'chat.usage.usedUnit',
         'chat.action.statusAnnounce',
+        // The kiosk's PIN (the same word in Czech) and its wait in seconds and minutes.
+        'kiosk.pinLabel',
+        'kiosk.waitSeconds',
+        'kiosk.waitMinutes',
       ].sort(),
     );
   });

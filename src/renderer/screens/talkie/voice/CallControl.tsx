@@ -1,3 +1,4 @@
+import { usePolicyView } from '../../../kiosk/policy-context';
 import { useEffect, useId, useRef, useState } from 'react';
 import type { AgentDeskApi } from '../../../../shared/ipc/api';
 import { voiceConsentGiven } from '../../../../shared/settings/settings';
@@ -54,6 +55,7 @@ const isTalkKey = (key: string) => key === ' ' || key === 'Enter';
  */
 export function CallControl({ api, view, switchedOff, voice, threadId }: { api: AgentDeskApi; view: ServerView; switchedOff: boolean; voice: VoiceCall; threadId: string | undefined }) {
   const { t } = useI18n();
+  const forcedMode = usePolicyView().voiceMode;
   const settings = useSettings(api);
   const [asking, setAsking] = useState(false);
   const reasonId = useId();
@@ -157,16 +159,23 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
         <button ref={muteButton} type="button" className="button button--secondary" aria-pressed={shown.muted} onClick={() => setMuted(!shown.muted)}>
           {t(shown.muted ? 'voice.unmute' : 'voice.mute')}
         </button>
-        <label className="visually-hidden" htmlFor={modeId}>
-          {t('voice.mode')}
-        </label>
-        <select id={modeId} className="select call-control__select" value={shown.mode} onChange={(event) => setMode(event.target.value as CallMode)}>
-          {(Object.keys(modeKeys) as CallMode[]).map((mode) => (
-            <option key={mode} value={mode}>
-              {t(modeKeys[mode])}
-            </option>
-          ))}
-        </select>
+        {forcedMode ? (
+          // The device policy sets the mode: the other is not offered.
+          <p className="muted call-control__note">{t('voice.modeForced', { mode: t(modeKeys[forcedMode]) })}</p>
+        ) : (
+          <>
+            <label className="visually-hidden" htmlFor={modeId}>
+              {t('voice.mode')}
+            </label>
+            <select id={modeId} className="select call-control__select" value={shown.mode} onChange={(event) => setMode(event.target.value as CallMode)}>
+              {(Object.keys(modeKeys) as CallMode[]).map((mode) => (
+                <option key={mode} value={mode}>
+                  {t(modeKeys[mode])}
+                </option>
+              ))}
+            </select>
+          </>
+        )}
         {shown.mode === 'push-to-talk' ? (
           <>
             <button
