@@ -130,37 +130,34 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
 
   // The kiosk (issue #18): its guards, the start screen, the reset (at start, after a crash, when idle).
   useEffect(() => (kiosk ? installKioskGuards() : undefined), [kiosk]);
-  const [resetRun, setResetRun] = useState(kiosk ? 1 : 0);
   const [resetting, setResetting] = useState(kiosk);
   const [resetError, setResetError] = useState<IpcError | undefined>();
-  const resetDone = useRef<(() => void) | undefined>(undefined);
   const [startTag, setStartTag] = useState<StartTag | undefined>();
-  const startOver = useCallback(
-    () =>
-      new Promise<void>((resolve) => {
-        resetDone.current = resolve;
-        setResetting(true);
-        setDrawerOpen(false);
-        setPinPrompt(false);
-        setStartTag(undefined);
-        adminUntil.current = 0;
-        focusAfterRender.current = 'heading';
-        setScreen({ name: 'start' });
-        setResetRun((run) => run + 1);
-      }),
-    [],
-  );
-  useEffect(() => {
-    if (resetRun === 0) return;
-    // After the screens went (their cleanups ran and sent what they had): the page forgets, main ends and wipes.
+  /**
+   * Main ends every session and wipes it first (photos, tags, drafts, files: its rule, `kiosk.reset`),
+   * with the page's own copy of the drafts dropped before, so that nothing the screens send as they
+   * go can bring a draft back; then the start screen replaces whatever was open.
+   */
+  const startOver = useCallback(async () => {
     memory.forget();
-    void call(() => api.kiosk.reset({})).then((result) => {
-      setResetError(result.ok ? undefined : result.error);
-      setResetting(false);
-      resetDone.current?.();
-      resetDone.current = undefined;
-    });
-  }, [resetRun, api, memory]);
+    setResetting(true);
+    const result = await call(() => api.kiosk.reset({}));
+    setResetError(result.ok ? undefined : result.error);
+    setResetting(false);
+    setDrawerOpen(false);
+    setPinPrompt(false);
+    setStartTag(undefined);
+    adminUntil.current = 0;
+    focusAfterRender.current = 'heading';
+    setScreen({ name: 'start' });
+  }, [api, memory]);
+  // A kiosk page that starts (at launch, or reloaded after a crash) clears what the last one left.
+  const bootReset = useRef(kiosk);
+  useEffect(() => {
+    if (!bootReset.current) return;
+    bootReset.current = false;
+    void startOver();
+  }, [startOver]);
   const idle = useIdleReset(api, { idleResetSeconds: kiosk ? policy.idleResetSeconds : undefined, session: screen.name !== 'start' && !resetting, onReset: startOver });
   const kioskScan = settings.state.status === 'ready' && nfcSettingsOf(settings.state.value).kioskScan && policy.forced.includes('nfc.kioskScan');
   const start = (tag?: StartTag) => {

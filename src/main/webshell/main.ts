@@ -63,7 +63,12 @@ async function main(): Promise<void> {
   const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
   const shell = await startWebShell({ rendererDir, services, log, port });
   let removeLaunchFile: () => Promise<void> = async () => undefined;
-  const stop = () => void Promise.all([shell.close(), services.dispose(), removeLaunchFile()]).then(() => process.exit(0));
+  let closeBrowser: () => void = () => undefined;
+  // Stopping the shell closes the Chromium it started (no browser outlives the app's services).
+  const stop = () => {
+    closeBrowser();
+    void Promise.all([shell.close(), services.dispose(), removeLaunchFile()]).then(() => process.exit(0));
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 
@@ -82,6 +87,9 @@ async function main(): Promise<void> {
   const sandbox = chromiumSandbox(process.getuid?.(), userNamespacesAvailable());
   if (sandbox.notice) process.stderr.write(`${sandbox.notice}\n`);
   const browser = openInChromium(chromium, launchFile.url, userDataDir, sandbox, started.kiosk);
+  closeBrowser = () => {
+    if (browser.exitCode === null) browser.kill('SIGTERM');
+  };
   // A crashed or hung page is reloaded (onto the kiosk's start screen) within a few seconds.
   const [toBrowser, fromBrowser] = [browser.stdio[3], browser.stdio[4]];
   if (toBrowser && fromBrowser && 'write' in toBrowser && 'on' in fromBrowser) {

@@ -19,8 +19,10 @@ export function IdleCountdown({ secondsLeft, onContinue }: { secondsLeft: number
           {t('kiosk.idleTitle')}
         </h2>
         <p id={bodyId}>{t('kiosk.idleBody')}</p>
-        <p className="kiosk-idle__count" aria-label={t('kiosk.idleSecondsLabel', { seconds: secondsLeft })}>
+        {/* The number changes every second: shown large, read as words (not announced each second). */}
+        <p className="kiosk-idle__count">
           <span aria-hidden="true">{secondsLeft}</span>
+          <span className="visually-hidden">{t('kiosk.idleSecondsLabel', { seconds: secondsLeft })}</span>
         </p>
         <div className="voice-dialog__buttons">
           <button type="button" className="button button--primary" onClick={onContinue}>
