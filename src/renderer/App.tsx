@@ -28,6 +28,7 @@ import { KioskStartScreen, type StartTag } from './kiosk/KioskStartScreen';
 import { IdleCountdown } from './kiosk/IdleCountdown';
 import { AdminPinDialog } from './kiosk/AdminPinDialog';
 import { useIdleReset } from './kiosk/useIdleReset';
+import { forgetAgentCallSessions } from './screens/agentcall/useAgentCallSession';
 
 
 export interface AppProps {
@@ -139,6 +140,8 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
    * go can bring a draft back; then the start screen replaces whatever was open.
    */
   const startOver = useCallback(async () => {
+    // For bench:kiosk (the reset → start screen figure): when the reset began.
+    performance.mark('agentdesk:kiosk-reset');
     memory.forget();
     setResetting(true);
     const result = await call(() => api.kiosk.reset({}));
@@ -150,6 +153,8 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     adminUntil.current = 0;
     focusAfterRender.current = 'heading';
     setScreen({ name: 'start' });
+    // The page's own copy of the conversations goes once their screens are gone.
+    forgetAgentCallSessions(api);
   }, [api, memory]);
   // A kiosk page that starts (at launch, or reloaded after a crash) clears what the last one left.
   const bootReset = useRef(kiosk);

@@ -1,123 +1,35 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashAdminPin } from '../../src/main/policy/admin-pin';
-import { chromiumPath, explainFailure, startShell, type RunningShell } from './support/app';
+import { explainFailure } from './support/app';
 import { expectNoViolations } from './support/axe';
+import { kioskPin as pin, startKioskShell, waitForStartScreen, type KioskShell } from './support/kiosk-shell';
 
 /**
  * The kiosk (issue #18) in Chromium: the web shell as a kiosk would run it (`--open --policy FILE`,
  * Chromium started by the shell, headless here, its DevTools on the shell's pipe), with the test
  * watching the same Chromium on a debugging port. The agents are the built-in demo's AgentCall and
  * plain AG-UI sides, started as their own server (`agentdesk demo`): a locked agent list refuses
- * the in-app demo, and the policy lists the demo's loopback addresses instead.
+ * the in-app demo, and the policy lists the demo's loopback addresses instead (support/kiosk-shell.ts).
  */
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const pin = '2468';
-const dirs: string[] = [];
-let demo: ChildProcess | undefined;
-let shell: RunningShell | undefined;
-let browser: Browser | undefined;
+let kiosk: KioskShell;
 let page: Page;
 let userData = '';
-let port = 0;
-const frames: string[] = [];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port: free } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return free;
-}
-
-/** `agentdesk demo`: its stdout's lines (Talkie URL, token, `agentcall <card>`, `agui <endpoint>`, …). */
-async function startDemo(): Promise<{ agentcall: string; agui: string }> {
-  const child = spawn(process.execPath, [join(root, 'out/main/cli.js'), 'demo'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  demo = child;
-  const lines: string[] = [];
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`agentdesk demo exited with ${code}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      lines.push(line);
-      const agentcall = lines.find((l) => l.startsWith('agentcall '))?.slice('agentcall '.length);
-      const agui = lines.find((l) => l.startsWith('agui '))?.slice('agui '.length);
-      if (agentcall && agui) resolve({ agentcall, agui });
-    });
-  });
-}
-
-/** The app's page in the shell's Chromium (a new connection each time: after a crash the old page object is gone). */
-async function appPage(origin: string): Promise<Page> {
-  const end = Date.now() + 20_000;
-  for (;;) {
-    try {
-      browser ??= await chromium.connectOverCDP(`http://127.0.0.1:${port}`);
-      const found = browser.contexts().flatMap((context) => context.pages()).find((candidate) => candidate.url().startsWith(origin));
-      if (found) {
-        found.on('websocket', (socket) => {
-          socket.on('framesent', (frame) => frames.push(String(frame.payload)));
-          socket.on('framereceived', (frame) => frames.push(typeof frame.payload === 'string' ? frame.payload : frame.payload.toString('latin1')));
-        });
-        // The page connected before the test attached: a reload lets the test see its IPC frames (a kiosk reloads onto its start screen).
-        await found.reload();
-        return found;
-      }
-    } catch (error) {
-      if (Date.now() > end) throw error;
-    }
-    if (Date.now() > end) throw new Error(`no page on ${origin} in the shell's Chromium`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+let frames: string[] = [];
 
 const startHeading = (target: Page) => target.getByRole('heading', { level: 1, name: 'Touch the screen to start' });
 
 beforeAll(async () => {
-  if (!existsSync(chromiumPath)) throw new Error(`Chromium is not installed at ${chromiumPath}`);
-  const dir = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-kiosk-'));
-  dirs.push(dir);
-  userData = join(dir, 'user-data');
-  await mkdir(userData, { recursive: true });
-  // The demo's addresses are http:// on 127.0.0.1: the development setting, left to the user by this policy, is on.
-  await writeFile(join(userData, 'settings.json'), JSON.stringify({ schemaVersion: 2, language: 'en', appearance: { theme: 'light', textSize: 'normal' }, developer: { allowLocalHttp: true, allowPastedTokens: false } }));
-  const addresses = await startDemo();
-  const policy = join(dir, 'policy.json');
-  await writeFile(
-    policy,
-    JSON.stringify({
-      policyVersion: 1,
-      kiosk: true,
-      agents: { list: [{ address: addresses.agentcall, name: 'Workshop' }, { address: addresses.agui, kind: 'agui', name: 'Runner' }], start: addresses.agentcall },
-      idleResetSeconds: 10,
-      admin: { pinHash: await hashAdminPin(pin) },
-      developmentSetting: 'user',
-      appearance: { textSize: 'large' },
-    }),
-  );
-  port = await freePort();
-  const flags = ['--headless', '--disable-gpu', `--remote-debugging-port=${port}`, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', '--no-sandbox'];
-  shell = await startShell(userData, { args: ['--open', '--policy', policy], env: { AGENTDESK_CHROMIUM_FLAGS: flags.join(' '), CHROMIUM_PATH: chromiumPath } });
-  const origin = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(shell.launchUrl)?.[1];
-  if (!origin) throw new Error(`the shell did not say its address: ${shell.launchUrl}`);
-  page = await appPage(origin);
-  shellOrigin = origin;
+  kiosk = await startKioskShell();
+  ({ userData, frames } = kiosk);
+  page = await kiosk.page();
 }, 90_000);
-let shellOrigin = '';
 
 afterAll(async () => {
-  await browser?.close().catch(() => undefined);
-  await shell?.stop();
-  demo?.kill('SIGTERM');
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true, maxRetries: 5 })));
+  await kiosk?.stop();
 });
 
 /**
@@ -151,8 +63,7 @@ async function pressInKiosk(target: Page, key: string): Promise<'prevented' | 'p
 
 describe('the kiosk (issue #18) in Chromium', () => {
   it('opens on the start screen; a touch opens the start agent; the agent list is locked', async () => {
-    await explainFailure(page, 'kiosk-start', () => startHeading(page).waitFor({ timeout: 20_000 }));
-    await page.getByRole('button', { name: 'Start' }).and(page.locator(':enabled')).waitFor();
+    await explainFailure(page, 'kiosk-start', () => waitForStartScreen(page));
     await expectNoViolations(page, 'kiosk start screen');
     // A touch anywhere on the screen starts (not only the button).
     await page.getByRole('heading', { level: 1 }).click();
@@ -243,13 +154,12 @@ describe('the kiosk (issue #18) in Chromium', () => {
     const countdown = page.getByRole('alertdialog', { name: 'Are you still there?' });
     await explainFailure(page, 'kiosk-countdown', () => countdown.waitFor({ timeout: 20_000 }));
     await expectNoViolations(page, 'kiosk idle countdown');
-    await explainFailure(page, 'kiosk-reset', () => startHeading(page).waitFor({ timeout: 20_000 }));
-    await page.getByRole('button', { name: 'Start' }).and(page.locator(':enabled')).waitFor();
+    await explainFailure(page, 'kiosk-reset', () => waitForStartScreen(page));
 
     // Main's answer: a session and the two runs ended, the staged photo dropped, the AG-UI file deleted.
     const reset = frames.map((frame) => /"discardedPhotos":(\d+)[^}]*"removedFiles":(\d+)/.exec(frame) ?? /"ended":(\d+),"discardedPhotos":(\d+),"removedFiles":(\d+)/.exec(frame)).filter(Boolean).at(-1);
     expect(reset, 'a kiosk.reset answer').toBeTruthy();
-    expect(shell!.output(), shell!.output()).toMatch(/\[kiosk\] reset in \d+ ms: [1-9]\d* ended, 1 photos, [1-9]\d* files/);
+    expect(kiosk.shell.output(), kiosk.shell.output()).toMatch(/\[kiosk\] reset in \d+ ms: [1-9]\d* ended, 1 photos, [1-9]\d* files/);
     expect(existsSync(threads)).toBe(false);
     // Main's UI memory is empty: a reload of the page restores nothing.
     frames.length = 0;
@@ -263,6 +173,10 @@ describe('the kiosk (issue #18) in Chromium', () => {
     await page.getByText('Accepts NFC scans and photos').or(page.getByRole('region', { name: 'Messages' })).first().waitFor();
     expect(await page.getByRole('region', { name: 'Messages' }).getByText('hello kiosk').count()).toBe(0);
     expect(await page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('');
+    // A live session, not the last one's ended view.
+    await page.getByRole('textbox', { name: 'Message' }).fill('the next person');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.getByRole('region', { name: 'Messages' }).getByText('the next person').waitFor();
   }, 90_000);
 
   it('the admin PIN prompt shows the lockout wait after wrong tries', async () => {
@@ -285,10 +199,9 @@ describe('the kiosk (issue #18) in Chromium', () => {
   it('a crashed renderer is reloaded by the shell onto the start screen', async () => {
     const session = await page.context().newCDPSession(page);
     void session.send('Page.crash').catch(() => undefined);
-    await expect.poll(() => /page crashed: reloaded in \d+ ms/.test(shell!.output()), { timeout: 10_000 }).toBe(true);
-    await browser?.close().catch(() => undefined);
-    browser = undefined;
-    page = await appPage(shellOrigin);
+    await expect.poll(() => /page crashed: reloaded in \d+ ms/.test(kiosk.shell.output()), { timeout: 10_000 }).toBe(true);
+    await kiosk.disconnect();
+    page = await kiosk.page();
     await explainFailure(page, 'kiosk-after-crash', () => startHeading(page).waitFor({ timeout: 10_000 }));
   }, 60_000);
 });

@@ -35,7 +35,10 @@ export class PageWatchdog {
   private buffer = '';
   /** targetId → the flat session attached to it. */
   private readonly sessions = new Map<string, string>();
+  /** Pages being recovered now. */
   private readonly recovering = new Set<string>();
+  /** Pages not pinged until then (a page just reloaded is loading). */
+  private readonly quietUntil = new Map<string, number>();
   private readonly timer: ReturnType<typeof setInterval>;
   private readonly pinging = new Set<string>();
   private closed = false;
@@ -118,7 +121,7 @@ export class PageWatchdog {
 
   private pingAll(): void {
     for (const [targetId, sessionId] of this.sessions) {
-      if (!sessionId || this.recovering.has(targetId) || this.pinging.has(targetId)) continue;
+      if (!sessionId || this.recovering.has(targetId) || this.pinging.has(targetId) || Date.now() < (this.quietUntil.get(targetId) ?? 0)) continue;
       this.pinging.add(targetId);
       const answered = this.send('Runtime.evaluate', { expression: '1', returnByValue: true }, sessionId).then(
         () => true,
@@ -147,8 +150,9 @@ export class PageWatchdog {
     } catch (error) {
       this.options.log.error('webshell', 'the page could not be reloaded', error);
     } finally {
-      // Give the new page a moment to load before it is pinged again.
-      setTimeout(() => this.recovering.delete(targetId), 2000).unref();
+      this.recovering.delete(targetId);
+      // Give the new page a moment to load before it is pinged again (a crash is still acted on at once).
+      this.quietUntil.set(targetId, Date.now() + 2000);
     }
   }
 }
