@@ -16,7 +16,8 @@ import type { Readable, Writable } from 'node:stream';
  * browser gets it through a file only this user can read, and the line is the shell's address.
  */
 const usage = `Usage: node out/main/webshell.js [--open] [--port N] [--user-data DIR] [--policy FILE] [--kiosk]
-  --open            open the app in Chromium (app mode); stop when that window closes
+  --open            open the app in Chromium (app mode); stop when that window closes;
+                    a crashed or hung page is reloaded (AGENTDESK_CHROMIUM_FLAGS adds Chromium flags)
   --port N          listen on 127.0.0.1:N (default: a free port)
   --user-data DIR   settings and agents folder (default: the app's user-data folder)
   --policy FILE     the device policy to use instead of the system location's
