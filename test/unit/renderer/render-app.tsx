@@ -16,7 +16,8 @@ afterEach(() => {
 export async function renderApp(options: { backend?: FakeBackend; closed?: Promise<number> } = {}) {
   const backend = options.backend ?? createFakeBackend();
   const user = userEvent.setup();
-  const view = render(<App api={backend.api} closed={options.closed} />);
+  // As Root does: the app gets main's policy.status (none unless the test sets one).
+  const view = render(<App api={backend.api} closed={options.closed} policy={backend.state.policy} />);
   // Wait for the first load so that tests start from a settled screen.
   await screen.findByRole('heading', { level: 1, name: 'Your agents' });
   await waitFor(() => expect(screen.queryByText('Loading your agents…')).toBeNull());
