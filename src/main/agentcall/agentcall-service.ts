@@ -322,7 +322,9 @@ export class AgentCallService {
   /** App shutdown and the kiosk's reset: ends every session (`session.end`) and forgets held tags; returns how many it ended. */
   async dispose(): Promise<number> {
     const open = [...this.sessions.values()];
-    await Promise.all(open.map((session) => this.endSession(session)));
+    // Each session ends on its own: one whose connection already failed does not keep the others open.
+    const ended = await Promise.allSettled(open.map((session) => this.endSession(session)));
+    for (const result of ended) if (result.status === 'rejected') this.deps.log.warn('agentcall', 'a session could not send session.end; it is closed anyway', result.reason);
     this.heldScans.length = 0;
     return open.length;
   }
@@ -333,8 +335,12 @@ export class AgentCallService {
   }
 
   private async endSession(session: LiveSession): Promise<void> {
-    await session.driver.end();
-    this.forget(session.key);
+    try {
+      await session.driver.end();
+    } finally {
+      // Forgotten (with its photos and tags) even when the goodbye could not be sent.
+      this.forget(session.key);
+    }
   }
 
   private forget(key: string): void {

@@ -1,9 +1,13 @@
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { afterEach, describe, expect, it } from 'vitest';
-import { builtInAguiDemoId } from '../../../src/shared/ipc/contract';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { startAgentCallDemoServer } from '../../../src/main/demo/agentcall/agentcall-demo-server';
+import { applySessionUpdate, emptySessionView, type SessionUpdate } from '../../../src/shared/agentcall/session-view';
+import { builtInAguiDemoId, eventChannel } from '../../../src/shared/ipc/contract';
+import type { NfcScanResult } from '../../../src/shared/nfc/ipc-schemas';
+import { memoryLogger } from '../../support/logger';
 import { startTestServices, type TestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 
@@ -61,5 +65,47 @@ describe('kiosk.reset (issue #18)', () => {
     expect(JSON.stringify(view)).not.toContain('hello');
     // Nothing left: a second reset ends and wipes nothing.
     expect(await services.call('kiosk.reset')).toEqual({ ok: true, value: { ended: 0, discardedPhotos: 0, removedFiles: 0 } });
+  });
+});
+
+describe('kiosk.startTag (issue #18)', () => {
+  it('sends the tap the reader saw as the first observation of the start agent\'s session, without a click; nothing else', async () => {
+    const userData = await tempDir();
+    const demo = await startAgentCallDemoServer({ log: memoryLogger() });
+    onTestFinished(() => demo.close());
+    const listeners = new Set<(result: NfcScanResult) => void>();
+    await writeFile(join(userData, 'settings.json'), JSON.stringify({ schemaVersion: 2, language: 'en', appearance: { theme: 'system', textSize: 'normal' }, developer: { allowLocalHttp: true, allowPastedTokens: false } }));
+    const services = await startTestServices(userData, {
+      devicePolicy: { file: '/etc/agentdesk/policy.json', policy: { policyVersion: 1, kiosk: true, developmentSetting: 'user', agents: { list: [{ address: demo.cardUrl }], start: demo.cardUrl } } },
+      agentCallNfc: {
+        onResult: (listener) => {
+          listeners.add(listener);
+          return () => listeners.delete(listener);
+        },
+      },
+    });
+    running.push(services);
+    const updates: SessionUpdate[] = [];
+    services.events.connect((channel, payload) => {
+      if (channel === eventChannel('agentcall.update')) updates.push(...(payload as { updates: SessionUpdate[] }).updates);
+    });
+    {
+      const status = await services.call('policy.status');
+      if (!status.ok || status.value.state !== 'active' || !status.value.startAgentId) throw new Error(JSON.stringify(status));
+      const opened = await services.call('agentcall.open', { agentId: status.value.startAgentId });
+      if (!opened.ok) throw new Error(JSON.stringify(opened.error));
+      const { sessionKey } = opened.value;
+      const objectRef = 'urn:agentcall:object:workshop-router';
+      // A scan id the reader never reported is refused, as is a session that is not the start agent's.
+      expect(await services.call('kiosk.startTag', { sessionKey, scanId: 'never', objectRef }, false)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect(await services.call('kiosk.startTag', { sessionKey: 'another-session', scanId: 'scan-1', objectRef }, false)).toMatchObject({ ok: false, error: { code: 'not_allowed' } });
+      for (const listener of listeners) listener({ scanId: 'scan-1', outcome: 'observation', reader: 'Virtual PCD 00 00', object: { objectRef, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: 'a'.repeat(64) } });
+      // An observation needs a click (the gesture rule); the start tag is the reader's tap, so it needs none.
+      expect(await services.call('agentcall.sendObservation', { sessionKey, scan: { scanId: 'scan-1', objectRef }, intent: 'identify' }, false)).toMatchObject({ ok: false, error: { code: 'no_user_gesture' } });
+      expect(await services.call('kiosk.startTag', { sessionKey, scanId: 'scan-1', objectRef }, false)).toEqual({ ok: true, value: { sent: true } });
+      await until(() => JSON.stringify(updates.reduce(applySessionUpdate, emptySessionView).items).includes(objectRef), 'the observation in the session');
+      // Used up: the same tap is not sent twice.
+      expect(await services.call('kiosk.startTag', { sessionKey, scanId: 'scan-1', objectRef }, false)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    }
   });
 });
