@@ -17,7 +17,8 @@ import type { Readable, Writable } from 'node:stream';
  */
 const usage = `Usage: node out/main/webshell.js [--open] [--port N] [--user-data DIR] [--policy FILE] [--kiosk]
   --open            open the app in Chromium (app mode); stop when that window closes;
-                    a crashed or hung page is reloaded (AGENTDESK_CHROMIUM_FLAGS adds Chromium flags)
+                    a crashed page is reloaded, in kiosk mode a hung one too
+                    (AGENTDESK_CHROMIUM_FLAGS adds Chromium flags)
   --port N          listen on 127.0.0.1:N (default: a free port)
   --user-data DIR   settings and agents folder (default: the app's user-data folder)
   --policy FILE     the device policy to use instead of the system location's
@@ -94,7 +95,15 @@ async function main(): Promise<void> {
   // A crashed or hung page is reloaded (onto the kiosk's start screen) within a few seconds.
   const [toBrowser, fromBrowser] = [browser.stdio[3], browser.stdio[4]];
   if (toBrowser && fromBrowser && 'write' in toBrowser && 'on' in fromBrowser) {
-    const watchdog = new PageWatchdog({ toBrowser: toBrowser as Writable, fromBrowser: fromBrowser as Readable, origin: shell.origin, log, onRecovered: ({ why, ms }) => log.info('webshell', `page ${why}: reloaded in ${ms} ms`) });
+    // A hung page is reloaded only on a kiosk: on a desk, a page busy for a moment on a loaded machine is left alone.
+    const watchdog = new PageWatchdog({
+      toBrowser: toBrowser as Writable,
+      fromBrowser: fromBrowser as Readable,
+      origin: shell.origin,
+      log,
+      ...(started.kiosk ? {} : { hangMs: false as const }),
+      onRecovered: ({ why, ms }) => log.info('webshell', `page ${why}: reloaded in ${ms} ms`),
+    });
     browser.once('exit', () => watchdog.close());
   }
   browser.once('exit', stop);

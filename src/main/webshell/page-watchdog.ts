@@ -18,8 +18,8 @@ export interface WatchdogOptions {
   log: Logger;
   /** How often the page is asked whether it answers (default 0.5 s). */
   pingMs?: number;
-  /** How long an answer may take before the page counts as hung (default 1.5 s). */
-  hangMs?: number;
+  /** How long an answer may take before the page counts as hung (default 1.5 s); false: only crashes are acted on (no pings). */
+  hangMs?: number | false;
   /** Each recovery, for the log and tests: why, and how long from noticing to the new page's load. */
   onRecovered?: (event: { why: 'crashed' | 'hung'; ms: number }) => void;
 }
@@ -48,7 +48,9 @@ export class PageWatchdog {
     options.fromBrowser.on('data', (chunk: string) => this.receive(chunk));
     options.fromBrowser.on('error', () => undefined);
     options.toBrowser.on('error', () => undefined);
-    this.timer = setInterval(() => this.pingAll(), options.pingMs ?? 500);
+    this.timer = setInterval(() => {
+      if (options.hangMs !== false) this.pingAll();
+    }, options.pingMs ?? 500);
     this.timer.unref();
     void this.send('Target.setDiscoverTargets', { discover: true }).catch((error: unknown) => options.log.warn('webshell', 'the page watchdog could not start', error));
   }
@@ -127,7 +129,7 @@ export class PageWatchdog {
         () => true,
         () => true,
       );
-      const late = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.options.hangMs ?? 1500).unref());
+      const late = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.options.hangMs || 1500).unref());
       void Promise.race([answered, late]).then((ok) => {
         this.pinging.delete(targetId);
         if (!ok && !this.recovering.has(targetId) && !this.closed) void this.recover(targetId, 'hung');

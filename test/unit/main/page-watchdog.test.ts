@@ -75,3 +75,17 @@ describe('the web shell page watchdog', () => {
     expect(methods.indexOf('Page.navigate')).toBeGreaterThan(methods.indexOf('Page.crash'));
   });
 });
+
+describe('the web shell page watchdog off a kiosk', () => {
+  it('with hangMs false asks nothing and leaves a slow page alone; a crash is still recovered', async () => {
+    const browser = fakeBrowser({ answerEvaluate: false });
+    const recovered: string[] = [];
+    watchdogs.push(new PageWatchdog({ ...browser, origin, log: memoryLogger(), pingMs: 20, hangMs: false, onRecovered: ({ why }) => recovered.push(why) }));
+    browser.emit({ method: 'Target.targetCreated', params: { targetInfo: { targetId: 'T1', type: 'page', url: `${origin}/` } } });
+    await until(() => browser.sent.some((message) => message.method === 'Page.enable'), 'the attach');
+    browser.emit({ method: 'Target.targetCrashed', params: { targetId: 'T1', status: 'crashed', errorCode: 1 } });
+    await until(() => recovered.length === 1, 'the recovery');
+    expect(recovered).toEqual(['crashed']);
+    expect(browser.sent.some((message) => message.method === 'Runtime.evaluate' || message.method === 'Page.crash')).toBe(false);
+  });
+});
