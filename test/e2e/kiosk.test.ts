@@ -204,4 +204,15 @@ describe('the kiosk (issue #18) in Chromium', () => {
     page = await kiosk.page();
     await explainFailure(page, 'kiosk-after-crash', () => startHeading(page).waitFor({ timeout: 10_000 }));
   }, 60_000);
+
+  it('a hung renderer (a script that never returns) is crashed and reloaded by the shell onto the start screen', async () => {
+    const session = await page.context().newCDPSession(page);
+    const before = kiosk.shell.output().match(/page hung: reloaded in/g)?.length ?? 0;
+    void session.send('Runtime.evaluate', { expression: 'for (;;) {}' }).catch(() => undefined);
+    await expect.poll(() => kiosk.shell.output().match(/page hung: reloaded in/g)?.length ?? 0, { timeout: 15_000 }).toBe(before + 1);
+    await kiosk.disconnect();
+    page = await kiosk.page();
+    await explainFailure(page, 'kiosk-after-hang', () => waitForStartScreen(page, 10_000));
+  }, 60_000);
 });
+
