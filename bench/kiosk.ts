@@ -11,7 +11,11 @@
  *   bench reconnecting to Chromium, so it is an upper bound; goal ≤ 3 s. The watchdog's own
  *   crash → navigation time is printed beside it.
  *
- *   npm run bench:kiosk     (needs `npm run build` and /usr/bin/chromium; KIOSK_RESETS, default 3; KIOSK_CRASHES, default 5)
+ * - hung renderer: a script that never returns (DevTools `Runtime.evaluate`) → the start screen ready
+ *   (the watchdog notices within its 0.5 s ping + 1.5 s wait, crashes and reloads the page); the
+ *   same upper bound; goal ≤ 3 s.
+ *
+ *   npm run bench:kiosk     (needs `npm run build` and /usr/bin/chromium; KIOSK_RESETS, default 3; KIOSK_CRASHES, default 5; KIOSK_HANGS, default 3)
  */
 import { loadavg } from 'node:os';
 import type { Page } from 'playwright-core';
@@ -20,6 +24,7 @@ import { percentile } from './stats';
 
 const resets = Number(process.env.KIOSK_RESETS ?? 3);
 const crashes = Number(process.env.KIOSK_CRASHES ?? 5);
+const hangs = Number(process.env.KIOSK_HANGS ?? 3);
 const goals = { resetMs: 1000, crashMs: 3000 };
 
 function summary(name: string, samples: number[], goal: number): string {
@@ -71,22 +76,23 @@ try {
   }
   const mainResets = [...kiosk.shell.output().matchAll(/\[kiosk\] reset in (\d+) ms: ([1-9]\d*) ended/g)].map((match) => Number(match[1]));
 
-  const crashSamples: number[] = [];
-  for (let run = 0; run < crashes; run += 1) {
+  /** Breaks the page one way, waits for the watchdog's log line, and returns when the reloaded page was ready (its own clock) minus when it broke. */
+  const breakAndRecover = async (how: 'crash' | 'hang'): Promise<number> => {
     await waitForStartScreen(page);
     const session = await page.context().newCDPSession(page);
-    const crashedAt = Date.now();
-    const recoveries = () => kiosk.shell.output().match(/page crashed: reloaded in/g)?.length ?? 0;
+    const line = how === 'crash' ? /page crashed: reloaded in/g : /page hung: reloaded in/g;
+    const recoveries = () => kiosk.shell.output().match(line)?.length ?? 0;
     const before = recoveries();
-    void session.send('Page.crash').catch(() => undefined);
-    // The watchdog navigated the crashed page back (its log says so); then the bench lets go of the dead page object.
+    const brokeAt = Date.now();
+    void (how === 'crash' ? session.send('Page.crash') : session.send('Runtime.evaluate', { expression: 'for (;;) {}' })).catch(() => undefined);
+    // The watchdog navigated the page back (its log says so); then the bench lets go of the dead page object.
     while (recoveries() === before) {
-      if (Date.now() - crashedAt > 20_000) throw new Error('the watchdog did not reload the crashed page within 20 s');
+      if (Date.now() - brokeAt > 20_000) throw new Error(`the watchdog did not reload the ${how === 'crash' ? 'crashed' : 'hung'} page within 20 s`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await kiosk.disconnect();
-    // A fresh connection (the crashed page object is gone); the page's own clock says when it was ready.
-    page = await kiosk.page().catch(async () => kiosk.page());
+    // A fresh connection (the old page object is gone); the page's own clock says when it was ready.
+    page = await kiosk.page();
     const readyAt = await page.evaluate(
       () =>
         new Promise<number>((resolve) => {
@@ -98,8 +104,18 @@ try {
           }, 5);
         }),
     );
-    crashSamples.push(readyAt - crashedAt);
+    return readyAt - brokeAt;
+  };
+
+  const crashSamples: number[] = [];
+  for (let run = 0; run < crashes; run += 1) {
+    crashSamples.push(await breakAndRecover('crash'));
     console.log(`crash ${run + 1}/${crashes}: ${crashSamples.at(-1)} ms`);
+  }
+  const hangSamples: number[] = [];
+  for (let run = 0; run < hangs; run += 1) {
+    hangSamples.push(await breakAndRecover('hang'));
+    console.log(`hang ${run + 1}/${hangs}: ${hangSamples.at(-1)} ms`);
   }
   const watchdog = [...kiosk.shell.output().matchAll(/page crashed: reloaded in (\d+) ms/g)].map((match) => Number(match[1]));
 
@@ -108,6 +124,7 @@ try {
   console.log(`  main's kiosk.reset itself: ${mainResets.map((ms) => `${ms} ms`).join(', ') || 'not logged'}`);
   console.log(summary('renderer crash → start screen ready (upper bound: includes reconnecting)', crashSamples, goals.crashMs));
   console.log(`  the watchdog's crash → navigation: ${watchdog.map((ms) => `${ms} ms`).join(', ') || 'not logged'}`);
+  console.log(summary('hung renderer → start screen ready (upper bound: includes reconnecting)', hangSamples, goals.crashMs));
   console.log(`load average: ${loadavg().map((value) => value.toFixed(2)).join(' ')} (${new Date().toISOString()})`);
 } finally {
   await kiosk.stop();

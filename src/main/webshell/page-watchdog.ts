@@ -16,9 +16,9 @@ export interface WatchdogOptions {
   /** The app's page: only pages on this origin are watched, and this is where a recovered page goes. */
   origin: string;
   log: Logger;
-  /** How often the page is asked whether it answers (default 0.5 s). */
+  /** How often the page is asked whether it answers (default 0.25 s). */
   pingMs?: number;
-  /** How long an answer may take before the page counts as hung (default 1.5 s); false: only crashes are acted on (no pings). */
+  /** How long an answer may take before the page counts as hung (default 1 s); false: only crashes are acted on (no pings). */
   hangMs?: number | false;
   /** Each recovery, for the log and tests: why, and how long from noticing to the new page's load. */
   onRecovered?: (event: { why: 'crashed' | 'hung'; ms: number }) => void;
@@ -41,6 +41,8 @@ export class PageWatchdog {
   private readonly quietUntil = new Map<string, number>();
   private readonly timer: ReturnType<typeof setInterval>;
   private readonly pinging = new Set<string>();
+  /** Waiting for a page crashed on purpose to be reported crashed (targetId → resolve). */
+  private readonly crashWaits = new Map<string, () => void>();
   private closed = false;
 
   constructor(private readonly options: WatchdogOptions) {
@@ -50,7 +52,7 @@ export class PageWatchdog {
     options.toBrowser.on('error', () => undefined);
     this.timer = setInterval(() => {
       if (options.hangMs !== false) this.pingAll();
-    }, options.pingMs ?? 500);
+    }, options.pingMs ?? 250);
     this.timer.unref();
     void this.send('Target.setDiscoverTargets', { discover: true }).catch((error: unknown) => options.log.warn('webshell', 'the page watchdog could not start', error));
   }
@@ -89,11 +91,11 @@ export class PageWatchdog {
         this.pending.delete(message.id);
         if (message.error) pending?.reject(new Error(message.error.message ?? 'DevTools error'));
         else pending?.resolve(message.result ?? {});
-      } else if (message.method) this.event(message.method, message.params ?? {});
+      } else if (message.method) this.event(message.method, message.params ?? {}, message.sessionId);
     }
   }
 
-  private event(method: string, params: Record<string, unknown>): void {
+  private event(method: string, params: Record<string, unknown>, sessionId?: string): void {
     const info = params.targetInfo as { targetId: string; type: string; url: string } | undefined;
     if ((method === 'Target.targetCreated' || method === 'Target.targetInfoChanged') && info?.type === 'page' && this.ours(info.url) && !this.sessions.has(info.targetId)) {
       void this.attach(info.targetId);
@@ -101,8 +103,19 @@ export class PageWatchdog {
       this.sessions.delete(params.targetId as string);
     } else if (method === 'Target.targetCrashed') {
       const targetId = params.targetId as string;
+      this.crashWaits.get(targetId)?.();
       if (this.sessions.has(targetId)) void this.recover(targetId, 'crashed');
+    } else if (method === 'Page.frameStartedLoading' || method === 'Page.loadEventFired') {
+      // A page that is loading is busy (parsing the app on a loaded machine): no pings until it loaded, and a second after.
+      const targetId = this.targetOf(sessionId);
+      if (targetId) this.quietUntil.set(targetId, Date.now() + (method === 'Page.loadEventFired' ? 1000 : 10_000));
     }
+  }
+
+  private targetOf(sessionId: string | undefined): string | undefined {
+    if (!sessionId) return undefined;
+    for (const [targetId, session] of this.sessions) if (session === sessionId) return targetId;
+    return undefined;
   }
 
   private ours(url: string): boolean {
@@ -129,7 +142,7 @@ export class PageWatchdog {
         () => true,
         () => true,
       );
-      const late = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.options.hangMs || 1500).unref());
+      const late = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.options.hangMs || 1000).unref());
       void Promise.race([answered, late]).then((ok) => {
         this.pinging.delete(targetId);
         if (!ok && !this.recovering.has(targetId) && !this.closed) void this.recover(targetId, 'hung');
@@ -145,8 +158,13 @@ export class PageWatchdog {
     try {
       const sessionId = this.sessions.get(targetId);
       if (!sessionId) return;
-      // A hung renderer cannot navigate: it is crashed first (its process is replaced by the navigation).
-      if (why === 'hung') await Promise.race([this.send('Page.crash', {}, sessionId).catch(() => undefined), delay(300)]);
+      // A hung renderer cannot navigate: it is crashed first (its process is replaced by the navigation), as soon as Chromium reports it crashed.
+      if (why === 'hung') {
+        const crashed = new Promise<void>((resolve) => this.crashWaits.set(targetId, resolve));
+        void this.send('Page.crash', {}, sessionId).catch(() => undefined);
+        await Promise.race([crashed, delay(1000)]);
+        this.crashWaits.delete(targetId);
+      }
       await this.send('Page.navigate', { url: `${this.options.origin}/` }, sessionId);
       this.options.onRecovered?.({ why, ms: Math.round(performance.now() - started) });
     } catch (error) {
@@ -154,7 +172,7 @@ export class PageWatchdog {
     } finally {
       this.recovering.delete(targetId);
       // Give the new page a moment to load before it is pinged again (a crash is still acted on at once).
-      this.quietUntil.set(targetId, Date.now() + 2000);
+      this.quietUntil.set(targetId, Math.max(this.quietUntil.get(targetId) ?? 0, Date.now() + 2000));
     }
   }
 }
