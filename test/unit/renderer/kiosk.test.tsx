@@ -1,9 +1,10 @@
-import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DevicePolicyStatus } from '../../../src/shared/device-policy/ipc-schemas';
 import { ok } from '../../../src/shared/ipc/errors';
 import { App } from '../../../src/renderer/App';
+import { defaultSettings } from '../../../src/shared/settings/settings';
 import { createFakeBackend } from './fake-api';
 
 afterEach(() => {
@@ -77,4 +78,32 @@ describe('the kiosk in the renderer (issue #18)', () => {
     const forced = screen.getByRole('region', { name: 'Set by the administrator' });
     expect(within(forced).getAllByRole('listitem').map((item) => item.textContent)).toEqual(['Language', 'Text size']);
   });
+
+  it('where the policy arms NFC scanning, a tag tapped on the start screen opens the start agent and becomes its first observation', async () => {
+    const policy: DevicePolicyStatus = { ...kioskPolicy, forced: ['nfc.kioskScan'] };
+    const backend = createFakeBackend({
+      agents: [workshop],
+      agentCallAgents: [workshop.id],
+      policy,
+      settings: { ...structuredClone(defaultSettings), nfc: { debounceMs: 2000, kioskScan: true, readerFeedback: false } },
+    });
+    backend.handle('agentcall.open', () =>
+      ok({ sessionKey: 'start-session', agent: backend.state.agentCall, updates: [{ type: 'session.starting', sessionId: 'agentdesk-fake', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true }] }),
+    );
+    render(<App api={backend.api} policy={policy} />);
+    await screen.findByRole('heading', { level: 1, name: 'Tap a tag or touch the screen to start' });
+    const start = await screen.findByRole<HTMLButtonElement>('button', { name: 'Start' });
+    await waitFor(() => expect(start.disabled).toBe(false));
+    // Scanning is armed while the start screen shows (in a focused window).
+    act(() => window.dispatchEvent(new Event('focus')));
+    await waitFor(() => expect(backend.callsOf('nfc.kiosk')).toContainEqual({ active: true }));
+    const objectRef = 'urn:agentcall:object:workshop-router';
+    act(() => backend.emit('nfc.scanResult', { scanId: 'k-1', outcome: 'observation', reader: 'Virtual PCD 00 00', object: { objectRef, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: 'a'.repeat(64) } }));
+    await waitFor(() => expect(backend.callsOf('agentcall.open')).toEqual([{ agentId: workshop.id }]));
+    // Sent once the session is established, to that session.
+    expect(backend.callsOf('kiosk.startTag')).toEqual([]);
+    act(() => backend.emit('agentcall.update', { sessionKey: 'start-session', updates: [{ type: 'session.established' }] }));
+    await waitFor(() => expect(backend.callsOf('kiosk.startTag')).toEqual([{ sessionKey: 'start-session', scanId: 'k-1', objectRef }]));
+  });
 });
+
