@@ -19,26 +19,41 @@ import { SidebarPlaceContext, type SidebarPlaceValue } from './screens/shell/Sid
 import { useDialogFocus } from './hooks/useDialogFocus';
 import { ConnectionLostContext } from './hooks/useConnection';
 import { AgentStatusContext, type AgentStatus, type ReportAgentStatus } from './hooks/useAgentStatus';
+import type { DevicePolicyStatus } from '../shared/device-policy/ipc-schemas';
+import type { IpcError } from '../shared/ipc/errors';
+import { agentTitle } from '../shared/agents/label';
+import { nfcSettingsOf } from '../shared/settings/settings';
+import { PolicyContext, usePolicyView } from './kiosk/policy-context';
+import { installKioskGuards } from './kiosk/kiosk-guards';
+import { KioskStartScreen, type StartTag } from './kiosk/KioskStartScreen';
+import { IdleCountdown } from './kiosk/IdleCountdown';
+import { AdminPinDialog } from './kiosk/AdminPinDialog';
+import { useIdleReset } from './kiosk/useIdleReset';
+import { forgetAgentCallSessions } from './screens/agentcall/useAgentCallSession';
 
 
 export interface AppProps {
   api: AgentDeskApi;
   /** The web shell's connection: resolves when it is lost for good. */
   closed?: Promise<number> | undefined;
+  /** The device policy as main reported it (none by default). */
+  policy?: DevicePolicyStatus;
 }
 
 /** Loads the settings (they decide language, theme and text size) and renders the shell in them. */
-export function App({ api, closed }: AppProps) {
+export function App({ api, closed, policy = { state: 'none' } }: AppProps) {
   const settings = useSettings(api);
   const current = settings.state.status === 'ready' ? settings.state.value : undefined;
   useAppearance(current);
   return (
     <I18nProvider setting={current?.language ?? 'system'}>
-      <UiMemoryProvider api={api}>
-        <CrashBoundary>
-          <Shell api={api} closed={closed} settings={settings} />
-        </CrashBoundary>
-      </UiMemoryProvider>
+      <PolicyContext.Provider value={policy}>
+        <UiMemoryProvider api={api}>
+          <CrashBoundary>
+            <Shell api={api} closed={closed} settings={settings} />
+          </CrashBoundary>
+        </UiMemoryProvider>
+      </PolicyContext.Provider>
     </I18nProvider>
   );
 }
@@ -72,8 +87,10 @@ function useClosed(closed: Promise<number> | undefined): boolean {
 function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<number> | undefined; settings: LiveResource<Settings> }) {
   const { t } = useI18n();
   const memory = useUiMemory();
-  // After a reload or a renderer crash, the screen that was open comes back (main kept it).
-  const [screen, setScreen] = useState<Screen>(() => screenOf(memory.currentScreen()));
+  const policy = usePolicyView();
+  const { kiosk } = policy;
+  // After a reload or a renderer crash, the screen that was open comes back (main kept it); a kiosk starts on its start screen.
+  const [screen, setScreen] = useState<Screen>(() => (kiosk ? { name: 'start' } : screenOf(memory.currentScreen())));
   const headingRef = useRef<HTMLHeadingElement>(null);
   const mainRef = useRef<HTMLElement>(null);
   const connectionLost = useClosed(closed);
@@ -87,6 +104,10 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
   const menuButtonRef = useRef<HTMLButtonElement>(null);
   const firstSidebarItemRef = useRef<HTMLButtonElement>(null);
 
+  // Settings under the admin PIN: the PIN prompt first (main decides; the page remembers it for main's 5 minutes).
+  const [pinPrompt, setPinPrompt] = useState(false);
+  const adminUntil = useRef(0);
+
   const navigate = useCallback(
     (next: Screen, focus: 'heading' | 'add' = 'heading') => {
       setDrawerOpen(false);
@@ -94,12 +115,72 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
         (focus === 'add' ? addInputRef : headingRef).current?.focus();
         return;
       }
+      if (next.name === 'settings' && policy.adminPin && Date.now() >= adminUntil.current) {
+        setPinPrompt(true);
+        return;
+      }
+      // A kiosk without an admin PIN has no Settings.
+      if (next.name === 'settings' && kiosk && !policy.adminPin) return;
       focusAfterRender.current = focus;
-      memory.saveScreen(next.name === 'chat' ? { name: 'chat', agentId: next.agentId, label: next.label, ...(next.protocol ? { protocol: next.protocol } : {}) } : { name: next.name });
+      if (next.name !== 'start') {
+        memory.saveScreen(next.name === 'chat' ? { name: 'chat', agentId: next.agentId, label: next.label, ...(next.protocol ? { protocol: next.protocol } : {}) } : { name: next.name });
+      }
       setScreen(next);
     },
-    [screen, memory],
+    [screen, memory, policy.adminPin, kiosk],
   );
+
+  // The kiosk (issue #18): its guards, the start screen, the reset (at start, after a crash, when idle).
+  useEffect(() => (kiosk ? installKioskGuards() : undefined), [kiosk]);
+  const [resetting, setResetting] = useState(kiosk);
+  const [resetError, setResetError] = useState<IpcError | undefined>();
+  const [startTag, setStartTag] = useState<StartTag | undefined>();
+  /**
+   * Main ends every session and wipes it first (photos, tags, drafts, files: its rule, `kiosk.reset`),
+   * with the page's own copy of the drafts dropped before, so that nothing the screens send as they
+   * go can bring a draft back; then the start screen replaces whatever was open.
+   */
+  const startOver = useCallback(async () => {
+    // For bench:kiosk (the reset → start screen figure): when the reset began.
+    performance.mark('agentdesk:kiosk-reset');
+    memory.forget();
+    setResetting(true);
+    const result = await call(() => api.kiosk.reset({}));
+    setResetError(result.ok ? undefined : result.error);
+    setResetting(false);
+    setDrawerOpen(false);
+    setPinPrompt(false);
+    setStartTag(undefined);
+    adminUntil.current = 0;
+    focusAfterRender.current = 'heading';
+    setScreen({ name: 'start' });
+    // The page's own copy of the conversations goes once their screens are gone.
+    forgetAgentCallSessions(api);
+  }, [api, memory]);
+  // A kiosk page that starts (at launch, or reloaded after a crash) clears what the last one left.
+  const bootReset = useRef(kiosk);
+  useEffect(() => {
+    if (!bootReset.current) return;
+    bootReset.current = false;
+    void startOver();
+  }, [startOver]);
+  const idle = useIdleReset(api, { idleResetSeconds: kiosk ? policy.idleResetSeconds : undefined, session: screen.name !== 'start' && !resetting, onReset: startOver });
+  const kioskScan = settings.state.status === 'ready' && nfcSettingsOf(settings.state.value).kioskScan && policy.forced.includes('nfc.kioskScan');
+  const start = (tag?: StartTag) => {
+    if (resetting) return;
+    const agentId = policy.startAgentId;
+    const entry = agents.state.status === 'ready' ? agents.state.value.find((agent) => agent.id === agentId) : undefined;
+    if (agentId === undefined || !entry) return navigate({ name: 'home' });
+    setStartTag(tag);
+    navigate({ name: 'chat', agentId, label: agentTitle(entry) });
+  };
+  const onUnlocked = (until: string) => {
+    adminUntil.current = Date.parse(until);
+    setPinPrompt(false);
+    focusAfterRender.current = 'heading';
+    memory.saveScreen({ name: 'settings' });
+    setScreen({ name: 'settings' });
+  };
 
   usePreloadAgentScreen();
 
@@ -186,6 +267,24 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     (headingRef.current ?? mainRef.current)?.focus();
   };
 
+  const overlays = (
+    <>
+      {idle.secondsLeft !== undefined ? <IdleCountdown secondsLeft={idle.secondsLeft} onContinue={idle.stillHere} /> : null}
+      {pinPrompt ? <AdminPinDialog api={api} onUnlocked={onUnlocked} onCancel={() => setPinPrompt(false)} /> : null}
+    </>
+  );
+
+  if (screen.name === 'start') {
+    return (
+      <div className="app app--kiosk-start">
+        <main id="content" ref={mainRef} tabIndex={-1} className="app-main kiosk-start__main">
+          <KioskStartScreen api={api} headingRef={headingRef} nfcArmed={kioskScan} busy={resetting} error={resetError} onStart={start} />
+        </main>
+        {overlays}
+      </div>
+    );
+  }
+
   const shell = (
     <div className={`app${drawerOpen ? ' app--drawer-open' : ''}`}>
       <a className="skip-link" href="#content" onClick={skipToContent}>
@@ -253,6 +352,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
                 agentId={screen.agentId}
                 label={screen.label}
                 {...(screen.protocol ? { protocol: screen.protocol } : {})}
+                {...(startTag && screen.agentId === policy.startAgentId ? { startTag } : {})}
                 onBack={() => navigate({ name: 'home' })}
                 onIdentified={identified}
               />
@@ -270,6 +370,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
           </AgentStatusContext.Provider>
         </div>
       </div>
+      {overlays}
     </div>
   );
   // The open agent's screen reaches its place under its entry in the sidebar through this context.

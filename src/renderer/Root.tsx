@@ -5,7 +5,7 @@ import type { Bridge } from './bridge/agentdesk';
 import { App } from './App';
 import { MissingBridge } from './components/MissingBridge';
 import { PolicyError } from './components/PolicyError';
-import { I18nProvider } from './i18n/I18nProvider';
+import { I18nProvider, useI18n } from './i18n/I18nProvider';
 
 /** What the page shows for the bridge it found; the web shell's waits until the shell took or refused the page. */
 export function Root({ bridge }: { bridge: Bridge }) {
@@ -17,7 +17,7 @@ export function Root({ bridge }: { bridge: Bridge }) {
       </I18nProvider>
     );
   }
-  if (connection === 'waiting') return null;
+  if (connection === 'waiting') return <Starting />;
   return <PolicyGate api={bridge.api} closed={bridge.closed} />;
 }
 
@@ -37,7 +37,7 @@ function PolicyGate({ api, closed }: { api: AgentDeskApi; closed: Promise<number
       active = false;
     };
   }, [api]);
-  if (status === 'loading') return null;
+  if (status === 'loading') return <Starting />;
   if (status.state === 'failed') {
     return (
       <I18nProvider setting="system">
@@ -45,7 +45,25 @@ function PolicyGate({ api, closed }: { api: AgentDeskApi; closed: Promise<number
       </I18nProvider>
     );
   }
-  return <App api={api} closed={closed} />;
+  return <App api={api} closed={closed} policy={status} />;
+}
+
+/** While the page connects and asks for the policy: never a blank screen (a kiosk reloaded after a crash shows this first). */
+function Starting() {
+  return (
+    <I18nProvider setting="system">
+      <StartingText />
+    </I18nProvider>
+  );
+}
+
+function StartingText() {
+  const { t } = useI18n();
+  return (
+    <main className="starting">
+      <p role="status">{t('kiosk.loading')}</p>
+    </main>
+  );
 }
 
 function useConnected(connected: Promise<boolean> | undefined): 'waiting' | 'connected' | 'refused' {

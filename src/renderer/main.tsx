@@ -9,6 +9,7 @@ import './styles/base.css';
 import './styles/components.css';
 import './styles/screens.css';
 import './styles/chat.css';
+import './styles/kiosk.css';
 
 function findBridge(): Bridge {
   try {

@@ -19,7 +19,8 @@ export interface AgentScreenProps {
   onBack: () => void;
 }
 
-export type Screen = { name: 'home' } | { name: 'settings' } | ({ name: 'chat' } & ChatTarget);
+/** `start`: the kiosk's start screen (issue #18), never remembered in main's UI memory. */
+export type Screen = { name: 'start' } | { name: 'home' } | { name: 'settings' } | ({ name: 'chat' } & ChatTarget);
 
 export function sameScreen(a: Screen, b: Screen): boolean {
   if (a.name === 'chat' && b.name === 'chat') return a.agentId === b.agentId;

@@ -325,15 +325,28 @@ export class AgentCallService {
     return { ended: true };
   }
 
-  /** App shutdown: ends every session. */
-  async dispose(): Promise<void> {
-    await Promise.all([...this.sessions.values()].map((session) => this.endSession(session)));
+  /** App shutdown and the kiosk's reset: ends every session (`session.end`) and forgets held tags; returns how many it ended. */
+  async dispose(): Promise<number> {
+    const open = [...this.sessions.values()];
+    // Each session ends on its own: one whose connection already failed does not keep the others open.
+    const ended = await Promise.allSettled(open.map((session) => this.endSession(session)));
+    for (const result of ended) if (result.status === 'rejected') this.deps.log.warn('agentcall', 'a session could not send session.end; it is closed anyway', result.reason);
     this.heldScans.length = 0;
+    return open.length;
+  }
+
+  /** The kiosk's start tag: is this session the given agent's? */
+  sessionAgent(key: string): string | undefined {
+    return this.sessions.get(key)?.agentId;
   }
 
   private async endSession(session: LiveSession): Promise<void> {
-    await session.driver.end();
-    this.forget(session.key);
+    try {
+      await session.driver.end();
+    } finally {
+      // Forgotten (with its photos and tags) even when the goodbye could not be sent.
+      this.forget(session.key);
+    }
   }
 
   private forget(key: string): void {

@@ -339,6 +339,23 @@ export class AguiService {
     }
   }
 
+  /**
+   * The kiosk's reset: stops every run, then forgets every thread, in memory and on disk (the whole
+   * agui-threads folder: current and earlier threads of every agent). Returns the runs stopped and
+   * the files deleted.
+   */
+  async resetAll(): Promise<{ runs: number; files: number }> {
+    const open = [...this.runs.values()];
+    for (const run of open) run.abort.abort();
+    await Promise.all(open.map((run) => run.done));
+    this.states.clear();
+    this.earlierThreads.clear();
+    const folder = join(this.deps.userDataDir, 'agui-threads');
+    const files = await countFiles(folder);
+    await rm(folder, { recursive: true, force: true });
+    return { runs: open.length, files };
+  }
+
   /** Stops every run (each is saved as dropped) and waits for the saves. */
   async dispose(): Promise<void> {
     const open = [...this.runs.values()];
@@ -626,4 +643,10 @@ function summaryOf(thread: AguiThreadView): Omit<EarlierThread, 'path'> {
 
 function isSnapshot(event: unknown): boolean {
   return typeof event === 'object' && event !== null && (event as { type?: unknown }).type === 'MESSAGES_SNAPSHOT';
+}
+
+/** Files under a folder (0 when it is not there). */
+async function countFiles(folder: string): Promise<number> {
+  const entries = await readdir(folder, { withFileTypes: true, recursive: true }).catch(() => []);
+  return entries.filter((entry) => entry.isFile()).length;
 }

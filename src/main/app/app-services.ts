@@ -51,7 +51,8 @@ import type { RecognizerLauncher } from '../speech/recognizer-client';
 import { LogRing, ringLogger } from '../platform/log-ring';
 import { persistRecentLog } from '../store/recent-log-file';
 import { diagnosticsHandlers } from './diagnostics';
-import { guardAdmin, guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
+import { guardAdmin, guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, startAgentIdOf, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
+import { Kiosk, kioskHandlers } from './kiosk';
 
 export interface AppServicesOptions {
   userDataDir: string;
@@ -91,6 +92,8 @@ export interface AppServicesOptions {
    * mode runs `policyFailedServices` instead.
    */
   devicePolicy?: ActiveDevicePolicy;
+  /** Kiosk mode from `--kiosk` (the policy's `"kiosk": true` counts too): `kiosk.*` works, downloads are refused. */
+  kiosk?: boolean;
   /** Tests: the clock of the admin PIN's lockout and unlock. */
   adminClock?: () => number;
   /**
@@ -166,10 +169,10 @@ export async function startAppServicesUnderPolicy(options: AppServicesOptions, s
     if (!policy.kiosk) return { refused: policy.message, policy };
     return { services: policyFailedServices(policy, options), kiosk: true, policy };
   }
-  if (policy.state === 'none') return { services: await startAppServices(options), kiosk: start.kiosk === true, policy };
+  if (policy.state === 'none') return { services: await startAppServices({ ...options, kiosk: start.kiosk === true }), kiosk: start.kiosk === true, policy };
   options.log.info('policy', `device policy ${policy.file} in force${policy.policy.kiosk ? ' (kiosk mode)' : ''}`);
   return {
-    services: await startAppServices({ ...options, devicePolicy: { file: policy.file, policy: policy.policy } }),
+    services: await startAppServices({ ...options, devicePolicy: { file: policy.file, policy: policy.policy }, kiosk: start.kiosk === true }),
     kiosk: policy.policy.kiosk === true || start.kiosk === true,
     policy,
   };
@@ -400,18 +403,25 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
   const { notices, settings, agents, admin, media, photos } = ground;
   const { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels } = services;
   const speechTable = speechHandlers({ speech, models: speechModels, events: ground.events, ...(options.speech?.chooseFolder ? { chooseFolder: options.speech.chooseFolder } : {}) });
-  const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory: new UiMemory(), openExternal: options.openExternal, media });
+  const uiMemory = new UiMemory();
+  const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory, openExternal: options.openExternal, media });
+  const kioskMode = isKiosk(options);
+  const kiosk = new Kiosk({ kiosk: kioskMode, startAgentId: startAgentIdOf(options.devicePolicy), voice, agentCall, talkie, agui, photos, uiMemory, admin, log: ground.log });
+  const talkieTable = withVoicePolicy(talkieHandlers({ talkie, voice }), options.devicePolicy);
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   return joinHandlerTables(
     {
       ...app,
+      // A kiosk opens no web pages or other windows (the page shows addresses only).
+      ...(kioskMode ? { 'external.open': refuseKioskLink } : {}),
       // The device policy's admin PIN guards the user's settings.
       'settings.update': (request) => {
         guardSettingsUpdate(admin, request.patch);
         return app['settings.update'](request);
       },
     },
-    policyHandlers({ devicePolicy: options.devicePolicy, admin }),
+    policyHandlers({ devicePolicy: options.devicePolicy, admin, kiosk: kioskMode }),
+    kioskHandlers(kiosk),
     agentsHandlers({ agents, settings, agui, talkie, webPages }),
     nfcHandlers({ nfc }),
     photoHandlers({ photos }),
@@ -433,7 +443,7 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
     refuseDemo(options.devicePolicy) ?? demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),
     aguiHandlers({ agui }),
     agentcallHandlers({ agentCall }),
-    withVoicePolicy(talkieHandlers({ talkie, voice }), options.devicePolicy),
+    kioskMode ? { ...talkieTable, 'talkie.download': refuseKioskDownload } : talkieTable,
     {
       ...speechTable,
       // The speech model is a setting of the device: behind the device policy's admin PIN like the others.
@@ -447,6 +457,21 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
       },
     },
   );
+}
+
+/** Kiosk mode: the policy's `"kiosk": true`, or `--kiosk`. */
+function isKiosk(options: AppServicesOptions): boolean {
+  return options.kiosk === true || options.devicePolicy?.policy.kiosk === true;
+}
+
+/** A kiosk opens nothing in the system browser. */
+function refuseKioskLink(): never {
+  throw new ServiceError('not_allowed', 'A kiosk does not open web pages.');
+}
+
+/** A kiosk opens no file dialogs and writes nothing to the user's folders: downloads are refused. */
+function refuseKioskDownload(): never {
+  throw new ServiceError('not_allowed', 'A kiosk does not download files.');
 }
 
 /** Stops what the services started: voice calls, AgentCall sessions, AG-UI runs, staged photos, the demo and the NFC reader. */

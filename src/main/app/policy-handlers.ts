@@ -20,29 +20,39 @@ import { MediaPermissions } from './media-permissions';
 export type ActiveDevicePolicy = { file: string; policy: DevicePolicy };
 
 /** `policy.*`: what the page may know of the device policy, and the admin PIN. */
-export function policyHandlers({ devicePolicy, admin }: { devicePolicy: ActiveDevicePolicy | undefined; admin: AdminSession }): HandlerTable<'policy'> {
+export function policyHandlers({ devicePolicy, admin, kiosk = false }: { devicePolicy: ActiveDevicePolicy | undefined; admin: AdminSession; kiosk?: boolean }): HandlerTable<'policy'> {
   return {
-    'policy.status': () => policyStatus(devicePolicy),
+    'policy.status': () => policyStatus(devicePolicy, kiosk),
     'policy.unlockAdmin': ({ pin }) => admin.unlock(pin),
   };
 }
 
-export function policyStatus(devicePolicy: ActiveDevicePolicy | undefined): DevicePolicyStatus {
-  if (!devicePolicy) return { state: 'none' };
+/** `kioskFlag`: started with `--kiosk` (kiosk mode with or without the policy's `"kiosk": true`). */
+export function policyStatus(devicePolicy: ActiveDevicePolicy | undefined, kioskFlag = false): DevicePolicyStatus {
+  if (!devicePolicy) return kioskFlag ? { state: 'none', kiosk: true } : { state: 'none' };
   const { policy, file } = devicePolicy;
-  const start = policy.agents?.start === undefined ? undefined : normalizedUrl(policy.agents.start);
+  const startAgentId = startAgentIdOf(devicePolicy);
   return {
     state: 'active',
     file,
-    kiosk: policy.kiosk === true,
+    kiosk: policy.kiosk === true || kioskFlag,
     agentsLocked: policy.agents !== undefined,
-    ...(start && 'url' in start ? { startAgentId: lockedAgentId(start.url) } : {}),
+    ...(startAgentId ? { startAgentId } : {}),
     forced: forcedSettings(policy).map((forced) => forced.key),
     camera: policy.camera?.allowed !== false,
     voice: policy.voice?.allowed !== false,
     adminPin: policy.admin !== undefined,
     ...(policy.idleResetSeconds !== undefined ? { idleResetSeconds: policy.idleResetSeconds } : {}),
+    ...(policy.voice?.mode !== undefined ? { voiceMode: policy.voice.mode } : {}),
   };
+}
+
+/** The policy's start agent: its id in the (locked) agent list. */
+export function startAgentIdOf(devicePolicy: ActiveDevicePolicy | undefined): string | undefined {
+  const start = devicePolicy?.policy.agents?.start;
+  if (start === undefined) return undefined;
+  const url = normalizedUrl(start);
+  return 'url' in url ? lockedAgentId(url.url) : undefined;
 }
 
 /** Camera and microphone the policy refuses, with the words the page shows. */

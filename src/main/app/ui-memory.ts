@@ -15,6 +15,14 @@ export class UiMemory {
     return { ...(this.screen ? { screen: this.screen } : {}), drafts: [...this.drafts].map(([key, text]) => ({ key, text })) };
   }
 
+  /** The kiosk's reset: the open screen and every draft are forgotten (main holds them nowhere else). */
+  clear(): number {
+    const forgotten = this.drafts.size + (this.screen ? 1 : 0);
+    this.screen = undefined;
+    this.drafts.clear();
+    return forgotten;
+  }
+
   saveScreen(screen: UiScreen): { saved: true } {
     this.screen = screen;
     return { saved: true };

@@ -35,6 +35,11 @@ export class AdminSession {
     return this.gate !== undefined && this.now() < this.unlockedUntil;
   }
 
+  /** The kiosk's reset: the next person needs the PIN again. */
+  lock(): void {
+    this.unlockedUntil = 0;
+  }
+
   async unlock(pin: string): Promise<AdminUnlockResponse> {
     if (!this.gate) return { unlocked: false, reason: 'no_pin', retryAfterSeconds: 0, freeTriesLeft: 0 };
     const answer = await this.gate.unlock(pin);

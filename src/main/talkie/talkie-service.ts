@@ -77,9 +77,9 @@ export class TalkieService {
   private readonly runs = new Map<string, ActiveRun>();
   private readonly actions = new Map<string, Action>();
   /** Titles for threads the server lists untitled: their first user message, as main saw it. */
-  private readonly firstMessages = new FirstMessages();
+  private firstMessages = new FirstMessages();
   /** What main saw of each agent's threads this session (titles, sent and streamed text), for search. */
-  private readonly texts = new ThreadTexts();
+  private texts = new ThreadTexts();
   /** Browser sign-ins waiting, by agent: Cancel aborts them. */
   private readonly signIns = new Map<string, AbortController>();
   private demo?: { baseUrl: string; token: string };
@@ -194,6 +194,20 @@ export class TalkieService {
     this.runs.set(runId, run);
     void this.stream(client, run, request).finally(() => this.runs.delete(runId));
     return { runKey: runId, threadId };
+  }
+
+  /**
+   * The kiosk's reset: every run is cancelled (asked of the server, then its stream closed), and what
+   * main saw of the session's threads (titles, texts for search, proposed actions) is forgotten. The
+   * threads themselves live on the server. Returns how many runs it cancelled.
+   */
+  async cancelAll(): Promise<number> {
+    const open = [...this.runs.values()];
+    await Promise.all(open.map((run) => this.cancel(run.agentId, run.runId).catch(() => run.abort.abort())));
+    this.actions.clear();
+    this.firstMessages = new FirstMessages();
+    this.texts = new ThreadTexts();
+    return open.length;
   }
 
   async cancel(agentId: string, runKey: string): Promise<{ cancelled: boolean }> {

@@ -236,8 +236,10 @@ export class VoiceService {
   }
 
   /** App quit or the window closed: every open call ends with its last reported seconds. */
-  async endAll(): Promise<void> {
-    await Promise.all([...this.calls.keys()].map((callId) => this.end(callId)));
+  async endAll(): Promise<number> {
+    const open = [...this.calls.keys()];
+    await Promise.all(open.map((callId) => this.end(callId)));
+    return open.length;
   }
 
   private async report(call: VoiceCall, seconds: number, final: boolean): Promise<{ remainingSeconds: number }> {

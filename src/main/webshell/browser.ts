@@ -89,9 +89,18 @@ export async function writeLaunchFile(launchUrl: string): Promise<{ url: string;
   return { url: pathToFileURL(file).href, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** Opens the web shell in Chromium's app mode with a profile of its own under the user-data folder. */
-export function openInChromium(chromium: string, url: string, userDataDir: string, sandbox: SandboxChoice, kiosk = false): ChildProcess {
-  return spawn(chromium, chromiumAppArgs(url, join(userDataDir, 'webshell-chromium'), sandbox, kiosk), { stdio: 'ignore' });
+/** Extra Chromium flags for diagnostics and tests (space-separated), e.g. `--headless --remote-debugging-port=9333`. */
+export const chromiumFlagsEnv = 'AGENTDESK_CHROMIUM_FLAGS';
+
+/**
+ * Opens the web shell in Chromium's app mode with a profile of its own under the user-data folder,
+ * with the DevTools protocol on a pipe (fds 3 and 4) for main's page watchdog (page-watchdog.ts).
+ */
+export function openInChromium(chromium: string, url: string, userDataDir: string, sandbox: SandboxChoice, kiosk = false, env: NodeJS.ProcessEnv = process.env): ChildProcess {
+  const extra = (env[chromiumFlagsEnv] ?? '').split(' ').filter((flag) => flag.startsWith('--'));
+  const args = chromiumAppArgs(url, join(userDataDir, 'webshell-chromium'), sandbox, kiosk);
+  // The URL (--app=…) stays first; the pipe and any extra flags go after it.
+  return spawn(chromium, [...args, '--remote-debugging-pipe', ...extra], { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] });
 }
 
 /** The web shell's "system browser" for external links. */

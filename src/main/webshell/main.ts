@@ -7,6 +7,8 @@ import { resolveUserDataDir } from '../platform/paths';
 import { startAppServicesUnderPolicy } from '../app/app-services';
 import { chromiumSandbox, findChromium, openInChromium, openWithSystemBrowser, userNamespacesAvailable, writeLaunchFile } from './browser';
 import { defaultLaunchCodeTtlMs, startWebShell } from './server';
+import { PageWatchdog } from './page-watchdog';
+import type { Readable, Writable } from 'node:stream';
 
 /**
  * The web shell: the main services under plain Node, the app page on 127.0.0.1, and (with --open)
@@ -15,7 +17,9 @@ import { defaultLaunchCodeTtlMs, startWebShell } from './server';
  * browser gets it through a file only this user can read, and the line is the shell's address.
  */
 const usage = `Usage: node out/main/webshell.js [--open] [--port N] [--user-data DIR] [--policy FILE] [--kiosk]
-  --open            open the app in Chromium (app mode); stop when that window closes
+  --open            open the app in Chromium (app mode); stop when that window closes;
+                    a crashed page is reloaded, in kiosk mode a hung one too
+                    (AGENTDESK_CHROMIUM_FLAGS adds Chromium flags)
   --port N          listen on 127.0.0.1:N (default: a free port)
   --user-data DIR   settings and agents folder (default: the app's user-data folder)
   --policy FILE     the device policy to use instead of the system location's
@@ -64,7 +68,12 @@ async function main(): Promise<void> {
   const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
   const shell = await startWebShell({ rendererDir, services, log, port });
   let removeLaunchFile: () => Promise<void> = async () => undefined;
-  const stop = () => void Promise.all([shell.close(), services.dispose(), removeLaunchFile()]).then(() => process.exit(0));
+  let closeBrowser: () => void = () => undefined;
+  // Stopping the shell closes the Chromium it started (no browser outlives the app's services).
+  const stop = () => {
+    closeBrowser();
+    void Promise.all([shell.close(), services.dispose(), removeLaunchFile()]).then(() => process.exit(0));
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 
@@ -83,6 +92,23 @@ async function main(): Promise<void> {
   const sandbox = chromiumSandbox(process.getuid?.(), userNamespacesAvailable());
   if (sandbox.notice) process.stderr.write(`${sandbox.notice}\n`);
   const browser = openInChromium(chromium, launchFile.url, userDataDir, sandbox, started.kiosk);
+  closeBrowser = () => {
+    if (browser.exitCode === null) browser.kill('SIGTERM');
+  };
+  // A crashed or hung page is reloaded (onto the kiosk's start screen) within a few seconds.
+  const [toBrowser, fromBrowser] = [browser.stdio[3], browser.stdio[4]];
+  if (toBrowser && fromBrowser && 'write' in toBrowser && 'on' in fromBrowser) {
+    // A hung page is reloaded only on a kiosk: on a desk, a page busy for a moment on a loaded machine is left alone.
+    const watchdog = new PageWatchdog({
+      toBrowser: toBrowser as Writable,
+      fromBrowser: fromBrowser as Readable,
+      origin: shell.origin,
+      log,
+      ...(started.kiosk ? {} : { hangMs: false as const }),
+      onRecovered: ({ why, ms }) => log.info('webshell', `page ${why}: reloaded in ${ms} ms`),
+    });
+    browser.once('exit', () => watchdog.close());
+  }
   browser.once('exit', stop);
   browser.once('error', (error) => log.error('webshell', 'Chromium could not be started', error));
 }

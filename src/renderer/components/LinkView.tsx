@@ -2,6 +2,7 @@ import type { MouseEvent, ReactNode } from 'react';
 import { safeLink } from '../../shared/talkie/content';
 import { useI18n } from '../i18n/I18nProvider';
 import { useChatEnvironment } from './ChatContext';
+import { usePolicyView } from '../kiosk/policy-context';
 
 /** What may be done with a URL the server sent (Talkie §6/§7). */
 export type LinkTarget = { kind: 'open'; href: string } | { kind: 'show'; href: string } | { kind: 'none' };
@@ -23,8 +24,17 @@ export function linkTarget(url: string | undefined, issuer: string): LinkTarget 
 export function LinkView({ url, children, className }: { url: string | undefined; children: ReactNode; className?: string }) {
   const { t } = useI18n();
   const { issuer, openLink } = useChatEnvironment();
+  const { kiosk } = usePolicyView();
   const target = linkTarget(url, issuer);
   if (target.kind === 'none') return <span className="link-text">{children}</span>;
+  if (kiosk) {
+    // A kiosk opens no web pages: the address is shown, nothing more.
+    return (
+      <span className="link-text">
+        {children} <span className="link-note">({target.href})</span>
+      </span>
+    );
+  }
   if (target.kind === 'show') {
     return (
       <span className="link-text">

@@ -96,6 +96,16 @@ export class UiMemory {
     }
   }
 
+  /** The kiosk's reset: everything this page remembers goes (main's own copy goes with `kiosk.reset`); pending saves are dropped. */
+  forget(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.drafts.clear();
+    this.acknowledged.clear();
+    this.screen = undefined;
+    this.listeners.emit();
+  }
+
   /** Called whenever main acknowledged a draft. */
   onSaved(listener: () => void): () => void {
     return this.listeners.subscribe(listener);

@@ -10,6 +10,7 @@ import { A2AScreen } from './a2a/A2AScreen';
 import { AgentCallScreen } from './agentcall/AgentCallScreen';
 import { AguiScreen } from './agui/AguiScreen';
 import { TalkieScreen } from './talkie/TalkieScreen';
+import type { StartTag } from '../kiosk/KioskStartScreen';
 
 type Identified =
   | { status: 'checking' }
@@ -32,9 +33,11 @@ export interface AgentScreenProps {
   onBack: () => void;
   /** What main found the agent speaks (the sidebar shows it as the agent's kind). */
   onIdentified?: (protocol: AgentProtocol | 'a2a') => void;
+  /** The kiosk's start tag: the first observation of an AgentCall session (other protocols take no tags). */
+  startTag?: StartTag;
 }
 
-export function AgentScreen({ api, headingRef, agentId, label, protocol, onBack, onIdentified }: AgentScreenProps) {
+export function AgentScreen({ api, headingRef, agentId, label, protocol, onBack, onIdentified, startTag }: AgentScreenProps) {
   const { t } = useI18n();
   const [identified, setIdentified] = useState<Identified>(protocol ? { status: 'ready', protocol } : { status: 'checking' });
   const [attempt, setAttempt] = useState(0);
@@ -65,7 +68,7 @@ export function AgentScreen({ api, headingRef, agentId, label, protocol, onBack,
   if (identified.status === 'a2a') return <A2AScreen api={api} headingRef={headingRef} agentId={agentId} agent={identified.agent} onBack={onBack} />;
   if (identified.status === 'ready') {
     const props = { api, headingRef, agentId, label, onBack };
-    if (identified.protocol === 'agentcall') return <AgentCallScreen {...props} />;
+    if (identified.protocol === 'agentcall') return <AgentCallScreen {...props} {...(startTag ? { startTag } : {})} />;
     if (identified.protocol === 'agui') return <AguiScreen {...props} />;
     return <TalkieScreen {...props} />;
   }

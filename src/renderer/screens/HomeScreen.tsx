@@ -1,3 +1,4 @@
+import { usePolicyView } from '../kiosk/policy-context';
 import { useCallback, type Ref, type RefObject } from 'react';
 import { agentTitle } from '../../shared/agents/label';
 import type { AgentDeskApi } from '../../shared/ipc/api';
@@ -26,6 +27,8 @@ export function HomeScreen({
 }) {
   const { t } = useI18n();
   const { update } = agents;
+  // The device policy's agent list: no add, and no built-in demo (main refuses both).
+  const locked = usePolicyView().agentsLocked;
 
   // agents.changed normally arrives first; this covers a transport that does not deliver events.
   const onAdded = useCallback(
@@ -41,11 +44,13 @@ export function HomeScreen({
       <div className="home-grid">
         <div className="home-grid__column">
           <AgentList api={api} agents={agents} addInputRef={addInputRef} onOpen={(agent) => onOpenChat({ agentId: agent.id, label: agentTitle(agent) })} />
-          <AddAgentForm api={api} inputRef={addInputRef} onAdded={onAdded} />
+          {locked ? null : <AddAgentForm api={api} inputRef={addInputRef} onAdded={onAdded} />}
         </div>
-        <div className="home-grid__column">
-          <DemoTile api={api} onOpen={onOpenChat} />
-        </div>
+        {locked ? null : (
+          <div className="home-grid__column">
+            <DemoTile api={api} onOpen={onOpenChat} />
+          </div>
+        )}
       </div>
     </div>
   );

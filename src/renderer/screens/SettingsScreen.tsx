@@ -1,3 +1,4 @@
+import { usePolicyView, type PolicyView } from '../kiosk/policy-context';
 import { useEffect, useId, useRef, useState, type ReactNode, type Ref } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
 import type { IpcError } from '../../shared/ipc/errors';
@@ -123,6 +124,7 @@ export function SettingsScreen({ api, headingRef, settings, info, onBack }: Sett
           {t('settings.back')}
         </button>
       </div>
+      <PolicyKeys />
       {body}
       <DiagnosticsSection api={api} />
       <About info={info} />
@@ -545,6 +547,35 @@ function About({ info }: { info: Resource<AppInfo> }) {
         {t('settings.about.title')}
       </h2>
       {line}
+    </section>
+  );
+}
+
+const policyKeyNames: Record<PolicyView['forced'][number], MessageKey> = {
+  language: 'settings.policyKey.language',
+  'appearance.theme': 'settings.policyKey.appearance.theme',
+  'appearance.textSize': 'settings.policyKey.appearance.textSize',
+  'developer.allowLocalHttp': 'settings.policyKey.developer.allowLocalHttp',
+  'developer.allowPastedTokens': 'settings.policyKey.developer.allowPastedTokens',
+  'nfc.kioskScan': 'settings.policyKey.nfc.kioskScan',
+};
+
+/** Under a device policy: which settings its keys set (main refuses changing them). */
+function PolicyKeys() {
+  const { t } = useI18n();
+  const { forced } = usePolicyView();
+  if (forced.length === 0) return null;
+  return (
+    <section className="card settings-policy" aria-labelledby="settings-policy-title">
+      <h2 id="settings-policy-title" className="card__title">
+        {t('settings.policyTitle')}
+      </h2>
+      <p>{t('settings.policyBody')}</p>
+      <ul>
+        {forced.map((key) => (
+          <li key={key}>{t(policyKeyNames[key])}</li>
+        ))}
+      </ul>
     </section>
   );
 }

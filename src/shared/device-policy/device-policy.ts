@@ -47,7 +47,7 @@ export const devicePolicySchema = z
       })
       .optional()
       .describe('A locked agent list. Without it, users manage their own list.'),
-    idleResetSeconds: z.number().int().min(10).max(86_400).optional().describe('Kiosk: after this many seconds without input, return to the start agent with a fresh conversation. Not built yet (a later increment).'),
+    idleResetSeconds: z.number().int().min(10).max(86_400).optional().describe('Kiosk: after this many seconds without input, a 10 s countdown any touch cancels; then every session ends, what it left is wiped and the start screen returns.'),
     nfc: z
       .strictObject({ armedScanning: z.boolean().describe('Keep NFC scanning armed while the window is focused (Settings → NFC scanning → kiosk scanning).') })
       .optional(),
@@ -55,7 +55,7 @@ export const devicePolicySchema = z
     voice: z
       .strictObject({
         allowed: z.boolean().describe('false: the microphone is never opened, so no voice calls.'),
-        mode: z.enum(['hands-free', 'push-to-talk']).optional().describe('The voice mode calls use. Not enforced yet (a later increment).'),
+        mode: z.enum(['hands-free', 'push-to-talk']).optional().describe('The voice mode calls use; the other mode is not offered.'),
       })
       .optional(),
     language: languageSchema.optional().describe('The interface language, forced.'),
@@ -228,10 +228,10 @@ export function describeDevicePolicy(policy: DevicePolicy): string[] {
     }
     if (policy.agents.start === undefined) lines.push('start agent: none (the home screen)');
   } else lines.push('agents: the user manages the list');
-  lines.push(policy.idleResetSeconds === undefined ? 'idle reset: off' : `idle reset: after ${policy.idleResetSeconds} s without input (not built yet)`);
+  lines.push(policy.idleResetSeconds === undefined ? 'idle reset: off' : `idle reset: after ${policy.idleResetSeconds} s without input (kiosk mode), then a 10 s countdown`);
   lines.push(policy.nfc ? `NFC armed scanning: ${policy.nfc.armedScanning ? 'on' : 'off'} (forced)` : 'NFC armed scanning: the user\'s setting');
   lines.push(`camera: ${policy.camera?.allowed === false ? 'not allowed' : 'allowed'}`);
-  lines.push(`voice: ${policy.voice?.allowed === false ? 'not allowed (no microphone)' : 'allowed'}${policy.voice?.mode ? `, mode ${policy.voice.mode} (not enforced yet)` : ''}`);
+  lines.push(`voice: ${policy.voice?.allowed === false ? 'not allowed (no microphone)' : 'allowed'}${policy.voice?.mode ? `, mode ${policy.voice.mode} (forced)` : ''}`);
   for (const forced of forcedSettings(policy)) lines.push(`setting ${forced.key}: ${String(forced.value)} (forced by ${forced.policyKey})`);
   lines.push(policy.admin
       ? `admin PIN: set (settings and diagnostics need it; after ${adminPinLockout.freeTries} wrong tries each one locks it, from ${adminPinLockout.firstWaitSeconds} s doubling to ${adminPinLockout.maxWaitSeconds / 60} min)`

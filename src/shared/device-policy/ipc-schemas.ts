@@ -8,12 +8,13 @@ import { adminPinLength } from './admin-pin-hash';
 export const forcedSettingKeySchema = z.enum(['language', 'appearance.theme', 'appearance.textSize', 'developer.allowLocalHttp', 'developer.allowPastedTokens', 'nfc.kioskScan']);
 
 export const devicePolicyStatusSchema = z.discriminatedUnion('state', [
-  /** No policy: an unmanaged machine. */
-  z.strictObject({ state: z.literal('none') }),
+  /** No policy: an unmanaged machine (`kiosk`: started with `--kiosk` all the same). */
+  z.strictObject({ state: z.literal('none'), kiosk: z.boolean().optional() }),
   z.strictObject({
     state: z.literal('active'),
     /** The policy file. */
     file: z.string().max(4096),
+    /** Kiosk mode: `"kiosk": true` in the policy, or `--kiosk`. */
     kiosk: z.boolean(),
     /** The agent list is the policy's: no add, remove, rename, other address or built-in demo. */
     agentsLocked: z.boolean(),
@@ -25,8 +26,10 @@ export const devicePolicyStatusSchema = z.discriminatedUnion('state', [
     voice: z.boolean(),
     /** Settings changes need the admin PIN (`policy.unlockAdmin`). */
     adminPin: z.boolean(),
-    /** Seconds of idle before a reset (not acted on yet). */
+    /** Kiosk mode: seconds without input before the countdown to a reset (`kiosk.reset`). */
     idleResetSeconds: z.number().int().min(10).max(86_400).optional(),
+    /** The voice mode calls must use (the other is not offered). */
+    voiceMode: z.enum(['hands-free', 'push-to-talk']).optional(),
   }),
   /** The policy cannot be used (kiosk mode: the app runs nothing else and shows this). */
   z.strictObject({ state: z.literal('failed'), file: z.string().max(4096), message: z.string().max(2000) }),
@@ -55,3 +58,21 @@ export const diagnosticsSaveResponseSchema = z.discriminatedUnion('saved', [
   z.strictObject({ saved: z.literal(false) }),
 ]);
 export type DiagnosticsSaveResponse = z.infer<typeof diagnosticsSaveResponseSchema>;
+
+/** What `kiosk.reset` ended and wiped (kiosk mode only). */
+export const kioskResetResponseSchema = z.strictObject({
+  /** AgentCall sessions, voice calls, Talkie and AG-UI runs ended or cancelled. */
+  ended: z.number().int().min(0).max(10_000),
+  /** Staged photos dropped from memory. */
+  discardedPhotos: z.number().int().min(0).max(10_000),
+  /** Files main had written for the session (AG-UI threads) that were deleted. */
+  removedFiles: z.number().int().min(0).max(100_000),
+});
+export type KioskResetResponse = z.infer<typeof kioskResetResponseSchema>;
+
+/** The start screen's tag: the kiosk tap main holds (its scan id and reference), for the start agent's new session. */
+export const kioskStartTagRequestSchema = z.strictObject({
+  sessionKey: z.string().min(1).max(64),
+  scanId: z.string().min(1).max(64),
+  objectRef: z.string().min(1).max(512),
+});

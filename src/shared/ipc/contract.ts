@@ -20,7 +20,7 @@ import { ipcBytes } from './binary';
 import { noticeLimits, noticeSchema } from './notices';
 import { uiMemoryMethods } from './ui-memory-schemas';
 import { speechEvents, speechMethods } from '../speech/ipc-schemas';
-import { adminUnlockRequestSchema, adminUnlockResponseSchema, devicePolicyStatusSchema, diagnosticsSaveResponseSchema } from '../device-policy/ipc-schemas';
+import { adminUnlockRequestSchema, adminUnlockResponseSchema, devicePolicyStatusSchema, diagnosticsSaveResponseSchema, kioskResetResponseSchema, kioskStartTagRequestSchema } from '../device-policy/ipc-schemas';
 
 /**
  * THE IPC contract: every method the renderer may call and every event it may subscribe to.
@@ -169,6 +169,19 @@ export const contract = {
      * Under a device policy admin PIN it needs the unlock, like settings changes.
      */
     'diagnostics.save': { request: empty, response: diagnosticsSaveResponseSchema, gesture: 'Diagnostics are saved only when you click Save diagnostics.' },
+    /**
+     * Kiosk mode only (else `not_allowed`): ends every session (AgentCall `session.end`, voice calls
+     * hung up, Talkie and AG-UI runs cancelled) and wipes what main kept of it, in memory and on disk
+     * (staged photos, held tags, the UI memory's screen and drafts, AG-UI thread files). The idle
+     * reset and the start screen call it.
+     */
+    'kiosk.reset': { request: empty, response: kioskResetResponseSchema },
+    /**
+     * Kiosk mode only: the tag tapped on the start screen becomes the first observation of the start
+     * agent's new AgentCall session. No click needed: main takes only a tap its reader saw (held for
+     * the session), only for a session of the policy's start agent.
+     */
+    'kiosk.startTag': { request: kioskStartTagRequestSchema, response: z.strictObject({ sent: z.literal(true) }) },
     'settings.get': { request: empty, response: settingsSchema },
     'settings.update': { request: z.strictObject({ patch: settingsPatchSchema }), response: settingsSchema },
     'agents.list': { request: empty, response: z.strictObject({ agents: z.array(agentEntrySchema) }) },

@@ -3,10 +3,10 @@ import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 
-/** axe-core in the page (every e2e state the house rules name is checked with it): any violation fails, with its id, help and nodes. */
+/** axe-core in the page, for every e2e file that checks the screens it visits (a11y.test.ts, kiosk.test.ts). */
 const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
-interface Violation {
+export interface Violation {
   id: string;
   impact: string | null;
   help: string;
@@ -47,3 +47,4 @@ export async function expectNoViolations(page: Page, screen: string): Promise<vo
   if (found.length > 0) console.log(describeViolations(screen, found));
   expect(found.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), `${screen}: axe violations`).toEqual([]);
 }
+

@@ -194,6 +194,12 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'policy.status': () => ok(state.policy),
     'policy.unlockAdmin': () => ok({ unlocked: false, reason: 'no_pin', retryAfterSeconds: 0, freeTriesLeft: 0 }),
     'diagnostics.save': () => ok({ saved: true, file: '/home/user/Downloads/agentdesk-diagnostics.json', bytes: 2048 }),
+    'kiosk.reset': () => {
+      const discardedPhotos = 0;
+      uiMemory.clear();
+      return ok({ ended: 0, discardedPhotos, removedFiles: 0 });
+    },
+    'kiosk.startTag': () => ok({ sent: true }),
     'settings.get': () => ok(state.settings),
     'settings.update': ({ patch }) => {
       state.settings = applySettingsPatch(state.settings, patch);

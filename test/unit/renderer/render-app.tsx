@@ -20,7 +20,8 @@ export async function renderApp(options: { backend?: FakeBackend; closed?: Promi
   // The app loads the agent screens' chunk once Home is up (LazyAgentScreen); here it is there before, so
   // that a test's first click on an agent does not wait for vitest to transform the screens.
   await loadAgentScreen();
-  const view = render(<App api={backend.api} closed={options.closed} />);
+  // As Root does: the app gets main's policy.status (none unless the test sets one).
+  const view = render(<App api={backend.api} closed={options.closed} policy={backend.state.policy} />);
   // Wait for the first load so that tests start from a settled screen.
   await screen.findByRole('heading', { level: 1, name: 'Your agents' });
   await waitFor(() => expect(screen.queryByText('Loading your agents…')).toBeNull());

@@ -47,6 +47,10 @@ describe('string catalogue', () => {
         // "Model" is the same word in Czech; Whisper is a model's name.
         'settings.speech.model',
         'settings.speech.kind.whisper',
+        // The kiosk's PIN (the same word in Czech) and its wait in seconds and minutes.
+        'kiosk.pinLabel',
+        'kiosk.waitSeconds',
+        'kiosk.waitMinutes',
       ].sort(),
     );
   });

@@ -362,4 +362,15 @@ describe('voice calls on the Talkie screen (§10)', () => {
     await waitFor(() => expect(backend.callsOf('talkie.voiceEnd')).toHaveLength(2));
     expect(backend.callsOf('media.disarm')).toHaveLength(2);
   });
+
+  it('uses the device policy\'s voice.mode: the call starts in it, and the other mode is not offered', async () => {
+    localStorage.setItem('agentdesk.voice.mode', 'hands-free');
+    const backend = voiceBackend();
+    backend.state.policy = { state: 'active', file: '/etc/agentdesk/policy.json', kiosk: false, agentsLocked: false, forced: [], camera: true, voice: true, adminPin: false, voiceMode: 'push-to-talk' };
+    await inCall(backend);
+    expect(callBar().queryByRole('combobox', { name: 'Mode' })).toBeNull();
+    expect(callBar().getByText('Mode: Push to talk (set by the administrator)')).toBeTruthy();
+    // Push to talk from the start: the microphone sends only while Hold to talk is held.
+    expect(callBar().getByRole('button', { name: /Hold to talk/ })).toBeTruthy();
+  });
 });

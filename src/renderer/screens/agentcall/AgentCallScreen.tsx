@@ -1,3 +1,4 @@
+import type { StartTag } from '../../kiosk/KioskStartScreen';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { limits, type Intent } from '../../../shared/agentcall/protocol';
 import type { SessionView } from '../../../shared/agentcall/session-view';
@@ -68,7 +69,8 @@ export function AgentCallScreen({
   agentId,
   label,
   onBack,
-}: AgentScreenProps) {
+  startTag,
+}: AgentScreenProps & { startTag?: StartTag }) {
   const { t, language } = useI18n();
   const { connection, state, reopen, applyLocal, beginCall, adoptCall } = useAgentCallSession(api, agentId);
   const { view, endedWithSession } = state;
@@ -88,6 +90,14 @@ export function AgentCallScreen({
   const [endError, setEndError] = useState<IpcError | undefined>();
   const rootRef = useRef<HTMLDivElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
+
+  // The kiosk's start tag: once the session is established, it is the first observation (main checks it was a real tap, for the start agent).
+  const startTagSent = useRef(false);
+  useEffect(() => {
+    if (!startTag || !ready || sessionKey === undefined || startTagSent.current) return;
+    startTagSent.current = true;
+    void call(() => api.kiosk.startTag({ sessionKey, scanId: startTag.scanId, objectRef: startTag.objectRef }));
+  }, [api, startTag, ready, sessionKey]);
 
   // Session-local pictures go with the session.
   useEffect(() => {

@@ -101,13 +101,14 @@ class AgentCallSession {
   private generation = 0;
   private readonly frame = new FrameBatch(() => this.publish({ ...this.snapshot, state: this.latest }));
   private opened = false;
+  private readonly unsubscribe: () => void;
 
   constructor(
     private readonly api: AgentDeskApi,
     private readonly agentId: string,
   ) {
-    // Subscribed before the first open is sent; for as long as the page lives.
-    api.agentcall.onUpdate((payload) => {
+    // Subscribed before the first open is sent; for as long as the page lives (or the kiosk's reset).
+    this.unsubscribe = api.agentcall.onUpdate((payload) => {
       const key = this.sessionKey;
       if (key === undefined) {
         if (this.early && this.early.length < maxEarlyEvents) this.early.push(payload);
@@ -130,6 +131,17 @@ class AgentCallSession {
   readonly reopen = (): void => {
     this.open();
   };
+
+  /** The kiosk's reset: the conversation is dropped and no more updates are followed. */
+  forget(): void {
+    this.unsubscribe();
+    this.frame.cancel();
+    this.generation += 1;
+    this.sessionKey = undefined;
+    this.early = null;
+    this.latest = initialSessionState;
+    this.snapshot = { connection: { status: 'connecting' }, state: initialSessionState };
+  }
 
   readonly applyLocal = (updates: SessionUpdate[]): void => this.change((current) => updates.reduce(foldUpdateAt(Date.now()), current));
 
@@ -216,6 +228,15 @@ class AgentCallSession {
 
 /** The sessions of one page (one api), by agent. */
 const sessionsByApi = new WeakMap<AgentDeskApi, Map<string, AgentCallSession>>();
+
+/**
+ * The kiosk's reset: every conversation this page holds is dropped (main ended the sessions), so the
+ * start agent's next screen opens a new session with an empty transcript.
+ */
+export function forgetAgentCallSessions(api: AgentDeskApi): void {
+  for (const session of sessionsByApi.get(api)?.values() ?? []) session.forget();
+  sessionsByApi.delete(api);
+}
 
 function sessionOf(api: AgentDeskApi, agentId: string): AgentCallSession {
   let sessions = sessionsByApi.get(api);

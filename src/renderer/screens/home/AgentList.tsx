@@ -1,3 +1,4 @@
+import { usePolicyView } from '../../kiosk/policy-context';
 import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } from 'react';
 import { agentLabelMaxLength, agentTitle } from '../../../shared/agents/label';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
@@ -30,6 +31,8 @@ export function AgentList({
   onOpen: (agent: AgentEntry) => void;
 }) {
   const { t } = useI18n();
+  // The device policy's agent list: no rename or remove (main refuses them).
+  const locked = usePolicyView().agentsLocked;
   const [feedback, setFeedback] = useState<Feedback>(null);
   const [removing, setRemoving] = useState<ReadonlySet<string>>(new Set());
   const removeButtons = useRef(new Map<string, HTMLButtonElement>());
@@ -149,6 +152,8 @@ export function AgentList({
                 <button type="button" className="button button--primary" aria-label={t('home.openNamed', { name: title })} onClick={() => onOpen(agent)}>
                   {t('home.open')}
                 </button>
+                {locked ? null : (
+                <>
                 <button
                   type="button"
                   className="button button--secondary"
@@ -177,6 +182,8 @@ export function AgentList({
                 >
                   {t('home.remove')}
                 </button>
+                </>
+                )}
               </span>
             </li>
           );

@@ -1,3 +1,4 @@
+import { usePolicyView } from '../../kiosk/policy-context';
 import type { Ref } from 'react';
 import { agentTitle } from '../../../shared/agents/label';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
@@ -79,6 +80,8 @@ export function Sidebar({
   onAddAgent: () => void;
 }) {
   const { t } = useI18n();
+  // A locked agent list (device policy) has no Add and no demo; a kiosk without an admin PIN has no Settings.
+  const policy = usePolicyView();
   const demo = useDemoOpener(api, (target: ChatTarget) => onNavigate({ name: 'chat', ...target }));
   const state = agents.state;
 
@@ -123,10 +126,13 @@ export function Sidebar({
             <ErrorText error={state.error} />
           </p>
         ) : null}
-        <button type="button" className="sidebar__item sidebar__item--add" onClick={onAddAgent}>
-          <span aria-hidden="true">+</span> {t('shell.addAgent')}
-        </button>
+        {policy.agentsLocked ? null : (
+          <button type="button" className="sidebar__item sidebar__item--add" onClick={onAddAgent}>
+            <span aria-hidden="true">+</span> {t('shell.addAgent')}
+          </button>
+        )}
       </div>
+      {policy.agentsLocked ? null : (
       <div className="sidebar__group">
         <h2 className="sidebar__heading">{t('shell.demo')}</h2>
         <ul className="sidebar__list">
@@ -156,11 +162,14 @@ export function Sidebar({
           ) : null}
         </div>
       </div>
+      )}
       <div className="sidebar__footer">
         <HardwareControl api={api} />
-        <button type="button" className="sidebar__item" aria-current={current.name === 'settings' ? 'page' : undefined} onClick={() => onNavigate({ name: 'settings' })}>
-          <span className="sidebar__item-text">{t('shell.settings')}</span>
-        </button>
+        {policy.kiosk && !policy.adminPin ? null : (
+          <button type="button" className="sidebar__item" aria-current={current.name === 'settings' ? 'page' : undefined} onClick={() => onNavigate({ name: 'settings' })}>
+            <span className="sidebar__item-text">{t('shell.settings')}</span>
+          </button>
+        )}
       </div>
     </nav>
   );

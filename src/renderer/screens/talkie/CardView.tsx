@@ -1,3 +1,4 @@
+import { usePolicyView } from '../../kiosk/policy-context';
 import { useId, useState } from 'react';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { ErrorText } from '../../components/ErrorText';
@@ -86,6 +87,8 @@ function Block({ block }: { block: CardBlock }) {
 function FileBlock({ block }: { block: Extract<CardBlock, { type: 'file' }> }) {
   const { t, language } = useI18n();
   const { issuer, openLink, downloadFile } = useChatEnvironment();
+  // A kiosk neither downloads (main refuses it) nor opens files in a browser: the file is listed.
+  const { kiosk } = usePolicyView();
   const id = useId();
   const nameId = `${id}-name`;
   const target = linkTarget(block.url, issuer);
@@ -115,7 +118,7 @@ function FileBlock({ block }: { block: Extract<CardBlock, { type: 'file' }> }) {
         </span>
         {details.length > 0 ? <span className="talkie-card__file-details">{details.join(' · ')}</span> : null}
       </div>
-      {external ? (
+      {kiosk ? null : external ? (
         <button
           type="button"
           className="button button--secondary"

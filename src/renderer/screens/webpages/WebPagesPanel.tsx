@@ -1,3 +1,4 @@
+import { usePolicyView } from '../../kiosk/policy-context';
 import { useEffect, useId, useRef, useState } from 'react';
 import type { WebPages } from '../../../shared/agentmesh/ipc-schemas';
 import { uiLinkSkippedCodes } from '../../../shared/agentmesh/ui-links';
@@ -125,6 +126,7 @@ export function WebPagesPanel({ api, agentId, expanded: startExpanded = false }:
 /** One page: its label as a control that first shows the full URL, its purpose, labels and notes. */
 function WebPageItem({ api, page, problems }: { api: AgentDeskApi; page: WebPage; problems: readonly CardProblem[] }) {
   const { t } = useI18n();
+  const { kiosk } = usePolicyView();
   const [confirming, setConfirming] = useState(false);
   const [opening, setOpening] = useState(false);
   const [error, setError] = useState<IpcError | undefined>();
@@ -155,6 +157,19 @@ function WebPageItem({ api, page, problems }: { api: AgentDeskApi; page: WebPage
       if (result.ok) setConfirming(false);
       else setError(result.error);
     });
+  }
+
+  if (kiosk) {
+    // A kiosk shows where a page is, never opens it.
+    return (
+      <li className="web-page">
+        <p className="web-page__link web-page__link--kiosk">{page.label}</p>
+        <p className="web-page__url">
+          <code>{page.url}</code>
+        </p>
+        <p className="muted">{t('kiosk.linkNotOpened')}</p>
+      </li>
+    );
   }
 
   return (

@@ -1,3 +1,4 @@
+import { usePolicyView } from '../../../kiosk/policy-context';
 import { useEffect, useId, useRef, useState } from 'react';
 import type { AgentDeskApi } from '../../../../shared/ipc/api';
 import { voiceConsentGiven } from '../../../../shared/settings/settings';
@@ -11,7 +12,7 @@ import type { MessageKey } from '../../../i18n/strings';
 import { formatCountdown } from '../../../components/format';
 import type { StartError, VoiceCall } from './useVoiceCall';
 import { VoiceConsentDialog } from './VoiceConsentDialog';
-import { CallBar } from '../../../voice/CallBar';
+import { CallBar, modeKeys } from '../../../voice/CallBar';
 import './voice.css';
 
 export const endedKeys: Record<NonNullable<CallView['ended']>, MessageKey> = {
@@ -41,6 +42,7 @@ const microphoneKeys: Record<Extract<StartError, { kind: 'microphone' }>['proble
  */
 export function CallControl({ api, view, switchedOff, voice, threadId }: { api: AgentDeskApi; view: ServerView; switchedOff: boolean; voice: VoiceCall; threadId: string | undefined }) {
   const { t } = useI18n();
+  const forcedMode = usePolicyView().voiceMode;
   const settings = useSettings(api);
   const [asking, setAsking] = useState(false);
   const reasonId = useId();
@@ -134,7 +136,8 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
         level={shown.microphoneOpen ? level : 0}
         muted={shown.muted}
         onMute={setMuted}
-        mode={{ value: shown.mode, onChange: setMode }}
+        // The device policy may set the mode: then the other is not offered, and the bar says so.
+        mode={forcedMode ? undefined : { value: shown.mode, onChange: setMode }}
         talk={shown.mode === 'push-to-talk' ? { talking: shown.talking, onTalk: talk } : undefined}
         deviceId={deviceId}
         onMicrophone={selectMicrophone}
@@ -152,6 +155,7 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
           </>
         }
       >
+        {forcedMode ? <p className="muted call-control__note">{t('voice.modeForced', { mode: t(modeKeys[forcedMode]) })}</p> : null}
         <span className={`call-control__time${shown.warning ? ' call-control__time--warning' : ''}`}>{t(shown.warning ? 'voice.timeWarning' : 'voice.timeLeft', { time })}</span>
       </CallBar>
     );

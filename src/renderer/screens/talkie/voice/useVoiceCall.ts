@@ -1,3 +1,4 @@
+import { usePolicyView } from '../../../kiosk/policy-context';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentDeskApi } from '../../../../shared/ipc/api';
 import type { MethodResponse } from '../../../../shared/ipc/contract';
@@ -119,7 +120,9 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
   const [level, setLevel] = useState(0);
   const [deviceId, setDeviceId] = useState<string | undefined>(() => remembered(microphoneStorageKey));
   const [shortcut, setShortcut] = useState<CallShortcutState | undefined>();
-  const [mode, setModeState] = useState<CallMode>(() => (remembered(modeStorageKey) === 'push-to-talk' ? 'push-to-talk' : 'hands-free'));
+  // The device policy's voice.mode is the mode, whatever was remembered; setMode cannot change it.
+  const forcedMode = usePolicyView().voiceMode;
+  const [mode, setModeState] = useState<CallMode>(() => forcedMode ?? (remembered(modeStorageKey) === 'push-to-talk' ? 'push-to-talk' : 'hands-free'));
   const audioRef = useRef<HTMLAudioElement | null>(null);
   const audioElement = useCallback((element: HTMLAudioElement | null) => {
     audioRef.current = element;
@@ -395,13 +398,14 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
     if (s) dispatch.current(s, { type: muted ? 'mute' : 'unmute' });
   }, []);
 
-  const setMode = useCallback((next: CallMode) => {
+  const setMode = useCallback((wanted: CallMode) => {
+    const next = forcedMode ?? wanted;
     modeRef.current = next;
     remember(modeStorageKey, next);
     setModeState(next);
     const s = current();
     if (s) dispatch.current(s, { type: 'mode', mode: next });
-  }, []);
+  }, [forcedMode]);
 
   const talk = useCallback((down: boolean) => {
     const s = current();
