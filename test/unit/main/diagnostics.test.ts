@@ -133,6 +133,11 @@ describe('the diagnostics bundle', () => {
       const card = await VirtualCard.insert({ uid, memory: type2Memory({ uid }) });
       await until(async () => scanResults.length > 0, 'the tap');
       await card.remove();
+      // The bundle reports the reader as it is: wait until the reader saw the card go.
+      await until(async () => {
+        const status = await services.call('hardware.status');
+        return status.ok && status.value.nfc.readers.some((reader) => reader.name === 'Virtual PCD 00 00' && !reader.cardPresent);
+      }, 'the card removed');
       expect(scanResults[0]).toMatchObject({ scanId, outcome: 'observation', object: { objectRef } });
     } else {
       for (const listener of nfcListeners) listener({ scanId, outcome: 'observation', reader: 'Virtual PCD 00 00', object: { objectRef, carrier: 'localTag', assurance: 'unverifiedTag', payloadSha256: 'b'.repeat(64) } });

@@ -10,6 +10,7 @@ import type { Handlers } from '../../../src/main/ipc/dispatcher';
 import { joinHandlerTables, type HandlerTable } from '../../../src/main/ipc/handler-table';
 import { nfcHandlers } from '../../../src/main/nfc/nfc-handlers';
 import { photoHandlers } from '../../../src/main/photo/photo-handlers';
+import { kioskHandlers } from '../../../src/main/app/kiosk';
 import { speechHandlers } from '../../../src/main/speech/speech-handlers';
 import { talkieHandlers } from '../../../src/main/talkie/talkie-handlers';
 import { methodNames } from '../../../src/shared/ipc/contract';
@@ -31,6 +32,7 @@ describe('the handler tables each folder exports', () => {
       agentcallHandlers({ agentCall: standIn() }),
       talkieHandlers({ talkie: standIn(), voice: standIn() }),
       speechHandlers({ speech: standIn(), models: standIn(), events: standIn() }),
+      kioskHandlers(standIn()),
     ];
     const named = tables.flatMap((table) => Object.keys(table));
     expect([...named].sort()).toEqual([...methodNames].sort());
