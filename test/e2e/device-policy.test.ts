@@ -71,7 +71,7 @@ describe('the device policy at start', () => {
     }
   });
 
-  it('Settings → Save diagnostics…: refused under an admin PIN (the page has no PIN prompt yet); without one, the bundle lands in ~/Downloads', { timeout: 60_000 }, async () => {
+  it('Settings → Save diagnostics…: under an admin PIN, Settings opens only after the PIN prompt, and then saves; without one, the bundle lands in ~/Downloads', { timeout: 60_000 }, async () => {
     const dir = await tempDir();
     const policy = join(dir, 'policy.json');
     const pinHash = await hashAdminPin('2468');
@@ -82,14 +82,21 @@ describe('the device policy at start', () => {
     let app = await openApp(shell);
     try {
       await app.page.getByRole('button', { name: 'Settings' }).click();
+      const dialog = app.page.getByRole('dialog', { name: 'Administrator PIN' });
+      await explainFailure(app.page, 'diagnostics-pin', () => dialog.waitFor());
+      // The PIN prompt stands in front of Settings: nothing of it shows before the PIN.
+      expect(await app.page.getByRole('button', { name: 'Save diagnostics…' }).count()).toBe(0);
+      await dialog.getByLabel('PIN').fill('2468');
+      await dialog.getByRole('button', { name: 'Unlock' }).click();
       await app.page.getByRole('heading', { level: 2, name: 'Diagnostics' }).waitFor();
       await app.page.getByRole('button', { name: 'Save diagnostics…' }).click();
-      await explainFailure(app.page, 'diagnostics-refused', () => app.page.getByText("Diagnostics are behind the administrator's PIN").waitFor());
-      await expectNoViolations(app.page, 'Settings, diagnostics refused under the admin PIN');
+      await explainFailure(app.page, 'diagnostics-unlocked', () => app.page.getByText(/^Diagnostics saved to /).waitFor());
+      await expectNoViolations(app.page, 'Settings, diagnostics saved after the admin PIN');
     } finally {
       await app.close();
       await shell.stop();
     }
+    await rm(join(dir, 'Downloads'), { recursive: true, force: true });
 
     shell = await startShell(join(dir, 'user-data'), { env });
     app = await openApp(shell);
