@@ -443,7 +443,8 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
     refuseDemo(options.devicePolicy) ?? demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),
     aguiHandlers({ agui }),
     agentcallHandlers({ agentCall }),
-    kioskMode ? { ...talkieTable, 'talkie.download': refuseKioskDownload } : talkieTable,
+    // A kiosk opens nothing over itself: no downloads, and no browser sign-in (its agents are signed in by the administrator or need none).
+    kioskMode ? { ...talkieTable, 'talkie.download': refuseKioskDownload, 'talkie.signIn': refuseKioskSignIn, 'talkie.openSignInLink': refuseKioskSignIn } : talkieTable,
     {
       ...speechTable,
       // The speech model is a setting of the device: behind the device policy's admin PIN like the others.
@@ -467,6 +468,11 @@ function isKiosk(options: AppServicesOptions): boolean {
 /** A kiosk opens nothing in the system browser. */
 function refuseKioskLink(): never {
   throw new ServiceError('not_allowed', 'A kiosk does not open web pages.');
+}
+
+/** A kiosk opens no system browser over itself, for a sign-in either. */
+function refuseKioskSignIn(): never {
+  throw new ServiceError('not_allowed', 'A kiosk does not sign in through the browser; the administrator sets up its agents.');
 }
 
 /** A kiosk opens no file dialogs and writes nothing to the user's folders: downloads are refused. */

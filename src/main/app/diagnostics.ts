@@ -78,7 +78,7 @@ function diagnosticsPart(sources: DiagnosticsSources) {
     settings: sources.settings,
     tokenStorage: { kind: sources.tokenStorage.kind, ...(sources.tokenStorage.problem ? { problem: redactLogText(sources.tokenStorage.problem) } : {}) },
     hardware: { nfc: nfcPart(sources.nfc), camera: sources.media.camera, microphone: sources.media.microphone },
-    notices: sources.notices.map((notice) => ({ code: notice.code, ...(notice.params ? { params: notice.params } : {}), message: redactLogText(notice.message) })),
+    notices: sources.notices.map((notice) => ({ code: notice.code, ...(notice.params ? { params: Object.fromEntries(Object.entries(notice.params).map(([name, value]) => [name, typeof value === 'string' ? redactLogText(value) : value])) } : {}), message: redactLogText(notice.message) })),
     lastErrors: errors.slice(-20),
     ...(sources.recentLog ? { recentLog: sources.recentLog } : {}),
     logs: [...sources.logs],

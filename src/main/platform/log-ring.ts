@@ -78,6 +78,8 @@ const redactions: readonly [RegExp, string][] = [
   [/\b(?:[0-9a-f]{2}[:\- ]){3,}[0-9a-f]{2}\b/gi, '[redacted hex]'],
   [/\b(?:0x)?[0-9a-f]{8,}\b/gi, '[redacted hex]'],
   [/(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[\w-]{24,}={0,2}/g, '[redacted]'],
+  // Standard base64 (with + and /), which the rule above sees as short runs: mixed case and digits, 24 or more (a path breaks at its dots and dashes).
+  [/(?=[A-Za-z0-9+/]*\d)(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])[A-Za-z0-9+/]{24,}={0,2}/g, '[redacted]'],
 ];
 
 /**

@@ -69,7 +69,7 @@ const pastedClientId = 'development-token';
  * `talkie.update` events, threads, and decisions on actions. Tokens never leave main.
  */
 /** How much a search reads of the threads main has not read yet (TalkieService.searchThreads). */
-export const searchReadLimits = { threads: 50, parallel: 2, ms: 3000 } as const;
+export const searchReadLimits = { threads: 50, parallel: 2, ms: 3000, retryMs: 60_000 } as const;
 
 export class TalkieService {
   private readonly manifests = new ManifestCache();
@@ -203,6 +203,11 @@ export class TalkieService {
    */
   async cancelAll(): Promise<number> {
     const open = [...this.runs.values()];
+    // What is still on its way (a thread read for search) must not land in what the next user sees.
+    this.generation += 1;
+    for (const controller of this.signIns.values()) controller.abort();
+    this.signIns.clear();
+    this.searchFailures.clear();
     await Promise.all(open.map((run) => this.cancel(run.agentId, run.runId).catch(() => run.abort.abort())));
     this.actions.clear();
     this.firstMessages = new FirstMessages();
@@ -245,10 +250,18 @@ export class TalkieService {
   }
 
   private readonly searchReads = new Map<string, Promise<void>>();
+  /** Threads that could not be read for search, and when: not asked again for `searchReadLimits.retryMs`. */
+  private readonly searchFailures = new Map<string, number>();
+  /** Raised by cancelAll (a kiosk's reset): a thread read that started before is not recorded after. */
+  private generation = 0;
 
   /** One reading per agent at a time: keystrokes that search meanwhile wait for the same one. */
   private readForSearch(agentId: string): Promise<void> {
-    const unread = this.texts.unread(agentId).slice(0, searchReadLimits.threads);
+    const now = Date.now();
+    const unread = this.texts
+      .unread(agentId)
+      .filter((threadId) => now - (this.searchFailures.get(`${agentId}:${threadId}`) ?? -Infinity) >= searchReadLimits.retryMs)
+      .slice(0, searchReadLimits.threads);
     if (unread.length === 0) return Promise.resolve();
     const running = this.searchReads.get(agentId);
     if (running) return running;
@@ -260,22 +273,28 @@ export class TalkieService {
           try {
             await this.thread(agentId, threadId);
           } catch (error) {
-            // Found by its title this time; a later search tries again.
+            // Found by its title for a while; a search after `retryMs` tries again.
+            this.searchFailures.set(`${agentId}:${threadId}`, Date.now());
             this.deps.log.warn('talkie', 'reading a thread for search failed', error);
           }
         }
       };
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const workers = Promise.all(Array.from({ length: searchReadLimits.parallel }, worker));
-      await Promise.race([workers, new Promise((resolve) => setTimeout(resolve, searchReadLimits.ms))]);
+      await Promise.race([workers, new Promise((resolve) => (timer = setTimeout(resolve, searchReadLimits.ms)))]);
+      clearTimeout(timer);
     })().finally(() => this.searchReads.delete(agentId));
     this.searchReads.set(agentId, reading);
     return reading;
   }
 
   async thread(agentId: string, threadId: string) {
+    const generation = this.generation;
     const { client } = await this.usable(agentId);
     const view = threadItems(await this.call(agentId, () => client.thread(threadId)));
     if (!view) throw new ServiceError('protocol_error', 'The server sent a thread the app cannot read.');
+    // Read before a kiosk's reset: given to the caller (gone with its screen), kept nowhere.
+    if (generation !== this.generation) return { threadId, items: view.items };
     for (const action of view.actions) this.actions.set(`${agentId}:${action.id}`, action);
     this.firstMessages.loaded(agentId, threadId, view.items);
     this.texts.loaded(agentId, threadId, view.items);

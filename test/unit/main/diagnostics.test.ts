@@ -251,6 +251,7 @@ describe('the recent log kept for diagnostics', () => {
       ['preview data:image/jpeg;base64,/9j/4AAQ', 'preview data:[redacted]'],
       ['id eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc', 'id [redacted jwt]'],
       ['secret ek_68a4f2c9b1d04e7f9a3c5b2e1d0f9a8b', 'secret [redacted]'],
+      ['key q+3vX/9kLm2Rt8+Zp4Wc/Ye7Hn1Ja5Ub0Sd6Fg== sent', 'key [redacted] sent'],
     ];
     for (const [input, expected] of cases) expect(redactLogText(input)).toContain(expected);
     // What the log is for stays readable.

@@ -40,6 +40,10 @@ describe('kiosk.reset (issue #18)', () => {
     const services = await startTestServices(userData, { kiosk: true });
     running.push(services);
     expect(await services.call('policy.status')).toEqual({ ok: true, value: { state: 'none', kiosk: true } });
+    // Nothing opens the system browser over a kiosk: not a link, not a sign-in.
+    for (const [method, request] of [['talkie.signIn', { agentId: 'a' }], ['talkie.openSignInLink', { agentId: 'a' }], ['external.open', { url: 'https://example.com/' }]] as const) {
+      expect(await services.call(method, request), method).toMatchObject({ ok: false, error: { code: 'not_allowed' } });
+    }
     // A session's traces: a draft and the screen in main's memory, a staged photo, an AG-UI thread on disk.
     await services.call('ui.saveScreen', { screen: { name: 'chat', agentId: builtInAguiDemoId, label: 'Demo' } });
     await services.call('ui.saveDraft', { key: `agui:${builtInAguiDemoId}`, text: 'half a sentence' });

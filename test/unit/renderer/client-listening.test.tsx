@@ -5,7 +5,7 @@ import { useClientListening, type ListeningDeps } from '../../../src/renderer/sc
 import type * as VadModule from '../../../src/renderer/voice/vad';
 import type { VadCallbacks } from '../../../src/renderer/voice/vad';
 import { createFakeBackend, type FakeBackend } from './fake-api';
-import { installFakeWebRtc, uninstallFakeWebRtc } from './fake-webrtc';
+import { FakeStream, FakeTrack, installFakeWebRtc, uninstallFakeWebRtc } from './fake-webrtc';
 
 /**
  * Client-owned voice's listening logic with the detector replaced by the test (its real model runs in
@@ -54,6 +54,36 @@ function setup() {
 }
 
 describe('client-owned voice listening', () => {
+  it('stopped while it starts (Hang up, leaving, a reset), it keeps no microphone, and a second Talk meanwhile opens no other', async () => {
+    installFakeWebRtc();
+    const { fake, deps } = setup();
+    const { result } = renderHook((props: ListeningDeps) => useClientListening(props), { initialProps: deps(false) });
+    // Stopped while main arms the microphone: the start goes no further and gives the permission back.
+    const release = fake.holdNext('media.arm');
+    act(() => result.current.start());
+    act(() => result.current.start());
+    await waitFor(() => expect(fake.callsOf('media.arm')).toHaveLength(1));
+    act(() => result.current.stop());
+    await act(async () => release());
+    await waitFor(() => expect(fake.callsOf('media.disarm')).toHaveLength(1));
+    expect(navigator.mediaDevices.getUserMedia).not.toHaveBeenCalled();
+    expect(result.current.state).toBe('off');
+
+    // Stopped while the microphone opens: the track it got is ended at once, and nothing listens.
+    let opened!: (stream: MediaStream) => void;
+    vi.mocked(navigator.mediaDevices.getUserMedia).mockImplementationOnce(() => new Promise<MediaStream>((resolve) => (opened = resolve)));
+    act(() => result.current.start());
+    act(() => result.current.start());
+    await waitFor(() => expect(navigator.mediaDevices.getUserMedia).toHaveBeenCalledTimes(1));
+    act(() => result.current.stop());
+    const track = new FakeTrack('mic-1');
+    await act(async () => opened(new FakeStream([track]) as unknown as MediaStream));
+    await waitFor(() => expect(track.readyState).toBe('ended'));
+    expect(fake.callsOf('media.disarm')).toHaveLength(2);
+    expect(detector.callbacks).toBeUndefined();
+    expect(result.current.state).toBe('off');
+  });
+
   it('barge-in: speech over the agent silences it and sends response.cancel; the new turn goes once the run has ended', async () => {
     const { order, deps, sendText } = setup();
     const { result, rerender } = renderHook((props: ListeningDeps) => useClientListening(props), { initialProps: deps(true) });

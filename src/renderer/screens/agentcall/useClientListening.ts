@@ -101,6 +101,13 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
   const ptt = useRef<{ held: boolean; frames: Float32Array[]; ring: Float32Array[] }>({ held: false, frames: [], ring: [] });
   /** Words waiting for the agent's run to end (barge-in), in order. */
   const waiting = useRef<string[]>([]);
+  /**
+   * Each start and each stop takes the next number: a start whose number is no longer the newest was
+   * stopped while it waited (Hang up, leaving the screen, a kiosk's reset) and closes what it opened
+   * instead of going on; words recognised for an older number are dropped.
+   */
+  const attempt = useRef(0);
+  const starting = useRef(false);
 
   // Barge-in's default: on with headphones, off otherwise, until the user chooses.
   useEffect(() => {
@@ -125,6 +132,7 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
 
   const utterance = useCallback(async (audio: Float32Array) => {
     if (mutedRef.current || audio.length < vadSampleRate / 10) return;
+    const mine = attempt.current;
     const { api, locale } = depsRef.current;
     setWorking((count) => count + 1);
     const result = await call(() => api.speech.transcribe({ pcm: toPcm16(audio.subarray(0, vadSampleRate * 30)), sampleRate: vadSampleRate, locale }));
@@ -134,7 +142,8 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
       return;
     }
     const text = result.value.text.trim();
-    if (text === '' || mutedRef.current) return;
+    // Stopped meanwhile (or another session began): these words are for no one now.
+    if (text === '' || mutedRef.current || attempt.current !== mine) return;
     waiting.current.push(text);
     flushWaiting();
   }, [flushWaiting]);
@@ -150,6 +159,9 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
   }, []);
 
   const stop = useCallback(() => {
+    attempt.current += 1;
+    starting.current = false;
+    waiting.current = [];
     const current = live.current;
     live.current = undefined;
     ptt.current = { held: false, frames: [], ring: [] };
@@ -166,13 +178,19 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
   }, []);
 
   const start = useCallback(() => {
-    if (live.current) return;
+    if (live.current || starting.current) return;
+    attempt.current += 1;
+    const mine = attempt.current;
+    starting.current = true;
     setProblem(undefined);
     setState('starting');
     const { api } = depsRef.current;
+    const stale = () => attempt.current !== mine;
     void (async () => {
       const status = await call(() => api.speech.status({}));
+      if (stale()) return;
       if (status.ok && !status.value.recognition.available) {
+        starting.current = false;
         setProblem({ kind: 'noRecognizer' });
         setState('off');
         return;
@@ -181,8 +199,18 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
       try {
         if (!devices) throw new Error('unavailable');
         const arm = await call(() => api.media.arm({ kinds: ['microphone'] }));
+        if (stale()) {
+          if (arm.ok) void call(() => api.media.disarm({ kinds: ['microphone'] }));
+          return;
+        }
         if (!arm.ok) throw Object.assign(new Error('denied'), { name: 'NotAllowedError' });
         const opened = await openMicrophone(devices, remembered(microphoneStorageKey));
+        if (stale()) {
+          stopTracks(opened.stream);
+          void call(() => api.media.disarm({ kinds: ['microphone'] }));
+          return;
+        }
+        starting.current = false;
         if (opened.forgotten) {
           remember(microphoneStorageKey, undefined);
           setDeviceId(undefined);
@@ -218,6 +246,10 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
         if (mutedRef.current) await session.vad.pause();
         setState('on');
       } catch (error) {
+        if (stale()) {
+          void call(() => api.media.disarm({ kinds: ['microphone'] }));
+          return;
+        }
         stop();
         setProblem({ kind: 'microphone', problem: devices ? classify(error) : 'unavailable' });
       }
