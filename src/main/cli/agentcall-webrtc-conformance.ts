@@ -1,13 +1,10 @@
-import type { AgentCallCard } from '../../shared/agentcall/card';
 import { parseServerFrame } from '../../shared/agentcall/protocol';
 import type { AgentCallConnection } from '../agentcall/websocket-transport';
 import { maxAnswerBytes, sessionIdHeader } from '../../shared/agentcall/webrtc-profile';
 import { postAgentCallOffer } from '../agentcall/webrtc-signalling';
 import { postSdp, SdpPostError } from '../net/sdp-post';
-import type { NetPolicy } from '../net/guarded-fetch';
-import type { Logger } from '../platform/logger';
 import type { CheckResult } from './checks';
-import { AnswerNotApplied, CallFailed, callAgentCallAgent, createAgentCallOfferer, offerAndAccept, within, type AgentCallOfferer } from './voice-peer';
+import { AnswerNotApplied, CallFailed, callAgentCallAgent, createAgentCallOfferer, offerAndAccept, within, type AgentCallCallOptions, type AgentCallOfferer } from './voice-peer';
 
 /**
  * `agentdesk conformance` for an agentcall-webrtc-0.1 card (loaded, with node-datachannel, only for
@@ -40,14 +37,8 @@ export interface WebrtcCall {
   agentChannels: readonly { label: string; protocol: string }[];
 }
 
-interface CallOptions {
-  card: AgentCallCard;
-  policy: NetPolicy;
-  token: string | undefined;
-  sessionId: string;
-  timeoutMs: number;
-  log: Logger;
-}
+/** The call's options as the CLI's own call takes them (voice-peer.ts), without its log name. */
+type CallOptions = Omit<AgentCallCallOptions, 'name'>;
 
 /** The call the sequence runs on; reports the offer and channel steps. Undefined when it could not be made. */
 export async function openWebrtcCall(options: CallOptions, report: (result: CheckResult) => void): Promise<WebrtcCall | undefined> {
