@@ -24,8 +24,10 @@
  *   VOICE_PAGE_BARGES times;
  * - the detector's CPU while listening to silence: the Chromium processes' CPU time (from /proc) over
  *   VOICE_PAGE_CPU_SECONDS (default 10) listening, less the same time not listening, as a share of one
- *   core (goal ≤ 10 %); and listening less muted (the microphone open, the detector paused): the
- *   detector's own share.
+ *   core (goal ≤ 10 %). The bench's own microphone (a Web Audio graph in the page) is open in both, so
+ *   its cost is not counted as the app's. Listening is measured after VOICE_PAGE_WARM_SECONDS (default
+ *   5): in its first seconds V8 compiles and optimises the detector's WebAssembly, a cost paid once per
+ *   page, printed on its own. Listening less muted (the detector paused) is the detector's own share.
  * `ONLY=talkie` or `ONLY=agentcall` runs one half. The load average is printed with the figures.
  *
  *   npm run bench:voice-page     (needs `npm run build`, /usr/bin/chromium, espeak-ng and pocketsphinx)
@@ -43,6 +45,7 @@ const barges = Number(process.env.VOICE_PAGE_BARGES ?? 5);
 const decisions = Number(process.env.VOICE_PAGE_DECISIONS ?? 3);
 const segments = Number(process.env.VOICE_PAGE_SEGMENTS ?? 5);
 const cpuSeconds = Number(process.env.VOICE_PAGE_CPU_SECONDS ?? 10);
+const warmSeconds = Number(process.env.VOICE_PAGE_WARM_SECONDS ?? 5);
 const only = process.env.ONLY;
 const goals = { bargeInMs: 50, decisionMs: 5, segmentMs: 150, clientBargeInMs: 100, vadCpuPercent: 10 };
 const wait = { timeout: 60_000 };
@@ -162,7 +165,7 @@ async function chromiumCpuSeconds(): Promise<number> {
   return total / 100;
 }
 
-async function agentcall(): Promise<{ segment: number[]; barge: number[]; cpu?: number; detectorCpu?: number }> {
+async function agentcall(): Promise<{ segment: number[]; barge: number[]; cpu?: number; detectorCpu?: number; startCpuSeconds?: number }> {
   const userData = await mkdtemp(join(tmpdir(), 'agentdesk-bench-voice-page-ac-'));
   const shell = await startShell(userData, { env: { AGENTDESK_SPEECH_RECOGNIZER: 'pocketsphinx' } });
   const app = await openApp(shell, { width: 1280, height: 800 }, {
@@ -176,28 +179,36 @@ async function agentcall(): Promise<{ segment: number[]; barge: number[]; cpu?: 
   const barge: number[] = [];
   let cpu: number | undefined;
   let detectorCpu: number | undefined;
+  let startCpuSeconds: number | undefined;
   try {
     await page.getByRole('button', { name: 'Scan and teach objects' }).click();
     await page.getByRole('textbox', { name: 'Message' }).waitFor(wait);
-    const quiet = async () => {
+    const quiet = async (seconds: number) => {
       const before = await chromiumCpuSeconds();
-      await new Promise((resolve) => setTimeout(resolve, cpuSeconds * 1000));
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
       return (await chromiumCpuSeconds()) - before;
     };
-    const idle = await quiet();
+    // The bench's microphone, opened before the baseline: the same graph runs in every window below.
+    await page.evaluate(async () => {
+      (window as unknown as { benchMicrophone?: MediaStream }).benchMicrophone = await navigator.mediaDevices.getUserMedia({ audio: true });
+    });
+    const idle = await quiet(cpuSeconds);
     await page.getByRole('button', { name: 'Talk by voice' }).click();
     const bar = page.getByRole('group', { name: 'Voice' });
     const listening = () => bar.getByText('Listening', { exact: true }).waitFor(wait);
     await listening();
-    const busy = await quiet();
+    const warm = await quiet(warmSeconds);
+    const busy = await quiet(cpuSeconds);
     // Muted: the microphone and the page's audio stay, the detector is paused: what the detector itself costs.
     await page.getByRole('button', { name: 'Mute' }).click();
-    const muted = await quiet();
+    const muted = await quiet(cpuSeconds);
     await page.getByRole('button', { name: 'Unmute' }).click();
     await listening();
     cpu = ((busy - idle) / cpuSeconds) * 100;
     detectorCpu = ((busy - muted) / cpuSeconds) * 100;
-    process.stdout.write(`CPU over ${cpuSeconds} s: ${idle.toFixed(2)} s not listening, ${busy.toFixed(2)} s listening, ${muted.toFixed(2)} s muted (detector paused)\n`);
+    // What the first seconds cost beyond steady listening.
+    startCpuSeconds = warm - (busy / cpuSeconds) * warmSeconds;
+    process.stdout.write(`CPU: ${idle.toFixed(2)} s over ${cpuSeconds} s not listening, ${warm.toFixed(2)} s over the first ${warmSeconds} s listening, ${busy.toFixed(2)} s over the next ${cpuSeconds} s, ${muted.toFixed(2)} s over ${cpuSeconds} s muted (detector paused)\n`);
 
     for (let round = 0; round < segments; round++) {
       await takeClientVoiceMarks(page);
@@ -233,7 +244,7 @@ async function agentcall(): Promise<{ segment: number[]; barge: number[]; cpu?: 
     await shell.stop();
     await rm(userData, { recursive: true, force: true });
   }
-  return { segment, barge, ...(cpu === undefined ? {} : { cpu }), ...(detectorCpu === undefined ? {} : { detectorCpu }) };
+  return { segment, barge, ...(cpu === undefined ? {} : { cpu }), ...(detectorCpu === undefined ? {} : { detectorCpu }), ...(startCpuSeconds === undefined ? {} : { startCpuSeconds }) };
 }
 
 if (only !== 'agentcall') await talkie();
@@ -242,7 +253,8 @@ if (only !== 'talkie') {
   console.log('\nAgentCall client-owned voice in the page (Chromium, headless, software audio), against the goals of issue #17:');
   console.log(line('speech.segment received → audio starts', figures.segment, goals.segmentMs));
   console.log(line('barge-in speech start → playback stopped', figures.barge, goals.clientBargeInMs));
-  console.log(`  ${'VAD CPU while listening (one core)'.padEnd(44)} goal ≤ ${goals.vadCpuPercent} %   ${figures.cpu === undefined ? 'not measured' : `${figures.cpu.toFixed(1)} % (${cpuSeconds} s, less the same time not listening)   ${figures.cpu <= goals.vadCpuPercent ? 'met' : 'NOT met'}`}`);
-  if (figures.detectorCpu !== undefined) console.log(`  ${'  of which the detector (listening − muted)'.padEnd(44)}               ${figures.detectorCpu.toFixed(1)} % (the rest: the microphone and the page's audio, the test's own microphone graph included)`);
+  console.log(`  ${'VAD CPU while listening (one core)'.padEnd(44)} goal ≤ ${goals.vadCpuPercent} %   ${figures.cpu === undefined ? 'not measured' : `${figures.cpu.toFixed(1)} % (${cpuSeconds} s after ${warmSeconds} s of warm-up, less the same time not listening)   ${figures.cpu <= goals.vadCpuPercent ? 'met' : 'NOT met'}`}`);
+  if (figures.detectorCpu !== undefined) console.log(`  ${'  of which the detector (listening − muted)'.padEnd(44)}               ${figures.detectorCpu.toFixed(1)} % (the rest: the listening audio graph)`);
+  if (figures.startCpuSeconds !== undefined) console.log(`  ${'  once, starting to listen'.padEnd(44)}               ${figures.startCpuSeconds.toFixed(2)} CPU-s over the first ${warmSeconds} s beyond steady listening (V8 compiling and optimising the detector's WebAssembly)`);
 }
 console.log(`\nload average ${loadavg().map((value) => value.toFixed(2)).join(' ')} on ${cpus().length} cores`);

@@ -71,7 +71,12 @@ describe.skipIf(unavailable !== undefined)('AgentCall client-owned voice in Chro
       await expectNoViolations(page, 'AgentCall client voice listening');
 
       // Hands-free: the detector cuts the utterance, main recognises it, one user.turn goes out.
-      await say(page, 'hello');
+      const meter = bar.getByRole('meter', { name: 'Microphone level' });
+      expect(await meter.evaluate((node) => (node as HTMLMeterElement).value)).toBe(0);
+      const spoken = say(page, 'hello');
+      // The meter reads the detector's own frames (one audio graph while listening): it moves while the sentence is heard.
+      await expect.poll(() => meter.evaluate((node) => (node as HTMLMeterElement).value), wait).toBeGreaterThan(0);
+      await spoken;
       const messages = page.getByRole('region', { name: 'Messages' });
       await explainFailure(page, 'clientvoice-turn-failed', () => messages.getByText('hello', { exact: true }).waitFor(wait));
       expect(ipcCalls(app.frames, 'speech.transcribe')).toHaveLength(1);

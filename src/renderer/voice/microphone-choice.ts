@@ -21,6 +21,13 @@ export function remember(key: string, value: string | undefined): void {
   }
 }
 
+/** The meter's reading of some samples in −1..1: their RMS, scaled so speech reaches most of the meter. */
+export function meterLevel(samples: Float32Array): number {
+  let sum = 0;
+  for (const sample of samples) sum += sample * sample;
+  return samples.length === 0 ? 0 : Math.min(1, Math.sqrt(sum / samples.length) * 4);
+}
+
 /** A level meter on a microphone stream (Web Audio), read as 0..1; nothing where Web Audio is missing. */
 export class LevelMeter {
   private context: AudioContext | undefined;
@@ -51,9 +58,7 @@ export class LevelMeter {
     const analyser = this.analyser;
     if (!analyser) return 0;
     analyser.getFloatTimeDomainData(this.samples);
-    let sum = 0;
-    for (const sample of this.samples) sum += sample * sample;
-    return Math.min(1, Math.sqrt(sum / this.samples.length) * 4);
+    return meterLevel(this.samples);
   }
 
   close(): void {

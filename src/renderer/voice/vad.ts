@@ -6,6 +6,8 @@
  * loaded the first time someone talks, so the first screen does not wait for it.
  */
 
+import { meterLevel } from './microphone-choice';
+
 /** 16 kHz mono: what the detector hands out, and what `speech.transcribe` takes. */
 export const vadSampleRate = 16_000;
 /** Kept before the detected start so the first word is not cut (complaint 4 of the voice brief). */
@@ -23,6 +25,8 @@ export interface VadCallbacks {
 export interface Vad {
   /** Stops listening: no frames are processed (mute); what was half heard is dropped. */
   pause(): Promise<void>;
+  /** The microphone's level from the latest frame (the call bar's meter, 0..1); 0 while paused. */
+  level(): number;
   start(): Promise<void>;
   destroy(): Promise<void>;
 }
@@ -34,28 +38,56 @@ export function vadAssetBase(): string {
 export async function startVad(stream: MediaStream, callbacks: VadCallbacks): Promise<Vad> {
   const base = vadAssetBase();
   const { MicVAD } = await import('@ricky0123/vad-web');
-  const vad = await MicVAD.new({
-    model: 'v5',
-    baseAssetPath: base,
-    onnxWASMBasePath: base,
-    // One thread: the page is not cross-origin isolated, and the detector is small.
-    ortConfig: (ort) => {
-      ort.env.wasm.numThreads = 1;
-    },
-    getStream: async () => stream,
-    pauseStream: async () => undefined,
-    resumeStream: async (same) => same,
-    startOnLoad: true,
-    processorType: 'AudioWorklet',
-    preSpeechPadMs: preRollMs,
-    redemptionMs: 600,
-    minSpeechMs: 250,
-    submitUserSpeechOnPause: false,
-    onSpeechRealStart: () => callbacks.onSpeechStart(),
-    onSpeechEnd: (audio) => callbacks.onSpeechEnd(audio),
-    onFrameProcessed: (probabilities, frame) => callbacks.onFrame?.(frame, probabilities.isSpeech),
-  });
-  return { pause: () => vad.pause(), start: () => vad.start(), destroy: () => vad.destroy() };
+  // The audio graph runs at the detector's own rate: Chromium resamples the microphone once, natively,
+  // and the graph renders a third of the quanta it would at 48 kHz. The meter reads the same frames,
+  // so listening costs one audio graph, not two.
+  const context = new AudioContext({ sampleRate: vadSampleRate });
+  let latest = 0;
+  try {
+    const vad = await MicVAD.new({
+      audioContext: context,
+      model: 'v5',
+      baseAssetPath: base,
+      onnxWASMBasePath: base,
+      // One thread: the page is not cross-origin isolated, and the detector is small.
+      ortConfig: (ort) => {
+        ort.env.wasm.numThreads = 1;
+      },
+      getStream: async () => stream,
+      pauseStream: async () => undefined,
+      resumeStream: async (same) => same,
+      startOnLoad: true,
+      processorType: 'AudioWorklet',
+      preSpeechPadMs: preRollMs,
+      redemptionMs: 600,
+      minSpeechMs: 250,
+      submitUserSpeechOnPause: false,
+      onSpeechRealStart: () => callbacks.onSpeechStart(),
+      onSpeechEnd: (audio) => callbacks.onSpeechEnd(audio),
+      onFrameProcessed: (probabilities, frame) => {
+        latest = meterLevel(frame);
+        callbacks.onFrame?.(frame, probabilities.isSpeech);
+      },
+    });
+    return {
+      pause: async () => {
+        await vad.pause();
+        latest = 0;
+      },
+      start: () => vad.start(),
+      level: () => latest,
+      destroy: async () => {
+        try {
+          await vad.destroy();
+        } finally {
+          await context.close().catch(() => undefined);
+        }
+      },
+    };
+  } catch (error) {
+    await context.close().catch(() => undefined);
+    throw error;
+  }
 }
 
 /** −1..1 samples as 16-bit little-endian PCM bytes (what `speech.transcribe` takes). */

@@ -19,7 +19,7 @@ vi.mock('../../../src/renderer/voice/vad', async (original) => ({
   ...(await original<typeof VadModule>()),
   startVad: async (_stream: MediaStream, callbacks: VadCallbacks) => {
     detector.callbacks = callbacks;
-    return { pause: async () => void detector.paused++, start: async () => undefined, destroy: async () => undefined };
+    return { pause: async () => void detector.paused++, start: async () => undefined, level: () => 0, destroy: async () => undefined };
   },
 }));
 

@@ -4,7 +4,7 @@ import type { IpcError } from '../../../shared/ipc/errors';
 import type { CallMode } from '../../../shared/talkie/voice/voice-call';
 import { call } from '../../hooks/useLiveResource';
 import { classify, mediaDevices, openMicrophone, stopTracks, type MicrophoneProblem } from '../../voice/call-media';
-import { LevelMeter, microphoneStorageKey, remember, remembered } from '../../voice/microphone-choice';
+import { microphoneStorageKey, remember, remembered } from '../../voice/microphone-choice';
 import { preRollMs, startVad, toPcm16, vadSampleRate, type Vad } from '../../voice/vad';
 
 export type ListeningProblem = { kind: 'microphone'; problem: MicrophoneProblem } | { kind: 'noRecognizer' } | { kind: 'transcribe'; error: IpcError };
@@ -94,7 +94,7 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
   useEffect(() => {
     depsRef.current = deps;
   }, [deps]);
-  const live = useRef<{ stream: MediaStream; vad?: Vad; meter: LevelMeter; closed: boolean } | undefined>(undefined);
+  const live = useRef<{ stream: MediaStream; vad?: Vad; closed: boolean } | undefined>(undefined);
   const modeRef = useRef(mode);
   const mutedRef = useRef(muted);
   const bargeRef = useRef(bargeIn);
@@ -172,7 +172,6 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
     if (!current) return;
     current.closed = true;
     void current.vad?.destroy().catch(() => undefined);
-    current.meter.close();
     stopTracks(current.stream);
     void call(() => depsRef.current.api.media.disarm({ kinds: ['microphone'] }));
   }, []);
@@ -215,9 +214,8 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
           remember(microphoneStorageKey, undefined);
           setDeviceId(undefined);
         }
-        const meter = new LevelMeter();
-        meter.attach(opened.stream);
-        const session = { stream: opened.stream, meter, closed: false } as { stream: MediaStream; vad?: Vad; meter: LevelMeter; closed: boolean };
+        // The meter reads the detector's frames (voice/vad.ts): one audio graph while listening.
+        const session = { stream: opened.stream, closed: false } as { stream: MediaStream; vad?: Vad; closed: boolean };
         live.current = session;
         session.vad = await startVad(opened.stream, {
           onSpeechStart: () => {
@@ -327,7 +325,7 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
   useEffect(() => {
     if (state !== 'on') return;
     const timer = window.setInterval(() => {
-      const value = mutedRef.current ? 0 : (live.current?.meter.read() ?? 0);
+      const value = mutedRef.current ? 0 : (live.current?.vad?.level() ?? 0);
       setLevel((before) => (Math.abs(before - value) < 0.02 ? before : value));
     }, 100);
     return () => clearInterval(timer);
