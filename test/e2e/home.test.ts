@@ -68,6 +68,43 @@ describe('AgentDesk in Chromium through the web shell', () => {
     }
   });
 
+  it("enforces the page's CSP: JavaScript eval and new Function throw, while WebAssembly compiles and runs (the voice detector's runtime)", async () => {
+    const shell = await startShell(await userDataDir());
+    const app = await openApp(shell);
+    try {
+      await app.page.getByRole('heading', { level: 1, name: 'Your agents' }).waitFor();
+      const outcome = await app.page.evaluate(async () => {
+        const attempt = (run: () => unknown): string => {
+          try {
+            run();
+            return 'ran';
+          } catch (error) {
+            return (error as Error).name;
+          }
+        };
+        // (module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))
+        const bytes = new Uint8Array([
+          0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x07, 0x01, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f, 0x03, 0x02, 0x01, 0x00, 0x07, 0x07, 0x01, 0x03, 0x61, 0x64, 0x64, 0x00,
+          0x00, 0x0a, 0x09, 0x01, 0x07, 0x00, 0x20, 0x00, 0x20, 0x01, 0x6a, 0x0b,
+        ]);
+        const module = await WebAssembly.compile(bytes);
+        const instance = await WebAssembly.instantiate(module);
+        return {
+          // The point: the page's CSP must refuse both.
+          eval: attempt(() => eval('1')),
+          newFunction: attempt(() => new Function('')),
+          wasmAdd: (instance.exports.add as (a: number, b: number) => number)(2, 3),
+        };
+      });
+      expect(outcome).toEqual({ eval: 'EvalError', newFunction: 'EvalError', wasmAdd: 5 });
+      // The two refusals are the page's only CSP reports; compiling WebAssembly is none.
+      await expect.poll(() => app.problems.filter((problem) => problem.startsWith('CSP:'))).toEqual(['CSP: script-src eval', 'CSP: script-src eval']);
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
+
   it('is operable by keyboard alone: Settings, a theme change, and back home', async () => {
     const shell = await startShell(await userDataDir());
     const app = await openApp(shell);

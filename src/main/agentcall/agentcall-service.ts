@@ -200,6 +200,7 @@ export class AgentCallService {
     const call = this.calls.get(callKey);
     if (!call) return { ended: false };
     this.calls.delete(callKey);
+    clearTimeout(call.timer);
     call.connection.sink.closed(why, clean);
     return { ended: true };
   }
@@ -325,14 +326,25 @@ export class AgentCallService {
     return { ended: true };
   }
 
-  /** App shutdown and the kiosk's reset: ends every session (`session.end`) and forgets held tags; returns how many it ended. */
+  /**
+   * App shutdown and the kiosk's reset: ends every session (`session.end`), closes every call whose
+   * session has not started yet (the renderer is told with `agentcall.channelClose` and hangs up) and
+   * forgets held tags; returns how many sessions and calls it ended.
+   */
   async dispose(): Promise<number> {
     const open = [...this.sessions.values()];
     // Each session ends on its own: one whose connection already failed does not keep the others open.
     const ended = await Promise.allSettled(open.map((session) => this.endSession(session)));
     for (const result of ended) if (result.status === 'rejected') this.deps.log.warn('agentcall', 'a session could not send session.end; it is closed anyway', result.reason);
+    // What is left is a call between its answer and its session (or one whose session's end did not close it).
+    const calls = [...this.calls.entries()];
+    this.calls.clear();
+    for (const [, call] of calls) {
+      clearTimeout(call.timer);
+      call.connection.close();
+    }
     this.heldScans.length = 0;
-    return open.length;
+    return open.length + calls.filter(([key]) => !open.some((session) => session.key === key)).length;
   }
 
   /** The kiosk's start tag: is this session the given agent's? */

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { constants as fsConstants, createReadStream, createWriteStream } from 'node:fs';
+import { lstat, mkdir, open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -29,6 +29,14 @@ import type { Recognizer } from './speech-service';
  * - a streaming zipformer transducer: `encoder….onnx`, `decoder….onnx`, `joiner….onnx`, `tokens.txt`;
  * - Whisper: `…encoder….onnx`, `…decoder….onnx`, `…tokens.txt` (no joiner).
  * Where a folder has both a model and its `.int8.onnx` quantisation, the int8 one is taken.
+ *
+ * What is copied is exactly what was checked: entries are read with lstat and a symbolic link in the
+ * folder is refused (`speech_model_symlink`: a link to /etc/passwd named tokens.txt would otherwise be
+ * copied into the user-data folder); each file is opened without following links (O_NOFOLLOW), must be
+ * the same file (device, inode) of the same size and time as when checked, is read up to that size and
+ * no further, and is checked again after the copy. A file that changed in between (grew, shrank, was
+ * replaced) is refused (`speech_model_changed`) rather than copied up to its checked size: a cut-off
+ * copy of a file still being written is a model that was never checked, where a refusal costs one retry.
  *
  * Languages: from `agentdesk-model.json` in the folder (`{"name"?, "languages"?: ["cs", …]}`) when it is
  * there, else from the folder's name (sherpa-onnx names its folders `…-zipformer-en-…`, `…-whisper-tiny.en`);
@@ -62,15 +70,26 @@ const modelFileSchema = z.strictObject({ schemaVersion: z.literal(1), model: imp
 export const speechModelFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: 1, migrations: {} };
 export const speechModelFileName = 'speech-model.json';
 
+/** Which file on disk was checked: the import copies only that file, unchanged. */
+interface CheckedFile {
+  dev: number;
+  ino: number;
+  mtimeMs: number;
+}
+
 /** A folder's model as found: which file plays which role, and what it is called. */
 export interface FoundModel {
   kind: RecognizerModelKind;
   name: string;
   languages: string[];
-  files: { role: Role; file: string; bytes: number }[];
+  files: { role: Role; file: string; bytes: number; checked: CheckedFile }[];
 }
 
 const invalid = (message: string) => new ServiceError('speech_model_invalid', message);
+const changed = (file: string, how: string) =>
+  new ServiceError('speech_model_changed', `${file} changed while it was being imported (${how}); import the model again once nothing writes to its folder.`);
+/** Opens without following a symbolic link (where the system has the flag; Windows does not). */
+const noFollow = fsConstants.O_NOFOLLOW ?? 0;
 
 const kindsInWords =
   'a streaming transducer needs encoder, decoder and joiner .onnx files and tokens.txt; Whisper needs encoder and decoder .onnx files and a tokens file';
@@ -86,9 +105,23 @@ export async function findModel(folder: string): Promise<FoundModel> {
     throw invalid(`The folder ${folder} cannot be read (${reasonInWords(error)}).`);
   }
   const sizes = new Map<string, number>();
+  const checked = new Map<string, CheckedFile>();
+  const links: string[] = [];
   for (const name of entries) {
-    const info = await stat(join(folder, name)).catch(() => undefined);
-    if (info?.isFile()) sizes.set(name, info.size);
+    // lstat: a symbolic link is seen as one, never as the file it points to.
+    const info = await lstat(join(folder, name)).catch(() => undefined);
+    if (info?.isSymbolicLink()) links.push(name);
+    else if (info?.isFile()) {
+      sizes.set(name, info.size);
+      checked.set(name, { dev: info.dev, ino: info.ino, mtimeMs: info.mtimeMs });
+    }
+  }
+  if (links.length > 0) {
+    links.sort();
+    throw new ServiceError(
+      'speech_model_symlink',
+      `The model folder has a symbolic link (${links.slice(0, 4).join(', ')}${links.length > 4 ? ` and ${links.length - 4} more` : ''}); AgentDesk imports only real files: put the files themselves in the folder.`,
+    );
   }
   const names = [...sizes.keys()].sort();
   const onnx = names.filter((name) => name.toLowerCase().endsWith('.onnx'));
@@ -117,7 +150,7 @@ export async function findModel(folder: string): Promise<FoundModel> {
     { role: 'decoder' as const, file: decoder! },
     ...(joiner ? [{ role: 'joiner' as const, file: joiner }] : []),
     { role: 'tokens' as const, file: tokensFiles[0]! },
-  ].map((entry) => ({ ...entry, bytes: sizes.get(entry.file)! }));
+  ].map((entry) => ({ ...entry, bytes: sizes.get(entry.file)!, checked: checked.get(entry.file)! }));
   let total = 0;
   for (const { role, file, bytes } of files) {
     const limit = role === 'tokens' ? maxTokensBytes : maxModelFileBytes;
@@ -167,6 +200,29 @@ function recognizerModel(dir: string, model: ImportedModel): RecognizerModel {
   if (model.kind === 'transducer') return { kind: 'transducer', encoder: path('encoder'), decoder: path('decoder'), joiner: path('joiner'), tokens: path('tokens') };
   const single = model.languages.length === 1 && model.languages[0] !== 'mul' ? model.languages[0]! : '';
   return { kind: 'whisper', encoder: path('encoder'), decoder: path('decoder'), tokens: path('tokens'), language: single };
+}
+
+/** Opens a checked model file for the copy: not through a link, and still the same file of the same size and time. */
+async function openChecked(path: string, file: FoundModel['files'][number]): Promise<FileHandle> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, fsConstants.O_RDONLY | noFollow);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
+      throw new ServiceError('speech_model_symlink', `${file.file} became a symbolic link after the folder was checked; AgentDesk imports only real files.`);
+    }
+    throw changed(file.file, `it cannot be opened: ${reasonInWords(error)}`);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.dev !== file.checked.dev || info.ino !== file.checked.ino) throw changed(file.file, 'another file is there now');
+    if (info.size !== file.bytes) throw changed(file.file, `it was ${file.bytes} bytes when checked and is ${info.size} bytes now`);
+    if (info.mtimeMs !== file.checked.mtimeMs) throw changed(file.file, 'it was written to');
+    return handle;
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
 }
 
 async function sha256Of(path: string): Promise<string> {
@@ -289,10 +345,24 @@ export class SpeechModels {
             callback(null, chunk);
           },
         });
+        const source = await openChecked(join(folder, file.file), file);
+        const before = done;
         try {
-          await pipeline(createReadStream(join(folder, file.file)), counter, createWriteStream(join(dir, file.file), { mode: 0o600 }));
-        } catch (error) {
-          throw new ServiceError('save_failed', `${file.file} could not be copied into AgentDesk's folder (${reasonInWords(error)}).`);
+          // Read up to the checked size and no further, however much the file has grown meanwhile.
+          const reading = source.createReadStream({ start: 0, end: file.bytes - 1, autoClose: false });
+          try {
+            await pipeline(reading, counter, createWriteStream(join(dir, file.file), { mode: 0o600 }));
+          } catch (error) {
+            throw new ServiceError('save_failed', `${file.file} could not be copied into AgentDesk's folder (${reasonInWords(error)}).`);
+          }
+          // Checked again after the copy: a file written to meanwhile is refused, not taken in part.
+          const after = await source.stat();
+          const copied = done - before;
+          if (copied !== file.bytes) throw changed(file.file, `${copied} bytes could be read of the ${file.bytes} checked`);
+          if (after.size !== file.bytes) throw changed(file.file, `it was ${file.bytes} bytes when checked and is ${after.size} bytes now`);
+          if (after.mtimeMs !== file.checked.mtimeMs) throw changed(file.file, 'it was written to');
+        } finally {
+          await source.close();
         }
         onProgress({ phase: 'copying', bytesDone: done, bytesTotal: total, file: file.file });
         files.push({ role: file.role, file: file.file, bytes: file.bytes, sha256: hash.digest('hex') });

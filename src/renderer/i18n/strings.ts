@@ -675,6 +675,8 @@ export const en = {
   'error.voice_session_expired': 'The voice connection expired; start the call again.',
   'error.speech_unavailable': 'Speech is not available on this computer.',
   'error.speech_model_invalid': 'This folder holds no speech model AgentDesk can use.',
+  'error.speech_model_symlink': 'The model folder contains a symbolic link; AgentDesk imports only real files.',
+  'error.speech_model_changed': 'A model file changed while it was being imported; try again once it is complete.',
   'error.unknown': 'Something went wrong.',
   // Plain AG-UI servers (screens/agui, Home's add form and demo tile)
   'add.agui': 'This is a plain AG-UI endpoint (POST + SSE)',
@@ -1486,6 +1488,8 @@ export const cs: Catalogue = {
   'error.voice_session_expired': 'Hlasové spojení vypršelo; zahajte hovor znovu.',
   'error.speech_unavailable': 'Řeč není na tomto počítači k dispozici.',
   'error.speech_model_invalid': 'V této složce není model řeči, který by AgentDesk mohl použít.',
+  'error.speech_model_symlink': 'Složka modelu obsahuje symbolický odkaz; AgentDesk importuje jen skutečné soubory.',
+  'error.speech_model_changed': 'Soubor modelu se během importu změnil; zkuste to znovu, až bude kompletní.',
   'error.unknown': 'Něco se pokazilo.',
   // Obyčejné servery AG-UI (screens/agui, formulář pro přidání a dlaždice dema na domovské obrazovce)
   'add.agui': 'Jde o obyčejný koncový bod AG-UI (POST + SSE)',

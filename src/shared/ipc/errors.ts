@@ -62,6 +62,10 @@ export const ipcErrorCodes = [
   'speech_unavailable',
   /** A speech model folder AgentDesk cannot use: files missing, too large, or the model does not load; the message says which. */
   'speech_model_invalid',
+  /** A speech model folder with a symbolic link in it: only real files are imported (a link could copy any file AgentDesk can read). */
+  'speech_model_symlink',
+  /** A speech model file changed between its check and its copy (still being written?): nothing was imported; try again. */
+  'speech_model_changed',
 ] as const;
 
 export type IpcErrorCode = (typeof ipcErrorCodes)[number];

@@ -35,10 +35,11 @@ interface Renderer {
   waitFor(test: (view: SessionView) => boolean, what: string): Promise<SessionView>;
 }
 
-async function renderer(): Promise<Renderer> {
+async function renderer(options: { kiosk?: boolean } = {}): Promise<Renderer> {
   const demo = await startAgentCallDemoServer({ log: memoryLogger() });
   open.push(demo);
   const services = await startTestServices(await tempDir(), {
+    ...options,
     demo: { start: async () => ({ baseUrl: 'http://127.0.0.1:9', token: 'unused', agentCallCardUrl: demo.webrtcCardUrl }) },
   });
   open.push({ close: () => services.dispose() });
@@ -155,5 +156,44 @@ describe('an AgentCall call relayed between the renderer\'s channel and main', (
     const refused = await services.call('agentcall.callOffer', { agentId: builtInAgentCallDemoId, sdp: r.offerer.offer });
     expect(refused.ok || refused.error.code).toBe('incompatible');
     expect(wsDemo.webrtc.openCalls).toBe(0);
+  });
+
+  it('drops a call whose renderer hung up before its channel opened at once, not at its 30 s timeout', async () => {
+    const r = await renderer();
+    const offered = await r.services.call('agentcall.callOffer', { agentId: builtInAgentCallDemoId, sdp: r.offerer.offer });
+    if (!offered.ok) throw new Error(offered.error.message);
+    const { callKey } = offered.value;
+    // The renderer hung up while main was POSTing: it never accepts the answer, it tells main the channel is gone.
+    expect(await r.services.call('agentcall.callClosed', { callKey, why: 'hung up while connecting', clean: true })).toEqual({ ok: true, value: { ended: true } });
+    expect(r.closedByMain).toEqual([callKey]);
+    const late = await r.services.call('agentcall.callOpened', { callKey });
+    expect(late.ok || late.error.code).toBe('session_ended');
+  });
+
+  it('closes a call still connecting at the kiosk reset (and at shutdown), telling the renderer, besides ending open sessions', async () => {
+    const r = await renderer({ kiosk: true });
+    const live = await connect(r);
+    const second = await createAgentCallOfferer({ name: 'renderer-2' });
+    peers.push(second);
+    const offered = await r.services.call('agentcall.callOffer', { agentId: builtInAgentCallDemoId, sdp: second.offer });
+    if (!offered.ok) throw new Error(offered.error.message);
+    const pending = offered.value.callKey;
+    second.accept(offered.value.sdp);
+    await within(second.opened, 10_000, 'the second channel did not open');
+    // The second offer to the same agent ended the first call's session (one session per agent).
+    await r.waitFor((view) => view.phase === 'ended', 'the first call to end');
+    expect(r.closedByMain).toEqual([live.callKey]);
+
+    const reset = await r.services.call('kiosk.reset', {});
+    if (!reset.ok) throw new Error(`kiosk.reset failed: ${reset.error.code} ${reset.error.message}`);
+    expect(reset.value.ended).toBe(1);
+    expect(r.closedByMain).toEqual([live.callKey, pending]);
+    const late = await r.services.call('agentcall.callOpened', { callKey: pending });
+    expect(late.ok || late.error.code).toBe('session_ended');
+
+    const atShutdown = await r.services.call('agentcall.callOffer', { agentId: builtInAgentCallDemoId, sdp: r.offerer.offer });
+    if (!atShutdown.ok) throw new Error(atShutdown.error.message);
+    await r.services.dispose();
+    expect(r.closedByMain).toEqual([live.callKey, pending, atShutdown.value.callKey]);
   });
 });

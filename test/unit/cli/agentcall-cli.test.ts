@@ -1,17 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import sharp from 'sharp';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Modality } from '../../../src/shared/agentcall/protocol';
 import { agentCallSteps } from '../../../src/main/cli/agentcall-conformance';
 import { chat } from '../../../src/main/cli/chat';
 import { conformance } from '../../../src/main/cli/conformance';
-import type { Io } from '../../../src/main/cli/output';
-import { startAgentCallDemoServer, type AgentCallDemoServer } from '../../../src/main/demo/agentcall/agentcall-demo-server';
 import { cardCases } from '../agentcall/card-cases';
+import { captureIo as capture, chatInput as input, demoPhotoExchange, objectPhoto, quietChat, useChatDemo } from '../../support/agentcall/chat-demo';
 import { useTempDirs } from '../../support/temp-dir';
 
 /**
@@ -20,25 +16,8 @@ import { useTempDirs } from '../../support/temp-dir';
  * here (a real HTTP server with a card and a real WebSocket endpoint), each with one flaw.
  */
 
-function capture(): Io & { lines: string[] } {
-  const lines: string[] = [];
-  return { lines, out: (line) => void lines.push(line), err: (line) => void lines.push(`stderr: ${line}`) };
-}
-
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const { demo, closeAfter } = useChatDemo();
 const tempDir = useTempDirs();
-
-async function demo(options: { token?: string } = {}): Promise<AgentCallDemoServer> {
-  const server = await startAgentCallDemoServer(options);
-  closers.push(() => server.close());
-  return server;
-}
-
-const input = (...lines: string[]) => Readable.from(lines.map((line) => `${line}\n`));
-const quietChat = { nfc: false as const, handleSigint: false };
 
 // ---- a small AgentCall agent with switchable flaws ------------------------------------------------
 
@@ -105,7 +84,7 @@ async function flawedAgent(flaws: Flaws, script?: (message: Record<string, unkno
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  closers.push(
+  closeAfter(
     () =>
       new Promise<void>((resolve) => {
         for (const client of wss.clients) client.terminate();
@@ -309,8 +288,7 @@ describe('agentdesk conformance against AgentCall agents', () => {
 describe('agentdesk chat with AgentCall agents', () => {
   it('runs a text session with the demo: text, an agent-requested photo answered from a file, refusals explained', async () => {
     const server = await demo();
-    const file = join(await tempDir(), 'object.png');
-    await sharp({ create: { width: 320, height: 240, channels: 3, background: { r: 200, g: 120, b: 40 } } }).png().toFile(file);
+    const file = await objectPhoto(await tempDir());
     const io = capture();
     const code = await chat(
       server.baseUrl,
@@ -324,13 +302,7 @@ describe('agentdesk chat with AgentCall agents', () => {
     expect(io.lines).toEqual([
       `Connected to AgentDesk demo agent (AgentCall, 127.0.0.1:${port}); this session can send photo. Type a message; /help lists commands; /quit leaves.`,
       '(NFC is turned off for this chat.)',
-      expect.stringMatching(/^agent: I'm the AgentDesk demo agent\. I understand "scan an object", "take a photo"/),
-      '[request photo] Take a photo of the object: press Capture. (type /photo <file> to send a picture, or /decline)',
-      'agent: Take a photo of the object: press Capture.',
-      expect.stringMatching(/^\[sent photo 320×240, \d+ bytes, answering the request\]$/),
-      '[request answered]',
-      expect.stringMatching(/^agent: I received a 320×240 photo \([\d,]+ bytes\)\. I don't keep it\.$/),
-      'Cannot scan: NFC is turned off for this chat.',
+      ...demoPhotoExchange,
       '[not sent: no_pending_interaction] The agent is not waiting for a scan or photo.',
       'No teaching proposal is shown. Type the agent’s confirmation text yourself if it asked for one.',
       'Usage: /photo <file> [intent]',

@@ -1,10 +1,7 @@
-import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import sharp from 'sharp';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { chat } from '../../../src/main/cli/chat';
-import type { Io } from '../../../src/main/cli/output';
-import { startAgentCallDemoServer, webrtcAgentCard, type AgentCallDemoServer } from '../../../src/main/demo/agentcall/agentcall-demo-server';
+import { webrtcAgentCard, type AgentCallDemoServer } from '../../../src/main/demo/agentcall/agentcall-demo-server';
+import { captureIo as capture, chatInput as input, demoPhotoExchange, objectPhoto, quietChat, useChatDemo } from '../../support/agentcall/chat-demo';
 import { startServer } from '../../support/http-server';
 import { useTempDirs } from '../../support/temp-dir';
 
@@ -14,32 +11,14 @@ import { useTempDirs } from '../../support/temp-dir';
  * session on its agentcall.events channel; and a call that cannot be made, explained.
  */
 
-function capture(): Io & { lines: string[] } {
-  const lines: string[] = [];
-  return { lines, out: (line) => void lines.push(line), err: (line) => void lines.push(`stderr: ${line}`) };
-}
-
-const closers: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(closers.splice(0).map((close) => close()));
-});
+const { demo } = useChatDemo();
 const tempDir = useTempDirs();
-
-async function demo(options: { token?: string } = {}): Promise<AgentCallDemoServer> {
-  const server = await startAgentCallDemoServer(options);
-  closers.push(() => server.close());
-  return server;
-}
-
-const input = (...lines: string[]) => Readable.from(lines.map((line) => `${line}\n`));
-const quietChat = { nfc: false as const, handleSigint: false };
 const sent = (server: AgentCallDemoServer) => server.webrtc.received.map((text) => JSON.parse(text) as Record<string, unknown>).filter((message) => message.type !== 'ack');
 
 describe('agentdesk chat with an AgentCall WebRTC card', () => {
   it('chats with the demo on the call’s data channel: text, an agent-requested photo from a file, session.end on /quit', async () => {
     const server = await demo();
-    const file = join(await tempDir(), 'object.png');
-    await sharp({ create: { width: 320, height: 240, channels: 3, background: { r: 200, g: 120, b: 40 } } }).png().toFile(file);
+    const file = await objectPhoto(await tempDir());
     const io = capture();
     const code = await chat(server.webrtcCardUrl, { dev: true }, io, input('hello', 'take a photo', `/photo ${file}`, '/scan', '/quit', 'never read'), quietChat);
     const all = io.lines.join('\n');
@@ -49,13 +28,7 @@ describe('agentdesk chat with an AgentCall WebRTC card', () => {
       `Connected to AgentDesk demo agent (voice) (AgentCall call over WebRTC, 127.0.0.1:${port}); this session can send photo. Type a message; /help lists commands; /quit leaves.`,
       '(Voice needs the AgentDesk app: here the call carries text on its agentcall.events channel; no microphone is sent and the agent’s speech is not played.)',
       '(NFC is turned off for this chat.)',
-      expect.stringMatching(/^agent: I'm the AgentDesk demo agent\. I understand "scan an object", "take a photo"/),
-      '[request photo] Take a photo of the object: press Capture. (type /photo <file> to send a picture, or /decline)',
-      'agent: Take a photo of the object: press Capture.',
-      expect.stringMatching(/^\[sent photo 320×240, \d+ bytes, answering the request\]$/),
-      '[request answered]',
-      expect.stringMatching(/^agent: I received a 320×240 photo \([\d,]+ bytes\)\. I don't keep it\.$/),
-      'Cannot scan: NFC is turned off for this chat.',
+      ...demoPhotoExchange,
     ]);
     // What the agent received on the channel: session.start first (text only: no explicit audio turns), then the turns, then session.end.
     await vi.waitFor(() => expect(sent(server).at(-1)?.type).toBe('session.end'), { timeout: 5_000 });

@@ -136,4 +136,56 @@ describe('an AgentCall call from the renderer', () => {
     await new AgentCallCall(refusing.api, 'builtin-demo-agentcall', { opened: () => undefined, ended: (problem) => void ended.push(problem) }).start();
     expect(ended).toEqual([{ kind: 'refused', error: { code: 'protocol_error', message: 'The agent answered with a redirect.' } }]);
   });
+
+  it('hung up while main is POSTing the offer: once the answer comes, main is told to drop the pending call and nothing stays subscribed', async () => {
+    const fake = backend();
+    const release = fake.holdNext('agentcall.callOffer');
+    const events = { opened: 0, ended: [] as (CallProblem | undefined)[] };
+    const callControl = new AgentCallCall(fake.api, 'builtin-demo-agentcall', { opened: () => void events.opened++, ended: (problem) => void events.ended.push(problem) });
+    const starting = callControl.start();
+    await vi.waitFor(() => expect(fake.callsOf('agentcall.callOffer')).toHaveLength(1));
+    await callControl.hangUp();
+    expect(events.ended).toEqual([undefined]);
+    expect(media.peer().closed).toBe(true);
+    release();
+    await starting;
+    expect(fake.callsOf('agentcall.callClosed')).toEqual([{ callKey: 'call-1', why: 'hung up while connecting', clean: true }]);
+    expect(fake.listenerCount('agentcall.channelSend')).toBe(0);
+    expect(fake.listenerCount('agentcall.channelClose')).toBe(0);
+    expect(media.peer().remoteDescription).toBeFalsy();
+    expect(fake.callsOf('agentcall.callOpened')).toEqual([]);
+    expect(events).toEqual({ opened: 0, ended: [undefined] });
+  });
+
+  it('hung up after the answer, before the channel opened: main drops the pending call at once and the start settles', async () => {
+    const fake = backend();
+    const events = { opened: 0, ended: [] as (CallProblem | undefined)[] };
+    const callControl = new AgentCallCall(fake.api, 'builtin-demo-agentcall', { opened: () => void events.opened++, ended: (problem) => void events.ended.push(problem) });
+    const starting = callControl.start();
+    await vi.waitFor(() => expect(media.peers.at(-1)?.remoteDescription).toBeTruthy());
+    await callControl.hangUp();
+    await starting;
+    expect(fake.callsOf('agentcall.callClosed')).toEqual([{ callKey: 'call-1', why: 'hung up while connecting', clean: true }]);
+    expect(fake.callsOf('agentcall.callOpened')).toEqual([]);
+    expect(fake.listenerCount('agentcall.channelSend')).toBe(0);
+    expect(fake.listenerCount('agentcall.channelClose')).toBe(0);
+    expect(events).toEqual({ opened: 0, ended: [undefined] });
+  });
+
+  it('hung up while main starts the session: the session that started anyway is ended, and opened is never reported', async () => {
+    const fake = backend();
+    fake.handle('agentcall.end', () => ok({ ended: true }));
+    const release = fake.holdNext('agentcall.callOpened');
+    const events = { opened: 0, ended: [] as (CallProblem | undefined)[] };
+    const callControl = new AgentCallCall(fake.api, 'builtin-demo-agentcall', { opened: () => void events.opened++, ended: (problem) => void events.ended.push(problem) });
+    const starting = callControl.start();
+    await vi.waitFor(() => expect(media.peers.at(-1)?.remoteDescription).toBeTruthy());
+    media.channel().open();
+    await vi.waitFor(() => expect(fake.callsOf('agentcall.callOpened')).toHaveLength(1));
+    await callControl.hangUp();
+    release();
+    await starting;
+    expect(fake.callsOf('agentcall.end')).toEqual([{ sessionKey: 'call-1' }]);
+    expect(events).toEqual({ opened: 0, ended: [undefined] });
+  });
 });

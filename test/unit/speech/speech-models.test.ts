@@ -1,4 +1,5 @@
-import { readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { appendFileSync } from 'node:fs';
+import { readdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SpeechImportProgress } from '../../../src/shared/speech/ipc-schemas';
@@ -220,5 +221,62 @@ describe('an imported model (fixture engine in the recognizer process)', { timeo
       message: expect.stringMatching(/the speech model could not be loaded: its file joiner-epoch-99-avg-1\.onnx changed since it was imported \(sha256 [0-9a-f]{12}…, expected [0-9a-f]{12}…\); import the model again\.$/),
     });
     changed.models.dispose();
+  });
+});
+
+describe('what an import copies is what was checked (real files)', { timeout: 60_000 }, () => {
+  it('refuses a symbolic link in the model folder (tokens.txt → /etc/passwd), in findModel and in the import, leaving nothing behind', async () => {
+    const userDataDir = await tempDir();
+    const folder = await transducerFolder(await tempDir(), 'sherpa-onnx-streaming-zipformer-en-2023', 'FIXTURE-MODEL hello\n');
+    await rm(join(folder, 'tokens.txt'));
+    await symlink('/etc/passwd', join(folder, 'tokens.txt'));
+    const refusal = { code: 'speech_model_symlink', message: expect.stringContaining('The model folder has a symbolic link (tokens.txt); AgentDesk imports only real files') };
+    await expect(findModel(folder)).rejects.toMatchObject(refusal);
+    const { handlers, models } = await services(userDataDir);
+    await expect(handlers['speech.importModel']({ path: folder })).rejects.toMatchObject(refusal);
+    expect(models.info()).toBeUndefined();
+    expect(await readdir(join(userDataDir, 'speech-models')).catch(() => [])).toEqual([]);
+    // A link to another file of the folder is refused too: only real files are imported.
+    await rm(join(folder, 'tokens.txt'));
+    await writeFile(join(folder, 'real-tokens.txt.bak'), '<blk> 0\n');
+    await symlink(join(folder, 'real-tokens.txt.bak'), join(folder, 'tokens.txt'));
+    await expect(findModel(folder)).rejects.toMatchObject({ code: 'speech_model_symlink' });
+    models.dispose();
+  });
+
+  it('refuses a file that grows while it is copied (the read stops at the checked size), and one that changed before its copy began', async () => {
+    const userDataDir = await tempDir();
+    const sources = await tempDir();
+    const { models } = await services(userDataDir);
+    // 9 MiB: progress is reported every 4 MiB, so the file grows while its copy is halfway.
+    const growing = await transducerFolder(sources, 'growing-en', Buffer.concat([Buffer.from('FIXTURE-MODEL hello\n'), Buffer.alloc(9 * 1024 * 1024, 0x20)]));
+    const encoder = join(growing, 'encoder-epoch-99-avg-1.onnx');
+    let grown = false;
+    await expect(
+      models.importModel(growing, (progress) => {
+        // The report at 4 MiB, within the encoder's copy (its end is reported at 9 MiB and more).
+        if (!grown && progress.file === 'encoder-epoch-99-avg-1.onnx' && progress.bytesDone < 9 * 1024 * 1024) {
+          grown = true;
+          appendFileSync(encoder, Buffer.alloc(1024 * 1024, 0x21));
+        }
+      }),
+    ).rejects.toMatchObject({ code: 'speech_model_changed', message: expect.stringMatching(/^encoder-epoch-99-avg-1\.onnx changed while it was being imported \(it was \d+ bytes when checked and is \d+ bytes now\)/) });
+    expect(grown).toBe(true);
+    expect(models.info()).toBeUndefined();
+    expect(await readdir(join(userDataDir, 'speech-models'))).toEqual([]);
+
+    // The decoder is written to after the folder was checked, before its own copy starts.
+    const later = await transducerFolder(sources, 'later-en', 'FIXTURE-MODEL hello\n');
+    await expect(
+      models.importModel(later, (progress) => {
+        if (progress.file === 'encoder-epoch-99-avg-1.onnx') appendFileSync(join(later, 'decoder-epoch-99-avg-1.onnx'), 'more');
+      }),
+    ).rejects.toMatchObject({ code: 'speech_model_changed', message: expect.stringContaining('decoder-epoch-99-avg-1.onnx changed while it was being imported') });
+    expect(await readdir(join(userDataDir, 'speech-models'))).toEqual([]);
+
+    // Unchanged, the same folder imports.
+    const fine = await transducerFolder(sources, 'fine-en', 'FIXTURE-MODEL hello\n');
+    expect(await models.importModel(fine, () => undefined)).toMatchObject({ name: 'fine-en' });
+    models.dispose();
   });
 });

@@ -54,6 +54,8 @@ export class AgentCallCall {
   private muted = false;
   private talking: Promise<boolean> | undefined;
   private finished = false;
+  /** Main has already let the call go (it closed the channel, or was told the channel is gone). */
+  private mainLetGo = false;
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor(
@@ -190,6 +192,8 @@ export class AgentCallCall {
     if (!offered.ok) throw new CallRefused(offered.error);
     const { callKey, sdp, explicitTurns } = offered.value;
     this.callKey = callKey;
+    // Hung up while main was POSTing the offer: main holds a pending call for it; it is dropped now, not at its timeout.
+    if (this.finished) return this.letMainGo('hung up while connecting');
     this.explicitTurns = explicitTurns;
     this.unsubscribe.push(
       this.api.agentcall.onChannelSend((payload) => {
@@ -201,7 +205,9 @@ export class AgentCallCall {
         }
       }),
       this.api.agentcall.onChannelClose((payload) => {
-        if (payload.callKey === callKey) this.finish();
+        if (payload.callKey !== callKey) return;
+        this.mainLetGo = true;
+        this.finish();
       }),
     );
     channel.addEventListener('message', (event: MessageEvent) => {
@@ -210,15 +216,25 @@ export class AgentCallCall {
       void call(() => this.api.agentcall.callMessage({ callKey, ...message }));
     });
     channel.addEventListener('close', () => this.channelGone('closed', true));
+    // Settled by a close too (a hang-up before the channel opened), so nothing waits for ever.
     const open = new Promise<void>((resolve) => {
-      if (channel.readyState === 'open') resolve();
-      else channel.addEventListener('open', () => resolve(), { once: true });
+      if (channel.readyState === 'open' || channel.readyState === 'closed') resolve();
+      else {
+        channel.addEventListener('open', () => resolve(), { once: true });
+        channel.addEventListener('close', () => resolve(), { once: true });
+      }
     });
     await pc.setRemoteDescription({ type: 'answer', sdp });
     await open;
     if (this.finished) return;
     const opened = await call(() => this.api.agentcall.callOpened({ callKey }));
     if (!opened.ok) throw new CallRefused(opened.error);
+    if (this.finished) {
+      // Hung up while the session was starting: it ends at once (main was told the channel is gone, but the session may have won the race).
+      const sessionKey = opened.value.sessionKey;
+      await call(() => this.api.agentcall.end({ sessionKey }));
+      return;
+    }
     this.sessionKey = opened.value.sessionKey;
     // Without explicit turns the agent listens all the time.
     if (!explicitTurns && this.track) this.track.enabled = !this.muted;
@@ -226,16 +242,25 @@ export class AgentCallCall {
   }
 
   private channelGone(why: string, clean: boolean): void {
-    const key = this.callKey;
-    if (this.finished || !key) return;
-    void call(() => this.api.agentcall.callClosed({ callKey: key, why, clean }));
+    if (this.finished || !this.callKey) return;
+    this.letMainGo(why, clean);
     this.finish();
+  }
+
+  /** Tells main the call's channel is gone (once): main drops its pending call or ends the session, and forgets the call. */
+  private letMainGo(why: string, clean = true): void {
+    const key = this.callKey;
+    if (!key || this.mainLetGo) return;
+    this.mainLetGo = true;
+    void call(() => this.api.agentcall.callClosed({ callKey: key, why, clean }));
   }
 
   private finish(problem?: CallProblem): void {
     if (this.finished) return;
     this.finished = true;
     this.talking = undefined;
+    // A call main answered but whose session never started (hung up while connecting) is dropped in main at once.
+    if (this.sessionKey === undefined) this.letMainGo('hung up while connecting');
     for (const off of this.unsubscribe.splice(0)) off();
     stopTracks(this.stream);
     const close = () => {
