@@ -109,8 +109,11 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(),
         builtReaderEntryPath(import.meta.url, 'speech-recognizer.js'),
         'AgentDesk speech recognizer',
       ),
-      chooseFolder: async () => {
-        const options = { title: 'Speech model folder', properties: ['openDirectory' as const] };
+      chooseFolder: async (what) => {
+        const options =
+          what === 'archive'
+            ? { title: 'Speech model archive', properties: ['openFile' as const], filters: [{ name: 'sherpa-onnx model archives', extensions: ['bz2', 'tbz2', 'gz', 'tgz', 'tar'] }] }
+            : { title: 'Speech model folder', properties: ['openDirectory' as const] };
         const result = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
         return result.canceled ? undefined : result.filePaths[0];
       },

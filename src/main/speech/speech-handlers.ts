@@ -4,8 +4,11 @@ import type { HandlerTable } from '../ipc/handler-table';
 import type { SpeechModels } from './speech-models';
 import type { SpeechService } from './speech-service';
 
-/** A folder chooser main opens (Electron's dialog); undefined when the user cancelled. */
-export type ChooseFolder = () => Promise<string | undefined>;
+/**
+ * The chooser main opens (Electron's dialog) for a model folder or a model archive (Linux and Windows
+ * dialogs cannot pick both at once); undefined when the user cancelled.
+ */
+export type ChooseFolder = (what: 'folder' | 'archive') => Promise<string | undefined>;
 
 /** `speech.*`: client-owned voice's synthesis and recognition (#17), and the imported speech model. */
 export function speechHandlers({ speech, models, events, chooseFolder }: { speech: SpeechService; models: SpeechModels; events: EventBus; chooseFolder?: ChooseFolder }): HandlerTable<'speech'> {
@@ -13,11 +16,11 @@ export function speechHandlers({ speech, models, events, chooseFolder }: { speec
     'speech.status': () => speech.status(),
     'speech.synthesize': async ({ text, locale }) => ({ wav: await speech.synthesize(text, locale) }),
     'speech.transcribe': async ({ pcm, sampleRate }) => ({ text: await speech.transcribe(pcm, sampleRate) }),
-    'speech.importModel': async ({ path }) => {
+    'speech.importModel': async ({ path, choose }) => {
       let folder = path;
       if (folder === undefined) {
-        if (!chooseFolder) throw new ServiceError('invalid_request', "Type the model folder's path: there is no folder chooser here.", '/path');
-        folder = await chooseFolder();
+        if (!chooseFolder) throw new ServiceError('invalid_request', "Type the path of the model's folder or archive: there is no chooser here.", '/path');
+        folder = await chooseFolder(choose ?? 'folder');
         if (folder === undefined) return {};
       }
       return { model: await models.importModel(folder, (progress) => events.emit('speech.importProgress', progress)) };

@@ -13,6 +13,7 @@ import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import type { Logger } from '../platform/logger';
 import { JsonFileStore, reasonInWords } from '../store/json-file-store';
 import { SpeechEngineError } from './bounded-process';
+import { isModelArchive, modelArchiveSuffixes, unpackModelArchive } from './model-archive';
 import { RecognizerClient, type RecognizerLauncher } from './recognizer-client';
 import type { Recognizer } from './speech-service';
 
@@ -47,6 +48,15 @@ export const maxModelFileBytes = 2 * 1024 ** 3;
 export const maxModelBytes = 4 * 1024 ** 3;
 export const maxTokensBytes = 16 * 1024 ** 2;
 export const modelManifestName = 'agentdesk-model.json';
+/** sherpa-onnx's archives hold a handful of files (a model, its int8 twin, tokens, test WAVs, a README). */
+export const maxArchiveEntries = 1000;
+
+/** `…/sherpa-onnx-whisper-tiny.en.tar.bz2` → `sherpa-onnx-whisper-tiny.en`. */
+export function archiveBaseName(path: string): string {
+  const name = basename(path);
+  const suffix = modelArchiveSuffixes.find((candidate) => name.toLowerCase().endsWith(candidate)) ?? '';
+  return name.slice(0, name.length - suffix.length);
+}
 
 const knownLanguages = new Set(
   'af ar bg bn ca cs da de el en es et fa fi fr he hi hr hu id it ja ko lt lv ms nl no pl pt ro ru sk sl sr sv sw ta th tr uk ur vi yue zh'.split(' '),
@@ -95,7 +105,7 @@ const kindsInWords =
   'a streaming transducer needs encoder, decoder and joiner .onnx files and tokens.txt; Whisper needs encoder and decoder .onnx files and a tokens file';
 
 /** Reads a folder and says which sherpa-onnx model it holds, or throws `speech_model_invalid` saying why not. */
-export async function findModel(folder: string): Promise<FoundModel> {
+export async function findModel(folder: string, nameHint?: string): Promise<FoundModel> {
   let entries: string[];
   try {
     if (!(await stat(folder)).isDirectory()) throw invalid(`${folder} is not a folder: choose the folder that holds the model's files.`);
@@ -159,7 +169,7 @@ export async function findModel(folder: string): Promise<FoundModel> {
     total += bytes;
   }
   if (total > maxModelBytes) throw invalid(`The model is ${megabytes(total)}; at most ${megabytes(maxModelBytes)} can be imported.`);
-  const folderName = basename(resolve(folder));
+  const folderName = nameHint ?? basename(resolve(folder));
   const manifest = await readFolderManifest(folder, sizes.has(modelManifestName));
   return { kind, name: manifest?.name ?? folderName, languages: manifest?.languages ?? languagesFromName(folderName, kind), files };
 }
@@ -318,13 +328,23 @@ export class SpeechModels {
    * Imports the model in `folder`: checks, copies (progress), loads it in a new recognizer process, and
    * only then makes it the one in use. Throws `speech_model_invalid` with why; the previous model stays.
    */
-  async importModel(folder: string, onProgress: (progress: SpeechImportProgress) => void): Promise<SpeechModelInfo> {
+  async importModel(path: string, onProgress: (progress: SpeechImportProgress) => void): Promise<SpeechModelInfo> {
     if (this.importing) throw new ServiceError('invalid_request', 'A speech model is already being imported; wait for it to finish.');
     this.importing = true;
     const id = randomBytes(8).toString('hex');
     const dir = join(this.modelsDir, id);
+    // An archive is unpacked beside the models first (same disk, removed after the import whatever happens).
+    const unpacked = join(this.modelsDir, `${id}.unpack`);
     try {
-      const found = await findModel(folder);
+      let folder = path;
+      let nameHint: string | undefined;
+      if (isModelArchive(path) && !(await lstat(path).then((info) => info.isDirectory(), () => false))) {
+        onProgress({ phase: 'unpacking', bytesDone: 0, bytesTotal: 0 });
+        folder = await unpackModelArchive(path, unpacked, { maxEntries: maxArchiveEntries, maxFileBytes: maxModelFileBytes, maxTotalBytes: maxModelBytes }, (progress) => onProgress({ phase: 'unpacking', ...progress }));
+        // Named after the archive when it holds no folder of its own (the name says the model's languages).
+        if (folder === unpacked) nameHint = archiveBaseName(path);
+      }
+      const found = await findModel(folder, nameHint);
       const total = found.files.reduce((sum, file) => sum + file.bytes, 0);
       let done = 0;
       onProgress({ phase: 'copying', bytesDone: 0, bytesTotal: total });
@@ -392,6 +412,7 @@ export class SpeechModels {
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
       throw error;
     } finally {
+      await rm(unpacked, { recursive: true, force: true }).catch(() => undefined);
       this.importing = false;
     }
   }

@@ -34,9 +34,12 @@ export const speechModelInfoSchema = z.strictObject({
 });
 export type SpeechModelInfo = z.infer<typeof speechModelInfoSchema>;
 
-/** Import progress: the files copied into the user-data folder (sha256 taken on the way), then the model loaded once to verify it. */
+/**
+ * Import progress: an archive unpacked (its own bytes read), the files copied into the user-data folder
+ * (sha256 taken on the way), then the model loaded once to verify it.
+ */
 export const speechImportProgressSchema = z.strictObject({
-  phase: z.enum(['copying', 'verifying']),
+  phase: z.enum(['unpacking', 'copying', 'verifying']),
   bytesDone: z.number().int().nonnegative(),
   bytesTotal: z.number().int().nonnegative(),
   file: z.string().max(255).optional(),
@@ -81,13 +84,14 @@ export const speechMethods = {
     response: z.strictObject({ text: z.string().max(maxTranscriptChars) }),
   },
   /**
-   * Imports a sherpa-onnx model folder: `path`, or (without it) the folder the user picks in main's folder
-   * chooser (Electron). Progress arrives as `speech.importProgress`. No `model` in the answer: the chooser
-   * was cancelled. `speech_model_invalid` when the folder is wrong or the model does not load (the previous
+   * Imports a sherpa-onnx model: a folder or the archive sherpa-onnx publishes it as (`.tar.bz2`,
+   * `.tar.gz`, `.tgz`, `.tar`, unpacked by main): `path`, or (without it) what the user picks in main's
+   * chooser (Electron), a folder or, with `choose: 'archive'`, an archive file. Progress arrives as
+   * `speech.importProgress`. No `model` in the answer: the chooser was cancelled. `speech_model_invalid` when the folder is wrong or the model does not load (the previous
    * model stays in use). Behind the device policy's admin PIN.
    */
   'speech.importModel': {
-    request: z.strictObject({ path: z.string().min(1).max(4096).optional() }),
+    request: z.strictObject({ path: z.string().min(1).max(4096).optional(), choose: z.enum(['folder', 'archive']).optional() }),
     response: z.strictObject({ model: speechModelInfoSchema.optional() }),
     gesture: 'A speech model is imported only when you click Import.',
   },
