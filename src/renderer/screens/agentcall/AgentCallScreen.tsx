@@ -147,7 +147,7 @@ export function AgentCallScreen({
     runActive: view.runActive,
     locale: language,
     agentSpeaking: agentSpeech.isBusy,
-    silenceAgent: agentSpeech.flush,
+    silenceAgent: agentSpeech.interrupt,
     sendText,
   });
 

@@ -7,8 +7,12 @@ import { SpeechPlayer } from '../../voice/speech-player';
 export interface AgentSpeech {
   /** Something is queued or sounding. */
   speaking: boolean;
-  /** Stops the agent's voice at once (barge-in) and drops what is queued. */
-  flush(): void;
+  /**
+   * Barge-in: stops the agent's voice at once, drops what is queued, and says nothing more of the
+   * interrupted response — its later segments (which can arrive before main reports the run
+   * cancelling) and any prompt — until the next run starts.
+   */
+  interrupt(): void;
   /** Now, not as of the last render: something is queued or sounding. */
   isBusy(): boolean;
 }
@@ -27,6 +31,16 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
   const known = useRef<Set<string> | undefined>(undefined);
   const knownFor = useRef<string | undefined>(undefined);
   const failures = useRef(0);
+  /**
+   * Set by barge-in: the run that was active then ('' when none was). While `silenced` is set nothing
+   * new is said; it clears when another run starts (the next turn's answer). Segments of the
+   * interrupted run stay unsaid even after that (they may come late, in the same batch as the next run).
+   */
+  const barged = useRef<{ silenced: boolean; runKey: string } | undefined>(undefined);
+  const activeRunKey = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    activeRunKey.current = view.activeRunKey;
+  }, [view.activeRunKey]);
   const localeRef = useRef(locale);
   useEffect(() => {
     localeRef.current = locale;
@@ -49,6 +63,7 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
       created.close();
       player.current = undefined;
       known.current = undefined;
+      barged.current = undefined;
       setSpeaking(false);
     };
   }, [api, enabled]);
@@ -65,6 +80,7 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
       known.current = new Set();
       knownFor.current = sessionKey;
       failures.current = 0;
+      barged.current = undefined;
     }
     if (!known.current) {
       knownFor.current = sessionKey;
@@ -78,19 +94,25 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
       failures.current = failureCount;
       current.flush();
     }
-    // What arrives while the run is being cancelled, or after the end, is never said.
-    const silent = view.runCancelling || view.phase === 'ended';
+    // The next turn's run has started: what it says is said again.
+    const interrupted = barged.current;
+    if (interrupted?.silenced && view.activeRunKey !== undefined && view.activeRunKey !== interrupted.runKey) interrupted.silenced = false;
+    // What arrives while the run is being cancelled, after the end, or after a barge-in until the next
+    // run, is never said; nor is anything of the run the user spoke over.
+    const silent = view.runCancelling || view.phase === 'ended' || interrupted?.silenced === true;
     for (const item of items) {
       if (item.kind !== 'speech' || known.current.has(item.id)) continue;
       known.current.add(item.id);
-      if (!silent) current.enqueue(`segment:${item.id}`, item.text);
+      if (!silent && item.runKey !== interrupted?.runKey) current.enqueue(`segment:${item.id}`, item.text);
     }
+    // A request that came with the interrupted response is not read out later either.
+    if (interrupted?.silenced && pending?.spokenPrompt) known.current.add(`prompt:${pending.interactionId}`);
     if (silent) return;
     if (pending?.spokenPrompt && !known.current.has(`prompt:${pending.interactionId}`)) {
       known.current.add(`prompt:${pending.interactionId}`);
       current.enqueue(`prompt:${pending.interactionId}`, pending.spokenPrompt);
     }
-  }, [items, failureCount, pending, view.runCancelling, view.phase, sessionKey, speaking]);
+  }, [items, failureCount, pending, view.runCancelling, view.phase, view.activeRunKey, sessionKey, speaking]);
 
   // The request was answered or withdrawn: its prompt stops.
   const promptFor = useRef<string | undefined>(undefined);
@@ -100,7 +122,10 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
     promptFor.current = pendingId;
   }, [pendingId]);
 
-  const flush = useCallback(() => player.current?.flush(), []);
+  const interrupt = useCallback(() => {
+    barged.current = { silenced: true, runKey: activeRunKey.current ?? '' };
+    player.current?.flush();
+  }, []);
   const isBusy = useCallback(() => player.current?.busy === true, []);
-  return { speaking, flush, isBusy };
+  return { speaking, interrupt, isBusy };
 }
