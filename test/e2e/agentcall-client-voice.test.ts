@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { speechUnavailableReason } from '../support/speech';
 import { closeBrowser, explainFailure, openApp, startShell } from './support/app';
 import { expectNoViolations } from './support/axe';
-import { installOutputMeter, installTestMicrophone, outputLevel, say } from './support/voice-page';
+import { chooseBargeIn, installOutputMeter, installTestMicrophone, outputLevel, say } from './support/voice-page';
 
 /**
  * AgentCall client-owned voice (the demo's WebSocket card says voice.owner "client") in Chromium:
@@ -60,6 +60,8 @@ describe.skipIf(unavailable !== undefined)('AgentCall client-owned voice in Chro
     const { shell, app, page } = await openDemo({ AGENTDESK_SPEECH_RECOGNIZER: 'pocketsphinx' });
     try {
       const network = await cutNetwork(page, new URL(page.url()).origin);
+      // Barge-in is a setting (Settings → Speech); Automatic is off here (Chromium's fake devices are no headphones).
+      await chooseBargeIn(page, 'On');
       await page.getByRole('button', { name: 'Scan and teach objects' }).click();
       await page.getByRole('textbox', { name: 'Message' }).waitFor(wait);
       await page.getByRole('button', { name: 'Talk by voice' }).click();
@@ -83,7 +85,7 @@ describe.skipIf(unavailable !== undefined)('AgentCall client-owned voice in Chro
       await expectNoViolations(page, 'AgentCall client voice speaking');
 
       // Barge-in on: speaking over the agent's (long) answer silences it, then the new turn goes.
-      await bar.getByRole('checkbox', { name: 'Interrupt the agent by speaking' }).check();
+      await bar.getByText('Speaking over the agent interrupts it (Settings → Speech).').waitFor(wait);
       await bar.getByText('Listening', { exact: true }).waitFor(wait);
       await say(page, 'hello');
       await expect.poll(() => ipcCalls(app.frames, 'speech.synthesize').length, wait).toBe(2);

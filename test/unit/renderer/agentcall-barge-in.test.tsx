@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SessionUpdate } from '../../../src/shared/agentcall/session-view';
 import { builtInAgentCallDemoId } from '../../../src/shared/ipc/contract';
 import { ok } from '../../../src/shared/ipc/errors';
+import { applySettingsPatch } from '../../../src/shared/settings/settings';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import { AgentCallScreen } from '../../../src/renderer/screens/agentcall/AgentCallScreen';
 import type * as VadModule from '../../../src/renderer/voice/vad';
@@ -68,8 +69,6 @@ beforeEach(() => {
   vi.stubGlobal('AudioContext', SoundingContext);
   installFakeWebRtc();
   detector.callbacks = undefined;
-  // Barge-in chosen on (the setting's rule is tested with Settings).
-  localStorage.setItem('agentdesk.agentcall.bargeIn', 'on');
 });
 afterEach(() => {
   cleanup();
@@ -86,6 +85,8 @@ function push(backend: FakeBackend, ...updates: SessionUpdate[]) {
 describe('barge-in on the AgentCall screen', () => {
   it('after speaking over the agent, no later segment of the interrupted response plays, even before main reports the run cancelling; the next turn’s answer does', async () => {
     const backend = createFakeBackend();
+    // Barge-in chosen on in Settings (Automatic's rule: barge-in-setting.test.tsx).
+    backend.state.settings = applySettingsPatch(backend.state.settings, { voice: { bargeIn: 'on' } });
     backend.handle('agentcall.open', () =>
       ok({
         sessionKey: 'session-1',
