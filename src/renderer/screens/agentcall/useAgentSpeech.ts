@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { SessionView } from '../../../shared/agentcall/session-view';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import { call } from '../../hooks/useLiveResource';
+import { useActivityWhile } from '../../kiosk/activity';
 import { SpeechPlayer } from '../../voice/speech-player';
 
 export interface AgentSpeech {
@@ -126,6 +127,8 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
     barged.current = { silenced: true, runKey: activeRunKey.current ?? '' };
     player.current?.flush();
   }, []);
+  // The agent speaking is someone listening (a kiosk's idle reset hears it), with or without a call.
+  useActivityWhile(speaking);
   const isBusy = useCallback(() => player.current?.busy === true, []);
   return { speaking, interrupt, isBusy };
 }
