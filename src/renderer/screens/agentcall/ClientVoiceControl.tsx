@@ -1,17 +1,8 @@
 import { ErrorAlert } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
-import type { MessageKey } from '../../i18n/strings';
 import { CallBar, type CallPhase } from '../../voice/CallBar';
-import type { MicrophoneProblem } from '../../voice/call-media';
+import { CallControlGroup, MicrophoneProblemText } from '../../voice/CallControlGroup';
 import type { ClientListening } from './useClientListening';
-
-const microphoneKeys: Record<MicrophoneProblem, MessageKey> = {
-  denied: 'voice.mic.denied',
-  noMicrophone: 'voice.mic.noMicrophone',
-  busy: 'voice.mic.busy',
-  unavailable: 'voice.mic.unavailable',
-  failed: 'voice.mic.failed',
-};
 
 /**
  * Client-owned voice on a WebSocket session: Talk by voice, then the shared call bar (what it does,
@@ -36,13 +27,11 @@ export function ClientVoiceControl({ listening, agentSpeaking, runActive, onType
     ) : problem.kind === 'transcribe' ? (
       <ErrorAlert summary={t('agentcall.voice.notHeard')} error={problem.error} />
     ) : (
-      <p className="error-text" role="alert">
-        {t(microphoneKeys[problem.problem])}
-      </p>
+      <MicrophoneProblemText problem={problem.problem} />
     );
 
   return (
-    <div className={`call-control${on ? ' call-control--live' : ''}`} role="group" aria-label={t('agentcall.voice.label')}>
+    <CallControlGroup live={on} label={t('agentcall.voice.label')} failure={failure}>
       {on ? (
         <CallBar
           phase={phase}
@@ -61,7 +50,6 @@ export function ClientVoiceControl({ listening, agentSpeaking, runActive, onType
           {t('agentcall.voice.talk')}
         </button>
       )}
-      {failure}
-    </div>
+    </CallControlGroup>
   );
 }
