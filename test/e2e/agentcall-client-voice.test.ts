@@ -100,6 +100,8 @@ describe.skipIf(unavailable !== undefined)('AgentCall client-owned voice in Chro
       // Silent while the story (parts of several seconds each) would still be playing.
       await expect.poll(() => outputLevel(page, 200), { timeout: 3_000 }).toBeLessThan(0.001);
       await expect.poll(() => ipcCalls(app.frames, 'agentcall.sendText').length, wait).toBe(3);
+      // The answer to what was said over it is the next run's: it is said (barge-in silences only the interrupted answer).
+      await expect.poll(() => outputLevel(page, 300), wait).toBeGreaterThan(0.01);
       await bar.getByText('Listening', { exact: true }).waitFor(wait);
       // The demo's side: what it received, in order, after the story began.
       const received = [...shell.output().slice(logFrom).matchAll(/AgentCall demo received ([^\n]+)/g)].map((match) => match[1]!.trim());

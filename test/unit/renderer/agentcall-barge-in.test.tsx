@@ -122,14 +122,31 @@ describe('barge-in on the AgentCall screen', () => {
     // The run ends: the words go as the next turn.
     push(backend, { type: 'run.completed', runKey: 'r1' });
     await waitFor(() => expect(backend.callsOf('agentcall.sendText')).toEqual([{ sessionKey: 'session-1', text: 'stop' }]));
-    // A late segment of the interrupted run, in the same batch as the next turn's run, is not said either.
+    // A late segment of the interrupted run, in the same batch as the next turn's whole run (started and
+    // completed at once, as a quick agent's is), is not said either; the new run's is.
     push(
       backend,
       { type: 'user.text', id: 'u2', turn: 2, text: 'stop' },
       { type: 'run.started', runKey: 'r2' },
       { type: 'speech.segment', runKey: 'r1', segmentId: 's4', text: 'The end.' },
       { type: 'speech.segment', runKey: 'r2', segmentId: 's1', text: 'Stopped.' },
+      { type: 'run.completed', runKey: 'r2' },
     );
     await waitFor(() => expect(spoken()).toEqual(['Once upon a time.', 'Stopped.']));
+
+    // Barge-in over an answer whose run has already ended (the quick agent again): the next answer is said.
+    push(backend, { type: 'run.started', runKey: 'r3' }, { type: 'speech.segment', runKey: 'r3', segmentId: 's1', text: 'A long help text.' }, { type: 'run.completed', runKey: 'r3' });
+    await waitFor(() => expect(spoken()).toEqual(['Once upon a time.', 'Stopped.', 'A long help text.']));
+    act(() => detector.callbacks!.onSpeechStart());
+    await act(async () => detector.callbacks!.onSpeechEnd(new Float32Array(16_000)));
+    await waitFor(() => expect(backend.callsOf('agentcall.sendText')).toHaveLength(2));
+    push(
+      backend,
+      { type: 'user.text', id: 'u4', turn: 4, text: 'stop' },
+      { type: 'run.started', runKey: 'r4' },
+      { type: 'speech.segment', runKey: 'r4', segmentId: 's1', text: 'Stopped again.' },
+      { type: 'run.completed', runKey: 'r4' },
+    );
+    await waitFor(() => expect(spoken()).toEqual(['Once upon a time.', 'Stopped.', 'A long help text.', 'Stopped again.']));
   });
 });

@@ -33,15 +33,16 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
   const knownFor = useRef<string | undefined>(undefined);
   const failures = useRef(0);
   /**
-   * Set by barge-in: the run that was active then ('' when none was). While `silenced` is set nothing
-   * new is said; it clears when another run starts (the next turn's answer). Segments of the
-   * interrupted run stay unsaid even after that (they may come late, in the same batch as the next run).
+   * Set by barge-in: the runs the session had then (the interrupted one among them). Nothing of them
+   * is said after it — segments can still arrive before main reports the run cancelling, or late in
+   * the same batch as the next run — and no prompt either until a run starts that was not among them
+   * (the next turn's answer, which may start and end within one batch).
    */
-  const barged = useRef<{ silenced: boolean; runKey: string } | undefined>(undefined);
-  const activeRunKey = useRef<string | undefined>(undefined);
+  const barged = useRef<{ runsBefore: Set<string> } | undefined>(undefined);
+  const runsNow = useRef<SessionView['items']>([]);
   useEffect(() => {
-    activeRunKey.current = view.activeRunKey;
-  }, [view.activeRunKey]);
+    runsNow.current = view.items;
+  }, [view.items]);
   const localeRef = useRef(locale);
   useEffect(() => {
     localeRef.current = locale;
@@ -95,25 +96,24 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
       failures.current = failureCount;
       current.flush();
     }
-    // The next turn's run has started: what it says is said again.
-    const interrupted = barged.current;
-    if (interrupted?.silenced && view.activeRunKey !== undefined && view.activeRunKey !== interrupted.runKey) interrupted.silenced = false;
-    // What arrives while the run is being cancelled, after the end, or after a barge-in until the next
-    // run, is never said; nor is anything of the run the user spoke over.
-    const silent = view.runCancelling || view.phase === 'ended' || interrupted?.silenced === true;
+    // What arrives while the run is being cancelled, or after the end, is never said; nor is anything
+    // of a run the session had when the user spoke over the agent.
+    const before = barged.current?.runsBefore;
+    const silent = view.runCancelling || view.phase === 'ended';
     for (const item of items) {
       if (item.kind !== 'speech' || known.current.has(item.id)) continue;
       known.current.add(item.id);
-      if (!silent && item.runKey !== interrupted?.runKey) current.enqueue(`segment:${item.id}`, item.text);
+      if (!silent && !before?.has(item.runKey)) current.enqueue(`segment:${item.id}`, item.text);
     }
-    // A request that came with the interrupted response is not read out later either.
-    if (interrupted?.silenced && pending?.spokenPrompt) known.current.add(`prompt:${pending.interactionId}`);
+    // Until the next run starts, a request (one that came with the interrupted answer) is not read out either.
+    const nextRunStarted = before === undefined || items.some((item) => item.kind === 'agentText' && !before.has(item.id));
+    if (!nextRunStarted && pending?.spokenPrompt) known.current.add(`prompt:${pending.interactionId}`);
     if (silent) return;
     if (pending?.spokenPrompt && !known.current.has(`prompt:${pending.interactionId}`)) {
       known.current.add(`prompt:${pending.interactionId}`);
       current.enqueue(`prompt:${pending.interactionId}`, pending.spokenPrompt);
     }
-  }, [items, failureCount, pending, view.runCancelling, view.phase, view.activeRunKey, sessionKey, speaking]);
+  }, [items, failureCount, pending, view.runCancelling, view.phase, sessionKey, speaking]);
 
   // The request was answered or withdrawn: its prompt stops.
   const promptFor = useRef<string | undefined>(undefined);
@@ -124,7 +124,7 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
   }, [pendingId]);
 
   const interrupt = useCallback(() => {
-    barged.current = { silenced: true, runKey: activeRunKey.current ?? '' };
+    barged.current = { runsBefore: new Set(runsNow.current.filter((item) => item.kind === 'agentText').map((item) => item.id)) };
     player.current?.flush();
   }, []);
   // The agent speaking is someone listening (a kiosk's idle reset hears it), with or without a call.
