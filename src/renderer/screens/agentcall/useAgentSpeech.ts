@@ -9,9 +9,9 @@ export interface AgentSpeech {
   /** Something is queued or sounding. */
   speaking: boolean;
   /**
-   * Barge-in: stops the agent's voice at once, drops what is queued, and says nothing more of the
-   * interrupted response — its later segments (which can arrive before main reports the run
-   * cancelling) and any prompt — until the next run starts.
+   * Barge-in: stops the agent's voice at once, drops what is queued, and never says anything more of
+   * the runs the session had by then — the interrupted answer's later segments can arrive before main
+   * reports the run cancelling; a request's spoken prompt waits for the next run.
    */
   interrupt(): void;
   /** Now, not as of the last render: something is queued or sounding. */
@@ -39,9 +39,9 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
    * (the next turn's answer, which may start and end within one batch).
    */
   const barged = useRef<{ runsBefore: Set<string> } | undefined>(undefined);
-  const runsNow = useRef<SessionView['items']>([]);
+  const itemsNow = useRef<SessionView['items']>([]);
   useEffect(() => {
-    runsNow.current = view.items;
+    itemsNow.current = view.items;
   }, [view.items]);
   const localeRef = useRef(locale);
   useEffect(() => {
@@ -124,7 +124,7 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
   }, [pendingId]);
 
   const interrupt = useCallback(() => {
-    barged.current = { runsBefore: new Set(runsNow.current.filter((item) => item.kind === 'agentText').map((item) => item.id)) };
+    barged.current = { runsBefore: new Set(itemsNow.current.filter((item) => item.kind === 'agentText').map((item) => item.id)) };
     player.current?.flush();
   }, []);
   // The agent speaking is someone listening (a kiosk's idle reset hears it), with or without a call.
