@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { demoStory } from '../../src/main/demo/agentcall/agentcall-demo-agent';
 import { speechUnavailableReason } from '../support/speech';
 import { closeBrowser, explainFailure, openApp, startShell } from './support/app';
 import { expectNoViolations } from './support/axe';
-import { installOutputMeter, installTestMicrophone, outputLevel, say } from './support/voice-page';
+import { chooseBargeIn, installOutputMeter, installTestMicrophone, outputLevel, say } from './support/voice-page';
 
 /**
  * AgentCall client-owned voice (the demo's WebSocket card says voice.owner "client") in Chromium:
@@ -14,7 +15,8 @@ import { installOutputMeter, installTestMicrophone, outputLevel, say } from './s
  * espeak-ng sentence spoken into the page's microphone, main recognises it (pocketsphinx, by
  * AGENTDESK_SPEECH_RECOGNIZER) and it goes out as one user.turn; the agent's speech.segment is
  * synthesised by main and plays through Web Audio (an analyser on the page's output hears it); barge-in
- * silences it; Mute stops listening. Without a recognizer, Talk by voice says why and offers the keyboard.
+ * (chosen in Settings) silences a story the demo is still telling, and the demo receives response.cancel
+ * before the next user.turn (its log says so); Mute stops listening. Without a recognizer, Talk by voice says why and offers the keyboard.
  */
 const unavailable = speechUnavailableReason(['espeak-ng', 'pocketsphinx']);
 if (unavailable) console.log(`AgentCall client-voice e2e skipped: ${unavailable}`);
@@ -56,10 +58,12 @@ async function openDemo(env: Record<string, string>) {
 }
 
 describe.skipIf(unavailable !== undefined)('AgentCall client-owned voice in Chromium', () => {
-  it('hears a spoken turn with vad-web’s own model (no other origin reached), sends it as one user.turn, speaks the answer, barge-in silences it, Mute stops listening', { timeout: 240_000 }, async () => {
+  it('hears a spoken turn with vad-web’s own model (no other origin reached), sends it as one user.turn, speaks the answer; spoken over while its run still goes, a story stops playing and the demo gets response.cancel before the next user.turn; Mute stops listening', { timeout: 240_000 }, async () => {
     const { shell, app, page } = await openDemo({ AGENTDESK_SPEECH_RECOGNIZER: 'pocketsphinx' });
     try {
       const network = await cutNetwork(page, new URL(page.url()).origin);
+      // Barge-in is a setting (Settings → Speech); Automatic is off here (Chromium's fake devices are no headphones).
+      await chooseBargeIn(page, 'On', () => expectNoViolations(page, 'Settings → Speech, barge-in chosen'));
       await page.getByRole('button', { name: 'Scan and teach objects' }).click();
       await page.getByRole('textbox', { name: 'Message' }).waitFor(wait);
       await page.getByRole('button', { name: 'Talk by voice' }).click();
@@ -87,16 +91,38 @@ describe.skipIf(unavailable !== undefined)('AgentCall client-owned voice in Chro
       expect(await outputLevel(page, 4_000)).toBeGreaterThan(0.01);
       await expectNoViolations(page, 'AgentCall client voice speaking');
 
-      // Barge-in on: speaking over the agent's (long) answer silences it, then the new turn goes.
-      await bar.getByRole('checkbox', { name: 'Interrupt the agent by speaking' }).check();
+      // Barge-in (on) over an answer still being told: "tell me a story" keeps the demo's run open while it
+      // sends its parts, seconds apart; speaking over it silences the page, and the demo receives
+      // response.cancel before the next user.turn (the spoken words wait for the run to end).
+      await bar.getByText('Speaking over the agent interrupts it (Settings → Speech).').waitFor(wait);
       await bar.getByText('Listening', { exact: true }).waitFor(wait);
-      await say(page, 'hello');
-      await expect.poll(() => ipcCalls(app.frames, 'speech.synthesize').length, wait).toBe(2);
+      const logFrom = shell.output().length;
+      await page.getByRole('textbox', { name: 'Message' }).fill('tell me a story');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await messages.getByText(/^Once upon a time/).waitFor(wait);
       await expect.poll(() => outputLevel(page, 300), wait).toBeGreaterThan(0.01);
       await say(page, 'hello');
-      // Silent while the answer (several seconds of speech) would still be playing.
+      // Silent while the story (parts of several seconds each) would still be playing.
       await expect.poll(() => outputLevel(page, 200), { timeout: 3_000 }).toBeLessThan(0.001);
       await expect.poll(() => ipcCalls(app.frames, 'agentcall.sendText').length, wait).toBe(3);
+      // The answer to what was said over it is the next run's: it is said (barge-in silences only the interrupted answer).
+      await expect.poll(() => outputLevel(page, 300), wait).toBeGreaterThan(0.01);
+      await bar.getByText('Listening', { exact: true }).waitFor(wait);
+      // The demo's side: what it received, in order, after the story began.
+      const received = [...shell.output().slice(logFrom).matchAll(/AgentCall demo received ([^\n]+)/g)].map((match) => match[1]!.trim());
+      expect(received).toEqual([
+        expect.stringMatching(/^user\.turn \(turn \d+\)$/),
+        // Cancelled while the story was still being told (not all of its parts sent).
+        expect.stringMatching(new RegExp(`^response\\.cancel during run-\\d+ after [1-${demoStory.length - 1}] of ${demoStory.length} parts$`)),
+        expect.stringMatching(/^user\.turn \(turn \d+\)$/),
+      ]);
+      console.log(`the demo received, from the story on: ${received.join(' | ')}`);
+      const told = Number(/after (\d+) of/.exec(received[1]!)![1]);
+      // The page's side: response.cancel went before the third turn, and no part the demo had not sent was said.
+      const order = app.frames.filter((frame) => /"t":"call"/.test(frame) && /agentdesk:agentcall\.(cancel|sendText)"/.test(frame)).map((frame) => (frame.includes('agentcall.cancel') ? 'cancel' : 'turn'));
+      expect(order).toEqual(['turn', 'turn', 'cancel', 'turn']);
+      const storySaid = demoStory.filter((part) => ipcCalls(app.frames, 'speech.synthesize').some((frame) => frame.includes(part.slice(0, 30))));
+      expect(storySaid.length).toBeLessThanOrEqual(told);
 
       // Muted: nothing is heard or recognised.
       await bar.getByText('Listening', { exact: true }).waitFor(wait);

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { describeDevicePolicy, type DevicePolicy } from '../../shared/device-policy/device-policy';
 import type { Notice } from '../../shared/ipc/notices';
 import type { NfcStatus } from '../../shared/nfc/ipc-schemas';
-import { settingsSchema, type Settings } from '../../shared/settings/settings';
+import { settingsFileFormat, settingsSchema, type Settings } from '../../shared/settings/settings';
+import { readSavedDocument } from '../../shared/storage/saved-file-format';
 import type { DevicePolicyLoad } from '../policy/device-policy-file';
 import { linuxDistroIds } from '../nfc/os-release';
 import { redactLogText, type LogEntry } from '../platform/log-ring';
@@ -147,12 +148,12 @@ export async function readSettingsForDiagnostics(userDataDir: string): Promise<S
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { problem: `no ${file} yet: the defaults are in force` };
     return { problem: `${file}: ${reasonInWords(error)}` };
   }
-  try {
-    const parsed = settingsSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : { problem: `${file}: not settings this AgentDesk reads as they are (${parsed.error.issues.length} problems; the app migrates or moves it aside)` };
-  } catch {
-    return { problem: `${file}: not JSON` };
-  }
+  // Through the file's migrations, as the app reads it (an older version's file is fine).
+  const read = readSavedDocument(text, settingsFileFormat);
+  if (read.kind === 'damaged') return { problem: `${file}: ${read.problem}` };
+  if (read.kind === 'newer') return { problem: `${file}: written by a newer AgentDesk (version ${read.version})` };
+  const parsed = settingsSchema.safeParse(read.document);
+  return parsed.success ? parsed.data : { problem: `${file}: not settings this AgentDesk reads as they are (${parsed.error.issues.length} problems; the app moves it aside)` };
 }
 
 /** The bundle as the file holds it. */

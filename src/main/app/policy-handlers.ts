@@ -67,7 +67,7 @@ export function refusedMedia(devicePolicy: ActiveDevicePolicy | undefined): Cons
 
 /** The settings a patch changes that sit behind the admin PIN (everything but dismissing notices and a voice consent, which are the user's own answers). */
 export function needsAdmin(patch: SettingsPatch): boolean {
-  return ['language', 'appearance', 'developer', 'signIn', 'nfc', 'voiceShortcut'].some((key) => (patch as Record<string, unknown>)[key] !== undefined);
+  return ['language', 'appearance', 'developer', 'signIn', 'nfc', 'voiceShortcut', 'voice'].some((key) => (patch as Record<string, unknown>)[key] !== undefined);
 }
 
 /** A setting behind the admin PIN (the speech model): refused while the policy's PIN is not entered. */

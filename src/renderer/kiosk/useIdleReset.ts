@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
+import { onActivity } from './activity';
 import { countdownSecondsLeft, idleCountdownMs, idleStart, idleWakeAt, stepIdle, type IdleConfig, type IdleEvent, type IdleState } from '../../shared/kiosk/idle-reset';
 
 /** What the kiosk shows of the idle reset: the seconds left while the countdown runs. */
@@ -10,7 +11,7 @@ export interface IdleReset {
   stillHere: () => void;
 }
 
-/** The input that keeps a kiosk session alive: a pointer, a key, a touch, the wheel (an NFC tap is added by the hook). */
+/** The input that keeps a kiosk session alive: a pointer, a key, a touch, the wheel (an NFC tap and voice activity are added by the hook). */
 const inputEvents = ['pointerdown', 'keydown', 'touchstart', 'wheel'] as const;
 
 /**
@@ -67,9 +68,12 @@ export function useIdleReset(api: AgentDeskApi, { idleResetSeconds, session, onR
     const unsubscribe = api.nfc.onScanResult((result) => {
       if (result.outcome === 'observation') onInput();
     });
+    // So is voice: a call open, speech heard, the agent speaking (kiosk/activity.ts).
+    const stopActivity = onActivity(onInput);
     return () => {
       for (const name of inputEvents) window.removeEventListener(name, onInput, { capture: true });
       unsubscribe();
+      stopActivity();
       clearTimeout(timer.current);
     };
   }, [api, idleMs, dispatch]);

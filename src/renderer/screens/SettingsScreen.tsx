@@ -5,13 +5,17 @@ import type { IpcError } from '../../shared/ipc/errors';
 import type { NfcSettings } from '../../shared/nfc/ipc-schemas';
 import {
   applySettingsPatch,
+  bargeInSettingOf,
+  bargeInSettingSchema,
   languageSchema,
   nfcSettingsOf,
   textSizeSchema,
   themeSchema,
+  type BargeInSetting,
   type Settings,
   type SettingsPatch,
 } from '../../shared/settings/settings';
+import { useBargeIn } from '../voice/barge-in';
 import { ErrorText } from '../components/ErrorText';
 import { keyCombination } from '../components/key-combination';
 import { callShortcut, callShortcutLabel, type AcceleratorProblem } from '../../shared/talkie/voice/call-shortcut';
@@ -23,7 +27,7 @@ import { DiagnosticsSection } from './settings/DiagnosticsSection';
 import { SpeechSettings } from './SpeechSettings';
 import './nfc/nfc.css';
 
-type Group = 'language' | 'appearance' | 'signIn' | 'nfc' | 'voice' | 'developer';
+type Group = 'language' | 'appearance' | 'signIn' | 'nfc' | 'voice' | 'bargeIn' | 'developer';
 type Feedback = { group: Group; kind: 'saved' } | { group: Group; kind: 'error'; error: IpcError } | null;
 
 export interface SettingsScreenProps {
@@ -104,7 +108,9 @@ export function SettingsScreen({ api, headingRef, settings, info, onBack }: Sett
         />
         <NfcGroup value={nfcSettingsOf(shown)} feedback={feedbackFor('nfc')} onChange={(nfc) => void change('nfc', { nfc })} />
         <VoiceGroup shortcut={shown.voice?.shortcut} feedback={feedbackFor('voice')} onChange={(voiceShortcut) => void change('voice', { voiceShortcut })} />
-        <SpeechSettings api={api} />
+        <SpeechSettings api={api}>
+          <BargeInChoice value={bargeInSettingOf(shown)} feedback={feedbackFor('bargeIn')} onChange={(bargeIn) => void change('bargeIn', { voice: { bargeIn } })} />
+        </SpeechSettings>
         <DeveloperGroup
           value={shown.developer}
           feedback={feedbackFor('developer')}
@@ -420,6 +426,21 @@ function NfcGroup({
   );
 }
 
+const bargeInOptions = bargeInSettingSchema.options.map((value) => ({ value, label: `settings.bargeIn.${value}` as const }));
+
+/** Settings → Speech: barge-in (Automatic, On, Off), and which way Automatic goes with this page's devices now. */
+function BargeInChoice({ value, feedback, onChange }: { value: BargeInSetting; feedback: Feedback; onChange: (value: BargeInSetting) => void }) {
+  const { t } = useI18n();
+  const automatic = useBargeIn('automatic');
+  return (
+    <div className="field">
+      <RadioGroup name="barge-in" legend="settings.bargeIn.legend" description="settings.bargeIn.description" options={bargeInOptions} value={value} onChange={onChange} />
+      <p className="field__hint">{automatic.on ? t('settings.bargeIn.nowOn', { device: automatic.headphones ?? '' }) : t('settings.bargeIn.nowOff')}</p>
+      <GroupFeedback feedback={feedback} />
+    </div>
+  );
+}
+
 const onMac = typeof navigator !== 'undefined' && /Mac/.test(navigator.platform || navigator.userAgent);
 
 /** The call's global shortcut: the field records the keys pressed in it (Tab still moves on, Escape still leaves). */
@@ -558,6 +579,7 @@ const policyKeyNames: Record<PolicyView['forced'][number], MessageKey> = {
   'developer.allowLocalHttp': 'settings.policyKey.developer.allowLocalHttp',
   'developer.allowPastedTokens': 'settings.policyKey.developer.allowPastedTokens',
   'nfc.kioskScan': 'settings.policyKey.nfc.kioskScan',
+  'voice.bargeIn': 'settings.policyKey.voice.bargeIn',
 };
 
 /** Under a device policy: which settings its keys set (main refuses changing them). */

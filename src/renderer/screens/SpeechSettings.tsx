@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useCallback, useEffect, useId, useState, type ReactNode } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
 import type { IpcError } from '../../shared/ipc/errors';
 import type { SpeechImportProgress, SpeechStatus } from '../../shared/speech/ipc-schemas';
@@ -11,13 +11,13 @@ import { useI18n } from '../i18n/I18nProvider';
  * Settings → Speech (#17): the speech model in use and its languages, Import (main's folder chooser in
  * Electron, a typed folder path in the web shell), Remove, the import's progress, and whether speech
  * synthesis (espeak-ng) is installed. Main decides everything (which files, the checks, the admin PIN);
- * this shows its status and its answers.
+ * this shows its status and its answers. `children` (the barge-in choice, a setting) ends the group.
  */
 type Outcome = { kind: 'imported' | 'removed' } | { kind: 'error'; error: IpcError } | null;
 
 const megabytes = (bytes: number) => Math.max(0, Math.round(bytes / (1024 * 1024)));
 
-export function SpeechSettings({ api }: { api: AgentDeskApi }) {
+export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?: ReactNode }) {
   const { t, language } = useI18n();
   const id = useId();
   const loadStatus = useCallback(() => call(() => api.speech.status({})), [api]);
@@ -53,14 +53,16 @@ export function SpeechSettings({ api }: { api: AgentDeskApi }) {
     }
   };
 
-  if (status.status === 'loading') return null;
-  if (status.status === 'error') {
+  if (status.status !== 'ready') {
     return (
       <fieldset className="settings-group">
         <legend className="settings-group__legend">{t('settings.speech.legend')}</legend>
-        <p className="error-text">
-          {t('settings.speech.statusFailed')} <ErrorText error={status.error} />
-        </p>
+        {status.status === 'error' ? (
+          <p className="error-text">
+            {t('settings.speech.statusFailed')} <ErrorText error={status.error} />
+          </p>
+        ) : null}
+        {children}
       </fieldset>
     );
   }
@@ -173,6 +175,7 @@ export function SpeechSettings({ api }: { api: AgentDeskApi }) {
           {t('settings.speech.synthesisMissing')} <code>{synthesis.missing ?? 'sudo apt-get install espeak-ng'}</code>
         </p>
       )}
+      {children}
     </fieldset>
   );
 }

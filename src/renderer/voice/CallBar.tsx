@@ -1,6 +1,7 @@
 import { useId, type ReactNode, type RefObject } from 'react';
 import type { CallMode } from '../../shared/talkie/voice/voice-call';
 import { useMediaDevices } from '../hooks/useMediaDevices';
+import { useActivityWhile } from '../kiosk/activity';
 import { useI18n } from '../i18n/I18nProvider';
 import type { MessageKey } from '../i18n/strings';
 import './call-bar.css';
@@ -55,6 +56,8 @@ export function CallBar({ phase, level, muted, onMute, mode, talk, deviceId, onM
   const modeId = useId();
   const microphoneId = useId();
   const media = useMediaDevices(phase !== 'connecting');
+  // An open call is someone there (a kiosk's idle reset hears it): hands-free talk has no pointer or key.
+  useActivityWhile(true, phase);
   const devices = media.status === 'ready' ? media.microphoneDevices : [];
   return (
     <>

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { normalizeAgentAddress } from '../agents/address';
 import { agentLabelMaxLength } from '../agents/label';
-import { languageSchema, textSizeSchema, themeSchema, type Settings } from '../settings/settings';
+import { bargeInSettingSchema, languageSchema, textSizeSchema, themeSchema, type BargeInSetting, type Settings } from '../settings/settings';
 import { adminPinLockout, parseAdminPinHash } from './admin-pin-hash';
 
 /**
@@ -56,6 +56,9 @@ export const devicePolicySchema = z
       .strictObject({
         allowed: z.boolean().describe('false: the microphone is never opened, so no voice calls.'),
         mode: z.enum(['hands-free', 'push-to-talk']).optional().describe('The voice mode calls use; the other mode is not offered.'),
+        bargeIn: bargeInSettingSchema
+          .optional()
+          .describe('Forces Settings → Speech → interrupting the agent by speaking (client-owned voice): "automatic" (on with headphones or a headset), "on" or "off".'),
       })
       .optional(),
     language: languageSchema.optional().describe('The interface language, forced.'),
@@ -110,7 +113,7 @@ export const devicePolicyDefaults = {
   idleResetSeconds: 'no idle reset',
   nfc: 'the user\'s setting',
   camera: { allowed: true },
-  voice: { allowed: true, mode: 'the user\'s choice' },
+  voice: { allowed: true, mode: 'the user\'s choice', bargeIn: 'the user\'s setting' },
   language: 'the user\'s setting',
   appearance: 'the user\'s settings',
   admin: 'no PIN',
@@ -140,7 +143,7 @@ function isAbsolutePath(path: string): boolean {
 /** One setting the policy forces: its path in `Settings` and the value. */
 export interface ForcedSetting {
   /** How people name it: `language`, `appearance.theme`, `developer.allowLocalHttp`, `nfc.kioskScan`. */
-  key: 'language' | 'appearance.theme' | 'appearance.textSize' | 'developer.allowLocalHttp' | 'developer.allowPastedTokens' | 'nfc.kioskScan';
+  key: 'language' | 'appearance.theme' | 'appearance.textSize' | 'developer.allowLocalHttp' | 'developer.allowPastedTokens' | 'nfc.kioskScan' | 'voice.bargeIn';
   value: string | boolean;
   /** The policy key that forces it. */
   policyKey: string;
@@ -158,6 +161,7 @@ export function forcedSettings(policy: DevicePolicy | undefined): ForcedSetting[
     forced.push({ key: 'developer.allowPastedTokens', value: false, policyKey: 'developmentSetting' });
   }
   if (policy.nfc !== undefined) forced.push({ key: 'nfc.kioskScan', value: policy.nfc.armedScanning, policyKey: 'nfc.armedScanning' });
+  if (policy.voice?.bargeIn !== undefined) forced.push({ key: 'voice.bargeIn', value: policy.voice.bargeIn, policyKey: 'voice.bargeIn' });
   return forced;
 }
 
@@ -188,6 +192,9 @@ export function settingsUnderPolicy(settings: Settings, policy: DevicePolicy | u
       case 'nfc.kioskScan':
         result.nfc = { debounceMs: result.nfc?.debounceMs ?? 2_000, readerFeedback: result.nfc?.readerFeedback ?? false, ...result.nfc, kioskScan: value as boolean };
         break;
+      case 'voice.bargeIn':
+        result.voice = { consents: result.voice?.consents ?? [], ...result.voice, bargeIn: value as BargeInSetting };
+        break;
     }
   }
   return result;
@@ -201,7 +208,7 @@ function patchValue(patch: SettingsPatchLike, key: ForcedSetting['key']): unknow
   return part !== null && typeof part === 'object' ? (part as Record<string, unknown>)[field] : undefined;
 }
 
-type SettingsPatchLike = { language?: unknown; appearance?: unknown; developer?: unknown; nfc?: unknown };
+type SettingsPatchLike = { language?: unknown; appearance?: unknown; developer?: unknown; nfc?: unknown; voice?: unknown };
 
 /**
  * The forced settings a patch would change (to another value than the policy's): the update is

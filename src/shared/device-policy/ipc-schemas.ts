@@ -5,7 +5,7 @@ import { adminPinLength } from './admin-pin-hash';
  * What the renderer learns about the device policy (`policy.status`) and the admin PIN
  * (`policy.unlockAdmin`). The policy itself stays in main; the page gets what it shows.
  */
-export const forcedSettingKeySchema = z.enum(['language', 'appearance.theme', 'appearance.textSize', 'developer.allowLocalHttp', 'developer.allowPastedTokens', 'nfc.kioskScan']);
+export const forcedSettingKeySchema = z.enum(['language', 'appearance.theme', 'appearance.textSize', 'developer.allowLocalHttp', 'developer.allowPastedTokens', 'nfc.kioskScan', 'voice.bargeIn']);
 
 export const devicePolicyStatusSchema = z.discriminatedUnion('state', [
   /** No policy: an unmanaged machine (`kiosk`: started with `--kiosk` all the same). */
@@ -21,7 +21,7 @@ export const devicePolicyStatusSchema = z.discriminatedUnion('state', [
     /** The agent to open at start (its id in agents.list). */
     startAgentId: z.string().min(1).max(64).optional(),
     /** The settings the policy sets (Settings shows them as set by the administrator). */
-    forced: z.array(forcedSettingKeySchema).max(6),
+    forced: z.array(forcedSettingKeySchema).max(7),
     camera: z.boolean(),
     voice: z.boolean(),
     /** Settings changes need the admin PIN (`policy.unlockAdmin`). */

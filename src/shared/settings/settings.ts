@@ -15,11 +15,19 @@ export const languageSchema = z.enum(['system', 'en', 'cs']);
 /** How the browser hands a sign-in back: a loopback address (RFC 8252 §7.3) or the app's own scheme (§7.1, desktop app only). */
 export const signInRedirectSchema = z.enum(['loopback', 'private-use']);
 
+/**
+ * Barge-in for client-owned voice (speech while the agent speaks stops it and cancels its answer):
+ * `automatic` is on when the page's audio devices look like headphones or a headset (the rule:
+ * src/renderer/voice/barge-in.ts), `on` and `off` say so themselves.
+ */
+export const bargeInSettingSchema = z.enum(['automatic', 'on', 'off']);
+export type BargeInSetting = z.infer<typeof bargeInSettingSchema>;
+
 const voiceConsentSchema = z.strictObject({ serverId: z.string().min(1).max(256), signalingHosts: z.array(z.string().min(1).max(253)).min(1).max(20) });
 export type VoiceConsent = z.infer<typeof voiceConsentSchema>;
 
 export const settingsSchema = z.strictObject({
-  schemaVersion: z.literal(2),
+  schemaVersion: z.literal(3),
   language: languageSchema,
   appearance: z.strictObject({
     theme: themeSchema,
@@ -47,6 +55,8 @@ export const settingsSchema = z.strictObject({
       consents: z.array(voiceConsentSchema).max(maxVoiceConsents),
       /** The call's global shortcut (Electron accelerator, canonical form; call-shortcut.ts); absent: the default. Version 2. */
       shortcut: acceleratorSchema.optional(),
+      /** Barge-in (client-owned voice); absent: `automatic`. Version 3. */
+      bargeIn: bargeInSettingSchema.optional(),
     })
     .optional(),
 });
@@ -56,12 +66,13 @@ export type Settings = z.infer<typeof settingsSchema>;
 /**
  * `settings.json`: a change of `settingsSchema` adds a version and its migration here. Version 2
  * adds `voice.shortcut` (the strict schema of version 1 would refuse such a file, so it is a new
- * version: an older app leaves it untouched); 1 → 2 converts nothing.
+ * version: an older app leaves it untouched); 1 → 2 converts nothing. Version 3 adds
+ * `voice.bargeIn` (the same reason); 2 → 3 converts nothing (no value means `automatic`).
  */
-export const settingsFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: 2, migrations: { 1: (document) => document } };
+export const settingsFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: 3, migrations: { 1: (document) => document, 2: (document) => document } };
 
 export const defaultSettings: Settings = {
-  schemaVersion: 2,
+  schemaVersion: 3,
   language: 'system',
   appearance: { theme: 'system', textSize: 'normal' },
   developer: { allowLocalHttp: false, allowPastedTokens: false },
@@ -81,6 +92,8 @@ export const settingsPatchSchema = z.strictObject({
   voiceConsent: voiceConsentSchema.optional(),
   /** The call's global shortcut; null goes back to the default. */
   voiceShortcut: acceleratorSchema.nullable().optional(),
+  /** Barge-in (client-owned voice). Named by its path, as a device policy names what it forces. */
+  voice: z.strictObject({ bargeIn: bargeInSettingSchema }).optional(),
 });
 
 export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
@@ -99,10 +112,11 @@ export function applySettingsPatch(current: Settings, patch: SettingsPatch): Set
 }
 
 function withVoice(current: Settings['voice'], patch: SettingsPatch): Pick<Settings, 'voice'> {
-  if (!patch.voiceConsent && patch.voiceShortcut === undefined) return current ? { voice: current } : {};
+  if (!patch.voiceConsent && patch.voiceShortcut === undefined && patch.voice === undefined) return current ? { voice: current } : {};
   const consents = patch.voiceConsent ? withConsent(current?.consents ?? [], patch.voiceConsent) : (current?.consents ?? []);
   const shortcut = patch.voiceShortcut === undefined ? current?.shortcut : (patch.voiceShortcut ?? undefined);
-  return { voice: { consents, ...(shortcut === undefined ? {} : { shortcut }) } };
+  const bargeIn = patch.voice?.bargeIn ?? current?.bargeIn;
+  return { voice: { consents, ...(shortcut === undefined ? {} : { shortcut }), ...(bargeIn === undefined ? {} : { bargeIn }) } };
 }
 
 function withConsent(consents: readonly VoiceConsent[], consent: VoiceConsent): VoiceConsent[] {
@@ -113,6 +127,11 @@ function withConsent(consents: readonly VoiceConsent[], consent: VoiceConsent): 
 export function voiceConsentGiven(settings: Settings, serverId: string, signalingHosts: readonly string[]): boolean {
   const consent = settings.voice?.consents.find((entry) => entry.serverId === serverId);
   return consent !== undefined && signalingHosts.every((host) => consent.signalingHosts.includes(host));
+}
+
+/** The barge-in setting in force: a settings file without one means `automatic`. */
+export function bargeInSettingOf(settings: Settings): BargeInSetting {
+  return settings.voice?.bargeIn ?? 'automatic';
 }
 
 /** The NFC settings in force: a settings file written before they existed has none, which means the defaults. */

@@ -61,6 +61,16 @@ export async function installTestMicrophone(page: Page): Promise<void> {
   });
 }
 
+/** Settings → Speech → Interrupt the agent by speaking: chooses `choice` (saved by main), `check`s the page there (axe), then goes back. */
+export async function chooseBargeIn(page: Page, choice: 'Automatic' | 'On' | 'Off', check?: () => Promise<void>): Promise<void> {
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const group = page.getByRole('group', { name: 'Interrupt the agent by speaking' });
+  await group.getByRole('radio', { name: choice, exact: true }).check();
+  await page.getByRole('group', { name: 'Speech' }).getByText('Saved', { exact: true }).waitFor();
+  await check?.();
+  await page.getByRole('button', { name: 'Back' }).first().click();
+}
+
 const spoken = new Map<string, number[]>();
 export async function say(page: Page, text: string): Promise<void> {
   let samples = spoken.get(text);

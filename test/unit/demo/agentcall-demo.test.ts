@@ -3,7 +3,7 @@ import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { extensionUri, parseServerFrame, type ServerEvent } from '../../../src/shared/agentcall/protocol';
-import { maxTaughtLabels } from '../../../src/main/demo/agentcall/agentcall-demo-agent';
+import { demoStory, maxTaughtLabels } from '../../../src/main/demo/agentcall/agentcall-demo-agent';
 import { startAgentCallDemoServer, uiLinksExtensionUri, type AgentCallDemoOptions, type AgentCallDemoServer } from '../../../src/main/demo/agentcall/agentcall-demo-server';
 import { startDemo } from '../../../src/main/demo/start-demo';
 import { memoryLogger } from '../../support/logger';
@@ -519,6 +519,57 @@ describe('the AgentCall demo agent: photos', () => {
     const both = textOf(await client.turn(combined));
     expect(both).toContain(unknownText);
     expect(both).toContain('640×480 photo');
+  });
+});
+
+describe('the AgentCall demo agent: a long spoken answer ("tell me a story")', () => {
+  it('keeps its run open while it tells the story a part at a time (each a stable speech.segment), then completes it', async () => {
+    const server = await start({ storyPartMs: 20 });
+    const client = await Client.session(server, []);
+    client.send(say('tell me a story'));
+    const events = await client.until((event) => event.type === 'run.completed');
+    expect(events[0]).toMatchObject({ type: 'run.started' });
+    const parts = ofType(events, 'speech.segment');
+    expect(parts.map((part) => part.text)).toEqual([...demoStory]);
+    expect(new Set(parts.map((part) => part.segmentId)).size).toBe(demoStory.length);
+    expect(parts.every((part) => part.stable === true)).toBe(true);
+    // Text and speech alternate: each part's text.delta comes with its segment.
+    expect(events.slice(1, -1).map((event) => event.type)).toEqual(demoStory.flatMap(() => ['text.delta', 'speech.segment']));
+    expect(textOf(events)).toBe(demoStory.join(' '));
+  });
+
+  it('response.cancel ends it at once: no further part, then run.completed; a turn sent while it is told ends it first (one run at a time); the log has the order of what arrived', async () => {
+    const logger = memoryLogger();
+    // Parts an hour apart: nothing but the first is told unless something ends it.
+    const server = await start({ storyPartMs: 3_600_000, log: logger });
+    const client = await Client.session(server, []);
+    const storyTurn = nextTurn();
+    client.send(say('story', storyTurn));
+    expect((await client.until((event) => event.type === 'speech.segment')).map((event) => event.type)).toEqual(['run.started', 'text.delta', 'speech.segment']);
+    client.send({ type: 'response.cancel' });
+    expect(await client.until(() => true)).toEqual([{ type: 'run.completed', runId: `run-${storyTurn}` }]);
+    const hello = nextTurn();
+    const answer = await client.turn(say('hello', hello));
+    expect(textOf(answer)).toContain("I'm the AgentDesk demo agent");
+    expect(client.unread).toEqual([]);
+
+    const again = nextTurn();
+    client.send(say('tell me a story', again));
+    await client.until((event) => event.type === 'speech.segment');
+    const interrupting = nextTurn();
+    client.send(say('hello', interrupting));
+    const ended = await client.until((event) => event.type === 'run.completed');
+    expect(ended).toEqual([{ type: 'run.completed', runId: `run-${again}` }]);
+    expect(ofType(await client.until((event) => event.type === 'run.completed'), 'run.started')).toEqual([{ type: 'run.started', runId: `run-${interrupting}` }]);
+
+    const received = logger.lines.filter((line) => line.startsWith('INFO [demo] AgentCall demo received')).map((line) => line.slice('INFO [demo] '.length));
+    expect(received).toEqual([
+      `AgentCall demo received user.turn (turn ${storyTurn})`,
+      `AgentCall demo received response.cancel during run-${storyTurn} after 1 of ${demoStory.length} parts`,
+      `AgentCall demo received user.turn (turn ${hello})`,
+      `AgentCall demo received user.turn (turn ${again})`,
+      `AgentCall demo received user.turn (turn ${interrupting})`,
+    ]);
   });
 });
 

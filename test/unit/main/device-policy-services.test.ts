@@ -97,6 +97,7 @@ describe('the app services under a device policy', () => {
     const services = await withPolicy(dir, policy, clock);
     const behindPin = { ok: false, error: { code: 'not_allowed', message: "Settings are behind the administrator's PIN (device policy)." } };
     expect(await services.call('settings.update', { patch: { language: 'cs' } })).toEqual(behindPin);
+    expect(await services.call('settings.update', { patch: { voice: { bargeIn: 'on' } } })).toEqual(behindPin);
     // The speech model is a setting of the device too.
     expect(await services.call('speech.importModel', { path: dir })).toEqual(behindPin);
     expect(await services.call('speech.removeModel', {})).toEqual(behindPin);

@@ -86,7 +86,7 @@ const tap = (uid = '04102030405060'): ReaderToMain => ({
 
 describe('NFC settings', () => {
   it('fills in the defaults for a settings file without them, and merges a partial nfc patch', () => {
-    const old = { schemaVersion: 2, language: 'cs', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: false, allowPastedTokens: false } };
+    const old = { schemaVersion: 3 as const, language: 'cs', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: false, allowPastedTokens: false } };
     const parsed = settingsSchema.parse(old);
     expect(nfcSettingsOf(parsed)).toEqual(defaultNfcSettings);
     expect(applySettingsPatch(parsed, { nfc: { kioskScan: true } }).nfc).toEqual({ ...defaultNfcSettings, kioskScan: true });
@@ -100,7 +100,7 @@ describe('NFC settings', () => {
     await writeFile(join(dir, 'settings.json'), JSON.stringify(old));
     const { services, readers } = await start(dir);
     // Read as version 2 (1 → 2 converts nothing).
-    expect(await services.call('settings.get')).toEqual({ ok: true, value: { ...old, schemaVersion: 2 } });
+    expect(await services.call('settings.get')).toEqual({ ok: true, value: { ...old, schemaVersion: 3 } });
     expect(await services.call('app.info')).toMatchObject({ ok: true, value: { notices: [] } });
     expect(readers.configured()).toEqual({ type: 'configure', readerFeedback: false });
     // Kiosk scanning is off by default: reporting the window focused arms nothing.

@@ -60,7 +60,7 @@ describe('saved files: versions and fixtures', () => {
     expect(oldestReadableVersion(format)).toBeLessThanOrEqual(1);
   });
 
-  it.each([1, 2])('settings.json v%i loads with nothing lost and is written back in the current version', async (version) => {
+  it.each([1, 2, 3])('settings.json v%i loads with nothing lost and is written back in the current version', async (version) => {
     const dir = await tempDir();
     const fixture = await fixtureOf('settings', version);
     await copyFile(fixture, join(dir, 'settings.json'));
@@ -70,6 +70,8 @@ describe('saved files: versions and fixtures', () => {
     expect(settings.get()).toEqual({ ...(await json(fixture)), schemaVersion: settingsFileFormat.current });
     // Version 2's fixture keeps the call shortcut.
     if (version >= 2) expect(settings.get().voice?.shortcut).toBe('CommandOrControl+Alt+T');
+    // Version 3's keeps barge-in; before it, none is saved (Automatic).
+    expect(settings.get().voice?.bargeIn).toBe(version >= 3 ? 'on' : undefined);
     await settings.update({ appearance: { theme: 'light' } });
     expect(await json(join(dir, 'settings.json'))).toEqual({ ...(await json(fixture)), schemaVersion: settingsFileFormat.current, appearance: { theme: 'light', textSize: 'large' } });
   });

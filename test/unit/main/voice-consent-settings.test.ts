@@ -14,7 +14,7 @@ describe('settings: consent to a Talkie server’s voice calls (§12)', () => {
     const consent = { serverId: 'crm.example.com', signalingHosts: ['api.openai.com'] };
     expect(await app.call('settings.update', { patch: { voiceConsent: consent } })).toMatchObject({ ok: true, value: { voice: { consents: [consent] } } });
     const saved = JSON.parse(await readFile(join(dir, 'settings.json'), 'utf8')) as unknown;
-    expect(saved).toMatchObject({ schemaVersion: 2, voice: { consents: [consent] } });
+    expect(saved).toMatchObject({ schemaVersion: 3, voice: { consents: [consent] } });
     await app.dispose();
     const again = await startTestServices(dir);
     const settings = await again.call('settings.get', {});

@@ -1,6 +1,7 @@
 import { act, renderHook, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ok } from '../../../src/shared/ipc/errors';
+import type { BargeInSetting } from '../../../src/shared/settings/settings';
 import { useClientListening, type ListeningDeps } from '../../../src/renderer/screens/agentcall/useClientListening';
 import type * as VadModule from '../../../src/renderer/voice/vad';
 import type { VadCallbacks } from '../../../src/renderer/voice/vad';
@@ -49,7 +50,7 @@ function setup() {
     order.push(`user.turn ${text}`);
     return undefined;
   });
-  const deps = (runActive: boolean): ListeningDeps => ({ api: fake.api, sessionKey: 'session-1', runActive, locale: 'en', agentSpeaking: () => true, silenceAgent: silenced, sendText });
+  const deps = (runActive: boolean, bargeIn: BargeInSetting = 'on'): ListeningDeps => ({ api: fake.api, sessionKey: 'session-1', runActive, locale: 'en', bargeIn, agentSpeaking: () => true, silenceAgent: silenced, sendText });
   return { fake, order, deps, sendText };
 }
 
@@ -87,7 +88,7 @@ describe('client-owned voice listening', () => {
   it('barge-in: speech over the agent silences it and sends response.cancel; the new turn goes once the run has ended', async () => {
     const { order, deps, sendText } = setup();
     const { result, rerender } = renderHook((props: ListeningDeps) => useClientListening(props), { initialProps: deps(true) });
-    act(() => result.current.setBargeIn(true));
+    expect(result.current.bargeIn).toEqual({ on: true, setting: 'on' });
     act(() => result.current.start());
     await waitFor(() => expect(result.current.state).toBe('on'));
     act(() => detector.callbacks!.onSpeechStart());
@@ -102,8 +103,7 @@ describe('client-owned voice listening', () => {
 
   it('without barge-in the agent keeps speaking; Mute pauses the detector and what is heard then is not recognised', async () => {
     const { fake, order, deps } = setup();
-    const { result } = renderHook((props: ListeningDeps) => useClientListening(props), { initialProps: deps(false) });
-    act(() => result.current.setBargeIn(false));
+    const { result } = renderHook((props: ListeningDeps) => useClientListening(props), { initialProps: deps(false, 'off') });
     act(() => result.current.start());
     await waitFor(() => expect(result.current.state).toBe('on'));
     act(() => detector.callbacks!.onSpeechStart());

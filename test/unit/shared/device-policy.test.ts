@@ -152,6 +152,9 @@ describe('the settings under a device policy', () => {
       [{ nfc: { armedScanning: true } }, (s) => s.nfc?.kioskScan, true],
       // The user turned kiosk scanning on; the policy keeps it off.
       [{ nfc: { armedScanning: false } }, (s) => s.nfc?.kioskScan, false],
+      // Barge-in: forced, also into a file without voice settings; the user's other voice settings stay.
+      [{ voice: { allowed: true, bargeIn: 'off' } }, (s) => s.voice?.bargeIn, 'off'],
+      [{ voice: { allowed: true, bargeIn: 'automatic' } }, (s) => s.voice, { consents: [], bargeIn: 'automatic' }],
     ];
     for (const [policy, pick, expected] of cases) {
       const user = policy.nfc?.armedScanning === false ? { ...loosened, nfc: { ...loosened.nfc!, kioskScan: true } } : loosened;
@@ -179,6 +182,10 @@ describe('the settings under a device policy', () => {
       [{ nfc: { kioskScan: false } }, 'nfc.kioskScan'],
     ];
     for (const [patch, key] of attempts) expect(policyRefusals(patch, strict).map((forced) => forced.key)).toEqual([key]);
+    const noBargeIn: DevicePolicy = { policyVersion: 1, voice: { allowed: true, bargeIn: 'off' } };
+    expect(policyRefusals({ voice: { bargeIn: 'on' } }, noBargeIn).map((forced) => forced.key)).toEqual(['voice.bargeIn']);
+    expect(policyRefusals({ voice: { bargeIn: 'off' } }, noBargeIn)).toEqual([]);
+    expect(describeDevicePolicy(noBargeIn)).toContain('setting voice.bargeIn: off (forced by voice.bargeIn)');
     expect(policyRefusals({ language: 'cs', appearance: { theme: 'light', textSize: 'large' }, nfc: { debounceMs: 100 } }, strict)).toEqual([]);
     expect(policyRefusals({ language: 'en' }, undefined)).toEqual([]);
   });

@@ -33,6 +33,14 @@ import { verifyObservationImage, type ImageCheck } from './verify-observation-im
  * - Teaching is refused when 32 labels are stored and the object is not one of them (the 33rd);
  *   renaming a taught object is a replacement proposal that needs its own confirmation.
  * - Commands are the whole trimmed text, compared case-insensitively; labels keep their case.
+ * - "tell me a story" (or "story") is a long answer whose run stays open while it is told: run.started,
+ *   then one sentence at a time (its text.delta and a stable speech.segment) every `storyPartMs`, then
+ *   run.completed — for client-owned voice, an answer that is still going while its speech plays, to be
+ *   interrupted. `response.cancel` ends it at once: no further part, then run.completed (before any
+ *   request or proposal it also cancels). A turn or observation that arrives while it is still told
+ *   ends it the same way first, so only one run is ever active.
+ * - Each client message's type (and turn number) is logged, never its content: the order the agent
+ *   received them in (the client-voice e2e reads it).
  */
 
 export interface AgentCallModalities {
@@ -55,7 +63,18 @@ export const demoCommands = {
   teachPrefix: 'teach object',
   confirm: 'confirm object',
   cancel: 'cancel teaching',
+  story: 'tell me a story',
 } as const;
+
+/** The story, one sentence a part (each its own speech.segment). */
+export const demoStory = [
+  'Once upon a time, in a workshop full of cables, there lived a small router.',
+  'Every morning it blinked its green lights and counted the packets that passed by.',
+  'One day a packet arrived that nobody could read, wrapped in a label of strange letters.',
+  'The router asked the switch, the switch asked the printer, and the printer only hummed.',
+  'So the router kept the packet safe until the engineer came back from lunch.',
+  'And the engineer read the label, smiled, and sent it on its way. The end.',
+] as const;
 
 export interface AgentCallEnvelope {
   sequence: number;
@@ -77,6 +96,8 @@ export interface AgentCallDemoSessionOptions {
    * into words.
    */
   voice?: DemoSessionVoice;
+  /** The pause between the parts of "tell me a story" (ms). Default 1 500. */
+  storyPartMs?: number;
   /** The photo check; default verifyObservationImage (sharp, bounded). */
   verifyImage?: (image: NonNullable<UserObservation['observation']['image']>) => Promise<ImageCheck>;
 }
@@ -135,6 +156,9 @@ export class AgentCallDemoSession {
   private explicitTurns = false;
   private openAudioTurn: number | undefined;
   private spokenTurns = 0;
+  private readonly storyPartMs: number;
+  /** The story being told: its run is open until the last part, a cancel or the next input. */
+  private story: { runId: string; told: number; timer: ReturnType<typeof setTimeout> | undefined } | undefined;
 
   constructor(options: AgentCallDemoSessionOptions) {
     this.modalities = options.modalities ?? defaultDemoModalities;
@@ -142,6 +166,7 @@ export class AgentCallDemoSession {
     this.log = options.log;
     this.voice = options.voice;
     this.verifyImage = options.verifyImage ?? verifyObservationImage;
+    this.storyPartMs = options.storyPartMs ?? 1_500;
   }
 
   /** The client asked for explicit audio turns (the voice then ignores audio outside them). */
@@ -156,6 +181,7 @@ export class AgentCallDemoSession {
   heard(text: string): Promise<void> {
     const next = this.queue.then(() => {
       if (this.ended || !this.started || this.explicitTurns) return;
+      this.endStory();
       this.spokenTurns += 1;
       const key = `v${this.spokenTurns}`;
       if (text.trim() === '') return this.answer(key, ['Sorry, I did not catch that.']);
@@ -195,6 +221,8 @@ export class AgentCallDemoSession {
   /** The connection is gone: forget images, proposals, requests and labels. */
   dispose(): void {
     this.ended = true;
+    if (this.story?.timer !== undefined) clearTimeout(this.story.timer);
+    this.story = undefined;
     this.clear();
   }
 
@@ -230,6 +258,9 @@ export class AgentCallDemoSession {
   }
 
   private async dispatch(message: ClientMessage): Promise<void> {
+    if (message.type !== 'ack') this.log?.info('demo', `AgentCall demo received ${message.type}${'turn' in message ? ` (turn ${message.turn})` : ''}${message.type === 'response.cancel' && this.story ? ` during ${this.story.runId} after ${this.story.told} of ${demoStory.length} parts` : ''}`);
+    // One run at a time: new input ends a story still being told.
+    if (message.type === 'user.turn' || message.type === 'user.observation' || message.type === 'audio.turn.commit') this.endStory();
     switch (message.type) {
       case 'session.start':
         return this.fail('session_already_started', 'This session has already started.');
@@ -294,13 +325,14 @@ export class AgentCallDemoSession {
     if (command === demoCommands.photo) return this.request(key, 'photo');
     if (command === demoCommands.confirm) return this.confirm(key);
     if (command === demoCommands.cancel) return this.cancelTeaching(key);
+    if (command === demoCommands.story || command === 'story') return this.tellStory(key);
     const teach = /^teach object(?:\s+([\s\S]*))?$/i.exec(text);
     if (teach) return this.teach(key, (teach[1] ?? '').trim());
     this.answer(key, [this.helpText()]);
   }
 
   private helpText(): string {
-    const commands = `"${demoCommands.scan}", "${demoCommands.photo}", "${demoCommands.teachPrefix} <name>" (after a scan), "${demoCommands.confirm}" and "${demoCommands.cancel}"`;
+    const commands = `"${demoCommands.scan}", "${demoCommands.photo}", "${demoCommands.teachPrefix} <name>" (after a scan), "${demoCommands.confirm}", "${demoCommands.cancel}" and "${demoCommands.story}" (a long spoken answer)`;
     const physical = this.negotiated.size === 0 ? ' This session did not enable NFC or photos, so scans and photos are not available.' : '';
     return `I'm the AgentDesk demo agent. I understand ${commands}.${physical}`;
   }
@@ -452,8 +484,9 @@ export class AgentCallDemoSession {
 
   // ---- cancel and end --------------------------------------------------------------------------
 
-  /** `response.cancel`: runs finish synchronously here, so what can be cancelled is a pending request and a proposal. */
+  /** `response.cancel`: the story being told (the only run that lasts), then a pending request and a proposal. */
   private cancel(): void {
+    this.endStory();
     if (this.pending) {
       const { interactionId } = this.pending;
       this.pending = undefined;
@@ -466,6 +499,39 @@ export class AgentCallDemoSession {
   private end(code: number, reason: string): void {
     this.dispose();
     this.io.close(code, reason);
+  }
+
+  // ---- the long answer ---------------------------------------------------------------------------
+
+  /** "tell me a story": run.started now, a part (text.delta + speech.segment) every storyPartMs, run.completed after the last. */
+  private tellStory(turn: TurnKey): void {
+    const runId = `run-${turn}`;
+    this.emit({ type: 'run.started', runId });
+    const story = { runId, told: 0, timer: undefined as ReturnType<typeof setTimeout> | undefined };
+    this.story = story;
+    const tell = () => {
+      story.timer = undefined;
+      if (this.story !== story || this.ended) return;
+      const sentence = demoStory[story.told]!;
+      this.emit({ type: 'text.delta', text: story.told === 0 ? sentence : ` ${sentence}` });
+      this.emit({ type: 'speech.segment', segmentId: `story-${turn}-${story.told + 1}`, text: sentence, stable: true });
+      story.told += 1;
+      if (story.told < demoStory.length) story.timer = setTimeout(tell, this.storyPartMs);
+      else {
+        this.story = undefined;
+        this.emit({ type: 'run.completed', runId });
+      }
+    };
+    tell();
+  }
+
+  /** Ends the story still being told (cancelled, or new input): no further part, and its run completes. */
+  private endStory(): void {
+    const story = this.story;
+    if (!story) return;
+    this.story = undefined;
+    if (story.timer !== undefined) clearTimeout(story.timer);
+    this.emit({ type: 'run.completed', runId: story.runId });
   }
 
   // ---- output ----------------------------------------------------------------------------------

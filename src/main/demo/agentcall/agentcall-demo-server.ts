@@ -39,6 +39,8 @@ export interface AgentCallDemoOptions {
   sessionStartMs?: number;
   /** The WebRTC agent's voice (default: espeak-ng and pocketsphinx from Debian). */
   speech?: AgentCallVoiceEngines;
+  /** The pause between the parts of "tell me a story" (ms; tests). Default 1 500. */
+  storyPartMs?: number;
 }
 
 export interface AgentCallDemoServer {
@@ -162,6 +164,7 @@ export async function startAgentCallDemoServer(options: AgentCallDemoOptions = {
     const session = new AgentCallDemoSession({
       modalities,
       log,
+      ...(options.storyPartMs === undefined ? {} : { storyPartMs: options.storyPartMs }),
       io: {
         send: (envelope) => {
           if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(envelope));

@@ -1,18 +1,9 @@
 import { useEffect, useRef } from 'react';
 import { ErrorAlert } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
-import type { MessageKey } from '../../i18n/strings';
 import { CallBar, type CallPhase } from '../../voice/CallBar';
-import type { MicrophoneProblem } from '../../voice/call-media';
+import { CallControlGroup, MicrophoneProblemText } from '../../voice/CallControlGroup';
 import type { AgentCallCallHandle } from './useAgentCallCall';
-
-const microphoneKeys: Record<MicrophoneProblem, MessageKey> = {
-  denied: 'voice.mic.denied',
-  noMicrophone: 'voice.mic.noMicrophone',
-  busy: 'voice.mic.busy',
-  unavailable: 'voice.mic.unavailable',
-  failed: 'voice.mic.failed',
-};
 
 /** Above this agent level the agent is speaking (its voice arrives over the call's audio track). */
 const agentSpeakingLevel = 0.02;
@@ -50,13 +41,11 @@ export function AgentCallCallControl({ call, name, runActive }: { call: AgentCal
     problem === undefined ? null : problem.kind === 'refused' ? (
       <ErrorAlert summary={t('voice.startFailed')} error={problem.error} />
     ) : (
-      <p className="error-text" role="alert">
-        {t(microphoneKeys[problem.problem])}
-      </p>
+      <MicrophoneProblemText problem={problem.problem} />
     );
 
   return (
-    <div className={`call-control${live ? ' call-control--live' : ''}`} role="group" aria-label={t('voice.controlsLabel')}>
+    <CallControlGroup live={live} label={t('voice.controlsLabel')} failure={failure}>
       <audio ref={audioElement} autoPlay hidden />
       {live ? (
         <CallBar
@@ -79,7 +68,6 @@ export function AgentCallCallControl({ call, name, runActive }: { call: AgentCal
           <p className="muted call-control__note">{t('agentcall.call.hint')}</p>
         </>
       )}
-      {failure}
-    </div>
+    </CallControlGroup>
   );
 }

@@ -3,6 +3,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { limits, type Intent } from '../../../shared/agentcall/protocol';
 import type { SessionView } from '../../../shared/agentcall/session-view';
 import type { IpcError } from '../../../shared/ipc/errors';
+import { bargeInSettingOf } from '../../../shared/settings/settings';
+import { useSettings } from '../../hooks/useApiData';
 import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import { Composer } from '../../components/Composer';
 import { call } from '../../hooks/useLiveResource';
@@ -111,6 +113,7 @@ export function AgentCallScreen({
   // spoken prompts are read out (main synthesises, the page plays), unless turned off.
   const clientVoice = agent?.voice.owner === 'client' && agent.voice.transport === 'websocket';
   const [readAloud, setReadAloud] = useReadAloud();
+  const settings = useSettings(api);
   const agentSpeech = useAgentSpeech(api, clientVoice && readAloud, sessionKey, view, language);
 
   // A control that goes away with the focus in it (the request answered, the session ended) hands
@@ -146,8 +149,9 @@ export function AgentCallScreen({
     sessionKey: clientVoice ? sessionKey : undefined,
     runActive: view.runActive,
     locale: language,
+    bargeIn: settings.state.status === 'ready' ? bargeInSettingOf(settings.state.value) : 'automatic',
     agentSpeaking: agentSpeech.isBusy,
-    silenceAgent: agentSpeech.flush,
+    silenceAgent: agentSpeech.interrupt,
     sendText,
   });
 

@@ -1,28 +1,17 @@
-import { useId } from 'react';
 import { ErrorAlert } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
-import type { MessageKey } from '../../i18n/strings';
 import { CallBar, type CallPhase } from '../../voice/CallBar';
-import type { MicrophoneProblem } from '../../voice/call-media';
+import { CallControlGroup, MicrophoneProblemText } from '../../voice/CallControlGroup';
 import type { ClientListening } from './useClientListening';
-
-const microphoneKeys: Record<MicrophoneProblem, MessageKey> = {
-  denied: 'voice.mic.denied',
-  noMicrophone: 'voice.mic.noMicrophone',
-  busy: 'voice.mic.busy',
-  unavailable: 'voice.mic.unavailable',
-  failed: 'voice.mic.failed',
-};
 
 /**
  * Client-owned voice on a WebSocket session: Talk by voice, then the shared call bar (what it does,
- * the level, Mute, hands-free or push to talk, the microphone, and Stop in Hang up's place) with the
- * barge-in switch. Without a recognizer it says why and offers the keyboard.
+ * the level, Mute, hands-free or push to talk, the microphone, and Stop in Hang up's place) and
+ * whether speaking over the agent interrupts it (the setting lives in Settings → Speech). Without a recognizer it says why and offers the keyboard.
  */
 export function ClientVoiceControl({ listening, agentSpeaking, runActive, onType }: { listening: ClientListening; agentSpeaking: boolean; runActive: boolean; onType: () => void }) {
   const { t } = useI18n();
-  const bargeId = useId();
-  const { state, mode, muted, hearing, talking, working, level, deviceId, problem, bargeIn, start, stop, setMuted, setMode, talk, cancelTalk, selectMicrophone, setBargeIn } = listening;
+  const { state, mode, muted, hearing, talking, working, level, deviceId, problem, bargeIn, start, stop, setMuted, setMode, talk, cancelTalk, selectMicrophone } = listening;
   const on = state !== 'off';
   let phase: CallPhase = 'connecting';
   if (state === 'on') phase = hearing || talking ? 'hearing' : agentSpeaking ? 'speaking' : working || runActive ? 'thinking' : 'listening';
@@ -38,13 +27,11 @@ export function ClientVoiceControl({ listening, agentSpeaking, runActive, onType
     ) : problem.kind === 'transcribe' ? (
       <ErrorAlert summary={t('agentcall.voice.notHeard')} error={problem.error} />
     ) : (
-      <p className="error-text" role="alert">
-        {t(microphoneKeys[problem.problem])}
-      </p>
+      <MicrophoneProblemText problem={problem.problem} />
     );
 
   return (
-    <div className={`call-control${on ? ' call-control--live' : ''}`} role="group" aria-label={t('agentcall.voice.label')}>
+    <CallControlGroup live={on} label={t('agentcall.voice.label')} failure={failure}>
       {on ? (
         <CallBar
           phase={phase}
@@ -56,19 +43,13 @@ export function ClientVoiceControl({ listening, agentSpeaking, runActive, onType
           deviceId={deviceId}
           onMicrophone={selectMicrophone}
           onHangUp={stop}
-          after={
-            <p className="call-control__note">
-              <input id={bargeId} type="checkbox" checked={bargeIn} onChange={(event) => setBargeIn(event.target.checked)} />{' '}
-              <label htmlFor={bargeId}>{t('agentcall.voice.bargeIn')}</label>
-            </p>
-          }
+          after={<p className="muted call-control__note">{t(bargeIn.on ? 'agentcall.voice.bargeInOn' : 'agentcall.voice.bargeInOff')}</p>}
         />
       ) : (
         <button type="button" className="button button--secondary call-control__call" onClick={start}>
           {t('agentcall.voice.talk')}
         </button>
       )}
-      {failure}
-    </div>
+    </CallControlGroup>
   );
 }

@@ -2,13 +2,18 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { SessionView } from '../../../shared/agentcall/session-view';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import { call } from '../../hooks/useLiveResource';
+import { useActivityWhile } from '../../kiosk/activity';
 import { SpeechPlayer } from '../../voice/speech-player';
 
 export interface AgentSpeech {
   /** Something is queued or sounding. */
   speaking: boolean;
-  /** Stops the agent's voice at once (barge-in) and drops what is queued. */
-  flush(): void;
+  /**
+   * Barge-in: stops the agent's voice at once, drops what is queued, and never says anything more of
+   * the runs the session had by then — the interrupted answer's later segments can arrive before main
+   * reports the run cancelling; a request's spoken prompt waits for the next run.
+   */
+  interrupt(): void;
   /** Now, not as of the last render: something is queued or sounding. */
   isBusy(): boolean;
 }
@@ -27,6 +32,17 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
   const known = useRef<Set<string> | undefined>(undefined);
   const knownFor = useRef<string | undefined>(undefined);
   const failures = useRef(0);
+  /**
+   * Set by barge-in: the runs the session had then (the interrupted one among them). Nothing of them
+   * is said after it — segments can still arrive before main reports the run cancelling, or late in
+   * the same batch as the next run — and no prompt either until a run starts that was not among them
+   * (the next turn's answer, which may start and end within one batch).
+   */
+  const barged = useRef<{ runsBefore: Set<string> } | undefined>(undefined);
+  const itemsNow = useRef<SessionView['items']>([]);
+  useEffect(() => {
+    itemsNow.current = view.items;
+  }, [view.items]);
   const localeRef = useRef(locale);
   useEffect(() => {
     localeRef.current = locale;
@@ -49,6 +65,7 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
       created.close();
       player.current = undefined;
       known.current = undefined;
+      barged.current = undefined;
       setSpeaking(false);
     };
   }, [api, enabled]);
@@ -65,6 +82,7 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
       known.current = new Set();
       knownFor.current = sessionKey;
       failures.current = 0;
+      barged.current = undefined;
     }
     if (!known.current) {
       knownFor.current = sessionKey;
@@ -78,13 +96,18 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
       failures.current = failureCount;
       current.flush();
     }
-    // What arrives while the run is being cancelled, or after the end, is never said.
+    // What arrives while the run is being cancelled, or after the end, is never said; nor is anything
+    // of a run the session had when the user spoke over the agent.
+    const before = barged.current?.runsBefore;
     const silent = view.runCancelling || view.phase === 'ended';
     for (const item of items) {
       if (item.kind !== 'speech' || known.current.has(item.id)) continue;
       known.current.add(item.id);
-      if (!silent) current.enqueue(`segment:${item.id}`, item.text);
+      if (!silent && !before?.has(item.runKey)) current.enqueue(`segment:${item.id}`, item.text);
     }
+    // Until the next run starts, a request (one that came with the interrupted answer) is not read out either.
+    const nextRunStarted = before === undefined || items.some((item) => item.kind === 'agentText' && !before.has(item.id));
+    if (!nextRunStarted && pending?.spokenPrompt) known.current.add(`prompt:${pending.interactionId}`);
     if (silent) return;
     if (pending?.spokenPrompt && !known.current.has(`prompt:${pending.interactionId}`)) {
       known.current.add(`prompt:${pending.interactionId}`);
@@ -100,7 +123,12 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
     promptFor.current = pendingId;
   }, [pendingId]);
 
-  const flush = useCallback(() => player.current?.flush(), []);
+  const interrupt = useCallback(() => {
+    barged.current = { runsBefore: new Set(itemsNow.current.filter((item) => item.kind === 'agentText').map((item) => item.id)) };
+    player.current?.flush();
+  }, []);
+  // The agent speaking is someone listening (a kiosk's idle reset hears it), with or without a call.
+  useActivityWhile(speaking);
   const isBusy = useCallback(() => player.current?.busy === true, []);
-  return { speaking, flush, isBusy };
+  return { speaking, interrupt, isBusy };
 }

@@ -3,6 +3,8 @@ import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { CallMode } from '../../../shared/talkie/voice/voice-call';
 import { call } from '../../hooks/useLiveResource';
+import type { BargeInSetting } from '../../../shared/settings/settings';
+import { useBargeIn, type BargeInState } from '../../voice/barge-in';
 import { classify, mediaDevices, openMicrophone, stopTracks, type MicrophoneProblem } from '../../voice/call-media';
 import { microphoneStorageKey, remember, remembered } from '../../voice/microphone-choice';
 import { preRollMs, startVad, toPcm16, vadSampleRate, type Vad } from '../../voice/vad';
@@ -21,7 +23,8 @@ export interface ClientListening {
   level: number;
   deviceId: string | undefined;
   problem: ListeningProblem | undefined;
-  bargeIn: boolean;
+  /** Barge-in now: the setting resolved for this page's devices. */
+  bargeIn: BargeInState;
   start(): void;
   stop(): void;
   setMuted(muted: boolean): void;
@@ -29,7 +32,6 @@ export interface ClientListening {
   talk(down: boolean): void;
   cancelTalk(): void;
   selectMicrophone(deviceId: string): void;
-  setBargeIn(on: boolean): void;
 }
 
 export interface ListeningDeps {
@@ -37,6 +39,8 @@ export interface ListeningDeps {
   sessionKey: string | undefined;
   runActive: boolean;
   locale: string;
+  /** The barge-in setting (Settings → Speech); the rule that resolves Automatic is src/renderer/voice/barge-in.ts. */
+  bargeIn: BargeInSetting;
   /** The agent's voice is playing: speech now is a barge-in. */
   agentSpeaking(): boolean;
   /** Stops the agent's voice at once. */
@@ -46,19 +50,8 @@ export interface ListeningDeps {
 }
 
 const modeKey = 'agentdesk.agentcall.listenMode';
-const bargeInKey = 'agentdesk.agentcall.bargeIn';
 /** Frames kept before push to talk is pressed (the first word often starts with the press). */
 const preRollFrames = Math.ceil((preRollMs * vadSampleRate) / 1000 / 512);
-
-/** Headphones (by the output device's name): the agent's voice cannot reach the microphone, so barge-in is safe. */
-async function headphonesLikely(): Promise<boolean> {
-  try {
-    const outputs = (await mediaDevices()?.enumerateDevices())?.filter((device) => device.kind === 'audiooutput') ?? [];
-    return outputs.some((device) => /head(set|phone)|earbud|earphone|airpods|sluchátk/i.test(device.label));
-  } catch {
-    return false;
-  }
-}
 
 function joined(frames: Float32Array[]): Float32Array {
   const out = new Float32Array(frames.reduce((sum, frame) => sum + frame.length, 0));
@@ -89,7 +82,12 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
   const [level, setLevel] = useState(0);
   const [deviceId, setDeviceId] = useState<string | undefined>(() => remembered(microphoneStorageKey));
   const [problem, setProblem] = useState<ListeningProblem | undefined>();
-  const [bargeIn, setBargeInState] = useState<boolean>(() => remembered(bargeInKey) === 'on');
+  // Device names appear once the microphone was allowed: the rule looks again when listening starts.
+  const bargeIn = useBargeIn(deps.bargeIn, state);
+  const bargeRef = useRef(bargeIn.on);
+  useEffect(() => {
+    bargeRef.current = bargeIn.on;
+  }, [bargeIn.on]);
   const depsRef = useRef(deps);
   useEffect(() => {
     depsRef.current = deps;
@@ -97,7 +95,6 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
   const live = useRef<{ stream: MediaStream; vad?: Vad; closed: boolean } | undefined>(undefined);
   const modeRef = useRef(mode);
   const mutedRef = useRef(muted);
-  const bargeRef = useRef(bargeIn);
   const ptt = useRef<{ held: boolean; frames: Float32Array[]; ring: Float32Array[] }>({ held: false, frames: [], ring: [] });
   /** Words waiting for the agent's run to end (barge-in), in order. */
   const waiting = useRef<string[]>([]);
@@ -108,17 +105,6 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
    */
   const attempt = useRef(0);
   const starting = useRef(false);
-
-  // Barge-in's default: on with headphones, off otherwise, until the user chooses.
-  useEffect(() => {
-    if (remembered(bargeInKey) !== undefined) return;
-    void headphonesLikely().then((on) => {
-      // The user chose meanwhile: their choice stands.
-      if (remembered(bargeInKey) !== undefined) return;
-      bargeRef.current = on;
-      setBargeInState(on);
-    });
-  }, []);
 
   const flushWaiting = useCallback(() => {
     if (depsRef.current.runActive) return;
@@ -316,12 +302,6 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
     [start, stop],
   );
 
-  const setBargeIn = useCallback((on: boolean) => {
-    bargeRef.current = on;
-    remember(bargeInKey, on ? 'on' : 'off');
-    setBargeInState(on);
-  }, []);
-
   useEffect(() => {
     if (state !== 'on') return;
     const timer = window.setInterval(() => {
@@ -334,5 +314,5 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
   // A new session, or leaving the screen: listening stops.
   useEffect(() => stop, [deps.sessionKey, stop]);
 
-  return { state, mode, muted, hearing, talking, working: working > 0, level: state === 'on' ? level : 0, deviceId, problem, bargeIn, start, stop, setMuted, setMode, talk, cancelTalk, selectMicrophone, setBargeIn };
+  return { state, mode, muted, hearing, talking, working: working > 0, level: state === 'on' ? level : 0, deviceId, problem, bargeIn, start, stop, setMuted, setMode, talk, cancelTalk, selectMicrophone };
 }
