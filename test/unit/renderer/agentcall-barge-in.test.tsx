@@ -9,7 +9,7 @@ import { applySettingsPatch } from '../../../src/shared/settings/settings';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import { AgentCallScreen } from '../../../src/renderer/screens/agentcall/AgentCallScreen';
 import type * as VadModule from '../../../src/renderer/voice/vad';
-import type { VadCallbacks } from '../../../src/renderer/voice/vad';
+import type { Vad, VadCallbacks } from '../../../src/renderer/voice/vad';
 import { createFakeBackend, type FakeBackend } from './fake-api';
 import { installFakeWebRtc, uninstallFakeWebRtc } from './fake-webrtc';
 
@@ -25,7 +25,7 @@ vi.mock('../../../src/renderer/voice/vad', async (original) => ({
   ...(await original<typeof VadModule>()),
   startVad: async (_stream: MediaStream, callbacks: VadCallbacks) => {
     detector.callbacks = callbacks;
-    return { pause: async () => undefined, start: async () => undefined, destroy: async () => undefined };
+    return { pause: async () => undefined, start: async () => undefined, level: () => 0, destroy: async () => undefined } satisfies Vad;
   },
 }));
 

@@ -4,7 +4,7 @@ import { ok } from '../../../src/shared/ipc/errors';
 import type { BargeInSetting } from '../../../src/shared/settings/settings';
 import { useClientListening, type ListeningDeps } from '../../../src/renderer/screens/agentcall/useClientListening';
 import type * as VadModule from '../../../src/renderer/voice/vad';
-import type { VadCallbacks } from '../../../src/renderer/voice/vad';
+import type { Vad, VadCallbacks } from '../../../src/renderer/voice/vad';
 import { createFakeBackend, type FakeBackend } from './fake-api';
 import { FakeStream, FakeTrack, installFakeWebRtc, uninstallFakeWebRtc } from './fake-webrtc';
 
@@ -20,7 +20,7 @@ vi.mock('../../../src/renderer/voice/vad', async (original) => ({
   ...(await original<typeof VadModule>()),
   startVad: async (_stream: MediaStream, callbacks: VadCallbacks) => {
     detector.callbacks = callbacks;
-    return { pause: async () => void detector.paused++, start: async () => undefined, level: () => 0, destroy: async () => undefined };
+    return { pause: async () => void detector.paused++, start: async () => undefined, level: () => 0, destroy: async () => undefined } satisfies Vad;
   },
 }));
 
