@@ -140,15 +140,15 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await expectNoViolations(page, 'Settings');
 
     // Settings → Speech with a folder that holds no model (the user-data folder): main's real check refuses it.
-    await speech.getByRole('textbox', { name: 'Model folder' }).fill(dir);
+    await speech.getByRole('textbox', { name: 'Model folder or archive' }).fill(dir);
     await speech.getByRole('button', { name: 'Import', exact: true }).click();
-    await speech.getByText('This folder holds no speech model AgentDesk can use.').waitFor({ timeout: 30_000 });
+    await speech.getByText('This folder or archive holds no speech model AgentDesk can use.').waitFor({ timeout: 30_000 });
     await speech.getByRole('button', { name: 'Details' }).click();
     await speech.getByText(/an encoder \.onnx file, a decoder \.onnx file, a tokens file \(tokens\.txt\) missing/).waitFor();
     await expectNoViolations(page, 'Settings → Speech, a wrong folder');
 
     // A corrupt model: the built recognizer process (out/main/speech-recognizer.js) loads it with real sherpa-onnx and aborts; the web shell goes on.
-    await speech.getByRole('textbox', { name: 'Model folder' }).fill(await corruptTransducerFolder(dir));
+    await speech.getByRole('textbox', { name: 'Model folder or archive' }).fill(await corruptTransducerFolder(dir));
     await speech.getByRole('button', { name: 'Import', exact: true }).click();
     await speech.getByRole('button', { name: 'Details' }).click();
     await speech.getByText(/The speech model could not be loaded: Load model from .* failed: ?Protobuf parsing failed\. The model in use before stays\./).waitFor({ timeout: 60_000 });

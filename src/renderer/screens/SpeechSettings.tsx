@@ -8,8 +8,8 @@ import { call, useLiveResource } from '../hooks/useLiveResource';
 import { useI18n } from '../i18n/I18nProvider';
 
 /**
- * Settings → Speech (#17): the speech model in use and its languages, Import (main's folder chooser in
- * Electron, a typed folder path in the web shell), Remove, the import's progress, and whether speech
+ * Settings → Speech (#17): the speech model in use and its languages, Import (main's chooser in
+ * Electron, for a model folder or its archive; a typed path of either in the web shell), Remove, the import's progress, and whether speech
  * synthesis (espeak-ng) is installed. Main decides everything (which files, the checks, the admin PIN);
  * this shows its status and its answers. `children` (the barge-in choice, a setting) ends the group.
  */
@@ -43,7 +43,7 @@ export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?
     const fresh = await call(() => api.speech.status({}));
     if (fresh.ok) setStatus(fresh.value);
   }
-  const importModel = (request: { path?: string }) => void act('imported', () => api.speech.importModel(request), (value) => value.model !== undefined);
+  const importModel = (request: { path?: string; choose?: 'folder' | 'archive' }) => void act('imported', () => api.speech.importModel(request), (value) => value.model !== undefined);
 
   const languageName = (tag: string) => {
     try {
@@ -132,6 +132,13 @@ export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?
         >
           {t(chooser ? 'settings.speech.importChoose' : 'settings.speech.import')}
         </button>{' '}
+        {chooser ? (
+          <>
+            <button type="button" className="button button--secondary" disabled={busy} onClick={() => importModel({ choose: 'archive' })}>
+              {t('settings.speech.importArchive')}
+            </button>{' '}
+          </>
+        ) : null}
         {imported ? (
           <button type="button" className="button button--secondary" disabled={busy} onClick={() => void act('removed', () => api.speech.removeModel({}))}>
             {t('settings.speech.remove')}
@@ -141,14 +148,14 @@ export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?
       {importing ? (
         <div className="field">
           <label htmlFor={`${id}-progress`} className="field__hint">
-            {progress.phase === 'copying'
-              ? t('settings.speech.copying', { done: String(megabytes(progress.bytesDone)), total: String(megabytes(progress.bytesTotal)) })
-              : t('settings.speech.verifying')}
+            {progress.phase === 'verifying'
+              ? t('settings.speech.verifying')
+              : t(progress.phase === 'unpacking' ? 'settings.speech.unpacking' : 'settings.speech.copying', { done: String(megabytes(progress.bytesDone)), total: String(megabytes(progress.bytesTotal)) })}
           </label>
           <progress
             id={`${id}-progress`}
             className="meter__bar"
-            {...(progress.phase === 'copying' && progress.bytesTotal > 0 ? { value: progress.bytesDone, max: progress.bytesTotal } : {})}
+            {...(progress.phase !== 'verifying' && progress.bytesTotal > 0 ? { value: progress.bytesDone, max: progress.bytesTotal } : {})}
           />
         </div>
       ) : null}

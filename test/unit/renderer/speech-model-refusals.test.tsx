@@ -43,7 +43,7 @@ describe('Settings → Speech refusing an import', () => {
 
   it('in Czech: a symbolic link', async () => {
     const group = await importRefused(symlink, 'cs');
-    expect(await within(group).findByText(/Složka modelu obsahuje symbolický odkaz; AgentDesk importuje jen skutečné soubory\./)).toBeTruthy();
+    expect(await within(group).findByText(/Složka nebo archiv modelu obsahuje odkaz; AgentDesk importuje jen skutečné soubory\./)).toBeTruthy();
   });
 
   it('in Czech: a file that changed during the import', async () => {

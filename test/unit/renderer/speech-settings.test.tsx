@@ -45,7 +45,7 @@ describe('Settings → Speech', () => {
     const importButton = within(group).getByRole<HTMLButtonElement>('button', { name: 'Import' });
     expect(importButton.disabled).toBe(true);
 
-    await user.type(within(group).getByRole('textbox', { name: 'Model folder' }), '/models/sherpa-onnx-streaming-zipformer-cs-2024');
+    await user.type(within(group).getByRole('textbox', { name: 'Model folder or archive' }), '/models/sherpa-onnx-streaming-zipformer-cs-2024');
     const release = backend.holdNext('speech.importModel');
     await user.click(importButton);
     act(() => backend.emit('speech.importProgress', { phase: 'copying', bytesDone: 30 * 1024 * 1024, bytesTotal: 120 * 1024 * 1024, file: 'encoder.onnx' }));
@@ -70,10 +70,10 @@ describe('Settings → Speech', () => {
   it('says a wrong folder in words with main’s reason behind Details, and the refusal under an admin PIN', async () => {
     const backend = speechBackend();
     const { user, group } = await openSpeech(backend);
-    await user.type(within(group).getByRole('textbox', { name: 'Model folder' }), '/tmp/photos');
+    await user.type(within(group).getByRole('textbox', { name: 'Model folder or archive' }), '/tmp/photos');
     backend.failNext('speech.importModel', { code: 'speech_model_invalid', message: 'This folder holds no speech model AgentDesk can load: an encoder .onnx file missing.' });
     await user.keyboard('{Enter}');
-    const status = await within(group).findByText('This folder holds no speech model AgentDesk can use.');
+    const status = await within(group).findByText('This folder or archive holds no speech model AgentDesk can use.');
     await user.click(within(status).getByRole('button', { name: 'Details' }));
     expect(within(group).getByText('This folder holds no speech model AgentDesk can load: an encoder .onnx file missing.')).toBeTruthy();
     expect(backend.model.current).toBeUndefined();
@@ -89,11 +89,27 @@ describe('Settings → Speech', () => {
     const { user, group } = await openSpeech(backend);
     expect(within(group).queryByRole('textbox')).toBeNull();
     expect(within(group).getByText('sudo apt-get install espeak-ng')).toBeTruthy();
-    await user.click(within(group).getByRole('button', { name: 'Import model…' }));
+    await user.click(within(group).getByRole('button', { name: 'Import folder…' }));
     await waitFor(() => expect(backend.callsOf('speech.importModel')).toEqual([{}]));
-    await waitFor(() => expect(within(group).getByRole<HTMLButtonElement>('button', { name: 'Import model…' }).disabled).toBe(false));
+    await waitFor(() => expect(within(group).getByRole<HTMLButtonElement>('button', { name: 'Import folder…' }).disabled).toBe(false));
     // Neither the import's status nor the barge-in choice's (the other status in the group) says anything.
     expect(within(group).getAllByRole('status').map((status) => status.textContent)).toEqual(['', '']);
+  });
+
+  it('in Electron imports an archive through main\'s chooser too, and shows the unpacking before the copy', async () => {
+    const backend = speechBackend({ chooser: true });
+    const { user, group } = await openSpeech(backend);
+    const release = backend.holdNext('speech.importModel');
+    await user.click(within(group).getByRole('button', { name: 'Import archive…' }));
+    act(() => backend.emit('speech.importProgress', { phase: 'unpacking', bytesDone: 12 * 1024 * 1024, bytesTotal: 48 * 1024 * 1024 }));
+    const bar = await within(group).findByRole('progressbar', { name: 'Unpacking the archive: 12 of 48 MB' });
+    expect([bar.getAttribute('value'), bar.getAttribute('max')]).toEqual([String(12 * 1024 * 1024), String(48 * 1024 * 1024)]);
+    expect(within(group).getByRole<HTMLButtonElement>('button', { name: 'Import folder…' }).disabled).toBe(true);
+    act(() => backend.emit('speech.importProgress', { phase: 'copying', bytesDone: 0, bytesTotal: 50 * 1024 * 1024 }));
+    expect(await within(group).findByRole('progressbar', { name: 'Copying the model: 0 of 50 MB' })).toBeTruthy();
+    release();
+    expect(await within(group).findByText('Model imported.')).toBeTruthy();
+    expect(backend.callsOf('speech.importModel')).toEqual([{ choose: 'archive' }]);
   });
 
   it('says when the imported model cannot be used now, with main\'s reason behind Details', async () => {
