@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { SpeechImportProgress } from '../../../src/shared/speech/ipc-schemas';
+import { nodeRecognizerLauncher } from '../../../src/main/speech/recognizer-client';
+import { bytesFromInt16, concatSamples, resample, silence } from '../../../src/main/speech/pcm';
+import { findModel, SpeechModels, speechModelFileName } from '../../../src/main/speech/speech-models';
+import { SpeechService } from '../../../src/main/speech/speech-service';
+import { Notices } from '../../../src/main/store/notices';
+import { memoryLogger } from '../../support/logger';
+import { espeak, speechUnavailableReason } from '../../support/speech';
+import { useTempDirs } from '../../support/temp-dir';
+
+/**
+ * The real sherpa-onnx-node (1.13.8) on a real, if synthetic, streaming zipformer2 transducer
+ * (test/fixtures/speech/make-synthetic-model.py: it answers "sound" when a frame's loudest log-mel bin
+ * shows energy, nothing for silence). No trained model can be downloaded here; this one proves that the
+ * recognizer process's config (transducer file fields, tokens, feature config, greedy search) is what
+ * sherpa-onnx reads, and that audio flows from speech.transcribe through the process into the model.
+ */
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const folder = join(repo, 'test/fixtures/speech/sherpa-onnx-streaming-zipformer2-synthetic-en');
+const files = ['encoder-synthetic.onnx', 'decoder-synthetic.onnx', 'joiner-synthetic.onnx', 'tokens.txt'];
+const tempDir = useTempDirs();
+
+const noEspeak = speechUnavailableReason(['espeak-ng']);
+if (noEspeak) console.log(`synthetic sherpa-onnx model: the speech part is skipped: ${noEspeak}`);
+
+/** `text` spoken by espeak-ng as 16 kHz PCM16 bytes, with 300 ms of silence either side (as the VAD hands it over). */
+async function spoken(text: string): Promise<Buffer> {
+  const pcm = await espeak(text);
+  return bytesFromInt16(concatSamples([silence(16_000, 300), resample(pcm.samples, pcm.sampleRate, 16_000), silence(16_000, 300)]));
+}
+
+/** A second of low hiss (amplitude 0.001 of full scale, about -60 dBFS), deterministic. */
+function hiss(): Buffer {
+  let seed = 1;
+  const samples = new Int16Array(16_000).map(() => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return Math.round((seed / 2 ** 31 - 0.5) * 2 * 33);
+  });
+  return bytesFromInt16(samples);
+}
+
+/** Half a second of a 6 kHz tone: above 4 kHz, so only features taken at 16 kHz see it (an 8 kHz feature config would filter it out). */
+function whistle(): Buffer {
+  return bytesFromInt16(new Int16Array(8000).map((_, i) => Math.round(10_000 * Math.sin((2 * Math.PI * 6000 * i) / 16_000))));
+}
+
+async function openModels(userDataDir: string) {
+  const models = await SpeechModels.open({ userDataDir, log: memoryLogger(), notices: new Notices(), launcher: nodeRecognizerLauncher() });
+  const speech = new SpeechService({ recognizer: () => models.recognizer(), imported: () => models.info() });
+  return { models, speech };
+}
+
+describe('a synthetic zipformer2 transducer in the real sherpa-onnx', { timeout: 60_000 }, () => {
+  it('is found as a streaming transducer in English, by the same check as a folder the user chooses', async () => {
+    expect(await findModel(folder)).toMatchObject({
+      kind: 'transducer',
+      name: 'sherpa-onnx-streaming-zipformer2-synthetic-en',
+      languages: ['en'],
+      files: files.map((file, i) => ({ role: ['encoder', 'decoder', 'joiner', 'tokens'][i], file })),
+    });
+  });
+
+  it.skipIf(noEspeak)('is imported (copies with sha256), loads in the recognizer process, hears espeak-ng speech as "sound" and silence as nothing, and loads again after a restart', async () => {
+    const userDataDir = await tempDir();
+    const { models, speech } = await openModels(userDataDir);
+    const progress: SpeechImportProgress[] = [];
+    // The import's test load runs recognizer-process.ts: sherpa-onnx-node, not the fixture engine.
+    const info = await models.importModel(folder, (p) => progress.push(p));
+    expect(info).toMatchObject({ name: 'sherpa-onnx-streaming-zipformer2-synthetic-en', kind: 'transducer', languages: ['en'] });
+    expect(progress.at(-1)).toMatchObject({ phase: 'verifying' });
+
+    const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8')) as { model: { id: string; files: unknown[] } };
+    const expected = await Promise.all(
+      files.map(async (file, i) => {
+        const bytes = await readFile(join(folder, file));
+        return { role: ['encoder', 'decoder', 'joiner', 'tokens'][i], file, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+      }),
+    );
+    expect(saved.model.files).toEqual(expected);
+    expect((await readdir(join(userDataDir, 'speech-models', saved.model.id))).sort()).toEqual([...files].sort());
+
+    const yes = await spoken('yes');
+    expect(await speech.transcribe(yes, 16_000)).toBe('sound');
+    expect(await speech.transcribe(bytesFromInt16(silence(16_000, 1000)), 16_000)).toBe('');
+    expect(await speech.transcribe(hiss(), 16_000)).toBe('');
+    expect(await speech.transcribe(await spoken('send the offer'), 16_000)).toBe('sound');
+    expect(await speech.transcribe(whistle(), 16_000)).toBe('sound');
+    expect(speech.status().recognition).toMatchObject({ available: true, engine: 'sherpa-onnx', model: { name: 'sherpa-onnx-streaming-zipformer2-synthetic-en', languages: ['en'] } });
+    models.dispose();
+
+    // A later start: the copied files are hashed again, then a new recognizer process loads them.
+    const again = await openModels(userDataDir);
+    expect(again.models.info()).toMatchObject({ name: 'sherpa-onnx-streaming-zipformer2-synthetic-en', kind: 'transducer' });
+    expect(await again.speech.transcribe(yes, 16_000)).toBe('sound');
+    expect(await again.speech.transcribe(bytesFromInt16(silence(16_000, 500)), 16_000)).toBe('');
+    again.models.dispose();
+  });
+});
