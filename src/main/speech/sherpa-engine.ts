@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import type { RecognizerModel } from '../../shared/speech/recognizer-protocol';
 import type { LoadedRecognizer } from './recognizer-worker';
 
@@ -8,14 +9,28 @@ import type { LoadedRecognizer } from './recognizer-worker';
  */
 
 const sampleRate = 16_000;
-/** A streaming transducer emits its last words only after some trailing audio. */
-const tailPaddingSeconds = 0.6;
+/** sherpa-onnx's fbank frame shift. */
+const frameSeconds = 0.01;
+/**
+ * A streaming transducer decodes a chunk only once its whole window (the encoder's `T` feature frames)
+ * has arrived, so the last words of an utterance need that much trailing audio: silence is appended,
+ * at least the 0.6 s sherpa-onnx's examples use (enough for chunk-16 models, T = 39..45) and, for a
+ * model with a longer chunk, T frames plus 0.2 s — else up to T frames of the end are never decoded.
+ */
+const minTailSeconds = 0.6;
+const tailMarginSeconds = 0.2;
 const numThreads = 2;
+
+export function tailPaddingSeconds(encoderT: number | undefined): number {
+  if (encoderT === undefined || !Number.isInteger(encoderT) || encoderT <= 0 || encoderT > 10_000) return minTailSeconds;
+  return Math.max(minTailSeconds, encoderT * frameSeconds + tailMarginSeconds);
+}
 
 export async function loadSherpaRecognizer(model: RecognizerModel): Promise<LoadedRecognizer> {
   const sherpa = (await import('sherpa-onnx-node')).default;
   const featConfig = { sampleRate, featureDim: 80 };
   if (model.kind === 'transducer') {
+    const tailSeconds = tailPaddingSeconds(Number((await onnxMetadata(model.encoder).catch(() => undefined))?.get('T')) || undefined);
     const recognizer = new sherpa.OnlineRecognizer({
       featConfig,
       modelConfig: {
@@ -31,7 +46,7 @@ export async function loadSherpaRecognizer(model: RecognizerModel): Promise<Load
       transcribe(samples) {
         const stream = recognizer.createStream();
         stream.acceptWaveform({ samples, sampleRate });
-        stream.acceptWaveform({ samples: new Float32Array(Math.round(sampleRate * tailPaddingSeconds)), sampleRate });
+        stream.acceptWaveform({ samples: new Float32Array(Math.round(sampleRate * tailSeconds)), sampleRate });
         stream.inputFinished();
         while (recognizer.isReady(stream)) recognizer.decode(stream);
         return recognizer.getResult(stream).text;
@@ -56,4 +71,75 @@ export async function loadSherpaRecognizer(model: RecognizerModel): Promise<Load
       return recognizer.getResult(stream).text;
     },
   };
+}
+
+/** Top-level fields read before giving up (a model has a dozen). */
+const maxFields = 1000;
+const maxEntryBytes = 64 * 1024;
+
+/**
+ * The `metadata_props` of an ONNX file (ModelProto field 14: key/value strings such as a zipformer
+ * encoder's `T`), read without loading the model: the top-level protobuf fields are walked and the graph
+ * (field 7, nearly all of the file) is skipped over. Throws on a file that is not protobuf as expected.
+ */
+export async function onnxMetadata(path: string): Promise<Map<string, string>> {
+  const metadata = new Map<string, string>();
+  const file = await open(path, 'r');
+  try {
+    const size = (await file.stat()).size;
+    const head = Buffer.alloc(24);
+    let offset = 0;
+    for (let fields = 0; offset < size; fields++) {
+      if (fields >= maxFields) throw new Error('too many fields');
+      const { bytesRead } = await file.read(head, 0, head.length, offset);
+      const reader = { bytes: head.subarray(0, bytesRead), pos: 0 };
+      const tag = varint(reader);
+      const [field, wire] = [Math.floor(tag / 8), tag % 8];
+      if (wire === 0) varint(reader);
+      else if (wire === 1) reader.pos += 8;
+      else if (wire === 5) reader.pos += 4;
+      else if (wire === 2) {
+        const length = varint(reader);
+        if (field === 14) {
+          if (length > maxEntryBytes) throw new Error('metadata entry too large');
+          const entry = Buffer.alloc(length);
+          await file.read(entry, 0, length, offset + reader.pos);
+          const [key, value] = stringEntry(entry);
+          metadata.set(key, value);
+        }
+        reader.pos += length;
+      } else throw new Error(`unexpected protobuf wire type ${wire}`);
+      offset += reader.pos;
+    }
+    return metadata;
+  } finally {
+    await file.close();
+  }
+}
+
+function varint(reader: { bytes: Uint8Array; pos: number }): number {
+  let value = 0;
+  for (let scale = 1; scale < 2 ** 56; scale *= 128) {
+    const byte = reader.bytes[reader.pos++];
+    if (byte === undefined) throw new Error('truncated varint');
+    value += (byte & 0x7f) * scale;
+    if (byte < 0x80) return value;
+  }
+  throw new Error('varint too long');
+}
+
+/** StringStringEntryProto: key (1), value (2). */
+function stringEntry(bytes: Uint8Array): [string, string] {
+  const reader = { bytes, pos: 0 };
+  const parts = ['', ''];
+  while (reader.pos < bytes.length) {
+    const tag = varint(reader);
+    if (tag % 8 !== 2) throw new Error('unexpected metadata entry');
+    const length = varint(reader);
+    const text = Buffer.from(bytes.subarray(reader.pos, reader.pos + length)).toString('utf8');
+    reader.pos += length;
+    const field = Math.floor(tag / 8);
+    if (field === 1 || field === 2) parts[field - 1] = text;
+  }
+  return [parts[0]!, parts[1]!];
 }

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { SpeechImportProgress } from '../../../src/shared/speech/ipc-schemas';
-import { nodeRecognizerLauncher } from '../../../src/main/speech/recognizer-client';
+import { nodeRecognizerLauncher, RecognizerClient } from '../../../src/main/speech/recognizer-client';
 import { bytesFromInt16, concatSamples, resample, silence } from '../../../src/main/speech/pcm';
+import { onnxMetadata, tailPaddingSeconds } from '../../../src/main/speech/sherpa-engine';
 import { findModel, SpeechModels, speechModelFileName } from '../../../src/main/speech/speech-models';
 import { SpeechService } from '../../../src/main/speech/speech-service';
 import { Notices } from '../../../src/main/store/notices';
@@ -22,6 +23,8 @@ import { useTempDirs } from '../../support/temp-dir';
  */
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const folder = join(repo, 'test/fixtures/speech/sherpa-onnx-streaming-zipformer2-synthetic-en');
+/** The same model with a chunk of 128 feature frames (T = 135, as a chunk-64 export): longer than 0.6 s. */
+const longChunkFolder = join(repo, 'test/fixtures/speech/sherpa-onnx-streaming-zipformer2-synthetic-chunk-64-en');
 const files = ['encoder-synthetic.onnx', 'decoder-synthetic.onnx', 'joiner-synthetic.onnx', 'tokens.txt'];
 const tempDir = useTempDirs();
 
@@ -99,5 +102,32 @@ describe('a synthetic zipformer2 transducer in the real sherpa-onnx', { timeout:
     expect(await again.speech.transcribe(yes, 16_000)).toBe('sound');
     expect(await again.speech.transcribe(bytesFromInt16(silence(16_000, 500)), 16_000)).toBe('');
     again.models.dispose();
+  });
+
+  it('decodes the end of an utterance also with a model whose chunk is longer than 0.6 s (the tail follows the encoder\'s T)', async () => {
+    // 1.3 s of silence, then 150 ms of a 500 Hz tone that ends the utterance.
+    const utterance = bytesFromInt16(
+      concatSamples([silence(16_000, 1300), new Int16Array(2400).map((_, i) => Math.round(10_000 * Math.sin((2 * Math.PI * 500 * i) / 16_000)))]),
+    );
+    for (const model of [folder, longChunkFolder]) {
+      const client = new RecognizerClient({
+        log: memoryLogger(),
+        model: { kind: 'transducer', encoder: join(model, files[0]!), decoder: join(model, files[1]!), joiner: join(model, files[2]!), tokens: join(model, files[3]!) },
+      });
+      const speech = new SpeechService({ recognizer: () => ({ engine: 'sherpa-onnx', stt: client }) });
+      expect({ model, text: await speech.transcribe(utterance, 16_000) }).toEqual({ model, text: 'sound' });
+      client.close();
+    }
+  });
+
+  it('reads an encoder\'s metadata without loading it, and pads by its T', async () => {
+    const short = await onnxMetadata(join(folder, files[0]!));
+    expect(Object.fromEntries([...short].filter(([key]) => ['model_type', 'T', 'decode_chunk_len', 'encoder_dims'].includes(key)))).toEqual({ model_type: 'zipformer2', T: '39', decode_chunk_len: '32', encoder_dims: '8' });
+    expect((await onnxMetadata(join(longChunkFolder, files[0]!))).get('T')).toBe('135');
+    expect((await onnxMetadata(join(folder, files[1]!))).get('context_size')).toBe('2');
+    expect([tailPaddingSeconds(39), tailPaddingSeconds(45), tailPaddingSeconds(135), tailPaddingSeconds(undefined), tailPaddingSeconds(-1)]).toEqual([0.6, 0.65, 1.55, 0.6, 0.6]);
+    const notOnnx = join(await tempDir(), 'encoder.onnx');
+    await writeFile(notOnnx, Buffer.from([0x0f, 0xff, 0xff, 0xff]));
+    await expect(onnxMetadata(notOnnx)).rejects.toThrow();
   });
 });
