@@ -9,21 +9,21 @@ import type { LoadedRecognizer } from './recognizer-worker';
  */
 
 const sampleRate = 16_000;
-/** sherpa-onnx's fbank frame shift. */
-const frameSeconds = 0.01;
+/** sherpa-onnx's fbank frames: one every 10 ms. */
+const framesPerSecond = 100;
 /**
  * A streaming transducer decodes a chunk only once its whole window (the encoder's `T` feature frames)
- * has arrived, so the last words of an utterance need that much trailing audio: silence is appended,
- * at least the 0.6 s sherpa-onnx's examples use (enough for chunk-16 models, T = 39..45) and, for a
- * model with a longer chunk, T frames plus 0.2 s — else up to T frames of the end are never decoded.
+ * has arrived, so the last words of an utterance need that much trailing audio, else up to T frames of
+ * the end are never decoded. Silence is appended: T frames plus 0.2 s, at least the 0.6 s sherpa-onnx's
+ * examples use (0.65 s for icefall's chunk-16 models, T = 45; 1.61 s for chunk-64, T = 141).
  */
 const minTailSeconds = 0.6;
-const tailMarginSeconds = 0.2;
+const tailMarginFrames = 20;
 const numThreads = 2;
 
 export function tailPaddingSeconds(encoderT: number | undefined): number {
   if (encoderT === undefined || !Number.isInteger(encoderT) || encoderT <= 0 || encoderT > 10_000) return minTailSeconds;
-  return Math.max(minTailSeconds, encoderT * frameSeconds + tailMarginSeconds);
+  return Math.max(minTailSeconds, (encoderT + tailMarginFrames) / framesPerSecond);
 }
 
 export async function loadSherpaRecognizer(model: RecognizerModel): Promise<LoadedRecognizer> {

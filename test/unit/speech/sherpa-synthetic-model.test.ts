@@ -23,7 +23,7 @@ import { useTempDirs } from '../../support/temp-dir';
  */
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const folder = join(repo, 'test/fixtures/speech/sherpa-onnx-streaming-zipformer2-synthetic-en');
-/** The same model with a chunk of 128 feature frames (T = 135, as a chunk-64 export): longer than 0.6 s. */
+/** The same model with a chunk of 128 feature frames (T = 141, as a chunk-64 export): longer than 0.6 s. */
 const longChunkFolder = join(repo, 'test/fixtures/speech/sherpa-onnx-streaming-zipformer2-synthetic-chunk-64-en');
 const files = ['encoder-synthetic.onnx', 'decoder-synthetic.onnx', 'joiner-synthetic.onnx', 'tokens.txt'];
 const tempDir = useTempDirs();
@@ -122,10 +122,10 @@ describe('a synthetic zipformer2 transducer in the real sherpa-onnx', { timeout:
 
   it('reads an encoder\'s metadata without loading it, and pads by its T', async () => {
     const short = await onnxMetadata(join(folder, files[0]!));
-    expect(Object.fromEntries([...short].filter(([key]) => ['model_type', 'T', 'decode_chunk_len', 'encoder_dims'].includes(key)))).toEqual({ model_type: 'zipformer2', T: '39', decode_chunk_len: '32', encoder_dims: '8' });
-    expect((await onnxMetadata(join(longChunkFolder, files[0]!))).get('T')).toBe('135');
+    expect(Object.fromEntries([...short].filter(([key]) => ['model_type', 'T', 'decode_chunk_len', 'encoder_dims'].includes(key)))).toEqual({ model_type: 'zipformer2', T: '45', decode_chunk_len: '32', encoder_dims: '8' });
+    expect((await onnxMetadata(join(longChunkFolder, files[0]!))).get('T')).toBe('141');
     expect((await onnxMetadata(join(folder, files[1]!))).get('context_size')).toBe('2');
-    expect([tailPaddingSeconds(39), tailPaddingSeconds(45), tailPaddingSeconds(135), tailPaddingSeconds(undefined), tailPaddingSeconds(-1)]).toEqual([0.6, 0.65, 1.55, 0.6, 0.6]);
+    expect([tailPaddingSeconds(39), tailPaddingSeconds(45), tailPaddingSeconds(141), tailPaddingSeconds(undefined), tailPaddingSeconds(-1)]).toEqual([0.6, 0.65, 1.61, 0.6, 0.6]);
     const notOnnx = join(await tempDir(), 'encoder.onnx');
     await writeFile(notOnnx, Buffer.from([0x0f, 0xff, 0xff, 0xff]));
     await expect(onnxMetadata(notOnnx)).rejects.toThrow();
