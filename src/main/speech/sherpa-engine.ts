@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { RecognizerModel } from '../../shared/speech/recognizer-protocol';
 import type { LoadedRecognizer } from './recognizer-worker';
 
@@ -26,11 +27,28 @@ export function tailPaddingSeconds(encoderT: number | undefined): number {
   return Math.max(minTailSeconds, (encoderT + tailMarginFrames) / framesPerSecond);
 }
 
+/** The encoder `model_type`s sherpa-onnx's OnlineRecognizer runs (sherpa-onnx/csrc/online-transducer-model.cc). */
+const streamingModelTypes = new Set(['conformer', 'ebranchformer', 'lstm', 'zipformer', 'zipformer2']);
+
+/**
+ * sherpa-onnx crashes (SIGSEGV, after "No model_type in the metadata!") on an encoder without a
+ * streaming model_type, such as a non-streaming transducer's (NeMo Parakeet, an offline zipformer),
+ * which has the same three files: refused here in words instead.
+ */
+function refuseNonStreaming(file: string, modelType: string | undefined): void {
+  if (modelType !== undefined && streamingModelTypes.has(modelType)) return;
+  const found = modelType === undefined ? 'its metadata has no model_type' : `its model_type is "${modelType.slice(0, 40)}"`;
+  throw new Error(`${file} is not the encoder of a streaming transducer (${found}); AgentDesk runs streaming zipformer, conformer and LSTM transducers as sherpa-onnx exports them, not a non-streaming model`);
+}
+
 export async function loadSherpaRecognizer(model: RecognizerModel): Promise<LoadedRecognizer> {
   const sherpa = (await import('sherpa-onnx-node')).default;
   const featConfig = { sampleRate, featureDim: 80 };
   if (model.kind === 'transducer') {
-    const tailSeconds = tailPaddingSeconds(Number((await onnxMetadata(model.encoder).catch(() => undefined))?.get('T')) || undefined);
+    // A file that is not ONNX is left to sherpa-onnx, which names the problem (and aborts).
+    const metadata = await onnxMetadata(model.encoder).catch(() => undefined);
+    if (metadata && metadata.size > 0) refuseNonStreaming(basename(model.encoder), metadata.get('model_type'));
+    const tailSeconds = tailPaddingSeconds(Number(metadata?.get('T')) || undefined);
     const recognizer = new sherpa.OnlineRecognizer({
       featConfig,
       modelConfig: {
@@ -111,6 +129,8 @@ export async function onnxMetadata(path: string): Promise<Map<string, string>> {
       } else throw new Error(`unexpected protobuf wire type ${wire}`);
       offset += reader.pos;
     }
+    // A field running past the end is not a model: random bytes would otherwise pass as "no metadata".
+    if (offset !== size) throw new Error('the file ends inside a field');
     return metadata;
   } finally {
     await file.close();

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -129,5 +129,28 @@ describe('a synthetic zipformer2 transducer in the real sherpa-onnx', { timeout:
     const notOnnx = join(await tempDir(), 'encoder.onnx');
     await writeFile(notOnnx, Buffer.from([0x0f, 0xff, 0xff, 0xff]));
     await expect(onnxMetadata(notOnnx)).rejects.toThrow();
+  });
+
+  it('refuses an encoder that is not a streaming one in words (sherpa-onnx itself would crash with SIGSEGV)', async () => {
+    // The synthetic encoder with its model_type key renamed (same length: the protobuf stays valid), as
+    // a non-streaming transducer's encoder has none; and with a model_type sherpa-onnx does not stream.
+    for (const [from, to, found] of [
+      ['model_type', 'model_kind', 'its metadata has no model_type'],
+      ['zipformer2', 'zipformerX', 'its model_type is "zipformerX"'],
+    ] as const) {
+      const copy = join(await tempDir(), 'sherpa-onnx-nemo-parakeet-tdt-en');
+      await mkdir(copy);
+      for (const file of files.slice(1)) await copyFile(join(folder, file), join(copy, file));
+      const encoder = await readFile(join(folder, files[0]!));
+      const at = encoder.lastIndexOf(from); // in the metadata, after the graph
+      expect(at).toBeGreaterThan(0);
+      await writeFile(join(copy, files[0]!), Buffer.concat([encoder.subarray(0, at), Buffer.from(to), encoder.subarray(at + from.length)]));
+      const { models } = await openModels(await tempDir());
+      await expect(models.importModel(copy, () => undefined)).rejects.toMatchObject({
+        code: 'speech_model_invalid',
+        message: `The speech model could not be loaded: encoder-synthetic.onnx is not the encoder of a streaming transducer (${found}); AgentDesk runs streaming zipformer, conformer and LSTM transducers as sherpa-onnx exports them, not a non-streaming model. The model in use before stays.`,
+      });
+      models.dispose();
+    }
   });
 });
