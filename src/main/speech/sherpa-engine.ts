@@ -27,18 +27,18 @@ export function tailPaddingSeconds(encoderT: number | undefined): number {
   return Math.max(minTailSeconds, (encoderT + tailMarginFrames) / framesPerSecond);
 }
 
-/** The encoder `model_type`s sherpa-onnx's OnlineRecognizer runs (sherpa-onnx/csrc/online-transducer-model.cc). */
+/** The encoder `model_type`s sherpa-onnx runs with an icefall-style decoder (sherpa-onnx/csrc/online-transducer-model.cc). */
 const streamingModelTypes = new Set(['conformer', 'ebranchformer', 'lstm', 'zipformer', 'zipformer2']);
 
 /**
- * sherpa-onnx crashes (SIGSEGV, after "No model_type in the metadata!") on an encoder without a
- * streaming model_type, such as a non-streaming transducer's (NeMo Parakeet, an offline zipformer),
- * which has the same three files: refused here in words instead.
+ * With an icefall-style decoder (its metadata has context_size; NeMo's streaming transducers, which
+ * sherpa-onnx tells apart by their decoder, have none), sherpa-onnx 1.13.8 crashes with SIGSEGV after
+ * "No model_type in the metadata!" on an encoder without one of these model_types: refused here in words.
  */
-function refuseNonStreaming(file: string, modelType: string | undefined): void {
+function refuseUnknownEncoder(file: string, modelType: string | undefined): void {
   if (modelType !== undefined && streamingModelTypes.has(modelType)) return;
   const found = modelType === undefined ? 'its metadata has no model_type' : `its model_type is "${modelType.slice(0, 40)}"`;
-  throw new Error(`${file} is not the encoder of a streaming transducer (${found}); AgentDesk runs streaming zipformer, conformer and LSTM transducers as sherpa-onnx exports them, not a non-streaming model`);
+  throw new Error(`${file} is not the encoder of a streaming transducer sherpa-onnx can run (${found}); AgentDesk runs streaming zipformer, conformer and LSTM transducers as sherpa-onnx exports them`);
 }
 
 export async function loadSherpaRecognizer(model: RecognizerModel): Promise<LoadedRecognizer> {
@@ -47,7 +47,8 @@ export async function loadSherpaRecognizer(model: RecognizerModel): Promise<Load
   if (model.kind === 'transducer') {
     // A file that is not ONNX is left to sherpa-onnx, which names the problem (and aborts).
     const metadata = await onnxMetadata(model.encoder).catch(() => undefined);
-    if (metadata && metadata.size > 0) refuseNonStreaming(basename(model.encoder), metadata.get('model_type'));
+    const decoderMetadata = await onnxMetadata(model.decoder).catch(() => undefined);
+    if (metadata && decoderMetadata?.has('context_size')) refuseUnknownEncoder(basename(model.encoder), metadata.get('model_type'));
     const tailSeconds = tailPaddingSeconds(Number(metadata?.get('T')) || undefined);
     const recognizer = new sherpa.OnlineRecognizer({
       featConfig,

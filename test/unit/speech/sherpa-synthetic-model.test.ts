@@ -132,13 +132,13 @@ describe('a synthetic zipformer2 transducer in the real sherpa-onnx', { timeout:
   });
 
   it('refuses an encoder that is not a streaming one in words (sherpa-onnx itself would crash with SIGSEGV)', async () => {
-    // The synthetic encoder with its model_type key renamed (same length: the protobuf stays valid), as
-    // a non-streaming transducer's encoder has none; and with a model_type sherpa-onnx does not stream.
+    // The synthetic encoder with its model_type key renamed (same length: the protobuf stays valid), as an
+    // old export has none; and with a model_type sherpa-onnx does not know.
     for (const [from, to, found] of [
       ['model_type', 'model_kind', 'its metadata has no model_type'],
       ['zipformer2', 'zipformerX', 'its model_type is "zipformerX"'],
     ] as const) {
-      const copy = join(await tempDir(), 'sherpa-onnx-nemo-parakeet-tdt-en');
+      const copy = join(await tempDir(), 'sherpa-onnx-streaming-zipformer-old-export-en');
       await mkdir(copy);
       for (const file of files.slice(1)) await copyFile(join(folder, file), join(copy, file));
       const encoder = await readFile(join(folder, files[0]!));
@@ -148,7 +148,7 @@ describe('a synthetic zipformer2 transducer in the real sherpa-onnx', { timeout:
       const { models } = await openModels(await tempDir());
       await expect(models.importModel(copy, () => undefined)).rejects.toMatchObject({
         code: 'speech_model_invalid',
-        message: `The speech model could not be loaded: encoder-synthetic.onnx is not the encoder of a streaming transducer (${found}); AgentDesk runs streaming zipformer, conformer and LSTM transducers as sherpa-onnx exports them, not a non-streaming model. The model in use before stays.`,
+        message: `The speech model could not be loaded: encoder-synthetic.onnx is not the encoder of a streaming transducer sherpa-onnx can run (${found}); AgentDesk runs streaming zipformer, conformer and LSTM transducers as sherpa-onnx exports them. The model in use before stays.`,
       });
       models.dispose();
     }
