@@ -15,10 +15,11 @@ import { espeak, speechUnavailableReason } from '../../support/speech';
 import { useTempDirs } from '../../support/temp-dir';
 
 /**
- * The real sherpa-onnx-node (1.13.8) on a real, if synthetic, streaming zipformer2 transducer
- * (test/fixtures/speech/make-synthetic-model.py: it answers "sound" when a frame's loudest log-mel bin
- * shows energy, nothing for silence). No trained model can be downloaded here; this one proves that the
- * recognizer process's config (transducer file fields, tokens, feature config, greedy search) is what
+ * The real sherpa-onnx-node (1.13.8) on real, if synthetic, models (test/fixtures/speech/make-synthetic-model.py):
+ * a streaming zipformer2 transducer that answers "sound" when a frame's loudest log-mel bin shows energy
+ * and nothing for silence, and a multilingual Whisper that does the same in the prompt's language. No
+ * trained model can be downloaded here; these prove that the recognizer process's config (transducer and
+ * Whisper file fields, language, task, tokens, feature config, greedy search) is what
  * sherpa-onnx reads, and that audio flows from speech.transcribe through the process into the model.
  */
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -26,6 +27,9 @@ const folder = join(repo, 'test/fixtures/speech/sherpa-onnx-streaming-zipformer2
 /** The same model with a chunk of 128 feature frames (T = 141, as a chunk-64 export): longer than 0.6 s. */
 const longChunkFolder = join(repo, 'test/fixtures/speech/sherpa-onnx-streaming-zipformer2-synthetic-chunk-64-en');
 const files = ['encoder-synthetic.onnx', 'decoder-synthetic.onnx', 'joiner-synthetic.onnx', 'tokens.txt'];
+/** A multilingual (en, cs) synthetic Whisper: " sound" when the prompt's language is English, " zvuk" for Czech. */
+const whisperFolder = join(repo, 'test/fixtures/speech/sherpa-onnx-whisper-synthetic');
+const whisperFiles = ['synthetic-encoder.onnx', 'synthetic-decoder.onnx', 'synthetic-tokens.txt'];
 const tempDir = useTempDirs();
 
 const noEspeak = speechUnavailableReason(['espeak-ng']);
@@ -152,5 +156,24 @@ describe('a synthetic zipformer2 transducer in the real sherpa-onnx', { timeout:
       });
       models.dispose();
     }
+  });
+
+  it.skipIf(noEspeak)('a synthetic Whisper is imported and transcribes in the language the model folder names (the recognizer\'s language reaches sherpa-onnx)', async () => {
+    const { models, speech } = await openModels(await tempDir());
+    // No language in the name: multilingual ("mul"), so sherpa-onnx detects one (English here).
+    expect(await models.importModel(whisperFolder, () => undefined)).toMatchObject({ name: 'sherpa-onnx-whisper-synthetic', kind: 'whisper', languages: ['mul'] });
+    const yes = await spoken('yes');
+    expect(await speech.transcribe(yes, 16_000)).toBe('sound');
+    expect(await speech.transcribe(bytesFromInt16(silence(16_000, 1000)), 16_000)).toBe('');
+    expect(await speech.transcribe(hiss(), 16_000)).toBe('');
+    // The same files with agentdesk-model.json naming Czech: the recognizer asks for cs, and the model answers in Czech.
+    const czech = join(await tempDir(), 'whisper-cs');
+    await mkdir(czech);
+    for (const file of whisperFiles) await copyFile(join(whisperFolder, file), join(czech, file));
+    await writeFile(join(czech, 'agentdesk-model.json'), JSON.stringify({ name: 'Synthetic Czech Whisper', languages: ['cs'] }));
+    expect(await models.importModel(czech, () => undefined)).toMatchObject({ name: 'Synthetic Czech Whisper', kind: 'whisper', languages: ['cs'] });
+    expect(await speech.transcribe(yes, 16_000)).toBe('zvuk');
+    expect(await speech.transcribe(bytesFromInt16(silence(16_000, 1000)), 16_000)).toBe('');
+    models.dispose();
   });
 });
