@@ -41,6 +41,19 @@ function refuseUnknownEncoder(file: string, modelType: string | undefined): void
   throw new Error(`${file} is not the encoder of a streaming transducer sherpa-onnx can run (${found}); AgentDesk runs streaming zipformer, conformer and LSTM transducers as sherpa-onnx exports them`);
 }
 
+/**
+ * A multilingual Whisper asked for a language it does not know (its encoder's all_language_codes) loads,
+ * then ends the recognizer process at every utterance ("Invalid language", exit code 255): refused at
+ * load instead, so an import says why. An English-only Whisper ignores the language.
+ */
+function refuseUnknownLanguage(file: string, language: string, metadata: Map<string, string> | undefined): void {
+  if (language === '' || metadata?.get('is_multilingual') !== '1') return;
+  const known = (metadata.get('all_language_codes') ?? '').split(',').filter((code) => code !== '');
+  if (known.length === 0 || known.includes(language)) return;
+  const shown = known.length > 12 ? `${known.slice(0, 12).join(', ')} and ${known.length - 12} more` : known.join(', ');
+  throw new Error(`this Whisper model has no language "${language}" (${file} knows ${shown}); name one of them in agentdesk-model.json, or none to let Whisper detect it`);
+}
+
 export async function loadSherpaRecognizer(model: RecognizerModel): Promise<LoadedRecognizer> {
   const sherpa = (await import('sherpa-onnx-node')).default;
   const featConfig = { sampleRate, featureDim: 80 };
@@ -72,6 +85,7 @@ export async function loadSherpaRecognizer(model: RecognizerModel): Promise<Load
       },
     };
   }
+  refuseUnknownLanguage(basename(model.encoder), model.language, await onnxMetadata(model.encoder).catch(() => undefined));
   const recognizer = new sherpa.OfflineRecognizer({
     featConfig,
     modelConfig: {

@@ -174,6 +174,18 @@ describe('a synthetic zipformer2 transducer in the real sherpa-onnx', { timeout:
     expect(await models.importModel(czech, () => undefined)).toMatchObject({ name: 'Synthetic Czech Whisper', kind: 'whisper', languages: ['cs'] });
     expect(await speech.transcribe(yes, 16_000)).toBe('zvuk');
     expect(await speech.transcribe(bytesFromInt16(silence(16_000, 1000)), 16_000)).toBe('');
+    // A region subtag is fine (Whisper is asked for cs); a language the model does not know is refused at
+    // import, where sherpa-onnx would load it and then end the recognizer process at every utterance.
+    await writeFile(join(czech, 'agentdesk-model.json'), JSON.stringify({ name: 'Czech (Czechia)', languages: ['cs-CZ'] }));
+    expect(await models.importModel(czech, () => undefined)).toMatchObject({ name: 'Czech (Czechia)', languages: ['cs-CZ'] });
+    expect(await speech.transcribe(yes, 16_000)).toBe('zvuk');
+    await writeFile(join(czech, 'agentdesk-model.json'), JSON.stringify({ name: 'German', languages: ['de'] }));
+    await expect(models.importModel(czech, () => undefined)).rejects.toMatchObject({
+      code: 'speech_model_invalid',
+      message:
+        'The speech model could not be loaded: this Whisper model has no language "de" (synthetic-encoder.onnx knows en, cs); name one of them in agentdesk-model.json, or none to let Whisper detect it. The model in use before stays.',
+    });
+    expect(await speech.transcribe(yes, 16_000)).toBe('zvuk');
     models.dispose();
   });
 });
