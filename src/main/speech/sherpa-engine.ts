@@ -21,6 +21,8 @@ const framesPerSecond = 100;
 const minTailSeconds = 0.6;
 const tailMarginFrames = 20;
 const numThreads = 2;
+/** Whisper hears nothing in less than 0.1 s (see transcribe). */
+const whisperMinSamples = sampleRate / 10;
 
 export function tailPaddingSeconds(encoderT: number | undefined): number {
   if (encoderT === undefined || !Number.isInteger(encoderT) || encoderT <= 0 || encoderT > 10_000) return minTailSeconds;
@@ -98,6 +100,9 @@ export async function loadSherpaRecognizer(model: RecognizerModel): Promise<Load
   });
   return {
     transcribe(samples) {
+      // sherpa-onnx's Whisper crashes the process (SIGSEGV) on an utterance without one feature frame
+      // (under 80 samples), and its decoder allows 6 tokens a second, none under 0.17 s: '' at once.
+      if (samples.length < whisperMinSamples) return '';
       const stream = recognizer.createStream();
       stream.acceptWaveform({ samples, sampleRate });
       recognizer.decode(stream);
