@@ -62,7 +62,7 @@ async function openModels(userDataDir: string) {
   return { models, speech };
 }
 
-describe('a synthetic zipformer2 transducer in the real sherpa-onnx', { timeout: 60_000 }, () => {
+describe('synthetic models (zipformer2 transducers, Whisper) in the real sherpa-onnx', { timeout: 60_000 }, () => {
   it('is found as a streaming transducer in English, by the same check as a folder the user chooses', async () => {
     expect(await findModel(folder)).toMatchObject({
       kind: 'transducer',
