@@ -208,7 +208,8 @@ function megabytes(bytes: number): string {
 function recognizerModel(dir: string, model: ImportedModel): RecognizerModel {
   const path = (role: Role) => join(dir, model.files.find((file) => file.role === role)?.file ?? '');
   if (model.kind === 'transducer') return { kind: 'transducer', encoder: path('encoder'), decoder: path('decoder'), joiner: path('joiner'), tokens: path('tokens') };
-  const single = model.languages.length === 1 && model.languages[0] !== 'mul' ? model.languages[0]! : '';
+  // Whisper knows languages by their primary subtag ("cs", not "cs-CZ"); any other code ends its decoding.
+  const single = model.languages.length === 1 && model.languages[0] !== 'mul' ? model.languages[0]!.split('-')[0]!.toLowerCase() : '';
   return { kind: 'whisper', encoder: path('encoder'), decoder: path('decoder'), tokens: path('tokens'), language: single };
 }
 
