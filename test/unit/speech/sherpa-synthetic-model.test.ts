@@ -1,6 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { SpeechImportProgress } from '../../../src/shared/speech/ipc-schemas';
@@ -63,6 +64,20 @@ async function openModels(userDataDir: string) {
 }
 
 describe('synthetic models (zipformer2 transducers, Whisper) in the real sherpa-onnx', { timeout: 60_000 }, () => {
+  it.skipIf(noEspeak)('imported from a .tar.bz2 as sherpa-onnx publishes its models (one folder inside), is heard by the real sherpa-onnx', async () => {
+    const sources = await tempDir();
+    const archive = join(sources, 'sherpa-onnx-streaming-zipformer2-synthetic-en.tar.bz2');
+    execFileSync('tar', ['-cjf', archive, '-C', dirname(folder), basename(folder)]);
+    const { models, speech } = await openModels(await tempDir());
+    const phases: string[] = [];
+    const info = await models.importModel(archive, (p) => void (phases.at(-1) === p.phase || phases.push(p.phase)));
+    expect(phases).toEqual(['unpacking', 'copying', 'verifying']);
+    expect(info).toMatchObject({ name: 'sherpa-onnx-streaming-zipformer2-synthetic-en', kind: 'transducer', languages: ['en'] });
+    expect(await speech.transcribe(await spoken('yes'), 16_000)).toBe('sound');
+    expect(await speech.transcribe(bytesFromInt16(silence(16_000, 500)), 16_000)).toBe('');
+    models.dispose();
+  });
+
   it('is found as a streaming transducer in English, by the same check as a folder the user chooses', async () => {
     expect(await findModel(folder)).toMatchObject({
       kind: 'transducer',
