@@ -36,6 +36,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { speechUnavailableReason } from '../test/support/speech';
 import { closeBrowser, openApp, startShell } from '../test/e2e/support/app';
 import { chooseBargeIn, installClientVoiceMarks, installTestMicrophone, installVoiceMarks, say, takeClientVoiceMarks, takeVoiceMarks, type VoiceMark } from '../test/e2e/support/voice-page';
@@ -73,19 +74,36 @@ function line(label: string, values: readonly number[], goal: number): string {
 }
 
 
+/**
+ * The app in the shell's Chromium on a fresh user-data folder, with the bench's microphone and `marks`
+ * installed before the page loads; the page, the browser, the shell and the folder go after `run`.
+ */
+async function withVoicePage(name: string, env: Record<string, string>, marks: (page: Page) => Promise<void>, run: (page: Page) => Promise<void>): Promise<void> {
+  const userData = await mkdtemp(join(tmpdir(), `agentdesk-bench-voice-page-${name}-`));
+  const shell = await startShell(userData, { env });
+  try {
+    const app = await openApp(shell, { width: 1280, height: 800 }, {
+      beforeLoad: async (page) => {
+        await installTestMicrophone(page);
+        await marks(page);
+      },
+    });
+    try {
+      await run(app.page);
+    } finally {
+      await app.close();
+      await closeBrowser();
+    }
+  } finally {
+    await shell.stop();
+    await rm(userData, { recursive: true, force: true });
+  }
+}
+
 async function talkie(): Promise<void> {
-  const userData = await mkdtemp(join(tmpdir(), 'agentdesk-bench-voice-page-'));
-  const shell = await startShell(userData);
-  const app = await openApp(shell, { width: 1280, height: 800 }, {
-    beforeLoad: async (page) => {
-      await installTestMicrophone(page);
-      await installVoiceMarks(page);
-    },
-  });
-  const { page } = app;
   const bargeIns: number[] = [];
   const decided: number[] = [];
-  try {
+  await withVoicePage('talkie', {}, installVoiceMarks, async (page) => {
     await page.getByRole('button', { name: 'Open demo' }).click();
     await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
     await page.getByRole('button', { name: /^Start a voice call/ }).click();
@@ -125,12 +143,7 @@ async function talkie(): Promise<void> {
       await listening();
     }
     await page.getByRole('button', { name: 'Hang up' }).click();
-  } finally {
-    await app.close();
-    await closeBrowser();
-    await shell.stop();
-    await rm(userData, { recursive: true, force: true });
-  }
+  });
 
   console.log('\nTalkie voice in the page (Chromium, headless, software audio), against the goals of issue #16:');
   console.log(line('speech start → assistant playback muted', bargeIns, goals.bargeInMs));
@@ -166,21 +179,12 @@ async function chromiumCpuSeconds(): Promise<number> {
 }
 
 async function agentcall(): Promise<{ segment: number[]; barge: number[]; cpu?: number; detectorCpu?: number; startCpuSeconds?: number }> {
-  const userData = await mkdtemp(join(tmpdir(), 'agentdesk-bench-voice-page-ac-'));
-  const shell = await startShell(userData, { env: { AGENTDESK_SPEECH_RECOGNIZER: 'pocketsphinx' } });
-  const app = await openApp(shell, { width: 1280, height: 800 }, {
-    beforeLoad: async (page) => {
-      await installTestMicrophone(page);
-      await installClientVoiceMarks(page);
-    },
-  });
-  const { page } = app;
   const segment: number[] = [];
   const barge: number[] = [];
   let cpu: number | undefined;
   let detectorCpu: number | undefined;
   let startCpuSeconds: number | undefined;
-  try {
+  await withVoicePage('agentcall', { AGENTDESK_SPEECH_RECOGNIZER: 'pocketsphinx' }, installClientVoiceMarks, async (page) => {
     // Barge-in on (a setting; nothing interrupts the answers of the segment rounds, where no one speaks over them).
     await chooseBargeIn(page, 'On');
     await page.getByRole('button', { name: 'Scan and teach objects' }).click();
@@ -239,12 +243,7 @@ async function agentcall(): Promise<{ segment: number[]; barge: number[]; cpu?: 
       await listening();
     }
     await page.getByRole('button', { name: 'Hang up' }).click();
-  } finally {
-    await app.close();
-    await closeBrowser();
-    await shell.stop();
-    await rm(userData, { recursive: true, force: true });
-  }
+  });
   return { segment, barge, ...(cpu === undefined ? {} : { cpu }), ...(detectorCpu === undefined ? {} : { detectorCpu }), ...(startCpuSeconds === undefined ? {} : { startCpuSeconds }) };
 }
 
