@@ -71,7 +71,7 @@ export const recognizerProcessFiles = ['recognizer-process', 'recognizer-worker'
  * tests, scripts and bench import what they like. README "Architecture" names these lists.
  */
 const pure = ['zod', '@ag-ui/core'];
-const mainPackages = [...pure, '@napi-rs/keyring', 'eventsource-parser', 'oauth4webapi', 'sharp', 'tar-stream', 'unbzip2-stream', 'ws'];
+const mainPackages = [...pure, '@napi-rs/keyring', 'eventsource-parser', 'oauth4webapi', 'sharp', 'tar-stream', 'ws'];
 export const runtimePackages = {
   shared: pure,
   renderer: [...pure, 'react', 'react-dom', 'react-markdown', 'remark-gfm', 'lowlight', 'hast-util-to-jsx-runtime', '@ricky0123/vad-web'],

@@ -35,6 +35,11 @@ export const systemFeatures = {
     // The model's files, not just the binary: pocketsphinx without pocketsphinx-en-us hears nothing.
     present: () => ['/usr/bin/espeak-ng', '/usr/bin/sox', '/usr/bin/pocketsphinx_continuous', '/usr/share/pocketsphinx/model/en-us/en-us/mdef'].every((path) => existsSync(path)),
   },
+  archives: {
+    purpose: 'speech model archives: main unpacks .tar.bz2 through the bzip2 program, and the tests make archives with tar',
+    packages: ['bzip2', 'tar'],
+    present: () => existsSync('/usr/bin/bzip2') && ['/usr/bin/tar', '/bin/tar'].some((path) => existsSync(path)),
+  },
 };
 
 export function say(line) {

@@ -57,14 +57,14 @@ describe('electron-builder config', () => {
     expect((config.mac as { target: string[] }).target).toEqual(['dmg']);
   });
 
-  it('deb and rpm need the smart-card service, recommend espeak-ng and keep electron-builder’s own dependencies', () => {
+  it('deb and rpm need the smart-card service and bzip2 (speech model archives), recommend espeak-ng and keep electron-builder’s own dependencies', () => {
     const deb = config.deb as { depends: string[]; recommends: string[]; fpm: string[] };
     const rpm = config.rpm as { depends: string[]; fpm: string[] };
     // Setting `depends` replaces electron-builder's defaults (FpmTarget.getDefaultDepends), so they are listed too.
-    expect(deb.depends).toEqual(expect.arrayContaining(['libgtk-3-0', 'libnss3', 'libsecret-1-0', 'xdg-utils', 'pcscd', 'libpcsclite1']));
+    expect(deb.depends).toEqual(expect.arrayContaining(['libgtk-3-0', 'libnss3', 'libsecret-1-0', 'xdg-utils', 'pcscd', 'libpcsclite1', 'bzip2']));
     expect(deb.recommends).toEqual(expect.arrayContaining(['espeak-ng']));
     // Fedora, RHEL and openSUSE ship pcscd in pcsc-lite.
-    expect(rpm.depends).toEqual(expect.arrayContaining(['gtk3', 'nss', 'xdg-utils', 'pcsc-lite']));
+    expect(rpm.depends).toEqual(expect.arrayContaining(['gtk3', 'nss', 'xdg-utils', 'pcsc-lite', 'bzip2']));
     expect(rpm.fpm.join(' ')).toContain('--rpm-tag Recommends: espeak-ng');
   });
 

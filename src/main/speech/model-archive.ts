@@ -1,11 +1,11 @@
+import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { lstat, mkdir, readdir } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { PassThrough, Transform } from 'node:stream';
+import { Duplex, PassThrough, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract as tarExtract, type Header } from 'tar-stream';
-import unbzip2 from 'unbzip2-stream';
 import { ServiceError } from '../../shared/ipc/errors';
 import { reasonInWords } from '../store/json-file-store';
 
@@ -21,6 +21,14 @@ import { reasonInWords } from '../store/json-file-store';
  * stops at the limit). A link of any kind is refused, as in a chosen folder (`speech_model_symlink`);
  * anything else wrong is `speech_model_invalid` with why. Progress is the share of the archive's own
  * bytes read.
+ *
+ * Decompression never runs ahead of the writes: gzip through Node's zlib, bzip2 through the system's
+ * `bzip2 -dc` in a child process (Linux and macOS have it; the deb and rpm depend on it), both behind
+ * backpressure, so a bomb costs what was written up to the limit and no more, and main's event loop is
+ * never held. (A pure-JavaScript bzip2 decoder was tried and dropped: unbzip2-stream decodes every block
+ * it is given at once, ignoring backpressure, so a 326-byte archive of zeros held main for 17 s and took
+ * 3.2 GB before the limit could act.) Where there is no bzip2 program (Windows), a `.tar.bz2` is refused
+ * with what to do instead.
  */
 
 export const modelArchiveSuffixes = ['.tar.bz2', '.tbz2', '.tar.gz', '.tgz', '.tar'] as const;
@@ -43,18 +51,87 @@ export interface UnpackProgress {
 
 const invalid = (message: string) => new ServiceError('speech_model_invalid', message, '/path');
 
-function decompressor(archive: string): Transform | PassThrough {
-  const lower = archive.toLowerCase();
-  if (lower.endsWith('.tar.bz2') || lower.endsWith('.tbz2')) return unbzip2() as unknown as Transform;
-  if (lower.endsWith('.tar.gz') || lower.endsWith('.tgz')) return createGunzip();
-  return new PassThrough();
+/** The program `.tar.bz2` archives are decompressed with (a test may name another). */
+export const bzip2Program = { command: 'bzip2' };
+
+interface Decompressor {
+  stream: Duplex | Transform | PassThrough;
+  /** Settles when the decompressor has finished; rejects with why it failed. */
+  finished: Promise<void>;
+  stop(): void;
 }
 
-/** `a/b/c.onnx` → the same, checked: relative, no `..`, no empty or `.` parts after normalising. */
+function bzip2(): Decompressor {
+  const child = spawn(bzip2Program.command, ['-dc'], { stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+  let stderr = '';
+  /** Stopped by us (the unpacking failed for another reason): its end is not a failure of its own. */
+  let stopping = false;
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    if (stderr.length < 2000) stderr += chunk;
+  });
+  const finished = new Promise<void>((resolve, reject) => {
+    child.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'ENOENT'
+          ? invalid(`Unpacking a .tar.bz2 archive needs the bzip2 program, which this computer does not have: unpack the archive yourself (7-Zip does it) and import the folder inside.`)
+          : error,
+      ),
+    );
+    // 'exit' rather than 'close': a stdio stream destroyed by the pipeline may never report its own close.
+    // stderr is read to its end first (a finished process's pipe ends at once).
+    child.once('exit', (code, signal) => {
+      // SIGPIPE: what it was writing to went away (the tar stream failed first, and says why).
+      if (code === 0 || stopping || signal === 'SIGPIPE') resolve();
+      else {
+        const say = () => {
+          // bzip2's first line says it ("bzip2: Compressed file ends unexpectedly;"), the rest is advice for its own command line.
+          const first = stderr.split('\n').map((line) => line.replace(/^bzip2:\s*/, '').replace(/[;:.]\s*$/, '').trim()).find((line) => line !== '');
+          reject(new Error(signal ? `bzip2 was stopped (${signal})` : `bzip2: ${first?.slice(0, 200) ?? `exit code ${code}`}`));
+        };
+        if (child.stderr.readableEnded || child.stderr.destroyed) return say();
+        const late = setTimeout(say, 200);
+        child.stderr.once('close', () => {
+          clearTimeout(late);
+          say();
+        });
+      }
+    });
+  });
+  // Nothing waits on `finished` before the pipeline has settled; a rejection is not unhandled meanwhile.
+  finished.catch(() => undefined);
+  return {
+    stream: Duplex.from({ writable: child.stdin, readable: child.stdout }),
+    finished,
+    stop: () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      stopping = true;
+      child.kill();
+    },
+  };
+}
+
+function decompressor(archive: string): Decompressor {
+  const lower = archive.toLowerCase();
+  if (lower.endsWith('.tar.bz2') || lower.endsWith('.tbz2')) return bzip2();
+  const stream = lower.endsWith('.tar.gz') || lower.endsWith('.tgz') ? createGunzip() : new PassThrough();
+  return { stream, finished: Promise.resolve(), stop: () => undefined };
+}
+
+/** Windows' reserved device names, with or without an extension. */
+const reservedName = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
+
+/**
+ * `a/b/c.onnx` → the same, checked: relative, no `..`, no empty or `.` parts after normalising, and no
+ * part that Windows would take as something else (`:` streams, `<>"|?*`, control characters, a trailing
+ * dot or space, a device name).
+ */
 function safeRelative(name: string): string | undefined {
   const normal = posix.normalize(name.replace(/\\/g, '/')).replace(/\/+$/, '');
   if (normal === '' || normal === '.' || normal.startsWith('/') || /^[A-Za-z]:/.test(normal)) return undefined;
-  if (normal.split('/').some((part) => part === '..' || part === '')) return undefined;
+  const parts = normal.split('/');
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  if (parts.some((part) => part === '..' || part === '' || /[<>:"|?*\u0000-\u001f]/.test(part) || /[. ]$/.test(part) || reservedName.test(part))) return undefined;
   return normal;
 }
 
@@ -88,12 +165,16 @@ export async function unpackModelArchive(archive: string, into: string, limits: 
   let entries = 0;
   let written = 0;
   const made = new Set<string>();
+  /** The entry being written: a failure elsewhere waits for it to settle, so nothing is left open or made after. */
+  let inFlight: Promise<void> = Promise.resolve();
+  /** Why an entry was refused or could not be written: said rather than what the streams report after it. */
+  let entryFailure: unknown;
   const unpacker = tarExtract();
   unpacker.on('entry', (header: Header, body, next) => {
     // A refused entry ends the whole unpacking with its own error (through `next`); the entry's stream
     // is then destroyed with it too, and nothing more is to be heard from it.
     body.on('error', () => undefined);
-    void (async () => {
+    inFlight = (async () => {
       entries += 1;
       if (entries > limits.maxEntries) throw invalid(`The archive holds more than ${limits.maxEntries} entries: it is not a speech model.`);
       // `./`, the archive's own root as `tar -C dir .` writes it.
@@ -138,15 +219,38 @@ export async function unpackModelArchive(archive: string, into: string, limits: 
       });
     })().then(
       () => next(),
-      (error: unknown) => next(error instanceof Error ? error : new Error(String(error))),
+      (error: unknown) => {
+        entryFailure ??= error;
+        next(error instanceof Error ? error : new Error(String(error)));
+      },
     );
   });
 
+  const decompress = decompressor(archive);
   try {
-    await pipeline(createReadStream(archive), counter, decompressor(archive), unpacker);
-  } catch (error) {
-    if (error instanceof ServiceError) throw error;
-    throw invalid(`${archive} could not be unpacked: ${reasonInWords(error)}. Choose a sherpa-onnx model archive (${modelArchiveSuffixes.join(', ')}) or the folder it unpacks to.`);
+    const unpacking = pipeline(createReadStream(archive), counter, decompress.stream, unpacker).catch(async (error: unknown) => {
+      // A decompressor that failed by itself has ended or ends at once (its words are wanted); one still
+      // running after that is stopped (a refusal, a broken tar: it may be blocked writing into a dead pipe).
+      await Promise.race([decompress.finished.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 250))]);
+      decompress.stop();
+      throw error;
+    });
+    const [piped, decompressed] = await Promise.allSettled([unpacking, decompress.finished]);
+    // Our own refusal first (a limit, a link), then the decompressor's own words (bzip2's "data integrity (CRC) error"), then the rest.
+    const failure =
+      entryFailure ??
+      (piped.status === 'rejected' && piped.reason instanceof ServiceError ? piped.reason : undefined) ??
+      (decompressed.status === 'rejected' ? decompressed.reason : undefined) ??
+      (piped.status === 'rejected' ? piped.reason : undefined);
+    if (failure !== undefined) {
+      if (failure instanceof ServiceError) throw failure;
+      // A file-system error in words; otherwise the decompressor's or the tar parser's own sentence (bzip2's "compressed file ends unexpectedly", tar-stream's "Unexpected end of data").
+      const why = typeof (failure as NodeJS.ErrnoException).code === 'string' || !(failure instanceof Error) ? reasonInWords(failure) : failure.message.slice(0, 300);
+      throw invalid(`${archive} could not be unpacked: ${why}. Choose a sherpa-onnx model archive (${modelArchiveSuffixes.join(', ')}) or the folder it unpacks to.`);
+    }
+  } finally {
+    decompress.stop();
+    await inFlight.catch(() => undefined);
   }
   onProgress({ bytesDone: bytesTotal, bytesTotal });
   if (entries === 0) throw invalid(`${archive} is an empty archive.`);

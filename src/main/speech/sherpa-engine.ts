@@ -25,7 +25,7 @@ const numThreads = 2;
 const whisperMinSamples = sampleRate / 10;
 
 export function tailPaddingSeconds(encoderT: number | undefined): number {
-  if (encoderT === undefined || !Number.isInteger(encoderT) || encoderT <= 0 || encoderT > 10_000) return minTailSeconds;
+  if (encoderT === undefined || !Number.isInteger(encoderT) || encoderT <= 0 || encoderT > 1_000) return minTailSeconds;
   return Math.max(minTailSeconds, (encoderT + tailMarginFrames) / framesPerSecond);
 }
 

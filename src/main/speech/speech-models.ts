@@ -274,7 +274,20 @@ export class SpeechModels {
     const loaded = await store.load();
     if (loaded.notice) options.notices.push(loaded.notice);
     if (loaded.value.model) models.current = models.use(loaded.value.model, true);
+    await models.sweep(loaded.value.model?.id);
     return models;
+  }
+
+  /**
+   * What an import cut short by a crash or a forced quit left behind: an archive's unpacked copy
+   * (`<id>.unpack`) or a model folder no saved record names. Nothing here is the user's own.
+   */
+  private async sweep(keep: string | undefined): Promise<void> {
+    const entries = await readdir(this.modelsDir).catch(() => [] as string[]);
+    for (const entry of entries) {
+      if (entry === keep || !/^[0-9a-f]{16}(\.unpack)?$/.test(entry)) continue;
+      await rm(join(this.modelsDir, entry), { recursive: true, force: true, maxRetries: 5 }).catch((error: unknown) => this.options.log.warn('speech', `a speech model folder left by an import that did not finish could not be removed: ${reasonInWords(error)}`));
+    }
   }
 
   private get modelsDir(): string {
@@ -413,7 +426,7 @@ export class SpeechModels {
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
       throw error;
     } finally {
-      await rm(unpacked, { recursive: true, force: true }).catch(() => undefined);
+      await rm(unpacked, { recursive: true, force: true, maxRetries: 5 }).catch((error: unknown) => this.options.log.warn('speech', `an unpacked speech model archive could not be removed: ${reasonInWords(error)}`));
       this.importing = false;
     }
   }

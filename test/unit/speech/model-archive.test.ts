@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { SpeechImportProgress } from '../../../src/shared/speech/ipc-schemas';
 import { EventBus } from '../../../src/main/ipc/event-bus';
-import { unpackModelArchive, type UnpackProgress } from '../../../src/main/speech/model-archive';
+import { bzip2Program, unpackModelArchive, type UnpackProgress } from '../../../src/main/speech/model-archive';
 import { speechHandlers } from '../../../src/main/speech/speech-handlers';
 import { SpeechModels } from '../../../src/main/speech/speech-models';
 import { SpeechService } from '../../../src/main/speech/speech-service';
@@ -22,6 +23,7 @@ const tempDir = useTempDirs();
 /** 0.1 s of a 440 Hz tone at 16 kHz, as PCM16 bytes. */
 const tone = new Uint8Array(new Int16Array(1600).map((_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 16_000))).buffer);
 const limits = { maxEntries: 1000, maxFileBytes: 2 * 1024 ** 3, maxTotalBytes: 4 * 1024 ** 3 };
+const bombFixture = fileURLToPath(new URL('../../fixtures/speech/bomb-512mib-zeros.tar.bz2', import.meta.url));
 
 function tar(cwd: string, archive: string, ...args: string[]): string {
   const compress = archive.endsWith('.bz2') ? ['-j'] : archive.endsWith('.gz') || archive.endsWith('.tgz') ? ['-z'] : [];
@@ -92,6 +94,11 @@ describe('a speech model archive', () => {
     await expect(handlers['speech.importModel']({ path: tar(outside, join(sources, 'absolute.tar'), '-P', join(outside, 'evil.txt')) })).rejects.toMatchObject({ code: 'speech_model_invalid', message: expect.stringContaining('outside its own folder') });
     expect(await readdir(outside)).toEqual(['evil.txt', 'in']);
 
+    // A .tar.bz2 cut short: bzip2's own words.
+    const whole = await readFile(tar(sources, join(sources, 'whole.tar.bz2'), 'linked/tokens.txt', 'linked/decoder-epoch-99-avg-1.onnx'));
+    await writeFile(join(sources, 'cut.tar.bz2'), whole.subarray(0, Math.floor(whole.length / 2)));
+    await expect(handlers['speech.importModel']({ path: join(sources, 'cut.tar.bz2') })).rejects.toMatchObject({ code: 'speech_model_invalid', message: expect.stringMatching(/could not be unpacked: bzip2: .*(end of file|compressed file ends unexpectedly)/i) });
+
     // Not an archive at all, though named like one.
     await writeFile(join(sources, 'fake.tar.bz2'), 'this is not bzip2');
     await expect(handlers['speech.importModel']({ path: join(sources, 'fake.tar.bz2') })).rejects.toMatchObject({ code: 'speech_model_invalid', message: expect.stringContaining('could not be unpacked') });
@@ -100,7 +107,7 @@ describe('a speech model archive', () => {
     expect((await readdir(join(userDataDir, 'speech-models'))).filter((name) => name.endsWith('.unpack'))).toEqual([]);
   });
 
-  it('stops a decompression bomb at the limit, counted as it is written rather than from the headers', async () => {
+  it('stops a decompression bomb at the limit, counted as it is written rather than from the headers, without decoding the rest', async () => {
     const sources = await tempDir();
     const folder = join(sources, 'bomb');
     await mkdir(folder);
@@ -113,11 +120,63 @@ describe('a speech model archive', () => {
       code: 'speech_model_invalid',
       message: expect.stringContaining('unpacks to more than 10485760 bytes'),
     });
+    // A real bomb (test/fixtures/speech): 512 MiB of zeros in 530 bytes. Decoding runs behind the writes
+    // (bzip2 in its own process, behind a pipe), so stopping at 10 MiB leaves the rest undecoded and this
+    // process's heap small; a pure-JavaScript decoder that ran ahead held gigabytes before the limit acted.
+    const heapBefore = process.memoryUsage().heapUsed;
+    let heapMost = heapBefore;
+    const watch = setInterval(() => (heapMost = Math.max(heapMost, process.memoryUsage().heapUsed)), 5);
+    try {
+      await expect(unpackModelArchive(bombFixture, join(sources, 'out-big'), { ...limits, maxTotalBytes: 10 * 1024 * 1024 }, () => undefined)).rejects.toMatchObject({
+        code: 'speech_model_invalid',
+        message: expect.stringContaining('unpacks to more than 10485760 bytes'),
+      });
+    } finally {
+      clearInterval(watch);
+    }
+    expect(heapMost - heapBefore).toBeLessThan(64 * 1024 * 1024);
+    // The unpacked part is gone with the refusal's caller (speech-models removes it); the decompressor is not left running.
+    expect(execFileSync('sh', ['-c', 'pgrep -x bzip2 || true']).toString().trim()).toBe('');
     await expect(unpackModelArchive(archive, join(sources, 'out2'), { ...limits, maxFileBytes: 4 * 1024 * 1024 }, () => undefined)).rejects.toMatchObject({
       message: expect.stringContaining('larger than 4194304 bytes'),
     });
     await expect(unpackModelArchive(archive, join(sources, 'out3'), { ...limits, maxEntries: 2 }, () => undefined)).rejects.toMatchObject({
       message: expect.stringContaining('more than 2 entries'),
     });
+  });
+
+  it('without a bzip2 program (as on Windows) refuses a .tar.bz2 saying what to do, and still takes .tar.gz', async () => {
+    const sources = await tempDir();
+    await transducerFolder(sources, 'sherpa-onnx-streaming-zipformer-en-2023-06-26', 'FIXTURE-MODEL hello\n');
+    const bz2 = tar(sources, join(sources, 'm.tar.bz2'), 'sherpa-onnx-streaming-zipformer-en-2023-06-26');
+    const gz = tar(sources, join(sources, 'm.tar.gz'), 'sherpa-onnx-streaming-zipformer-en-2023-06-26');
+    const { handlers } = await importer(await tempDir());
+    const real = bzip2Program.command;
+    bzip2Program.command = join(sources, 'no-such-bzip2');
+    try {
+      await expect(handlers['speech.importModel']({ path: bz2 })).rejects.toMatchObject({ code: 'speech_model_invalid', message: expect.stringContaining('needs the bzip2 program, which this computer does not have: unpack the archive yourself') });
+      expect((await handlers['speech.importModel']({ path: gz })).model).toMatchObject({ languages: ['en'] });
+    } finally {
+      bzip2Program.command = real;
+    }
+  });
+
+  it('at the next start, removes what an import cut short left behind (an unpacked archive, a model folder no record names), and keeps the model in use', async () => {
+    const sources = await tempDir();
+    const userDataDir = await tempDir();
+    const first = await importer(userDataDir);
+    await first.handlers['speech.importModel']({ path: await transducerFolder(sources, 'sherpa-onnx-streaming-zipformer-cs-2024', 'FIXTURE-MODEL ano\n') });
+    first.models.dispose();
+    const dir = join(userDataDir, 'speech-models');
+    const [kept] = await readdir(dir);
+    // As a crash in the middle of an import leaves them; and a folder AgentDesk never names so.
+    await mkdir(join(dir, '0123456789abcdef.unpack', 'model'), { recursive: true });
+    await writeFile(join(dir, '0123456789abcdef.unpack', 'model', 'encoder.onnx'), 'half');
+    await mkdir(join(dir, 'fedcba9876543210'));
+    await mkdir(join(dir, 'notes'));
+    const again = await importer(userDataDir);
+    expect((await readdir(dir)).sort()).toEqual([kept, 'notes'].sort());
+    expect(again.models.info()?.name).toBe('sherpa-onnx-streaming-zipformer-cs-2024');
+    again.models.dispose();
   });
 });
