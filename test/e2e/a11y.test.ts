@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { speechUnavailableReason } from '../support/speech';
@@ -153,6 +155,18 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await speech.getByRole('button', { name: 'Details' }).click();
     await speech.getByText(/The speech model could not be loaded: Load model from .* failed: ?Protobuf parsing failed\. The model in use before stays\./).waitFor({ timeout: 60_000 });
     expect(await speech.getByText('No speech model is imported yet.').count()).toBe(1);
+
+    // A model as sherpa-onnx publishes it, a .tar.bz2 (the synthetic transducer of test/fixtures/speech):
+    // unpacked by main through bzip2, copied, and loaded by the real sherpa-onnx in the recognizer process.
+    const archive = join(dir, 'sherpa-onnx-streaming-zipformer2-synthetic-en.tar.bz2');
+    execFileSync('tar', ['-cjf', archive, '-C', fileURLToPath(new URL('../fixtures/speech/', import.meta.url)), 'sherpa-onnx-streaming-zipformer2-synthetic-en']);
+    await speech.getByRole('textbox', { name: 'Model folder or archive' }).fill(archive);
+    await speech.getByRole('button', { name: 'Import', exact: true }).click();
+    await speech.getByText('Model imported.').waitFor({ timeout: 60_000 });
+    await speech.getByText('Model: sherpa-onnx-streaming-zipformer2-synthetic-en (streaming transducer)').waitFor();
+    await speech.getByText('Languages: English').waitFor();
+    await app.screenshot('settings-speech-imported');
+    await expectNoViolations(page, 'Settings → Speech, a model imported from an archive');
   });
 
   it('the narrow window: the drawer open', { timeout: 60_000 }, async () => {
