@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsConstants, createReadStream, createWriteStream } from 'node:fs';
-import { lstat, mkdir, open, readdir, readFile, rm, stat, type FileHandle } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
-import { Transform } from 'node:stream';
+import { lstat, mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { basename, join, resolve, sep } from 'node:path';
+import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { ServiceError } from '../../shared/ipc/errors';
@@ -379,13 +379,22 @@ export class SpeechModels {
             callback(null, chunk);
           },
         });
-        const source = await openChecked(join(folder, file.file), file);
+        // An archive main unpacked itself is moved, not copied (same disk: no second copy of gigabytes),
+        // then read once for its sha256 like any other; the checks below hold the same (a move keeps the
+        // file's identity and time).
+        const own = folder === unpacked || folder.startsWith(`${unpacked}${sep}`);
+        if (own) {
+          await rename(join(folder, file.file), join(dir, file.file)).catch((error: unknown) => {
+            throw new ServiceError('save_failed', `${file.file} could not be moved into AgentDesk's folder (${reasonInWords(error)}).`);
+          });
+        }
+        const source = await openChecked(join(own ? dir : folder, file.file), file);
         const before = done;
         try {
           // Read up to the checked size and no further, however much the file has grown meanwhile.
           const reading = source.createReadStream({ start: 0, end: file.bytes - 1, autoClose: false });
           try {
-            await pipeline(reading, counter, createWriteStream(join(dir, file.file), { mode: 0o600 }));
+            await pipeline(reading, counter, own ? new Writable({ write: (_chunk, _encoding, callback) => callback() }) : createWriteStream(join(dir, file.file), { mode: 0o600 }));
           } catch (error) {
             throw new ServiceError('save_failed', `${file.file} could not be copied into AgentDesk's folder (${reasonInWords(error)}).`);
           }

@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -7,7 +9,7 @@ import type { SpeechImportProgress } from '../../../src/shared/speech/ipc-schema
 import { EventBus } from '../../../src/main/ipc/event-bus';
 import { bzip2Program, unpackModelArchive, type UnpackProgress } from '../../../src/main/speech/model-archive';
 import { speechHandlers } from '../../../src/main/speech/speech-handlers';
-import { SpeechModels } from '../../../src/main/speech/speech-models';
+import { SpeechModels, speechModelFileName } from '../../../src/main/speech/speech-models';
 import { SpeechService } from '../../../src/main/speech/speech-service';
 import { Notices } from '../../../src/main/store/notices';
 import { memoryLogger } from '../../support/logger';
@@ -178,5 +180,25 @@ describe('a speech model archive', () => {
     expect((await readdir(dir)).sort()).toEqual([kept, 'notes'].sort());
     expect(again.models.info()?.name).toBe('sherpa-onnx-streaming-zipformer-cs-2024');
     again.models.dispose();
+  });
+
+  it('moves what it unpacked into the model folder rather than copying it (one copy on disk), and still hashes every file', async () => {
+    const sources = await tempDir();
+    await transducerFolder(sources, 'sherpa-onnx-streaming-zipformer-cs-2024', 'FIXTURE-MODEL ano\n');
+    const archive = tar(sources, join(sources, 'm.tar.bz2'), 'sherpa-onnx-streaming-zipformer-cs-2024');
+    const userDataDir = await tempDir();
+    const { models } = await importer(userDataDir);
+    const modelsDir = join(userDataDir, 'speech-models');
+    let unpackedInode: number | undefined;
+    await models.importModel(archive, (progress) => {
+      if (progress.phase !== 'copying' || unpackedInode !== undefined) return;
+      const unpack = readdirSync(modelsDir).find((name) => name.endsWith('.unpack'))!;
+      unpackedInode = statSync(join(modelsDir, unpack, 'sherpa-onnx-streaming-zipformer-cs-2024', 'encoder-epoch-99-avg-1.onnx')).ino;
+    });
+    const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8')) as { model: { id: string; files: { file: string; sha256: string }[] } };
+    const encoder = join(modelsDir, saved.model.id, 'encoder-epoch-99-avg-1.onnx');
+    expect(statSync(encoder).ino).toBe(unpackedInode);
+    expect(saved.model.files.find((file) => file.file === 'encoder-epoch-99-avg-1.onnx')?.sha256).toBe(createHash('sha256').update(await readFile(encoder)).digest('hex'));
+    models.dispose();
   });
 });
