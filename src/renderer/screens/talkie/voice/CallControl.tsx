@@ -10,9 +10,10 @@ import { call } from '../../../hooks/useLiveResource';
 import { useI18n } from '../../../i18n/I18nProvider';
 import type { MessageKey } from '../../../i18n/strings';
 import { formatCountdown } from '../../../components/format';
-import type { StartError, VoiceCall } from './useVoiceCall';
+import type { VoiceCall } from './useVoiceCall';
 import { VoiceConsentDialog } from './VoiceConsentDialog';
 import { CallBar, modeKeys } from '../../../voice/CallBar';
+import { CallControlGroup, MicrophoneProblemText } from '../../../voice/CallControlGroup';
 import './voice.css';
 
 export const endedKeys: Record<NonNullable<CallView['ended']>, MessageKey> = {
@@ -22,14 +23,6 @@ export const endedKeys: Record<NonNullable<CallView['ended']>, MessageKey> = {
   quota: 'voice.ended.quota',
   connection_lost: 'voice.ended.connection_lost',
   error: 'voice.ended.error',
-};
-
-const microphoneKeys: Record<Extract<StartError, { kind: 'microphone' }>['problem'], MessageKey> = {
-  denied: 'voice.mic.denied',
-  noMicrophone: 'voice.mic.noMicrophone',
-  busy: 'voice.mic.busy',
-  unavailable: 'voice.mic.unavailable',
-  failed: 'voice.mic.failed',
 };
 
 /**
@@ -98,9 +91,11 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
   const failure =
     startError === undefined ? null : startError.kind === 'ipc' ? (
       <ErrorAlert summary={t('voice.startFailed')} error={startError.error} />
+    ) : startError.kind === 'microphone' ? (
+      <MicrophoneProblemText problem={startError.problem} />
     ) : (
       <p className="error-text" role="alert">
-        {t(startError.kind === 'microphone' ? microphoneKeys[startError.problem] : 'voice.connectionFailed')}
+        {t('voice.connectionFailed')}
       </p>
     );
 
@@ -162,12 +157,19 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
   }
 
   return (
-    <div className={`call-control${inCall ? ' call-control--live' : ''}`} role="group" aria-label={t('voice.controlsLabel')}>
+    <CallControlGroup
+      live={inCall}
+      label={t('voice.controlsLabel')}
+      failure={
+        <>
+          {failure}
+          {asking ? <VoiceConsentDialog serverName={view.name} hosts={hosts} onContinue={onContinue} onCancel={() => setAsking(false)} /> : null}
+        </>
+      }
+    >
       {/* The provider's voice: an element that plays the remote track (Chromium decodes it only then). */}
       <audio ref={audioElement} autoPlay hidden />
       {body}
-      {failure}
-      {asking ? <VoiceConsentDialog serverName={view.name} hosts={hosts} onContinue={onContinue} onCancel={() => setAsking(false)} /> : null}
-    </div>
+    </CallControlGroup>
   );
 }
