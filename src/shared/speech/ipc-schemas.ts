@@ -5,8 +5,9 @@ import { ipcBytes } from '../ipc/binary';
  * Speech for client-owned voice (#17, AgentCall `voice.owner: "client"`): main synthesises and
  * recognises, the renderer owns the microphone, voice activity detection and playback.
  *
- * - Synthesis: Debian's espeak-ng as a child process (GPL kept at the process boundary); the WAV
- *   crosses to the renderer, which plays it through Web Audio so Chromium's echo cancellation hears it.
+ * - Synthesis: a Piper voice the user imported (sherpa-onnx, in main's speech process) for the languages
+ *   it speaks, Debian's espeak-ng as a child process (GPL kept at the process boundary) for the others;
+ *   the WAV crosses to the renderer, which plays it through Web Audio so Chromium's echo cancellation hears it.
  * - Recognition: an engine behind main's `SpeechToText` interface, on 16 kHz mono PCM16 utterances the
  *   renderer cut with its VAD or push to talk. Without an engine `speech.transcribe` answers
  *   `speech_unavailable`, and the page offers the keyboard.
@@ -25,11 +26,18 @@ export const maxTranscriptChars = 2000;
 
 const locale = z.string().regex(/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8}){0,3}$/, 'a BCP 47 language tag such as en or cs-CZ');
 
-/** The imported speech model (Settings → Speech). `languages`: BCP 47 tags; `mul` is a multilingual model. */
+/** What an imported model is for: recognising speech (a transducer or Whisper) or speaking (a Piper voice). */
+export const speechPurposeSchema = z.enum(['recognition', 'voice']);
+export type SpeechPurpose = z.infer<typeof speechPurposeSchema>;
+
+/**
+ * An imported model (Settings → Speech). `languages`: BCP 47 tags; `mul` is a multilingual model.
+ * `kind` `voice` is a Piper voice (text to speech); the others recognise speech.
+ */
 export const speechModelInfoSchema = z.strictObject({
   name: z.string().max(200),
   languages: z.array(z.string().max(35)).max(100),
-  kind: z.enum(['transducer', 'whisper']),
+  kind: z.enum(['transducer', 'whisper', 'voice']),
   importedAt: z.string().max(40),
 });
 export type SpeechModelInfo = z.infer<typeof speechModelInfoSchema>;
@@ -48,10 +56,18 @@ export type SpeechImportProgress = z.infer<typeof speechImportProgressSchema>;
 
 export const speechStatusSchema = z.strictObject({
   synthesis: z.strictObject({
+    /** Something can speak: the imported voice, or espeak-ng. */
     available: z.boolean(),
-    engine: z.literal('espeak-ng'),
-    /** Why it is not available: the install command to run. */
+    /** What speaks the imported voice's languages: `sherpa-onnx` while an imported voice can run, else espeak-ng. */
+    engine: z.enum(['espeak-ng', 'sherpa-onnx']),
+    /** espeak-ng (the voice of every other language) is not installed: the install command to run. */
     missing: z.string().max(300).optional(),
+    /** The imported voice in use. */
+    voice: z.strictObject({ name: z.string().max(200), languages: z.array(z.string().max(35)).max(100) }).optional(),
+    /** The voice imported in Settings → Speech, also while it cannot run (`reason` says why). */
+    imported: speechModelInfoSchema.optional(),
+    /** Why the imported voice cannot speak now, in words. */
+    reason: z.string().max(500).optional(),
   }),
   recognition: z.strictObject({
     available: z.boolean(),
@@ -69,7 +85,11 @@ export type SpeechStatus = z.infer<typeof speechStatusSchema>;
 
 export const speechMethods = {
   'speech.status': { request: z.strictObject({}), response: speechStatusSchema },
-  /** Speaks `text` (whitespace folded) in the locale's espeak-ng voice: Czech for `cs`, US English otherwise. */
+  /**
+   * Speaks `text` (whitespace folded): in the imported voice when it speaks the locale's language (no
+   * locale is English), else in the locale's espeak-ng voice (Czech for `cs`, US English otherwise). An
+   * imported voice that fails hands that text to espeak-ng.
+   */
   'speech.synthesize': {
     request: z.strictObject({ text: z.string().min(1).max(maxSynthesisChars), locale: locale.optional() }),
     response: z.strictObject({ wav: ipcBytes(maxSynthesisWavBytes) }),
@@ -86,18 +106,28 @@ export const speechMethods = {
   /**
    * Imports a sherpa-onnx model: a folder or the archive sherpa-onnx publishes it as (`.tar.bz2`,
    * `.tar.gz`, `.tgz`, `.tar`, unpacked by main): `path`, or (without it) what the user picks in main's
-   * chooser (Electron), a folder or, with `choose: 'archive'`, an archive file. Progress arrives as
-   * `speech.importProgress`. No `model` in the answer: the chooser was cancelled. `speech_model_invalid` when the folder is wrong or the model does not load (the previous
-   * model stays in use). Behind the device policy's admin PIN.
+   * chooser (Electron), a folder or, with `choose: 'archive'`, an archive file. `purpose` (default
+   * `recognition`) says which slot it fills: a recognizer, or with `voice` a Piper voice (its .onnx,
+   * tokens.txt and espeak-ng-data folder). Progress arrives as `speech.importProgress`. No `model` in the
+   * answer: the chooser was cancelled. `speech_model_invalid` when the folder is wrong, holds the other
+   * purpose's model, or the model does not load (the previous one stays in use). One import at a time.
+   * Behind the device policy's admin PIN.
    */
   'speech.importModel': {
-    request: z.strictObject({ path: z.string().min(1).max(4096).optional(), choose: z.enum(['folder', 'archive']).optional() }),
+    request: z.strictObject({
+      path: z.string().min(1).max(4096).optional(),
+      choose: z.enum(['folder', 'archive']).optional(),
+      purpose: speechPurposeSchema.optional(),
+    }),
     response: z.strictObject({ model: speechModelInfoSchema.optional() }),
     gesture: 'A speech model is imported only when you click Import.',
   },
-  /** Deletes the imported model; recognition is unavailable until another is imported. Behind the admin PIN. */
+  /**
+   * Deletes the imported model of `purpose` (default `recognition`): recognition is unavailable until
+   * another is imported; without a voice, espeak-ng speaks. Behind the admin PIN.
+   */
   'speech.removeModel': {
-    request: z.strictObject({}),
+    request: z.strictObject({ purpose: speechPurposeSchema.optional() }),
     response: z.strictObject({}),
     gesture: 'The speech model is removed only when you click Remove.',
   },
