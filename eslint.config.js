@@ -63,7 +63,7 @@ const demoFence = zone(
 export const readerProcessFiles = ['reader-process', 'reader-worker', 'tag-read', 'built-entry'];
 
 /** The files that run in the speech recognizer process (out/main/speech-recognizer.js), not in main. */
-export const recognizerProcessFiles = ['recognizer-process', 'recognizer-worker', 'sherpa-engine'];
+export const recognizerProcessFiles = ['recognizer-process', 'recognizer-worker', 'sherpa-engine', 'onnx-metadata'];
 
 /**
  * The npm packages each runtime may import (bare specifiers; Node built-ins are governed by the rules

@@ -245,7 +245,10 @@ async function startServices(options: AppServicesOptions, ground: Ground) {
   const speech = new SpeechService({
     // The test/demo recognizer (AGENTDESK_SPEECH_RECOGNIZER) when set, else the imported model.
     recognizer: () => testRecognizer() ?? speechModels.recognizer(),
-    imported: () => speechModels.info(),
+    imported: () => speechModels.info('recognition'),
+    voice: () => speechModels.voice(),
+    importedVoice: () => speechModels.info('voice'),
+    log: ground.log,
     folderChooser: options.speech?.chooseFolder !== undefined,
   });
   return { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels };

@@ -1,3 +1,4 @@
+import { maxSynthesisChars, maxSynthesisWavBytes } from '../../shared/speech/ipc-schemas';
 import { runBounded, SpeechEngineError } from './bounded-process';
 import { parseWav, type Pcm } from './pcm';
 
@@ -18,10 +19,6 @@ export interface EspeakOptions {
   readonly extraArgs?: readonly string[];
 }
 
-/** About 80 s of 22050 Hz 16-bit speech. */
-const maxWavBytes = 4 * 1024 * 1024;
-export const maxSpokenChars = 2000;
-
 export function espeakVoice(locale: string | undefined): string {
   return locale?.toLowerCase().split(/[-_]/)[0] === 'cs' ? 'cs' : 'en-us';
 }
@@ -30,11 +27,11 @@ export function createEspeakTts(options: EspeakOptions = {}): TextToSpeech {
   const binary = options.binary ?? 'espeak-ng';
   return {
     async synthesize(text, locale) {
-      const spoken = text.replace(/\s+/g, ' ').trim().slice(0, maxSpokenChars);
+      const spoken = text.replace(/\s+/g, ' ').trim().slice(0, maxSynthesisChars);
       const wav = await runBounded(binary, ['-v', espeakVoice(locale), ...(options.extraArgs ?? []), '--stdout', '--stdin'], {
         input: spoken,
         timeoutMs: options.timeoutMs ?? 15_000,
-        maxOutputBytes: maxWavBytes,
+        maxOutputBytes: maxSynthesisWavBytes,
       });
       try {
         return parseWav(wav);

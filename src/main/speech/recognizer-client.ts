@@ -5,13 +5,14 @@ import { nodeReaderLauncher, type ReaderChannel, type ReaderEntry, type ReaderLa
 import { recognizerToMainSchema, type MainToRecognizer, type RecognizerModel, type RecognizerToMain } from '../../shared/speech/recognizer-protocol';
 import type { Logger } from '../platform/logger';
 import { SpeechEngineError } from './bounded-process';
-import { bytesFromInt16, type Pcm } from './pcm';
+import type { TextToSpeech } from './espeak-tts';
+import { bytesFromInt16, int16FromBytes, type Pcm } from './pcm';
 import type { SpeechToText } from './speech-to-text';
 
 /**
- * Main's side of the speech recognizer process (#17): starts it (the NFC reader's launchers: a Node
- * child here, an Electron utilityProcess in the app), has it load one model, and sends it one utterance
- * at a time from a bounded queue. A process that ends (sherpa-onnx aborts on a corrupt model), fails to
+ * Main's side of a speech engine process (#17): starts it (the NFC reader's launchers: a Node child here,
+ * an Electron utilityProcess in the app), has it load one imported model, and sends it one request at a
+ * time from a bounded queue: an utterance to a recognizer, a text to a voice. A process that ends (sherpa-onnx aborts on a corrupt model), fails to
  * load or stops answering rejects what it holds with a SpeechEngineError that says so; main goes on. The
  * next call starts a new process, until `maxFailures` starts in a row have failed: then every call is
  * refused with the last reason until the model changes (a new RecognizerClient).
@@ -44,9 +45,13 @@ export interface RecognizerClientOptions {
   beforeStart?: () => Promise<void>;
 }
 
+/** What the process is asked, and what it answers: words for an utterance, speech for a text. */
+type Request = { kind: 'transcribe'; pcm: Pcm } | { kind: 'synthesize'; text: string };
+type Answer = string | Pcm;
+
 interface Job {
-  pcm: Pcm;
-  resolve(text: string): void;
+  request: Request;
+  resolve(answer: Answer): void;
   reject(error: Error): void;
 }
 
@@ -56,13 +61,13 @@ interface Running {
   /** Settles `ready`, or the job in flight, with the process's end. */
   fail(error: SpeechEngineError): void;
   stderr: string[];
-  /** The utterance in flight, by request id: settles it with the text or the error. */
-  pending: Map<number, (outcome: string | SpeechEngineError) => void>;
+  /** The request in flight, by id: settles it with the answer or the error. */
+  pending: Map<number, (outcome: Answer | SpeechEngineError) => void>;
 }
 
 const loadPrefix = 'the speech model could not be loaded';
 
-export class RecognizerClient implements SpeechToText {
+export class RecognizerClient implements SpeechToText, TextToSpeech {
   private readonly launcher: RecognizerLauncher;
   private readonly maxQueued: number;
   private readonly maxFailures: number;
@@ -103,13 +108,22 @@ export class RecognizerClient implements SpeechToText {
   }
 
   transcribe(pcm: Pcm): Promise<string> {
+    return this.ask({ kind: 'transcribe', pcm }) as Promise<string>;
+  }
+
+  /** Speech for `text` in the loaded voice (the locale is the voice's own: the caller chose the voice for it). */
+  synthesize(text: string): Promise<Pcm> {
+    return this.ask({ kind: 'synthesize', text }) as Promise<Pcm>;
+  }
+
+  private ask(request: Request): Promise<Answer> {
     if (this.closed) return Promise.reject(new SpeechEngineError('failed', 'the speech recognizer was stopped'));
     if (this.refusal !== undefined) return Promise.reject(this.lastFailure!);
     if (this.queue.length >= this.maxQueued + (this.busy ? 0 : 1)) {
-      return Promise.reject(new SpeechEngineError('timeout', `the speech recognizer is busy (${this.queue.length} utterances waiting); try again`));
+      return Promise.reject(new SpeechEngineError('timeout', `the speech ${request.kind === 'transcribe' ? 'recognizer' : 'voice'} is busy (${this.queue.length} ${request.kind === 'transcribe' ? 'utterances' : 'texts'} waiting); try again`));
     }
-    return new Promise<string>((resolvePromise, reject) => {
-      this.queue.push({ pcm, resolve: resolvePromise, reject });
+    return new Promise<Answer>((resolvePromise, reject) => {
+      this.queue.push({ request, resolve: resolvePromise, reject });
       void this.pump();
     });
   }
@@ -139,7 +153,7 @@ export class RecognizerClient implements SpeechToText {
       // Closed (or the process gone) meanwhile: say so rather than send to a process that is not there.
       const running = this.running;
       if (this.closed || !running) throw new SpeechEngineError('failed', 'the speech recognizer was stopped');
-      job.resolve(await this.send(running, job.pcm));
+      job.resolve(await this.send(running, job.request));
     } catch (error) {
       job.reject(error instanceof Error ? error : new Error(String(error)));
     } finally {
@@ -148,22 +162,23 @@ export class RecognizerClient implements SpeechToText {
     }
   }
 
-  private send(running: Running, pcm: Pcm): Promise<string> {
+  private send(running: Running, request: Request): Promise<Answer> {
     const id = this.nextId++;
-    return new Promise<string>((resolvePromise, reject) => {
+    return new Promise<Answer>((resolvePromise, reject) => {
       const timer = setTimeout(() => {
         this.options.log.warn('speech', `the speech recognizer did not answer in ${Math.round(this.transcribeTimeoutMs / 1000)} s; stopping it`);
         finish(new SpeechEngineError('timeout', 'the speech recognizer did not answer in time'));
         this.end(running);
       }, this.transcribeTimeoutMs);
-      const finish = (outcome: string | SpeechEngineError) => {
+      const finish = (outcome: Answer | SpeechEngineError) => {
         clearTimeout(timer);
         running.pending.delete(id);
-        if (typeof outcome === 'string') resolvePromise(outcome);
-        else reject(outcome);
+        if (outcome instanceof SpeechEngineError) reject(outcome);
+        else resolvePromise(outcome);
       };
       running.pending.set(id, finish);
-      running.channel.send({ type: 'transcribe', id, pcm: Buffer.from(bytesFromInt16(pcm.samples)).toString('base64') });
+      if (request.kind === 'transcribe') running.channel.send({ type: 'transcribe', id, pcm: Buffer.from(bytesFromInt16(request.pcm.samples)).toString('base64') });
+      else running.channel.send({ type: 'synthesize', id, text: request.text });
     });
   }
 
@@ -175,7 +190,7 @@ export class RecognizerClient implements SpeechToText {
   private start(): Running {
     this.starts++;
     const stderr: string[] = [];
-    const pending = new Map<number, (outcome: string | SpeechEngineError) => void>();
+    const pending = new Map<number, (outcome: Answer | SpeechEngineError) => void>();
     let settleReady: { resolve(): void; reject(error: SpeechEngineError): void } | undefined;
     const ready = new Promise<void>((resolvePromise, reject) => (settleReady = { resolve: resolvePromise, reject }));
     let loaded = false;
@@ -221,6 +236,9 @@ export class RecognizerClient implements SpeechToText {
           return;
         case 'result':
           pending.get(message.id)?.(message.text);
+          return;
+        case 'audio':
+          pending.get(message.id)?.({ sampleRate: message.sampleRate, samples: int16FromBytes(Buffer.from(message.pcm, 'base64')) });
           return;
         case 'failed':
           pending.get(message.id)?.(new SpeechEngineError('failed', `the speech recognizer failed: ${message.detail}`));

@@ -1,15 +1,24 @@
+import { maxSynthesisWavBytes } from '../../shared/speech/ipc-schemas';
 import { mainToRecognizerSchema, recognizerProtocolVersion, type MainToRecognizer, type RecognizerModel, type RecognizerToMain } from '../../shared/speech/recognizer-protocol';
 
 /**
- * The speech recognizer process's loop (#17), engine-agnostic: it takes `load` once, then one
- * `transcribe` at a time (main queues), and answers each. The real engine is sherpa-onnx
- * (sherpa-engine.ts); tests run the same loop with a fixture engine.
+ * A speech engine process's loop (#17), engine-agnostic: it takes `load` once, then one `transcribe`
+ * (a recognizer) or `synthesize` (a voice) at a time (main queues), and answers each. The real engine is
+ * sherpa-onnx (sherpa-engine.ts); tests run the same loop with a fixture engine.
  */
 
-/** A loaded model. */
+/** Speech a voice made: mono samples in [-1, 1]. */
+export interface SynthesizedSpeech {
+  sampleRate: number;
+  samples: Float32Array;
+}
+
+/** A loaded model: a recognizer transcribes, a voice synthesises. */
 export interface LoadedRecognizer {
   /** 16 kHz mono samples in [-1, 1] → the words heard ('' for none). */
-  transcribe(samples: Float32Array): string | Promise<string>;
+  transcribe?(samples: Float32Array): string | Promise<string>;
+  /** Text → speech. */
+  synthesize?(text: string): SynthesizedSpeech | Promise<SynthesizedSpeech>;
 }
 
 /** Loads a model. May throw (a refused config); a corrupt file may end the whole process instead. */
@@ -48,6 +57,19 @@ export function parentLink(): ParentLink | undefined {
   }
   return undefined;
 }
+
+/** Float samples → PCM16 little-endian bytes (clipped to [-1, 1]). */
+export function pcm16Bytes(samples: Float32Array): Buffer {
+  const bytes = Buffer.alloc(samples.length * 2);
+  for (let i = 0; i < samples.length; i++) {
+    const sample = Math.max(-1, Math.min(1, samples[i]!));
+    bytes.writeInt16LE(Math.round(sample < 0 ? sample * 32768 : sample * 32767), i * 2);
+  }
+  return bytes;
+}
+
+/** The most samples one answer carries: what fits a synthesised WAV (its 44-byte header aside). */
+const maxSpeechSamples = Math.floor((maxSynthesisWavBytes - 44) / 2);
 
 /** PCM16 little-endian bytes → float samples. */
 export function floatSamples(bytes: Uint8Array): Float32Array {
@@ -89,8 +111,24 @@ export function runRecognizerWorker(link: ParentLink, engine: RecognizerEngine):
         void (async () => {
           try {
             if (!loaded) throw new Error('no model is loaded');
+            if (!loaded.transcribe) throw new Error('this model is a voice: it does not recognise speech');
             const text = await loaded.transcribe(floatSamples(Buffer.from(request.pcm, 'base64')));
             link.send({ type: 'result', id: request.id, text: text.slice(0, 4000) });
+          } catch (error) {
+            link.send({ type: 'failed', id: request.id, detail: message(error) });
+          }
+        })();
+        return;
+      case 'synthesize':
+        void (async () => {
+          try {
+            if (!loaded) throw new Error('no model is loaded');
+            if (!loaded.synthesize) throw new Error('this model recognises speech: it does not speak');
+            const speech = await loaded.synthesize(request.text);
+            if (speech.samples.length > maxSpeechSamples) {
+              throw new Error(`the voice made ${Math.round(speech.samples.length / speech.sampleRate)} s of speech, more than one answer may hold`);
+            }
+            link.send({ type: 'audio', id: request.id, sampleRate: speech.sampleRate, pcm: pcm16Bytes(speech.samples).toString('base64') });
           } catch (error) {
             link.send({ type: 'failed', id: request.id, detail: message(error) });
           }

@@ -1,4 +1,4 @@
-/** The part of sherpa-onnx-node (1.13.8, no type declarations of its own) that the recognizer process uses. */
+/** The part of sherpa-onnx-node (1.13.8, no type declarations of its own) that the speech engine process uses. */
 declare module 'sherpa-onnx-node' {
   interface Waveform {
     samples: Float32Array;
@@ -22,6 +22,18 @@ declare module 'sherpa-onnx-node' {
     decode(stream: Stream): void;
     getResult(stream: Stream): Result;
   }
-  const sherpa: { OnlineRecognizer: new (config: object) => OnlineRecognizer; OfflineRecognizer: new (config: object) => OfflineRecognizer };
+  interface GeneratedAudio {
+    samples: Float32Array;
+    sampleRate: number;
+  }
+  interface OfflineTts {
+    readonly sampleRate: number;
+    generate(request: { text: string; sid: number; speed: number }): GeneratedAudio;
+  }
+  const sherpa: {
+    OnlineRecognizer: new (config: object) => OnlineRecognizer;
+    OfflineRecognizer: new (config: object) => OfflineRecognizer;
+    OfflineTts: new (config: object) => OfflineTts;
+  };
   export default sherpa;
 }

@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsConstants, createReadStream, createWriteStream } from 'node:fs';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
-import { basename, join, resolve, sep } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { Notices } from '../store/notices';
-import type { SpeechImportProgress, SpeechModelInfo } from '../../shared/speech/ipc-schemas';
+import type { SpeechImportProgress, SpeechModelInfo, SpeechPurpose } from '../../shared/speech/ipc-schemas';
 import type { RecognizerModel, RecognizerModelKind } from '../../shared/speech/recognizer-protocol';
 import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import type { Logger } from '../platform/logger';
@@ -15,21 +15,25 @@ import { JsonFileStore, reasonInWords } from '../store/json-file-store';
 import { SpeechEngineError } from './bounded-process';
 import { isModelArchive, modelArchiveSuffixes, unpackModelArchive } from './model-archive';
 import { RecognizerClient, type RecognizerLauncher } from './recognizer-client';
-import type { Recognizer } from './speech-service';
+import { onnxMetadata } from './onnx-metadata';
+import type { Recognizer, Voice } from './speech-service';
 
 /**
- * The speech model the user imported (#17, Settings → Speech). AgentDesk ships no model: the user
- * chooses a sherpa-onnx model folder, main checks it has the files of a kind it loads, copies them into
- * `speech-models/<id>/` in the user-data folder with progress (sha256 of each file taken while
- * copying), and has a fresh recognizer process load the copy. Only a model that loaded replaces the one
- * in use (recorded in `speech-model.json`); a wrong folder or a model that does not load leaves the
- * previous one as it was. At every later process start the files are hashed again and a file that
- * changed since the import is refused.
+ * The speech models the user imported (#17, Settings → Speech): one recognizer and one voice, each
+ * optional. AgentDesk ships no model: the user chooses a sherpa-onnx model folder (or its archive), main
+ * checks it has the files of a kind it loads, copies them into `speech-models/<id>/` in the user-data
+ * folder with progress (sha256 of each file taken while copying), and has a fresh speech engine process
+ * load the copy. Only a model that loaded replaces the one in use (recorded in `speech-model.json`); a
+ * wrong folder or a model that does not load leaves the previous one as it was. At every later process
+ * start the files are hashed again and a file that changed since the import is refused.
  *
  * Kinds (sherpa-onnx's own file names):
  * - a streaming zipformer transducer: `encoder….onnx`, `decoder….onnx`, `joiner….onnx`, `tokens.txt`;
- * - Whisper: `…encoder….onnx`, `…decoder….onnx`, `…tokens.txt` (no joiner).
- * Where a folder has both a model and its `.int8.onnx` quantisation, the int8 one is taken.
+ * - Whisper: `…encoder….onnx`, `…decoder….onnx`, `…tokens.txt` (no joiner);
+ * - a Piper voice (`vits-piper-…`): one `.onnx` that is none of those, `tokens.txt`, and the
+ *   `espeak-ng-data` folder it phonemises with (a tree of a few hundred files, copied and hashed whole).
+ * Where a folder has both a recognizer model and its `.int8.onnx` quantisation, the int8 one is taken;
+ * a voice keeps its full model (int8 is audibly worse, and a voice is small).
  *
  * What is copied is exactly what was checked: entries are read with lstat and a symbolic link in the
  * folder is refused (`speech_model_symlink`: a link to /etc/passwd named tokens.txt would otherwise be
@@ -48,8 +52,14 @@ export const maxModelFileBytes = 2 * 1024 ** 3;
 export const maxModelBytes = 4 * 1024 ** 3;
 export const maxTokensBytes = 16 * 1024 ** 2;
 export const modelManifestName = 'agentdesk-model.json';
-/** sherpa-onnx's archives hold a handful of files (a model, its int8 twin, tokens, test WAVs, a README). */
-export const maxArchiveEntries = 1000;
+/** sherpa-onnx's archives hold a handful of files (a model, its int8 twin, tokens, test WAVs, a README); a voice's espeak-ng-data adds about 500. */
+export const maxArchiveEntries = 4000;
+/** The folder a Piper voice phonemises with, and its file espeak-ng reads first. */
+export const voiceDataDirName = 'espeak-ng-data';
+/** espeak-ng-data holds about 500 files and 13–20 MB; these limits leave room and stop a folder of anything. */
+export const maxVoiceDataFiles = 3000;
+export const maxVoiceDataBytes = 512 * 1024 ** 2;
+const maxVoiceDataDepth = 8;
 
 /** `…/sherpa-onnx-whisper-tiny.en.tar.bz2` → `sherpa-onnx-whisper-tiny.en`. */
 export function archiveBaseName(path: string): string {
@@ -65,20 +75,34 @@ const languageTag = z.string().regex(/^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})?$/);
 const folderManifestSchema = z.strictObject({ name: z.string().min(1).max(200).optional(), languages: z.array(languageTag).min(1).max(100).optional() });
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
-const roleSchema = z.enum(['encoder', 'decoder', 'joiner', 'tokens']);
+/** A recognizer's encoder, decoder, joiner and tokens; a voice's model, tokens and data (its espeak-ng-data files). */
+const roleSchema = z.enum(['encoder', 'decoder', 'joiner', 'tokens', 'model', 'data']);
 type Role = z.infer<typeof roleSchema>;
+/** A file's path in the model's folder: `/`-separated, relative, no `.` or `..` part. */
+const relativeFile = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine((path) => path.split('/').every((part) => part !== '' && part !== '.' && part !== '..' && !part.includes('\\')), 'a relative path inside the model folder');
 const importedModelSchema = z.strictObject({
   id: z.string().regex(/^[0-9a-f]{16}$/),
   name: z.string().max(200),
-  kind: z.enum(['transducer', 'whisper']),
+  kind: z.enum(['transducer', 'whisper', 'voice']),
   languages: z.array(z.string().max(35)).max(100),
   importedAt: z.string().max(40),
-  files: z.array(z.strictObject({ role: roleSchema, file: z.string().min(1).max(255), bytes: z.number().int().nonnegative(), sha256: sha256Hex })).min(3).max(4),
+  files: z.array(z.strictObject({ role: roleSchema, file: relativeFile, bytes: z.number().int().nonnegative(), sha256: sha256Hex })).min(3).max(maxVoiceDataFiles + 2),
 });
 type ImportedModel = z.infer<typeof importedModelSchema>;
-const modelFileSchema = z.strictObject({ schemaVersion: z.literal(1), model: importedModelSchema.optional() });
-export const speechModelFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: 1, migrations: {} };
+/** Version 2 added `voice` (an imported Piper voice); version 1 held the recognizer alone as `model`. */
+const modelFileSchema = z.strictObject({ schemaVersion: z.literal(2), model: importedModelSchema.optional(), voice: importedModelSchema.optional() });
+type ModelFile = z.infer<typeof modelFileSchema>;
+export const speechModelFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: 2, migrations: { 1: (document) => document } };
 export const speechModelFileName = 'speech-model.json';
+
+/** What a model kind is for. */
+export function purposeOf(kind: ImportedModel['kind']): SpeechPurpose {
+  return kind === 'voice' ? 'voice' : 'recognition';
+}
 
 /** Which file on disk was checked: the import copies only that file, unchanged. */
 interface CheckedFile {
@@ -87,7 +111,7 @@ interface CheckedFile {
   mtimeMs: number;
 }
 
-/** A folder's model as found: which file plays which role, and what it is called. */
+/** A folder's model as found: which file plays which role (a path under the folder), and what it is called. */
 export interface FoundModel {
   kind: RecognizerModelKind;
   name: string;
@@ -102,7 +126,14 @@ const changed = (file: string, how: string) =>
 const noFollow = fsConstants.O_NOFOLLOW ?? 0;
 
 const kindsInWords =
-  'a streaming transducer needs encoder, decoder and joiner .onnx files and tokens.txt; Whisper needs encoder and decoder .onnx files and a tokens file';
+  'a streaming transducer needs encoder, decoder and joiner .onnx files and tokens.txt; Whisper needs encoder and decoder .onnx files and a tokens file; a Piper voice needs its .onnx, tokens.txt and espeak-ng-data folder';
+const symlinkRefusal = (links: string[]) => {
+  links.sort();
+  return new ServiceError(
+    'speech_model_symlink',
+    `The model folder has a symbolic link (${links.slice(0, 4).join(', ')}${links.length > 4 ? ` and ${links.length - 4} more` : ''}); AgentDesk imports only real files: put the files themselves in the folder.`,
+  );
+};
 
 /** Reads a folder and says which sherpa-onnx model it holds, or throws `speech_model_invalid` saying why not. */
 export async function findModel(folder: string, nameHint?: string): Promise<FoundModel> {
@@ -116,6 +147,7 @@ export async function findModel(folder: string, nameHint?: string): Promise<Foun
   }
   const sizes = new Map<string, number>();
   const checked = new Map<string, CheckedFile>();
+  const folders = new Set<string>();
   const links: string[] = [];
   for (const name of entries) {
     // lstat: a symbolic link is seen as one, never as the file it points to.
@@ -124,17 +156,15 @@ export async function findModel(folder: string, nameHint?: string): Promise<Foun
     else if (info?.isFile()) {
       sizes.set(name, info.size);
       checked.set(name, { dev: info.dev, ino: info.ino, mtimeMs: info.mtimeMs });
-    }
+    } else if (info?.isDirectory()) folders.add(name);
   }
-  if (links.length > 0) {
-    links.sort();
-    throw new ServiceError(
-      'speech_model_symlink',
-      `The model folder has a symbolic link (${links.slice(0, 4).join(', ')}${links.length > 4 ? ` and ${links.length - 4} more` : ''}); AgentDesk imports only real files: put the files themselves in the folder.`,
-    );
-  }
+  if (links.length > 0) throw symlinkRefusal(links);
   const names = [...sizes.keys()].sort();
   const onnx = names.filter((name) => name.toLowerCase().endsWith('.onnx'));
+  const recognizerParts = onnx.filter((name) => /encoder|decoder|joiner/i.test(name));
+  if (recognizerParts.length === 0 && (onnx.length > 0 || folders.has(voiceDataDirName))) {
+    return findVoice(folder, nameHint, { names, onnx, sizes, checked, hasData: folders.has(voiceDataDirName) });
+  }
   const pick = (role: Role): string | undefined => {
     const candidates = onnx.filter((name) => name.toLowerCase().includes(role));
     const int8 = candidates.filter((name) => name.toLowerCase().endsWith('.int8.onnx'));
@@ -174,6 +204,80 @@ export async function findModel(folder: string, nameHint?: string): Promise<Foun
   return { kind, name: manifest?.name ?? folderName, languages: manifest?.languages ?? languagesFromName(folderName, kind), files };
 }
 
+/** A Piper voice's folder (see findModel): its model, tokens.txt and espeak-ng-data tree. */
+async function findVoice(
+  folder: string,
+  nameHint: string | undefined,
+  top: { names: string[]; onnx: string[]; sizes: Map<string, number>; checked: Map<string, CheckedFile>; hasData: boolean },
+): Promise<FoundModel> {
+  // A voice and its int8 quantisation: the full one (see the comment at the top).
+  const full = top.onnx.filter((name) => !name.toLowerCase().endsWith('.int8.onnx'));
+  const candidates = full.length > 0 ? full : top.onnx;
+  if (candidates.length > 1) throw invalid(`The folder has more than one voice model (${candidates.join(', ')}): keep one voice per folder.`);
+  const model = candidates[0];
+  const tokens = top.names.find((name) => name.toLowerCase() === 'tokens.txt');
+  const missing = [...(model ? [] : ['its .onnx file']), ...(tokens ? [] : ['tokens.txt']), ...(top.hasData ? [] : [`its ${voiceDataDirName} folder`])];
+  if (missing.length > 0) {
+    const lexicon = top.names.some((name) => name.toLowerCase() === 'lexicon.txt');
+    throw invalid(
+      lexicon && !top.hasData
+        ? `This voice spells its words with a lexicon (lexicon.txt) instead of ${voiceDataDirName}; AgentDesk speaks with Piper voices (vits-piper-… in sherpa-onnx's releases).`
+        : `This folder holds no speech model AgentDesk can load: ${missing.join(', ')} missing (${kindsInWords}).`,
+    );
+  }
+  const files: FoundModel['files'] = [
+    { role: 'model', file: model!, bytes: top.sizes.get(model!)!, checked: top.checked.get(model!)! },
+    { role: 'tokens', file: tokens!, bytes: top.sizes.get(tokens!)!, checked: top.checked.get(tokens!)! },
+  ];
+  for (const { role, file, bytes } of files) {
+    const limit = role === 'tokens' ? maxTokensBytes : maxModelFileBytes;
+    if (bytes === 0) throw invalid(`${file} is empty.`);
+    if (bytes > limit) throw invalid(`${file} is ${megabytes(bytes)}; a voice's ${role === 'tokens' ? 'tokens file' : 'model'} may be at most ${megabytes(limit)}.`);
+  }
+  const data = await walkVoiceData(folder);
+  if (!data.some((file) => file.file === `${voiceDataDirName}/phontab`)) {
+    throw invalid(`${voiceDataDirName} in the folder is not espeak-ng's data (it has no phontab): use the folder as sherpa-onnx's vits-piper-… archive holds it.`);
+  }
+  files.push(...data);
+  const folderName = nameHint ?? basename(resolve(folder));
+  const manifest = await readFolderManifest(folder, top.sizes.has(modelManifestName));
+  // Piper's own metadata says which espeak-ng voice it phonemises with ("en-us", "cs"): its language.
+  const espeakVoice = (await onnxMetadata(join(folder, model!)).catch(() => undefined))?.get('voice');
+  const fromMetadata = espeakVoice && /^[a-z]{2,3}([-_][a-z0-9]{2,8})?$/i.test(espeakVoice) ? [espeakVoice.split(/[-_]/)[0]!.toLowerCase()] : undefined;
+  return { kind: 'voice', name: manifest?.name ?? folderName, languages: manifest?.languages ?? fromMetadata ?? languagesFromName(folderName, 'voice'), files };
+}
+
+/** Every file of a voice's espeak-ng-data, read with lstat (a link anywhere in it is refused), within the limits. */
+async function walkVoiceData(folder: string): Promise<FoundModel['files']> {
+  const files: FoundModel['files'] = [];
+  const links: string[] = [];
+  let total = 0;
+  const walk = async (relative: string, depth: number): Promise<void> => {
+    if (depth > maxVoiceDataDepth) throw invalid(`${relative} is nested more than ${maxVoiceDataDepth} folders deep; espeak-ng's data is not.`);
+    let entries: string[];
+    try {
+      entries = (await readdir(join(folder, ...relative.split('/')))).sort();
+    } catch (error) {
+      throw invalid(`The folder ${relative} cannot be read (${reasonInWords(error)}).`);
+    }
+    for (const name of entries) {
+      const path = `${relative}/${name}`;
+      const info = await lstat(join(folder, ...path.split('/'))).catch(() => undefined);
+      if (info?.isSymbolicLink()) links.push(path);
+      else if (info?.isDirectory()) await walk(path, depth + 1);
+      else if (info?.isFile()) {
+        total += info.size;
+        files.push({ role: 'data', file: path, bytes: info.size, checked: { dev: info.dev, ino: info.ino, mtimeMs: info.mtimeMs } });
+        if (files.length > maxVoiceDataFiles) throw invalid(`${voiceDataDirName} has more than ${maxVoiceDataFiles} files; espeak-ng's data has about 500.`);
+        if (total > maxVoiceDataBytes) throw invalid(`${voiceDataDirName} holds more than ${megabytes(maxVoiceDataBytes)}; espeak-ng's data is about 20 MB.`);
+      }
+    }
+  };
+  await walk(voiceDataDirName, 1);
+  if (links.length > 0) throw symlinkRefusal(links);
+  return files;
+}
+
 async function readFolderManifest(folder: string, present: boolean): Promise<z.infer<typeof folderManifestSchema> | undefined> {
   if (!present) return undefined;
   let document: unknown;
@@ -204,9 +308,10 @@ function megabytes(bytes: number): string {
   return bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GB` : `${Math.max(1, Math.round(bytes / 1024 ** 2))} MB`;
 }
 
-/** The files of an imported model as the recognizer process loads them. */
+/** The files of an imported model as its engine process loads them. */
 function recognizerModel(dir: string, model: ImportedModel): RecognizerModel {
   const path = (role: Role) => join(dir, model.files.find((file) => file.role === role)?.file ?? '');
+  if (model.kind === 'voice') return { kind: 'voice', model: path('model'), tokens: path('tokens'), dataDir: join(dir, voiceDataDirName) };
   if (model.kind === 'transducer') return { kind: 'transducer', encoder: path('encoder'), decoder: path('decoder'), joiner: path('joiner'), tokens: path('tokens') };
   // Whisper knows languages by their primary subtag ("cs", not "cs-CZ"); any other code ends its decoding.
   const single = model.languages.length === 1 && model.languages[0] !== 'mul' ? model.languages[0]!.split('-')[0]!.toLowerCase() : '';
@@ -260,7 +365,8 @@ interface Current {
 const progressEveryBytes = 4 * 1024 * 1024;
 
 export class SpeechModels {
-  private current: Current | undefined;
+  /** The model in use for each purpose. */
+  private readonly slots: Partial<Record<SpeechPurpose, Current>> = {};
   private importing = false;
 
   private constructor(
@@ -269,12 +375,13 @@ export class SpeechModels {
   ) {}
 
   static async open(options: SpeechModelsOptions): Promise<SpeechModels> {
-    const store = new JsonFileStore(join(options.userDataDir, speechModelFileName), modelFileSchema, () => ({ schemaVersion: 1 as const }), speechModelFileFormat);
+    const store = new JsonFileStore(join(options.userDataDir, speechModelFileName), modelFileSchema, () => ({ schemaVersion: 2 as const }), speechModelFileFormat);
     const models = new SpeechModels(options, store);
     const loaded = await store.load();
     if (loaded.notice) options.notices.push(loaded.notice);
-    if (loaded.value.model) models.current = models.use(loaded.value.model, true);
-    await models.sweep(loaded.value.model?.id);
+    // Each record in the slot its kind is for (a hand-edited file cannot put a voice where the recognizer goes).
+    for (const model of [loaded.value.model, loaded.value.voice]) if (model) models.slots[purposeOf(model.kind)] ??= models.use(model, true);
+    await models.sweep(new Set(Object.values(models.slots).map((current) => current.model.id)));
     return models;
   }
 
@@ -282,10 +389,10 @@ export class SpeechModels {
    * What an import cut short by a crash or a forced quit left behind: an archive's unpacked copy
    * (`<id>.unpack`) or a model folder no saved record names. Nothing here is the user's own.
    */
-  private async sweep(keep: string | undefined): Promise<void> {
+  private async sweep(keep: ReadonlySet<string>): Promise<void> {
     const entries = await readdir(this.modelsDir).catch(() => [] as string[]);
     for (const entry of entries) {
-      if (entry === keep || !/^[0-9a-f]{16}(\.unpack)?$/.test(entry)) continue;
+      if (keep.has(entry) || !/^[0-9a-f]{16}(\.unpack)?$/.test(entry)) continue;
       await rm(join(this.modelsDir, entry), { recursive: true, force: true, maxRetries: 5 }).catch((error: unknown) => this.options.log.warn('speech', `a speech model folder left by an import that did not finish could not be removed: ${reasonInWords(error)}`));
     }
   }
@@ -294,15 +401,15 @@ export class SpeechModels {
     return join(this.options.userDataDir, 'speech-models');
   }
 
-  /** The imported model as the status shows it. */
-  info(): SpeechModelInfo | undefined {
-    const model = this.current?.model;
+  /** The imported model of `purpose` as the status shows it. */
+  info(purpose: SpeechPurpose = 'recognition'): SpeechModelInfo | undefined {
+    const model = this.slots[purpose]?.model;
     return model && { name: model.name, languages: model.languages, kind: model.kind, importedAt: model.importedAt };
   }
 
   /** The recognizer SpeechService uses: the imported model in its process, if one is imported. */
   recognizer(): Recognizer | undefined {
-    const current = this.current;
+    const current = this.slots.recognition;
     if (!current) return undefined;
     return {
       engine: 'sherpa-onnx',
@@ -310,6 +417,19 @@ export class SpeechModels {
       stt: current.client,
       refusal: () => current.client.refusal,
     };
+  }
+
+  /** The imported voice SpeechService speaks with, in its process, if one is imported. */
+  voice(): Voice | undefined {
+    const current = this.slots.voice;
+    if (!current) return undefined;
+    return { model: { name: current.model.name, languages: current.model.languages }, tts: current.client, refusal: () => current.client.refusal };
+  }
+
+  private save(slots: Partial<Record<SpeechPurpose, ImportedModel | undefined>>): Promise<void> {
+    const next = { recognition: this.slots.recognition?.model, voice: this.slots.voice?.model, ...slots };
+    const file: ModelFile = { schemaVersion: 2, ...(next.recognition ? { model: next.recognition } : {}), ...(next.voice ? { voice: next.voice } : {}) };
+    return this.store.save(file);
   }
 
   private use(model: ImportedModel, verifyFirst: boolean): Current {
@@ -339,10 +459,11 @@ export class SpeechModels {
   }
 
   /**
-   * Imports the model in `folder`: checks, copies (progress), loads it in a new recognizer process, and
-   * only then makes it the one in use. Throws `speech_model_invalid` with why; the previous model stays.
+   * Imports the model in `folder` for `purpose`: checks, copies (progress), loads it in a new engine
+   * process, and only then makes it the one in use. Throws `speech_model_invalid` with why (also for a
+   * model of the other purpose); the previous model stays.
    */
-  async importModel(path: string, onProgress: (progress: SpeechImportProgress) => void): Promise<SpeechModelInfo> {
+  async importModel(path: string, onProgress: (progress: SpeechImportProgress) => void, purpose: SpeechPurpose = 'recognition'): Promise<SpeechModelInfo> {
     if (this.importing) throw new ServiceError('invalid_request', 'A speech model is already being imported; wait for it to finish.');
     this.importing = true;
     const id = randomBytes(8).toString('hex');
@@ -359,14 +480,22 @@ export class SpeechModels {
         if (folder === unpacked) nameHint = archiveBaseName(path);
       }
       const found = await findModel(folder, nameHint);
+      if (purposeOf(found.kind) !== purpose) {
+        throw invalid(
+          purpose === 'voice'
+            ? 'This folder holds a speech recognition model, not a voice: import it under Speech recognition.'
+            : 'This folder holds a voice (text to speech), not a speech recognition model: import it under Voice.',
+        );
+      }
       const total = found.files.reduce((sum, file) => sum + file.bytes, 0);
       let done = 0;
       onProgress({ phase: 'copying', bytesDone: 0, bytesTotal: total });
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const files: ImportedModel['files'] = [];
+      // Counted across files: a voice's data is hundreds of small files.
+      let sinceReport = 0;
       for (const file of found.files) {
         const hash = createHash('sha256');
-        let sinceReport = 0;
         const counter = new Transform({
           transform(chunk: Buffer, _encoding, callback) {
             hash.update(chunk);
@@ -374,7 +503,7 @@ export class SpeechModels {
             sinceReport += chunk.length;
             if (sinceReport >= progressEveryBytes) {
               sinceReport = 0;
-              onProgress({ phase: 'copying', bytesDone: done, bytesTotal: total, file: file.file });
+              onProgress({ phase: 'copying', bytesDone: done, bytesTotal: total, file: file.file.slice(-255) });
             }
             callback(null, chunk);
           },
@@ -383,6 +512,7 @@ export class SpeechModels {
         // then read once for its sha256 like any other; the checks below hold the same (a move keeps the
         // file's identity and time).
         const own = folder === unpacked || folder.startsWith(`${unpacked}${sep}`);
+        if (file.file.includes('/')) await mkdir(dirname(join(dir, file.file)), { recursive: true, mode: 0o700 });
         if (own) {
           await rename(join(folder, file.file), join(dir, file.file)).catch((error: unknown) => {
             throw new ServiceError('save_failed', `${file.file} could not be moved into AgentDesk's folder (${reasonInWords(error)}).`);
@@ -407,7 +537,8 @@ export class SpeechModels {
         } finally {
           await source.close();
         }
-        onProgress({ phase: 'copying', bytesDone: done, bytesTotal: total, file: file.file });
+        // At each model file's end; a voice's hundreds of small data files report by the 4 MB rule alone.
+        if (file.role !== 'data') onProgress({ phase: 'copying', bytesDone: done, bytesTotal: total, file: file.file });
         files.push({ role: file.role, file: file.file, bytes: file.bytes, sha256: hash.digest('hex') });
       }
       onProgress({ phase: 'verifying', bytesDone: total, bytesTotal: total });
@@ -421,16 +552,16 @@ export class SpeechModels {
         throw invalid(`The speech model could not be loaded: ${why}. The model in use before stays.`);
       }
       try {
-        await this.store.save({ schemaVersion: 1, model });
+        await this.save({ [purpose]: model });
       } catch (error) {
         next.client.close();
         throw error;
       }
-      const previous = this.current;
-      this.current = next;
+      const previous = this.slots[purpose];
+      this.slots[purpose] = next;
       if (previous) this.discard(previous);
-      this.options.log.info('speech', `speech model imported: ${model.name} (${model.kind}, ${megabytes(total)})`);
-      return this.info()!;
+      this.options.log.info('speech', `speech ${purpose === 'voice' ? 'voice' : 'model'} imported: ${model.name} (${model.kind}, ${megabytes(total)})`);
+      return this.info(purpose)!;
     } catch (error) {
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
       throw error;
@@ -440,12 +571,12 @@ export class SpeechModels {
     }
   }
 
-  /** Stops the recognizer and deletes the imported model; nothing to remove is not an error. */
-  async removeModel(): Promise<void> {
-    const current = this.current;
+  /** Stops the model's process and deletes the imported model of `purpose`; nothing to remove is not an error. */
+  async removeModel(purpose: SpeechPurpose = 'recognition'): Promise<void> {
+    const current = this.slots[purpose];
     if (!current) return;
-    await this.store.save({ schemaVersion: 1 });
-    this.current = undefined;
+    await this.save({ [purpose]: undefined });
+    delete this.slots[purpose];
     this.discard(current);
   }
 
@@ -456,6 +587,6 @@ export class SpeechModels {
   }
 
   dispose(): void {
-    this.current?.client.close();
+    for (const current of Object.values(this.slots)) current.client.close();
   }
 }

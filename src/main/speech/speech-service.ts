@@ -1,17 +1,21 @@
 import { ServiceError } from '../../shared/ipc/errors';
-import { maxTranscriptChars, recognitionSampleRate, type SpeechModelInfo, type SpeechStatus } from '../../shared/speech/ipc-schemas';
+import { maxSynthesisWavBytes, maxTranscriptChars, recognitionSampleRate, type SpeechModelInfo, type SpeechStatus } from '../../shared/speech/ipc-schemas';
 import { SpeechEngineError } from './bounded-process';
 import { createEspeakTts, type TextToSpeech } from './espeak-tts';
+import type { Pcm } from './pcm';
 import { createPocketsphinxStt } from './pocketsphinx-stt';
 import type { SpeechToText } from './speech-to-text';
 import { int16FromBytes, wavBytes } from './pcm';
+import type { Logger } from '../platform/logger';
 import { findSpeechEngines, type SpeechEngines } from './speech-engines';
 
 /**
  * Client-owned voice's engines in main (#17): speech to text and text to speech behind one service,
  * whatever engine does the work. `speech.*` in the contract are its methods.
  *
- * - Synthesis is espeak-ng (Debian) as a child process, looked for on PATH at each status.
+ * - Synthesis is the Piper voice the user imported in Settings → Speech (sherpa-onnx, in a child process)
+ *   for the languages it speaks, and espeak-ng (Debian) as a child process, looked for on PATH at each
+ *   status, for every other language and whenever the imported voice fails.
  * - Recognition is an engine the user gives AgentDesk: a speech model imported in Settings → Speech
  *   (sherpa-onnx, in a child process: a corrupt model aborts the process that loads it). Until one is
  *   imported, `transcribe` answers `speech_unavailable` and the page offers the keyboard.
@@ -27,6 +31,14 @@ export interface Recognizer {
   readonly refusal?: () => string | undefined;
 }
 
+/** An imported voice (Piper, sherpa-onnx) and the languages it speaks. */
+export interface Voice {
+  readonly model: { name: string; languages: string[] };
+  readonly tts: TextToSpeech;
+  /** Why it cannot run now (its model failed to load several times in a row), if so. */
+  readonly refusal?: () => string | undefined;
+}
+
 export interface SpeechServiceOptions {
   /** Which engines this computer has (default: looked for on PATH now). */
   findEngines?: () => SpeechEngines;
@@ -35,6 +47,12 @@ export interface SpeechServiceOptions {
   recognizer?: () => Recognizer | undefined;
   /** The model imported in Settings → Speech, shown in the status even while it cannot run. */
   imported?: () => SpeechModelInfo | undefined;
+  /** The imported voice, if any (re-read at every call). */
+  voice?: () => Voice | undefined;
+  /** The imported voice as Settings shows it, also while it cannot run. */
+  importedVoice?: () => SpeechModelInfo | undefined;
+  /** Where a voice that failed (and espeak-ng spoke instead) is noted. */
+  log?: Logger;
   /** Whether `speech.importModel` opens a folder chooser here (Electron). */
   folderChooser?: boolean;
 }
@@ -47,8 +65,14 @@ export class SpeechService {
   private readonly recognizer: () => Recognizer | undefined;
   private readonly imported: () => SpeechModelInfo | undefined;
   private readonly folderChooser: boolean;
+  private readonly voice: () => Voice | undefined;
+  private readonly importedVoice: () => SpeechModelInfo | undefined;
+  private readonly log: Logger | undefined;
 
   constructor(options: SpeechServiceOptions = {}) {
+    this.voice = options.voice ?? (() => undefined);
+    this.importedVoice = options.importedVoice ?? (() => undefined);
+    this.log = options.log;
     this.findEngines = options.findEngines ?? (() => findSpeechEngines());
     this.tts = options.tts ?? createEspeakTts();
     this.recognizer = options.recognizer ?? (() => undefined);
@@ -62,11 +86,18 @@ export class SpeechService {
     const refusal = recognizer?.refusal?.();
     const imported = this.imported();
     const extra = { ...(imported ? { imported } : {}), folderChooser: this.folderChooser };
+    const voice = this.voice();
+    const voiceRefusal = voice?.refusal?.();
+    const importedVoice = this.importedVoice();
+    const voiceRuns = voice !== undefined && voiceRefusal === undefined;
     return {
       synthesis: {
-        available: engines.found.tts !== undefined,
-        engine: 'espeak-ng',
+        available: voiceRuns || engines.found.tts !== undefined,
+        engine: voiceRuns ? 'sherpa-onnx' : 'espeak-ng',
         ...(engines.found.tts === undefined ? { missing: 'sudo apt-get install espeak-ng' } : {}),
+        ...(voiceRuns ? { voice: voice.model } : {}),
+        ...(importedVoice ? { imported: importedVoice } : {}),
+        ...(voiceRefusal !== undefined ? { reason: sentence(voiceRefusal).slice(0, 500) } : {}),
       },
       recognition: recognizer
         ? {
@@ -80,7 +111,21 @@ export class SpeechService {
     };
   }
 
+  /**
+   * Speech for `text` as a WAV: the imported voice when it speaks the locale's language (no locale is
+   * English, as espeak-ng's default), else espeak-ng. A voice that fails or cannot run hands the text to
+   * espeak-ng (said in the log), so a segment is spoken rather than lost.
+   */
   async synthesize(text: string, locale?: string): Promise<Uint8Array<ArrayBuffer>> {
+    const voice = this.voice();
+    const language = (locale ?? 'en').toLowerCase().split(/[-_]/)[0]!;
+    if (voice && voice.refusal?.() === undefined && voice.model.languages.some((tag) => tag.toLowerCase().split('-')[0] === language)) {
+      try {
+        return new Uint8Array(wavBytes(boundedSpeech(await voice.tts.synthesize(text, locale))));
+      } catch (error) {
+        this.log?.warn('speech', `the imported voice could not speak (${error instanceof Error ? error.message : String(error)}); espeak-ng speaks instead`);
+      }
+    }
     try {
       const pcm = await this.tts.synthesize(text, locale);
       return new Uint8Array(wavBytes(pcm));
@@ -103,6 +148,12 @@ export class SpeechService {
       throw speechError(error, 'Speech could not be recognised');
     }
   }
+}
+
+/** A voice's answer fits a synthesised WAV (the process already bounds it; this is main's own check). */
+function boundedSpeech(pcm: Pcm): Pcm {
+  if (44 + pcm.samples.length * 2 > maxSynthesisWavBytes) throw new SpeechEngineError('failed', 'the voice made more speech than one answer may hold');
+  return pcm;
 }
 
 /** An engine's words as a sentence: capital first letter, one full stop. */

@@ -1,10 +1,11 @@
 import { z } from 'zod';
-import { maxTranscriptChars, maxUtteranceBytes } from './ipc-schemas';
+import { maxSynthesisChars, maxSynthesisWavBytes, maxTranscriptChars, maxUtteranceBytes } from './ipc-schemas';
 
 /**
- * The messages between main and the speech recognizer process (#17): an Electron utilityProcess in the
- * app, a Node child process under plain Node. sherpa-onnx aborts the whole process (an uncaught
- * Ort::Exception) when a model file is corrupt, so the model is loaded there and never in main.
+ * The messages between main and a speech engine process (#17): an Electron utilityProcess in the app, a
+ * Node child process under plain Node. Each process loads one imported model: a recognizer (it then
+ * transcribes) or a Piper voice (it then synthesises). sherpa-onnx aborts the whole process (an uncaught
+ * Ort::Exception) when a model file is corrupt, so a model is loaded there and never in main.
  * Main validates every message from the process against `recognizerToMainSchema` and drops what does
  * not match; the process does the same with `mainToRecognizerSchema`.
  */
@@ -20,6 +21,8 @@ export const recognizerModelSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('transducer'), encoder: filePath, decoder: filePath, joiner: filePath, tokens: filePath }),
   /** Whisper (offline): encoder and decoder .onnx and its tokens file; `language` '' lets Whisper detect it. */
   z.strictObject({ kind: z.literal('whisper'), encoder: filePath, decoder: filePath, tokens: filePath, language: z.string().max(10) }),
+  /** A Piper voice (VITS, text to speech): its .onnx, tokens.txt and the espeak-ng-data folder it phonemises with. */
+  z.strictObject({ kind: z.literal('voice'), model: filePath, tokens: filePath, dataDir: filePath }),
 ]);
 export type RecognizerModel = z.infer<typeof recognizerModelSchema>;
 export type RecognizerModelKind = RecognizerModel['kind'];
@@ -30,11 +33,17 @@ const pcmBase64 = z
   .max(Math.ceil(maxUtteranceBytes / 3) * 4)
   .regex(/^[A-Za-z0-9+/]*={0,2}$/);
 const requestId = z.number().int().nonnegative();
+/** A voice's speech: mono PCM16 little-endian bytes, base64, at most what a synthesised WAV may hold. */
+const speechBase64 = z
+  .string()
+  .max(Math.ceil(maxSynthesisWavBytes / 3) * 4)
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/);
 
 export const mainToRecognizerSchema = z.discriminatedUnion('type', [
   /** Load this model (once per process: a new model gets a new process). */
   z.strictObject({ type: z.literal('load'), model: recognizerModelSchema }),
   z.strictObject({ type: z.literal('transcribe'), id: requestId, pcm: pcmBase64 }),
+  z.strictObject({ type: z.literal('synthesize'), id: requestId, text: z.string().min(1).max(maxSynthesisChars) }),
   z.strictObject({ type: z.literal('shutdown') }),
 ]);
 export type MainToRecognizer = z.infer<typeof mainToRecognizerSchema>;
@@ -45,6 +54,7 @@ export const recognizerToMainSchema = z.discriminatedUnion('type', [
   /** The engine refused the model with an error it survived (a missing file, a bad config). A corrupt model ends the process instead. */
   z.strictObject({ type: z.literal('loadFailed'), detail }),
   z.strictObject({ type: z.literal('result'), id: requestId, text: z.string().max(maxTranscriptChars * 2) }),
+  z.strictObject({ type: z.literal('audio'), id: requestId, sampleRate: z.number().int().min(8000).max(96_000), pcm: speechBase64 }),
   z.strictObject({ type: z.literal('failed'), id: requestId, detail }),
 ]);
 export type RecognizerToMain = z.infer<typeof recognizerToMainSchema>;

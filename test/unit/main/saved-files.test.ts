@@ -120,17 +120,20 @@ describe('saved files: versions and fixtures', () => {
     expect(await json(join(dir, recentLogFileName))).toMatchObject({ schemaVersion: recentLogFileFormat.current, entries: [{ level: 'warn', area: 'store', message: 'a later entry' }] });
   });
 
-  it('speech-model.json v1 loads with nothing lost (the model, its languages) and is written back in the current version', async () => {
+  it.each([1, 2])('speech-model.json v%i loads with nothing lost (the model, its languages; v2 the voice too) and is written back in the current version', async (version) => {
     const dir = await tempDir();
-    const fixture = await fixtureOf('speech-model', 1);
+    const fixture = await fixtureOf('speech-model', version);
     await copyFile(fixture, join(dir, speechModelFileName));
     const notices = new Notices();
     const models = await SpeechModels.open({ userDataDir: dir, log: memoryLogger(), notices });
     expect(notices.list()).toEqual([]);
     const saved = (await json(fixture)).model as { name: string; kind: string; languages: string[]; importedAt: string };
     expect(models.info()).toEqual({ name: saved.name, kind: saved.kind, languages: saved.languages, importedAt: saved.importedAt });
+    const voice = (await json(fixture)).voice as { name: string; kind: string; languages: string[]; importedAt: string } | undefined;
+    expect(voice === undefined).toBe(version === 1);
+    expect(models.info('voice')).toEqual(voice && { name: voice.name, kind: voice.kind, languages: voice.languages, importedAt: voice.importedAt });
     await models.removeModel();
-    expect(await json(join(dir, speechModelFileName))).toEqual({ schemaVersion: speechModelFileFormat.current });
+    expect(await json(join(dir, speechModelFileName))).toEqual({ schemaVersion: speechModelFileFormat.current, ...(voice ? { voice: (await json(fixture)).voice } : {}) });
     models.dispose();
   });
 
