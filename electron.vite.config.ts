@@ -32,7 +32,7 @@ function vadAssets(): Plugin {
  * One build for every runtime:
  * - main:     out/main/index.js (Electron app), out/main/webshell.js (the same services under plain Node)
  *             out/main/cli.js (the agentdesk command), out/main/nfc-reader.js (the NFC reader process) and
- *             out/main/speech-recognizer.js (the speech recognizer process)
+ *             out/main/speech-engine.js (the speech engine process)
  * - preload:  out/preload/index.cjs, CommonJS because sandboxed preloads cannot load ES modules;
  *             zod and @ag-ui/core are bundled in (a sandboxed preload can require nothing but electron;
  *             test/unit/built-electron.test.ts loads the built file with nothing else to require)
@@ -50,8 +50,8 @@ export default defineConfig({
           cli: resolve('src/main/cli/main.ts'),
           // The NFC reader service, run as its own process (utilityProcess in Electron, a Node child elsewhere).
           'nfc-reader': resolve('src/main/nfc/reader-process.ts'),
-          // The speech recognizer (sherpa-onnx loads the user's model there: a corrupt one aborts that process, not main).
-          'speech-recognizer': resolve('src/main/speech/recognizer-process.ts'),
+          // The speech engine process (sherpa-onnx loads the user's imported recognizer or voice there: a corrupt one aborts that process, not main).
+          'speech-engine': resolve('src/main/speech/engine-process.ts'),
         },
       },
     },

@@ -18,7 +18,7 @@ import tseslint from 'typescript-eslint';
  *                  only app/ and cli/ may import demo/.
  *   the NFC reader process (readerProcessFiles: its own process, a utilityProcess or a Node child)
  *                → its own files, src/shared, Node built-ins and nfc-pcsc
- *   the speech recognizer process (recognizerProcessFiles: likewise) → its own files, src/shared,
+ *   the speech engine process (speechEngineProcessFiles: likewise) → its own files, src/shared,
  *                Node built-ins and sherpa-onnx-node
  * and each runtime imports only the npm packages runtimePackages lists for it.
  * test/unit/boundaries.test.ts proves each rule fires.
@@ -62,8 +62,8 @@ const demoFence = zone(
 /** The files that run in the NFC reader process (out/main/nfc-reader.js), not in main. */
 export const readerProcessFiles = ['reader-process', 'reader-worker', 'tag-read', 'built-entry'];
 
-/** The files that run in the speech recognizer process (out/main/speech-recognizer.js), not in main. */
-export const recognizerProcessFiles = ['recognizer-process', 'recognizer-worker', 'sherpa-engine', 'onnx-metadata'];
+/** The files that run in the speech engine process (out/main/speech-engine.js), not in main. */
+export const speechEngineProcessFiles = ['engine-process', 'engine-worker', 'sherpa-engine', 'onnx-metadata'];
 
 /**
  * The npm packages each runtime may import (bare specifiers; Node built-ins are governed by the rules
@@ -82,8 +82,8 @@ export const runtimePackages = {
   // `agentdesk conformance` makes a real WebRTC call for Talkie §10 (loaded only when it does).
   'main/cli': [...mainPackages, 'node-datachannel'],
   'NFC reader process': ['nfc-pcsc'],
-  // sherpa-onnx (its native addon) is loaded only in the recognizer process: a corrupt model aborts the process that loads it.
-  'speech recognizer process': ['sherpa-onnx-node'],
+  // sherpa-onnx (its native addon) is loaded only in the speech engine process: a corrupt model aborts the process that loads it.
+  'speech engine process': ['sherpa-onnx-node'],
 };
 /** Where each runtime's files are (a later entry wins over an earlier one for the same file). */
 const runtimeFiles = {
@@ -95,7 +95,7 @@ const runtimeFiles = {
   'main/demo': ['src/main/demo/**/*.ts'],
   'main/cli': ['src/main/cli/**/*.ts'],
   'NFC reader process': readerProcessFiles.map((name) => `src/main/nfc/${name}.ts`),
-  'speech recognizer process': recognizerProcessFiles.map((name) => `src/main/speech/${name}.ts`),
+  'speech engine process': speechEngineProcessFiles.map((name) => `src/main/speech/${name}.ts`),
 };
 
 /** @param {string} specifier the npm package a bare specifier names, or undefined for a relative path or a Node built-in */
@@ -168,10 +168,10 @@ const runtimeImportBlocks = /** @type {(keyof typeof runtimePackages)[]} */ (Obj
               relative: `^(?:\\./(?:${readerProcessFiles.join('|')})|(?:\\.\\./\\.\\./shared/.+))$`,
               relativeMessage: `the NFC reader process runs alone (a utility or child process): it imports only its own files (${readerProcessFiles.join(', ')}), src/shared, Node.js built-ins and nfc-pcsc.`,
             }
-          : runtime === 'speech recognizer process'
+          : runtime === 'speech engine process'
             ? {
-                relative: `^(?:\\./(?:${recognizerProcessFiles.join('|')})|(?:\\.\\./\\.\\./shared/.+))$`,
-                relativeMessage: `the speech recognizer process runs alone (a utility or child process): it imports only its own files (${recognizerProcessFiles.join(', ')}), src/shared, Node.js built-ins and sherpa-onnx-node.`,
+                relative: `^(?:\\./(?:${speechEngineProcessFiles.join('|')})|(?:\\.\\./\\.\\./shared/.+))$`,
+                relativeMessage: `the speech engine process runs alone (a utility or child process): it imports only its own files (${speechEngineProcessFiles.join(', ')}), src/shared, Node.js built-ins and sherpa-onnx-node.`,
               }
             : {}),
       },

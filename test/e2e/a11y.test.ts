@@ -149,7 +149,7 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await speech.getByText(/an encoder \.onnx file, a decoder \.onnx file, a tokens file \(tokens\.txt\) missing/).waitFor();
     await expectNoViolations(page, 'Settings → Speech, a wrong folder');
 
-    // A corrupt model: the built recognizer process (out/main/speech-recognizer.js) loads it with real sherpa-onnx and aborts; the web shell goes on.
+    // A corrupt model: the built recognizer process (out/main/speech-engine.js) loads it with real sherpa-onnx and aborts; the web shell goes on.
     await speech.getByRole('textbox', { name: 'Model folder or archive' }).fill(await corruptTransducerFolder(dir));
     await speech.getByRole('button', { name: 'Import', exact: true }).click();
     await speech.getByRole('button', { name: 'Details' }).click();

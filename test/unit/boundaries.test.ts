@@ -58,9 +58,9 @@ describe('runtime boundaries', () => {
     ['src/main/nfc/reader-worker.ts', "export const load = () => import('../store/settings-service');", "'../store/settings-service': the NFC reader process runs alone"],
     ['src/main/nfc/reader-worker.ts', "import { NfcService } from './nfc-service';\nvoid NfcService;", "'./nfc-service': the NFC reader process runs alone"],
     ['src/main/nfc/built-entry.ts', "import WebSocket from 'ws';\nvoid WebSocket;", "'ws' is not a package the NFC reader process runtime may import"],
-    // The speech recognizer process (its own process): its own files, src/shared, Node.js built-ins and sherpa-onnx-node.
-    ['src/main/speech/sherpa-engine.ts', "import WebSocket from 'ws';\nvoid WebSocket;", "'ws' is not a package the speech recognizer process runtime may import"],
-    ['src/main/speech/recognizer-worker.ts', "import { SpeechService } from './speech-service';\nvoid SpeechService;", "'./speech-service': the speech recognizer process runs alone"],
+    // The speech engine process (its own process): its own files, src/shared, Node.js built-ins and sherpa-onnx-node.
+    ['src/main/speech/sherpa-engine.ts', "import WebSocket from 'ws';\nvoid WebSocket;", "'ws' is not a package the speech engine process runtime may import"],
+    ['src/main/speech/engine-worker.ts', "import { SpeechService } from './speech-service';\nvoid SpeechService;", "'./speech-service': the speech engine process runs alone"],
     ['src/main/speech/speech-service.ts', "export const load = () => import('sherpa-onnx-node');", "'sherpa-onnx-node' is not a package the main runtime may import"],
     // Each runtime imports only the npm packages eslint.config.js runtimePackages lists for it.
     ['src/shared/probe.ts', "import sharp from 'sharp';\nvoid sharp;", "'sharp' is not a package the shared runtime may import"],
@@ -126,7 +126,7 @@ function mainFolderImports(): Map<string, string[]> {
 describe('packages per runtime', () => {
   it('lists every npm package the app depends on for some runtime, and nothing it does not depend on', async () => {
     const listed = new Set<string>();
-    for (const file of ['src/shared/p.ts', 'src/renderer/p.tsx', 'src/preload/p.ts', 'src/main/p.ts', 'src/main/electron/p.ts', 'src/main/demo/p.ts', 'src/main/nfc/reader-worker.ts', 'src/main/speech/recognizer-worker.ts']) {
+    for (const file of ['src/shared/p.ts', 'src/renderer/p.tsx', 'src/preload/p.ts', 'src/main/p.ts', 'src/main/electron/p.ts', 'src/main/demo/p.ts', 'src/main/nfc/reader-worker.ts', 'src/main/speech/engine-worker.ts']) {
       const config = (await eslint.calculateConfigForFile(file)) as { rules: Record<string, [unknown, { packages: string[] }]> };
       for (const name of config.rules['agentdesk/runtime-imports']![1].packages) listed.add(name);
     }

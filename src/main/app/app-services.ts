@@ -47,7 +47,7 @@ import { loadDevicePolicy, systemDevicePolicyPath, type DevicePolicyLoad } from 
 import { recognizerFromEnvironment, SpeechService, type Recognizer } from '../speech/speech-service';
 import { speechHandlers, type ChooseFolder } from '../speech/speech-handlers';
 import { SpeechModels } from '../speech/speech-models';
-import type { RecognizerLauncher } from '../speech/recognizer-client';
+import type { SpeechEngineLauncher } from '../speech/engine-client';
 import { LogRing, ringLogger } from '../platform/log-ring';
 import { persistRecentLog } from '../store/recent-log-file';
 import { diagnosticsHandlers } from './diagnostics';
@@ -82,10 +82,10 @@ export interface AppServicesOptions {
   /** Where downloads go: Electron asks with a save dialog; default: a free name in ~/Downloads. */
   chooseDownloadPath?: ChooseDownloadPath;
   /**
-   * Speech recognition (#17): the recognizer process's launcher (Electron: a utilityProcess; default: a
+   * Speech recognition (#17): the speech engine process's launcher (Electron: a utilityProcess; default: a
    * Node child) and the folder chooser of Settings → Speech → Import (Electron; the web shell has none).
    */
-  speech?: { launcher?: RecognizerLauncher; chooseFolder?: ChooseFolder };
+  speech?: { launcher?: SpeechEngineLauncher; chooseFolder?: ChooseFolder };
   /**
    * The device policy in force (issue #18), loaded by the entry (`loadDevicePolicy`); none: an
    * unmanaged machine. A policy that failed never gets here: the entry refuses to start, or in kiosk

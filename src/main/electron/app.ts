@@ -5,7 +5,7 @@ import { completePrivateUseRedirect } from '../auth/oauth-client';
 import { privateUseScheme } from '../auth/talkie-oauth';
 import { utilityProcessLauncher } from '../nfc/utility-process-launcher';
 import { builtReaderEntryPath } from '../nfc/built-entry';
-import type { MainToRecognizer } from '../../shared/speech/recognizer-protocol';
+import type { MainToEngine } from '../../shared/speech/engine-protocol';
 import { methodChannel, methodNames } from '../../shared/ipc/contract';
 import { fail } from '../../shared/ipc/errors';
 import { pageSecurityHeaders } from '../platform/content-security-policy';
@@ -104,10 +104,10 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(),
     },
     // Speech recognition: sherpa-onnx loads the imported model in its own utilityProcess (a corrupt model aborts that process, not the app).
     speech: {
-      launcher: utilityProcessLauncher<MainToRecognizer>(
+      launcher: utilityProcessLauncher<MainToEngine>(
         (path, args, forkOptions) => utilityProcess.fork(path, args, forkOptions),
-        builtReaderEntryPath(import.meta.url, 'speech-recognizer.js'),
-        'AgentDesk speech recognizer',
+        builtReaderEntryPath(import.meta.url, 'speech-engine.js'),
+        'AgentDesk speech engine',
       ),
       chooseFolder: async (what) => {
         const options =

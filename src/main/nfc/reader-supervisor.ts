@@ -30,7 +30,7 @@ export interface ReaderLaunchHandlers {
 
 /**
  * Starts one reader process. Node: child_process.fork (nodeReaderLauncher); Electron: utilityProcess.fork
- * (utilityProcessLauncher). `Out` is what main sends it (the speech recognizer process uses the same launchers).
+ * (utilityProcessLauncher). `Out` is what main sends it (the speech engine process uses the same launchers).
  */
 export type ReaderLauncher<Out = MainToReader> = (handlers: ReaderLaunchHandlers) => ReaderChannel<Out>;
 

@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
-import type { RecognizerModel } from '../../shared/speech/recognizer-protocol';
+import type { EngineModel } from '../../shared/speech/engine-protocol';
 import { onnxMetadata } from './onnx-metadata';
-import type { LoadedRecognizer } from './recognizer-worker';
+import type { LoadedModel } from './engine-worker';
 
 /**
  * sherpa-onnx-node (Apache-2.0, prebuilt N-API with its own onnxruntime) behind the recognizer
@@ -70,7 +70,7 @@ function refuseNonPiperVoice(file: string, metadata: Map<string, string> | undef
   }
 }
 
-async function loadSherpaVoice(model: Extract<RecognizerModel, { kind: 'voice' }>): Promise<LoadedRecognizer> {
+async function loadSherpaVoice(model: Extract<EngineModel, { kind: 'voice' }>): Promise<LoadedModel> {
   refuseNonPiperVoice(basename(model.model), await onnxMetadata(model.model).catch(() => undefined));
   const sherpa = (await import('sherpa-onnx-node')).default;
   const tts = new sherpa.OfflineTts({
@@ -86,7 +86,7 @@ async function loadSherpaVoice(model: Extract<RecognizerModel, { kind: 'voice' }
 }
 
 /** Loads an imported model in this process: a recognizer, or a Piper voice. */
-export async function loadSherpaRecognizer(model: RecognizerModel): Promise<LoadedRecognizer> {
+export async function loadSherpaModel(model: EngineModel): Promise<LoadedModel> {
   if (model.kind === 'voice') return loadSherpaVoice(model);
   const sherpa = (await import('sherpa-onnx-node')).default;
   const featConfig = { sampleRate, featureDim: 80 };

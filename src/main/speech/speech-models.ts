@@ -8,13 +8,13 @@ import { z } from 'zod';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { Notices } from '../store/notices';
 import type { SpeechImportProgress, SpeechModelInfo, SpeechPurpose } from '../../shared/speech/ipc-schemas';
-import type { RecognizerModel, RecognizerModelKind } from '../../shared/speech/recognizer-protocol';
+import type { EngineModel, EngineModelKind } from '../../shared/speech/engine-protocol';
 import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import type { Logger } from '../platform/logger';
 import { JsonFileStore, reasonInWords } from '../store/json-file-store';
 import { SpeechEngineError } from './bounded-process';
 import { isModelArchive, modelArchiveSuffixes, unpackModelArchive } from './model-archive';
-import { RecognizerClient, type RecognizerLauncher } from './recognizer-client';
+import { SpeechEngineClient, type SpeechEngineLauncher } from './engine-client';
 import { onnxMetadata } from './onnx-metadata';
 import type { Recognizer, Voice } from './speech-service';
 
@@ -113,7 +113,7 @@ interface CheckedFile {
 
 /** A folder's model as found: which file plays which role (a path under the folder), and what it is called. */
 export interface FoundModel {
-  kind: RecognizerModelKind;
+  kind: EngineModelKind;
   name: string;
   languages: string[];
   files: { role: Role; file: string; bytes: number; checked: CheckedFile }[];
@@ -174,7 +174,7 @@ export async function findModel(folder: string, nameHint?: string): Promise<Foun
   };
   const tokensFiles = names.filter((name) => name.toLowerCase().endsWith('tokens.txt'));
   const [encoder, decoder, joiner] = [pick('encoder'), pick('decoder'), pick('joiner')];
-  const kind: RecognizerModelKind = joiner !== undefined ? 'transducer' : 'whisper';
+  const kind: EngineModelKind = joiner !== undefined ? 'transducer' : 'whisper';
   const missing = [
     ...(encoder ? [] : ['an encoder .onnx file']),
     ...(decoder ? [] : ['a decoder .onnx file']),
@@ -297,7 +297,7 @@ async function readFolderManifest(folder: string, present: boolean): Promise<z.i
 }
 
 /** `sherpa-onnx-streaming-zipformer-en-2023-06-26` → en; `…-bilingual-zh-en-…` → zh, en; `sherpa-onnx-whisper-tiny.en` → en; other Whisper → mul. */
-export function languagesFromName(name: string, kind: RecognizerModelKind): string[] {
+export function languagesFromName(name: string, kind: EngineModelKind): string[] {
   const parts = name.toLowerCase().split(/[-_.\s]+/);
   const found = [...new Set(parts.filter((part) => knownLanguages.has(part)))];
   if (kind === 'whisper') return found.length > 0 ? found : ['mul'];
@@ -309,7 +309,7 @@ function megabytes(bytes: number): string {
 }
 
 /** The files of an imported model as its engine process loads them. */
-function recognizerModel(dir: string, model: ImportedModel): RecognizerModel {
+function engineModel(dir: string, model: ImportedModel): EngineModel {
   const path = (role: Role) => join(dir, model.files.find((file) => file.role === role)?.file ?? '');
   if (model.kind === 'voice') return { kind: 'voice', model: path('model'), tokens: path('tokens'), dataDir: join(dir, voiceDataDirName) };
   if (model.kind === 'transducer') return { kind: 'transducer', encoder: path('encoder'), decoder: path('decoder'), joiner: path('joiner'), tokens: path('tokens') };
@@ -351,14 +351,14 @@ export interface SpeechModelsOptions {
   userDataDir: string;
   log: Logger;
   notices: Notices;
-  /** The recognizer process launcher (Electron: a utilityProcess; default: a Node child). */
-  launcher?: RecognizerLauncher;
+  /** The speech engine process launcher (Electron: a utilityProcess; default: a Node child). */
+  launcher?: SpeechEngineLauncher;
 }
 
 interface Current {
   model: ImportedModel;
   dir: string;
-  client: RecognizerClient;
+  client: SpeechEngineClient;
 }
 
 /** Progress is reported at most this often while copying (and always at each file's end). */
@@ -435,8 +435,8 @@ export class SpeechModels {
   private use(model: ImportedModel, verifyFirst: boolean): Current {
     const dir = join(this.modelsDir, model.id);
     let verify = verifyFirst;
-    const client = new RecognizerClient({
-      model: recognizerModel(dir, model),
+    const client = new SpeechEngineClient({
+      model: engineModel(dir, model),
       log: this.options.log,
       ...(this.options.launcher ? { launcher: this.options.launcher } : {}),
       beforeStart: async () => {

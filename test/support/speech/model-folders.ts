@@ -3,13 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { cp, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nodeRecognizerLauncher, type RecognizerLauncher } from '../../../src/main/speech/recognizer-client';
+import { nodeEngineLauncher, type SpeechEngineLauncher } from '../../../src/main/speech/engine-client';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** The fixture recognizer process (fixture-recognizer-process.ts) through the real Node launcher. */
-export function fixtureRecognizerLauncher(): RecognizerLauncher {
-  return nodeRecognizerLauncher({ path: join(repo, 'test/support/speech/fixture-recognizer-process.ts'), execArgv: ['--import', 'tsx'], cwd: repo });
+/** The fixture speech engine process (fixture-engine-process.ts) through the real Node launcher. */
+export function fixtureEngineLauncher(): SpeechEngineLauncher {
+  return nodeEngineLauncher({ path: join(repo, 'test/support/speech/fixture-engine-process.ts'), execArgv: ['--import', 'tsx'], cwd: repo });
 }
 
 /** A streaming-transducer folder as sherpa-onnx names them; `encoder` is the encoder file's content. */
@@ -57,7 +57,7 @@ export async function piperVoiceFolder(parent: string, name = 'vits-piper-en_US-
 }
 
 /**
- * A voice for the fixture engine process (fixture-recognizer-process.ts): a model file `FIXTURE-VOICE
+ * A voice for the fixture engine process (fixture-engine-process.ts): a model file `FIXTURE-VOICE
  * <rate>`, tokens.txt, and a small espeak-ng-data tree (a phontab and a nested file; never read).
  */
 export async function fixtureVoiceFolder(parent: string, name = 'vits-piper-en_US-fixture-medium', sampleRate = 22050): Promise<string> {

@@ -13,7 +13,7 @@ import { SpeechModels, speechModelFileName } from '../../../src/main/speech/spee
 import { SpeechService } from '../../../src/main/speech/speech-service';
 import { Notices } from '../../../src/main/store/notices';
 import { memoryLogger } from '../../support/logger';
-import { fixtureRecognizerLauncher, transducerFolder } from '../../support/speech/model-folders';
+import { fixtureEngineLauncher, transducerFolder } from '../../support/speech/model-folders';
 import { useTempDirs } from '../../support/temp-dir';
 
 /**
@@ -35,7 +35,7 @@ function tar(cwd: string, archive: string, ...args: string[]): string {
 
 async function importer(userDataDir: string) {
   const log = memoryLogger();
-  const models = await SpeechModels.open({ userDataDir, log, notices: new Notices(), launcher: fixtureRecognizerLauncher() });
+  const models = await SpeechModels.open({ userDataDir, log, notices: new Notices(), launcher: fixtureEngineLauncher() });
   const events = new EventBus(log);
   const progress: SpeechImportProgress[] = [];
   events.connect((channel, payload) => {

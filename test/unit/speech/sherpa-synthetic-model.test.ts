@@ -5,7 +5,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { SpeechImportProgress } from '../../../src/shared/speech/ipc-schemas';
-import { nodeRecognizerLauncher, RecognizerClient } from '../../../src/main/speech/recognizer-client';
+import { nodeEngineLauncher, SpeechEngineClient } from '../../../src/main/speech/engine-client';
 import { bytesFromInt16, concatSamples, resample, silence } from '../../../src/main/speech/pcm';
 import { onnxMetadata } from '../../../src/main/speech/onnx-metadata';
 import { tailPaddingSeconds } from '../../../src/main/speech/sherpa-engine';
@@ -59,7 +59,7 @@ function whistle(): Buffer {
 }
 
 async function openModels(userDataDir: string) {
-  const models = await SpeechModels.open({ userDataDir, log: memoryLogger(), notices: new Notices(), launcher: nodeRecognizerLauncher() });
+  const models = await SpeechModels.open({ userDataDir, log: memoryLogger(), notices: new Notices(), launcher: nodeEngineLauncher() });
   const speech = new SpeechService({ recognizer: () => models.recognizer(), imported: () => models.info() });
   return { models, speech };
 }
@@ -92,7 +92,7 @@ describe('synthetic models (zipformer2 transducers, Whisper) in the real sherpa-
     const userDataDir = await tempDir();
     const { models, speech } = await openModels(userDataDir);
     const progress: SpeechImportProgress[] = [];
-    // The import's test load runs recognizer-process.ts: sherpa-onnx-node, not the fixture engine.
+    // The import's test load runs engine-process.ts: sherpa-onnx-node, not the fixture engine.
     const info = await models.importModel(folder, (p) => progress.push(p));
     expect(info).toMatchObject({ name: 'sherpa-onnx-streaming-zipformer2-synthetic-en', kind: 'transducer', languages: ['en'] });
     expect(progress.at(-1)).toMatchObject({ phase: 'verifying' });
@@ -130,7 +130,7 @@ describe('synthetic models (zipformer2 transducers, Whisper) in the real sherpa-
       concatSamples([silence(16_000, 1300), new Int16Array(2400).map((_, i) => Math.round(10_000 * Math.sin((2 * Math.PI * 500 * i) / 16_000)))]),
     );
     for (const model of [folder, longChunkFolder]) {
-      const client = new RecognizerClient({
+      const client = new SpeechEngineClient({
         log: memoryLogger(),
         model: { kind: 'transducer', encoder: join(model, files[0]!), decoder: join(model, files[1]!), joiner: join(model, files[2]!), tokens: join(model, files[3]!) },
       });

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SpeechImportProgress } from '../../../src/shared/speech/ipc-schemas';
 import { EventBus } from '../../../src/main/ipc/event-bus';
-import { nodeRecognizerLauncher, RecognizerClient } from '../../../src/main/speech/recognizer-client';
+import { nodeEngineLauncher, SpeechEngineClient } from '../../../src/main/speech/engine-client';
 import { speechHandlers } from '../../../src/main/speech/speech-handlers';
 import { findModel, languagesFromName, maxTokensBytes, SpeechModels, speechModelFileName } from '../../../src/main/speech/speech-models';
 import { SpeechService } from '../../../src/main/speech/speech-service';
 import { Notices } from '../../../src/main/store/notices';
 import { memoryLogger } from '../../support/logger';
-import { corruptTransducerFolder, fixtureRecognizerLauncher, transducerFolder } from '../../support/speech/model-folders';
+import { corruptTransducerFolder, fixtureEngineLauncher, transducerFolder } from '../../support/speech/model-folders';
 import { useTempDirs } from '../../support/temp-dir';
 
 /**
@@ -25,7 +25,7 @@ const tone = (() => {
   return new Uint8Array(samples.buffer);
 })();
 
-async function services(userDataDir: string, launcher = fixtureRecognizerLauncher()) {
+async function services(userDataDir: string, launcher = fixtureEngineLauncher()) {
   const log = memoryLogger();
   const models = await SpeechModels.open({ userDataDir, log, notices: new Notices(), launcher });
   const events = new EventBus(log);
@@ -86,7 +86,7 @@ describe('sherpa-onnx in the recognizer process', { timeout: 60_000 }, () => {
   it('a corrupt model aborts only the recognizer process: a clear speech_unavailable, main alive, at most 3 starts', async () => {
     const folder = await corruptTransducerFolder(await tempDir());
     const log = memoryLogger();
-    const client = new RecognizerClient({
+    const client = new SpeechEngineClient({
       log,
       model: { kind: 'transducer', encoder: join(folder, 'encoder-epoch-99-avg-1.onnx'), decoder: join(folder, 'decoder-epoch-99-avg-1.onnx'), joiner: join(folder, 'joiner-epoch-99-avg-1.onnx'), tokens: join(folder, 'tokens.txt') },
     });
@@ -108,7 +108,7 @@ describe('sherpa-onnx in the recognizer process', { timeout: 60_000 }, () => {
 
   it('a corrupt Whisper model and a missing file are clear errors too', async () => {
     const folder = await corruptTransducerFolder(await tempDir(), 'sherpa-onnx-whisper-tiny');
-    const whisper = new RecognizerClient({
+    const whisper = new SpeechEngineClient({
       log: memoryLogger(),
       maxFailures: 1,
       model: { kind: 'whisper', encoder: join(folder, 'encoder-epoch-99-avg-1.onnx'), decoder: join(folder, 'decoder-epoch-99-avg-1.onnx'), tokens: join(folder, 'tokens.txt'), language: '' },
@@ -117,7 +117,7 @@ describe('sherpa-onnx in the recognizer process', { timeout: 60_000 }, () => {
     expect(whisper.refusal).toContain('Protobuf parsing failed');
     whisper.close();
     // sherpa-onnx refuses a missing file without aborting: its own words from stderr.
-    const missing = new RecognizerClient({ log: memoryLogger(), model: { kind: 'whisper', encoder: join(folder, 'gone.onnx'), decoder: join(folder, 'gone.onnx'), tokens: join(folder, 'gone.txt'), language: '' } });
+    const missing = new SpeechEngineClient({ log: memoryLogger(), model: { kind: 'whisper', encoder: join(folder, 'gone.onnx'), decoder: join(folder, 'gone.onnx'), tokens: join(folder, 'gone.txt'), language: '' } });
     await expect(missing.load()).rejects.toMatchObject({ message: expect.stringMatching(/^the speech model could not be loaded: Please check your config!/) });
     missing.close();
   });
@@ -126,7 +126,7 @@ describe('sherpa-onnx in the recognizer process', { timeout: 60_000 }, () => {
     const userDataDir = await tempDir();
     const folder = await corruptTransducerFolder(await tempDir());
     // The real launcher: sherpa-onnx's own recognizer process, from source.
-    const { handlers, models } = await services(userDataDir, nodeRecognizerLauncher());
+    const { handlers, models } = await services(userDataDir, nodeEngineLauncher());
     await expect(handlers['speech.importModel']({ path: folder })).rejects.toMatchObject({
       code: 'speech_model_invalid',
       message: expect.stringMatching(/^The speech model could not be loaded: Load model from .* failed: ?Protobuf parsing failed\. The model in use before stays\.$/),
@@ -183,9 +183,9 @@ describe('an imported model (fixture engine in the recognizer process)', { timeo
 
   it('queues a bounded number of utterances: one being recognised, two waiting, the rest refused as busy (retryable)', async () => {
     const folder = await transducerFolder(await tempDir(), 'fixture-en', 'FIXTURE-MODEL hi\n');
-    const client = new RecognizerClient({
+    const client = new SpeechEngineClient({
       log: memoryLogger(),
-      launcher: fixtureRecognizerLauncher(),
+      launcher: fixtureEngineLauncher(),
       maxQueued: 2,
       model: { kind: 'transducer', encoder: join(folder, 'encoder-epoch-99-avg-1.onnx'), decoder: join(folder, 'decoder-epoch-99-avg-1.onnx'), joiner: join(folder, 'joiner-epoch-99-avg-1.onnx'), tokens: join(folder, 'tokens.txt') },
     });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SpeechImportProgress } from '../../../src/shared/speech/ipc-schemas';
 import { EventBus } from '../../../src/main/ipc/event-bus';
-import { nodeRecognizerLauncher } from '../../../src/main/speech/recognizer-client';
+import { nodeEngineLauncher } from '../../../src/main/speech/engine-client';
 import { parseWav } from '../../../src/main/speech/pcm';
 import { speechHandlers } from '../../../src/main/speech/speech-handlers';
 import { findModel, SpeechModels, speechModelFileName } from '../../../src/main/speech/speech-models';
@@ -12,7 +12,7 @@ import { SpeechService } from '../../../src/main/speech/speech-service';
 import { Notices } from '../../../src/main/store/notices';
 import { memoryLogger } from '../../support/logger';
 import { speechUnavailableReason } from '../../support/speech';
-import { fixtureRecognizerLauncher, fixtureVoiceFolder, piperVoiceFolder, transducerFolder } from '../../support/speech/model-folders';
+import { fixtureEngineLauncher, fixtureVoiceFolder, piperVoiceFolder, transducerFolder } from '../../support/speech/model-folders';
 import { useTempDirs } from '../../support/temp-dir';
 
 /**
@@ -26,7 +26,7 @@ const tempDir = useTempDirs();
 const noEspeak = speechUnavailableReason(['espeak-ng']);
 if (noEspeak) console.log(`imported voice: the tests that speak are skipped: ${noEspeak}`);
 
-async function services(userDataDir: string, launcher = fixtureRecognizerLauncher()) {
+async function services(userDataDir: string, launcher = fixtureEngineLauncher()) {
   const log = memoryLogger();
   const models = await SpeechModels.open({ userDataDir, log, notices: new Notices(), launcher });
   const events = new EventBus(log);
@@ -194,7 +194,7 @@ describe('an imported voice (fixture engine in the speech engine process)', { ti
 describe('the real sherpa-onnx speaks a Piper voice (synthetic model, Debian espeak-ng-data)', { timeout: 120_000 }, () => {
   it('imports it from a folder, phonemises through espeak-ng-data, and speaks 0.1 s per phoneme', { skip: noEspeak !== undefined }, async () => {
     const userDataDir = await tempDir();
-    const { handlers, models, speech } = await services(userDataDir, nodeRecognizerLauncher());
+    const { handlers, models, speech } = await services(userDataDir, nodeEngineLauncher());
     const folder = await piperVoiceFolder(await tempDir());
     const imported = await handlers['speech.importModel']({ path: folder, purpose: 'voice' });
     // The language comes from the voice's own metadata (voice=en-us).
@@ -213,7 +213,7 @@ describe('the real sherpa-onnx speaks a Piper voice (synthetic model, Debian esp
 
   it('refuses a corrupt voice with the engine\'s words, and a VITS model that is not Piper in words', { skip: noEspeak !== undefined }, async () => {
     const userDataDir = await tempDir();
-    const { handlers, models } = await services(userDataDir, nodeRecognizerLauncher());
+    const { handlers, models } = await services(userDataDir, nodeEngineLauncher());
     const corrupt = await piperVoiceFolder(await tempDir(), 'vits-piper-en_US-corrupt-low', Buffer.alloc(4096, 7));
     await expect(handlers['speech.importModel']({ path: corrupt, purpose: 'voice' })).rejects.toMatchObject({
       code: 'speech_model_invalid',

@@ -2,7 +2,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtReaderEntryPath } from '../nfc/built-entry';
 import { nodeReaderLauncher, type ReaderChannel, type ReaderEntry, type ReaderLauncher } from '../nfc/reader-supervisor';
-import { recognizerToMainSchema, type MainToRecognizer, type RecognizerModel, type RecognizerToMain } from '../../shared/speech/recognizer-protocol';
+import { engineToMainSchema, type MainToEngine, type EngineModel, type EngineToMain } from '../../shared/speech/engine-protocol';
 import type { Logger } from '../platform/logger';
 import { SpeechEngineError } from './bounded-process';
 import type { TextToSpeech } from './espeak-tts';
@@ -15,26 +15,26 @@ import type { SpeechToText } from './speech-to-text';
  * time from a bounded queue: an utterance to a recognizer, a text to a voice. A process that ends (sherpa-onnx aborts on a corrupt model), fails to
  * load or stops answering rejects what it holds with a SpeechEngineError that says so; main goes on. The
  * next call starts a new process, until `maxFailures` starts in a row have failed: then every call is
- * refused with the last reason until the model changes (a new RecognizerClient).
+ * refused with the last reason until the model changes (a new SpeechEngineClient).
  */
 
-export type RecognizerLauncher = ReaderLauncher<MainToRecognizer>;
+export type SpeechEngineLauncher = ReaderLauncher<MainToEngine>;
 
-/** out/main/speech-recognizer.js in the build; recognizer-process.ts through tsx from source (tests). */
-export function defaultRecognizerEntry(): ReaderEntry {
+/** out/main/speech-engine.js in the build; engine-process.ts through tsx from source (tests). */
+export function defaultEngineEntry(): ReaderEntry {
   const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.ts')) return { path: join(dirname(here), 'recognizer-process.ts'), execArgv: ['--import', 'tsx'], cwd: resolve(dirname(here), '../../..') };
-  return { path: builtReaderEntryPath(import.meta.url, 'speech-recognizer.js'), execArgv: [] };
+  if (here.endsWith('.ts')) return { path: join(dirname(here), 'engine-process.ts'), execArgv: ['--import', 'tsx'], cwd: resolve(dirname(here), '../../..') };
+  return { path: builtReaderEntryPath(import.meta.url, 'speech-engine.js'), execArgv: [] };
 }
 
-export function nodeRecognizerLauncher(entry: ReaderEntry = defaultRecognizerEntry()): RecognizerLauncher {
-  return nodeReaderLauncher<MainToRecognizer>(entry);
+export function nodeEngineLauncher(entry: ReaderEntry = defaultEngineEntry()): SpeechEngineLauncher {
+  return nodeReaderLauncher<MainToEngine>(entry);
 }
 
-export interface RecognizerClientOptions {
-  model: RecognizerModel;
+export interface SpeechEngineClientOptions {
+  model: EngineModel;
   log: Logger;
-  launcher?: RecognizerLauncher;
+  launcher?: SpeechEngineLauncher;
   /** Utterances waiting behind the one being recognised; more are refused (retryable). */
   maxQueued?: number;
   /** Process starts in a row that may fail before calls are refused outright. */
@@ -56,7 +56,7 @@ interface Job {
 }
 
 interface Running {
-  channel: ReaderChannel<MainToRecognizer>;
+  channel: ReaderChannel<MainToEngine>;
   ready: Promise<void>;
   /** Settles `ready`, or the job in flight, with the process's end. */
   fail(error: SpeechEngineError): void;
@@ -67,8 +67,8 @@ interface Running {
 
 const loadPrefix = 'the speech model could not be loaded';
 
-export class RecognizerClient implements SpeechToText, TextToSpeech {
-  private readonly launcher: RecognizerLauncher;
+export class SpeechEngineClient implements SpeechToText, TextToSpeech {
+  private readonly launcher: SpeechEngineLauncher;
   private readonly maxQueued: number;
   private readonly maxFailures: number;
   private readonly loadTimeoutMs: number;
@@ -82,9 +82,12 @@ export class RecognizerClient implements SpeechToText, TextToSpeech {
   private closed = false;
   /** How many processes were started (tests and the log). */
   starts = 0;
+  /** What the messages call it: the speech recognizer, or the voice. */
+  private readonly role: string;
 
-  constructor(private readonly options: RecognizerClientOptions) {
-    this.launcher = options.launcher ?? nodeRecognizerLauncher();
+  constructor(private readonly options: SpeechEngineClientOptions) {
+    this.launcher = options.launcher ?? nodeEngineLauncher();
+    this.role = options.model.kind === 'voice' ? 'voice' : 'speech recognizer';
     this.maxQueued = options.maxQueued ?? 4;
     this.maxFailures = options.maxFailures ?? 3;
     this.loadTimeoutMs = options.loadTimeoutMs ?? 120_000;
@@ -102,7 +105,7 @@ export class RecognizerClient implements SpeechToText, TextToSpeech {
 
   /** Starts the process and loads the model (import uses this to verify one); rejects with why it could not. */
   load(): Promise<void> {
-    if (this.closed) return Promise.reject(new SpeechEngineError('failed', 'the speech recognizer was stopped'));
+    if (this.closed) return Promise.reject(new SpeechEngineError('failed', `the ${this.role} was stopped`));
     if (this.refusal !== undefined) return Promise.reject(this.lastFailure!);
     return (this.running ??= this.start()).ready;
   }
@@ -117,10 +120,10 @@ export class RecognizerClient implements SpeechToText, TextToSpeech {
   }
 
   private ask(request: Request): Promise<Answer> {
-    if (this.closed) return Promise.reject(new SpeechEngineError('failed', 'the speech recognizer was stopped'));
+    if (this.closed) return Promise.reject(new SpeechEngineError('failed', `the ${this.role} was stopped`));
     if (this.refusal !== undefined) return Promise.reject(this.lastFailure!);
     if (this.queue.length >= this.maxQueued + (this.busy ? 0 : 1)) {
-      return Promise.reject(new SpeechEngineError('timeout', `the speech ${request.kind === 'transcribe' ? 'recognizer' : 'voice'} is busy (${this.queue.length} ${request.kind === 'transcribe' ? 'utterances' : 'texts'} waiting); try again`));
+      return Promise.reject(new SpeechEngineError('timeout', `the ${this.role} is busy (${this.queue.length} ${request.kind === 'transcribe' ? 'utterances' : 'texts'} waiting); try again`));
     }
     return new Promise<Answer>((resolvePromise, reject) => {
       this.queue.push({ request, resolve: resolvePromise, reject });
@@ -131,7 +134,7 @@ export class RecognizerClient implements SpeechToText, TextToSpeech {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    const error = new SpeechEngineError('failed', 'the speech recognizer was stopped');
+    const error = new SpeechEngineError('failed', `the ${this.role} was stopped`);
     for (const job of this.queue.splice(0)) job.reject(error);
     const running = this.running;
     this.running = undefined;
@@ -152,7 +155,7 @@ export class RecognizerClient implements SpeechToText, TextToSpeech {
       await this.load();
       // Closed (or the process gone) meanwhile: say so rather than send to a process that is not there.
       const running = this.running;
-      if (this.closed || !running) throw new SpeechEngineError('failed', 'the speech recognizer was stopped');
+      if (this.closed || !running) throw new SpeechEngineError('failed', `the ${this.role} was stopped`);
       job.resolve(await this.send(running, job.request));
     } catch (error) {
       job.reject(error instanceof Error ? error : new Error(String(error)));
@@ -166,8 +169,8 @@ export class RecognizerClient implements SpeechToText, TextToSpeech {
     const id = this.nextId++;
     return new Promise<Answer>((resolvePromise, reject) => {
       const timer = setTimeout(() => {
-        this.options.log.warn('speech', `the speech recognizer did not answer in ${Math.round(this.transcribeTimeoutMs / 1000)} s; stopping it`);
-        finish(new SpeechEngineError('timeout', 'the speech recognizer did not answer in time'));
+        this.options.log.warn('speech', `the ${this.role} did not answer in ${Math.round(this.transcribeTimeoutMs / 1000)} s; stopping it`);
+        finish(new SpeechEngineError('timeout', `the ${this.role} did not answer in time`));
         this.end(running);
       }, this.transcribeTimeoutMs);
       const finish = (outcome: Answer | SpeechEngineError) => {
@@ -196,7 +199,7 @@ export class RecognizerClient implements SpeechToText, TextToSpeech {
     let loaded = false;
     let ended = false;
     const running: Running = {
-      channel: undefined as unknown as ReaderChannel<MainToRecognizer>,
+      channel: undefined as unknown as ReaderChannel<MainToEngine>,
       ready,
       stderr,
       pending,
@@ -217,7 +220,7 @@ export class RecognizerClient implements SpeechToText, TextToSpeech {
       running.channel.kill();
     }, this.loadTimeoutMs);
     loadTimer.unref();
-    const onMessage = (message: RecognizerToMain) => {
+    const onMessage = (message: EngineToMain) => {
       switch (message.type) {
         case 'hello':
           running.channel.send({ type: 'load', model: this.options.model });
@@ -241,29 +244,29 @@ export class RecognizerClient implements SpeechToText, TextToSpeech {
           pending.get(message.id)?.({ sampleRate: message.sampleRate, samples: int16FromBytes(Buffer.from(message.pcm, 'base64')) });
           return;
         case 'failed':
-          pending.get(message.id)?.(new SpeechEngineError('failed', `the speech recognizer failed: ${message.detail}`));
+          pending.get(message.id)?.(new SpeechEngineError('failed', `the ${this.role} failed: ${message.detail}`));
           return;
       }
     };
     const launch = () => {
       running.channel = this.launcher({
         onMessage: (raw) => {
-          const checked = recognizerToMainSchema.safeParse(raw);
+          const checked = engineToMainSchema.safeParse(raw);
           if (checked.success) onMessage(checked.data);
-          else this.options.log.warn('speech', 'the speech recognizer process sent a message that does not match the protocol; ignored');
+          else this.options.log.warn('speech', 'the speech engine process sent a message that does not match the protocol; ignored');
         },
         onExit: (code, signal) => {
           clearTimeout(loadTimer);
           const how = signal ? `it was ended by ${signal}` : `it exited with code ${code ?? 'unknown'}`;
-          if (!ended) this.options.log.warn('speech', `the speech recognizer process stopped (${how})`);
+          if (!ended) this.options.log.warn('speech', `the speech engine process stopped (${how})`);
           running.fail(
             loaded
-              ? new SpeechEngineError('failed', `the speech recognizer stopped (${how})${stderr.length ? `: ${stderr.slice(-2).join(' ')}` : ''}`)
+              ? new SpeechEngineError('failed', `the ${this.role} stopped (${how})${stderr.length ? `: ${stderr.slice(-2).join(' ')}` : ''}`)
               : new SpeechEngineError('failed', `${loadPrefix}: ${lastWords(undefined, stderr) || how}`),
           );
         },
         onStderr: (line) => {
-          if (stderr.length < 40) this.options.log.warn('speech', `recognizer process: ${line.slice(0, 300)}`);
+          if (stderr.length < 40) this.options.log.warn('speech', `${this.role} process: ${line.slice(0, 300)}`);
           stderr.push(line.slice(0, 500));
           if (stderr.length > 40) stderr.shift();
         },
@@ -274,11 +277,11 @@ export class RecognizerClient implements SpeechToText, TextToSpeech {
     void before().then(
       () => {
         if (ended) return;
-        if (this.closed) return running.fail(new SpeechEngineError('failed', 'the speech recognizer was stopped'));
+        if (this.closed) return running.fail(new SpeechEngineError('failed', `the ${this.role} was stopped`));
         try {
           launch();
         } catch (error) {
-          running.fail(new SpeechEngineError('failed', `${loadPrefix}: the recognizer process could not be started (${error instanceof Error ? error.message : String(error)})`));
+          running.fail(new SpeechEngineError('failed', `${loadPrefix}: the ${this.role} process could not be started (${error instanceof Error ? error.message : String(error)})`));
         }
       },
       (error: unknown) => {

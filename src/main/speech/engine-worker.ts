@@ -1,5 +1,5 @@
 import { maxSynthesisWavBytes } from '../../shared/speech/ipc-schemas';
-import { mainToRecognizerSchema, recognizerProtocolVersion, type MainToRecognizer, type RecognizerModel, type RecognizerToMain } from '../../shared/speech/recognizer-protocol';
+import { mainToEngineSchema, engineProtocolVersion, type MainToEngine, type EngineModel, type EngineToMain } from '../../shared/speech/engine-protocol';
 
 /**
  * A speech engine process's loop (#17), engine-agnostic: it takes `load` once, then one `transcribe`
@@ -14,7 +14,7 @@ export interface SynthesizedSpeech {
 }
 
 /** A loaded model: a recognizer transcribes, a voice synthesises. */
-export interface LoadedRecognizer {
+export interface LoadedModel {
   /** 16 kHz mono samples in [-1, 1] → the words heard ('' for none). */
   transcribe?(samples: Float32Array): string | Promise<string>;
   /** Text → speech. */
@@ -22,11 +22,11 @@ export interface LoadedRecognizer {
 }
 
 /** Loads a model. May throw (a refused config); a corrupt file may end the whole process instead. */
-export type RecognizerEngine = (model: RecognizerModel) => LoadedRecognizer | Promise<LoadedRecognizer>;
+export type ModelLoader = (model: EngineModel) => LoadedModel | Promise<LoadedModel>;
 
 export interface ParentLink {
-  send(message: RecognizerToMain): void;
-  onMessage(listener: (message: MainToRecognizer) => void): void;
+  send(message: EngineToMain): void;
+  onMessage(listener: (message: MainToEngine) => void): void;
 }
 
 interface UtilityParentPort {
@@ -37,8 +37,8 @@ interface UtilityParentPort {
 /** Electron's utilityProcess parentPort, or a Node child's IPC channel; undefined when started by hand. */
 export function parentLink(): ParentLink | undefined {
   const port = (process as unknown as { parentPort?: UtilityParentPort }).parentPort;
-  const accept = (listener: (message: MainToRecognizer) => void) => (raw: unknown) => {
-    const checked = mainToRecognizerSchema.safeParse(raw);
+  const accept = (listener: (message: MainToEngine) => void) => (raw: unknown) => {
+    const checked = mainToEngineSchema.safeParse(raw);
     if (checked.success) listener(checked.data);
   };
   if (port) {
@@ -82,8 +82,8 @@ export function floatSamples(bytes: Uint8Array): Float32Array {
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 2000);
 
 /** Runs the loop until main says `shutdown` or goes away. */
-export function runRecognizerWorker(link: ParentLink, engine: RecognizerEngine): void {
-  let loaded: LoadedRecognizer | undefined;
+export function runEngineWorker(link: ParentLink, engine: ModelLoader): void {
+  let loaded: LoadedModel | undefined;
   let loading = false;
   const exit = () => setTimeout(() => process.exit(0), 20).unref();
   process.on('disconnect', exit);
@@ -136,5 +136,5 @@ export function runRecognizerWorker(link: ParentLink, engine: RecognizerEngine):
         return;
     }
   });
-  link.send({ type: 'hello', version: recognizerProtocolVersion, pid: process.pid });
+  link.send({ type: 'hello', version: engineProtocolVersion, pid: process.pid });
 }

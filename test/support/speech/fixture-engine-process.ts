@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { parentLink, runRecognizerWorker } from '../../../src/main/speech/recognizer-worker';
+import { parentLink, runEngineWorker } from '../../../src/main/speech/engine-worker';
 
 /**
- * A speech engine process for tests: the real process loop and protocol (recognizer-worker.ts) with a
+ * A speech engine process for tests: the real process loop and protocol (engine-worker.ts) with a
  * fixture engine instead of sherpa-onnx, since no real model ships here. A recognizer "model" is an
  * encoder file that starts with `FIXTURE-MODEL `; the rest of its first line is the transcript it
  * answers for any utterance with sound in it ('' for silence). A voice "model" starts with
@@ -12,7 +12,7 @@ import { parentLink, runRecognizerWorker } from '../../../src/main/speech/recogn
  */
 const link = parentLink();
 if (!link) process.exit(2);
-runRecognizerWorker(link, (model) => {
+runEngineWorker(link, (model) => {
   if (model.kind === 'voice') {
     const head = readFileSync(model.model, 'utf8').split('\n')[0]!;
     const rate = /^FIXTURE-VOICE (\d+)$/.exec(head)?.[1];
