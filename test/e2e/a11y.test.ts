@@ -149,7 +149,7 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await speech.getByText(/an encoder \.onnx file, a decoder \.onnx file, a tokens file \(tokens\.txt\) missing/).waitFor();
     await expectNoViolations(page, 'Settings → Speech, a wrong folder');
 
-    // A corrupt model: the built recognizer process (out/main/speech-engine.js) loads it with real sherpa-onnx and aborts; the web shell goes on.
+    // A corrupt model: the built speech engine process (out/main/speech-engine.js) loads it with real sherpa-onnx and aborts; the web shell goes on.
     await speech.getByRole('textbox', { name: 'Model folder or archive' }).fill(await corruptTransducerFolder(dir));
     await speech.getByRole('button', { name: 'Import', exact: true }).click();
     await speech.getByRole('button', { name: 'Details' }).click();
@@ -157,7 +157,7 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     expect(await speech.getByText('No speech model is imported yet.').count()).toBe(1);
 
     // A model as sherpa-onnx publishes it, a .tar.bz2 (the synthetic transducer of test/fixtures/speech):
-    // unpacked by main through bzip2, copied, and loaded by the real sherpa-onnx in the recognizer process.
+    // unpacked by main through bzip2, copied, and loaded by the real sherpa-onnx in the speech engine process.
     const archive = join(dir, 'sherpa-onnx-streaming-zipformer2-synthetic-en.tar.bz2');
     execFileSync('tar', ['-cjf', archive, '-C', fileURLToPath(new URL('../fixtures/speech/', import.meta.url)), 'sherpa-onnx-streaming-zipformer2-synthetic-en']);
     await speech.getByRole('textbox', { name: 'Model folder or archive' }).fill(archive);

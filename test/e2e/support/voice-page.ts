@@ -148,7 +148,31 @@ export async function installOutputMeter(page: Page): Promise<void> {
       }
       return loudest;
     };
+    // The frequency of the strongest bin of the loudest output now (Hz), or 0 while it is silent.
+    const spectrum = new Float32Array(1024);
+    (window as unknown as { __outputPitch(): number }).__outputPitch = () => {
+      let best = { level: -Infinity, hz: 0 };
+      for (const tap of taps.values()) {
+        tap.getFloatFrequencyData(spectrum);
+        spectrum.forEach((level, bin) => {
+          if (level > best.level) best = { level, hz: (bin * tap.context.sampleRate) / tap.fftSize };
+        });
+      }
+      return best.level > -60 ? best.hz : 0;
+    };
   });
+}
+
+/** The strongest frequencies (Hz) the page's Web Audio output plays over `ms`, one per sample while it sounds. */
+export async function outputPitches(page: Page, ms: number): Promise<number[]> {
+  const pitches: number[] = [];
+  const end = Date.now() + ms;
+  do {
+    const hz = await page.evaluate(() => (window as unknown as { __outputPitch(): number }).__outputPitch());
+    if (hz > 0) pitches.push(hz);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  } while (Date.now() < end);
+  return pitches;
 }
 
 /** The loudest RMS level the page's Web Audio output reaches over `ms`. */
