@@ -92,8 +92,8 @@ describe('Settings → Speech', () => {
     await user.click(within(group).getByRole('button', { name: 'Import folder…' }));
     await waitFor(() => expect(backend.callsOf('speech.importModel')).toEqual([{}]));
     await waitFor(() => expect(within(group).getByRole<HTMLButtonElement>('button', { name: 'Import folder…' }).disabled).toBe(false));
-    // Neither the import's status nor the barge-in choice's (the other status in the group) says anything.
-    expect(within(group).getAllByRole('status').map((status) => status.textContent)).toEqual(['', '']);
+    // Neither part's import status (recognition, voice) nor the barge-in choice's (the other status in the group) says anything.
+    expect(within(group).getAllByRole('status').map((status) => status.textContent)).toEqual(['', '', '']);
   });
 
   it('in Electron imports an archive through main\'s chooser too, and shows the unpacking before the copy', async () => {
