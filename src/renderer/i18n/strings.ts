@@ -1091,7 +1091,7 @@ export const cs: Catalogue = {
   'settings.speech.voice.failed': 'Importovaný hlas teď nelze použít; importujte ho znovu.',
   'settings.speech.voice.others': 'Odpovědi v ostatních jazycích čte nahlas espeak-ng.',
   'settings.speech.voice.othersMissing': 'espeak-ng není nainstalován, takže odpovědi v ostatních jazycích nelze číst nahlas. Nainstalujte ho příkazem:',
-  'settings.speech.voice.hint': 'Přirozeněji zní hlas Piper: importujte některý z vydání sherpa-onnx (tts-models), složku nebo archiv jako vits-piper-en_US-amy-low.tar.bz2 se souborem .onnx, tokens.txt a složkou espeak-ng-data.',
+  'settings.speech.voice.hint': 'Přirozeněji zní hlas Piper z vydání sherpa-onnx (tts-models): importujte jeho složku nebo archiv, například vits-piper-en_US-amy-low.tar.bz2, se souborem .onnx, tokens.txt a složkou espeak-ng-data.',
   'settings.speech.voice.path.label': 'Složka nebo archiv hlasu',
   'settings.speech.voice.path.hint': 'Úplná cesta ke složce se soubory hlasu nebo k jeho archivu (.tar.bz2, .tar.gz, .tar), například /home/vy/vits-piper-en_US-amy-low.tar.bz2.',
   'settings.speech.voice.import': 'Importovat hlas',
