@@ -196,7 +196,6 @@ function ModelImport({
 
 export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?: ReactNode }) {
   const { t, language } = useI18n();
-  const id = useId();
   const loadStatus = useCallback(() => call(() => api.speech.status({})), [api]);
   const { state: status, set: setStatus } = useLiveResource<SpeechStatus>(loadStatus);
   const imports = useSpeechImports(api);
@@ -238,10 +237,8 @@ export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?
   return (
     <fieldset className="settings-group" aria-busy={imports.busy !== null || undefined}>
       <legend className="settings-group__legend">{t('settings.speech.legend')}</legend>
-      <div role="group" aria-labelledby={`${id}-recognition`} className="speech-part">
-        <h2 id={`${id}-recognition`} className="field__label">
-          {t('settings.speech.recognition')}
-        </h2>
+      <div className="speech-part">
+        <h2 className="field__label">{t('settings.speech.recognition')}</h2>
         <p className="field__hint">{t('settings.speech.description')}</p>
         {recognition.engine === 'pocketsphinx' ? <p>{t('settings.speech.testRecognizer')}</p> : null}
         {imported ? (
@@ -261,10 +258,8 @@ export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?
         ) : null}
         <ModelImport api={api} purpose="recognition" chooser={chooser} removable={imported !== undefined} imports={imports} onChanged={refresh} />
       </div>
-      <div role="group" aria-labelledby={`${id}-synthesis`} className="speech-part">
-        <h2 id={`${id}-synthesis`} className="field__label">
-          {t('settings.speech.synthesis')}
-        </h2>
+      <div className="speech-part">
+        <h2 className="field__label">{t('settings.speech.synthesis')}</h2>
         {voice ? (
           <div className="speech-model">
             <p>{t('settings.speech.voice.name', { name: voice.name })}</p>

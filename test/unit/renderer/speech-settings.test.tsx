@@ -156,12 +156,16 @@ describe('Settings → Speech', () => {
   });
 });
 
-/** The two parts of Settings → Speech, each a group named by its heading. */
+/** One part of Settings → Speech: what its heading (an h2, like the recognizer's) heads. */
+function part(group: HTMLElement, heading: string): HTMLElement {
+  const found = within(group).getByRole('heading', { level: 2, name: heading }).closest('.speech-part');
+  if (!(found instanceof HTMLElement)) throw new Error(`no part under ${heading}`);
+  return found;
+}
+
+/** The two parts of Settings → Speech. */
 function parts(group: HTMLElement) {
-  return {
-    recognition: within(group).getByRole('group', { name: 'Speech recognition' }),
-    synthesis: within(group).getByRole('group', { name: 'Speech synthesis' }),
-  };
+  return { recognition: part(group, 'Speech recognition'), synthesis: part(group, 'Speech synthesis') };
 }
 
 const button = (part: HTMLElement, name: string) => within(part).getByRole<HTMLButtonElement>('button', { name });
@@ -355,7 +359,7 @@ describe('Settings → Speech: the imported Piper voice', () => {
     await openSpeech(backend);
     act(() => backend.emit('settings.changed', { ...backend.state.settings, language: 'cs' }));
     const group = await screen.findByRole('group', { name: 'Řeč' });
-    const synthesis = within(group).getByRole('group', { name: 'Syntéza řeči' });
+    const synthesis = part(group, 'Syntéza řeči');
     expect(within(synthesis).getByText('Hlas: vits-piper-en_US-amy-low')).toBeTruthy();
     expect(within(synthesis).getByText('Jazyky: angličtina (USA)')).toBeTruthy();
     expect(within(synthesis).getByText('Odpovědi v ostatních jazycích čte nahlas espeak-ng.')).toBeTruthy();
