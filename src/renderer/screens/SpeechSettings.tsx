@@ -1,108 +1,129 @@
 import { useCallback, useEffect, useId, useState, type ReactNode } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
-import type { IpcError } from '../../shared/ipc/errors';
-import type { SpeechImportProgress, SpeechStatus } from '../../shared/speech/ipc-schemas';
+import type { IpcError, IpcResult } from '../../shared/ipc/errors';
+import type { SpeechImportProgress, SpeechPurpose, SpeechStatus } from '../../shared/speech/ipc-schemas';
 import { ErrorDetails, ErrorText } from '../components/ErrorText';
-import type { IpcResult } from '../../shared/ipc/errors';
 import { call, useLiveResource } from '../hooks/useLiveResource';
 import { useI18n } from '../i18n/I18nProvider';
+import type { MessageKey } from '../i18n/strings';
 
 /**
- * Settings → Speech (#17): the speech model in use and its languages, Import (main's chooser in
- * Electron, for a model folder or its archive; a typed path of either in the web shell), Remove, the import's progress, and whether speech
- * synthesis (espeak-ng) is installed. Main decides everything (which files, the checks, the admin PIN);
- * this shows its status and its answers. `children` (the barge-in choice, a setting) ends the group.
+ * Settings → Speech (#17), in two parts. Recognition: the imported speech model and its languages.
+ * Synthesis: the imported Piper voice (sherpa-onnx) and its languages, or espeak-ng alone, and whether
+ * espeak-ng (the voice of every other language) is installed, else the command that installs it. Each
+ * part has the same import controls (ModelImport, with its `purpose`): Import (main's chooser in
+ * Electron, for a folder or its archive; a typed path of either in the web shell), Remove, the import's
+ * progress and its outcome. One import runs at a time (main refuses a second), so while either part
+ * imports or removes, both parts' buttons wait; progress events carry no purpose and show in the part
+ * that started the import. Main decides everything (which files, the checks, the admin PIN); this shows
+ * its status and its answers. `children` (the barge-in choice, a setting) ends the group.
  */
 type Outcome = { kind: 'imported' | 'removed' } | { kind: 'error'; error: IpcError } | null;
 
 const megabytes = (bytes: number) => Math.max(0, Math.round(bytes / (1024 * 1024)));
 
-export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?: ReactNode }) {
-  const { t, language } = useI18n();
-  const id = useId();
-  const loadStatus = useCallback(() => call(() => api.speech.status({})), [api]);
-  const { state: status, set: setStatus } = useLiveResource<SpeechStatus>(loadStatus);
-  const [busy, setBusy] = useState(false);
+/** The words of each part's import controls; the rule that uses them lives once, in ModelImport. */
+const importWords = {
+  recognition: {
+    pathLabel: 'settings.speech.path.label',
+    pathHint: 'settings.speech.path.hint',
+    import: 'settings.speech.import',
+    importChoose: 'settings.speech.importChoose',
+    importArchive: 'settings.speech.importArchive',
+    remove: 'settings.speech.remove',
+    copying: 'settings.speech.copying',
+    verifying: 'settings.speech.verifying',
+    imported: 'settings.speech.imported',
+    removed: 'settings.speech.removed',
+    invalid: 'error.speech_model_invalid',
+  },
+  voice: {
+    pathLabel: 'settings.speech.voice.path.label',
+    pathHint: 'settings.speech.voice.path.hint',
+    import: 'settings.speech.voice.import',
+    importChoose: 'settings.speech.voice.importChoose',
+    importArchive: 'settings.speech.voice.importArchive',
+    remove: 'settings.speech.voice.remove',
+    copying: 'settings.speech.voice.copying',
+    verifying: 'settings.speech.voice.verifying',
+    imported: 'settings.speech.voice.imported',
+    removed: 'settings.speech.voice.removed',
+    invalid: 'settings.speech.voice.invalid',
+  },
+} as const satisfies Record<SpeechPurpose, Record<string, MessageKey>>;
+
+/** Which part imports or removes now (one at a time), the progress main reports for it, and the way to run one. */
+interface SpeechImports {
+  busy: SpeechPurpose | null;
+  progress: SpeechImportProgress | undefined;
+  run: <T>(purpose: SpeechPurpose, invoke: () => Promise<IpcResult<T>>) => Promise<IpcResult<T>>;
+}
+
+function useSpeechImports(api: AgentDeskApi): SpeechImports {
+  const [busy, setBusy] = useState<SpeechPurpose | null>(null);
   const [progress, setProgress] = useState<SpeechImportProgress | undefined>(undefined);
-  const [outcome, setOutcome] = useState<Outcome>(null);
-  const [path, setPath] = useState('');
-
   useEffect(() => api.speech.onImportProgress((payload) => setProgress(payload)), [api]);
-
-  /** Runs an import or a removal; `done` says whether there is news (a cancelled folder chooser is none). */
-  async function act<T>(kind: 'imported' | 'removed', invoke: () => Promise<IpcResult<T>>, done: (value: T) => boolean = () => true) {
-    setBusy(true);
-    setOutcome(null);
+  const run = useCallback(async <T,>(purpose: SpeechPurpose, invoke: () => Promise<IpcResult<T>>) => {
+    setBusy(purpose);
     setProgress(undefined);
     const result = await call(invoke);
-    setBusy(false);
+    setBusy(null);
     setProgress(undefined);
+    return result;
+  }, []);
+  return { busy, progress, run };
+}
+
+/**
+ * One part's import controls: the typed path (web shell) or Import folder… and Import archive… (main's
+ * chooser), Remove when something is imported, the progress of this part's import and its outcome.
+ * A voice's requests carry `purpose: 'voice'`; a recognizer's carry no purpose (main's default).
+ */
+function ModelImport({
+  api,
+  purpose,
+  chooser,
+  removable,
+  imports,
+  onChanged,
+}: {
+  api: AgentDeskApi;
+  purpose: SpeechPurpose;
+  chooser: boolean;
+  removable: boolean;
+  imports: SpeechImports;
+  onChanged: () => Promise<void>;
+}) {
+  const { t } = useI18n();
+  const id = useId();
+  const words = importWords[purpose];
+  const [path, setPath] = useState('');
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  const busy = imports.busy !== null;
+  const progress = imports.busy === purpose ? imports.progress : undefined;
+  const scope = purpose === 'voice' ? ({ purpose } as const) : {};
+
+  /** Runs an import or a removal; `done` says whether there is news (a cancelled chooser is none). */
+  async function act<T>(kind: 'imported' | 'removed', invoke: () => Promise<IpcResult<T>>, done: (value: T) => boolean = () => true) {
+    setOutcome(null);
+    const result = await imports.run(purpose, invoke);
     if (result.ok && !done(result.value)) return;
     setOutcome(result.ok ? { kind } : { kind: 'error', error: result.error });
     if (result.ok) setPath('');
-    const fresh = await call(() => api.speech.status({}));
-    if (fresh.ok) setStatus(fresh.value);
+    await onChanged();
   }
-  const importModel = (request: { path?: string; choose?: 'folder' | 'archive' }) => void act('imported', () => api.speech.importModel(request), (value) => value.model !== undefined);
-
-  const languageName = (tag: string) => {
-    try {
-      return new Intl.DisplayNames([language], { type: 'language' }).of(tag) ?? tag;
-    } catch {
-      return tag;
-    }
-  };
-
-  if (status.status !== 'ready') {
-    return (
-      <fieldset className="settings-group">
-        <legend className="settings-group__legend">{t('settings.speech.legend')}</legend>
-        {status.status === 'error' ? (
-          <p className="error-text">
-            {t('settings.speech.statusFailed')} <ErrorText error={status.error} />
-          </p>
-        ) : null}
-        {children}
-      </fieldset>
-    );
-  }
-  const { recognition, synthesis } = status.value;
-  const imported = recognition.imported;
-  const chooser = recognition.folderChooser === true;
-  const importing = busy && progress !== undefined;
+  const importModel = (request: { path?: string; choose?: 'folder' | 'archive' }) =>
+    void act('imported', () => api.speech.importModel({ ...request, ...scope }), (value) => value.model !== undefined);
 
   return (
-    <fieldset className="settings-group" aria-busy={busy || undefined}>
-      <legend className="settings-group__legend">{t('settings.speech.legend')}</legend>
-      <h2 className="field__label">{t('settings.speech.recognition')}</h2>
-      <p className="field__hint">{t('settings.speech.description')}</p>
-      {recognition.engine === 'pocketsphinx' ? <p>{t('settings.speech.testRecognizer')}</p> : null}
-      {imported ? (
-        <div className="speech-model">
-          <p>
-            {t('settings.speech.model', { name: imported.name })} ({t(imported.kind === 'whisper' ? 'settings.speech.kind.whisper' : 'settings.speech.kind.transducer')})
-          </p>
-          <p>
-            {t('settings.speech.languages', {
-              languages: imported.languages.length > 0 ? imported.languages.map(languageName).join(', ') : t('settings.speech.languagesUnknown'),
-            })}
-          </p>
-          {recognition.engine === 'sherpa-onnx' && !recognition.available ? (
-            <p className="error-text">
-              {t('settings.speech.modelFailed')} {recognition.reason ? <ErrorDetails detail={recognition.reason} /> : null}
-            </p>
-          ) : null}
-        </div>
-      ) : recognition.engine === 'none' ? (
-        <p>{t('settings.speech.noModel')}</p>
-      ) : null}
+    <>
       {chooser ? null : (
         <div className="field">
           <label htmlFor={`${id}-path`} className="field__label">
-            {t('settings.speech.path.label')}
+            {t(words.pathLabel)}
           </label>
           <p id={`${id}-path-hint`} className="field__hint">
-            {t('settings.speech.path.hint')}
+            {t(words.pathHint)}
           </p>
           <input
             id={`${id}-path`}
@@ -124,33 +145,28 @@ export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?
         </div>
       )}
       <p className="button-row">
-        <button
-          type="button"
-          className="button"
-          disabled={busy || (!chooser && path.trim() === '')}
-          onClick={() => importModel(chooser ? {} : { path: path.trim() })}
-        >
-          {t(chooser ? 'settings.speech.importChoose' : 'settings.speech.import')}
+        <button type="button" className="button" disabled={busy || (!chooser && path.trim() === '')} onClick={() => importModel(chooser ? {} : { path: path.trim() })}>
+          {t(chooser ? words.importChoose : words.import)}
         </button>{' '}
         {chooser ? (
           <>
             <button type="button" className="button button--secondary" disabled={busy} onClick={() => importModel({ choose: 'archive' })}>
-              {t('settings.speech.importArchive')}
+              {t(words.importArchive)}
             </button>{' '}
           </>
         ) : null}
-        {imported ? (
-          <button type="button" className="button button--secondary" disabled={busy} onClick={() => void act('removed', () => api.speech.removeModel({}))}>
-            {t('settings.speech.remove')}
+        {removable ? (
+          <button type="button" className="button button--secondary" disabled={busy} onClick={() => void act('removed', () => api.speech.removeModel({ ...scope }))}>
+            {t(words.remove)}
           </button>
         ) : null}
       </p>
-      {importing ? (
+      {progress ? (
         <div className="field">
           <label htmlFor={`${id}-progress`} className="field__hint">
             {progress.phase === 'verifying'
-              ? t('settings.speech.verifying')
-              : t(progress.phase === 'unpacking' ? 'settings.speech.unpacking' : 'settings.speech.copying', { done: String(megabytes(progress.bytesDone)), total: String(megabytes(progress.bytesTotal)) })}
+              ? t(words.verifying)
+              : t(progress.phase === 'unpacking' ? 'settings.speech.unpacking' : words.copying, { done: String(megabytes(progress.bytesDone)), total: String(megabytes(progress.bytesTotal)) })}
           </label>
           <progress
             id={`${id}-progress`}
@@ -160,13 +176,13 @@ export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?
         </div>
       ) : null}
       <div role="status" className="feedback">
-        {outcome?.kind === 'imported' ? <p className="success-text">{t('settings.speech.imported')}</p> : null}
-        {outcome?.kind === 'removed' ? <p className="success-text">{t('settings.speech.removed')}</p> : null}
+        {outcome?.kind === 'imported' ? <p className="success-text">{t(words.imported)}</p> : null}
+        {outcome?.kind === 'removed' ? <p className="success-text">{t(words.removed)}</p> : null}
         {outcome?.kind === 'error' ? (
           <p className="error-text">
             {outcome.error.code === 'speech_model_invalid' || outcome.error.code === 'speech_unavailable' ? (
               <>
-                {t(outcome.error.code === 'speech_model_invalid' ? 'error.speech_model_invalid' : 'error.speech_unavailable')} <ErrorDetails detail={outcome.error.message} />
+                {t(outcome.error.code === 'speech_model_invalid' ? words.invalid : 'error.speech_unavailable')} <ErrorDetails detail={outcome.error.message} />
               </>
             ) : (
               <ErrorText error={outcome.error} />
@@ -174,14 +190,97 @@ export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?
           </p>
         ) : null}
       </div>
-      <h2 className="field__label">{t('settings.speech.synthesis')}</h2>
-      {synthesis.available ? (
-        <p>{t('settings.speech.synthesisReady')}</p>
-      ) : (
-        <p>
-          {t('settings.speech.synthesisMissing')} <code>{synthesis.missing ?? 'sudo apt-get install espeak-ng'}</code>
-        </p>
-      )}
+    </>
+  );
+}
+
+export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?: ReactNode }) {
+  const { t, language } = useI18n();
+  const loadStatus = useCallback(() => call(() => api.speech.status({})), [api]);
+  const { state: status, set: setStatus } = useLiveResource<SpeechStatus>(loadStatus);
+  const imports = useSpeechImports(api);
+  const refresh = useCallback(async () => {
+    const fresh = await call(() => api.speech.status({}));
+    if (fresh.ok) setStatus(fresh.value);
+  }, [api, setStatus]);
+
+  const languageName = (tag: string) => {
+    try {
+      return new Intl.DisplayNames([language], { type: 'language' }).of(tag) ?? tag;
+    } catch {
+      return tag;
+    }
+  };
+  const languagesLine = (languages: readonly string[]) =>
+    t('settings.speech.languages', { languages: languages.length > 0 ? languages.map(languageName).join(', ') : t('settings.speech.languagesUnknown') });
+
+  if (status.status !== 'ready') {
+    return (
+      <fieldset className="settings-group">
+        <legend className="settings-group__legend">{t('settings.speech.legend')}</legend>
+        {status.status === 'error' ? (
+          <p className="error-text">
+            {t('settings.speech.statusFailed')} <ErrorText error={status.error} />
+          </p>
+        ) : null}
+        {children}
+      </fieldset>
+    );
+  }
+  const { recognition, synthesis } = status.value;
+  const imported = recognition.imported;
+  const voice = synthesis.imported;
+  const voiceSpeaks = synthesis.engine === 'sherpa-onnx';
+  const espeakMissing = synthesis.missing !== undefined || !synthesis.available;
+  const chooser = recognition.folderChooser === true;
+
+  return (
+    <fieldset className="settings-group" aria-busy={imports.busy !== null || undefined}>
+      <legend className="settings-group__legend">{t('settings.speech.legend')}</legend>
+      <div className="speech-part">
+        <h2 className="field__label">{t('settings.speech.recognition')}</h2>
+        <p className="field__hint">{t('settings.speech.description')}</p>
+        {recognition.engine === 'pocketsphinx' ? <p>{t('settings.speech.testRecognizer')}</p> : null}
+        {imported ? (
+          <div className="speech-model">
+            <p>
+              {t('settings.speech.model', { name: imported.name })} ({t(imported.kind === 'whisper' ? 'settings.speech.kind.whisper' : 'settings.speech.kind.transducer')})
+            </p>
+            <p>{languagesLine(imported.languages)}</p>
+            {recognition.engine === 'sherpa-onnx' && !recognition.available ? (
+              <p className="error-text">
+                {t('settings.speech.modelFailed')} {recognition.reason ? <ErrorDetails detail={recognition.reason} /> : null}
+              </p>
+            ) : null}
+          </div>
+        ) : recognition.engine === 'none' ? (
+          <p>{t('settings.speech.noModel')}</p>
+        ) : null}
+        <ModelImport api={api} purpose="recognition" chooser={chooser} removable={imported !== undefined} imports={imports} onChanged={refresh} />
+      </div>
+      <div className="speech-part">
+        <h2 className="field__label">{t('settings.speech.synthesis')}</h2>
+        {voice ? (
+          <div className="speech-model">
+            <p>{t('settings.speech.voice.name', { name: voice.name })}</p>
+            <p>{languagesLine(voice.languages)}</p>
+            {voiceSpeaks ? null : (
+              <p className="error-text">
+                {t('settings.speech.voice.failed')} {synthesis.reason ? <ErrorDetails detail={synthesis.reason} /> : null}
+              </p>
+            )}
+          </div>
+        ) : null}
+        {espeakMissing ? (
+          <p>
+            {t(voiceSpeaks ? 'settings.speech.voice.othersMissing' : 'settings.speech.synthesisMissing')} <code>{synthesis.missing ?? 'sudo apt-get install espeak-ng'}</code>
+          </p>
+        ) : (
+          <p>{t(voiceSpeaks ? 'settings.speech.voice.others' : 'settings.speech.synthesisReady')}</p>
+        )}
+        {voice ? null : <p className="field__hint">{t('settings.speech.voice.hint')}</p>}
+        <ModelImport api={api} purpose="voice" chooser={chooser} removable={voice !== undefined} imports={imports} onChanged={refresh} />
+      </div>
       {children}
     </fieldset>
   );
