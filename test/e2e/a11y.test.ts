@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { speechUnavailableReason } from '../support/speech';
-import { corruptTransducerFolder } from '../support/speech/model-folders';
+import { corruptTransducerFolder, piperVoiceFolder } from '../support/speech/model-folders';
 import { closeBrowser, explainFailure, openApp, startShell, type AppPage, type RunningShell } from './support/app';
 import { expectNoViolations } from './support/axe';
 
@@ -167,6 +167,20 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await speech.getByText('Languages: English').waitFor();
     await app.screenshot('settings-speech-imported');
     await expectNoViolations(page, 'Settings → Speech, a model imported from an archive');
+
+    // A Piper voice (the synthetic one of test/fixtures/speech with Debian's espeak-ng-data), loaded by the
+    // real sherpa-onnx in a speech engine process of its own; a recognizer offered as a voice is refused.
+    const voicePath = speech.getByRole('textbox', { name: 'Voice folder or archive' });
+    await voicePath.fill(archive);
+    await speech.getByRole('button', { name: 'Import voice', exact: true }).click();
+    await speech.getByText('This folder or archive holds no Piper voice AgentDesk can use.').waitFor({ timeout: 60_000 });
+    await voicePath.fill(await piperVoiceFolder(dir));
+    await speech.getByRole('button', { name: 'Import voice', exact: true }).click();
+    await speech.getByText('Voice imported.').waitFor({ timeout: 60_000 });
+    await speech.getByText('Voice: vits-piper-en_US-synthetic-low').waitFor();
+    await speech.getByText('Answers in other languages are read aloud by espeak-ng.').waitFor();
+    await app.screenshot('settings-speech-voice');
+    await expectNoViolations(page, 'Settings → Speech, a voice imported');
   });
 
   it('the narrow window: the drawer open', { timeout: 60_000 }, async () => {

@@ -7,7 +7,8 @@ import { demoStory } from '../../src/main/demo/agentcall/agentcall-demo-agent';
 import { speechUnavailableReason } from '../support/speech';
 import { closeBrowser, explainFailure, openApp, startShell } from './support/app';
 import { expectNoViolations } from './support/axe';
-import { chooseBargeIn, installOutputMeter, installTestMicrophone, outputLevel, say } from './support/voice-page';
+import { chooseBargeIn, installOutputMeter, installTestMicrophone, outputLevel, outputPitches, say } from './support/voice-page';
+import { piperVoiceFolder } from '../support/speech/model-folders';
 
 /**
  * AgentCall client-owned voice (the demo's WebSocket card says voice.owner "client") in Chromium:
@@ -134,6 +135,54 @@ describe.skipIf(unavailable !== undefined)('AgentCall client-owned voice in Chro
       expect(network.foreign).toEqual([]);
       await bar.getByRole('button', { name: 'Hang up' }).click();
       await page.getByRole('button', { name: 'Talk by voice' }).waitFor(wait);
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
+
+  it('with a Piper voice imported in Settings → Speech, the answer is spoken in it (the synthetic voice’s 441 Hz tone), and removed, by espeak-ng again', { timeout: 180_000 }, async () => {
+    const { shell, app, page } = await openDemo({});
+    try {
+      const voiceDir = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-voice-'));
+      dirs.push(voiceDir);
+      const voice = await piperVoiceFolder(voiceDir);
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const speech = page.getByRole('group', { name: 'Speech' });
+      await speech.getByRole('textbox', { name: 'Voice folder or archive' }).fill(voice);
+      await speech.getByRole('button', { name: 'Import voice', exact: true }).click();
+      await speech.getByText('Voice imported.').waitFor(wait);
+      await page.getByRole('button', { name: 'Back' }).first().click();
+
+      const ask = async () => {
+        const before = ipcCalls(app.frames, 'speech.synthesize').length;
+        await page.getByRole('textbox', { name: 'Message' }).fill('hello');
+        await page.getByRole('button', { name: 'Send', exact: true }).click();
+        await expect.poll(() => ipcCalls(app.frames, 'speech.synthesize').length, wait).toBeGreaterThan(before);
+        await expect.poll(() => outputLevel(page, 300), wait).toBeGreaterThan(0.01);
+        return outputPitches(page, 1_500);
+      };
+      await page.getByRole('button', { name: 'Scan and teach objects' }).click();
+      await page.getByRole('textbox', { name: 'Message' }).waitFor(wait);
+      // The answer's speech.segment, synthesised by main in the voice's own process, plays in the page: nothing but its tone.
+      const inVoice = await ask();
+      console.log(`the page's output while the imported voice spoke: ${inVoice.length} samples, ${Math.min(...inVoice).toFixed(0)}–${Math.max(...inVoice).toFixed(0)} Hz`);
+      expect(inVoice.length).toBeGreaterThan(5);
+      expect(inVoice.every((hz) => Math.abs(hz - 441) < 30)).toBe(true);
+
+      // Removed in Settings: espeak-ng speaks the next answer (a voice of many frequencies, not one tone).
+      await page.getByRole('button', { name: 'Settings' }).click();
+      await speech.getByRole('button', { name: 'Remove voice' }).click();
+      await speech.getByText('Voice removed.').waitFor(wait);
+      await page.getByRole('button', { name: 'Back' }).first().click();
+      await page.getByRole('button', { name: 'Scan and teach objects' }).click();
+      await page.getByRole('textbox', { name: 'Message' }).waitFor(wait);
+      // Leaving the conversation stopped the voice's long answer (0.1 s of tone per phoneme).
+      expect(await outputLevel(page, 300)).toBe(0);
+      const byEspeak = await ask();
+      console.log(`the page's output while espeak-ng spoke: ${byEspeak.length} samples, ${Math.min(...byEspeak).toFixed(0)}–${Math.max(...byEspeak).toFixed(0)} Hz`);
+      expect(byEspeak.some((hz) => Math.abs(hz - 441) >= 30)).toBe(true);
+      expect(new Set(byEspeak.map((hz) => Math.round(hz))).size).toBeGreaterThan(2);
     } finally {
       await app.close();
       await shell.stop();

@@ -138,9 +138,11 @@ export async function installOutputMeter(page: Page): Promise<void> {
       return connect.apply(this, args);
     } as AudioNode['connect'];
     const samples = new Float32Array(2048);
+    // A closed context's analyser keeps its last frame for ever: what it says is no longer played.
+    const live = () => [...taps.values()].filter((tap) => tap.context.state !== 'closed');
     (window as unknown as { __outputLevel(): number }).__outputLevel = () => {
       let loudest = 0;
-      for (const tap of taps.values()) {
+      for (const tap of live()) {
         tap.getFloatTimeDomainData(samples);
         let sum = 0;
         for (const sample of samples) sum += sample * sample;
@@ -152,7 +154,7 @@ export async function installOutputMeter(page: Page): Promise<void> {
     const spectrum = new Float32Array(1024);
     (window as unknown as { __outputPitch(): number }).__outputPitch = () => {
       let best = { level: -Infinity, hz: 0 };
-      for (const tap of taps.values()) {
+      for (const tap of live()) {
         tap.getFloatFrequencyData(spectrum);
         spectrum.forEach((level, bin) => {
           if (level > best.level) best = { level, hz: (bin * tap.context.sampleRate) / tap.fftSize };
