@@ -177,6 +177,8 @@ export class SpeechEngineClient implements SpeechToText, TextToSpeech {
         clearTimeout(timer);
         running.pending.delete(id);
         if (outcome instanceof SpeechEngineError) reject(outcome);
+        // Words answer an utterance, speech a text: anything else is the process's mistake, not an answer.
+        else if ((request.kind === 'transcribe') !== (typeof outcome === 'string')) reject(new SpeechEngineError('failed', `the ${this.role} answered a ${request.kind} request with the other kind of answer`));
         else resolvePromise(outcome);
       };
       running.pending.set(id, finish);

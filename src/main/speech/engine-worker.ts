@@ -1,4 +1,4 @@
-import { maxSynthesisWavBytes } from '../../shared/speech/ipc-schemas';
+import { maxSynthesisSamples } from '../../shared/speech/ipc-schemas';
 import { mainToEngineSchema, engineProtocolVersion, type MainToEngine, type EngineModel, type EngineToMain } from '../../shared/speech/engine-protocol';
 
 /**
@@ -68,9 +68,6 @@ export function pcm16Bytes(samples: Float32Array): Buffer {
   return bytes;
 }
 
-/** The most samples one answer carries: what fits a synthesised WAV (its 44-byte header aside). */
-const maxSpeechSamples = Math.floor((maxSynthesisWavBytes - 44) / 2);
-
 /** PCM16 little-endian bytes → float samples. */
 export function floatSamples(bytes: Uint8Array): Float32Array {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -125,7 +122,7 @@ export function runEngineWorker(link: ParentLink, engine: ModelLoader): void {
             if (!loaded) throw new Error('no model is loaded');
             if (!loaded.synthesize) throw new Error('this model recognises speech: it does not speak');
             const speech = await loaded.synthesize(request.text);
-            if (speech.samples.length > maxSpeechSamples) {
+            if (speech.samples.length > maxSynthesisSamples) {
               throw new Error(`the voice made ${Math.round(speech.samples.length / speech.sampleRate)} s of speech, more than one answer may hold`);
             }
             link.send({ type: 'audio', id: request.id, sampleRate: speech.sampleRate, pcm: pcm16Bytes(speech.samples).toString('base64') });

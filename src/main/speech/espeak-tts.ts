@@ -1,4 +1,4 @@
-import { maxSynthesisChars, maxSynthesisWavBytes } from '../../shared/speech/ipc-schemas';
+import { maxSynthesisChars, maxSynthesisWavBytes, primaryLanguage } from '../../shared/speech/ipc-schemas';
 import { runBounded, SpeechEngineError } from './bounded-process';
 import { parseWav, type Pcm } from './pcm';
 
@@ -20,7 +20,7 @@ export interface EspeakOptions {
 }
 
 export function espeakVoice(locale: string | undefined): string {
-  return locale?.toLowerCase().split(/[-_]/)[0] === 'cs' ? 'cs' : 'en-us';
+  return locale !== undefined && primaryLanguage(locale) === 'cs' ? 'cs' : 'en-us';
 }
 
 export function createEspeakTts(options: EspeakOptions = {}): TextToSpeech {

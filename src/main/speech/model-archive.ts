@@ -8,6 +8,7 @@ import { createGunzip } from 'node:zlib';
 import { extract as tarExtract, type Header } from 'tar-stream';
 import { ServiceError } from '../../shared/ipc/errors';
 import { reasonInWords } from '../store/json-file-store';
+import { safeRelative } from './safe-path';
 
 /**
  * A speech model as sherpa-onnx publishes it: one archive (`sherpa-onnx-…-zipformer-en-….tar.bz2`,
@@ -116,23 +117,6 @@ function decompressor(archive: string): Decompressor {
   if (lower.endsWith('.tar.bz2') || lower.endsWith('.tbz2')) return bzip2();
   const stream = lower.endsWith('.tar.gz') || lower.endsWith('.tgz') ? createGunzip() : new PassThrough();
   return { stream, finished: Promise.resolve(), stop: () => undefined };
-}
-
-/** Windows' reserved device names, with or without an extension. */
-const reservedName = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
-
-/**
- * `a/b/c.onnx` → the same, checked: relative, no `..`, no empty or `.` parts after normalising, and no
- * part that Windows would take as something else (`:` streams, `<>"|?*`, control characters, a trailing
- * dot or space, a device name).
- */
-function safeRelative(name: string): string | undefined {
-  const normal = posix.normalize(name.replace(/\\/g, '/')).replace(/\/+$/, '');
-  if (normal === '' || normal === '.' || normal.startsWith('/') || /^[A-Za-z]:/.test(normal)) return undefined;
-  const parts = normal.split('/');
-  // eslint-disable-next-line no-control-regex -- control characters are what is refused
-  if (parts.some((part) => part === '..' || part === '' || /[<>:"|?*\u0000-\u001f]/.test(part) || /[. ]$/.test(part) || reservedName.test(part))) return undefined;
-  return normal;
 }
 
 /**

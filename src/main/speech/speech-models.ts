@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsConstants, createReadStream, createWriteStream } from 'node:fs';
-import { lstat, mkdir, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, opendir, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { Notices } from '../store/notices';
-import type { SpeechImportProgress, SpeechModelInfo, SpeechPurpose } from '../../shared/speech/ipc-schemas';
+import { primaryLanguage, type SpeechImportProgress, type SpeechModelInfo, type SpeechPurpose } from '../../shared/speech/ipc-schemas';
 import type { EngineModel, EngineModelKind } from '../../shared/speech/engine-protocol';
 import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import type { Logger } from '../platform/logger';
@@ -16,6 +16,7 @@ import { SpeechEngineError } from './bounded-process';
 import { isModelArchive, modelArchiveSuffixes, unpackModelArchive } from './model-archive';
 import { SpeechEngineClient, type SpeechEngineLauncher } from './engine-client';
 import { onnxMetadata } from './onnx-metadata';
+import { maxModelPathChars, safeRelative } from './safe-path';
 import type { Recognizer, Voice } from './speech-service';
 
 /**
@@ -78,12 +79,12 @@ const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
 /** A recognizer's encoder, decoder, joiner and tokens; a voice's model, tokens and data (its espeak-ng-data files). */
 const roleSchema = z.enum(['encoder', 'decoder', 'joiner', 'tokens', 'model', 'data']);
 type Role = z.infer<typeof roleSchema>;
-/** A file's path in the model's folder: `/`-separated, relative, no `.` or `..` part. */
+/** A file's path in the model's folder: `/`-separated, relative, nothing Windows reads otherwise (safe-path.ts, the one rule). */
 const relativeFile = z
   .string()
   .min(1)
-  .max(1024)
-  .refine((path) => path.split('/').every((part) => part !== '' && part !== '.' && part !== '..' && !part.includes('\\')), 'a relative path inside the model folder');
+  .max(maxModelPathChars)
+  .refine((path) => safeRelative(path) === path, 'a relative path inside the model folder');
 const importedModelSchema = z.strictObject({
   id: z.string().regex(/^[0-9a-f]{16}$/),
   name: z.string().max(200),
@@ -116,6 +117,8 @@ export interface FoundModel {
   kind: EngineModelKind;
   name: string;
   languages: string[];
+  /** Where `languages` came from: a voice's own metadata, read from the checked copy, goes before its folder's name. */
+  languagesFrom: 'manifest' | 'name';
   files: { role: Role; file: string; bytes: number; checked: CheckedFile }[];
 }
 
@@ -191,17 +194,34 @@ export async function findModel(folder: string, nameHint?: string): Promise<Foun
     ...(joiner ? [{ role: 'joiner' as const, file: joiner }] : []),
     { role: 'tokens' as const, file: tokensFiles[0]! },
   ].map((entry) => ({ ...entry, bytes: sizes.get(entry.file)!, checked: checked.get(entry.file)! }));
+  checkSizes(files);
+  const folderName = nameHint ?? basename(resolve(folder));
+  const manifest = await readFolderManifest(folder, sizes.has(modelManifestName));
+  return { kind, name: (manifest?.name ?? folderName).slice(0, 200), ...modelLanguages(manifest?.languages, folderName, kind), files };
+}
+
+function modelLanguages(fromManifest: string[] | undefined, folderName: string, kind: EngineModelKind): Pick<FoundModel, 'languages' | 'languagesFrom'> {
+  return fromManifest ? { languages: fromManifest, languagesFrom: 'manifest' } : { languages: languagesFromName(folderName, kind), languagesFrom: 'name' };
+}
+
+/**
+ * The checks every imported file passes, whatever the kind: a path AgentDesk can keep (safe-path.ts),
+ * not empty, each file and all of them within their limits.
+ */
+function checkSizes(files: readonly { role: Role; file: string; bytes: number }[]): void {
   let total = 0;
   for (const { role, file, bytes } of files) {
+    if (safeRelative(file) !== file) throw invalid(`${file.slice(0, 200)} has a name AgentDesk cannot keep on every system (a character such as : or \\, a trailing dot or space, a device name, or a path over ${maxModelPathChars} characters); rename it.`);
+    if (role === 'data') {
+      total += bytes;
+      continue;
+    }
     const limit = role === 'tokens' ? maxTokensBytes : maxModelFileBytes;
     if (bytes === 0) throw invalid(`${file} is empty.`);
     if (bytes > limit) throw invalid(`${file} is ${megabytes(bytes)}; a model's ${role === 'tokens' ? 'tokens file' : 'file'} may be at most ${megabytes(limit)}.`);
     total += bytes;
   }
   if (total > maxModelBytes) throw invalid(`The model is ${megabytes(total)}; at most ${megabytes(maxModelBytes)} can be imported.`);
-  const folderName = nameHint ?? basename(resolve(folder));
-  const manifest = await readFolderManifest(folder, sizes.has(modelManifestName));
-  return { kind, name: manifest?.name ?? folderName, languages: manifest?.languages ?? languagesFromName(folderName, kind), files };
 }
 
 /** A Piper voice's folder (see findModel): its model, tokens.txt and espeak-ng-data tree. */
@@ -229,38 +249,47 @@ async function findVoice(
     { role: 'model', file: model!, bytes: top.sizes.get(model!)!, checked: top.checked.get(model!)! },
     { role: 'tokens', file: tokens!, bytes: top.sizes.get(tokens!)!, checked: top.checked.get(tokens!)! },
   ];
-  for (const { role, file, bytes } of files) {
-    const limit = role === 'tokens' ? maxTokensBytes : maxModelFileBytes;
-    if (bytes === 0) throw invalid(`${file} is empty.`);
-    if (bytes > limit) throw invalid(`${file} is ${megabytes(bytes)}; a voice's ${role === 'tokens' ? 'tokens file' : 'model'} may be at most ${megabytes(limit)}.`);
-  }
   const data = await walkVoiceData(folder);
   if (!data.some((file) => file.file === `${voiceDataDirName}/phontab`)) {
     throw invalid(`${voiceDataDirName} in the folder is not espeak-ng's data (it has no phontab): use the folder as sherpa-onnx's vits-piper-… archive holds it.`);
   }
   files.push(...data);
+  checkSizes(files);
   const folderName = nameHint ?? basename(resolve(folder));
   const manifest = await readFolderManifest(folder, top.sizes.has(modelManifestName));
-  // Piper's own metadata says which espeak-ng voice it phonemises with ("en-us", "cs"): its language.
-  const espeakVoice = (await onnxMetadata(join(folder, model!)).catch(() => undefined))?.get('voice');
-  const fromMetadata = espeakVoice && /^[a-z]{2,3}([-_][a-z0-9]{2,8})?$/i.test(espeakVoice) ? [espeakVoice.split(/[-_]/)[0]!.toLowerCase()] : undefined;
-  return { kind: 'voice', name: manifest?.name ?? folderName, languages: manifest?.languages ?? fromMetadata ?? languagesFromName(folderName, 'voice'), files };
+  return { kind: 'voice', name: (manifest?.name ?? folderName).slice(0, 200), ...modelLanguages(manifest?.languages, folderName, 'voice'), files };
+}
+
+/**
+ * Piper's own metadata says which espeak-ng voice it phonemises with ("en-us", "cs"): its language, read
+ * from the checked copy in AgentDesk's folder (never from the source, which could change meanwhile).
+ */
+async function voiceLanguageFromModel(modelFile: string): Promise<string | undefined> {
+  const espeakVoice = (await onnxMetadata(modelFile).catch(() => undefined))?.get('voice');
+  return espeakVoice && /^[a-z]{2,3}([-_][a-z0-9]{2,8})?$/i.test(espeakVoice) ? primaryLanguage(espeakVoice) : undefined;
 }
 
 /** Every file of a voice's espeak-ng-data, read with lstat (a link anywhere in it is refused), within the limits. */
-async function walkVoiceData(folder: string): Promise<FoundModel['files']> {
+export async function walkVoiceData(folder: string): Promise<FoundModel['files']> {
   const files: FoundModel['files'] = [];
   const links: string[] = [];
   let total = 0;
+  /** Files and folders seen: a tree of empty folders is stopped too. */
+  let entriesSeen = 0;
   const walk = async (relative: string, depth: number): Promise<void> => {
     if (depth > maxVoiceDataDepth) throw invalid(`${relative} is nested more than ${maxVoiceDataDepth} folders deep; espeak-ng's data is not.`);
-    let entries: string[];
+    // Read one entry at a time (opendir), counted as it comes: a folder of a million names stops at the limit.
+    const entries: string[] = [];
     try {
-      entries = (await readdir(join(folder, ...relative.split('/')))).sort();
+      for await (const entry of await opendir(join(folder, ...relative.split('/')))) {
+        if (++entriesSeen > maxVoiceDataFiles) throw invalid(`${voiceDataDirName} has more than ${maxVoiceDataFiles} files and folders; espeak-ng's data has about 500.`);
+        entries.push(entry.name);
+      }
     } catch (error) {
+      if (error instanceof ServiceError) throw error;
       throw invalid(`The folder ${relative} cannot be read (${reasonInWords(error)}).`);
     }
-    for (const name of entries) {
+    for (const name of entries.sort()) {
       const path = `${relative}/${name}`;
       const info = await lstat(join(folder, ...path.split('/'))).catch(() => undefined);
       if (info?.isSymbolicLink()) links.push(path);
@@ -268,7 +297,6 @@ async function walkVoiceData(folder: string): Promise<FoundModel['files']> {
       else if (info?.isFile()) {
         total += info.size;
         files.push({ role: 'data', file: path, bytes: info.size, checked: { dev: info.dev, ino: info.ino, mtimeMs: info.mtimeMs } });
-        if (files.length > maxVoiceDataFiles) throw invalid(`${voiceDataDirName} has more than ${maxVoiceDataFiles} files; espeak-ng's data has about 500.`);
         if (total > maxVoiceDataBytes) throw invalid(`${voiceDataDirName} holds more than ${megabytes(maxVoiceDataBytes)}; espeak-ng's data is about 20 MB.`);
       }
     }
@@ -314,7 +342,7 @@ function engineModel(dir: string, model: ImportedModel): EngineModel {
   if (model.kind === 'voice') return { kind: 'voice', model: path('model'), tokens: path('tokens'), dataDir: join(dir, voiceDataDirName) };
   if (model.kind === 'transducer') return { kind: 'transducer', encoder: path('encoder'), decoder: path('decoder'), joiner: path('joiner'), tokens: path('tokens') };
   // Whisper knows languages by their primary subtag ("cs", not "cs-CZ"); any other code ends its decoding.
-  const single = model.languages.length === 1 && model.languages[0] !== 'mul' ? model.languages[0]!.split('-')[0]!.toLowerCase() : '';
+  const single = model.languages.length === 1 && model.languages[0] !== 'mul' ? primaryLanguage(model.languages[0]!) : '';
   return { kind: 'whisper', encoder: path('encoder'), decoder: path('decoder'), tokens: path('tokens'), language: single };
 }
 
@@ -381,7 +409,9 @@ export class SpeechModels {
     if (loaded.notice) options.notices.push(loaded.notice);
     // Each record in the slot its kind is for (a hand-edited file cannot put a voice where the recognizer goes).
     for (const model of [loaded.value.model, loaded.value.voice]) if (model) models.slots[purposeOf(model.kind)] ??= models.use(model, true);
-    await models.sweep(new Set(Object.values(models.slots).map((current) => current.model.id)));
+    // Only when the file said what is in use (or there is none yet): a file that could not be read, is
+    // from a newer AgentDesk or was moved aside as damaged names folders this session cannot see.
+    if (loaded.notice === undefined) await models.sweep(new Set(Object.values(models.slots).map((current) => current.model.id)));
     return models;
   }
 
@@ -445,6 +475,7 @@ export class SpeechModels {
           verify = true;
           return;
         }
+        if (model.kind === 'voice') await this.sameVoiceData(dir, model);
         for (const file of model.files) {
           const actual = await sha256Of(join(dir, file.file)).catch((error: unknown) => {
             throw new SpeechEngineError('failed', `the speech model could not be loaded: its file ${file.file} cannot be read (${reasonInWords(error)}); import the model again`);
@@ -456,6 +487,16 @@ export class SpeechModels {
       },
     });
     return { model, dir, client };
+  }
+
+  /** sherpa-onnx reads the whole espeak-ng-data folder: a file added to it since the import is refused like a changed one. */
+  private async sameVoiceData(dir: string, model: ImportedModel): Promise<void> {
+    const recorded = new Set(model.files.filter((file) => file.role === 'data').map((file) => file.file));
+    const now = await walkVoiceData(dir).catch((error: unknown) => {
+      throw new SpeechEngineError('failed', `the voice could not be loaded: its ${voiceDataDirName} folder cannot be read (${error instanceof Error ? error.message : String(error)}); import the voice again`);
+    });
+    const added = now.find((file) => !recorded.has(file.file));
+    if (added) throw new SpeechEngineError('failed', `the voice could not be loaded: ${added.file} was added to its folder since it was imported; import the voice again`);
   }
 
   /**
@@ -484,7 +525,7 @@ export class SpeechModels {
         throw invalid(
           purpose === 'voice'
             ? 'This folder holds a speech recognition model, not a voice: import it under Speech recognition.'
-            : 'This folder holds a voice (text to speech), not a speech recognition model: import it under Voice.',
+            : 'This folder holds a voice (text to speech), not a speech recognition model: import it under Speech synthesis.',
         );
       }
       const total = found.files.reduce((sum, file) => sum + file.bytes, 0);
@@ -542,7 +583,15 @@ export class SpeechModels {
         files.push({ role: file.role, file: file.file, bytes: file.bytes, sha256: hash.digest('hex') });
       }
       onProgress({ phase: 'verifying', bytesDone: total, bytesTotal: total });
-      const model: ImportedModel = { id, name: found.name, kind: found.kind, languages: found.languages, importedAt: new Date().toISOString(), files };
+      let languages = found.languages;
+      if (found.kind === 'voice' && found.languagesFrom !== 'manifest') {
+        const spoken = await voiceLanguageFromModel(join(dir, files.find((file) => file.role === 'model')!.file));
+        if (spoken !== undefined) languages = [spoken];
+        if (languages.length === 0) {
+          throw invalid(`AgentDesk cannot tell which language this voice speaks (its metadata names no espeak-ng voice, and its folder's name no language): say it in ${modelManifestName} in the folder, e.g. {"languages": ["en"]}.`);
+        }
+      }
+      const model: ImportedModel = { id, name: found.name, kind: found.kind, languages, importedAt: new Date().toISOString(), files };
       const next = this.use(model, false);
       try {
         await next.client.load();
@@ -573,6 +622,8 @@ export class SpeechModels {
 
   /** Stops the model's process and deletes the imported model of `purpose`; nothing to remove is not an error. */
   async removeModel(purpose: SpeechPurpose = 'recognition'): Promise<void> {
+    // One change at a time: an import saves both slots as they were when it began its save.
+    if (this.importing) throw new ServiceError('invalid_request', 'A speech model is being imported; remove it once the import has finished.');
     const current = this.slots[purpose];
     if (!current) return;
     await this.save({ [purpose]: undefined });

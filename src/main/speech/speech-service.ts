@@ -1,5 +1,5 @@
 import { ServiceError } from '../../shared/ipc/errors';
-import { maxSynthesisWavBytes, maxTranscriptChars, recognitionSampleRate, type SpeechModelInfo, type SpeechStatus } from '../../shared/speech/ipc-schemas';
+import { maxSynthesisChars, maxSynthesisSamples, maxTranscriptChars, primaryLanguage, recognitionSampleRate, type SpeechModelInfo, type SpeechStatus } from '../../shared/speech/ipc-schemas';
 import { SpeechEngineError } from './bounded-process';
 import { createEspeakTts, type TextToSpeech } from './espeak-tts';
 import type { Pcm } from './pcm';
@@ -117,17 +117,20 @@ export class SpeechService {
    * espeak-ng (said in the log), so a segment is spoken rather than lost.
    */
   async synthesize(text: string, locale?: string): Promise<Uint8Array<ArrayBuffer>> {
+    // Folded once here, whichever engine speaks (as the contract says).
+    const spoken = text.replace(/\s+/g, ' ').trim().slice(0, maxSynthesisChars);
+    if (spoken === '') throw new ServiceError('invalid_request', 'There is nothing to say: the text is only spaces.', '/text');
     const voice = this.voice();
-    const language = (locale ?? 'en').toLowerCase().split(/[-_]/)[0]!;
-    if (voice && voice.refusal?.() === undefined && voice.model.languages.some((tag) => tag.toLowerCase().split('-')[0] === language)) {
+    const language = primaryLanguage(locale ?? 'en');
+    if (voice && voice.refusal?.() === undefined && voice.model.languages.some((tag) => primaryLanguage(tag) === language)) {
       try {
-        return new Uint8Array(wavBytes(boundedSpeech(await voice.tts.synthesize(text, locale))));
+        return new Uint8Array(wavBytes(boundedSpeech(await voice.tts.synthesize(spoken, locale))));
       } catch (error) {
         this.log?.warn('speech', `the imported voice could not speak (${error instanceof Error ? error.message : String(error)}); espeak-ng speaks instead`);
       }
     }
     try {
-      const pcm = await this.tts.synthesize(text, locale);
+      const pcm = await this.tts.synthesize(spoken, locale);
       return new Uint8Array(wavBytes(pcm));
     } catch (error) {
       throw speechError(error, 'Speech could not be synthesised');
@@ -152,7 +155,7 @@ export class SpeechService {
 
 /** A voice's answer fits a synthesised WAV (the process already bounds it; this is main's own check). */
 function boundedSpeech(pcm: Pcm): Pcm {
-  if (44 + pcm.samples.length * 2 > maxSynthesisWavBytes) throw new SpeechEngineError('failed', 'the voice made more speech than one answer may hold');
+  if (pcm.samples.length > maxSynthesisSamples) throw new SpeechEngineError('failed', 'the voice made more speech than one answer may hold');
   return pcm;
 }
 

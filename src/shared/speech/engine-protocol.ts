@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { maxSynthesisChars, maxSynthesisWavBytes, maxTranscriptChars, maxUtteranceBytes } from './ipc-schemas';
+import { maxSynthesisChars, maxSynthesisSamples, maxTranscriptChars, maxUtteranceBytes } from './ipc-schemas';
 
 /**
  * The messages between main and a speech engine process (#17): an Electron utilityProcess in the app, a
@@ -36,7 +36,7 @@ const requestId = z.number().int().nonnegative();
 /** A voice's speech: mono PCM16 little-endian bytes, base64, at most what a synthesised WAV may hold. */
 const speechBase64 = z
   .string()
-  .max(Math.ceil(maxSynthesisWavBytes / 3) * 4)
+  .max(Math.ceil((maxSynthesisSamples * 2) / 3) * 4)
   .regex(/^[A-Za-z0-9+/]*={0,2}$/);
 
 export const mainToEngineSchema = z.discriminatedUnion('type', [

@@ -17,6 +17,13 @@ import { ipcBytes } from '../ipc/binary';
 export const maxSynthesisChars = 2000;
 /** The WAV espeak-ng writes for the longest text stays well under this (about 80 s at 22.05 kHz). */
 export const maxSynthesisWavBytes = 4 * 1024 * 1024;
+/** The most 16-bit mono samples one synthesised WAV holds (its 44-byte header aside): the one speech limit. */
+export const maxSynthesisSamples = Math.floor((maxSynthesisWavBytes - 44) / 2);
+
+/** A language tag's primary subtag, lower case: `en-US` → en, `cs_CZ` → cs. The one rule for matching languages. */
+export function primaryLanguage(tag: string): string {
+  return tag.trim().toLowerCase().split(/[-_]/)[0] ?? '';
+}
 /** What recognition takes: 16 kHz mono, 16-bit little-endian samples. */
 export const recognitionSampleRate = 16_000;
 /** Longest utterance recognised in one call: 30 s. */

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SpeechImportProgress } from '../../../src/shared/speech/ipc-schemas';
@@ -7,7 +7,7 @@ import { EventBus } from '../../../src/main/ipc/event-bus';
 import { nodeEngineLauncher } from '../../../src/main/speech/engine-client';
 import { parseWav } from '../../../src/main/speech/pcm';
 import { speechHandlers } from '../../../src/main/speech/speech-handlers';
-import { findModel, SpeechModels, speechModelFileName } from '../../../src/main/speech/speech-models';
+import { findModel, maxVoiceDataBytes, maxVoiceDataFiles, SpeechModels, speechModelFileName } from '../../../src/main/speech/speech-models';
 import { SpeechService } from '../../../src/main/speech/speech-service';
 import { Notices } from '../../../src/main/store/notices';
 import { memoryLogger } from '../../support/logger';
@@ -87,6 +87,29 @@ describe('a voice folder', () => {
   });
 });
 
+describe('what a voice folder may hold (limits and names)', () => {
+  it('stops at 3000 files and folders in espeak-ng-data (empty folders count), at 8 levels deep, at 512 MB, and refuses a name Windows reads otherwise', async () => {
+    const parent = await tempDir();
+    const many = await fixtureVoiceFolder(parent, 'many');
+    await Promise.all(Array.from({ length: maxVoiceDataFiles }, (_, i) => mkdir(join(many, 'espeak-ng-data', `empty-${i}`))));
+    await expect(findModel(many)).rejects.toMatchObject({ code: 'speech_model_invalid', message: expect.stringContaining(`more than ${maxVoiceDataFiles} files and folders`) });
+
+    const deep = await fixtureVoiceFolder(parent, 'deep');
+    await mkdir(join(deep, 'espeak-ng-data', ...'abcdefgh'.split('')), { recursive: true });
+    await expect(findModel(deep)).rejects.toMatchObject({ message: expect.stringContaining('nested more than 8 folders deep') });
+
+    const big = await fixtureVoiceFolder(parent, 'big');
+    // Sparse: 513 MB that take no disk.
+    await writeFile(join(big, 'espeak-ng-data', 'huge_dict'), '');
+    await truncate(join(big, 'espeak-ng-data', 'huge_dict'), maxVoiceDataBytes + 1024 ** 2);
+    await expect(findModel(big)).rejects.toMatchObject({ message: expect.stringContaining('espeak-ng-data holds more than 512 MB') });
+
+    const named = await fixtureVoiceFolder(parent, 'named');
+    await writeFile(join(named, 'espeak-ng-data', 'lang', 'notes:old'), 'x');
+    await expect(findModel(named)).rejects.toMatchObject({ message: expect.stringContaining('espeak-ng-data/lang/notes:old has a name AgentDesk cannot keep on every system') });
+  });
+});
+
 describe('an imported voice (fixture engine in the speech engine process)', { timeout: 60_000 }, () => {
   it('speaks its language through speech.synthesize, leaves other languages and its failures to espeak-ng, and keeps its own slot', { skip: noEspeak !== undefined }, async () => {
     const userDataDir = await tempDir();
@@ -155,6 +178,62 @@ describe('an imported voice (fixture engine in the speech engine process)', { ti
     models.dispose();
   });
 
+  it('one change at a time in main: a second import and a removal wait for the import under way; a voice of no known language and a text of spaces are refused', async () => {
+    const userDataDir = await tempDir();
+    const sources = await tempDir();
+    const { handlers, models } = await services(userDataDir);
+    await handlers['speech.importModel']({ path: await fixtureVoiceFolder(sources), purpose: 'voice' });
+    const importing = handlers['speech.importModel']({ path: await transducerFolder(sources, 'sherpa-onnx-streaming-zipformer-en-2023', 'FIXTURE-MODEL yes\n') });
+    await expect(handlers['speech.removeModel']({ purpose: 'voice' })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('being imported') });
+    await expect(handlers['speech.importModel']({ path: await fixtureVoiceFolder(sources, 'vits-piper-en_GB-other-low'), purpose: 'voice' })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('already being imported') });
+    await importing;
+    // Both slots kept: nothing the refused calls did reached the file.
+    const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8'));
+    expect([saved.model?.name, saved.voice?.name]).toEqual(['sherpa-onnx-streaming-zipformer-en-2023', 'vits-piper-en_US-fixture-medium']);
+
+    await expect(handlers['speech.importModel']({ path: await fixtureVoiceFolder(sources, 'my-favourite-voice'), purpose: 'voice' })).rejects.toMatchObject({
+      code: 'speech_model_invalid',
+      message: expect.stringContaining('AgentDesk cannot tell which language this voice speaks'),
+    });
+    expect(models.info('voice')?.name).toBe('vits-piper-en_US-fixture-medium');
+    await expect(handlers['speech.synthesize']({ text: ' \n\t ' })).rejects.toMatchObject({ code: 'invalid_request' });
+    models.dispose();
+  });
+
+  it('a file added to the voice\'s espeak-ng-data after the import is refused at its next start', { skip: noEspeak !== undefined }, async () => {
+    const userDataDir = await tempDir();
+    const { handlers, models } = await services(userDataDir);
+    await handlers['speech.importModel']({ path: await fixtureVoiceFolder(await tempDir(), 'vits-piper-en_US-fixture-medium', 16_000), purpose: 'voice' });
+    const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8')) as { voice: { id: string } };
+    models.dispose();
+    await writeFile(join(userDataDir, 'speech-models', saved.voice.id, 'espeak-ng-data', 'lang', 'gmw', 'en-extra'), 'name Extra\n');
+    const again = await services(userDataDir);
+    for (let i = 0; i < 3; i++) expect(wavOf(await again.handlers['speech.synthesize']({ text: 'Hello', locale: 'en' })).sampleRate).toBe(22_050);
+    expect(again.speech.status().synthesis).toMatchObject({ engine: 'espeak-ng', reason: expect.stringContaining('espeak-ng-data/lang/gmw/en-extra was added to its folder since it was imported') });
+    again.models.dispose();
+  });
+
+  it('a speech-model.json that names a file outside the model\'s folder is damaged: moved aside with a notice, and no model folder is swept', async () => {
+    const userDataDir = await tempDir();
+    const { handlers, models } = await services(userDataDir);
+    await handlers['speech.importModel']({ path: await fixtureVoiceFolder(await tempDir()), purpose: 'voice' });
+    models.dispose();
+    const file = join(userDataDir, speechModelFileName);
+    const saved = JSON.parse(await readFile(file, 'utf8')) as { voice: { id: string; files: { file: string }[] } };
+    for (const outside of ['../../../etc/passwd', '/etc/passwd', 'espeak-ng-data\\..\\..\\x', 'espeak-ng-data/./phontab']) {
+      saved.voice.files[2]!.file = outside;
+      await writeFile(file, JSON.stringify(saved));
+      const log = memoryLogger();
+      const notices = new Notices();
+      const again = await SpeechModels.open({ userDataDir, log, notices, launcher: fixtureEngineLauncher() });
+      expect(again.info('voice')).toBeUndefined();
+      expect(notices.list()).toEqual([expect.objectContaining({ message: expect.stringContaining(speechModelFileName) })]);
+      // The voice's folder is still there: a damaged record is no reason to delete what it named.
+      expect(await readdir(join(userDataDir, 'speech-models'))).toEqual([saved.voice.id]);
+      again.dispose();
+    }
+  });
+
   it('refuses a model of the other purpose with where it goes, and keeps what was in use', async () => {
     const userDataDir = await tempDir();
     const sources = await tempDir();
@@ -163,7 +242,7 @@ describe('an imported voice (fixture engine in the speech engine process)', { ti
     const recognizer = await transducerFolder(sources, 'sherpa-onnx-streaming-zipformer-en-2023', 'FIXTURE-MODEL yes\n');
     await expect(handlers['speech.importModel']({ path: voiceFolder })).rejects.toMatchObject({
       code: 'speech_model_invalid',
-      message: 'This folder holds a voice (text to speech), not a speech recognition model: import it under Voice.',
+      message: 'This folder holds a voice (text to speech), not a speech recognition model: import it under Speech synthesis.',
     });
     await handlers['speech.importModel']({ path: voiceFolder, purpose: 'voice' });
     await expect(handlers['speech.importModel']({ path: recognizer, purpose: 'voice' })).rejects.toMatchObject({
