@@ -31,16 +31,31 @@
  *    Both from offerer created to channel open. Goal: AgentDesk ≤ 1.2× the floor (medians). Printed with
  *    median, worst, the number of samples and the load average before and after.
  *
+ * 4. Client-owned voice's synthesis in main, VOICE_RUNS runs of each, alternating, after one warm-up:
+ *    SpeechService.synthesize of one agent sentence by espeak-ng (a child process per text) and by an
+ *    imported Piper voice in its speech engine process: the synthetic voice of test/fixtures/speech with
+ *    Debian's espeak-ng-data, whose "inference" is a tone tiled per phoneme, so its figure is the
+ *    engine path alone (espeak-ng's phonemes, the process's round trip, the samples over its channel, the
+ *    WAV); a real voice's inference comes on top. Also the voice's import (its ~490 files hashed and
+ *    copied, one load) and the first answer after a restart (every file hashed again, the process
+ *    started, the voice loaded).
+ *
  *   npm run bench:voice             (VOICE_RUNS=20 VOICE_CALLS=100 to change the load;
- *                                    VOICE_ONLY=talkie or VOICE_ONLY=agentcall for one part)
+ *                                    VOICE_ONLY=talkie, agentcall or speech for one part)
  */
 import * as ndc from 'node-datachannel';
-import { loadavg } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { callAgentCallAgent, createAgentCallOfferer, createVoiceOfferer, within, type AgentCallOfferer, type VoiceOfferer } from '../src/main/cli/voice-peer';
 import { startAgentCallDemoServer } from '../src/main/demo/agentcall/agentcall-demo-server';
 import { gatheredDescription } from '../src/main/demo/voice/realtime-provider';
 import { identifyAgent } from '../src/main/agents/identify-agent';
 import { keepUntilExit } from '../src/main/platform/keep-until-exit';
+import { SpeechModels, walkVoiceData } from '../src/main/speech/speech-models';
+import { SpeechService } from '../src/main/speech/speech-service';
+import { Notices } from '../src/main/store/notices';
+import { piperVoiceFolder } from '../test/support/speech/model-folders';
 import { createLogger } from '../src/main/platform/logger';
 import { TalkieClient } from '../src/main/talkie/talkie-client';
 import { VoiceService } from '../src/main/talkie/voice-service';
@@ -51,7 +66,7 @@ import { percentile, printMedianP95 } from './stats';
 
 const runs = Number(process.env.VOICE_RUNS ?? 10);
 const only = process.env.VOICE_ONLY;
-if (only !== undefined && only !== 'talkie' && only !== 'agentcall') throw new Error('VOICE_ONLY is talkie or agentcall');
+if (only !== undefined && only !== 'talkie' && only !== 'agentcall' && only !== 'speech') throw new Error('VOICE_ONLY is talkie, agentcall or speech');
 const calls = Number(process.env.VOICE_CALLS ?? 50);
 const openMs = 10_000;
 
@@ -116,8 +131,9 @@ const hangUp = async (offerer: VoiceOfferer, callId?: string) => {
 };
 
 try {
-  if (only !== 'agentcall') await talkie();
-  if (only !== 'talkie') await agentCall();
+  if (only === undefined || only === 'talkie') await talkie();
+  if (only === undefined || only === 'agentcall') await agentCall();
+  if (only === undefined || only === 'speech') await speech();
 } finally {
   answerer.close();
   await fixture.close();
@@ -278,5 +294,50 @@ async function agentCall(): Promise<void> {
     process.stdout.write(`  load average (1, 5, 15 min): before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}\n`);
   } finally {
     await demo.close();
+  }
+}
+
+async function speech(): Promise<void> {
+  const loadBefore = loadavg();
+  const log = createLogger({ level: 'silent' });
+  const temp = await mkdtemp(join(tmpdir(), 'agentdesk-bench-speech-'));
+  try {
+    const userDataDir = join(temp, 'user-data');
+    let models = await SpeechModels.open({ userDataDir, log, notices: new Notices() });
+    const folder = await piperVoiceFolder(temp);
+    const files = (await walkVoiceData(folder)).length + 2;
+    let started = performance.now();
+    await models.importModel(folder, () => undefined, 'voice');
+    const importMs = performance.now() - started;
+    const sentence = 'The green valve on the left is the one to close first, then the red one beside it.';
+    const byVoice = new SpeechService({ voice: () => models.voice(), log });
+    const byEspeak = new SpeechService({ log });
+    await byVoice.synthesize(sentence, 'en');
+    await byEspeak.synthesize(sentence, 'en');
+    const times = { espeak: [] as number[], voice: [] as number[] };
+    for (let run = 0; run < runs; run++) {
+      for (const side of run % 2 === 0 ? (['espeak', 'voice'] as const) : (['voice', 'espeak'] as const)) {
+        started = performance.now();
+        await (side === 'voice' ? byVoice : byEspeak).synthesize(sentence, 'en');
+        times[side].push(performance.now() - started);
+      }
+    }
+    models.dispose();
+    started = performance.now();
+    models = await SpeechModels.open({ userDataDir, log, notices: new Notices() });
+    await byVoice.synthesize(sentence, 'en');
+    const restartMs = performance.now() - started;
+    models.dispose();
+    const loadAfter = loadavg();
+    const line = (label: string, values: number[]) =>
+      process.stdout.write(`  ${label.padEnd(62)} median ${percentile(values, 50).toFixed(2).padStart(8)} ms   worst ${Math.max(...values).toFixed(2).padStart(8)} ms   (${values.length} samples)\n`);
+    process.stdout.write(`Client-owned voice: speech.synthesize in main of one ${sentence.length}-character sentence, ${runs} runs each\n`);
+    line('espeak-ng (a child process per text)', times.espeak);
+    line('imported Piper voice (synthetic: the engine process path)', times.voice);
+    process.stdout.write(`  the voice's import (${files} files hashed and copied, one load): ${importMs.toFixed(0)} ms\n`);
+    process.stdout.write(`  first answer after a restart (${files} files hashed again, process started, voice loaded): ${restartMs.toFixed(0)} ms\n`);
+    process.stdout.write(`  load average (1, 5, 15 min): before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}\n`);
+  } finally {
+    await rm(temp, { recursive: true, force: true });
   }
 }
