@@ -37,8 +37,9 @@
  *    Debian's espeak-ng-data, whose "inference" is a tone tiled per phoneme, so its figure is the
  *    engine path alone (espeak-ng's phonemes, the process's round trip, the samples over its channel, the
  *    WAV); a real voice's inference comes on top. Also the voice's import (its ~490 files hashed and
- *    copied, one load) and the first answer after a restart (every file hashed again, the process
- *    started, the voice loaded).
+ *    copied, one load) and, after a restart, the time from SpeechModels.open to the first answer (every
+ *    file hashed again, the process started, the voice loaded: begun in the background at open), here
+ *    with the process run from source through tsx (the built app starts out/main/speech-engine.js).
  *
  *   npm run bench:voice             (VOICE_RUNS=20 VOICE_CALLS=100 to change the load;
  *                                    VOICE_ONLY=talkie, agentcall or speech for one part)
@@ -335,7 +336,7 @@ async function speech(): Promise<void> {
     line('espeak-ng (a child process per text)', times.espeak);
     line('imported Piper voice (synthetic: the engine process path)', times.voice);
     process.stdout.write(`  the voice's import (${files} files hashed and copied, one load): ${importMs.toFixed(0)} ms\n`);
-    process.stdout.write(`  first answer after a restart (${files} files hashed again, process started, voice loaded): ${restartMs.toFixed(0)} ms\n`);
+    process.stdout.write(`  a restart: open → first answer (${files} files hashed again, process started through tsx, voice loaded): ${restartMs.toFixed(0)} ms\n`);
     process.stdout.write(`  load average (1, 5, 15 min): before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}\n`);
   } finally {
     await rm(temp, { recursive: true, force: true });

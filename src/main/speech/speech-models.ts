@@ -412,6 +412,10 @@ export class SpeechModels {
     // Only when the file said what is in use (or there is none yet): a file that could not be read, is
     // from a newer AgentDesk or was moved aside as damaged names folders this session cannot see.
     if (loaded.notice === undefined) await models.sweep(new Set(Object.values(models.slots).map((current) => current.model.id)));
+    // The voice is started now, in the background (its files hashed, its process started, the voice loaded:
+    // about a second), so the first answer of the session is not the one that waits. A failure here counts
+    // as a failed start and is reported at the first call. The recognizer, larger, starts at its first utterance.
+    void models.slots.voice?.client.load().catch(() => undefined);
     return models;
   }
 

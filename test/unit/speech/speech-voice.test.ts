@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SpeechImportProgress } from '../../../src/shared/speech/ipc-schemas';
 import { EventBus } from '../../../src/main/ipc/event-bus';
-import { nodeEngineLauncher } from '../../../src/main/speech/engine-client';
+import { nodeEngineLauncher, type SpeechEngineClient } from '../../../src/main/speech/engine-client';
 import { parseWav } from '../../../src/main/speech/pcm';
 import { speechHandlers } from '../../../src/main/speech/speech-handlers';
 import { findModel, maxVoiceDataBytes, maxVoiceDataFiles, SpeechModels, speechModelFileName } from '../../../src/main/speech/speech-models';
@@ -149,6 +149,8 @@ describe('an imported voice (fixture engine in the speech engine process)', { ti
     models.dispose();
     const again = await services(userDataDir);
     expect(again.models.info('voice')?.name).toBe('vits-piper-en_US-fixture-medium');
+    // The voice's process is started at once, before anything is said (the first answer does not wait for it).
+    await expect.poll(() => (again.models.voice()!.tts as SpeechEngineClient).pid).toBeGreaterThan(0);
     expect(again.models.info('recognition')?.name).toBe('sherpa-onnx-streaming-zipformer-cs-2024');
     // After a restart the voice's files (hundreds, for a real espeak-ng-data) are hashed again before it loads.
     expect(wavOf(await again.handlers['speech.synthesize']({ text: 'Again', locale: 'en' })).sampleRate).toBe(16_000);
