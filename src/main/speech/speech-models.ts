@@ -395,7 +395,8 @@ const progressEveryBytes = 4 * 1024 * 1024;
 export class SpeechModels {
   /** The model in use for each purpose. */
   private readonly slots: Partial<Record<SpeechPurpose, Current>> = {};
-  private importing = false;
+  /** An import or a removal is under way: main takes one change at a time (each saves both slots). */
+  private changing = false;
 
   private constructor(
     private readonly options: SpeechModelsOptions,
@@ -509,8 +510,8 @@ export class SpeechModels {
    * model of the other purpose); the previous model stays.
    */
   async importModel(path: string, onProgress: (progress: SpeechImportProgress) => void, purpose: SpeechPurpose = 'recognition'): Promise<SpeechModelInfo> {
-    if (this.importing) throw new ServiceError('invalid_request', 'A speech model is already being imported; wait for it to finish.');
-    this.importing = true;
+    if (this.changing) throw new ServiceError('invalid_request', 'A speech model is already being imported or removed; wait for it to finish.');
+    this.changing = true;
     const id = randomBytes(8).toString('hex');
     const dir = join(this.modelsDir, id);
     // An archive is unpacked beside the models first (same disk, removed after the import whatever happens).
@@ -620,19 +621,23 @@ export class SpeechModels {
       throw error;
     } finally {
       await rm(unpacked, { recursive: true, force: true, maxRetries: 5 }).catch((error: unknown) => this.options.log.warn('speech', `an unpacked speech model archive could not be removed: ${reasonInWords(error)}`));
-      this.importing = false;
+      this.changing = false;
     }
   }
 
   /** Stops the model's process and deletes the imported model of `purpose`; nothing to remove is not an error. */
   async removeModel(purpose: SpeechPurpose = 'recognition'): Promise<void> {
-    // One change at a time: an import saves both slots as they were when it began its save.
-    if (this.importing) throw new ServiceError('invalid_request', 'A speech model is being imported; remove it once the import has finished.');
+    if (this.changing) throw new ServiceError('invalid_request', 'A speech model is being imported or removed; remove it once that has finished.');
     const current = this.slots[purpose];
     if (!current) return;
-    await this.save({ [purpose]: undefined });
-    delete this.slots[purpose];
-    this.discard(current);
+    this.changing = true;
+    try {
+      await this.save({ [purpose]: undefined });
+      delete this.slots[purpose];
+      this.discard(current);
+    } finally {
+      this.changing = false;
+    }
   }
 
   private discard(old: Current): void {
