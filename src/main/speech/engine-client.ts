@@ -12,9 +12,9 @@ import type { SpeechToText } from './speech-to-text';
 /**
  * Main's side of a speech engine process (#17): starts it (the NFC reader's launchers: a Node child here,
  * an Electron utilityProcess in the app), has it load one imported model, and sends it one request at a
- * time from a bounded queue: an utterance to a recognizer, a text to a voice. A process that ends (sherpa-onnx aborts on a corrupt model), fails to
- * load or stops answering rejects what it holds with a SpeechEngineError that says so; main goes on. The
- * next call starts a new process, until `maxFailures` starts in a row have failed: then every call is
+ * time from a bounded queue: an utterance to a recognizer, a text to a voice. A process that ends
+ * (sherpa-onnx aborts on a corrupt model), fails to load or stops answering rejects what it holds with a
+ * SpeechEngineError that says so; main goes on. The next call starts a new process, until `maxFailures` starts in a row have failed: then every call is
  * refused with the last reason until the model changes (a new SpeechEngineClient).
  */
 
@@ -35,12 +35,13 @@ export interface SpeechEngineClientOptions {
   model: EngineModel;
   log: Logger;
   launcher?: SpeechEngineLauncher;
-  /** Utterances waiting behind the one being recognised; more are refused (retryable). */
+  /** Requests waiting behind the one being answered; more are refused (retryable). */
   maxQueued?: number;
   /** Process starts in a row that may fail before calls are refused outright. */
   maxFailures?: number;
   loadTimeoutMs?: number;
-  transcribeTimeoutMs?: number;
+  /** How long one utterance or text may take before the process is stopped. */
+  answerTimeoutMs?: number;
   /** Runs before each process start (the sha256 check of the model's files); a throw is a failed start. */
   beforeStart?: () => Promise<void>;
 }
@@ -72,7 +73,7 @@ export class SpeechEngineClient implements SpeechToText, TextToSpeech {
   private readonly maxQueued: number;
   private readonly maxFailures: number;
   private readonly loadTimeoutMs: number;
-  private readonly transcribeTimeoutMs: number;
+  private readonly answerTimeoutMs: number;
   private readonly queue: Job[] = [];
   private running: Running | undefined;
   private busy = false;
@@ -91,7 +92,7 @@ export class SpeechEngineClient implements SpeechToText, TextToSpeech {
     this.maxQueued = options.maxQueued ?? 4;
     this.maxFailures = options.maxFailures ?? 3;
     this.loadTimeoutMs = options.loadTimeoutMs ?? 120_000;
-    this.transcribeTimeoutMs = options.transcribeTimeoutMs ?? 60_000;
+    this.answerTimeoutMs = options.answerTimeoutMs ?? 60_000;
   }
 
   /** Why calls are refused now (after `maxFailures` failed starts), if they are. */
@@ -169,10 +170,10 @@ export class SpeechEngineClient implements SpeechToText, TextToSpeech {
     const id = this.nextId++;
     return new Promise<Answer>((resolvePromise, reject) => {
       const timer = setTimeout(() => {
-        this.options.log.warn('speech', `the ${this.role} did not answer in ${Math.round(this.transcribeTimeoutMs / 1000)} s; stopping it`);
+        this.options.log.warn('speech', `the ${this.role} did not answer in ${Math.round(this.answerTimeoutMs / 1000)} s; stopping it`);
         finish(new SpeechEngineError('timeout', `the ${this.role} did not answer in time`));
         this.end(running);
-      }, this.transcribeTimeoutMs);
+      }, this.answerTimeoutMs);
       const finish = (outcome: Answer | SpeechEngineError) => {
         clearTimeout(timer);
         running.pending.delete(id);

@@ -4,8 +4,9 @@ import { onnxMetadata } from './onnx-metadata';
 import type { LoadedModel } from './engine-worker';
 
 /**
- * sherpa-onnx-node (Apache-2.0, prebuilt N-API with its own onnxruntime) behind the recognizer
- * process's engine type. Loaded only in that process: a corrupt .onnx file makes onnxruntime throw a
+ * sherpa-onnx-node (Apache-2.0, prebuilt N-API with its own onnxruntime) behind the speech engine
+ * process's ModelLoader: a recognizer (streaming transducer, Whisper) or a Piper voice (OfflineTts with
+ * its espeak-ng-data). Loaded only in that process: a corrupt .onnx file makes onnxruntime throw a
  * C++ exception that nothing catches, and the process aborts (SIGABRT) — main then reports it.
  */
 

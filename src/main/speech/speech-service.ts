@@ -2,10 +2,9 @@ import { ServiceError } from '../../shared/ipc/errors';
 import { maxSynthesisChars, maxSynthesisSamples, maxTranscriptChars, primaryLanguage, recognitionSampleRate, type SpeechModelInfo, type SpeechStatus } from '../../shared/speech/ipc-schemas';
 import { SpeechEngineError } from './bounded-process';
 import { createEspeakTts, type TextToSpeech } from './espeak-tts';
-import type { Pcm } from './pcm';
 import { createPocketsphinxStt } from './pocketsphinx-stt';
 import type { SpeechToText } from './speech-to-text';
-import { int16FromBytes, wavBytes } from './pcm';
+import { int16FromBytes, wavBytes, type Pcm } from './pcm';
 import type { Logger } from '../platform/logger';
 import { findSpeechEngines, type SpeechEngines } from './speech-engines';
 
