@@ -5,15 +5,10 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { SpeechImportProgress } from '../../../src/shared/speech/ipc-schemas';
-import { EventBus } from '../../../src/main/ipc/event-bus';
 import { bzip2Program, unpackModelArchive, type UnpackProgress } from '../../../src/main/speech/model-archive';
-import { speechHandlers } from '../../../src/main/speech/speech-handlers';
-import { SpeechModels, speechModelFileName } from '../../../src/main/speech/speech-models';
-import { SpeechService } from '../../../src/main/speech/speech-service';
-import { Notices } from '../../../src/main/store/notices';
-import { memoryLogger } from '../../support/logger';
-import { fixtureEngineLauncher, transducerFolder } from '../../support/speech/model-folders';
+import { speechModelFileName } from '../../../src/main/speech/speech-models';
+import { transducerFolder } from '../../support/speech/model-folders';
+import { speechServices } from '../../support/speech/speech-services';
 import { useTempDirs } from '../../support/temp-dir';
 
 /**
@@ -33,17 +28,7 @@ function tar(cwd: string, archive: string, ...args: string[]): string {
   return archive;
 }
 
-async function importer(userDataDir: string) {
-  const log = memoryLogger();
-  const models = await SpeechModels.open({ userDataDir, log, notices: new Notices(), launcher: fixtureEngineLauncher() });
-  const events = new EventBus(log);
-  const progress: SpeechImportProgress[] = [];
-  events.connect((channel, payload) => {
-    if (channel.endsWith('speech.importProgress')) progress.push(payload as SpeechImportProgress);
-  });
-  const speech = new SpeechService({ findEngines: () => ({ available: false, missing: [], installCommand: 'sudo apt-get install espeak-ng pocketsphinx pocketsphinx-en-us', found: {} }), recognizer: () => models.recognizer(), imported: () => models.info() });
-  return { models, progress, handlers: speechHandlers({ speech, models, events }) };
-}
+const importer = (userDataDir: string) => speechServices(userDataDir, { withoutEspeak: true });
 
 describe('a speech model archive', () => {
   it('imports a .tar.bz2 as sherpa-onnx publishes it (one folder inside): unpacking with progress, then copying, then the test load; nothing unpacked is left behind', async () => {

@@ -2,13 +2,10 @@ import { appendFileSync } from 'node:fs';
 import { readdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SpeechImportProgress } from '../../../src/shared/speech/ipc-schemas';
-import { EventBus } from '../../../src/main/ipc/event-bus';
-import { nodeEngineLauncher, SpeechEngineClient } from '../../../src/main/speech/engine-client';
-import { speechHandlers } from '../../../src/main/speech/speech-handlers';
-import { findModel, languagesFromName, maxTokensBytes, SpeechModels, speechModelFileName } from '../../../src/main/speech/speech-models';
+import { nodeEngineLauncher, SpeechEngineClient, type SpeechEngineLauncher } from '../../../src/main/speech/engine-client';
+import { speechServices } from '../../support/speech/speech-services';
+import { findModel, languagesFromName, maxTokensBytes, speechModelFileName } from '../../../src/main/speech/speech-models';
 import { SpeechService } from '../../../src/main/speech/speech-service';
-import { Notices } from '../../../src/main/store/notices';
 import { memoryLogger } from '../../support/logger';
 import { corruptTransducerFolder, fixtureEngineLauncher, transducerFolder } from '../../support/speech/model-folders';
 import { useTempDirs } from '../../support/temp-dir';
@@ -25,18 +22,7 @@ const tone = (() => {
   return new Uint8Array(samples.buffer);
 })();
 
-async function services(userDataDir: string, launcher = fixtureEngineLauncher()) {
-  const log = memoryLogger();
-  const models = await SpeechModels.open({ userDataDir, log, notices: new Notices(), launcher });
-  const events = new EventBus(log);
-  const progress: SpeechImportProgress[] = [];
-  events.connect((channel, payload) => {
-    if (channel.endsWith('speech.importProgress')) progress.push(payload as SpeechImportProgress);
-  });
-  const speech = new SpeechService({ findEngines: () => ({ available: false, missing: [], installCommand: 'sudo apt-get install espeak-ng pocketsphinx pocketsphinx-en-us', found: {} }), recognizer: () => models.recognizer(), imported: () => models.info() });
-  const handlers = speechHandlers({ speech, models, events });
-  return { models, speech, handlers, progress, log };
-}
+const services = (userDataDir: string, launcher?: SpeechEngineLauncher) => speechServices(userDataDir, { withoutEspeak: true, ...(launcher ? { launcher } : {}) });
 
 describe('a speech model folder', () => {
   it('names what is missing in a wrong folder, and refuses an empty file, two models and an oversized tokens file', async () => {

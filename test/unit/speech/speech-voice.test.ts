@@ -2,13 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { SpeechImportProgress } from '../../../src/shared/speech/ipc-schemas';
-import { EventBus } from '../../../src/main/ipc/event-bus';
-import { nodeEngineLauncher, type SpeechEngineClient } from '../../../src/main/speech/engine-client';
+import { nodeEngineLauncher, type SpeechEngineClient, type SpeechEngineLauncher } from '../../../src/main/speech/engine-client';
+import { speechServices } from '../../support/speech/speech-services';
 import { parseWav } from '../../../src/main/speech/pcm';
-import { speechHandlers } from '../../../src/main/speech/speech-handlers';
 import { findModel, maxVoiceDataBytes, maxVoiceDataFiles, SpeechModels, speechModelFileName } from '../../../src/main/speech/speech-models';
-import { SpeechService } from '../../../src/main/speech/speech-service';
 import { Notices } from '../../../src/main/store/notices';
 import { memoryLogger } from '../../support/logger';
 import { speechUnavailableReason } from '../../support/speech';
@@ -26,24 +23,7 @@ const tempDir = useTempDirs();
 const noEspeak = speechUnavailableReason(['espeak-ng']);
 if (noEspeak) console.log(`imported voice: the tests that speak are skipped: ${noEspeak}`);
 
-async function services(userDataDir: string, launcher = fixtureEngineLauncher()) {
-  const log = memoryLogger();
-  const models = await SpeechModels.open({ userDataDir, log, notices: new Notices(), launcher });
-  const events = new EventBus(log);
-  const progress: SpeechImportProgress[] = [];
-  events.connect((channel, payload) => {
-    if (channel.endsWith('speech.importProgress')) progress.push(payload as SpeechImportProgress);
-  });
-  const speech = new SpeechService({
-    recognizer: () => models.recognizer(),
-    imported: () => models.info('recognition'),
-    voice: () => models.voice(),
-    importedVoice: () => models.info('voice'),
-    log,
-  });
-  const handlers = speechHandlers({ speech, models, events });
-  return { models, speech, handlers, progress, log };
-}
+const services = (userDataDir: string, launcher?: SpeechEngineLauncher) => speechServices(userDataDir, launcher ? { launcher } : {});
 
 const wavOf = (response: { wav: Uint8Array }) => parseWav(response.wav);
 
@@ -202,19 +182,6 @@ describe('an imported voice (fixture engine in the speech engine process)', { ti
     models.dispose();
   });
 
-  it('a file added to the voice\'s espeak-ng-data after the import is refused at its next start', { skip: noEspeak !== undefined }, async () => {
-    const userDataDir = await tempDir();
-    const { handlers, models } = await services(userDataDir);
-    await handlers['speech.importModel']({ path: await fixtureVoiceFolder(await tempDir(), 'vits-piper-en_US-fixture-medium', 16_000), purpose: 'voice' });
-    const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8')) as { voice: { id: string } };
-    models.dispose();
-    await writeFile(join(userDataDir, 'speech-models', saved.voice.id, 'espeak-ng-data', 'lang', 'gmw', 'en-extra'), 'name Extra\n');
-    const again = await services(userDataDir);
-    for (let i = 0; i < 3; i++) expect(wavOf(await again.handlers['speech.synthesize']({ text: 'Hello', locale: 'en' })).sampleRate).toBe(22_050);
-    expect(again.speech.status().synthesis).toMatchObject({ engine: 'espeak-ng', reason: expect.stringContaining('espeak-ng-data/lang/gmw/en-extra was added to its folder since it was imported') });
-    again.models.dispose();
-  });
-
   it('a speech-model.json that names a file outside the model\'s folder is damaged: moved aside with a notice, and no model folder is swept', async () => {
     const userDataDir = await tempDir();
     const { handlers, models } = await services(userDataDir);
@@ -257,17 +224,20 @@ describe('an imported voice (fixture engine in the speech engine process)', { ti
     models.dispose();
   });
 
-  it('a voice whose file changed since the import is refused at its next start, and espeak-ng speaks meanwhile', { skip: noEspeak !== undefined }, async () => {
+  it.each([
+    ['changed', 'en', 'name Changed\n', 'espeak-ng-data/lang/gmw/en changed since it was imported'],
+    ['added', 'en-extra', 'name Extra\n', 'espeak-ng-data/lang/gmw/en-extra was added to its folder since it was imported'],
+  ])('a voice with a file %s in its espeak-ng-data since the import is refused at its next start, and espeak-ng speaks meanwhile', { skip: noEspeak !== undefined }, async (_how, file, content, reason) => {
     const userDataDir = await tempDir();
     const { handlers, models } = await services(userDataDir);
     await handlers['speech.importModel']({ path: await fixtureVoiceFolder(await tempDir(), 'vits-piper-en_US-fixture-medium', 16_000), purpose: 'voice' });
     const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8')) as { voice: { id: string } };
     models.dispose();
-    // One of espeak-ng-data's files is changed behind AgentDesk's back.
-    await writeFile(join(userDataDir, 'speech-models', saved.voice.id, 'espeak-ng-data', 'lang', 'gmw', 'en'), 'name Changed\n');
+    // Behind AgentDesk's back (sherpa-onnx reads the whole folder, so an added file counts too).
+    await writeFile(join(userDataDir, 'speech-models', saved.voice.id, 'espeak-ng-data', 'lang', 'gmw', file), content);
     const again = await services(userDataDir);
     for (let i = 0; i < 3; i++) expect(wavOf(await again.handlers['speech.synthesize']({ text: 'Hello', locale: 'en' })).sampleRate).toBe(22_050);
-    expect(again.speech.status().synthesis).toMatchObject({ engine: 'espeak-ng', imported: { kind: 'voice' }, reason: expect.stringContaining('espeak-ng-data/lang/gmw/en changed since it was imported') });
+    expect(again.speech.status().synthesis).toMatchObject({ engine: 'espeak-ng', imported: { kind: 'voice' }, reason: expect.stringContaining(reason) });
     again.models.dispose();
   });
 });
