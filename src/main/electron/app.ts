@@ -109,11 +109,12 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(),
         builtReaderEntryPath(import.meta.url, 'speech-engine.js'),
         'AgentDesk speech engine',
       ),
-      chooseFolder: async (what) => {
+      chooseFolder: async (what, purpose) => {
+        const thing = purpose === 'voice' ? 'Voice' : 'Speech model';
         const options =
           what === 'archive'
-            ? { title: 'Speech model archive', properties: ['openFile' as const], filters: [{ name: 'sherpa-onnx model archives', extensions: ['bz2', 'tbz2', 'gz', 'tgz', 'tar'] }] }
-            : { title: 'Speech model folder', properties: ['openDirectory' as const] };
+            ? { title: `${thing} archive`, properties: ['openFile' as const], filters: [{ name: 'sherpa-onnx model archives', extensions: ['bz2', 'tbz2', 'gz', 'tgz', 'tar'] }] }
+            : { title: `${thing} folder`, properties: ['openDirectory' as const] };
         const result = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
         return result.canceled ? undefined : result.filePaths[0];
       },

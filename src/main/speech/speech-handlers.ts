@@ -1,4 +1,5 @@
 import { ServiceError } from '../../shared/ipc/errors';
+import type { SpeechPurpose } from '../../shared/speech/ipc-schemas';
 import type { EventBus } from '../ipc/event-bus';
 import type { HandlerTable } from '../ipc/handler-table';
 import type { SpeechModels } from './speech-models';
@@ -6,9 +7,9 @@ import type { SpeechService } from './speech-service';
 
 /**
  * The chooser main opens (Electron's dialog) for a model folder or a model archive (Linux and Windows
- * dialogs cannot pick both at once); undefined when the user cancelled.
+ * dialogs cannot pick both at once), titled for what it is for; undefined when the user cancelled.
  */
-export type ChooseFolder = (what: 'folder' | 'archive') => Promise<string | undefined>;
+export type ChooseFolder = (what: 'folder' | 'archive', purpose: SpeechPurpose) => Promise<string | undefined>;
 
 /** `speech.*`: client-owned voice's synthesis and recognition (#17), and the imported speech models (a recognizer, a voice). */
 export function speechHandlers({ speech, models, events, chooseFolder }: { speech: SpeechService; models: SpeechModels; events: EventBus; chooseFolder?: ChooseFolder }): HandlerTable<'speech'> {
@@ -20,7 +21,7 @@ export function speechHandlers({ speech, models, events, chooseFolder }: { speec
       let folder = path;
       if (folder === undefined) {
         if (!chooseFolder) throw new ServiceError('invalid_request', "Type the path of the model's folder or archive: there is no chooser here.", '/path');
-        folder = await chooseFolder(choose ?? 'folder');
+        folder = await chooseFolder(choose ?? 'folder', purpose ?? 'recognition');
         if (folder === undefined) return {};
       }
       return { model: await models.importModel(folder, (progress) => events.emit('speech.importProgress', progress), purpose) };

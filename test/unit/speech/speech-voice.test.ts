@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { nodeEngineLauncher, type SpeechEngineClient, type SpeechEngineLauncher } from '../../../src/main/speech/engine-client';
 import { speechServices } from '../../support/speech/speech-services';
 import { parseWav } from '../../../src/main/speech/pcm';
+import { EventBus } from '../../../src/main/ipc/event-bus';
+import { speechHandlers } from '../../../src/main/speech/speech-handlers';
 import { findModel, maxVoiceDataBytes, maxVoiceDataFiles, SpeechModels, speechModelFileName } from '../../../src/main/speech/speech-models';
+import { SpeechService } from '../../../src/main/speech/speech-service';
 import { Notices } from '../../../src/main/store/notices';
 import { memoryLogger } from '../../support/logger';
 import { speechUnavailableReason } from '../../support/speech';
@@ -201,6 +204,28 @@ describe('an imported voice (fixture engine in the speech engine process)', { ti
       expect(await readdir(join(userDataDir, 'speech-models'))).toEqual([saved.voice.id]);
       again.dispose();
     }
+  });
+
+  it('main\'s chooser (Electron) is asked for a voice\'s folder or archive when no path is typed, and a cancelled chooser imports nothing', async () => {
+    const userDataDir = await tempDir();
+    const folder = await fixtureVoiceFolder(await tempDir());
+    const log = memoryLogger();
+    const models = await SpeechModels.open({ userDataDir, log, notices: new Notices(), launcher: fixtureEngineLauncher() });
+    const asked: [string, string][] = [];
+    const handlers = speechHandlers({
+      speech: new SpeechService({ voice: () => models.voice(), log }),
+      models,
+      events: new EventBus(log),
+      chooseFolder: async (what, purpose) => {
+        asked.push([what, purpose]);
+        return asked.length === 1 ? undefined : folder;
+      },
+    });
+    expect(await handlers['speech.importModel']({ choose: 'archive', purpose: 'voice' })).toEqual({});
+    expect(models.info('voice')).toBeUndefined();
+    expect(await handlers['speech.importModel']({ purpose: 'voice' })).toMatchObject({ model: { kind: 'voice' } });
+    expect(asked).toEqual([['archive', 'voice'], ['folder', 'voice']]);
+    models.dispose();
   });
 
   it('refuses a model of the other purpose with where it goes, and keeps what was in use', async () => {
