@@ -122,7 +122,7 @@ describe('the kiosk (issue #18) in Chromium', () => {
     await forced.getByText('Text size').waitFor();
   });
 
-  it('after idleResetSeconds a countdown shows; then every session ends and the transcript, a draft, a staged photo and the AG-UI thread file are wiped', { timeout: 120_000 }, async () => {
+  it('after idleResetSeconds a countdown shows; then every session ends and the transcript, a draft, a staged photo and the AG-UI thread file are wiped', async () => {
     const nav = page.getByRole('navigation');
     // An AG-UI run: its thread is saved on disk.
     await nav.getByRole('button', { name: /Runner/ }).click();
