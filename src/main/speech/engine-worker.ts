@@ -85,6 +85,12 @@ export function runEngineWorker(link: ParentLink, engine: ModelLoader): void {
   const exit = () => setTimeout(() => process.exit(0), 20).unref();
   process.on('disconnect', exit);
   process.on('SIGTERM', exit);
+  /** Sends what `work` answers for request `id`, or `failed` with the engine's words: every request is answered. */
+  const answer = (id: number, work: () => Promise<EngineToMain>) =>
+    void work().then(
+      (reply) => link.send(reply),
+      (error: unknown) => link.send({ type: 'failed', id, detail: message(error) }),
+    );
   link.onMessage((request) => {
     switch (request.type) {
       case 'shutdown':
@@ -105,31 +111,21 @@ export function runEngineWorker(link: ParentLink, engine: ModelLoader): void {
         })();
         return;
       case 'transcribe':
-        void (async () => {
-          try {
-            if (!loaded) throw new Error('no model is loaded');
-            if (!loaded.transcribe) throw new Error('this model is a voice: it does not recognise speech');
-            const text = await loaded.transcribe(floatSamples(Buffer.from(request.pcm, 'base64')));
-            link.send({ type: 'result', id: request.id, text: text.slice(0, 4000) });
-          } catch (error) {
-            link.send({ type: 'failed', id: request.id, detail: message(error) });
-          }
-        })();
+        answer(request.id, async () => {
+          if (!loaded?.transcribe) throw new Error(loaded ? 'this model is a voice: it does not recognise speech' : 'no model is loaded');
+          const text = await loaded.transcribe(floatSamples(Buffer.from(request.pcm, 'base64')));
+          return { type: 'result', id: request.id, text: text.slice(0, 4000) };
+        });
         return;
       case 'synthesize':
-        void (async () => {
-          try {
-            if (!loaded) throw new Error('no model is loaded');
-            if (!loaded.synthesize) throw new Error('this model recognises speech: it does not speak');
-            const speech = await loaded.synthesize(request.text);
-            if (speech.samples.length > maxSynthesisSamples) {
-              throw new Error(`the voice made ${Math.round(speech.samples.length / speech.sampleRate)} s of speech, more than one answer may hold`);
-            }
-            link.send({ type: 'audio', id: request.id, sampleRate: speech.sampleRate, pcm: pcm16Bytes(speech.samples).toString('base64') });
-          } catch (error) {
-            link.send({ type: 'failed', id: request.id, detail: message(error) });
+        answer(request.id, async () => {
+          if (!loaded?.synthesize) throw new Error(loaded ? 'this model recognises speech: it does not speak' : 'no model is loaded');
+          const speech = await loaded.synthesize(request.text);
+          if (speech.samples.length > maxSynthesisSamples) {
+            throw new Error(`the voice made ${Math.round(speech.samples.length / speech.sampleRate)} s of speech, more than one answer may hold`);
           }
-        })();
+          return { type: 'audio', id: request.id, sampleRate: speech.sampleRate, pcm: pcm16Bytes(speech.samples).toString('base64') };
+        });
         return;
     }
   });
