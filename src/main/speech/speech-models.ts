@@ -194,7 +194,7 @@ export async function findModel(folder: string, nameHint?: string): Promise<Foun
     ...(joiner ? [{ role: 'joiner' as const, file: joiner }] : []),
     { role: 'tokens' as const, file: tokensFiles[0]! },
   ].map((entry) => ({ ...entry, bytes: sizes.get(entry.file)!, checked: checked.get(entry.file)! }));
-  checkSizes(files);
+  checkFiles(files);
   const folderName = nameHint ?? basename(resolve(folder));
   const manifest = await readFolderManifest(folder, sizes.has(modelManifestName));
   return { kind, name: (manifest?.name ?? folderName).slice(0, 200), ...modelLanguages(manifest?.languages, folderName, kind), files };
@@ -208,7 +208,7 @@ function modelLanguages(fromManifest: string[] | undefined, folderName: string, 
  * The checks every imported file passes, whatever the kind: a path AgentDesk can keep (safe-path.ts),
  * not empty, each file and all of them within their limits.
  */
-function checkSizes(files: readonly { role: Role; file: string; bytes: number }[]): void {
+function checkFiles(files: readonly { role: Role; file: string; bytes: number }[]): void {
   let total = 0;
   for (const { role, file, bytes } of files) {
     if (safeRelative(file) !== file) throw invalid(`${file.slice(0, 200)} has a name AgentDesk cannot keep on every system (a character such as : or \\, a trailing dot or space, a device name, or a path over ${maxModelPathChars} characters); rename it.`);
@@ -254,7 +254,7 @@ async function findVoice(
     throw invalid(`${voiceDataDirName} in the folder is not espeak-ng's data (it has no phontab): use the folder as sherpa-onnx's vits-piper-… archive holds it.`);
   }
   files.push(...data);
-  checkSizes(files);
+  checkFiles(files);
   const folderName = nameHint ?? basename(resolve(folder));
   const manifest = await readFolderManifest(folder, top.sizes.has(modelManifestName));
   return { kind: 'voice', name: (manifest?.name ?? folderName).slice(0, 200), ...modelLanguages(manifest?.languages, folderName, 'voice'), files };
