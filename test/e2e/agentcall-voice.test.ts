@@ -35,8 +35,9 @@ const types = (server: AgentCallDemoServer) =>
   });
 
 describe.skipIf(unavailable !== undefined)('AgentCall voice (WebRTC card) in Chromium', () => {
-  it('calls the agent, a push-to-talk turn reaches it and its answer shows and plays; Esc drops a turn; hang up ends the session', { timeout: 240_000 }, async () => {
-    demo = await startAgentCallDemoServer();
+  it('calls the agent, a push-to-talk turn reaches it and its answer shows and plays; held during an answer it interrupts it; Esc drops a turn; hang up ends the session', { timeout: 240_000 }, async () => {
+    // The story's parts a minute apart: it is still being told whenever the test presses Hold to talk.
+    demo = await startAgentCallDemoServer({ storyPartMs: 60_000 });
     const server = demo;
     const userData = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-acvoice-'));
     dirs.push(userData);
@@ -90,20 +91,32 @@ describe.skipIf(unavailable !== undefined)('AgentCall voice (WebRTC card) in Chr
       expect(await inboundEnergy(page)).toBeGreaterThan(energyBefore);
       await expectNoViolations(page, 'AgentCall call after an answer');
 
-      // Esc while holding: the turn is cancelled (the microphone stopped first), no answer comes.
-      await bar.getByText(/^(Listening|Speaking|Thinking…)$/).waitFor(wait);
+      // Held while the agent answers (a typed "tell me a story", told one part a minute here): a
+      // barge-in. The story stops (response.cancel), the turn opens once its run has ended, and Esc
+      // while holding drops that turn (the microphone stopped first): no answer comes.
+      const composer = page.getByRole('textbox', { name: 'Message' });
+      await composer.fill('tell me a story');
+      await composer.press('Enter');
+      await messages.getByText(/Once upon a time/).waitFor(wait);
+      await bar.getByText(/^(Speaking|Thinking…)$/).waitFor(wait);
       const answersBefore = await messages.getByText(/I'm the AgentDesk demo agent/).count();
-      // The bar moved down as the answer came in: where the button is now.
+      // The bar moved down as the answers came in: where the button is now.
       const moved = await talk.boundingBox();
       if (!moved) throw new Error('Hold to talk has no box');
       await page.mouse.move(moved.x + moved.width / 2, moved.y + moved.height / 2);
       await page.mouse.down();
       await bar.getByText('Listening: you are speaking').waitFor(wait);
+      await explainFailure(page, 'acvoice-barge-in-failed', () => expect.poll(() => types(server).filter((type) => type !== 'ack').slice(-2), wait).toEqual(['response.cancel', 'audio.turn.start']));
+      await messages.getByText('Stopped.').waitFor(wait);
+      await app.screenshot('agentcall-voice-barge-in-1280x800');
       await page.keyboard.press('Escape');
       await bar.getByRole('button', { name: 'Hold to talk' }).waitFor(wait);
       await page.mouse.up();
-      await expect.poll(() => types(server).filter((type) => type.startsWith('audio.turn.')), wait).toEqual(['audio.turn.start', 'audio.turn.commit', 'audio.turn.start', 'audio.turn.cancel']);
+      await expect.poll(() => types(server).filter((type) => type.startsWith('audio.turn.') || type === 'response.cancel'), wait).toEqual(['audio.turn.start', 'audio.turn.commit', 'response.cancel', 'audio.turn.start', 'audio.turn.cancel']);
+      await expectNoViolations(page, 'AgentCall call after a barge-in');
       expect(await messages.getByText(/I'm the AgentDesk demo agent/).count()).toBe(answersBefore);
+      expect(await messages.getByText(/Every morning it blinked/).count()).toBe(0);
+      expect(await page.getByRole('alert').count()).toBe(0);
 
       // Hang up: the session ends (nothing is resumed); a new call starts a new session.
       await bar.getByRole('button', { name: 'Hang up' }).click();

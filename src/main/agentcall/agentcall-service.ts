@@ -205,10 +205,10 @@ export class AgentCallService {
     return { ended: true };
   }
 
-  /** Explicit audio turns: push-to-talk pressed (`start`), released (`commit`) or abandoned (`cancel`). */
-  audioTurn(key: string, action: 'start' | 'commit' | 'cancel', microphoneStopped: boolean): { turn: number } {
+  /** Explicit audio turns: push-to-talk pressed (`start`; during an answer a barge-in, see the driver), released (`commit`) or abandoned (`cancel`). */
+  async audioTurn(key: string, action: 'start' | 'commit' | 'cancel', microphoneStopped: boolean): Promise<{ turn: number }> {
     const { driver } = this.session(key);
-    if (action === 'start') return { turn: driver.startAudioTurn() };
+    if (action === 'start') return { turn: await driver.startAudioTurn() };
     const turn = driver.openAudioTurn ?? 0;
     driver.endAudioTurn(action, { stopped: microphoneStopped });
     return { turn };

@@ -53,6 +53,9 @@ export class AgentCallRejection extends ServiceError {
 
 export type UpdateListener = (update: SessionUpdate, view: SessionView) => void;
 
+/** How long push to talk pressed during an answer waits, after `response.cancel`, for that run to end. */
+export const bargeInRunEndMs = 5_000;
+
 export class AgentCallDriver {
   private currentView: SessionView = emptySessionView;
   private readonly listeners = new Listeners<Parameters<UpdateListener>>((error) => this.log.error('agentcall', 'a session listener failed', error));
@@ -122,8 +125,20 @@ export class AgentCallDriver {
     this.command(this.engine.cancelRun());
   }
 
-  /** Explicit audio turns (WebRTC with supportsExplicitTurns): push-to-talk pressed. Returns the turn id. */
-  startAudioTurn(): number {
+  /**
+   * Explicit audio turns (WebRTC with supportsExplicitTurns): push-to-talk pressed. Returns the turn id.
+   * While the agent is answering, pressing is a barge-in (one run at a time): `response.cancel` goes
+   * first and the turn opens once that run has ended. An agent that does not end it within `runEndMs`
+   * gets no turn: `run_active`, said so, instead of a press that waits forever.
+   */
+  async startAudioTurn(runEndMs = bargeInRunEndMs): Promise<number> {
+    const attempt = this.engine.startAudioTurn();
+    if (attempt.ok || attempt.code !== 'run_active') {
+      this.command(attempt);
+      return this.engine.openAudioTurn ?? 0;
+    }
+    this.command(this.engine.cancelRun());
+    await this.runEnded(runEndMs);
     this.command(this.engine.startAudioTurn());
     return this.engine.openAudioTurn ?? 0;
   }
@@ -147,6 +162,23 @@ export class AgentCallDriver {
   /** Internal: the first step, before anything else is sent. */
   start(): void {
     this.command(this.engine.start());
+  }
+
+  /** Resolves once no run is active (it completed, was cancelled, failed, or the session ended); rejects after `ms`. */
+  private runEnded(ms: number): Promise<void> {
+    if (!this.currentView.runActive) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        off();
+        reject(new AgentCallRejection('run_active', `The agent did not stop answering within ${ms / 1000} s of being asked to, so it did not hear you. Try again.`));
+      }, ms);
+      const off = this.onUpdate((_update, view) => {
+        if (view.runActive) return;
+        clearTimeout(timer);
+        off();
+        resolve();
+      });
+    });
   }
 
   private command(result: CommandResult): void {

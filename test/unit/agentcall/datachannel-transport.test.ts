@@ -183,12 +183,12 @@ describe('an AgentCall session over the agentcall.events data channel', () => {
     seen.dc.sendMessage(JSON.stringify({ sequence: 1, event: { type: 'session.established', resumed: false } }));
     const driver = await opening;
 
-    const first = driver.startAudioTurn();
-    expect(() => driver.startAudioTurn()).toThrow(AgentCallRejection); // one audio turn at a time
+    const first = await driver.startAudioTurn();
+    await expect(driver.startAudioTurn()).rejects.toThrow(AgentCallRejection); // one audio turn at a time
     expect(() => driver.sendText('typed meanwhile')).toThrow(AgentCallRejection);
     expect(() => driver.endAudioTurn('commit', { stopped: false })).toThrow(/Stop the microphone/);
     driver.endAudioTurn('commit', { stopped: true });
-    const second = driver.startAudioTurn();
+    const second = await driver.startAudioTurn();
     driver.endAudioTurn('cancel', { stopped: true });
     driver.sendText('typed');
     await within(
@@ -207,6 +207,55 @@ describe('an AgentCall session over the agentcall.events data channel', () => {
       { type: 'user.turn', turn: 3, text: 'typed' },
     ]);
     expect([first, second]).toEqual([1, 2]);
+    await driver.end();
+  });
+
+  it('push to talk pressed while the agent answers is a barge-in: response.cancel, then the turn once the run has ended; an agent that never ends it gets run_active', async () => {
+    const log = memoryLogger();
+    const { offerer, agent } = await call('raw');
+    const seen = await agent.channel;
+    const opening = openAgentCallOverChannel({ card: cardWith(true), connection: connectNodeDataChannel(offerer.channel, offerer.pc, log), sessionId: 'proof-3', clientModalities: [], log });
+    const sent = () => agent.received.map((text) => JSON.parse(text) as { type: string; turn?: number }).filter((message) => message.type !== 'ack' && message.type !== 'session.start');
+    const waitFor = (done: () => boolean, what: string) =>
+      within(
+        (async () => {
+          while (!done()) await new Promise((resolve) => setTimeout(resolve, 10));
+        })(),
+        10_000,
+        what,
+      );
+    await waitFor(() => agent.received.length > 0, 'no session.start arrived');
+    seen.dc.sendMessage(JSON.stringify({ sequence: 1, event: { type: 'session.established', resumed: false } }));
+    const driver = await opening;
+
+    seen.dc.sendMessage(JSON.stringify({ sequence: 2, event: { type: 'run.started', runId: 'r1' } }));
+    await waitFor(() => driver.view.runActive, 'run.started did not arrive');
+    const pressed = driver.startAudioTurn();
+    await waitFor(() => sent().length > 0, 'response.cancel did not arrive');
+    // The turn does not open while the run is on: one run at a time.
+    expect(sent()).toEqual([{ type: 'response.cancel' }]);
+    expect(driver.view.runCancelling).toBe(true);
+    seen.dc.sendMessage(JSON.stringify({ sequence: 3, event: { type: 'run.completed', runId: 'r1' } }));
+    const turn = await pressed;
+    driver.endAudioTurn('cancel', { stopped: true });
+    await waitFor(() => sent().length === 3, 'the turn did not arrive');
+    expect(sent()).toEqual([{ type: 'response.cancel' }, { type: 'audio.turn.start', turn }, { type: 'audio.turn.cancel', turn }]);
+
+    // An agent that never ends its run: the press is refused once the bound has passed, and no turn opens.
+    seen.dc.sendMessage(JSON.stringify({ sequence: 4, event: { type: 'run.started', runId: 'r2' } }));
+    await waitFor(() => driver.view.runActive, 'the second run.started did not arrive');
+    await expect(driver.startAudioTurn(50)).rejects.toMatchObject({ reason: 'run_active', message: expect.stringMatching(/did not stop answering/) });
+    expect(driver.openAudioTurn).toBeUndefined();
+    await waitFor(() => sent().length === 4, 'the second response.cancel did not arrive');
+    expect(sent()[3]).toEqual({ type: 'response.cancel' });
+    // A press while the cancel is still unanswered asks nothing again; the run ending then opens the turn.
+    const again = driver.startAudioTurn();
+    seen.dc.sendMessage(JSON.stringify({ sequence: 5, event: { type: 'run.completed', runId: 'r2' } }));
+    const next = await again;
+    expect(next).toBe(turn + 1);
+    driver.endAudioTurn('commit', { stopped: true });
+    await waitFor(() => sent().length === 6, 'the second turn did not arrive');
+    expect(sent().slice(4)).toEqual([{ type: 'audio.turn.start', turn: next }, { type: 'audio.turn.commit', turn: next }]);
     await driver.end();
   });
 

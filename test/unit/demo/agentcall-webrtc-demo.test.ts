@@ -156,7 +156,7 @@ describe('the demo agent over agentcall-webrtc-0.1', () => {
       if (offerer.track.isOpen()) offerer.track.sendMessageBinary(packet);
     });
     const speech = await espeak48k('take a photo');
-    driver.startAudioTurn();
+    await driver.startAudioTurn();
     await new Promise<void>((resolve) => sender.play(speech, resolve));
     sender.close();
     driver.endAudioTurn('commit', { stopped: true });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ok } from '../../../src/shared/ipc/errors';
+import { fail, ok, type IpcError } from '../../../src/shared/ipc/errors';
 import { AgentCallCall, type CallProblem } from '../../../src/renderer/screens/agentcall/agentcall-call';
 import { createFakeBackend, type FakeBackend } from './fake-api';
 import { installFakeWebRtc, uninstallFakeWebRtc, type FakeMedia } from './fake-webrtc';
@@ -34,8 +34,12 @@ function backend(explicitTurns = true): FakeBackend {
 }
 
 async function started(fake: FakeBackend) {
-  const events = { opened: 0, ended: [] as (CallProblem | undefined)[] };
-  const callControl = new AgentCallCall(fake.api, 'builtin-demo-agentcall', { opened: () => void events.opened++, ended: (problem) => void events.ended.push(problem) });
+  const events = { opened: 0, ended: [] as (CallProblem | undefined)[], refused: [] as IpcError[] };
+  const callControl = new AgentCallCall(fake.api, 'builtin-demo-agentcall', {
+    opened: () => void events.opened++,
+    ended: (problem) => void events.ended.push(problem),
+    turnRefused: (error) => void events.refused.push(error),
+  });
   const starting = callControl.start();
   await vi.waitFor(() => expect(media.peers.at(-1)?.remoteDescription).toBeTruthy());
   media.channel().open();
@@ -102,6 +106,54 @@ describe('an AgentCall call from the renderer', () => {
       'start (microphone off, says stopped: true)',
       'cancel (microphone off, says stopped: true)',
     ]);
+  });
+
+  it('says so when main opens no turn (the agent did not stop answering): the microphone stays closed and releasing sends nothing', async () => {
+    const fake = backend();
+    const { callControl, events } = await started(fake);
+    const track = media.tracks[0]!;
+    let refuse = true;
+    fake.handle('agentcall.audioTurn', ({ action }) => (refuse && action === 'start' ? fail('rejected', 'The agent did not stop answering within 5 s of being asked to, so it did not hear you. Try again.') : ok({ turn: 1 })));
+    callControl.pressTalk();
+    await vi.waitFor(() => expect(events.refused).toHaveLength(1));
+    expect(events.refused[0]).toMatchObject({ code: 'rejected', message: expect.stringMatching(/did not stop answering/) });
+    expect(callControl.isTalking).toBe(false);
+    expect(track.enabled).toBe(false);
+    await callControl.releaseTalk();
+    expect(fake.callsOf('agentcall.audioTurn').map((request) => request.action)).toEqual(['start']);
+    // The next press is a new try.
+    refuse = false;
+    callControl.pressTalk();
+    await vi.waitFor(() => expect(track.enabled).toBe(true));
+    await callControl.releaseTalk();
+    expect(fake.callsOf('agentcall.audioTurn').map((request) => request.action)).toEqual(['start', 'start', 'commit']);
+    expect(events.refused).toHaveLength(1);
+  });
+
+  it('hanging up closes the channel first (what it holds goes out) and the connection once it has; a channel that never closes is given a second', async () => {
+    for (const confirmed of [true, false]) {
+      media = installFakeWebRtc();
+      const fake = backend();
+      const { callControl } = await started(fake);
+      const channel = media.channel();
+      const peer = media.peer();
+      let closeAsked = 0;
+      // A real channel is 'closing' until the peer confirms its stream reset.
+      channel.close = () => {
+        closeAsked += 1;
+        channel.readyState = 'closing';
+      };
+      await callControl.hangUp();
+      expect(closeAsked).toBe(1);
+      expect(peer.closed).toBe(false);
+      if (confirmed) {
+        channel.readyState = 'closed';
+        channel.dispatchEvent(new Event('close'));
+        expect(peer.closed).toBe(true);
+      } else {
+        await vi.waitFor(() => expect(peer.closed).toBe(true), { timeout: 5_000 });
+      }
+    }
   });
 
   it('keeps the microphone open without explicit turns, and never sends audio turns', async () => {

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { createRef } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SessionUpdate } from '../../../src/shared/agentcall/session-view';
-import { ok } from '../../../src/shared/ipc/errors';
+import { fail, ok } from '../../../src/shared/ipc/errors';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import { AgentCallScreen } from '../../../src/renderer/screens/agentcall/AgentCallScreen';
 import { createFakeBackend, type FakeBackend } from './fake-api';
@@ -100,6 +100,28 @@ describe('the AgentCall screen calling a WebRTC agent', () => {
     await waitFor(() => expect(order.slice(2)).toEqual(['start (microphone off)', 'cancel (microphone off)']));
     await user.click(screen.getByRole('button', { name: 'Mute' }));
     expect((screen.getByRole('button', { name: 'Hold to talk' }) as HTMLButtonElement).disabled).toBe(true);
+  });
+
+  it('a press that opens no turn says so (nothing was sent) and the bar is back to Listening; the next press clears it', async () => {
+    const { fake, order } = backend();
+    const { talk, bar } = await connected(fake);
+    fake.handle('agentcall.audioTurn', () => fail('rejected', 'The agent did not stop answering within 5 s of being asked to, so it did not hear you. Try again.'));
+    fireEvent.pointerDown(talk);
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toMatch(/The agent did not hear that: nothing you said was sent\..*did not stop answering/);
+    expect(bar.getByText('Listening')).toBeTruthy();
+    expect(media.tracks.at(-1)?.enabled).toBe(false);
+    fireEvent.pointerUp(talk);
+    expect(order).toEqual([]);
+    fake.handle('agentcall.audioTurn', ({ action }) => {
+      order.push(action);
+      return ok({ turn: 2 });
+    });
+    fireEvent.pointerDown(talk);
+    await waitFor(() => expect(screen.queryByRole('alert')).toBeNull());
+    await waitFor(() => expect(media.tracks.at(-1)?.enabled).toBe(true));
+    fireEvent.pointerUp(talk);
+    await waitFor(() => expect(order).toEqual(['start', 'commit']));
   });
 
   it('a dropped connection ends the session: main is told, the conversation ends, and a new session starts with Call again', async () => {

@@ -96,6 +96,7 @@ export async function startAgentCallDemoServer(options: AgentCallDemoOptions = {
           },
         }),
     ...(options.speech === undefined ? {} : { speech: options.speech }),
+    ...(options.storyPartMs === undefined ? {} : { storyPartMs: options.storyPartMs }),
   });
 
   const server = createServer((request, response) => {

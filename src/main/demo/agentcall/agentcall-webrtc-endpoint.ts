@@ -56,6 +56,8 @@ export interface AgentCallWebrtcOptions {
   /** Default: espeak-ng and pocketsphinx from Debian, as child processes. */
   speech?: AgentCallVoiceEngines;
   maxCalls?: number;
+  /** The pause between the parts of "tell me a story" (ms; tests). Default: the demo agent's. */
+  storyPartMs?: number;
 }
 
 export interface AgentCallWebrtcEndpoint {
@@ -207,6 +209,7 @@ export function createAgentCallWebrtcEndpoint(options: AgentCallWebrtcOptions): 
     const session = new AgentCallDemoSession({
       modalities: options.modalities,
       log: options.log,
+      ...(options.storyPartMs === undefined ? {} : { storyPartMs: options.storyPartMs }),
       io: {
         send: (envelope) => {
           safely('sending', () => {

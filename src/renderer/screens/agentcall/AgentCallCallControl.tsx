@@ -38,8 +38,8 @@ export function AgentCallCallControl({ call, name, runActive }: { call: AgentCal
   if (state === 'connected') phase = talking ? 'hearing' : agentLevel > agentSpeakingLevel ? 'speaking' : runActive ? 'thinking' : 'listening';
 
   const failure =
-    problem === undefined ? null : problem.kind === 'refused' ? (
-      <ErrorAlert summary={t('voice.startFailed')} error={problem.error} />
+    problem === undefined ? null : problem.kind === 'refused' || problem.kind === 'turn' ? (
+      <ErrorAlert summary={t(problem.kind === 'refused' ? 'voice.startFailed' : 'voice.turnFailed')} error={problem.error} />
     ) : (
       <MicrophoneProblemText problem={problem.problem} />
     );

@@ -22,7 +22,7 @@ import { classify, iceGathered, mediaDevices, MicrophoneError, openMicrophone, s
  * disconnects ends the session: nothing is resumed.
  */
 
-export type CallProblem = { kind: 'microphone'; problem: MicrophoneProblem } | { kind: 'refused'; error: IpcError };
+export type CallProblem = { kind: 'microphone'; problem: MicrophoneProblem } | { kind: 'refused'; error: IpcError } | { kind: 'turn'; error: IpcError };
 
 export interface AgentCallCallHandlers {
   /** The session is established (as `agentcall.open` answers). */
@@ -35,12 +35,14 @@ export interface AgentCallCallHandlers {
   microphone?(stream: MediaStream): void;
   /** The remembered microphone was gone: the default one is used (forget it). */
   microphoneForgotten?(): void;
+  /** Push to talk was pressed but main opened no turn (e.g. the agent did not stop answering): nothing was sent. */
+  turnRefused?(error: IpcError): void;
 }
 
 /** The most a relayed text message may be (UTF-16 units): anything longer goes to main as refused. */
 const maxRelayedChars = 256 * 1024;
 const iceGatheringMs = 3_000;
-/** How long a hang-up waits for the channel to send what it holds. */
+/** How long a hang-up waits for the channel to send what it holds and close, before the connection closes anyway. */
 const drainMs = 1_000;
 
 export class AgentCallCall {
@@ -114,14 +116,26 @@ export class AgentCallCall {
     this.handlers.microphone?.(stream);
   }
 
-  /** Push to talk pressed: an audio turn opens, then the microphone. */
+  /**
+   * Push to talk pressed: an audio turn opens, then the microphone. While the agent answers, main
+   * first stops that answer (a barge-in) and opens the turn once it has ended. A turn main does not
+   * open is said (`turnRefused`) and the press is over: releasing it sends nothing.
+   */
   pressTalk(): void {
     const key = this.sessionKey;
     if (!key || !this.explicitTurns || this.talking || this.finished || this.muted) return;
-    this.talking = call(() => this.api.agentcall.audioTurn({ sessionKey: key, action: 'start', microphoneStopped: !this.microphoneOn })).then((result) => {
-      if (result.ok && this.talking && this.track) this.track.enabled = true;
-      return result.ok;
+    const opening: Promise<boolean> = call(() => this.api.agentcall.audioTurn({ sessionKey: key, action: 'start', microphoneStopped: !this.microphoneOn })).then((result) => {
+      const current = this.talking === opening;
+      if (!result.ok) {
+        if (current) this.talking = undefined;
+        if (!this.finished) this.handlers.turnRefused?.(result.error);
+        return false;
+      }
+      // Released (or pressed again) meanwhile: the microphone stays as endTalk left it.
+      if (current && this.track) this.track.enabled = true;
+      return true;
     });
+    this.talking = opening;
   }
 
   /** Push to talk released: the microphone stops, then the turn is committed. */
@@ -263,24 +277,42 @@ export class AgentCallCall {
     if (this.sessionKey === undefined) this.letMainGo('hung up while connecting');
     for (const off of this.unsubscribe.splice(0)) off();
     stopTracks(this.stream);
-    const close = () => {
+    const pc = this.pc;
+    const closePeer = () => {
       try {
-        this.channel?.close();
-        this.pc?.close();
+        pc?.close();
       } catch {
         // already closed
       }
     };
-    // What is still buffered on the channel (session.end on hang-up) goes out before the connection closes.
+    // The channel closes first, and the connection once it has: a channel's close sends what it still
+    // holds (session.end on a hang-up) before its stream is reset, while closing the connection at once
+    // aborts the association and can drop it. A peer that never confirms the close waits drainMs at most.
     const channel = this.channel;
-    if (channel?.readyState === 'open' && (channel.bufferedAmount ?? 0) > 0) {
-      const deadline = Date.now() + drainMs;
-      const wait = () => {
-        if (channel.readyState !== 'open' || (channel.bufferedAmount ?? 0) === 0 || Date.now() > deadline) close();
-        else setTimeout(wait, 20);
-      };
-      wait();
-    } else close();
+    if (channel?.readyState === 'open') {
+      const timer = setTimeout(closePeer, drainMs);
+      channel.addEventListener(
+        'close',
+        () => {
+          clearTimeout(timer);
+          closePeer();
+        },
+        { once: true },
+      );
+      try {
+        channel.close();
+      } catch {
+        clearTimeout(timer);
+        closePeer();
+      }
+    } else {
+      try {
+        channel?.close();
+      } catch {
+        // already closed
+      }
+      closePeer();
+    }
     void call(() => this.api.media.disarm({ kinds: ['microphone'] }));
     this.handlers.ended(problem);
   }

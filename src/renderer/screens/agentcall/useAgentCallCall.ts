@@ -7,7 +7,7 @@ import { AgentCallCall, type CallProblem } from './agentcall-call';
 export interface AgentCallCallHandle {
   /** No call, a call connecting, or a connected one. */
   state: 'idle' | 'connecting' | 'connected';
-  /** Why the last call could not be made (the microphone, or main's answer). */
+  /** Why the last call could not be made (the microphone, or main's answer), or why the last press of push to talk opened no turn. */
   problem: CallProblem | undefined;
   /** Push to talk (the card supports explicit audio turns); otherwise the agent listens all the time. */
   pushToTalk: boolean;
@@ -108,6 +108,11 @@ export function useAgentCallCall(api: AgentDeskApi, agentId: string, onBegin: ()
           remember(microphoneStorageKey, undefined);
           setDeviceId(undefined);
         },
+        turnRefused: (error) => {
+          if (callRef.current !== current) return;
+          setTalking(false);
+          setProblem({ kind: 'turn', error });
+        },
       },
       remembered(microphoneStorageKey),
     );
@@ -132,6 +137,7 @@ export function useAgentCallCall(api: AgentDeskApi, agentId: string, onBegin: ()
     if (!current?.connected || !current.usesPushToTalk) return;
     if (down) {
       if (current.isTalking) return;
+      setProblem(undefined);
       current.pressTalk();
       setTalking(current.isTalking);
     } else if (current.isTalking) {
