@@ -112,7 +112,9 @@ describe.skipIf(unavailable !== undefined)('AgentCall voice (WebRTC card) in Chr
       await page.keyboard.press('Escape');
       await bar.getByRole('button', { name: 'Hold to talk' }).waitFor(wait);
       await page.mouse.up();
-      await expect.poll(() => types(server).filter((type) => type.startsWith('audio.turn.') || type === 'response.cancel'), wait).toEqual(['audio.turn.start', 'audio.turn.commit', 'response.cancel', 'audio.turn.start', 'audio.turn.cancel']);
+      await explainFailure(page, 'acvoice-cancel-failed', () =>
+        expect.poll(() => types(server).filter((type) => type.startsWith('audio.turn.') || type === 'response.cancel'), wait).toEqual(['audio.turn.start', 'audio.turn.commit', 'response.cancel', 'audio.turn.start', 'audio.turn.cancel']),
+      );
       await expectNoViolations(page, 'AgentCall call after a barge-in');
       expect(await messages.getByText(/I'm the AgentDesk demo agent/).count()).toBe(answersBefore);
       expect(await messages.getByText(/Every morning it blinked/).count()).toBe(0);
