@@ -99,6 +99,17 @@ async function call(mode: 'agent' | 'raw' = 'agent'): Promise<{ offerer: AgentCa
   return { offerer, agent };
 }
 
+/** Resolves once `done()` holds (checked every 10 ms); fails after 10 s with `what`. */
+function waitFor(done: () => boolean, what: string): Promise<void> {
+  return within(
+    (async () => {
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 10));
+    })(),
+    10_000,
+    what,
+  );
+}
+
 /** Resolves with the view once `done(view)` holds (checked after every update). */
 function until(driver: AgentCallDriver, done: (view: SessionView) => boolean, what: string): Promise<SessionView> {
   if (done(driver.view)) return Promise.resolve(driver.view);
@@ -158,13 +169,7 @@ describe('an AgentCall session over the agentcall.events data channel', () => {
     await driver.end();
     expect(driver.view.phase).toBe('ended');
     // session.end went out before the channel was closed, so the agent gets it.
-    await within(
-      (async () => {
-        while (!agent.received.some((text) => JSON.parse(text).type === 'session.end')) await new Promise((resolve) => setTimeout(resolve, 10));
-      })(),
-      10_000,
-      'session.end did not arrive',
-    );
+    await waitFor(() => agent.received.some((text) => JSON.parse(text).type === 'session.end'), 'session.end did not arrive');
   });
 
   it('asks for explicit audio turns when the card supports them, and carries start/commit/cancel with one turn id', async () => {
@@ -172,13 +177,7 @@ describe('an AgentCall session over the agentcall.events data channel', () => {
     const { offerer, agent } = await call('raw');
     const seen = await agent.channel;
     const opening = openAgentCallOverChannel({ card: cardWith(true), connection: connectNodeDataChannel(offerer.channel, offerer.pc, log), sessionId: 'proof-2', clientModalities: [], log });
-    await within(
-      (async () => {
-        while (agent.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-      })(),
-      10_000,
-      'no session.start arrived',
-    );
+    await waitFor(() => agent.received.length > 0, 'no session.start arrived');
     expect(JSON.parse(agent.received[0]!)).toEqual({ type: 'session.start', sessionId: 'proof-2', clientCapabilities: { physicalObservations: { modalities: [] }, audioTurnControl: { mode: 'explicit' } } });
     seen.dc.sendMessage(JSON.stringify({ sequence: 1, event: { type: 'session.established', resumed: false } }));
     const driver = await opening;
@@ -191,13 +190,7 @@ describe('an AgentCall session over the agentcall.events data channel', () => {
     const second = await driver.startAudioTurn();
     driver.endAudioTurn('cancel', { stopped: true });
     driver.sendText('typed');
-    await within(
-      (async () => {
-        while (!agent.received.some((text) => text.includes('"user.turn"'))) await new Promise((resolve) => setTimeout(resolve, 10));
-      })(),
-      10_000,
-      'the typed turn did not arrive',
-    );
+    await waitFor(() => agent.received.some((text) => text.includes('"user.turn"')), 'the typed turn did not arrive');
     const messages = agent.received.map((text) => JSON.parse(text) as { type: string; turn?: number }).filter((message) => message.type !== 'ack' && message.type !== 'session.start');
     expect(messages).toEqual([
       { type: 'audio.turn.start', turn: first },
@@ -216,14 +209,6 @@ describe('an AgentCall session over the agentcall.events data channel', () => {
     const seen = await agent.channel;
     const opening = openAgentCallOverChannel({ card: cardWith(true), connection: connectNodeDataChannel(offerer.channel, offerer.pc, log), sessionId: 'proof-3', clientModalities: [], log });
     const sent = () => agent.received.map((text) => JSON.parse(text) as { type: string; turn?: number }).filter((message) => message.type !== 'ack' && message.type !== 'session.start');
-    const waitFor = (done: () => boolean, what: string) =>
-      within(
-        (async () => {
-          while (!done()) await new Promise((resolve) => setTimeout(resolve, 10));
-        })(),
-        10_000,
-        what,
-      );
     await waitFor(() => agent.received.length > 0, 'no session.start arrived');
     seen.dc.sendMessage(JSON.stringify({ sequence: 1, event: { type: 'session.established', resumed: false } }));
     const driver = await opening;
@@ -265,13 +250,7 @@ describe('an AgentCall session over the agentcall.events data channel', () => {
       const { offerer, agent } = await call('raw');
       const seen = await agent.channel;
       const opening = openAgentCallOverChannel({ card: cardWith(false), connection: connectNodeDataChannel(offerer.channel, offerer.pc, log), sessionId: 's-1', clientModalities: [], log });
-      await within(
-        (async () => {
-          while (agent.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
-        })(),
-        10_000,
-        'no session.start arrived',
-      );
+      await waitFor(() => agent.received.length > 0, 'no session.start arrived');
       seen.dc.sendMessage(JSON.stringify({ sequence: 1, event: { type: 'session.established', resumed: false } }));
       const driver = await opening;
       if (typeof frame === 'string') seen.dc.sendMessage(frame);
