@@ -165,18 +165,25 @@ export class AgentCallDriver {
   }
 
   /** Resolves once no run is active (it completed, was cancelled, failed, or the session ended); rejects after `ms`. */
-  private runEnded(ms: number): Promise<void> {
-    if (!this.currentView.runActive) return Promise.resolve();
-    return new Promise((resolve, reject) => {
+  private async runEnded(ms: number): Promise<void> {
+    if (!this.currentView.runActive) return;
+    if (!(await this.updateWhere((_update, view) => !view.runActive, ms))) {
+      throw new AgentCallRejection('run_active', `The agent did not stop answering within ${ms / 1000} s of being asked to, so it did not hear you. Try again.`);
+    }
+  }
+
+  /** Internal: true once an update for which `done` holds has been applied, false when `ms` passed without one. */
+  updateWhere(done: (update: SessionUpdate, view: SessionView) => boolean, ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
       const timer = setTimeout(() => {
         off();
-        reject(new AgentCallRejection('run_active', `The agent did not stop answering within ${ms / 1000} s of being asked to, so it did not hear you. Try again.`));
+        resolve(false);
       }, ms);
-      const off = this.onUpdate((_update, view) => {
-        if (view.runActive) return;
+      const off = this.onUpdate((update, view) => {
+        if (!done(update, view)) return;
         clearTimeout(timer);
         off();
-        resolve();
+        resolve(true);
       });
     });
   }
@@ -269,22 +276,14 @@ async function establish(engine: AgentCallSession, connection: AgentCallConnecti
   const driver = new AgentCallDriver(engine, connection, options.log);
   if (options.onUpdate) driver.onUpdate(options.onUpdate);
   const timeoutMs = options.establishTimeoutMs ?? defaultEstablishTimeoutMs;
-  const outcome = await new Promise<'established' | EndReason | 'timeout'>((resolve) => {
-    const timer = setTimeout(() => resolve('timeout'), timeoutMs);
-    const off = driver.onUpdate((update) => {
-      if (update.type === 'session.established' || update.type === 'ended') {
-        clearTimeout(timer);
-        off();
-        resolve(update.type === 'ended' ? update.reason : 'established');
-      }
-    });
-    driver.start();
-  });
-  if (outcome === 'established') return driver;
-  if (outcome === 'timeout') {
+  const answered = driver.updateWhere((update) => update.type === 'session.established' || update.type === 'ended', timeoutMs);
+  driver.start();
+  if (!(await answered)) {
     await driver.end();
     throw new ServiceError('protocol_error', `${card.name} did not answer session.start within ${Math.round(timeoutMs / 1000)} s.`, undefined, true);
   }
+  const outcome = driver.view.endReason;
+  if (outcome === undefined) return driver;
   const code: IpcErrorCode = outcome.kind === 'protocol_error' ? 'protocol_error' : 'network_error';
   throw new ServiceError(code, `${card.name} ended the session before it was established: ${outcome.message}`);
 }
