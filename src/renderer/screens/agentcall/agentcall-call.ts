@@ -277,18 +277,12 @@ export class AgentCallCall {
     if (this.sessionKey === undefined) this.letMainGo('hung up while connecting');
     for (const off of this.unsubscribe.splice(0)) off();
     stopTracks(this.stream);
-    const pc = this.pc;
-    const closePeer = () => {
-      try {
-        pc?.close();
-      } catch {
-        // already closed
-      }
-    };
     // The channel closes first, and the connection once it has: a channel's close sends what it still
     // holds (session.end on a hang-up) before its stream is reset, while closing the connection at once
     // aborts the association and can drop it. A peer that never confirms the close waits drainMs at most.
-    const channel = this.channel;
+    // (Neither close() throws: on something already closed it does nothing.)
+    const { channel, pc } = this;
+    const closePeer = () => pc?.close();
     if (channel?.readyState === 'open') {
       const timer = setTimeout(closePeer, drainMs);
       channel.addEventListener(
@@ -299,18 +293,9 @@ export class AgentCallCall {
         },
         { once: true },
       );
-      try {
-        channel.close();
-      } catch {
-        clearTimeout(timer);
-        closePeer();
-      }
+      channel.close();
     } else {
-      try {
-        channel?.close();
-      } catch {
-        // already closed
-      }
+      channel?.close();
       closePeer();
     }
     void call(() => this.api.media.disarm({ kinds: ['microphone'] }));
