@@ -269,20 +269,20 @@ const s = (max: number) => z.string().max(max);
 const id = s(300);
 const modalities = z.array(modalitySchema).max(2);
 const objectSummarySchema = z.strictObject({ objectRef: s(limits.labelChars), carrier: s(64), assurance: s(64) }) satisfies z.ZodType<ObjectSummary>;
-const imageSummarySchema = z.strictObject({
+export const imageSummarySchema = z.strictObject({
   byteCount: z.number().int().min(1).max(limits.imageBytes),
   pixelWidth: z.number().int().min(1).max(limits.imageSide),
   pixelHeight: z.number().int().min(1).max(limits.imageSide),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
 }) satisfies z.ZodType<ImageSummary>;
-const pendingInteractionSchema = z.strictObject({
+export const pendingInteractionSchema = z.strictObject({
   interactionId: s(limits.interactionIdChars),
   kind: interactionKindSchema,
   modality: modalitySchema,
   prompt: s(limits.promptChars),
   spokenPrompt: s(limits.promptChars).optional(),
 }) satisfies z.ZodType<PendingInteraction>;
-const teachingProposalSchema = z.strictObject({
+export const teachingProposalSchema = z.strictObject({
   proposalId: s(limits.interactionIdChars),
   objectRef: s(limits.labelChars),
   label: s(limits.labelChars),

@@ -44,7 +44,7 @@ const answerFieldSchema = z.strictObject({
   label: s(answerLimits.labelChars),
   value: z.union([s(answerLimits.valueChars), z.number().finite(), z.boolean(), z.array(s(answerLimits.valueChars)).max(answerLimits.choices)]),
 }) satisfies z.ZodType<AnswerField>;
-const answerFieldsSchema = z.array(answerFieldSchema).max(answerLimits.fields);
+export const answerFieldsSchema = z.array(answerFieldSchema).max(answerLimits.fields);
 
 /** One transcript item, every bound of the run model. */
 /** An item's time (ms since the epoch), optional: files written before it existed have none. */
@@ -82,7 +82,7 @@ export const aguiItemSchema = z.discriminatedUnion('kind', [
   }),
 ]) satisfies z.ZodType<AguiItem>;
 
-const interruptSchema = z.strictObject({
+export const aguiInterruptSchema = z.strictObject({
   id: s(interruptLimits.idChars),
   runId: id,
   reason: s(interruptLimits.reasonChars),
@@ -124,7 +124,7 @@ export const aguiThreadViewSchema = z.strictObject({
   items: z.array(aguiItemSchema).max(aguiLimits.items),
   steps: z.array(stepSchema).max(aguiLimits.steps),
   subagents: z.array(subagentSchema).max(aguiLimits.subagents),
-  interrupts: z.array(interruptSchema).max(interruptLimits.kept + interruptLimits.perRun),
+  interrupts: z.array(aguiInterruptSchema).max(interruptLimits.kept + interruptLimits.perRun),
   state: json(aguiLimits.stateChars).optional(),
   error: z.strictObject({ message: s(aguiLimits.errorChars), code: s(aguiLimits.codeChars).optional() }).optional(),
   notes: z.array(noteSchema).max(aguiLimits.notes),
