@@ -37,7 +37,7 @@ const mainFloors = {
   ground: ['net', 'platform', 'secrets', 'store', 'ipc', 'policy'],
   auth: ['auth'],
   protocols: ['talkie', 'agentcall', 'agui', 'nfc', 'photo', 'speech'],
-  above: ['agents', 'demo'],
+  above: ['agents', 'conversation', 'demo'],
   app: ['app'],
   entries: ['electron', 'webshell', 'cli'],
 };
@@ -49,7 +49,7 @@ const floorZones = floorOrder.slice(0, -1).map((floor, index) =>
   zone(
     mainPaths(mainFloors[floor]),
     mainPaths(floorOrder.slice(index + 1).flatMap((above) => mainFloors[above])),
-    `src/main/${floor === 'above' ? 'agents and demo' : floor} imports only the floors below it (ground < auth < protocols and hardware < agents, demo < app < entries; README "Architecture").`,
+    `src/main/${floor === 'above' ? 'agents, conversation and demo' : floor} imports only the floors below it (ground < auth < protocols and hardware < agents, conversation, demo < app < entries; README "Architecture").`,
   ),
 );
 /** The demo is fenced: only the composition root and the CLI start it. */

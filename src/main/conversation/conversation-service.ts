@@ -1,0 +1,233 @@
+import type { ConversationItem } from '../../shared/conversation/items';
+import { diffConversation, type ConversationOp } from '../../shared/conversation/update';
+import type { ConversationStatus, ConversationView } from '../../shared/conversation/view';
+import { ServiceError } from '../../shared/ipc/errors';
+import type { Logger } from '../platform/logger';
+import type { ConversationAdapter, ConversationSource } from './conversation-source';
+
+/**
+ * The window of a conversation the page holds: main keeps the whole (bounded) conversation and sends
+ * the page its newest items only — at most `openItems` and `openChars` when it opens, more on "Show
+ * earlier" — so a long or hostile thread never reaches the page whole.
+ */
+export const conversationWindow = { openItems: 200, openChars: 1_000_000, earlierItems: 200, maxItems: 1_000, maxChars: 4_000_000 } as const;
+/** Messages typed while the agent answers wait here, sent one by one when each answer ends. */
+export const maxQueuedMessages = 5;
+
+export interface ConversationServiceDeps {
+  adapters: Readonly<Record<ConversationSource['protocol'], ConversationAdapter>>;
+  /** What the agent speaks (the registry's protocol, or main's identification). */
+  protocolOf(agentId: string): Promise<ConversationSource['protocol']>;
+  emit(payload: { agentId: string; conversationId: string; ops: ConversationOp[] }): void;
+  log: Logger;
+  /** How changes are batched into one update (default: one per turn of the event loop). */
+  schedule?: (run: () => void) => void;
+}
+
+interface Queued {
+  messageId: string;
+  text: string;
+}
+
+interface Open {
+  agentId: string;
+  conversationId: string;
+  source: ConversationSource;
+  unsubscribe: () => void;
+  /** What the page has now (main's copy of the page's view). */
+  sent: ConversationView;
+  /** How many of the source's oldest items the page does not have. */
+  windowStart: number;
+  queue: Queued[];
+  /** A queued message is being handed to the source. */
+  sending: boolean;
+  scheduled: boolean;
+  closed: boolean;
+}
+
+/**
+ * Every open conversation, whatever its protocol: one per agent. It opens the agent's protocol
+ * source, sends the page the projected view and then only what changed (one `conversation.update` per
+ * tick), keeps the window the page holds, queues messages typed while the agent answers, and ends
+ * conversations — one at a time, or all of them for the kiosk's reset and at quit.
+ */
+export class ConversationService {
+  private readonly open = new Map<string, Open>();
+  private counter = 0;
+  private readonly sizes = new WeakMap<ConversationItem, number>();
+
+  constructor(private readonly deps: ConversationServiceDeps) {}
+
+  /** Opens the agent's conversation (ending the one it had), and answers the page's first view. */
+  async openConversation(agentId: string, options: { threadId?: string } = {}): Promise<ConversationView> {
+    await this.close(agentId);
+    const protocol = await this.deps.protocolOf(agentId);
+    const source = await this.deps.adapters[protocol].open(agentId, options);
+    this.counter += 1;
+    const conversationId = `c-${this.counter}`;
+    const entry: Open = {
+      agentId,
+      conversationId,
+      source,
+      unsubscribe: () => undefined,
+      sent: { conversationId, agentId, protocol, status: { phase: 'connecting', run: 'idle', earlier: 0, dropped: 0 }, items: [] },
+      windowStart: 0,
+      queue: [],
+      sending: false,
+      scheduled: false,
+      closed: false,
+    };
+    this.open.set(agentId, entry);
+    entry.unsubscribe = source.subscribe(() => this.changed(entry));
+    const { items } = source.snapshot();
+    entry.windowStart = this.windowStartFor(items, items.length, conversationWindow.openItems, conversationWindow.openChars);
+    entry.sent = this.viewOf(entry);
+    return entry.sent;
+  }
+
+  view(agentId: string, conversationId: string): ConversationView {
+    return this.entry(agentId, conversationId).sent;
+  }
+
+  /** The user's text: sent now, or queued while the agent answers (shown as queued; `unqueue` takes it back). */
+  async send(agentId: string, conversationId: string, message: Queued): Promise<{ queued: boolean }> {
+    const entry = this.entry(agentId, conversationId);
+    const { status } = entry.source.snapshot();
+    if (status.phase !== 'ready') throw new ServiceError('rejected', 'The conversation cannot take a message yet: it is still connecting, or it has ended.');
+    if (status.run !== 'idle' || entry.queue.length > 0 || entry.sending) {
+      if (entry.queue.length >= maxQueuedMessages) throw new ServiceError('rejected', `At most ${maxQueuedMessages} messages can wait while the agent answers.`);
+      if (entry.queue.some((queued) => queued.messageId === message.messageId)) return { queued: true };
+      entry.queue.push(message);
+      this.changed(entry);
+      return { queued: true };
+    }
+    await entry.source.send(message);
+    return { queued: false };
+  }
+
+  /** Takes back a message that waits in the queue; false when it already went (or never waited). */
+  unqueue(agentId: string, conversationId: string, messageId: string): { removed: boolean } {
+    const entry = this.entry(agentId, conversationId);
+    const before = entry.queue.length;
+    entry.queue = entry.queue.filter((queued) => queued.messageId !== messageId);
+    if (entry.queue.length !== before) this.changed(entry);
+    return { removed: entry.queue.length !== before };
+  }
+
+  async cancel(agentId: string, conversationId: string): Promise<{ cancelled: boolean }> {
+    const entry = this.entry(agentId, conversationId);
+    return { cancelled: await entry.source.cancel() };
+  }
+
+  /** Older items for "Show earlier": they join the page's window. */
+  earlier(agentId: string, conversationId: string): { items: ConversationItem[]; earlier: number } {
+    const entry = this.entry(agentId, conversationId);
+    const { items } = entry.source.snapshot();
+    const start = this.windowStartFor(items, entry.windowStart, conversationWindow.earlierItems, conversationWindow.openChars);
+    const older = items.slice(start, entry.windowStart);
+    entry.windowStart = start;
+    entry.sent = { ...entry.sent, items: [...older, ...entry.sent.items], status: { ...entry.sent.status, earlier: start } };
+    return { items: older, earlier: start };
+  }
+
+  /** Ends the agent's conversation, if one is open. */
+  async close(agentId: string): Promise<void> {
+    const entry = this.open.get(agentId);
+    if (entry === undefined) return;
+    this.open.delete(agentId);
+    entry.closed = true;
+    entry.unsubscribe();
+    try {
+      await entry.source.end();
+    } catch (error) {
+      this.deps.log.warn('conversation', `ending a ${entry.source.protocol} conversation failed`, error);
+    }
+  }
+
+  /** Ends every open conversation (the kiosk's reset, quitting): how many there were. */
+  async closeAll(): Promise<number> {
+    const agents = [...this.open.keys()];
+    await Promise.all(agents.map((agentId) => this.close(agentId)));
+    return agents.length;
+  }
+
+  private entry(agentId: string, conversationId: string): Open {
+    const entry = this.open.get(agentId);
+    if (entry === undefined || entry.conversationId !== conversationId) throw new ServiceError('session_ended', 'This conversation is no longer open. Open it again.');
+    return entry;
+  }
+
+  private changed(entry: Open): void {
+    if (entry.scheduled || entry.closed) return;
+    entry.scheduled = true;
+    (this.deps.schedule ?? setImmediate)(() => {
+      entry.scheduled = false;
+      if (entry.closed) return;
+      this.flush(entry);
+      this.sendQueued(entry);
+    });
+  }
+
+  /** One tick: the view now, the ops from what the page has to it. */
+  private flush(entry: Open): void {
+    const next = this.viewOf(entry);
+    const ops = diffConversation(entry.sent, next);
+    entry.sent = next;
+    if (ops.length > 0) this.deps.emit({ agentId: entry.agentId, conversationId: entry.conversationId, ops });
+  }
+
+  /** The oldest queued message goes once the agent is done answering. */
+  private sendQueued(entry: Open): void {
+    const next = entry.queue[0];
+    if (next === undefined || entry.sending) return;
+    const { status } = entry.source.snapshot();
+    if (status.phase !== 'ready' || status.run !== 'idle') return;
+    entry.sending = true;
+    entry.queue = entry.queue.slice(1);
+    entry.source.send(next).then(
+      () => {
+        entry.sending = false;
+        this.changed(entry);
+      },
+      (error: unknown) => {
+        entry.sending = false;
+        this.deps.log.warn('conversation', 'a queued message could not be sent', error);
+        this.changed(entry);
+      },
+    );
+  }
+
+  private viewOf(entry: Open): ConversationView {
+    const { items, status } = entry.source.snapshot();
+    // The window keeps growing with new items; past its bounds its oldest items leave the page.
+    let start = Math.min(entry.windowStart, items.length);
+    const maxStart = this.windowStartFor(items, items.length, conversationWindow.maxItems, conversationWindow.maxChars);
+    if (start < maxStart) start = maxStart;
+    entry.windowStart = start;
+    const queued = entry.queue.map((message): ConversationItem => ({ kind: 'message', id: `queued:${message.messageId}`, role: 'user', text: message.text, format: 'plain', state: 'queued' }));
+    const fullStatus: ConversationStatus = { ...status, earlier: start, dropped: entry.sent.status.dropped };
+    return { ...entry.sent, status: fullStatus, items: [...items.slice(start), ...queued] };
+  }
+
+  /** Where a window ending at `end` starts when it takes at most `maxItems` items and `maxChars` characters. */
+  private windowStartFor(items: readonly ConversationItem[], end: number, maxItems: number, maxChars: number): number {
+    let start = end;
+    let chars = 0;
+    while (start > 0 && end - start < maxItems) {
+      const size = this.sizeOf(items[start - 1] as ConversationItem);
+      if (chars + size > maxChars && start < end) break;
+      chars += size;
+      start -= 1;
+    }
+    return start;
+  }
+
+  private sizeOf(item: ConversationItem): number {
+    let size = this.sizes.get(item);
+    if (size === undefined) {
+      size = JSON.stringify(item).length;
+      this.sizes.set(item, size);
+    }
+    return size;
+  }
+}

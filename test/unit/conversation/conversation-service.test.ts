@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import type { ConversationItem } from '../../../src/shared/conversation/items';
+import { applyConversationOps, type ConversationOp } from '../../../src/shared/conversation/update';
+import type { ConversationStatus, ConversationView } from '../../../src/shared/conversation/view';
+import { conversationWindow, ConversationService } from '../../../src/main/conversation/conversation-service';
+import type { ConversationAdapter, ConversationSource } from '../../../src/main/conversation/conversation-source';
+import { memoryLogger } from '../../support/logger';
+
+/** A protocol source driven by the test: items and status it is told, the messages it was sent. */
+class FakeSource implements ConversationSource {
+  readonly protocol = 'agui' as const;
+  items: ConversationItem[] = [];
+  status: Omit<ConversationStatus, 'earlier' | 'dropped'> = { phase: 'ready', run: 'idle' };
+  sent: string[] = [];
+  ended = false;
+  private listener: (() => void) | undefined;
+  snapshot() {
+    return { items: this.items, status: this.status };
+  }
+  subscribe(changed: () => void) {
+    this.listener = changed;
+    return () => (this.listener = undefined);
+  }
+  change(apply: (source: this) => void) {
+    apply(this);
+    this.listener?.();
+  }
+  async send(message: { messageId: string; text: string }) {
+    this.sent.push(message.text);
+    this.change((source) => {
+      source.items = [...source.items, { kind: 'message', id: `m:${message.messageId}`, role: 'user', text: message.text, format: 'plain', state: 'sent' }];
+      source.status = { phase: 'ready', run: 'running' };
+    });
+  }
+  async cancel() {
+    return false;
+  }
+  async end() {
+    this.ended = true;
+  }
+}
+
+function setup(items: ConversationItem[] = []) {
+  const source = new FakeSource();
+  source.items = items;
+  const emitted: { conversationId: string; ops: ConversationOp[] }[] = [];
+  const pending: (() => void)[] = [];
+  const adapter: ConversationAdapter = { protocol: 'agui', open: async () => source };
+  const service = new ConversationService({
+    adapters: { agui: adapter, talkie: adapter, agentcall: adapter },
+    protocolOf: async () => 'agui',
+    emit: (payload) => emitted.push(payload),
+    log: memoryLogger(),
+    schedule: (run) => pending.push(run),
+  });
+  const tick = () => {
+    while (pending.length > 0) pending.shift()?.();
+  };
+  return { source, service, emitted, tick };
+}
+
+const agentMessage = (n: number, text = `answer ${n}`, state: 'done' | 'streaming' = 'done'): ConversationItem => ({ kind: 'message', id: `a:${n}`, role: 'agent', text, format: 'markdown', state });
+
+describe('ConversationService', () => {
+  it('sends the page the view once, then one update per tick with only what changed', async () => {
+    const { source, service, emitted, tick } = setup([agentMessage(1)]);
+    let page: ConversationView = await service.openConversation('agent-1');
+    expect(page.items).toHaveLength(1);
+    source.change((s) => (s.items = [...s.items, agentMessage(2, 'Hel', 'streaming')]));
+    source.change((s) => (s.items = [s.items[0] as ConversationItem, agentMessage(2, 'Hello', 'streaming')]));
+    tick();
+    expect(emitted).toHaveLength(1);
+    page = applyConversationOps(page, emitted[0]?.ops ?? []) as ConversationView;
+    expect(page.items.map((item) => item.kind === 'message' && item.text)).toEqual(['answer 1', 'Hello']);
+    source.change((s) => (s.items = [s.items[0] as ConversationItem, agentMessage(2, 'Hello there', 'streaming')]));
+    tick();
+    expect(emitted[1]?.ops).toEqual([{ op: 'text', id: 'a:2', append: ' there' }]);
+  });
+
+  it('opens a long conversation on its newest items and gives earlier ones on request', async () => {
+    const items = Array.from({ length: 450 }, (_, n) => agentMessage(n));
+    const { service } = setup(items);
+    const page = await service.openConversation('agent-1');
+    expect(page.items).toHaveLength(conversationWindow.openItems);
+    expect(page.status.earlier).toBe(450 - conversationWindow.openItems);
+    expect(page.items[0]?.id).toBe(`a:${450 - conversationWindow.openItems}`);
+    const first = service.earlier('agent-1', page.conversationId);
+    expect(first.items).toHaveLength(conversationWindow.earlierItems);
+    expect(first.earlier).toBe(50);
+    expect(service.earlier('agent-1', page.conversationId)).toMatchObject({ earlier: 0 });
+  });
+
+  it('opens a conversation of huge items on no more characters than its window allows (the newest always)', async () => {
+    const big = 'x'.repeat(190_000);
+    const items = Array.from({ length: 30 }, (_, n) => agentMessage(n, big));
+    const { service } = setup(items);
+    const page = await service.openConversation('agent-1');
+    expect(JSON.stringify(page).length).toBeLessThan(conversationWindow.openChars + 10_000);
+    expect(page.items.at(-1)?.id).toBe('a:29');
+    expect(page.status.earlier).toBe(30 - page.items.length);
+  });
+
+  it('queues a message typed while the agent answers, shows it as queued, and sends it when the answer ends', async () => {
+    const { source, service, emitted, tick } = setup();
+    let page = await service.openConversation('agent-1');
+    await service.send('agent-1', page.conversationId, { messageId: 'm1', text: 'first' });
+    tick();
+    expect(await service.send('agent-1', page.conversationId, { messageId: 'm2', text: 'second' })).toEqual({ queued: true });
+    tick();
+    let applied = 0;
+    const catchUp = () => {
+      for (; applied < emitted.length; applied++) page = applyConversationOps(page, emitted[applied]?.ops ?? []) as ConversationView;
+    };
+    catchUp();
+    expect(page.items.at(-1)).toMatchObject({ id: 'queued:m2', state: 'queued', text: 'second' });
+    expect(source.sent).toEqual(['first']);
+    source.change((s) => (s.status = { phase: 'ready', run: 'idle', outcome: 'done' }));
+    tick();
+    expect(source.sent).toEqual(['first', 'second']);
+    catchUp();
+    expect(page.items.some((item) => item.id === 'queued:m2')).toBe(false);
+    expect(page.items.at(-1)).toMatchObject({ id: 'm:m2', state: 'sent' });
+  });
+
+  it('takes back a queued message before it goes', async () => {
+    const { source, service, tick } = setup();
+    const page = await service.openConversation('agent-1');
+    await service.send('agent-1', page.conversationId, { messageId: 'm1', text: 'first' });
+    await service.send('agent-1', page.conversationId, { messageId: 'm2', text: 'second' });
+    expect(service.unqueue('agent-1', page.conversationId, 'm2')).toEqual({ removed: true });
+    source.change((s) => (s.status = { phase: 'ready', run: 'idle' }));
+    tick();
+    expect(source.sent).toEqual(['first']);
+  });
+
+  it('refuses calls for a conversation that is no longer open, and ends every conversation on closeAll', async () => {
+    const { source, service } = setup();
+    const page = await service.openConversation('agent-1');
+    expect(await service.closeAll()).toBe(1);
+    expect(source.ended).toBe(true);
+    await expect(service.send('agent-1', page.conversationId, { messageId: 'm', text: 'x' })).rejects.toMatchObject({ code: 'session_ended' });
+  });
+});
