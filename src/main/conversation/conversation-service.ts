@@ -58,8 +58,19 @@ export class ConversationService {
 
   constructor(private readonly deps: ConversationServiceDeps) {}
 
-  /** Opens the agent's conversation (ending the one it had), and answers the page's first view. */
+  /**
+   * The agent's conversation for a page that opens it: the one already open (a reloaded page, a screen
+   * shown again) unless another thread is asked for; else a new one (ending the one it had). Answers
+   * the page's first view: the newest window of items.
+   */
   async openConversation(agentId: string, options: { threadId?: string } = {}): Promise<ConversationView> {
+    const current = this.open.get(agentId);
+    if (current !== undefined && (options.threadId === undefined || options.threadId === current.source.snapshot().status.threadId)) {
+      const { items } = current.source.snapshot();
+      current.windowStart = this.windowStartFor(items, items.length, conversationWindow.openItems, conversationWindow.openChars);
+      current.sent = this.viewOf(current);
+      return current.sent;
+    }
     await this.close(agentId);
     const protocol = await this.deps.protocolOf(agentId);
     const source = await this.deps.adapters[protocol].open(agentId, options);
@@ -85,6 +96,7 @@ export class ConversationService {
     return entry.sent;
   }
 
+  /** The page's whole view again (it could not apply an update): what main believes the page has. */
   view(agentId: string, conversationId: string): ConversationView {
     return this.entry(agentId, conversationId).sent;
   }
@@ -130,10 +142,10 @@ export class ConversationService {
     return { items: older, earlier: start };
   }
 
-  /** Ends the agent's conversation, if one is open. */
-  async close(agentId: string): Promise<void> {
+  /** Ends the agent's conversation, if one is open: whether one was. */
+  async close(agentId: string): Promise<boolean> {
     const entry = this.open.get(agentId);
-    if (entry === undefined) return;
+    if (entry === undefined) return false;
     this.open.delete(agentId);
     entry.closed = true;
     entry.unsubscribe();
@@ -142,6 +154,7 @@ export class ConversationService {
     } catch (error) {
       this.deps.log.warn('conversation', `ending a ${entry.source.protocol} conversation failed`, error);
     }
+    return true;
   }
 
   /** Ends every open conversation (the kiosk's reset, quitting): how many there were. */

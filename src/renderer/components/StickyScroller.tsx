@@ -24,9 +24,15 @@ export function StickyScroller({
   label,
   className,
   followKey,
+  role = 'region',
   children,
 }: {
   label: string;
+  /**
+   * `log` for a conversation (the one transcript of #26): a log is a live region by default, so it is
+   * marked `aria-live="off"` — the status line announces answers, never the streamed deltas.
+   */
+  role?: 'region' | 'log';
   className: string;
   /** The user's newest entry (see `newestKey`): when it changes, the end is followed again, as after sending. */
   followKey?: string | undefined;
@@ -79,7 +85,8 @@ export function StickyScroller({
     <div
       ref={scroller}
       className={className}
-      role="region"
+      role={role}
+      aria-live={role === 'log' ? 'off' : undefined}
       aria-label={label}
       tabIndex={0}
       onWheel={(event) => gesture({ kind: 'wheel', deltaY: event.deltaY })}

@@ -77,7 +77,10 @@ export const conversationItemSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('tool'),
     ...common,
+    /** The tool's own name (an identifier; may be empty when the agent never announced the call). */
     name: s(itemLimits.nameChars),
+    /** What the server says it does, for people ("Searching contacts…"), when it says. */
+    label: s(itemLimits.nameChars).optional(),
     state: z.enum(['running', 'done', 'failed', 'cancelled']),
     /** What the agent gave it (pretty JSON when it parses); `argsNote` when they are empty, not JSON or cut. */
     args: s(itemLimits.jsonChars).optional(),

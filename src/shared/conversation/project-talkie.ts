@@ -46,7 +46,8 @@ function projectItem(item: TalkieItem): ConversationItem {
       return {
         kind: 'tool',
         ...common,
-        name: item.label,
+        name: '',
+        label: item.label,
         state: item.state === 'running' ? 'running' : item.state === 'ok' ? 'done' : 'failed',
         ...(item.error === undefined ? {} : { error: item.error }),
       };

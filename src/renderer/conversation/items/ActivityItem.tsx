@@ -1,0 +1,22 @@
+import { memo } from 'react';
+import type { ItemOfKind } from '../../../shared/conversation/items';
+import { useI18n } from '../../i18n/I18nProvider';
+
+/** Something the agent reported: its title and readable lines; the raw JSON only behind Details. */
+export const ActivityItem = memo(function ActivityItem({ item }: { item: ItemOfKind<'activity'> }) {
+  const { t } = useI18n();
+  return (
+    <section className="agui-activity" aria-label={item.title}>
+      <p className="agui-item__kicker">
+        {item.source !== undefined ? <span className="agui-custom__label">{item.source}</span> : null} <span>{item.title}</span>
+      </p>
+      {item.text !== undefined ? <p className="message__text">{item.text}</p> : null}
+      {item.json !== undefined ? (
+        <details>
+          <summary>{t('agui.custom.details')}</summary>
+          <pre className="agui-pre">{item.json}</pre>
+        </details>
+      ) : null}
+    </section>
+  );
+});
