@@ -130,6 +130,8 @@ export class AguiService {
   /** Each agent's earlier threads by thread id, read from its folder at first use. */
   private readonly earlierThreads = new Map<string, Promise<Map<string, EarlierThread>>>();
   private readonly now: () => number;
+  /** Who follows an agent's thread in main (the conversation service), called whenever it changed. */
+  private readonly watchers = new Map<string, Set<(thread: AguiThreadView) => void>>();
 
   private constructor(
     private readonly deps: AguiServiceDeps,
@@ -146,6 +148,27 @@ export class AguiService {
     const { value, notice } = await store.load();
     if (notice) notices.push(notice);
     return new AguiService(deps, store, value.servers, notices);
+  }
+
+  /**
+   * Follows the agent's thread in main: `changed` gets the thread after each change (a tick of a run,
+   * a run's end, a new, opened or emptied thread, a message sent). Returns the unsubscribe.
+   */
+  watch(agentId: string, changed: (thread: AguiThreadView) => void): () => void {
+    let set = this.watchers.get(agentId);
+    if (set === undefined) this.watchers.set(agentId, (set = new Set()));
+    set.add(changed);
+    return () => set.delete(changed);
+  }
+
+  private notify(agentId: string, thread: AguiThreadView): void {
+    for (const changed of this.watchers.get(agentId) ?? []) {
+      try {
+        changed(thread);
+      } catch (error) {
+        this.deps.log.error('agui', 'a follower of a thread failed', error);
+      }
+    }
   }
 
   async open(agentId: string): Promise<AguiServerView> {
@@ -222,6 +245,7 @@ export class AguiService {
     state.thread = createThread(`thread_${randomUUID()}`);
     delete state.lastRun;
     await this.save(agentId, state);
+    this.notify(agentId, state.thread);
     return this.view(agentId, target, state);
   }
 
@@ -263,6 +287,7 @@ export class AguiService {
     await this.save(agentId, state);
     earlier.delete(threadId);
     await rm(chosen.path, { force: true });
+    this.notify(agentId, state.thread);
     return this.view(agentId, target, state);
   }
 
@@ -275,6 +300,7 @@ export class AguiService {
       state.thread = createThread(`thread_${randomUUID()}`);
       delete state.lastRun;
       await this.save(agentId, state);
+      this.notify(agentId, state.thread);
     } else {
       const earlier = await this.earlier(agentId);
       const gone = earlier.get(threadId);
@@ -393,6 +419,7 @@ export class AguiService {
     try {
       state.thread = stampNewItems(state.thread, beginRun(base, { runId, ...(sent.resume === undefined ? {} : { resume: sent.resume }) }), this.now());
       state.lastRun = { messages: sent.messages, ...(sent.resume === undefined ? {} : { resume: sent.resume }) };
+      this.notify(agentId, state.thread);
       await this.save(agentId, state);
       const token = (await this.deps.tokens.load(target.tokenAccount))?.accessToken;
       // The stream starts after this answer has gone out, so the renderer knows the runId first.
@@ -427,6 +454,7 @@ export class AguiService {
       const update = diffThread(sent, state.thread);
       sent = state.thread;
       if (update !== undefined) this.deps.events.emit('agui.update', { agentId, runId, update });
+      this.notify(agentId, state.thread);
     };
     run.flush = flush;
     let unknownLines = 0;
@@ -478,6 +506,7 @@ export class AguiService {
     state.thread = stampNewItems(streamed, state.thread, this.now());
     await this.save(agentId, state);
     this.deps.events.emit('agui.runEnded', { agentId, runId, thread: state.thread });
+    this.notify(agentId, state.thread);
   }
 
   private forwardedProps(agentId: string): JsonObject {

@@ -53,6 +53,8 @@ import { persistRecentLog } from '../store/recent-log-file';
 import { diagnosticsHandlers } from './diagnostics';
 import { guardAdmin, guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, startAgentIdOf, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
 import { Kiosk, kioskHandlers } from './kiosk';
+import { startConversations } from './conversations';
+import { conversationHandlers } from '../conversation/conversation-handlers';
 
 export interface AppServicesOptions {
   userDataDir: string;
@@ -251,7 +253,8 @@ async function startServices(options: AppServicesOptions, ground: Ground) {
     log: ground.log,
     folderChooser: options.speech?.chooseFolder !== undefined,
   });
-  return { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels };
+  const { conversations } = startConversations({ agents, settings, events: ground.events, log: ground.log, talkie, agui, agentCall });
+  return { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels, conversations };
 }
 
 /** `AGENTDESK_SPEECH_RECOGNIZER` (tests and the demo): a bad value is a notice, and no recognizer is used. */
@@ -404,12 +407,12 @@ function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<
 /** Every contract method's handler, each folder contributing its own table (the types prove each method is answered exactly once). */
 function handlerTable(options: AppServicesOptions, ground: Ground, services: Services): Handlers {
   const { notices, settings, agents, admin, media, photos } = ground;
-  const { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels } = services;
+  const { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels, conversations } = services;
   const speechTable = speechHandlers({ speech, models: speechModels, events: ground.events, ...(options.speech?.chooseFolder ? { chooseFolder: options.speech.chooseFolder } : {}) });
   const uiMemory = new UiMemory();
   const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory, openExternal: options.openExternal, media });
   const kioskMode = isKiosk(options);
-  const kiosk = new Kiosk({ kiosk: kioskMode, startAgentId: startAgentIdOf(options.devicePolicy), voice, agentCall, talkie, agui, photos, uiMemory, admin, log: ground.log });
+  const kiosk = new Kiosk({ kiosk: kioskMode, startAgentId: startAgentIdOf(options.devicePolicy), voice, conversations, agentCall, photos, uiMemory, admin, log: ground.log });
   const talkieTable = withVoicePolicy(talkieHandlers({ talkie, voice }), options.devicePolicy);
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   return joinHandlerTables(
@@ -446,6 +449,7 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
     refuseDemo(options.devicePolicy) ?? demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),
     aguiHandlers({ agui }),
     agentcallHandlers({ agentCall }),
+    conversationHandlers(conversations),
     // A kiosk opens nothing over itself: no downloads, and no browser sign-in (its agents are signed in by the administrator or need none).
     kioskMode ? { ...talkieTable, 'talkie.download': refuseKioskDownload, 'talkie.signIn': refuseKioskSignIn, 'talkie.openSignInLink': refuseKioskSignIn } : talkieTable,
     {
@@ -484,9 +488,10 @@ function refuseKioskDownload(): never {
 }
 
 /** Stops what the services started: voice calls, AgentCall sessions, AG-UI runs, staged photos, the demo and the NFC reader. */
-async function disposeServices({ photos }: Ground, { voice, agentCall, agui, demo, nfc, speechModels }: Services): Promise<void> {
+async function disposeServices({ photos }: Ground, { voice, agentCall, agui, demo, nfc, speechModels, conversations }: Services): Promise<void> {
   speechModels.dispose();
   await voice.endAll();
+  await conversations.closeAll();
   await agentCall.dispose();
   await agui.dispose();
   photos.discardAll();

@@ -1,11 +1,10 @@
 import type { KioskResetResponse } from '../../shared/device-policy/ipc-schemas';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { AgentCallService } from '../agentcall/agentcall-service';
-import type { AguiService } from '../agui/agui-service';
+import type { ConversationService } from '../conversation/conversation-service';
 import type { HandlerTable } from '../ipc/handler-table';
 import type { Logger } from '../platform/logger';
 import type { PhotoService } from '../photo/photo-service';
-import type { TalkieService } from '../talkie/talkie-service';
 import type { VoiceService } from '../talkie/voice-service';
 import type { AdminSession } from '../policy/admin-session';
 import type { UiMemory } from './ui-memory';
@@ -16,9 +15,9 @@ export interface KioskDeps {
   /** The policy's start agent (its id in the agent list), if it names one. */
   startAgentId: string | undefined;
   voice: Pick<VoiceService, 'endAll'>;
-  agentCall: Pick<AgentCallService, 'dispose' | 'sessionAgent' | 'sendObservation'>;
-  talkie: Pick<TalkieService, 'cancelAll'>;
-  agui: Pick<AguiService, 'resetAll'>;
+  /** Every conversation, whatever its protocol, ends through this one interface. */
+  conversations: Pick<ConversationService, 'resetAll'>;
+  agentCall: Pick<AgentCallService, 'sessionAgent' | 'sendObservation'>;
   photos: Pick<PhotoService, 'discardAll'>;
   uiMemory: Pick<UiMemory, 'clear'>;
   admin: Pick<AdminSession, 'lock'>;
@@ -27,11 +26,11 @@ export interface KioskDeps {
 
 /**
  * The kiosk's reset (issue #18), in one place: the idle reset and the start screen ask for it, and
- * main decides what a reset is. Every session ends (voice calls hung up with their last usage,
- * AgentCall sessions with `session.end`, Talkie runs cancelled on the server, AG-UI runs stopped),
- * then what main kept of it goes: staged photos (bytes zeroed), held tags, the UI memory's screen
- * and drafts, Talkie's search texts and proposals, and the AG-UI thread files on disk; an admin
- * unlock ends too.
+ * main decides what a reset is. Voice calls hang up (with their last usage), then every conversation
+ * ends through the conversation service, whatever its protocol (each protocol ends what it had going
+ * — AgentCall sessions with `session.end`, Talkie runs cancelled on the server, AG-UI runs stopped —
+ * and forgets what it kept: Talkie's search texts and proposals, the AG-UI thread files, held tags);
+ * then staged photos (bytes zeroed) and the UI memory's screen and drafts go; an admin unlock ends too.
  */
 export class Kiosk {
   private running: Promise<KioskResetResponse> | undefined;
@@ -54,23 +53,25 @@ export class Kiosk {
   }
 
   private async wipe(): Promise<KioskResetResponse> {
-    const { voice, agentCall, talkie, agui, photos, uiMemory, admin, log } = this.deps;
+    const { voice, conversations, photos, uiMemory, admin, log } = this.deps;
     // Settings close first: the next person needs the admin PIN again.
     admin.lock();
     const started = performance.now();
     // Counted before the sessions end (an AgentCall session's end drops them too).
     const discardedPhotos = photos.discardAll();
-    // Calls first (the microphone's session), then the sessions and runs; each one's failure does not stop the others.
-    const settled = await Promise.allSettled([voice.endAll(), agentCall.dispose(), talkie.cancelAll(), agui.resetAll()]);
-    const [calls, sessions, runs, aguiReset] = settled.map((result) => (result.status === 'fulfilled' ? result.value : undefined)) as [number?, number?, number?, { runs: number; files: number }?];
-    for (const result of settled) if (result.status === 'rejected') log.warn('kiosk', 'a part of the reset failed', result.reason);
+    // Calls first (the microphone's session), then the conversations; each one's failure does not stop the others.
+    const settled = await Promise.allSettled([voice.endAll(), conversations.resetAll()]);
+    const calls = settled[0].status === 'fulfilled' ? settled[0].value : 0;
+    const reset = settled[1].status === 'fulfilled' ? settled[1].value : { ended: 0, removedFiles: 0, failures: [] };
+    const failures = [...settled.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : [])), ...reset.failures];
+    for (const failure of failures) log.warn('kiosk', 'a part of the reset failed', failure);
     photos.discardAll();
     uiMemory.clear();
-    const answer = { ended: (calls ?? 0) + (sessions ?? 0) + (runs ?? 0) + (aguiReset?.runs ?? 0), discardedPhotos, removedFiles: aguiReset?.files ?? 0 };
+    const answer = { ended: calls + reset.ended, discardedPhotos, removedFiles: reset.removedFiles };
     log.info('kiosk', `reset in ${Math.round(performance.now() - started)} ms: ${answer.ended} ended, ${answer.discardedPhotos} photos, ${answer.removedFiles} files`);
     // A part that failed is said, after the rest was wiped.
-    const failed = settled.find((result) => result.status === 'rejected');
-    if (failed) throw new ServiceError('internal', `The reset could not end everything: ${(failed.reason as Error)?.message ?? String(failed.reason)}`);
+    const failed = failures[0];
+    if (failed !== undefined) throw new ServiceError('internal', `The reset could not end everything: ${(failed as Error)?.message ?? String(failed)}`);
     return answer;
   }
 

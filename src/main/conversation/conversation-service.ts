@@ -2,7 +2,6 @@ import type { ConversationItem } from '../../shared/conversation/items';
 import { diffConversation, type ConversationOp } from '../../shared/conversation/update';
 import type { ConversationStatus, ConversationView } from '../../shared/conversation/view';
 import { ServiceError } from '../../shared/ipc/errors';
-import type { Logger } from '../platform/logger';
 import type { ConversationAdapter, ConversationSource } from './conversation-source';
 
 /**
@@ -19,7 +18,8 @@ export interface ConversationServiceDeps {
   /** What the agent speaks (the registry's protocol, or main's identification). */
   protocolOf(agentId: string): Promise<ConversationSource['protocol']>;
   emit(payload: { agentId: string; conversationId: string; ops: ConversationOp[] }): void;
-  log: Logger;
+  /** Where a failure nobody waits for is written (main's logger). */
+  log: { warn(area: string, message: string, error?: unknown): void };
   /** How changes are batched into one update (default: one per turn of the event loop). */
   schedule?: (run: () => void) => void;
 }
@@ -157,11 +157,31 @@ export class ConversationService {
     return true;
   }
 
-  /** Ends every open conversation (the kiosk's reset, quitting): how many there were. */
+  /** Ends every open conversation (quitting): how many there were. */
   async closeAll(): Promise<number> {
     const agents = [...this.open.keys()];
     await Promise.all(agents.map((agentId) => this.close(agentId)));
     return agents.length;
+  }
+
+  /**
+   * The kiosk's reset, for every protocol alike: the open conversations end, then each protocol ends
+   * what else it had going and forgets what it kept. Each part's failure is reported after the others ran.
+   */
+  async resetAll(): Promise<{ ended: number; removedFiles: number; failures: unknown[] }> {
+    const closed = await this.closeAll();
+    const settled = await Promise.allSettled(Object.values(this.deps.adapters).map((adapter) => adapter.reset()));
+    let ended = 0;
+    let removedFiles = 0;
+    const failures: unknown[] = [];
+    for (const result of settled) {
+      if (result.status === 'rejected') failures.push(result.reason);
+      else {
+        ended += result.value.ended;
+        removedFiles += result.value.removedFiles;
+      }
+    }
+    return { ended: Math.max(ended, closed), removedFiles, failures };
   }
 
   private entry(agentId: string, conversationId: string): Open {
@@ -173,7 +193,7 @@ export class ConversationService {
   private changed(entry: Open): void {
     if (entry.scheduled || entry.closed) return;
     entry.scheduled = true;
-    (this.deps.schedule ?? setImmediate)(() => {
+    (this.deps.schedule ?? ((run: () => void) => setTimeout(run, 0)))(() => {
       entry.scheduled = false;
       if (entry.closed) return;
       this.flush(entry);

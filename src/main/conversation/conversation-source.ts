@@ -25,4 +25,9 @@ export interface ConversationSource {
 export interface ConversationAdapter {
   readonly protocol: ConversationProtocol;
   open(agentId: string, options: { threadId?: string }): Promise<ConversationSource>;
+  /**
+   * The kiosk's reset: every conversation of this protocol ends (runs stopped, sessions ended) and what
+   * main kept of them goes (thread files, texts kept for search). How many it ended, and files removed.
+   */
+  reset(): Promise<{ ended: number; removedFiles: number }>;
 }

@@ -66,7 +66,7 @@ function statusOf(view: SessionView): AgentCallProjection['status'] {
   const lastAnswer = view.items.findLast((item) => item.kind === 'agentText');
   const answered = lastAnswer?.kind === 'agentText' ? messageStates[lastAnswer.state] : undefined;
   const outcome = view.pendingInteraction !== undefined ? 'waiting' : answered === 'done' ? 'done' : answered === 'stopped' ? 'stopped' : answered === 'interrupted' ? 'interrupted' : undefined;
-  return { phase, run, ...(outcome === undefined || view.runActive ? {} : { outcome }) };
+  return { phase, run, ...(outcome === undefined || view.runActive ? {} : { outcome }), ...(view.phase === 'ended' ? {} : { accepts: [...view.usableModalities] }) };
 }
 
 function projectItem(item: SessionItem, label: string | undefined): ConversationItem | undefined {

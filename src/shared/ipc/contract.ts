@@ -11,6 +11,7 @@ import {
   nfcStatusSchema,
 } from '../nfc/ipc-schemas';
 import { agentCallEvents, agentCallMethods } from '../agentcall/ipc-schemas';
+import { conversationEvents, conversationMethods } from '../conversation/ipc-schemas';
 import { webPagesSchema } from '../agentmesh/ipc-schemas';
 import { aguiEvents, aguiMethods } from '../agui/ipc-schemas';
 import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, talkieVoiceEvents, talkieVoiceMethods, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
@@ -323,6 +324,7 @@ export const contract = {
     },
     ...talkieVoiceMethods,
     ...speechMethods,
+    ...conversationMethods,
   },
   events: {
     /** A message for the user that is not the answer to a call: a saved file moved aside or from a newer AgentDesk, a background save that failed. */
@@ -353,6 +355,7 @@ export const contract = {
     ...agentCallEvents,
     ...aguiEvents,
     ...speechEvents,
+    ...conversationEvents,
   },
 } as const;
 

@@ -45,7 +45,7 @@ function setup(items: ConversationItem[] = []) {
   source.items = items;
   const emitted: { conversationId: string; ops: ConversationOp[] }[] = [];
   const pending: (() => void)[] = [];
-  const adapter: ConversationAdapter = { protocol: 'agui', open: async () => source };
+  const adapter: ConversationAdapter = { protocol: 'agui', open: async () => source, reset: async () => ({ ended: 0, removedFiles: 0 }) };
   const service = new ConversationService({
     adapters: { agui: adapter, talkie: adapter, agentcall: adapter },
     protocolOf: async () => 'agui',

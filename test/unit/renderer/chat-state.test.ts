@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { builtInDemoAgentId, type EventPayload } from '../../../src/shared/ipc/contract';
 import type { Action } from '../../../src/shared/talkie/content';
 import type { ConversationItem, RunUpdate } from '../../../src/shared/talkie/conversation';
-import { chatReducer, initialChatState, lastUserMessage, maxBufferedEvents, type ChatEvent, type ChatState } from '../../../src/renderer/screens/talkie/chat-state';
+import { chatReducer, initialChatState, lastUserMessage, maxBufferedEvents, type ChatEvent, type ChatState } from '../../../src/shared/talkie/chat-state';
 
 const at = '2026-03-01T10:00:00.000Z';
 const later = '2026-03-01T10:01:00.000Z';

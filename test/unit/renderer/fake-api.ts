@@ -31,6 +31,7 @@ import type { ConversationItem } from '../../../src/shared/talkie/conversation';
 import type { ServerView } from '../../../src/shared/talkie/ipc-schemas';
 import { UiMemory } from '../../../src/main/app/ui-memory';
 import { searchThreads } from '../../../src/shared/threads/thread-search';
+import { answer, fakeConversations, type FakeConversations } from './fake-conversation';
 
 type Handler<M extends MethodName> = (request: MethodRequest<M>) => IpcResult<MethodResponse<M>> | Promise<IpcResult<MethodResponse<M>>>;
 type Handlers = { [M in MethodName]: Handler<M> };
@@ -113,6 +114,8 @@ export interface FakeBackend {
   muteEvents(muted: boolean): void;
   /** Replaces how main answers `method` (for every later call). */
   handle<M extends MethodName>(method: M, handler: Handler<M>): void;
+  /** `conversation.*`: main's real conversation service over sources the test drives. */
+  conversations: FakeConversations;
 }
 
 let nextId = 1;
@@ -186,6 +189,8 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
 
   // Main's own memory of the renderer's state: a remount on the same backend is a reload with the same main.
   const uiMemory = new UiMemory();
+  const conversations = fakeConversations((payload) => emit('conversation.update', payload));
+  const { service: conversation } = conversations;
   const handlers: Handlers = {
     'ui.restore': () => ok(uiMemory.restore()),
     'ui.saveScreen': ({ screen }) => ok(uiMemory.saveScreen(screen)),
@@ -426,6 +431,13 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'speech.transcribe': () => fail('speech_unavailable', 'No speech model is imported: import one in Settings → Speech, or type instead.'),
     'speech.importModel': () => fail('speech_model_invalid', 'This folder holds no speech model AgentDesk can load.'),
     'speech.removeModel': () => ok({}),
+    'conversation.open': ({ agentId, threadId }) => answer(() => conversation.openConversation(agentId, threadId === undefined ? {} : { threadId })),
+    'conversation.view': ({ agentId, conversationId }) => answer(() => conversation.view(agentId, conversationId)),
+    'conversation.send': ({ agentId, conversationId, messageId, text }) => answer(() => conversation.send(agentId, conversationId, { messageId, text })),
+    'conversation.unqueue': ({ agentId, conversationId, messageId }) => answer(() => conversation.unqueue(agentId, conversationId, messageId)),
+    'conversation.cancel': ({ agentId, conversationId }) => answer(() => conversation.cancel(agentId, conversationId)),
+    'conversation.earlier': ({ agentId, conversationId }) => answer(() => conversation.earlier(agentId, conversationId)),
+    'conversation.close': ({ agentId }) => answer(async () => ({ closed: await conversation.close(agentId) })),
   };
 
   const transport: ApiTransport = {
@@ -475,5 +487,6 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     handle: (method, handler) => {
       (handlers as Record<MethodName, unknown>)[method] = handler;
     },
+    conversations,
   };
 }

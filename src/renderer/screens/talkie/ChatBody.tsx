@@ -20,7 +20,7 @@ import { useOpenLink } from '../../hooks/useOpenLink';
 import { useUiMemory } from '../../hooks/useUiMemory';
 import { LinkOpenError } from '../../components/LinkOpenError';
 import { Composer, type ComposerHandle } from '../../components/Composer';
-import { lastUserMessage } from './chat-state';
+import { lastUserMessage } from '../../../shared/talkie/chat-state';
 import { formatCountdown } from '../../components/format';
 import { CallControl, endedKeys } from './voice/CallControl';
 import { modeKeys } from '../../voice/CallBar';

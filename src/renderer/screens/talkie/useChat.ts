@@ -7,9 +7,9 @@ import { useFrameState } from '../../hooks/useFrameState';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import { actionStatusKeys, type Decision, type DecisionOutcome } from './ActionItem';
-import { chatReducer, initialChatState, lastUserMessage, type ChatEvent, type ChatState, type Editing, type RunEvent, type RunNote } from './chat-state';
+import { chatReducer, initialChatState, lastUserMessage, type ChatEvent, type ChatState, type Editing, type RunEvent, type RunNote } from '../../../shared/talkie/chat-state';
 
-export type { RunNote } from './chat-state';
+export type { RunNote } from '../../../shared/talkie/chat-state';
 
 export interface Chat {
   conversation: Conversation;

@@ -1,5 +1,6 @@
-import type { EventPayload } from '../../../shared/ipc/contract';
-import type { Action, UsageMeter } from '../../../shared/talkie/content';
+import type { EventPayload } from '../ipc/contract';
+import type { IpcError } from '../ipc/errors';
+import type { Action, UsageMeter } from './content';
 import {
   addSpoken,
   addUserMessage,
@@ -10,12 +11,15 @@ import {
   type Conversation,
   type ConversationItem,
   type RunUpdate,
-} from '../../../shared/talkie/conversation';
-import type { ShownError } from '../../components/ErrorText';
+} from './conversation';
+
+/** A failure as the chat shows it: an IPC error's code (or a server's), its message, whether a retry may help. */
+export type ShownError = Pick<IpcError, 'message' | 'retryable'> & { code: string };
 
 /**
  * The Talkie chat's state and every way it changes, as one pure reducer (no React, no API, no clock):
- * useChat.ts performs the calls and dispatches what they answered. The conversation itself is folded
+ * main's Talkie conversation source (src/main/conversation/talkie-source.ts) performs the calls and
+ * dispatches what they answered. The conversation itself is folded
  * by src/shared/talkie/conversation.ts; this adds what the screen knows around it: the run it
  * follows, why a message was not sent, the status note, loading, cancelling, what to announce, and
  * the last message being edited.

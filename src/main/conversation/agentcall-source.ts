@@ -1,0 +1,88 @@
+import { applySessionUpdate, emptySessionView, type SessionUpdate, type SessionView } from '../../shared/agentcall/session-view';
+import { createAgentCallProjector } from '../../shared/conversation/project-agentcall';
+import { ServiceError } from '../../shared/ipc/errors';
+import type { AgentCallService } from '../agentcall/agentcall-service';
+import type { EventBus } from '../ipc/event-bus';
+import type { ConversationAdapter, ConversationSource } from './conversation-source';
+
+/**
+ * An AgentCall agent's conversation: its session, folded in main from the engine's updates (the same
+ * `applySessionUpdate` the page used to run) and projected. A WebSocket card opens a session at once;
+ * a WebRTC card is reached by a call, so the conversation waits (`reach: 'call'`) until the page's
+ * call opens a session for this agent, which it then follows. Scans, photos, requests and proposals
+ * stay AgentCall's own methods, addressed by the session key the status carries.
+ */
+export function agentCallAdapter(agentCall: AgentCallService, events: EventBus): ConversationAdapter {
+  return {
+    protocol: 'agentcall',
+    async reset() {
+      return { ended: await agentCall.dispose(), removedFiles: 0 };
+    },
+    async open(agentId) {
+      const { agent } = await agentCall.card(agentId);
+      const byCall = agent.voice.transport === 'webrtc';
+      let sessionKey: string | undefined;
+      let view: SessionView = emptySessionView;
+      const project = createAgentCallProjector();
+      const listeners = new Set<() => void>();
+      const changed = () => {
+        for (const listener of listeners) listener();
+      };
+      const fold = (updates: readonly SessionUpdate[]) => {
+        for (const update of updates) view = applySessionUpdate(view, update);
+        changed();
+      };
+      const stop = events.observe('agentcall.update', (payload) => {
+        if (payload.sessionKey === sessionKey) return fold(payload.updates);
+        // A call the page placed for this agent: its session is this conversation's from now on.
+        if (byCall && agentCall.sessionAgent(payload.sessionKey) === agentId && payload.updates.some((update) => update.type === 'session.starting')) {
+          sessionKey = payload.sessionKey;
+          view = emptySessionView;
+          fold(payload.updates);
+        }
+      });
+      if (!byCall) {
+        try {
+          const opened = await agentCall.open(agentId);
+          sessionKey = opened.sessionKey;
+          for (const update of opened.updates) view = applySessionUpdate(view, update);
+        } catch (error) {
+          stop();
+          throw error;
+        }
+      }
+      const live = (): string => {
+        if (sessionKey === undefined || view.phase === 'ended') throw new ServiceError('session_ended', byCall ? 'Call the agent first.' : 'The session has ended; start a new one.');
+        return sessionKey;
+      };
+      const source: ConversationSource = {
+        protocol: 'agentcall',
+        snapshot() {
+          const projected = project(view);
+          const status = { ...projected.status, ...(sessionKey === undefined ? {} : { session: sessionKey }) };
+          // Before a call there is no session to connect: the conversation is ready to be called.
+          if (byCall && sessionKey === undefined) return { items: projected.items, status: { ...status, phase: 'ready' as const, reach: 'call' as const } };
+          return { items: projected.items, status: byCall ? { ...status, reach: 'call' as const } : status };
+        },
+        subscribe(listener) {
+          listeners.add(listener);
+          return () => listeners.delete(listener);
+        },
+        async send(message) {
+          agentCall.sendText(live(), message.text);
+        },
+        async cancel() {
+          if (!view.runActive || sessionKey === undefined) return false;
+          agentCall.cancel(sessionKey);
+          return true;
+        },
+        async end() {
+          stop();
+          listeners.clear();
+          if (sessionKey !== undefined) await agentCall.end(sessionKey);
+        },
+      };
+      return source;
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import type { AguiThreadView } from '../../shared/agui/run-model';
+import { createAguiProjector } from '../../shared/conversation/project-agui';
+import type { AguiService } from '../agui/agui-service';
+import type { ConversationAdapter, ConversationSource } from './conversation-source';
+
+/**
+ * A plain AG-UI agent's conversation: the thread main keeps (AguiService: its fold, its files, its
+ * runs), projected. Sending is `agui.send`; answering the agent's questions stays `agui.resume`, and a
+ * new or earlier thread `agui.newThread`/`agui.openThread`: each change reaches the page through
+ * the thread's watcher like a run's.
+ */
+export function aguiAdapter(agui: AguiService): ConversationAdapter {
+  return {
+    protocol: 'agui',
+    async reset() {
+      const { runs, files } = await agui.resetAll();
+      return { ended: runs, removedFiles: files };
+    },
+    async open(agentId, options) {
+      const opened = options.threadId === undefined ? await agui.open(agentId) : await agui.openThread(agentId, options.threadId);
+      let thread: AguiThreadView = opened.thread;
+      const project = createAguiProjector();
+      const listeners = new Set<() => void>();
+      const stop = agui.watch(agentId, (next) => {
+        thread = next;
+        for (const listener of listeners) listener();
+      });
+      const source: ConversationSource = {
+        protocol: 'agui',
+        snapshot: () => project(thread),
+        subscribe(changed) {
+          listeners.add(changed);
+          return () => listeners.delete(changed);
+        },
+        async send(message) {
+          await agui.send(agentId, message);
+        },
+        async cancel() {
+          return (await agui.cancel(agentId)).cancelled;
+        },
+        async end() {
+          stop();
+          listeners.clear();
+        },
+      };
+      return source;
+    },
+  };
+}
