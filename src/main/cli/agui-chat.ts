@@ -19,8 +19,7 @@ import {
 } from '../../shared/agui/run-model';
 import { runAgui } from '../agui/agui-client';
 import type { NetPolicy } from '../net/guarded-fetch';
-import { unsafeForTerminal } from './agentcall-chat';
-import { exitCodes, processIo, UsageError, type Io } from './output';
+import { exitCodes, processIo, terminalText, UsageError, type Io } from './output';
 
 /**
  * `agentdesk chat --agui <endpoint>`: a terminal chat with a plain AG-UI server (POST
@@ -388,9 +387,7 @@ function shown(value: JsonValue): string {
 
 /* printing -------------------------------------------------------------------------------------- */
 
-function clean(text: string): string {
-  return text.replace(unsafeForTerminal, '');
-}
+const clean = terminalText;
 
 function oneLine(text: string, max: number): string {
   const flat = clean(text).replace(/\s+/g, ' ').trim();
