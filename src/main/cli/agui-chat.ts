@@ -276,7 +276,7 @@ async function answerInterrupts(thread: AguiThreadView, io: Io, nextLine: () => 
 /** An interrupt that expired while its answer was typed: says the answer is not sent (it is cancelled, as AG-UI wants). */
 function expiredMeanwhile(interrupt: AguiInterrupt, io: Io, now: () => number): boolean {
   if (!isInterruptExpired(interrupt, now())) return false;
-  io.out(`  → not sent: the request expired (${interrupt.expiresAt ?? ''}) while you answered; it is cancelled instead.`);
+  io.out(`  → not sent: the request expired (${clean(interrupt.expiresAt ?? '')}) while you answered; it is cancelled instead.`);
   return true;
 }
 
