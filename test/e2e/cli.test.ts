@@ -27,11 +27,18 @@ async function startDemo(): Promise<{ url: string; token: string; agui: string; 
 }
 
 describe('the agentdesk command', () => {
-  it('prints usage and exits 2 without a command, 0 with --help', () => {
+  it('prints usage and exits 2 without a command, 0 with --help, and each command its own usage with <command> --help', () => {
     expect(agentdesk([]).status).toBe(2);
     const help = agentdesk(['--help']);
     expect(help.status).toBe(0);
     for (const command of ['demo', 'probe', 'chat', 'conformance', 'policy check', 'policy hash-pin', 'diagnostics', 'kiosk install', 'kiosk uninstall']) expect(help.stdout).toContain(`agentdesk ${command}`);
+    // Each command's own usage, exit 0, nothing run (kiosk install would write a unit, hash-pin would read stdin).
+    for (const argv of [['probe', '--help'], ['kiosk', 'install', '-h'], ['policy', 'hash-pin', '--help']]) {
+      const own = agentdesk(argv);
+      expect(own.status, argv.join(' ')).toBe(0);
+      expect(own.stdout).toContain(`agentdesk ${argv[0]!} `);
+      expect(own.stdout).not.toContain('agentdesk demo');
+    }
     const unknown = agentdesk(['fly']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain('Unknown command "fly"');

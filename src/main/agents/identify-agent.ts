@@ -87,5 +87,9 @@ export function a2aAgentView(agent: Extract<IdentifiedAgent, { protocol: 'a2a' }
       description: skill.description.slice(0, 300),
       tags: skill.tags.slice(0, 10).map((tag) => tag.slice(0, 50)),
     })),
+    // Links are never cut (a cut URL opens somewhere else): the card's validation keeps them within cardLimits.urlChars.
+    ...(a2a.provider === undefined ? {} : { provider: { ...a2a.provider, organization: a2a.provider.organization.slice(0, 200) } }),
+    ...(a2a.documentationUrl === undefined ? {} : { documentationUrl: a2a.documentationUrl }),
+    ...(a2a.iconUrl === undefined ? {} : { iconUrl: a2a.iconUrl }),
   };
 }

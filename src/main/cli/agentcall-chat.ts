@@ -16,7 +16,7 @@ import { createLogger, type Logger } from '../platform/logger';
 import { openSecretStore } from '../secrets/secret-store';
 import type { CliAgent } from './agentcall-connect';
 import { settledStatus, type NfcCliDeps } from './nfc';
-import { exitCodes, processIo, type Io } from './output';
+import { exitCodes, processIo, unsafeForTerminal, type Io } from './output';
 import { markWebRtcLoaded } from './webrtc-loaded';
 
 /**
@@ -398,11 +398,6 @@ async function tapOnce(nfc: NfcReader, timeoutMs: number, io: Io): Promise<NfcOb
 }
 
 // ---- output ----------------------------------------------------------------------------------
-
-// C0 controls except tab and line feed, DEL, C1 controls, bidirectional overrides and isolates
-// (also what agui-chat.ts keeps out of the terminal).
-// eslint-disable-next-line no-control-regex
-export const unsafeForTerminal = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /** Prints updates as lines; agent text streams through `write` when there is one, else prints at the run's end. */
 class Printer {

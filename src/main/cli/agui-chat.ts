@@ -14,26 +14,31 @@ import {
   openInterrupts,
   toolCallArgs,
   type AguiItem,
+  type AguiSubagent,
   type AguiThreadView,
 } from '../../shared/agui/run-model';
 import { runAgui } from '../agui/agui-client';
 import type { NetPolicy } from '../net/guarded-fetch';
-import { unsafeForTerminal } from './agentcall-chat';
-import { exitCodes, processIo, UsageError, type Io } from './output';
+import { exitCodes, processIo, terminalText, UsageError, type Io } from './output';
 
 /**
  * `agentdesk chat --agui <endpoint>`: a terminal chat with a plain AG-UI server (POST
  * RunAgentInput, SSE answer), through the app's own code: the run is `runAgui`
  * (src/main/agui/agui-client.ts), every event is folded with the shared run model, and what the
  * model shows is printed — text and reasoning as they stream, tool calls and their results, steps,
- * errors; protocol notes go to stderr. The thread is kept here for the session (same threadId, a
- * new runId and the whole history per run, as AG-UI expects).
+ * errors; protocol notes go to stderr. What a subagent says or does is marked with its name
+ * (`[subagent researcher] …`; a second invocation of the same name `#2`), and its start and end are
+ * lines of their own. A message that a MESSAGES_SNAPSHOT rewrites is printed again whole, marked
+ * `[replaced]` (the terminal cannot take back what it printed). The thread is kept here for the
+ * session (same threadId, a new runId and the whole history per run, as AG-UI expects).
  *
  * When a run ends with interrupts, each is answered in the terminal from its responseSchema, one
  * prompt line per field (Enter keeps what is shown, /clear empties it, /cancel cancels the
  * request); the answer is built with the same shared rules as the app's forms (settleAnswer: only
  * what was set, plus what is required or has a default; a tool approval's editedArgs starts from
- * the call's arguments and is sent only when changed), then the next run resumes them.
+ * the call's arguments and is sent only when changed), then the next run resumes them. An answer
+ * to an interrupt that expired meanwhile is not sent (AG-UI: an expired interrupt is cancelled), and
+ * the chat says so instead of showing it as sent.
  *
  * Scriptable: it reads lines from stdin (piped input works); end of input leaves; Ctrl+C stops a
  * run, or leaves when none is going on. Exit codes: 0,
@@ -173,6 +178,12 @@ export async function aguiChat(endpoint: string, options: AguiChatOptions, io: C
           status = exitCodes.rejected;
           break chat;
         }
+        // Answered in time, expired before the answers went out (while the next question was answered).
+        const open = openInterrupts(thread);
+        for (const id of built.expired) {
+          if (answers[id]?.status !== 'resolved') continue;
+          io.out(`[question ${open.findIndex((interrupt) => interrupt.id === id) + 1}/${open.length}] It expired before the answers were sent: that answer was not sent; it is cancelled instead.`);
+        }
         if (!(await run(built.resume))) break chat;
       }
       const raw = await nextLine();
@@ -217,9 +228,10 @@ async function answerInterrupts(thread: AguiThreadView, io: Io, nextLine: () => 
     const facts = [
       interrupt.kind === 'generic' ? `reason ${interrupt.reason}` : undefined,
       tool?.kind === 'toolCall' ? `tool call ${tool.name}` : undefined,
+      interrupt.subagentRunId === undefined ? undefined : `from ${subagentName(thread, interrupt.subagentRunId)}`,
       interrupt.expiresAt === undefined ? undefined : `expires ${interrupt.expiresAt}`,
     ].filter((fact) => fact !== undefined);
-    io.out(`[question ${index + 1}/${open.length}] ${kindTitles[interrupt.kind]}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}${interrupt.message === undefined ? '' : `: ${clean(interrupt.message)}`}`);
+    io.out(`[question ${index + 1}/${open.length}] ${kindTitles[interrupt.kind]}${facts.length > 0 ? ` (${clean(facts.join(', '))})` : ''}${interrupt.message === undefined ? '' : `: ${clean(interrupt.message)}`}`);
     if (isInterruptExpired(interrupt, now())) {
       io.out('  It has expired: it will be cancelled.');
       answers[interrupt.id] = { status: 'cancelled' };
@@ -234,7 +246,9 @@ async function answerInterrupts(thread: AguiThreadView, io: Io, nextLine: () => 
       io.out('  No details are needed. Enter accepts it, /cancel cancels it.');
       const line = await nextLine();
       if (line === undefined) return undefined;
-      answers[interrupt.id] = line.trim() === '/cancel' ? { status: 'cancelled' } : { status: 'resolved' };
+      if (line.trim() === '/cancel') answers[interrupt.id] = { status: 'cancelled' };
+      else if (!expiredMeanwhile(interrupt, io, now)) answers[interrupt.id] = { status: 'resolved' };
+      else answers[interrupt.id] = { status: 'cancelled' };
       continue;
     }
     const described = describeResponseSchema(interrupt.responseSchema);
@@ -246,10 +260,24 @@ async function answerInterrupts(thread: AguiThreadView, io: Io, nextLine: () => 
     }
     const answer = await askForm(described.form, answerSuggestions(described.form, interrupt.toolCallId === undefined ? undefined : toolCallArgs(thread, interrupt.toolCallId)), io, nextLine);
     if (answer === 'eof') return undefined;
-    answers[interrupt.id] = answer === 'cancel' ? { status: 'cancelled' } : { status: 'resolved', ...(answer.payload === undefined ? {} : { payload: answer.payload }) };
-    io.out(answer === 'cancel' ? '  → cancelled' : `  → ${answer.payload === undefined ? 'accepted' : JSON.stringify(answer.payload)}`);
+    if (answer === 'cancel') {
+      answers[interrupt.id] = { status: 'cancelled' };
+      io.out('  → cancelled');
+    } else if (expiredMeanwhile(interrupt, io, now)) {
+      answers[interrupt.id] = { status: 'cancelled' };
+    } else {
+      answers[interrupt.id] = { status: 'resolved', ...(answer.payload === undefined ? {} : { payload: answer.payload }) };
+      io.out(`  → ${answer.payload === undefined ? 'accepted' : JSON.stringify(answer.payload)}`);
+    }
   }
   return answers;
+}
+
+/** An interrupt that expired while its answer was typed: says the answer is not sent (it is cancelled, as AG-UI wants). */
+function expiredMeanwhile(interrupt: AguiInterrupt, io: Io, now: () => number): boolean {
+  if (!isInterruptExpired(interrupt, now())) return false;
+  io.out(`  → not sent: the request expired (${clean(interrupt.expiresAt ?? '')}) while you answered; it is cancelled instead.`);
+  return true;
 }
 
 type Asked = { payload: JsonValue | undefined } | 'cancel' | 'eof';
@@ -359,20 +387,39 @@ function shown(value: JsonValue): string {
 
 /* printing -------------------------------------------------------------------------------------- */
 
-function clean(text: string): string {
-  return text.replace(unsafeForTerminal, '');
-}
+const clean = terminalText;
 
 function oneLine(text: string, max: number): string {
   const flat = clean(text).replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** Prints what the run model shows as it changes: streamed text and reasoning, tool lines, steps, errors; notes on stderr. */
+/**
+ * Who said it: "" for the parent agent, `[subagent <name>] ` for a subagent invocation (`#2`, `#3` …
+ * for later invocations of the same name, so parallel ones are told apart; its id when no
+ * SUBAGENT_STARTED named it).
+ */
+function laneOf(view: AguiThreadView, subagentRunId: string | undefined): string {
+  return subagentRunId === undefined ? '' : `[${subagentName(view, subagentRunId)}] `;
+}
+
+function subagentName(view: AguiThreadView, subagentRunId: string): string {
+  const subagent = view.subagents.find((entry) => entry.id === subagentRunId);
+  if (subagent === undefined) return `subagent ${oneLine(subagentRunId, 80)}`;
+  const nth = view.subagents.filter((entry) => entry.name === subagent.name).findIndex((entry) => entry.id === subagentRunId) + 1;
+  return `subagent ${oneLine(subagent.name, 100)}${nth > 1 ? ` #${nth}` : ''}`;
+}
+
+const subagentEnds: Record<Exclude<AguiSubagent['state'], 'running'>, string> = { finished: 'finished', suspended: 'waiting for an answer', failed: 'failed' };
+
+/** Prints what the run model shows as it changes: streamed text and reasoning, tool lines, steps, subagents, errors; notes on stderr. */
 class Printer {
   private readonly seen = new WeakSet<object>();
-  private readonly printedChars = new Map<string, number>();
+  /** Each streamed item's text as far as it was printed (streaming only appends: a text that does not continue it was replaced). */
+  private readonly printed = new Map<string, string>();
   private readonly toolsShown = new Map<string, 'call' | 'result'>();
+  private readonly activitiesShown = new Set<string>();
+  private readonly subagentsShown = new Map<string, AguiSubagent['state']>();
   private open: string | undefined;
   private column = 0;
   private buffered = '';
@@ -384,15 +431,27 @@ class Printer {
   ) {}
 
   show(view: AguiThreadView): void {
+    for (const subagent of view.subagents) {
+      if (subagent.state === 'running' && !this.subagentsShown.has(subagent.id)) {
+        this.subagentsShown.set(subagent.id, 'running');
+        this.line(`${laneOf(view, subagent.id)}started${subagent.description === undefined ? '' : `: ${oneLine(subagent.description, 300)}`}`);
+      }
+    }
     for (const item of view.items) {
       if (this.seen.has(item)) continue;
       this.seen.add(item);
-      this.item(item);
+      this.item(view, item);
     }
     for (const step of view.steps) {
       if (this.seen.has(step)) continue;
       this.seen.add(step);
-      if (step.state === 'running') this.line(`[step] ${oneLine(step.name, 200)}`);
+      if (step.state === 'running') this.line(`${laneOf(view, step.subagentRunId)}[step] ${oneLine(step.name, 200)}`);
+    }
+    // Ends after the items: a subagent's last words close before it is said to be done.
+    for (const subagent of view.subagents) {
+      if (subagent.state === 'running' || this.subagentsShown.get(subagent.id) === subagent.state) continue;
+      this.subagentsShown.set(subagent.id, subagent.state);
+      this.line(`${laneOf(view, subagent.id)}${subagentEnds[subagent.state]}${subagent.error === undefined ? '' : `: ${oneLine(subagent.error.message, 1000)}`}`);
     }
     if (view.noteCount > this.notesShown) {
       const fresh = view.notes.slice(Math.max(0, view.notes.length - (view.noteCount - this.notesShown)));
@@ -404,33 +463,34 @@ class Printer {
     }
   }
 
-  private item(item: AguiItem): void {
+  private item(view: AguiThreadView, item: AguiItem): void {
+    const lane = 'subagentRunId' in item ? laneOf(view, item.subagentRunId) : '';
     switch (item.kind) {
       case 'text':
-        return this.stream(`text:${item.id}`, item.role === 'assistant' ? '' : `[${item.role}] `, item.text, item.streaming);
+        return this.stream(`text:${item.id}`, `${lane}${item.role === 'assistant' ? '' : `[${item.role}] `}`, item.text, item.streaming);
       case 'reasoning':
-        return this.stream(`reasoning:${item.id}`, '[thinking] ', item.text, item.streaming);
+        return this.stream(`reasoning:${item.id}`, `${lane}[thinking] `, item.text, item.streaming);
       case 'toolCall': {
         const shown = this.toolsShown.get(item.id);
         if (item.started && shown === undefined && item.state !== 'streaming') {
           this.toolsShown.set(item.id, 'call');
-          this.line(`[tool] ${oneLine(item.name, 200)} ${item.argsText.trim() === '' ? '()' : oneLine(item.argsText, 300)}${item.state === 'incomplete' ? ' (incomplete)' : ''}`);
+          this.line(`${lane}[tool] ${oneLine(item.name, 200)} ${item.argsText.trim() === '' ? '()' : oneLine(item.argsText, 300)}${item.state === 'incomplete' ? ' (incomplete)' : ''}`);
         }
         if (item.result !== undefined && this.toolsShown.get(item.id) !== 'result') {
           this.toolsShown.set(item.id, 'result');
           const mark = item.result.error === undefined ? '✓' : '✗';
-          this.line(`  ${mark} ${oneLine(item.name, 200)}: ${oneLine(item.result.error ?? item.result.text, 300)}`);
+          this.line(`  ${lane}${mark} ${oneLine(item.name, 200)}: ${oneLine(item.result.error ?? item.result.text, 300)}`);
         }
         return;
       }
       case 'activity':
-        if (!this.printedChars.has(`activity:${item.id}`)) {
-          this.printedChars.set(`activity:${item.id}`, 1);
-          this.line(`[activity] ${oneLine(item.activityType, 200)}`);
+        if (!this.activitiesShown.has(item.id)) {
+          this.activitiesShown.add(item.id);
+          this.line(`${lane}[activity] ${oneLine(item.activityType, 200)}`);
         }
         return;
       case 'custom':
-        return this.line(`[${oneLine(item.label, 100)}] ${oneLine(item.title, 200)}${item.text === undefined ? '' : `: ${oneLine(item.text, 500)}`}`);
+        return this.line(`${lane}[${oneLine(item.label, 100)}] ${oneLine(item.title, 200)}${item.text === undefined ? '' : `: ${oneLine(item.text, 500)}`}`);
       case 'error':
         return this.line(`[error${item.code === undefined ? '' : ` ${item.code}`}] ${oneLine(item.message, 1000)}`);
       default:
@@ -438,11 +498,23 @@ class Printer {
     }
   }
 
-  /** The new part of a streamed item's text; its end closes the line. */
+  /**
+   * The new part of a streamed item's text; its end closes the line. A text that no longer begins
+   * with what was printed (a MESSAGES_SNAPSHOT replaced the message) is printed again whole, on a
+   * line of its own marked `[replaced]`.
+   */
   private stream(key: string, prefix: string, text: string, streaming: boolean): void {
-    const done = this.printedChars.get(key) ?? 0;
-    const delta = clean(text.slice(done));
-    this.printedChars.set(key, text.length);
+    const before = this.printed.get(key) ?? '';
+    this.printed.set(key, text);
+    // Streaming only appends; a replacement (MESSAGES_SNAPSHOT) is never streaming, so only then is the text compared.
+    if (!streaming && before !== '' && text !== before && !text.startsWith(before)) {
+      this.endLine();
+      this.open = key;
+      this.emit(`[replaced] ${prefix}${clean(text)}`);
+      this.endLine();
+      return;
+    }
+    const delta = clean(text.slice(before.length));
     if (delta !== '') {
       if (this.open !== key) {
         this.endLine();

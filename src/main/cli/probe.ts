@@ -1,4 +1,4 @@
-import { agentCardUrlFor, type AgentCallCard, type CardValidation } from '../../shared/agentcall/card';
+import { agentCardUrlFor, type A2AAgent, type AgentCallCard, type CardValidation } from '../../shared/agentcall/card';
 import type { UiLink, UiLinksResult } from '../../shared/agentmesh/ui-links';
 import { normalizeAgentAddress } from '../../shared/agents/address';
 import { manifestUrlFor } from '../../shared/talkie/manifest';
@@ -7,7 +7,7 @@ import type { Problem } from '../../shared/talkie/problems';
 import { discoverAgentCard, type AgentCardDiscovery } from '../agentcall/discovery';
 import type { Timeouts } from '../net/guarded-fetch';
 import { discoverTalkie, type Discovery } from '../talkie/discovery';
-import { exitCodes, type Io } from './output';
+import { exitCodes, terminalText, type Io } from './output';
 
 /**
  * `agentdesk probe <address> [--json] [--dev]`: discovery and validation, as the app does it.
@@ -20,8 +20,10 @@ import { exitCodes, type Io } from './output';
  *   bare origin) and the agent card (/.well-known/agent-card.json of the origin), and the report names
  *   what was found. A usable Talkie server wins over an agent card (which is then reported beside it);
  *   otherwise a recognised AgentCall card, then a Talkie manifest that breaks the protocol, then a plain
- *   A2A card. A plain A2A card is not usable for a session (exit 1): AgentDesk talks to A2A agents only
- *   through AgentCall (the app shows such an agent as a page: its card, skills and web pages).
+ *   A2A card. A valid plain A2A card is what the app accepts (ok, exit 0, kind `a2a`): it shows such an
+ *   agent as a page — its card, skills, web pages and the card's provider, documentation and icon
+ *   links — with no conversation (AgentDesk talks to A2A agents only through AgentCall). Those links
+ *   are printed as the card gives them (https only; untrusted, never fetched).
  *
  * The human output ends with the documents read: `read: Talkie manifest <url>`, `read: agent card <url>`.
  *
@@ -175,17 +177,6 @@ function cardFields(discovery: FoundCard): Record<string, unknown> {
 
 function reportCard(io: Io, json: boolean, discovery: FoundCard): number {
   const { validation } = discovery;
-  if (validation.ok && validation.kind === 'a2a') {
-    const problems: Problem[] = [
-      ...validation.problems,
-      {
-        code: 'agentcall_extension_missing',
-        path: '/capabilities/extensions',
-        message: 'This A2A agent card does not declare the AgentCall extension; AgentDesk talks to A2A agents only through AgentCall.',
-      },
-    ];
-    return report(io, json, { ok: false, kind: 'a2a', problems, ...cardFields(discovery) }, exitCodes.rejected);
-  }
   return report(io, json, { ok: validation.ok, kind: validation.kind, problems: validation.problems, ...cardFields(discovery) }, validation.ok ? exitCodes.ok : exitCodes.rejected);
 }
 
@@ -215,11 +206,22 @@ function report(io: Io, json: boolean, result: ProbeReport, code: number): numbe
   }
   const talkie = result.talkie as { name: string; issuer: string; serverId: string; testMode: boolean } | undefined;
   const agentcall = result.agentcall as AgentCallProbe | undefined;
-  const a2a = result.a2a as { name: string } | undefined;
+  const a2a = result.a2a as A2AAgent | undefined;
   if (result.ok && talkie) io.out(`usable: Talkie server "${talkie.name}" (${talkie.serverId}) at ${talkie.issuer}${talkie.testMode ? ', test mode' : ''}`);
   if (result.ok && agentcall) io.out(`usable: ${describeAgentCall(agentcall)}`);
-  if (!result.ok) io.out(`not usable${kindNames[result.kind]}${a2a ? ` "${a2a.name}"` : ''}:`);
+  if (result.ok && a2a) {
+    io.out(`usable: A2A agent "${terminalText(a2a.name)}" ${terminalText(a2a.version)} without AgentCall: the app shows its card, skills and web pages; no conversation`);
+  }
+  if (!result.ok) io.out(`not usable${kindNames[result.kind]}${a2a ? ` "${terminalText(a2a.name)}"` : ''}:`);
   for (const problem of result.problems) io.out(`  ${problem.code}${problem.path ? ` at ${problem.path}` : ''}: ${problem.message}`);
+  if (result.ok && a2a && (a2a.provider || a2a.documentationUrl || a2a.iconUrl)) {
+    const cardUrl = result.cardUrl as string;
+    const link = (url: string) => `${url}${new URL(url).origin === new URL(cardUrl).origin ? '' : ' (other site)'}`;
+    io.out('from the card (untrusted links, not fetched):');
+    if (a2a.provider) io.out(`  provider: ${terminalText(a2a.provider.organization)}${a2a.provider.url === undefined ? '' : `, ${link(a2a.provider.url)}`}`);
+    if (a2a.documentationUrl) io.out(`  documentation: ${link(a2a.documentationUrl)}`);
+    if (a2a.iconUrl) io.out(`  icon: ${link(a2a.iconUrl)}`);
+  }
   const uiLinks = result.uiLinks as UiLinkProbe[] | undefined;
   if (uiLinks) {
     io.out('web pages:');

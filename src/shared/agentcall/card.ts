@@ -84,6 +84,14 @@ export interface A2AAgent {
   description: string;
   version: string;
   skills: AgentCallSkill[];
+  /**
+   * Who offers the agent, and where its documentation and icon are, as the card says (A2A 1.0
+   * `provider`, `documentationUrl`, `iconUrl`): untrusted links, each an https URL without
+   * credentials (its parsed `href`), shown and opened only when a person asks; none is fetched.
+   */
+  provider?: { organization: string; url?: string };
+  documentationUrl?: string;
+  iconUrl?: string;
 }
 
 export type CardValidation =
@@ -209,7 +217,10 @@ export function validateAgentCard(json: unknown, options: { allowLocalHttp: bool
     return { ok: false, kind, problems: r.all() };
   }
   if (kind !== 'agentcall' || !params || !extensions.declarations[0]) {
-    if (kind === 'a2a') return { ok: true, kind: 'a2a', a2a: { name: base.name, description: base.description, version: base.version, skills: base.skills }, problems: r.all() };
+    if (kind === 'a2a') {
+      const a2a: A2AAgent = { name: base.name, description: base.description, version: base.version, skills: base.skills, ...checkAbout(r, json) };
+      return { ok: true, kind: 'a2a', a2a, problems: r.all() };
+    }
     return { ok: false, kind, problems: r.all() };
   }
   const common: AgentCallCardBase = {
@@ -329,6 +340,47 @@ function scanExtensions(r: Report, extensions: A2ABase['extensions']): { declara
     }
   });
   return { declarations, uiLinksDeclared };
+}
+
+/**
+ * A plain A2A card's provider, documentation and icon (all optional in A2A 1.0). Shown only, so a
+ * value that cannot be shown is left out with a warning and never refuses the card. A link must be
+ * https without a user name or password, also under the development setting: it is what
+ * `external.open` would open, and nothing here or later fetches it (the icon is a link too, never
+ * loaded: a picture chosen by the card would dress up an agent AgentDesk cannot talk to).
+ */
+function checkAbout(r: Report, card: Json): Pick<A2AAgent, 'provider' | 'documentationUrl' | 'iconUrl'> {
+  const about: Pick<A2AAgent, 'provider' | 'documentationUrl' | 'iconUrl'> = {};
+  if (has(card, 'provider') && card.provider !== undefined) {
+    const provider = card.provider;
+    const organization = isObject(provider) ? provider.organization : undefined;
+    if (!isObject(provider) || typeof organization !== 'string' || organization.trim() === '') {
+      r.warn('provider_invalid', ['provider'], 'The provider is not an object with an organization name; it is not shown.');
+    } else {
+      if (organization.length > cardLimits.nameChars) r.warn('provider_truncated', ['provider', 'organization'], `The provider's organization is longer than ${cardLimits.nameChars} characters; it is shortened for display.`);
+      const url = has(provider, 'url') && provider.url !== undefined ? cardLink(r, provider.url, ['provider', 'url'], "provider's url") : undefined;
+      about.provider = { organization: clip(organization, cardLimits.nameChars), ...(url === undefined ? {} : { url }) };
+    }
+  }
+  for (const key of ['documentationUrl', 'iconUrl'] as const) {
+    if (!has(card, key) || card[key] === undefined) continue;
+    const url = cardLink(r, card[key], [key], key);
+    if (url !== undefined) about[key] = url;
+  }
+  return about;
+}
+
+/** A link of the card, as its parsed href; undefined (with a warning) when it is not an https URL without credentials. */
+function cardLink(r: Report, value: unknown, path: Segments, what: string): string | undefined {
+  if (typeof value !== 'string' || value.length > cardLimits.urlChars || !URL.canParse(value)) {
+    return void r.warn('card_link_invalid', path, `The ${what} is not a URL of at most ${cardLimits.urlChars} characters; it is not shown.`);
+  }
+  const url = new URL(value);
+  if (url.protocol !== 'https:') return void r.warn('card_link_not_https', path, `The ${what} uses ${quote(url.protocol)}, not https:; it is not shown.`);
+  if (url.username !== '' || url.password !== '') return void r.warn('card_link_credentials', path, `The ${what} carries a user name or password; it is not shown.`);
+  // Parsing may lengthen it (punycode, percent-encoding): what is kept stays within the bound too.
+  if (url.href.length > cardLimits.urlChars) return void r.warn('card_link_invalid', path, `The ${what} is longer than ${cardLimits.urlChars} characters once parsed; it is not shown.`);
+  return url.href;
 }
 
 /*

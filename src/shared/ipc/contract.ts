@@ -89,7 +89,8 @@ export type AgentCheck = z.infer<typeof agentCheckSchema>;
 
 /**
  * A plain A2A agent (a valid card with neither a Talkie manifest nor the AgentCall extension): no
- * session, a page with what its card says (description, skills) and its web pages.
+ * session, a page with what its card says (description, skills, provider, documentation and icon
+ * links: https, untrusted, opened only through `external.open`, never fetched) and its web pages.
  */
 export const a2aAgentViewSchema = z.strictObject({
   name: z.string().max(200),
@@ -97,6 +98,9 @@ export const a2aAgentViewSchema = z.strictObject({
   version: z.string().max(100),
   cardUrl: z.string().max(4096),
   skills: z.array(z.strictObject({ name: z.string().max(100), description: z.string().max(300), tags: z.array(z.string().max(50)).max(10) })).max(32),
+  provider: z.strictObject({ organization: z.string().max(200), url: z.string().max(2048).optional() }).optional(),
+  documentationUrl: z.string().max(2048).optional(),
+  iconUrl: z.string().max(2048).optional(),
 });
 export type A2AAgentView = z.infer<typeof a2aAgentViewSchema>;
 

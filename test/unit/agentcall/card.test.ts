@@ -77,6 +77,33 @@ describe('validateAgentCard details', () => {
     });
   });
 
+  it('keeps a plain A2A card\'s provider, documentation and icon as https links, and leaves out each one it cannot show, with a warning at its path', () => {
+    const good = validateAgentCard(byName('plain A2A card with provider, documentation and icon'), { allowLocalHttp: false });
+    expect(good).toMatchObject({
+      ok: true,
+      kind: 'a2a',
+      a2a: {
+        provider: { organization: 'Larkfield Payroll Ltd', url: 'https://larkfield.example/' },
+        documentationUrl: 'https://docs.larkfield.example/agent',
+        iconUrl: 'https://agent.larkfield.example/icon.png',
+      },
+      problems: [],
+    });
+    const bad = validateAgentCard(byName('plain A2A card with unusable provider, documentation and icon'), { allowLocalHttp: true });
+    expect(bad.ok && bad.kind === 'a2a' ? Object.keys(bad.a2a).sort() : []).toEqual(['description', 'name', 'skills', 'version']);
+    expect(bad.problems.map(({ code, path }) => ({ code, path }))).toEqual([
+      { code: 'provider_invalid', path: '/provider' },
+      { code: 'card_link_not_https', path: '/documentationUrl' },
+      { code: 'card_link_credentials', path: '/iconUrl' },
+    ]);
+    // http:// stays out under the development setting too (only https opens), and an organization too long is shortened.
+    const card = byName('plain A2A card with provider, documentation and icon');
+    card.provider = { organization: 'L'.repeat(cardLimits.nameChars + 5), url: 'http://127.0.0.1:8080/' };
+    const dev = validateAgentCard(card, { allowLocalHttp: true });
+    expect(dev.ok && dev.kind === 'a2a' ? dev.a2a.provider : undefined).toEqual({ organization: `${'L'.repeat(cardLimits.nameChars - 1)}…` });
+    expect(codesOf(dev.problems)).toEqual(['card_link_not_https', 'provider_truncated']);
+  });
+
   it('points agentRequests problems at the offending entry', () => {
     const result = validateAgentCard(byName('agentRequests not a subset of accepted'), { allowLocalHttp: false });
     expect(problemAt(result, 'agent_request_not_accepted')?.path).toBe('/capabilities/extensions/0/params/physicalObservations/agentRequests/1');

@@ -40,6 +40,19 @@ describe('identifyAgent: a plain A2A card', () => {
     expect(view.skills).toEqual([{ name: 'Run payroll', description: 'Runs a payroll for a client account.', tags: ['payroll'] }]);
   });
 
+  it('carries the card\'s provider, documentation and icon links to the page, within the contract', async () => {
+    const card = { ...structuredClone(workedExample), provider: { organization: 'Larkfield Payroll Ltd', url: 'https://larkfield.example/' }, documentationUrl: 'https://docs.larkfield.example/agent', iconUrl: 'javascript:alert(1)' };
+    const server = await cardServer(card);
+    const identified = await identifyAgent(server.url, dev);
+    if (identified.protocol !== 'a2a') throw new Error('not a2a');
+    const view = a2aAgentView(identified);
+    expect(a2aAgentViewSchema.parse(view)).toEqual(view);
+    expect(view).toMatchObject({ provider: { organization: 'Larkfield Payroll Ltd', url: 'https://larkfield.example/' }, documentationUrl: 'https://docs.larkfield.example/agent' });
+    expect(view.iconUrl).toBeUndefined();
+    // Nothing but the card was fetched: the links are only shown.
+    expect(server.requests.map((request) => request.path).sort()).toEqual(['/.well-known/agent-card.json', '/.well-known/talkie.json']);
+  });
+
   it('bounds what it keeps of hostile skills (count, name, description, tags)', async () => {
     const card = structuredClone(workedExample) as { skills: unknown[] };
     card.skills = Array.from({ length: 40 }, (_, index) => ({

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { aguiChat } from '../../../src/main/cli/agui-chat';
 import { UsageError, type Io } from '../../../src/main/cli/output';
 import { startAguiDemoServer, type AguiDemoServer } from '../../../src/main/demo/agui/agui-demo-server';
+import { startServer } from '../../support/http-server';
 
 /**
  * `agentdesk chat --agui <endpoint>` against the demo's plain AG-UI side on 127.0.0.1, with piped
@@ -30,6 +31,21 @@ async function demo(options: { token?: string } = {}): Promise<{ server: AguiDem
   const server = await startAguiDemoServer({ timeScale: 0, onRunInput: (body) => bodies.push(body as Body), ...options });
   servers.push(server);
   return { server, bodies };
+}
+
+/** A plain AG-UI server that answers its n-th run with the events `script` gives for it. */
+function scripted(script: (run: number, body: Body & { messages: unknown[] }) => object[]) {
+  let runs = 0;
+  return startServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Body & { messages: unknown[] };
+      response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      const events = [{ type: 'RUN_STARTED', threadId: body.threadId, runId: body.runId }, ...script(runs++, body)];
+      response.end(events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join(''));
+    });
+  });
 }
 
 describe('agentdesk chat --agui', () => {
@@ -145,5 +161,102 @@ describe('agentdesk chat --agui', () => {
     const io = capture();
     expect(await aguiChat(server.url, { dev: true }, io, input('fail please'), quiet)).toBe(1);
     expect(io.lines.find((line) => line.startsWith('[error demo_failure]'))).toBeTruthy();
+  });
+
+  it('an answer typed after its request expired is not shown as sent: the chat says it was not sent, and the server gets a cancel', async () => {
+    const { server, bodies } = await demo();
+    const lines: string[] = [];
+    let skew = 0;
+    const io: Io = {
+      out: (line) => {
+        lines.push(line);
+        // "deploy" asks two questions; the clock jumps a day while the second is being answered.
+        if (line.startsWith('? Approve') && lines.filter((entry) => entry.startsWith('? Approve')).length === 2) skew = 24 * 3600_000;
+      },
+      err: (line) => void lines.push(`stderr: ${line}`),
+    };
+    const code = await aguiChat(server.url, { dev: true }, io, input('deploy', 'y', '', 'y', ''), { ...quiet, now: () => Date.now() + skew });
+    expect(code).toBe(0);
+    // The first answer was in time when it was typed; the second was not.
+    expect(lines).toContain('  → {"approve":true}');
+    expect(lines.filter((line) => line.startsWith('  → '))).toEqual(['  → {"approve":true}', expect.stringMatching(/^ {2}→ not sent: the request expired \(.+\) while you answered; it is cancelled instead\.$/)]);
+    // By the time the answers went out, the first had expired too.
+    expect(lines).toContain('[question 1/2] It expired before the answers were sent: that answer was not sent; it is cancelled instead.');
+    expect(bodies.filter((body) => body.resume !== undefined).map((body) => body.resume?.map(({ status, payload }) => ({ status, payload })))).toEqual([[{ status: 'cancelled' }, { status: 'cancelled' }]]);
+  });
+
+  it('a MESSAGES_SNAPSHOT that rewrites a message prints the new text whole, marked [replaced]; an unchanged one is not printed again', async () => {
+    const server = await scripted((_run, body) => [
+      { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'The plan has 3 steps' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+      { type: 'TEXT_MESSAGE_START', messageId: 'm2', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm2', delta: 'Done: all of them.' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'm2' },
+      { type: 'TEXT_MESSAGE_START', messageId: 'm3', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm3', delta: 'Unchanged.' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'm3' },
+      {
+        type: 'MESSAGES_SNAPSHOT',
+        messages: [
+          ...body.messages,
+          { id: 'm1', role: 'assistant', content: 'The plan has 2 steps, not 3: one was a duplicate.' },
+          { id: 'm2', role: 'assistant', content: 'Done' },
+          { id: 'm3', role: 'assistant', content: 'Unchanged.' },
+        ],
+      },
+      { type: 'RUN_FINISHED', threadId: body.threadId, runId: body.runId },
+    ]);
+    const io = capture();
+    expect(await aguiChat(server.url, { dev: true }, io, input('plan it'), quiet)).toBe(0);
+    expect(io.lines.slice(1)).toEqual(['The plan has 3 steps', 'Done: all of them.', 'Unchanged.', '[replaced] The plan has 2 steps, not 3: one was a duplicate.', '[replaced] Done']);
+  });
+
+  it('marks what each subagent says and does with its name (parallel invocations of one name told apart), its start and end, and its questions', async () => {
+    const server = await scripted((run, body) => {
+      const finished = { type: 'RUN_FINISHED', threadId: body.threadId, runId: body.runId };
+      if (run > 0) return [finished];
+      const sa1 = { subagentRunId: 'sa-1' };
+      const sa2 = { subagentRunId: 'sa-2' };
+      return [
+        { type: 'TEXT_MESSAGE_START', messageId: 'p1', role: 'assistant' },
+        { type: 'TEXT_MESSAGE_CONTENT', messageId: 'p1', delta: 'I ask two researchers.' },
+        { type: 'TEXT_MESSAGE_END', messageId: 'p1' },
+        { type: 'SUBAGENT_STARTED', ...sa1, name: 'researcher', description: 'Looks up prices' },
+        { type: 'SUBAGENT_STARTED', ...sa2, name: 'researcher' },
+        { type: 'TEXT_MESSAGE_START', messageId: 's1', role: 'assistant', ...sa1 },
+        { type: 'TEXT_MESSAGE_CONTENT', messageId: 's1', delta: 'Prices rose', ...sa1 },
+        { type: 'TEXT_MESSAGE_START', messageId: 's2', role: 'assistant', ...sa2 },
+        { type: 'TEXT_MESSAGE_CONTENT', messageId: 's2', delta: 'Prices fell.', ...sa2 },
+        { type: 'TEXT_MESSAGE_END', messageId: 's2', ...sa2 },
+        { type: 'TEXT_MESSAGE_CONTENT', messageId: 's1', delta: ' 2%.', ...sa1 },
+        { type: 'TEXT_MESSAGE_END', messageId: 's1', ...sa1 },
+        { type: 'STEP_STARTED', stepName: 'compare', ...sa2 },
+        { type: 'TOOL_CALL_START', toolCallId: 't1', toolCallName: 'lookup', ...sa1 },
+        { type: 'TOOL_CALL_ARGS', toolCallId: 't1', delta: '{"q":"copper"}', ...sa1 },
+        { type: 'TOOL_CALL_END', toolCallId: 't1', ...sa1 },
+        { type: 'TOOL_CALL_RESULT', messageId: 'r1', toolCallId: 't1', content: '42', ...sa1 },
+        { type: 'SUBAGENT_ERROR', ...sa2, message: 'Timed out' },
+        { type: 'SUBAGENT_FINISHED', ...sa1, outcome: { type: 'suspended', interruptIds: ['i1'] } },
+        { ...finished, outcome: { type: 'interrupt', interrupts: [{ id: 'i1', reason: 'confirmation', message: 'Buy copper?', ...sa1 }] } },
+      ];
+    });
+    const io = capture();
+    expect(await aguiChat(server.url, { dev: true }, io, input('prices?', ''), quiet)).toBe(0);
+    expect(io.lines.slice(1)).toEqual([
+      'I ask two researchers.',
+      '[subagent researcher] started: Looks up prices',
+      '[subagent researcher #2] started',
+      '[subagent researcher] Prices rose',
+      '[subagent researcher #2] Prices fell.',
+      '[subagent researcher]  2%.',
+      '[subagent researcher #2] [step] compare',
+      '[subagent researcher] [tool] lookup {"q":"copper"}',
+      '  [subagent researcher] ✓ lookup: 42',
+      '[subagent researcher #2] failed: Timed out',
+      '[subagent researcher] waiting for an answer',
+      '[question 1/1] Please confirm (from subagent researcher): Buy copper?',
+      '  No details are needed. Enter accepts it, /cancel cancels it.',
+    ]);
   });
 });

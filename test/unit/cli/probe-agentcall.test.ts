@@ -36,16 +36,12 @@ describe('agentdesk probe over the agent card fixture table (--dev --json)', () 
     const expected = entry.expectDev ?? entry.expect;
     const server = await agentServer(entry.card);
     const { code, report } = await probeJson(server.url);
-    // A valid plain A2A card is not usable: AgentDesk needs the AgentCall extension.
-    const plainA2A = expected.ok && expected.kind === 'a2a';
-    expect({ ok: report.ok, kind: report.kind, codes: codesOf(report.problems) }).toEqual({
-      ok: expected.ok && !plainA2A,
-      kind: expected.kind,
-      codes: plainA2A ? [...expected.codes, 'agentcall_extension_missing'].sort() : expected.codes,
-    });
+    // The probe's verdict is the app's: a valid plain A2A card is accepted too (a page, no conversation).
+    expect({ ok: report.ok, kind: report.kind, codes: codesOf(report.problems) }).toEqual(expected);
     expect(code).toBe(report.ok ? 0 : 1);
     expect(report.cardUrl).toBe(`${server.origin}/.well-known/agent-card.json`);
-    expect(report.agentcall !== undefined).toBe(report.ok);
+    expect(report.agentcall !== undefined).toBe(report.ok && report.kind === 'agentcall');
+    expect(report.a2a !== undefined).toBe(report.ok && report.kind === 'a2a');
   });
 });
 
@@ -122,15 +118,50 @@ describe('agentdesk probe and agent cards', () => {
     expect(report).toMatchObject({ ok: true, kind: 'agentcall' });
   });
 
-  it('names a plain A2A agent as not usable, with its name', async () => {
+  it('reports a plain A2A agent as what it is, usable as a page (exit 0), with its name', async () => {
     const server = await agentServer(fixture('plain A2A card without the extension'));
     const io = capture();
-    expect(await probe(server.url, { json: false, dev: true }, io)).toBe(1);
+    expect(await probe(server.url, { json: false, dev: true }, io)).toBe(0);
     expect(io.lines).toEqual([
-      'not usable A2A agent "Workshop agent":',
-      '  agentcall_extension_missing at /capabilities/extensions: This A2A agent card does not declare the AgentCall extension; AgentDesk talks to A2A agents only through AgentCall.',
+      'usable: A2A agent "Workshop agent" 1.0.0 without AgentCall: the app shows its card, skills and web pages; no conversation',
       ...readLines(server.origin),
     ]);
+  });
+
+  it('shows a plain A2A card\'s provider, documentation and icon as untrusted links', async () => {
+    const server = await agentServer(fixture('plain A2A card with provider, documentation and icon'));
+    const { code, report } = await probeJson(server.url);
+    expect(code).toBe(0);
+    expect(report).toMatchObject({
+      ok: true,
+      kind: 'a2a',
+      problems: [],
+      a2a: { name: 'Larkfield Payroll', provider: { organization: 'Larkfield Payroll Ltd', url: 'https://larkfield.example/' }, documentationUrl: 'https://docs.larkfield.example/agent', iconUrl: 'https://agent.larkfield.example/icon.png' },
+    });
+    const io = capture();
+    expect(await probe(server.url, { json: false, dev: true }, io)).toBe(0);
+    expect(io.lines).toEqual([
+      'usable: A2A agent "Larkfield Payroll" 1.0.0 without AgentCall: the app shows its card, skills and web pages; no conversation',
+      'from the card (untrusted links, not fetched):',
+      '  provider: Larkfield Payroll Ltd, https://larkfield.example/ (other site)',
+      '  documentation: https://docs.larkfield.example/agent (other site)',
+      '  icon: https://agent.larkfield.example/icon.png (other site)',
+      ...readLines(server.origin),
+    ]);
+  });
+
+  it('lists the links it left out of a plain A2A card as warnings, and a card\'s text reaches the terminal without control characters', async () => {
+    const card = fixture('plain A2A card with unusable provider, documentation and icon') as Record<string, unknown>;
+    const server = await agentServer({ ...card, name: 'Larkfield\u001b[2J\u202e Payroll' });
+    const io = capture();
+    expect(await probe(server.url, { json: false, dev: true }, io)).toBe(0);
+    expect(io.lines.slice(0, 4)).toEqual([
+      'usable: A2A agent "Larkfield[2J Payroll" 1.0.0 without AgentCall: the app shows its card, skills and web pages; no conversation',
+      '  provider_invalid at /provider: The provider is not an object with an organization name; it is not shown.',
+      '  card_link_not_https at /documentationUrl: The documentationUrl uses "javascript:", not https:; it is not shown.',
+      '  card_link_credentials at /iconUrl: The iconUrl carries a user name or password; it is not shown.',
+    ]);
+    expect(io.lines.slice(4)).toEqual(readLines(server.origin));
   });
 
   it('names the one document it read when the address names it', async () => {

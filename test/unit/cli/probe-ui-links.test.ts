@@ -50,9 +50,9 @@ describe('agentdesk probe and AgentMesh UI links', () => {
   it('lists the §11 worked example\'s pages for a plain A2A card, flagged against the loopback origin the card came from', async () => {
     const server = await agentServer(() => workedExample);
     const { code, report } = await probeJson(server.url);
-    // A plain A2A card is still not usable; the UI links are reported anyway.
-    expect(code).toBe(1);
-    expect(report).toMatchObject({ ok: false, kind: 'a2a', cardUrl: `${server.origin}/.well-known/agent-card.json` });
+    // A plain A2A card: the app shows it as a page with these web pages.
+    expect(code).toBe(0);
+    expect(report).toMatchObject({ ok: true, kind: 'a2a', cardUrl: `${server.origin}/.well-known/agent-card.json` });
     expect(report.uiLinks).toEqual([
       {
         url: 'https://agent.larkfield.example/ops',
@@ -82,10 +82,9 @@ describe('agentdesk probe and AgentMesh UI links', () => {
   it('prints a "web pages:" section after the verdict, with audience, access, kind, hidden and other-site marks', async () => {
     const server = await agentServer(() => workedExample);
     const { code, lines } = await probeText(server.url);
-    expect(code).toBe(1);
+    expect(code).toBe(0);
     expect(lines).toEqual([
-      'not usable A2A agent "Larkfield Payroll":',
-      '  agentcall_extension_missing at /capabilities/extensions: This A2A agent card does not declare the AgentCall extension; AgentDesk talks to A2A agents only through AgentCall.',
+      'usable: A2A agent "Larkfield Payroll" 1.0.0 without AgentCall: the app shows its card, skills and web pages; no conversation',
       'web pages:',
       '  https://agent.larkfield.example/ops "Operations dashboard", operator, authenticated, "dashboard" (not shown by default) (other site)',
       '  https://agent.larkfield.example/reports "Payroll reports", client, authenticated, "reports" (other site)',

@@ -118,4 +118,52 @@ describe('a plain A2A agent', () => {
     await user.click(screen.getByRole('button', { name: 'Open Larkfield Payroll' }));
     await screen.findByRole('heading', { level: 1, name: 'Larkfield Payroll' });
   });
+
+  it('shows who offers it, its documentation and its icon as untrusted links: the URL first, opened only through external.open, the icon never loaded', async () => {
+    const backend = a2aBackend();
+    backend.state.a2aAgents['agent-p'] = {
+      ...larkfield,
+      provider: { organization: 'Larkfield Payroll Ltd', url: 'https://larkfield.example/' },
+      documentationUrl: 'https://docs.larkfield.example/agent',
+      iconUrl: 'https://agent.larkfield.example/icon.png',
+    };
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Open 127.0.0.1:8103' }));
+    const about = await screen.findByRole('region', { name: 'From its card' });
+    expect(within(about).getByText(/does not check these links and loads nothing from them/)).toBeTruthy();
+    expect(within(about).getAllByText(/^other site: /).map((label) => label.textContent)).toEqual([
+      'other site: larkfield.example',
+      'other site: docs.larkfield.example',
+      'other site: agent.larkfield.example',
+    ]);
+    // The icon is a link, never a picture: nothing on the page loads it.
+    expect(within(about).getByText('The picture is not shown here: AgentDesk loads no pictures from an agent’s card.')).toBeTruthy();
+    expect(document.querySelectorAll('img')).toHaveLength(0);
+    expect(document.body.innerHTML).not.toContain('src="https://agent.larkfield.example/icon.png"');
+
+    // A link shows its full URL first; only "Open in browser" opens it.
+    await user.click(within(about).getByRole('button', { name: 'Offered by Larkfield Payroll Ltd' }));
+    const confirm = within(about).getByRole('group', { name: 'Open Offered by Larkfield Payroll Ltd?' });
+    expect(within(confirm).getByText('https://larkfield.example/')).toBeTruthy();
+    expect(backend.callsOf('external.open')).toEqual([]);
+    await user.click(within(confirm).getByRole('button', { name: 'Open in browser' }));
+    await waitFor(() => expect(backend.callsOf('external.open')).toEqual([{ url: 'https://larkfield.example/' }]));
+    await user.click(within(about).getByRole('button', { name: 'Its icon picture' }));
+    expect(within(about).getByText('https://agent.larkfield.example/icon.png')).toBeTruthy();
+    expect(within(about).getByRole('button', { name: 'Documentation' })).toBeTruthy();
+  });
+
+  it('says nothing about its provider when the card names none, and shows a provider without a link as text', async () => {
+    const backend = a2aBackend();
+    const { user } = await renderApp({ backend });
+    await user.click(screen.getByRole('button', { name: 'Open 127.0.0.1:8103' }));
+    await screen.findByRole('heading', { level: 1, name: 'Larkfield Payroll' });
+    expect(screen.queryByRole('region', { name: 'From its card' })).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Back' }));
+    backend.state.a2aAgents['agent-p'] = { ...larkfield, provider: { organization: 'Larkfield Payroll Ltd' } };
+    await user.click(await screen.findByRole('button', { name: /^Open (127\.0\.0\.1:8103|Larkfield Payroll)$/ }));
+    const about = await screen.findByRole('region', { name: 'From its card' });
+    expect(within(about).getByText('Offered by Larkfield Payroll Ltd')).toBeTruthy();
+    expect(within(about).queryByRole('button')).toBeNull();
+  });
 });

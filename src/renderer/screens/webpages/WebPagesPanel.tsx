@@ -1,10 +1,10 @@
-import { usePolicyView } from '../../kiosk/policy-context';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import type { WebPages } from '../../../shared/agentmesh/ipc-schemas';
 import { uiLinkSkippedCodes } from '../../../shared/agentmesh/ui-links';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { ErrorAlert } from '../../components/ErrorText';
+import { UntrustedLink } from '../../components/UntrustedLink';
 import { call } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
@@ -35,9 +35,9 @@ type Loaded = { status: 'loading' } | { status: 'ready'; pages: WebPages } | { s
 
 /**
  * The "Web pages" panel: the pages an agent's A2A card lists (AgentMesh UI links 0.1, read by main).
- * Every entry is an untrusted link (§5): shown as plain text with its labels, never opened, embedded
- * or fetched here; a click shows the full URL, and only "Open in browser" hands it to
- * `external.open`. Operator pages wait behind "Show operator pages"; a missing audience is shown as
+ * Every entry is an untrusted link (§5, `UntrustedLink`): shown as plain text with its labels, never
+ * opened, embedded or fetched here; a click shows the full URL, and only "Open in browser" hands it
+ * to `external.open`. Operator pages wait behind "Show operator pages"; a missing audience is shown as
  * such, never as public; pages on another site than the card are flagged (main computes it).
  * Nothing at all is shown for an agent whose card lists no pages and has nothing to say about them.
  * `expanded`: open from the start (the A2A page, where the pages are what there is to see).
@@ -123,98 +123,31 @@ export function WebPagesPanel({ api, agentId, expanded: startExpanded = false }:
   );
 }
 
-/** One page: its label as a control that first shows the full URL, its purpose, labels and notes. */
+/** One page: its label as a control that first shows the full URL (UntrustedLink), its purpose, labels and notes. */
 function WebPageItem({ api, page, problems }: { api: AgentDeskApi; page: WebPage; problems: readonly CardProblem[] }) {
   const { t } = useI18n();
-  const { kiosk } = usePolicyView();
-  const [confirming, setConfirming] = useState(false);
-  const [opening, setOpening] = useState(false);
-  const [error, setError] = useState<IpcError | undefined>();
-  const linkRef = useRef<HTMLButtonElement>(null);
-  const openRef = useRef<HTMLButtonElement>(null);
-  const confirmId = useId();
-
-  useEffect(() => {
-    if (confirming) openRef.current?.focus();
-  }, [confirming]);
-
   // "Audience not stated" is already the page's audience label.
   const unstatedNote = problems.find((problem) => problem.code === 'ui_link_audience_unstated' && problem.path === `${page.path}/audience`)?.message;
   const notes = page.notes.filter((note) => note !== unstatedNote);
 
-  function cancel() {
-    setConfirming(false);
-    setError(undefined);
-    linkRef.current?.focus();
-  }
-
-  function open() {
-    setError(undefined);
-    setOpening(true);
-    // No await before this call: it runs in the user's click, which main checks for.
-    void call(() => api.external.open({ url: page.url })).then((result) => {
-      setOpening(false);
-      if (result.ok) setConfirming(false);
-      else setError(result.error);
-    });
-  }
-
-  if (kiosk) {
-    // A kiosk shows where a page is, never opens it.
-    return (
-      <li className="web-page">
-        <p className="web-page__link web-page__link--kiosk">{page.label}</p>
-        <p className="web-page__url">
-          <code>{page.url}</code>
-        </p>
-        <p className="muted">{t('kiosk.linkNotOpened')}</p>
-      </li>
-    );
-  }
-
   return (
     <li className="web-page">
-      <button
-        ref={linkRef}
-        type="button"
-        className="web-page__link"
-        aria-expanded={confirming}
-        aria-controls={confirming ? confirmId : undefined}
-        onClick={() => (confirming ? cancel() : setConfirming(true))}
-      >
-        {page.label}
-      </button>
-      {page.purpose !== undefined ? <p className="web-page__purpose">{page.purpose}</p> : null}
-      <ul className="web-page__labels">
-        <li className={`web-page__label web-page__label--${page.audience}`}>{t(audienceKey[page.audience])}</li>
-        {page.access !== undefined ? <li className="web-page__label">{t(accessKey[page.access])}</li> : null}
-        {page.kind !== undefined ? <li className="web-page__label web-page__label--kind">{page.kind}</li> : null}
-        {page.crossOrigin ? <li className="web-page__label web-page__label--other-site">{t('webpages.otherSite', { host: hostOf(page.url) })}</li> : null}
-      </ul>
-      {notes.length > 0 ? (
-        <ul className="web-page__notes" lang="en">
-          {notes.map((note, index) => (
-            <li key={index}>{note}</li>
-          ))}
+      <UntrustedLink api={api} url={page.url} label={page.label}>
+        {page.purpose !== undefined ? <p className="web-page__purpose">{page.purpose}</p> : null}
+        <ul className="web-page__labels">
+          <li className={`web-page__label web-page__label--${page.audience}`}>{t(audienceKey[page.audience])}</li>
+          {page.access !== undefined ? <li className="web-page__label">{t(accessKey[page.access])}</li> : null}
+          {page.kind !== undefined ? <li className="web-page__label web-page__label--kind">{page.kind}</li> : null}
+          {page.crossOrigin ? <li className="web-page__label web-page__label--other-site">{t('webpages.otherSite', { host: hostOf(page.url) })}</li> : null}
         </ul>
-      ) : null}
-      {confirming ? (
-        <div id={confirmId} className="web-page__confirm" role="group" aria-label={t('webpages.confirm.label', { label: page.label })}>
-          <p>{t('webpages.confirm.text')}</p>
-          <p className="web-page__url">
-            <code>{page.url}</code>
-          </p>
-          <div className="button-row">
-            <button ref={openRef} type="button" className="button button--primary" disabled={opening} aria-busy={opening || undefined} onClick={open}>
-              {t('webpages.confirm.open')}
-            </button>
-            <button type="button" className="button button--secondary" onClick={cancel}>
-              {t('webpages.confirm.cancel')}
-            </button>
-          </div>
-          <ErrorAlert summary={t('webpages.openFailed')} error={error} />
-        </div>
-      ) : null}
+        {notes.length > 0 ? (
+          <ul className="web-page__notes" lang="en">
+            {notes.map((note, index) => (
+              <li key={index}>{note}</li>
+            ))}
+          </ul>
+        ) : null}
+      </UntrustedLink>
     </li>
   );
 }
