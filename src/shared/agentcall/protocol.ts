@@ -43,7 +43,8 @@ export const limits = {
   labelChars: 256,
 } as const;
 
-const boundedId = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9._:~-]+$/, 'letters, digits and . _ : ~ - only');
+/** An id of `A-Za-z0-9._:~-`, 1 to `max` characters (sessions, observations, interactions, proposals, recipes). */
+export const boundedId = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9._:~-]+$/, 'letters, digits and . _ : ~ - only');
 const positiveInt = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 /** RFC 3339 date-time with an explicit offset (Z or ±hh:mm). */
