@@ -219,6 +219,13 @@ export const teachingResolvedSchema = z.looseObject({
   outcome: z.enum(['confirmed', 'cancelled', 'invalidated']),
 });
 
+/**
+ * AgentDesk additive event: an object passport from the agent (src/shared/agentcall/passport.ts).
+ * `passport` is checked by the engine, not here: a passport this app cannot read is ignored with a
+ * notice, it does not end the session.
+ */
+export const objectPassportEventSchema = z.looseObject({ type: z.literal('object.passport'), passport: z.unknown().optional() });
+
 export const knownEventSchemas = {
   'session.established': sessionEstablishedSchema,
   'run.started': runStartedSchema,
@@ -230,6 +237,7 @@ export const knownEventSchemas = {
   'interaction.resolved': interactionResolvedSchema,
   'teaching.proposed': teachingProposedSchema,
   'teaching.resolved': teachingResolvedSchema,
+  'object.passport': objectPassportEventSchema,
 } as const;
 export type KnownEventType = keyof typeof knownEventSchemas;
 export type ServerEvent = { [K in KnownEventType]: z.infer<(typeof knownEventSchemas)[K]> }[KnownEventType];
