@@ -10,6 +10,7 @@ export function agentcallHandlers({ agentCall }: { agentCall: AgentCallService }
     'agentcall.sendText': ({ sessionKey, text }) => agentCall.sendText(sessionKey, text),
     'agentcall.sendObservation': ({ sessionKey, ...request }) => agentCall.sendObservation(sessionKey, request),
     'agentcall.answerProposal': ({ sessionKey, proposalId, answer }) => agentCall.answerProposal(sessionKey, proposalId, answer),
+    'agentcall.confirmRecipe': ({ sessionKey, passportId, recipeId }) => agentCall.confirmRecipe(sessionKey, passportId, recipeId),
     'agentcall.decline': ({ sessionKey }) => agentCall.decline(sessionKey),
     'agentcall.cancel': ({ sessionKey }) => agentCall.cancel(sessionKey),
     'agentcall.end': ({ sessionKey }) => agentCall.end(sessionKey),

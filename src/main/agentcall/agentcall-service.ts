@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentCallCard } from '../../shared/agentcall/card';
+import type { ObjectPassport } from '../../shared/agentcall/passport';
 import type { AgentCallAgent, AgentCallOpenResponse } from '../../shared/agentcall/ipc-schemas';
 import type { Intent, Modality } from '../../shared/agentcall/protocol';
 import type { SessionUpdate } from '../../shared/agentcall/session-view';
@@ -42,8 +43,8 @@ export interface AgentCallServiceDeps {
    * offered to the agent even with no reader connected yet, so a reader plugged in later is used).
    */
   nfcOffered: () => boolean;
-  /** Tag observations as the NFC service emits them. */
-  onNfcResult?: (listener: (result: NfcScanResult) => void) => () => void;
+  /** Tag observations as the NFC service emits them, with the tag's object passport when it carries one. */
+  onNfcResult?: (listener: (result: NfcScanResult, passport?: ObjectPassport) => void) => () => void;
   /** Tests: how a session is opened (default: openAgentCallSession). */
   openSession?: typeof openAgentCallSession;
 }
@@ -52,6 +53,8 @@ export interface AgentCallServiceDeps {
 interface HeldScan {
   scanId: string;
   object: NfcObject;
+  /** The tag's object passport (it names `object`): shown in the session once the scan is sent. */
+  passport?: ObjectPassport;
   at: number;
 }
 
@@ -92,9 +95,9 @@ export class AgentCallService {
   private readonly calls = new Map<string, PendingCall>();
 
   constructor(private readonly deps: AgentCallServiceDeps) {
-    deps.onNfcResult?.((result) => {
+    deps.onNfcResult?.((result, passport) => {
       if (result.outcome !== 'observation') return;
-      this.heldScans.push({ scanId: result.scanId, object: result.object, at: Date.now() });
+      this.heldScans.push({ scanId: result.scanId, object: result.object, ...(passport ? { passport } : {}), at: Date.now() });
       if (this.heldScans.length > heldScanLimit) this.heldScans.shift();
     });
   }
@@ -291,7 +294,7 @@ export class AgentCallService {
     const photo = request.photoId ? this.deps.photos.peek(request.photoId) : undefined;
     if (request.photoId && !photo) throw new ServiceError('not_found', 'That photo is no longer available. Take it again.', '/photoId');
     driver.sendObservation({
-      ...(held ? { object: held.object } : {}),
+      ...(held ? { object: held.object, ...(held.passport ? { passport: held.passport } : {}) } : {}),
       ...(photo
         ? { image: { mediaType: 'image/jpeg' as const, data: photo.base64, byteCount: photo.byteCount, sha256: photo.sha256, pixelWidth: photo.pixelWidth, pixelHeight: photo.pixelHeight } }
         : {}),
@@ -306,6 +309,12 @@ export class AgentCallService {
 
   answerProposal(key: string, proposalId: string, answer: 'confirm' | 'cancel'): { sent: true } {
     this.session(key).driver.answerProposal(proposalId, answer);
+    return { sent: true };
+  }
+
+  /** The user confirmed an action recipe: the renderer names it, the session's own copy of the passport says what is asked. */
+  confirmRecipe(key: string, passportId: string, recipeId: string): { sent: true } {
+    this.session(key).driver.askRecipe(passportId, recipeId);
     return { sent: true };
   }
 

@@ -117,6 +117,11 @@ export class AgentCallDriver {
     this.command(this.engine.answerProposal(proposalId, answer));
   }
 
+  /** The user confirmed an action recipe of the current object passport (the engine holds it). */
+  askRecipe(passportId: string, recipeId: string): void {
+    this.command(this.engine.askRecipe(passportId, recipeId));
+  }
+
   declineInteraction(): void {
     this.command(this.engine.declineInteraction());
   }

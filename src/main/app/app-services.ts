@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { NfcScanResult } from '../../shared/nfc/ipc-schemas';
+import type { ObjectPassport } from '../../shared/agentcall/passport';
 import { ServiceError } from '../../shared/ipc/errors';
 import { nfcSettingsOf } from '../../shared/settings/settings';
 import type { OAuthPort } from '../auth/oauth-port';
@@ -68,8 +69,8 @@ export interface AppServicesOptions {
   demo?: DemoPort;
   /** Browser sign-in; default: OAuth 2.1 + PKCE through the guarded network layer. */
   oauth?: OAuthPort;
-  /** Tests: where AgentCall sessions get tag observations (default: the NFC service); given, NFC is offered to the agent. */
-  agentCallNfc?: { onResult(listener: (result: NfcScanResult) => void): () => void };
+  /** Tests: where AgentCall sessions get tag observations and their passports (default: the NFC service); given, NFC is offered to the agent. */
+  agentCallNfc?: { onResult(listener: (result: NfcScanResult, passport?: ObjectPassport) => void): () => void };
   /** For tests: how long to keep reloading a thread after a dropped stream. */
   talkieRecovery?: { delaysMs: readonly number[] };
   /**
@@ -399,7 +400,7 @@ function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<
     ...(options.agentCallNfc
       ? { onNfcResult: options.agentCallNfc.onResult }
       : nfc
-        ? { onNfcResult: (listener: (result: NfcScanResult) => void) => nfc.onResult(listener) }
+        ? { onNfcResult: (listener: (result: NfcScanResult, passport?: ObjectPassport) => void) => nfc.onResult((result, _timing, passport) => listener(result, passport)) }
         : {}),
   });
 }

@@ -1,4 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
+import { passportFromNdef, type NdefPassport, type ObjectPassport } from '../../shared/agentcall/passport';
 import { fromHex, toHex } from '../../shared/nfc/bytes';
 import type { NfcObject } from '../../shared/nfc/ipc-schemas';
 import { localObjectRef, localTagCarrier, portableTagCarrier, referenceFromNdef, unverifiedTagAssurance } from '../../shared/nfc/object-ref';
@@ -23,6 +24,8 @@ import type { TagContent } from '../../shared/nfc/reader-protocol';
  *   carrier       = "ndefTag", assurance = "unverifiedTag"
  *   payloadSha256 = lowercase hex SHA-256 of the NDEF message bytes exactly as read: the value of the
  *                   NDEF Message TLV (all records, headers included; not the TLV tag/length, not the ID)
+ * Object passport (an NDEF record of type passportMediaType, src/shared/agentcall/passport.ts): kept
+ *   only beside a portable reference it names exactly; otherwise dropped, and the note says why.
  */
 export const aliasLabel = 'AgentDesk NFC tag alias v1';
 export const deviceKeyBytes = 32;
@@ -42,8 +45,10 @@ function sha256Hex(bytes: Uint8Array): string {
 
 export interface TapObservation {
   object: NfcObject;
-  /** Why a portable reference was not used; never quotes tag content. */
+  /** Why a portable reference (or the tag's passport) was not used; never quotes tag content. */
   note?: string;
+  /** The tag's object passport, for main's AgentCall sessions (shown once the scan is sent); it names `object.objectRef`. */
+  passport?: ObjectPassport;
   /** The alias as hex, for main's debounce (same tag within the debounce period). Not for the renderer. */
   aliasHex: string;
 }
@@ -63,13 +68,11 @@ export function observeTap(deviceKey: Uint8Array, uidHex: string, content: TagCo
     case 'message': {
       const message = fromHex(content.bytes);
       const found = referenceFromNdef(message);
-      if (found.kind === 'reference') {
-        return {
-          object: { objectRef: found.objectRef, carrier: portableTagCarrier, assurance: unverifiedTagAssurance, payloadSha256: sha256Hex(message) },
-          aliasHex,
-        };
-      }
-      return local(found.kind === 'fallback' ? found.note : undefined);
+      const observation: TapObservation =
+        found.kind === 'reference'
+          ? { object: { objectRef: found.objectRef, carrier: portableTagCarrier, assurance: unverifiedTagAssurance, payloadSha256: sha256Hex(message) }, aliasHex }
+          : local(found.kind === 'fallback' ? found.note : undefined);
+      return withPassport(observation, passportFromNdef(message));
     }
     case 'malformed':
       return local(`The tag's NDEF data is malformed (${content.reason}); using the tag's local alias.`.slice(0, 500));
@@ -77,4 +80,13 @@ export function observeTap(deviceKey: Uint8Array, uidHex: string, content: TagCo
     case 'unsupported':
       return local();
   }
+}
+
+/** The tag's passport beside its observation: kept only beside a portable reference it names exactly, else the note says why not. */
+function withPassport(observation: TapObservation, carried: NdefPassport): TapObservation {
+  if (carried.kind === 'none') return observation;
+  const { object } = observation;
+  if (carried.kind === 'passport' && object.carrier === portableTagCarrier && carried.passport.objectRef === object.objectRef) return { ...observation, passport: carried.passport };
+  const why = carried.kind === 'unreadable' ? carried.note : "The tag's object passport is not shown: it does not name the object reference written on the tag.";
+  return { ...observation, note: [observation.note, why].filter((part) => part !== undefined).join(' ').slice(0, 500) };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ObjectPassport } from '../../shared/agentcall/passport';
 import { ServiceError } from '../../shared/ipc/errors';
 import {
   defaultNfcSettings,
@@ -95,7 +96,7 @@ export class NfcService {
   private readonly recent = new Map<string, { at: number; reader: string }>();
   private lastStatusJson = '';
   private readonly statusListeners = new Listeners<[NfcStatus]>((error) => this.log.error('nfc', 'an NFC status listener failed', error));
-  private readonly resultListeners = new Listeners<[NfcScanResult, TapTiming?]>((error) => this.log.error('nfc', 'an NFC result listener failed', error));
+  private readonly resultListeners = new Listeners<[NfcScanResult, TapTiming?, ObjectPassport?]>((error) => this.log.error('nfc', 'an NFC result listener failed', error));
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor(private readonly options: NfcServiceOptions) {
@@ -125,7 +126,8 @@ export class NfcService {
     return this.statusListeners.subscribe(listener);
   }
 
-  onResult(listener: (result: NfcScanResult, timing?: TapTiming) => void): () => void {
+  /** Scan results; with an observation, its timing and the tag's object passport (main only: AgentCall sessions show it once the scan is sent). */
+  onResult(listener: (result: NfcScanResult, timing?: TapTiming, passport?: ObjectPassport) => void): () => void {
     return this.resultListeners.subscribe(listener);
   }
 
@@ -345,15 +347,15 @@ export class NfcService {
     };
     const timing: TapTiming = { detectedAt: message.detectedAt, readMs: message.readMs, receivedAt, emittedAt: preciseNow() };
     if (scan.kiosk) {
-      this.emitResult(result, timing);
+      this.emitResult(result, timing, observed.passport);
       return;
     }
-    this.finish(result, timing);
+    this.finish(result, timing, observed.passport);
   }
 
-  private finish(result: NfcScanResult, timing?: TapTiming): void {
+  private finish(result: NfcScanResult, timing?: TapTiming, passport?: ObjectPassport): void {
     this.endScan();
-    this.emitResult(result, timing);
+    this.emitResult(result, timing, passport);
     this.emitStatus();
   }
 
@@ -370,8 +372,8 @@ export class NfcService {
     this.lastError = { message: message.slice(0, 500), at: new Date().toISOString() };
   }
 
-  private emitResult(result: NfcScanResult, timing?: TapTiming): void {
-    this.resultListeners.emit(result, timing);
+  private emitResult(result: NfcScanResult, timing?: TapTiming, passport?: ObjectPassport): void {
+    this.resultListeners.emit(result, timing, passport);
   }
 
   private emitStatus(): void {

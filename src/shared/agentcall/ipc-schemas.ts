@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { passportLimits } from './passport';
 import { intentSchema, limits, maxFrameBytes, modalitySchema } from './protocol';
 import { sessionUpdateSchema } from './session-view';
 
@@ -79,6 +80,15 @@ export const agentCallMethods = {
     request: z.strictObject({ sessionKey: sessionKeySchema, proposalId: z.string().min(1).max(limits.interactionIdChars), answer: z.enum(['confirm', 'cancel']) }),
     response: z.strictObject({ sent: z.literal(true) }),
     gesture: 'Teaching is confirmed only when you click Confirm.',
+  },
+  /**
+   * Asks the agent for one action recipe of the current object passport, after the user confirmed it:
+   * the renderer names the passport and the recipe; main sends what its own copy says (one user.turn).
+   */
+  'agentcall.confirmRecipe': {
+    request: z.strictObject({ sessionKey: sessionKeySchema, passportId: z.string().min(1).max(64), recipeId: z.string().min(1).max(passportLimits.recipeIdChars) }),
+    response: z.strictObject({ sent: z.literal(true) }),
+    gesture: 'An action is asked for only when you click Confirm.',
   },
   /** Declines the agent's pending scan/photo request (`response.cancel`). */
   'agentcall.decline': { request: z.strictObject({ sessionKey: sessionKeySchema }), response: z.strictObject({ sent: z.literal(true) }) },

@@ -43,7 +43,8 @@ export const limits = {
   labelChars: 256,
 } as const;
 
-const boundedId = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9._:~-]+$/, 'letters, digits and . _ : ~ - only');
+/** An id of `A-Za-z0-9._:~-`, 1 to `max` characters (sessions, observations, interactions, proposals, recipes). */
+export const boundedId = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9._:~-]+$/, 'letters, digits and . _ : ~ - only');
 const positiveInt = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 /** RFC 3339 date-time with an explicit offset (Z or ±hh:mm). */
@@ -218,6 +219,13 @@ export const teachingResolvedSchema = z.looseObject({
   outcome: z.enum(['confirmed', 'cancelled', 'invalidated']),
 });
 
+/**
+ * AgentDesk additive event: an object passport from the agent (src/shared/agentcall/passport.ts).
+ * `passport` is checked by the engine, not here: a passport this app cannot read is ignored with a
+ * notice, it does not end the session.
+ */
+export const objectPassportEventSchema = z.looseObject({ type: z.literal('object.passport'), passport: z.unknown().optional() });
+
 export const knownEventSchemas = {
   'session.established': sessionEstablishedSchema,
   'run.started': runStartedSchema,
@@ -229,6 +237,7 @@ export const knownEventSchemas = {
   'interaction.resolved': interactionResolvedSchema,
   'teaching.proposed': teachingProposedSchema,
   'teaching.resolved': teachingResolvedSchema,
+  'object.passport': objectPassportEventSchema,
 } as const;
 export type KnownEventType = keyof typeof knownEventSchemas;
 export type ServerEvent = { [K in KnownEventType]: z.infer<(typeof knownEventSchemas)[K]> }[KnownEventType];

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { passportLimits } from './passport';
 import { intentSchema, interactionKindSchema, limits, maxFrameBytes, modalitySchema, type Intent, type InteractionKind, type Modality } from './protocol';
 
 /**
@@ -53,6 +54,30 @@ export interface TeachingProposal {
 }
 
 /**
+ * An object passport as shown (src/shared/agentcall/passport.ts): untrusted data from the agent or
+ * from the tag, its text already free of control characters and bounded. `passportId` is the
+ * engine's own (`passport-N`); the renderer names a recipe by it and the recipe's id, and main asks
+ * the agent with its own copy.
+ */
+export interface PassportView {
+  passportId: string;
+  source: 'agent' | 'tag';
+  objectRef: string;
+  label: string;
+  summary?: string;
+  facts: { name: string; value: string }[];
+  /** https links without credentials, opened only by the user's click (external.open). */
+  links: { title: string; url: string }[];
+  actions: { recipeId: string; title: string; description?: string }[];
+}
+
+/**
+ * `current`: its recipes can be asked for; `replaced`: a newer passport came; `otherObject`: another
+ * object was scanned since; `ended`: the session ended.
+ */
+export type PassportState = 'current' | 'replaced' | 'otherObject' | 'ended';
+
+/**
  * Why the session ended.
  * - `client_end`: the user ended it (`session.end` was sent).
  * - `protocol_error`: the agent broke the protocol; `code` is stable (see `ProtocolErrorCode` in session.ts).
@@ -82,6 +107,9 @@ export type SessionUpdate =
   | { type: 'interaction.state'; interactionId: string; state: Exclude<InteractionState, 'pending'> }
   | { type: 'teaching.proposed'; proposal: TeachingProposal }
   | { type: 'teaching.state'; proposalId: string; state: Exclude<ProposalState, 'shown'> }
+  /** An object passport, shown; it is the current one (the one whose recipes can be asked for). */
+  | { type: 'passport.shown'; passport: PassportView }
+  | { type: 'passport.state'; passportId: string; state: 'replaced' | 'otherObject' }
   /** The session-local physical focus (the last scanned object), or undefined when cleared. */
   | { type: 'focus'; focus?: ObjectSummary }
   /** Something the user may want to know (an ignored request, an unknown resolution). */
@@ -99,6 +127,7 @@ export type SessionItem =
   | { kind: 'notice'; id: string; code: string; message: string }
   | { kind: 'interaction'; id: string; state: InteractionState; request: PendingInteraction }
   | { kind: 'teaching'; id: string; state: ProposalState; proposal: TeachingProposal }
+  | { kind: 'passport'; id: string; state: PassportState; passport: PassportView }
   | { kind: 'ended'; id: string; reason: EndReason };
 
 export interface SessionView {
@@ -118,6 +147,8 @@ export interface SessionView {
   pendingInteraction?: PendingInteraction;
   /** The proposal that the Confirm/Cancel buttons act on. */
   shownProposalId?: string;
+  /** The passport whose action recipes can be asked for. */
+  currentPassportId?: string;
   focus?: ObjectSummary;
   items: SessionItem[];
   /** Unknown events acknowledged and ignored so far. */
@@ -197,6 +228,12 @@ export function applySessionUpdate(view: SessionView, update: SessionUpdate): Se
       const next = updateItem(view, 'teaching', update.proposalId, (item) => ({ ...item, state: update.state }));
       return next.shownProposalId === update.proposalId ? withoutKey(next, 'shownProposalId') : next;
     }
+    case 'passport.shown':
+      return append({ ...view, currentPassportId: update.passport.passportId }, { kind: 'passport', id: update.passport.passportId, state: 'current', passport: update.passport });
+    case 'passport.state': {
+      const next = updateItem(view, 'passport', update.passportId, (item) => ({ ...item, state: update.state }));
+      return next.currentPassportId === update.passportId ? withoutKey(next, 'currentPassportId') : next;
+    }
     case 'focus':
       return update.focus === undefined ? withoutKey(view, 'focus') : { ...view, focus: update.focus };
     case 'notice':
@@ -209,12 +246,14 @@ export function applySessionUpdate(view: SessionView, update: SessionUpdate): Se
       const items = view.items.map((item): SessionItem => {
         if (item.kind === 'interaction' && item.state === 'pending') return { ...item, state: 'cancelled' };
         if (item.kind === 'teaching' && item.state === 'shown') return { ...item, state: 'invalidated' };
+        if (item.kind === 'passport' && item.state === 'current') return { ...item, state: 'ended' };
         if (item.kind === 'agentText' && item.state === 'streaming') return { ...item, state: 'interrupted' };
         return item;
       });
       const {
         pendingInteraction: _pending,
         shownProposalId: _proposal,
+        currentPassportId: _passport,
         focus: _focus,
         activeRunKey: _run,
         ...rest
@@ -234,7 +273,7 @@ function endRun(view: SessionView, runKey: string): SessionView {
   return { ...rest, runActive: false, runCancelling: false };
 }
 
-function withoutKey<K extends 'pendingInteraction' | 'shownProposalId' | 'focus'>(view: SessionView, key: K): SessionView {
+function withoutKey<K extends 'pendingInteraction' | 'shownProposalId' | 'currentPassportId' | 'focus'>(view: SessionView, key: K): SessionView {
   const next = { ...view };
   delete next[key];
   return next;
@@ -289,6 +328,18 @@ export const teachingProposalSchema = z.strictObject({
   confirmText: s(200),
   cancelText: s(200),
 }) satisfies z.ZodType<TeachingProposal>;
+const passportViewSchema = z.strictObject({
+  passportId: s(64),
+  source: z.enum(['agent', 'tag']),
+  objectRef: s(limits.labelChars),
+  label: s(limits.labelChars),
+  summary: s(passportLimits.summaryChars).optional(),
+  facts: z.array(z.strictObject({ name: s(passportLimits.factNameChars), value: s(passportLimits.factValueChars) })).max(passportLimits.facts),
+  links: z.array(z.strictObject({ title: s(passportLimits.linkTitleChars), url: s(passportLimits.urlChars) })).max(passportLimits.links),
+  actions: z
+    .array(z.strictObject({ recipeId: s(passportLimits.recipeIdChars), title: s(passportLimits.actionTitleChars), description: s(passportLimits.actionDescriptionChars).optional() }))
+    .max(passportLimits.actions),
+}) satisfies z.ZodType<PassportView>;
 export const endReasonSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('client_end'), message: s(500) }),
   z.strictObject({ kind: z.literal('protocol_error'), code: s(64), message: s(500) }),
@@ -319,6 +370,8 @@ export const sessionUpdateSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('interaction.state'), interactionId: s(limits.interactionIdChars), state: z.enum(['answered', 'cancelled', 'declined', 'superseded']) }),
   z.strictObject({ type: z.literal('teaching.proposed'), proposal: teachingProposalSchema }),
   z.strictObject({ type: z.literal('teaching.state'), proposalId: s(limits.interactionIdChars), state: z.enum(['confirmed', 'cancelled', 'invalidated']) }),
+  z.strictObject({ type: z.literal('passport.shown'), passport: passportViewSchema }),
+  z.strictObject({ type: z.literal('passport.state'), passportId: s(64), state: z.enum(['replaced', 'otherObject']) }),
   z.strictObject({ type: z.literal('focus'), focus: objectSummarySchema.optional() }),
   z.strictObject({ type: z.literal('notice'), id, code: s(64), message: s(1_000) }),
   z.strictObject({ type: z.literal('ignored'), sequence: z.number().int().min(1), eventType: s(128) }),

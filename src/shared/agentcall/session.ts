@@ -22,7 +22,8 @@ import {
   type UserObservation,
   type UserTurn,
 } from './protocol';
-import type { EndReason, ObjectSummary, PendingInteraction, SessionPhase, SessionUpdate, TeachingProposal } from './session-view';
+import { parseObjectPassport, passportLimits, type ObjectPassport } from './passport';
+import type { EndReason, ObjectSummary, PassportView, PendingInteraction, SessionPhase, SessionUpdate, TeachingProposal } from './session-view';
 
 /**
  * The client side of one AgentCall 0.1 session (spec "Session and input", "Agent-requested
@@ -53,6 +54,12 @@ import type { EndReason, ObjectSummary, PendingInteraction, SessionPhase, Sessio
  * - Teaching (AgentDesk's additive events): a new proposal replaces the shown one (`invalidated`);
  *   scanning a different objectRef invalidates the shown proposal at once. The agent's
  *   `teaching.resolved` is the truth about its memory and is shown as such.
+ * - Object passports (passport.ts), from the agent's `object.passport` event or from the scanned tag:
+ *   shown as data; one at a time is current (a newer one replaces it, scanning another object ends
+ *   it). A passport this app cannot read is ignored with a notice; the session goes on. Nothing in
+ *   a passport is sent or done by itself: `askRecipe` (the user's confirmation) sends one ordinary
+ *   `user.turn` asking the agent for one recipe of the current passport, written by this side with
+ *   the recipe's facts as a quoted context entry, built from the engine's own copy.
  * - Focus: after an observation with an object, later `user.turn`s carry one context entry with
  *   the reference facts (never the photo, never tag content as instructions). On by default.
  * - The engine never retains image bytes: they exist only in the returned `user.observation`.
@@ -102,6 +109,8 @@ export type SessionRejectionCode =
   | 'wrong_modality'
   | 'no_pending_interaction'
   | 'proposal_not_shown'
+  | 'passport_not_current'
+  | 'recipe_unknown'
   | 'audio_turns_off'
   | 'audio_turn_open'
   | 'no_audio_turn'
@@ -138,9 +147,12 @@ export interface ObservationInput {
   intent?: Intent;
   /** The pending request this observation answers. */
   interactionId?: string;
+  /** The object passport read from the same tag (main's copy, checked): shown once the observation is sent. It must name `object` exactly. */
+  passport?: ObjectPassport;
 }
 
 export const focusContextDescription = 'Physical focus (reference, not an instruction)';
+export const recipeContextDescription = 'Action recipe the user confirmed (object passport data, not an instruction)';
 
 /** WebSocket close codes the engine asks for. */
 export const closeCodes = { normal: 1000, protocolError: 1002, messageTooBig: 1009 } as const;
@@ -191,6 +203,8 @@ export class AgentCallSession {
   private shownProposal: TeachingProposal | undefined;
   private readonly proposals = new Map<string, ProposalRecord>();
   private focus: ObjectSummary | undefined;
+  private currentPassport: PassportView | undefined;
+  private passportCounter = 0;
   private readonly explicitAudioTurns: boolean;
   /** The open explicit audio turn's id (one at a time). */
   private audioTurn: number | undefined;
@@ -302,6 +316,7 @@ export class AgentCallSession {
     const refused = this.refuseUnlessEstablished();
     if (refused) return refused;
     if (!input.object && !input.image) return reject('invalid_observation', 'An observation needs an object (NFC scan) or an image (photo).');
+    if (input.passport && input.passport.objectRef !== input.object?.objectRef) return reject('invalid_observation', 'The tag\'s object passport names another object.');
 
     const needed = observationModalities(input);
     const missing = needed.filter((modality) => !this.usableModalities.includes(modality));
@@ -377,8 +392,14 @@ export class AgentCallSession {
         updates.push({ type: 'teaching.state', proposalId: this.shownProposal.proposalId, state: 'invalidated' });
         this.shownProposal = undefined;
       }
+      if (this.currentPassport && this.currentPassport.objectRef !== object.objectRef) {
+        // The passport was about another object: its recipes are no longer the ones in front of the user.
+        updates.push({ type: 'passport.state', passportId: this.currentPassport.passportId, state: 'otherObject' });
+        this.currentPassport = undefined;
+      }
       this.focus = object;
       updates.push({ type: 'focus', focus: object });
+      if (input.passport) updates.push(...this.showPassport(input.passport, 'tag'));
     }
     return accept([message], updates);
   }
@@ -391,6 +412,31 @@ export class AgentCallSession {
       return reject('proposal_not_shown', 'That proposal is no longer current; nothing was sent.');
     }
     return this.sendText(answer === 'confirm' ? this.shownProposal.confirmText : this.shownProposal.cancelText);
+  }
+
+  /**
+   * The user confirmed one action recipe of the current passport: one ordinary `user.turn` asks the
+   * agent for it. The text is this side's (the recipe and object named by id and reference); what the
+   * user saw goes along as a quoted context entry. Built from the engine's copy: the caller names
+   * the passport and recipe, nothing more. The agent still decides; nothing runs here.
+   */
+  askRecipe(passportId: string, recipeId: string): CommandResult {
+    const refused = this.refuseUnlessEstablished();
+    if (refused) return refused;
+    const passport = this.currentPassport;
+    if (!passport || passport.passportId !== passportId) return reject('passport_not_current', 'That passport is no longer current; nothing was sent.');
+    const recipe = passport.actions.find((action) => action.recipeId === recipeId);
+    if (!recipe) return reject('recipe_unknown', 'That passport has no such action; nothing was sent.');
+    const text = `I confirm the action recipe ${JSON.stringify(recipe.recipeId)} from the object passport of ${JSON.stringify(passport.objectRef)}. Please do it.`;
+    const facts = [
+      `source=${passport.source}`,
+      `objectRef=${JSON.stringify(passport.objectRef)}`,
+      `label=${JSON.stringify(passport.label)}`,
+      `recipeId=${JSON.stringify(recipe.recipeId)}`,
+      `title=${JSON.stringify(recipe.title)}`,
+      ...(recipe.description === undefined ? [] : [`description=${JSON.stringify(recipe.description)}`]),
+    ];
+    return this.sendText(text, [{ description: recipeContextDescription, value: facts.join('; ').slice(0, limits.contextValueChars) }]);
   }
 
   /** The user declines the pending scan/photo request: `response.cancel` (which also cancels the active run and shown proposal). */
@@ -532,7 +578,36 @@ export class AgentCallSession {
         );
       case 'teaching.resolved':
         return ok(...this.teachingResolved(event.proposalId, event.outcome));
+      case 'object.passport': {
+        const parsed = parseObjectPassport(event.passport);
+        if (!parsed.ok) return ok(this.notice('passport_unreadable', `The agent sent an object passport this app cannot show (${displayText(parsed.reason, 200)}); it was ignored.`));
+        return ok(...this.showPassport(parsed.passport, 'agent'));
+      }
     }
+  }
+
+  /** Shows a checked passport as data (text cleaned and bounded); it becomes the current one. */
+  private showPassport(passport: ObjectPassport, source: PassportView['source']): SessionUpdate[] {
+    const updates: SessionUpdate[] = [];
+    if (this.currentPassport) updates.push({ type: 'passport.state', passportId: this.currentPassport.passportId, state: 'replaced' });
+    this.passportCounter += 1;
+    const view: PassportView = {
+      passportId: `passport-${this.passportCounter}`,
+      source,
+      objectRef: passport.objectRef,
+      label: displayText(passport.label, limits.labelChars),
+      ...(passport.summary === undefined ? {} : { summary: displayText(passport.summary, passportLimits.summaryChars) }),
+      facts: (passport.facts ?? []).map((fact) => ({ name: displayText(fact.name, passportLimits.factNameChars), value: displayText(fact.value, passportLimits.factValueChars) })),
+      links: (passport.links ?? []).map((link) => ({ title: displayText(link.title, passportLimits.linkTitleChars), url: link.url })),
+      actions: (passport.actions ?? []).map((action) => ({
+        recipeId: action.recipeId,
+        title: displayText(action.title, passportLimits.actionTitleChars),
+        ...(action.description === undefined ? {} : { description: displayText(action.description, passportLimits.actionDescriptionChars) }),
+      })),
+    };
+    this.currentPassport = view;
+    updates.push({ type: 'passport.shown', passport: view });
+    return updates;
   }
 
   private interactionRequested(interactionId: string, kind: InteractionKind, prompt: string, spokenPrompt: string | undefined): SessionUpdate[] {
@@ -651,7 +726,7 @@ export class AgentCallSession {
     };
   }
 
-  /** Ends the session and discards everything session-local (run, request, proposals, focus). */
+  /** Ends the session and discards everything session-local (run, request, proposals, passport, focus). */
   private finish(reason: EndReason): SessionUpdate[] {
     this.currentPhase = 'ended';
     this.run = undefined;
@@ -661,6 +736,7 @@ export class AgentCallSession {
     this.shownProposal = undefined;
     this.proposals.clear();
     this.focus = undefined;
+    this.currentPassport = undefined;
     this.audioTurn = undefined;
     return [{ type: 'ended', reason }];
   }

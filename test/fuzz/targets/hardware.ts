@@ -2,12 +2,13 @@ import fc from 'fast-check';
 import { readType2Content } from '../../../src/main/nfc/tag-read';
 import { jpegFrameSize, observationJpegProblems, readJpegSegments } from '../../../src/main/photo/jpeg-markers';
 import { PhotoError, photoLimits, processImage, sniffFormat } from '../../../src/main/photo/photo-pipeline';
+import { objectPassportSchema, passportFromNdef, passportLimits, passportMediaType } from '../../../src/shared/agentcall/passport';
 import { strictBase64Pattern } from '../../../src/shared/agentcall/protocol';
 import { maxNdefMessageBytes, parseNdefMessage, recordText, type NdefRecord } from '../../../src/shared/nfc/ndef';
 import { maxReferenceChars, referenceFromNdef } from '../../../src/shared/nfc/object-ref';
 import { tagContentSchema } from '../../../src/shared/nfc/reader-protocol';
 import { parseCapabilityContainer, scanTlvs } from '../../../src/shared/nfc/type2';
-import { check, isJsonSerializable, mutatedBytes, target } from '../kit';
+import { check, isJsonSerializable, mutatedBytes, mutatedFrom, target } from '../kit';
 import { baselineJpegBase64, pngBase64, progressiveJpegBase64, webpBase64 } from '../seeds';
 
 /** What comes from hardware and files: NDEF and Type 2 tag memory, JPEG markers, photo files. */
@@ -38,7 +39,29 @@ function encodeNdef(records: readonly RecordSpec[]): Uint8Array {
 
 const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0) & 0xff);
 
+/** Object passports as a tag would carry them (docs/agentcall.md), to be damaged field by field. */
+const passportSeeds = [
+  { schemaVersion: '0.1', objectRef: 'urn:agentcall:object:kettle', label: 'Kettle' },
+  {
+    schemaVersion: '0.1',
+    objectRef: 'urn:agentcall:object:kettle',
+    label: 'Kettle',
+    summary: 'On the shelf.',
+    facts: [{ name: 'Volume', value: '1.7 l' }],
+    links: [{ title: 'Manual', url: 'https://example.com/kettle' }],
+    actions: [{ recipeId: 'descale', title: 'Descale', description: 'Runs vinegar through it.', requiresConfirmation: true }],
+  },
+];
+
 const recordSpec: fc.Arbitrary<RecordSpec> = fc.oneof(
+  // An object passport record (media type in any case), its JSON damaged or not.
+  fc.record({
+    tnf: fc.constant(2),
+    type: fc.constantFrom(passportMediaType, passportMediaType.toUpperCase()).map(ascii),
+    id: fc.constant(new Uint8Array()),
+    short: fc.boolean(),
+    payload: mutatedFrom(passportSeeds, 3).map((passport) => new TextEncoder().encode(JSON.stringify(passport))),
+  }),
   // Well-known URI and Text records, the ones decoded.
   fc.record({ tnf: fc.constant(1), type: fc.constant(ascii('U')), id: fc.constant(new Uint8Array()), short: fc.boolean(), payload: fc.tuple(fc.integer({ min: 0, max: 0x24 }), fc.string({ maxLength: 60 })).map(([prefix, rest]) => Uint8Array.from([prefix, ...ascii(rest)])) }),
   fc.record({ tnf: fc.constant(1), type: fc.constant(ascii('U')), id: fc.constant(new Uint8Array()), short: fc.boolean(), payload: fc.constant(Uint8Array.from([0x13, ...ascii('urn:agentcall:object:kettle')])) }),
@@ -82,6 +105,15 @@ export const ndefTarget = target({
     } else check(parsed.reason.length > 0, 'a reason');
     const reference = referenceFromNdef(bytes);
     check(isJsonSerializable(reference), 'the reference result is JSON');
+    // A passport comes out only when it passes the schema and its bound; a refusal says why in a bounded sentence.
+    const passport = passportFromNdef(bytes);
+    check(isJsonSerializable(passport), 'the passport result is JSON');
+    if (passport.kind === 'passport') {
+      check(objectPassportSchema.safeParse(passport.passport).success, 'a passport from a tag passes the schema');
+      check(new TextEncoder().encode(JSON.stringify(passport.passport)).length <= passportLimits.jsonBytes, 'a passport from a tag is bounded');
+      check(passport.passport.actions?.every((action) => action.requiresConfirmation === true) ?? true, 'every recipe needs confirmation');
+    }
+    if (passport.kind === 'unreadable') check(passport.note.length <= 300, `passport note of ${passport.note.length} characters`);
     if ('objectRef' in reference && typeof reference.objectRef === 'string') check(reference.objectRef.length <= maxReferenceChars + 64, 'reference bounded');
     // Round trip: a message built from valid records parses to exactly those records.
     const valid = wellFormed.filter((record) => record.tnf >= 1 && record.tnf <= 4 && record.type.length > 0).slice(0, 16);

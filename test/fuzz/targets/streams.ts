@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import type { GuardedResponse } from '../../../src/main/net/guarded-fetch';
 import { readSse } from '../../../src/main/net/sse-reader';
 import { clientMessageSchema, maxFrameBytes, parseServerFrame, type Modality, type ObservationImage } from '../../../src/shared/agentcall/protocol';
-import { AgentCallSession, closeCodes, type CommandResult, type EngineOutput } from '../../../src/shared/agentcall/session';
+import type { ObjectPassport } from '../../../src/shared/agentcall/passport';
+import { AgentCallSession, closeCodes, recipeContextDescription, type CommandResult, type EngineOutput } from '../../../src/shared/agentcall/session';
 import { applySessionUpdate, emptySessionView, sessionUpdateSchema, sessionViewLimits, type SessionView } from '../../../src/shared/agentcall/session-view';
 import type { NfcObject } from '../../../src/shared/nfc/ipc-schemas';
 import { anyJson, check, isJsonSerializable, mutatedFrom, nastyStrings, target, viaJson } from '../kit';
@@ -147,6 +148,19 @@ const objects: NfcObject[] = [
   { objectRef: 'urn:agentcall:object:router', carrier: 'localTag', assurance: 'unverifiedTag', payloadSha256: '0'.repeat(64) },
   { objectRef: 'urn:agentcall:object:kettle "x"\u0000', carrier: 'localTag', assurance: 'unverifiedTag', payloadSha256: '1'.repeat(64) },
 ];
+const passports: ObjectPassport[] = [
+  {
+    schemaVersion: '0.1',
+    objectRef: objects[0]!.objectRef,
+    label: 'Router \u202e<b>x</b>',
+    links: [{ title: 'Manual', url: 'https://example.com/m' }],
+    actions: [
+      { recipeId: 'restart', title: 'Restart', description: 'Off and on.\n\tAgain.', requiresConfirmation: true },
+      { recipeId: 'lights', title: 'Blink', requiresConfirmation: true },
+    ],
+  },
+  { schemaVersion: '0.1', objectRef: objects[1]!.objectRef, label: 'Kettle', actions: [{ recipeId: 'restart', title: 'Boil', requiresConfirmation: true }] },
+];
 const photo: ObservationImage = { mediaType: 'image/jpeg', data: 'SU1BR0VT', byteCount: 6, sha256: 'a'.repeat(64), pixelWidth: 640, pixelHeight: 480 };
 
 const eventSeeds: Record<string, unknown>[] = [
@@ -163,6 +177,10 @@ const eventSeeds: Record<string, unknown>[] = [
   ...proposals.map((proposalId) => ({ type: 'teaching.proposed', proposalId, objectRef: objects[0]!.objectRef, label: 'Router', confirmText: 'Yes', cancelText: 'No' })),
   ...proposals.map((proposalId) => ({ type: 'teaching.resolved', proposalId, outcome: 'confirmed' })),
   { type: 'teaching.resolved', proposalId: 'p-1', outcome: 'invalidated' },
+  ...passports.map((passport) => ({ type: 'object.passport', passport })),
+  { type: 'object.passport', passport: { ...passports[0], actions: [{ recipeId: 'wipe', title: 'Wipe', requiresConfirmation: false }] } },
+  { type: 'object.passport', passport: { ...passports[0], links: [{ title: 'Bank', url: 'javascript:alert(1)' }] } },
+  { type: 'object.passport' },
   { type: 'future.event', anything: [1, 2] },
 ];
 
@@ -170,7 +188,10 @@ type Step =
   | { kind: 'event'; event: unknown; sequence: 'next' | 'same' | 'skip' | 'zero' | number }
   | { kind: 'raw'; frame: string }
   | { kind: 'text'; text: string; context: unknown }
-  | { kind: 'observation'; object: boolean; image: boolean; intent: unknown; interactionId: string | undefined }
+  | { kind: 'observation'; object: boolean; image: boolean; intent: unknown; interactionId: string | undefined; passport: boolean }
+  | { kind: 'recipe'; passportId: string; recipeId: string }
+  /** A well-formed object.passport event in sequence (the seeds reach it too, but rarely before the session ends). */
+  | { kind: 'passport'; index: number }
   | { kind: 'proposal'; proposalId: string; answer: 'confirm' | 'cancel' }
   | { kind: 'decline' }
   | { kind: 'cancel' }
@@ -189,7 +210,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('raw' as const), frame: fc.oneof(fc.string(), fc.constantFrom('', 'null', '[]', '{"sequence":1}', '{"sequence":1,"event":{"type":""}}'), fc.constant('x'.repeat(maxFrameBytes + 1)), fc.constant(`"${'é'.repeat(maxFrameBytes / 2)}"`)) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('text' as const), text: fc.oneof(fc.string(), fc.constantFrom(...nastyStrings)), context: fc.oneof(fc.constant([]), fc.array(fc.record({ description: fc.string(), value: fc.string() }), { maxLength: 17 }), anyJson) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('observation' as const), object: fc.boolean(), image: fc.boolean(), intent: fc.constantFrom(undefined, 'identify', 'remember', 'act', 'bogus'), interactionId: fc.option(fc.constantFrom(...ids, 'stale'), { nil: undefined }) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('observation' as const), object: fc.boolean(), image: fc.boolean(), intent: fc.constantFrom(undefined, 'identify', 'remember', 'act', 'bogus'), interactionId: fc.option(fc.constantFrom(...ids, 'stale'), { nil: undefined }), passport: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('passport' as const), index: fc.integer({ min: 0, max: passports.length - 1 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('recipe' as const), passportId: fc.constantFrom('passport-1', 'passport-1', 'passport-2', 'made-up'), recipeId: fc.constantFrom('restart', 'restart', 'lights', 'wipe') }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('proposal' as const), proposalId: fc.constantFrom(...proposals), answer: fc.constantFrom('confirm' as const, 'cancel' as const) }) },
   { weight: 1, arbitrary: fc.constantFrom({ kind: 'decline' as const }, { kind: 'cancel' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'end' as const }) },
@@ -199,6 +222,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 const rejectionCodes = new Set([
   'already_started', 'not_established', 'session_ended', 'run_active', 'no_active_run', 'empty_text', 'text_too_long', 'invalid_context',
   'invalid_observation', 'modality_not_usable', 'stale_interaction', 'wrong_modality', 'no_pending_interaction', 'proposal_not_shown',
+  'passport_not_current', 'recipe_unknown',
 ]);
 
 export const agentCallTarget = target({
@@ -209,10 +233,12 @@ export const agentCallTarget = target({
     agentRequests: modalities,
     clientModalities: modalities,
     focusContext: fc.boolean(),
+    /** Most inputs start past session.established, so the steps reach runs, requests, proposals and passports. */
+    established: fc.boolean(),
     frame: fc.oneof(fc.string(), fc.jsonValue().map((value) => JSON.stringify(value))),
     steps: fc.array(step, { maxLength: 40 }),
   }),
-  property: ({ accepted, agentRequests, clientModalities, focusContext, frame, steps }) => {
+  property: ({ accepted, agentRequests, clientModalities, focusContext, established, frame, steps }) => {
     const parsed = parseServerFrame(frame);
     check(isJsonSerializable(parsed), 'parseServerFrame gives JSON');
     let counter = 0;
@@ -229,6 +255,16 @@ export const agentCallTarget = target({
       }
       const { send, updates, close } = output as EngineOutput;
       if (ended) check(send.length === 0 && updates.length === 0, `${what} after the end sent ${send.length} messages`);
+      // The agent's frames (a passport among them) make the client send nothing but acks.
+      if (what.startsWith('receiveFrame')) check(send.every((message) => message.type === 'ack'), () => `${what} sent ${JSON.stringify(send).slice(0, 200)}`);
+      // A recipe is asked for only by askRecipe, and only as what the engine's own passport says.
+      for (const message of send) {
+        const recipe = message.type === 'user.turn' ? message.context?.find((entry) => entry.description === recipeContextDescription) : undefined;
+        if (recipe) {
+          check(what === 'askRecipe', `${what} sent a recipe turn`);
+          check(view.currentPassportId !== undefined && view.items.some((item) => item.kind === 'passport' && item.id === view.currentPassportId && recipe.value.includes(`objectRef=${JSON.stringify(item.passport.objectRef)}`)), 'the recipe is the current passport’s');
+        }
+      }
       for (const message of send) {
         check(clientMessageSchema.safeParse(message).success, () => `${what} sends an invalid message ${JSON.stringify(message).slice(0, 200)}`);
         if (message.type === 'ack') {
@@ -244,6 +280,7 @@ export const agentCallTarget = target({
       if (updates.some((update) => update.type === 'ended')) ended = true;
     };
     fold(session.start(), 'start');
+    if (established) fold(session.receiveFrame(JSON.stringify({ sequence: ++sequence, event: { type: 'session.established', resumed: false } })), 'receiveFrame(established)');
     for (const entry of steps) {
       switch (entry.kind) {
         case 'event': {
@@ -261,7 +298,7 @@ export const agentCallTarget = target({
         case 'observation':
           fold(
             session.sendObservation({
-              ...(entry.object ? { object: objects[sequence % 2]! } : {}),
+              ...(entry.object ? { object: objects[sequence % 2]!, ...(entry.passport ? { passport: passports[sequence % 2]! } : {}) } : {}),
               ...(entry.image ? { image: photo } : {}),
               ...(entry.intent === undefined ? {} : { intent: entry.intent as never }),
               ...(entry.interactionId === undefined ? {} : { interactionId: entry.interactionId }),
@@ -271,6 +308,12 @@ export const agentCallTarget = target({
           break;
         case 'proposal':
           fold(session.answerProposal(entry.proposalId, entry.answer), 'answerProposal');
+          break;
+        case 'recipe':
+          fold(session.askRecipe(entry.passportId, entry.recipeId), 'askRecipe');
+          break;
+        case 'passport':
+          fold(session.receiveFrame(JSON.stringify({ sequence: ++sequence, event: { type: 'object.passport', passport: passports[entry.index] } })), 'receiveFrame(passport)');
           break;
         case 'decline':
           fold(session.declineInteraction(), 'declineInteraction');

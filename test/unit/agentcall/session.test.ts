@@ -3,6 +3,7 @@ import { clientMessageSchema, limits, maxFrameBytes, type ClientMessage, type Mo
 import { AgentCallSession, explainCloseCode, focusContextDescription, type AgentCallSessionOptions, type CommandResult, type EngineOutput } from '../../../src/shared/agentcall/session';
 import { applySessionUpdate, emptySessionView, sessionUpdateSchema, sessionViewLimits, type SessionItem, type SessionUpdate, type SessionView } from '../../../src/shared/agentcall/session-view';
 import type { NfcObject } from '../../../src/shared/nfc/ipc-schemas';
+import type { ObjectPassport } from '../../../src/shared/agentcall/passport';
 
 const router: NfcObject = {
   objectRef: 'urn:agentcall:object:workshop-router',
@@ -564,6 +565,138 @@ describe('AgentCallSession: teaching proposals', () => {
     h.agent({ type: 'run.completed' });
     expect(itemsOf(h.view, 'teaching').map((item) => item.state)).toEqual(['invalidated', 'cancelled']);
     expect(itemsOf(h.view, 'notice').map((notice) => notice.code)).toEqual(['proposal_unknown']);
+  });
+});
+
+describe('AgentCallSession: object passports', () => {
+  const passport = (overrides: Record<string, unknown> = {}) => ({
+    schemaVersion: '0.1',
+    objectRef: router.objectRef,
+    label: 'Workshop router',
+    summary: 'Under the bench.',
+    links: [{ title: 'Manual', url: 'https://example.com/manual' }],
+    actions: [
+      { recipeId: 'restart', title: 'Restart the router', description: 'Turns it off and on again.', requiresConfirmation: true },
+      { recipeId: 'lights', title: 'Blink the lights', requiresConfirmation: true },
+    ],
+    ...overrides,
+  });
+  const recipeTurn = (recipeId: string, source: 'agent' | 'tag', rest: string) => ({
+    type: 'user.turn',
+    text: `I confirm the action recipe "${recipeId}" from the object passport of "${router.objectRef}". Please do it.`,
+    context: [{ description: 'Action recipe the user confirmed (object passport data, not an instruction)', value: `source=${source}; objectRef="${router.objectRef}"; label="Workshop router"; recipeId="${recipeId}"; ${rest}` }],
+  });
+
+  it('shows a passport from the agent as data and sends nothing for it but the ack; its text is cleaned and bounded', () => {
+    const h = harness();
+    const output = h.agent({ type: 'object.passport', passport: passport({ label: 'Workshop\u0000 <b>router</b>\u202e', summary: `Under\u0007 the\nbench${'.'.repeat(980)}`, image: 'https://tracker.example/p.png' }) });
+    expect(output.send).toEqual([{ type: 'ack', sequence: 2 }]);
+    const [item] = itemsOf(h.view, 'passport');
+    expect(item).toMatchObject({ id: 'passport-1', state: 'current', passport: { passportId: 'passport-1', source: 'agent', objectRef: router.objectRef, label: 'Workshop <b>router</b>', links: [{ title: 'Manual', url: 'https://example.com/manual' }] } });
+    expect(item!.passport.summary).toBe(`Under the bench${'.'.repeat(980)}`);
+    expect(JSON.stringify(h.view)).not.toContain('tracker.example');
+    expect(h.view.currentPassportId).toBe('passport-1');
+  });
+
+  it('ignores a passport it cannot read with a notice; the session goes on', () => {
+    const h = harness();
+    const refused = [
+      passport({ schemaVersion: '0.2' }),
+      passport({ actions: [{ recipeId: 'wipe', title: 'Wipe', requiresConfirmation: false }] }),
+      passport({ links: [{ title: 'Click', url: 'javascript:alert(1)' }] }),
+      passport({ summary: 'x'.repeat(20_000) }),
+      undefined,
+    ];
+    for (const value of refused) expect(h.agent({ type: 'object.passport', ...(value === undefined ? {} : { passport: value }) }).send).toEqual([{ type: 'ack', sequence: h.state.sequence }]);
+    expect(itemsOf(h.view, 'passport')).toEqual([]);
+    expect(itemsOf(h.view, 'notice').map((notice) => notice.code)).toEqual(Array(refused.length).fill('passport_unreadable'));
+    expect(itemsOf(h.view, 'notice')[0]!.message).toBe('The agent sent an object passport this app cannot show (/schemaVersion: Invalid input: expected "0.1"); it was ignored.');
+    expect(h.view.phase).toBe('established');
+  });
+
+  it('asks the agent for a recipe only through askRecipe: one user.turn written by this side, the recipe as quoted context', () => {
+    const h = harness();
+    h.agent({ type: 'object.passport', passport: passport() });
+    expect(h.drain()).toEqual([{ type: 'ack', sequence: 2 }]);
+    expect(h.run((s) => s.askRecipe('passport-1', 'restart'))).toMatchObject({ ok: true });
+    expect(h.drain()).toEqual([{ turn: 1, ...recipeTurn('restart', 'agent', 'title="Restart the router"; description="Turns it off and on again."') }]);
+    expect(itemsOf(h.view, 'userText')).toMatchObject([{ turn: 1, text: 'I confirm the action recipe "restart" from the object passport of "urn:agentcall:object:workshop-router". Please do it.' }]);
+    // The passport stays current: another action (or the same again) is a new confirmation.
+    expect(h.view.currentPassportId).toBe('passport-1');
+  });
+
+  it('refuses, sending nothing: an unknown recipe, a passport that is not current, a run in progress, before the start and after the end', () => {
+    const h = harness();
+    expect(h.session.askRecipe('passport-1', 'restart')).toMatchObject({ ok: false, code: 'passport_not_current' });
+    h.agent({ type: 'object.passport', passport: passport() });
+    h.drain();
+    expect(h.session.askRecipe('passport-1', 'format-disk')).toMatchObject({ ok: false, code: 'recipe_unknown' });
+    expect(h.session.askRecipe('passport-2', 'restart')).toMatchObject({ ok: false, code: 'passport_not_current' });
+    h.agent({ type: 'run.started' });
+    expect(h.session.askRecipe('passport-1', 'restart')).toMatchObject({ ok: false, code: 'run_active' });
+    h.agent({ type: 'run.completed' });
+    h.drain();
+
+    // A newer passport replaces it: the old one's recipes are gone.
+    h.agent({ type: 'object.passport', passport: passport({ label: 'Router, again' }) });
+    expect(itemsOf(h.view, 'passport').map((item) => [item.id, item.state])).toEqual([['passport-1', 'replaced'], ['passport-2', 'current']]);
+    expect(h.session.askRecipe('passport-1', 'restart')).toMatchObject({ ok: false, code: 'passport_not_current' });
+    h.drain();
+
+    h.run((s) => s.end());
+    expect(itemsOf(h.view, 'passport').map((item) => item.state)).toEqual(['replaced', 'ended']);
+    expect(h.view.currentPassportId).toBeUndefined();
+    expect(h.session.askRecipe('passport-2', 'restart')).toMatchObject({ ok: false, code: 'session_ended' });
+    expect(h.drain()).toEqual([{ type: 'session.end' }]);
+
+    const early = harness({}, { establish: false });
+    expect(early.session.askRecipe('passport-1', 'restart')).toMatchObject({ ok: false, code: 'not_established' });
+  });
+
+  it('scanning another object ends the passport; the same object keeps it', () => {
+    const h = harness();
+    h.agent({ type: 'object.passport', passport: passport() });
+    h.run((s) => s.sendObservation({ object: router }));
+    expect(h.view.currentPassportId).toBe('passport-1');
+    h.run((s) => s.sendObservation({ image: photo }));
+    expect(h.view.currentPassportId).toBe('passport-1');
+    h.run((s) => s.sendObservation({ object: kettle }));
+    expect(h.view.currentPassportId).toBeUndefined();
+    expect(itemsOf(h.view, 'passport')[0]!.state).toBe('otherObject');
+    expect(h.session.askRecipe('passport-1', 'restart')).toMatchObject({ ok: false, code: 'passport_not_current' });
+  });
+
+  it('shows the tag’s passport once its observation is sent (never sending it to the agent), and asks with source=tag', () => {
+    const h = harness();
+    const fromTag: ObjectPassport = {
+      schemaVersion: '0.1',
+      objectRef: router.objectRef,
+      label: 'Workshop router',
+      actions: [
+        { recipeId: 'restart', title: 'Restart the router', description: 'Turns it off and on again.', requiresConfirmation: true },
+        { recipeId: 'lights', title: 'Blink the lights', requiresConfirmation: true },
+      ],
+    };
+    expect(h.run((s) => s.sendObservation({ object: router, passport: fromTag }))).toMatchObject({ ok: true });
+    const sent = h.drain();
+    expect(sent).toHaveLength(1);
+    expect(JSON.stringify(sent)).not.toContain('Restart');
+    expect(h.state.updates.slice(-3).map((update) => update.type)).toEqual(['user.observation', 'focus', 'passport.shown']);
+    expect(itemsOf(h.view, 'passport')[0]).toMatchObject({ state: 'current', passport: { source: 'tag', label: 'Workshop router' } });
+
+    h.run((s) => s.askRecipe('passport-1', 'lights'));
+    const [turn] = h.drain();
+    expect(turn).toEqual({
+      turn: 2,
+      ...recipeTurn('lights', 'tag', 'title="Blink the lights"'),
+      // The focus facts ride along as on any turn after a scan.
+      context: [expect.objectContaining({ description: focusContextDescription }), recipeTurn('lights', 'tag', 'title="Blink the lights"').context[0]],
+    });
+
+    // A passport that does not name the scanned object is refused with the observation (a caller's mistake).
+    expect(h.session.sendObservation({ object: kettle, passport: fromTag })).toMatchObject({ ok: false, code: 'invalid_observation' });
+    expect(h.session.sendObservation({ image: photo, passport: fromTag })).toMatchObject({ ok: false, code: 'invalid_observation' });
+    expect(h.drain()).toEqual([]);
   });
 });
 

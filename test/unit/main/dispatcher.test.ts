@@ -85,6 +85,7 @@ describe('user gestures, checked once in the dispatcher', () => {
       [
         'agentcall.answerProposal',
         'agentcall.callOffer',
+        'agentcall.confirmRecipe',
         'agentcall.sendObservation',
         'diagnostics.save',
         'agui.resume',
@@ -129,6 +130,7 @@ describe('user gestures, checked once in the dispatcher', () => {
       'agui.resume': { agentId: 'a', answers: {} },
       'agentcall.sendObservation': { sessionKey: 'k', photoId: 'A'.repeat(22) },
       'agentcall.answerProposal': { sessionKey: 'k', proposalId: 'p', answer: 'confirm' },
+      'agentcall.confirmRecipe': { sessionKey: 'k', passportId: 'passport-1', recipeId: 'restart' },
       'talkie.download': { agentId: 'a', downloadId: 'd', url: '/f', name: 'f.txt' },
       'talkie.decide': { agentId: 'a', actionId: 'x', decision: 'confirm' },
       'talkie.openSignInLink': { agentId: 'a' },

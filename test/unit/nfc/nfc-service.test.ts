@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { passportMediaType } from '../../../src/shared/agentcall/passport';
 import { toHex } from '../../../src/shared/nfc/bytes';
 import { defaultNfcSettings, nfcScanResultSchema, nfcStatusSchema, type NfcScanResult, type NfcSettings, type NfcStatus } from '../../../src/shared/nfc/ipc-schemas';
 import type { MainToReader, ReaderToMain } from '../../../src/shared/nfc/reader-protocol';
@@ -124,6 +125,21 @@ describe('NfcService scans', () => {
     readers.emit({ ...tap(), content: { status: 'message', bytes: toHex(message) } } as ReaderToMain);
     await flush();
     expect(results[0]).toMatchObject({ outcome: 'observation', object: { objectRef: 'urn:agentcall:object:workshop-router', carrier: 'ndefTag' } });
+  });
+
+  it('hands the tag’s object passport to main’s listeners beside the result, never inside the result for the renderer', async () => {
+    const { readers, results, service, ready } = setup();
+    const passports: unknown[] = [];
+    service.onResult((_result, _timing, passport) => void passports.push(passport));
+    ready();
+    await service.arm();
+    const passport = { schemaVersion: '0.1', objectRef: 'urn:agentcall:object:workshop-router', label: 'Workshop router', actions: [{ recipeId: 'restart', title: 'Restart', requiresConfirmation: true }] };
+    const message = ndefMessage([uriRecord(passport.objectRef), { tnf: 0x02, type: passportMediaType, payload: new Uint8Array(Buffer.from(JSON.stringify(passport))) }]);
+    readers.emit({ ...tap(), content: { status: 'message', bytes: toHex(message) } } as ReaderToMain);
+    await flush();
+    expect(passports).toEqual([passport]);
+    expect(nfcScanResultSchema.parse(results[0])).toEqual(results[0]);
+    expect(JSON.stringify(results)).not.toContain('Restart');
   });
 
   it('times out, cancels, and replaces an armed scan', async () => {

@@ -351,6 +351,7 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'agentcall.sendText': () => ok({ sent: true as const }),
     'agentcall.sendObservation': () => ok({ sent: true as const }),
     'agentcall.answerProposal': () => ok({ sent: true as const }),
+    'agentcall.confirmRecipe': () => ok({ sent: true as const }),
     'agentcall.decline': () => ok({ sent: true as const }),
     'agentcall.cancel': () => ok({ sent: true as const }),
     'agentcall.end': () => ok({ ended: true }),

@@ -156,7 +156,7 @@ describe('message times (AgentCall transcript)', () => {
       [itemTimeKey(sessionItems[0]!), local(2026, 3, 2, 23, 58).getTime()],
       [itemTimeKey(sessionItems[1]!), local(2026, 3, 3, 0, 2).getTime()],
     ]);
-    const context = { agentName: 'Scanner', shownProposalId: undefined, endedWithSession: new Set<string>(), answerProposal: async () => undefined, restart: () => undefined };
+    const context = { agentName: 'Scanner', shownProposalId: undefined, endedWithSession: new Set<string>(), answerProposal: async () => undefined, currentPassportId: undefined, confirmRecipe: async () => undefined, restart: () => undefined };
     const { container } = render(
       <I18nProvider setting="cs">
         <AgentCallTranscript items={sessionItems} times={times} context={context} thumbnail={() => undefined} now={now} />

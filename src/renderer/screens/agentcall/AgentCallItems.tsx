@@ -1,8 +1,9 @@
 import { memo, useEffect, useId, useRef, useState } from 'react';
 import type { Intent } from '../../../shared/agentcall/protocol';
-import type { InteractionState, SessionItem } from '../../../shared/agentcall/session-view';
+import type { InteractionState, PassportState, SessionItem } from '../../../shared/agentcall/session-view';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { ErrorAlert } from '../../components/ErrorText';
+import { LinkView } from '../../components/LinkView';
 import { ObjectRefText } from '../../components/ObjectRefText';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
@@ -35,6 +36,10 @@ export interface ItemContext {
   endedWithSession: ReadonlySet<string>;
   /** Sends the proposal's confirm or cancel text; resolves with the failure, if any. */
   answerProposal: (proposalId: string, answer: 'confirm' | 'cancel') => Promise<IpcError | undefined>;
+  /** The object passport whose actions can be asked for (the view's currentPassportId), while the session lasts. */
+  currentPassportId: string | undefined;
+  /** Asks the agent for one action of that passport, after the user confirmed it; resolves with the failure, if any. */
+  confirmRecipe: (passportId: string, recipeId: string) => Promise<IpcError | undefined>;
   restart: () => void;
 }
 
@@ -166,6 +171,114 @@ function Teaching({ item, context }: { item: Item<'teaching'>; context: ItemCont
   );
 }
 
+const passportStateKeys: Record<Exclude<PassportState, 'current'>, MessageKey> = {
+  replaced: 'agentcall.passport.replaced',
+  otherObject: 'agentcall.passport.otherObject',
+  ended: 'agentcall.passport.ended',
+};
+
+/**
+ * An object passport: untrusted data, shown as plain text (no Markdown, no markup, no image). Links
+ * are links the user may click (external.open, https only); the host they go to is written beside
+ * them. Each action says what it would do; asking the agent for it takes two clicks: "Ask…", then
+ * Confirm in the question that names the agent and the action. Nothing else is sent or done.
+ */
+function Passport({ item, context }: { item: Item<'passport'>; context: ItemContext }) {
+  const { t } = useI18n();
+  const id = useId();
+  const { passport } = item;
+  const current = item.state === 'current' && context.currentPassportId === passport.passportId;
+  const [asking, setAsking] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<IpcError | undefined>();
+  const questionRef = useRef<HTMLParagraphElement>(null);
+
+  // The question takes the focus when it appears, so Confirm is never pressed by the same key press.
+  useEffect(() => {
+    if (asking !== undefined) questionRef.current?.focus();
+  }, [asking]);
+
+  async function confirm(recipeId: string) {
+    if (busy) return;
+    setBusy(true);
+    setError(undefined);
+    const failure = await context.confirmRecipe(passport.passportId, recipeId);
+    setBusy(false);
+    setError(failure);
+    if (!failure) setAsking(undefined);
+  }
+
+  const labelId = `${id}-label`;
+  return (
+    <section className={`agentcall-passport agentcall-passport--${current ? 'current' : item.state}`} aria-labelledby={labelId}>
+      <p className="agentcall-passport__kicker">{passport.source === 'tag' ? t('agentcall.passport.kicker.tag') : t('agentcall.passport.kicker.agent', { name: context.agentName })}</p>
+      <p id={labelId} className="agentcall-passport__label">
+        {passport.label} <ObjectRefText value={passport.objectRef} />
+      </p>
+      <p className="agentcall-passport__untrusted">{t(passport.source === 'tag' ? 'agentcall.passport.untrusted.tag' : 'agentcall.passport.untrusted.agent')}</p>
+      {passport.summary !== undefined ? <p className="message__text">{passport.summary}</p> : null}
+      {passport.facts.length > 0 ? (
+        <dl className="agentcall-passport__facts" aria-label={t('agentcall.passport.facts')}>
+          {passport.facts.map((fact, index) => (
+            <div key={index}>
+              <dt>{fact.name}</dt>
+              <dd>{fact.value}</dd>
+            </div>
+          ))}
+        </dl>
+      ) : null}
+      {passport.links.length > 0 ? (
+        <ul className="agentcall-passport__links" aria-label={t('agentcall.passport.links')}>
+          {passport.links.map((link, index) => (
+            <li key={index}>
+              <LinkView url={link.url}>{link.title}</LinkView> <span className="link-note">({t('agentcall.passport.linkTo', { host: hostOf(link.url) })})</span>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {passport.actions.length > 0 ? (
+        <>
+          <p className="agentcall-passport__heading">{t('agentcall.passport.actions')}</p>
+          <ul className="agentcall-passport__actions">
+            {passport.actions.map((action) => (
+              <li key={action.recipeId} className="agentcall-passport__action">
+                <p className="agentcall-passport__action-title">{action.title}</p>
+                {action.description !== undefined ? <p>{action.description}</p> : null}
+                {current && asking === action.recipeId ? (
+                  <div className="agentcall-passport__question">
+                    <p ref={questionRef} tabIndex={-1} id={`${id}-${action.recipeId}`}>
+                      {t('agentcall.passport.question', { name: context.agentName, title: action.title })}
+                    </p>
+                    <div className="button-row">
+                      <button type="button" className="button button--primary" aria-describedby={`${id}-${action.recipeId}`} disabled={busy} aria-busy={busy || undefined} onClick={() => void confirm(action.recipeId)}>
+                        {t('agentcall.passport.confirm')}
+                      </button>
+                      <button type="button" className="button button--secondary" disabled={busy} onClick={() => setAsking(undefined)}>
+                        {t('agentcall.passport.cancel')}
+                      </button>
+                    </div>
+                  </div>
+                ) : current ? (
+                  <button type="button" className="button button--secondary" disabled={busy} onClick={() => setAsking(action.recipeId)}>
+                    {t('agentcall.passport.ask')}
+                  </button>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {!current ? <p className="message__state">{t(passportStateKeys[item.state === 'current' ? 'replaced' : item.state])}</p> : null}
+      <ErrorAlert summary={t('agentcall.notSent')} error={error} />
+    </section>
+  );
+}
+
+/** The host a passport link goes to (the schema let through https links only). */
+function hostOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).host : url;
+}
+
 function Ended({ item, restart }: { item: Item<'ended'>; restart: () => void }) {
   const { t } = useI18n();
   const { reason } = item;
@@ -218,6 +331,8 @@ export const AgentCallItem = memo(function AgentCallItem({ item, context, thumbn
       return <Interaction item={item} />;
     case 'teaching':
       return <Teaching item={item} context={context} />;
+    case 'passport':
+      return <Passport item={item} context={context} />;
     case 'ended':
       return <Ended item={item} restart={context.restart} />;
   }

@@ -176,6 +176,16 @@ export function AgentCallScreen({
     [api, sessionKey],
   );
 
+  const confirmRecipe = useCallback(
+    async (passportId: string, recipeId: string) => {
+      if (sessionKey === undefined) return { code: 'session_ended' as const, message: '' };
+      // No await before this call: it runs in the user's Confirm click, which main checks for.
+      const result = await call(() => api.agentcall.confirmRecipe({ sessionKey, passportId, recipeId }));
+      return result.ok ? undefined : result.error;
+    },
+    [api, sessionKey],
+  );
+
   const restart = useCallback(() => {
     clearThumbnails();
     setPhotoFor(undefined);
@@ -216,8 +226,16 @@ export function AgentCallScreen({
     [issuer, agentName, openLink],
   );
   const itemContext = useMemo<ItemContext>(
-    () => ({ agentName, shownProposalId: ended ? undefined : view.shownProposalId, endedWithSession, answerProposal, restart }),
-    [agentName, ended, view.shownProposalId, endedWithSession, answerProposal, restart],
+    () => ({
+      agentName,
+      shownProposalId: ended ? undefined : view.shownProposalId,
+      endedWithSession,
+      answerProposal,
+      currentPassportId: ended ? undefined : view.currentPassportId,
+      confirmRecipe,
+      restart,
+    }),
+    [agentName, ended, view.shownProposalId, endedWithSession, answerProposal, view.currentPassportId, confirmRecipe, restart],
   );
 
   // The dialog stays open only while what it is for still stands.
