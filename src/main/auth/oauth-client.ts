@@ -118,7 +118,7 @@ interface PendingFlow {
 /** Flows waiting for their redirect, by `state`: the state is bound to the serverId + issuer that started the flow. */
 const pendingFlows = new Map<string, PendingFlow>();
 
-/** Discovery → PKCE → browser → loopback callback (one request, then the listener closes) → code exchange → tokens saved. */
+/** Discovery → PKCE → browser → loopback callback (the one with this flow's state; then the listener closes) → code exchange → tokens saved. */
 export async function signIn(request: SignInRequest, deps: SignInDeps): Promise<TokenSet> {
   const serverId = request.serverId;
   if (typeof serverId !== 'string' || serverId.length === 0) throw new TypeError('serverId must not be empty.');
@@ -157,12 +157,20 @@ export async function signIn(request: SignInRequest, deps: SignInDeps): Promise<
   let redirectUri: string;
   const redirect = deps.config.redirect;
   if (redirect === 'loopback') {
+    let ignored = false;
     receiver = await startLoopbackReceiver({
       path: callbackPath,
       onCallback: (params) => {
-        // The one request this listener answers: its state must be this flow's.
-        if (params.get('state') === state) deliver(params);
-        else fail(new AuthError('state_mismatch', 'The sign-in answer did not belong to this sign-in (state mismatch). Please try again.'));
+        // Only this flow's state is its answer. Anything else (another local user who saw the port
+        // open, a stale tab) is ignored and the flow keeps waiting: failing on it would let anyone
+        // on this computer break every sign-in.
+        if (params.get('state') === state) {
+          deliver(params);
+          return true;
+        }
+        if (!ignored) deps.log?.warn('auth', 'a sign-in answer with a state of no waiting sign-in reached the loopback address; it was ignored');
+        ignored = true;
+        return false;
       },
     });
     redirectUri = receiver.redirectUri;

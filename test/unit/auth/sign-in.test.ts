@@ -170,19 +170,69 @@ describe('signIn (Authorization Code + PKCE S256, loopback redirect)', () => {
     expect(callback.searchParams.get('error_description')).toMatch(/PKCE/);
   });
 
-  it('rejects a callback with a wrong state (state_mismatch), saves nothing and stops listening', async () => {
-    const { deps, request, tokens } = setup();
+  it('ignores callbacks with a wrong state or path (answered, not counted) and completes with the right one afterwards', async () => {
+    const log = memoryLogger();
+    const { deps, request, tokens } = setup({ log });
     let genuine = '';
     deps.openBrowser = async (url) => {
       const callback = await browse(url);
       genuine = callback.href;
+      // Another user on this computer saw the port in /proc/net/tcp and answers first: with a
+      // made-up state (and the AS's own code, which it cannot know), and on another path.
       const forged = new URL(callback);
       forged.searchParams.set('state', 'forged-state-value');
-      await deliver(forged);
+      forged.searchParams.set('code', 'forged-code');
+      const wrongState = await fetch(forged, { redirect: 'manual' });
+      expect(wrongState.status).toBe(400);
+      expect(await wrongState.text()).not.toContain('return to AgentDesk');
+      const wrongPath = new URL(callback);
+      wrongPath.pathname = `${callbackPath}/x`;
+      expect((await fetch(wrongPath, { redirect: 'manual' })).status).toBe(404);
+      // Then the browser arrives with the real answer.
+      await deliver(callback);
     };
-    await expectCode(signIn(request, deps), 'state_mismatch');
-    expect(await tokens.load(request.serverId)).toBeUndefined();
+    const result = await signIn(request, deps);
+    expect(await tokens.load(request.serverId)).toEqual(result);
+    expect(await as.verifyAccessToken(result.accessToken)).toMatchObject({ id: 'demo' });
     expect(await refusesConnections(genuine)).toBe(true);
+    expect(log.lines).toEqual([expect.stringContaining('it was ignored')]);
+    expect(log.lines.join('\n')).not.toContain('forged');
+  });
+
+  it('keeps waiting after a wrong-state callback: without the right one, the sign-in times out and saves nothing', async () => {
+    let redirectUri = '';
+    const { deps, request, tokens } = setup({
+      timeoutMs: 500,
+      openBrowser: async (url) => {
+        const params = new URL(url).searchParams;
+        redirectUri = params.get('redirect_uri')!;
+        const forged = new URL(redirectUri);
+        forged.search = new URLSearchParams({ code: 'forged-code', state: 'forged-state-value', iss: as.issuer }).toString();
+        expect((await fetch(forged)).status).toBe(400);
+      },
+    });
+    await expectCode(signIn(request, deps), 'timeout');
+    expect(await tokens.load(request.serverId)).toBeUndefined();
+    expect(await refusesConnections(redirectUri)).toBe(true);
+  });
+
+  it('uses exactly the registered callback path: the AS refuses a loopback redirect_uri with any other path (so no random segment can be added)', async () => {
+    for (const [path, allowed] of [[callbackPath, true], [`${callbackPath}/Zk3q9xW2`, false]] as const) {
+      const url = new URL(`${as.issuer}/auth`);
+      url.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: `http://127.0.0.1:9${path}`,
+        scope: 'talkie',
+        state: 's',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      }).toString();
+      const response = await fetch(url, { redirect: 'manual' });
+      const body = await response.text();
+      if (allowed) expect(response.status).toBe(303);
+      else expect({ status: response.status, body }).toEqual({ status: 400, body: expect.stringContaining('invalid_redirect_uri') });
+    }
   });
 
   it('rejects an iss that is not the AS (iss_mismatch), and a missing iss when the AS promises one', async () => {
