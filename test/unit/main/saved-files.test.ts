@@ -137,19 +137,23 @@ describe('saved files: versions and fixtures', () => {
     models.dispose();
   });
 
-  it('talkie-servers.json v1 loads with nothing lost and is written back in the current version', async () => {
+  it.each([1, 2])('talkie-servers.json v%i loads (v1 without its approvals, which named no origin) and is written back in the current version', async (version) => {
     const dir = await tempDir();
-    const fixture = await fixtureOf('talkie-servers', 1);
+    const fixture = await fixtureOf('talkie-servers', version);
     await copyFile(fixture, join(dir, 'talkie-servers.json'));
     const notices: Notice[] = [];
     const approvals = await EndpointApprovals.open(dir, notices);
     expect(notices).toEqual([]);
-    const servers = (await json(fixture)).servers as Record<string, { acceptedEndpoints: string[] }>;
-    expect(approvals.covers('talkie.example.com', servers['talkie.example.com']!.acceptedEndpoints)).toBe(true);
-    await approvals.accept('other.example.com', ['https://other.example.com/runs']);
+    const server = { serverId: 'talkie.example.com', issuer: 'https://talkie.example.com' };
+    const endpoints = ['https://api.example.com/talkie/runs', 'https://files.example.com/talkie/files'];
+    // Version 1 keyed an approval by serverId alone: it is dropped, and the user accepts the addresses again.
+    const kept = version >= 2 ? ((await json(fixture)).servers as unknown[]) : [];
+    expect(approvals.covers(server, endpoints)).toBe(version >= 2);
+    expect(approvals.covers({ ...server, issuer: 'http://127.0.0.1:8080' }, endpoints)).toBe(false);
+    await approvals.accept({ serverId: 'other.example.com', issuer: 'https://other.example.com' }, ['https://other.example.net/runs']);
     expect(await json(join(dir, 'talkie-servers.json'))).toEqual({
       schemaVersion: approvalsFileFormat.current,
-      servers: { ...servers, 'other.example.com': { acceptedEndpoints: ['https://other.example.com/runs'] } },
+      servers: [...kept, { serverId: 'other.example.com', issuer: 'https://other.example.com', acceptedEndpoints: ['https://other.example.net/runs'] }],
     });
   });
 
