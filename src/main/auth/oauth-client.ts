@@ -2,7 +2,8 @@ import * as oauth from 'oauth4webapi';
 import { isLocalDevelopmentHost } from '../../shared/agents/address';
 import type { Logger } from '../platform/logger';
 import { startLoopbackReceiver, type CallbackReceiver } from './loopback-callback';
-import { tokenAccount, type TalkieServerKey, type TokenKey, type TokenSet, type TokenStore } from './token-store';
+import { sameTalkieServer, type TalkieServerKey } from '../../shared/talkie/manifest';
+import { tokenAccount, type TokenKey, type TokenSet, type TokenStore } from './token-store';
 
 /**
  * Talkie §2 sign-in: OAuth 2.1 Authorization Code + PKCE S256 for a public native client
@@ -125,7 +126,7 @@ export async function signIn(request: SignInRequest, deps: SignInDeps): Promise<
 
   // Only one sign-in per server at a time: a new one replaces the earlier (the user clicked again).
   for (const flow of pendingFlows.values()) {
-    if (sameServer(flow.server, server)) flow.cancel(new AuthError('cancelled', 'A newer sign-in to this server replaced this one.'));
+    if (sameTalkieServer(flow.server, server)) flow.cancel(new AuthError('cancelled', 'A newer sign-in to this server replaced this one.'));
   }
 
   const as = await discover(request.authIssuer, deps);
@@ -235,12 +236,8 @@ export function completePrivateUseRedirect(url: string): boolean {
 
 /** The authorization URL of the sign-in to `server` still waiting for the browser, if any. */
 export function pendingSignInUrl(server: TalkieServerKey): string | undefined {
-  for (const flow of pendingFlows.values()) if (sameServer(flow.server, server) && flow.url !== undefined) return flow.url;
+  for (const flow of pendingFlows.values()) if (sameTalkieServer(flow.server, server) && flow.url !== undefined) return flow.url;
   return undefined;
-}
-
-function sameServer(a: TalkieServerKey, b: TalkieServerKey): boolean {
-  return a.serverId === b.serverId && a.issuer === b.issuer;
 }
 
 /** Cancels every sign-in waiting for the browser (app quit, window closed). */

@@ -1,5 +1,4 @@
-import type { TalkieManifest } from '../../shared/talkie/manifest';
-import type { TalkieServerKey } from './token-store';
+import type { TalkieManifest, TalkieServerKey } from '../../shared/talkie/manifest';
 
 /**
  * Sign-in through OAuth as the Talkie service asks for it (implemented by `createTalkieOAuth`);

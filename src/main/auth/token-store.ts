@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { originOf } from '../../shared/talkie/manifest';
+import { originOf, type TalkieServerKey } from '../../shared/talkie/manifest';
 import type { SecretStore } from '../secrets/secret-store';
 
 /** The tokens of one Talkie server, kept only in main. */
@@ -21,19 +21,12 @@ export interface TokenSet {
 }
 
 /**
- * A Talkie server as its tokens are keyed: its `serverId` at its origin, the manifest's `issuer`
- * (the origin the manifest was served from, Talkie 1 §1). The serverId alone is public in every
- * manifest, so any server could claim it; the origin is the one a token may be sent to (§2.1).
- * An Authorization Server on another origin does not take part: the token it issues for this server
- * is still this server's, sent only to this origin, and refresh and revocation reach the AS through
- * the issuer saved with the tokens (`TokenSet.issuer`), never through a manifest read later.
+ * What tokens are kept under: a Talkie server (its serverId at its origin, the one origin its token
+ * may be sent to, Talkie 1 §2.1), or an account of plain AG-UI's own (`agui:<endpoint>`). An
+ * Authorization Server on another origin takes no part in the key: the token it issues for a server
+ * is that server's, sent only to its origin, and refresh and revocation reach the AS through the
+ * issuer saved with the tokens (`TokenSet.issuer`), never through a manifest read later.
  */
-export interface TalkieServerKey {
-  serverId: string;
-  issuer: string;
-}
-
-/** What tokens are kept under: a Talkie server, or an account of plain AG-UI's own (`agui:<endpoint>`). */
 export type TokenKey = TalkieServerKey | string;
 
 export interface TokenStore {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
-import type { TalkieServerKey } from '../auth/token-store';
+import { sameTalkieServer, type TalkieServerKey } from '../../shared/talkie/manifest';
 import type { NoticeSink } from '../store/notices';
 import { JsonFileStore } from '../store/json-file-store';
 
@@ -45,17 +45,13 @@ export class EndpointApprovals {
   }
 
   covers(server: TalkieServerKey, urls: readonly string[]): boolean {
-    const accepted = this.servers.find((entry) => same(entry, server))?.acceptedEndpoints ?? [];
+    const accepted = this.servers.find((entry) => sameTalkieServer(entry, server))?.acceptedEndpoints ?? [];
     return urls.every((url) => accepted.includes(url));
   }
 
   async accept(server: TalkieServerKey, urls: readonly string[]): Promise<void> {
     const entry: Approval = { serverId: server.serverId, issuer: server.issuer, acceptedEndpoints: [...urls].slice(0, 20) };
-    this.servers = [...this.servers.filter((other) => !same(other, server)), entry].slice(-maxApprovedServers);
+    this.servers = [...this.servers.filter((other) => !sameTalkieServer(other, server)), entry].slice(-maxApprovedServers);
     await this.store.save({ schemaVersion: 2, servers: this.servers });
   }
-}
-
-function same(entry: Approval, server: TalkieServerKey): boolean {
-  return entry.serverId === server.serverId && entry.issuer === server.issuer;
 }
