@@ -6,8 +6,17 @@ import type { AddressInfo } from 'node:net';
  * - listens on 127.0.0.1 only, on a port the OS picks;
  * - answers only `GET <path>` whose Host is exactly `127.0.0.1:<port>` (a page elsewhere cannot
  *   reach it through DNS rebinding); anything else gets 404/405/400 and does not count;
- * - takes one callback: it answers the browser with a short static page (no script), hands the
- *   query to `onCallback`, and closes, so a second callback finds nothing listening.
+ * - hands each such request's query to `onCallback`, which says whether it is the answer the
+ *   sign-in waits for (its `state`). The answer gets a short static page (no script) and the
+ *   listener closes, so a second callback finds nothing listening. Any other request is answered
+ *   (400, no page) and ignored: the listener keeps waiting. The port is visible to every local
+ *   user (`/proc/net/tcp`) and the path is the registered one, so another user can send a
+ *   callback first; it must not end the sign-in.
+ *
+ * The path is the one registered for the client (`/oauth/callback`), with no random segment:
+ * OAuth 2.1 and RFC 8252 §7.3 let only the port of a loopback redirect URI vary, and an AS that
+ * follows them (oidc-provider, the demo's) refuses any other path with `invalid_redirect_uri`.
+ * What no other user can guess is the `state` (32 random bytes), which the caller checks.
  */
 export interface CallbackReceiver {
   /** `http://127.0.0.1:<port><path>`, the redirect_uri of this flow. */
@@ -34,7 +43,13 @@ const pageHeaders = {
   Connection: 'close',
 };
 
-export async function startLoopbackReceiver(options: { path: string; onCallback(params: URLSearchParams): void }): Promise<CallbackReceiver> {
+export const ignoredCallbackText = 'This answer does not belong to the sign-in AgentDesk is waiting for; it was ignored.\n';
+
+export async function startLoopbackReceiver(options: {
+  path: string;
+  /** True: this is the answer (it gets the page, the listener closes); false: it is answered and ignored. */
+  onCallback(params: URLSearchParams): boolean;
+}): Promise<CallbackReceiver> {
   let handled = false;
   let closed = false;
   const server = createServer((req, res) => {
@@ -47,11 +62,14 @@ export async function startLoopbackReceiver(options: { path: string; onCallback(
       res.writeHead(410, { 'Content-Type': 'text/plain; charset=utf-8', Connection: 'close' }).end('This sign-in has already been answered.\n');
       return;
     }
-    handled = true;
     const params = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams;
+    if (!options.onCallback(params)) {
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'close' }).end(ignoredCallbackText);
+      return;
+    }
+    handled = true;
     res.on('finish', close);
     res.writeHead(200, pageHeaders).end(callbackPage);
-    options.onCallback(params);
   });
   const close = () => {
     if (closed) return;

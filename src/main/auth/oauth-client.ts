@@ -2,7 +2,8 @@ import * as oauth from 'oauth4webapi';
 import { isLocalDevelopmentHost } from '../../shared/agents/address';
 import type { Logger } from '../platform/logger';
 import { startLoopbackReceiver, type CallbackReceiver } from './loopback-callback';
-import type { TokenSet, TokenStore } from './token-store';
+import { sameTalkieServer, type TalkieServerKey } from '../../shared/talkie/manifest';
+import { tokenAccount, type TokenKey, type TokenSet, type TokenStore } from './token-store';
 
 /**
  * Talkie §2 sign-in: OAuth 2.1 Authorization Code + PKCE S256 for a public native client
@@ -21,10 +22,8 @@ export interface OAuthConfig {
 /** Fetch used for every AS request (the guarded network layer plugs in here; default globalThis.fetch). */
 export type FetchLike = typeof fetch;
 
-export interface SignInRequest {
-  serverId: string;
-  /** Talkie server origin (manifest `issuer`). */
-  issuer: string;
+export interface SignInRequest extends TalkieServerKey {
+  /** serverId: the manifest's; issuer: the Talkie server's origin (manifest `issuer`). The tokens are saved for both together. */
   /** Manifest `auth.oauth.issuer`. */
   authIssuer: string;
   /** Default `talkie offline_access`. */
@@ -103,8 +102,7 @@ export function acceptsPastedToken(manifestAuth: { token?: unknown } | undefined
 // ---- sign-in -------------------------------------------------------------------------------------
 
 interface PendingFlow {
-  serverId: string;
-  issuer: string;
+  server: TalkieServerKey;
   authIssuer: string;
   state: string;
   /** The private-use scheme this flow waits on (undefined: loopback). */
@@ -118,17 +116,17 @@ interface PendingFlow {
 /** Flows waiting for their redirect, by `state`: the state is bound to the serverId + issuer that started the flow. */
 const pendingFlows = new Map<string, PendingFlow>();
 
-/** Discovery → PKCE → browser → loopback callback (one request, then the listener closes) → code exchange → tokens saved. */
+/** Discovery → PKCE → browser → loopback callback (the one with this flow's state; then the listener closes) → code exchange → tokens saved. */
 export async function signIn(request: SignInRequest, deps: SignInDeps): Promise<TokenSet> {
-  const serverId = request.serverId;
-  if (typeof serverId !== 'string' || serverId.length === 0) throw new TypeError('serverId must not be empty.');
+  const server: TalkieServerKey = { serverId: request.serverId, issuer: request.issuer };
+  tokenAccount(server); // throws TypeError for an empty serverId or an issuer that is not an origin
   const scopes = [...(request.scopes ?? defaultScopes)];
   if (scopes.some((scope) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope))) throw new TypeError('A scope contains characters OAuth does not allow.');
   throwIfAborted(deps.signal);
 
   // Only one sign-in per server at a time: a new one replaces the earlier (the user clicked again).
   for (const flow of pendingFlows.values()) {
-    if (flow.serverId === serverId) flow.cancel(new AuthError('cancelled', 'A newer sign-in to this server replaced this one.'));
+    if (sameTalkieServer(flow.server, server)) flow.cancel(new AuthError('cancelled', 'A newer sign-in to this server replaced this one.'));
   }
 
   const as = await discover(request.authIssuer, deps);
@@ -145,8 +143,7 @@ export async function signIn(request: SignInRequest, deps: SignInDeps): Promise<
   });
   callback.catch(() => undefined); // consumed below; a failure before then is not "unhandled"
   const flow: PendingFlow = {
-    serverId,
-    issuer: request.issuer,
+    server,
     authIssuer: as.issuer,
     state,
     deliver: (params) => deliver(params),
@@ -157,12 +154,20 @@ export async function signIn(request: SignInRequest, deps: SignInDeps): Promise<
   let redirectUri: string;
   const redirect = deps.config.redirect;
   if (redirect === 'loopback') {
+    let ignored = false;
     receiver = await startLoopbackReceiver({
       path: callbackPath,
       onCallback: (params) => {
-        // The one request this listener answers: its state must be this flow's.
-        if (params.get('state') === state) deliver(params);
-        else fail(new AuthError('state_mismatch', 'The sign-in answer did not belong to this sign-in (state mismatch). Please try again.'));
+        // Only this flow's state is its answer. Anything else (another local user who saw the port
+        // open, a stale tab) is ignored and the flow keeps waiting: failing on it would let anyone
+        // on this computer break every sign-in.
+        if (params.get('state') === state) {
+          deliver(params);
+          return true;
+        }
+        if (!ignored) deps.log?.warn('auth', 'a sign-in answer with a state of no waiting sign-in reached the loopback address; it was ignored');
+        ignored = true;
+        return false;
       },
     });
     redirectUri = receiver.redirectUri;
@@ -203,7 +208,7 @@ export async function signIn(request: SignInRequest, deps: SignInDeps): Promise<
     pendingFlows.delete(state);
     const validated = checkAuthorizationResponse(as, client, params, flow);
     const tokens = await exchangeCode(as, client, validated, redirectUri, codeVerifier, scopes, deps);
-    await deps.tokens.save(serverId, tokens);
+    await deps.tokens.save(server, tokens);
     return tokens;
   } finally {
     clearTimeout(timer);
@@ -229,9 +234,9 @@ export function completePrivateUseRedirect(url: string): boolean {
   return true;
 }
 
-/** The authorization URL of the sign-in to `serverId` still waiting for the browser, if any. */
-export function pendingSignInUrl(serverId: string): string | undefined {
-  for (const flow of pendingFlows.values()) if (flow.serverId === serverId && flow.url !== undefined) return flow.url;
+/** The authorization URL of the sign-in to `server` still waiting for the browser, if any. */
+export function pendingSignInUrl(server: TalkieServerKey): string | undefined {
+  for (const flow of pendingFlows.values()) if (sameTalkieServer(flow.server, server) && flow.url !== undefined) return flow.url;
   return undefined;
 }
 
@@ -297,30 +302,31 @@ const refreshing = new WeakMap<TokenStore, Map<string, Promise<string>>>();
  * refused the refresh token; the stored tokens are then forgotten). When the AS cannot be reached
  * it throws AuthError('discovery_failed' | 'token_request_failed') and keeps the tokens.
  */
-export async function accessToken(serverId: string, deps: OAuthDeps, options: { forceRefresh?: boolean } = {}): Promise<string> {
+export async function accessToken(key: TokenKey, deps: OAuthDeps, options: { forceRefresh?: boolean } = {}): Promise<string> {
+  const account = tokenAccount(key);
   let byServer = refreshing.get(deps.tokens);
-  const inFlight = byServer?.get(serverId);
+  const inFlight = byServer?.get(account);
   if (inFlight) return inFlight;
-  const tokens = await deps.tokens.load(serverId);
+  const tokens = await deps.tokens.load(key);
   if (!tokens) throw signInRequired();
   const now = (deps.now ?? Date.now)();
   const fresh = tokens.expiresAt === undefined || tokens.expiresAt - expirySkewMs > now;
   if (fresh && options.forceRefresh !== true) return tokens.accessToken;
   // Another caller may have started a refresh while we were reading.
-  const started = refreshing.get(deps.tokens)?.get(serverId);
+  const started = refreshing.get(deps.tokens)?.get(account);
   if (started) return started;
   if (!byServer) {
     byServer = new Map();
     refreshing.set(deps.tokens, byServer);
   }
-  const refresh = refreshTokens(serverId, tokens, deps).finally(() => byServer.delete(serverId));
-  byServer.set(serverId, refresh);
+  const refresh = refreshTokens(key, tokens, deps).finally(() => byServer.delete(account));
+  byServer.set(account, refresh);
   return refresh;
 }
 
-async function refreshTokens(serverId: string, tokens: TokenSet, deps: OAuthDeps): Promise<string> {
+async function refreshTokens(key: TokenKey, tokens: TokenSet, deps: OAuthDeps): Promise<string> {
   if (tokens.refreshToken === undefined) {
-    await deps.tokens.clear(serverId);
+    await deps.tokens.clear(key);
     throw signInRequired();
   }
   const as = await discover(tokens.issuer, deps);
@@ -333,19 +339,19 @@ async function refreshTokens(serverId: string, tokens: TokenSet, deps: OAuthDeps
     throwIfAborted(deps.signal);
     if (error instanceof oauth.ResponseBodyError && error.status >= 400 && error.status < 500) {
       // invalid_grant (expired, revoked, reused), invalid_client, …: this sign-in is over.
-      await deps.tokens.clear(serverId);
+      await deps.tokens.clear(key);
       throw signInRequired();
     }
     throw new AuthError('token_request_failed', `The sign-in could not be renewed right now (${oauthProblem(error)}).`);
   }
   const next = tokenSetFrom(result, as, client, tokens.refreshToken, tokens.scope, deps);
-  await deps.tokens.save(serverId, next);
+  await deps.tokens.save(key, next);
   return next.accessToken;
 }
 
 /** Revokes the refresh and access tokens when the AS has a revocation_endpoint (best effort), then forgets them. */
-export async function signOut(serverId: string, deps: OAuthDeps): Promise<void> {
-  const tokens = await deps.tokens.load(serverId);
+export async function signOut(key: TokenKey, deps: OAuthDeps): Promise<void> {
+  const tokens = await deps.tokens.load(key);
   if (!tokens) return;
   try {
     const as = await discover(tokens.issuer, deps);
@@ -360,9 +366,10 @@ export async function signOut(serverId: string, deps: OAuthDeps): Promise<void> 
       await revoke(tokens.accessToken, 'access_token');
     }
   } catch (error) {
-    deps.log?.warn('auth', `could not revoke the sign-in of ${serverId} at its server; it is forgotten here anyway`, new Error(oauthProblem(error)));
+    const whose = typeof key === 'string' ? key : `${key.serverId} at ${key.issuer}`;
+    deps.log?.warn('auth', `could not revoke the sign-in of ${whose} at its server; it is forgotten here anyway`, new Error(oauthProblem(error)));
   } finally {
-    await deps.tokens.clear(serverId);
+    await deps.tokens.clear(key);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { TalkieManifest } from '../../shared/talkie/manifest';
+import type { TalkieManifest, TalkieServerKey } from '../../shared/talkie/manifest';
 
 /**
  * Sign-in through OAuth as the Talkie service asks for it (implemented by `createTalkieOAuth`);
@@ -9,10 +9,10 @@ export interface OAuthPort {
   /** `server` is the discovered Talkie server (its validated manifest is all sign-in reads). */
   signIn(server: { manifest: TalkieManifest }, options?: SignInOptions): Promise<void>;
   /** Opens the waiting sign-in's link in the browser again; false when none waits. */
-  openAgain(serverId: string): Promise<boolean>;
+  openAgain(server: TalkieServerKey): Promise<boolean>;
   /** A fresh access token after a 401, or undefined when the user must sign in again. */
-  refresh(serverId: string): Promise<string | undefined>;
-  signOut(serverId: string): Promise<void>;
+  refresh(server: TalkieServerKey): Promise<string | undefined>;
+  signOut(server: TalkieServerKey): Promise<void>;
 }
 
 /** What the caller of a sign-in can do while it waits: cancel it, and learn its link (to copy or open again). */

@@ -49,20 +49,20 @@ export function createTalkieOAuth(options: TalkieOAuthOptions): OAuthPort {
         },
       );
     },
-    async openAgain(serverId) {
-      const url = pendingSignInUrl(serverId);
+    async openAgain(server) {
+      const url = pendingSignInUrl(server);
       if (url === undefined) return false;
       await options.openBrowser(url);
       return true;
     },
-    async refresh(serverId) {
+    async refresh(server) {
       try {
-        return await accessToken(serverId, deps(), { forceRefresh: true });
+        return await accessToken(server, deps(), { forceRefresh: true });
       } catch (error) {
         if (error instanceof AuthError && error.code === 'sign_in_required') return undefined;
         throw error;
       }
     },
-    signOut: (serverId) => signOut(serverId, deps()),
+    signOut: (server) => signOut(server, deps()),
   };
 }

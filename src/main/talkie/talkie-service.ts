@@ -41,7 +41,7 @@ export interface TalkieServiceDeps {
   recovery?: { delaysMs: readonly number[] };
   /** Where to save a downloaded file; undefined when the user cancels. */
   chooseDownloadPath: ChooseDownloadPath;
-  /** Which cross-origin endpoints the user accepted, per serverId. */
+  /** Which cross-origin endpoints the user accepted, per server (serverId at its origin). */
   approvals: EndpointApprovals;
 }
 
@@ -98,8 +98,8 @@ export class TalkieService {
 
   async acceptEndpoints(agentId: string): Promise<ServerView> {
     const connection = await this.connection(agentId);
-    const { serverId, crossOriginEndpoints } = connection.server.manifest;
-    await this.deps.approvals.accept(serverId, crossOriginEndpoints.map((endpoint) => endpoint.url));
+    const { manifest } = connection.server;
+    await this.deps.approvals.accept(manifest, manifest.crossOriginEndpoints.map((endpoint) => endpoint.url));
     return this.view(connection);
   }
 
@@ -110,7 +110,7 @@ export class TalkieService {
     if (!this.deps.settings.get().developer.allowPastedTokens) {
       throw new ServiceError('not_allowed', 'Turn on Settings → Developer → Allow pasting access tokens first.');
     }
-    await this.deps.tokens.save(manifest.serverId, { accessToken: token.trim(), issuer: manifest.issuer, clientId: pastedClientId });
+    await this.deps.tokens.save(manifest, { accessToken: token.trim(), issuer: manifest.issuer, clientId: pastedClientId });
     return this.view(connection);
   }
 
@@ -150,7 +150,7 @@ export class TalkieService {
     const connection = await this.connection(agentId);
     if (!this.deps.oauth || !this.signIns.has(agentId)) return { opened: false };
     try {
-      return { opened: await this.deps.oauth.openAgain(connection.server.manifest.serverId) };
+      return { opened: await this.deps.oauth.openAgain(connection.server.manifest) };
     } catch {
       throw new ServiceError('no_browser', 'No web browser could be started to open the link.');
     }
@@ -158,10 +158,10 @@ export class TalkieService {
 
   async signOut(agentId: string): Promise<ServerView> {
     const connection = await this.connection(agentId);
-    const { serverId } = connection.server.manifest;
-    const tokens = await this.deps.tokens.load(serverId);
-    if (tokens && tokens.clientId !== pastedClientId && this.deps.oauth) await this.deps.oauth.signOut(serverId);
-    await this.deps.tokens.clear(serverId);
+    const { manifest } = connection.server;
+    const tokens = await this.deps.tokens.load(manifest);
+    if (tokens && tokens.clientId !== pastedClientId && this.deps.oauth) await this.deps.oauth.signOut(manifest);
+    await this.deps.tokens.clear(manifest);
     return this.view(connection);
   }
 
@@ -433,7 +433,7 @@ export class TalkieService {
   }
 
   private endpointsAccepted(manifest: DiscoveredServer['manifest']): boolean {
-    return this.deps.approvals.covers(manifest.serverId, manifest.crossOriginEndpoints.map((endpoint) => endpoint.url));
+    return this.deps.approvals.covers(manifest, manifest.crossOriginEndpoints.map((endpoint) => endpoint.url));
   }
 
   private async usable(agentId: string): Promise<Connection> {
@@ -456,15 +456,16 @@ export class TalkieService {
       throw new ServiceError(first?.code.startsWith('net_') ? 'network_error' : 'invalid_address', first ? first.message : 'This address is not a Talkie server.', undefined, first?.code.startsWith('net_'));
     }
     const { server } = discovery;
-    const serverId = server.manifest.serverId;
+    // Tokens are this server's: its serverId at its own origin (Talkie 1 §2.1), never another's that claims the same serverId.
+    const { manifest } = server;
     const tokens: TokenSource = demoToken
       ? { get: async () => demoToken, refresh: async () => undefined }
       : {
-          get: async () => (await this.deps.tokens.load(serverId))?.accessToken,
+          get: async () => (await this.deps.tokens.load(manifest))?.accessToken,
           refresh: async () => {
-            const stored = await this.deps.tokens.load(serverId);
+            const stored = await this.deps.tokens.load(manifest);
             if (!stored || stored.clientId === pastedClientId || !this.deps.oauth) return undefined;
-            return this.deps.oauth.refresh(serverId);
+            return this.deps.oauth.refresh(manifest);
           },
         };
     const connection: Connection = { agentId, address, server, client: new TalkieClient(server.manifest, policy, tokens), ...(demoToken ? { demoToken } : {}) };
@@ -487,7 +488,7 @@ export class TalkieService {
 
   private async view(connection: Connection): Promise<ServerView> {
     const { manifest, problems } = connection.server;
-    const signedIn = connection.demoToken !== undefined || (await this.deps.tokens.load(manifest.serverId)) !== undefined;
+    const signedIn = connection.demoToken !== undefined || (await this.deps.tokens.load(manifest)) !== undefined;
     const allowPasted = Boolean(manifest.auth.token) && this.deps.settings.get().developer.allowPastedTokens;
     return {
       agentId: connection.agentId,

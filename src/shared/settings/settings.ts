@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defaultNfcSettings, nfcSettingsSchema, type NfcSettings } from '../nfc/ipc-schemas';
-import type { SavedFileFormat } from '../storage/saved-file-format';
+import type { SavedDocument, SavedFileFormat } from '../storage/saved-file-format';
+import { sameTalkieServer, type TalkieServerKey } from '../talkie/manifest';
 import { acceleratorSchema } from '../talkie/voice/call-shortcut';
 
 /** Dismissed notices kept at most (the oldest dismissal goes first). */
@@ -23,11 +24,16 @@ export const signInRedirectSchema = z.enum(['loopback', 'private-use']);
 export const bargeInSettingSchema = z.enum(['automatic', 'on', 'off']);
 export type BargeInSetting = z.infer<typeof bargeInSettingSchema>;
 
-const voiceConsentSchema = z.strictObject({ serverId: z.string().min(1).max(256), signalingHosts: z.array(z.string().min(1).max(253)).min(1).max(20) });
+/** One server's voice consent: its serverId at its origin (the manifest's `issuer`; version 4), and the hosts the user was told. */
+const voiceConsentSchema = z.strictObject({
+  serverId: z.string().min(1).max(256),
+  issuer: z.string().min(1).max(2048),
+  signalingHosts: z.array(z.string().min(1).max(253)).min(1).max(20),
+});
 export type VoiceConsent = z.infer<typeof voiceConsentSchema>;
 
 export const settingsSchema = z.strictObject({
-  schemaVersion: z.literal(3),
+  schemaVersion: z.literal(4),
   language: languageSchema,
   appearance: z.strictObject({
     theme: themeSchema,
@@ -46,8 +52,9 @@ export const settingsSchema = z.strictObject({
   /** The notices (their text) the user dismissed: they are not shown again, also after a restart. Optional so that older settings files still load. */
   notices: z.strictObject({ dismissed: z.array(z.string().max(2000)).max(maxDismissedNotices) }).optional(),
   /**
-   * Talkie voice (§12): the servers (by serverId) whose first call the user agreed to, with the speech
-   * provider hosts they were told their voice goes to; a server that names another host asks again.
+   * Talkie voice (§12): the servers (each its serverId at its origin) whose first call the user agreed
+   * to, with the speech provider hosts they were told their voice goes to; a server that names another
+   * host asks again, and so does a server on another origin that claims the same serverId.
    * Optional so that older settings files still load; read it through `voiceConsentGiven`.
    */
   voice: z
@@ -67,12 +74,25 @@ export type Settings = z.infer<typeof settingsSchema>;
  * `settings.json`: a change of `settingsSchema` adds a version and its migration here. Version 2
  * adds `voice.shortcut` (the strict schema of version 1 would refuse such a file, so it is a new
  * version: an older app leaves it untouched); 1 → 2 converts nothing. Version 3 adds
- * `voice.bargeIn` (the same reason); 2 → 3 converts nothing (no value means `automatic`).
+ * `voice.bargeIn` (the same reason); 2 → 3 converts nothing (no value means `automatic`). Version 4
+ * keys voice consents by serverId and origin; the consents of 3 name the serverId alone, not the
+ * origin whose server the user agreed to, so 3 → 4 drops them (any server can claim a serverId, so no
+ * origin can be assumed for one): the next call to each server asks once more.
  */
-export const settingsFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: 3, migrations: { 1: (document) => document, 2: (document) => document } };
+export const settingsFileFormat: SavedFileFormat = {
+  versionField: 'schemaVersion',
+  current: 4,
+  migrations: { 1: (document) => document, 2: (document) => document, 3: withoutVoiceConsents },
+};
+
+function withoutVoiceConsents(document: SavedDocument): SavedDocument {
+  const voice = document.voice;
+  if (voice === null || typeof voice !== 'object' || Array.isArray(voice)) return document;
+  return { ...document, voice: { ...voice, consents: [] } };
+}
 
 export const defaultSettings: Settings = {
-  schemaVersion: 3,
+  schemaVersion: 4,
   language: 'system',
   appearance: { theme: 'system', textSize: 'normal' },
   developer: { allowLocalHttp: false, allowPastedTokens: false },
@@ -120,12 +140,12 @@ function withVoice(current: Settings['voice'], patch: SettingsPatch): Pick<Setti
 }
 
 function withConsent(consents: readonly VoiceConsent[], consent: VoiceConsent): VoiceConsent[] {
-  return [...consents.filter((entry) => entry.serverId !== consent.serverId), consent].slice(-maxVoiceConsents);
+  return [...consents.filter((entry) => !sameTalkieServer(entry, consent)), consent].slice(-maxVoiceConsents);
 }
 
-/** The user agreed to this server's voice calls, told every host its audio may go to now (§12). */
-export function voiceConsentGiven(settings: Settings, serverId: string, signalingHosts: readonly string[]): boolean {
-  const consent = settings.voice?.consents.find((entry) => entry.serverId === serverId);
+/** The user agreed to this server's (its serverId at its origin) voice calls, told every host its audio may go to now (§12). */
+export function voiceConsentGiven(settings: Settings, server: TalkieServerKey, signalingHosts: readonly string[]): boolean {
+  const consent = settings.voice?.consents.find((entry) => sameTalkieServer(entry, server));
   return consent !== undefined && signalingHosts.every((host) => consent.signalingHosts.includes(host));
 }
 

@@ -60,6 +60,20 @@ export interface TalkieManifest {
   capabilities: Record<string, unknown>;
 }
 
+/**
+ * A Talkie server as the client keys what it keeps for it (tokens, accepted endpoints, voice
+ * consent): its `serverId` at its origin, the manifest's `issuer` (the origin the manifest was served
+ * from). The serverId alone is public in every manifest, so any server can claim it.
+ */
+export interface TalkieServerKey {
+  serverId: string;
+  issuer: string;
+}
+
+export function sameTalkieServer(a: TalkieServerKey, b: TalkieServerKey): boolean {
+  return a.serverId === b.serverId && a.issuer === b.issuer;
+}
+
 /** §1 `capabilities.voice`; signalling hosts are lower-cased here, once. */
 export interface VoiceCapability {
   transports: string[];

@@ -87,7 +87,10 @@ type Kind = 'settings' | 'agents' | 'approvals' | 'aguiThread' | 'demo';
 const seeds: Record<Kind, unknown[]> = {
   settings: [defaultSettings, { schemaVersion: 1, language: 'cs', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: true, allowPastedTokens: false } }],
   agents: [{ schemaVersion: 1, agents: [{ id: 'a1', url: 'https://crm.example.com', display: 'crm.example.com', addedAt: at }, { id: 'a2', url: 'http://127.0.0.1:8000/agui', display: '127.0.0.1:8000/agui', addedAt: at, protocol: 'agui' }] }],
-  approvals: [{ schemaVersion: 1, servers: { 'crm.example.com': { acceptedEndpoints: ['https://actions.example.net/a/{actionId}'] }, __proto__x: { acceptedEndpoints: [] } } }],
+  approvals: [
+    { schemaVersion: 1, servers: { 'crm.example.com': { acceptedEndpoints: ['https://actions.example.net/a/{actionId}'] }, __proto__x: { acceptedEndpoints: [] } } },
+    { schemaVersion: 2, servers: [{ serverId: 'crm.example.com', issuer: 'https://crm.example.com', acceptedEndpoints: ['https://actions.example.net/a/{actionId}'] }, { serverId: '__proto__', issuer: 'https://x.example', acceptedEndpoints: [] }] },
+  ],
   aguiThread: [JSON.parse(serializeThread(thread))],
   demo: [demoState, emptyDemoState()],
 };
@@ -122,7 +125,8 @@ async function open(kind: Kind, dir: string): Promise<Notice[]> {
     }
     case 'approvals': {
       const approvals = await EndpointApprovals.open(dir, notices);
-      check(approvals.covers('crm.example.com', []) && typeof approvals.covers('__proto__', ['https://x.example/']) === 'boolean', 'approvals answer');
+      const crm = { serverId: 'crm.example.com', issuer: 'https://crm.example.com' };
+      check(approvals.covers(crm, []) && typeof approvals.covers({ serverId: '__proto__', issuer: 'https://x.example' }, ['https://x.example/']) === 'boolean', 'approvals answer');
       break;
     }
     case 'aguiThread': {

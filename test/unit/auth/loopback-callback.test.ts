@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { startLoopbackReceiver } from '../../../src/main/auth/loopback-callback';
+import { ignoredCallbackText, startLoopbackReceiver } from '../../../src/main/auth/loopback-callback';
 
 function send(url: string, options: { method?: string; host?: string } = {}): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
@@ -22,7 +22,7 @@ function send(url: string, options: { method?: string; host?: string } = {}): Pr
 describe('the loopback callback receiver (RFC 8252 §7.3)', () => {
   it('listens on 127.0.0.1 at a random port and takes exactly one GET of its path', async () => {
     const received: URLSearchParams[] = [];
-    const receiver = await startLoopbackReceiver({ path: '/oauth/callback', onCallback: (params) => void received.push(params) });
+    const receiver = await startLoopbackReceiver({ path: '/oauth/callback', onCallback: (params) => received.push(params) > 0 });
     try {
       expect(receiver.redirectUri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/oauth\/callback$/);
       const base = receiver.redirectUri.replace('/oauth/callback', '');
@@ -52,8 +52,35 @@ describe('the loopback callback receiver (RFC 8252 §7.3)', () => {
     }
   });
 
+  it('answers and ignores a callback that is not the awaited one, and keeps listening for the right one', async () => {
+    const seen: string[] = [];
+    const receiver = await startLoopbackReceiver({
+      path: '/oauth/callback',
+      onCallback: (params) => {
+        seen.push(params.get('state') ?? '');
+        return params.get('state') === 'the-right-state';
+      },
+    });
+    try {
+      // Another local user saw the port open and answers first, once, twice.
+      for (const state of ['guessed', 'guessed-again']) {
+        const ignored = await send(`${receiver.redirectUri}?code=theirs&state=${state}`);
+        expect(ignored.status).toBe(400);
+        expect(ignored.body).toBe(ignoredCallbackText);
+        expect(ignored.body).not.toContain('return to AgentDesk');
+      }
+      const answer = await send(`${receiver.redirectUri}?code=ours&state=the-right-state`);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toContain('You can close this window and return to AgentDesk.');
+      expect(seen).toEqual(['guessed', 'guessed-again', 'the-right-state']);
+      await expect(send(`${receiver.redirectUri}?code=late&state=the-right-state`)).rejects.toThrow(/ECONNREFUSED/);
+    } finally {
+      receiver.close();
+    }
+  });
+
   it('close() stops listening before any callback, and can be called twice', async () => {
-    const receiver = await startLoopbackReceiver({ path: '/oauth/callback', onCallback: () => undefined });
+    const receiver = await startLoopbackReceiver({ path: '/oauth/callback', onCallback: () => true });
     receiver.close();
     receiver.close();
     await expect(send(receiver.redirectUri)).rejects.toThrow(/ECONNREFUSED/);

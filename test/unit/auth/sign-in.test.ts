@@ -152,10 +152,10 @@ describe('signIn (Authorization Code + PKCE S256, loopback redirect)', () => {
     expect(result.refreshToken).toEqual(expect.any(String));
     expect(result.scope?.split(' ').sort()).toEqual(['offline_access', 'talkie']);
     expect(result.expiresAt).toBeGreaterThan(Date.now() + 50 * 60_000);
-    expect(await tokens.load(request.serverId)).toEqual(result);
-    expect(JSON.parse((await secrets.get(tokenAccount(request.serverId))) ?? '{}')).toEqual(result);
+    expect(await tokens.load(request)).toEqual(result);
+    expect(JSON.parse((await secrets.get(tokenAccount(request))) ?? '{}')).toEqual(result);
     expect(await as.verifyAccessToken(result.accessToken)).toEqual({ id: 'demo', name: 'Demo User', email: 'demo@example.invalid' });
-    expect(await accessToken(request.serverId, deps)).toBe(result.accessToken);
+    expect(await accessToken(request, deps)).toBe(result.accessToken);
 
     // One callback only: the listener is gone, a replayed callback reaches nothing.
     expect(await refusesConnections(seen!.callback.href)).toBe(true);
@@ -170,19 +170,69 @@ describe('signIn (Authorization Code + PKCE S256, loopback redirect)', () => {
     expect(callback.searchParams.get('error_description')).toMatch(/PKCE/);
   });
 
-  it('rejects a callback with a wrong state (state_mismatch), saves nothing and stops listening', async () => {
-    const { deps, request, tokens } = setup();
+  it('ignores callbacks with a wrong state or path (answered, not counted) and completes with the right one afterwards', async () => {
+    const log = memoryLogger();
+    const { deps, request, tokens } = setup({ log });
     let genuine = '';
     deps.openBrowser = async (url) => {
       const callback = await browse(url);
       genuine = callback.href;
+      // Another user on this computer saw the port in /proc/net/tcp and answers first: with a
+      // made-up state (and the AS's own code, which it cannot know), and on another path.
       const forged = new URL(callback);
       forged.searchParams.set('state', 'forged-state-value');
-      await deliver(forged);
+      forged.searchParams.set('code', 'forged-code');
+      const wrongState = await fetch(forged, { redirect: 'manual' });
+      expect(wrongState.status).toBe(400);
+      expect(await wrongState.text()).not.toContain('return to AgentDesk');
+      const wrongPath = new URL(callback);
+      wrongPath.pathname = `${callbackPath}/x`;
+      expect((await fetch(wrongPath, { redirect: 'manual' })).status).toBe(404);
+      // Then the browser arrives with the real answer.
+      await deliver(callback);
     };
-    await expectCode(signIn(request, deps), 'state_mismatch');
-    expect(await tokens.load(request.serverId)).toBeUndefined();
+    const result = await signIn(request, deps);
+    expect(await tokens.load(request)).toEqual(result);
+    expect(await as.verifyAccessToken(result.accessToken)).toMatchObject({ id: 'demo' });
     expect(await refusesConnections(genuine)).toBe(true);
+    expect(log.lines).toEqual([expect.stringContaining('it was ignored')]);
+    expect(log.lines.join('\n')).not.toContain('forged');
+  });
+
+  it('keeps waiting after a wrong-state callback: without the right one, the sign-in times out and saves nothing', async () => {
+    let redirectUri = '';
+    const { deps, request, tokens } = setup({
+      timeoutMs: 500,
+      openBrowser: async (url) => {
+        const params = new URL(url).searchParams;
+        redirectUri = params.get('redirect_uri')!;
+        const forged = new URL(redirectUri);
+        forged.search = new URLSearchParams({ code: 'forged-code', state: 'forged-state-value', iss: as.issuer }).toString();
+        expect((await fetch(forged)).status).toBe(400);
+      },
+    });
+    await expectCode(signIn(request, deps), 'timeout');
+    expect(await tokens.load(request)).toBeUndefined();
+    expect(await refusesConnections(redirectUri)).toBe(true);
+  });
+
+  it('uses exactly the registered callback path: the AS refuses a loopback redirect_uri with any other path (so no random segment can be added)', async () => {
+    for (const [path, allowed] of [[callbackPath, true], [`${callbackPath}/Zk3q9xW2`, false]] as const) {
+      const url = new URL(`${as.issuer}/auth`);
+      url.search = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: `http://127.0.0.1:9${path}`,
+        scope: 'talkie',
+        state: 's',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+      }).toString();
+      const response = await fetch(url, { redirect: 'manual' });
+      const body = await response.text();
+      if (allowed) expect(response.status).toBe(303);
+      else expect({ status: response.status, body }).toEqual({ status: 400, body: expect.stringContaining('invalid_redirect_uri') });
+    }
   });
 
   it('rejects an iss that is not the AS (iss_mismatch), and a missing iss when the AS promises one', async () => {
@@ -195,7 +245,7 @@ describe('signIn (Authorization Code + PKCE S256, loopback redirect)', () => {
         await deliver(callback);
       };
       await expectCode(signIn(request, deps), 'iss_mismatch');
-      expect(await tokens.load(request.serverId)).toBeUndefined();
+      expect(await tokens.load(request)).toBeUndefined();
     }
   });
 
@@ -264,7 +314,7 @@ describe('signIn with the private-use scheme redirect', () => {
       },
     });
     const result = await signIn(request, deps);
-    expect(await tokens.load(request.serverId)).toEqual(result);
+    expect(await tokens.load(request)).toEqual(result);
     expect(completePrivateUseRedirect(delivered)).toBe(false); // replay completes nothing
   });
 });
@@ -274,32 +324,32 @@ describe('accessToken and refresh', () => {
     const { deps, request, tokens } = setup();
     const first = await signIn(request, deps);
 
-    const refreshed = await accessToken(request.serverId, deps, { forceRefresh: true });
+    const refreshed = await accessToken(request, deps, { forceRefresh: true });
     expect(refreshed).not.toBe(first.accessToken);
-    const second = (await tokens.load(request.serverId))!;
+    const second = (await tokens.load(request))!;
     expect(second.accessToken).toBe(refreshed);
     expect(second.refreshToken).toEqual(expect.any(String));
     expect(second.refreshToken).not.toBe(first.refreshToken);
     expect(await as.verifyAccessToken(refreshed)).toMatchObject({ id: 'demo' });
     // Not expired and not forced: no refresh.
-    expect(await accessToken(request.serverId, deps)).toBe(refreshed);
-    expect((await tokens.load(request.serverId))!.refreshToken).toBe(second.refreshToken);
+    expect(await accessToken(request, deps)).toBe(refreshed);
+    expect((await tokens.load(request))!.refreshToken).toBe(second.refreshToken);
 
     // Rotation: the old refresh token no longer works, and its reuse revokes the whole grant.
     expect(await tryRefresh(first.refreshToken!)).toEqual({ status: 400, error: 'invalid_grant' });
-    const error = await rejection(accessToken(request.serverId, deps, { forceRefresh: true }));
+    const error = await rejection(accessToken(request, deps, { forceRefresh: true }));
     expect(error.code).toBe('sign_in_required');
-    expect(await tokens.load(request.serverId)).toBeUndefined();
+    expect(await tokens.load(request)).toBeUndefined();
   });
 
   it('refreshes an expired access token by itself, and concurrent callers share one refresh', async () => {
     const { deps, request, tokens } = setup();
     const first = await signIn(request, deps);
     const later: OAuthDeps = { ...deps, now: () => Date.now() + 2 * 3600_000 };
-    const [a, b] = await Promise.all([accessToken(request.serverId, later), accessToken(request.serverId, later)]);
+    const [a, b] = await Promise.all([accessToken(request, later), accessToken(request, later)]);
     expect(a).toBe(b);
     expect(a).not.toBe(first.accessToken);
-    expect((await tokens.load(request.serverId))!.accessToken).toBe(a);
+    expect((await tokens.load(request))!.accessToken).toBe(a);
     expect(await as.verifyAccessToken(a)).toMatchObject({ id: 'demo' });
   });
 
@@ -316,8 +366,8 @@ describe('accessToken and refresh', () => {
     const { deps, request, tokens } = setup();
     await signIn(request, deps);
     const offline: OAuthDeps = { ...deps, fetch: async () => Promise.reject(new TypeError('fetch failed')) };
-    await expectCode(accessToken(request.serverId, offline, { forceRefresh: true }), 'discovery_failed');
-    expect(await tokens.load(request.serverId)).toBeDefined();
+    await expectCode(accessToken(request, offline, { forceRefresh: true }), 'discovery_failed');
+    expect(await tokens.load(request)).toBeDefined();
   });
 });
 
@@ -327,9 +377,9 @@ describe('signOut', () => {
     const signedIn = await signIn(request, deps);
     expect(await as.verifyAccessToken(signedIn.accessToken)).toBeDefined();
 
-    await signOut(request.serverId, deps);
+    await signOut(request, deps);
 
-    expect(await tokens.load(request.serverId)).toBeUndefined();
+    expect(await tokens.load(request)).toBeUndefined();
     expect(await as.verifyAccessToken(signedIn.accessToken)).toBeUndefined();
     expect(await tryRefresh(signedIn.refreshToken!)).toEqual({ status: 400, error: 'invalid_grant' });
   });
@@ -338,8 +388,8 @@ describe('signOut', () => {
     const { deps, request, tokens } = setup();
     const signedIn = await signIn(request, deps);
     const log = memoryLogger();
-    await signOut(request.serverId, { ...deps, log, fetch: async () => Promise.reject(new TypeError('fetch failed')) });
-    expect(await tokens.load(request.serverId)).toBeUndefined();
+    await signOut(request, { ...deps, log, fetch: async () => Promise.reject(new TypeError('fetch failed')) });
+    expect(await tokens.load(request)).toBeUndefined();
     expect(log.lines).toHaveLength(1);
     expect(log.lines.join('\n')).not.toContain(signedIn.accessToken);
     expect(log.lines.join('\n')).not.toContain(signedIn.refreshToken!);

@@ -65,8 +65,8 @@ describe('the app services behind the contract', () => {
     const old = { schemaVersion: 1, language: 'cs', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: true, allowPastedTokens: false } };
     await writeFile(join(dir, 'settings.json'), JSON.stringify(old));
     const services = await startTestServices(dir);
-    // Read as the current version (1 → 2 → 3 converts nothing).
-    expect(await services.call('settings.get')).toEqual({ ok: true, value: { ...old, schemaVersion: 3 } });
+    // Read as the current version (1 → 2 → 3 → 4 converts nothing here: the file has no voice consents).
+    expect(await services.call('settings.get')).toEqual({ ok: true, value: { ...old, schemaVersion: 4 } });
     expect(await services.call('app.info')).toMatchObject({ ok: true, value: { notices: [] } });
     expect(await services.call('settings.update', { patch: { signIn: { redirect: 'private-use' } } })).toMatchObject({ ok: true, value: { language: 'cs', signIn: { redirect: 'private-use' } } });
   });

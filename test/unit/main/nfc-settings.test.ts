@@ -6,7 +6,7 @@ import { deviceKeyFileEnv } from '../../../src/main/nfc/device-key';
 import type { ReaderLauncher, ReaderLaunchHandlers } from '../../../src/main/nfc/reader-supervisor';
 import type { MainToReader, ReaderToMain } from '../../../src/shared/nfc/reader-protocol';
 import { defaultNfcSettings } from '../../../src/shared/nfc/ipc-schemas';
-import { settingsSchema, applySettingsPatch, defaultSettings, nfcSettingsOf } from '../../../src/shared/settings/settings';
+import { settingsSchema, applySettingsPatch, defaultSettings, nfcSettingsOf, settingsFileFormat } from '../../../src/shared/settings/settings';
 import { startTestServices, type TestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 
@@ -86,7 +86,7 @@ const tap = (uid = '04102030405060'): ReaderToMain => ({
 
 describe('NFC settings', () => {
   it('fills in the defaults for a settings file without them, and merges a partial nfc patch', () => {
-    const old = { schemaVersion: 3 as const, language: 'cs', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: false, allowPastedTokens: false } };
+    const old = { schemaVersion: 4 as const, language: 'cs', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: false, allowPastedTokens: false } };
     const parsed = settingsSchema.parse(old);
     expect(nfcSettingsOf(parsed)).toEqual(defaultNfcSettings);
     expect(applySettingsPatch(parsed, { nfc: { kioskScan: true } }).nfc).toEqual({ ...defaultNfcSettings, kioskScan: true });
@@ -99,8 +99,8 @@ describe('NFC settings', () => {
     const old = { schemaVersion: 1, language: 'cs', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: false, allowPastedTokens: false } };
     await writeFile(join(dir, 'settings.json'), JSON.stringify(old));
     const { services, readers } = await start(dir);
-    // Read as version 2 (1 → 2 converts nothing).
-    expect(await services.call('settings.get')).toEqual({ ok: true, value: { ...old, schemaVersion: 3 } });
+    // Read as the current version (nothing to convert in this file).
+    expect(await services.call('settings.get')).toEqual({ ok: true, value: { ...old, schemaVersion: settingsFileFormat.current } });
     expect(await services.call('app.info')).toMatchObject({ ok: true, value: { notices: [] } });
     expect(readers.configured()).toEqual({ type: 'configure', readerFeedback: false });
     // Kiosk scanning is off by default: reporting the window focused arms nothing.

@@ -115,7 +115,7 @@ describe('saved data faults (real services)', () => {
     const newer = JSON.stringify({ schemaVersion: 5, look: { theme: 'dark' } });
     await writeFile(join(dir, 'settings.json'), newer);
     const app = await services(dir);
-    expect(await app.call('settings.get')).toMatchObject({ ok: true, value: { schemaVersion: 3, appearance: { theme: 'system' } } });
+    expect(await app.call('settings.get')).toMatchObject({ ok: true, value: { schemaVersion: 4, appearance: { theme: 'system' } } });
     expect(await app.call('settings.update', { patch: { language: 'cs' } })).toMatchObject({ ok: false, error: { code: 'save_failed', message: expect.stringContaining('cannot read it and uses the defaults') } });
     expect(await readFile(join(dir, 'settings.json'), 'utf8')).toBe(newer);
   });

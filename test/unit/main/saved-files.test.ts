@@ -60,20 +60,34 @@ describe('saved files: versions and fixtures', () => {
     expect(oldestReadableVersion(format)).toBeLessThanOrEqual(1);
   });
 
-  it.each([1, 2, 3])('settings.json v%i loads with nothing lost and is written back in the current version', async (version) => {
+  /**
+   * What a settings.json of `version` reads as today: before version 4 a voice consent named the
+   * serverId alone, not the server's origin, so it is dropped (the user is asked again at the next call).
+   */
+  const settingsToday = (saved: Record<string, unknown>, version: number): Record<string, unknown> => {
+    const today = { ...saved, schemaVersion: settingsFileFormat.current };
+    if (version >= 4 || saved.voice === undefined) return today;
+    return { ...today, voice: { ...(saved.voice as Record<string, unknown>), consents: [] } };
+  };
+
+  it.each([1, 2, 3, 4])('settings.json v%i loads with nothing lost (but the consents before v4) and is written back in the current version', async (version) => {
     const dir = await tempDir();
     const fixture = await fixtureOf('settings', version);
     await copyFile(fixture, join(dir, 'settings.json'));
     const notices: Notice[] = [];
     const settings = await SettingsService.open(dir, new EventBus(memoryLogger()), notices);
     expect(notices).toEqual([]);
-    expect(settings.get()).toEqual({ ...(await json(fixture)), schemaVersion: settingsFileFormat.current });
+    const today = settingsToday(await json(fixture), version);
+    expect(settings.get()).toEqual(today);
     // Version 2's fixture keeps the call shortcut.
     if (version >= 2) expect(settings.get().voice?.shortcut).toBe('CommandOrControl+Alt+T');
     // Version 3's keeps barge-in; before it, none is saved (Automatic).
     expect(settings.get().voice?.bargeIn).toBe(version >= 3 ? 'on' : undefined);
+    // Version 4's keeps the voice consent, bound to the server's origin; an older one (serverId alone) is not kept.
+    const consented = version >= 4 ? [{ serverId: 'talkie.example.com', issuer: 'https://talkie.example.com', signalingHosts: ['api.openai.com'] }] : [];
+    if (version >= 2) expect(settings.get().voice?.consents).toEqual(consented);
     await settings.update({ appearance: { theme: 'light' } });
-    expect(await json(join(dir, 'settings.json'))).toEqual({ ...(await json(fixture)), schemaVersion: settingsFileFormat.current, appearance: { theme: 'light', textSize: 'large' } });
+    expect(await json(join(dir, 'settings.json'))).toEqual({ ...today, appearance: { theme: 'light', textSize: 'large' } });
   });
 
   it.each([1, 2])('agents.json v%i loads with nothing lost and is written back in the current version', async (version) => {
@@ -137,19 +151,23 @@ describe('saved files: versions and fixtures', () => {
     models.dispose();
   });
 
-  it('talkie-servers.json v1 loads with nothing lost and is written back in the current version', async () => {
+  it.each([1, 2])('talkie-servers.json v%i loads (v1 without its approvals, which named no origin) and is written back in the current version', async (version) => {
     const dir = await tempDir();
-    const fixture = await fixtureOf('talkie-servers', 1);
+    const fixture = await fixtureOf('talkie-servers', version);
     await copyFile(fixture, join(dir, 'talkie-servers.json'));
     const notices: Notice[] = [];
     const approvals = await EndpointApprovals.open(dir, notices);
     expect(notices).toEqual([]);
-    const servers = (await json(fixture)).servers as Record<string, { acceptedEndpoints: string[] }>;
-    expect(approvals.covers('talkie.example.com', servers['talkie.example.com']!.acceptedEndpoints)).toBe(true);
-    await approvals.accept('other.example.com', ['https://other.example.com/runs']);
+    const server = { serverId: 'talkie.example.com', issuer: 'https://talkie.example.com' };
+    const endpoints = ['https://api.example.com/talkie/runs', 'https://files.example.com/talkie/files'];
+    // Version 1 keyed an approval by serverId alone: it is dropped, and the user accepts the addresses again.
+    const kept = version >= 2 ? ((await json(fixture)).servers as unknown[]) : [];
+    expect(approvals.covers(server, endpoints)).toBe(version >= 2);
+    expect(approvals.covers({ ...server, issuer: 'http://127.0.0.1:8080' }, endpoints)).toBe(false);
+    await approvals.accept({ serverId: 'other.example.com', issuer: 'https://other.example.com' }, ['https://other.example.net/runs']);
     expect(await json(join(dir, 'talkie-servers.json'))).toEqual({
       schemaVersion: approvalsFileFormat.current,
-      servers: { ...servers, 'other.example.com': { acceptedEndpoints: ['https://other.example.com/runs'] } },
+      servers: [...kept, { serverId: 'other.example.com', issuer: 'https://other.example.com', acceptedEndpoints: ['https://other.example.net/runs'] }],
     });
   });
 

@@ -2,6 +2,7 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { builtInDemoAgentId } from '../../../src/shared/ipc/contract';
 import { ok } from '../../../src/shared/ipc/errors';
+import { applySettingsPatch } from '../../../src/shared/settings/settings';
 import type { Action } from '../../../src/shared/talkie/content';
 import { openDemo, pendingAction, transcript } from './chat-helpers';
 import { createFakeBackend, demoView, type FakeBackend } from './fake-api';
@@ -115,10 +116,27 @@ describe('voice calls on the Talkie screen (§10)', () => {
     expect(media.requests).toEqual([]);
   });
 
+  it.each([
+    ['asks again when the consent was given to the same serverId on another origin (a copy of this server)', 'http://127.0.0.1:9', true],
+    ['does not ask when the consent was given to this server (its serverId at its origin)', 'http://127.0.0.1:41234', false],
+  ] as const)('%s', async (_name, issuer, asks) => {
+    const backend = voiceBackend();
+    backend.state.settings = applySettingsPatch(backend.state.settings, { voiceConsent: { serverId: 'demo.agentdesk.local', issuer, signalingHosts: ['api.openai.com'] } });
+    const { user } = await openDemo(backend);
+    await user.click(callButton());
+    if (asks) {
+      expect(await screen.findByRole('dialog', { name: 'Voice calls with AgentDesk Demo' })).toBeTruthy();
+      expect(backend.callsOf('talkie.voiceStart')).toEqual([]);
+    } else {
+      await waitFor(() => expect(backend.callsOf('talkie.voiceStart')).toHaveLength(1));
+      expect(screen.queryByRole('dialog')).toBeNull();
+    }
+  });
+
   it('Call → consent → voiceStart → voiceOffer; the data channel’s events drive what the bar says', async () => {
     const { backend, user } = await inCall();
     expect(backend.callsOf('talkie.voiceStart')).toEqual([{ agentId: builtInDemoAgentId, locale: 'en' }]);
-    expect(backend.callsOf('settings.update')).toEqual([{ patch: { voiceConsent: { serverId: 'demo.agentdesk.local', signalingHosts: ['api.openai.com'] } } }]);
+    expect(backend.callsOf('settings.update')).toEqual([{ patch: { voiceConsent: { serverId: 'demo.agentdesk.local', issuer: 'http://127.0.0.1:41234', signalingHosts: ['api.openai.com'] } } }]);
     expect(backend.callsOf('media.arm')).toEqual([{ kinds: ['microphone'] }]);
     expect(media.requests).toEqual([{ audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true }, video: false }]);
     const peer = media.peer();

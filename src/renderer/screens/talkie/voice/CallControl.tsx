@@ -67,7 +67,7 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
 
   if (!view.voice.offered) return null;
   const hosts = view.voice.signalingHosts;
-  const consented = settings.state.status === 'ready' && voiceConsentGiven(settings.state.value, view.serverId, hosts);
+  const consented = settings.state.status === 'ready' && voiceConsentGiven(settings.state.value, view, hosts);
 
   function onCall() {
     if (consented) start(threadId);
@@ -78,7 +78,7 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
     setAsking(false);
     // Still inside the click: the call starts first (a gesture method), then the consent is kept.
     start(threadId);
-    void call(() => api.settings.update({ patch: { voiceConsent: { serverId: view.serverId, signalingHosts: [...hosts] } } })).then((result) => {
+    void call(() => api.settings.update({ patch: { voiceConsent: { serverId: view.serverId, issuer: view.issuer, signalingHosts: [...hosts] } } })).then((result) => {
       if (result.ok) settings.set(result.value);
     });
   }
