@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import {
@@ -33,6 +33,10 @@ export interface WebShellOptions {
   launchCodeTtlMs?: number;
   /** How long a session lives while no page is connected to it (default defaultSessionGraceMs). */
   sessionGraceMs?: number;
+  /** Open connections at most besides the pages' sockets (default defaultMaxConnections). */
+  maxConnections?: number;
+  /** How soon a connection without a whole request, or one where nothing moves, is closed (default defaultIdleCloseMs). */
+  idleCloseMs?: number;
 }
 
 export interface WebShell {
@@ -61,6 +65,22 @@ const launchPath = '/launch';
  * There is no bound while a page is connected (a kiosk runs for weeks, a desk for a working day).
  */
 export const defaultSessionGraceMs = 60_000;
+/**
+ * Connections at most besides the pages' sockets: the page loads with a few (Chromium opens up to
+ * 6 per host). One more closes the oldest, so a flood cannot use up the process's file descriptors
+ * (about 20,000 held connections did: settings could not be saved) nor keep the page out.
+ */
+export const defaultMaxConnections = 64;
+/**
+ * A connection that has not sent a whole request within about this long, or where nothing moves
+ * (a client that does not read its answer), is closed; after its answer a connection closes at once
+ * (no keep-alive). Measured with Node 20: a silent, a header-trickling and a body-trickling
+ * connection close ~1.0 s after they opened, one not reading a 30 MiB answer within 2 s; with
+ * Node's defaults (headersTimeout 10 s, checked every 30 s) they stayed 30 s, idle keep-alive 6 s.
+ */
+export const defaultIdleCloseMs = 1000;
+/** Logged at most this often while connections over the cap are being closed. */
+const floodWarningEveryMs = 10_000;
 
 interface Session {
   secret: string;
@@ -85,27 +105,55 @@ interface Session {
  *   read: there are no unauthenticated sockets. One page at a time: a newer socket of the session
  *   replaces the older one. A session with no page connected for sessionGraceMs ends;
  * - the Host header must be this shell's own address (defeats DNS rebinding) and the upgrade's
- *   Origin must be this shell's origin (defeats other web pages), otherwise 403.
+ *   Origin must be this shell's origin (defeats other web pages), otherwise 403;
+ * - every other connection is short-lived: closed after its answer, or after idleCloseMs without a
+ *   whole request or without progress, and at most maxConnections of them (one more closes the oldest).
  */
 export async function startWebShell(options: WebShellOptions): Promise<WebShell> {
   const { services, log } = options;
   const launchCodeTtlMs = options.launchCodeTtlMs ?? defaultLaunchCodeTtlMs;
   const sessionGraceMs = options.sessionGraceMs ?? defaultSessionGraceMs;
+  const maxConnections = options.maxConnections ?? defaultMaxConnections;
+  const idleCloseMs = options.idleCloseMs ?? defaultIdleCloseMs;
   /** code → when it stops working. */
   const launchCodes = new Map<string, number>();
   /** Sessions handed out by a code exchange. */
   const sessions = new Set<Session>();
   const sockets = new Set<WebSocket>();
+  /** Open connections other than the pages' sockets, oldest first. */
+  const connections = new Set<Socket>();
+  let lastFloodWarning = -Infinity;
   let markLaunched: () => void = () => undefined;
   const launched = new Promise<void>((resolve) => (markLaunched = resolve));
   // The page's socket answers with the fixed protocol name only (offering it is checked in sessionOf), never the secret.
   const wss = new WebSocketServer({ noServer: true, maxPayload: maxPageFrameBytes, perMessageDeflate: false, handleProtocols: () => webShellProtocol });
-  const server = createServer((request, response) => void serveFile(request, response));
-  // Slow or unfinished requests cannot hold a connection for long.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  // Node checks headersTimeout and requestTimeout only every connectionsCheckingInterval (30 s by default).
+  const checkEveryMs = Math.max(10, Math.round(idleCloseMs / 4));
+  const server = createServer({ connectionsCheckingInterval: checkEveryMs }, (request, response) => {
+    // No keep-alive: a connection closes once its answer is sent, so none sits idle between requests.
+    response.setHeader('Connection', 'close');
+    void serveFile(request, response);
+  });
+  server.headersTimeout = idleCloseMs - checkEveryMs;
+  server.requestTimeout = idleCloseMs - checkEveryMs;
+  // Nothing read or written for this long (a client not reading its answer): closed.
+  server.timeout = idleCloseMs;
   let origin = '';
   let hostHeader = '';
+
+  server.on('connection', (socket: Socket) => {
+    if (connections.size >= maxConnections) {
+      const oldest = connections.values().next().value as Socket;
+      connections.delete(oldest);
+      oldest.destroy();
+      if (Date.now() - lastFloodWarning >= floodWarningEveryMs) {
+        lastFloodWarning = Date.now();
+        log.warn('webshell', `more than ${maxConnections} connections at once (another program on this computer?): closing the oldest`);
+      }
+    }
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (request.url ?? '').split('?')[0];
@@ -118,6 +166,8 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
       log.warn('webshell', 'refused a WebSocket connection without a session of this shell (no secret, a wrong one, or one that ended)');
       return refuseUpgrade(socket, '401 Unauthorized');
     }
+    // The page's socket: no longer one of the short-lived connections (ws turns its idle timeout off).
+    connections.delete(socket as Socket);
     wss.handleUpgrade(request, socket, head, (ws) => accept(ws, session));
   });
 
@@ -259,8 +309,11 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** Answers and closes at once: a refused client that never closes its end holds nothing here. */
 function refuseUpgrade(socket: Duplex, status: string): void {
-  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  // Node's own error listener left the socket with the upgrade; a reset now must not throw.
+  socket.on('error', () => undefined);
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
 }
 
 function end(response: ServerResponse, status: number, text: string): void {

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { createServer, request, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect as connectTcp, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -17,7 +17,7 @@ afterEach(async () => {
   await Promise.all(shells.splice(0).map((shell) => shell.close()));
 });
 
-async function startShell(options: { launchCodeTtlMs?: number; sessionGraceMs?: number } = {}) {
+async function startShell(options: { launchCodeTtlMs?: number; sessionGraceMs?: number; maxConnections?: number; idleCloseMs?: number } = {}) {
   const root = await tempDir();
   const rendererDir = join(root, 'renderer');
   await mkdir(join(rendererDir, 'assets'), { recursive: true });
@@ -28,7 +28,7 @@ async function startShell(options: { launchCodeTtlMs?: number; sessionGraceMs?: 
   const log = memoryLogger();
   const shell = await startWebShell({ rendererDir, services, log, ...options });
   shells.push(shell);
-  return { shell, services, log };
+  return { shell, services, log, rendererDir };
 }
 
 /**
@@ -89,6 +89,45 @@ function get(url: string, headers: Record<string, string> = {}): Promise<{ statu
     req.on('error', reject);
     req.end();
   });
+}
+
+/**
+ * A plain TCP connection to the shell, as a flooding program would open: it writes `first` once
+ * connected and then `trickle` every 100 ms; `closed` resolves when the shell closes it.
+ */
+function rawConnection(shell: WebShell, first = '', trickle = '') {
+  const socket = connectTcp(Number(new URL(shell.origin).port), '127.0.0.1');
+  let closedYet = false;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  const opened = new Promise<void>((resolve) =>
+    socket.once('connect', () => {
+      if (first) socket.write(first);
+      if (trickle) timer = setInterval(() => socket.write(trickle), 100);
+      resolve();
+    }),
+  );
+  const closed = new Promise<void>((resolve) =>
+    socket.once('close', () => {
+      clearInterval(timer);
+      closedYet = true;
+      resolve();
+    }),
+  );
+  socket.on('error', () => undefined);
+  // Reads (and drops) what comes, so that it sees the shell close it.
+  socket.resume();
+  return { socket, opened, closed, isClosed: () => closedYet };
+}
+
+/** Resolves what `promise` resolves, or fails saying `what` did not happen within `ms`. */
+async function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Opens a socket (offering `protocols`) and collects frames; resolves the close code when it closes. */
@@ -368,5 +407,65 @@ describe('the web shell', () => {
     const page = await launchedPage(shell);
     page.ws.send(new Uint8Array(maxPageFrameBytes + 1));
     expect(await page.closed).toBe(1009);
+  });
+
+  it('closes connections that send no whole request, trickle one or do not read their answer within about a second, while the page loads and its calls work', { timeout: 20_000 }, async () => {
+    const { shell, rendererDir } = await startShell();
+    // Larger than what the kernel buffers on loopback: a client that does not read keeps most of it unsent.
+    const bigBytes = 32 * 1024 * 1024;
+    await writeFile(join(rendererDir, 'assets', 'big.bin'), Buffer.alloc(bigBytes, 1));
+    const page = await launchedPage(shell);
+    const started = performance.now();
+    const held = [
+      ...Array.from({ length: 40 }, () => rawConnection(shell)),
+      ...Array.from({ length: 10 }, () => rawConnection(shell, 'GET / HTTP/1.1\r\n', 'X-Slow: 1\r\n')),
+      ...Array.from({ length: 10 }, () => rawConnection(shell, `GET /upgrade-me HTTP/1.1\r\nHost: ${new URL(shell.origin).host}\r\nConnection: keep-alive\r\n`)),
+    ];
+    const notReading = rawConnection(shell, `GET /assets/big.bin HTTP/1.1\r\nHost: ${new URL(shell.origin).host}\r\n\r\n`);
+    notReading.socket.pause();
+    await Promise.all([...held, notReading].map((connection) => connection.opened));
+    // Meanwhile the page loads, its calls are answered, and a new page can launch.
+    expect((await get(`${shell.origin}/`)).status).toBe(200);
+    page.ws.send(JSON.stringify({ t: 'call', id: 1, channel: 'agentdesk:app.info', payload: {} }));
+    expect(await page.next((frame) => frame.id === 1)).toMatchObject({ result: { ok: true } });
+    await launchedPage(shell);
+    await within(3000, Promise.all(held.map((connection) => connection.closed)), 'the held connections closed');
+    const closedAfterMs = performance.now() - started;
+    // The client that did not read: when it reads at last, the shell has given up on it long before the end of its answer.
+    await sleep(3000);
+    let received = 0;
+    notReading.socket.on('data', (chunk: Buffer) => (received += chunk.length));
+    notReading.socket.resume();
+    await within(5000, notReading.closed, 'the connection that did not read closed');
+    expect(received, `bytes the client that did not read got of ${bigBytes}`).toBeLessThan(bigBytes);
+    // The page's own socket sat idle through all that, and still answers.
+    page.ws.send(JSON.stringify({ t: 'call', id: 2, channel: 'agentdesk:app.info', payload: {} }));
+    expect(await page.next((frame) => frame.id === 2), `held connections closed after ${Math.round(closedAfterMs)} ms`).toMatchObject({ result: { ok: true } });
+  });
+
+  it('keeps at most maxConnections connections besides the pages: one more closes the oldest, never a page', async () => {
+    // A long idle bound, so that only the cap closes anything here.
+    const { shell } = await startShell({ maxConnections: 8, idleCloseMs: 60_000 });
+    const page = await launchedPage(shell);
+    const first: ReturnType<typeof rawConnection>[] = [];
+    for (let i = 0; i < 8; i++) {
+      first.push(rawConnection(shell));
+      await first[i]?.opened;
+    }
+    // The page still loads: its connection is the ninth, and the oldest goes.
+    expect((await get(`${shell.origin}/`)).status).toBe(200);
+    await within(3000, first[0]!.closed, 'the oldest connection closed');
+    expect(first.map((connection) => connection.isClosed())).toEqual([true, false, false, false, false, false, false, false]);
+    // Eight more: each closes the oldest left, the page's socket is never one of them.
+    const second: ReturnType<typeof rawConnection>[] = [];
+    for (let i = 0; i < 8; i++) {
+      second.push(rawConnection(shell));
+      await second[i]?.opened;
+    }
+    await within(3000, Promise.all(first.map((connection) => connection.closed)), 'the first eight closed');
+    expect(second.map((connection) => connection.isClosed())).toEqual(second.map(() => false));
+    page.ws.send(JSON.stringify({ t: 'call', id: 1, channel: 'agentdesk:app.info', payload: {} }));
+    expect(await page.next((frame) => frame.id === 1)).toMatchObject({ result: { ok: true } });
+    for (const connection of second) connection.socket.destroy();
   });
 });
