@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeBrowser, openApp, startShell } from './support/app';
+import { closeBrowser, openApp, sessionUrl, startShell } from './support/app';
 
 /**
  * The web shell's gesture check in Chromium: a call is the user's only while the page has
@@ -47,7 +47,7 @@ describe('user gestures in the web shell', () => {
     dirs.push(userData);
     const shell = await startShell(userData);
     const app = await openApp(shell);
-    // A second page of the same browser session, which Playwright never evaluates in until the real click.
+    // A second tab with the first one's session (as Duplicate makes it), which Playwright never evaluates in until the real click.
     const page = await app.page.context().newPage();
     const frames: string[] = [];
     page.on('websocket', (socket) => {
@@ -55,7 +55,7 @@ describe('user gestures in the web shell', () => {
       socket.on('framereceived', (frame) => frames.push(String(frame.payload)));
     });
     try {
-      await page.goto(`${shell.launchUrl.split('/launch')[0]}/`);
+      await page.goto(await sessionUrl(app.page));
       const run = await scriptIn(page);
       await run(waitFor(button('Open demo')));
       await run(`(${button('Open demo')})().click()`);

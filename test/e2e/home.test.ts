@@ -57,9 +57,11 @@ describe('AgentDesk in Chromium through the web shell', () => {
       // The hardware details open from the sidebar's compact control.
       await app.page.getByRole('button', { name: /^Hardware/ }).click();
       await expect(app.page.getByRole('heading', { name: 'Hardware' }).isVisible()).resolves.toBe(true);
-      // The one-time launch code was exchanged for a cookie and the page sits at the plain address.
+      // The one-time launch code was exchanged for a session whose secret left the address bar for the tab's sessionStorage; no cookie.
       expect(new URL(app.page.url()).pathname).toBe('/');
       expect(app.page.url()).not.toContain('code=');
+      expect(app.page.url()).not.toContain('#');
+      expect(await app.page.context().cookies()).toEqual([]);
       await app.screenshot('home-1280x800');
       expect(app.problems).toEqual([]);
     } finally {
@@ -187,7 +189,7 @@ describe('AgentDesk in Chromium through the web shell', () => {
         await app.page.getByRole('heading', { level: 1, name: 'AgentDesk is not connected' }).waitFor();
         await app.page.getByText(/A launch link works once/).waitFor();
       }
-      expect(shell.output()).toContain('refused a WebSocket connection without the session cookie');
+      expect(shell.output()).toContain('refused a WebSocket connection without a session of this shell');
     } finally {
       await Promise.all([first.close(), plain.close(), spent.close()]);
       await shell.stop();

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeBrowser, openApp, startShell } from './support/app';
 
@@ -23,6 +23,31 @@ async function expectRestored(page: Page, draft: string) {
   await transcript.getByText('talkie-test:action', { exact: true }).waitFor();
   await page.getByRole('button', { name: /^Confirm: / }).waitFor();
   await expect(page.getByRole('textbox', { name: 'Message' }).inputValue()).resolves.toBe(draft);
+}
+
+/**
+ * The same, in a tab whose renderer crashed and that was navigated back to the app as the shell's page
+ * watchdog (or the tab's own Reload) does: the tab keeps its sessionStorage, so its session. Read through
+ * DevTools, because Playwright treats a crashed page as gone for good.
+ */
+async function expectRestoredAfterCrash(cdp: CDPSession, draft: string) {
+  const expression = `(() => {
+    const transcript = document.querySelector('[role="region"][aria-label="Messages"]');
+    return {
+      heading: document.querySelector('h1')?.textContent ?? '',
+      action: (transcript?.textContent ?? '').includes('talkie-test:action'),
+      confirm: [...document.querySelectorAll('button')].some((b) => (b.getAttribute('aria-label') ?? b.textContent ?? '').trim().startsWith('Confirm: ')),
+      draft: document.querySelector('textarea[name="message"]')?.value ?? null,
+    };
+  })()`;
+  const expected = { heading: 'AgentDesk demo', action: true, confirm: true, draft };
+  let seen: unknown;
+  for (let tries = 0; tries < 100; tries++) {
+    seen = (await cdp.send('Runtime.evaluate', { expression, returnByValue: true })).result.value;
+    if (JSON.stringify(seen) === JSON.stringify(expected)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  expect(seen).toEqual(expected);
 }
 
 describe('the web shell page reloads or its renderer crashes: the state comes back from main', () => {
@@ -48,18 +73,15 @@ describe('the web shell page reloads or its renderer crashes: the state comes ba
 
       expect(app.problems).toEqual([]);
 
-      // The renderer process of the tab crashes (CDP Page.crash, what chrome://crash does). Playwright
-      // treats a crashed page as gone for good (page.reload() answers "Page crashed"), so the app is
-      // opened again in a new tab of the same browser, as a user would after the crash: whatever the
-      // renderer held is lost with its process, and main gives it all back.
+      // The renderer process of the tab crashes (CDP Page.crash, what chrome://crash does) and the tab
+      // is navigated back to the app, as the shell's page watchdog does: whatever the renderer held is
+      // lost with its process, the tab's session secret is not, and main gives it all back.
       const crashed = page.waitForEvent('crash');
       const cdp = await page.context().newCDPSession(page);
       void cdp.send('Page.crash').catch(() => undefined);
       await crashed;
-      const reopened = await page.context().newPage();
-      // The launch link works once; the session cookie this browser already holds lets the app's own page in.
-      await reopened.goto(new URL('/', shell.launchUrl).href);
-      await expectRestored(reopened, draft);
+      await cdp.send('Page.navigate', { url: new URL('/', shell.launchUrl).href });
+      await expectRestoredAfterCrash(cdp, draft);
     } finally {
       await app.close();
       await shell.stop();

@@ -1,9 +1,20 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { decodeWireFrame, encodeWireFrame, maxPageFrameBytes, pageFrameSchema, webShellCloseCodes, webShellIpcPath, type PageFrame } from '../../shared/ipc/web-shell-protocol';
+import {
+  decodeWireFrame,
+  encodeWireFrame,
+  maxPageFrameBytes,
+  pageFrameSchema,
+  webShellCloseCodes,
+  webShellIpcPath,
+  webShellProtocol,
+  webShellSessionFragment,
+  webShellSessionProtocolPrefix,
+  type PageFrame,
+} from '../../shared/ipc/web-shell-protocol';
 import { fail } from '../../shared/ipc/errors';
 import type { CallContext } from '../ipc/dispatcher';
 import { pageSecurityHeaders } from '../platform/content-security-policy';
@@ -20,6 +31,12 @@ export interface WebShellOptions {
   port?: number;
   /** How long a launch code stays usable if nobody opens it (default 2 minutes). */
   launchCodeTtlMs?: number;
+  /** How long a session lives while no page is connected to it (default defaultSessionGraceMs). */
+  sessionGraceMs?: number;
+  /** Open connections at most besides the pages' sockets (default defaultMaxConnections). */
+  maxConnections?: number;
+  /** How soon a connection without a whole request, or one where nothing moves, is closed (default defaultIdleCloseMs). */
+  idleCloseMs?: number;
 }
 
 export interface WebShell {
@@ -29,7 +46,7 @@ export interface WebShell {
   launchUrl: string;
   /**
    * A fresh launch URL, `origin/launch?code=…`: the code works once, within launchCodeTtlMs.
-   * The first browser to open it gets the session cookie; any later request with it gets none.
+   * The first browser to open it gets a session; any later request with it gets none.
    */
   newLaunchUrl(): string;
   /** Resolves when a launch code was first exchanged for a session. */
@@ -42,39 +59,101 @@ export const defaultLaunchCodeTtlMs = 120_000;
 /** Pending launch codes at most (each newLaunchUrl adds one; used and expired ones go). */
 const maxLaunchCodes = 4;
 const launchPath = '/launch';
+/**
+ * A session ends when no page has been connected to it for this long: time for the first page to
+ * load after the launch, for a reload, and for the page watchdog to bring a crashed page back.
+ * There is no bound while a page is connected (a kiosk runs for weeks, a desk for a working day).
+ */
+export const defaultSessionGraceMs = 60_000;
+/**
+ * Connections at most besides the pages' sockets: the page loads with a few (Chromium opens up to
+ * 6 per host). One more closes the oldest, so a flood cannot use up the process's file descriptors
+ * (about 20,000 held connections did: settings could not be saved) nor keep the page out.
+ */
+export const defaultMaxConnections = 64;
+/**
+ * A connection that has not sent a whole request within about this long, or where nothing moves
+ * (a client that does not read its answer), is closed; after its answer a connection closes at once
+ * (no keep-alive). Measured with Node 20: a silent, a header-trickling and a body-trickling
+ * connection close ~1.0 s after they opened, one not reading a 30 MiB answer within 2 s; with
+ * Node's defaults (headersTimeout 10 s, checked every 30 s) they stayed 30 s, idle keep-alive 6 s.
+ */
+export const defaultIdleCloseMs = 1000;
+/** Logged at most this often while connections over the cap are being closed. */
+const floodWarningEveryMs = 10_000;
+
+interface Session {
+  secret: string;
+  /** The page connected now (one at a time). */
+  page?: WebSocket;
+  /** Since when no page is connected (the launch, or when the last page's socket closed). */
+  idleSince: number;
+}
 
 /**
  * Hosts the app page on 127.0.0.1 and gives it the same API as the Electron preload, over a
- * WebSocket. Only the browser that opened the launch URL may drive it:
+ * WebSocket. Only the page that opened the launch URL may drive it:
  * - the launch URL carries a one-time code (never a long-lived secret; never on a command line:
  *   main hands it to Chromium in a file only the user can read). GET /launch?code=… exchanges it,
- *   once and within a short time, for a session cookie (HttpOnly, SameSite=Strict, Path=/ipc) and
- *   redirects to the page; a spent, expired or wrong code gets the page without a cookie;
- * - the WebSocket upgrade must carry that cookie, otherwise it is refused (401) before any frame
- *   is read: there are no unauthenticated sockets. One page at a time: a newer socket of the
- *   session replaces the older one;
+ *   once and within a short time, for a new session: a redirect to `/#session=SECRET`. A fragment
+ *   is never sent to a server; the page's bridge moves SECRET into its tab's sessionStorage, which
+ *   no other origin (another port included) can read or set, and out of the address bar. No
+ *   cookie: cookies ignore ports, so a server on another port of 127.0.0.1 would receive or
+ *   overwrite it. A spent, expired or wrong code gets the page without a session;
+ * - the WebSocket upgrade must offer SECRET as a subprotocol (`agentdesk.session.SECRET` beside
+ *   `agentdesk`, the only protocol answered), otherwise it is refused (401) before any frame is
+ *   read: there are no unauthenticated sockets. One page at a time: a newer socket of the session
+ *   replaces the older one. A session with no page connected for sessionGraceMs ends;
  * - the Host header must be this shell's own address (defeats DNS rebinding) and the upgrade's
- *   Origin must be this shell's origin (defeats other web pages), otherwise 403.
+ *   Origin must be this shell's origin (defeats other web pages), otherwise 403;
+ * - every other connection is short-lived: closed after its answer, or after idleCloseMs without a
+ *   whole request or without progress, and at most maxConnections of them (one more closes the oldest).
  */
 export async function startWebShell(options: WebShellOptions): Promise<WebShell> {
   const { services, log } = options;
   const launchCodeTtlMs = options.launchCodeTtlMs ?? defaultLaunchCodeTtlMs;
+  const sessionGraceMs = options.sessionGraceMs ?? defaultSessionGraceMs;
+  const maxConnections = options.maxConnections ?? defaultMaxConnections;
+  const idleCloseMs = options.idleCloseMs ?? defaultIdleCloseMs;
   /** code → when it stops working. */
   const launchCodes = new Map<string, number>();
-  /** Session tokens (cookie values) handed out by a code exchange. */
-  const sessions = new Set<string>();
-  const livePage = new Map<string, WebSocket>();
+  /** Sessions handed out by a code exchange. */
+  const sessions = new Set<Session>();
   const sockets = new Set<WebSocket>();
+  /** Open connections other than the pages' sockets, oldest first. */
+  const connections = new Set<Socket>();
+  let lastFloodWarning = -Infinity;
   let markLaunched: () => void = () => undefined;
   const launched = new Promise<void>((resolve) => (markLaunched = resolve));
-  const wss = new WebSocketServer({ noServer: true, maxPayload: maxPageFrameBytes, perMessageDeflate: false });
-  const server = createServer((request, response) => void serveFile(request, response));
-  // Slow or unfinished requests cannot hold a connection for long.
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  // The page's socket answers with the fixed protocol name only (offering it is checked in sessionOf), never the secret.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: maxPageFrameBytes, perMessageDeflate: false, handleProtocols: () => webShellProtocol });
+  // Node checks headersTimeout and requestTimeout only every connectionsCheckingInterval (30 s by default).
+  const checkEveryMs = Math.max(10, Math.round(idleCloseMs / 4));
+  const server = createServer({ connectionsCheckingInterval: checkEveryMs }, (request, response) => {
+    // No keep-alive: a connection closes once its answer is sent, so none sits idle between requests.
+    response.setHeader('Connection', 'close');
+    void serveFile(request, response);
+  });
+  server.headersTimeout = idleCloseMs - checkEveryMs;
+  server.requestTimeout = idleCloseMs - checkEveryMs;
+  // Nothing read or written for this long (a client not reading its answer): closed.
+  server.timeout = idleCloseMs;
   let origin = '';
   let hostHeader = '';
-  let cookieName = '';
+
+  server.on('connection', (socket: Socket) => {
+    if (connections.size >= maxConnections) {
+      const oldest = connections.values().next().value as Socket;
+      connections.delete(oldest);
+      oldest.destroy();
+      if (Date.now() - lastFloodWarning >= floodWarningEveryMs) {
+        lastFloodWarning = Date.now();
+        log.warn('webshell', `more than ${maxConnections} connections at once (another program on this computer?): closing the oldest`);
+      }
+    }
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+  });
 
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (request.url ?? '').split('?')[0];
@@ -84,9 +163,11 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     }
     const session = sessionOf(request);
     if (session === undefined) {
-      log.warn('webshell', 'refused a WebSocket connection without the session cookie');
+      log.warn('webshell', 'refused a WebSocket connection without a session of this shell (no secret, a wrong one, or one that ended)');
       return refuseUpgrade(socket, '401 Unauthorized');
     }
+    // The page's socket: no longer one of the short-lived connections (ws turns its idle timeout off).
+    connections.delete(socket as Socket);
     wss.handleUpgrade(request, socket, head, (ws) => accept(ws, session));
   });
 
@@ -97,8 +178,6 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
   const { port } = server.address() as AddressInfo;
   hostHeader = `127.0.0.1:${port}`;
   origin = `http://${hostHeader}`;
-  // Cookies ignore the port: the name keeps shells on other ports from overwriting each other's.
-  cookieName = `agentdesk-session-${port}`;
 
   function newLaunchUrl(): string {
     const now = Date.now();
@@ -109,7 +188,7 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     return `${origin}${launchPath}?code=${code}`;
   }
 
-  /** GET /launch?code=…: the one exchange of a code for a session cookie, then the page. */
+  /** GET /launch?code=…: the one exchange of a code for a new session, then the page with its secret in the fragment. */
   function exchange(request: IncomingMessage, response: ServerResponse): void {
     const code = new URL(request.url ?? '/', origin).searchParams.get('code') ?? '';
     const found = [...launchCodes.keys()].find((candidate) => sameSecret(code, candidate));
@@ -117,9 +196,9 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     const valid = found !== undefined && (launchCodes.get(found) ?? 0) > Date.now();
     if (found !== undefined) launchCodes.delete(found);
     if (valid) {
-      const session = randomBytes(32).toString('base64url');
-      sessions.add(session);
-      headers['Set-Cookie'] = `${cookieName}=${session}; HttpOnly; SameSite=Strict; Path=${webShellIpcPath}`;
+      const secret = randomBytes(32).toString('base64url');
+      sessions.add({ secret, idleSince: Date.now() });
+      headers.Location = `/#${webShellSessionFragment}=${secret}`;
       markLaunched();
     } else {
       log.warn('webshell', 'refused a launch link that was already used, has expired or was never issued');
@@ -128,16 +207,19 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     response.end();
   }
 
-  function sessionOf(request: IncomingMessage): string | undefined {
-    const header = request.headers.cookie ?? '';
-    for (const part of header.split(';')) {
-      const eq = part.indexOf('=');
-      if (eq < 0 || part.slice(0, eq).trim() !== cookieName) continue;
-      const value = part.slice(eq + 1).trim();
-      const match = [...sessions].find((session) => sameSecret(value, session));
-      if (match) return match;
+  /** The live session whose secret the upgrade offers beside the fixed protocol name; sessions without a page for too long end here. */
+  function sessionOf(request: IncomingMessage): Session | undefined {
+    const now = Date.now();
+    for (const session of sessions) {
+      if (session.page === undefined && now - session.idleSince >= sessionGraceMs) {
+        sessions.delete(session);
+        log.info('webshell', `a session ended: no page was connected to it for ${Math.round(sessionGraceMs / 1000)} s`);
+      }
     }
-    return undefined;
+    const offered = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((protocol) => protocol.trim());
+    if (!offered.includes(webShellProtocol)) return undefined;
+    const given = offered.filter((protocol) => protocol.startsWith(webShellSessionProtocolPrefix)).map((protocol) => protocol.slice(webShellSessionProtocolPrefix.length));
+    return [...sessions].find((session) => given.some((secret) => sameSecret(secret, session.secret)));
   }
 
   async function serveFile(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -156,10 +238,10 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     response.end(request.method === 'HEAD' ? undefined : file.body);
   }
 
-  function accept(ws: WebSocket, session: string): void {
-    // One page per session: a reload's new socket (or a second tab of the same browser) replaces the older one.
-    livePage.get(session)?.close(webShellCloseCodes.replaced, 'replaced by a newer page');
-    livePage.set(session, ws);
+  function accept(ws: WebSocket, session: Session): void {
+    // One page per session: a reload's new socket (or a duplicated tab, which the browser gives a copy of the secret) replaces the older one.
+    session.page?.close(webShellCloseCodes.replaced, 'replaced by a newer page');
+    session.page = ws;
     sockets.add(ws);
     // Text for plain frames, one binary frame for those that carry bytes (an event's audio, say).
     const send = (frame: unknown) => {
@@ -191,7 +273,9 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     ws.on('close', () => {
       disconnectEvents();
       sockets.delete(ws);
-      if (livePage.get(session) === ws) livePage.delete(session);
+      if (session.page !== ws) return;
+      session.page = undefined;
+      session.idleSince = Date.now();
     });
     ws.on('error', (error) => log.warn('webshell', 'page socket error', error));
   }
@@ -225,8 +309,11 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** Answers and closes at once: a refused client that never closes its end holds nothing here. */
 function refuseUpgrade(socket: Duplex, status: string): void {
-  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  // Node's own error listener left the socket with the upgrade; a reset now must not throw.
+  socket.on('error', () => undefined);
+  socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`, () => socket.destroy());
 }
 
 function end(response: ServerResponse, status: number, text: string): void {

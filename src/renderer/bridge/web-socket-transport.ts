@@ -1,7 +1,7 @@
 import type { ApiTransport, Unsubscribe } from '../../shared/ipc/api';
 import { fail } from '../../shared/ipc/errors';
 import { Listeners } from '../../shared/listeners';
-import { decodeWireFrame, encodeWireFrame, webShellIpcPath } from '../../shared/ipc/web-shell-protocol';
+import { decodeWireFrame, encodeWireFrame, webShellIpcPath, webShellProtocol, webShellSessionProtocolPrefix } from '../../shared/ipc/web-shell-protocol';
 
 type ServerFrame =
   | { t: 'ready' }
@@ -9,14 +9,17 @@ type ServerFrame =
   | { t: 'event'; channel: string; payload: unknown };
 
 /**
- * The web shell's side of the bridge: the browser's session cookie (from the launch link)
- * authenticates the socket; the shell says `ready`, answers calls and pushes events. Calls made
- * before `ready` wait for it; when the socket closes every pending call resolves with
- * `disconnected`. `connected` is false when the shell refused the page (no session) or is gone.
+ * The web shell's side of the bridge: the session secret (from the launch link, kept in this tab)
+ * authenticates the socket, offered as a subprotocol on the upgrade; the shell says `ready`, answers
+ * calls and pushes events. Calls made before `ready` wait for it; when the socket closes every
+ * pending call resolves with `disconnected`. `connected` is false when the shell refused the page
+ * (no session, or one that ended) or is gone.
  */
-export function createWebSocketTransport(location: { host: string; protocol: string }): ApiTransport & { closed: Promise<number>; connected: Promise<boolean> } {
+export function createWebSocketTransport(location: { host: string; protocol: string }, secret: string | undefined): ApiTransport & { closed: Promise<number>; connected: Promise<boolean> } {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  const socket = new WebSocket(`${scheme}//${location.host}${webShellIpcPath}`);
+  // Without a secret the shell refuses the socket (and logs it); the page then says it is not connected.
+  const protocols = secret === undefined ? [webShellProtocol] : [webShellProtocol, `${webShellSessionProtocolPrefix}${secret}`];
+  const socket = new WebSocket(`${scheme}//${location.host}${webShellIpcPath}`, protocols);
   // Frames that carry bytes arrive binary (see encodeWireFrame); read them without a Blob's extra hop.
   socket.binaryType = 'arraybuffer';
   const pending = new Map<number, (result: unknown) => void>();

@@ -1,6 +1,6 @@
 import { useI18n } from '../i18n/I18nProvider';
 
-/** Shown when the page was opened without the app around it (no preload, or the web shell without its session cookie). */
+/** Shown when the page was opened without the app around it (no preload, or the web shell without a session). */
 export function MissingBridge() {
   const { t } = useI18n();
   return (

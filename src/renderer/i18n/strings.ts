@@ -52,7 +52,7 @@ export const en = {
   'missing.title': 'AgentDesk is not connected',
   'missing.body': 'AgentDesk must be opened with npm start (or by starting the AgentDesk app). This page cannot reach the app on its own.',
   'missing.hint':
-    'Run npm start in the AgentDesk folder, or start the AgentDesk app again. A launch link works once, in the browser that opened it first; a saved link or bookmark does not work.',
+    'Run npm start in the AgentDesk folder, or start the AgentDesk app again. A launch link works once, in the window that opened it first; a saved link, a bookmark or a new tab does not work.',
 
   'policy.errorTitle': 'AgentDesk cannot start on this device',
   'policy.errorFile': 'Device policy file: {file}',
@@ -938,7 +938,7 @@ export const cs: Catalogue = {
   'missing.title': 'AgentDesk není připojen',
   'missing.body': 'AgentDesk je potřeba otevřít příkazem npm start (nebo spuštěním aplikace AgentDesk). Tato stránka se k aplikaci sama připojit nedokáže.',
   'missing.hint':
-    'Spusťte npm start ve složce AgentDesk nebo znovu spusťte aplikaci AgentDesk. Spouštěcí odkaz funguje jen jednou, v prohlížeči, který ho otevřel první; uložený odkaz ani záložka nefungují.',
+    'Spusťte npm start ve složce AgentDesk nebo znovu spusťte aplikaci AgentDesk. Spouštěcí odkaz funguje jen jednou, v okně, které ho otevřelo první; uložený odkaz, záložka ani nová karta nefungují.',
 
   'policy.errorTitle': 'AgentDesk se na tomto zařízení nemůže spustit',
   'policy.errorFile': 'Soubor zásad zařízení: {file}',

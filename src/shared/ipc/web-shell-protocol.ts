@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 /**
  * The web shell's frames: the page's generated API on one side, main's dispatcher on the other.
- * The socket is authenticated at the upgrade (the session cookie from the launch code exchange).
+ * The socket is authenticated at the upgrade (the session secret from the launch code exchange,
+ * offered as a subprotocol: see webShellSessionProtocolPrefix).
  * Page → shell: `call`s. Shell → page: `ready` (first), `result` (per call id) and `event`s.
  * A frame is JSON text, or one binary frame when it carries bytes (`encodeWireFrame` below).
  */
@@ -28,6 +29,20 @@ export const webShellCloseCodes = {
 } as const;
 
 export const webShellIpcPath = '/ipc';
+
+/**
+ * The page's session secret. The launch code exchange redirects to `/#session=SECRET` (a fragment
+ * is never sent to any server); the page keeps SECRET in its tab's sessionStorage (one origin:
+ * scheme, host and port) and offers it on the upgrade as the WebSocket subprotocol
+ * `agentdesk.session.SECRET` beside `agentdesk`, the only one the shell ever answers with.
+ */
+export const webShellSessionFragment = 'session';
+/** The tab's sessionStorage key for the secret. */
+export const webShellSessionStorageKey = 'agentdesk.webShellSession';
+export const webShellProtocol = 'agentdesk';
+export const webShellSessionProtocolPrefix = 'agentdesk.session.';
+/** What a secret may look like (the shell makes 32 random bytes, base64url): only WebSocket subprotocol token characters. */
+export const webShellSessionSecretPattern = /^[A-Za-z0-9_-]{16,128}$/;
 /** 25 MiB: one `photo.stage` call carries up to 24 MiB of image bytes (a binary frame) plus a small header. */
 export const maxPageFrameBytes = 25 * 1024 * 1024;
 

@@ -4,6 +4,7 @@ import { mkdir } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { webShellSessionFragment, webShellSessionStorageKey } from '../../../src/shared/ipc/web-shell-protocol';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 export const screenshotDir = `${root}test-results/screenshots`;
@@ -118,6 +119,16 @@ export async function openApp(shell: RunningShell, viewport = { width: 1280, hei
     },
     close: () => context.close(),
   };
+}
+
+/**
+ * The address that brings another tab into this page's session, as the browser's Duplicate does (it
+ * copies the tab's sessionStorage, where the session secret lives): a new tab at the plain address has none.
+ */
+export async function sessionUrl(page: Page): Promise<string> {
+  const secret = await page.evaluate((key) => sessionStorage.getItem(key), webShellSessionStorageKey);
+  if (!secret) throw new Error('this page has no web shell session');
+  return `${new URL(page.url()).origin}/#${webShellSessionFragment}=${secret}`;
 }
 
 /**
