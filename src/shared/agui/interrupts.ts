@@ -204,7 +204,7 @@ export const runInputLimits = { idChars: 300, forwardedPropsChars: 65_536, forwa
 
 /**
  * The RunAgentInput for the next run: same threadId, a new runId, the whole message history the
- * client keeps (plain AG-UI servers are stateless), the current state, `forwardedProps` (e.g.
+ * client keeps (plain AG-UI servers are stateless), the current state (`{}` when none), `forwardedProps` (e.g.
  * iac-code's `{ iacCode: { cwd, … } }`; `{}` when none) and `resume[]` when answering interrupts. Validated with
  * @ag-ui/core's own RunAgentInputSchema; `protocolVersion` is the installed protocol's ("1.0").
  */
@@ -237,7 +237,9 @@ export function buildRunInput(params: RunInputParams): RunInputResult {
     runId: params.runId,
     protocolVersion: PROTOCOL_VERSION,
     ...(params.parentRunId === undefined ? {} : { parentRunId: params.parentRunId }),
-    ...(params.state === undefined ? {} : { state: params.state }),
+    // Always present ({} before the agent has sent any state), as @ag-ui/client sends it: some
+    // servers' input checks require the field.
+    state: params.state ?? {},
     messages: [...params.messages],
     tools: [...(params.tools ?? [])],
     context: [...(params.context ?? [])],

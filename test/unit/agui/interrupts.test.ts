@@ -114,9 +114,9 @@ describe('buildRunInput', () => {
     expect(RunAgentInputSchema.safeParse(JSON.parse(JSON.stringify(result.input))).success).toBe(true);
   });
 
-  it('always sends forwardedProps ({} when none): the official Python SDK (ag-ui-protocol 0.1.20) requires the field', () => {
+  it('always sends state and forwardedProps ({} when none), as @ag-ui/client does: some servers’ input checks require them (the official Python SDK, ag-ui-protocol 0.1.20, forwardedProps)', () => {
     const result = buildRunInput({ threadId: 't', runId: 'r', messages: [] });
-    expect(result.ok && result.input).toEqual({ threadId: 't', runId: 'r', protocolVersion: '1.0', messages: [], tools: [], context: [], forwardedProps: {} });
+    expect(result.ok && result.input).toEqual({ threadId: 't', runId: 'r', protocolVersion: '1.0', state: {}, messages: [], tools: [], context: [], forwardedProps: {} });
   });
 
   it('refuses bad ids, duplicate resume entries, oversized forwardedProps and malformed messages', () => {
