@@ -621,6 +621,7 @@ describe('plain AG-UI endpoints from Home', () => {
     await user.click(screen.getByRole('checkbox', { name: 'This is a plain AG-UI endpoint (POST + SSE)' }));
     await user.click(screen.getByRole('button', { name: 'Check' }));
     await screen.findByText('Found: a server answers at ide.example.com/agui');
+    expect(screen.getByText('An AG-UI server has nothing to read before a run, so any answer means a server is there. Whether it speaks AG-UI shows on its first run.')).toBeTruthy();
     expect(backend.callsOf('agents.check')).toEqual([{ address: 'https://ide.example.com/agui', kind: 'agui' }]);
     await user.click(screen.getByRole('button', { name: 'Add' }));
     await waitFor(() => expect(backend.callsOf('agents.add')).toEqual([{ address: 'https://ide.example.com/agui', kind: 'agui' }]));
