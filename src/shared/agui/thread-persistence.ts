@@ -3,7 +3,7 @@ import type { SavedFileFormat } from '../storage/saved-file-format';
 import { pointer, type Problem } from '../talkie/problems';
 import { customLimits } from './custom-events';
 import { formLimits } from './response-form';
-import { answerLimits, interruptLimits, type AguiInterrupt, type AnswerField } from './interrupts';
+import { answerLimits, interruptLimits, metadataWordsLimits, type AguiInterrupt, type AnswerField } from './interrupts';
 import { measureJson, type JsonObject, type JsonValue } from './json-values';
 import { aguiLimits, finishArgs, type AguiEncryptedValue, type AguiItem, type AguiNote, type AguiOpenChunk, type AguiStep, type AguiSubagent, type AguiThreadView, type ToolResultView } from './run-model';
 
@@ -23,7 +23,8 @@ export const threadFileLimits = { chars: 16_000_000 } as const;
  * - 2 (#15): an item may carry `at`, when main received it (an older AgentDesk's strict schema would
  *   refuse such a file, so it is a new version: an older app leaves it untouched). 1 → 2 converts nothing.
  * - 3: the thread may carry `encryptedValues` (the provider's encrypted reasoning, sent back with the
- *   next run's history). 2 → 3 converts nothing.
+ *   next run's history), and an interrupt its `detail` and `toolName` (what its metadata says in
+ *   words). 2 → 3 converts nothing.
  */
 export const aguiThreadFileFormat: SavedFileFormat = { versionField: 'version', current: 3, migrations: { 1: (document) => document, 2: (document) => document } };
 
@@ -90,6 +91,8 @@ const interruptSchema = z.strictObject({
   reason: s(interruptLimits.reasonChars),
   kind: z.enum(['tool_call', 'input_required', 'confirmation', 'generic']),
   message: s(interruptLimits.messageChars).optional(),
+  detail: s(interruptLimits.messageChars).optional(),
+  toolName: s(metadataWordsLimits.toolNameChars).optional(),
   toolCallId: id.optional(),
   subagentRunId: id.optional(),
   responseSchema: jsonObject(formLimits.schemaChars, formLimits.schemaDepth).optional(),

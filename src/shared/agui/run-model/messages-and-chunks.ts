@@ -3,7 +3,7 @@ import { isPlainObject, measureJson, truncate, type JsonObject } from '../json-v
 import { appendStreamed, endStreamed, laneConflict, startStreamed, withLane, type Draft } from './draft';
 import { snapshotEncryptedValues } from './encrypted';
 import { endReasoningMessage } from './reasoning';
-import { endTool, finishArgs, toolResultView } from './tools';
+import { endTool, finishArgs, toolResultView, unannouncedToolName } from './tools';
 import { aguiLimits, type AguiItem, type AguiOpenChunk, type ItemOf, type TextRole } from './types';
 
 /* text messages ------------------------------------------------------------------------------- */
@@ -165,7 +165,7 @@ export function messagesSnapshot(draft: Draft, messages: readonly Message[]): vo
           incoming[index] = { ...item, state: message.error === undefined ? 'completed' : 'failed', result };
         } else if (message.toolCallId.length <= aguiLimits.idChars) {
           tools.set(message.toolCallId, incoming.length);
-          incoming.push(withLane({ kind: 'toolCall' as const, id: message.toolCallId, name: '', started: false, argsText: '', argsStatus: 'empty' as const, state: message.error === undefined ? ('completed' as const) : ('failed' as const), result }, lane));
+          incoming.push(withLane({ kind: 'toolCall' as const, id: message.toolCallId, name: unannouncedToolName(draft.view, message.toolCallId), started: false, argsText: '', argsStatus: 'empty' as const, state: message.error === undefined ? ('completed' as const) : ('failed' as const), result }, lane));
         }
         break;
       }
