@@ -20,6 +20,8 @@ import { useTempDirs } from '../../support/temp-dir';
  */
 
 const tempDir = useTempDirs();
+/** A test chats over real processes (a peer, and @ag-ui/client against it too): generous under a loaded machine. */
+const runTimeoutMs = 60_000;
 
 function value<T>(result: IpcResult<T>): T {
   if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message} (${result.error.path ?? ''})`);
@@ -174,7 +176,7 @@ describePeer('bare', 'a bare @ag-ui/encoder server sending every AG-UI 1.0 event
     // Kept in the thread file, never sent to the renderer.
     expect(JSON.stringify(await desk.saved())).toContain('bare-sealed-reasoning-1');
     expect(desk.shown.join('\n')).not.toContain('bare-sealed');
-  });
+  }, runTimeoutMs);
 
   it('shows an interrupt without a message by what its metadata says, the raw reason kept for Details', async () => {
     const desk = await agentDesk(peer().url);
@@ -184,7 +186,7 @@ describePeer('bare', 'a bare @ag-ui/encoder server sending every AG-UI 1.0 event
       { reason: 'bare:needs_a_word', message: undefined, detail: undefined },
       { reason: 'bare:approval', message: undefined, detail: 'Allow the bare peer to go on?' },
     ]);
-  });
+  }, runTimeoutMs);
 
   it('takes a messages snapshot and a run error as the server sends them', async () => {
     const desk = await agentDesk(peer().url);
@@ -194,7 +196,7 @@ describePeer('bare', 'a bare @ag-ui/encoder server sending every AG-UI 1.0 event
     const failed = await desk.send('user-2', 'fail now');
     expect(failed.runState).toBe('error');
     expect(failed.error).toEqual({ message: 'The bare peer failed on purpose.', code: 'bare_failure' });
-  });
+  }, runTimeoutMs);
 });
 
 describePeer('a2a', '@ag-ui/a2a in front of an @a2a-js/sdk 1.3 agent (Express)', (peer) => {
@@ -213,7 +215,7 @@ describePeer('a2a', '@ag-ui/a2a in front of an @a2a-js/sdk 1.3 agent (Express)',
     const [deskFirst, deskSecond, referenceFirst, referenceSecond] = await peer().received(4);
     expect(canonical(deskFirst)).toEqual(canonical(referenceFirst));
     expect(canonical(deskSecond)).toEqual(canonical(referenceSecond));
-  });
+  }, runTimeoutMs);
 });
 
 describePeer('mastra', '@mastra/core behind @ag-ui/mastra, with a tool that suspends', (peer) => {
@@ -238,7 +240,7 @@ describePeer('mastra', '@mastra/core behind @ag-ui/mastra, with a tool that susp
     const [deskFirst, deskResume, referenceFirst, referenceResume] = await peer().received(4);
     expect(canonical(deskFirst)).toEqual(canonical(referenceFirst));
     expect(canonical(deskResume)).toEqual(canonical(referenceResume));
-  });
+  }, runTimeoutMs);
 });
 
 describePeer('copilotkit', '@copilotkit/runtime’s BuiltInAgent on a mock model', (peer) => {
@@ -259,5 +261,5 @@ describePeer('copilotkit', '@copilotkit/runtime’s BuiltInAgent on a mock model
     const [deskFirst, deskSecond, referenceFirst, referenceSecond] = await peer().received(4);
     expect(canonical(deskFirst)).toEqual(canonical(referenceFirst));
     expect(canonical(deskSecond)).toEqual(canonical(referenceSecond));
-  });
+  }, runTimeoutMs);
 });
