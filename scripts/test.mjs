@@ -4,11 +4,12 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuild, ensureNodeModules, ensureSystemFeatures, root, run, say } from './lib/setup.mjs';
+import { ensureBuild, ensureNodeModules, ensureSystemFeatures, ensureTestPeers, root, run, say } from './lib/setup.mjs';
 
 // System packages first: nfc-pcsc (an optional npm dependency) builds against libpcsclite.
 const missing = ensureSystemFeatures(['chromium', 'keychain', 'nfc', 'speech']);
 ensureNodeModules();
+ensureTestPeers();
 ensureBuild({ force: true });
 
 const results = join(root, 'test-results');

@@ -66,6 +66,20 @@ export function ensureNodeModules() {
 }
 
 /**
+ * test/peers' own node_modules (AG-UI servers built from packages the product does not use, for
+ * test/unit/agui/independent-peers.test.ts) from its lockfile, when missing or older than it. Its
+ * .npmrc runs no install scripts. A failed install does not stop the tests: those that need the
+ * peers say why they skip.
+ */
+export function ensureTestPeers() {
+  const folder = join(root, 'test', 'peers');
+  const marker = join(folder, 'node_modules', '.package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(join(folder, 'package-lock.json')).mtimeMs) return;
+  say('installing the independent AG-UI peers of the tests (npm ci in test/peers)…');
+  if (run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: folder }) !== 0) say('npm ci in test/peers failed (see above); the tests that need those peers will say they skip.');
+}
+
+/**
  * Installs the system packages of the given features when running as root with apt-get;
  * otherwise prints the one command to run. Returns the features that are still missing.
  */

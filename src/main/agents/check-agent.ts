@@ -10,9 +10,10 @@ import { identifyAgentOrWhy } from './identify-agent';
  * signed in yet), and the whole check within `checkDeadlineMs`, after which it stops and says so.
  *
  * A plain AG-UI endpoint has no document to read, and a run would start work on the server, so its
- * check is one GET (which an AG-UI server refuses, typically 405): any HTTP answer but 404/410 says a
- * server is there; whether it speaks AG-UI shows on the first run. 502–504 mean a gateway answered for
- * an agent that is not answering: that is "could not be reached".
+ * check is one GET, which an AG-UI server refuses: 405, or 404 (Express's default for a POST-only
+ * route, as with `@ag-ui/a2a` in front of an A2A agent). So any HTTP answer says a server is there;
+ * whether it speaks AG-UI shows on the first run. 502–504 mean a gateway answered for an agent that
+ * is not answering: that is "could not be reached".
  *
  * Failures are answers, not errors: `unreachable` (network, time limit, gateway), `blocked` (an
  * address the network policy refuses), `not_found` (a server answered without an agent there),
@@ -39,7 +40,6 @@ export async function checkAgent(
       const response = await guardedRequest({ url: target.url, method: 'GET', maxBytes: 1024, headers: { Accept: 'text/event-stream, application/json' }, ...bounds }, policy);
       response.cancel();
       const { status } = response;
-      if (status === 404 || status === 410) return { found: false, reason: 'not_found', display, code: `http_${status}`, message: `${target.url} answered HTTP ${status}: there is nothing at this address.` };
       if (status >= 502 && status <= 504) return { found: false, reason: 'unreachable', display, code: `http_${status}`, message: `${target.url} answered HTTP ${status}: the server in front of the agent cannot reach it.` };
       return { found: true, kind: 'agui', display };
     } catch (error) {

@@ -7,7 +7,7 @@ import { buildResume, buildRunInput, parseForwardedProps, type InterruptAnswer }
 import type { AguiServerView, AguiThreadList } from '../../shared/agui/ipc-schemas';
 import type { JsonObject } from '../../shared/agui/json-values';
 import { stampNewItems } from '../../shared/agui/item-times';
-import { addUserMessage, applyAguiEvent, beginRun, createThread, historyMessages, markRequestFailed, markStreamDropped, openInterrupts, type AguiThreadView } from '../../shared/agui/run-model';
+import { addUserMessage, applyAguiEvent, beginRun, createThread, historyMessages, markRequestFailed, markStreamDropped, openInterrupts, shownThread, type AguiThreadView } from '../../shared/agui/run-model';
 import { aguiThreadFileFormat, aguiThreadViewSchema, restoreThread } from '../../shared/agui/thread-persistence';
 import { diffThread } from '../../shared/agui/thread-update';
 import { builtInAguiDemoId } from '../../shared/ipc/contract';
@@ -33,7 +33,8 @@ import { runAgui, type AguiRunEnd } from './agui-client';
  *   user action and every run end, so open interrupts survive an app restart;
  * - forwardedProps as the user saved them (`<userData>/agui-servers.json`, each checked with
  *   `parseForwardedProps`);
- * - the bearer token (keychain, `agui:<endpoint origin+path>`), which never leaves main.
+ * - the bearer token (keychain, `agui:<endpoint origin+path>`), which never leaves main, nor do the
+ *   thread's encrypted values (sent back with the history; the renderer gets `shownThread`).
  *
  * A run: `send`/`resume`/`retry` build the RunAgentInput (same threadId, a new runId, the whole
  * history — plain AG-UI servers are stateless —, the state, forwardedProps, `resume[]`), answer
@@ -505,7 +506,7 @@ export class AguiService {
     }
     state.thread = stampNewItems(streamed, state.thread, this.now());
     await this.save(agentId, state);
-    this.deps.events.emit('agui.runEnded', { agentId, runId, thread: state.thread });
+    this.deps.events.emit('agui.runEnded', { agentId, runId, thread: shownThread(state.thread) });
     this.notify(agentId, state.thread);
   }
 
@@ -521,7 +522,7 @@ export class AguiService {
       endpoint: target.endpoint,
       hasToken: (await this.deps.tokens.load(target.tokenAccount)) !== undefined,
       forwardedProps: this.forwarded[agentId]?.forwardedProps ?? '{}',
-      thread: state.thread,
+      thread: shownThread(state.thread),
     };
   }
 

@@ -25,7 +25,11 @@ import { exitCodes, terminalText, type Io } from './output';
  *   links — with no conversation (AgentDesk talks to A2A agents only through AgentCall). Those links
  *   are printed as the card gives them (https only; untrusted, never fetched).
  *
- * The human output ends with the documents read: `read: Talkie manifest <url>`, `read: agent card <url>`.
+ * The human output ends with the documents read: `read: Talkie manifest <url>` (`read: <url> (as a
+ * Talkie manifest)` for an address with a path, which is read as the manifest), `read: agent card <url>`.
+ * An address with a path that answers over HTTP with neither may be a plain AG-UI endpoint (AG-UI has
+ * no discovery document): the report adds `answered` and `try` (`agentdesk chat --agui <url>`), printed
+ * as `found:` and `try:` lines.
  *
  * A card that declares the AgentMesh UI links extension adds `uiLinks` (its usable entries) and
  * `uiLinksProblems` (skipped entries and notes) to the report, and a "web pages:" section to the human
@@ -46,9 +50,10 @@ export async function probe(address: string, options: { json: boolean; dev: bool
   const wantCard = !path.endsWith('/.well-known/talkie.json');
   const wantTalkie = !path.endsWith('agent-card.json');
   const code = await probeDocuments(url, { ...options, wantCard, wantTalkie }, io);
-  // The human output ends with the documents that were read (whatever they turned out to be).
+  // The human output ends with the documents that were read (whatever they turned out to be); an
+  // address with a path is itself read as the manifest, and the line says so.
   if (!options.json) {
-    if (wantTalkie) io.out(`read: Talkie manifest ${manifestUrlFor(url)}`);
+    if (wantTalkie) io.out(manifestUrlFor(url) === url && !path.endsWith('/.well-known/talkie.json') ? `read: ${url} (as a Talkie manifest)` : `read: Talkie manifest ${manifestUrlFor(url)}`);
     const cardUrl = wantCard ? agentCardUrlFor(url) : undefined;
     if (cardUrl !== undefined) io.out(`read: agent card ${cardUrl}`);
   }
@@ -75,7 +80,11 @@ async function probeDocuments(url: string, options: { json: boolean; dev: boolea
   // Nothing recognised: every problem of what was tried, once.
   const problems = dedupe([...(talkie && !talkie.ok ? talkie.problems : []), ...(card && !card.ok ? card.problems : [])]);
   const network = problems.some((problem) => problem.code.startsWith('net_'));
-  return report(io, options.json, { ok: false, kind: 'unknown', problems }, network ? exitCodes.usage : exitCodes.rejected);
+  // An address with a path that answered over HTTP, without a manifest or a card, may be a plain
+  // AG-UI endpoint: AG-UI has no discovery document (its GET typically answers 405, or Express's 404).
+  const answered = !network && talkie && !talkie.ok && manifestUrlFor(url) === url && !new URL(url).pathname.endsWith('/.well-known/talkie.json');
+  const agui = answered ? { answered: url, try: `agentdesk chat --agui ${url}${options.dev ? ' --dev' : ''}` } : {};
+  return report(io, options.json, { ok: false, kind: 'unknown', problems, ...agui }, network ? exitCodes.usage : exitCodes.rejected);
 }
 
 /** The Talkie manifest was found: an answer that is not a network failure or an HTTP error (when probing both, also a JSON manifest). */
@@ -221,6 +230,10 @@ function report(io: Io, json: boolean, result: ProbeReport, code: number): numbe
     if (a2a.provider) io.out(`  provider: ${terminalText(a2a.provider.organization)}${a2a.provider.url === undefined ? '' : `, ${link(a2a.provider.url)}`}`);
     if (a2a.documentationUrl) io.out(`  documentation: ${link(a2a.documentationUrl)}`);
     if (a2a.iconUrl) io.out(`  icon: ${link(a2a.iconUrl)}`);
+  }
+  if (typeof result.answered === 'string') {
+    io.out(`found: a server answers at ${result.answered}, with no Talkie manifest and no agent card. A plain AG-UI endpoint looks like this (AG-UI has no discovery document); whether it speaks AG-UI shows on its first run.`);
+    io.out(`try: ${String(result.try)}`);
   }
   const uiLinks = result.uiLinks as UiLinkProbe[] | undefined;
   if (uiLinks) {

@@ -23,6 +23,10 @@ export interface AguiInterrupt {
   /** How the UI presents it: the three known reasons, anything else generic. */
   kind: InterruptKind;
   message?: string;
+  /** What its metadata says in words (a `message` or `reason` in it, see `metadataWords`), for an interrupt that may have no `message`. */
+  detail?: string;
+  /** The tool its metadata names (a tool suspended before its call was announced has no call to name it). */
+  toolName?: string;
   toolCallId?: string;
   subagentRunId?: string;
   /** The JSON Schema the answer must satisfy, when the agent sent a usable one. */
@@ -37,12 +41,48 @@ export interface AguiInterrupt {
 
 export const interruptLimits = { perRun: 100, kept: 200, idChars: 300, reasonChars: 100, messageChars: 4_000, expiresAtChars: 64 } as const;
 
+export const metadataWordsLimits = { depth: 3, objects: 100, toolNameChars: 200 } as const;
+
+/**
+ * What metadata says in words, for an event that has no human text of its own: the first `message`
+ * (else `reason`) string and the first `toolName`/`tool_name` string, found breadth-first within
+ * three levels (@ag-ui/mastra puts `{ mastra: { toolName, suspendPayload: { reason } } }` on a
+ * suspended tool's interrupt). Bounded: at most `metadataWordsLimits.objects` objects are looked at.
+ */
+export function metadataWords(metadata: unknown): { text?: string; toolName?: string } {
+  const found: Record<'message' | 'reason' | 'toolName', string | undefined> = { message: undefined, reason: undefined, toolName: undefined };
+  let level: unknown[] = [metadata];
+  let seen = 0;
+  for (let depth = 0; depth < metadataWordsLimits.depth && level.length > 0; depth++) {
+    const next: unknown[] = [];
+    for (const node of level) {
+      if (!isPlainObject(node) || seen >= metadataWordsLimits.objects) continue;
+      seen += 1;
+      for (const [key, value] of Object.entries(node)) {
+        const name = key === 'tool_name' ? 'toolName' : key;
+        if ((name === 'message' || name === 'reason' || name === 'toolName') && typeof value === 'string' && value.trim() !== '') found[name] ??= value.trim();
+        else if (isPlainObject(value)) next.push(value);
+      }
+    }
+    level = next;
+  }
+  const text = found.message ?? found.reason;
+  return {
+    ...(text === undefined ? {} : { text: truncate(text, interruptLimits.messageChars) }),
+    ...(found.toolName === undefined ? {} : { toolName: truncate(found.toolName, metadataWordsLimits.toolNameChars) }),
+  };
+}
+
 export function interruptKind(reason: string): InterruptKind {
   return reason === 'tool_call' || reason === 'input_required' || reason === 'confirmation' ? reason : 'generic';
 }
 
 /** A wire interrupt (already validated by @ag-ui/core's InterruptSchema) → the view's record. */
-export function toAguiInterrupt(raw: { id: string; reason: string; message?: string; toolCallId?: string; subagentRunId?: string; responseSchema?: Record<string, unknown>; expiresAt?: string }, runId: string): AguiInterrupt {
+export function toAguiInterrupt(
+  raw: { id: string; reason: string; message?: string; toolCallId?: string; subagentRunId?: string; responseSchema?: Record<string, unknown>; expiresAt?: string; metadata?: unknown },
+  runId: string,
+): AguiInterrupt {
+  const words = metadataWords(raw.metadata);
   const reason = truncate(raw.reason, interruptLimits.reasonChars);
   const expiresAt = raw.expiresAt === undefined ? undefined : truncate(raw.expiresAt, interruptLimits.expiresAtChars);
   const parsed = expiresAt === undefined ? Number.NaN : Date.parse(expiresAt);
@@ -59,6 +99,8 @@ export function toAguiInterrupt(raw: { id: string; reason: string; message?: str
     reason,
     kind: interruptKind(reason),
     ...(raw.message === undefined ? {} : { message: truncate(raw.message, interruptLimits.messageChars) }),
+    ...(words.text === undefined || words.text === raw.message ? {} : { detail: words.text }),
+    ...(words.toolName === undefined ? {} : { toolName: words.toolName }),
     // Ids are compared, never shortened: one too long to keep is left out.
     ...(raw.toolCallId === undefined || raw.toolCallId.length > interruptLimits.idChars ? {} : { toolCallId: raw.toolCallId }),
     ...(raw.subagentRunId === undefined || raw.subagentRunId.length > interruptLimits.idChars ? {} : { subagentRunId: raw.subagentRunId }),
@@ -204,7 +246,7 @@ export const runInputLimits = { idChars: 300, forwardedPropsChars: 65_536, forwa
 
 /**
  * The RunAgentInput for the next run: same threadId, a new runId, the whole message history the
- * client keeps (plain AG-UI servers are stateless), the current state, `forwardedProps` (e.g.
+ * client keeps (plain AG-UI servers are stateless), the current state (`{}` when none), `forwardedProps` (e.g.
  * iac-code's `{ iacCode: { cwd, … } }`; `{}` when none) and `resume[]` when answering interrupts. Validated with
  * @ag-ui/core's own RunAgentInputSchema; `protocolVersion` is the installed protocol's ("1.0").
  */
@@ -237,7 +279,9 @@ export function buildRunInput(params: RunInputParams): RunInputResult {
     runId: params.runId,
     protocolVersion: PROTOCOL_VERSION,
     ...(params.parentRunId === undefined ? {} : { parentRunId: params.parentRunId }),
-    ...(params.state === undefined ? {} : { state: params.state }),
+    // Always present ({} before the agent has sent any state), as @ag-ui/client sends it: some
+    // servers' input checks require the field.
+    state: params.state ?? {},
     messages: [...params.messages],
     tools: [...(params.tools ?? [])],
     context: [...(params.context ?? [])],

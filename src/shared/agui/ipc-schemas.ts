@@ -14,8 +14,11 @@ import { aguiThreadUpdateSchema } from './thread-update';
 
 const agentId = z.string().min(1).max(64);
 const runId = z.string().min(1).max(300);
-/** The thread as main holds it (strictly validated: every bound of the run model). */
-export const aguiThreadSchema = aguiThreadViewSchema;
+/**
+ * The thread as main holds it (strictly validated: every bound of the run model), less its encrypted
+ * values: those never leave main (`shownThread`), and a thread that carried them would be refused here.
+ */
+export const aguiThreadSchema = aguiThreadViewSchema.omit({ encryptedValues: true });
 
 export const aguiServerViewSchema = z.strictObject({
   /** The POST endpoint. */

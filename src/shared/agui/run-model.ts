@@ -15,9 +15,10 @@
  * The model lives in `run-model/`, one file per concern: `types.ts` (the view and its bounds),
  * `draft.ts` (the copy-on-write working copy every handler changes), `dispatch.ts` (validation and
  * the table from event type to handler), `lifecycle.ts`, `messages-and-chunks.ts`, `tools.ts`,
- * `reasoning.ts`, `activity-and-state.ts`, `subagents.ts`, `interrupts.ts` and `history.ts`.
+ * `reasoning.ts`, `encrypted.ts`, `activity-and-state.ts`, `subagents.ts`, `interrupts.ts` and `history.ts`.
  */
 export { applyAguiEvent } from './run-model/dispatch';
+export { shownThread } from './run-model/encrypted';
 export { historyMessages } from './run-model/history';
 export { openInterrupts } from './run-model/interrupts';
 export { addUserMessage, beginRun, markRequestFailed, markStreamDropped } from './run-model/lifecycle';
@@ -26,6 +27,7 @@ export { finishArgs, toolCallArgs } from './run-model/tools';
 export {
   aguiLimits,
   createThread,
+  type AguiEncryptedValue,
   type AguiItem,
   type AguiNote,
   type AguiOpenChunk,

@@ -3,9 +3,9 @@ import type { SavedFileFormat } from '../storage/saved-file-format';
 import { pointer, type Problem } from '../talkie/problems';
 import { customLimits } from './custom-events';
 import { formLimits } from './response-form';
-import { answerLimits, interruptLimits, type AguiInterrupt, type AnswerField } from './interrupts';
+import { answerLimits, interruptLimits, metadataWordsLimits, type AguiInterrupt, type AnswerField } from './interrupts';
 import { measureJson, type JsonObject, type JsonValue } from './json-values';
-import { aguiLimits, finishArgs, type AguiItem, type AguiNote, type AguiOpenChunk, type AguiStep, type AguiSubagent, type AguiThreadView, type ToolResultView } from './run-model';
+import { aguiLimits, finishArgs, type AguiEncryptedValue, type AguiItem, type AguiNote, type AguiOpenChunk, type AguiStep, type AguiSubagent, type AguiThreadView, type ToolResultView } from './run-model';
 
 /**
  * A thread view saved to disk and read back (open interrupts survive an app restart). The saved
@@ -22,8 +22,11 @@ export const threadFileLimits = { chars: 16_000_000 } as const;
  * - 1: the first.
  * - 2 (#15): an item may carry `at`, when main received it (an older AgentDesk's strict schema would
  *   refuse such a file, so it is a new version: an older app leaves it untouched). 1 → 2 converts nothing.
+ * - 3: the thread may carry `encryptedValues` (the provider's encrypted reasoning, sent back with the
+ *   next run's history), and an interrupt its `detail` and `toolName` (what its metadata says in
+ *   words). 2 → 3 converts nothing.
  */
-export const aguiThreadFileFormat: SavedFileFormat = { versionField: 'version', current: 2, migrations: { 1: (document) => document } };
+export const aguiThreadFileFormat: SavedFileFormat = { versionField: 'version', current: 3, migrations: { 1: (document) => document, 2: (document) => document } };
 
 const s = (max: number) => z.string().max(max);
 const id = s(aguiLimits.idChars);
@@ -88,6 +91,8 @@ export const aguiInterruptSchema = z.strictObject({
   reason: s(interruptLimits.reasonChars),
   kind: z.enum(['tool_call', 'input_required', 'confirmation', 'generic']),
   message: s(interruptLimits.messageChars).optional(),
+  detail: s(interruptLimits.messageChars).optional(),
+  toolName: s(metadataWordsLimits.toolNameChars).optional(),
   toolCallId: id.optional(),
   subagentRunId: id.optional(),
   responseSchema: jsonObject(formLimits.schemaChars, formLimits.schemaDepth).optional(),
@@ -116,8 +121,10 @@ const noteSchema = z.strictObject({ seq: z.number().int().min(0), code: s(64), m
 const chunkSchema = z.strictObject({ kind: z.enum(['text', 'tool', 'reasoning']), id, ...lane }) satisfies z.ZodType<AguiOpenChunk>;
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
+const encryptedValueSchema = z.strictObject({ subtype: z.enum(['message', 'tool-call']), entityId: id, value: s(aguiLimits.encryptedValueChars) }) satisfies z.ZodType<AguiEncryptedValue>;
+
 export const aguiThreadViewSchema = z.strictObject({
-  version: z.literal(2),
+  version: z.literal(3),
   threadId: id,
   runId: id.optional(),
   runState: z.enum(['idle', 'starting', 'running', 'finished', 'awaitingInput', 'cancelled', 'error', 'dropped']),
@@ -138,6 +145,11 @@ export const aguiThreadViewSchema = z.strictObject({
     .max(interruptLimits.perRun)
     .optional(),
   legacyThinking: z.strictObject({ runId: id, spanId: id.optional(), messageId: id.optional() }).optional(),
+  encryptedValues: z
+    .array(encryptedValueSchema)
+    .max(aguiLimits.items * 2)
+    .refine((entries) => entries.reduce((total, entry) => total + entry.value.length, 0) <= aguiLimits.encryptedTotalChars, { message: `more than ${aguiLimits.encryptedTotalChars} characters of encrypted values` })
+    .optional(),
 }) satisfies z.ZodType<AguiThreadView>;
 
 export function serializeThread(view: AguiThreadView): string {

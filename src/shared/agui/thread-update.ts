@@ -21,8 +21,8 @@ import { aguiItemSchema, aguiThreadViewSchema } from './thread-persistence';
 
 const optionalKeys = ['runId', 'state', 'error', 'pendingResume', 'legacyThinking'] as const;
 type OptionalKey = (typeof optionalKeys)[number];
-/** Fields an update never sets: the view's version and thread stay those of its base. */
-type FieldKey = Exclude<keyof AguiThreadView, 'items' | 'version' | 'threadId'>;
+/** Fields an update never sets: the view's version and thread stay those of its base; the encrypted values never leave main. */
+type FieldKey = Exclude<keyof AguiThreadView, 'items' | 'version' | 'threadId' | 'encryptedValues'>;
 
 const id = z.string().max(aguiLimits.idChars);
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -35,7 +35,7 @@ const itemChangeSchema = z.union([z.strictObject({ index, item: aguiItemSchema }
 
 export const aguiThreadUpdateSchema = z.strictObject({
   base: z.strictObject({ threadId: id, eventCount: count, items: z.number().int().min(0).max(aguiLimits.items) }),
-  set: aguiThreadViewSchema.omit({ items: true, version: true, threadId: true }).partial(),
+  set: aguiThreadViewSchema.omit({ items: true, version: true, threadId: true, encryptedValues: true }).partial(),
   unset: z.array(z.enum(optionalKeys)).max(optionalKeys.length).optional(),
   items: z
     .strictObject({
@@ -53,7 +53,7 @@ export function diffThread(prev: AguiThreadView, next: AguiThreadView): AguiThre
   const set: Partial<Pick<AguiThreadView, FieldKey>> = {};
   let changedFields = false;
   for (const key of Object.keys(next) as (keyof AguiThreadView)[]) {
-    if (key === 'items' || key === 'version' || key === 'threadId' || next[key] === prev[key]) continue;
+    if (key === 'items' || key === 'version' || key === 'threadId' || key === 'encryptedValues' || next[key] === prev[key]) continue;
     (set as Record<string, unknown>)[key] = next[key];
     changedFields = true;
   }

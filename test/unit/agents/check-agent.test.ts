@@ -85,9 +85,10 @@ describe('checkAgent: what an address is', () => {
     });
   });
 
-  it('says not_found for an AG-UI address that answers 404, and unreachable for a gateway’s 503', async () => {
-    const server = await startServer((request, response) => json(response, request.url === '/down' ? 503 : 404, { error: 'no' }));
-    expect(await check(`${server.url}agui`, 'agui')).toMatchObject({ found: false, reason: 'not_found', code: 'http_404' });
+  it('finds a server at an AG-UI address whatever its GET answers (AG-UI has no discovery document; Express answers 404), and says unreachable for a gateway’s 503', async () => {
+    const statuses: Record<string, number> = { '/express': 404, '/gone': 410, '/post-only': 405, '/down': 503 };
+    const server = await startServer((request, response) => json(response, statuses[request.url ?? ''] ?? 200, { error: 'no' }));
+    for (const path of ['express', 'gone', 'post-only']) expect(await check(`${server.url}${path}`, 'agui')).toEqual({ found: true, kind: 'agui', display: new URL(server.url).host });
     expect(await check(`${server.url}down`, 'agui')).toMatchObject({ found: false, reason: 'unreachable', code: 'http_503' });
   });
 
@@ -144,7 +145,7 @@ describe('agents.check and agents.rename through the real dispatcher', () => {
       expect(await services.call('agents.check', { address: 'hello' })).toMatchObject({ ok: false, error: { code: 'invalid_address' } });
       expect(await services.call('agents.check', { address: 'unreachable.invalid' })).toMatchObject({ ok: false, error: { code: 'invalid_address' } });
       expect(server.requests).toHaveLength(requests);
-      expect(await services.call('agents.check', { address: `${server.url}agui`, kind: 'agui' })).toMatchObject({ ok: true, value: { found: false, reason: 'not_found', code: 'http_404' } });
+      expect(await services.call('agents.check', { address: `${server.url}agui`, kind: 'agui' })).toMatchObject({ ok: true, value: { found: true, kind: 'agui' } });
     } finally {
       await services.dispose();
     }

@@ -1,6 +1,6 @@
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { describe, expect, it } from 'vitest';
-import { buildResume, buildRunInput, interruptKind, isInterruptExpired, parseForwardedProps, summarizeAnswer, toAguiInterrupt, type AguiInterrupt } from '../../../src/shared/agui/interrupts';
+import { buildResume, buildRunInput, interruptKind, isInterruptExpired, metadataWords, parseForwardedProps, summarizeAnswer, toAguiInterrupt, type AguiInterrupt } from '../../../src/shared/agui/interrupts';
 import { answerSuggestions, describeResponseSchema, formLimits, initialAnswer, settleAnswer, validateAnswer, type ResponseForm } from '../../../src/shared/agui/response-form';
 import { applyAguiEvent, beginRun, createThread, historyMessages, openInterrupts, toolCallArgs } from '../../../src/shared/agui/run-model';
 
@@ -28,6 +28,37 @@ describe('interrupt records', () => {
     const odd = interrupt('c', { expiresAt: 'next tuesday' });
     expect(odd).not.toHaveProperty('expiresAtMs');
     expect(isInterruptExpired(odd, Number.MAX_SAFE_INTEGER)).toBe(false);
+  });
+
+  it('keeps what the metadata says in words: a message or reason, and a tool name (as @ag-ui/mastra sends a suspended tool)', () => {
+    const mastra = { type: 'mastra_suspend', toolName: 'transfer_money', suspendPayload: { reason: 'Approve sending 100 EUR to Alice?' }, args: { amount: 100 } };
+    expect(metadataWords({ mastra })).toEqual({ text: 'Approve sending 100 EUR to Alice?', toolName: 'transfer_money' });
+    // A message wins over a reason; a key deeper than three levels, or not a string, is not read.
+    expect(metadataWords({ a: { reason: 'second' }, message: 'first' })).toEqual({ text: 'first' });
+    expect(metadataWords({ a: { b: { c: { message: 'too deep' } } }, tool_name: 7 })).toEqual({});
+    expect(metadataWords(undefined)).toEqual({});
+    const raw = { id: 'run-1::transfer-1', reason: 'mastra:tool_suspend', toolCallId: 'transfer-1', metadata: { mastra } };
+    expect(toAguiInterrupt(raw, 'run-1')).toMatchObject({ reason: 'mastra:tool_suspend', kind: 'generic', detail: 'Approve sending 100 EUR to Alice?', toolName: 'transfer_money' });
+    expect(toAguiInterrupt({ ...raw, message: 'Approve sending 100 EUR to Alice?' }, 'run-1')).not.toHaveProperty('detail');
+  });
+
+  it('names the result of a call that was never announced after the tool its interrupt named', () => {
+    const threadId = 't';
+    const fold = (view: ReturnType<typeof createThread>, runId: string, events: Record<string, unknown>[]) =>
+      [{ type: 'RUN_STARTED', threadId, runId }, ...events].reduce((current, event) => applyAguiEvent(current, event), beginRun(view, { runId }));
+    const mastra = { toolName: 'transfer_money', suspendPayload: { reason: 'Approve?' } };
+    const asked = fold(createThread(threadId), 'run-1', [{ type: 'RUN_FINISHED', threadId, runId: 'run-1', outcome: { type: 'interrupt', interrupts: [{ id: 'i', reason: 'mastra:tool_suspend', toolCallId: 'transfer-1', metadata: { mastra } }] } }]);
+    const done = fold(asked, 'run-2', [
+      { type: 'TOOL_CALL_RESULT', toolCallId: 'transfer-1', messageId: 'm', content: '{"sent":true}', role: 'tool' },
+      { type: 'TOOL_CALL_RESULT', toolCallId: 'other', messageId: 'm2', content: 'x', metadata: { tool_name: 'lookup' } },
+      { type: 'TOOL_CALL_RESULT', toolCallId: 'unknown', messageId: 'm3', content: 'y' },
+      { type: 'RUN_FINISHED', threadId, runId: 'run-2' },
+    ]);
+    expect(done.items.filter((item) => item.kind === 'toolCall').map((item) => [item.id, item.kind === 'toolCall' ? item.name : ''])).toEqual([
+      ['transfer-1', 'transfer_money'],
+      ['other', 'lookup'],
+      ['unknown', ''],
+    ]);
   });
 });
 
@@ -114,9 +145,9 @@ describe('buildRunInput', () => {
     expect(RunAgentInputSchema.safeParse(JSON.parse(JSON.stringify(result.input))).success).toBe(true);
   });
 
-  it('always sends forwardedProps ({} when none): the official Python SDK (ag-ui-protocol 0.1.20) requires the field', () => {
+  it('always sends state and forwardedProps ({} when none), as @ag-ui/client does: some servers’ input checks require them (the official Python SDK, ag-ui-protocol 0.1.20, forwardedProps)', () => {
     const result = buildRunInput({ threadId: 't', runId: 'r', messages: [] });
-    expect(result.ok && result.input).toEqual({ threadId: 't', runId: 'r', protocolVersion: '1.0', messages: [], tools: [], context: [], forwardedProps: {} });
+    expect(result.ok && result.input).toEqual({ threadId: 't', runId: 'r', protocolVersion: '1.0', state: {}, messages: [], tools: [], context: [], forwardedProps: {} });
   });
 
   it('refuses bad ids, duplicate resume entries, oversized forwardedProps and malformed messages', () => {

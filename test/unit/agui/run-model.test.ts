@@ -12,6 +12,7 @@ import {
   markStreamDropped,
   openInterrupts,
   type AguiItem,
+  shownThread,
   type AguiThreadView,
 } from '../../../src/shared/agui/run-model';
 
@@ -121,26 +122,79 @@ describe('every AG-UI 1.0 event type', () => {
     expect(JSON.parse(JSON.stringify(view))).toEqual(view);
   });
 
-  it('never keeps or shows an encrypted value (events and snapshots)', () => {
-    // Without the fixture's empty MESSAGES_SNAPSHOT, which would clear the items before the check.
-    const view = fold(
-      everyEvent.filter((event) => event.type !== 'MESSAGES_SNAPSHOT'),
-      beginRun(createThread(threadId), { runId: 'run-1' }),
-    );
-    expect(item(view, 'reasoning', 'r-1').encryptedHidden).toBe(true);
+  it('keeps encrypted values for the next run’s history where @ag-ui/client puts them, and never in what the renderer gets (events and snapshots)', () => {
+    const sealed = run([
+      { type: 'REASONING_MESSAGE_START', messageId: 'r-1', role: 'reasoning' },
+      { type: 'REASONING_MESSAGE_CONTENT', messageId: 'r-1', delta: 'Thinking.' },
+      { type: 'REASONING_MESSAGE_END', messageId: 'r-1' },
+      { type: 'REASONING_ENCRYPTED_VALUE', subtype: 'message', entityId: 'r-1', encryptedValue: 'SECRET-CIPHERTEXT-1' },
+      { type: 'TEXT_MESSAGE_START', messageId: 'm-1', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm-1', delta: 'Hello' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'm-1' },
+      { type: 'REASONING_ENCRYPTED_VALUE', subtype: 'message', entityId: 'm-1', encryptedValue: 'SECRET-CIPHERTEXT-2' },
+      { type: 'TOOL_CALL_START', toolCallId: 't-1', toolCallName: 'deploy', parentMessageId: 'm-1' },
+      { type: 'TOOL_CALL_ARGS', toolCallId: 't-1', delta: '{}' },
+      { type: 'TOOL_CALL_END', toolCallId: 't-1' },
+      { type: 'REASONING_ENCRYPTED_VALUE', subtype: 'tool-call', entityId: 't-1', encryptedValue: 'SECRET-CIPHERTEXT-3' },
+      // A call announced without its message: its implicit assistant message carries the value.
+      { type: 'TOOL_CALL_START', toolCallId: 't-2', toolCallName: 'list', parentMessageId: 'm-2' },
+      { type: 'TOOL_CALL_END', toolCallId: 't-2' },
+      { type: 'REASONING_ENCRYPTED_VALUE', subtype: 'message', entityId: 'm-2', encryptedValue: 'SECRET-CIPHERTEXT-4' },
+      // A value for nothing known is noted and not kept (as @ag-ui/client drops it).
+      { type: 'REASONING_ENCRYPTED_VALUE', subtype: 'message', entityId: 'nobody', encryptedValue: 'SECRET-CIPHERTEXT-5' },
+    ]);
+    expect(codes(sealed)).toEqual(['encrypted_value_unknown_entity']);
+    expect(item(sealed, 'reasoning', 'r-1').encryptedHidden).toBe(true);
+    expect(historyMessages(sealed)).toEqual([
+      { id: 'r-1', role: 'reasoning', content: 'Thinking.', encryptedValue: 'SECRET-CIPHERTEXT-1' },
+      { id: 'm-1', role: 'assistant', content: 'Hello', encryptedValue: 'SECRET-CIPHERTEXT-2', toolCalls: [{ id: 't-1', type: 'function', function: { name: 'deploy', arguments: '{}' }, encryptedValue: 'SECRET-CIPHERTEXT-3' }] },
+      { id: 'm-2', role: 'assistant', encryptedValue: 'SECRET-CIPHERTEXT-4', toolCalls: [{ id: 't-2', type: 'function', function: { name: 'list', arguments: '' } }] },
+    ]);
+    for (const message of historyMessages(sealed)) expect(MessageSchema.safeParse(message).success).toBe(true);
+    // What crosses to the renderer has none of them.
+    expect(JSON.stringify(shownThread(sealed))).not.toContain('SECRET-CIPHERTEXT');
+    expect(shownThread(sealed)).toEqual({ ...sealed, encryptedValues: undefined });
+
     const snapshot = run([
       {
         type: 'MESSAGES_SNAPSHOT',
         messages: [
-          { id: 'r-x', role: 'reasoning', content: 'visible', encryptedValue: 'SECRET-CIPHERTEXT-2' },
-          { id: 'a-x', role: 'assistant', content: 'hi', encryptedValue: 'SECRET-CIPHERTEXT-3', toolCalls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' }, encryptedValue: 'SECRET-CIPHERTEXT-4' }] },
+          { id: 'r-x', role: 'reasoning', content: 'visible', encryptedValue: 'SECRET-CIPHERTEXT-6' },
+          { id: 'a-x', role: 'assistant', content: 'hi', encryptedValue: 'SECRET-CIPHERTEXT-7', toolCalls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' }, encryptedValue: 'SECRET-CIPHERTEXT-8' }] },
         ],
       },
     ]);
-    for (const text of [JSON.stringify(view), JSON.stringify(historyMessages(view)), JSON.stringify(snapshot), JSON.stringify(historyMessages(snapshot))]) {
-      expect(text).not.toContain('SECRET-CIPHERTEXT');
-    }
     expect(item(snapshot, 'reasoning', 'r-x')).toMatchObject({ text: 'visible', encryptedHidden: true });
+    expect(historyMessages(snapshot)).toEqual([
+      { id: 'r-x', role: 'reasoning', content: 'visible', encryptedValue: 'SECRET-CIPHERTEXT-6' },
+      { id: 'a-x', role: 'assistant', content: 'hi', encryptedValue: 'SECRET-CIPHERTEXT-7', toolCalls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' }, encryptedValue: 'SECRET-CIPHERTEXT-8' }] },
+    ]);
+    expect(JSON.stringify(shownThread(snapshot))).not.toContain('SECRET-CIPHERTEXT');
+    // A later snapshot that sends the message again without its value drops the value (and its call's), as @ag-ui/client
+    // replaces the message; the reasoning it does not name stays, with its value (a snapshot without reasoning keeps ours).
+    const resent = run([{ type: 'MESSAGES_SNAPSHOT', messages: [{ id: 'a-x', role: 'assistant', content: 'hi' }] }], { view: snapshot, runId: 'run-2' });
+    expect(historyMessages(resent)).toEqual([
+      { id: 'r-x', role: 'reasoning', content: 'visible', encryptedValue: 'SECRET-CIPHERTEXT-6' },
+      { id: 'a-x', role: 'assistant', content: 'hi' },
+    ]);
+    expect(resent.encryptedValues).toEqual([{ subtype: 'message', entityId: 'r-x', value: 'SECRET-CIPHERTEXT-6' }]);
+  });
+
+  it('bounds encrypted values: one larger than the limit is noted and not kept; the oldest go beyond the total', () => {
+    const reasoning = (id: string, value: string): Event[] => [
+      { type: 'REASONING_MESSAGE_START', messageId: id, role: 'reasoning' },
+      { type: 'REASONING_MESSAGE_END', messageId: id },
+      { type: 'REASONING_ENCRYPTED_VALUE', subtype: 'message', entityId: id, encryptedValue: value },
+    ];
+    const big = run(reasoning('r-big', 'x'.repeat(aguiLimits.encryptedValueChars + 1)));
+    expect(codes(big)).toEqual(['encrypted_value_too_large']);
+    expect(big.encryptedValues ?? []).toEqual([]);
+    const many = Math.floor(aguiLimits.encryptedTotalChars / aguiLimits.encryptedValueChars) + 2;
+    const full = run(Array.from({ length: many }, (_, index) => reasoning(`r-${index}`, String(index).padEnd(aguiLimits.encryptedValueChars, '.'))).flat());
+    const kept = (full.encryptedValues ?? []).map((entry) => entry.entityId);
+    expect(kept.length).toBeLessThan(many);
+    expect(kept.at(-1)).toBe(`r-${many - 1}`);
+    expect((full.encryptedValues ?? []).reduce((total, entry) => total + entry.value.length, 0)).toBeLessThanOrEqual(aguiLimits.encryptedTotalChars);
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildResume } from '../../../src/shared/agui/interrupts';
-import { addUserMessage, applyAguiEvent, beginRun, createThread, openInterrupts, type AguiThreadView } from '../../../src/shared/agui/run-model';
+import { addUserMessage, aguiLimits, applyAguiEvent, beginRun, createThread, openInterrupts, type AguiThreadView } from '../../../src/shared/agui/run-model';
 import { restoreThread, serializeThread } from '../../../src/shared/agui/thread-persistence';
 
 const threadId = 'thread-p';
@@ -94,8 +94,13 @@ describe('serializeThread / restoreThread', () => {
   it('refuses a corrupt or tampered file with stable codes', () => {
     const good = JSON.parse(serializeThread(interruptedThread())) as Record<string, unknown>;
     expect(restoreThread('{not json')).toMatchObject({ ok: false, problems: [{ code: 'thread_not_json' }] });
-    expect(restoreThread({ ...good, version: 3 })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/version' }] });
+    expect(restoreThread({ ...good, version: 4 })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/version' }] });
     expect(restoreThread({ ...good, extra: true })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid' }] });
+    // Encrypted values are kept within their bounds: one too long, or too many characters in all, is refused.
+    const sealed = (value: string, entityId = 'x') => ({ subtype: 'message', entityId, value });
+    expect(restoreThread({ ...good, encryptedValues: [sealed('y'.repeat(aguiLimits.encryptedValueChars + 1))] })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/encryptedValues/0/value' }] });
+    const many = Array.from({ length: Math.ceil(aguiLimits.encryptedTotalChars / aguiLimits.encryptedValueChars) + 1 }, (_, index) => sealed('y'.repeat(aguiLimits.encryptedValueChars), `x${index}`));
+    expect(restoreThread({ ...good, encryptedValues: many })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/encryptedValues' }] });
     expect(restoreThread({ ...good, items: [{ kind: 'text', id: 'x', role: 'assistant', text: 'y'.repeat(300_000), streaming: false }] })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/items/0/text' }] });
     let deep: unknown = 1;
     for (let level = 0; level < 100; level++) deep = { d: deep };

@@ -379,7 +379,8 @@ describe('plain AG-UI screen', () => {
     expect(within(confirm).getByText(/^Expires in /)).toBeTruthy();
     const input = interruptSection('The agent needs input');
     const generic = interruptSection('A request from the agent');
-    expect(within(generic).getByText('Reason: vendor.review')).toBeTruthy();
+    // A reason no client knows is a detail: behind Details.
+    expect(within(generic).getByText('Reason: vendor.review').closest('[hidden]')).toBeTruthy();
     // The message is plain text.
     expect(within(generic).getByText('Review <b>this</b>')).toBeTruthy();
     expect(within(generic).getByText('Expired — will be cancelled')).toBeTruthy();
@@ -519,6 +520,46 @@ describe('plain AG-UI screen', () => {
     expect(backend.callsOf('agui.resume')[1]).toEqual({ agentId, answers: { 'approve-run-3': { status: 'resolved', payload: { approved: true, editedArgs: { path: 'new' } } } } });
   });
 
+  it('shows what a suspended Mastra tool carries in words (its tool, the reason in its metadata), the raw reason behind Details, and names the tool on its result', async () => {
+    const { backend, user } = await renderScreen();
+    await sendMessage(user, backend, 'Send 100 EUR to Alice');
+    // As @ag-ui/mastra 1.1.2 sends it (measured with test/peers/mastra.mjs): the suspended call is never announced,
+    // the interrupt has no message, and its metadata says what it is about.
+    const mastra = { type: 'mastra_suspend', toolName: 'transfer_money', suspendPayload: { reason: 'Approve sending 100 EUR to Alice?' }, args: { amount: 100, to: 'Alice' }, runId: 'run-1' };
+    events(backend, 'run-1', [
+      { type: 'RUN_STARTED', threadId, runId: 'run-1' },
+      { type: 'CUSTOM', name: 'on_interrupt', value: JSON.stringify(mastra) },
+      {
+        type: 'RUN_FINISHED',
+        threadId,
+        runId: 'run-1',
+        outcome: { type: 'interrupt', interrupts: [{ id: 'run-1::transfer-1', reason: 'mastra:tool_suspend', toolCallId: 'transfer-1', responseSchema: { type: 'object', properties: { approved: { type: 'boolean' } }, required: ['approved'] }, metadata: { mastra } }] },
+      },
+    ]);
+    await waitFor(() => expect(status()).toBe('Waiting for your answer'));
+    const request = interruptSection('A request from the agent');
+    expect(within(request).getByText('Approve sending 100 EUR to Alice?')).toBeTruthy();
+    expect(within(request).getByText('For the tool call transfer_money')).toBeTruthy();
+    // The raw reason is there, behind Details.
+    expect(within(request).queryByText('Reason: mastra:tool_suspend')?.closest('[hidden]')).toBeTruthy();
+    await user.click(within(request).getByRole('button', { name: 'Details' }));
+    expect(within(request).getByText('Reason: mastra:tool_suspend').closest('[hidden]')).toBeNull();
+
+    await user.click(within(request).getByRole('checkbox', { name: 'approved' }));
+    await user.click(screen.getByRole('button', { name: 'Send answers' }));
+    await waitFor(() => expect(backend.callsOf('agui.resume')).toHaveLength(1));
+    events(backend, 'run-2', [
+      { type: 'RUN_STARTED', threadId, runId: 'run-2' },
+      { type: 'TOOL_CALL_RESULT', toolCallId: 'transfer-1', content: '{"sent":true,"amount":100}', messageId: 'result-1', role: 'tool' },
+      { type: 'TEXT_MESSAGE_CHUNK', role: 'assistant', messageId: 'done-1', delta: 'The transfer is done.' },
+      { type: 'RUN_FINISHED', threadId, runId: 'run-2' },
+    ]);
+    await screen.findByText('The transfer is done.');
+    // The result of the call that was never announced is named after the tool the interrupt named.
+    expect(screen.getByText('Tool: transfer_money')).toBeTruthy();
+    expect(screen.queryByText('Tool result')).toBeNull();
+  });
+
   it('keeps the forms when main refuses the answers, and says why', async () => {
     const { backend, user } = await renderScreen();
     await sendMessage(user, backend, 'Go');
@@ -621,6 +662,7 @@ describe('plain AG-UI endpoints from Home', () => {
     await user.click(screen.getByRole('checkbox', { name: 'This is a plain AG-UI endpoint (POST + SSE)' }));
     await user.click(screen.getByRole('button', { name: 'Check' }));
     await screen.findByText('Found: a server answers at ide.example.com/agui');
+    expect(screen.getByText('An AG-UI server has nothing to read before a run, so any answer means a server is there. Whether it speaks AG-UI shows on its first run.')).toBeTruthy();
     expect(backend.callsOf('agents.check')).toEqual([{ address: 'https://ide.example.com/agui', kind: 'agui' }]);
     await user.click(screen.getByRole('button', { name: 'Add' }));
     await waitFor(() => expect(backend.callsOf('agents.add')).toEqual([{ address: 'https://ide.example.com/agui', kind: 'agui' }]));

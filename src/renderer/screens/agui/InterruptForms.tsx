@@ -5,7 +5,7 @@ import type { JsonObject } from '../../../shared/agui/json-values';
 import { answerSuggestions, describeResponseSchema, settleAnswer, validateAnswer, type AnswerSuggestions, type ResponseForm } from '../../../shared/agui/response-form';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { Problem } from '../../../shared/talkie/problems';
-import { ErrorAlert } from '../../components/ErrorText';
+import { ErrorAlert, ErrorDetails } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
 import { useNow } from '../../hooks/useNow';
@@ -139,7 +139,9 @@ export function InterruptForms({
         const formProblems = problems.get(interrupt.id);
         const byPath = new Map<string, Problem[]>();
         for (const problem of formProblems ?? []) byPath.set(problem.path, [...(byPath.get(problem.path) ?? []), problem]);
-        const tool = interrupt.toolCallId !== undefined ? toolName(interrupt.toolCallId) : undefined;
+        // The call's name as the thread knows it, else the one the interrupt's metadata gives (a suspended call may never have been announced).
+        const tool = (interrupt.toolCallId !== undefined ? toolName(interrupt.toolCallId) : undefined) || interrupt.toolName;
+        const words = interrupt.message ?? interrupt.detail;
         const titleId = `${id}-${index}-title`;
         const answering = !expired && !state.cancel && answerable.kind !== 'cancelOnly';
         return (
@@ -148,7 +150,6 @@ export function InterruptForms({
               {t(titleKeys[interrupt.kind])}
             </h3>
             <ul className="agui-interrupt__facts">
-              {interrupt.kind === 'generic' ? <li>{t('agui.interrupt.reason', { reason: interrupt.reason })}</li> : null}
               {tool !== undefined && tool !== '' ? <li>{t('agui.interrupt.tool', { name: tool })}</li> : null}
               {interrupt.expiresAtMs !== undefined ? (
                 <li className={expired ? 'agui-interrupt__expired' : 'agui-interrupt__countdown'}>
@@ -156,7 +157,13 @@ export function InterruptForms({
                 </li>
               ) : null}
             </ul>
-            {interrupt.message !== undefined ? <p className="agui-interrupt__message">{interrupt.message}</p> : null}
+            {words !== undefined ? <p className="agui-interrupt__message">{words}</p> : null}
+            {interrupt.kind === 'generic' ? (
+              // A reason no client knows (`mastra:tool_suspend`) is the agent's code, not words: behind Details.
+              <p className="agui-interrupt__reason muted">
+                <ErrorDetails detail={t('agui.interrupt.reason', { reason: interrupt.reason })} />
+              </p>
+            ) : null}
             {answerable.kind === 'cancelOnly' ? (
               <p className="muted">
                 {t('agui.interrupt.unsupported')} {answerable.reason !== '' ? <span lang="en">{answerable.reason}</span> : null}

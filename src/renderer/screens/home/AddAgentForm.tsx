@@ -226,7 +226,7 @@ export function AddAgentForm({
             </button>
           </div>
         ) : null}
-        {shown && !shown.found ? <NotFoundText check={shown} agui={agui} /> : null}
+        {shown && !shown.found ? <NotFoundText check={shown} /> : null}
         {shown && (shown.found || shown.reason === 'unreachable') ? (
           <div className="add-check__buttons">
             <button
@@ -269,7 +269,7 @@ function FoundText({ check }: { check: Found }) {
   );
 }
 
-function NotFoundText({ check, agui }: { check: NotFound; agui: boolean }) {
+function NotFoundText({ check }: { check: NotFound }) {
   const { t } = useI18n();
   const address = check.display;
   const words = check.reason === 'unreachable' ? unreachableWords[check.code] : undefined;
@@ -280,9 +280,7 @@ function NotFoundText({ check, agui }: { check: NotFound; agui: boolean }) {
         ? t('add.blocked', { address })
         : check.reason === 'incompatible'
           ? t('add.incompatible', { address })
-          : agui
-            ? t('add.notFoundAgui', { address })
-            : t('add.notFound', { address });
+          : t('add.notFound', { address });
   return (
     <div className="add-check add-check--failed" role="alert">
       <p className="error-text">

@@ -1,12 +1,29 @@
 import type { Message, ToolCall } from '@ag-ui/core';
+import { encryptedValueOf } from './encrypted';
 import type { AguiThreadView } from './types';
 
 /**
  * The AG-UI message history to send as the next RunAgentInput.messages: user, assistant (with
  * their tool calls), tool results, system/developer and reasoning messages, in order. Activity
- * messages stay local (as @ag-ui/client does); encrypted values were never kept.
+ * messages stay local (as @ag-ui/client does). Encrypted values go back where @ag-ui/client puts
+ * them: `encryptedValue` on the message (reasoning, assistant, …) and on the tool call entry.
  */
 export function historyMessages(view: AguiThreadView): Message[] {
+  const out = plainHistory(view);
+  if (view.encryptedValues === undefined) return out;
+  for (const message of out) {
+    const sealed = message.role === 'activity' ? undefined : encryptedValueOf(view, 'message', message.id);
+    if (sealed !== undefined) (message as { encryptedValue?: string }).encryptedValue = sealed;
+    if (message.role !== 'assistant' || message.toolCalls === undefined) continue;
+    message.toolCalls = message.toolCalls.map((call) => {
+      const value = encryptedValueOf(view, 'tool-call', call.id);
+      return value === undefined ? call : { ...call, encryptedValue: value };
+    });
+  }
+  return out;
+}
+
+function plainHistory(view: AguiThreadView): Message[] {
   const out: Message[] = [];
   const assistants = new Map<string, Extract<Message, { role: 'assistant' }>>();
   const attribution = (item: { subagentRunId?: string }) => (item.subagentRunId === undefined ? {} : { subagentRunId: item.subagentRunId });

@@ -22,7 +22,7 @@ export function applyPendingAnswers(draft: Draft): void {
       kind: 'answer',
       id: truncate(`answer:${interrupt.id}`, aguiLimits.idChars + 10),
       interruptId: interrupt.id,
-      question: interrupt.message ?? interrupt.reason,
+      question: interrupt.message ?? interrupt.detail ?? interrupt.reason,
       status: answer.status,
       fields: answer.fields ?? [],
     });

@@ -1,8 +1,9 @@
 import type { Message } from '@ag-ui/core';
 import { isPlainObject, measureJson, truncate, type JsonObject } from '../json-values';
 import { appendStreamed, endStreamed, laneConflict, startStreamed, withLane, type Draft } from './draft';
+import { snapshotEncryptedValues } from './encrypted';
 import { endReasoningMessage } from './reasoning';
-import { endTool, finishArgs, toolResultView } from './tools';
+import { endTool, finishArgs, toolResultView, unannouncedToolName } from './tools';
 import { aguiLimits, type AguiItem, type AguiOpenChunk, type ItemOf, type TextRole } from './types';
 
 /* text messages ------------------------------------------------------------------------------- */
@@ -100,7 +101,8 @@ export function handleChunk(draft: Draft, kind: AguiOpenChunk['kind'], id: strin
  * MESSAGES_SNAPSHOT replaces the message history: messages it names replace ours (by id), ours
  * that it does not name are dropped — except what no producer tracks (custom and error items),
  * and activity/reasoning when the snapshot carries none of that role (as @ag-ui/client
- * reconciles) — and new ones are appended in order. Encrypted values are not kept.
+ * reconciles) — and new ones are appended in order. The encrypted values its messages carry are
+ * kept for the history (`snapshotEncryptedValues`).
  */
 export function messagesSnapshot(draft: Draft, messages: readonly Message[]): void {
   const incoming: AguiItem[] = [];
@@ -163,7 +165,7 @@ export function messagesSnapshot(draft: Draft, messages: readonly Message[]): vo
           incoming[index] = { ...item, state: message.error === undefined ? 'completed' : 'failed', result };
         } else if (message.toolCallId.length <= aguiLimits.idChars) {
           tools.set(message.toolCallId, incoming.length);
-          incoming.push(withLane({ kind: 'toolCall' as const, id: message.toolCallId, name: '', started: false, argsText: '', argsStatus: 'empty' as const, state: message.error === undefined ? ('completed' as const) : ('failed' as const), result }, lane));
+          incoming.push(withLane({ kind: 'toolCall' as const, id: message.toolCallId, name: unannouncedToolName(draft.view, message.toolCallId), started: false, argsText: '', argsStatus: 'empty' as const, state: message.error === undefined ? ('completed' as const) : ('failed' as const), result }, lane));
         }
         break;
       }
@@ -198,6 +200,7 @@ export function messagesSnapshot(draft: Draft, messages: readonly Message[]): vo
   }
   for (const item of incoming) if (!placed.has(key(item))) kept.push(item);
   draft.setItems(kept.length > aguiLimits.items ? kept.slice(kept.length - aguiLimits.items) : kept);
+  snapshotEncryptedValues(draft, messages);
 }
 
 function contentText(content: string | readonly unknown[]): string {

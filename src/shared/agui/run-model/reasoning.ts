@@ -1,6 +1,5 @@
-import type { EventType } from '@ag-ui/core';
 import { appendStreamed, endStreamed, laneConflict, startStreamed, type Draft } from './draft';
-import { aguiLimits, type AguiItem, type EventOf } from './types';
+import { aguiLimits, type AguiItem } from './types';
 
 /* reasoning spans (REASONING_START…END) and messages -------------------------------------------- */
 
@@ -46,13 +45,6 @@ export function appendReasoning(draft: Draft, id: string, delta: string, subagen
 
 export function endReasoningMessage(draft: Draft, id: string, subagentRunId?: string): void {
   endStreamed(draft, 'reasoning', id, subagentRunId, { unknown: ['reasoning_unknown_message', `The end of unknown reasoning message "${id}" was ignored.`], mismatch: `The end of reasoning "${id}" from another subagent was ignored.` });
-}
-
-/** The value itself is never kept or shown; the reasoning it belongs to is marked as partly hidden. */
-export function encryptedValue(draft: Draft, event: EventOf<EventType.REASONING_ENCRYPTED_VALUE>): void {
-  if (event.subtype !== 'message') return;
-  const found = draft.find('reasoning', event.entityId);
-  if (found && !found.item.encryptedHidden) draft.replace(found.index, { ...found.item, encryptedHidden: true });
 }
 
 /**

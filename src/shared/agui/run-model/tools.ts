@@ -1,4 +1,5 @@
 import type { EventType } from '@ag-ui/core';
+import { metadataWords } from '../interrupts';
 import { cloneJson, isJsonObject, isPlainObject, prettyJson, truncate, type JsonObject } from '../json-values';
 import { laneConflict, withLane, type Draft } from './draft';
 import { aguiLimits, type AguiThreadView, type EventOf, type ItemOf, type ToolResultView } from './types';
@@ -61,7 +62,8 @@ export function toolResult(draft: Draft, event: EventOf<EventType.TOOL_CALL_RESU
   const found = draft.find('toolCall', event.toolCallId);
   if (!found) {
     draft.note('tool_result_without_call', `A result for tool call "${event.toolCallId}", which never started, is shown on its own.`);
-    draft.put(withLane({ kind: 'toolCall' as const, id: event.toolCallId, name: '', started: false, argsText: '', argsStatus: 'empty' as const, state: 'completed' as const, result }, event.subagentRunId));
+    const name = unannouncedToolName(draft.view, event.toolCallId, event.metadata);
+    draft.put(withLane({ kind: 'toolCall' as const, id: event.toolCallId, name, started: false, argsText: '', argsStatus: 'empty' as const, state: 'completed' as const, result }, event.subagentRunId));
     return;
   }
   if (laneConflict(found.item.subagentRunId, event.subagentRunId)) {
@@ -69,6 +71,16 @@ export function toolResult(draft: Draft, event: EventOf<EventType.TOOL_CALL_RESU
     return;
   }
   draft.replace(found.index, { ...finishArgs(found.item), state: 'completed', result });
+}
+
+/**
+ * The name of a tool whose call was never announced (only its result arrived): what the result's own
+ * metadata names, else what an interrupt for the same call named (a Mastra tool suspends before its
+ * call is announced, and its result comes in the resume run); '' when nothing says.
+ */
+export function unannouncedToolName(view: AguiThreadView, toolCallId: string, metadata?: unknown): string {
+  const named = metadataWords(metadata).toolName ?? view.interrupts.findLast((interrupt) => interrupt.toolCallId === toolCallId && interrupt.toolName !== undefined)?.toolName;
+  return named === undefined ? '' : truncate(named, aguiLimits.nameChars);
 }
 
 /** A tool call's arguments as the view holds them, when they are a whole JSON object (what an approval's `editedArgs` starts from). */

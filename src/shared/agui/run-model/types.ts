@@ -117,8 +117,21 @@ export interface AguiOpenChunk {
   subagentRunId?: string;
 }
 
+/**
+ * A provider's opaque value (REASONING_ENCRYPTED_VALUE, or `encryptedValue` in a messages snapshot)
+ * for a message or a tool call: never readable, returned with the history where @ag-ui/client puts
+ * it (`historyMessages`). Main keeps it and saves it with the thread; it never reaches the renderer
+ * (`shownThread`).
+ */
+export interface AguiEncryptedValue {
+  subtype: 'message' | 'tool-call';
+  /** The message's or tool call's id. */
+  entityId: string;
+  value: string;
+}
+
 export interface AguiThreadView {
-  version: 2;
+  version: 3;
   threadId: string;
   /** The current (or last) run. */
   runId?: string;
@@ -148,6 +161,8 @@ export interface AguiThreadView {
    * deprecation was noted (once per run).
    */
   legacyThinking?: { runId: string; spanId?: string; messageId?: string };
+  /** Main's only: the encrypted values of the thread's messages and tool calls, oldest first (see AguiEncryptedValue). */
+  encryptedValues?: AguiEncryptedValue[];
 }
 
 export const aguiLimits = {
@@ -173,10 +188,14 @@ export const aguiLimits = {
   mediaParts: 20,
   openChunks: 50,
   openSpans: 50,
+  /** One encrypted value (a larger one is not kept: half of it is of no use to the provider). */
+  encryptedValueChars: 262_144,
+  /** All encrypted values of a thread; beyond it the oldest go. */
+  encryptedTotalChars: 2_097_152,
 } as const;
 
 export function createThread(threadId: string): AguiThreadView {
-  return { version: 2, threadId, runState: 'idle', items: [], steps: [], subagents: [], interrupts: [], notes: [], noteCount: 0, eventCount: 0, droppedItems: 0, openChunks: [], openSpans: [] };
+  return { version: 3, threadId, runState: 'idle', items: [], steps: [], subagents: [], interrupts: [], notes: [], noteCount: 0, eventCount: 0, droppedItems: 0, openChunks: [], openSpans: [] };
 }
 
 export interface ApplyOptions {
