@@ -39,7 +39,7 @@ export function agentsHandlers({
       await agui.forget(id);
       return { agents: list };
     },
-    'agents.restore': async ({ agent, index }) => ({ agents: await agents.restore(agent, index) }),
+    'agents.restore': async ({ agent, index }) => ({ agents: await agents.restore(agent, index, { allowLocalHttp: settings.get().developer.allowLocalHttp }) }),
     'agents.identify': async ({ agentId }) => {
       if (agentId === builtInDemoAgentId) return { protocol: 'talkie' as const };
       if (agentId === builtInAgentCallDemoId) return { protocol: 'agentcall' as const };

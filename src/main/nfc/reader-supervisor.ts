@@ -2,7 +2,7 @@ import { fork, type Serializable } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtReaderEntryPath } from './built-entry';
-import { readerFatalExitCode, readerToMainSchema, type MainToReader, type ReaderToMain } from '../../shared/nfc/reader-protocol';
+import { parentPidEnv, readerFatalExitCode, readerToMainSchema, type MainToReader, type ReaderToMain } from '../../shared/nfc/reader-protocol';
 import type { Logger } from '../platform/logger';
 import { Listeners } from '../../shared/listeners';
 
@@ -75,7 +75,8 @@ export function nodeReaderLauncher<Out extends Serializable = MainToReader>(entr
     const child = fork(entry.path, [], {
       execArgv: entry.execArgv,
       ...(entry.cwd ? { cwd: entry.cwd } : {}),
-      env,
+      // Main's pid: the process ends when main is gone, even if main died before it could hear of it.
+      env: { ...env, [parentPidEnv]: String(process.pid) },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',
     });

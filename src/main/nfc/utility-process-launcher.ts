@@ -1,4 +1,4 @@
-import type { MainToReader } from '../../shared/nfc/reader-protocol';
+import { parentPidEnv, type MainToReader } from '../../shared/nfc/reader-protocol';
 import { stderrLines, type ReaderLauncher } from './reader-supervisor';
 import { builtReaderEntryPath } from './built-entry';
 
@@ -20,7 +20,11 @@ export interface UtilityProcessLike {
   on(event: 'exit', listener: (code: number) => void): this;
 }
 
-export type UtilityFork = (modulePath: string, args: string[], options: { serviceName: string; stdio: 'pipe' | ['ignore', 'ignore', 'pipe'] }) => UtilityProcessLike;
+export type UtilityFork = (
+  modulePath: string,
+  args: string[],
+  options: { serviceName: string; stdio: 'pipe' | ['ignore', 'ignore', 'pipe']; env: NodeJS.ProcessEnv },
+) => UtilityProcessLike;
 
 export function utilityProcessLauncher<Out = MainToReader>(
   forkUtility: UtilityFork,
@@ -28,7 +32,10 @@ export function utilityProcessLauncher<Out = MainToReader>(
   serviceName = 'AgentDesk NFC reader',
 ): ReaderLauncher<Out> {
   return (handlers) => {
-    const child = forkUtility(modulePath, [], { serviceName, stdio: ['ignore', 'ignore', 'pipe'] });
+    // Main's pid (with main's environment, which is the default this replaces): the process ends when
+    // main is gone; a utility process hears nothing when main is killed.
+    const env = { ...process.env, [parentPidEnv]: String(process.pid) };
+    const child = forkUtility(modulePath, [], { serviceName, stdio: ['ignore', 'ignore', 'pipe'], env });
     child.stderr?.on('data', stderrLines((line) => handlers.onStderr?.(line)));
     child.on('message', (message) => handlers.onMessage(message));
     // Electron reports a crash as a non-zero exit code (there is no signal on this API).

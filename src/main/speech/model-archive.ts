@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { lstat, mkdir, readdir } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, type FileHandle } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { Duplex, PassThrough, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -8,7 +8,7 @@ import { createGunzip } from 'node:zlib';
 import { extract as tarExtract, type Header } from 'tar-stream';
 import { ServiceError } from '../../shared/ipc/errors';
 import { reasonInWords } from '../store/json-file-store';
-import { safeRelative } from './safe-path';
+import { FileRefused, openRegularFile, safeRelative } from './safe-path';
 
 /**
  * A speech model as sherpa-onnx publishes it: one archive (`sherpa-onnx-…-zipformer-en-….tar.bz2`,
@@ -124,14 +124,24 @@ function decompressor(archive: string): Decompressor {
  * top-level folder when that is all it holds, else `into` itself.
  */
 export async function unpackModelArchive(archive: string, into: string, limits: UnpackLimits, onProgress: (progress: UnpackProgress) => void): Promise<string> {
-  const info = await lstat(archive).catch((error: unknown) => {
+  // Opened once, without following a link or waiting on a FIFO, and checked on the handle: what is
+  // unpacked is the file that was checked (safe-path.ts). Its size is not capped here: the unpacking's
+  // own limits bound what is read from it.
+  const { handle, info } = await openRegularFile(archive).catch((error: unknown) => {
+    if (error instanceof FileRefused && error.reason === 'link') throw new ServiceError('speech_model_symlink', `${archive} is a symbolic link: choose the archive itself.`, '/path');
+    if (error instanceof FileRefused) throw invalid(`${archive} cannot be read (${error.message}): choose a sherpa-onnx model archive (${modelArchiveSuffixes.join(', ')}) or the folder it unpacks to.`);
     throw invalid(`${archive} cannot be read: ${reasonInWords(error)}.`);
   });
-  if (info.isSymbolicLink()) throw new ServiceError('speech_model_symlink', `${archive} is a symbolic link: choose the archive itself.`, '/path');
-  if (!info.isFile()) throw invalid(`${archive} is not a file: choose a sherpa-onnx model archive (${modelArchiveSuffixes.join(', ')}) or the folder it unpacks to.`);
+  try {
+    return await unpackFrom(handle, info.size, archive, into, limits, onProgress);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function unpackFrom(handle: FileHandle, bytesTotal: number, archive: string, into: string, limits: UnpackLimits, onProgress: (progress: UnpackProgress) => void): Promise<string> {
   await mkdir(into, { recursive: true, mode: 0o700 });
 
-  const bytesTotal = info.size;
   let bytesDone = 0;
   let lastReport = 0;
   const counter = new Transform({
@@ -212,7 +222,7 @@ export async function unpackModelArchive(archive: string, into: string, limits: 
 
   const decompress = decompressor(archive);
   try {
-    const unpacking = pipeline(createReadStream(archive), counter, decompress.stream, unpacker).catch(async (error: unknown) => {
+    const unpacking = pipeline(handle.createReadStream({ autoClose: false }), counter, decompress.stream, unpacker).catch(async (error: unknown) => {
       // A decompressor that failed by itself has ended or ends at once (its words are wanted); one still
       // running after that is stopped (a refusal, a broken tar: it may be blocked writing into a dead pipe).
       await Promise.race([decompress.finished.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 250))]);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants as fsConstants, createReadStream, createWriteStream } from 'node:fs';
-import { lstat, mkdir, open, opendir, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { lstat, mkdir, opendir, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -16,7 +16,7 @@ import { SpeechEngineError } from './bounded-process';
 import { isModelArchive, modelArchiveSuffixes, unpackModelArchive } from './model-archive';
 import { SpeechEngineClient, type SpeechEngineLauncher } from './engine-client';
 import { onnxMetadata } from './onnx-metadata';
-import { maxModelPathChars, safeRelative } from './safe-path';
+import { FileRefused, maxModelPathChars, openRegularFile, readRegularFile, safeRelative, sizeInWords, whyUnreadable } from './safe-path';
 import type { Recognizer, Voice } from './speech-service';
 
 /**
@@ -38,7 +38,9 @@ import type { Recognizer, Voice } from './speech-service';
  *
  * What is copied is exactly what was checked: entries are read with lstat and a symbolic link in the
  * folder is refused (`speech_model_symlink`: a link to /etc/passwd named tokens.txt would otherwise be
- * copied into the user-data folder); each file is opened without following links (O_NOFOLLOW), must be
+ * copied into the user-data folder); each file is opened as safe-path.ts's openRegularFile opens (no link
+ * followed, never waiting on a FIFO, a regular file within its limit, checked on the handle: so are
+ * agentdesk-model.json, the archive, and the imported copies hashed at each start), must be
  * the same file (device, inode) of the same size and time as when checked, is read up to that size and
  * no further, and is checked again after the copy. A file that changed in between (grew, shrank, was
  * replaced) is refused (`speech_model_changed`) rather than copied up to its checked size: a cut-off
@@ -53,6 +55,7 @@ export const maxModelFileBytes = 2 * 1024 ** 3;
 export const maxModelBytes = 4 * 1024 ** 3;
 export const maxTokensBytes = 16 * 1024 ** 2;
 export const modelManifestName = 'agentdesk-model.json';
+const maxManifestBytes = 64 * 1024;
 /** sherpa-onnx's archives hold a handful of files (a model, its int8 twin, tokens, test WAVs, a README); a voice's espeak-ng-data adds about 500. */
 export const maxArchiveEntries = 4000;
 /** The folder a Piper voice phonemises with, and its file espeak-ng reads first. */
@@ -125,8 +128,6 @@ export interface FoundModel {
 const invalid = (message: string) => new ServiceError('speech_model_invalid', message);
 const changed = (file: string, how: string) =>
   new ServiceError('speech_model_changed', `${file} changed while it was being imported (${how}); import the model again once nothing writes to its folder.`);
-/** Opens without following a symbolic link (where the system has the flag; Windows does not). */
-const noFollow = fsConstants.O_NOFOLLOW ?? 0;
 
 const kindsInWords =
   'a streaming transducer needs encoder, decoder and joiner .onnx files and tokens.txt; Whisper needs encoder and decoder .onnx files and a tokens file; a Piper voice needs its .onnx, tokens.txt and espeak-ng-data folder';
@@ -216,12 +217,17 @@ function checkFiles(files: readonly { role: Role; file: string; bytes: number }[
       total += bytes;
       continue;
     }
-    const limit = role === 'tokens' ? maxTokensBytes : maxModelFileBytes;
+    const limit = limitOf(role);
     if (bytes === 0) throw invalid(`${file} is empty.`);
-    if (bytes > limit) throw invalid(`${file} is ${megabytes(bytes)}; a model's ${role === 'tokens' ? 'tokens file' : 'file'} may be at most ${megabytes(limit)}.`);
+    if (bytes > limit) throw invalid(`${file} is ${sizeInWords(bytes)}; a model's ${role === 'tokens' ? 'tokens file' : 'file'} may be at most ${sizeInWords(limit)}.`);
     total += bytes;
   }
-  if (total > maxModelBytes) throw invalid(`The model is ${megabytes(total)}; at most ${megabytes(maxModelBytes)} can be imported.`);
+  if (total > maxModelBytes) throw invalid(`The model is ${sizeInWords(total)}; at most ${sizeInWords(maxModelBytes)} can be imported.`);
+}
+
+/** The most one file of `role` may hold. */
+function limitOf(role: Role): number {
+  return role === 'tokens' ? maxTokensBytes : role === 'data' ? maxVoiceDataBytes : maxModelFileBytes;
 }
 
 /** A Piper voice's folder (see findModel): its model, tokens.txt and espeak-ng-data tree. */
@@ -297,7 +303,7 @@ export async function walkVoiceData(folder: string): Promise<FoundModel['files']
       else if (info?.isFile()) {
         total += info.size;
         files.push({ role: 'data', file: path, bytes: info.size, checked: { dev: info.dev, ino: info.ino, mtimeMs: info.mtimeMs } });
-        if (total > maxVoiceDataBytes) throw invalid(`${voiceDataDirName} holds more than ${megabytes(maxVoiceDataBytes)}; espeak-ng's data is about 20 MB.`);
+        if (total > maxVoiceDataBytes) throw invalid(`${voiceDataDirName} holds more than ${sizeInWords(maxVoiceDataBytes)}; espeak-ng's data is about 20 MB.`);
       }
     }
   };
@@ -308,13 +314,18 @@ export async function walkVoiceData(folder: string): Promise<FoundModel['files']
 
 async function readFolderManifest(folder: string, present: boolean): Promise<z.infer<typeof folderManifestSchema> | undefined> {
   if (!present) return undefined;
+  let text: string;
+  try {
+    // Checked with lstat when the folder was read, and again on the handle: a FIFO or a huge file swapped in since is refused, not waited on or read whole.
+    text = (await readRegularFile(join(folder, modelManifestName), maxManifestBytes)).toString('utf8');
+  } catch (error) {
+    throw invalid(`${modelManifestName} in the folder cannot be read (${whyUnreadable(error)}).`);
+  }
   let document: unknown;
   try {
-    const text = await readFile(join(folder, modelManifestName), 'utf8');
-    if (text.length > 64 * 1024) throw new Error('it is larger than 64 KB');
     document = JSON.parse(text);
-  } catch (error) {
-    throw invalid(`${modelManifestName} in the folder cannot be read (${reasonInWords(error)}).`);
+  } catch {
+    throw invalid(`${modelManifestName} in the folder is not valid: it is not JSON.`);
   }
   const parsed = folderManifestSchema.safeParse(document);
   if (!parsed.success) {
@@ -332,10 +343,6 @@ export function languagesFromName(name: string, kind: EngineModelKind): string[]
   return found;
 }
 
-function megabytes(bytes: number): string {
-  return bytes >= 1024 ** 3 ? `${(bytes / 1024 ** 3).toFixed(1)} GB` : `${Math.max(1, Math.round(bytes / 1024 ** 2))} MB`;
-}
-
 /** The files of an imported model as its engine process loads them. */
 function engineModel(dir: string, model: ImportedModel): EngineModel {
   const path = (role: Role) => join(dir, model.files.find((file) => file.role === role)?.file ?? '');
@@ -348,18 +355,19 @@ function engineModel(dir: string, model: ImportedModel): EngineModel {
 
 /** Opens a checked model file for the copy: not through a link, and still the same file of the same size and time. */
 async function openChecked(path: string, file: FoundModel['files'][number]): Promise<FileHandle> {
-  let handle: FileHandle;
+  let opened: Awaited<ReturnType<typeof openRegularFile>>;
   try {
-    handle = await open(path, fsConstants.O_RDONLY | noFollow);
+    opened = await openRegularFile(path, limitOf(file.role));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
+    if (error instanceof FileRefused && error.reason === 'link') {
       throw new ServiceError('speech_model_symlink', `${file.file} became a symbolic link after the folder was checked; AgentDesk imports only real files.`);
     }
+    if (error instanceof FileRefused) throw changed(file.file, error.message);
     throw changed(file.file, `it cannot be opened: ${reasonInWords(error)}`);
   }
+  const { handle, info } = opened;
   try {
-    const info = await handle.stat();
-    if (!info.isFile() || info.dev !== file.checked.dev || info.ino !== file.checked.ino) throw changed(file.file, 'another file is there now');
+    if (info.dev !== file.checked.dev || info.ino !== file.checked.ino) throw changed(file.file, 'another file is there now');
     if (info.size !== file.bytes) throw changed(file.file, `it was ${file.bytes} bytes when checked and is ${info.size} bytes now`);
     if (info.mtimeMs !== file.checked.mtimeMs) throw changed(file.file, 'it was written to');
     return handle;
@@ -369,10 +377,16 @@ async function openChecked(path: string, file: FoundModel['files'][number]): Pro
   }
 }
 
-async function sha256Of(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  await pipeline(createReadStream(path), hash);
-  return hash.digest('hex');
+/** The sha256 of an imported file, read as the import reads (safe-path.ts) and no further than its size when opened. */
+async function sha256Of(path: string, role: Role): Promise<string> {
+  const { handle, info } = await openRegularFile(path, limitOf(role));
+  try {
+    const hash = createHash('sha256');
+    if (info.size > 0) await pipeline(handle.createReadStream({ start: 0, end: info.size - 1, autoClose: false }), hash);
+    return hash.digest('hex');
+  } finally {
+    await handle.close();
+  }
 }
 
 export interface SpeechModelsOptions {
@@ -482,8 +496,8 @@ export class SpeechModels {
         }
         if (model.kind === 'voice') await this.sameVoiceData(dir, model);
         for (const file of model.files) {
-          const actual = await sha256Of(join(dir, file.file)).catch((error: unknown) => {
-            throw new SpeechEngineError('failed', `the speech model could not be loaded: its file ${file.file} cannot be read (${reasonInWords(error)}); import the model again`);
+          const actual = await sha256Of(join(dir, file.file), file.role).catch((error: unknown) => {
+            throw new SpeechEngineError('failed', `the speech model could not be loaded: its file ${file.file} cannot be read (${whyUnreadable(error)}); import the model again`);
           });
           if (actual !== file.sha256) {
             throw new SpeechEngineError('failed', `the speech model could not be loaded: its file ${file.file} changed since it was imported (sha256 ${actual.slice(0, 12)}…, expected ${file.sha256.slice(0, 12)}…); import the model again`);
@@ -614,7 +628,7 @@ export class SpeechModels {
       const previous = this.slots[purpose];
       this.slots[purpose] = next;
       if (previous) this.discard(previous);
-      this.options.log.info('speech', `speech ${purpose === 'voice' ? 'voice' : 'model'} imported: ${model.name} (${model.kind}, ${megabytes(total)})`);
+      this.options.log.info('speech', `speech ${purpose === 'voice' ? 'voice' : 'model'} imported: ${model.name} (${model.kind}, ${sizeInWords(total)})`);
       return this.info(purpose)!;
     } catch (error) {
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { normalizeAgentAddress, type NormalizedAddress } from '../../shared/agents/address';
 import { agentTitle, normalizeAgentLabel } from '../../shared/agents/label';
-import { agentEntrySchema, type AgentEntry } from '../../shared/ipc/contract';
+import { agentEntrySchema, maxAgents, type AgentEntry } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import type { PolicyAgent } from '../../shared/device-policy/device-policy';
@@ -11,7 +11,7 @@ import type { EventBus } from '../ipc/event-bus';
 import type { NoticeSink } from './notices';
 import { JsonFileStore } from './json-file-store';
 
-const agentsFileSchema = z.strictObject({ schemaVersion: z.literal(2), agents: z.array(agentEntrySchema).max(500) });
+const agentsFileSchema = z.strictObject({ schemaVersion: z.literal(2), agents: z.array(agentEntrySchema).max(maxAgents) });
 /**
  * `agents.json`. Version 1: the first release. Version 2 adds an entry's `label` (the name the user gave it);
  * a version-1 file has none, so it reads unchanged (an older AgentDesk must not read a label as damage: the
@@ -33,6 +33,9 @@ export interface LockedAgentList {
  * threads (kept by id) survive a restart.
  */
 export class AgentRegistry {
+  /** The entries removed in this session, by id (the last `rememberedRemovals`): what `restore` may put back. */
+  private readonly removed = new Map<string, AgentEntry>();
+
   private constructor(
     private readonly store: JsonFileStore<typeof agentsFileSchema>,
     private agents: AgentEntry[],
@@ -69,9 +72,16 @@ export class AgentRegistry {
     return { ...agent };
   }
 
-  /** The address as `add` would take it (syntax, not listed yet), or add's refusal; nothing is saved. */
+  /**
+   * The address as `add` would take it, or add's refusal; nothing is saved. The one check of an agent
+   * coming into the list (add, restore, and agents.check before an add): the list is not locked and not
+   * full, and the address is one the address rules in force take (normalizeAgentAddress) and not listed yet.
+   */
   vet(address: string, options: { allowLocalHttp: boolean }): NormalizedAddress {
     this.refuseWhenLocked('added');
+    if (this.agents.length >= maxAgents) {
+      throw new ServiceError('limit_reached', `Your list has ${maxAgents} agents, the most AgentDesk keeps: remove one you no longer use, then add this one.`);
+    }
     const normalized = normalizeAgentAddress(address, options);
     const existing = this.agents.find((agent) => agent.url === normalized.url);
     if (existing) throw new ServiceError('already_exists', alreadyListed(existing), '/address');
@@ -112,18 +122,31 @@ export class AgentRegistry {
   async remove(id: string): Promise<AgentEntry[]> {
     this.refuseWhenLocked('removed');
     if (!this.agents.some((agent) => agent.id === id)) throw new ServiceError('not_found', 'That agent is no longer in your list.', '/id');
+    const gone = this.agents.find((agent) => agent.id === id)!;
     await this.replace(this.agents.filter((agent) => agent.id !== id));
+    this.removed.delete(id);
+    this.removed.set(id, gone);
+    if (this.removed.size > rememberedRemovals) this.removed.delete(this.removed.keys().next().value!);
     return this.list();
   }
 
-  /** Undo of `remove`: the same entry back at `index` (or at the end when the list got shorter); refused when its id or address is listed again. */
-  async restore(agent: AgentEntry, index: number): Promise<AgentEntry[]> {
+  /**
+   * Undo of `remove`: the entry removed in this session (main's own copy: the page names it, it does not
+   * make it) back at `index` (or at the end when the list got shorter), through add's checks (`vet`: not
+   * full, the address rules in force now). Refused when its id or address is listed again, and when no
+   * such agent was removed (an entry the page made up: another address, id or name).
+   */
+  async restore(agent: AgentEntry, index: number, options: { allowLocalHttp: boolean }): Promise<AgentEntry[]> {
     this.refuseWhenLocked('added');
     const clash = this.agents.find((entry) => entry.id === agent.id || entry.url === agent.url);
     if (clash) throw new ServiceError('already_exists', alreadyListed(clash), '/agent');
+    const normalized = this.vet(agent.url, options);
+    const removed = this.removed.get(agent.id);
+    if (!removed || removed.url !== agent.url) throw new ServiceError('not_found', 'There is no removed agent to put back: add it again.', '/agent');
     const agents = [...this.agents];
-    agents.splice(Math.min(index, agents.length), 0, { ...agent });
+    agents.splice(Math.min(index, agents.length), 0, { ...removed, url: normalized.url, display: normalized.display });
     await this.replace(agents);
+    this.removed.delete(agent.id);
     return this.list();
   }
 
@@ -133,6 +156,9 @@ export class AgentRegistry {
     this.events.emit('agents.changed', { agents: this.list() });
   }
 }
+
+/** Removed agents `restore` can put back (the page offers Undo for the last one, for 10 s). */
+const rememberedRemovals = 20;
 
 /** "crm.example.com is already in your list", and under which name when it is listed by another. */
 function alreadyListed(agent: AgentEntry): string {

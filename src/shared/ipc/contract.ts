@@ -45,6 +45,9 @@ import { adminUnlockRequestSchema, adminUnlockResponseSchema, devicePolicyStatus
 
 const empty = z.strictObject({});
 
+/** The most agents the list (agents.json) holds; agents.add and agents.restore refuse one more (`limit_reached`). */
+export const maxAgents = 500;
+
 export const agentEntrySchema = z.strictObject({
   id: z.string().min(1).max(64),
   /** Normalized URL the user added (host or manifest/card URL). */
@@ -215,7 +218,7 @@ export const contract = {
     },
     /** Undo of a remove: puts the removed entry back (same id) at its former place in the list. */
     'agents.restore': {
-      request: z.strictObject({ agent: agentEntrySchema, index: z.number().int().min(0).max(500) }),
+      request: z.strictObject({ agent: agentEntrySchema, index: z.number().int().min(0).max(maxAgents) }),
       response: z.strictObject({ agents: z.array(agentEntrySchema) }),
     },
     'hardware.status': { request: empty, response: hardwareStatusSchema },

@@ -22,6 +22,8 @@ export const ipcErrorCodes = [
   'already_exists',
   /** The thing asked for does not exist. */
   'not_found',
+  /** A list is full (for example the most agents AgentDesk keeps): remove something first; the message says which limit. */
+  'limit_reached',
   /** Only https: links may be opened in the browser. */
   'unsafe_url',
   /** A link may only be opened right after the user clicked or pressed a key. */

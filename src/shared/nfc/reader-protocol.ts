@@ -86,3 +86,9 @@ export type MainToReader = z.infer<typeof mainToReaderSchema>;
 
 /** Exit code of a reader process that sent `fatal`: the supervisor does not restart it. */
 export const readerFatalExitCode = 78;
+
+/**
+ * The environment variable a launcher sets to main's pid: the reader process ends when that process is
+ * gone, also when main died before the reader could hear of it (reader-process.ts).
+ */
+export const parentPidEnv = 'AGENTDESK_PARENT_PID';

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { maxAgents } from '../../../src/shared/ipc/contract';
 import { startTestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 
@@ -37,6 +39,51 @@ describe('the app services behind the contract', () => {
     expect(await services.call('agents.restore', { agent: middle, index: 1 })).toEqual({ ok: true, value: { agents: before } });
     expect(await services.call('agents.restore', { agent: middle, index: 1 })).toMatchObject({ ok: false, error: { code: 'already_exists' } });
     expect(await (await startTestServices(dir)).call('agents.list')).toEqual({ ok: true, value: { agents: before } });
+  });
+
+  it('agents.restore puts back only an agent removed in this session, as it was, through the checks agents.add makes', async () => {
+    const services = await startTestServices(await tempDir());
+    const added = await services.call('agents.add', { address: 'crm.example.com' });
+    const agent = added.ok ? added.value.agent : undefined;
+    const made = { id: randomUUID(), url: 'https://made-up.example.com/', display: 'made-up.example.com', addedAt: new Date().toISOString() };
+    // Entries the list never had: an address add refuses, an id add never makes, an agent nobody removed.
+    expect(await services.call('agents.restore', { agent: { ...made, url: 'file:///etc/passwd', display: '/etc/passwd' }, index: 0 })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_address', message: 'Only https:// addresses are supported, not file://.' },
+    });
+    for (const entry of [{ ...made, id: '__proto__' }, made]) {
+      expect(await services.call('agents.restore', { agent: entry, index: 0 })).toMatchObject({ ok: false, error: { code: 'not_found', message: 'There is no removed agent to put back: add it again.' } });
+    }
+    // A removed agent comes back as main removed it: a name or address the page made up is not taken.
+    await services.call('agents.remove', { id: agent!.id });
+    expect(await services.call('agents.restore', { agent: { ...agent!, url: 'https://other.example.com/' }, index: 0 })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await services.call('agents.restore', { agent: { ...agent!, name: '<img src=x onerror=alert(1)>', label: 'Mine' }, index: 0 })).toEqual({ ok: true, value: { agents: [agent] } });
+    expect(await services.call('agents.list')).toEqual({ ok: true, value: { agents: [agent] } });
+
+    // The address rules in force now: an http:// agent removed while they allowed it comes back only while they do.
+    await services.call('settings.update', { patch: { developer: { allowLocalHttp: true } } });
+    const local = await services.call('agents.add', { address: 'http://127.0.0.1:9000' });
+    const localAgent = local.ok ? local.value.agent : undefined;
+    await services.call('agents.remove', { id: localAgent!.id });
+    await services.call('settings.update', { patch: { developer: { allowLocalHttp: false } } });
+    expect(await services.call('agents.restore', { agent: localAgent, index: 1 })).toMatchObject({ ok: false, error: { code: 'insecure_scheme' } });
+    await services.call('settings.update', { patch: { developer: { allowLocalHttp: true } } });
+    expect(await services.call('agents.restore', { agent: localAgent, index: 1 })).toEqual({ ok: true, value: { agents: [agent, localAgent] } });
+  });
+
+  it('says the list is full at its 500th agent, in add, check and restore, in words; one removed makes room', async () => {
+    const dir = await tempDir();
+    const full = Array.from({ length: maxAgents }, (_, i) => ({ id: randomUUID(), url: `https://agent-${i}.example.com/`, display: `agent-${i}.example.com`, addedAt: '2026-01-01T00:00:00.000Z' }));
+    await writeFile(join(dir, 'agents.json'), JSON.stringify({ schemaVersion: 2, agents: full }));
+    const services = await startTestServices(dir);
+    const refusal = { code: 'limit_reached', message: `Your list has ${maxAgents} agents, the most AgentDesk keeps: remove one you no longer use, then add this one.` };
+    expect(await services.call('agents.add', { address: 'one-more.example.com' })).toEqual({ ok: false, error: refusal });
+    expect(await services.call('agents.check', { address: 'one-more.example.com' })).toEqual({ ok: false, error: refusal });
+    await services.call('agents.remove', { id: full[0]!.id });
+    expect(await services.call('agents.add', { address: 'one-more.example.com' })).toMatchObject({ ok: true });
+    // The removed one cannot come back while the list is full again.
+    expect(await services.call('agents.restore', { agent: full[0], index: 0 })).toEqual({ ok: false, error: refusal });
+    expect(await services.call('agents.list')).toMatchObject({ ok: true, value: { agents: { length: maxAgents } } });
   });
 
   it('allows an http:// agent only after the development setting is turned on', async () => {
