@@ -328,7 +328,7 @@ export const teachingProposalSchema = z.strictObject({
   confirmText: s(200),
   cancelText: s(200),
 }) satisfies z.ZodType<TeachingProposal>;
-const passportViewSchema = z.strictObject({
+export const passportViewSchema = z.strictObject({
   passportId: s(64),
   source: z.enum(['agent', 'tag']),
   objectRef: s(limits.labelChars),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { intentSchema, limits as agentCallLimits } from '../agentcall/protocol';
-import { endReasonSchema, imageSummarySchema, pendingInteractionSchema, teachingProposalSchema } from '../agentcall/session-view';
+import { endReasonSchema, imageSummarySchema, passportViewSchema, pendingInteractionSchema, teachingProposalSchema } from '../agentcall/session-view';
 import { answerFieldsSchema, aguiInterruptSchema } from '../agui/thread-persistence';
 import { actionSchema, cardSchema } from '../talkie/ipc-schemas';
 
@@ -111,6 +111,8 @@ export const conversationItemSchema = z.discriminatedUnion('kind', [
   /** The agent asked the user to scan or photograph something (AgentCall). */
   z.strictObject({ kind: z.literal('request'), ...common, request: pendingInteractionSchema, state: z.enum(['pending', 'answered', 'cancelled', 'declined', 'superseded']) }),
   z.strictObject({ kind: z.literal('teaching'), ...common, proposal: teachingProposalSchema, state: z.enum(['shown', 'confirmed', 'cancelled', 'invalidated']) }),
+  /** An object passport (AgentCall): untrusted data about an object, its action recipes asked for only with the user's confirmation. */
+  z.strictObject({ kind: z.literal('passport'), ...common, passport: passportViewSchema, state: z.enum(['current', 'replaced', 'otherObject', 'ended']) }),
   /** Something the agent reported doing (AG-UI activity, a custom event): a readable line, the raw JSON behind Details. */
   z.strictObject({
     kind: z.literal('activity'),

@@ -53,10 +53,13 @@ export function createAgentCallProjector(): (view: SessionView) => AgentCallProj
   };
 }
 
-/** The labels the agent gave objects in this session (its teaching proposals), by reference. */
+/** The labels the agent gave objects in this session (its teaching proposals, the passports it showed), by reference. */
 export function objectLabels(view: SessionView): Map<string, string> {
   const labels = new Map<string, string>();
-  for (const item of view.items) if (item.kind === 'teaching' && item.state !== 'cancelled' && item.proposal.label.trim() !== '') labels.set(item.proposal.objectRef, item.proposal.label.trim());
+  for (const item of view.items) {
+    if (item.kind === 'teaching' && item.state !== 'cancelled' && item.proposal.label.trim() !== '') labels.set(item.proposal.objectRef, item.proposal.label.trim());
+    if (item.kind === 'passport' && item.passport.label.trim() !== '') labels.set(item.passport.objectRef, item.passport.label.trim());
+  }
   return labels;
 }
 
@@ -95,5 +98,7 @@ function projectItem(item: SessionItem, label: string | undefined): Conversation
       return { kind: 'teaching', id, proposal: item.proposal, state: item.state };
     case 'ended':
       return { kind: 'ended', id, reason: item.reason };
+    case 'passport':
+      return { kind: 'passport', id, passport: item.passport, state: item.state };
   }
 }
