@@ -189,6 +189,12 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
         case 'refused':
           // Never sent: the controller's gate stopped it (its tests say this does not happen).
           return;
+        case 'provider-error': {
+          // Main writes it to the log; what the user must know is already in the view.
+          const { error } = effect;
+          void call(() => api.talkie.voiceProviderError({ callId, ...error }));
+          return;
+        }
         case 'tool': {
           const { providerCallId } = effect;
           void call(() => api.talkie.voiceTool({ callId, providerCallId, name: effect.name, arguments: effect.arguments })).then((result) =>
