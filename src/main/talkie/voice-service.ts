@@ -1,6 +1,7 @@
 import { type CallShortcut, type CallShortcutState } from './call-shortcut';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { builtInDemoAgentId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { Action } from '../../shared/talkie/content';
 import type { RunUpdate } from '../../shared/talkie/conversation';
@@ -91,6 +92,10 @@ export class VoiceService {
     const callId = `vc_${randomUUID()}`;
     this.calls.set(callId, { agentId, client, policy, session, clientSecret, toolCalls: new Set(), transcripts: new Set(), lastSeconds: 0, connected: false, proposals: new Set(), providerErrors: 0 });
     this.deps.log.info('talkie', `voice call ${callId} started (session ${session.voiceSessionId})`);
+    // §10.1 requires https; the development setting lets http:// to this computer through, and then
+    // the secret travels unencrypted: said in the log and on the call bar (the in-process demo aside).
+    const unencrypted = new URL(session.signalingUrl).protocol === 'http:' && agentId !== builtInDemoAgentId;
+    if (unencrypted) this.deps.log.warn('talkie', `voice call ${callId}: the signalling address ${new URL(session.signalingUrl).host} is http://, allowed by the development setting; the call's key travels unencrypted`);
     return {
       callId,
       threadId: session.threadId,
@@ -101,6 +106,7 @@ export class VoiceService {
       labels: session.labels,
       consent: session.consent,
       voiceConfirm: availability.voiceConfirm,
+      ...(unencrypted ? { unencrypted: true as const } : {}),
     };
   }
 

@@ -144,6 +144,11 @@ export const talkieVoiceMethods = {
       consent: z.strictObject({ confirm: z.array(s(60)).max(20), refuse: z.array(s(60)).max(20) }),
       /** `capabilities.actions.voiceConfirm`: whether actions may be confirmed by voice at all (C1). */
       voiceConfirm: z.boolean(),
+      /**
+       * The signalling URL is http:// (to this computer, allowed only by the development setting; §10.1
+       * requires https): the call's key travels unencrypted, and the call bar says so. Never for the built-in demo.
+       */
+      unencrypted: z.literal(true).optional(),
     }),
     gesture: 'A voice call starts only when you click Call.',
   },

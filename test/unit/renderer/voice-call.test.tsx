@@ -22,7 +22,7 @@ afterEach(() => {
 });
 
 /** A fake main whose demo server offers voice, with a voice session that answers everything. */
-function voiceBackend(): FakeBackend {
+function voiceBackend(options: { unencrypted?: () => boolean } = {}): FakeBackend {
   const backend = createFakeBackend();
   backend.state.talkie.views[builtInDemoAgentId] = demoView({ voice: offered });
   backend.state.talkie.actions[proposal.id] = proposal;
@@ -39,6 +39,7 @@ function voiceBackend(): FakeBackend {
       labels: { send_offer: 'Preparing the offer…', search_records: 'Searching the CRM…' },
       consent: { confirm: [], refuse: [] },
       voiceConfirm: true,
+      ...(options.unencrypted?.() ? { unencrypted: true as const } : {}),
     });
   });
   backend.handle('talkie.voiceOffer', () => ok({ sdp: answerSdp }));
@@ -315,6 +316,26 @@ describe('voice calls on the Talkie screen (§10)', () => {
     provider({ type: 'conversation.item.input_audio_transcription.completed', item_id: 'u_yes', transcript: 'yes, confirm' });
     await waitFor(() => expect(backend.callsOf('talkie.decide')).toHaveLength(1));
     expect(backend.callsOf('talkie.voiceDecide')).toEqual([]);
+  });
+
+  it('says on the call bar, in English and Czech, that a call set up over http:// (the development setting) is unencrypted', { timeout: 20_000 }, async () => {
+    const development = { on: false };
+    const backend = voiceBackend({ unencrypted: () => development.on });
+    const secure = await inCall(backend);
+    expect(screen.queryByText(/unencrypted http/)).toBeNull();
+    await secure.user.click(callBar().getByRole('button', { name: 'Hang up' }));
+
+    // Main says the signalling address was http:// (allowed only by the developer setting; §10.1 requires https).
+    development.on = true;
+    await secure.user.click(callButton());
+    await waitFor(() => expect(backend.callsOf('talkie.voiceOffer')).toHaveLength(2));
+    act(() => media.channel().open());
+    expect(await callBar().findByText('Development connection: this call was set up over unencrypted http://, which only the developer setting allows.')).toBeTruthy();
+
+    backend.state.settings = { ...backend.state.settings, language: 'cs' };
+    act(() => backend.emit('settings.changed', backend.state.settings));
+    const czechBar = within(await screen.findByRole('group', { name: 'Hlasový hovor' }));
+    expect(czechBar.getByText('Vývojové spojení: hovor byl navázán přes nešifrované http://, které povoluje jen nastavení pro vývojáře.')).toBeTruthy();
   });
 
   it('tells main about every provider error (for its log), and shows the one that refused a setting', async () => {

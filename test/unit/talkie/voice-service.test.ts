@@ -210,6 +210,21 @@ describe('Talkie voice through the contract (main side, §10)', () => {
     expect(log.lines.join('\n')).not.toContain(secret);
   });
 
+  it('says when a call is set up over http:// (the development setting, §10.1 requires https): in voiceStart’s answer for the call bar, and in the log', async () => {
+    const f = await fixture();
+    const plain = await started(f);
+    expect(plain.unencrypted).toBe(true);
+    expect(f.log.lines).toContainEqual(
+      `WARN [talkie] voice call ${plain.callId}: the signalling address ${f.signaling.origin.replace('http://', '')} is http://, allowed by the development setting; the call's key travels unencrypted`,
+    );
+    expect(f.log.lines.join('\n')).not.toContain(secret);
+    // An https signalling address (nothing is sent to it before the offer): no such word.
+    f.session.signaling = { type: 'sdp-post', url: `https://${f.signaling.origin.replace('http://', '')}/v1/realtime/calls` };
+    const secure = await started(f);
+    expect(secure).not.toHaveProperty('unencrypted');
+    expect(f.log.lines.filter((line) => line.includes('travels unencrypted'))).toHaveLength(1);
+  });
+
   it('logs the provider errors the page read on the call’s channel, at most 20 per call', async () => {
     const f = await fixture();
     const { callId } = await started(f);
