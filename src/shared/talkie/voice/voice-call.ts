@@ -463,7 +463,8 @@ function onProvider(state: CallState, event: RealtimeEvent): CallStep {
  * `response.function_call_arguments.done` (older providers leave `name` off that event).
  */
 function functionCallDone(state: CallState, item: Extract<RealtimeEvent, { type: 'response.output_item.done' }>['item']): CallStep {
-  const known = state.pendingCalls.find((call) => (item.call_id !== undefined && call.callId === item.call_id) || (item.id !== undefined && call.itemId === item.id));
+  // Its arguments event: by call id, or (an item without one) by item id.
+  const known = state.pendingCalls.find((call) => (item.call_id === undefined ? item.id !== undefined && call.itemId === item.id : call.callId === item.call_id));
   const callId = item.call_id ?? known?.callId;
   const next: CallState = { ...state, pendingCalls: state.pendingCalls.filter((call) => call !== known) };
   if (item.status !== 'completed' || callId === undefined || state.toolCalls.includes(callId)) return { state: next, effects: [] };
