@@ -98,8 +98,11 @@ export function stepWindow(state: WindowState, input: WindowInput, config: Windo
     case 'provider':
       return onProvider(state, input.event, config);
     case 'turn-detection.refused':
-      // Automatic responses stay on: a "yes" would also start an answer, so voice does not decide.
-      return (state.phase === 'proposing' || state.phase === 'open') && state.proposal.actionId === input.actionId ? close(config, input.actionId, 'setting_refused') : same();
+      // Automatic responses stayed on: a "yes" would also start an answer, so voice does not decide.
+      // Nothing to restore (C13): the provider would only refuse that update too.
+      return (state.phase === 'proposing' || state.phase === 'open') && state.proposal.actionId === input.actionId
+        ? { state: { phase: 'closed', actionId: input.actionId, reason: 'setting_refused' }, effects: [] }
+        : same();
     case 'decision.result': {
       if (state.phase !== 'deciding' || state.proposal.actionId !== input.actionId) return same();
       const reasons = { ok: state.decision === 'confirm' ? 'decided' : 'refused', conflict: 'conflict', stale: 'conflict', expired: 'expired', failed: 'decision_failed' } as const;

@@ -199,7 +199,8 @@ describe('confirmation window (Talkie §10.4)', () => {
     // The refusal of that update (an error naming it) closes the window while proposing or open; another action's refusal does not.
     const refused: WindowInput = { type: 'turn-detection.refused', actionId: 'a_77' };
     expect(run([toolResult(), refused]).state).toEqual({ phase: 'closed', actionId: 'a_77', reason: 'setting_refused' });
-    expect(run([refused], opened.state).state).toEqual({ phase: 'closed', actionId: 'a_77', reason: 'setting_refused' });
+    // Automatic responses never went off: no restoring update (the provider would refuse it too).
+    expect(run([refused], opened.state)).toEqual({ state: { phase: 'closed', actionId: 'a_77', reason: 'setting_refused' }, effects: [] });
     expect(run([{ type: 'turn-detection.refused', actionId: 'a_other' }], opened.state).state).toBe(opened.state);
     const afterRefusal = run([toolResult(), refused, applied, created('resp_p'), stopped('resp_p'), speech('i1'), said('i1', 'ano, potvrzuji')]);
     expect(decides(afterRefusal.effects)).toEqual([]);

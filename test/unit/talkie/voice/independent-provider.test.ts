@@ -145,6 +145,8 @@ async function connectedCall(options: RealtimePeerOptions = {}): Promise<Call> {
 
 const count = (list: readonly string[], type: string) => list.filter((entry) => entry === type).length;
 const clientEvents = (peer: RealtimePeer, type: string) => peer.received.filter((event) => event.type === type);
+/** The provider's `error` events, by code (a response.create during a response would show here too). */
+const providerErrors = (peer: RealtimePeer) => peer.sent.filter((event) => event.type === 'error').map((event) => (event.error as { code: string }).code);
 const announced = (client: DrivenCall) => client.effects.flatMap((effect) => (effect.type === 'announce' ? [effect.announcement.kind] : []));
 
 describe('a voice call against an independent realtime provider, over a real data channel', () => {
@@ -163,6 +165,7 @@ describe('a voice call against an independent realtime provider, over a real dat
     expect(tools()).toEqual([{ name: 'search_records', body: { callId: 'call_ok', arguments: '{"query":"Acme"}' } }]);
     expect(clientEvents(peer, 'conversation.item.create')).toHaveLength(1);
     expect(peer.problems).toEqual([]);
+    expect(providerErrors(peer)).toEqual([]);
     expect(client.thrown).toEqual([]);
   });
 
@@ -175,6 +178,7 @@ describe('a voice call against an independent realtime provider, over a real dat
     await peer.waitForClient((event) => event.type === 'response.create');
     expect(tools()).toEqual([{ name: 'search_records', body: { callId: 'call_noname', arguments: '{"query":"Alfa"}' } }]);
     expect(peer.problems).toEqual([]);
+    expect(providerErrors(peer)).toEqual([]);
     expect(client.thrown).toEqual([]);
   });
 
@@ -196,6 +200,7 @@ describe('a voice call against an independent realtime provider, over a real dat
     const ends = client.effects.flatMap((effect) => (effect.type === 'show' ? effect.updates.filter((update) => update.type === 'tool.end') : []));
     expect(ends).toEqual([{ type: 'tool.end', toolCallId: 'call_reused', ok: false, error: 'This tool call was already made once, so it was not run again.' }]);
     expect(peer.problems).toEqual([]);
+    expect(providerErrors(peer)).toEqual([]);
   });
 
   it('a provider that refuses the session.update: logged, shown, and no voice confirmation window opens; a yes decides nothing', { timeout: 60_000 }, async () => {
@@ -219,6 +224,7 @@ describe('a voice call against an independent realtime provider, over a real dat
     expect(client.effects.filter((effect) => effect.type === 'decide')).toEqual([]);
     expect(decisions()).toEqual([]);
     expect(peer.problems).toEqual([]);
+    expect(providerErrors(peer)).toEqual(['invalid_value']);
   });
 
   it('the same proposal with a provider that applies the update: the window opens after the reading, and "ano, send" decides once by voice', { timeout: 60_000 }, async () => {
@@ -237,6 +243,7 @@ describe('a voice call against an independent realtime provider, over a real dat
     const updates = clientEvents(peer, 'session.update').map((event) => (event as { session: { audio: { input: { turn_detection: { create_response: boolean } } } } }).session.audio.input.turn_detection.create_response);
     expect(updates).toEqual([false, true]);
     expect(peer.problems).toEqual([]);
+    expect(providerErrors(peer)).toEqual([]);
     expect(client.thrown).toEqual([]);
   });
 });
