@@ -11,7 +11,7 @@
  *    Both offerers are createVoiceOfferer's (Opus sendrecv + oai-events, host candidates withheld:
  *    see src/main/cli/voice-peer.ts), so the ratio is what AgentDesk's HTTP and checks add.
  * 2. A provider function call → `function_call_output` back at the provider, over VOICE_CALLS
- *    (default 50) calls on one connection: the provider sends `response.function_call_arguments.done`
+ *    (default 50) calls on one connection: the provider sends `response.output_item.done` (a completed `function_call` item)
  *    on oai-events; the client side parses it with the app's parseRealtimeMessage, calls
  *    VoiceService.tool (POST voiceTool), builds the output with functionCallOutput, passes it
  *    through allowedClientEvent and sends it, then response.create. Printed: the whole, the voiceTool
@@ -188,8 +188,10 @@ async function talkie(): Promise<void> {
   offerer.onMessage = (text) => {
     if (text.startsWith('{"type":"bench.echo"')) return void offerer.send(text); // the transport alone
     const parsed = parseRealtimeMessage(text);
-    if (parsed.kind !== 'event' || parsed.event.type !== 'response.function_call_arguments.done') return;
-    const { call_id: providerCallId, name, arguments: args } = parsed.event;
+    // A tool runs for a function_call item the provider finished as completed (as the app's controller does).
+    if (parsed.kind !== 'event' || parsed.event.type !== 'response.output_item.done' || parsed.event.item.status !== 'completed') return;
+    const { call_id: providerCallId, name, arguments: args } = parsed.event.item;
+    if (providerCallId === undefined || name === undefined || args === undefined) return;
     void voice.tool(callId, { providerCallId, name, arguments: args }).then((result) => {
       if (result.outcome === 'duplicate') return;
       sendEvent(functionCallOutput(providerCallId, result.output));
@@ -212,12 +214,13 @@ async function talkie(): Promise<void> {
   const rows: { whole: number; tool: number; echo: number }[] = [];
   for (let i = 0; i < calls + 3; i++) {
     const echo = await roundTrip(`echo_${i}`, { type: 'bench.echo', echo: `echo_${i}` });
-    const whole = await roundTrip(`call_bench_${i}`, { type: 'response.function_call_arguments.done', call_id: `call_bench_${i}`, name: 'search_records', arguments: '{"q":"Acme"}' });
+    const item = { id: `item_bench_${i}`, type: 'function_call', status: 'completed', call_id: `call_bench_${i}`, name: 'search_records', arguments: '{"q":"Acme"}' };
+    const whole = await roundTrip(`call_bench_${i}`, { type: 'response.output_item.done', response_id: `resp_bench_${i}`, output_index: 0, item });
     if (i >= 3) rows.push({ whole, tool: client.lastToolMs, echo }); // three warm-up calls
   }
   await hangUp(offerer, callId);
   process.stdout.write(`Provider function call → function_call_output at the provider, ${rows.length} calls (main side, no renderer)\n`);
-  printMedianP95('function_call_arguments.done → function_call_output', rows.map((row) => row.whole), 62);
+  printMedianP95('output_item.done (function_call) → function_call_output', rows.map((row) => row.whole), 62);
   printMedianP95('  voiceTool round trip (POST to the loopback Talkie server)', rows.map((row) => row.tool), 62);
   printMedianP95('  oai-events echo (provider → client → provider, no work)', rows.map((row) => row.echo), 62);
   printMedianP95("  the client's own: whole − voiceTool − echo", rows.map((row) => row.whole - row.tool - row.echo), 62);

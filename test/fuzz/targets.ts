@@ -5,7 +5,7 @@ import { cardTarget, manifestTarget, uiLinksTarget } from './targets/documents';
 import { savedFilesTarget, threadTextTarget } from './targets/files';
 import { jpegMarkersTarget, ndefTarget, photoTarget, type2Target } from './targets/hardware';
 import { dispatcherTarget, eventBusTarget, ipcSchemasTarget, webShellFramesTarget } from './targets/ipc';
-import { voiceCallTarget } from './targets/voice';
+import { realtimeStreamTarget, voiceCallTarget } from './targets/voice';
 import { devicePolicyTarget } from './targets/policy';
 
 /**
@@ -20,6 +20,7 @@ export const fuzzTargets: readonly FuzzTarget[] = [
   sseTarget,
   agentCallTarget,
   voiceCallTarget,
+  realtimeStreamTarget,
   runModelTarget,
   jsonPatchTarget,
   responseFormTarget,

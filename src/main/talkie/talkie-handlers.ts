@@ -25,6 +25,7 @@ export function talkieHandlers({ talkie, voice }: { talkie: TalkieService; voice
     'talkie.voiceOffer': ({ callId, sdp }) => voice.offer(callId, sdp),
     'talkie.voiceTool': ({ callId, providerCallId, name, arguments: args }) => voice.tool(callId, { providerCallId, name, arguments: args }),
     'talkie.voiceDecide': ({ callId, actionId, paramsHash, decision }) => voice.decide(callId, { actionId, paramsHash, decision }),
+    'talkie.voiceProviderError': ({ callId, ...report }) => voice.providerError(callId, report),
     'talkie.voiceTranscript': ({ callId, role, text, itemId }) => voice.transcript(callId, { role, text, itemId }),
     'talkie.voiceUsage': ({ callId, seconds }) => voice.usage(callId, seconds),
     'talkie.voiceShortcut': ({ callId, armed }) => voice.shortcut(callId, armed),

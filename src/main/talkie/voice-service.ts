@@ -1,6 +1,7 @@
 import { type CallShortcut, type CallShortcutState } from './call-shortcut';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { builtInDemoAgentId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { Action } from '../../shared/talkie/content';
 import type { RunUpdate } from '../../shared/talkie/conversation';
@@ -46,11 +47,14 @@ interface VoiceCall {
   connected: boolean;
   /** Actions proposed in this call's own tool results: the only ones it may decide by voice. */
   proposals: Set<string>;
+  /** Provider `error` events logged for this call (bounded). */
+  providerErrors: number;
 }
 
 const maxToolCallsPerCall = 10_000;
 const maxTranscriptsPerCall = 20_000;
 const maxProposalsPerCall = 1_000;
+const maxProviderErrorsLogged = 20;
 
 const toolAnswerSchema = z.looseObject({ ok: z.boolean().optional(), output: z.string().max(256 * 1024), events: z.array(z.unknown()).optional() });
 const usageAnswerSchema = z.looseObject({ remainingSeconds: z.number().finite() });
@@ -86,8 +90,12 @@ export class VoiceService {
     }
     const { clientSecret, ...session } = validation.session;
     const callId = `vc_${randomUUID()}`;
-    this.calls.set(callId, { agentId, client, policy, session, clientSecret, toolCalls: new Set(), transcripts: new Set(), lastSeconds: 0, connected: false, proposals: new Set() });
+    this.calls.set(callId, { agentId, client, policy, session, clientSecret, toolCalls: new Set(), transcripts: new Set(), lastSeconds: 0, connected: false, proposals: new Set(), providerErrors: 0 });
     this.deps.log.info('talkie', `voice call ${callId} started (session ${session.voiceSessionId})`);
+    // §10.1 requires https; the development setting lets http:// to this computer through, and then
+    // the secret travels unencrypted: said in the log and on the call bar (the in-process demo aside).
+    const unencrypted = new URL(session.signalingUrl).protocol === 'http:' && agentId !== builtInDemoAgentId;
+    if (unencrypted) this.deps.log.warn('talkie', `voice call ${callId}: the signalling address ${new URL(session.signalingUrl).host} is http://, allowed by the development setting; the call's key travels unencrypted`);
     return {
       callId,
       threadId: session.threadId,
@@ -98,6 +106,7 @@ export class VoiceService {
       labels: session.labels,
       consent: session.consent,
       voiceConfirm: availability.voiceConfirm,
+      ...(unencrypted ? { unencrypted: true as const } : {}),
     };
   }
 
@@ -183,6 +192,19 @@ export class VoiceService {
     if (this.calls.get(callId) !== call) throw new ServiceError('not_found', 'This voice call has ended; start a new one.');
     this.deps.log.info('talkie', `voice call ${callId}: ${request.decision} decided by voice`);
     return this.deps.talkie.decide(call.agentId, request.actionId, request.decision, { paramsHash: request.paramsHash });
+  }
+
+  /** A provider `error` event the renderer read on the call's channel: logged, at most 20 per call. */
+  providerError(callId: string, report: { type?: string | undefined; code?: string | undefined; message: string; param?: string | undefined; eventId?: string | undefined; answersUpdate: boolean }): { logged: boolean } {
+    const call = this.call(callId);
+    if (call.providerErrors >= maxProviderErrorsLogged) return { logged: false };
+    call.providerErrors += 1;
+    const kind = [report.type, report.code].filter((part) => part !== undefined).join('/') || 'error';
+    const about = report.answersUpdate ? `, refusing the turn-detection update ${report.eventId ?? ''}` : report.eventId === undefined ? '' : `, answering ${report.eventId}`;
+    const at = report.param === undefined ? '' : ` at ${report.param}`;
+    const last = call.providerErrors === maxProviderErrorsLogged ? ' (the last one logged for this call)' : '';
+    this.deps.log.warn('talkie', `voice call ${callId}: the speech provider reported ${kind}${at}${about}: ${report.message}${last}`);
+    return { logged: true };
   }
 
   /** Rules 19–20: each final transcript item once. */

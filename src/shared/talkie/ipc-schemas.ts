@@ -144,6 +144,11 @@ export const talkieVoiceMethods = {
       consent: z.strictObject({ confirm: z.array(s(60)).max(20), refuse: z.array(s(60)).max(20) }),
       /** `capabilities.actions.voiceConfirm`: whether actions may be confirmed by voice at all (C1). */
       voiceConfirm: z.boolean(),
+      /**
+       * The signalling URL is http:// (to this computer, allowed only by the development setting; §10.1
+       * requires https): the call's key travels unencrypted, and the call bar says so. Never for the built-in demo.
+       */
+      unencrypted: z.literal(true).optional(),
     }),
     gesture: 'A voice call starts only when you click Call.',
   },
@@ -158,7 +163,8 @@ export const talkieVoiceMethods = {
   /**
    * One provider function call (`response.function_call_arguments.done`), sent to `voiceTool` once per
    * provider call id. `ok`: send `output` unchanged as function_call_output; `failed`: send `output` (a
-   * short explanation for the model) and show `message`; `duplicate`: already sent (or 409): send nothing.
+   * short explanation for the model) and show `message`; `duplicate`: this call id was already used
+   * (the server answered 409, or it was asked twice): the tool did not run, and the model is told so.
    */
   'talkie.voiceTool': {
     request: z.strictObject({ callId: voiceCallId, providerCallId: voiceProtocolId, name: s(64).min(1), arguments: s(256 * 1024) }),
@@ -180,6 +186,23 @@ export const talkieVoiceMethods = {
   'talkie.voiceDecide': {
     request: z.strictObject({ callId: voiceCallId, actionId: voiceProtocolId, paramsHash: s(200).min(1), decision: z.enum(['confirm', 'cancel']) }),
     response: z.strictObject({ action: actionSchema, updates: z.array(runUpdateSchema).max(200), note: s(500).optional() }),
+  },
+  /**
+   * A provider `error` event from the call's data channel (the renderer reads the channel): main writes
+   * it to the log, a bounded number per call. `answersUpdate`: it answers one of the client's
+   * turn-detection `session.update`s (its `eventId`), which the provider therefore refused.
+   */
+  'talkie.voiceProviderError': {
+    request: z.strictObject({
+      callId: voiceCallId,
+      type: s(100).optional(),
+      code: s(100).optional(),
+      message: s(2000),
+      param: s(200).optional(),
+      eventId: s(200).optional(),
+      answersUpdate: z.boolean(),
+    }),
+    response: z.strictObject({ logged: z.boolean() }),
   },
   /** One final transcript (`POST voiceTranscript`), once per provider item id; `stored: false` for a repeat. */
   'talkie.voiceTranscript': {

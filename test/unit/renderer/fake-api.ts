@@ -423,6 +423,7 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'talkie.voiceTool': () => fail('not_found', 'This voice call has ended; start a new one.'),
     'talkie.voiceDecide': () => fail('not_found', 'This voice call has ended; start a new one.'),
     'talkie.voiceTranscript': () => fail('not_found', 'This voice call has ended; start a new one.'),
+    'talkie.voiceProviderError': () => ok({ logged: true }),
     'talkie.voiceUsage': () => fail('not_found', 'This voice call has ended; start a new one.'),
     'talkie.voiceShortcut': ({ armed }) => ok(armed ? { state: 'unavailable' } : { state: 'off' }),
     'talkie.voiceEnd': () => ok({ ended: false }),

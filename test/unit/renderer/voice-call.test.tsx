@@ -23,7 +23,7 @@ afterEach(() => {
 });
 
 /** A fake main whose demo server offers voice, with a voice session that answers everything. */
-function voiceBackend(): FakeBackend {
+function voiceBackend(options: { unencrypted?: () => boolean } = {}): FakeBackend {
   const backend = createFakeBackend();
   backend.state.talkie.views[builtInDemoAgentId] = demoView({ voice: offered });
   backend.state.talkie.actions[proposal.id] = proposal;
@@ -40,6 +40,7 @@ function voiceBackend(): FakeBackend {
       labels: { send_offer: 'Preparing the offer…', search_records: 'Searching the CRM…' },
       consent: { confirm: [], refuse: [] },
       voiceConfirm: true,
+      ...(options.unencrypted?.() ? { unencrypted: true as const } : {}),
     });
   });
   backend.handle('talkie.voiceOffer', () => ok({ sdp: answerSdp }));
@@ -64,6 +65,11 @@ function voiceBackend(): FakeBackend {
 const callButton = () => screen.getByRole<HTMLButtonElement>('button', { name: 'Start a voice call with AgentDesk Demo' });
 const callBar = () => within(screen.getByRole('group', { name: 'Voice call' }));
 const provider = (json: Record<string, unknown>) => act(() => media.channel().receive(json));
+/** A function call as the provider finishes it: its arguments, then its item done as `completed`. */
+function functionCall(callId: string, name: string, args: string) {
+  provider({ type: 'response.function_call_arguments.done', response_id: 'r_f', item_id: `fc_${callId}`, output_index: 0, call_id: callId, name, arguments: args });
+  provider({ type: 'response.output_item.done', response_id: 'r_f', output_index: 0, item: { id: `fc_${callId}`, type: 'function_call', status: 'completed', call_id: callId, name, arguments: args } });
+}
 
 /** Call → (consent) → voiceStart → voiceOffer, and the data channel opens: the call is live. */
 async function inCall(backend = voiceBackend()) {
@@ -276,9 +282,8 @@ describe('voice calls on the Talkie screen (§10)', () => {
 
   it('runs a provider function call through voiceTool once, sends its output back, and shows its card in the thread', async () => {
     const { backend } = await inCall();
-    const call = { type: 'response.function_call_arguments.done', response_id: 'r1', item_id: 'fc1', call_id: 'call_1', name: 'search_records', arguments: '{"q":"Acme"}' };
-    provider(call);
-    provider(call);
+    functionCall('call_1', 'search_records', '{"q":"Acme"}');
+    functionCall('call_1', 'search_records', '{"q":"Acme"}');
     await waitFor(() => expect(transcript().getByText('Acme s.r.o.')).toBeTruthy());
     expect(backend.callsOf('talkie.voiceTool')).toEqual([{ callId: 'vc_1', providerCallId: 'call_1', name: 'search_records', arguments: '{"q":"Acme"}' }]);
     expect(transcript().getByText('Searching the CRM…')).toBeTruthy();
@@ -290,11 +295,12 @@ describe('voice calls on the Talkie screen (§10)', () => {
 
   it('confirms a proposal by voice through talkie.voiceDecide once, after its reading stopped', async () => {
     const { backend } = await inCall();
-    provider({ type: 'response.function_call_arguments.done', call_id: 'call_p', name: 'send_offer', arguments: '{}' });
+    functionCall('call_p', 'send_offer', '{}');
     const card = await screen.findByRole('article', { name: proposal.summary });
     await waitFor(() => expect(sentTypes()).toEqual(['session.update', 'conversation.item.create', 'response.create']));
-    expect(media.channel().sent[0]).toEqual({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: false } } } } });
+    expect(media.channel().sent[0]).toEqual({ type: 'session.update', event_id: 'agentdesk_1', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: false } } } } });
     expect(within(card).getByText('The assistant is reading this proposal out…')).toBeTruthy();
+    provider({ type: 'session.updated', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: false } } } } });
 
     provider({ type: 'response.created', response: { id: 'r_p' } });
     provider({ type: 'output_audio_buffer.started', response_id: 'r_p' });
@@ -318,7 +324,7 @@ describe('voice calls on the Talkie screen (§10)', () => {
 
   it('closes the voice window when the button decides first', async () => {
     const { backend, user } = await inCall();
-    provider({ type: 'response.function_call_arguments.done', call_id: 'call_p', name: 'send_offer', arguments: '{}' });
+    functionCall('call_p', 'send_offer', '{}');
     const card = await screen.findByRole('article', { name: proposal.summary });
     provider({ type: 'response.created', response: { id: 'r_p' } });
     provider({ type: 'output_audio_buffer.started', response_id: 'r_p' });
@@ -328,6 +334,45 @@ describe('voice calls on the Talkie screen (§10)', () => {
     provider({ type: 'conversation.item.input_audio_transcription.completed', item_id: 'u_yes', transcript: 'yes, confirm' });
     await waitFor(() => expect(backend.callsOf('talkie.decide')).toHaveLength(1));
     expect(backend.callsOf('talkie.voiceDecide')).toEqual([]);
+  });
+
+  it('says on the call bar, in English and Czech, that a call set up over http:// (the development setting) is unencrypted', { timeout: 20_000 }, async () => {
+    const development = { on: false };
+    const backend = voiceBackend({ unencrypted: () => development.on });
+    const secure = await inCall(backend);
+    expect(screen.queryByText(/unencrypted http/)).toBeNull();
+    await secure.user.click(callBar().getByRole('button', { name: 'Hang up' }));
+
+    // Main says the signalling address was http:// (allowed only by the developer setting; §10.1 requires https).
+    development.on = true;
+    await secure.user.click(callButton());
+    await waitFor(() => expect(backend.callsOf('talkie.voiceOffer')).toHaveLength(2));
+    act(() => media.channel().open());
+    expect(await callBar().findByText('Development connection: this call was set up over unencrypted http://, which only the developer setting allows.')).toBeTruthy();
+
+    backend.state.settings = { ...backend.state.settings, language: 'cs' };
+    act(() => backend.emit('settings.changed', backend.state.settings));
+    const czechBar = within(await screen.findByRole('group', { name: 'Hlasový hovor' }));
+    expect(czechBar.getByText('Vývojové spojení: hovor byl navázán přes nešifrované http://, které povoluje jen nastavení pro vývojáře.')).toBeTruthy();
+  });
+
+  it('tells main about every provider error (for its log), and shows the one that refused a setting', async () => {
+    const { backend } = await inCall();
+    functionCall('call_p', 'send_offer', '{}');
+    await waitFor(() => expect(sentTypes()).toEqual(['session.update', 'conversation.item.create', 'response.create']));
+    provider({ type: 'error', event_id: 'ev_1', error: { type: 'invalid_request_error', code: 'invalid_value', message: 'Unknown turn detection setting.', param: 'session.audio.input.turn_detection', event_id: 'agentdesk_1' } });
+    provider({ type: 'error', event_id: 'ev_2', error: { type: 'invalid_request_error', code: 'response_cancel_not_active', message: 'No active response.', event_id: null } });
+    await waitFor(() => expect(backend.callsOf('talkie.voiceProviderError')).toHaveLength(2));
+    expect(backend.callsOf('talkie.voiceProviderError')[0]).toEqual({ callId: 'vc_1', type: 'invalid_request_error', code: 'invalid_value', message: 'Unknown turn detection setting.', param: 'session.audio.input.turn_detection', eventId: 'agentdesk_1', answersUpdate: true });
+    expect(callBar().getByText('The speech provider reported: Unknown turn detection setting.')).toBeTruthy();
+    expect(screen.queryByText(/No active response/)).toBeNull();
+    const card = await screen.findByRole('article', { name: proposal.summary });
+    provider({ type: 'response.created', response: { id: 'r_p' } });
+    provider({ type: 'output_audio_buffer.started', response_id: 'r_p' });
+    provider({ type: 'output_audio_buffer.stopped', response_id: 'r_p' });
+    expect(within(card).queryByText(/Listening for your confirmation/)).toBeNull();
+    expect(within(card).getByText('Not decided by voice: use the buttons.')).toBeTruthy();
+    expect(callBar().getByText('The speech provider reported: Unknown turn detection setting.')).toBeTruthy();
   });
 
   it('hangs up: the connection closes, the tracks stop, the microphone is disarmed and voiceEnd sends the final usage', async () => {

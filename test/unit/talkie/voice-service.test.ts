@@ -210,6 +210,35 @@ describe('Talkie voice through the contract (main side, §10)', () => {
     expect(log.lines.join('\n')).not.toContain(secret);
   });
 
+  it('says when a call is set up over http:// (the development setting, §10.1 requires https): in voiceStart’s answer for the call bar, and in the log', async () => {
+    const f = await fixture();
+    const plain = await started(f);
+    expect(plain.unencrypted).toBe(true);
+    expect(f.log.lines).toContainEqual(
+      `WARN [talkie] voice call ${plain.callId}: the signalling address ${f.signaling.origin.replace('http://', '')} is http://, allowed by the development setting; the call's key travels unencrypted`,
+    );
+    expect(f.log.lines.join('\n')).not.toContain(secret);
+    // An https signalling address (nothing is sent to it before the offer): no such word.
+    f.session.signaling = { type: 'sdp-post', url: `https://${f.signaling.origin.replace('http://', '')}/v1/realtime/calls` };
+    const secure = await started(f);
+    expect(secure).not.toHaveProperty('unencrypted');
+    expect(f.log.lines.filter((line) => line.includes('travels unencrypted'))).toHaveLength(1);
+  });
+
+  it('logs the provider errors the page read on the call’s channel, at most 20 per call', async () => {
+    const f = await fixture();
+    const { callId } = await started(f);
+    const refusal = { callId, type: 'invalid_request_error', code: 'invalid_value', message: 'Unknown parameter.\nINFO [talkie] forged', param: 'session.audio.input.turn_detection', eventId: 'agentdesk_1', answersUpdate: true };
+    expect(await f.app.call('talkie.voiceProviderError', refusal)).toEqual({ ok: true, value: { logged: true } });
+    expect(f.log.lines.at(-1)).toBe(
+      `WARN [talkie] voice call ${callId}: the speech provider reported invalid_request_error/invalid_value at session.audio.input.turn_detection, refusing the turn-detection update agentdesk_1: Unknown parameter.\nINFO [talkie] forged`,
+    );
+    for (let i = 2; i <= 25; i++) await f.app.call('talkie.voiceProviderError', { callId, message: `error ${i}`, answersUpdate: false });
+    expect(f.log.lines.filter((line) => line.includes('the speech provider reported'))).toHaveLength(20);
+    expect(f.log.lines.filter((line) => line.includes('the speech provider reported')).at(-1)).toBe(`WARN [talkie] voice call ${callId}: the speech provider reported error: error 20 (the last one logged for this call)`);
+    expect(await f.app.call('talkie.voiceProviderError', { callId: 'vc_unknown', message: 'x', answersUpdate: false })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+
   it('does not follow a redirect on the SDP POST: an error, and the target never sees the secret', async () => {
     const f = await fixture();
     const targetSeen: Seen[] = [];
@@ -259,7 +288,7 @@ describe('Talkie voice through the contract (main side, §10)', () => {
     expect(f.signalingSeen).toHaveLength(1);
   });
 
-  it('gives no second output when the server answers 409 for a reused provider call id', async () => {
+  it('answers `duplicate` when the server answers 409 for a reused provider call id (the call controller then tells the model the tool failed)', async () => {
     const f = await fixture();
     f.toolCalls.push('call_seen_by_server');
     const { callId } = await started(f);

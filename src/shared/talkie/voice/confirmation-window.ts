@@ -1,5 +1,5 @@
 import { classifyUtterance, type ConsentVocabulary } from './confirm-words';
-import { functionCallOutput, responseCreate, turnDetectionUpdate, type ClientEvent, type RealtimeEvent, type TurnDetection } from './realtime-events';
+import { functionCallOutput, responseCreate, sessionTurnDetection, turnDetectionUpdate, type ClientEvent, type RealtimeEvent, type TurnDetection } from './realtime-events';
 
 /**
  * Talkie §10.4 (brief rules C1–C15) as a pure state machine:
@@ -29,11 +29,13 @@ export interface WindowConfig {
   vocabulary: ConsentVocabulary;
 }
 
-export type CloseReason = 'decided' | 'refused' | 'two_misses' | 'conflict' | 'expired' | 'new_proposal' | 'hangup' | 'settled' | 'decision_failed' | 'interrupted';
+/** `setting_refused`: the provider refused (or never applied) turning automatic responses off (C2). */
+export type CloseReason = 'decided' | 'refused' | 'two_misses' | 'conflict' | 'expired' | 'new_proposal' | 'hangup' | 'settled' | 'decision_failed' | 'interrupted' | 'setting_refused';
 
 export type WindowState =
   | { phase: 'idle' }
-  | { phase: 'proposing'; proposal: VoiceProposal; responseId?: string }
+  /** `turnsOff`: the provider said (`session.updated`) that automatic responses are off, C2's precondition. */
+  | { phase: 'proposing'; proposal: VoiceProposal; turnsOff: boolean; responseId?: string }
   | { phase: 'open'; proposal: VoiceProposal; misses: 0 | 1; /** speech_started item ids seen while open (C5). */ heard: readonly string[]; handled: readonly string[] }
   | { phase: 'deciding'; proposal: VoiceProposal; decision: 'confirm' | 'cancel' }
   | { phase: 'closed'; actionId: string; reason: CloseReason };
@@ -42,6 +44,8 @@ export type WindowInput =
   /** A voiceTool result (§10.2); `proposal` when its events carry a pending `talkie.action`. */
   | { type: 'tool.result'; callId: string; output: string; proposal?: VoiceProposal }
   | { type: 'provider'; event: RealtimeEvent }
+  /** The provider refused the `session.update` that turned automatic responses off for this action. */
+  | { type: 'turn-detection.refused'; actionId: string }
   /** The `POST decision` answer: 200, 409 conflict/stale, 410 expired, or anything else. */
   | { type: 'decision.result'; actionId: string; outcome: 'ok' | 'conflict' | 'stale' | 'expired' | 'failed' }
   /** The action was decided elsewhere (button, another device) or left `pending`. */
@@ -89,10 +93,16 @@ export function stepWindow(state: WindowState, input: WindowInput, config: Windo
       const closing = current !== undefined ? close(config, current, 'new_proposal') : { state, effects: [] };
       if (!voiceMayConfirm(config, input.proposal)) return { state: closing.state, effects: [...closing.effects, ...output] };
       // C2 before C3: automatic responses off, then the model reads the proposal.
-      return { state: { phase: 'proposing', proposal: input.proposal }, effects: [...closing.effects, send(turnDetectionUpdate(config.turnDetection, false)), ...output] };
+      return { state: { phase: 'proposing', proposal: input.proposal, turnsOff: false }, effects: [...closing.effects, send(turnDetectionUpdate(config.turnDetection, false)), ...output] };
     }
     case 'provider':
       return onProvider(state, input.event, config);
+    case 'turn-detection.refused':
+      // Automatic responses stayed on: a "yes" would also start an answer, so voice does not decide.
+      // Nothing to restore (C13): the provider would only refuse that update too.
+      return (state.phase === 'proposing' || state.phase === 'open') && state.proposal.actionId === input.actionId
+        ? { state: { phase: 'closed', actionId: input.actionId, reason: 'setting_refused' }, effects: [] }
+        : same();
     case 'decision.result': {
       if (state.phase !== 'deciding' || state.proposal.actionId !== input.actionId) return same();
       const reasons = { ok: state.decision === 'confirm' ? 'decided' : 'refused', conflict: 'conflict', stale: 'conflict', expired: 'expired', failed: 'decision_failed' } as const;
@@ -115,14 +125,17 @@ export function stepWindow(state: WindowState, input: WindowInput, config: Windo
 function onProvider(state: WindowState, event: RealtimeEvent, config: WindowConfig): WindowStep {
   const same: WindowStep = { state, effects: [] };
   switch (event.type) {
+    case 'session.updated':
+      // The provider applied an update; it answers a refused one with `error` and no session.updated.
+      return state.phase === 'proposing' && sessionTurnDetection(event)?.create_response === false ? { state: { ...state, turnsOff: true }, effects: [] } : same;
     case 'response.created':
       // C3: the first response after our response.create reads the proposal (auto responses are off).
       return state.phase === 'proposing' && state.responseId === undefined ? { state: { ...state, responseId: event.response.id }, effects: [] } : same;
     case 'output_audio_buffer.stopped':
-      // C4: open only when the proposal's audio has finished playing (not on response.done).
-      return state.phase === 'proposing' && state.responseId !== undefined && event.response_id === state.responseId
-        ? { state: { phase: 'open', proposal: state.proposal, misses: 0, heard: [], handled: [] }, effects: [] }
-        : same;
+      // C4: open only when the proposal's audio has finished playing (not on response.done), and only
+      // when the provider applied C2 (its session.updated comes before the response it reads out).
+      if (state.phase !== 'proposing' || state.responseId === undefined || event.response_id !== state.responseId) return same;
+      return state.turnsOff ? { state: { phase: 'open', proposal: state.proposal, misses: 0, heard: [], handled: [] }, effects: [] } : close(config, state.proposal.actionId, 'setting_refused');
     case 'output_audio_buffer.cleared':
     case 'response.done': {
       // The proposal was cut off (barge-in, cancelled, failed): it was not heard whole, so the button decides.

@@ -26,11 +26,14 @@ const turnDetectionSchema = z
   });
 export type TurnDetection = z.infer<typeof turnDetectionSchema>;
 
+const sessionObject = z.looseObject({ audio: z.looseObject({ input: z.looseObject({ turn_detection: z.unknown().optional() }).optional() }).optional(), turn_detection: z.unknown().optional() });
+const functionName = z.string().min(1).max(64);
+const functionArguments = z.string().max(100_000);
+
 const providerEventSchemas = {
-  'session.created': z.looseObject({
-    type: z.literal('session.created'),
-    session: z.looseObject({ audio: z.looseObject({ input: z.looseObject({ turn_detection: z.unknown().optional() }).optional() }).optional(), turn_detection: z.unknown().optional() }),
-  }),
+  'session.created': z.looseObject({ type: z.literal('session.created'), session: sessionObject }),
+  /** The provider applied a `session.update` (it answers a refused one with `error` instead). */
+  'session.updated': z.looseObject({ type: z.literal('session.updated'), session: sessionObject }),
   'input_audio_buffer.speech_started': z.looseObject({ type: z.literal('input_audio_buffer.speech_started'), item_id: id, audio_start_ms: z.number().optional() }),
   'input_audio_buffer.speech_stopped': z.looseObject({ type: z.literal('input_audio_buffer.speech_stopped'), item_id: id, audio_end_ms: z.number().optional() }),
   'conversation.item.added': z.looseObject({
@@ -46,13 +49,30 @@ const providerEventSchemas = {
   }),
   'response.created': z.looseObject({ type: z.literal('response.created'), response: z.looseObject({ id }) }),
   'response.done': z.looseObject({ type: z.literal('response.done'), response: z.looseObject({ id, status: z.string().max(40).optional() }) }),
+  /**
+   * The arguments are complete; also sent for a call cut off by an interruption or cancel (its item
+   * then ends `incomplete`), and in older documentation without `name` (it is on the item).
+   */
   'response.function_call_arguments.done': z.looseObject({
     type: z.literal('response.function_call_arguments.done'),
     response_id: id.optional(),
     item_id: id.optional(),
     call_id: id,
-    name: z.string().min(1).max(64),
-    arguments: z.string().max(100_000),
+    name: functionName.optional(),
+    arguments: functionArguments,
+  }),
+  /** An output item is finished: a `function_call` runs only when its status is `completed`. */
+  'response.output_item.done': z.looseObject({
+    type: z.literal('response.output_item.done'),
+    response_id: id.optional(),
+    item: z.looseObject({
+      id: id.optional(),
+      type: z.string().max(40),
+      status: z.string().max(40).optional(),
+      call_id: id.optional(),
+      name: functionName.optional(),
+      arguments: functionArguments.optional(),
+    }),
   }),
   'output_audio_buffer.started': z.looseObject({ type: z.literal('output_audio_buffer.started'), response_id: id }),
   'output_audio_buffer.stopped': z.looseObject({ type: z.literal('output_audio_buffer.stopped'), response_id: id }),
@@ -60,7 +80,14 @@ const providerEventSchemas = {
   'response.output_audio_transcript.done': z.looseObject({ type: z.literal('response.output_audio_transcript.done'), response_id: id, item_id: id, transcript }),
   error: z.looseObject({
     type: z.literal('error'),
-    error: z.looseObject({ type: z.string().max(100).optional(), code: z.string().max(100).nullable().optional(), message: z.string().max(2000), event_id: z.string().max(200).nullable().optional() }),
+    error: z.looseObject({
+      type: z.string().max(100).optional(),
+      code: z.string().max(100).nullable().optional(),
+      message: z.string().max(2000),
+      param: z.string().max(200).nullable().optional(),
+      /** The client event this error answers, when it had an `event_id`. */
+      event_id: z.string().max(200).nullable().optional(),
+    }),
   }),
 } as const;
 
@@ -90,8 +117,8 @@ export function interpretRealtimeEvent(json: unknown): RealtimeInterpretation {
   return { kind: 'event', event: parsed.data as RealtimeEvent };
 }
 
-/** The server's turn detection from `session.created` (GA or beta shape), or undefined when absent or unknown. */
-export function sessionTurnDetection(event: Extract<RealtimeEvent, { type: 'session.created' }>): TurnDetection | undefined {
+/** The server's turn detection from `session.created`/`session.updated` (GA or beta shape), or undefined when absent or unknown. */
+export function sessionTurnDetection(event: Extract<RealtimeEvent, { type: 'session.created' | 'session.updated' }>): TurnDetection | undefined {
   const raw = event.session.audio?.input?.turn_detection ?? event.session.turn_detection;
   const parsed = turnDetectionSchema.safeParse(raw);
   return parsed.success ? parsed.data : undefined;
@@ -143,8 +170,13 @@ export function allowedClientEvent(message: unknown): ClientEventCheck {
 export const defaultTurnDetection: TurnDetection = { type: 'server_vad' };
 
 /** The one allowed `session.update`: the server's turn detection with `create_response` set (C2, C13). */
-export function turnDetectionUpdate(base: TurnDetection, createResponse: boolean): ClientEvent {
+export function turnDetectionUpdate(base: TurnDetection, createResponse: boolean): Extract<ClientEvent, { type: 'session.update' }> {
   return { type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: { ...base, create_response: createResponse } } } } };
+}
+
+/** What a `session.update` sets `create_response` to (undefined when it does not say). */
+export function updatedCreateResponse(event: Extract<ClientEvent, { type: 'session.update' }>): boolean | undefined {
+  return ('audio' in event.session ? event.session.audio.input.turn_detection : event.session.turn_detection).create_response;
 }
 
 export function functionCallOutput(callId: string, output: string): ClientEvent {

@@ -3,7 +3,7 @@ import type { Action } from '../content';
 import type { RunUpdate } from '../conversation';
 import type { talkieVoiceMethods } from '../ipc-schemas';
 import { initialWindow, stepWindow, windowView, type CloseReason, type VoiceProposal, type WindowConfig, type WindowEffect, type WindowInput, type WindowState } from './confirmation-window';
-import { allowedClientEvent, defaultTurnDetection, parseRealtimeMessage, sessionTurnDetection, type ClientEvent, type RealtimeEvent, type TurnDetection } from './realtime-events';
+import { allowedClientEvent, defaultTurnDetection, functionCallOutput, parseRealtimeMessage, sessionTurnDetection, updatedCreateResponse, type ClientEvent, type RealtimeEvent, type TurnDetection } from './realtime-events';
 import { addTranscript, emptyTranscriptLog, flushTranscripts, noteItem, remainingSeconds, startUsageClock, stepUsage, type TranscriptLog, type TranscriptPost, type UsageClock, type UsageEffect } from './usage-clock';
 
 /**
@@ -15,7 +15,11 @@ import { addTranscript, emptyTranscriptLog, flushTranscripts, noteItem, remainin
  *
  * - Every `send` effect has passed `allowedClientEvent` here, in `stepCall` (the only place a client
  *   event is produced), and none leaves before the data channel is open or after the call ended.
- * - Each provider `call_id` reaches `voiceTool` once; its output goes back unchanged.
+ * - A tool runs only for a `function_call` item the provider finished as `completed`
+ *   (`response.output_item.done`): the arguments of a call cut off by an interruption are never used.
+ * - Each provider `call_id` reaches `voiceTool` once; its output goes back unchanged, and every call
+ *   that ran gets exactly one `function_call_output` (a failure, a refusal or a 409 says the tool failed).
+ * - Each `session.update` carries an `event_id`, so a provider `error` answering it is recognised.
  * - The phase comes from provider events: speech_started → listening (the user speaks),
  *   response.created → thinking, output_audio_buffer.started → speaking, stopped → listening.
  */
@@ -74,8 +78,41 @@ export interface CallState {
   running: readonly { callId: string; label: string }[];
   /** The last `now` seen (ticks, open, close): the time left is computed from it. */
   now: number;
-  /** The provider's last `error` event, shown until the next response. */
-  providerError?: string;
+  /** Function-call arguments the provider finished, waiting for their item to be done. */
+  pendingCalls: readonly PendingCall[];
+  /** Client events given an `event_id` so far. */
+  eventCount: number;
+  /** The last `session.update`s sent, by event id: what they set, and for which proposal. */
+  updates: readonly SentUpdate[];
+  /** A provider `error` the user must know about; `lasting` ones stay until another replaces them. */
+  providerError?: { message: string; lasting: boolean };
+}
+
+interface PendingCall {
+  callId: string;
+  itemId?: string;
+  responseId?: string;
+  name?: string;
+  arguments: string;
+}
+
+interface SentUpdate {
+  eventId: string;
+  createResponse: boolean | undefined;
+  /** The proposal a `create_response: false` update was sent for (C2). */
+  actionId?: string;
+}
+
+/** A provider `error` event, as the log gets it. */
+export interface ProviderErrorReport {
+  type?: string;
+  code?: string;
+  message: string;
+  param?: string;
+  /** The client event it answers. */
+  eventId?: string;
+  /** It answers one of this call's turn-detection updates. */
+  answersUpdate: boolean;
 }
 
 export type CallInput =
@@ -124,6 +161,8 @@ export type CallEffect =
   | { type: 'send'; event: ClientEvent }
   /** A message the gate stopped (a bug, never sent): for the log. */
   | { type: 'refused'; reason: string }
+  /** The provider sent an `error` event: for main's log (`talkie.voiceProviderError`). */
+  | { type: 'provider-error'; error: ProviderErrorReport }
   /** `talkie.voiceTool`, once per provider call id. */
   | { type: 'tool'; providerCallId: string; name: string; arguments: string }
   /** Run updates for the thread: the tool's status line, its cards and actions. */
@@ -153,6 +192,14 @@ export interface CallStep {
 
 const maxLive = 200;
 const maxToolCalls = 10_000;
+const maxPendingCalls = 16;
+const maxUpdates = 8;
+/** What the model hears instead of a tool's output when the tool could not run or answer. */
+const toolFailed = (why: string) => `The tool failed: ${why}`;
+/** Said to the model (and shown) when voiceTool answered that the call id was already used (409). */
+export const toolAlreadyRun = 'This tool call was already made once, so it was not run again.';
+/** Said to the model (and shown) when a tool's answer cannot pass the send gate (too long). */
+export const toolAnswerTooLong = "The tool's answer was too long to pass on to the assistant.";
 
 export function startCall(setup: CallSetup, options: { mode?: CallMode; now: number }): CallState {
   return {
@@ -171,6 +218,9 @@ export function startCall(setup: CallSetup, options: { mode?: CallMode; now: num
     toolCalls: [],
     running: [],
     now: options.now,
+    pendingCalls: [],
+    eventCount: 0,
+    updates: [],
   };
 }
 
@@ -206,21 +256,31 @@ export function proposalOf(action: Action): VoiceProposal {
  */
 export function stepCall(state: CallState, input: CallInput): CallStep {
   const inner = step(state, input);
+  let next = inner.state;
   const effects: CallEffect[] = [];
   for (const effect of inner.effects) {
     if (effect.type !== 'send') {
       effects.push(effect);
       continue;
     }
-    if (inner.state.link !== 'open') continue;
-    const check = allowedClientEvent(effect.event);
+    if (next.link !== 'open') continue;
+    let event = effect.event;
+    if (event.type === 'session.update') {
+      // Numbered, so that a provider `error` answering it names it (its `event_id`).
+      const eventId = `agentdesk_${(next.eventCount + 1).toString()}`;
+      event = { ...event, event_id: eventId };
+      const createResponse = updatedCreateResponse(event);
+      const forProposal = createResponse === false && next.window.phase === 'proposing' ? { actionId: next.window.proposal.actionId } : {};
+      next = { ...next, eventCount: next.eventCount + 1, updates: [...next.updates, { eventId, createResponse, ...forProposal }].slice(-maxUpdates) };
+    }
+    const check = allowedClientEvent(event);
     effects.push(check.ok ? { type: 'send', event: check.event } : { type: 'refused', reason: check.reason });
   }
   const wasOpen = microphoneOpen(state);
-  const isOpen = microphoneOpen(inner.state);
+  const isOpen = microphoneOpen(next);
   if (wasOpen !== isOpen) effects.push({ type: 'microphone', open: isOpen });
-  if (inner.state.link !== 'ended') effects.push(...windowAnnouncements(state.window, inner.state.window));
-  return { state: inner.state, effects };
+  if (next.link !== 'ended') effects.push(...windowAnnouncements(state.window, next.window));
+  return { state: next, effects };
 }
 
 function windowAnnouncements(before: WindowState, after: WindowState): CallEffect[] {
@@ -359,31 +419,93 @@ function onProvider(state: CallState, event: RealtimeEvent): CallStep {
       const [next, effects] = transcribed(state, 'assistant', event.item_id, event.transcript);
       return { state: next, effects };
     }
+    case 'session.updated':
+      return toWindow(state);
     case 'response.created': {
-      const { providerError: _cleared, ...rest } = state;
-      return toWindow({ ...rest, responses: [...state.responses.filter((id) => id !== event.response.id), event.response.id].slice(-16) });
+      // A passing problem is not shown past the next answer; a refused setting stays said.
+      const { providerError, ...rest } = state;
+      const kept = providerError?.lasting ? { providerError } : {};
+      return toWindow({ ...rest, ...kept, responses: [...state.responses.filter((id) => id !== event.response.id), event.response.id].slice(-16) });
     }
-    case 'response.done':
-      return toWindow({ ...state, responses: state.responses.filter((id) => id !== event.response.id) });
+    case 'response.done': {
+      // Arguments of that response whose item never finished are forgotten (they never run).
+      const pendingCalls = state.pendingCalls.filter((call) => call.responseId !== event.response.id);
+      return toWindow({ ...state, pendingCalls, responses: state.responses.filter((id) => id !== event.response.id) });
+    }
     case 'output_audio_buffer.started':
       return toWindow({ ...state, playing: event.response_id }, [{ type: 'playback', playing: true }]);
     case 'output_audio_buffer.stopped':
     case 'output_audio_buffer.cleared':
       return toWindow(state.playing === event.response_id ? { ...state, playing: undefined } : state);
     case 'response.function_call_arguments.done': {
+      // Only remembered: it is also sent for a call cut off by an interruption (its item then ends
+      // `incomplete`), so the call runs when its item is done and completed.
       if (state.toolCalls.includes(event.call_id)) return { state, effects: [] };
-      const label = state.setup.labels[event.name] ?? event.name;
-      return {
-        state: { ...state, toolCalls: [...state.toolCalls, event.call_id].slice(-maxToolCalls), running: [...state.running, { callId: event.call_id, label }] },
-        effects: [
-          { type: 'show', updates: [{ type: 'tool.start', toolCallId: event.call_id, label }] },
-          { type: 'tool', providerCallId: event.call_id, name: event.name, arguments: event.arguments },
-        ],
+      const call: PendingCall = {
+        callId: event.call_id,
+        arguments: event.arguments,
+        ...(event.item_id === undefined ? {} : { itemId: event.item_id }),
+        ...(event.response_id === undefined ? {} : { responseId: event.response_id }),
+        ...(event.name === undefined ? {} : { name: event.name }),
       };
+      return { state: { ...state, pendingCalls: [...state.pendingCalls.filter((known) => known.callId !== call.callId), call].slice(-maxPendingCalls) }, effects: [] };
     }
+    case 'response.output_item.done':
+      return event.item.type === 'function_call' ? functionCallDone(state, event.item) : { state, effects: [] };
     case 'error':
-      return { state: { ...state, providerError: event.error.message }, effects: [] };
+      return providerError(state, event.error);
   }
+}
+
+/**
+ * A `function_call` item is done: it runs only when `completed` (OpenAI's own Agents SDK runs tools on
+ * this event, not on the arguments). The call id, name and arguments come from the item, else from its
+ * `response.function_call_arguments.done` (older providers leave `name` off that event).
+ */
+function functionCallDone(state: CallState, item: Extract<RealtimeEvent, { type: 'response.output_item.done' }>['item']): CallStep {
+  // Its arguments event: by call id, or (an item without one) by item id.
+  const known = state.pendingCalls.find((call) => (item.call_id === undefined ? item.id !== undefined && call.itemId === item.id : call.callId === item.call_id));
+  const callId = item.call_id ?? known?.callId;
+  const next: CallState = { ...state, pendingCalls: state.pendingCalls.filter((call) => call !== known) };
+  if (item.status !== 'completed' || callId === undefined || state.toolCalls.includes(callId)) return { state: next, effects: [] };
+  const toolCalls = [...state.toolCalls, callId].slice(-maxToolCalls);
+  const name = item.name ?? known?.name;
+  const args = item.arguments ?? known?.arguments;
+  if (name === undefined || args === undefined) {
+    // The model waits for an answer to this call: it is told that the tool could not run.
+    return stepWindowOf({ ...next, toolCalls }, { type: 'tool.result', callId, output: toolFailed('the speech provider did not say which tool to run or with what.') });
+  }
+  const label = state.setup.labels[name] ?? name;
+  return {
+    state: { ...next, toolCalls, running: [...state.running, { callId, label }] },
+    effects: [
+      { type: 'show', updates: [{ type: 'tool.start', toolCallId: callId, label }] },
+      { type: 'tool', providerCallId: callId, name, arguments: args },
+    ],
+  };
+}
+
+/**
+ * Every provider `error` goes to the log. The user is told about the ones that matter to the call:
+ * a refused turn-detection update (automatic answers are not as the app believes; the confirmation
+ * window of that proposal closes, C2) and the provider's own failures (`server_error`).
+ */
+function providerError(state: CallState, error: Extract<RealtimeEvent, { type: 'error' }>['error']): CallStep {
+  const update = error.event_id ? state.updates.find((sent) => sent.eventId === error.event_id) : undefined;
+  const report: ProviderErrorReport = {
+    message: error.message,
+    answersUpdate: update !== undefined,
+    ...(error.type === undefined ? {} : { type: error.type }),
+    ...(error.code === undefined || error.code === null ? {} : { code: error.code }),
+    ...(error.param === undefined || error.param === null ? {} : { param: error.param }),
+    ...(error.event_id === undefined || error.event_id === null ? {} : { eventId: error.event_id }),
+  };
+  const effects: CallEffect[] = [{ type: 'provider-error', error: report }];
+  if (update === undefined && error.type !== 'server_error') return { state, effects };
+  const shown: CallState = { ...state, providerError: { message: error.message, lasting: update !== undefined } };
+  if (update?.actionId === undefined) return { state: shown, effects };
+  const windowStep = stepWindowOf(shown, { type: 'turn-detection.refused', actionId: update.actionId });
+  return { state: windowStep.state, effects: [...effects, ...windowStep.effects] };
 }
 
 /** A final transcript (or a failed one: `text` undefined): the live line, then the posts now due (rules 19–20). */
@@ -410,11 +532,11 @@ function toolOutcome(state: CallState, input: Extract<CallInput, { type: 'tool.r
   const callId = input.providerCallId;
   if (!state.running.some((tool) => tool.callId === callId)) return { state, effects: [] };
   const next: CallState = { ...state, running: state.running.filter((tool) => tool.callId !== callId) };
-  let output: string | undefined;
+  let output: string;
   let proposal: VoiceProposal | undefined;
   const shown: RunUpdate[] = [];
   if (input.type === 'tool.error') {
-    output = `The tool failed: ${input.message.slice(0, 2000)}`;
+    output = toolFailed(input.message.slice(0, 2000));
     shown.push({ type: 'tool.end', toolCallId: callId, ok: false, error: input.message.slice(0, 500) });
   } else if (input.result.outcome === 'ok') {
     output = input.result.output;
@@ -425,11 +547,19 @@ function toolOutcome(state: CallState, input: Extract<CallInput, { type: 'tool.r
     output = input.result.output;
     shown.push({ type: 'tool.end', toolCallId: callId, ok: false, error: input.result.message.slice(0, 500) });
   } else {
-    // Already answered (the server saw this call id): no second output.
-    shown.push({ type: 'tool.end', toolCallId: callId, ok: true });
+    // The server already had this call id (409): the tool did not run now, and the model, which still
+    // waits for this call's output (none was sent from here), is told so.
+    output = toolFailed(toolAlreadyRun);
+    shown.push({ type: 'tool.end', toolCallId: callId, ok: false, error: toolAlreadyRun });
+  }
+  if (!allowedClientEvent(functionCallOutput(callId, output)).ok) {
+    // An answer the send gate refuses (too long) would leave the model waiting: it hears of a failure instead.
+    output = toolFailed(toolAnswerTooLong);
+    shown.splice(-1, 1, { type: 'tool.end', toolCallId: callId, ok: false, error: toolAnswerTooLong });
+    proposal = undefined;
   }
   const effects: CallEffect[] = [{ type: 'show', updates: shown }];
-  if (output === undefined || next.link !== 'open') return { state: next, effects };
+  if (next.link !== 'open') return { state: next, effects };
   const windowStep = stepWindowOf(next, { type: 'tool.result', callId, output, ...(proposal ? { proposal } : {}) });
   return { state: windowStep.state, effects: [...effects, ...windowStep.effects] };
 }
@@ -506,6 +636,6 @@ export function callView(state: CallState): CallView {
     confirmation,
     tools: state.running.map((tool) => tool.label),
     ...(state.ended === undefined ? {} : { ended: state.ended }),
-    ...(state.providerError === undefined ? {} : { providerError: state.providerError }),
+    ...(state.providerError === undefined ? {} : { providerError: state.providerError.message }),
   };
 }

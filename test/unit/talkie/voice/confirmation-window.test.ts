@@ -24,6 +24,8 @@ const done = (id: string, status = 'completed') => provider({ type: 'response.do
 const stopped = (id: string) => provider({ type: 'output_audio_buffer.stopped', response_id: id });
 const speech = (item: string) => provider({ type: 'input_audio_buffer.speech_started', item_id: item, audio_start_ms: 0 });
 const said = (item: string, transcript: string) => provider({ type: 'conversation.item.input_audio_transcription.completed', item_id: item, transcript });
+/** The provider applied C2's update: its session.updated says automatic responses are off. */
+const applied = provider({ type: 'session.updated', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 600, create_response: false } } } } });
 
 function run(inputs: WindowInput[], from: WindowState = initialWindow, cfg: WindowConfig = config): { state: WindowState; effects: WindowEffect[] } {
   let state = from;
@@ -51,7 +53,7 @@ function brief(effects: WindowEffect[]): string[] {
 }
 
 /** Proposal read and heard: the window is open. */
-const opened = run([toolResult(), created('resp_p'), done('resp_p'), stopped('resp_p')]);
+const opened = run([toolResult(), applied, created('resp_p'), done('resp_p'), stopped('resp_p')]);
 const decides = (effects: WindowEffect[]) => effects.filter((effect) => effect.type === 'decide');
 
 describe('confirmation window (Talkie §10.4)', () => {
@@ -77,7 +79,7 @@ describe('confirmation window (Talkie §10.4)', () => {
   });
 
   it('C4 opens only on output_audio_buffer.stopped of the proposal response', () => {
-    const proposing = run([toolResult(), created('resp_p'), done('resp_p'), stopped('resp_other')]);
+    const proposing = run([toolResult(), applied, created('resp_p'), done('resp_p'), stopped('resp_other')]);
     expect(proposing.state.phase).toBe('proposing');
     expect(windowView(proposing.state)).toEqual({ line: 'proposing', actionId: 'a_77' });
     expect(run([stopped('resp_p')], proposing.state).state.phase).toBe('open');
@@ -85,11 +87,11 @@ describe('confirmation window (Talkie §10.4)', () => {
   });
 
   it('C5 speech that started before the window opened never counts: transcript before stopped → no decision', () => {
-    const early = run([toolResult(), created('resp_p'), speech('item_early'), said('item_early', 'ano, potvrzuji'), stopped('resp_p'), said('item_early', 'ano, potvrzuji')]);
+    const early = run([toolResult(), applied, created('resp_p'), speech('item_early'), said('item_early', 'ano, potvrzuji'), stopped('resp_p'), said('item_early', 'ano, potvrzuji')]);
     expect(decides(early.effects)).toEqual([]);
     expect(early.state).toMatchObject({ phase: 'open', misses: 0 });
     // Started while the proposal played, transcribed after the window opened: still dropped; the model answers it.
-    const late = run([toolResult(), created('resp_p'), speech('item_barge'), stopped('resp_p'), said('item_barge', 'ano, potvrzuji')]);
+    const late = run([toolResult(), applied, created('resp_p'), speech('item_barge'), stopped('resp_p'), said('item_barge', 'ano, potvrzuji')]);
     expect(decides(late.effects)).toEqual([]);
     expect(brief(late.effects).at(-1)).toBe('response.create');
   });
@@ -108,7 +110,7 @@ describe('confirmation window (Talkie §10.4)', () => {
   });
 
   it("C7 the action's keyword must be said", () => {
-    const keyed = run([toolResult({ ...proposal, keyword: 'odeslat' }), created('resp_p'), stopped('resp_p'), speech('item_1'), said('item_1', 'ano, potvrzuji'), speech('item_2'), said('item_2', 'ano, odeslat')]);
+    const keyed = run([toolResult({ ...proposal, keyword: 'odeslat' }), applied, created('resp_p'), stopped('resp_p'), speech('item_1'), said('item_1', 'ano, potvrzuji'), speech('item_2'), said('item_2', 'ano, odeslat')]);
     expect(decides(keyed.effects)).toEqual([expect.objectContaining({ decision: 'confirm' })]);
     expect(brief(keyed.effects).filter((e) => e === 'response.create')).toHaveLength(2); // the proposal, and the answer to the miss
   });
@@ -185,6 +187,25 @@ describe('confirmation window (Talkie §10.4)', () => {
     expect(run([toolResult(), created('resp_p'), done('resp_p', 'cancelled')]).state).toMatchObject({ phase: 'closed', reason: 'interrupted' });
   });
 
+  it("C2's precondition: the window opens only when the provider applied create_response:false, and closes when it refused it", () => {
+    // No session.updated before the proposal's audio stopped (a provider that refused without naming the event): the button decides.
+    const unapplied = run([toolResult(), created('resp_p'), done('resp_p'), stopped('resp_p')]);
+    expect(unapplied.state).toEqual({ phase: 'closed', actionId: 'a_77', reason: 'setting_refused' });
+    expect(windowView(unapplied.state)).toEqual({ line: 'use-button', actionId: 'a_77', reason: 'setting_refused' });
+    expect(brief(unapplied.effects).at(-1)).toBe('turn_detection create_response:true');
+    // A session.updated that leaves automatic responses on is not the precondition either.
+    const stillOn = provider({ type: 'session.updated', session: { audio: { input: { turn_detection: { type: 'server_vad', create_response: true } } } } });
+    expect(run([toolResult(), stillOn, created('resp_p'), stopped('resp_p')]).state).toMatchObject({ phase: 'closed', reason: 'setting_refused' });
+    // The refusal of that update (an error naming it) closes the window while proposing or open; another action's refusal does not.
+    const refused: WindowInput = { type: 'turn-detection.refused', actionId: 'a_77' };
+    expect(run([toolResult(), refused]).state).toEqual({ phase: 'closed', actionId: 'a_77', reason: 'setting_refused' });
+    // Automatic responses never went off: no restoring update (the provider would refuse it too).
+    expect(run([refused], opened.state)).toEqual({ state: { phase: 'closed', actionId: 'a_77', reason: 'setting_refused' }, effects: [] });
+    expect(run([{ type: 'turn-detection.refused', actionId: 'a_other' }], opened.state).state).toBe(opened.state);
+    const afterRefusal = run([toolResult(), refused, applied, created('resp_p'), stopped('resp_p'), speech('i1'), said('i1', 'ano, potvrzuji')]);
+    expect(decides(afterRefusal.effects)).toEqual([]);
+  });
+
   it('C15 the UI line: none, proposing, listening, deciding, use-button', () => {
     expect(windowView(initialWindow)).toEqual({ line: 'none' });
     const deciding = run([speech('i1'), said('i1', 'ano')], opened.state).state;
@@ -216,7 +237,7 @@ describe('confirmation window (Talkie §10.4)', () => {
         for (const s of steps) {
           const actionId = `a_${proposals}`;
           const inputs: WindowInput[] =
-            s.kind === 'proposal' ? [toolResult({ ...proposal, actionId: `a_${++proposals}`, methods: s.voice ? ['button', 'voice'] : ['button'] })]
+            s.kind === 'proposal' ? [toolResult({ ...proposal, actionId: `a_${++proposals}`, methods: s.voice ? ['button', 'voice'] : ['button'] }), applied]
             : s.kind === 'tool' ? [toolResult(null)]
             : s.kind === 'created' ? [created(s.response)]
             : s.kind === 'stopped' ? [stopped(s.response)]

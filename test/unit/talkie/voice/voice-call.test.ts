@@ -30,7 +30,13 @@ const action: Action = {
 /** A data-channel message as the provider sends it (text). */
 const dc = (json: Record<string, unknown>): CallInput => ({ type: 'dc.message', data: JSON.stringify(json) });
 const sessionCreated = dc({ type: 'session.created', session: { audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 500 } } } } });
-const functionCall = (callId = 'call_1', name = 'send_offer') => dc({ type: 'response.function_call_arguments.done', response_id: 'resp_f', item_id: 'fc_1', call_id: callId, name, arguments: '{"offer":"N-2026-014"}' });
+/** A function call as OpenAI's provider finishes it: its arguments, then its item done as `completed`. */
+const functionCall = (callId = 'call_1', name = 'send_offer'): CallInput[] => [
+  dc({ type: 'response.function_call_arguments.done', response_id: 'resp_f', item_id: `fc_${callId}`, output_index: 0, call_id: callId, name, arguments: '{"offer":"N-2026-014"}' }),
+  dc({ type: 'response.output_item.done', response_id: 'resp_f', output_index: 0, item: { id: `fc_${callId}`, object: 'realtime.item', type: 'function_call', status: 'completed', call_id: callId, name, arguments: '{"offer":"N-2026-014"}' } }),
+];
+/** The provider applied the update that turned automatic responses off (C2's precondition). */
+const turnsOff = dc({ type: 'session.updated', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 500, create_response: false } } } } });
 const created = (id: string) => dc({ type: 'response.created', response: { id } });
 const done = (id: string) => dc({ type: 'response.done', response: { id, status: 'completed' } });
 const started = (id: string) => dc({ type: 'output_audio_buffer.started', response_id: id });
@@ -79,7 +85,7 @@ const ofType = <T extends CallEffect['type']>(effects: CallEffect[], type: T) =>
 
 describe('voice call controller (Talkie §10 on the client)', () => {
   it('runs a function call through voiceTool exactly once and sends its output unchanged, then response.create', () => {
-    const call = run([created('resp_f'), functionCall(), functionCall(), done('resp_f')], live);
+    const call = run([created('resp_f'), ...functionCall(), ...functionCall(), done('resp_f')], live);
     expect(ofType(call.effects, 'tool')).toEqual([{ type: 'tool', providerCallId: 'call_1', name: 'send_offer', arguments: '{"offer":"N-2026-014"}' }]);
     expect(ofType(call.effects, 'show')).toEqual([{ type: 'show', updates: [{ type: 'tool.start', toolCallId: 'call_1', label: 'Preparing the offer…' }] }]);
     expect(callView(call.state)).toMatchObject({ phase: 'thinking', tools: ['Preparing the offer…'] });
@@ -91,21 +97,95 @@ describe('voice call controller (Talkie §10 on the client)', () => {
     expect(ofType(result.effects, 'show')).toEqual([{ type: 'show', updates: [card, { type: 'tool.end', toolCallId: 'call_1', ok: true }] }]);
     expect(callView(result.state).tools).toEqual([]);
     // The same call id from the provider again, later: still no second voiceTool.
-    expect(ofType(run([functionCall()], result.state).effects, 'tool')).toEqual([]);
+    expect(ofType(run([...functionCall()], result.state).effects, 'tool')).toEqual([]);
   });
 
-  it('tells the model when a tool failed, and sends nothing more for a call the server already answered', () => {
-    const failed = run([functionCall('call_1'), { type: 'tool.result', providerCallId: 'call_1', result: { outcome: 'failed', output: 'The tool failed: The CRM is down.', code: 'server_error', message: 'The CRM is down.', retryable: true } }], live);
+  it('tells the model when a tool failed, was refused, or its call id was already used (409): no call is left waiting', () => {
+    const failed = run([...functionCall('call_1'), { type: 'tool.result', providerCallId: 'call_1', result: { outcome: 'failed', output: 'The tool failed: The CRM is down.', code: 'server_error', message: 'The CRM is down.', retryable: true } }], live);
     expect(sent(failed.effects)).toEqual(['function_call_output call_1: The tool failed: The CRM is down.', 'response.create']);
     expect(ofType(failed.effects, 'show').at(-1)).toEqual({ type: 'show', updates: [{ type: 'tool.end', toolCallId: 'call_1', ok: false, error: 'The CRM is down.' }] });
-    const lost = run([functionCall('call_2'), { type: 'tool.error', providerCallId: 'call_2', message: 'This voice call has ended; start a new one.' }], live);
+    const lost = run([...functionCall('call_2'), { type: 'tool.error', providerCallId: 'call_2', message: 'This voice call has ended; start a new one.' }], live);
     expect(sent(lost.effects)).toEqual(['function_call_output call_2: The tool failed: This voice call has ended; start a new one.', 'response.create']);
-    const duplicate = run([functionCall('call_3'), { type: 'tool.result', providerCallId: 'call_3', result: { outcome: 'duplicate' } }], live);
-    expect(sent(duplicate.effects)).toEqual([]);
+    // 409: the server had this call id already; the tool did not run, and the model (which waits for this
+    // call's output: none was sent from here) hears so; the line says it failed, not "done".
+    const duplicate = run([...functionCall('call_3'), { type: 'tool.result', providerCallId: 'call_3', result: { outcome: 'duplicate' } }], live);
+    expect(sent(duplicate.effects)).toEqual(['function_call_output call_3: The tool failed: This tool call was already made once, so it was not run again.', 'response.create']);
+    expect(ofType(duplicate.effects, 'show').at(-1)).toEqual({ type: 'show', updates: [{ type: 'tool.end', toolCallId: 'call_3', ok: false, error: 'This tool call was already made once, so it was not run again.' }] });
+    expect(callView(duplicate.state)).toMatchObject({ phase: 'listening', tools: [] });
+    // An answer the send gate refuses (longer than an output may be) would leave the model waiting too.
+    const huge = run([...functionCall('call_4'), { type: 'tool.result', providerCallId: 'call_4', result: { outcome: 'ok', output: 'x'.repeat(150_000), updates: [{ type: 'action', action }] } }], live);
+    expect(sent(huge.effects)).toEqual(["function_call_output call_4: The tool failed: The tool's answer was too long to pass on to the assistant.", 'response.create']);
+    expect(ofType(huge.effects, 'refused')).toEqual([]);
+    expect(ofType(huge.effects, 'show').at(-1)?.updates.at(-1)).toEqual({ type: 'tool.end', toolCallId: 'call_4', ok: false, error: "The tool's answer was too long to pass on to the assistant." });
+  });
+
+  it('runs a tool only for a function_call item done as completed: an interrupted call (cut-off arguments, item incomplete, response cancelled) never runs', () => {
+    // The interruption as OpenAI's provider sends it: the arguments so far, the item incomplete, the response cancelled.
+    const interrupted = run(
+      [
+        created('resp_i'),
+        dc({ type: 'response.output_item.added', response_id: 'resp_i', output_index: 0, item: { id: 'fc_i', type: 'function_call', status: 'in_progress', call_id: 'call_i', name: 'send_offer', arguments: '' } }),
+        speech('u_barge'),
+        dc({ type: 'response.function_call_arguments.done', response_id: 'resp_i', item_id: 'fc_i', output_index: 0, call_id: 'call_i', name: 'send_offer', arguments: '{"offer":"N-20' }),
+        dc({ type: 'response.output_item.done', response_id: 'resp_i', output_index: 0, item: { id: 'fc_i', type: 'function_call', status: 'incomplete', call_id: 'call_i', name: 'send_offer', arguments: '{"offer":"N-20' } }),
+        dc({ type: 'response.done', response: { id: 'resp_i', status: 'cancelled', status_details: { type: 'cancelled', reason: 'turn_detected' }, output: [] } }),
+      ],
+      live,
+    );
+    expect(ofType(interrupted.effects, 'tool')).toEqual([]);
+    expect(ofType(interrupted.effects, 'show')).toEqual([]);
+    expect(sent(interrupted.effects)).toEqual([]);
+    expect(callView(interrupted.state)).toMatchObject({ phase: 'listening', tools: [] });
+    // Arguments whose item never finishes are not run either, not even once the response is over.
+    const argumentsOnly = run([created('resp_a'), dc({ type: 'response.function_call_arguments.done', response_id: 'resp_a', item_id: 'fc_a', call_id: 'call_a', name: 'send_offer', arguments: '{}' }), done('resp_a')], live);
+    expect(ofType(argumentsOnly.effects, 'tool')).toEqual([]);
+    expect(argumentsOnly.state.pendingCalls).toEqual([]);
+  });
+
+  it('takes the name (and call id) from the item when the arguments event leaves them off, and runs that call once', () => {
+    const call = run(
+      [
+        created('resp_n'),
+        dc({ type: 'response.function_call_arguments.done', response_id: 'resp_n', item_id: 'fc_n', output_index: 0, call_id: 'call_n', arguments: '{"q":"Acme"}' }),
+        dc({ type: 'response.output_item.done', response_id: 'resp_n', output_index: 0, item: { id: 'fc_n', type: 'function_call', status: 'completed', call_id: 'call_n', name: 'search_records' } }),
+        dc({ type: 'response.output_item.done', response_id: 'resp_n', output_index: 0, item: { id: 'fc_n', type: 'function_call', status: 'completed', call_id: 'call_n', name: 'search_records' } }),
+        done('resp_n'),
+      ],
+      live,
+    );
+    expect(ofType(call.effects, 'tool')).toEqual([{ type: 'tool', providerCallId: 'call_n', name: 'search_records', arguments: '{"q":"Acme"}' }]);
+    // An item that names neither the tool nor its arguments, with no arguments event: the model is told the call failed.
+    const unnamed = run([dc({ type: 'response.output_item.done', response_id: 'resp_u', item: { id: 'fc_u', type: 'function_call', status: 'completed', call_id: 'call_u' } })], live);
+    expect(ofType(unnamed.effects, 'tool')).toEqual([]);
+    expect(sent(unnamed.effects)).toEqual(['function_call_output call_u: The tool failed: the speech provider did not say which tool to run or with what.', 'response.create']);
+  });
+
+  it('logs every provider error; a refused turn-detection update is shown, stays shown, and its proposal is decided by the buttons', () => {
+    const proposing = run([created('resp_f'), ...functionCall(), done('resp_f'), toolOk([{ type: 'action', action }])], live);
+    const update = ofType(proposing.effects, 'send').map((effect) => effect.event).find((event) => event.type === 'session.update');
+    // Each session.update carries an event_id, so that the provider's error can name it.
+    expect(update).toMatchObject({ event_id: expect.stringMatching(/^agentdesk_\d+$/) });
+    const eventId = (update as { event_id: string }).event_id;
+    const refusal = dc({ type: 'error', event_id: 'event_9', error: { type: 'invalid_request_error', code: 'invalid_value', message: 'Invalid value for turn_detection.', param: 'session.audio.input.turn_detection', event_id: eventId } });
+    const refused = run([refusal, created('resp_p'), started('resp_p'), done('resp_p'), stopped('resp_p'), speech('u_yes'), said('u_yes', 'yes, confirm')], proposing.state);
+    expect(ofType(refused.effects, 'provider-error')).toEqual([
+      { type: 'provider-error', error: { type: 'invalid_request_error', code: 'invalid_value', message: 'Invalid value for turn_detection.', param: 'session.audio.input.turn_detection', eventId, answersUpdate: true } },
+    ]);
+    expect(ofType(refused.effects, 'decide')).toEqual([]);
+    expect(ofType(refused.effects, 'announce').map((effect) => effect.announcement.kind)).not.toContain('confirm-open');
+    expect(callView(refused.state)).toMatchObject({ confirmation: { line: 'use-button', actionId: 'a_77', reason: 'setting_refused' }, providerError: 'Invalid value for turn_detection.' });
+
+    // Another error is logged only; the provider's own failure is shown until the next answer.
+    const other = run([dc({ type: 'error', error: { type: 'invalid_request_error', code: 'response_cancel_not_active', message: 'Cancellation failed: no active response found.', event_id: null } })], live);
+    expect(ofType(other.effects, 'provider-error')).toEqual([{ type: 'provider-error', error: { type: 'invalid_request_error', code: 'response_cancel_not_active', message: 'Cancellation failed: no active response found.', answersUpdate: false } }]);
+    expect(callView(other.state).providerError).toBeUndefined();
+    const server = run([dc({ type: 'error', error: { type: 'server_error', message: 'The server had an error.' } })], live);
+    expect(callView(server.state).providerError).toBe('The server had an error.');
+    expect(callView(run([created('r9')], server.state).state).providerError).toBeUndefined();
   });
 
   describe('§10.4: a pending voice-confirmable action', () => {
-    const proposed = run([created('resp_f'), functionCall(), done('resp_f'), toolOk([{ type: 'action', action }])], live);
+    const proposed = run([created('resp_f'), ...functionCall(), done('resp_f'), toolOk([{ type: 'action', action }]), turnsOff], live);
 
     it('turns automatic responses off before the model reads the proposal', () => {
       expect(sent(proposed.effects)).toEqual([
@@ -151,7 +231,7 @@ describe('voice call controller (Talkie §10 on the client)', () => {
     });
 
     it('needs the keyword when the action sets one, and says it on the line', () => {
-      const keyed = run([created('resp_f2'), functionCall('call_k'), done('resp_f2'), toolOk([{ type: 'action', action: { ...action, id: 'a_k', voiceKeyword: 'send' } }], 'call_k'), created('resp_k'), started('resp_k'), done('resp_k'), stopped('resp_k')], live);
+      const keyed = run([created('resp_f2'), ...functionCall('call_k'), done('resp_f2'), toolOk([{ type: 'action', action: { ...action, id: 'a_k', voiceKeyword: 'send' } }], 'call_k'), turnsOff, created('resp_k'), started('resp_k'), done('resp_k'), stopped('resp_k')], live);
       expect(callView(keyed.state).confirmation).toEqual({ line: 'listening', actionId: 'a_k', keyword: 'send', missesLeft: 2 });
       const plainYes = run([speech('i1'), said('i1', 'yes')], keyed.state);
       expect(ofType(plainYes.effects, 'decide')).toEqual([]);
@@ -179,9 +259,9 @@ describe('voice call controller (Talkie §10 on the client)', () => {
     });
 
     it('never opens a window for an action whose policy has no voice, or on a server without voiceConfirm', () => {
-      const buttonOnly = run([functionCall(), toolOk([{ type: 'action', action: { ...action, voice: false } }])], live);
+      const buttonOnly = run([...functionCall(), toolOk([{ type: 'action', action: { ...action, voice: false } }])], live);
       expect(sent(buttonOnly.effects)).toEqual(['function_call_output call_1: Offer N-2026-014 is ready to send. Say yes to send it.', 'response.create']);
-      const noVoiceConfirm = run([{ type: 'dc.open', now: 0 }, functionCall(), toolOk([{ type: 'action', action }])], startCall({ ...setup, voiceConfirm: false }, { now: 0 }));
+      const noVoiceConfirm = run([{ type: 'dc.open', now: 0 }, ...functionCall(), toolOk([{ type: 'action', action }])], startCall({ ...setup, voiceConfirm: false }, { now: 0 }));
       expect(sent(noVoiceConfirm.effects)).toEqual(['function_call_output call_1: Offer N-2026-014 is ready to send. Say yes to send it.', 'response.create']);
       expect(callView(noVoiceConfirm.state).confirmation).toEqual({ line: 'none' });
     });
@@ -196,7 +276,7 @@ describe('voice call controller (Talkie §10 on the client)', () => {
     expect(ofType(call.effects, 'usage').filter((e) => e.final)).toEqual([{ type: 'usage', seconds: 900, final: true }]);
     expect(callView(call.state)).toMatchObject({ phase: 'ended', ended: 'time_limit', microphoneOpen: false });
     // Nothing after the end: no second final report, no sends.
-    const after = run([{ type: 'hangup', now: s(920), reason: 'user' }, tick(950), functionCall('call_late')], call.state);
+    const after = run([{ type: 'hangup', now: s(920), reason: 'user' }, tick(950), ...functionCall('call_late')], call.state);
     expect(after.effects).toEqual([]);
   });
 
@@ -314,7 +394,7 @@ describe('voice call controller (Talkie §10 on the client)', () => {
       fc.constant(sessionCreated),
       fc.constantFrom(created('r1'), created('r2'), done('r1'), done('r2'), started('r1'), started('r2'), stopped('r1'), stopped('r2')),
       fc.constantFrom(speech('u1'), speech('u2'), item('u1', 'user'), item('u2', 'user'), said('u1', 'yes, confirm'), said('u2', 'no'), said('u2', 'tell me more about it'), notHeard('u1')),
-      fc.constantFrom(functionCall('c1'), functionCall('c2')),
+      fc.constantFrom(...functionCall('c1'), ...functionCall('c2')),
       fc.constantFrom(toolOk([{ type: 'action', action }], 'c1'), toolOk([], 'c2'), { type: 'tool.error', providerCallId: 'c2', message: 'down' } as CallInput),
       fc.constantFrom<CallInput>({ type: 'decision.result', actionId: 'a_77', outcome: 'ok' }, { type: 'decision.result', actionId: 'a_77', outcome: 'stale' }, { type: 'action.settled', actionId: 'a_77' }),
       fc.constantFrom<CallInput>({ type: 'mute' }, { type: 'unmute' }, { type: 'shortcut' }, { type: 'ptt', down: true }, { type: 'ptt', down: false }, { type: 'mode', mode: 'push-to-talk' }, { type: 'mode', mode: 'hands-free' }),

@@ -42,7 +42,7 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
   const callButton = useRef<HTMLButtonElement>(null);
   const muteButton = useRef<HTMLButtonElement>(null);
   const talkButton = useRef<HTMLButtonElement>(null);
-  const { view: shown, starting, startError, level, deviceId, shortcut, audioElement, start, hangUp, setMuted, setMode: changeMode, talk, selectMicrophone } = voice;
+  const { view: shown, starting, startError, level, deviceId, unencrypted, shortcut, audioElement, start, hangUp, setMuted, setMode: changeMode, talk, selectMicrophone } = voice;
   const inCall = shown !== undefined && shown.phase !== 'ended';
 
   // The control that replaced the one with focus takes it: Mute when the call starts, Call when it ends.
@@ -147,6 +147,8 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
               <p className="muted call-control__note">{t('voice.shortcutTaken', { keys: shortcut.label })}</p>
             ) : null}
             {shown.providerError !== undefined ? <p className="muted call-control__note">{t('voice.providerError', { message: shown.providerError })}</p> : null}
+            {/* §10.1 requires https: a call the development setting let through on http:// says so. */}
+            {unencrypted ? <p className="call-control__note">{t('voice.unencrypted')}</p> : null}
           </>
         }
       >

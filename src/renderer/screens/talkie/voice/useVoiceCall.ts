@@ -61,6 +61,8 @@ export interface VoiceCall {
   level: number;
   /** The chosen microphone (remembered), or undefined for the system default. */
   deviceId: string | undefined;
+  /** This call was set up over http:// (the development setting): the bar says so. */
+  unencrypted: boolean;
   mode: CallMode;
   /** Where the provider's audio plays: the ref callback of an <audio> element the call control renders. */
   audioElement: (element: HTMLAudioElement | null) => void;
@@ -120,6 +122,7 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
   const [level, setLevel] = useState(0);
   const [deviceId, setDeviceId] = useState<string | undefined>(() => remembered(microphoneStorageKey));
   const [shortcut, setShortcut] = useState<CallShortcutState | undefined>();
+  const [unencrypted, setUnencrypted] = useState(false);
   // The device policy's voice.mode is the mode, whatever was remembered; setMode cannot change it.
   const forcedMode = usePolicyView().voiceMode;
   const [mode, setModeState] = useState<CallMode>(() => forcedMode ?? (remembered(modeStorageKey) === 'push-to-talk' ? 'push-to-talk' : 'hands-free'));
@@ -189,6 +192,12 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
         case 'refused':
           // Never sent: the controller's gate stopped it (its tests say this does not happen).
           return;
+        case 'provider-error': {
+          // Main writes it to the log; what the user must know is already in the view.
+          const { error } = effect;
+          void call(() => api.talkie.voiceProviderError({ callId, ...error }));
+          return;
+        }
         case 'tool': {
           const { providerCallId } = effect;
           void call(() => api.talkie.voiceTool({ callId, providerCallId, name: effect.name, arguments: effect.arguments })).then((result) =>
@@ -344,6 +353,7 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
       setStarting(true);
       setStartError(undefined);
       setView(undefined);
+      setUnencrypted(false);
       // First, still inside the click: voiceStart is a gesture method.
       const started = call(() => api.talkie.voiceStart({ agentId, ...(threadId === undefined ? {} : { threadId }), locale }));
       void (async () => {
@@ -362,6 +372,7 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
           return;
         }
         ui((h) => h.onThread(result.value.threadId));
+        if (mounted.current && session.current === s) setUnencrypted(result.value.unencrypted === true);
         const { maxSeconds, warnSeconds, voiceConfirm, consent, labels } = result.value;
         s.state = startCall({ maxSeconds, warnSeconds, voiceConfirm, consent, labels, locale: result.value.locale }, { mode: modeRef.current, now: now() });
         if (mounted.current) setView(callView(s.state));
@@ -467,5 +478,5 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
     };
   }, []);
 
-  return { starting, view, startError, level, deviceId, mode, shortcut, audioElement, start, hangUp, setMuted, setMode, talk, selectMicrophone, settled };
+  return { starting, view, startError, level, deviceId, unencrypted, mode, shortcut, audioElement, start, hangUp, setMuted, setMode, talk, selectMicrophone, settled };
 }
