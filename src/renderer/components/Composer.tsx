@@ -40,15 +40,20 @@ export function Composer({
   notice,
   onEditLast,
   onEscape,
+  tools,
 }: {
   textareaRef: RefObject<HTMLTextAreaElement | null>;
   /** Where the typed text is kept while it is not sent (see useDraft). */
   draftKey: string;
   /** The session can take a message now (established, not ended, nothing else blocking). */
   ready?: boolean;
-  /** A run is going: Send waits, Cancel is offered. */
+  /** A run is going: Send waits (or queues), Cancel is offered. */
   running: boolean;
-  whileRunning?: 'cancel' | 'cancel-beside-send';
+  /**
+   * While a run is going: Cancel replaces Send (`cancel`), comes beside a disabled Send
+   * (`cancel-beside-send`), or comes beside Send, which queues the message until the answer ended (`queue`).
+   */
+  whileRunning?: 'cancel' | 'cancel-beside-send' | 'queue';
   /** Cancel can be sent now (Talkie: once the run has its key). */
   canCancel?: boolean;
   /** A cancel was already sent (the run has not ended yet). */
@@ -72,6 +77,8 @@ export function Composer({
   onEditLast?: () => void;
   /** Escape in the field: answers true when it used the key. */
   onEscape?: () => boolean;
+  /** Controls that belong to the message row (Scan, Photo, Talk, the intent), before the field. */
+  tools?: ReactNode;
 }) {
   const { t } = useI18n();
   const id = useId();
@@ -86,7 +93,7 @@ export function Composer({
   const [error, setError] = useState<{ kind: 'send' | 'cancel'; error: IpcError } | undefined>();
   const over = max !== undefined && text.length > max;
   const counter = max !== undefined && text.length >= (counterFrom ?? 0);
-  const canSend = ready && !running && !sending && !over && text.trim() !== '';
+  const canSend = ready && (!running || whileRunning === 'queue') && !sending && !over && text.trim() !== '';
 
   useEffect(() => {
     if (!handleRef) return undefined;
@@ -169,7 +176,7 @@ export function Composer({
   );
   const sendButton = (
     <button type="submit" className="button button--primary" disabled={!canSend} aria-busy={sending || undefined}>
-      {t('chat.composer.send')}
+      {t(running && whileRunning === 'queue' ? 'conversation.composer.queue' : 'chat.composer.send')}
     </button>
   );
   const describedBy = [notice ? noticeId : undefined, hintId, counter ? counterId : undefined, over ? limitId : undefined].filter(Boolean).join(' ');
@@ -192,12 +199,13 @@ export function Composer({
         </div>
       ) : null}
       <div className="composer__box">
+        {tools ? <div className="composer__tools">{tools}</div> : null}
         <textarea
           ref={textareaRef}
           id={fieldId}
           name="message"
           className="input composer__input"
-          rows={2}
+          rows={tools ? 1 : 2}
           value={text}
           placeholder={t('chat.composer.label')}
           data-composer="true"
@@ -209,12 +217,12 @@ export function Composer({
         />
         <div className="composer__buttons">
           {running ? cancelButton : null}
-          {!running || whileRunning === 'cancel-beside-send' ? sendButton : null}
+          {!running || whileRunning !== 'cancel' ? sendButton : null}
         </div>
       </div>
       <div className="composer__row">
         <p id={hintId} className="composer__hint">
-          {t(onEditLast ? 'chat.composer.hintEdit' : 'chat.composer.hint')}
+          {t(running && whileRunning === 'queue' ? 'conversation.composer.hintQueue' : onEditLast ? 'chat.composer.hintEdit' : 'chat.composer.hint')}
         </p>
         {counter ? (
           <p id={counterId} className={`composer__counter${over ? ' composer__counter--over' : ''}`}>

@@ -8,7 +8,8 @@ import { useI18n } from '../i18n/I18nProvider';
 import type { AgentProtocol } from '../navigation';
 import { A2AScreen } from './a2a/A2AScreen';
 import { AgentCallScreen } from './agentcall/AgentCallScreen';
-import { AguiScreen } from './agui/AguiScreen';
+import { ConversationScreen } from '../conversation/ConversationScreen';
+import { useAguiProfile } from '../conversation/protocols/agui';
 import { TalkieScreen } from './talkie/TalkieScreen';
 import type { StartTag } from '../kiosk/KioskStartScreen';
 
@@ -69,7 +70,7 @@ export function AgentScreen({ api, headingRef, agentId, label, protocol, onBack,
   if (identified.status === 'ready') {
     const props = { api, headingRef, agentId, label, onBack };
     if (identified.protocol === 'agentcall') return <AgentCallScreen {...props} {...(startTag ? { startTag } : {})} />;
-    if (identified.protocol === 'agui') return <AguiScreen {...props} />;
+    if (identified.protocol === 'agui') return <ConversationScreen {...props} useProfile={useAguiProfile} />;
     return <TalkieScreen {...props} />;
   }
   return (

@@ -95,8 +95,17 @@ export const conversationItemSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('action'), ...common, action: actionSchema }),
   /** A link the agent suggested: untrusted, opened only through the external-link rules. */
   z.strictObject({ kind: z.literal('link'), ...common, url: s(4096), label: s(500) }),
-  /** A question the agent asked (AG-UI interrupt), answered with a form or, for the usual approval shape, Allow/Deny. */
-  z.strictObject({ kind: z.literal('interrupt'), ...common, interrupt: aguiInterruptSchema, toolName: s(itemLimits.nameChars).optional(), toolArgs: s(itemLimits.jsonChars).optional() }),
+  /**
+   * The agent's open questions (AG-UI interrupts of one run), answered together — each with its form or,
+   * for the usual approval shape, Allow and Deny — since the answers start the next run together.
+   */
+  z.strictObject({
+    kind: z.literal('interrupt'),
+    ...common,
+    interrupts: z.array(aguiInterruptSchema).min(1).max(100),
+    /** The tool each question is about (by tool call id): its name and arguments, when the agent announced the call. */
+    tools: z.record(z.string().max(itemLimits.idChars), z.strictObject({ name: s(itemLimits.nameChars), args: s(itemLimits.jsonChars).optional() })),
+  }),
   z.strictObject({ kind: z.literal('answer'), ...common, question: s(itemLimits.messageChars), status: z.enum(['resolved', 'cancelled']), fields: answerFieldsSchema }),
   /** What the user sent from this machine's bridges (AgentCall): a tag's object and/or a photo, with the intent. */
   z.strictObject({

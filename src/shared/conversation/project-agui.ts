@@ -28,20 +28,24 @@ export function createAguiProjector(): (thread: AguiThreadView) => AguiProjectio
       }
       if (entry.projected !== undefined) items.push(entry.projected);
     }
-    // The agent's open questions come last: they are what the conversation waits for.
-    if (thread.pendingResume === undefined) {
-      for (const interrupt of openInterrupts(thread)) {
-        const tool = interrupt.toolCallId === undefined ? undefined : thread.items.find((item) => item.kind === 'toolCall' && item.id === interrupt.toolCallId);
-        const subagent = interrupt.subagentRunId === undefined ? undefined : subagentNames.get(interrupt.subagentRunId);
-        items.push({
-          kind: 'interrupt',
-          id: itemId('interrupt', interrupt.id),
-          interrupt,
-          ...(tool?.kind === 'toolCall' && tool.name !== '' ? { toolName: tool.name } : {}),
-          ...(tool?.kind === 'toolCall' && tool.argsText !== '' ? { toolArgs: tool.argsPretty ?? tool.argsText } : {}),
-          ...(subagent === undefined || interrupt.subagentRunId === undefined ? {} : { subagent: { id: interrupt.subagentRunId, name: subagent } }),
-        });
+    // The agent's open questions come last, as one item: they are what the conversation waits for, answered together.
+    const open = thread.pendingResume === undefined ? openInterrupts(thread) : [];
+    if (open.length > 0) {
+      const tools: ItemOfKind<'interrupt'>['tools'] = {};
+      for (const interrupt of open) {
+        if (interrupt.toolCallId === undefined) continue;
+        const tool = thread.items.find((item) => item.kind === 'toolCall' && item.id === interrupt.toolCallId);
+        if (tool?.kind === 'toolCall') tools[interrupt.toolCallId] = { name: tool.name, ...(tool.argsText === '' ? {} : { args: clip(tool.argsPretty ?? tool.argsText) }) };
       }
+      const first = open[0] as (typeof open)[number];
+      const subagent = first.subagentRunId === undefined ? undefined : subagentNames.get(first.subagentRunId);
+      items.push({
+        kind: 'interrupt',
+        id: itemId('interrupts', open.map((interrupt) => interrupt.id).join('\n')).slice(0, itemLimits.idChars),
+        interrupts: open.slice(0, 100),
+        tools,
+        ...(subagent === undefined || first.subagentRunId === undefined ? {} : { subagent: { id: first.subagentRunId, name: subagent } }),
+      });
     }
     return { items, status: statusOf(thread) };
   };

@@ -55,7 +55,7 @@ describe('AG-UI projection', () => {
       { type: EventType.RUN_FINISHED, threadId: 't1', runId: 'r1', outcome: { type: 'interrupt', interrupts: [{ id: 'i1', reason: 'confirmation', message: 'Apply?' }] } },
     ]);
     const { items, status } = createAguiProjector()(thread);
-    expect(items.at(-1)).toMatchObject({ kind: 'interrupt', interrupt: { id: 'i1', message: 'Apply?' } });
+    expect(items.at(-1)).toMatchObject({ kind: 'interrupt', interrupts: [{ id: 'i1', message: 'Apply?' }] });
     expect(status.outcome).toBe('waiting');
   });
 
