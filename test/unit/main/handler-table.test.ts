@@ -13,6 +13,7 @@ import { photoHandlers } from '../../../src/main/photo/photo-handlers';
 import { kioskHandlers } from '../../../src/main/app/kiosk';
 import { speechHandlers } from '../../../src/main/speech/speech-handlers';
 import { talkieHandlers } from '../../../src/main/talkie/talkie-handlers';
+import { conversationHandlers } from '../../../src/main/conversation/conversation-handlers';
 import { methodNames } from '../../../src/shared/ipc/contract';
 
 /** Building a table only closes over its services, so stand-ins do for reading its method names. */
@@ -33,6 +34,7 @@ describe('the handler tables each folder exports', () => {
       talkieHandlers({ talkie: standIn(), voice: standIn() }),
       speechHandlers({ speech: standIn(), models: standIn(), events: standIn() }),
       kioskHandlers(standIn()),
+      conversationHandlers(standIn()),
     ];
     const named = tables.flatMap((table) => Object.keys(table));
     expect([...named].sort()).toEqual([...methodNames].sort());
