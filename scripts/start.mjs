@@ -2,11 +2,13 @@
 // binary is installed, otherwise the web shell in Chromium's app mode.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { ensureBuild, ensureNodeModules, ensureSystemFeatures, findElectronBinary, root, say } from './lib/setup.mjs';
+import { ensureBuild, ensureNodeModules, ensureSystemFeatures, findElectronBinary, onAppNode, root, say } from './lib/setup.mjs';
 
 // System packages first: nfc-pcsc (an optional npm dependency) builds against libpcsclite.
 ensureSystemFeatures(['nfc', 'speech']);
 ensureNodeModules();
+// The web shell runs on the app's Node (Electron's major), whatever Node started npm start.
+onAppNode();
 ensureBuild();
 
 const electron = findElectronBinary();

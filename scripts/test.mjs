@@ -4,11 +4,13 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuild, ensureNodeModules, ensureSystemFeatures, ensureTestPeers, root, run, say } from './lib/setup.mjs';
+import { ensureBuild, ensureNodeModules, ensureSystemFeatures, ensureTestPeers, onAppNode, root, run, say } from './lib/setup.mjs';
 
 // System packages first: nfc-pcsc (an optional npm dependency) builds against libpcsclite.
 const missing = ensureSystemFeatures(['chromium', 'keychain', 'nfc', 'speech']);
 ensureNodeModules();
+// Everything below runs on the app's Node (Electron's major), whatever Node started npm test.
+onAppNode();
 ensureTestPeers();
 ensureBuild({ force: true });
 

@@ -51,18 +51,56 @@ export function run(command, args, options = {}) {
   return result.status ?? 1;
 }
 
-/** node_modules from the lockfile, when missing or older than package-lock.json. */
+/**
+ * The Node.js AgentDesk runs on: Electron 45 embeds Node 24, and the npm registry's `node` package (a
+ * dev dependency) brings that major as a binary, so the tests, the web shell and the CLI run on the
+ * runtime the app really has, whatever Node started `npm start` or `npm test`.
+ */
+export const appNode = join(root, 'node_modules', '.bin', 'node');
+export const appNodeMajor = 24;
+/** Its headers, for native addons built for it (the `node` package ships the whole Node tree). */
+const appNodeDir = join(root, 'node_modules', 'node', 'node_modules', `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`);
+
+/** node_modules from the lockfile, when missing or older than package-lock.json; then native addons for the app's Node. */
 export function ensureNodeModules() {
   const marker = join(root, 'node_modules', '.package-lock.json');
   const lock = join(root, 'package-lock.json');
-  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-  say('installing npm packages (npm ci)…');
-  // Native addons build against the local Node headers instead of downloading them.
-  const env = existsSync('/usr/include/node/node.h') ? { ...process.env, npm_config_nodedir: '/usr' } : process.env;
-  if (run('npm', ['ci', '--no-audit', '--no-fund'], { env }) !== 0) {
-    say('npm ci failed; see the messages above.');
-    process.exit(1);
+  if (!existsSync(marker) || statSync(marker).mtimeMs < statSync(lock).mtimeMs) {
+    say('installing npm packages (npm ci)…');
+    // Native addons build against local Node headers instead of downloading them (rebuilt below for the app's Node).
+    const env = existsSync('/usr/include/node/node.h') ? { ...process.env, npm_config_nodedir: '/usr' } : process.env;
+    if (run('npm', ['ci', '--no-audit', '--no-fund'], { env }) !== 0) {
+      say('npm ci failed; see the messages above.');
+      process.exit(1);
+    }
   }
+  ensureAddonsForAppNode();
+}
+
+/**
+ * The NFC addon (@pokusew/pcsclite, NAN: built per Node ABI; every other native dependency is
+ * N-API) rebuilt for the app's Node when it was built for another one (npm ci builds it with the
+ * Node that runs npm). nfc-pcsc is optional: a failed rebuild leaves NFC off, with the reason.
+ */
+function ensureAddonsForAppNode() {
+  const addon = join(root, 'node_modules', '@pokusew', 'pcsclite', 'build', 'Release', 'pcsclite.node');
+  if (!existsSync(appNode) || !existsSync(addon)) return;
+  const check = spawnSync(appNode, ['-e', `require(${JSON.stringify(addon)})`], { cwd: root, encoding: 'utf8' });
+  if (check.status === 0 || !/NODE_MODULE_VERSION/.test(check.stderr ?? '')) return;
+  say(`rebuilding the NFC addon for Node ${appNodeMajor} (the app's runtime)…`);
+  const env = { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`, npm_config_nodedir: appNodeDir };
+  if (run('npm', ['rebuild', '@pokusew/pcsclite'], { env }) !== 0) say('the NFC addon could not be rebuilt; NFC stays off (see the messages above).');
+}
+
+/**
+ * Runs this script again on the app's Node when another one started it (the machine's own Node
+ * runs only the installing above). Returns when this already is the app's Node.
+ */
+export function onAppNode() {
+  if (Number(process.versions.node.split('.')[0]) === appNodeMajor || !existsSync(appNode)) return;
+  say(`continuing on Node ${appNodeMajor} (node_modules/.bin/node), the runtime of the app; this Node is ${process.version}.`);
+  const result = spawnSync(appNode, process.argv.slice(1), { cwd: process.cwd(), stdio: 'inherit', env: { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}` } });
+  process.exit(result.status ?? 1);
 }
 
 /**
