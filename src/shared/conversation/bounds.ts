@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { measureJson } from '../agui/json-values';
+
+/**
+ * How large one conversation may grow, and how much of it the page gets at a time: one rule for
+ * every protocol (a plain AG-UI thread, an AgentCall session, a Talkie conversation), each of which
+ * keeps its own per-item limits (a message's text, a tool's arguments …) beside it.
+ *
+ * - **The budget** (`chars`): the items of one conversation hold at most this many characters in
+ *   all, measured as their JSON (`itemChars`). Beyond it the oldest items are removed (`excessOldest`)
+ *   and the conversation counts them, so the screen can say that earlier messages were removed. Every
+ *   per-item limit is far below it, so the newest item always stays.
+ * - **The window**: the page is never sent a whole conversation. Opening one sends its newest
+ *   `firstWindowItems` items, "Show earlier" asks for the `earlierItems` before those, and no message
+ *   carries more than `windowChars` characters of items (at least one item, whatever its size):
+ *   `windowStart` says where such a window begins.
+ *
+ * Items are counted by their absolute position in the conversation (items removed so far plus their
+ * index), so a window stays meaningful while the oldest items go.
+ */
+export const conversationBounds = {
+  /** Characters of items one conversation keeps in all (about 4 MB of text). */
+  chars: 4_000_000,
+  /** The newest items the page gets when a conversation opens. */
+  firstWindowItems: 50,
+  /** What one "Show earlier" adds. */
+  earlierItems: 200,
+  /** Characters of items one message to the page carries at most (a window, an earlier window, one update). */
+  windowChars: 1_000_000,
+} as const;
+
+const measured = new WeakMap<object, number>();
+
+/**
+ * An item's size: the length of its JSON, near enough (every string and key by its length plus
+ * quotes; escapes not counted). Walks the item's fields, not its text, so a 200,000-character message
+ * costs what a short one does; remembered per item object (items are replaced, never changed, when
+ * they change), so measuring a conversation again costs a lookup per unchanged item.
+ */
+export function itemChars(item: object): number {
+  let size = measured.get(item);
+  if (size === undefined) {
+    const measure = measureJson(item, { maxDepth: 64, maxChars: Number.MAX_SAFE_INTEGER });
+    // A field left undefined is not JSON to measureJson; JSON leaves it out.
+    size = measure.ok ? measure.chars : (JSON.stringify(item)?.length ?? 0);
+    measured.set(item, size);
+  }
+  return size;
+}
+
+export function itemsChars(items: readonly object[]): number {
+  let total = 0;
+  for (const item of items) total += itemChars(item);
+  return total;
+}
+
+/** How many of the oldest items must go for the rest to fit in `chars` and `maxItems` (the newest item always stays). */
+export function excessOldest(items: readonly object[], limits: { chars?: number; maxItems?: number } = {}): number {
+  const chars = limits.chars ?? conversationBounds.chars;
+  const maxItems = limits.maxItems ?? Number.MAX_SAFE_INTEGER;
+  let total = 0;
+  for (let index = items.length - 1; index >= 0; index--) {
+    total += itemChars(items[index] as object);
+    if (total > chars || items.length - index > maxItems) return Math.min(index + 1, items.length - 1);
+  }
+  return 0;
+}
+
+/**
+ * Where the window that ends before `end` begins: at most `maxItems` items and `windowChars`
+ * characters, but at least one item when there is one before `end`.
+ */
+export function windowStart(items: readonly object[], end: number, maxItems: number): number {
+  let start = Math.max(0, Math.min(end, items.length));
+  let total = 0;
+  const last = start;
+  while (start > 0 && last - start < maxItems) {
+    const size = itemChars(items[start - 1] as object);
+    if (start < last && total + size > conversationBounds.windowChars) break;
+    total += size;
+    start -= 1;
+  }
+  return start;
+}
+
+/** The first window of a conversation: its newest items, where it begins. */
+export function newestWindowStart(items: readonly object[]): number {
+  return windowStart(items, items.length, conversationBounds.firstWindowItems);
+}
+
+/**
+ * "Show earlier", protocol-neutral: the page names the conversation and the absolute position of the
+ * first item it holds (`before`); main answers with the items just before it (a window, see
+ * `windowStart`), where they end (`before` as main read it) and how many items it still holds before them.
+ */
+export const earlierRequestFields = {
+  before: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+};
+
+export function earlierResponseSchema<T extends z.ZodType>(item: T) {
+  return z.strictObject({
+    items: z.array(item).max(conversationBounds.earlierItems),
+    /** Absolute position of the item after the last one sent (the page's first, when nothing moved). */
+    end: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    /** Items main still holds before these. */
+    earlierItems: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  });
+}
