@@ -83,6 +83,25 @@ export function windowStart(items: readonly object[], end: number, maxItems: num
   return start;
 }
 
+/** `list` in consecutive parts for the page, each at most `maxItems` long and `windowChars` in size (or one entry). */
+export function windowChunks<T extends object>(list: readonly T[], maxItems: number): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let chars = 0;
+  for (const entry of list) {
+    const size = itemChars(entry);
+    if (current.length > 0 && (current.length >= maxItems || chars + size > conversationBounds.windowChars)) {
+      chunks.push(current);
+      current = [];
+      chars = 0;
+    }
+    current.push(entry);
+    chars += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
 /** The first window of a conversation: its newest items, where it begins. */
 export function newestWindowStart(items: readonly object[]): number {
   return windowStart(items, items.length, conversationBounds.firstWindowItems);
