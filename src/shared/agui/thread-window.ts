@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { conversationBounds, earlierResponseSchema, itemsChars, newestWindowStart, windowStart } from '../conversation/bounds';
+import { conversationBounds, earlierJoins, earlierResponseSchema, earlierWindowOf, itemsChars, newestWindowStart, windowStart, type EarlierItems } from '../conversation/bounds';
 import type { AguiItem, AguiThreadView } from './run-model';
 import { aguiItemSchema, aguiThreadViewSchema } from './thread-persistence';
 import { diffThread, firstItemOf, type AguiThreadUpdate, type WindowView } from './thread-update';
@@ -22,7 +22,7 @@ export type AguiThreadWindow = WindowView;
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 export const aguiThreadWindowSchema = aguiThreadViewSchema.extend({ earlierItems: count.optional() });
 export const aguiEarlierItemsSchema = earlierResponseSchema(aguiItemSchema);
-export type AguiEarlierItems = { items: AguiItem[]; end: number; earlierItems: number };
+export type AguiEarlierItems = EarlierItems<AguiItem>;
 
 /** The window of `view` from the absolute position `from` (clamped to the items main holds). */
 export function threadWindow(view: AguiThreadView, from: number): AguiThreadWindow & { earlierItems: number } {
@@ -70,13 +70,11 @@ export function endWindow(view: AguiThreadView, from: number): { from: number; w
  * `earlierItems` of them and `windowChars` of text; the page's window then begins at the returned `from`.
  */
 export function earlierWindow(view: AguiThreadView, before: number): { from: number; answer: AguiEarlierItems } {
-  const end = Math.max(0, Math.min(view.items.length, before - view.droppedItems));
-  const start = windowStart(view.items, end, conversationBounds.earlierItems);
-  return { from: view.droppedItems + start, answer: { items: view.items.slice(start, end), end: view.droppedItems + end, earlierItems: start } };
+  return earlierWindowOf({ items: view.items, removed: view.droppedItems }, before);
 }
 
 /** The page's side of "Show earlier": the items put before its window, or undefined when they no longer join it. */
 export function prependEarlier<V extends AguiThreadWindow>(view: V, answer: AguiEarlierItems): V | undefined {
-  if (answer.end !== firstItemOf(view) || answer.earlierItems + answer.items.length !== (view.earlierItems ?? 0)) return undefined;
+  if (!earlierJoins(firstItemOf(view), view.earlierItems ?? 0, answer)) return undefined;
   return { ...view, items: [...answer.items, ...view.items], earlierItems: answer.earlierItems };
 }

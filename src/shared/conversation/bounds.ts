@@ -107,6 +107,44 @@ export function newestWindowStart(items: readonly object[]): number {
   return windowStart(items, items.length, conversationBounds.firstWindowItems);
 }
 
+/** The items of a conversation main holds, and how many older ones were removed before them. */
+export interface HeldItems<T> {
+  items: readonly T[];
+  removed: number;
+}
+
+/** `items` within the budget (and `maxItems`): the oldest beyond it removed, counted in `removed`. */
+export function boundItems<T extends object>(items: readonly T[], maxItems?: number): HeldItems<T> {
+  const excess = excessOldest(items, maxItems === undefined ? {} : { maxItems });
+  return { items: excess === 0 ? items : items.slice(excess), removed: excess };
+}
+
+/** What the page gets of a conversation it opens: its newest window, how many items main holds before it and how many were removed. */
+export function firstWindow<T extends object>(held: HeldItems<T>): { items: T[]; earlierItems: number; removedItems: number } {
+  const start = newestWindowStart(held.items);
+  return { items: held.items.slice(start), earlierItems: start, removedItems: held.removed };
+}
+
+/** "Show earlier", main's side: the window before the absolute position `before`, and the absolute position where the page's window now begins. */
+export function earlierWindowOf<T extends object>(held: HeldItems<T>, before: number): { from: number; answer: EarlierItems<T> } {
+  const end = Math.max(0, Math.min(held.items.length, before - held.removed));
+  const start = windowStart(held.items, end, conversationBounds.earlierItems);
+  return { from: held.removed + start, answer: { items: held.items.slice(start, end), end: held.removed + end, earlierItems: start } };
+}
+
+/** "Show earlier", the page's side: whether `answer` ends where the page's window (from absolute position `first`, `earlierItems` before it) begins. */
+export function earlierJoins(first: number, earlierItems: number, answer: EarlierItems<unknown>): boolean {
+  return answer.end === first && answer.earlierItems + answer.items.length === earlierItems;
+}
+
+export interface EarlierItems<T> {
+  items: T[];
+  /** Absolute position of the item after the last one sent (the page's first, when nothing moved). */
+  end: number;
+  /** Items main still holds before these. */
+  earlierItems: number;
+}
+
 /**
  * "Show earlier", protocol-neutral: the page names the conversation and the absolute position of the
  * first item it holds (`before`); main answers with the items just before it (a window, see
@@ -116,12 +154,11 @@ export const earlierRequestFields = {
   before: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
 };
 
+const position = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
 export function earlierResponseSchema<T extends z.ZodType>(item: T) {
-  return z.strictObject({
-    items: z.array(item).max(conversationBounds.earlierItems),
-    /** Absolute position of the item after the last one sent (the page's first, when nothing moved). */
-    end: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-    /** Items main still holds before these. */
-    earlierItems: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  });
+  return z.strictObject({ items: z.array(item).max(conversationBounds.earlierItems), end: position, earlierItems: position });
 }
+
+/** The fields beside a window's items when a conversation opens: items main holds before it, items removed before those. */
+export const windowFields = { earlierItems: position.optional(), removedItems: position.optional() };

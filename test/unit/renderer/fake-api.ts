@@ -4,6 +4,7 @@ import type { WebPages } from '../../../src/shared/agentmesh/ipc-schemas';
 import type { AguiServerView } from '../../../src/shared/agui/ipc-schemas';
 import { addUserMessage, createThread, type AguiThreadView } from '../../../src/shared/agui/run-model';
 import { earlierWindow, openWindow } from '../../../src/shared/agui/thread-window';
+import { boundItems, earlierWindowOf, firstWindow } from '../../../src/shared/conversation/bounds';
 import { normalizeAgentAddress } from '../../../src/shared/agents/address';
 import { normalizeAgentLabel } from '../../../src/shared/agents/label';
 import { buildApi, type AgentDeskApi, type ApiTransport } from '../../../src/shared/ipc/api';
@@ -397,9 +398,14 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     },
     'talkie.cancel': () => ok({ cancelled: true }),
     'talkie.threads': () => ok({ threads: state.talkie.threads }),
+    // A window of the thread, as from main (conversation/bounds.ts).
     'talkie.thread': ({ threadId }) => {
       const items = state.talkie.threadItems[threadId];
-      return items ? ok({ threadId, items }) : fail('not_found', 'That chat no longer exists.');
+      return items ? ok({ threadId, ...firstWindow(boundItems(items)) }) : fail('not_found', 'That chat no longer exists.');
+    },
+    'talkie.threadEarlier': ({ threadId, before }) => {
+      const items = state.talkie.threadItems[threadId];
+      return items ? ok(earlierWindowOf(boundItems(items), before).answer) : fail('not_found', 'That chat is no longer open here; open it again.');
     },
     'talkie.deleteThread': ({ threadId }) => {
       state.talkie.threads = state.talkie.threads.filter((thread) => thread.id !== threadId);
