@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { excessOldest } from '../conversation/bounds';
+import { boundItems } from '../conversation/bounds';
 import { intentSchema, interactionKindSchema, limits, maxFrameBytes, modalitySchema, type Intent, type InteractionKind, type Modality } from './protocol';
 
 /**
@@ -269,8 +269,8 @@ function updateItem<K extends SessionItem['kind']>(view: SessionView, kind: K, i
 
 /** The view within its bounds: the oldest items beyond them removed and counted. */
 function bounded(view: SessionView): SessionView {
-  const excess = excessOldest(view.items, { maxItems: sessionViewLimits.items });
-  return excess === 0 ? view : { ...view, items: view.items.slice(excess), removedItems: view.removedItems + excess };
+  const { items, removed } = boundItems(view.items, sessionViewLimits.items);
+  return removed === 0 ? view : { ...view, items: [...items], removedItems: view.removedItems + removed };
 }
 
 /*

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { measureJson } from '../agui/json-values';
 
 /**
  * How large one conversation may grow, and how much of it the page gets at a time: one rule for
@@ -32,20 +31,41 @@ export const conversationBounds = {
 const measured = new WeakMap<object, number>();
 
 /**
- * An item's size: the length of its JSON, near enough (every string and key by its length plus
- * quotes; escapes not counted). Walks the item's fields, not its text, so a 200,000-character message
- * costs what a short one does; remembered per item object (items are replaced, never changed, when
- * they change), so measuring a conversation again costs a lookup per unchanged item.
+ * An item's size: the length of its JSON (fields left undefined left out, as JSON leaves them), but
+ * for escapes, which are not counted (a string is its length plus its quotes). Walks
+ * the item's fields, not its text, so a 200,000-character message costs what a short one does;
+ * remembered per item object (items are replaced, never changed, when they change), so measuring a
+ * conversation again costs a lookup per unchanged item.
  */
 export function itemChars(item: object): number {
   let size = measured.get(item);
   if (size === undefined) {
-    const measure = measureJson(item, { maxDepth: 64, maxChars: Number.MAX_SAFE_INTEGER });
-    // A field left undefined is not JSON to measureJson; JSON leaves it out.
-    size = measure.ok ? measure.chars : (JSON.stringify(item)?.length ?? 0);
+    size = jsonChars(item);
     measured.set(item, size);
   }
   return size;
+}
+
+function jsonChars(value: unknown): number {
+  let chars = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current === 'string') chars += current.length + 2;
+    else if (typeof current === 'number' || typeof current === 'boolean' || current === null) chars += String(current).length;
+    else if (Array.isArray(current)) {
+      chars += 1 + Math.max(1, current.length);
+      for (const entry of current) stack.push(entry);
+    } else if (typeof current === 'object') {
+      const entries = Object.entries(current).filter(([, entry]) => entry !== undefined);
+      chars += 1 + Math.max(1, entries.length);
+      for (const [key, entry] of entries) {
+        chars += key.length + 3;
+        stack.push(entry);
+      }
+    }
+  }
+  return chars;
 }
 
 export function itemsChars(items: readonly object[]): number {
@@ -150,11 +170,9 @@ export interface EarlierItems<T> {
  * first item it holds (`before`); main answers with the items just before it (a window, see
  * `windowStart`), where they end (`before` as main read it) and how many items it still holds before them.
  */
-export const earlierRequestFields = {
-  before: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-};
-
 const position = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+export const earlierRequestFields = { before: position };
 
 export function earlierResponseSchema<T extends z.ZodType>(item: T) {
   return z.strictObject({ items: z.array(item).max(conversationBounds.earlierItems), end: position, earlierItems: position });

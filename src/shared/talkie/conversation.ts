@@ -1,4 +1,4 @@
-import { excessOldest } from '../conversation/bounds';
+import { boundItems } from '../conversation/bounds';
 import type { Action, Card, UsageMeter } from './content';
 
 /**
@@ -67,9 +67,8 @@ export const conversationLimits = { items: 5000, textChars: 200_000 } as const;
 
 /** The conversation within its bounds: the oldest items beyond them removed and counted. */
 export function boundConversation(conversation: Conversation): Conversation {
-  const excess = excessOldest(conversation.items, { maxItems: conversationLimits.items });
-  if (excess === 0) return conversation;
-  return { ...conversation, items: conversation.items.slice(excess), removedItems: (conversation.removedItems ?? 0) + excess };
+  const { items, removed } = boundItems(conversation.items, conversationLimits.items);
+  return removed === 0 ? conversation : { ...conversation, items: [...items], removedItems: (conversation.removedItems ?? 0) + removed };
 }
 
 /** `at` (an ISO date) is kept on each item the call adds; an item updated in place keeps its first time. */

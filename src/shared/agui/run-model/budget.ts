@@ -1,4 +1,4 @@
-import { excessOldest } from '../../conversation/bounds';
+import { boundItems } from '../../conversation/bounds';
 import type { AguiThreadView } from './types';
 
 /**
@@ -8,7 +8,6 @@ import type { AguiThreadView } from './types';
  * messages were removed. Main applies it at each tick of a run and before each save.
  */
 export function boundThread<V extends AguiThreadView>(view: V): V {
-  const excess = excessOldest(view.items);
-  if (excess === 0) return view;
-  return { ...view, items: view.items.slice(excess), droppedItems: view.droppedItems + excess };
+  const { items, removed } = boundItems(view.items);
+  return removed === 0 ? view : { ...view, items: [...items], droppedItems: view.droppedItems + removed };
 }
