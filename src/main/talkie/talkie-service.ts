@@ -69,11 +69,11 @@ const pastedClientId = 'development-token';
  * Talkie for the UI: one connection per agent (manifest, brand, tokens), runs streamed as
  * `talkie.update` events, threads, and decisions on actions. Tokens never leave main.
  */
-/** Agents whose last opened thread main keeps for "Show earlier" (each within the conversation bounds). */
-const heldThreads = 4;
-
 /** How much a search reads of the threads main has not read yet (TalkieService.searchThreads). */
 export const searchReadLimits = { threads: 50, parallel: 2, ms: 3000, retryMs: 60_000 } as const;
+
+/** Agents whose last opened thread main keeps for "Show earlier" (each within the conversation bounds). */
+const heldThreads = 4;
 
 export class TalkieService {
   private readonly manifests = new ManifestCache();

@@ -65,10 +65,15 @@ export const emptyConversation: Conversation = { runState: 'idle', items: [] };
  */
 export const conversationLimits = { items: 5000, textChars: 200_000 } as const;
 
-/** The conversation within its bounds: the oldest items beyond them removed and counted. */
+/**
+ * The conversation within its bounds: the oldest items beyond them removed and counted. The items
+ * main still held before them (`earlierItems`) are older still: they count as removed too.
+ */
 export function boundConversation(conversation: Conversation): Conversation {
   const { items, removed } = boundItems(conversation.items, conversationLimits.items);
-  return removed === 0 ? conversation : { ...conversation, items: [...items], removedItems: (conversation.removedItems ?? 0) + removed };
+  if (removed === 0) return conversation;
+  const { earlierItems = 0, ...rest } = conversation;
+  return { ...rest, items: [...items], removedItems: (conversation.removedItems ?? 0) + earlierItems + removed };
 }
 
 /** `at` (an ISO date) is kept on each item the call adds; an item updated in place keeps its first time. */

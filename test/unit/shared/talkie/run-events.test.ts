@@ -93,6 +93,15 @@ describe('the conversation reducer', () => {
     expect(itemsChars(c.items)).toBeLessThanOrEqual(conversationBounds.chars);
     expect(c.removedItems).toBeGreaterThan(0);
     expect(c.items.at(-1)).toMatchObject({ kind: 'assistant', id: 'a39', text: 'x'.repeat(200_000) });
+    // A thread opened on its window (30 items before it in main, 2 removed): removing items the page holds removes those older ones too.
+    const opened = applyUpdate({ ...emptyConversation, threadId: 't1', items: c.items.slice(-3), earlierItems: 30, removedItems: 2 }, { type: 'run.started', threadId: 't1', runId: 'r2' });
+    let more = opened;
+    for (let index = 0; index < 20; index++) {
+      more = applyUpdate(more, { type: 'text.start', messageId: `b${index}` });
+      more = applyUpdate(more, { type: 'text.delta', messageId: `b${index}`, delta: 'x'.repeat(199_000) });
+    }
+    expect(more.earlierItems).toBeUndefined();
+    expect((more.removedItems ?? 0) + more.items.length).toBe(2 + 30 + 3 + 20);
     // Beyond the item bound too, the oldest go (a new item is never ignored).
     for (let index = 0; index < conversationLimits.items + 5; index++) c = applyUpdate(c, { type: 'tool.start', toolCallId: `t${index}`, label: 'x' });
     expect(c.items).toHaveLength(conversationLimits.items);
