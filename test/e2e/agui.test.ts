@@ -176,6 +176,7 @@ describe('plain AG-UI with the built-in demo in Chromium', () => {
       await expect(transcript.getByText(/^Answer 53 x/).count()).resolves.toBe(0);
       await transcript.getByRole('button', { name: /^Show \d+ earlier messages$/ }).click();
       await transcript.getByText(/^Answer 53 x/).waitFor(wait);
+      await transcript.getByText('Earlier messages were removed to keep this chat small.').scrollIntoViewIfNeeded();
       await app.screenshot('agui-bounds');
       expect(app.problems).toEqual([]);
     } finally {

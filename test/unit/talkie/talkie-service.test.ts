@@ -26,6 +26,16 @@ async function services(): Promise<TestServices> {
   });
 }
 
+/** The services with a Talkie server on 127.0.0.1 added and a pasted token used for it. */
+async function signedInTo(address: string): Promise<{ app: TestServices; agentId: string }> {
+  const app = await services();
+  await app.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
+  const added = await app.call('agents.add', { address });
+  const agentId = added.ok ? added.value.agent.id : '';
+  await app.call('talkie.useToken', { agentId, token: 't' });
+  return { app, agentId };
+}
+
 /** Sends text and folds the streamed events into a conversation until the run ends. */
 async function converse(app: TestServices, agentId: string, text: string, threadId?: string) {
   let conversation: Conversation = addUserMessage(emptyConversation, `m_${Math.random()}`, text);
@@ -169,11 +179,7 @@ describe('Talkie against other servers', () => {
       }
       json(res, 404, { error: { code: 'not_found', message: 'no', retryable: false } });
     });
-    const app = await services();
-    await app.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
-    const added = await app.call('agents.add', { address: server.url });
-    const agentId = added.ok ? added.value.agent.id : '';
-    await app.call('talkie.useToken', { agentId, token: 't' });
+    const { app, agentId } = await signedInTo(server.url);
     const { end } = await converse(app, agentId, 'hi');
     expect(end.outcome.kind).toBe('interrupted');
     expect(end.items?.find((item) => item.kind === 'assistant')).toMatchObject({ text: 'Part and the rest, stored by the server.' });
@@ -187,11 +193,7 @@ describe('Talkie against other servers', () => {
       if (req.url === '/threads/t-long') return json(res, 200, { thread: { id: 't-long' }, messages, actions: [] });
       json(res, 404, { error: { code: 'not_found', message: 'no', retryable: false } });
     });
-    const app = await services();
-    await app.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
-    const added = await app.call('agents.add', { address: server.url });
-    const agentId = added.ok ? added.value.agent.id : '';
-    await app.call('talkie.useToken', { agentId, token: 't' });
+    const { app, agentId } = await signedInTo(server.url);
     const opened = await app.call('talkie.thread', { agentId, threadId: 't-long' });
     if (!opened.ok) throw new Error(opened.error.message);
     const slack = 64 * 1024;
