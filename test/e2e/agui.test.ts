@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -12,8 +14,10 @@ import { closeBrowser, explainFailure, openApp, startShell, waitForNewestMessage
  */
 
 const userDirs: string[] = [];
+const servers: Server[] = [];
 afterAll(async () => {
   await closeBrowser();
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   await Promise.all(userDirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
@@ -97,6 +101,83 @@ describe('plain AG-UI with the built-in demo in Chromium', () => {
       await app.page.getByRole('button', { name: 'Send answers' }).click();
       await app.page.getByText('Deleted notes/other.md.').waitFor({ timeout: 30_000 });
       await app.screenshot('agui-tool-approval');
+      expect(app.problems).toEqual([]);
+    } finally {
+      await app.close();
+      await shell.stop();
+    }
+  });
+
+  it('a hostile server streams 11.4 MB into one run: the page gets at most 1 MB a message, says the oldest were removed, and a reload opens the newest window', { timeout: 180_000 }, async () => {
+    // 60 answers of 190,000 characters: almost three times the conversation budget (4,000,000 characters).
+    const chunk = 'x'.repeat(95_000);
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (part: Buffer) => chunks.push(part));
+      request.on('end', () => {
+        let input: { threadId?: string; runId?: string } = {};
+        try {
+          input = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof input;
+        } catch {
+          // The address check's GET: answered 405 below, as an AG-UI endpoint does.
+        }
+        if (request.method !== 'POST' || input.threadId === undefined) {
+          response.writeHead(405).end();
+          return;
+        }
+        response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+        const send = (event: object) => response.write(`data: ${JSON.stringify(event)}\n\n`);
+        send({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
+        for (let index = 0; index < 60; index++) {
+          send({ type: 'TEXT_MESSAGE_START', messageId: `m${index}`, role: 'assistant' });
+          send({ type: 'TEXT_MESSAGE_CONTENT', messageId: `m${index}`, delta: `Answer ${index} ${chunk}` });
+          send({ type: 'TEXT_MESSAGE_CONTENT', messageId: `m${index}`, delta: chunk });
+          send({ type: 'TEXT_MESSAGE_END', messageId: `m${index}` });
+        }
+        response.end(`data: ${JSON.stringify({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId })}\n\n`);
+      });
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/agui`;
+    const dir = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-bounds-'));
+    userDirs.push(dir);
+    const shell = await startShell(dir);
+    const app = await openApp(shell);
+    const { page } = app;
+    const wait = { timeout: 60_000 };
+    try {
+      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('checkbox', { name: /Allow http:\/\/ to this computer/ }).check();
+      await page.getByRole('button', { name: 'Back' }).first().click();
+      await page.getByRole('textbox', { name: 'Agent address' }).fill(endpoint);
+      await page.getByRole('checkbox', { name: /plain AG-UI endpoint/ }).check();
+      await page.getByRole('button', { name: 'Check', exact: true }).click();
+      await page.getByText(/Found: a server answers/).waitFor(wait);
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await explainFailure(page, 'agui-bounds-add', () => page.getByRole('button', { name: /^Open 127\.0\.0\.1/ }).click());
+      const message = page.getByRole('textbox', { name: 'Message' });
+      await explainFailure(page, 'agui-bounds-open', () => message.waitFor(wait));
+      await message.fill('hi');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      const transcript = page.getByRole('region', { name: 'Messages' });
+      await explainFailure(page, 'agui-bounds-run', () => page.locator('.run-status__text', { hasText: 'Finished' }).waitFor(wait));
+      await transcript.getByText(/^Answer 59 x/).waitFor(wait);
+      await transcript.getByText('Earlier messages were removed to keep this chat small.').waitFor(wait);
+      await expect(transcript.getByText(/^Answer 0 x/).count()).resolves.toBe(0);
+      // What the web shell sent the page: no message over one window (plus its envelope).
+      expect(Math.max(...app.frames.map((frame) => frame.length))).toBeLessThan(1_100_000);
+
+      // A reload opens the thread on its newest window again; the earlier answers come on request.
+      app.frames.length = 0;
+      await page.reload();
+      await explainFailure(page, 'agui-bounds-reload', () => transcript.getByText(/^Answer 59 x/).waitFor(wait));
+      expect(Math.max(...app.frames.map((frame) => frame.length))).toBeLessThan(1_100_000);
+      await expect(transcript.getByText(/^Answer 53 x/).count()).resolves.toBe(0);
+      await transcript.getByRole('button', { name: /^Show \d+ earlier messages$/ }).click();
+      await transcript.getByText(/^Answer 53 x/).waitFor(wait);
+      await transcript.getByText('Earlier messages were removed to keep this chat small.').scrollIntoViewIfNeeded();
+      await app.screenshot('agui-bounds');
       expect(app.problems).toEqual([]);
     } finally {
       await app.close();

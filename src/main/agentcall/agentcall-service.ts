@@ -4,6 +4,7 @@ import type { ObjectPassport } from '../../shared/agentcall/passport';
 import type { AgentCallAgent, AgentCallOpenResponse } from '../../shared/agentcall/ipc-schemas';
 import type { Intent, Modality } from '../../shared/agentcall/protocol';
 import type { SessionUpdate } from '../../shared/agentcall/session-view';
+import { windowChunks } from '../../shared/conversation/bounds';
 import { builtInAgentCallDemoId } from '../../shared/ipc/contract';
 import { ServiceError, type IpcErrorCode } from '../../shared/ipc/errors';
 import type { NfcObject, NfcScanResult } from '../../shared/nfc/ipc-schemas';
@@ -237,9 +238,8 @@ export class AgentCallService {
       if (pending.length === 0) return;
       const updates = pending;
       pending = [];
-      for (let start = 0; start < updates.length; start += maxUpdatesPerEvent) {
-        this.deps.events.emit('agentcall.update', { sessionKey: key, updates: updates.slice(start, start + maxUpdatesPerEvent) });
-      }
+      // At most 50 updates and one window's characters (conversation/bounds.ts) per event.
+      for (const chunk of windowChunks(updates, maxUpdatesPerEvent)) this.deps.events.emit('agentcall.update', { sessionKey: key, updates: chunk });
     };
     let driver: AgentCallDriver;
     try {

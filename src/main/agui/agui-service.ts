@@ -4,12 +4,12 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import { buildResume, buildRunInput, parseForwardedProps, type InterruptAnswer } from '../../shared/agui/interrupts';
-import type { AguiServerView, AguiThreadList } from '../../shared/agui/ipc-schemas';
+import type { AguiServerSettings, AguiServerView, AguiThreadList } from '../../shared/agui/ipc-schemas';
 import type { JsonObject } from '../../shared/agui/json-values';
 import { stampNewItems } from '../../shared/agui/item-times';
-import { addUserMessage, applyAguiEvent, beginRun, createThread, historyMessages, markRequestFailed, markStreamDropped, openInterrupts, shownThread, type AguiThreadView } from '../../shared/agui/run-model';
+import { addUserMessage, applyAguiEvent, beginRun, boundThread, createThread, historyMessages, markRequestFailed, markStreamDropped, openInterrupts, type AguiThreadView } from '../../shared/agui/run-model';
 import { aguiThreadFileFormat, aguiThreadViewSchema, restoreThread } from '../../shared/agui/thread-persistence';
-import { diffThread } from '../../shared/agui/thread-update';
+import { earlierWindow, endWindow, openWindow, windowUpdate, type AguiEarlierItems } from '../../shared/agui/thread-window';
 import { builtInAguiDemoId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import { threadTitleFromMessage } from '../../shared/talkie/thread-title';
@@ -40,8 +40,11 @@ import { runAgui, type AguiRunEnd } from './agui-client';
  * history — plain AG-UI servers are stateless —, the state, forwardedProps, `resume[]`), answer
  * `{ runId }` at once and stream afterwards. Main folds, the renderer shows: each event is folded
  * into main's thread with `applyAguiEvent`, and once per tick (or every 200 events) what the fold
- * changed goes to the renderer as `agui.update` (`diffThread`: changed fields and items, never the
- * raw events nor the whole thread); the end is `agui.runEnded` with main's thread. A stream that closes or breaks before the run's terminal event
+ * changed in the page's window goes to the renderer as `agui.update` (`windowUpdate`: changed fields
+ * and items, never the raw events nor the whole thread); the end is `agui.runEnded` with the page's
+ * window of main's thread. The thread stays within the conversation bounds (`boundThread`: the oldest
+ * items go beyond about 4 MB, at each tick and before each save), and the page only ever gets a
+ * window of it (thread-window.ts). A stream that closes or breaks before the run's terminal event
  * is `markStreamDropped` (shown as interrupted, with Retry); a request refused before any stream is
  * `markRequestFailed` with the error code (`sign_in_required`, `invalid_request`, `server_error`,
  * `network_error`, `protocol_error`, …). One run per agent at a time; `send` is refused while
@@ -99,6 +102,8 @@ interface Target {
 
 interface AgentState {
   thread: AguiThreadView;
+  /** The absolute position of the first item of the page's window (thread-window.ts). */
+  pageFrom: number;
   store: JsonFileStore<typeof aguiThreadViewSchema>;
   /** What the last run sent (messages and resume), for Retry; not kept across a restart. */
   lastRun?: { messages: Message[]; resume?: ResumeEntry[] };
@@ -179,6 +184,18 @@ export class AguiService {
     // renderer drops batches that arrive before it has the thread, which already contains them.
     this.runs.get(agentId)?.flush();
     return this.view(agentId, target, state);
+  }
+
+  /** "Show earlier": the items before the page's first one (`before`); the page's window begins with them from now on. */
+  async earlierItems(agentId: string, threadId: string, before: number): Promise<AguiEarlierItems> {
+    await this.target(agentId);
+    const state = await this.state(agentId);
+    if (state.thread.threadId !== threadId) throw new ServiceError('not_found', 'That thread is no longer open.', '/threadId');
+    // What the page has not been sent yet goes first, so that the answer joins what it holds.
+    this.runs.get(agentId)?.flush();
+    const { from, answer } = earlierWindow(state.thread, before);
+    state.pageFrom = from;
+    return answer;
   }
 
   async send(agentId: string, request: { messageId: string; text: string }): Promise<{ runId: string }> {
@@ -322,7 +339,7 @@ export class AguiService {
     return { results: searchThreads([summaryOf(thread), ...earlier], query) };
   }
 
-  async setForwardedProps(agentId: string, json: string): Promise<AguiServerView> {
+  async setForwardedProps(agentId: string, json: string): Promise<AguiServerSettings> {
     const target = await this.target(agentId);
     const parsed = parseForwardedProps(json);
     if (!parsed.ok) throw problemError(parsed.problems, '/json');
@@ -331,10 +348,10 @@ export class AguiService {
     else servers[agentId] = { forwardedProps: json };
     await this.servers.save({ schemaVersion: 1, servers });
     this.forwarded = servers;
-    return this.view(agentId, target, await this.state(agentId));
+    return this.settings(agentId, target);
   }
 
-  async useToken(agentId: string, token: string): Promise<AguiServerView> {
+  async useToken(agentId: string, token: string): Promise<AguiServerSettings> {
     const target = await this.target(agentId);
     const trimmed = token.trim();
     if (trimmed === '') await this.deps.tokens.clear(target.tokenAccount);
@@ -342,7 +359,7 @@ export class AguiService {
       if (!/^[\x21-\x7e]+$/.test(trimmed)) throw new ServiceError('invalid_request', 'A bearer token is printable ASCII without spaces.', '/token');
       await this.deps.tokens.save(target.tokenAccount, { accessToken: trimmed, issuer: new URL(target.endpoint).origin, clientId: 'pasted' });
     }
-    return this.view(agentId, target, await this.state(agentId));
+    return this.settings(agentId, target);
   }
 
   /** The agent was removed: its thread file and forwardedProps go too (its token stays keyed by endpoint). */
@@ -442,7 +459,7 @@ export class AguiService {
 
   private async stream(agentId: string, target: Target, state: AgentState, run: ActiveRun, input: Parameters<typeof runAgui>[0]['input'], token: string | undefined): Promise<void> {
     const { runId } = run;
-    // The thread as the renderer has it (main's, at the last update it was sent).
+    // Main's thread at the last update the renderer was sent (the renderer holds its window from state.pageFrom).
     let sent = state.thread;
     let pending = 0;
     let pendingChars = 0;
@@ -452,7 +469,9 @@ export class AguiService {
       if (pending === 0) return;
       pending = 0;
       pendingChars = 0;
-      const update = diffThread(sent, state.thread);
+      state.thread = boundThread(state.thread);
+      const { from, update } = windowUpdate(sent, state.thread, state.pageFrom);
+      state.pageFrom = from;
       sent = state.thread;
       if (update !== undefined) this.deps.events.emit('agui.update', { agentId, runId, update });
       this.notify(agentId, state.thread);
@@ -506,7 +525,9 @@ export class AguiService {
     }
     state.thread = stampNewItems(streamed, state.thread, this.now());
     await this.save(agentId, state);
-    this.deps.events.emit('agui.runEnded', { agentId, runId, thread: shownThread(state.thread) });
+    const { from, window } = endWindow(state.thread, state.pageFrom);
+    state.pageFrom = from;
+    this.deps.events.emit('agui.runEnded', { agentId, runId, thread: window });
     this.notify(agentId, state.thread);
   }
 
@@ -517,12 +538,18 @@ export class AguiService {
     return parsed.ok ? parsed.value : {};
   }
 
+  /** The server and the thread's newest window: the page's window begins there from now on. */
   private async view(agentId: string, target: Target, state: AgentState): Promise<AguiServerView> {
+    const { from, window } = openWindow(state.thread);
+    state.pageFrom = from;
+    return { ...(await this.settings(agentId, target)), thread: window };
+  }
+
+  private async settings(agentId: string, target: Target): Promise<AguiServerSettings> {
     return {
       endpoint: target.endpoint,
       hasToken: (await this.deps.tokens.load(target.tokenAccount)) !== undefined,
       forwardedProps: this.forwarded[agentId]?.forwardedProps ?? '{}',
-      thread: shownThread(state.thread),
     };
   }
 
@@ -603,10 +630,11 @@ export class AguiService {
     const { value, notice } = await store.load();
     if (notice) this.notices.push(notice);
     const restored = restoreThread(value);
-    return { thread: restored.ok ? restored.view : createThread(`thread_${randomUUID()}`), store };
+    return { thread: restored.ok ? restored.view : createThread(`thread_${randomUUID()}`), pageFrom: 0, store };
   }
 
   private async save(agentId: string, state: AgentState): Promise<void> {
+    state.thread = boundThread(state.thread);
     try {
       await state.store.save(state.thread);
     } catch (error) {

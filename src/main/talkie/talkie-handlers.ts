@@ -17,6 +17,7 @@ export function talkieHandlers({ talkie, voice }: { talkie: TalkieService; voice
     'talkie.cancel': ({ agentId, runKey }) => talkie.cancel(agentId, runKey),
     'talkie.threads': ({ agentId }) => talkie.threads(agentId),
     'talkie.thread': ({ agentId, threadId }) => talkie.thread(agentId, threadId),
+    'talkie.threadEarlier': ({ agentId, threadId, before }) => talkie.threadEarlier(agentId, threadId, before),
     'talkie.deleteThread': ({ agentId, threadId }) => talkie.deleteThread(agentId, threadId),
     'talkie.action': ({ agentId, actionId }) => talkie.action(agentId, actionId),
     'talkie.download': ({ agentId, downloadId, url, name }) => talkie.download(agentId, { downloadId, url, name }),

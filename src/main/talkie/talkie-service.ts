@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { boundItems, earlierWindowOf, firstWindow, type EarlierItems, type HeldItems } from '../../shared/conversation/bounds';
 import { builtInDemoAgentId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import { safeLink, type Action } from '../../shared/talkie/content';
-import type { RunUpdate } from '../../shared/talkie/conversation';
+import { conversationLimits, type ConversationItem, type RunUpdate } from '../../shared/talkie/conversation';
 import type { ServerView } from '../../shared/talkie/ipc-schemas';
 import { interpretEvent } from '../../shared/talkie/run-events';
 import { voiceAvailability } from '../../shared/talkie/voice/voice-session';
@@ -71,6 +72,9 @@ const pastedClientId = 'development-token';
 /** How much a search reads of the threads main has not read yet (TalkieService.searchThreads). */
 export const searchReadLimits = { threads: 50, parallel: 2, ms: 3000, retryMs: 60_000 } as const;
 
+/** Agents whose last opened thread main keeps for "Show earlier" (each within the conversation bounds). */
+const heldThreads = 4;
+
 export class TalkieService {
   private readonly manifests = new ManifestCache();
   private readonly connections = new Map<string, Connection>();
@@ -82,6 +86,12 @@ export class TalkieService {
   private texts = new ThreadTexts();
   /** Browser sign-ins waiting, by agent: Cancel aborts them. */
   private readonly signIns = new Map<string, AbortController>();
+  /**
+   * The thread the page last opened, per agent (at most `heldThreads` agents, the oldest forgotten
+   * first), within the conversation bounds: the page gets its newest window, and "Show earlier"
+   * (`threadEarlier`) the windows before it from here.
+   */
+  private readonly openThreads = new Map<string, { threadId: string } & HeldItems<ConversationItem>>();
   private demo?: { baseUrl: string; token: string };
 
   constructor(private readonly deps: TalkieServiceDeps) {}
@@ -210,6 +220,7 @@ export class TalkieService {
     this.searchFailures.clear();
     await Promise.all(open.map((run) => this.cancel(run.agentId, run.runId).catch(() => run.abort.abort())));
     this.actions.clear();
+    this.openThreads.clear();
     this.firstMessages = new FirstMessages();
     this.texts = new ThreadTexts();
     return open.length;
@@ -271,7 +282,7 @@ export class TalkieService {
       const worker = async () => {
         for (let threadId = queue.shift(); threadId !== undefined && Date.now() < deadline; threadId = queue.shift()) {
           try {
-            await this.thread(agentId, threadId);
+            await this.readThread(agentId, threadId);
           } catch (error) {
             // Found by its title for a while; a search after `retryMs` tries again.
             this.searchFailures.set(`${agentId}:${threadId}`, Date.now());
@@ -288,17 +299,41 @@ export class TalkieService {
     return reading;
   }
 
-  async thread(agentId: string, threadId: string) {
+  /**
+   * A thread the page opens: its newest window (src/shared/conversation/bounds.ts), how many items main
+   * holds before it (`threadEarlier`) and how many the conversation bounds removed.
+   */
+  async thread(agentId: string, threadId: string): Promise<{ threadId: string; items: ConversationItem[]; earlierItems: number; removedItems: number }> {
+    const generation = this.generation;
+    const held = await this.readThread(agentId, threadId);
+    if (generation === this.generation) {
+      this.openThreads.delete(agentId);
+      this.openThreads.set(agentId, { threadId, ...held });
+      for (const gone of [...this.openThreads.keys()].slice(0, Math.max(0, this.openThreads.size - heldThreads))) this.openThreads.delete(gone);
+    }
+    return { threadId, ...firstWindow(held) };
+  }
+
+  /** "Show earlier": the items before the page's first one (`before`, its absolute position) in the thread it opened last. */
+  threadEarlier(agentId: string, threadId: string, before: number): EarlierItems<ConversationItem> {
+    const held = this.openThreads.get(agentId);
+    if (held?.threadId !== threadId) throw new ServiceError('not_found', 'That chat is no longer open here; open it again.', '/threadId');
+    return earlierWindowOf(held, before).answer;
+  }
+
+  /** A thread as the server has it, within the conversation bounds (the oldest items beyond them removed and counted). */
+  private async readThread(agentId: string, threadId: string): Promise<HeldItems<ConversationItem>> {
     const generation = this.generation;
     const { client } = await this.usable(agentId);
     const view = threadItems(await this.call(agentId, () => client.thread(threadId)));
     if (!view) throw new ServiceError('protocol_error', 'The server sent a thread the app cannot read.');
     // Read before a kiosk's reset: given to the caller (gone with its screen), kept nowhere.
-    if (generation !== this.generation) return { threadId, items: view.items };
-    for (const action of view.actions) this.actions.set(`${agentId}:${action.id}`, action);
-    this.firstMessages.loaded(agentId, threadId, view.items);
-    this.texts.loaded(agentId, threadId, view.items);
-    return { threadId, items: view.items };
+    if (generation === this.generation) {
+      for (const action of view.actions) this.actions.set(`${agentId}:${action.id}`, action);
+      this.firstMessages.loaded(agentId, threadId, view.items);
+      this.texts.loaded(agentId, threadId, view.items);
+    }
+    return boundItems(view.items, conversationLimits.items);
   }
 
   async deleteThread(agentId: string, threadId: string) {
@@ -306,6 +341,7 @@ export class TalkieService {
     await this.call(agentId, () => client.deleteThread(threadId));
     this.firstMessages.forget(agentId, threadId);
     this.texts.forget(agentId, threadId);
+    if (this.openThreads.get(agentId)?.threadId === threadId) this.openThreads.delete(agentId);
     return this.threads(agentId);
   }
 
@@ -400,9 +436,9 @@ export class TalkieService {
     if (outcome.kind === 'not_sent' && outcome.code === 'unauthorized') this.deps.log.info('talkie', 'run refused: sign-in needed');
     const ended = { agentId, runKey: runId, threadId, outcome: { kind: outcome.kind, ...('code' in outcome ? { code: outcome.code } : {}), ...('message' in outcome ? { message: outcome.message } : {}), ...('retryable' in outcome ? { retryable: outcome.retryable } : {}) } };
     if (outcome.kind !== 'interrupted') return this.deps.events.emit('talkie.runEnded', ended);
-    // §5: disconnect is not cancel. The server finishes the run and stores it; reload the thread.
-    const items = await this.recover(agentId, threadId, request.messageId);
-    this.deps.events.emit('talkie.runEnded', items ? { ...ended, items } : ended);
+    // §5: disconnect is not cancel. The server finishes the run and stores it; reload the thread (its newest window).
+    const reloaded = await this.recover(agentId, threadId, request.messageId);
+    this.deps.events.emit('talkie.runEnded', reloaded ? { ...ended, ...reloaded } : ended);
   }
 
   private async recover(agentId: string, threadId: string, messageId: string) {
@@ -411,9 +447,10 @@ export class TalkieService {
     for (const delay of delays) {
       await new Promise((resolve) => setTimeout(resolve, delay));
       try {
-        last = (await this.thread(agentId, threadId)).items;
-        const at = last.findIndex((item) => item.kind === 'user' && item.id === messageId);
-        if (at !== -1 && last.slice(at + 1).some((item) => item.kind === 'assistant')) return last;
+        const { threadId: _threadId, ...window } = await this.thread(agentId, threadId);
+        last = window;
+        const at = last.items.findIndex((item) => item.kind === 'user' && item.id === messageId);
+        if (at !== -1 && last.items.slice(at + 1).some((item) => item.kind === 'assistant')) return last;
       } catch (error) {
         this.deps.log.warn('talkie', 'reloading the thread after a dropped stream failed; trying again', error);
       }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundItems } from '../conversation/bounds';
 import { passportLimits } from './passport';
 import { intentSchema, interactionKindSchema, limits, maxFrameBytes, modalitySchema, type Intent, type InteractionKind, type Modality } from './protocol';
 
@@ -151,6 +152,8 @@ export interface SessionView {
   currentPassportId?: string;
   focus?: ObjectSummary;
   items: SessionItem[];
+  /** The oldest items removed to keep the session within its bounds (the screen says so). */
+  removedItems: number;
   /** Unknown events acknowledged and ignored so far. */
   ignoredEvents: number;
   endReason?: EndReason;
@@ -164,10 +167,15 @@ export const emptySessionView: SessionView = {
   runActive: false,
   runCancelling: false,
   items: [],
+  removedItems: 0,
   ignoredEvents: 0,
 };
 
-/** Bounds that keep a hostile agent from growing the view without end (the oldest items go first). */
+/**
+ * Bounds that keep a hostile agent from growing the view without end: each item's own, at most
+ * 2,000 items, and the conversation bounds' budget for all of them (src/shared/conversation/bounds.ts);
+ * the oldest items go first, counted in `removedItems`.
+ */
 export const sessionViewLimits = { items: 2_000, textChars: 200_000, speechChars: 20_000 } as const;
 
 export function applySessionUpdate(view: SessionView, update: SessionUpdate): SessionView {
@@ -279,16 +287,15 @@ function withoutKey<K extends 'pendingInteraction' | 'shownProposalId' | 'curren
   return next;
 }
 
-/** Adds an item, or replaces the one with the same kind and id; drops the oldest beyond the bound. */
+/** Adds an item, or replaces the one with the same kind and id; the oldest go beyond the bounds. */
 function append(view: SessionView, item: SessionItem): SessionView {
   const index = view.items.findIndex((entry) => entry.kind === item.kind && entry.id === item.id);
   if (index !== -1) {
     const items = view.items.slice();
     items[index] = item;
-    return { ...view, items };
+    return bounded({ ...view, items });
   }
-  const items = [...view.items, item];
-  return { ...view, items: items.length > sessionViewLimits.items ? items.slice(items.length - sessionViewLimits.items) : items };
+  return bounded({ ...view, items: [...view.items, item] });
 }
 
 function updateItem<K extends SessionItem['kind']>(view: SessionView, kind: K, id: string, change: (item: Extract<SessionItem, { kind: K }>) => SessionItem): SessionView {
@@ -296,7 +303,13 @@ function updateItem<K extends SessionItem['kind']>(view: SessionView, kind: K, i
   if (index === -1) return view;
   const items = view.items.slice();
   items[index] = change(items[index] as Extract<SessionItem, { kind: K }>);
-  return { ...view, items };
+  return bounded({ ...view, items });
+}
+
+/** The view within its bounds: the oldest items beyond them removed and counted. */
+function bounded(view: SessionView): SessionView {
+  const { items, removed } = boundItems(view.items, sessionViewLimits.items);
+  return removed === 0 ? view : { ...view, items: [...items], removedItems: view.removedItems + removed };
 }
 
 /*

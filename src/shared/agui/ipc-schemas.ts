@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { aguiThreadViewSchema } from './thread-persistence';
+import { earlierRequestFields } from '../conversation/bounds';
 import { aguiThreadUpdateSchema } from './thread-update';
+import { aguiEarlierItemsSchema, aguiThreadWindowSchema } from './thread-window';
 
 /**
  * What crosses IPC about plain AG-UI servers (an endpoint URL that takes a POST of RunAgentInput
@@ -9,26 +10,31 @@ import { aguiThreadUpdateSchema } from './thread-update';
  * Main folds, the renderer shows: main folds every raw AG-UI event into its thread and sends the
  * renderer only what the fold changed (`agui.update`, thread-update.ts); no raw event crosses IPC,
  * so what main drops or folds differently can never reach the screen. Each run ends with the
- * authoritative thread (`agui.runEnded`).
+ * authoritative window (`agui.runEnded`). The page never gets a whole thread: it holds a window of
+ * main's (thread-window.ts: the newest items when a thread opens, earlier ones on request).
  */
 
 const agentId = z.string().min(1).max(64);
 const runId = z.string().min(1).max(300);
 /**
- * The thread as main holds it (strictly validated: every bound of the run model), less its encrypted
- * values: those never leave main (`shownThread`), and a thread that carried them would be refused here.
+ * The page's window of main's thread (strictly validated: every bound of the run model), less its
+ * encrypted values: those never leave main (thread-window.ts windows `shownThread`), and a window that
+ * carried them would be refused here.
  */
-export const aguiThreadSchema = aguiThreadViewSchema.omit({ encryptedValues: true });
+export const aguiThreadSchema = aguiThreadWindowSchema;
 
-export const aguiServerViewSchema = z.strictObject({
+/** The server's settings as the screen shows them. */
+export const aguiServerSettingsSchema = z.strictObject({
   /** The POST endpoint. */
   endpoint: z.string().max(2048),
   /** A bearer token is saved for this server (the token itself stays in main). */
   hasToken: z.boolean(),
   /** forwardedProps as the user last saved them, JSON text ("{}" when none). */
   forwardedProps: z.string().max(65_536),
-  thread: aguiThreadSchema,
 });
+export type AguiServerSettings = z.infer<typeof aguiServerSettingsSchema>;
+
+export const aguiServerViewSchema = aguiServerSettingsSchema.extend({ thread: aguiThreadSchema });
 export type AguiServerView = z.infer<typeof aguiServerViewSchema>;
 
 /** The agent's threads: the open one first (once it has anything in it), then the earlier ones main keeps, newest first. */
@@ -56,8 +62,13 @@ const answerSchema = z.discriminatedUnion('status', [
 ]);
 
 export const aguiMethods = {
-  /** The server's thread (restored from disk), token state and forwardedProps. */
+  /** The server's thread (restored from disk; its newest window), token state and forwardedProps. */
   'agui.open': { request: z.strictObject({ agentId }), response: aguiServerViewSchema },
+  /**
+   * "Show earlier": the items before the page's first one (`before`, its absolute position) in the open
+   * thread, a window of them (conversation/bounds.ts); the page's window begins with them from then on.
+   */
+  'agui.earlier': { request: z.strictObject({ agentId, threadId, ...earlierRequestFields }), response: aguiEarlierItemsSchema },
   /**
    * Sends user text as a new run on the same thread (new runId; the whole history goes along, as
    * AG-UI expects). Returns at once; the run's changes arrive as `agui.update`, the end as `agui.runEnded`.
@@ -84,9 +95,9 @@ export const aguiMethods = {
   /** Deletes an earlier thread for good, or empties the open one (a fresh thread takes its place). */
   'agui.deleteThread': { request: z.strictObject({ agentId, threadId }), response: aguiThreadListSchema },
   /** Saves forwardedProps (a JSON object as text); refused with the JSON problem and its path. */
-  'agui.setForwardedProps': { request: z.strictObject({ agentId, json: z.string().max(65_536) }), response: aguiServerViewSchema },
+  'agui.setForwardedProps': { request: z.strictObject({ agentId, json: z.string().max(65_536) }), response: aguiServerSettingsSchema },
   /** Saves (or with an empty string, removes) the server's bearer token in the keychain. */
-  'agui.useToken': { request: z.strictObject({ agentId, token: z.string().max(8192) }), response: aguiServerViewSchema },
+  'agui.useToken': { request: z.strictObject({ agentId, token: z.string().max(8192) }), response: aguiServerSettingsSchema },
 } as const;
 
 export const aguiEvents = {
@@ -96,6 +107,6 @@ export const aguiEvents = {
    * `applyThreadUpdate`; it names the thread state it applies to and is refused on any other.
    */
   'agui.update': z.strictObject({ agentId, runId, update: aguiThreadUpdateSchema }),
-  /** The run ended (finished, interrupted, failed, dropped or cancelled): the thread as main now holds it. */
+  /** The run ended (finished, interrupted, failed, dropped or cancelled): the page's window of the thread as main now holds it (at most `windowChars` of items). */
   'agui.runEnded': z.strictObject({ agentId, runId, thread: aguiThreadSchema }),
 } as const;

@@ -15,9 +15,11 @@
  * The model lives in `run-model/`, one file per concern: `types.ts` (the view and its bounds),
  * `draft.ts` (the copy-on-write working copy every handler changes), `dispatch.ts` (validation and
  * the table from event type to handler), `lifecycle.ts`, `messages-and-chunks.ts`, `tools.ts`,
- * `reasoning.ts`, `encrypted.ts`, `activity-and-state.ts`, `subagents.ts`, `interrupts.ts` and `history.ts`.
+ * `reasoning.ts`, `encrypted.ts`, `activity-and-state.ts`, `subagents.ts`, `interrupts.ts`, `history.ts` and `budget.ts`
+ * (the whole thread within the conversation bounds).
  */
 export { applyAguiEvent } from './run-model/dispatch';
+export { boundThread } from './run-model/budget';
 export { shownThread } from './run-model/encrypted';
 export { historyMessages } from './run-model/history';
 export { openInterrupts } from './run-model/interrupts';

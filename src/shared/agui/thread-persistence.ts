@@ -5,7 +5,7 @@ import { customLimits } from './custom-events';
 import { formLimits } from './response-form';
 import { answerLimits, interruptLimits, metadataWordsLimits, type AguiInterrupt, type AnswerField } from './interrupts';
 import { measureJson, type JsonObject, type JsonValue } from './json-values';
-import { aguiLimits, finishArgs, type AguiEncryptedValue, type AguiItem, type AguiNote, type AguiOpenChunk, type AguiStep, type AguiSubagent, type AguiThreadView, type ToolResultView } from './run-model';
+import { aguiLimits, boundThread, finishArgs, type AguiEncryptedValue, type AguiItem, type AguiNote, type AguiOpenChunk, type AguiStep, type AguiSubagent, type AguiThreadView, type ToolResultView } from './run-model';
 
 /**
  * A thread view saved to disk and read back (open interrupts survive an app restart). The saved
@@ -13,7 +13,8 @@ import { aguiLimits, finishArgs, type AguiEncryptedValue, type AguiItem, type Ag
  * (every bound of `aguiLimits`) and then makes it consistent with a fresh process: a run that was
  * starting or streaming is now `dropped` (its stream is gone; the UI offers Retry), streaming
  * items stop, and chunk/span bookkeeping and an unconfirmed resume are cleared — so unanswered
- * interrupts stay open until a resume run actually starts.
+ * interrupts stay open until a resume run actually starts. A thread saved before the conversation
+ * bounds (as large as 2,000 items of 200,000 characters) comes back within them (`boundThread`).
  */
 export const threadFileLimits = { chars: 16_000_000 } as const;
 
@@ -191,11 +192,11 @@ function settle(view: AguiThreadView): AguiThreadView {
     if (item.kind === 'toolCall' && item.state === 'streaming') return { ...finishArgs(item), state: 'incomplete' };
     return item;
   });
-  return {
+  return boundThread({
     ...rest,
     items,
     openChunks: [],
     openSpans: [],
     ...(live ? { runState: 'dropped' as const, error: { code: 'stream_dropped', message: 'The app closed while this run was streaming.' } } : {}),
-  };
+  });
 }

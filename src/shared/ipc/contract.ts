@@ -16,6 +16,7 @@ import { webPagesSchema } from '../agentmesh/ipc-schemas';
 import { aguiEvents, aguiMethods } from '../agui/ipc-schemas';
 import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, talkieVoiceEvents, talkieVoiceMethods, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
 import { agentLabelMaxLength } from '../agents/label';
+import { earlierRequestFields, earlierResponseSchema, windowFields } from '../conversation/bounds';
 import { threadSearchRequestSchema, threadSearchResponseSchema } from '../threads/thread-search';
 import { ipcBytes } from './binary';
 import { noticeLimits, noticeSchema } from './notices';
@@ -308,10 +309,13 @@ export const contract = {
     },
     'talkie.cancel': { request: z.strictObject({ agentId, runKey: z.string().max(100) }), response: z.strictObject({ cancelled: z.boolean() }) },
     'talkie.threads': { request: z.strictObject({ agentId }), response: z.strictObject({ threads: z.array(threadSummarySchema).max(50) }) },
+    /** A thread as the server has it: its newest window (src/shared/conversation/bounds.ts), never all of it. */
     'talkie.thread': {
       request: z.strictObject({ agentId, threadId: protocolId }),
-      response: z.strictObject({ threadId: protocolId, items: z.array(conversationItemSchema).max(5000) }),
+      response: z.strictObject({ threadId: protocolId, items: z.array(conversationItemSchema).max(5000), ...windowFields }),
     },
+    /** "Show earlier": the items before the page's first one (`before`, its absolute position) in the thread it opened last. */
+    'talkie.threadEarlier': { request: z.strictObject({ agentId, threadId: protocolId, ...earlierRequestFields }), response: earlierResponseSchema(conversationItemSchema) },
     'talkie.deleteThread': { request: z.strictObject({ agentId, threadId: protocolId }), response: z.strictObject({ threads: z.array(threadSummarySchema).max(50) }) },
     /** The user's decision on a proposed action (§8: only on the user's explicit gesture, never on the agent's behalf). */
     'talkie.decide': {
@@ -342,8 +346,9 @@ export const contract = {
       runKey: z.string().max(100),
       threadId: protocolId.optional(),
       outcome: runOutcomeSchema,
-      /** After an interrupted stream: the thread as the server stored it. */
+      /** After an interrupted stream: the thread as the server stored it (its newest window, as `talkie.thread`). */
       items: z.array(conversationItemSchema).max(5000).optional(),
+      ...windowFields,
     }),
     /** A browser sign-in's link (to copy or open again), its time limit, and why the browser did not open, if it did not. */
     'talkie.signInLink': z.strictObject({ agentId, url: z.string().max(8192), timeoutMs: z.number().int().positive(), openError: z.string().max(500).optional() }),

@@ -1,3 +1,4 @@
+import { earlierJoins, type EarlierItems } from '../conversation/bounds';
 import type { EventPayload } from '../ipc/contract';
 import type { IpcError } from '../ipc/errors';
 import type { Action, UsageMeter } from './content';
@@ -87,7 +88,10 @@ export type ChatEvent =
   | { type: 'cancel.answered'; attempt: number; error?: ShownError }
   | { type: 'chat.new' }
   | { type: 'thread.open'; threadId: string }
-  | { type: 'thread.loaded'; generation: number; threadId: string; items: ConversationItem[] }
+  /** A thread opened: its newest window (`earlierItems` before it in main, `removedItems` removed by the bounds). */
+  | { type: 'thread.loaded'; generation: number; threadId: string; items: ConversationItem[]; earlierItems?: number | undefined; removedItems?: number | undefined }
+  /** "Show earlier": main's items before the window, put before it when they still join it. */
+  | { type: 'thread.earlier'; generation: number; threadId: string; answer: EarlierItems<ConversationItem> }
   | { type: 'thread.failed'; generation: number; threadId: string; error: ShownError }
   /** A decision's answer (by button: with the generation it was sent in; by voice: without). */
   | { type: 'decided'; generation?: number; action: Action; updates: RunUpdate[]; at: string }
@@ -192,7 +196,14 @@ export function chatReducer(state: ChatState, event: ChatEvent): ChatState {
       return { ...leave(state), loading: event.threadId, conversation: { ...emptyConversation, threadId: event.threadId } };
     case 'thread.loaded':
       if (event.generation !== state.generation) return state;
-      return { ...state, loading: undefined, conversation: { ...emptyConversation, threadId: event.threadId, items: event.items } };
+      return { ...state, loading: undefined, conversation: { ...emptyConversation, threadId: event.threadId, ...openedWindow(event) } };
+    case 'thread.earlier': {
+      const { conversation } = state;
+      const earlier = conversation.earlierItems ?? 0;
+      if (event.generation !== state.generation || conversation.threadId !== event.threadId) return state;
+      if (!earlierJoins((conversation.removedItems ?? 0) + earlier, earlier, event.answer)) return state;
+      return { ...state, conversation: { ...conversation, items: [...event.answer.items, ...conversation.items], earlierItems: event.answer.earlierItems } };
+    }
     case 'thread.failed':
       if (event.generation !== state.generation) return state;
       return { ...state, loading: undefined, loadError: { threadId: event.threadId, error: event.error }, lastFailure: event.error };
@@ -285,7 +296,8 @@ function applyRunEvent(state: ChatState, event: RunEvent, at: string): ChatState
     }
     case 'interrupted':
       if (payload.items) {
-        conversation = { ...conversation, items: payload.items, runState: 'finished' };
+        const { earlierItems: _earlier, removedItems: _removed, ...rest } = conversation;
+        conversation = { ...rest, ...openedWindow({ ...payload, items: payload.items }), runState: 'finished' };
         next = { ...next, note: 'recovered' };
       } else {
         conversation = applyUpdate(conversation, { type: 'run.interrupted', message: outcome.message ?? '' });
@@ -298,6 +310,11 @@ function applyRunEvent(state: ChatState, event: RunEvent, at: string): ChatState
       break;
   }
   return { ...next, conversation };
+}
+
+/** A thread's newest window as main sent it: its items, and what lies before them. */
+function openedWindow(window: { items: ConversationItem[]; earlierItems?: number | undefined; removedItems?: number | undefined }): Pick<Conversation, 'items' | 'earlierItems' | 'removedItems'> {
+  return { items: window.items, ...(window.earlierItems ? { earlierItems: window.earlierItems } : {}), ...(window.removedItems ? { removedItems: window.removedItems } : {}) };
 }
 
 function stopFollowing(state: ChatState): ChatState {

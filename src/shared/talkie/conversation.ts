@@ -1,3 +1,4 @@
+import { boundItems } from '../conversation/bounds';
 import type { Action, Card, UsageMeter } from './content';
 
 /**
@@ -49,12 +50,31 @@ export interface Conversation {
   runState: RunState;
   items: ConversationItem[];
   usage?: UsageMeter[];
+  /** Items main holds before these (a thread opened on its newest window; "Show earlier" asks for them). */
+  earlierItems?: number;
+  /** The oldest items removed to keep the conversation within its bounds (the screen says so). */
+  removedItems?: number;
 }
 
 export const emptyConversation: Conversation = { runState: 'idle', items: [] };
 
-/** Bounds that keep a hostile stream from growing the view without end. */
+/**
+ * Bounds that keep a hostile stream from growing the view without end: each text's, at most 5,000
+ * items, and the conversation bounds' budget for all of them (src/shared/conversation/bounds.ts); the
+ * oldest items go first, counted in `removedItems`.
+ */
 export const conversationLimits = { items: 5000, textChars: 200_000 } as const;
+
+/**
+ * The conversation within its bounds: the oldest items beyond them removed and counted. The items
+ * main still held before them (`earlierItems`) are older still: they count as removed too.
+ */
+export function boundConversation(conversation: Conversation): Conversation {
+  const { items, removed } = boundItems(conversation.items, conversationLimits.items);
+  if (removed === 0) return conversation;
+  const { earlierItems = 0, ...rest } = conversation;
+  return { ...rest, items: [...items], removedItems: (conversation.removedItems ?? 0) + earlierItems + removed };
+}
 
 /** `at` (an ISO date) is kept on each item the call adds; an item updated in place keeps its first time. */
 export function addUserMessage(conversation: Conversation, id: string, text: string, at?: string): Conversation {
@@ -63,7 +83,7 @@ export function addUserMessage(conversation: Conversation, id: string, text: str
   const items: ConversationItem[] = exists
     ? conversation.items.map((item) => (item.kind === 'user' && item.id === id ? { ...item, state: 'sending' } : item))
     : [...conversation.items, { kind: 'user', id, text, state: 'sending', ...stamp(at) }];
-  return { ...conversation, items, runState: 'running' };
+  return boundConversation({ ...conversation, items, runState: 'running' });
 }
 
 export function markUserMessage(conversation: Conversation, id: string, state: 'sent' | 'failed'): Conversation {
@@ -116,7 +136,7 @@ export function applyUpdate(conversation: Conversation, update: RunUpdate, at?: 
       const items = endStreaming(conversation.items);
       if (update.code === 'cancelled') return { ...conversation, runState: 'cancelled', items };
       const error: ConversationItem = { kind: 'error', id: `error:${conversation.runId ?? ''}`, code: update.code, message: update.message, retryable: update.retryable, ...stamp(at) };
-      return { ...conversation, runState: 'error', items: [...items.filter((item) => item.id !== error.id), error] };
+      return boundConversation({ ...conversation, runState: 'error', items: [...items.filter((item) => item.id !== error.id), error] });
     }
     case 'run.interrupted':
       return { ...conversation, runState: 'interrupted', items: endStreaming(conversation.items) };
@@ -148,12 +168,9 @@ function stamp(at: string | undefined): { at?: string } {
 /** A new item gets `at`; an item replaced in place keeps the time it first had. */
 function upsertAt(conversation: Conversation, next: ConversationItem, at: string | undefined): Conversation {
   const index = conversation.items.findIndex((item) => item.kind === next.kind && item.id === next.id);
-  if (index === -1) {
-    if (conversation.items.length >= conversationLimits.items) return conversation;
-    return { ...conversation, items: [...conversation.items, { ...next, ...stamp(at) }] };
-  }
+  if (index === -1) return boundConversation({ ...conversation, items: [...conversation.items, { ...next, ...stamp(at) }] });
   const items = conversation.items.slice();
   const first = conversation.items[index]?.at;
   items[index] = first === undefined ? next : { ...next, at: first };
-  return { ...conversation, items };
+  return boundConversation({ ...conversation, items });
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { WebSocket } from 'ws';
 import { applySessionUpdate, emptySessionView, type SessionUpdate, type SessionView } from '../../../src/shared/agentcall/session-view';
+import { conversationBounds, itemsChars } from '../../../src/shared/conversation/bounds';
 import { eventChannel } from '../../../src/shared/ipc/contract';
 import { startScriptedAgent, type ScriptedAgent } from '../../support/agentcall/scripted-agent';
 import { startTestServices, type TestServices } from '../../support/services';
@@ -45,6 +46,8 @@ const card = (extension: Record<string, unknown> = {}) => ({
 
 interface Session {
   services: TestServices;
+  /** The size of every agentcall.update event as it would cross IPC. */
+  eventChars: number[];
   agent: ScriptedAgent;
   socket: WebSocket;
   sessionKey: string;
@@ -62,8 +65,11 @@ async function session(): Promise<Session> {
   const added = await services.call('agents.add', { address: `http://127.0.0.1:${agent.port}` });
   if (!added.ok) throw new Error(added.error.message);
   const updates: SessionUpdate[] = [];
+  const eventChars: number[] = [];
   services.events.connect((channel, payload) => {
-    if (channel === eventChannel('agentcall.update')) updates.push(...(payload as { updates: SessionUpdate[] }).updates);
+    if (channel !== eventChannel('agentcall.update')) return;
+    updates.push(...(payload as { updates: SessionUpdate[] }).updates);
+    eventChars.push(JSON.stringify(payload).length);
   });
   let sequence = 0;
   const socketPromise = agent.nextSocket();
@@ -77,6 +83,7 @@ async function session(): Promise<Session> {
   const view = () => updates.reduce(applySessionUpdate, emptySessionView);
   return {
     services,
+    eventChars,
     agent,
     socket,
     sessionKey: opened.value.sessionKey,
@@ -215,5 +222,25 @@ describe('hostile AgentCall agents', () => {
     expect(opened.ok).toBe(false);
     if (!opened.ok) expect(opened.error.message).toMatch(/development setting|http:\/\//);
     expect(agent.upgrades).toEqual([]);
+  });
+
+  it('answers far over the conversation budget: the session keeps about 4 MB, the oldest removed and counted, and no event to the page over 1 MB', { timeout: 60_000 }, async () => {
+    const s = await session();
+    // 40 answers of 200,000 characters each: 8 MB of text, twice the budget, sent as fast as the socket takes them.
+    const runs = 40;
+    const half = 'x'.repeat(100_000);
+    for (let index = 0; index < runs; index++) {
+      s.send({ type: 'run.started' });
+      s.send({ type: 'text.delta', text: `${index}:${half.slice(String(index).length + 1)}` });
+      s.send({ type: 'text.delta', text: half });
+      s.send({ type: 'run.completed' });
+    }
+    const view = await s.waitFor((current) => current.items.filter((item) => item.kind === 'agentText' && item.state === 'completed').length > 0 && !current.runActive && current.items.at(-1)?.kind === 'agentText' && current.items.at(-1)?.id === `run-${runs}`, 'the last answer');
+    expect(view.removedItems).toBeGreaterThan(0);
+    expect(itemsChars(view.items)).toBeLessThanOrEqual(conversationBounds.chars);
+    const last = view.items.at(-1);
+    expect(last?.kind === 'agentText' && last.text.startsWith(`${runs - 1}:`)).toBe(true);
+    expect(Math.max(...s.eventChars)).toBeLessThan(conversationBounds.windowChars + 64 * 1024);
+    expect(view.phase).toBe('established');
   });
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AgentCallCard } from '../../../src/shared/agentcall/card';
 import type { SessionUpdate } from '../../../src/shared/agentcall/session-view';
+import { conversationBounds, itemsChars } from '../../../src/shared/conversation/bounds';
 import type { NfcObject } from '../../../src/shared/nfc/ipc-schemas';
 import { discoverAgentCard } from '../../../src/main/agentcall/discovery';
 import { AgentCallRejection, openAgentCallSession, type AgentCallDriver } from '../../../src/main/agentcall/session-driver';
@@ -191,5 +192,31 @@ describe('AgentCall session driver against scripted agents', () => {
     expect(reason).toMatchObject({ kind: 'protocol_error', code: 'sequence_duplicate' });
     expect(await closed).toBe(1002);
     expect(() => driver.sendText('still there?')).toThrow(AgentCallRejection);
+  });
+
+  it('keeps the session within the conversation budget while an agent answers 8 MB: the oldest items go, counted', { timeout: 60_000 }, async () => {
+    const runs = 40;
+    const half = 'x'.repeat(100_000);
+    const agent = await startScriptedAgent({
+      onConnection: (socket) =>
+        socket.once('message', () => {
+          let sequence = 0;
+          const send = (event: object) => socket.send(JSON.stringify({ sequence: ++sequence, event }));
+          send({ type: 'session.established', resumed: false });
+          for (let index = 0; index < runs; index++) {
+            send({ type: 'run.started' });
+            send({ type: 'text.delta', text: half });
+            send({ type: 'text.delta', text: half });
+            send({ type: 'run.completed' });
+          }
+        }),
+    });
+    const driver = await open(scriptedCard(agent.url));
+    const done = () => driver.view.items.at(-1)?.id === `run-${runs}` && !driver.view.runActive;
+    for (let waited = 0; !done() && waited < 30_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Main's own view of the session (the renderer folds the same updates the same way).
+    expect(driver.view.removedItems).toBeGreaterThan(0);
+    expect(itemsChars(driver.view.items)).toBeLessThanOrEqual(conversationBounds.chars);
+    expect(driver.view.items.at(-1)).toMatchObject({ kind: 'agentText', id: `run-${runs}`, state: 'completed' });
   });
 });

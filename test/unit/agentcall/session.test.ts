@@ -790,7 +790,7 @@ describe('applySessionUpdate bounds', () => {
     applySessionUpdate(before, { type: 'text.delta', runKey: 'run-1', text: 'x' });
     applySessionUpdate(before, { type: 'ended', reason: { kind: 'client_end', message: 'bye' } });
     expect(JSON.stringify(before)).toBe(snapshot);
-    expect(JSON.stringify(emptySessionView)).toBe(JSON.stringify({ phase: 'connecting', usableModalities: [], agentRequests: [], focusContext: true, runActive: false, runCancelling: false, items: [], ignoredEvents: 0 }));
+    expect(JSON.stringify(emptySessionView)).toBe(JSON.stringify({ phase: 'connecting', usableModalities: [], agentRequests: [], focusContext: true, runActive: false, runCancelling: false, items: [], removedItems: 0, ignoredEvents: 0 }));
   });
 });
 

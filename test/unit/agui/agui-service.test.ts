@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,7 +6,9 @@ import { startAguiDemoServer, type AguiDemoOptions, type AguiDemoServer } from '
 import { buildResume, type InterruptAnswer } from '../../../src/shared/agui/interrupts';
 import { stampNewItems } from '../../../src/shared/agui/item-times';
 import { addUserMessage, beginRun, openInterrupts, type AguiItem, type AguiThreadView } from '../../../src/shared/agui/run-model';
-import { applyThreadUpdate, type AguiThreadUpdate } from '../../../src/shared/agui/thread-update';
+import { applyThreadUpdate, firstItemOf, type AguiThreadUpdate } from '../../../src/shared/agui/thread-update';
+import { prependEarlier, type AguiThreadWindow } from '../../../src/shared/agui/thread-window';
+import { conversationBounds, itemsChars } from '../../../src/shared/conversation/bounds';
 import { builtInAguiDemoId, type EventPayload } from '../../../src/shared/ipc/contract';
 import type { IpcResult } from '../../../src/shared/ipc/errors';
 import { memoryLogger } from '../../support/logger';
@@ -82,8 +84,8 @@ function watch(app: TestServices) {
 }
 
 /** The renderer's side: `base` with every update applied (each must apply to what the previous one made). */
-function applyAll(base: AguiThreadView, updates: readonly AguiThreadUpdate[]): AguiThreadView {
-  return updates.reduce<AguiThreadView>((view, update) => {
+function applyAll<V extends AguiThreadWindow>(base: V, updates: readonly AguiThreadUpdate[]): V {
+  return updates.reduce<V>((view, update) => {
     const next = applyThreadUpdate(view, update);
     if (next === undefined) throw new Error('an update did not apply to the thread the previous ones made');
     return next;
@@ -448,5 +450,73 @@ describe('a hostile AG-UI server', () => {
     const failed = await runTo(watcher, app.call('agui.retry', { agentId }));
     expect(failed.thread).toMatchObject({ runState: 'error', error: { code: 'server_error', message: expect.stringContaining('Upstream exploded') } });
     expect(failed.thread.error!.message.length).toBeLessThan(700);
+  });
+
+  it('a run far over the conversation budget: main keeps about 4 MB, saves about 4 MB, and sends the page windows of at most 1 MB, also after a restart', { timeout: 120_000 }, async () => {
+    // 60 answers of 190,000 characters each: 11.4 MB of text, almost three times the budget.
+    const answers = 60;
+    const chunk = 'x'.repeat(95_000);
+    const server = await startServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (part: Buffer) => chunks.push(part));
+      request.on('end', () => {
+        const { threadId, runId } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { threadId: string; runId: string };
+        response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+        const send = (event: object) => response.write(`data: ${JSON.stringify(event)}\n\n`);
+        send({ type: 'RUN_STARTED', threadId, runId });
+        for (let index = 0; index < answers; index++) {
+          send({ type: 'TEXT_MESSAGE_START', messageId: `m${index}`, role: 'assistant' });
+          send({ type: 'TEXT_MESSAGE_CONTENT', messageId: `m${index}`, delta: `${index}:${chunk}` });
+          send({ type: 'TEXT_MESSAGE_CONTENT', messageId: `m${index}`, delta: chunk });
+          send({ type: 'TEXT_MESSAGE_END', messageId: `m${index}` });
+        }
+        response.end(`data: ${JSON.stringify({ type: 'RUN_FINISHED', threadId, runId })}\n\n`);
+      });
+    });
+    const dir = await tempDir();
+    let app = await services(dir);
+    // Every message to the page, as it would cross IPC.
+    const sizes: { channel: string; chars: number }[] = [];
+    const measure = (target: TestServices) => target.events.connect((channel, payload) => sizes.push({ channel, chars: JSON.stringify(payload).length }));
+    measure(app);
+    const agentId = await addAguiAgent(app, `${server.origin}/agui`);
+    const opened = value(await app.call('agui.open', { agentId }));
+    const run = await runTo(watch(app), app.call('agui.send', { agentId, messageId: 'u1', text: 'hi' }));
+    expect(run.thread.runState).toBe('finished');
+
+    // The oldest answers were removed (the page says so) and the newest kept.
+    expect(run.thread.droppedItems).toBeGreaterThan(0);
+    expect(texts(run.thread).at(-1)).toMatch(new RegExp(`^${answers - 1}:x`));
+    const slack = 64 * 1024;
+    expect(sizes.length).toBeGreaterThan(2);
+    expect(Math.max(...sizes.map((size) => size.chars))).toBeLessThan(conversationBounds.windowChars + slack);
+    // The page's side: each update applies to what the previous ones made; the end's window is the newest part of it.
+    const shown = applyAll(stampNewItems(opened.thread, beginRun(addUserMessage(opened.thread, { id: 'u1', text: 'hi' }), { runId: run.runId }), run.thread.items[0]?.at), run.updates);
+    expect(shown.items.slice(-run.thread.items.length)).toEqual(run.thread.items);
+    expect(itemsChars(shown.items)).toBeLessThanOrEqual(conversationBounds.chars);
+    // The saved thread is within the budget too.
+    expect(statSync(join(dir, 'agui-threads', `${agentId}.json`)).size).toBeLessThan(conversationBounds.chars + slack);
+
+    // After a restart, opening the thread sends its newest window; "Show earlier" the ones before, until none is left.
+    await dispose(app);
+    sizes.length = 0;
+    app = await services(dir);
+    measure(app);
+    const reopened = value(await app.call('agui.open', { agentId }));
+    expect(JSON.stringify(reopened).length).toBeLessThan(conversationBounds.windowChars + slack);
+    expect(reopened.thread.earlierItems).toBeGreaterThan(0);
+    let page: AguiThreadWindow = reopened.thread;
+    while ((page.earlierItems ?? 0) > 0) {
+      const earlier = value(await app.call('agui.earlier', { agentId, threadId: page.threadId, before: firstItemOf(page) }));
+      expect(JSON.stringify(earlier).length).toBeLessThan(conversationBounds.windowChars + slack);
+      expect(earlier.items.length).toBeGreaterThan(0);
+      page = prependEarlier(page, earlier)!;
+      expect(page).toBeDefined();
+    }
+    // All main holds of the thread: the newest answers, within the budget.
+    expect(itemsChars(page.items)).toBeLessThanOrEqual(conversationBounds.chars);
+    expect(page.items.at(-1)).toEqual(run.thread.items.at(-1));
+    expect(page.droppedItems).toBe(run.thread.droppedItems);
+    expect(await app.call('agui.earlier', { agentId, threadId: 'another', before: 10 })).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
 });

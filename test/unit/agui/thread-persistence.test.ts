@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildResume } from '../../../src/shared/agui/interrupts';
 import { addUserMessage, aguiLimits, applyAguiEvent, beginRun, createThread, openInterrupts, type AguiThreadView } from '../../../src/shared/agui/run-model';
 import { restoreThread, serializeThread } from '../../../src/shared/agui/thread-persistence';
+import { conversationBounds, itemsChars } from '../../../src/shared/conversation/bounds';
 
 const threadId = 'thread-p';
 
@@ -107,5 +108,16 @@ describe('serializeThread / restoreThread', () => {
     expect(restoreThread({ ...good, state: deep })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/state' }] });
     expect(restoreThread({ ...good, items: Array.from({ length: 2_001 }, (_, index) => ({ kind: 'user', id: `u${index}`, text: '' })) })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/items' }] });
     expect(restoreThread('x'.repeat(16_000_001))).toMatchObject({ ok: false, problems: [{ code: 'thread_too_large' }] });
+  });
+
+  it('a thread saved before the conversation bounds (30 answers of 190,000 characters) comes back within them, the oldest removed and counted', () => {
+    const items = Array.from({ length: 30 }, (_, index) => ({ kind: 'text' as const, id: `m${index}`, role: 'assistant' as const, text: `${index}:${'x'.repeat(190_000)}`, streaming: false }));
+    const saved = serializeThread({ ...createThread(threadId), items, droppedItems: 2 });
+    const restored = restoreThread(saved);
+    if (!restored.ok) throw new Error(restored.problems[0]?.message);
+    expect(itemsChars(restored.view.items)).toBeLessThanOrEqual(conversationBounds.chars);
+    expect(restored.view.items.at(-1)?.id).toBe('m29');
+    expect(restored.view.droppedItems).toBe(2 + 30 - restored.view.items.length);
+    expect(restored.view.items.length).toBeLessThan(30);
   });
 });

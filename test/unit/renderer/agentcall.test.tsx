@@ -148,6 +148,18 @@ describe('AgentCall session screen', () => {
     expect(screen.getByRole('button', { name: 'Send' })).toBeTruthy();
   });
 
+  it('an agent answering far over the conversation budget: the oldest answers go and the transcript says so', { timeout: 60_000 }, async () => {
+    const { backend } = await renderScreen();
+    const half = 'x'.repeat(100_000);
+    expect(screen.queryByText('Earlier messages were removed to keep this chat small.')).toBeNull();
+    for (let index = 0; index < 24; index++) {
+      push(backend, 'session-1', { type: 'run.started', runKey: `r${index}` }, { type: 'text.delta', runKey: `r${index}`, text: `answer ${index} ` }, { type: 'text.delta', runKey: `r${index}`, text: half }, { type: 'text.delta', runKey: `r${index}`, text: half }, { type: 'run.completed', runKey: `r${index}` });
+    }
+    expect(transcript().getByText('Earlier messages were removed to keep this chat small.')).toBeTruthy();
+    expect(transcript().getByText(/^answer 23 x/)).toBeTruthy();
+    expect(transcript().queryByText(/^answer 0 x/)).toBeNull();
+  });
+
   it('shows agent text as Markdown without HTML: a <script> stays text', async () => {
     const { backend, container } = await renderScreen();
     push(backend, 'session-1', { type: 'run.started', runKey: 'r1' }, { type: 'text.delta', runKey: 'r1', text: 'Hello <script>window.pwned = 1</script> and <b onclick="x()">this</b> is **bold**' }, { type: 'run.completed', runKey: 'r1' });

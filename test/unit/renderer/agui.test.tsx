@@ -639,6 +639,30 @@ describe('plain AG-UI screen', () => {
     expect(chats.getByRole('button', { name: 'First topic' }).getAttribute('aria-current')).toBe('true');
   });
 
+  it('a long thread opens on its newest window: earlier messages on request, and a note that the oldest were removed', async () => {
+    const backend = backendWithRuns();
+    // Main's thread: 120 messages kept, 30 older ones removed by the conversation budget.
+    const items = Array.from({ length: 120 }, (_, index) => ({ kind: 'user' as const, id: `u${index}`, text: `message ${index}` }));
+    backend.state.agui[agentId] = { endpoint: 'http://127.0.0.1:9/agui', hasToken: false, forwardedProps: '{}', thread: { ...createThread(threadId), items, droppedItems: 30 } };
+    const user = userEvent.setup();
+    render(
+      <I18nProvider setting="en">
+        <AguiScreen api={backend.api} headingRef={createRef()} agentId={agentId} label="IDE agent" onBack={vi.fn()} />
+      </I18nProvider>,
+    );
+    const transcript = within(await screen.findByRole('region', { name: 'Messages' }));
+    expect(await transcript.findByText('message 119')).toBeTruthy();
+    expect(transcript.getByText('Earlier messages were removed to keep this chat small.')).toBeTruthy();
+    // The page got the newest 50; the 70 before them come from main on request.
+    expect(transcript.queryByText('message 69')).toBeNull();
+    expect(transcript.getByText('message 70')).toBeTruthy();
+    await user.click(transcript.getByRole('button', { name: 'Show 70 earlier messages' }));
+    expect(await transcript.findByText('message 0')).toBeTruthy();
+    expect(backend.callsOf('agui.earlier')).toEqual([{ agentId, threadId, before: 100 }]);
+    expect(transcript.queryByRole('button', { name: /earlier messages/ })).toBeNull();
+    expect(transcript.getByText('Earlier messages were removed to keep this chat small.')).toBeTruthy();
+  });
+
   it('says why the server could not be opened, and tries again', async () => {
     const backend = backendWithRuns();
     backend.failNext('agui.open', { code: 'not_found', message: 'That agent is no longer in your list.' });

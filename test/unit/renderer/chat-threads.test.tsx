@@ -58,8 +58,28 @@ describe('chat: threads (Talkie §9)', () => {
     expect(transcript().getByText('Message 200')).toBeTruthy();
     expect(transcript().queryByText('Message 199')).toBeNull();
     await user.click(transcript().getByRole('button', { name: 'Show 200 earlier messages' }));
+    expect(await transcript().findByText('Message 0')).toBeTruthy();
     expect(transcript().getAllByRole('listitem')).toHaveLength(450);
     expect(transcript().queryByRole('button', { name: /earlier messages/ })).toBeNull();
+    // Main sent the newest 50, then the earlier ones on request: never the whole thread at once.
+    expect(backend.callsOf('talkie.threadEarlier')).toEqual([
+      { agentId: builtInDemoAgentId, threadId: 't-new', before: 50 + 350 },
+      { agentId: builtInDemoAgentId, threadId: 't-new', before: 200 },
+    ]);
+  }, 30_000);
+
+  it('a thread over the conversation budget opens on a window and says its oldest messages were removed', async () => {
+    const backend = createFakeBackend();
+    backend.state.talkie.threads = threads;
+    backend.state.talkie.threadItems['t-new'] = Array.from({ length: 30 }, (_, i) => ({ kind: 'user' as const, id: `m${i}`, text: `Message ${i} ${'x'.repeat(150_000)}`, state: 'sent' as const }));
+    const { user } = await openDemo(backend);
+    await user.click(await threadList().findByRole('button', { name: /^Offer for Alfa/ }));
+    expect(await transcript().findByText(/^Message 29 x/)).toBeTruthy();
+    expect(transcript().getByText('Earlier messages were removed to keep this chat small.')).toBeTruthy();
+    // One window is at most 1,000,000 characters: six of these messages.
+    expect(transcript().getAllByRole('listitem')).toHaveLength(6);
+    await user.click(transcript().getByRole('button', { name: /^Show \d+ earlier messages$/ }));
+    expect(await transcript().findByText(/^Message 23 x/)).toBeTruthy();
   }, 30_000);
 
   it('starts a new chat: empty transcript, no threadId, focus in the message field', async () => {

@@ -3,6 +3,8 @@ import type { AgentCallAgent } from '../../../src/shared/agentcall/ipc-schemas';
 import type { WebPages } from '../../../src/shared/agentmesh/ipc-schemas';
 import type { AguiServerView } from '../../../src/shared/agui/ipc-schemas';
 import { addUserMessage, createThread, type AguiThreadView } from '../../../src/shared/agui/run-model';
+import { earlierWindow, openWindow } from '../../../src/shared/agui/thread-window';
+import { boundItems, earlierWindowOf, firstWindow } from '../../../src/shared/conversation/bounds';
 import { normalizeAgentAddress } from '../../../src/shared/agents/address';
 import { normalizeAgentLabel } from '../../../src/shared/agents/label';
 import { buildApi, type AgentDeskApi, type ApiTransport } from '../../../src/shared/ipc/api';
@@ -171,6 +173,10 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
   };
   const aguiView = (agentId: string): AguiServerView =>
     (state.agui[agentId] ??= { endpoint: 'http://127.0.0.1:9/agui', hasToken: false, forwardedProps: '{}', thread: createThread(`thread-${agentId}`) });
+  const aguiWindow = (agentId: string): AguiServerView => {
+    const view = aguiView(agentId);
+    return { ...view, thread: openWindow(view.thread).window };
+  };
   let runs = 0;
   const talkieView = (agentId: string): IpcResult<ServerView> => {
     const view = state.talkie.views[agentId];
@@ -309,7 +315,12 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
         ),
       }),
     'demo.openAgui': () => ok({ agentId: builtInAguiDemoId }),
-    'agui.open': ({ agentId }) => ok(aguiView(agentId)),
+    // The page gets a window of the thread, as from main (thread-window.ts).
+    'agui.open': ({ agentId }) => ok(aguiWindow(agentId)),
+    'agui.earlier': ({ agentId, threadId, before }) => {
+      const thread = aguiView(agentId).thread;
+      return thread.threadId === threadId ? ok(earlierWindow(thread, before).answer) : fail('not_found', 'That thread is no longer open.');
+    },
     'agui.send': ({ agentId, messageId, text }) => {
       const view = aguiView(agentId);
       state.agui[agentId] = { ...view, thread: addUserMessage(view.thread, { id: messageId, text }) };
@@ -322,17 +333,17 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       const open = aguiView(agentId).thread;
       if (open.items.length > 0) state.aguiEarlier[agentId] = [open, ...(state.aguiEarlier[agentId] ?? [])];
       state.agui[agentId] = { ...aguiView(agentId), thread: createThread(`thread-${nextId++}`) };
-      return ok(aguiView(agentId));
+      return ok(aguiWindow(agentId));
     },
     'agui.threads': ({ agentId }) => ok(aguiList(agentId)),
     'agui.openThread': ({ agentId, threadId }) => {
       const earlier = state.aguiEarlier[agentId] ?? [];
       const chosen = earlier.find((thread) => thread.threadId === threadId);
-      if (!chosen) return threadId === aguiView(agentId).thread.threadId ? ok(aguiView(agentId)) : fail('not_found', 'That thread is no longer there.');
+      if (!chosen) return threadId === aguiView(agentId).thread.threadId ? ok(aguiWindow(agentId)) : fail('not_found', 'That thread is no longer there.');
       const open = aguiView(agentId).thread;
       state.aguiEarlier[agentId] = [...(open.items.length > 0 ? [open] : []), ...earlier.filter((thread) => thread !== chosen)];
       state.agui[agentId] = { ...aguiView(agentId), thread: chosen };
-      return ok(aguiView(agentId));
+      return ok(aguiWindow(agentId));
     },
     'agui.deleteThread': ({ agentId, threadId }) => {
       if (threadId === aguiView(agentId).thread.threadId) state.agui[agentId] = { ...aguiView(agentId), thread: createThread(`thread-${nextId++}`) };
@@ -341,11 +352,13 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     },
     'agui.setForwardedProps': ({ agentId, json }) => {
       state.agui[agentId] = { ...aguiView(agentId), forwardedProps: json };
-      return ok(aguiView(agentId));
+      const { thread: _thread, ...settings } = aguiView(agentId);
+      return ok(settings);
     },
     'agui.useToken': ({ agentId, token }) => {
       state.agui[agentId] = { ...aguiView(agentId), hasToken: token !== '' };
-      return ok(aguiView(agentId));
+      const { thread: _thread, ...settings } = aguiView(agentId);
+      return ok(settings);
     },
     'agentcall.useToken': () => ok({ saved: true as const }),
     'agentcall.sendText': () => ok({ sent: true as const }),
@@ -391,9 +404,14 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     },
     'talkie.cancel': () => ok({ cancelled: true }),
     'talkie.threads': () => ok({ threads: state.talkie.threads }),
+    // A window of the thread, as from main (conversation/bounds.ts).
     'talkie.thread': ({ threadId }) => {
       const items = state.talkie.threadItems[threadId];
-      return items ? ok({ threadId, items }) : fail('not_found', 'That chat no longer exists.');
+      return items ? ok({ threadId, ...firstWindow(boundItems(items)) }) : fail('not_found', 'That chat no longer exists.');
+    },
+    'talkie.threadEarlier': ({ threadId, before }) => {
+      const items = state.talkie.threadItems[threadId];
+      return items ? ok(earlierWindowOf(boundItems(items), before).answer) : fail('not_found', 'That chat is no longer open here; open it again.');
     },
     'talkie.deleteThread': ({ threadId }) => {
       state.talkie.threads = state.talkie.threads.filter((thread) => thread.id !== threadId);

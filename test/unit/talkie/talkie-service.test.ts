@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTalkieDemoServer, type TalkieDemoServer } from '../../../src/main/demo/talkie-demo-server';
+import { conversationBounds, itemsChars } from '../../../src/shared/conversation/bounds';
 import type { EventPayload } from '../../../src/shared/ipc/contract';
 import { addUserMessage, applyUpdate, emptyConversation, type Conversation } from '../../../src/shared/talkie/conversation';
 import { json, manifestFor, startServer } from '../../support/http-server';
@@ -23,6 +24,16 @@ async function services(): Promise<TestServices> {
     },
     talkieRecovery: { delaysMs: [50, 100, 200, 400, 800] },
   });
+}
+
+/** The services with a Talkie server on 127.0.0.1 added and a pasted token used for it. */
+async function signedInTo(address: string): Promise<{ app: TestServices; agentId: string }> {
+  const app = await services();
+  await app.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
+  const added = await app.call('agents.add', { address });
+  const agentId = added.ok ? added.value.agent.id : '';
+  await app.call('talkie.useToken', { agentId, token: 't' });
+  return { app, agentId };
 }
 
 /** Sends text and folds the streamed events into a conversation until the run ends. */
@@ -168,13 +179,42 @@ describe('Talkie against other servers', () => {
       }
       json(res, 404, { error: { code: 'not_found', message: 'no', retryable: false } });
     });
-    const app = await services();
-    await app.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
-    const added = await app.call('agents.add', { address: server.url });
-    const agentId = added.ok ? added.value.agent.id : '';
-    await app.call('talkie.useToken', { agentId, token: 't' });
+    const { app, agentId } = await signedInTo(server.url);
     const { end } = await converse(app, agentId, 'hi');
     expect(end.outcome.kind).toBe('interrupted');
     expect(end.items?.find((item) => item.kind === 'assistant')).toMatchObject({ text: 'Part and the rest, stored by the server.' });
+  });
+
+  it('a long thread (4 MiB, the most a Talkie answer may be) opens on its newest window; "Show earlier" brings the rest, never more than one window at a time', { timeout: 60_000 }, async () => {
+    const messages = Array.from({ length: 26 }, (_, index) => ({ id: `m${index}`, role: index % 2 === 0 ? 'user' : 'assistant', content: `${index}:${'x'.repeat(160_000)}` }));
+    const server = await startServer((req, res) => {
+      const origin = `http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`;
+      if (req.url === '/.well-known/talkie.json') return json(res, 200, manifestFor(origin));
+      if (req.url === '/threads/t-long') return json(res, 200, { thread: { id: 't-long' }, messages, actions: [] });
+      json(res, 404, { error: { code: 'not_found', message: 'no', retryable: false } });
+    });
+    const { app, agentId } = await signedInTo(server.url);
+    const opened = await app.call('talkie.thread', { agentId, threadId: 't-long' });
+    if (!opened.ok) throw new Error(opened.error.message);
+    const slack = 64 * 1024;
+    expect(JSON.stringify(opened.value).length).toBeLessThan(conversationBounds.windowChars + slack);
+    expect(opened.value.items.at(-1)).toMatchObject({ id: 'm25' });
+    expect(opened.value.earlierItems).toBeGreaterThan(0);
+    let items = opened.value.items;
+    let earlier = opened.value.earlierItems ?? 0;
+    const removed = opened.value.removedItems ?? 0;
+    while (earlier > 0) {
+      const answer = await app.call('talkie.threadEarlier', { agentId, threadId: 't-long', before: removed + earlier });
+      if (!answer.ok) throw new Error(answer.error.message);
+      expect(JSON.stringify(answer.value).length).toBeLessThan(conversationBounds.windowChars + slack);
+      expect(answer.value.end).toBe(removed + earlier);
+      items = [...answer.value.items, ...items];
+      earlier = answer.value.earlierItems;
+    }
+    // Everything main holds of it, within the budget: the newest messages, the oldest removed (and said so).
+    expect(itemsChars(items)).toBeLessThanOrEqual(conversationBounds.chars);
+    expect(items.map((item) => item.id)).toEqual(messages.slice(removed).map((message) => message.id));
+    expect(removed).toBeGreaterThan(0);
+    expect(await app.call('talkie.threadEarlier', { agentId, threadId: 'another', before: 3 })).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
 });

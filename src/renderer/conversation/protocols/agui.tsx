@@ -169,7 +169,7 @@ export function useAguiProfile({ api, agentId, label, view, store, composer }: P
     details: server ? (
       <>
         <p className="agent-details__line">{t('agui.endpoint', { host: hostOf(server.endpoint) })}</p>
-        <AguiSettings api={api} agentId={agentId} server={server} onChanged={setServer} />
+        <AguiSettings api={api} agentId={agentId} server={server} onChanged={(settings) => setServer((current) => (current ? { ...current, ...settings } : current))} />
         <AguiSteps thread={server.thread} />
         <AguiInspect thread={server.thread} />
       </>

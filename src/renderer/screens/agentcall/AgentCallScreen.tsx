@@ -303,7 +303,7 @@ export function AgentCallScreen({
                 {t('agentcall.focus')} <ObjectRefText value={view.focus.objectRef} />
               </p>
             ) : null}
-            <AgentCallTranscript items={view.items} times={state.times} context={itemContext} thumbnail={thumbnail} />
+            <AgentCallTranscript items={view.items} removed={view.removedItems > 0} times={state.times} context={itemContext} thumbnail={thumbnail} />
             <div className="run-status">
               {clientVoice ? (
                 <button type="button" className="button button--secondary agentcall-read-aloud" aria-pressed={readAloud} onClick={() => setReadAloud(!readAloud)}>

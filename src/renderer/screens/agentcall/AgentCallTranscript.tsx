@@ -1,4 +1,5 @@
 import type { SessionItem } from '../../../shared/agentcall/session-view';
+import { EarlierMessages } from '../../components/EarlierMessages';
 import { newestKey, StickyScroller } from '../../components/StickyScroller';
 import { MessageTime, useDayNow, withDaySeparators } from '../../components/MessageTime';
 import { useI18n } from '../../i18n/I18nProvider';
@@ -6,17 +7,21 @@ import { AgentCallItem, shownItems, type ItemContext } from './AgentCallItems';
 import { itemTimeKey } from './useAgentCallSession';
 
 /**
- * The session's transcript. Not a live region: the status line below it announces "answering" and
+ * The session's transcript, with a note when the oldest items were removed to keep the session
+ * within its bounds. Not a live region: the status line below it announces "answering" and
  * "answered" instead.
  */
 export function AgentCallTranscript({
   items,
+  removed = false,
   times,
   context,
   thumbnail,
   now: fixedNow,
 }: {
   items: SessionItem[];
+  /** The oldest items were removed (SessionView.removedItems). */
+  removed?: boolean;
   /** When each item reached the screen (see SessionState.times). */
   times: ReadonlyMap<string, number>;
   context: ItemContext;
@@ -34,6 +39,7 @@ export function AgentCallTranscript({
      
       followKey={newestKey(items, (item) => (item.kind === 'userText' || item.kind === 'userObservation' ? item.id : undefined))}
     >
+      <EarlierMessages removed={removed} earlier={0} />
       {shown.length === 0 ? (
         <p className="muted transcript__empty">{t('agentcall.empty')}</p>
       ) : (

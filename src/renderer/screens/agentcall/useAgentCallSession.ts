@@ -44,12 +44,19 @@ export function foldUpdate(state: SessionState, update: SessionUpdate): SessionS
   return { view: applySessionUpdate(state.view, update), endedWithSession, times: state.times };
 }
 
-/** `foldUpdate` that also notes `now` as the time of each item the update added (an item changed in place keeps its first time). */
+/**
+ * `foldUpdate` that also notes `now` as the time of each item the update added (an item changed in
+ * place keeps its first time); the times of items the session's bounds removed go with them.
+ */
 export function foldUpdateAt(now: number): (state: SessionState, update: SessionUpdate) => SessionState {
   return (state, update) => {
     const next = foldUpdate(state, update);
     if (next.view.items === state.view.items) return next;
     let times: Map<string, number> | undefined;
+    if (next.view.removedItems !== state.view.removedItems) {
+      const kept = new Set(next.view.items.map(itemTimeKey));
+      times = new Map([...state.times].filter(([key]) => kept.has(key)));
+    }
     for (const item of next.view.items) {
       const key = itemTimeKey(item);
       if (state.times.has(key) || times?.has(key)) continue;

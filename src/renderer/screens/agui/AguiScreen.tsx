@@ -84,7 +84,7 @@ export function AguiScreen({
   onBack,
 }: AgentScreenProps) {
   const { t, language } = useI18n();
-  const { connection, thread, reopen, replaceServer, changeThread, requestStarting, runStarted, requestSettled } = useAguiThread(api, agentId);
+  const { connection, thread, reopen, replaceServer, changeThread, requestStarting, runStarted, requestSettled, showEarlier } = useAguiThread(api, agentId);
   const server = connection.status === 'open' ? connection.server : undefined;
   useReportAgentStatus(agentId, connection.status === 'open' ? 'connected' : connection.status === 'failed' ? 'unreachable' : 'connecting');
   const composerRef = useRef<HTMLTextAreaElement>(null);
@@ -267,12 +267,12 @@ export function AguiScreen({
         onRetry={reopen}
         onBack={onBack}
       />
-      {server ? <AguiSettings api={api} agentId={agentId} server={server} onChanged={(view) => replaceServer(view, { keepThread: true })} /> : null}
+      {server ? <AguiSettings api={api} agentId={agentId} server={server} onChanged={replaceServer} /> : null}
       {server && thread ? (
         <ChatEnvironmentContext.Provider value={environment}>
           <section className="chat-main agui-main" aria-label={t('chat.conversationLabel')}>
             <LinkOpenError error={linkError} />
-            <AguiTranscript thread={thread} edit={editable ? { messageId: editable.id, onEdit: editLast } : undefined} />
+            <AguiTranscript thread={thread} edit={editable ? { messageId: editable.id, onEdit: editLast } : undefined} onShowEarlier={showEarlier} />
             <AguiInspect thread={thread} />
             <AguiSteps thread={thread} />
             <RunStatusLine thread={thread} waiting={asking} onRetry={() => void retry()} retrying={retrying} retryError={retryError} />

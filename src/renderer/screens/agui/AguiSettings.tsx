@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { parseForwardedProps } from '../../../shared/agui/interrupts';
-import type { AguiServerView } from '../../../shared/agui/ipc-schemas';
+import type { AguiServerSettings } from '../../../shared/agui/ipc-schemas';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { ErrorText, type ShownError } from '../../components/ErrorText';
@@ -35,7 +35,7 @@ function PathError({ id, error }: { id: string; error: ShownError & { path?: str
  * in the keychain and only says whether one is saved) and forwardedProps as JSON text, checked here
  * for being a JSON object and by main (which may refuse it with the path of the problem).
  */
-export function AguiSettings({ api, agentId, server, onChanged }: { api: AgentDeskApi; agentId: string; server: Omit<AguiServerView, 'thread'>; onChanged: (view: AguiServerView) => void }) {
+export function AguiSettings({ api, agentId, server, onChanged }: { api: AgentDeskApi; agentId: string; server: AguiServerSettings; onChanged: (view: AguiServerSettings) => void }) {
   const { t } = useI18n();
   const id = useId();
   const [props, setProps] = useState(server.forwardedProps);

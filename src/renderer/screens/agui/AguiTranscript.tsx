@@ -1,4 +1,7 @@
 import { groupBySubagent, type AguiItem, type AguiThreadView, type SubagentGroup } from '../../../shared/agui/run-model';
+import type { AguiThreadWindow } from '../../../shared/agui/thread-window';
+import type { IpcError } from '../../../shared/ipc/errors';
+import { EarlierMessages } from '../../components/EarlierMessages';
 import { newestKey, StickyScroller } from '../../components/StickyScroller';
 import { MessageTime, useDayNow, withDaySeparators } from '../../components/MessageTime';
 import { useI18n } from '../../i18n/I18nProvider';
@@ -79,13 +82,19 @@ function SubagentGroupView({ group }: { group: SubagentGroup }) {
   );
 }
 
-/** The thread's transcript. Not a live region: the status line below it announces how the run goes. */
+/**
+ * The thread's transcript: the page's window of it (its newest items, earlier ones on "Show earlier").
+ * Not a live region: the status line below it announces how the run goes.
+ */
 export function AguiTranscript({
   thread,
   now: fixedNow,
   edit,
+  onShowEarlier,
 }: {
-  thread: AguiThreadView;
+  thread: AguiThreadWindow;
+  /** Asks main for the items before the window. */
+  onShowEarlier?: () => Promise<IpcError | undefined>;
   /** Now, for "Today" and "Yesterday" (tests fix it). */
   now?: number;
   /** The user message that offers Edit (the last one, while no run is going). */
@@ -101,7 +110,7 @@ export function AguiTranscript({
      
       followKey={newestKey(thread.items, (item) => (item.kind === 'user' ? item.id : undefined))}
     >
-      {thread.droppedItems > 0 ? <p className="muted transcript__earlier">{t('agui.dropped', { count: thread.droppedItems })}</p> : null}
+      <EarlierMessages removed={thread.droppedItems > 0} earlier={thread.earlierItems ?? 0} {...(onShowEarlier ? { onShowEarlier } : {})} />
       {entries.length === 0 ? (
         <p className="muted transcript__empty">{t('agui.empty')}</p>
       ) : (

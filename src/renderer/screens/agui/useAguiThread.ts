@@ -1,29 +1,32 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { AguiServerView } from '../../../shared/agui/ipc-schemas';
+import type { AguiServerSettings, AguiServerView } from '../../../shared/agui/ipc-schemas';
 import { stampNewItems } from '../../../shared/agui/item-times';
-import { beginRun, type AguiThreadView } from '../../../shared/agui/run-model';
-import { applyThreadUpdate, type AguiThreadUpdate } from '../../../shared/agui/thread-update';
+import { beginRun } from '../../../shared/agui/run-model';
+import { applyThreadUpdate, firstItemOf, type AguiThreadUpdate } from '../../../shared/agui/thread-update';
+import { prependEarlier, type AguiThreadWindow } from '../../../shared/agui/thread-window';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { EventPayload } from '../../../shared/ipc/contract';
 import type { IpcError } from '../../../shared/ipc/errors';
 import { useFrameState } from '../../hooks/useFrameState';
 import { call } from '../../hooks/useLiveResource';
 
-export type AguiConnection = { status: 'opening' } | { status: 'failed'; error: IpcError } | { status: 'open'; server: Omit<AguiServerView, 'thread'> };
+export type AguiConnection = { status: 'opening' } | { status: 'failed'; error: IpcError } | { status: 'open'; server: AguiServerSettings };
 
 /** Updates of a run whose runId main has not answered yet are kept (bounded) until it has. */
 const maxEarlyUpdates = 200;
 
 export interface AguiThreadHandle {
   connection: AguiConnection;
-  /** The thread as the screen shows it (rendered at most once per animation frame). */
-  thread: AguiThreadView | undefined;
+  /** The page's window of main's thread as the screen shows it (rendered at most once per animation frame). */
+  thread: AguiThreadWindow | undefined;
   /** Opens the server again (after a failure). */
   reopen: () => void;
-  /** Replaces the server's settings and thread with an answer of main (newThread, setForwardedProps, useToken). */
-  replaceServer: (view: AguiServerView, options?: { keepThread?: boolean }) => void;
+  /** Replaces the server's settings, and its thread when the answer carries one (newThread, openThread; not setForwardedProps, useToken). */
+  replaceServer: (view: AguiServerView | AguiServerSettings) => void;
   /** Changes the thread locally (the user's message shown at once). */
-  changeThread: (change: (thread: AguiThreadView) => AguiThreadView) => void;
+  changeThread: (change: (thread: AguiThreadWindow) => AguiThreadWindow) => void;
+  /** "Show earlier": asks main for the items before the window and puts them before it. */
+  showEarlier: () => Promise<IpcError | undefined>;
   /**
    * A request that starts a run is on its way: updates of a run this screen does not know yet are
    * kept until `runStarted` names it (or `requestSettled` says it failed).
@@ -38,14 +41,15 @@ export interface AguiThreadHandle {
 /**
  * One plain AG-UI server's thread: `agui.open`, then what main's fold of each run changed
  * (`agui.update`, applied with `applyThreadUpdate`: main folds, the renderer shows) and the
- * authoritative thread at the end of each run (`agui.runEnded`). An update made for another state
- * of the thread than the one shown is refused, and the thread waits for the run's end. The logic
+ * authoritative window at the end of each run (`agui.runEnded`). The page holds a window of main's
+ * thread (its newest items; earlier ones with `showEarlier`, `agui.earlier`). An update made for
+ * another state of the thread than the one shown is refused, and the thread waits for the run's end. The logic
  * always sees the newest thread; React renders it at most once per animation frame
  * (`useFrameState`), so a run streaming many deltas a second costs one render per frame.
  */
 export function useAguiThread(api: AgentDeskApi, agentId: string): AguiThreadHandle {
   const [connection, setConnection] = useState<AguiConnection>({ status: 'opening' });
-  const { shown: thread, latestRef, change: changeFrame, showNow } = useFrameState<AguiThreadView | undefined>(undefined);
+  const { shown: thread, latestRef, change: changeFrame, showNow } = useFrameState<AguiThreadWindow | undefined>(undefined);
   const [attempt, setAttempt] = useState(0);
   /** The run this screen follows (its updates are applied); undefined when none is known. */
   const activeRun = useRef<string | undefined>(undefined);
@@ -54,7 +58,7 @@ export function useAguiThread(api: AgentDeskApi, agentId: string): AguiThreadHan
   const early = useRef<EventPayload<'agui.update'>[]>([]);
 
   const change = useCallback(
-    (update: (current: AguiThreadView) => AguiThreadView) => changeFrame((current) => (current === undefined ? current : update(current))),
+    (update: (current: AguiThreadWindow) => AguiThreadWindow) => changeFrame((current) => (current === undefined ? current : update(current))),
     [changeFrame],
   );
 
@@ -108,10 +112,11 @@ export function useAguiThread(api: AgentDeskApi, agentId: string): AguiThreadHan
   }, [showNow]);
 
   const replaceServer = useCallback(
-    (view: AguiServerView, options: { keepThread?: boolean } = {}) => {
-      const { thread: next, ...server } = view;
-      setConnection({ status: 'open', server });
-      if (options.keepThread) return;
+    (view: AguiServerView | AguiServerSettings) => {
+      const { endpoint, hasToken, forwardedProps } = view;
+      setConnection({ status: 'open', server: { endpoint, hasToken, forwardedProps } });
+      if (!('thread' in view)) return;
+      const next = view.thread;
       activeRun.current = next.runState === 'running' || next.runState === 'starting' ? next.runId : undefined;
       early.current = [];
       changeFrame(() => next);
@@ -145,5 +150,15 @@ export function useAguiThread(api: AgentDeskApi, agentId: string): AguiThreadHan
     [apply, change],
   );
 
-  return { connection, thread, reopen, replaceServer, changeThread: change, requestStarting, runStarted, requestSettled };
+  const showEarlier = useCallback(async () => {
+    const current = latestRef.current;
+    if (current === undefined || (current.earlierItems ?? 0) === 0) return undefined;
+    const result = await call(() => api.agui.earlier({ agentId, threadId: current.threadId, before: firstItemOf(current) }));
+    if (!result.ok) return result.error;
+    // Items that no longer join the window (the thread moved on meanwhile) are left out; the next run's end sends it again.
+    change((shown) => (shown.threadId === current.threadId ? (prependEarlier(shown, result.value) ?? shown) : shown));
+    return undefined;
+  }, [api, agentId, change, latestRef]);
+
+  return { connection, thread, reopen, replaceServer, changeThread: change, requestStarting, runStarted, requestSettled, showEarlier };
 }

@@ -245,6 +245,9 @@ export function ChatBody({
           <VoiceLineContext.Provider value={voice.view?.confirmation ?? noLine}>
             <Transcript
               items={conversation.items}
+              earlier={conversation.earlierItems ?? 0}
+              removed={(conversation.removedItems ?? 0) > 0}
+              onShowEarlier={chat.showEarlier}
               loading={chat.loading !== undefined}
               loadError={chat.loadError?.error}
               onRetryLoad={() => {

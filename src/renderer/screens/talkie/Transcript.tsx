@@ -1,5 +1,8 @@
 import { useState } from 'react';
+import { conversationBounds } from '../../../shared/conversation/bounds';
+import type { IpcError } from '../../../shared/ipc/errors';
 import type { ConversationItem } from '../../../shared/talkie/conversation';
+import { EarlierMessages } from '../../components/EarlierMessages';
 import { ErrorText, type ShownError } from '../../components/ErrorText';
 import { newestKey, StickyScroller } from '../../components/StickyScroller';
 import { MessageTime, useDayNow, withDaySeparators } from '../../components/MessageTime';
@@ -8,23 +11,29 @@ import { useI18n } from '../../i18n/I18nProvider';
 import { TranscriptItem, type ItemHandlers } from './TranscriptItems';
 
 /**
- * The newest items on the page when a thread opens: more than a tall window shows, few enough that
- * opening a 2,000-message thread is one short render (bench:render measured the switch median fall
- * from 361 ms to 104 ms, with 200 and with 50, back to back on the same loaded machine).
+ * The newest items on the page when a thread opens (the conversation bounds' first window): more than
+ * a tall window shows, few enough that opening a 2,000-message thread is one short render
+ * (bench:render measured the switch median fall from 361 ms to 104 ms, with 200 and with 50, back to
+ * back on the same loaded machine).
  */
-export const transcriptFirstPage = 50;
+export const transcriptFirstPage = conversationBounds.firstWindowItems;
 /** What "Show earlier messages" adds each time. */
-export const transcriptPageSize = 200;
+export const transcriptPageSize = conversationBounds.earlierItems;
 
 /**
  * The conversation. Deliberately not a live region: streamed text would be read out delta by delta.
  * The status line below it announces "answering" and "answered" instead. A long thread shows its
- * newest 50 items and a button for earlier ones (200 more at a time): every item on the page is
- * rendered when the thread opens and laid out again while a reply streams, so a 2,000-message thread
- * would otherwise cost most of each frame.
+ * newest 50 items and a button for earlier ones (200 more at a time): first those the page holds
+ * (every item on the page is rendered when the thread opens and laid out again while a reply streams,
+ * so a 2,000-message thread would otherwise cost most of each frame), then those main holds before
+ * the window it sent (`earlier`, `onShowEarlier`). A note says when the oldest were removed to keep
+ * the conversation within its bounds.
  */
 export function Transcript({
   items,
+  earlier = 0,
+  removed = false,
+  onShowEarlier,
   loading,
   loadError,
   onRetryLoad,
@@ -32,6 +41,12 @@ export function Transcript({
   now: fixedNow,
 }: {
   items: ConversationItem[];
+  /** Items main holds before these (a thread opened on its newest window). */
+  earlier?: number;
+  /** The oldest items were removed to keep the conversation within its bounds. */
+  removed?: boolean;
+  /** Asks main for the `earlier` items. */
+  onShowEarlier?: () => Promise<IpcError | undefined>;
   loading: boolean;
   loadError: ShownError | undefined;
   onRetryLoad: () => void;
@@ -41,7 +56,7 @@ export function Transcript({
 }) {
   const { t } = useI18n();
   const now = useDayNow(fixedNow);
-  const [shownCount, setShownCount] = useState(transcriptFirstPage);
+  const [shownCount, setShownCount] = useState<number>(transcriptFirstPage);
   const hidden = Math.max(0, items.length - shownCount);
   const shown = hidden > 0 ? items.slice(hidden) : items;
   let body;
@@ -59,15 +74,18 @@ export function Transcript({
     );
   } else if (items.length === 0) body = <p className="muted transcript__empty">{t('chat.emptyConversation')}</p>;
   else {
+    // Earlier items the page holds come first; then those main holds, shown as they arrive.
+    const showEarlier = async () => {
+      if (hidden === 0 && onShowEarlier) {
+        const failed = await onShowEarlier();
+        if (failed) return failed;
+      }
+      setShownCount((count) => count + transcriptPageSize);
+      return undefined;
+    };
     body = (
       <>
-        {hidden > 0 ? (
-          <p className="transcript__earlier">
-            <button type="button" className="button button--secondary" onClick={() => setShownCount((count) => count + transcriptPageSize)}>
-              {t('chat.showEarlier', { count: Math.min(hidden, transcriptPageSize) })}
-            </button>
-          </p>
-        ) : null}
+        <EarlierMessages removed={removed} earlier={hidden > 0 ? hidden : onShowEarlier ? earlier : 0} onShowEarlier={showEarlier} />
         <ol className="transcript__list">
           {withDaySeparators(shown, {
             timeOf: (item) => readTime(item.at),

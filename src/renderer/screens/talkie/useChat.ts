@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
+import type { IpcError } from '../../../shared/ipc/errors';
 import type { Action, UsageMeter } from '../../../shared/talkie/content';
 import type { Conversation, RunUpdate } from '../../../shared/talkie/conversation';
 import type { ShownError } from '../../components/ErrorText';
@@ -45,6 +46,8 @@ export interface Chat {
   cancel: () => void;
   newChat: () => void;
   openThread: (threadId: string) => void;
+  /** "Show earlier": asks main for the items before the thread's window (`conversation.earlierItems`) and puts them before it. */
+  showEarlier: () => Promise<IpcError | undefined>;
   decide: (actionId: string, decision: Decision) => Promise<DecisionOutcome>;
   refreshAction: (actionId: string) => Promise<void>;
   announce: (text: string) => void;
@@ -97,12 +100,23 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
     (threadId: string) => {
       const { generation } = dispatch({ type: 'thread.open', threadId });
       void call(() => api.talkie.thread({ agentId, threadId })).then((result) => {
-        if (result.ok) dispatch({ type: 'thread.loaded', generation, threadId: result.value.threadId, items: result.value.items });
+        if (result.ok) dispatch({ type: 'thread.loaded', generation, ...result.value });
         else dispatch({ type: 'thread.failed', generation, threadId, error: result.error });
       });
     },
     [agentId, api, dispatch],
   );
+
+  const showEarlier = useCallback(async () => {
+    const { generation, conversation } = latestRef.current;
+    const { threadId } = conversation;
+    if (threadId === undefined || !conversation.earlierItems) return undefined;
+    const before = (conversation.removedItems ?? 0) + conversation.earlierItems;
+    const result = await call(() => api.talkie.threadEarlier({ agentId, threadId, before }));
+    if (!result.ok) return result.error;
+    dispatch({ type: 'thread.earlier', generation, threadId, answer: result.value });
+    return undefined;
+  }, [agentId, api, dispatch, latestRef]);
 
   const receive = useCallback(
     (event: RunEvent) => {
@@ -291,6 +305,7 @@ export function useChat(api: AgentDeskApi, agentId: string, onAuthProblem: (erro
     cancel,
     newChat,
     openThread,
+    showEarlier,
     decide,
     refreshAction,
     announce,

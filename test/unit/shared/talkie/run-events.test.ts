@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseCard, safeLink } from '../../../../src/shared/talkie/content';
-import { addUserMessage, applyUpdate, emptyConversation, type RunUpdate } from '../../../../src/shared/talkie/conversation';
+import { addUserMessage, applyUpdate, conversationLimits, emptyConversation, type RunUpdate } from '../../../../src/shared/talkie/conversation';
+import { conversationBounds, itemsChars } from '../../../../src/shared/conversation/bounds';
 import { interpretEvent } from '../../../../src/shared/talkie/run-events';
 
 const issuer = 'https://crm.example.com';
@@ -81,6 +82,32 @@ describe('interpretEvent (Talkie §5)', () => {
 });
 
 describe('the conversation reducer', () => {
+  it('a hostile stream far over the conversation budget: the oldest items go, counted, the newest stay', () => {
+    let c = applyUpdate(addUserMessage(emptyConversation, 'u1', 'hi'), { type: 'run.started', threadId: 't1', runId: 'r1' });
+    const half = 'x'.repeat(100_000);
+    for (let index = 0; index < 40; index++) {
+      c = applyUpdate(c, { type: 'text.start', messageId: `a${index}` });
+      c = applyUpdate(c, { type: 'text.delta', messageId: `a${index}`, delta: half });
+      c = applyUpdate(c, { type: 'text.delta', messageId: `a${index}`, delta: half });
+    }
+    expect(itemsChars(c.items)).toBeLessThanOrEqual(conversationBounds.chars);
+    expect(c.removedItems).toBeGreaterThan(0);
+    expect(c.items.at(-1)).toMatchObject({ kind: 'assistant', id: 'a39', text: 'x'.repeat(200_000) });
+    // A thread opened on its window (30 items before it in main, 2 removed): removing items the page holds removes those older ones too.
+    const opened = applyUpdate({ ...emptyConversation, threadId: 't1', items: c.items.slice(-3), earlierItems: 30, removedItems: 2 }, { type: 'run.started', threadId: 't1', runId: 'r2' });
+    let more = opened;
+    for (let index = 0; index < 20; index++) {
+      more = applyUpdate(more, { type: 'text.start', messageId: `b${index}` });
+      more = applyUpdate(more, { type: 'text.delta', messageId: `b${index}`, delta: 'x'.repeat(199_000) });
+    }
+    expect(more.earlierItems).toBeUndefined();
+    expect((more.removedItems ?? 0) + more.items.length).toBe(2 + 30 + 3 + 20);
+    // Beyond the item bound too, the oldest go (a new item is never ignored).
+    for (let index = 0; index < conversationLimits.items + 5; index++) c = applyUpdate(c, { type: 'tool.start', toolCallId: `t${index}`, label: 'x' });
+    expect(c.items).toHaveLength(conversationLimits.items);
+    expect(c.items.at(-1)).toMatchObject({ kind: 'tool', id: `t${conversationLimits.items + 4}` });
+  });
+
   it('streams a run into user, tool, assistant, card and action items', () => {
     let c = addUserMessage(emptyConversation, 'm_user', 'hello');
     for (const event of [
