@@ -1,15 +1,16 @@
+import { conversationBounds, itemsChars, windowStart } from '../../shared/conversation/bounds';
 import type { ConversationItem } from '../../shared/conversation/items';
 import { diffConversation, type ConversationOp } from '../../shared/conversation/update';
 import type { ConversationStatus, ConversationView } from '../../shared/conversation/view';
 import { ServiceError } from '../../shared/ipc/errors';
 import type { ConversationAdapter, ConversationSource } from './conversation-source';
 
-/**
- * The window of a conversation the page holds: main keeps the whole (bounded) conversation and sends
- * the page its newest items only — at most `openItems` and `openChars` when it opens, more on "Show
- * earlier" — so a long or hostile thread never reaches the page whole.
+/*
+ * The window the page holds (src/shared/conversation/bounds.ts, the one rule): main keeps the whole
+ * conversation within the budget and sends the page its newest items only — the first window when it
+ * opens, the window before it on "Show earlier", no message over `windowChars` — so a long or hostile
+ * thread never reaches the page whole.
  */
-export const conversationWindow = { openItems: 200, openChars: 1_000_000, earlierItems: 200, maxItems: 1_000, maxChars: 4_000_000 } as const;
 /** Messages typed while the agent answers wait here, sent one by one when each answer ends. */
 export const maxQueuedMessages = 5;
 
@@ -36,8 +37,8 @@ interface Open {
   unsubscribe: () => void;
   /** What the page has now (main's copy of the page's view). */
   sent: ConversationView;
-  /** How many of the source's oldest items the page does not have. */
-  windowStart: number;
+  /** The absolute position (items removed for good + index) of the page's first item. */
+  windowFrom: number;
   queue: Queued[];
   /** A queued message is being handed to the source. */
   sending: boolean;
@@ -54,7 +55,6 @@ interface Open {
 export class ConversationService {
   private readonly open = new Map<string, Open>();
   private counter = 0;
-  private readonly sizes = new WeakMap<ConversationItem, number>();
 
   constructor(private readonly deps: ConversationServiceDeps) {}
 
@@ -66,8 +66,7 @@ export class ConversationService {
   async openConversation(agentId: string, options: { threadId?: string } = {}): Promise<ConversationView> {
     const current = this.open.get(agentId);
     if (current !== undefined && (options.threadId === undefined || options.threadId === current.source.snapshot().status.threadId)) {
-      const { items } = current.source.snapshot();
-      current.windowStart = this.windowStartFor(items, items.length, conversationWindow.openItems, conversationWindow.openChars);
+      current.windowFrom = newestWindowFrom(current.source.snapshot());
       current.sent = this.viewOf(current);
       return current.sent;
     }
@@ -82,7 +81,7 @@ export class ConversationService {
       source,
       unsubscribe: () => undefined,
       sent: { conversationId, agentId, protocol, status: { phase: 'connecting', run: 'idle', earlier: 0, dropped: 0 }, items: [] },
-      windowStart: 0,
+      windowFrom: 0,
       queue: [],
       sending: false,
       scheduled: false,
@@ -90,8 +89,7 @@ export class ConversationService {
     };
     this.open.set(agentId, entry);
     entry.unsubscribe = source.subscribe(() => this.changed(entry));
-    const { items } = source.snapshot();
-    entry.windowStart = this.windowStartFor(items, items.length, conversationWindow.openItems, conversationWindow.openChars);
+    entry.windowFrom = newestWindowFrom(source.snapshot());
     entry.sent = this.viewOf(entry);
     return entry.sent;
   }
@@ -134,10 +132,12 @@ export class ConversationService {
   /** Older items for "Show earlier": they join the page's window. */
   earlier(agentId: string, conversationId: string): { items: ConversationItem[]; earlier: number } {
     const entry = this.entry(agentId, conversationId);
-    const { items } = entry.source.snapshot();
-    const start = this.windowStartFor(items, entry.windowStart, conversationWindow.earlierItems, conversationWindow.openChars);
-    const older = items.slice(start, entry.windowStart);
-    entry.windowStart = start;
+    const { items, status } = entry.source.snapshot();
+    const dropped = status.dropped ?? 0;
+    const end = Math.max(0, Math.min(items.length, entry.windowFrom - dropped));
+    const start = windowStart(items, end, conversationBounds.earlierItems);
+    const older = items.slice(start, end);
+    entry.windowFrom = dropped + start;
     entry.sent = { ...entry.sent, items: [...older, ...entry.sent.items], status: { ...entry.sent.status, earlier: start } };
     return { items: older, earlier: start };
   }
@@ -201,10 +201,19 @@ export class ConversationService {
     });
   }
 
-  /** One tick: the view now, the ops from what the page has to it. */
+  /**
+   * One tick: the view now, the ops from what the page has to it. A change larger than one message
+   * may carry (a snapshot that rebuilt every item) moves the page's window to the newest items instead,
+   * sent whole; the older ones are back behind "Show earlier".
+   */
   private flush(entry: Open): void {
-    const next = this.viewOf(entry);
-    const ops = diffConversation(entry.sent, next);
+    let next = this.viewOf(entry);
+    let ops = diffConversation(entry.sent, next);
+    if (opsChars(ops) > conversationBounds.windowChars) {
+      entry.windowFrom = newestWindowFrom(entry.source.snapshot());
+      next = this.viewOf(entry);
+      ops = [{ op: 'reset', view: next }];
+    }
     entry.sent = next;
     if (ops.length > 0) this.deps.emit({ agentId: entry.agentId, conversationId: entry.conversationId, ops });
   }
@@ -232,35 +241,29 @@ export class ConversationService {
 
   private viewOf(entry: Open): ConversationView {
     const { items, status } = entry.source.snapshot();
-    // The window keeps growing with new items; past its bounds its oldest items leave the page.
-    let start = Math.min(entry.windowStart, items.length);
-    const maxStart = this.windowStartFor(items, items.length, conversationWindow.maxItems, conversationWindow.maxChars);
-    if (start < maxStart) start = maxStart;
-    entry.windowStart = start;
+    const dropped = status.dropped ?? 0;
+    // The window keeps growing with new items; items the budget removed leave it (the source drops them).
+    const start = Math.max(0, Math.min(items.length, entry.windowFrom - dropped));
+    entry.windowFrom = dropped + start;
     const queued = entry.queue.map((message): ConversationItem => ({ kind: 'message', id: `queued:${message.messageId}`, role: 'user', text: message.text, format: 'plain', state: 'queued' }));
-    const fullStatus: ConversationStatus = { ...status, earlier: start, dropped: entry.sent.status.dropped };
+    const fullStatus: ConversationStatus = { ...status, earlier: start, dropped };
     return { ...entry.sent, status: fullStatus, items: [...items.slice(start), ...queued] };
   }
+}
 
-  /** Where a window ending at `end` starts when it takes at most `maxItems` items and `maxChars` characters. */
-  private windowStartFor(items: readonly ConversationItem[], end: number, maxItems: number, maxChars: number): number {
-    let start = end;
-    let chars = 0;
-    while (start > 0 && end - start < maxItems) {
-      const size = this.sizeOf(items[start - 1] as ConversationItem);
-      if (chars + size > maxChars && start < end) break;
-      chars += size;
-      start -= 1;
-    }
-    return start;
-  }
+/** Where the newest window of a conversation begins, as an absolute position. */
+function newestWindowFrom({ items, status }: ReturnType<ConversationSource['snapshot']>): number {
+  return (status.dropped ?? 0) + windowStart(items, items.length, conversationBounds.firstWindowItems);
+}
 
-  private sizeOf(item: ConversationItem): number {
-    let size = this.sizes.get(item);
-    if (size === undefined) {
-      size = JSON.stringify(item).length;
-      this.sizes.set(item, size);
-    }
-    return size;
+/** The characters of items the ops carry (text appended counts as its length). */
+function opsChars(ops: readonly ConversationOp[]): number {
+  let total = 0;
+  for (const op of ops) {
+    if (op.op === 'upsert') total += itemsChars([op.item]);
+    else if (op.op === 'text') total += op.append.length;
+    else if (op.op === 'reset') total += itemsChars(op.view.items);
+    else if (op.op === 'earlier') total += itemsChars(op.items);
   }
+  return total;
 }

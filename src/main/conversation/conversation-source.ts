@@ -9,8 +9,11 @@ import type { ConversationStatus, ConversationProtocol } from '../../shared/conv
  */
 export interface ConversationSource {
   readonly protocol: ConversationProtocol;
-  /** The whole conversation as items, oldest first, and how it goes. Called once per tick at most. */
-  snapshot(): { items: readonly ConversationItem[]; status: Omit<ConversationStatus, 'earlier' | 'dropped'> };
+  /**
+   * The whole conversation as items, oldest first (within the conversation bounds: `dropped` counts
+   * the oldest items the budget removed for good), and how it goes. Called once per tick at most.
+   */
+  snapshot(): { items: readonly ConversationItem[]; status: Omit<ConversationStatus, 'earlier' | 'dropped'> & { dropped?: number } };
   /** Calls `changed` whenever `snapshot()` may answer differently; returns the unsubscribe. */
   subscribe(changed: () => void): () => void;
   /** Sends the user's text; resolves once the protocol took it (its answer streams as changes). Throws a ServiceError when refused. */

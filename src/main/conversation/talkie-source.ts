@@ -64,8 +64,9 @@ export function talkieAdapter(talkie: TalkieService, events: EventBus, now: () =
         dispatch({ type: 'thread.open', threadId });
         const { generation } = state;
         try {
-          const loaded = await talkie.thread(agentId, threadId);
-          dispatch({ type: 'thread.loaded', generation, threadId: loaded.threadId, items: loaded.items });
+          // The whole thread (within the bounds): the conversation service sends the page its window.
+          const loaded = await talkie.heldThread(agentId, threadId);
+          dispatch({ type: 'thread.loaded', generation, threadId: loaded.threadId, items: loaded.items, removedItems: loaded.removedItems });
         } catch (error) {
           dispatch({ type: 'thread.failed', generation, threadId, error: shown(error) });
         }

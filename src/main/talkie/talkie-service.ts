@@ -314,6 +314,15 @@ export class TalkieService {
     return { threadId, ...firstWindow(held) };
   }
 
+  /**
+   * A thread whole, within the conversation bounds (the oldest items beyond them removed and counted):
+   * for main's own conversation (src/main/conversation/talkie-source.ts), which sends the page its window.
+   */
+  async heldThread(agentId: string, threadId: string): Promise<{ threadId: string; items: ConversationItem[]; removedItems: number }> {
+    const held = await this.readThread(agentId, threadId);
+    return { threadId, items: [...held.items], removedItems: held.removed };
+  }
+
   /** "Show earlier": the items before the page's first one (`before`, its absolute position) in the thread it opened last. */
   threadEarlier(agentId: string, threadId: string, before: number): EarlierItems<ConversationItem> {
     const held = this.openThreads.get(agentId);

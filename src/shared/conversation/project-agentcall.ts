@@ -16,7 +16,7 @@ import type { ConversationStatus } from './view';
  */
 export interface AgentCallProjection {
   items: ConversationItem[];
-  status: Omit<ConversationStatus, 'earlier' | 'dropped'>;
+  status: Omit<ConversationStatus, 'earlier' | 'dropped'> & { dropped: number };
 }
 
 const messageStates: Record<AgentTextState, MessageState> = {
@@ -69,7 +69,7 @@ function statusOf(view: SessionView): AgentCallProjection['status'] {
   const lastAnswer = view.items.findLast((item) => item.kind === 'agentText');
   const answered = lastAnswer?.kind === 'agentText' ? messageStates[lastAnswer.state] : undefined;
   const outcome = view.pendingInteraction !== undefined ? 'waiting' : answered === 'done' ? 'done' : answered === 'stopped' ? 'stopped' : answered === 'interrupted' ? 'interrupted' : undefined;
-  return { phase, run, ...(outcome === undefined || view.runActive ? {} : { outcome }), ...(view.phase === 'ended' ? {} : { accepts: [...view.usableModalities] }) };
+  return { phase, run, ...(outcome === undefined || view.runActive ? {} : { outcome }), ...(view.phase === 'ended' ? {} : { accepts: [...view.usableModalities] }), dropped: view.removedItems };
 }
 
 function projectItem(item: SessionItem, label: string | undefined): ConversationItem | undefined {

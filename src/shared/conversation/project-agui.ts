@@ -10,7 +10,7 @@ import type { ConversationStatus } from './view';
  */
 export interface AguiProjection {
   items: ConversationItem[];
-  status: Omit<ConversationStatus, 'earlier' | 'dropped'>;
+  status: Omit<ConversationStatus, 'earlier' | 'dropped'> & { dropped: number };
 }
 
 export function createAguiProjector(): (thread: AguiThreadView) => AguiProjection {
@@ -56,7 +56,7 @@ function statusOf(thread: AguiThreadView): AguiProjection['status'] {
   const outcome = (
     { finished: 'done', awaitingInput: 'waiting', cancelled: 'stopped', error: 'failed', dropped: 'interrupted' } as const
   )[thread.runState as 'finished' | 'awaitingInput' | 'cancelled' | 'error' | 'dropped'];
-  return { phase: 'ready', run, ...(outcome === undefined ? {} : { outcome }), threadId: thread.threadId };
+  return { phase: 'ready', run, ...(outcome === undefined ? {} : { outcome }), threadId: thread.threadId, dropped: thread.droppedItems };
 }
 
 const toolStates: Record<ToolCallState, ItemOfKind<'tool'>['state']> = {

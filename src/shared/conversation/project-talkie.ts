@@ -8,7 +8,7 @@ import type { ConversationStatus } from './view';
  */
 export interface TalkieProjection {
   items: ConversationItem[];
-  status: Omit<ConversationStatus, 'earlier' | 'dropped' | 'phase'>;
+  status: Omit<ConversationStatus, 'earlier' | 'dropped' | 'phase'> & { dropped: number };
 }
 
 export function createTalkieProjector(): (conversation: Conversation) => TalkieProjection {
@@ -30,7 +30,7 @@ export function createTalkieProjector(): (conversation: Conversation) => TalkieP
 function statusOf(conversation: Conversation): TalkieProjection['status'] {
   const run = conversation.runState === 'running' ? 'running' : 'idle';
   const outcome = ({ finished: 'done', error: 'failed', cancelled: 'stopped', interrupted: 'interrupted' } as const)[conversation.runState as 'finished' | 'error' | 'cancelled' | 'interrupted'];
-  return { run, ...(outcome === undefined ? {} : { outcome }), ...(conversation.threadId === undefined ? {} : { threadId: conversation.threadId }) };
+  return { run, ...(outcome === undefined ? {} : { outcome }), ...(conversation.threadId === undefined ? {} : { threadId: conversation.threadId }), dropped: conversation.removedItems ?? 0 };
 }
 
 function projectItem(item: TalkieItem): ConversationItem {

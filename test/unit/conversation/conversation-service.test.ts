@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ConversationItem } from '../../../src/shared/conversation/items';
 import { applyConversationOps, type ConversationOp } from '../../../src/shared/conversation/update';
 import type { ConversationStatus, ConversationView } from '../../../src/shared/conversation/view';
-import { conversationWindow, ConversationService } from '../../../src/main/conversation/conversation-service';
+import { ConversationService } from '../../../src/main/conversation/conversation-service';
+import { conversationBounds } from '../../../src/shared/conversation/bounds';
 import type { ConversationAdapter, ConversationSource } from '../../../src/main/conversation/conversation-source';
 import { memoryLogger } from '../../support/logger';
 
@@ -10,7 +11,7 @@ import { memoryLogger } from '../../support/logger';
 class FakeSource implements ConversationSource {
   readonly protocol = 'agui' as const;
   items: ConversationItem[] = [];
-  status: Omit<ConversationStatus, 'earlier' | 'dropped'> = { phase: 'ready', run: 'idle' };
+  status: Omit<ConversationStatus, 'earlier' | 'dropped'> & { dropped?: number } = { phase: 'ready', run: 'idle' };
   sent: string[] = [];
   ended = false;
   private listener: (() => void) | undefined;
@@ -81,12 +82,12 @@ describe('ConversationService', () => {
     const items = Array.from({ length: 450 }, (_, n) => agentMessage(n));
     const { service } = setup(items);
     const page = await service.openConversation('agent-1');
-    expect(page.items).toHaveLength(conversationWindow.openItems);
-    expect(page.status.earlier).toBe(450 - conversationWindow.openItems);
-    expect(page.items[0]?.id).toBe(`a:${450 - conversationWindow.openItems}`);
+    expect(page.items).toHaveLength(conversationBounds.firstWindowItems);
+    expect(page.status.earlier).toBe(450 - conversationBounds.firstWindowItems);
+    expect(page.items[0]?.id).toBe(`a:${450 - conversationBounds.firstWindowItems}`);
     const first = service.earlier('agent-1', page.conversationId);
-    expect(first.items).toHaveLength(conversationWindow.earlierItems);
-    expect(first.earlier).toBe(50);
+    expect(first.items).toHaveLength(conversationBounds.earlierItems);
+    expect(first.earlier).toBe(450 - conversationBounds.firstWindowItems - conversationBounds.earlierItems);
     expect(service.earlier('agent-1', page.conversationId)).toMatchObject({ earlier: 0 });
   });
 
@@ -95,7 +96,7 @@ describe('ConversationService', () => {
     const items = Array.from({ length: 30 }, (_, n) => agentMessage(n, big));
     const { service } = setup(items);
     const page = await service.openConversation('agent-1');
-    expect(JSON.stringify(page).length).toBeLessThan(conversationWindow.openChars + 10_000);
+    expect(JSON.stringify(page).length).toBeLessThan(conversationBounds.windowChars + 10_000);
     expect(page.items.at(-1)?.id).toBe('a:29');
     expect(page.status.earlier).toBe(30 - page.items.length);
   });
@@ -131,6 +132,33 @@ describe('ConversationService', () => {
     source.change((s) => (s.status = { phase: 'ready', run: 'idle' }));
     tick();
     expect(source.sent).toEqual(['first']);
+  });
+
+  it('keeps the page\'s window on the same items while the budget removes the oldest, and counts them', async () => {
+    const { source, service, emitted, tick } = setup(Array.from({ length: 60 }, (_, n) => agentMessage(n)));
+    let page = await service.openConversation('agent-1');
+    expect(page.items[0]?.id).toBe('a:10');
+    // The source's bound removes its 5 oldest items (not yet on the page): the page's first item stays a:10.
+    source.change((s) => {
+      s.items = s.items.slice(5);
+      s.status = { ...s.status, dropped: 5 };
+    });
+    tick();
+    for (const update of emitted) page = applyConversationOps(page, update.ops) as ConversationView;
+    expect(page.items[0]?.id).toBe('a:10');
+    expect(page.status).toMatchObject({ earlier: 5, dropped: 5 });
+  });
+
+  it('sends a change too large for one message as the newest window instead', async () => {
+    const { source, service, emitted, tick } = setup([agentMessage(0)]);
+    await service.openConversation('agent-1');
+    const big = 'y'.repeat(150_000);
+    source.change((s) => (s.items = [...s.items, ...Array.from({ length: 20 }, (_, n) => agentMessage(n + 1, big))]));
+    tick();
+    const ops = emitted.at(-1)?.ops ?? [];
+    expect(ops).toHaveLength(1);
+    expect(ops[0]?.op).toBe('reset');
+    expect(JSON.stringify(ops).length).toBeLessThan(conversationBounds.windowChars + 10_000);
   });
 
   it('refuses calls for a conversation that is no longer open, and ends every conversation on closeAll', async () => {

@@ -115,6 +115,6 @@ describe('Talkie projection', () => {
     ]);
     expect(items[0]?.at).toBe(Date.parse('2026-12-05T10:00:00Z'));
     expect(items[3]).toMatchObject({ tone: 'error', retryable: true });
-    expect(status).toEqual({ run: 'idle', outcome: 'failed', threadId: 't1' });
+    expect(status).toEqual({ run: 'idle', outcome: 'failed', threadId: 't1', dropped: 0 });
   });
 });

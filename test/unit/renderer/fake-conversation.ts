@@ -11,7 +11,7 @@ import type { ConversationAdapter, ConversationSource } from '../../../src/main/
  */
 export class FakeConversationSource implements ConversationSource {
   items: ConversationItem[] = [];
-  status: Omit<ConversationStatus, 'earlier' | 'dropped'> = { phase: 'ready', run: 'idle' };
+  status: Omit<ConversationStatus, 'earlier' | 'dropped'> & { dropped?: number } = { phase: 'ready', run: 'idle' };
   sent: { messageId: string; text: string }[] = [];
   cancels = 0;
   ended = false;
