@@ -96,7 +96,7 @@ describe('the one transcript', () => {
     store.attach();
     await screen.findByText('answer 209');
     expect(screen.queryByText('answer 0')).toBeNull();
-    await userEvent.click(screen.getByRole('button', { name: 'Show 10 earlier messages' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Show 160 earlier messages' }));
     await screen.findByText('answer 0');
     expect(screen.queryByRole('button', { name: /earlier/ })).toBeNull();
   }, 30_000);
