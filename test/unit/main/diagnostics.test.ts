@@ -236,7 +236,8 @@ describe('the diagnostics bundle', () => {
     expect((JSON.parse(text) as { logs: unknown[] }).logs[0]).toMatchObject({ level: 'error', area: 'window', message: 'the renderer process is gone (crashed, exit code 139): reloading' });
     expect(text).not.toContain(pinHash.split('$').at(-1)!);
     await expect(run()).rejects.toThrow(`${out} exists already`);
-  });
+    // A scrypt PIN hash and the command's NFC probe (up to its 5 s) take 3.5 s on an idle machine here: more than vitest's default 5 s once it is busy.
+  }, 30_000);
 });
 
 describe('the recent log kept for diagnostics', () => {
