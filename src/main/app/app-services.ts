@@ -45,7 +45,7 @@ import { WebPagesService, webPagesSource } from './web-pages';
 import { AdminPinGate, adminPinLockoutFileName } from '../policy/admin-pin-gate';
 import { AdminSession } from '../policy/admin-session';
 import { loadDevicePolicy, systemDevicePolicyPath, type DevicePolicyLoad } from '../policy/device-policy-file';
-import { recognizerFromEnvironment, SpeechService, type Recognizer } from '../speech/speech-service';
+import { basicRecognizerFromEnvironment, recognizerFromEnvironment, SpeechService, type Recognizer } from '../speech/speech-service';
 import { speechHandlers, type ChooseFolder } from '../speech/speech-handlers';
 import { SpeechModels } from '../speech/speech-models';
 import type { SpeechEngineLauncher } from '../speech/engine-client';
@@ -246,8 +246,10 @@ async function startServices(options: AppServicesOptions, ground: Ground) {
   });
   const testRecognizer = speechRecognizerFromEnv(ground.notices);
   const speech = new SpeechService({
-    // The test/demo recognizer (AGENTDESK_SPEECH_RECOGNIZER) when set, else the imported model.
+    // The test/demo recognizer (AGENTDESK_SPEECH_RECOGNIZER) when set, else the imported model, else
+    // pocketsphinx's basic English one where it is installed (not with AGENTDESK_SPEECH_RECOGNIZER=none).
     recognizer: () => testRecognizer() ?? speechModels.recognizer(),
+    basic: basicRecognizerFromEnvironment(),
     imported: () => speechModels.info('recognition'),
     voice: () => speechModels.voice(),
     importedVoice: () => speechModels.info('voice'),
@@ -489,8 +491,9 @@ function refuseKioskDownload(): never {
 }
 
 /** Stops what the services started: voice calls, AgentCall sessions, AG-UI runs, staged photos, the demo and the NFC reader. */
-async function disposeServices({ photos }: Ground, { voice, agentCall, agui, demo, nfc, speechModels, conversations }: Services): Promise<void> {
+async function disposeServices({ photos }: Ground, { voice, agentCall, agui, demo, nfc, speech, speechModels, conversations }: Services): Promise<void> {
   speechModels.dispose();
+  speech.dispose();
   await voice.endAll();
   await conversations.closeAll();
   await agentCall.dispose();

@@ -1,3 +1,5 @@
+import { useEffect, useRef } from 'react';
+import { recognitionModelsUrl } from '../../../shared/speech/ipc-schemas';
 import { ErrorAlert } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';
 import { CallBar, type CallPhase } from '../../voice/CallBar';
@@ -7,22 +9,31 @@ import type { ClientListening } from './useClientListening';
 /**
  * Client-owned voice on a WebSocket session: Talk by voice, then the shared call bar (what it does,
  * the level, Mute, hands-free or push to talk, the microphone, and Stop in Hang up's place) and
- * whether speaking over the agent interrupts it (the setting lives in Settings → Speech). Without a recognizer it says why and offers the keyboard.
+ * whether speaking over the agent interrupts it (the setting lives in Settings → Speech); with the basic
+ * English recognizer (no model imported), that it is basic. Without a recognizer it says in one sentence
+ * what to import and where, and the keyboard (the composer, `onType`) takes the focus.
  */
 export function ClientVoiceControl({ listening, agentSpeaking, runActive, onType }: { listening: ClientListening; agentSpeaking: boolean; runActive: boolean; onType: () => void }) {
   const { t } = useI18n();
-  const { state, mode, muted, hearing, talking, working, level, deviceId, problem, bargeIn, start, stop, setMuted, setMode, talk, cancelTalk, selectMicrophone } = listening;
+  const { state, mode, muted, hearing, talking, working, level, deviceId, recognizer, problem, bargeIn, start, stop, setMuted, setMode, talk, cancelTalk, selectMicrophone } = listening;
   const on = state !== 'off';
   let phase: CallPhase = 'connecting';
   if (state === 'on') phase = hearing || talking ? 'hearing' : agentSpeaking ? 'speaking' : working || runActive ? 'thinking' : 'listening';
 
+  // Nothing can recognise speech: the keyboard is the way to go on (each time Talk by voice finds none,
+  // not at every render: the screen hands a new onType each time).
+  const typeRef = useRef(onType);
+  useEffect(() => {
+    typeRef.current = onType;
+  }, [onType]);
+  useEffect(() => {
+    if (problem?.kind === 'noRecognizer') typeRef.current();
+  }, [problem]);
+
   const failure =
     problem === undefined ? null : problem.kind === 'noRecognizer' ? (
       <p className="error-text" role="alert">
-        {t('agentcall.voice.noRecognizer')}{' '}
-        <button type="button" className="button button--secondary" onClick={onType}>
-          {t('agentcall.voice.typeInstead')}
-        </button>
+        {t('agentcall.voice.noRecognizer', { url: recognitionModelsUrl })}
       </p>
     ) : problem.kind === 'transcribe' ? (
       <ErrorAlert summary={t('agentcall.voice.notHeard')} error={problem.error} />
@@ -43,7 +54,12 @@ export function ClientVoiceControl({ listening, agentSpeaking, runActive, onType
           deviceId={deviceId}
           onMicrophone={selectMicrophone}
           onHangUp={stop}
-          after={<p className="muted call-control__note">{t(bargeIn.on ? 'agentcall.voice.bargeInOn' : 'agentcall.voice.bargeInOff')}</p>}
+          after={
+            <>
+              {recognizer === 'basic' ? <p className="muted call-control__note">{t('agentcall.voice.basic')}</p> : null}
+              <p className="muted call-control__note">{t(bargeIn.on ? 'agentcall.voice.bargeInOn' : 'agentcall.voice.bargeInOff')}</p>
+            </>
+          }
         />
       ) : (
         <button type="button" className="button button--secondary call-control__call" onClick={start}>

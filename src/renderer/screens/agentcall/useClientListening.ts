@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
+import { recognizerInUse, type RecognizerInUse } from '../../../shared/speech/ipc-schemas';
 import type { CallMode } from '../../../shared/talkie/voice/voice-call';
 import { call } from '../../hooks/useLiveResource';
 import type { BargeInSetting } from '../../../shared/settings/settings';
@@ -22,6 +23,8 @@ export interface ClientListening {
   working: boolean;
   level: number;
   deviceId: string | undefined;
+  /** Which recognizer main listens with (known once Talk by voice asked): basic English is said on the bar. */
+  recognizer?: RecognizerInUse | undefined;
   problem: ListeningProblem | undefined;
   /** Barge-in now: the setting resolved for this page's devices. */
   bargeIn: BargeInState;
@@ -70,7 +73,8 @@ function joined(frames: Float32Array[]): Float32Array {
  * `speech.transcribe`; the words go out as one user.turn. Mute really stops listening: the detector is
  * paused and what was half heard is dropped. Barge-in (when on): speech while the agent speaks silences
  * it at once, sends response.cancel if its run is still going, and the new turn goes once the run ended.
- * Without a recognizer it says so (import a speech model) and the keyboard stays.
+ * Without a recognizer it says so (import a speech model) and the keyboard stays: listening stops, also
+ * when the recognizer went away meanwhile (main's status says none after a `speech_unavailable`).
  */
 export function useClientListening(deps: ListeningDeps): ClientListening {
   const [state, setState] = useState<ClientListening['state']>('off');
@@ -82,6 +86,7 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
   const [level, setLevel] = useState(0);
   const [deviceId, setDeviceId] = useState<string | undefined>(() => remembered(microphoneStorageKey));
   const [problem, setProblem] = useState<ListeningProblem | undefined>();
+  const [recognizer, setRecognizer] = useState<RecognizerInUse | undefined>();
   // Device names appear once the microphone was allowed: the rule looks again when listening starts.
   const bargeIn = useBargeIn(deps.bargeIn, state);
   const bargeRef = useRef(bargeIn.on);
@@ -116,6 +121,9 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
     if (!deps.runActive) flushWaiting();
   }, [deps.runActive, flushWaiting]);
 
+  /** Set below: the ref lets `utterance` stop listening without depending on `stop`. */
+  const stopRef = useRef<() => void>(() => undefined);
+
   const utterance = useCallback(async (audio: Float32Array) => {
     if (mutedRef.current || audio.length < vadSampleRate / 10) return;
     const mine = attempt.current;
@@ -124,7 +132,13 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
     const result = await call(() => api.speech.transcribe({ pcm: toPcm16(audio.subarray(0, vadSampleRate * 30)), sampleRate: vadSampleRate, locale }));
     setWorking((count) => count - 1);
     if (!result.ok) {
-      setProblem(result.error.code === 'speech_unavailable' ? { kind: 'noRecognizer' } : { kind: 'transcribe', error: result.error });
+      // No recognizer any more (the model was removed): listening stops and the keyboard is what is left.
+      // A recognizer that failed once (a timeout, an engine error) says what went wrong instead.
+      const status = result.error.code === 'speech_unavailable' ? await call(() => api.speech.status({})) : undefined;
+      const none = status?.ok === true && recognizerInUse(status.value.recognition) === 'none';
+      if (attempt.current !== mine) return;
+      if (none) stopRef.current();
+      setProblem(none ? { kind: 'noRecognizer' } : { kind: 'transcribe', error: result.error });
       return;
     }
     const text = result.value.text.trim();
@@ -162,6 +176,10 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
     void call(() => depsRef.current.api.media.disarm({ kinds: ['microphone'] }));
   }, []);
 
+  useEffect(() => {
+    stopRef.current = stop;
+  }, [stop]);
+
   const start = useCallback(() => {
     if (live.current || starting.current) return;
     attempt.current += 1;
@@ -174,7 +192,8 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
     void (async () => {
       const status = await call(() => api.speech.status({}));
       if (stale()) return;
-      if (status.ok && !status.value.recognition.available) {
+      if (status.ok) setRecognizer(recognizerInUse(status.value.recognition));
+      if (status.ok && recognizerInUse(status.value.recognition) === 'none') {
         starting.current = false;
         setProblem({ kind: 'noRecognizer' });
         setState('off');
@@ -314,5 +333,5 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
   // A new session, or leaving the screen: listening stops.
   useEffect(() => stop, [deps.sessionKey, stop]);
 
-  return { state, mode, muted, hearing, talking, working: working > 0, level: state === 'on' ? level : 0, deviceId, problem, bargeIn, start, stop, setMuted, setMode, talk, cancelTalk, selectMicrophone };
+  return { state, mode, muted, hearing, talking, working: working > 0, level: state === 'on' ? level : 0, deviceId, recognizer, problem, bargeIn, start, stop, setMuted, setMode, talk, cancelTalk, selectMicrophone };
 }
