@@ -214,7 +214,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
   const onDrawerKeyDown = useCallback(
     (event: KeyboardEvent<HTMLElement>) => {
       if (event.key !== 'Escape' || !drawerOpen || event.defaultPrevented) return;
-      // The drawer takes this Escape: the screen's own (back to Home) must not run as well.
+      // The drawer takes this Escape: nothing under it (a search box, the screen) acts on it as well.
       event.preventDefault();
       setDrawerOpen(false);
       menuButtonRef.current?.focus();
