@@ -1350,7 +1350,7 @@ export const cs: Catalogue = {
   'chat.spoken.unavailable': 'Přepis není k dispozici',
   'voice.controlsLabel': 'Hlasový hovor',
   'voice.call': 'Zavolat',
-  'voice.callNamed': 'Zahájit hlasový hovor s {name}',
+  'voice.callNamed': 'Zavolat: hlasový hovor s {name}',
   'voice.switchedOff': 'Hlas je teď pro váš účet na tomto serveru vypnutý.',
   'voice.starting': 'Zahajuji hovor…',
   'voice.startFailed': 'Hovor se nezahájil.',
