@@ -143,7 +143,8 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
       await notice.waitFor();
       expect(await notice.getByText('it is not valid JSON').isVisible()).toBe(false);
       await expectCzech(page, 'Home with a start-up notice');
-      await notice.getByRole('button', { name: cs['error.details'] }).click();
+      // The banner is one line: its Details shows the whole text and the cause.
+      await banner.getByRole('button', { name: cs['error.details'] }).click();
       await notice.getByText('it is not valid JSON').waitFor();
       expect(noticeApp.problems).toEqual([]);
     } finally {

@@ -50,7 +50,7 @@ describe('chat: opening', () => {
     expect(backend.callsOf('talkie.connect')).toHaveLength(2);
   });
 
-  it('goes back to Home with Back, and with Escape unless the message field has text', async () => {
+  it('goes back to Home with Back; Escape never leaves the chat (#26), with text in the field or without', async () => {
     const { user } = await openDemo();
     await user.type(messageField(), 'draft');
     await user.keyboard('{Escape}');
@@ -59,13 +59,12 @@ describe('chat: opening', () => {
 
     await user.clear(messageField());
     await user.keyboard('{Escape}');
+    expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
+    expect(screen.queryByRole('heading', { level: 1, name: 'Your agents' })).toBeNull();
+
+    await user.click(screen.getByRole('button', { name: 'Back' }));
     const home = await screen.findByRole('heading', { level: 1, name: 'Your agents' });
     expect(document.activeElement).toBe(home);
-
-    await user.click(screen.getByRole('button', { name: 'Open demo' }));
-    await screen.findByRole('heading', { level: 1, name: 'AgentDesk Demo' });
-    await user.click(screen.getByRole('button', { name: 'Back' }));
-    expect(await screen.findByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
   });
 
   it('Escape stays on the chat while a run is active or a draft is typed (focus elsewhere); Back keeps the draft', async () => {

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type MutableRefObject, type RefObject } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError } from '../../../shared/ipc/errors';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';
@@ -51,15 +51,12 @@ export function ChatBody({
   view,
   composerRef,
   newChatRef,
-  runActiveRef,
   onAuthProblem,
 }: {
   api: AgentDeskApi;
   view: ServerView;
   composerRef: RefObject<HTMLTextAreaElement | null>;
   newChatRef: RefObject<HTMLButtonElement | null>;
-  /** Kept true while a message is on its way or a run streams (the screen reads it for Escape). */
-  runActiveRef?: MutableRefObject<boolean>;
   onAuthProblem: (error: ShownError) => void;
 }) {
   const { t, language } = useI18n();
@@ -156,7 +153,6 @@ export function ChatBody({
     [applyVoiceUpdates, addSpokenLine, applyVoiceDecision, adoptThread, refreshThreads, refreshAction, loadStatus, setStatus, announce, t, phrase],
   );
   const voice = useVoiceCall(api, agentId, language, voiceHandlers);
-  const inCall = voice.starting || (voice.view !== undefined && voice.view.phase !== 'ended');
   const { settled, hangUp } = voice;
 
   // A button's decision wins over a voice window that is open for the same action (it closes first).
@@ -203,15 +199,6 @@ export function ChatBody({
     },
     [hangUp, openThread, conversation.threadId],
   );
-
-  useEffect(() => {
-    if (!runActiveRef) return undefined;
-    // Escape does not leave the screen while a run streams or a call is on.
-    runActiveRef.current = busy || inCall;
-    return () => {
-      runActiveRef.current = false;
-    };
-  }, [runActiveRef, busy, inCall]);
 
   const threadId = conversation.threadId;
   const entries = useMemo(() => threads.threads?.map((thread) => threadEntry(thread, { t, language })), [threads.threads, t, language]);

@@ -6,10 +6,9 @@ import { ConnectionFeedback } from '../../components/ConnectionFeedback';
 import type { ShownError } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { useReportAgentStatus } from '../../hooks/useAgentStatus';
-import { useUiMemory } from '../../hooks/useUiMemory';
 import { useI18n } from '../../i18n/I18nProvider';
 import { useAccent } from '../../components/accent';
-import { ChatBody, talkieDraftKey } from './ChatBody';
+import { ChatBody } from './ChatBody';
 import { ChatHeader } from './ChatHeader';
 import { EndpointsPanel } from './EndpointsPanel';
 import { ManifestNotes } from './ManifestNotes';
@@ -32,8 +31,8 @@ function stepOf(view: ServerView): 'endpoints' | 'signIn' | 'chat' {
 
 /**
  * A chat with one Talkie agent: connect (manifest, brand), then the steps the server needs (accept
- * endpoints on other sites, sign in), then the conversation. Escape goes back to Home, except while
- * a run is active or the composer holds a draft (wherever the focus is): Escape must not lose either.
+ * endpoints on other sites, sign in), then the conversation. Escape never leaves it (#26): it closes
+ * what is open (a dialog, the drawer, the chat search) or does nothing; Back goes to Home.
  */
 export function TalkieScreen({
   api,
@@ -43,9 +42,6 @@ export function TalkieScreen({
   onBack,
 }: AgentScreenProps) {
   const { t } = useI18n();
-  const memory = useUiMemory();
-  /** ChatBody's run is on its way or streaming (Escape stays on the screen then). */
-  const runActiveRef = useRef(false);
   const [connection, setConnection] = useState<Connection>({ status: 'connecting' });
   const [attempt, setAttempt] = useState(0);
   const [signingOut, setSigningOut] = useState(false);
@@ -80,24 +76,6 @@ export function TalkieScreen({
     if (step === 'chat') composerRef.current?.focus();
     else gateHeadingRef.current?.focus();
   }, [step]);
-
-  const back = useRef(onBack);
-  useEffect(() => {
-    back.current = onBack;
-  }, [onBack]);
-  useEffect(() => {
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape' || event.defaultPrevented || event.isComposing) return;
-      const target = event.target;
-      // Escape while typing keeps the text (and the screen); in an empty field it goes back.
-      if ((target instanceof HTMLTextAreaElement || target instanceof HTMLInputElement) && target.value !== '') return;
-      // A run on its way or a typed draft keeps the screen too (Back still leaves; the draft is kept).
-      if (runActiveRef.current || memory.draft(talkieDraftKey(agentId)) !== '') return;
-      back.current();
-    };
-    document.addEventListener('keydown', onKeyDown);
-    return () => document.removeEventListener('keydown', onKeyDown);
-  }, [memory, agentId]);
 
   const onView = useCallback((next: ServerView) => {
     focusNextStep.current = true;
@@ -153,7 +131,7 @@ export function TalkieScreen({
       {view && step === 'signIn' ? (
         <SignInPanel api={api} view={view} reason={connection.status === 'ready' ? connection.reason : undefined} headingRef={gateHeadingRef} onView={onView} />
       ) : null}
-      {view && step === 'chat' ? <ChatBody api={api} view={view} composerRef={composerRef} newChatRef={newChatRef} runActiveRef={runActiveRef} onAuthProblem={onAuthProblem} /> : null}
+      {view && step === 'chat' ? <ChatBody api={api} view={view} composerRef={composerRef} newChatRef={newChatRef} onAuthProblem={onAuthProblem} /> : null}
     </div>
   );
 }
