@@ -324,6 +324,8 @@ export const en = {
   'chat.signOut': 'Sign out',
   'chat.signOutFailed': 'Signing out did not work.',
   'chat.notes.title': 'Notes from this server’s manifest ({count})',
+  // Talkie on the one conversation screen (#26).
+  'talkie.details.server': 'Server: {host}',
   'chat.endpoints.title': 'This server also uses other sites',
   'chat.endpoints.body': '{name} lists addresses that are not on {issuer}. AgentDesk sends your requests there only after you accept them:',
   'chat.endpoints.hint': 'Accept only if you expected these addresses, for example from the server’s documentation.',
@@ -1227,6 +1229,8 @@ export const cs: Catalogue = {
   'chat.signOut': 'Odhlásit se',
   'chat.signOutFailed': 'Odhlášení se nepodařilo.',
   'chat.notes.title': 'Poznámky k manifestu tohoto serveru ({count})',
+  // Talkie na jedné obrazovce konverzace (#26).
+  'talkie.details.server': 'Server: {host}',
   'chat.endpoints.title': 'Tento server používá i jiné weby',
   'chat.endpoints.body': '{name} uvádí adresy, které nejsou na {issuer}. AgentDesk tam vaše požadavky pošle, až je přijmete:',
   'chat.endpoints.hint': 'Přijměte je, jen pokud jste je čekali, například podle dokumentace serveru.',
