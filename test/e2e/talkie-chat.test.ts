@@ -105,6 +105,16 @@ describe('chatting with the built-in demo agent in Chromium', () => {
       await message.press('Enter');
       await transcript.getByText('Back to the newest', { exact: true }).waitFor();
       await waitForNewestInView(page);
+
+      // Enter while an answer streams queues the message; it goes once the answer ended.
+      await message.fill('talkie-test:slow');
+      await message.press('Enter');
+      await transcript.getByText(/Part 1 of/).nth(1).waitFor();
+      await message.fill('talkie-test:echo Sent after the slow one');
+      await message.press('Enter');
+      await transcript.getByText('Waiting: sent when the agent has answered').waitFor();
+      await explainFailure(page, 'chat-queued', () => transcript.getByText('Sent after the slow one', { exact: true }).waitFor({ timeout: 60_000 }));
+      await transcript.getByText('Waiting: sent when the agent has answered').waitFor({ state: 'detached' });
       expect(app.problems).toEqual([]);
     } finally {
       await app.close();
@@ -150,6 +160,8 @@ describe('chatting with the built-in demo agent in Chromium', () => {
       await message.fill('search contacts');
       await message.press('Enter');
       await conversation(page).getByRole('article').first().waitFor();
+      // The tool's line, once it ran, says so (#26: not "✓ Searching contacts…").
+      await conversation(page).getByText('Finished searching contacts', { exact: true }).waitFor();
       await message.fill('talkie-test:action');
       await message.press('Enter');
       await page.getByRole('button', { name: /^Confirm: / }).waitFor();

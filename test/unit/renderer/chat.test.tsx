@@ -137,6 +137,29 @@ describe('chat: sending and streaming', () => {
     expect(second).toBe('run-2');
   });
 
+  it('Enter while an answer streams queues the message: shown as waiting (Take back removes one), sent to the same thread when the answer ended', async () => {
+    const backend = createFakeBackend();
+    const { user } = await openDemo(backend);
+    const runKey = await send(user, backend, 'First');
+    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'a1' }, { type: 'text.delta', messageId: 'a1', delta: 'Still writing' });
+    await user.type(messageField(), 'Second{Enter}');
+    await user.type(messageField(), 'Third{Enter}');
+    expect(messageField().value).toBe('');
+    const waiting = await transcript().findAllByText('Waiting: sent when the agent has answered');
+    expect(waiting).toHaveLength(2);
+    expect(backend.callsOf('talkie.send')).toHaveLength(1);
+    const third = transcript().getByText('Third').closest('.message') as HTMLElement;
+    await user.click(within(third).getByRole('button', { name: 'Take back' }));
+    await waitFor(() => expect(transcript().queryByText('Third')).toBeNull());
+
+    await push(backend, runKey, { type: 'text.end', messageId: 'a1' }, { type: 'run.finished' });
+    await end(backend, runKey, { kind: 'finished' }, { threadId: 't-1' });
+    await waitFor(() => expect(backend.callsOf('talkie.send')).toHaveLength(2));
+    expect(backend.callsOf('talkie.send')[1]).toMatchObject({ text: 'Second', threadId: 't-1' });
+    await waitFor(() => expect(transcript().queryByText('Waiting: sent when the agent has answered')).toBeNull());
+    expect(transcript().getAllByText('Second')).toHaveLength(1);
+  });
+
   it('sends with Enter and adds a line with Shift+Enter', async () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);

@@ -438,6 +438,7 @@ export function useTalkieProfile({ api, agentId, label, store, state, view, comp
     actions: {
       retry,
       canRetry: !running,
+      unqueue: (itemId) => void store.unqueue(itemId),
       ...(editable ? { editableId: editable.id, edit } : {}),
     },
     environment,
