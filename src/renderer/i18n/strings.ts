@@ -1230,7 +1230,7 @@ export const cs: Catalogue = {
   'chat.signOutFailed': 'Odhlášení se nepodařilo.',
   'chat.notes.title': 'Poznámky k manifestu tohoto serveru ({count})',
   // Talkie na jedné obrazovce konverzace (#26).
-  'talkie.details.server': 'Server: {host}',
+  'talkie.details.server': 'Adresa serveru: {host}',
   'chat.endpoints.title': 'Tento server používá i jiné weby',
   'chat.endpoints.body': '{name} uvádí adresy, které nejsou na {issuer}. AgentDesk tam vaše požadavky pošle, až je přijmete:',
   'chat.endpoints.hint': 'Přijměte je, jen pokud jste je čekali, například podle dokumentace serveru.',

@@ -50,7 +50,7 @@ function stepOf(view: ServerView): 'endpoints' | 'signIn' | 'chat' {
 const isGateProblem = (code: string) => code === 'sign_in_required' || code === 'endpoints_not_accepted';
 
 /** The key of a Talkie agent's composer draft in the UI memory. */
-export function talkieDraftKey(agentId: string): string {
+function talkieDraftKey(agentId: string): string {
   return `talkie:${agentId}`;
 }
 
