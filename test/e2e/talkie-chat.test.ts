@@ -115,6 +115,12 @@ describe('chatting with the built-in demo agent in Chromium', () => {
       await transcript.getByText('Waiting: sent when the agent has answered').waitFor();
       await explainFailure(page, 'chat-queued', () => transcript.getByText('Sent after the slow one', { exact: true }).waitFor({ timeout: 60_000 }));
       await transcript.getByText('Waiting: sent when the agent has answered').waitFor({ state: 'detached' });
+
+      // Home and back: the agent opens on its last conversation, not an empty new chat.
+      await page.getByRole('navigation', { name: 'AgentDesk' }).getByRole('button', { name: 'AgentDesk' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Your agents' }).waitFor();
+      await page.getByRole('button', { name: 'Open demo' }).click();
+      await transcript.getByText('Sent after the slow one', { exact: true }).waitFor();
       expect(app.problems).toEqual([]);
     } finally {
       await app.close();
