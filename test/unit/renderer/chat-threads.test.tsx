@@ -97,6 +97,9 @@ describe('chat: threads (Talkie §9)', () => {
     await waitFor(() => expect(threadList().getAllByRole('listitem')).toHaveLength(1));
     expect(threadList().queryByText('Offer for Alfa')).toBeNull();
     expect(document.activeElement).toBe(threadList().getByRole('button', { name: 'New chat' }));
+    // It was the open thread (an agent opens on its newest): the conversation is a new chat now.
+    await waitFor(() => expect(backend.callsOf('talkie.newChat')).toEqual([{ agentId: builtInDemoAgentId }]));
+    expect(await transcript().findByText('No messages yet. Write one below.')).toBeTruthy();
   });
 
   it('Escape in the delete question closes it without leaving the chat', async () => {
