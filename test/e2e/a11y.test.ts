@@ -71,7 +71,7 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await page.getByRole('button', { name: 'Open demo' }).click();
     await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
     const message = page.getByRole('textbox', { name: 'Message' });
-    const transcript = page.getByRole('region', { name: 'Messages' });
+    const transcript = page.getByRole('log', { name: 'Conversation' });
     await message.fill('talkie-test:echo Hello');
     await message.press('Enter');
     await transcript.getByText('Hello', { exact: true }).waitFor();

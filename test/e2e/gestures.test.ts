@@ -79,7 +79,7 @@ describe('user gestures in the web shell', () => {
 
       // A real click (input events through the browser) confirms it.
       await page.getByRole('button', { name: /^Confirm: / }).click();
-      await page.getByRole('region', { name: 'Messages' }).getByRole('article', { name: 'Test action done' }).waitFor();
+      await page.getByRole('log', { name: 'Conversation' }).getByRole('article', { name: 'Test action done' }).waitFor();
       expect(decideCalls()).toHaveLength(2);
       expect(decideCalls()[1]).toContain('"activation":true');
     } finally {

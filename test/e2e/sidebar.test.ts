@@ -22,7 +22,7 @@ describe('the open agent’s chats in the sidebar, in Chromium', () => {
       await sidebar.getByRole('button', { name: 'Demo: Talkie chat' }).click();
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
       const message = page.getByRole('textbox', { name: 'Message' });
-      const transcript = page.getByRole('region', { name: 'Messages' });
+      const transcript = page.getByRole('log', { name: 'Conversation' });
       // The chat list is under the demo's entry in the sidebar, not in the agent's screen.
       const chats = sidebar.getByRole('navigation', { name: 'Chats' });
       await chats.waitFor();

@@ -21,7 +21,7 @@ describe('Retry and Edit, in Chromium against the built-in demo', () => {
       await page.getByRole('button', { name: 'Open demo' }).click();
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
       const message = page.getByRole('textbox', { name: 'Message' });
-      const transcript = page.getByRole('region', { name: 'Messages' });
+      const transcript = page.getByRole('log', { name: 'Conversation' });
 
       // The demo fails the first run of this message (retryable); Retry sends the same message again.
       await message.fill('talkie-test:error-once');

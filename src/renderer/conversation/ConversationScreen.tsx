@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState, type RefObject } from 'react';
+import { useCallback, useMemo, useRef, useState, type RefObject } from 'react';
 import type { AgentStatus } from '../hooks/useAgentStatus';
 import { useReportAgentStatus } from '../hooks/useAgentStatus';
 import { useAccent } from '../components/accent';
@@ -39,14 +39,15 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
   const view = state.status === 'open' ? state.view : undefined;
   const field = useRef<HTMLTextAreaElement>(null);
   const handle = useRef<ComposerHandle | null>(null);
-  const profile = useProfile({ api, agentId, label, store, state, view, composer: { field: () => field.current, handle: () => handle.current } });
-  const rootRef = useAccent<HTMLDivElement>(profile.accent);
   const [detailsOpen, setDetailsOpen] = useState(false);
+  const closeDetails = useCallback(() => setDetailsOpen(false), []);
+  const profile = useProfile({ api, agentId, label, store, state, view, composer: { field: () => field.current, handle: () => handle.current }, closeDetails });
+  const rootRef = useAccent<HTMLDivElement>(profile.accent);
   const title = profile.title ?? label;
   const status = view?.status;
 
   const agentStatus: AgentStatus | undefined =
-    profile.gate !== undefined ? undefined : state.status === 'failed' ? (state.error.code === 'sign_in_required' ? 'signInNeeded' : 'unreachable') : status?.phase === 'ended' ? 'sessionEnded' : status?.phase === 'ready' ? 'connected' : 'connecting';
+    profile.gate !== undefined ? profile.status : state.status === 'failed' ? (state.error.code === 'sign_in_required' ? 'signInNeeded' : 'unreachable') : status?.phase === 'ended' ? 'sessionEnded' : status?.phase === 'ready' ? 'connected' : 'connecting';
   useReportAgentStatus(agentId, agentStatus);
 
   const running = status !== undefined && status.run !== 'idle';

@@ -93,6 +93,8 @@ export function Transcript({
   else {
     body = (
       <>
+        {/* The oldest items the budget removed are gone for good: said once, at the top, above Show earlier. */}
+        {view.status.dropped > 0 ? <p className="muted transcript__earlier transcript__removed">{t('conversation.removed')}</p> : null}
         {earlier > 0 ? (
           <p className="transcript__earlier">
             <button
@@ -109,7 +111,6 @@ export function Transcript({
             </button>
           </p>
         ) : null}
-        {view.status.dropped > 0 ? <p className="conversation-notice conversation-notice--info">{t('conversation.dropped', { count: view.status.dropped })}</p> : null}
         <ol className="transcript__list">
           {withDaySeparators(items, {
             timeOf: (item) => item.at,

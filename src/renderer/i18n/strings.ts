@@ -330,6 +330,8 @@ export const en = {
   'chat.signOut': 'Sign out',
   'chat.signOutFailed': 'Signing out did not work.',
   'chat.notes.title': 'Notes from this server’s manifest ({count})',
+  // Talkie on the one conversation screen (#26).
+  'talkie.details.server': 'Server: {host}',
   'chat.endpoints.title': 'This server also uses other sites',
   'chat.endpoints.body': '{name} lists addresses that are not on {issuer}. AgentDesk sends your requests there only after you accept them:',
   'chat.endpoints.hint': 'Accept only if you expected these addresses, for example from the server’s documentation.',
@@ -375,7 +377,6 @@ export const en = {
   'conversation.tool.finishedLabel': 'Finished {label}',
   'conversation.tool.stoppedLabel': 'Stopped {label}',
   'conversation.tool.failedLabel': 'Failed: {label}',
-  'conversation.dropped': 'The oldest {count} items were removed to keep this conversation small.',
   'conversation.subagent': 'Helper agent: {name}',
   'conversation.subagentUnnamed': 'unnamed',
   'conversation.composer.queue': 'Send next',
@@ -1239,6 +1240,8 @@ export const cs: Catalogue = {
   'chat.signOut': 'Odhlásit se',
   'chat.signOutFailed': 'Odhlášení se nepodařilo.',
   'chat.notes.title': 'Poznámky k manifestu tohoto serveru ({count})',
+  // Talkie na jedné obrazovce konverzace (#26).
+  'talkie.details.server': 'Adresa serveru: {host}',
   'chat.endpoints.title': 'Tento server používá i jiné weby',
   'chat.endpoints.body': '{name} uvádí adresy, které nejsou na {issuer}. AgentDesk tam vaše požadavky pošle, až je přijmete:',
   'chat.endpoints.hint': 'Přijměte je, jen pokud jste je čekali, například podle dokumentace serveru.',
@@ -1284,7 +1287,6 @@ export const cs: Catalogue = {
   'conversation.tool.finishedLabel': 'Hotovo: {label}',
   'conversation.tool.stoppedLabel': 'Zastaveno: {label}',
   'conversation.tool.failedLabel': 'Nezdařilo se: {label}',
-  'conversation.dropped': 'Nejstarších položek ({count}) bylo odstraněno, aby konverzace zůstala malá.',
   'conversation.subagent': 'Pomocný agent: {name}',
   'conversation.subagentUnnamed': 'bez jména',
   'conversation.composer.queue': 'Odeslat potom',

@@ -10,7 +10,7 @@ import { A2AScreen } from './a2a/A2AScreen';
 import { AgentCallScreen } from './agentcall/AgentCallScreen';
 import { ConversationScreen } from '../conversation/ConversationScreen';
 import { useAguiProfile } from '../conversation/protocols/agui';
-import { TalkieScreen } from './talkie/TalkieScreen';
+import { useTalkieProfile } from '../conversation/protocols/talkie';
 import type { StartTag } from '../kiosk/KioskStartScreen';
 
 type Identified =
@@ -71,7 +71,7 @@ export function AgentScreen({ api, headingRef, agentId, label, protocol, onBack,
     const props = { api, headingRef, agentId, label, onBack };
     if (identified.protocol === 'agentcall') return <AgentCallScreen {...props} {...(startTag ? { startTag } : {})} />;
     if (identified.protocol === 'agui') return <ConversationScreen {...props} useProfile={useAguiProfile} />;
-    return <TalkieScreen {...props} />;
+    return <ConversationScreen {...props} useProfile={useTalkieProfile} />;
   }
   return (
     <section className="screen" aria-labelledby="agent-heading">

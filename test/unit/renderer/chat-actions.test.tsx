@@ -10,7 +10,7 @@ async function proposed(action: Action, backend = createFakeBackend()) {
   backend.state.talkie.actions[action.id] = action;
   const app = await openDemo(backend);
   const runKey = await send(app.user, backend, 'send the offer');
-  push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'action', action });
+  await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'action', action });
   return { ...app, backend, runKey };
 }
 
@@ -118,7 +118,7 @@ describe('chat: actions (Talkie §8)', () => {
     const first = pendingAction();
     const { backend, runKey } = await proposed(first);
     const second = pendingAction({ id: 'a_78', summary: 'Delete the draft D-12' });
-    push(backend, runKey, { type: 'action', action: second });
+    await push(backend, runKey, { type: 'action', action: second });
     expect(screen.getByRole('button', { name: `Confirm: ${first.summary}` })).toBeTruthy();
     expect(screen.getByRole('button', { name: `Confirm: ${second.summary}` })).toBeTruthy();
   });
@@ -159,7 +159,7 @@ describe('chat: actions (Talkie §8)', () => {
     const sent = { id: 'card_status', title: 'Offer N-1 sent', fallbackText: 'Offer N-1 was sent.' };
     backend.state.talkie.threadItems['t-1'] = [{ kind: 'card', id: sent.id, card: sent }];
     const sending = { id: 'card_status', title: 'Sending offer N-1', fallbackText: 'Sending offer N-1; you can still cancel it.' };
-    push(backend, runKey, { type: 'card', card: sending });
+    await push(backend, runKey, { type: 'card', card: sending });
     expect(screen.getByRole('article', { name: 'Sending offer N-1' })).toBeTruthy();
     await waitFor(() => expect(within(actionCard(running.summary)).getByText('Status: done')).toBeTruthy(), { timeout: 5000 });
     expect(await screen.findByRole('article', { name: 'Offer N-1 sent' })).toBeTruthy();

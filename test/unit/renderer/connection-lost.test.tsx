@@ -10,7 +10,7 @@ describe('a lost connection to AgentDesk ends the spinner with a message (#15: a
     const backend = createFakeBackend();
     const { user, container } = await openDemo(backend, { closed });
     const runKey = await send(user, backend, 'hello');
-    push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey });
+    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey });
     expect(screen.getByText('Agent is answering…')).toBeTruthy();
     expect(container.querySelector('.run-status .spinner')).not.toBeNull();
 

@@ -6,8 +6,8 @@ import { renderApp } from './render-app';
 /**
  * Escape never leaves a conversation (#26): no chat app navigates on Escape. It closes what is open
  * (a dialog, the drawer, the chat search's text) or does nothing — in the empty composer, in the
- * empty search box and with the focus nowhere in particular, on every agent screen. Back (and the
- * sidebar) still go elsewhere.
+ * empty search box and with the focus nowhere in particular, on every agent screen. The sidebar
+ * still goes elsewhere.
  */
 
 /** The demo's three sides, as Home opens them, and the heading each screen shows. */
@@ -63,9 +63,9 @@ describe('Escape in a conversation', () => {
     }
   }
 
-  it('Back still goes to Home', async () => {
+  it('the sidebar still goes to Home', async () => {
     const { user } = await openDemo('Open demo', 'AgentDesk Demo');
-    await user.click(screen.getByRole('button', { name: 'Back' }));
+    await user.click(screen.getByRole('button', { name: 'AgentDesk' }));
     await waitFor(() => expect(screen.getByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy());
   });
 });

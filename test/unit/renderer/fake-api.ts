@@ -15,6 +15,7 @@ import {
   contract,
   eventChannel,
   methodForChannel,
+  methodNames,
   type AgentCheck,
   type AgentEntry,
   type EventName,
@@ -33,6 +34,9 @@ import type { ConversationItem } from '../../../src/shared/talkie/conversation';
 import type { ServerView } from '../../../src/shared/talkie/ipc-schemas';
 import { UiMemory } from '../../../src/main/app/ui-memory';
 import { searchThreads } from '../../../src/shared/threads/thread-search';
+import { talkieConversationHandlers } from '../../../src/main/app/talkie-conversation';
+import { talkieAdapter, type TalkiePort } from '../../../src/main/conversation/talkie-source';
+import type { TalkieServiceTable } from '../../../src/main/talkie/talkie-table';
 import { answer, fakeConversations, type FakeConversations } from './fake-conversation';
 
 type Handler<M extends MethodName> = (request: MethodRequest<M>) => IpcResult<MethodResponse<M>> | Promise<IpcResult<MethodResponse<M>>>;
@@ -188,14 +192,46 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
   const holds = new Map<MethodName, Promise<void>>();
   let eventsMuted = false;
 
+  // Main's own listeners (its conversations follow the protocols' events): they hear every event, muted or not.
+  const observers = new Map<string, Set<(payload: never) => void>>();
+  const bus = {
+    observe<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void) {
+      let set = observers.get(event);
+      if (set === undefined) observers.set(event, (set = new Set()));
+      set.add(listener as (payload: never) => void);
+      return () => set.delete(listener as (payload: never) => void);
+    },
+  };
   const emit = <E extends EventName>(event: E, payload: EventPayload<E>) => {
+    for (const observer of observers.get(event) ?? []) (observer as (payload: EventPayload<E>) => void)(structuredClone(payload));
     if (eventsMuted) return;
     for (const listener of listeners.get(eventChannel(event)) ?? []) listener(structuredClone(payload));
   };
 
   // Main's own memory of the renderer's state: a remount on the same backend is a reload with the same main.
   const uiMemory = new UiMemory();
-  const conversations = fakeConversations((payload) => emit('conversation.update', payload));
+  // Main's real Talkie conversation over this fake's talkie.*: what it sends, cancels and reads goes
+  // through the transport (callsOf, failNext and holdNext see it); connecting and the newest thread do not.
+  const talkiePort: TalkiePort = {
+    connect: async (agentId) => unwrap(await handlers['talkie.connect']({ agentId })),
+    threads: async (agentId) => unwrap(await handlers['talkie.threads']({ agentId })),
+    thread: async (agentId, threadId) => unwrap(await api.talkie.thread({ agentId, threadId })),
+    // Main's whole thread within the budget; the read still goes through the transport (callsOf, failNext).
+    heldThread: async (agentId, threadId) => {
+      unwrap(await api.talkie.thread({ agentId, threadId }));
+      const held = boundItems(state.talkie.threadItems[threadId] ?? []);
+      return { threadId, items: [...held.items], removedItems: held.removed };
+    },
+    send: async (agentId, request) => unwrap(await api.talkie.send({ agentId, messageId: request.messageId, text: request.text, ...(request.threadId === undefined ? {} : { threadId: request.threadId }) })),
+    cancel: async (agentId, runKey) => unwrap(await api.talkie.cancel({ agentId, runKey })),
+    cancelAll: async () => 0,
+  };
+  const talkieConversations = talkieAdapter(talkiePort, bus);
+  const protocolOf = (agentId: string) => {
+    if (agentId === builtInAguiDemoId || state.agents.some((agent) => agent.id === agentId && agent.protocol === 'agui')) return 'agui' as const;
+    return agentId === builtInAgentCallDemoId || state.agentCallAgents.includes(agentId) ? ('agentcall' as const) : ('talkie' as const);
+  };
+  const conversations = fakeConversations((payload) => emit('conversation.update', payload), { talkie: talkieConversations, protocolOf });
   const { service: conversation } = conversations;
   const handlers: Handlers = {
     'ui.restore': () => ok(uiMemory.restore()),
@@ -435,6 +471,9 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       emit('talkie.downloadProgress', { agentId, downloadId, received: 50, total: 100 });
       return ok({ saved: true, path: `/home/user/Downloads/${name}`, bytes: 100 });
     },
+    // Answered by main's folding table (talkie-conversation.ts), which the transport runs for talkie.*.
+    'talkie.newChat': () => fail('internal', 'answered by the conversation'),
+    'talkie.voiceLine': () => fail('internal', 'answered by the conversation'),
     // Voice (#16): no renderer UI yet; the fake offers no voice.
     'talkie.voiceStart': () => fail('not_allowed', 'This server does not offer voice.'),
     'talkie.voiceOffer': () => fail('not_found', 'This voice call has ended; start a new one.'),
@@ -475,7 +514,9 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
         failures.delete(method);
         return { ok: false, error: failure };
       }
-      const result = await (handlers[method] as (request: unknown) => Promise<IpcResult<unknown>> | IpcResult<unknown>)(parsed.data);
+      // Talkie's answers are folded into the open conversation as main does it (talkie-conversation.ts).
+      const run = method.startsWith('talkie.') ? (request: unknown) => folded(method as TalkieMethod, request) : (handlers[method] as (request: unknown) => Promise<IpcResult<unknown>> | IpcResult<unknown>);
+      const result = await run(parsed.data);
       if (!result.ok) return result;
       const answer = schema.response.safeParse(result.value);
       if (!answer.success) return fail('invalid_response', `${method}: ${answer.error.message}`);
@@ -489,8 +530,25 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     },
   };
 
+  const api = buildApi(transport);
+  // This fake's talkie.* answers (looked up at each call: `handle` may replace one) as main's service table.
+  const serviceTable = Object.fromEntries(
+    methodNames
+      .filter((method) => method.startsWith('talkie.'))
+      .map((method) => [method, async (request: unknown) => unwrap(await (handlers[method] as (request: unknown) => Promise<IpcResult<unknown>> | IpcResult<unknown>)(request))]),
+  ) as unknown as TalkieServiceTable;
+  const talkieTable = talkieConversationHandlers(serviceTable, { talkie: talkieConversations, conversations: conversation });
+  async function folded(method: TalkieMethod, request: unknown): Promise<IpcResult<unknown>> {
+    try {
+      return ok(await (talkieTable[method] as (request: unknown) => unknown)(request));
+    } catch (error) {
+      if (error instanceof Refused) return { ok: false, error: error.error };
+      return error instanceof ServiceError ? fail(error.code, error.message) : fail('internal', String(error));
+    }
+  }
+
   return {
-    api: buildApi(transport),
+    api,
     state,
     calls,
     callsOf: <M extends MethodName>(method: M) =>
@@ -509,4 +567,19 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     },
     conversations,
   };
+}
+
+type TalkieMethod = Extract<MethodName, `talkie.${string}`>;
+
+/** A failure this fake main answered, carried through main's code as it is (code, message, retryable, path). */
+class Refused extends ServiceError {
+  constructor(readonly error: IpcError) {
+    super(error.code, error.message, error.path, error.retryable);
+  }
+}
+
+/** An answer of this fake main as a service's: its value, or its failure thrown. */
+function unwrap<T>(result: IpcResult<T>): T {
+  if (!result.ok) throw new Refused(result.error);
+  return result.value;
 }

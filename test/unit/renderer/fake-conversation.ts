@@ -58,7 +58,14 @@ export interface FakeConversations {
   source(agentId: string, protocol?: ConversationProtocol): FakeConversationSource;
 }
 
-export function fakeConversations(emit: (payload: Parameters<ConversationService['openConversation']> extends never ? never : { agentId: string; conversationId: string; ops: never[] }) => void): FakeConversations {
+export function fakeConversations(
+  emit: (payload: Parameters<ConversationService['openConversation']> extends never ? never : { agentId: string; conversationId: string; ops: never[] }) => void,
+  /**
+   * `talkie`: a real protocol adapter for the agents `protocolOf` says speak Talkie (main's Talkie
+   * conversation over the fake main's `talkie.*`), instead of a source the test drives.
+   */
+  real: { talkie?: ConversationAdapter; protocolOf?: (agentId: string) => ConversationProtocol } = {},
+): FakeConversations {
   const sources = new Map<string, FakeConversationSource>();
   const source = (agentId: string, protocol: ConversationProtocol = 'agui') => {
     let found = sources.get(agentId);
@@ -71,8 +78,8 @@ export function fakeConversations(emit: (payload: Parameters<ConversationService
     reset: async () => ({ ended: 0, removedFiles: 0 }),
   });
   const service = new ConversationService({
-    adapters: { agui: adapter('agui'), talkie: adapter('talkie'), agentcall: adapter('agentcall') },
-    protocolOf: async (agentId) => source(agentId).protocol,
+    adapters: { agui: adapter('agui'), talkie: real.talkie ?? adapter('talkie'), agentcall: adapter('agentcall') },
+    protocolOf: async (agentId) => sources.get(agentId)?.protocol ?? real.protocolOf?.(agentId) ?? source(agentId).protocol,
     emit: emit as never,
     log: { warn: () => undefined },
   });

@@ -2,16 +2,16 @@ import { cleanup, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConversationItem } from '../../../src/shared/talkie/conversation';
+import { createTalkieProjector } from '../../../src/shared/conversation/project-talkie';
 import { dayName, dayStarts, formatClock, untilMidnight } from '../../../src/renderer/components/message-time';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import type { Language } from '../../../src/renderer/i18n/strings';
-import { Transcript } from '../../../src/renderer/screens/talkie/Transcript';
+import { commonItemViews, Transcript } from '../../../src/renderer/conversation/Transcript';
 import { AgentCallTranscript } from '../../../src/renderer/screens/agentcall/AgentCallTranscript';
 import { foldUpdateAt, initialSessionState, itemTimeKey } from '../../../src/renderer/screens/agentcall/useAgentCallSession';
 import type { SessionItem } from '../../../src/shared/agentcall/session-view';
 import { AguiTranscript } from '../../../src/renderer/screens/agui/AguiTranscript';
 import { createThread, type AguiThreadView } from '../../../src/shared/agui/run-model';
-import type { ItemHandlers } from '../../../src/renderer/screens/talkie/TranscriptItems';
 
 // Local dates (the test's own time zone), so the days and clocks are the same wherever it runs.
 const local = (...parts: [number, number, number, number?, number?]) => new Date(parts[0], parts[1] - 1, parts[2], parts[3] ?? 0, parts[4] ?? 0);
@@ -19,16 +19,6 @@ const iso = (...parts: [number, number, number, number?, number?]) => local(...p
 const now = local(2026, 3, 3, 18, 30).getTime();
 
 afterEach(cleanup);
-
-const handlers: ItemHandlers = {
-  failures: new Map(),
-  canRetry: true,
-  retryMessage: () => undefined,
-  retryAfterError: () => undefined,
-  decide: async () => ({}),
-  refresh: async () => undefined,
-  announce: () => undefined,
-};
 
 const items: ConversationItem[] = [
   { kind: 'user', id: 'u0', text: 'Last year', state: 'sent', at: iso(2025, 12, 31, 23, 50) },
@@ -39,10 +29,18 @@ const items: ConversationItem[] = [
   { kind: 'assistant', id: 'a2', text: 'Today answer', streaming: false, at: iso(2026, 3, 3, 9, 7) },
 ];
 
+/** A Talkie thread as main projects it into the one conversation log (its items carry the server's times). */
 function show(language: Language, shown: ConversationItem[] = items) {
+  const view = {
+    conversationId: 'c-1',
+    agentId: 'agent-t',
+    protocol: 'talkie' as const,
+    status: { phase: 'ready' as const, run: 'idle' as const, earlier: 0, dropped: 0 },
+    items: createTalkieProjector()({ runState: 'idle', items: shown }).items,
+  };
   return render(
     <I18nProvider setting={language}>
-      <Transcript items={shown} loading={false} loadError={undefined} onRetryLoad={() => undefined} handlers={handlers} now={now} />
+      <Transcript view={view} views={commonItemViews} onEarlier={async () => undefined} now={now} />
     </I18nProvider>,
   );
 }
@@ -62,7 +60,7 @@ describe('message times and day separators (Talkie transcript)', () => {
     expect(time.getAttribute('title')).toBe('Monday, 2 March 2026 at 14:05');
     expect(within(entryOf('Today answer')).getByText('09:07').tagName).toBe('TIME');
     // An item without a time shows none (no invented time).
-    expect(entryOf('Undated tool').querySelector('time')).toBeNull();
+    expect(entryOf('Finished undated tool').querySelector('time')).toBeNull();
   });
 
   it('shows the time and its title in Czech', () => {

@@ -7,7 +7,8 @@ import { parseUiLinks, uiLinksExtensionUri } from '../../../src/shared/agentmesh
 import { builtInAgentCallDemoId } from '../../../src/shared/ipc/contract';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import { AgentCallScreen } from '../../../src/renderer/screens/agentcall/AgentCallScreen';
-import { TalkieScreen } from '../../../src/renderer/screens/talkie/TalkieScreen';
+import { ConversationScreen } from '../../../src/renderer/conversation/ConversationScreen';
+import { useTalkieProfile } from '../../../src/renderer/conversation/protocols/talkie';
 import { WebPagesPanel } from '../../../src/renderer/screens/webpages/WebPagesPanel';
 import workedExampleJson from '../../fixtures/agentmesh/worked-example.json';
 import { createFakeBackend, type FakeBackend } from './fake-api';
@@ -225,15 +226,16 @@ describe('the Web pages panel on the agent screens', () => {
     expect(screen.getByRole('button', { name: 'Payroll reports' })).toBeTruthy();
   });
 
-  it('is on the Talkie chat screen', async () => {
+  it('is in the Talkie agent’s details', async () => {
     const backend = createFakeBackend({ webPages: { 'agent-t': webPagesOf(workedExample) } });
     const user = userEvent.setup();
     render(
       <I18nProvider setting="en">
-        <TalkieScreen api={backend.api} headingRef={createRef()} agentId="agent-t" label="Larkfield" onBack={() => undefined} />
+        <ConversationScreen api={backend.api} headingRef={createRef()} agentId="agent-t" label="Larkfield" useProfile={useTalkieProfile} />
       </I18nProvider>,
     );
     await waitFor(() => expect(backend.callsOf('talkie.connect')).toEqual([{ agentId: 'agent-t' }]));
+    await user.click(screen.getByRole('button', { name: 'Details' }));
     await expand(user, 'Web pages (2)');
     expect(screen.getByRole('button', { name: 'Service status' })).toBeTruthy();
     expect(backend.callsOf('agents.webPages')).toEqual([{ agentId: 'agent-t' }]);

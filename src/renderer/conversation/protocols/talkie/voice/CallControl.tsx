@@ -1,19 +1,19 @@
-import { usePolicyView } from '../../../kiosk/policy-context';
-import { useEffect, useId, useRef, useState } from 'react';
-import type { AgentDeskApi } from '../../../../shared/ipc/api';
-import { voiceConsentGiven } from '../../../../shared/settings/settings';
-import type { ServerView } from '../../../../shared/talkie/ipc-schemas';
-import type { CallMode, CallView } from '../../../../shared/talkie/voice/voice-call';
-import { ErrorAlert } from '../../../components/ErrorText';
-import { useSettings } from '../../../hooks/useApiData';
-import { call } from '../../../hooks/useLiveResource';
-import { useI18n } from '../../../i18n/I18nProvider';
-import type { MessageKey } from '../../../i18n/strings';
-import { formatCountdown } from '../../../components/format';
+import { usePolicyView } from '../../../../kiosk/policy-context';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import type { AgentDeskApi } from '../../../../../shared/ipc/api';
+import { voiceConsentGiven } from '../../../../../shared/settings/settings';
+import type { ServerView } from '../../../../../shared/talkie/ipc-schemas';
+import type { CallMode, CallView } from '../../../../../shared/talkie/voice/voice-call';
+import { ErrorAlert } from '../../../../components/ErrorText';
+import { useSettings } from '../../../../hooks/useApiData';
+import { call } from '../../../../hooks/useLiveResource';
+import { useI18n } from '../../../../i18n/I18nProvider';
+import type { MessageKey } from '../../../../i18n/strings';
+import { formatCountdown } from '../../../../components/format';
 import type { VoiceCall } from './useVoiceCall';
 import { VoiceConsentDialog } from './VoiceConsentDialog';
-import { CallBar, modeKeys } from '../../../voice/CallBar';
-import { CallControlGroup, MicrophoneProblemText } from '../../../voice/CallControlGroup';
+import { CallBar, modeKeys } from '../../../../voice/CallBar';
+import { CallControlGroup, MicrophoneProblemText } from '../../../../voice/CallControlGroup';
 import './voice.css';
 
 export const endedKeys: Record<NonNullable<CallView['ended']>, MessageKey> = {
@@ -26,14 +26,16 @@ export const endedKeys: Record<NonNullable<CallView['ended']>, MessageKey> = {
 };
 
 /**
- * The voice call bar above the composer (Talkie §10). Before a call: Call (only when the server
- * offers voice; greyed out with the reason when §4 status says voice is off), and before the first
- * call with a server the consent dialog (§12). In a call: what the call is doing (Connecting…,
- * Listening, Thinking…, Speaking), the microphone level, Mute, the mode (hands-free, or push to talk
- * with a Hold-to-talk button: hold it, or hold Space while it has focus), the microphone, the time
- * left (with the warning) and Hang up. State changes are announced by the chat's live region.
+ * A Talkie voice call's controls (§10) on the conversation screen: `tool`, the Call button in the
+ * composer's row (only when the server offers voice; greyed out with the reason when §4 status says
+ * voice is off), and `bar`, above the composer, the labelled group of the call — before the first
+ * call with a server the consent dialog (§12); in a call, what it is doing (Connecting…, Listening,
+ * Thinking…, Speaking), the microphone level, Mute, the mode (hands-free, or push to talk with a
+ * Hold-to-talk button: hold it, or hold Space while it has focus), the microphone, the time left
+ * (with the warning) and Hang up; after it, why it ended or could not start. The element that plays
+ * the provider's voice is always there. State changes are announced by the screen's announcer.
  */
-export function CallControl({ api, view, switchedOff, voice, threadId }: { api: AgentDeskApi; view: ServerView; switchedOff: boolean; voice: VoiceCall; threadId: string | undefined }) {
+export function useCallControls({ api, view, switchedOff, voice, threadId }: { api: AgentDeskApi; view: ServerView | undefined; switchedOff: boolean; voice: VoiceCall; threadId: string | undefined }): { tool: ReactNode; bar: ReactNode } {
   const { t } = useI18n();
   const forcedMode = usePolicyView().voiceMode;
   const settings = useSettings(api);
@@ -65,7 +67,10 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
     talkButton.current?.focus();
   }, [talkShown]);
 
-  if (!view.voice.offered) return null;
+  // The provider's voice: an element that plays the remote track (Chromium decodes it only then).
+  const audio = <audio ref={audioElement} autoPlay hidden />;
+  if (view === undefined || !view.voice.offered) return { tool: null, bar: audio };
+  const server = view;
   const hosts = view.voice.signalingHosts;
   const consented = settings.state.status === 'ready' && voiceConsentGiven(settings.state.value, view, hosts);
 
@@ -78,7 +83,7 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
     setAsking(false);
     // Still inside the click: the call starts first (a gesture method), then the consent is kept.
     start(threadId);
-    void call(() => api.settings.update({ patch: { voiceConsent: { serverId: view.serverId, issuer: view.issuer, signalingHosts: [...hosts] } } })).then((result) => {
+    void call(() => api.settings.update({ patch: { voiceConsent: { serverId: server.serverId, issuer: server.issuer, signalingHosts: [...hosts] } } })).then((result) => {
       if (result.ok) settings.set(result.value);
     });
   }
@@ -99,30 +104,35 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
       </p>
     );
 
-  let body;
+  const tool = inCall ? null : (
+    <button
+      ref={callButton}
+      type="button"
+      className="button button--secondary call-control__call"
+      aria-label={t('voice.callNamed', { name: view.name })}
+      aria-describedby={switchedOff ? reasonId : undefined}
+      aria-busy={starting || undefined}
+      disabled={switchedOff || starting}
+      onClick={onCall}
+    >
+      {starting ? t('voice.starting') : t('voice.call')}
+    </button>
+  );
+
+  let body: ReactNode;
   if (!inCall) {
-    body = (
+    const ended = shown?.ended !== undefined && startError === undefined ? <p className="muted call-control__note">{t(endedKeys[shown.ended])}</p> : null;
+    const off = switchedOff ? (
+      <p id={reasonId} className="muted call-control__note">
+        {t('voice.switchedOff')}
+      </p>
+    ) : null;
+    body = off || ended ? (
       <>
-        <button
-          ref={callButton}
-          type="button"
-          className="button button--primary call-control__call"
-          aria-label={t('voice.callNamed', { name: view.name })}
-          aria-describedby={switchedOff ? reasonId : undefined}
-          aria-busy={starting || undefined}
-          disabled={switchedOff || starting}
-          onClick={onCall}
-        >
-          {starting ? t('voice.starting') : t('voice.call')}
-        </button>
-        {switchedOff ? (
-          <p id={reasonId} className="muted call-control__note">
-            {t('voice.switchedOff')}
-          </p>
-        ) : null}
-        {shown?.ended !== undefined && startError === undefined ? <p className="muted call-control__note">{t(endedKeys[shown.ended])}</p> : null}
+        {off}
+        {ended}
       </>
-    );
+    ) : null;
   } else {
     const time = formatCountdown(shown.timeLeftSeconds * 1000);
     body = (
@@ -158,20 +168,16 @@ export function CallControl({ api, view, switchedOff, voice, threadId }: { api: 
     );
   }
 
-  return (
-    <CallControlGroup
-      live={inCall}
-      label={t('voice.controlsLabel')}
-      failure={
-        <>
-          {failure}
-          {asking ? <VoiceConsentDialog serverName={view.name} hosts={hosts} onContinue={onContinue} onCancel={() => setAsking(false)} /> : null}
-        </>
-      }
-    >
-      {/* The provider's voice: an element that plays the remote track (Chromium decodes it only then). */}
-      <audio ref={audioElement} autoPlay hidden />
-      {body}
-    </CallControlGroup>
+  const bar = (
+    <>
+      {audio}
+      {body !== null || failure !== null ? (
+        <CallControlGroup live={inCall} label={t('voice.controlsLabel')} failure={failure}>
+          {body}
+        </CallControlGroup>
+      ) : null}
+      {asking ? <VoiceConsentDialog serverName={view.name} hosts={hosts} onContinue={onContinue} onCancel={() => setAsking(false)} /> : null}
+    </>
   );
+  return { tool, bar };
 }

@@ -1,6 +1,6 @@
 import { useId, useRef, type KeyboardEvent } from 'react';
-import { useDialogFocus } from '../../../hooks/useDialogFocus';
-import { useI18n } from '../../../i18n/I18nProvider';
+import { useDialogFocus } from '../../../../hooks/useDialogFocus';
+import { useI18n } from '../../../../i18n/I18nProvider';
 
 /**
  * Asked before the first voice call with a server (Talkie §12: tell users that voice audio goes to

@@ -1,8 +1,8 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { MethodResponse } from '../../../shared/ipc/contract';
-import type { IpcError, IpcResult } from '../../../shared/ipc/errors';
-import { call } from '../../hooks/useLiveResource';
+import type { AgentDeskApi } from '../../../../shared/ipc/api';
+import type { MethodResponse } from '../../../../shared/ipc/contract';
+import type { IpcError, IpcResult } from '../../../../shared/ipc/errors';
+import { call } from '../../../hooks/useLiveResource';
 
 export type ThreadSummary = MethodResponse<'talkie.threads'>['threads'][number];
 
@@ -14,8 +14,11 @@ export interface Threads {
   remove: (threadId: string) => Promise<IpcResult<unknown>>;
 }
 
-/** The agent's threads (Talkie §9): loaded on open and again after every run of this agent ends. */
-export function useThreads(api: AgentDeskApi, agentId: string, onError: (error: IpcError) => void): Threads {
+/**
+ * The agent's threads (Talkie §9): loaded once `enabled` (the server's steps are done) and again after
+ * every run of this agent ends.
+ */
+export function useThreads(api: AgentDeskApi, agentId: string, enabled: boolean, onError: (error: IpcError) => void): Threads {
   const [threads, setThreads] = useState<ThreadSummary[] | undefined>();
   const [error, setError] = useState<IpcError | undefined>();
   const [version, setVersion] = useState(0);
@@ -25,6 +28,7 @@ export function useThreads(api: AgentDeskApi, agentId: string, onError: (error: 
   }, [onError]);
 
   useEffect(() => {
+    if (!enabled) return undefined;
     let active = true;
     void call(() => api.talkie.threads({ agentId })).then((result) => {
       if (!active) return;
@@ -39,7 +43,7 @@ export function useThreads(api: AgentDeskApi, agentId: string, onError: (error: 
     return () => {
       active = false;
     };
-  }, [api, agentId, version]);
+  }, [api, agentId, enabled, version]);
 
   useEffect(
     () =>

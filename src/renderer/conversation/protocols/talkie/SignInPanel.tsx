@@ -1,13 +1,13 @@
 import { useEffect, useId, useRef, useState, type RefObject } from 'react';
-import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { IpcError } from '../../../shared/ipc/errors';
-import type { ServerView } from '../../../shared/talkie/ipc-schemas';
-import { ErrorAlert, ErrorDetails, ErrorText, type ShownError } from '../../components/ErrorText';
-import { LinkOpenError } from '../../components/LinkOpenError';
-import { call } from '../../hooks/useLiveResource';
-import { TokenField } from '../../components/TokenField';
-import { useCopy } from '../../components/CopyButton';
-import { useI18n } from '../../i18n/I18nProvider';
+import type { AgentDeskApi } from '../../../../shared/ipc/api';
+import type { IpcError } from '../../../../shared/ipc/errors';
+import type { ServerView } from '../../../../shared/talkie/ipc-schemas';
+import { ErrorAlert, ErrorDetails, ErrorText, type ShownError } from '../../../components/ErrorText';
+import { LinkOpenError } from '../../../components/LinkOpenError';
+import { call } from '../../../hooks/useLiveResource';
+import { TokenField } from '../../../components/TokenField';
+import { useCopy } from '../../../components/CopyButton';
+import { useI18n } from '../../../i18n/I18nProvider';
 
 /**
  * Sign-in (Talkie §2): through the system browser when the server offers OAuth; a pasted

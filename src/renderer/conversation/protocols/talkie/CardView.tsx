@@ -1,13 +1,13 @@
-import { usePolicyView } from '../../kiosk/policy-context';
+import { usePolicyView } from '../../../kiosk/policy-context';
 import { useId, useState } from 'react';
-import type { IpcError } from '../../../shared/ipc/errors';
-import { ErrorText } from '../../components/ErrorText';
-import type { Card, CardBlock } from '../../../shared/talkie/content';
-import { useI18n } from '../../i18n/I18nProvider';
-import { useChatEnvironment } from '../../components/ChatContext';
-import { formatFileSize } from '../../components/format';
-import { linkTarget, LinkView } from '../../components/LinkView';
-import { Markdown } from '../../components/Markdown';
+import type { IpcError } from '../../../../shared/ipc/errors';
+import { ErrorText } from '../../../components/ErrorText';
+import type { Card, CardBlock } from '../../../../shared/talkie/content';
+import { useI18n } from '../../../i18n/I18nProvider';
+import { useChatEnvironment } from '../../../components/ChatContext';
+import { formatFileSize } from '../../../components/format';
+import { linkTarget, LinkView } from '../../../components/LinkView';
+import { Markdown } from '../../../components/Markdown';
 
 /**
  * A Talkie §6 card. Never HTML: every value is text, `text` blocks are the same Markdown as

@@ -1,10 +1,10 @@
 import { useId } from 'react';
-import type { MethodResponse } from '../../../shared/ipc/contract';
-import type { UsageMeter } from '../../../shared/talkie/content';
-import { ErrorText } from '../../components/ErrorText';
-import type { Resource } from '../../hooks/useLiveResource';
-import { useI18n } from '../../i18n/I18nProvider';
-import { formatNumber } from '../../components/format';
+import type { MethodResponse } from '../../../../shared/ipc/contract';
+import type { UsageMeter } from '../../../../shared/talkie/content';
+import { ErrorText } from '../../../components/ErrorText';
+import type { Resource } from '../../../hooks/useLiveResource';
+import { useI18n } from '../../../i18n/I18nProvider';
+import { formatNumber } from '../../../components/format';
 
 export type TalkieStatus = MethodResponse<'talkie.status'>;
 

@@ -1,10 +1,10 @@
 import { useId, useState, type RefObject } from 'react';
-import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { IpcError } from '../../../shared/ipc/errors';
-import type { ServerView } from '../../../shared/talkie/ipc-schemas';
-import { ErrorAlert } from '../../components/ErrorText';
-import { call } from '../../hooks/useLiveResource';
-import { useI18n } from '../../i18n/I18nProvider';
+import type { AgentDeskApi } from '../../../../shared/ipc/api';
+import type { IpcError } from '../../../../shared/ipc/errors';
+import type { ServerView } from '../../../../shared/talkie/ipc-schemas';
+import { ErrorAlert } from '../../../components/ErrorText';
+import { call } from '../../../hooks/useLiveResource';
+import { useI18n } from '../../../i18n/I18nProvider';
 
 /** Talkie §1: endpoints on another origin are used only after the user saw them in full and accepted. */
 export function EndpointsPanel({

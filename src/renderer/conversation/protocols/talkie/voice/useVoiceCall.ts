@@ -1,9 +1,9 @@
-import { usePolicyView } from '../../../kiosk/policy-context';
+import { usePolicyView } from '../../../../kiosk/policy-context';
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { AgentDeskApi } from '../../../../shared/ipc/api';
-import type { MethodResponse } from '../../../../shared/ipc/contract';
-import type { IpcError } from '../../../../shared/ipc/errors';
-import type { RunUpdate } from '../../../../shared/talkie/conversation';
+import type { AgentDeskApi } from '../../../../../shared/ipc/api';
+import type { MethodResponse } from '../../../../../shared/ipc/contract';
+import type { IpcError } from '../../../../../shared/ipc/errors';
+import type { RunUpdate } from '../../../../../shared/talkie/conversation';
 import {
   callView,
   microphoneOpen,
@@ -15,11 +15,10 @@ import {
   type CallMode,
   type CallState,
   type CallView,
-  type LiveTranscriptItem,
-} from '../../../../shared/talkie/voice/voice-call';
-import { call } from '../../../hooks/useLiveResource';
-import { LevelMeter, microphoneStorageKey, remember, remembered } from '../../../voice/microphone-choice';
-import { classify, iceGathered, mediaDevices, MicrophoneError, openMicrophone, stopTracks, type MicrophoneProblem } from '../../../voice/call-media';
+} from '../../../../../shared/talkie/voice/voice-call';
+import { call } from '../../../../hooks/useLiveResource';
+import { LevelMeter, microphoneStorageKey, remember, remembered } from '../../../../voice/microphone-choice';
+import { classify, iceGathered, mediaDevices, MicrophoneError, openMicrophone, stopTracks, type MicrophoneProblem } from '../../../../voice/call-media';
 
 /** The data channel the provider speaks `openai-realtime/1` on (Talkie §10, OpenAI Realtime over WebRTC). */
 export const voiceDataChannelLabel = 'oai-events';
@@ -31,21 +30,18 @@ export type { MicrophoneProblem };
 /** Why a call could not start: main's answer, or the microphone. */
 export type StartError = { kind: 'ipc'; error: IpcError } | { kind: 'microphone'; problem: MicrophoneProblem } | { kind: 'connection' };
 
-export type VoiceDecision = MethodResponse<'talkie.voiceDecide'>;
 export type CallShortcutState = MethodResponse<'talkie.voiceShortcut'>;
 
-/** What the call does to the chat around it; called only while the screen is mounted. */
+/**
+ * What the call tells the screen around it; called only while the screen is mounted. What the call
+ * changes in the conversation (its thread, tool lines, cards, actions, spoken lines and decisions)
+ * main folds in itself: this hook only tells main the spoken lines it reads on the data channel.
+ */
 export interface VoiceCallHandlers {
-  /** Tool lines, cards and actions: through the chat's own update path. */
+  /** A tool's updates as the call shows them (the account's meters follow a usage update). */
   onUpdates(updates: RunUpdate[]): void;
-  /** A transcript line, added and then updated in place. */
-  onSpoken(item: LiveTranscriptItem): void;
-  /** A voice decision's answer (the authoritative action, its events). */
-  onDecided(result: VoiceDecision): void;
-  /** The voice session's thread (§10.1: adopt it). */
+  /** The voice session's thread (§10.1): the conversation is that thread now (main adopted it). */
   onThread(threadId: string): void;
-  /** GET the action again (C12). */
-  reloadAction(actionId: string): void;
   onAnnounce(announcement: CallAnnouncement): void;
   /** The server counted the call's seconds (a usage report, or the final one): the account's meters moved. */
   onUsageCounted(): void;
@@ -208,9 +204,12 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
         case 'show':
           ui((h) => h.onUpdates(effect.updates));
           return;
-        case 'spoken':
-          ui((h) => h.onSpoken(effect.item));
+        case 'spoken': {
+          // Main shows it in the conversation of the call's thread (added once, then updated in place).
+          const { item } = effect;
+          void call(() => api.talkie.voiceLine({ callId, itemId: item.itemId, role: item.role, text: item.text.slice(0, 20_000), state: item.state }));
           return;
+        }
         case 'transcript':
           enqueue(() => call(() => api.talkie.voiceTranscript({ callId, role: effect.role, itemId: effect.itemId, text: effect.text.slice(0, 20_000) })));
           return;
@@ -233,7 +232,6 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
           const { actionId } = effect;
           void call(() => api.talkie.voiceDecide({ callId, actionId, paramsHash: effect.paramsHash, decision: effect.decision })).then((result) => {
             if (!result.ok) return dispatch.current(s, { type: 'decision.result', actionId, outcome: 'failed' });
-            ui((h) => h.onDecided(result.value));
             // Main answers 409/410 with a note and the authoritative action (like talkie.decide).
             const outcome = result.value.note === undefined ? 'ok' : result.value.action.status === 'expired' ? 'expired' : 'conflict';
             dispatch.current(s, { type: 'decision.result', actionId, outcome });
@@ -241,7 +239,8 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
           return;
         }
         case 'reload-action':
-          ui((h) => h.reloadAction(effect.actionId));
+          // Main shows the action as the server has it now (the button decides).
+          void call(() => api.talkie.action({ agentId, actionId: effect.actionId }));
           return;
         case 'playback': {
           // Barge-in: the assistant's voice stops here at once; the next answer plays again.
@@ -263,7 +262,7 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
           return;
       }
     },
-    [api, teardown, ui],
+    [api, agentId, teardown, ui],
   );
 
   useEffect(() => {

@@ -1,5 +1,5 @@
-import type { Problem } from '../../../shared/talkie/problems';
-import { useI18n } from '../../i18n/I18nProvider';
+import type { Problem } from '../../../../shared/talkie/problems';
+import { useI18n } from '../../../i18n/I18nProvider';
 
 /** What main noticed about the server's manifest (not fatal): collapsed by default. */
 export function ManifestNotes({ problems }: { problems: Problem[] }) {

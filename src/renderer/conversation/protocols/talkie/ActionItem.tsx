@@ -1,10 +1,10 @@
 import { useEffect, useId, useRef, useState, type FocusEvent } from 'react';
-import type { Action } from '../../../shared/talkie/content';
-import { ErrorText, type ShownError } from '../../components/ErrorText';
-import { useI18n } from '../../i18n/I18nProvider';
-import type { MessageKey } from '../../i18n/strings';
-import { formatCountdown, parseTime } from '../../components/format';
-import { useNow } from '../../hooks/useNow';
+import type { Action } from '../../../../shared/talkie/content';
+import { ErrorText, type ShownError } from '../../../components/ErrorText';
+import { useI18n } from '../../../i18n/I18nProvider';
+import type { MessageKey } from '../../../i18n/strings';
+import { formatCountdown, parseTime } from '../../../components/format';
+import { useNow } from '../../../hooks/useNow';
 import { VoiceConfirmationLine } from './voice/VoiceLine';
 
 export type Decision = 'confirm' | 'cancel';
