@@ -216,7 +216,7 @@ describe('other agents under their entry', () => {
     expect(screen.queryByRole('button', { name: 'New thread' })).toBeNull();
 
     await user.click(chats().getByRole('button', { name: 'Deploy the staging stack' }));
-    expect(await within(screen.getByRole('region', { name: 'Messages' })).findByText('Deploy the staging stack')).toBeTruthy();
+    expect(await within(screen.getByRole('log', { name: 'Conversation' })).findByText('Deploy the staging stack')).toBeTruthy();
     expect(backend.callsOf('agui.openThread')).toEqual([{ agentId: builtInAguiDemoId, threadId: 'thread-older' }]);
     await waitFor(() => expect(chats().getByRole('button', { name: 'Deploy the staging stack' }).getAttribute('aria-current')).toBe('true'));
 
