@@ -16,7 +16,7 @@ const speechMissing = speechUnavailableReason(['espeak-ng', 'pocketsphinx']);
  * axe-core on each main screen in Chromium through the web shell, and on the states #15 names: Home (with
  * an "Add an agent" error, the hardware popover and the photo dialog), the Talkie demo chat after one
  * message, with a pending action and after Confirm (focus on the action's status line), the voice consent
- * dialog, the AgentCall demo and its photo request, the AG-UI demo and its interrupt form, Settings, and
+ * dialog, the AgentCall demo and its photo request, the AG-UI demo and its approval and form, Settings, and
  * the narrow window with its drawer open. Any violation fails, with its id, help and nodes.
  */
 
@@ -126,6 +126,10 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await expectNoViolations(page, 'AG-UI demo');
     await page.getByRole('textbox', { name: 'Message' }).fill('please apply the plan');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const approval = page.getByRole('region', { name: 'The agent asks for your OK' });
+    await approval.waitFor({ timeout: 60_000 });
+    await expectNoViolations(page, 'AG-UI approval');
+    await approval.getByRole('button', { name: 'Edit…' }).click();
     const approve = page.getByRole('checkbox', { name: /Approve the change/ });
     await approve.waitFor({ timeout: 60_000 });
     await expectNoViolations(page, 'AG-UI interrupt form');

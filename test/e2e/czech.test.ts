@@ -12,7 +12,7 @@ const speechMissing = speechUnavailableReason(['espeak-ng', 'pocketsphinx']);
 /**
  * Every visible string exists in Czech, proven by rendering (#15): the app set to Czech in
  * Chromium, through Home, Settings, the demo's Talkie chat (a message, a card, an action confirmed),
- * its AG-UI run (with an interrupt form) and its AgentCall session (with the agent's photo request).
+ * its AG-UI run (with an approval and its form) and its AgentCall session (with the agent's photo request).
  * On each screen every text the page renders (text nodes, also those only screen readers get, and
  * the names and placeholders of controls) is compared with the English catalogue: a text that is an
  * English string whose Czech differs means a string was not translated. What the agents themselves
@@ -62,7 +62,7 @@ async function shownTexts(page: Page): Promise<Shown[]> {
     };
     // The agent's and the user's words: messages and cards, the description its server sends, text marked
     // English, and the chat list's titles (the first words of a chat, or the server's title) with the labels made from them.
-    const agentParts = '[lang="en"], [role="region"][aria-label="Zprávy"] .transcript__item, .chat-header__description, li.thread';
+    const agentParts = '[lang="en"], [role="region"][aria-label="Zprávy"] .transcript__item, [role="log"][aria-label="Konverzace"] .transcript__item, .chat-header__description, li.thread';
     const isAgentText = (element: Element) => element.closest(agentParts) !== null && element.closest('.action, .agui-interrupt, form') === null;
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -226,8 +226,11 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
     await page.getByRole('button', { name: cs['demo.openAgui'] }).click();
     await page.getByRole('textbox', { name: cs['chat.composer.label'] }).waitFor();
     await send(page, 'please apply the plan');
-    await page.getByRole('button', { name: cs['agui.interrupt.send'] }).waitFor({ timeout: 60_000 });
-    await expectCzech(page, 'AG-UI demo, interrupt');
+    await page.getByRole('button', { name: cs['conversation.approval.allow'] }).waitFor({ timeout: 60_000 });
+    await expectCzech(page, 'AG-UI demo, approval');
+    await page.getByRole('button', { name: cs['conversation.approval.edit'] }).click();
+    await page.getByRole('button', { name: cs['agui.interrupt.send'] }).waitFor();
+    await expectCzech(page, 'AG-UI demo, interrupt form');
 
     // The AgentCall demo, with the agent's photo request.
     await home(page);

@@ -102,7 +102,7 @@ describe('the open agent’s chats in the sidebar, in Chromium', () => {
       const message = page.getByRole('textbox', { name: 'Message' });
       await explainFailure(page, 'sidebar-agui-open', () => message.waitFor());
       const chats = sidebar.getByRole('navigation', { name: 'Chats' });
-      const transcript = page.getByRole('region', { name: 'Messages' });
+      const transcript = page.getByRole('log', { name: 'Conversation' });
       const first = chats.getByRole('button', { name: /^Hello about the alpaca/ });
       const second = chats.getByRole('button', { name: /^A second thread/ });
 

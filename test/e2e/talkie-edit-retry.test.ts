@@ -80,7 +80,7 @@ describe('Retry and Edit, in Chromium against the built-in demo', () => {
       await message.fill('show the plan');
       await message.press('Enter');
       await page.getByText(/This is the first message of the thread\./).waitFor();
-      await page.getByText('Finished', { exact: true }).waitFor();
+      await page.getByText('Answered', { exact: true }).waitFor();
 
       await message.focus();
       await page.keyboard.press('ArrowUp');
@@ -93,7 +93,7 @@ describe('Retry and Edit, in Chromium against the built-in demo', () => {
       // The demo agent reads the history the client sends: the earlier message is in it.
       await page.getByText(/This thread has 2 user messages so far/).waitFor();
       await notice.waitFor({ state: 'detached' });
-      await page.getByRole('region', { name: 'Messages' }).getByText('show the plan', { exact: true }).waitFor();
+      await page.getByRole('log', { name: 'Conversation' }).getByText('show the plan', { exact: true }).waitFor();
       expect(app.problems).toEqual([]);
     } finally {
       await app.close();
