@@ -455,7 +455,9 @@ export class AguiService {
       const update = diffThread(sent, state.thread);
       sent = state.thread;
       if (update !== undefined) this.deps.events.emit('agui.update', { agentId, runId, update });
-      this.notify(agentId, state.thread);
+      // A run's end reaches its followers once it is saved and another run may start (below): a
+      // message the conversation queued meanwhile is sent then, not refused as too early.
+      if (!terminalStates.has(state.thread.runState)) this.notify(agentId, state.thread);
     };
     run.flush = flush;
     let unknownLines = 0;
@@ -506,6 +508,7 @@ export class AguiService {
     }
     state.thread = stampNewItems(streamed, state.thread, this.now());
     await this.save(agentId, state);
+    if (this.runs.get(agentId) === run) this.runs.delete(agentId);
     this.deps.events.emit('agui.runEnded', { agentId, runId, thread: shownThread(state.thread) });
     this.notify(agentId, state.thread);
   }

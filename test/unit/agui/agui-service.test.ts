@@ -13,6 +13,7 @@ import { memoryLogger } from '../../support/logger';
 import { startServer, type TestServer } from '../../support/http-server';
 import { startTestServices, type TestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
+import { followAguiRuns } from '../../support/agui-runs';
 
 /**
  * Plain AG-UI servers through the real dispatcher (agui.* methods and events), against the built-in
@@ -196,6 +197,22 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const fresh = value(await app.call('agui.newThread', { agentId: builtInAguiDemoId }));
     expect(fresh.thread).toMatchObject({ runState: 'idle', items: [] });
     expect(fresh.thread.threadId).not.toBe(thread.threadId);
+  });
+
+  it('a message typed while a run goes waits in the conversation and is sent once the run is over (main does not refuse it as too early)', async () => {
+    const demo = await demoServer();
+    const log = memoryLogger();
+    const app = await services(await tempDir(), demo.url, log);
+    const watcher = followAguiRuns(app);
+    const { conversationId } = value(await app.call('conversation.open', { agentId: builtInAguiDemoId }));
+    await watcher.follow(builtInAguiDemoId);
+    expect(value(await app.call('conversation.send', { agentId: builtInAguiDemoId, conversationId, messageId: 'u-1', text: 'What would change?' }))).toEqual({ queued: false });
+    expect(value(await app.call('conversation.send', { agentId: builtInAguiDemoId, conversationId, messageId: 'u-2', text: 'And now?' }))).toEqual({ queued: true });
+    const users = (thread: AguiThreadView) => ofKind(thread, 'user').map((item) => item.text);
+    const thread = await watcher.until(builtInAguiDemoId, (shown) => users(shown).length === 2 && shown.runState === 'finished', true);
+    expect(users(thread)).toEqual(['What would change?', 'And now?']);
+    expect(texts(thread).join('\n')).toContain('This thread has 2 user messages so far');
+    expect(log.lines.filter((line) => line.includes('queued message'))).toEqual([]);
   });
 
   it('"apply": the interrupt survives a restart of the app (and of the demo, which keeps its key) and is resumed: "Applied."', async () => {
