@@ -9,7 +9,6 @@ import type { JsonObject } from '../../shared/agui/json-values';
 import { stampNewItems } from '../../shared/agui/item-times';
 import { addUserMessage, applyAguiEvent, beginRun, createThread, historyMessages, markRequestFailed, markStreamDropped, openInterrupts, shownThread, type AguiThreadView } from '../../shared/agui/run-model';
 import { aguiThreadFileFormat, aguiThreadViewSchema, restoreThread } from '../../shared/agui/thread-persistence';
-import { diffThread } from '../../shared/agui/thread-update';
 import { builtInAguiDemoId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import { threadTitleFromMessage } from '../../shared/talkie/thread-title';
@@ -17,7 +16,6 @@ import { searchThreads, type ThreadSearchResult } from '../../shared/threads/thr
 import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import type { Problem } from '../../shared/talkie/problems';
 import type { TokenStore } from '../auth/token-store';
-import type { EventBus } from '../ipc/event-bus';
 import type { NetPolicy } from '../net/guarded-fetch';
 import type { Logger } from '../platform/logger';
 import type { AgentRegistry } from '../store/agent-registry';
@@ -34,15 +32,15 @@ import { runAgui, type AguiRunEnd } from './agui-client';
  * - forwardedProps as the user saved them (`<userData>/agui-servers.json`, each checked with
  *   `parseForwardedProps`);
  * - the bearer token (keychain, `agui:<endpoint origin+path>`), which never leaves main, nor do the
- *   thread's encrypted values (sent back with the history; the renderer gets `shownThread`).
+ *   thread's encrypted values (sent back with the history; `agui.*` answers carry `shownThread`).
  *
  * A run: `send`/`resume`/`retry` build the RunAgentInput (same threadId, a new runId, the whole
  * history — plain AG-UI servers are stateless —, the state, forwardedProps, `resume[]`), answer
  * `{ runId }` at once and stream afterwards. Main folds, the renderer shows: each event is folded
- * into main's thread with `applyAguiEvent`, and once per tick (or every 200 events) what the fold
- * changed goes to the renderer as `agui.update` (`diffThread`: changed fields and items, never the
- * raw events nor the whole thread); the end is `agui.runEnded` with main's thread. A stream that closes or breaks before the run's terminal event
- * is `markStreamDropped` (shown as interrupted, with Retry); a request refused before any stream is
+ * into main's thread with `applyAguiEvent`, and once per tick (or every 200 events), and at the run's
+ * end, whoever follows the thread (`watch`: the agent's conversation, which the page gets) is told.
+ * A stream that closes or breaks before the run's terminal event is `markStreamDropped` (shown as
+ * interrupted, with Retry); a request refused before any stream is
  * `markRequestFailed` with the error code (`sign_in_required`, `invalid_request`, `server_error`,
  * `network_error`, `protocol_error`, …). One run per agent at a time; `send` is refused while
  * interrupts are open (answer them with `resume`).
@@ -51,7 +49,6 @@ export interface AguiServiceDeps {
   userDataDir: string;
   agents: AgentRegistry;
   settings: SettingsService;
-  events: EventBus;
   tokens: TokenStore;
   log: Logger;
   /** The built-in demo's AG-UI endpoint (starts the demo on first use). */
@@ -63,9 +60,9 @@ export interface AguiServiceDeps {
 }
 
 export const aguiServiceLimits = {
-  /** Events folded per `agui.update`. */
+  /** Events folded before the thread's followers are told. */
   eventsPerBatch: 200,
-  /** Characters of event data folded per `agui.update` (a batch is closed once it holds this much). */
+  /** Characters of event data folded before the followers are told (a batch is closed once it holds this much). */
   batchChars: 1024 * 1024,
   servers: 500,
   /** Earlier threads kept per agent (the oldest beyond it are deleted when another is kept). */
@@ -115,11 +112,8 @@ interface EarlierThread {
 }
 
 interface ActiveRun {
-  runId: string;
   abort: AbortController;
   done: Promise<void>;
-  /** Folded but not yet emitted (see `open`). */
-  flush(): void;
 }
 
 const safeAgentId = /^[A-Za-z0-9_-]{1,64}$/;
@@ -175,9 +169,6 @@ export class AguiService {
   async open(agentId: string): Promise<AguiServerView> {
     const target = await this.target(agentId);
     const state = await this.state(agentId);
-    // Events folded into main's thread but not yet emitted go out now, before this answer: the
-    // renderer drops batches that arrive before it has the thread, which already contains them.
-    this.runs.get(agentId)?.flush();
     return this.view(agentId, target, state);
   }
 
@@ -415,7 +406,7 @@ export class AguiService {
     const done = new Promise<void>((resolve) => {
       finish = resolve;
     });
-    const run: ActiveRun = { runId, abort, done, flush: () => undefined };
+    const run: ActiveRun = { abort, done };
     this.runs.set(agentId, run);
     try {
       state.thread = stampNewItems(state.thread, beginRun(base, { runId, ...(sent.resume === undefined ? {} : { resume: sent.resume }) }), this.now());
@@ -441,9 +432,6 @@ export class AguiService {
   }
 
   private async stream(agentId: string, target: Target, state: AgentState, run: ActiveRun, input: Parameters<typeof runAgui>[0]['input'], token: string | undefined): Promise<void> {
-    const { runId } = run;
-    // The thread as the renderer has it (main's, at the last update it was sent).
-    let sent = state.thread;
     let pending = 0;
     let pendingChars = 0;
     let scheduled = false;
@@ -452,14 +440,10 @@ export class AguiService {
       if (pending === 0) return;
       pending = 0;
       pendingChars = 0;
-      const update = diffThread(sent, state.thread);
-      sent = state.thread;
-      if (update !== undefined) this.deps.events.emit('agui.update', { agentId, runId, update });
       // A run's end reaches its followers once it is saved and another run may start (below): a
       // message the conversation queued meanwhile is sent then, not refused as too early.
       if (!terminalStates.has(state.thread.runState)) this.notify(agentId, state.thread);
     };
-    run.flush = flush;
     let unknownLines = 0;
     let end: AguiRunEnd;
     if (run.abort.signal.aborted) end = { kind: 'cancelled' };
@@ -509,7 +493,6 @@ export class AguiService {
     state.thread = stampNewItems(streamed, state.thread, this.now());
     await this.save(agentId, state);
     if (this.runs.get(agentId) === run) this.runs.delete(agentId);
-    this.deps.events.emit('agui.runEnded', { agentId, runId, thread: shownThread(state.thread) });
     this.notify(agentId, state.thread);
   }
 

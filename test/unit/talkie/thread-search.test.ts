@@ -4,6 +4,7 @@ import { startTalkieDemoServer, type TalkieDemoServer } from '../../../src/main/
 import { ThreadTexts } from '../../../src/main/talkie/thread-texts';
 import { builtInAgentCallDemoId, builtInAguiDemoId, builtInDemoAgentId, type EventPayload } from '../../../src/shared/ipc/contract';
 import { searchThreads, snippetAround, threadSearchLimits } from '../../../src/shared/threads/thread-search';
+import { followAguiRuns, runToEnd } from '../../support/agui-runs';
 import { startTestServices, type TestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 
@@ -193,9 +194,7 @@ describe('agents.searchThreads through the real dispatcher', () => {
     expect(await app.call('agents.searchThreads', { agentId: builtInDemoAgentId, query: 'delete' })).toEqual({ ok: true, value: { results: [] } });
     expect(await app.call('agents.searchThreads', { agentId: builtInAgentCallDemoId, query: 'delete' })).toEqual({ ok: true, value: { results: [] } });
 
-    const ended = new Promise<void>((resolve) => app.events.connect((channel) => channel === 'agentdesk:event:agui.runEnded' && resolve()));
-    expect((await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'msg-1', text: 'Please greet Žluťoučký kůň' })).ok).toBe(true);
-    await ended;
+    await runToEnd(followAguiRuns(app), builtInAguiDemoId, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'msg-1', text: 'Please greet Žluťoučký kůň' }));
     const found = await app.call('agents.searchThreads', { agentId: builtInAguiDemoId, query: 'zlutoucky' });
     expect(found).toMatchObject({ ok: true, value: { results: [{ title: 'Please greet Žluťoučký kůň', snippet: 'Please greet Žluťoučký kůň' }] } });
     expect(await app.call('agents.searchThreads', { agentId: builtInAguiDemoId, query: 'nowhere' })).toEqual({ ok: true, value: { results: [] } });
