@@ -47,6 +47,27 @@ describe('searchThreads (the matcher main uses)', () => {
   });
 });
 
+describe('search snippets in words (everyday wording)', () => {
+  it('quotes an agent’s Markdown as the words it shows: no **, backticks, link targets, heading or list marks', () => {
+    const answer = [
+      '## Plan for **web**',
+      '',
+      '- Deploy the `web` stack to _staging_ first, see [the runbook](https://example.com/runbook).',
+      '- Then **production**.',
+      '',
+      '```sh',
+      'deploy --stack web',
+      '```',
+    ].join('\n');
+    const [result] = searchThreads([{ threadId: 't', title: 'Deploys', texts: ['How do I deploy?', answer] }], 'staging');
+    expect(result!.snippet).toBe('Plan for web Deploy the web stack to staging first, see the runbook. Then production. deploy --stack web');
+    // A match inside a link's target is not shown as the target.
+    expect(searchThreads([{ threadId: 't', title: 'x', texts: [answer] }], 'runbook')[0]!.snippet).not.toContain('https://');
+    // Text that only looks like Markdown stays as typed: a lone star, snake_case, 2 * 3 * 4.
+    expect(searchThreads([{ threadId: 't', title: 'x', texts: ['Is 2 * 3 * 4 in my_var_name? *'] }], 'var')[0]!.snippet).toBe('Is 2 * 3 * 4 in my_var_name? *');
+  });
+});
+
 describe('ThreadTexts (what main saw of Talkie threads)', () => {
   it('keeps titles from the list, sent and streamed text, and a loaded thread replaces what was seen', () => {
     const texts = new ThreadTexts();
