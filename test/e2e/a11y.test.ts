@@ -68,7 +68,7 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await dialog.waitFor({ state: 'detached' });
     expect(await opener.evaluate((element) => element === document.activeElement)).toBe(true);
 
-    await page.getByRole('button', { name: 'Open demo' }).click();
+    await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
     await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
     const message = page.getByRole('textbox', { name: 'Message' });
     const transcript = page.getByRole('region', { name: 'Messages' });
@@ -91,8 +91,8 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await confirm.focus();
     await page.keyboard.press('Enter');
     const action = transcript.getByRole('article', { name: 'Save the test note "talkie-test"' });
-    await explainFailure(page, 'a11y-confirm-failed', () => action.getByText('Status: done').waitFor({ timeout: 60_000 }));
-    expect(await page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent }))).toEqual({ tag: 'SPAN', text: 'Status: done' });
+    await explainFailure(page, 'a11y-confirm-failed', () => action.getByText('Done', { exact: true }).waitFor({ timeout: 60_000 }));
+    expect(await page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent }))).toEqual({ tag: 'SPAN', text: 'Done' });
     await expectNoViolations(page, 'Talkie action done');
 
     // The voice consent dialog (before the first call with a server), where the demo can speak.
@@ -121,7 +121,7 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await expectNoViolations(page, 'AgentCall photo request');
 
     await home(page);
-    await page.getByRole('button', { name: 'Watch an AG-UI run' }).click();
+    await page.getByRole('button', { name: 'Watch an agent work' }).click();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
     await expectNoViolations(page, 'AG-UI demo');
     await page.getByRole('textbox', { name: 'Message' }).fill('please apply the plan');

@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 async function openDemoRun(page: Page): Promise<void> {
-  await page.getByRole('button', { name: 'Watch an AG-UI run' }).click();
+  await page.getByRole('button', { name: 'Watch an agent work' }).click();
   // Seen once in a fresh-clone CI run and not again in later runs: keep what the page showed.
   await explainFailure(page, 'agui-open-failed', () => page.getByRole('textbox', { name: 'Message' }).waitFor());
 }
@@ -99,7 +99,7 @@ describe('plain AG-UI with the built-in demo in Chromium', () => {
       // replaces the arguments with editedArgs: an empty one would delete nothing); an edited path is sent.
       approval = await ask('delete another one');
       await approval.getByRole('button', { name: 'Edit…' }).click();
-      const section = app.page.getByRole('region', { name: 'Permission for a tool call' });
+      const section = app.page.getByRole('region', { name: 'Permission to use a tool' });
       await section.waitFor();
       await expect(section.getByRole('textbox', { name: 'path' }).inputValue()).resolves.toBe('notes/old-plan.md');
       await section.getByRole('textbox', { name: 'path' }).fill('notes/other.md');

@@ -191,7 +191,7 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
     await page.keyboard.press('Escape');
 
     // The Talkie demo: a message, a card, an action confirmed.
-    await page.getByRole('button', { name: cs['demo.open'] }).click();
+    await page.getByRole('button', { name: cs['demo.chat'] }).click();
     await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
     const transcript = page.getByRole('region', { name: cs['chat.messagesLabel'] });
     await send(page, 'talkie-test:echo Ahoj');
@@ -205,7 +205,7 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
     await expectCzech(page, 'Talkie demo chat, action pending');
     await confirm.click();
     await explainFailure(page, 'czech-confirm-failed', () =>
-      transcript.getByText(cs['chat.action.statusLine'].replace('{status}', cs['chat.action.status.done'])).waitFor({ timeout: 60_000 }),
+      transcript.getByText(cs['chat.action.state.done'], { exact: true }).waitFor({ timeout: 60_000 }),
     );
     await expectCzech(page, 'Talkie demo chat, action done');
 
@@ -223,7 +223,7 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
 
     // The AG-UI demo, stopped at an interrupt form.
     await home(page);
-    await page.getByRole('button', { name: cs['demo.openAgui'] }).click();
+    await page.getByRole('button', { name: cs['demo.watch'] }).click();
     await page.getByRole('textbox', { name: cs['chat.composer.label'] }).waitFor();
     await send(page, 'please apply the plan');
     await page.getByRole('button', { name: cs['conversation.approval.allow'] }).waitFor({ timeout: 60_000 });

@@ -19,7 +19,7 @@ describe('chatting with the built-in demo agent in Chromium', () => {
     const app = await openApp(shell);
     const { page } = app;
     try {
-      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
       const message = page.getByRole('textbox', { name: 'Message' });
       const transcript = page.getByRole('region', { name: 'Messages' });
@@ -42,7 +42,7 @@ describe('chatting with the built-in demo agent in Chromium', () => {
       // the first such text in the transcript may be an earlier tool line, off-screen and not painted).
       await explainFailure(page, 'chat-confirm-failed', async () => {
         // A bound, not a timing: this step outlasted Playwright's 30 s once on a machine running four other test suites.
-        await transcript.getByRole('article', { name: 'Save the test note "talkie-test"' }).getByText('Status: done').waitFor({ timeout: 60_000 });
+        await transcript.getByRole('article', { name: 'Save the test note "talkie-test"' }).getByText('Done', { exact: true }).waitFor({ timeout: 60_000 });
         await transcript.getByRole('article', { name: 'Test action done' }).waitFor({ timeout: 60_000 });
       });
       await waitForNewestMessageInView(page);
@@ -72,7 +72,7 @@ describe('chatting with the built-in demo agent in Chromium', () => {
     const again = await startShell(userData);
     const reopened = await openApp(again);
     try {
-      await reopened.page.getByRole('button', { name: 'Open demo' }).click();
+      await reopened.page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
       const chats = reopened.page.getByRole('navigation', { name: 'Chats' });
       const thread = chats.getByRole('button', { name: /^talkie-test:echo Hello from Chromium/ });
       await thread.waitFor();

@@ -437,7 +437,7 @@ describe('plain AG-UI on the conversation screen', () => {
     events(backend, approvalRun(run, pydanticApproval));
     let approval = await within(log()).findByRole('region', { name: 'The agent asks for your OK' });
     await user.click(within(approval).getByRole('button', { name: 'Edit…' }));
-    let form = await within(log()).findByRole('region', { name: 'Permission for a tool call' });
+    let form = await within(log()).findByRole('region', { name: 'Permission to use a tool' });
     // pydantic-ai's open editedArgs: JSON with the current arguments.
     const args = within(form).getByRole<HTMLTextAreaElement>('textbox', { name: 'editedArgs' });
     expect(JSON.parse(args.value)).toEqual({ path: 'notes/old-plan.md' });
@@ -452,7 +452,7 @@ describe('plain AG-UI on the conversation screen', () => {
     events(backend, approvalRun(run, demoApproval));
     approval = await within(log()).findByRole('region', { name: 'The agent asks for your OK' });
     await user.click(within(approval).getByRole('button', { name: 'Edit…' }));
-    form = await within(log()).findByRole('region', { name: 'Permission for a tool call' });
+    form = await within(log()).findByRole('region', { name: 'Permission to use a tool' });
     const path = within(within(form).getByRole('group', { name: 'editedArgs' })).getByRole<HTMLInputElement>('textbox', { name: 'path' });
     expect(path.value).toBe('notes/old-plan.md');
     await user.clear(path);
@@ -485,8 +485,8 @@ describe('plain AG-UI on the conversation screen', () => {
     expect(within(generic).getByText('Review <b>this</b>')).toBeTruthy();
     expect(within(generic).getByText('Expired — will be cancelled')).toBeTruthy();
     expect(within(generic).queryByRole('checkbox', { name: 'Cancel this request' })).toBeNull();
-    const unsupported = section('Permission for a tool call');
-    expect(within(unsupported).getByText('For the tool call drop_database')).toBeTruthy();
+    const unsupported = section('Permission to use a tool');
+    expect(within(unsupported).getByText('For the tool drop_database')).toBeTruthy();
     expect(within(unsupported).getByText(/This request cannot be answered here, only cancelled\./)).toBeTruthy();
     expect(within(unsupported).queryByRole('checkbox')).toBeNull();
 
@@ -606,7 +606,7 @@ describe('plain AG-UI on the conversation screen', () => {
     expect(approval.textContent).not.toContain('mastra');
     await user.click(within(approval).getByRole('button', { name: 'Edit…' }));
     const request = section('A request from the agent');
-    expect(within(request).getByText('For the tool call transfer_money')).toBeTruthy();
+    expect(within(request).getByText('For the tool transfer_money')).toBeTruthy();
     // The raw reason is there, behind Details.
     expect(within(request).queryByText('Reason: mastra:tool_suspend')?.closest('[hidden]')).toBeTruthy();
     await user.click(within(request).getByRole('button', { name: 'Details' }));
@@ -723,13 +723,14 @@ describe('plain AG-UI on the conversation screen', () => {
 });
 
 describe('plain AG-UI endpoints from Home', () => {
-  it('adds an address as a plain AG-UI endpoint when the box is checked', async () => {
+  it('adds an address as a plain AG-UI endpoint when the box under Advanced is checked', async () => {
     const { backend, user } = await renderApp();
     await user.type(screen.getByRole('textbox', { name: 'Agent address' }), 'https://ide.example.com/agui');
+    await user.click(screen.getByText('Advanced'));
     await user.click(screen.getByRole('checkbox', { name: 'This is a plain AG-UI endpoint (POST + SSE)' }));
     await user.click(screen.getByRole('button', { name: 'Check' }));
-    await screen.findByText('Found: a server answers at ide.example.com/agui');
-    expect(screen.getByText('An AG-UI server has nothing to read before a run, so any answer means a server is there. Whether it speaks AG-UI shows on its first run.')).toBeTruthy();
+    await screen.findByText('Found: something answers at ide.example.com/agui');
+    expect(screen.getByText('Whether it is an agent that works on tasks shows the first time you send it something.')).toBeTruthy();
     expect(backend.callsOf('agents.check')).toEqual([{ address: 'https://ide.example.com/agui', kind: 'agui' }]);
     await user.click(screen.getByRole('button', { name: 'Add' }));
     await waitFor(() => expect(backend.callsOf('agents.add')).toEqual([{ address: 'https://ide.example.com/agui', kind: 'agui' }]));
@@ -750,8 +751,8 @@ describe('plain AG-UI endpoints from Home', () => {
 
   it('the demo tile opens the demo’s AG-UI side without asking main what it speaks', async () => {
     const { backend, user } = await renderApp();
-    await user.click(screen.getByRole('button', { name: 'Watch an AG-UI run' }));
-    await screen.findByRole('heading', { level: 1, name: 'Built-in demo: an AG-UI run' });
+    await user.click(screen.getByRole('button', { name: 'Watch an agent work' }));
+    await screen.findByRole('heading', { level: 1, name: 'Built-in demo: an agent at work' });
     expect(backend.callsOf('demo.openAgui')).toHaveLength(1);
     expect(backend.callsOf('agents.identify')).toEqual([]);
     await waitFor(() => expect(backend.callsOf('conversation.open')).toEqual([{ agentId: builtInAguiDemoId }]));
@@ -759,7 +760,7 @@ describe('plain AG-UI endpoints from Home', () => {
 });
 
 describe('plain AG-UI: editing the last message', () => {
-  const notice = /Editing your last message\. Sending adds it as a new message: the earlier one and its answer stay in this thread, and the agent still gets them as history\./;
+  const notice = /Editing your last message\. Sending adds it as a new message: the earlier one and its answer stay in this chat, and the agent still gets them\./;
 
   function answered(backend: FakeBackend, run: string, text: string) {
     events(backend, [

@@ -34,7 +34,7 @@ describe('chat: opening', () => {
     const backend = createFakeBackend();
     const release = backend.holdNext('talkie.connect');
     const { user } = await renderApp({ backend });
-    await user.click(screen.getByRole('button', { name: 'Open demo' }));
+    await user.click(screen.getByRole('button', { name: 'Chat with the demo assistant' }));
     expect(await screen.findByText('Connecting to Built-in demo…')).toBeTruthy();
     backend.failNext('talkie.connect', { code: 'network_error', message: 'connect ECONNREFUSED 127.0.0.1:41234', retryable: true });
     await act(async () => release());
@@ -62,7 +62,7 @@ describe('chat: opening', () => {
     const home = await screen.findByRole('heading', { level: 1, name: 'Your agents' });
     expect(document.activeElement).toBe(home);
 
-    await user.click(screen.getByRole('button', { name: 'Open demo' }));
+    await user.click(screen.getByRole('button', { name: 'Chat with the demo assistant' }));
     await screen.findByRole('heading', { level: 1, name: 'AgentDesk Demo' });
     await user.click(screen.getByRole('button', { name: 'Back' }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
@@ -89,7 +89,7 @@ describe('chat: opening', () => {
 
     await user.click(screen.getByRole('button', { name: 'Back' }));
     await screen.findByRole('heading', { level: 1, name: 'Your agents' });
-    await user.click(screen.getByRole('button', { name: 'Open demo' }));
+    await user.click(screen.getByRole('button', { name: 'Chat with the demo assistant' }));
     await screen.findByRole('textbox', { name: 'Message' });
     expect(messageField().value).toBe('half a thought');
   });

@@ -29,7 +29,7 @@ describe('a lost connection to AgentDesk ends the spinner with a message (#15: a
     let lose: (code: number) => void = () => undefined;
     const closed = new Promise<number>((resolve) => (lose = resolve));
     const { user, container } = await renderApp({ backend: createFakeBackend(), closed });
-    await user.click(screen.getByRole('button', { name: 'Watch an AG-UI run' }));
+    await user.click(screen.getByRole('button', { name: 'Watch an agent work' }));
     await user.type(await screen.findByRole('textbox', { name: 'Message' }), 'hello{Enter}');
     await waitFor(() => expect(screen.getByText('Agent is answering…')).toBeTruthy());
     expect(container.querySelector('.run-status .spinner')).not.toBeNull();
