@@ -91,8 +91,8 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await confirm.focus();
     await page.keyboard.press('Enter');
     const action = transcript.getByRole('article', { name: 'Save the test note "talkie-test"' });
-    await explainFailure(page, 'a11y-confirm-failed', () => action.getByText('Done', { exact: true }).waitFor({ timeout: 60_000 }));
-    expect(await page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent }))).toEqual({ tag: 'SPAN', text: 'Done' });
+    await explainFailure(page, 'a11y-confirm-failed', () => action.getByText('Completed', { exact: true }).waitFor({ timeout: 60_000 }));
+    expect(await page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent }))).toEqual({ tag: 'SPAN', text: 'Completed' });
     await expectNoViolations(page, 'Talkie action done');
 
     // The voice consent dialog (before the first call with a server), where the demo can speak.

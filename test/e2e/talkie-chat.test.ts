@@ -42,7 +42,7 @@ describe('chatting with the built-in demo agent in Chromium', () => {
       // the first such text in the transcript may be an earlier tool line, off-screen and not painted).
       await explainFailure(page, 'chat-confirm-failed', async () => {
         // A bound, not a timing: this step outlasted Playwright's 30 s once on a machine running four other test suites.
-        await transcript.getByRole('article', { name: 'Save the test note "talkie-test"' }).getByText('Done', { exact: true }).waitFor({ timeout: 60_000 });
+        await transcript.getByRole('article', { name: 'Save the test note "talkie-test"' }).getByText('Completed', { exact: true }).waitFor({ timeout: 60_000 });
         await transcript.getByRole('article', { name: 'Test action done' }).waitFor({ timeout: 60_000 });
       });
       await waitForNewestMessageInView(page);

@@ -123,7 +123,7 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
       await explainFailure(page, 'voice2-window-closed-failed', () => action.getByText('Not decided by voice: use the buttons.').waitFor(wait));
       expect(app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceDecide"') && frame.includes('"t":"call"'))).toEqual([]);
       await action.getByRole('button', { name: /^Confirm: / }).click();
-      await explainFailure(page, 'voice2-button-failed', () => action.getByText(/^(Under way|Done)$/).waitFor(wait));
+      await explainFailure(page, 'voice2-button-failed', () => action.getByText(/^(Under way|Completed)$/).waitFor(wait));
       expect(app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceDecide"') && frame.includes('"t":"call"'))).toEqual([]);
 
       // 30 s before the limit the time left turns into a warning; at the limit the call ends and says why.

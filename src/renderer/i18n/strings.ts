@@ -874,7 +874,7 @@ export const en = {
   'add.notFoundWords': '{address} answered, but no agent AgentDesk knows is there. Check the address. An agent that works on tasks is added with the box under Advanced ticked.',
   'chat.action.state.pending': 'Waiting for your decision',
   'chat.action.state.running': 'Under way',
-  'chat.action.state.done': 'Done',
+  'chat.action.state.done': 'Completed',
   'chat.action.state.failed': 'It did not work',
   'chat.action.state.cancelled': 'Cancelled',
   'chat.action.state.expired': 'Expired: nothing was done',

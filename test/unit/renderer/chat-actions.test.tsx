@@ -32,7 +32,7 @@ describe('chat: actions (Talkie §8)', () => {
     expect(backend.callsOf('talkie.decide')).toEqual([]);
     await user.click(card.getByRole('button', { name: `Confirm: ${action.summary}` }));
     await waitFor(() => expect(backend.callsOf('talkie.decide')).toEqual([{ agentId: builtInDemoAgentId, actionId: action.id, decision: 'confirm' }]));
-    await waitFor(() => expect(card.getByText('Done')).toBeTruthy());
+    await waitFor(() => expect(card.getByText('Completed')).toBeTruthy());
     expect(card.queryByRole('button', { name: `Confirm: ${action.summary}` })).toBeNull();
     expect(card.queryByText(/Expires in/)).toBeNull();
   });
@@ -43,9 +43,9 @@ describe('chat: actions (Talkie §8)', () => {
     const card = within(actionCard(action.summary));
     card.getByRole('button', { name: `Confirm: ${action.summary}` }).focus();
     await user.keyboard('{Enter}');
-    await waitFor(() => expect(card.getByText('Done')).toBeTruthy());
+    await waitFor(() => expect(card.getByText('Completed')).toBeTruthy());
     expect(card.queryByRole('button', { name: `Confirm: ${action.summary}` })).toBeNull();
-    expect(document.activeElement).toBe(card.getByText('Done'));
+    expect(document.activeElement).toBe(card.getByText('Completed'));
     expect(document.activeElement?.getAttribute('tabindex')).toBe('-1');
   });
 
@@ -64,9 +64,9 @@ describe('chat: actions (Talkie §8)', () => {
     backend.state.talkie.actions[running.id] = { ...running, status: 'done' };
     act(() => screen.getByRole('button', { name: `Undo: ${running.summary}` }).focus());
     const card = within(actionCard(running.summary));
-    await waitFor(() => expect(card.getByText('Done')).toBeTruthy(), { timeout: 5000 });
+    await waitFor(() => expect(card.getByText('Completed')).toBeTruthy(), { timeout: 5000 });
     expect(screen.queryByRole('button', { name: `Undo: ${running.summary}` })).toBeNull();
-    expect(document.activeElement).toBe(card.getByText('Done'));
+    expect(document.activeElement).toBe(card.getByText('Completed'));
   });
 
   it('sends cancel from the action Cancel button, distinct from the run Cancel button', async () => {
@@ -147,7 +147,7 @@ describe('chat: actions (Talkie §8)', () => {
     // Seconds left of the window (how many depends on how busy the machine is).
     expect(undo.textContent).toMatch(/^Undo \([1-3] s left\)$/);
     await waitFor(() => expect(backend.callsOf('talkie.action')).toHaveLength(1), { timeout: 5000 });
-    await waitFor(() => expect(within(actionCard(running.summary)).getByText('Done')).toBeTruthy());
+    await waitFor(() => expect(within(actionCard(running.summary)).getByText('Completed')).toBeTruthy());
     expect(screen.queryByRole('button', { name: `Undo: ${running.summary}` })).toBeNull();
   });
 
@@ -161,7 +161,7 @@ describe('chat: actions (Talkie §8)', () => {
     const sending = { id: 'card_status', title: 'Sending offer N-1', fallbackText: 'Sending offer N-1; you can still cancel it.' };
     push(backend, runKey, { type: 'card', card: sending });
     expect(screen.getByRole('article', { name: 'Sending offer N-1' })).toBeTruthy();
-    await waitFor(() => expect(within(actionCard(running.summary)).getByText('Done')).toBeTruthy(), { timeout: 5000 });
+    await waitFor(() => expect(within(actionCard(running.summary)).getByText('Completed')).toBeTruthy(), { timeout: 5000 });
     expect(await screen.findByRole('article', { name: 'Offer N-1 sent' })).toBeTruthy();
     expect(screen.queryByRole('article', { name: 'Sending offer N-1' })).toBeNull();
   });

@@ -133,7 +133,7 @@ describe('a proposed action in words', () => {
     vi.useFakeTimers({ now: at, toFake: ['Date', 'setInterval', 'clearInterval'] });
     const states: [Action['status'], string][] = [
       ['pending', 'Waiting for your decision'],
-      ['done', 'Done'],
+      ['done', 'Completed'],
       ['failed', 'It did not work'],
       ['cancelled', 'Cancelled'],
       ['expired', 'Expired: nothing was done'],
