@@ -51,7 +51,7 @@ describe.skipIf(unavailable !== undefined)('AgentCall voice (WebRTC card) in Chr
       await page.getByRole('button', { name: 'Back' }).first().click();
       await page.getByRole('textbox', { name: 'Agent address' }).fill(server.webrtcCardUrl);
       await page.getByRole('button', { name: 'Check', exact: true }).click();
-      await page.getByText(/Found: AgentCall agent/).waitFor(wait);
+      await page.getByText(/an assistant for objects and photos/).waitFor(wait);
       await page.getByRole('button', { name: 'Add', exact: true }).click();
       await page.getByRole('button', { name: /^Open 127\.0\.0\.1/ }).click();
 

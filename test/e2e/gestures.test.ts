@@ -57,8 +57,8 @@ describe('user gestures in the web shell', () => {
     try {
       await page.goto(await sessionUrl(app.page));
       const run = await scriptIn(page);
-      await run(waitFor(button('Open demo')));
-      await run(`(${button('Open demo')})().click()`);
+      await run(waitFor(button('Chat with the demo assistant')));
+      await run(`(${button('Chat with the demo assistant')})().click()`);
       await run(waitFor(`() => document.querySelector('textarea[name="message"]')`));
       await run(`(() => {
         const field = document.querySelector('textarea[name="message"]');

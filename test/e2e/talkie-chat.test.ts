@@ -57,7 +57,7 @@ describe('chatting with the built-in demo agent in Chromium', () => {
     const app = await openApp(shell);
     const { page } = app;
     try {
-      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
       const message = page.getByRole('textbox', { name: 'Message' });
       const transcript = conversation(page);
@@ -80,7 +80,7 @@ describe('chatting with the built-in demo agent in Chromium', () => {
       // the first such text in the transcript may be an earlier tool line, off-screen and not painted).
       await explainFailure(page, 'chat-confirm-failed', async () => {
         // A bound, not a timing: this step outlasted Playwright's 30 s once on a machine running four other test suites.
-        await transcript.getByRole('article', { name: 'Save the test note "talkie-test"' }).getByText('Status: done').waitFor({ timeout: 60_000 });
+        await transcript.getByRole('article', { name: 'Save the test note "talkie-test"' }).getByText('Completed', { exact: true }).waitFor({ timeout: 60_000 });
         await transcript.getByRole('article', { name: 'Test action done' }).waitFor({ timeout: 60_000 });
       });
       // A message after the action: it must stay after it when the thread is opened again.
@@ -119,7 +119,7 @@ describe('chatting with the built-in demo agent in Chromium', () => {
       // Home and back: the agent opens on its last conversation, not an empty new chat.
       await page.getByRole('navigation', { name: 'AgentDesk' }).getByRole('button', { name: 'AgentDesk' }).click();
       await page.getByRole('heading', { level: 1, name: 'Your agents' }).waitFor();
-      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
       await transcript.getByText('Sent after the slow one', { exact: true }).waitFor();
       expect(app.problems).toEqual([]);
     } finally {
@@ -131,7 +131,7 @@ describe('chatting with the built-in demo agent in Chromium', () => {
     const reopened = await openApp(again);
     try {
       const { page } = reopened;
-      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
       // Coming back to the agent opens its last conversation (after a restart, its newest thread): no click needed.
       const transcript = conversation(page);
       await explainFailure(page, 'chat-reopened', () => transcript.getByText('Hello from Chromium <script>alert(1)</script>', { exact: true }).waitFor());
@@ -159,7 +159,7 @@ describe('chatting with the built-in demo agent in Chromium', () => {
     const app = await openApp(shell);
     const { page } = app;
     try {
-      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
       const message = page.getByRole('textbox', { name: 'Message' });
       // An answer with a tool line and a card, and a proposed action waiting for a decision.

@@ -38,7 +38,7 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
     const { page } = app;
     const wait = { timeout: 60_000 };
     try {
-      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
       const transcript = page.getByRole('log', { name: 'Conversation' });
       // The demo says which recognizer listens and what it understands (its description, behind Details).
@@ -79,7 +79,7 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
       const share = await page.evaluate(() => (document.querySelector('[role="log"][aria-label="Conversation"]')?.getBoundingClientRect().height ?? 0) / window.innerHeight);
       expect(share).toBeGreaterThanOrEqual(0.6);
       await say(page, 'yes send it');
-      await explainFailure(page, 'voice-confirm-failed', () => action.getByText('Status: running').waitFor(wait));
+      await explainFailure(page, 'voice-confirm-failed', () => action.getByText('Under way', { exact: true }).waitFor(wait));
       const decisions = app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceDecide"') && frame.includes('"t":"call"'));
       expect(decisions).toHaveLength(1);
 
@@ -111,7 +111,7 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
     const { page } = app;
     const wait = { timeout: 60_000 };
     try {
-      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
       const transcript = page.getByRole('log', { name: 'Conversation' });
       await page.getByRole('button', { name: /^Start a voice call/ }).click();
@@ -132,7 +132,7 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
       await explainFailure(page, 'voice2-window-closed-failed', () => action.getByText('Not decided by voice: use the buttons.').waitFor(wait));
       expect(app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceDecide"') && frame.includes('"t":"call"'))).toEqual([]);
       await action.getByRole('button', { name: /^Confirm: / }).click();
-      await explainFailure(page, 'voice2-button-failed', () => action.getByText(/Status: (running|done)/).waitFor(wait));
+      await explainFailure(page, 'voice2-button-failed', () => action.getByText(/^(Under way|Completed)$/).waitFor(wait));
       expect(app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceDecide"') && frame.includes('"t":"call"'))).toEqual([]);
 
       // 30 s before the limit the time left turns into a warning; at the limit the call ends and says why.

@@ -104,7 +104,7 @@ describe('the worked example’s web pages in Chromium', () => {
       await page.getByRole('button', { name: 'Back' }).first().click();
       await page.getByRole('textbox', { name: 'Agent address' }).fill(agent.url);
       await page.getByRole('button', { name: 'Check', exact: true }).click();
-      await page.getByText('Found: AgentCall agent “Larkfield Payroll”').waitFor();
+      await page.getByText('Found: “Larkfield Payroll”, an assistant for objects and photos').waitFor();
       await page.getByRole('button', { name: 'Add', exact: true }).click();
       await page.getByRole('button', { name: `Open ${agent.host}` }).click();
 

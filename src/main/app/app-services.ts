@@ -230,7 +230,7 @@ async function startServices(options: AppServicesOptions, ground: Ground) {
   const { agents, settings } = ground;
   const demo = builtInDemo(options, ground);
   const agui = await AguiService.open(
-    { userDataDir: options.userDataDir, agents, settings, events: ground.events, tokens: ground.tokens, log: ground.log, demoUrl: () => demo.sideUrl('aguiUrl') },
+    { userDataDir: options.userDataDir, agents, settings, tokens: ground.tokens, log: ground.log, demoUrl: () => demo.sideUrl('aguiUrl') },
     ground.notices,
   );
   const { talkie, voice } = startTalkie(options, ground, demo);

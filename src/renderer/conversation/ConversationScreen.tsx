@@ -50,6 +50,8 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
     profile.gate !== undefined ? profile.status : state.status === 'failed' ? (state.error.code === 'sign_in_required' ? 'signInNeeded' : 'unreachable') : status?.phase === 'ended' ? 'sessionEnded' : status?.phase === 'ready' ? 'connected' : 'connecting';
   useReportAgentStatus(agentId, agentStatus);
 
+  // Take back is the screen's, for every protocol: the queue of messages typed during an answer is main's conversation's.
+  const actions = useMemo(() => ({ unqueue: (itemId: string) => void store.unqueue(itemId), ...profile.actions }), [store, profile.actions]);
   const running = status !== undefined && status.run !== 'idle';
   const ready = status?.phase === 'ready' && profile.composer.blocked === undefined;
   return (
@@ -81,7 +83,7 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
         />
       ) : (
         <ChatEnvironmentContext.Provider value={profile.environment}>
-          <ItemActionsContext.Provider value={profile.actions}>
+          <ItemActionsContext.Provider value={actions}>
             <Transcript view={view} views={{ ...commonItemViews, ...profile.views }} onEarlier={() => store.earlier()} {...(profile.empty === undefined ? {} : { empty: profile.empty })} />
           </ItemActionsContext.Provider>
           <StatusLine status={status} waitingText={profile.waitingText} extra={profile.statusExtra} />
@@ -99,7 +101,7 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
             tooLongMessage={t('conversation.composer.tooLong', { max: profile.composer.max ?? 0 })}
             onSend={(text) => (profile.composer.send ?? ((message: string) => store.send(message)))(text)}
             onCancel={() => store.cancel()}
-            notice={profile.composer.notice}
+            notice={profile.composer.blocked !== undefined ? <p className="composer__notice-text">{t(profile.composer.blocked)}</p> : profile.composer.notice}
             tools={profile.tools}
             {...(profile.composer.onEditLast ? { onEditLast: profile.composer.onEditLast } : {})}
             {...(profile.composer.onEscape ? { onEscape: profile.composer.onEscape } : {})}

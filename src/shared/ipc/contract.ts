@@ -13,7 +13,7 @@ import {
 import { agentCallEvents, agentCallMethods } from '../agentcall/ipc-schemas';
 import { conversationEvents, conversationMethods } from '../conversation/ipc-schemas';
 import { webPagesSchema } from '../agentmesh/ipc-schemas';
-import { aguiEvents, aguiMethods } from '../agui/ipc-schemas';
+import { aguiMethods } from '../agui/ipc-schemas';
 import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, talkieVoiceEvents, talkieVoiceMethods, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
 import { agentLabelMaxLength } from '../agents/label';
 import { earlierRequestFields, earlierResponseSchema, windowFields } from '../conversation/bounds';
@@ -370,7 +370,6 @@ export const contract = {
     'hardware.changed': hardwareStatusSchema,
     ...talkieVoiceEvents,
     ...agentCallEvents,
-    ...aguiEvents,
     ...speechEvents,
     ...conversationEvents,
   },

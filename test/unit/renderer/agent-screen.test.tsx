@@ -86,7 +86,7 @@ describe('a plain A2A agent', () => {
     await waitFor(() => expect(document.activeElement).toBe(heading));
     expect(screen.getByText('Runs payrolls for client accounts.')).toBeTruthy();
     expect(screen.getByText('Version 1.0.0')).toBeTruthy();
-    expect(screen.getByText(/its card declares neither Talkie nor the AgentCall extension/)).toBeTruthy();
+    expect(screen.getByText(/it offers no way of talking that AgentDesk knows/)).toBeTruthy();
 
     const skills = screen.getByRole('region', { name: 'Skills' });
     expect(within(skills).getByRole('heading', { level: 3, name: 'Run payroll' })).toBeTruthy();

@@ -24,10 +24,10 @@ afterEach(() => {
   vi.unstubAllGlobals();
 });
 
-/** Home → "Open demo" → the chat of the built-in demo, ready for typing. */
+/** Home → "Chat with the demo assistant" → the chat of the built-in demo, ready for typing. */
 export async function openDemo(backend: FakeBackend = createFakeBackend(), options: { closed?: Promise<number> } = {}) {
   const app = await renderApp({ backend, ...options });
-  await app.user.click(screen.getByRole('button', { name: 'Open demo' }));
+  await app.user.click(screen.getByRole('button', { name: 'Chat with the demo assistant' }));
   await screen.findByRole('heading', { level: 1, name: 'AgentDesk Demo' });
   await screen.findByRole('textbox', { name: 'Message' });
   return app;

@@ -38,7 +38,7 @@ describe('chat: opening', () => {
     const backend = createFakeBackend();
     const release = backend.holdNext('talkie.connect');
     const { user } = await renderApp({ backend });
-    await user.click(screen.getByRole('button', { name: 'Open demo' }));
+    await user.click(screen.getByRole('button', { name: 'Chat with the demo assistant' }));
     expect(await screen.findByText('Connecting to Built-in demo…')).toBeTruthy();
     backend.failNext('talkie.connect', { code: 'network_error', message: 'connect ECONNREFUSED 127.0.0.1:41234', retryable: true });
     await act(async () => release());
@@ -75,7 +75,7 @@ describe('chat: opening', () => {
     expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
 
     await goHome(user);
-    await user.click(screen.getByRole('button', { name: 'Open demo' }));
+    await user.click(screen.getByRole('button', { name: 'Chat with the demo assistant' }));
     await screen.findByRole('textbox', { name: 'Message' });
     expect(messageField().value).toBe('half a thought');
     // Coming back to the agent opens its last conversation, not an empty new one.

@@ -12,9 +12,9 @@ import { renderApp } from './render-app';
 
 /** The demo's three sides, as Home opens them, and the heading each screen shows. */
 const demos = [
-  { name: 'Talkie', tile: 'Open demo', heading: 'AgentDesk Demo', search: true },
+  { name: 'Talkie', tile: 'Chat with the demo assistant', heading: 'AgentDesk Demo', search: true },
   { name: 'AgentCall', tile: 'Scan and teach objects', heading: /AgentDesk demo agent/, search: false },
-  { name: 'plain AG-UI', tile: 'Watch an AG-UI run', heading: 'Built-in demo: an AG-UI run', search: true },
+  { name: 'plain AG-UI', tile: 'Watch an agent work', heading: 'Built-in demo: an agent at work', search: true },
 ] as const;
 
 async function openDemo(tile: string, heading: string | RegExp): Promise<{ user: UserEvent }> {
@@ -64,7 +64,7 @@ describe('Escape in a conversation', () => {
   }
 
   it('the sidebar still goes to Home', async () => {
-    const { user } = await openDemo('Open demo', 'AgentDesk Demo');
+    const { user } = await openDemo('Chat with the demo assistant', 'AgentDesk Demo');
     await user.click(screen.getByRole('button', { name: 'AgentDesk' }));
     await waitFor(() => expect(screen.getByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy());
   });

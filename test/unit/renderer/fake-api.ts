@@ -2,8 +2,8 @@ import type { Notice } from '../../../src/shared/ipc/notices';
 import type { AgentCallAgent } from '../../../src/shared/agentcall/ipc-schemas';
 import type { WebPages } from '../../../src/shared/agentmesh/ipc-schemas';
 import type { AguiServerView } from '../../../src/shared/agui/ipc-schemas';
-import { addUserMessage, createThread, type AguiThreadView } from '../../../src/shared/agui/run-model';
-import { earlierWindow, openWindow } from '../../../src/shared/agui/thread-window';
+import { addUserMessage, beginRun, createThread, markStreamDropped, shownThread, type AguiThreadView } from '../../../src/shared/agui/run-model';
+import { openWindow } from '../../../src/shared/agui/thread-window';
 import { boundItems, earlierWindowOf, firstWindow } from '../../../src/shared/conversation/bounds';
 import { normalizeAgentAddress } from '../../../src/shared/agents/address';
 import { normalizeAgentLabel } from '../../../src/shared/agents/label';
@@ -14,6 +14,7 @@ import {
   builtInDemoAgentId,
   contract,
   eventChannel,
+  methodChannel,
   methodForChannel,
   methodNames,
   type AgentCheck,
@@ -37,6 +38,7 @@ import { searchThreads } from '../../../src/shared/threads/thread-search';
 import { talkieConversationHandlers } from '../../../src/main/app/talkie-conversation';
 import { talkieAdapter, type TalkiePort } from '../../../src/main/conversation/talkie-source';
 import type { TalkieServiceTable } from '../../../src/main/talkie/talkie-table';
+import { aguiAdapter, type AguiThreads } from '../../../src/main/conversation/agui-source';
 import { answer, fakeConversations, type FakeConversations } from './fake-conversation';
 
 type Handler<M extends MethodName> = (request: MethodRequest<M>) => IpcResult<MethodResponse<M>> | Promise<IpcResult<MethodResponse<M>>>;
@@ -91,7 +93,11 @@ export interface FakeBackend {
     agentCallAgents: string[];
     /** What `agentcall.open` answers about the agent. */
     agentCall: AgentCallAgent;
-    /** Plain AG-UI servers by agent id (created on first `agui.open`). */
+    /**
+     * Plain AG-UI servers by agent id (created on first `agui.open`). Like main's AG-UI service, the
+     * fake tells the agent's open conversation every thread set here (a run's progress, a new thread):
+     * the page sees it through `conversation.*`, projected as main projects it.
+     */
     agui: Record<string, AguiServerView>;
     /** Earlier plain AG-UI threads by agent id, newest first (`agui.newThread` keeps the open one here). */
     aguiEarlier: Record<string, AguiThreadView[]>;
@@ -166,6 +172,16 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     policy: { state: 'none' },
     ...initial,
   };
+  // Who follows an agent's thread (main's conversation source, through `agui.watch`).
+  const aguiFollowers = new Map<string, Set<(thread: AguiThreadView) => void>>();
+  state.agui = new Proxy(state.agui, {
+    set(target, agentId, view: AguiServerView) {
+      if (typeof agentId !== 'string') return false;
+      target[agentId] = view;
+      for (const follower of aguiFollowers.get(agentId) ?? []) follower(view.thread);
+      return true;
+    },
+  });
   const aguiTitle = (thread: AguiThreadView) => {
     const first = thread.items.find((item) => item.kind === 'user');
     return first?.kind === 'user' ? first.text.slice(0, 60) : '';
@@ -177,10 +193,12 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
   };
   const aguiView = (agentId: string): AguiServerView =>
     (state.agui[agentId] ??= { endpoint: 'http://127.0.0.1:9/agui', hasToken: false, forwardedProps: '{}', thread: createThread(`thread-${agentId}`) });
+  // As main answers it: the thread's newest window, without the encrypted values (they never leave main).
   const aguiWindow = (agentId: string): AguiServerView => {
     const view = aguiView(agentId);
     return { ...view, thread: openWindow(view.thread).window };
   };
+  const aguiRunning = (view: AguiServerView) => view.thread.runState === 'starting' || view.thread.runState === 'running';
   let runs = 0;
   const talkieView = (agentId: string): IpcResult<ServerView> => {
     const view = state.talkie.views[agentId];
@@ -227,11 +245,33 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     cancelAll: async () => 0,
   };
   const talkieConversations = talkieAdapter(talkiePort, bus);
-  const protocolOf = (agentId: string) => {
-    if (agentId === builtInAguiDemoId || state.agents.some((agent) => agent.id === agentId && agent.protocol === 'agui')) return 'agui' as const;
-    return agentId === builtInAgentCallDemoId || state.agentCallAgents.includes(agentId) ? ('agentcall' as const) : ('talkie' as const);
+  /** What main's conversation source asks of main's AG-UI service: the same handlers (recorded in `calls` like the page's). */
+  const mainCall = async <M extends MethodName>(method: M, request: MethodRequest<M>): Promise<MethodResponse<M>> => {
+    const result = (await transport.invoke(methodChannel(method), request)) as IpcResult<MethodResponse<M>>;
+    if (!result.ok) throw new ServiceError(result.error.code, result.error.message, result.error.path);
+    return result.value;
   };
-  const conversations = fakeConversations((payload) => emit('conversation.update', payload), { talkie: talkieConversations, protocolOf });
+  const aguiThreads: AguiThreads = {
+    open: (agentId) => mainCall('agui.open', { agentId }),
+    openThread: (agentId, threadId) => mainCall('agui.openThread', { agentId, threadId }),
+    held: async (agentId) => shownThread(aguiView(agentId).thread),
+    send: (agentId, message) => mainCall('agui.send', { agentId, ...message }),
+    cancel: (agentId) => mainCall('agui.cancel', { agentId }),
+    resetAll: async () => ({ runs: 0, files: 0 }),
+    watch: (agentId, changed) => {
+      let followers = aguiFollowers.get(agentId);
+      if (followers === undefined) aguiFollowers.set(agentId, (followers = new Set()));
+      followers.add(changed);
+      return () => followers.delete(changed);
+    },
+  };
+  const conversations = fakeConversations((payload) => emit('conversation.update', payload), {
+    adapters: { agui: aguiAdapter(aguiThreads), talkie: talkieConversations },
+    protocolOf: async (agentId) => {
+      if (agentId === builtInAguiDemoId || state.agents.some((agent) => agent.id === agentId && agent.protocol === 'agui')) return 'agui';
+      return agentId === builtInAgentCallDemoId || state.agentCallAgents.includes(agentId) ? 'agentcall' : 'talkie';
+    },
+  });
   const { service: conversation } = conversations;
   const handlers: Handlers = {
     'ui.restore': () => ok(uiMemory.restore()),
@@ -351,20 +391,35 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
         ),
       }),
     'demo.openAgui': () => ok({ agentId: builtInAguiDemoId }),
-    // The page gets a window of the thread, as from main (thread-window.ts).
     'agui.open': ({ agentId }) => ok(aguiWindow(agentId)),
-    'agui.earlier': ({ agentId, threadId, before }) => {
-      const thread = aguiView(agentId).thread;
-      return thread.threadId === threadId ? ok(earlierWindow(thread, before).answer) : fail('not_found', 'That thread is no longer open.');
-    },
+    // As main's AG-UI service: a run begins at once (its events are the test's to fold into the thread).
     'agui.send': ({ agentId, messageId, text }) => {
       const view = aguiView(agentId);
-      state.agui[agentId] = { ...view, thread: addUserMessage(view.thread, { id: messageId, text }) };
-      return ok({ runId: `run-${nextId++}` });
+      if (aguiRunning(view)) return fail('rejected', 'A run is still going on; wait for it to end or stop it.');
+      const runId = `run-${nextId++}`;
+      state.agui[agentId] = { ...view, thread: beginRun(addUserMessage(view.thread, { id: messageId, text }), { runId }) };
+      return ok({ runId });
     },
-    'agui.resume': () => ok({ runId: `run-${nextId++}` }),
-    'agui.retry': () => ok({ runId: `run-${nextId++}` }),
-    'agui.cancel': () => ok({ cancelled: true }),
+    'agui.resume': ({ agentId, answers }) => {
+      const view = aguiView(agentId);
+      if (aguiRunning(view)) return fail('rejected', 'A run is still going on; wait for it to end or stop it.');
+      const runId = `run-${nextId++}`;
+      state.agui[agentId] = { ...view, thread: beginRun(view.thread, { runId, resume: Object.entries(answers).map(([interruptId, answer]) => ({ interruptId, ...answer })) }) };
+      return ok({ runId });
+    },
+    'agui.retry': ({ agentId }) => {
+      const view = aguiView(agentId);
+      if (aguiRunning(view)) return fail('rejected', 'A run is still going on; wait for it to end or stop it.');
+      const runId = `run-${nextId++}`;
+      state.agui[agentId] = { ...view, thread: beginRun(view.thread, { runId }) };
+      return ok({ runId });
+    },
+    'agui.cancel': ({ agentId }) => {
+      const view = aguiView(agentId);
+      if (!aguiRunning(view)) return ok({ cancelled: false });
+      state.agui[agentId] = { ...view, thread: markStreamDropped(view.thread, 'You stopped this run.') };
+      return ok({ cancelled: true });
+    },
     'agui.newThread': ({ agentId }) => {
       const open = aguiView(agentId).thread;
       if (open.items.length > 0) state.aguiEarlier[agentId] = [open, ...(state.aguiEarlier[agentId] ?? [])];

@@ -10,8 +10,8 @@ import { commonItemViews, Transcript } from '../../../src/renderer/conversation/
 import { AgentCallTranscript } from '../../../src/renderer/screens/agentcall/AgentCallTranscript';
 import { foldUpdateAt, initialSessionState, itemTimeKey } from '../../../src/renderer/screens/agentcall/useAgentCallSession';
 import type { SessionItem } from '../../../src/shared/agentcall/session-view';
-import { AguiTranscript } from '../../../src/renderer/screens/agui/AguiTranscript';
 import { createThread, type AguiThreadView } from '../../../src/shared/agui/run-model';
+import { createAguiProjector } from '../../../src/shared/conversation/project-agui';
 
 // Local dates (the test's own time zone), so the days and clocks are the same wherever it runs.
 const local = (...parts: [number, number, number, number?, number?]) => new Date(parts[0], parts[1] - 1, parts[2], parts[3] ?? 0, parts[4] ?? 0);
@@ -168,7 +168,7 @@ describe('message times (AgentCall transcript)', () => {
   });
 });
 
-describe('message times (plain AG-UI transcript)', () => {
+describe('message times (a plain AG-UI thread in the conversation transcript)', () => {
   it('shows the time main stamped on each item, a separator per day, and none for undated history', () => {
     const thread: AguiThreadView = {
       ...createThread('t1'),
@@ -178,9 +178,10 @@ describe('message times (plain AG-UI transcript)', () => {
         { kind: 'text', id: 'm1', role: 'assistant', text: 'Answer today', streaming: false, at: local(2026, 3, 3, 8, 3).getTime() },
       ],
     };
+    const { items: projected, status } = createAguiProjector()(thread);
     render(
       <I18nProvider setting="en">
-        <AguiTranscript thread={thread} now={now} />
+        <Transcript view={{ conversationId: 'c-1', agentId: 'agent-1', protocol: 'agui', status: { ...status, earlier: 0, dropped: 0 }, items: projected }} views={commonItemViews} onEarlier={async () => undefined} now={now} />
       </I18nProvider>,
     );
     expect(screen.getAllByRole('separator').map((separator) => separator.getAttribute('aria-label'))).toEqual(['Yesterday', 'Today']);

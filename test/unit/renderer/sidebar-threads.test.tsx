@@ -35,7 +35,7 @@ const searchBox = () => screen.getByRole<HTMLInputElement>('searchbox', { name: 
 describe('the chat list under the open agent in the shell sidebar', () => {
   it('sits under the open agent’s entry, marks the open chat, and switches threads from there', async () => {
     const { user } = await openDemo(backendWithThreads());
-    const entry = sidebar().getByRole('button', { name: 'Demo: Talkie chat' });
+    const entry = sidebar().getByRole('button', { name: 'Demo: chat with an assistant' });
     expect(entry.getAttribute('aria-current')).toBe('page');
     // The list is inside the demo entry's list item, after its button.
     const list = await screen.findByRole('navigation', { name: 'Chats' });
@@ -62,7 +62,7 @@ describe('the chat list under the open agent in the shell sidebar', () => {
   it('is reached by keyboard: Tab from the agent’s entry goes into its chats, Enter opens one', async () => {
     const { user } = await openDemo(backendWithThreads());
     await waitFor(() => expect(chats().getAllByRole('listitem')).toHaveLength(3));
-    sidebar().getByRole('button', { name: 'Demo: Talkie chat' }).focus();
+    sidebar().getByRole('button', { name: 'Demo: chat with an assistant' }).focus();
     await user.tab();
     expect(document.activeElement).toBe(chats().getByRole('button', { name: 'New chat' }));
     await user.tab();
@@ -190,11 +190,11 @@ describe('the agents’ kinds in the sidebar', () => {
     const entry = (name: string) => sidebar().getByRole('button', { name: new RegExp(`^${name}`) });
     expect(entry('talkie.example.com').textContent).toContain('Agent');
     await user.click(entry('talkie.example.com'));
-    await waitFor(() => expect(entry('talkie.example.com').textContent).toContain('Talkie · cannot connect')); // this fake has no Talkie server there
+    await waitFor(() => expect(entry('talkie.example.com').textContent).toContain('Chat assistant · cannot connect')); // this fake has no Talkie server there
     await user.click(entry('workshop.example.com'));
-    await waitFor(() => expect(entry('workshop.example.com').textContent).toMatch(/AgentCall · (connecting…|connected)$/));
+    await waitFor(() => expect(entry('workshop.example.com').textContent).toMatch(/Objects and photos · (connecting…|connected)$/));
     // The first one is no longer open; its kind stays known.
-    expect(entry('talkie.example.com').textContent).toMatch(/Talkie$/);
+    expect(entry('talkie.example.com').textContent).toMatch(/Chat assistant$/);
   });
 });
 
@@ -206,15 +206,15 @@ describe('other agents under their entry', () => {
     backend.state.agui[builtInAguiDemoId] = { endpoint: 'http://127.0.0.1:4000/agui', hasToken: false, forwardedProps: '{}', thread: open };
     backend.state.aguiEarlier[builtInAguiDemoId] = [older];
     const { user } = await renderApp({ backend });
-    await user.click(sidebar().getByRole('button', { name: 'Demo: AG-UI run' }));
+    await user.click(sidebar().getByRole('button', { name: 'Demo: an agent at work' }));
     const list = await screen.findByRole('navigation', { name: 'Chats' });
-    expect(sidebar().getByRole('button', { name: 'Demo: AG-UI run' }).closest('li')!.contains(list)).toBe(true);
+    expect(sidebar().getByRole('button', { name: 'Demo: an agent at work' }).closest('li')!.contains(list)).toBe(true);
     await waitFor(() => expect(chats().getAllByRole('listitem')).toHaveLength(2));
     expect(chats().getByRole('button', { name: 'Plan the network' }).getAttribute('aria-current')).toBe('true');
     expect(screen.queryByRole('button', { name: 'New thread' })).toBeNull();
 
     await user.click(chats().getByRole('button', { name: 'Deploy the staging stack' }));
-    expect(await within(screen.getByRole('region', { name: 'Messages' })).findByText('Deploy the staging stack')).toBeTruthy();
+    expect(await within(screen.getByRole('log', { name: 'Conversation' })).findByText('Deploy the staging stack')).toBeTruthy();
     expect(backend.callsOf('agui.openThread')).toEqual([{ agentId: builtInAguiDemoId, threadId: 'thread-older' }]);
     await waitFor(() => expect(chats().getByRole('button', { name: 'Deploy the staging stack' }).getAttribute('aria-current')).toBe('true'));
 

@@ -322,7 +322,7 @@ describe('voice calls on the Talkie screen (§10)', () => {
     const yes = { type: 'conversation.item.input_audio_transcription.completed', item_id: 'u_yes', transcript: 'Yes, confirm.' };
     provider(yes);
     provider(yes);
-    await waitFor(() => expect(within(card).getByText('Status: done')).toBeTruthy());
+    await waitFor(() => expect(within(card).getByText('Completed')).toBeTruthy());
     expect(backend.callsOf('talkie.voiceDecide')).toEqual([{ callId: 'vc_1', actionId: 'a_voice', paramsHash: 'sha256:heard', decision: 'confirm' }]);
     expect(backend.callsOf('talkie.decide')).toEqual([]);
     expect(transcript().getByText('Offer sent')).toBeTruthy();

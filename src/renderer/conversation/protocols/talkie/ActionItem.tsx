@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type FocusEvent } from 'react';
 import type { Action } from '../../../../shared/talkie/content';
 import { ErrorText, type ShownError } from '../../../components/ErrorText';
-import { useI18n } from '../../../i18n/I18nProvider';
+import { useI18n, type I18n } from '../../../i18n/I18nProvider';
 import type { MessageKey } from '../../../i18n/strings';
 import { formatCountdown, parseTime } from '../../../components/format';
 import { useNow } from '../../../hooks/useNow';
@@ -22,15 +22,24 @@ export interface ActionHandlers {
   announce: (text: string) => void;
 }
 
-/** Each action status as the catalogue words it (the action line and the chat's announcements). */
+/** Each action status in words (the action's status line and the chat's announcements), never the raw state. */
 export const actionStatusKeys: Record<Action['status'], MessageKey> = {
-  pending: 'chat.action.status.pending',
-  running: 'chat.action.status.running',
-  done: 'chat.action.status.done',
-  failed: 'chat.action.status.failed',
-  cancelled: 'chat.action.status.cancelled',
-  expired: 'chat.action.status.expired',
+  pending: 'chat.action.state.pending',
+  running: 'chat.action.state.running',
+  done: 'chat.action.state.done',
+  failed: 'chat.action.state.failed',
+  cancelled: 'chat.action.state.cancelled',
+  expired: 'chat.action.state.expired',
 };
+
+/**
+ * Undo with the time left in the words the server's own text uses ("about 10 s"): whole seconds,
+ * rounded up so that it says 1 s until the window closes; minutes from 2 minutes on.
+ */
+export function undoLabel(ms: number, t: I18n['t']): string {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  return seconds >= 120 ? t('chat.action.undoMinutes', { minutes: Math.ceil(seconds / 60) }) : t('chat.action.undoSeconds', { seconds });
+}
 
 const riskKeys: Record<Action['riskLevel'], MessageKey> = {
   low: 'chat.action.risk.low',
@@ -120,7 +129,7 @@ export function ActionItem({ action, handlers }: { action: Action; handlers: Act
       <div className="action__meta">
         <span className={`badge badge--${riskTones[action.riskLevel]}`}>{t(riskKeys[action.riskLevel])}</span>
         <span ref={statusRef} tabIndex={-1} className="action__status">
-          {t('chat.action.statusLine', { status: t(expired ? 'chat.action.status.expired' : actionStatusKeys[action.status]) })}
+          {t(expired ? 'chat.action.state.expired' : actionStatusKeys[action.status])}
         </span>
         {remaining !== undefined && !expired ? <span className="action__countdown">{t('chat.action.expiresIn', { time: formatCountdown(remaining) })}</span> : null}
       </div>
@@ -165,7 +174,7 @@ export function ActionItem({ action, handlers }: { action: Action; handlers: Act
             onBlur={onButtonBlur}
             onClick={() => void decide('cancel')}
           >
-            {t('chat.action.undo', { time: formatCountdown(undoLeft ?? 0) })}
+            {undoLabel(undoLeft ?? 0, t)}
           </button>
         </div>
       ) : null}
