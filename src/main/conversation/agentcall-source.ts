@@ -1,9 +1,22 @@
+import type { AgentCallAgent, AgentCallOpenResponse } from '../../shared/agentcall/ipc-schemas';
 import { applySessionUpdate, emptySessionView, type SessionUpdate, type SessionView } from '../../shared/agentcall/session-view';
 import { createAgentCallProjector } from '../../shared/conversation/project-agentcall';
 import { ServiceError } from '../../shared/ipc/errors';
-import type { AgentCallService } from '../agentcall/agentcall-service';
+import type { SessionOpened } from '../agentcall/agentcall-service';
 import type { EventBus } from '../ipc/event-bus';
 import type { ConversationAdapter, ConversationSource } from './conversation-source';
+
+/** What the conversation needs of AgentCallService (a test's fake main gives the same). */
+export interface AgentCallSessions {
+  card(agentId: string): Promise<{ agent: AgentCallAgent }>;
+  open(agentId: string): Promise<AgentCallOpenResponse>;
+  /** Throws a ServiceError when the session refuses the text. */
+  sendText(key: string, text: string): { sent: true } | Promise<{ sent: true }>;
+  cancel(key: string): { sent: true } | Promise<{ sent: true }>;
+  end(key: string): Promise<{ ended: boolean }>;
+  dispose(): Promise<number>;
+  onSessionOpened(listener: (opened: SessionOpened) => void): () => void;
+}
 
 /**
  * An AgentCall agent's conversation: its session, folded in main from the engine's updates (the same
@@ -12,7 +25,7 @@ import type { ConversationAdapter, ConversationSource } from './conversation-sou
  * call opens a session for this agent, which it then follows. Scans, photos, requests and proposals
  * stay AgentCall's own methods, addressed by the session key the status carries.
  */
-export function agentCallAdapter(agentCall: AgentCallService, events: EventBus): ConversationAdapter {
+export function agentCallAdapter(agentCall: AgentCallSessions, events: Pick<EventBus, 'observe'>): ConversationAdapter {
   return {
     protocol: 'agentcall',
     async reset() {
@@ -32,15 +45,22 @@ export function agentCallAdapter(agentCall: AgentCallService, events: EventBus):
         for (const update of updates) view = applySessionUpdate(view, update);
         changed();
       };
-      const stop = events.observe('agentcall.update', (payload) => {
-        if (payload.sessionKey === sessionKey) return fold(payload.updates);
-        // A call the page placed for this agent: its session is this conversation's from now on.
-        if (byCall && agentCall.sessionAgent(payload.sessionKey) === agentId && payload.updates.some((update) => update.type === 'session.starting')) {
-          sessionKey = payload.sessionKey;
-          view = emptySessionView;
-          fold(payload.updates);
-        }
+      const stopUpdates = events.observe('agentcall.update', (payload) => {
+        if (payload.sessionKey === sessionKey) fold(payload.updates);
       });
+      // A call the page placed for this agent: its session is this conversation's. Its first updates
+      // are only in the answer the page got; later ones come as events, after this.
+      const stopCalls = byCall
+        ? agentCall.onSessionOpened((opened) => {
+            if (opened.agentId !== agentId || sessionKey !== undefined) return;
+            sessionKey = opened.sessionKey;
+            fold(opened.updates);
+          })
+        : () => undefined;
+      const stop = () => {
+        stopUpdates();
+        stopCalls();
+      };
       if (!byCall) {
         try {
           const opened = await agentCall.open(agentId);
@@ -69,11 +89,11 @@ export function agentCallAdapter(agentCall: AgentCallService, events: EventBus):
           return () => listeners.delete(listener);
         },
         async send(message) {
-          agentCall.sendText(live(), message.text);
+          await agentCall.sendText(live(), message.text);
         },
         async cancel() {
           if (!view.runActive || sessionKey === undefined) return false;
-          agentCall.cancel(sessionKey);
+          await agentCall.cancel(sessionKey);
           return true;
         },
         async end() {
