@@ -3,7 +3,7 @@ import type { AgentCallCard } from '../../shared/agentcall/card';
 import type { ObjectPassport } from '../../shared/agentcall/passport';
 import type { AgentCallAgent, AgentCallOpenResponse } from '../../shared/agentcall/ipc-schemas';
 import type { Intent, Modality } from '../../shared/agentcall/protocol';
-import type { SessionUpdate } from '../../shared/agentcall/session-view';
+import type { SessionOpened, SessionUpdate } from '../../shared/agentcall/session-view';
 import { Listeners } from '../../shared/listeners';
 import { builtInAgentCallDemoId } from '../../shared/ipc/contract';
 import { ServiceError, type IpcErrorCode } from '../../shared/ipc/errors';
@@ -82,13 +82,6 @@ interface PendingCall {
 /** How long the renderer has to report the call's channel open. */
 const callOpenMs = 30_000;
 const maxPendingCalls = 4;
-
-/** A session that opened: its key, its agent and its first updates (what `open` answers). */
-export interface SessionOpened {
-  sessionKey: string;
-  agentId: string;
-  updates: readonly SessionUpdate[];
-}
 
 interface LiveSession {
   key: string;

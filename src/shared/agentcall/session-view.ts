@@ -123,6 +123,13 @@ export type SessionUpdate =
   | { type: 'ignored'; sequence: number; eventType: string }
   | { type: 'ended'; reason: EndReason };
 
+/** A session that opened in main: its key, its agent and its first updates (what `agentcall.open` answers). */
+export interface SessionOpened {
+  sessionKey: string;
+  agentId: string;
+  updates: readonly SessionUpdate[];
+}
+
 export type SessionItem =
   | { kind: 'userText'; id: string; turn: number; text: string; focusRef?: string }
   | { kind: 'userObservation'; id: string; turn: number; observationId: string; intent: Intent; object?: ObjectSummary; image?: ImageSummary; interactionId?: string }

@@ -1,10 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentCallAgent, AgentCallOpenResponse } from '../../../src/shared/agentcall/ipc-schemas';
-import type { SessionUpdate } from '../../../src/shared/agentcall/session-view';
+import type { SessionOpened, SessionUpdate } from '../../../src/shared/agentcall/session-view';
 import type { EventPayload } from '../../../src/shared/ipc/contract';
 import { ServiceError } from '../../../src/shared/ipc/errors';
 import { Listeners } from '../../../src/shared/listeners';
-import type { SessionOpened } from '../../../src/main/agentcall/agentcall-service';
 import { agentCallAdapter, type AgentCallSessions } from '../../../src/main/conversation/agentcall-source';
 import { ConversationService } from '../../../src/main/conversation/conversation-service';
 import type { ConversationAdapter } from '../../../src/main/conversation/conversation-source';
@@ -70,9 +69,7 @@ function setup(transport: 'websocket' | 'webrtc' = 'websocket') {
   const agentCall = new FakeAgentCall();
   agentCall.transport = transport;
   const observers = new Listeners<[EventPayload<'agentcall.update'>]>();
-  const events = {
-    observe: ((_event: 'agentcall.update', listener: (payload: EventPayload<'agentcall.update'>) => void) => observers.subscribe(listener)) as never,
-  };
+  const events = { observe: (_event: 'agentcall.update', listener: (payload: EventPayload<'agentcall.update'>) => void) => observers.subscribe(listener) };
   const update = (sessionKey: string, ...updates: SessionUpdate[]) => observers.emit({ sessionKey, updates });
   const adapter = agentCallAdapter(agentCall, events);
   const unused: ConversationAdapter = { protocol: 'agui', open: () => Promise.reject(new Error('not here')), reset: async () => ({ ended: 0, removedFiles: 0 }) };
@@ -86,7 +83,27 @@ function setup(transport: 'websocket' | 'webrtc' = 'websocket') {
   return { agentCall, update, service };
 }
 
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('an AgentCall conversation in main', () => {
+  it('stamps each item with the time it reached main (the protocol gives none); an item that changes later keeps its first time', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const { update, service } = setup();
+    const view = await service.openConversation('agent-1');
+    vi.setSystemTime(new Date('2026-03-02T23:58:00Z'));
+    update('session-1', { type: 'session.established' }, { type: 'user.text', id: 'u1', turn: 1, text: 'Hi' }, { type: 'run.started', runKey: 'r1' }, { type: 'text.delta', runKey: 'r1', text: 'Hel' });
+    vi.setSystemTime(new Date('2026-03-03T00:02:00Z'));
+    update('session-1', { type: 'text.delta', runKey: 'r1', text: 'lo' }, { type: 'run.completed', runKey: 'r1' }, { type: 'user.text', id: 'u2', turn: 2, text: 'Again' });
+    const items = service.view('agent-1', view.conversationId).items;
+    expect(items.map((item) => [item.kind === 'message' ? item.text : item.kind, new Date(item.at ?? 0).toISOString()])).toEqual([
+      ['Hi', '2026-03-02T23:58:00.000Z'],
+      ['Hello', '2026-03-02T23:58:00.000Z'],
+      ['Again', '2026-03-03T00:02:00.000Z'],
+    ]);
+  });
+
   it('opens a session, folds its updates, sends text through the session, and refuses text once it ended', async () => {
     const { agentCall, update, service } = setup();
     const view = await service.openConversation('agent-1');
@@ -122,7 +139,10 @@ describe('an AgentCall conversation in main', () => {
     expect(renewed.items).toEqual([]);
     expect(renewed.status).toMatchObject({ phase: 'connecting', session: 'session-2' });
     expect(agentCall.opened).toBe(2);
-    expect(agentCall.ended).toEqual(['session-1']);
+    // The ended session is not ended again; a live one is, when a new one replaces it.
+    expect(agentCall.ended).toEqual([]);
+    await service.openConversation('agent-1', { renew: true });
+    expect(agentCall.ended).toEqual(['session-2']);
   });
 
   it('a WebRTC card waits to be called, then follows the session the page’s call opened for this agent (not another agent’s)', async () => {
@@ -139,7 +159,7 @@ describe('an AgentCall conversation in main', () => {
     update('call-1', { type: 'session.established' }, { type: 'user.speech', id: 'audio-2', turn: 2, state: 'final', durationMs: 2_000 });
     const live = service.view('voice-agent', view.conversationId);
     expect(live.status.phase).toBe('ready');
-    expect(live.items).toEqual([{ kind: 'speech', id: 'userSpeech:audio-2', role: 'user', state: 'final', durationMs: 2_000 }]);
+    expect(live.items).toEqual([{ kind: 'speech', id: 'userSpeech:audio-2', role: 'user', state: 'final', durationMs: 2_000, at: expect.any(Number) }]);
     // A later call is not this conversation's: a new one (Start a new session) follows it.
     agentCall.sessionListeners.emit({ sessionKey: 'call-2', agentId: 'voice-agent', updates: [starting] });
     expect(service.view('voice-agent', view.conversationId).status.session).toBe('call-1');

@@ -1,0 +1,67 @@
+import { ErrorAlert } from '../../../components/ErrorText';
+import { useI18n } from '../../../i18n/I18nProvider';
+import { CallBar, type CallPhase } from '../../../voice/CallBar';
+import { CallControlGroup, MicrophoneProblemText } from '../../../voice/CallControlGroup';
+import { useHeldWhile } from '../../../voice/speaking-hold';
+import { MicrophoneIcon } from './icons';
+import type { ClientListening } from './useClientListening';
+
+/** Talk by voice, in the composer's row (client-owned voice on a WebSocket session). */
+export function TalkButton({ listening }: { listening: ClientListening }) {
+  const { t } = useI18n();
+  return (
+    <button type="button" className="button button--secondary agentcall-tool call-control__call" onClick={listening.start}>
+      <MicrophoneIcon /> {t('agentcall.voice.talk')}
+    </button>
+  );
+}
+
+/**
+ * Client-owned voice on a WebSocket session, above the composer while it listens: the shared call bar
+ * (what it does — Speaking held between sentences —, the level, Mute, hands-free or push to talk, the
+ * microphone, and Stop in Hang up's place) and whether speaking over the agent interrupts it (the
+ * setting lives in Settings → Speech). Off, it shows only why it could not listen, if it could not;
+ * without a recognizer it says why and offers the keyboard.
+ */
+export function ClientVoiceControl({ listening, agentSpeaking, runActive, onType }: { listening: ClientListening; agentSpeaking: boolean; runActive: boolean; onType: () => void }) {
+  const { t } = useI18n();
+  const { state, mode, muted, hearing, talking, working, level, deviceId, problem, bargeIn, stop, setMuted, setMode, talk, cancelTalk, selectMicrophone } = listening;
+  const on = state !== 'off';
+  const speaking = useHeldWhile(agentSpeaking);
+  let phase: CallPhase = 'connecting';
+  if (state === 'on') phase = hearing || talking ? 'hearing' : speaking ? 'speaking' : working || runActive ? 'thinking' : 'listening';
+
+  const failure =
+    problem === undefined ? null : problem.kind === 'noRecognizer' ? (
+      <p className="error-text" role="alert">
+        {t('agentcall.voice.noRecognizer')}{' '}
+        <button type="button" className="button button--secondary" onClick={onType}>
+          {t('agentcall.voice.typeInstead')}
+        </button>
+      </p>
+    ) : problem.kind === 'transcribe' ? (
+      <ErrorAlert summary={t('agentcall.voice.notHeard')} error={problem.error} />
+    ) : (
+      <MicrophoneProblemText problem={problem.problem} />
+    );
+  if (!on && failure === null) return null;
+
+  return (
+    <CallControlGroup live={on} label={t('agentcall.voice.label')} failure={failure}>
+      {on ? (
+        <CallBar
+          phase={phase}
+          level={level}
+          muted={muted}
+          onMute={setMuted}
+          mode={{ value: mode, onChange: setMode }}
+          talk={mode === 'push-to-talk' && state === 'on' ? { talking, onTalk: talk, onCancel: cancelTalk } : undefined}
+          deviceId={deviceId}
+          onMicrophone={selectMicrophone}
+          onHangUp={stop}
+          after={<p className="muted call-control__note">{t(bargeIn.on ? 'agentcall.voice.bargeInOn' : 'agentcall.voice.bargeInOff')}</p>}
+        />
+      ) : null}
+    </CallControlGroup>
+  );
+}
