@@ -177,12 +177,6 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
     void call(() => api.kiosk.startTag({ sessionKey, scanId: startTag.scanId, objectRef: startTag.objectRef }));
   }, [api, startTag, ready, sessionKey]);
 
-  // A request answered with the focus in it hands the focus to the composer, not to the page.
-  useEffect(() => {
-    const active = document.activeElement;
-    if (pendingRequestId === undefined && !ended && (active === null || active === document.body)) composer.field()?.focus();
-  }, [pendingRequestId, ended, composer]);
-
   // Voice. A WebRTC card (agent-owned voice) is called; a card whose voice is the client's is read aloud (main
   // synthesises, the page plays) and listened to (main recognises).
   const voiceCall = useAgentCallCall(api, agentId);
@@ -200,6 +194,20 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
     silenceAgent: agentSpeech.interrupt,
     sendText: (text) => store.send(text),
   });
+
+  // A control that went away with the focus in it (a request answered, Hang up, Stop, End session) hands
+  // the focus on — to Start a new session once the session ended, else to the composer — never to the page.
+  const composerRef = useRef(composer);
+  useEffect(() => {
+    composerRef.current = composer;
+  }, [composer]);
+  useEffect(() => {
+    const active = document.activeElement;
+    if (active !== null && active !== document.body) return;
+    if (ended) document.querySelector<HTMLButtonElement>('.agentcall-ended button')?.focus();
+    // A call that ended ends its session: the focus waits for Start a new session.
+    else if (pendingRequestId === undefined && !(byCall && sessionKey !== undefined && voiceCall.state === 'idle')) composerRef.current.field()?.focus();
+  }, [ended, pendingRequestId, byCall, sessionKey, voiceCall.state, listening.state]);
 
   const [ending, setEnding] = useState(false);
   const [endError, setEndError] = useState<IpcError | undefined>();
@@ -289,9 +297,13 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
       />
     ),
     callBar: byCall ? (
-      <AgentCallCallControl call={voiceCall} runActive={runActive} />
+      <div className="agentcall-call">
+        <AgentCallCallControl call={voiceCall} runActive={runActive} />
+      </div>
     ) : clientVoice && ready ? (
-      <ClientVoiceControl listening={listening} agentSpeaking={agentSpeech.speaking} runActive={runActive} onType={() => composer.field()?.focus()} />
+      <div className="agentcall-call">
+        <ClientVoiceControl listening={listening} agentSpeaking={agentSpeech.speaking} runActive={runActive} onType={() => composer.field()?.focus()} />
+      </div>
     ) : undefined,
     pending:
       waiting.length === 0 ? undefined : (

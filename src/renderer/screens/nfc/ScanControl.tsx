@@ -176,7 +176,7 @@ export function ScanControl({ api, onObservation, disabled = false, label, promp
           // Stays focusable while main arms the scan (a disabled button would drop the focus).
           aria-disabled={arming ? true : undefined}
           aria-describedby={describedBy || undefined}
-          title={compact ? shownReason : undefined}
+          title={compact ? (shownReason ?? label ?? t('nfcScan.scan')) : undefined}
           onClick={() => {
             if (!arming) void arm();
           }}

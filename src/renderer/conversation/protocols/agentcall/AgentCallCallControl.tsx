@@ -15,7 +15,7 @@ export function CallButton({ call, name }: { call: AgentCallCallHandle; name: st
   const { t } = useI18n();
   return (
     <button type="button" className="button button--primary agentcall-tool call-control__call" aria-label={t('voice.callNamed', { name })} title={t('agentcall.call.hint')} onClick={call.start}>
-      <PhoneIcon /> {t('voice.call')}
+      <PhoneIcon /> <span className="agentcall-tool__label">{t('voice.call')}</span>
     </button>
   );
 }

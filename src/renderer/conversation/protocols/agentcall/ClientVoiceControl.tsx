@@ -10,8 +10,8 @@ import type { ClientListening } from './useClientListening';
 export function TalkButton({ listening }: { listening: ClientListening }) {
   const { t } = useI18n();
   return (
-    <button type="button" className="button button--secondary agentcall-tool call-control__call" onClick={listening.start}>
-      <MicrophoneIcon /> {t('agentcall.voice.talk')}
+    <button type="button" className="button button--secondary agentcall-tool call-control__call" title={t('agentcall.voice.talk')} onClick={listening.start}>
+      <MicrophoneIcon /> <span className="agentcall-tool__label">{t('agentcall.voice.talk')}</span>
     </button>
   );
 }

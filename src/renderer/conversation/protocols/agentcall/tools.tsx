@@ -58,7 +58,7 @@ export function AgentCallTools({
   return (
     <>
       {accepted.includes('nfc') ? (
-        <div className="agentcall-tool agentcall-tool--scan" data-staging-source="">
+        <div className="agentcall-scan" data-staging-source="">
           <ScanControl api={api} compact disabled={nfcReason !== undefined} disabledReason={nfcReason ? t(nfcReason) : undefined} onObservation={onTagRead} />
         </div>
       ) : null}
@@ -69,11 +69,11 @@ export function AgentCallTools({
             className="button button--secondary agentcall-tool"
             data-staging-source=""
             disabled={photoReason !== undefined}
-            title={photoReason ? t(photoReason) : undefined}
+            title={photoReason ? t(photoReason) : t('agentcall.photo.open')}
             aria-describedby={photoReason ? `${id}-photo` : undefined}
             onClick={onPhoto}
           >
-            <CameraIcon /> {t('agentcall.photo.open')}
+            <CameraIcon /> <span className="agentcall-tool__label">{t('agentcall.photo.open')}</span>
           </button>
           {photoReason ? (
             <span id={`${id}-photo`} className="visually-hidden">
