@@ -112,9 +112,13 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
 
     await home(page);
     await page.getByRole('button', { name: 'Scan and teach objects' }).click();
-    await page.getByText('Accepts NFC scans and photos').waitFor();
+    await page.getByRole('log', { name: 'Conversation' }).waitFor();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
     await expectNoViolations(page, 'AgentCall demo');
+    await page.locator('.conversation-header').getByRole('button', { name: 'Details' }).click();
+    await page.getByRole('dialog').getByText('Accepts NFC scans and photos').waitFor();
+    await expectNoViolations(page, 'AgentCall demo, its details');
+    await page.keyboard.press('Escape');
     await page.getByRole('textbox', { name: 'Message' }).fill('take a photo');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.getByRole('region', { name: 'The agent asks you to take a photo' }).waitFor();

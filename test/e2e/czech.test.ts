@@ -62,7 +62,7 @@ async function shownTexts(page: Page): Promise<Shown[]> {
     };
     // The agent's and the user's words: messages and cards, the description its server sends, text marked
     // English, and the chat list's titles (the first words of a chat, or the server's title) with the labels made from them.
-    const agentParts = '[lang="en"], [role="region"][aria-label="Zprávy"] .transcript__item, [role="log"][aria-label="Konverzace"] .transcript__item, .chat-header__description, li.thread';
+    const agentParts = '[lang="en"], [role="region"][aria-label="Zprávy"] .transcript__item, [role="log"][aria-label="Konverzace"] .transcript__item, .chat-header__description, .agentcall-details__description, li.thread';
     const isAgentText = (element: Element) => element.closest(agentParts) !== null && element.closest('.action, .agui-interrupt, form') === null;
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {

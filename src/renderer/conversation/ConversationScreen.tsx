@@ -84,7 +84,7 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
       ) : (
         <ChatEnvironmentContext.Provider value={profile.environment}>
           <ItemActionsContext.Provider value={actions}>
-            <Transcript view={view} views={{ ...commonItemViews, ...profile.views }} onEarlier={() => store.earlier()} {...(profile.empty === undefined ? {} : { empty: profile.empty })} />
+            <Transcript view={view} views={{ ...commonItemViews, ...profile.views }} onEarlier={() => store.earlier()} {...(profile.empty === undefined ? {} : { empty: profile.empty })} pending={profile.pending} />
           </ItemActionsContext.Provider>
           <StatusLine status={status} waitingText={profile.waitingText} extra={profile.statusExtra} />
           {profile.callBar}
@@ -99,6 +99,7 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
             max={profile.composer.max}
             counterFrom={profile.composer.max === undefined ? undefined : Math.max(0, profile.composer.max - 1_000)}
             tooLongMessage={t('conversation.composer.tooLong', { max: profile.composer.max ?? 0 })}
+            notSentText={t('chat.message.notSent')}
             onSend={(text) => (profile.composer.send ?? ((message: string) => store.send(message)))(text)}
             onCancel={() => store.cancel()}
             notice={profile.composer.blocked !== undefined ? <p className="composer__notice-text">{t(profile.composer.blocked)}</p> : profile.composer.notice}
@@ -108,6 +109,7 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
           />
         </ChatEnvironmentContext.Provider>
       )}
+      {profile.overlay}
       {detailsOpen ? (
         <AgentDetails title={title} onClose={() => setDetailsOpen(false)}>
           {profile.details}

@@ -71,4 +71,11 @@ export interface ProtocolProfile {
   statusExtra?: ReactNode;
   /** What an empty conversation says. */
   empty?: string;
+  /**
+   * At the end of the transcript, after the items: what exists only on this machine until the user
+   * sends it (AgentCall: a tag just read, a photo just taken, each with Send and Discard).
+   */
+  pending?: ReactNode;
+  /** Over the screen: the protocol's dialogs and drop hints (AgentCall: the photo dialog, a picture dragged over the window). */
+  overlay?: ReactNode;
 }

@@ -653,6 +653,16 @@ export const en = {
   'agentcall.request.decline': 'Decline',
   'agentcall.request.unusable': 'This session cannot send that. Decline the request.',
   'agentcall.composer.tooLong': 'A message can have at most {max} characters.',
+  // The AgentCall conversation (#26): tools in the composer, what waits to be sent, names of objects.
+  'agentcall.call.first': 'Call the agent to talk or type.',
+  'agentcall.notReadyCall': 'Available during a call.',
+  'agentcall.details.call': 'You talk with it on a call: it speaks and listens itself.',
+  'agentcall.details.clientVoice': 'AgentDesk can read its answers aloud and listen to you.',
+  'agentcall.object.unknown': 'Unknown object',
+  'agentcall.teaching.willRememberThis': '“{label}” will be remembered for this object.',
+  'agentcall.staged.tag': 'Tag read, not sent yet',
+  'agentcall.staged.photo': 'Photo taken, not sent yet',
+  'agentcall.staged.sendPhoto': 'Send photo',
 
   // The "Web pages" panel (AgentMesh UI links from the agent's card: screens/webpages)
   'webpages.title': 'Web pages ({count})',
@@ -1539,6 +1549,16 @@ export const cs: Catalogue = {
   'agentcall.request.decline': 'Odmítnout',
   'agentcall.request.unusable': 'Tato relace to poslat nemůže. Žádost odmítněte.',
   'agentcall.composer.tooLong': 'Zpráva může mít nejvýše {max} znaků.',
+  // Konverzace AgentCall (#26): nástroje u pole zprávy, co čeká na odeslání, jména předmětů.
+  'agentcall.call.first': 'Zavolejte agentovi, abyste s ním mohli mluvit nebo psát.',
+  'agentcall.notReadyCall': 'K dispozici během hovoru.',
+  'agentcall.details.call': 'Mluvíte s ním v hovoru: sám mluví i poslouchá.',
+  'agentcall.details.clientVoice': 'AgentDesk umí číst jeho odpovědi nahlas a poslouchat vás.',
+  'agentcall.object.unknown': 'Neznámý předmět',
+  'agentcall.teaching.willRememberThis': '„{label}“ se zapamatuje pro tento předmět.',
+  'agentcall.staged.tag': 'Štítek načten, zatím neodeslán',
+  'agentcall.staged.photo': 'Fotka pořízena, zatím neodeslána',
+  'agentcall.staged.sendPhoto': 'Odeslat fotku',
 
   'webpages.title': 'Webové stránky ({count})',
   'webpages.intro': 'Stránky uvedené na kartě tohoto agenta. AgentDesk je nekontroluje: stránka o agentovi nic nedokazuje a stránka, která se nenačte, také nic neříká.',

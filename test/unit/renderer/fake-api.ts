@@ -545,7 +545,7 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'speech.transcribe': () => fail('speech_unavailable', 'No speech model is imported: import one in Settings → Speech, or type instead.'),
     'speech.importModel': () => fail('speech_model_invalid', 'This folder holds no speech model AgentDesk can load.'),
     'speech.removeModel': () => ok({}),
-    'conversation.open': ({ agentId, threadId }) => answer(() => conversation.openConversation(agentId, threadId === undefined ? {} : { threadId })),
+    'conversation.open': ({ agentId, threadId, renew }) => answer(() => conversation.openConversation(agentId, { ...(threadId === undefined ? {} : { threadId }), ...(renew === true ? { renew } : {}) })),
     'conversation.view': ({ agentId, conversationId }) => answer(() => conversation.view(agentId, conversationId)),
     'conversation.send': ({ agentId, conversationId, messageId, text }) => answer(() => conversation.send(agentId, conversationId, { messageId, text })),
     'conversation.unqueue': ({ agentId, conversationId, messageId }) => answer(() => conversation.unqueue(agentId, conversationId, messageId)),

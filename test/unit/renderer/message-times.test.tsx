@@ -7,9 +7,8 @@ import { dayName, dayStarts, formatClock, untilMidnight } from '../../../src/ren
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import type { Language } from '../../../src/renderer/i18n/strings';
 import { commonItemViews, Transcript } from '../../../src/renderer/conversation/Transcript';
-import { AgentCallTranscript } from '../../../src/renderer/screens/agentcall/AgentCallTranscript';
-import { foldUpdateAt, initialSessionState, itemTimeKey } from '../../../src/renderer/screens/agentcall/useAgentCallSession';
-import type { SessionItem } from '../../../src/shared/agentcall/session-view';
+import { agentCallItemViews } from '../../../src/renderer/conversation/protocols/agentcall/items';
+import type { ConversationView } from '../../../src/shared/conversation/view';
 import { createThread, type AguiThreadView } from '../../../src/shared/agui/run-model';
 import { createAguiProjector } from '../../../src/shared/conversation/project-agui';
 
@@ -134,30 +133,21 @@ describe('the day helpers', () => {
   });
 });
 
-describe('message times (AgentCall transcript)', () => {
-  it('notes when each item arrived, once: an item changed later keeps its first time', () => {
-    const first = foldUpdateAt(local(2026, 3, 2, 23, 58).getTime())(initialSessionState, { type: 'user.text', id: 'u1', turn: 1, text: 'Hi' });
-    const second = foldUpdateAt(local(2026, 3, 3, 0, 2).getTime())(first, { type: 'user.text', id: 'u2', turn: 2, text: 'Again' });
-    expect(second.times.get('userText:u1')).toBe(local(2026, 3, 2, 23, 58).getTime());
-    expect(second.times.get('userText:u2')).toBe(local(2026, 3, 3, 0, 2).getTime());
-    // An update that adds nothing keeps the same map.
-    const same = foldUpdateAt(now)(second, { type: 'session.established' });
-    expect(same.times).toBe(second.times);
-  });
-
-  it('shows the times and a separator per day (Czech)', () => {
-    const sessionItems: SessionItem[] = [
-      { kind: 'userText', id: 'u1', turn: 1, text: 'Late question' },
-      { kind: 'agentText', id: 'r1', text: 'After midnight', state: 'completed' },
-    ];
-    const times = new Map([
-      [itemTimeKey(sessionItems[0]!), local(2026, 3, 2, 23, 58).getTime()],
-      [itemTimeKey(sessionItems[1]!), local(2026, 3, 3, 0, 2).getTime()],
-    ]);
-    const context = { agentName: 'Scanner', shownProposalId: undefined, endedWithSession: new Set<string>(), answerProposal: async () => undefined, currentPassportId: undefined, confirmRecipe: async () => undefined, restart: () => undefined };
+describe('message times (AgentCall conversation)', () => {
+  it('shows the time main noted for each item (AgentCall events carry none, see agentcall-source.ts) and a separator per day (Czech)', () => {
+    const view: ConversationView = {
+      conversationId: 'c-1',
+      agentId: 'agent',
+      protocol: 'agentcall',
+      status: { phase: 'ready', run: 'idle', earlier: 0, dropped: 0 },
+      items: [
+        { kind: 'message', id: 'userText:u1', role: 'user', text: 'Late question', format: 'plain', state: 'sent', at: local(2026, 3, 2, 23, 58).getTime() },
+        { kind: 'message', id: 'agentText:r1', role: 'agent', text: 'After midnight', format: 'markdown', state: 'done', at: local(2026, 3, 3, 0, 2).getTime() },
+      ],
+    };
     const { container } = render(
       <I18nProvider setting="cs">
-        <AgentCallTranscript items={sessionItems} times={times} context={context} thumbnail={() => undefined} now={now} />
+        <Transcript view={view} views={{ ...commonItemViews, ...agentCallItemViews }} onEarlier={async () => undefined} now={now} />
       </I18nProvider>,
     );
     expect(screen.getAllByRole('separator').map((separator) => separator.getAttribute('aria-label'))).toEqual(['Včera', 'Dnes']);

@@ -5,6 +5,7 @@ import { searchDelayMs, ThreadList } from '../../../src/renderer/screens/shell/T
 import { addUserMessage, createThread } from '../../../src/shared/agui/run-model';
 import { builtInAguiDemoId, builtInDemoAgentId } from '../../../src/shared/ipc/contract';
 import { answer, messageField, openDemo, send, transcript } from './chat-helpers';
+import { agentCallMain } from './agentcall-main';
 import { createFakeBackend, type FakeBackend, type ThreadSummary } from './fake-api';
 import { renderApp } from './render-app';
 
@@ -186,6 +187,7 @@ describe('the agents’ kinds in the sidebar', () => {
       { id: 'agent-c', url: 'https://workshop.example.com', display: 'workshop.example.com', addedAt: '2026-10-01T00:00:00Z' },
     ];
     backend.state.agentCallAgents = ['agent-c'];
+    agentCallMain(backend);
     const { user } = await renderApp({ backend });
     const entry = (name: string) => sidebar().getByRole('button', { name: new RegExp(`^${name}`) });
     expect(entry('talkie.example.com').textContent).toContain('Agent');
@@ -225,7 +227,8 @@ describe('other agents under their entry', () => {
   });
 
   it('an AgentCall agent: its live session, no chats', async () => {
-    const { user } = await renderApp();
+    const { user, backend } = await renderApp();
+    agentCallMain(backend);
     await user.click(sidebar().getByRole('button', { name: 'Demo: objects and photos' }));
     const entry = sidebar().getByRole('button', { name: 'Demo: objects and photos' }).closest('li')!;
     await waitFor(() => expect(entry.textContent).toMatch(/Live session · (connecting…|connected)/));

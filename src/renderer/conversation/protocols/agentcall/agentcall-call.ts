@@ -1,9 +1,9 @@
-import type { AgentCallOpenResponse } from '../../../shared/agentcall/ipc-schemas';
-import { eventsChannel } from '../../../shared/agentcall/webrtc-profile';
-import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { IpcError } from '../../../shared/ipc/errors';
-import { call } from '../../hooks/useLiveResource';
-import { classify, iceGathered, mediaDevices, MicrophoneError, openMicrophone, stopTracks, type MicrophoneProblem } from '../../voice/call-media';
+import type { AgentCallOpenResponse } from '../../../../shared/agentcall/ipc-schemas';
+import { eventsChannel } from '../../../../shared/agentcall/webrtc-profile';
+import type { AgentDeskApi } from '../../../../shared/ipc/api';
+import type { IpcError } from '../../../../shared/ipc/errors';
+import { call } from '../../../hooks/useLiveResource';
+import { classify, iceGathered, mediaDevices, MicrophoneError, openMicrophone, stopTracks, type MicrophoneProblem } from '../../../voice/call-media';
 
 /**
  * One agentcall-webrtc-0.1 call from the renderer (agent-owned voice). The renderer owns the

@@ -1,10 +1,10 @@
 import { useId, useState } from 'react';
-import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { IpcError } from '../../../shared/ipc/errors';
-import { ErrorText } from '../../components/ErrorText';
-import { TokenField } from '../../components/TokenField';
-import { call } from '../../hooks/useLiveResource';
-import { useI18n } from '../../i18n/I18nProvider';
+import type { AgentDeskApi } from '../../../../shared/ipc/api';
+import type { IpcError } from '../../../../shared/ipc/errors';
+import { ErrorText } from '../../../components/ErrorText';
+import { TokenField } from '../../../components/TokenField';
+import { call } from '../../../hooks/useLiveResource';
+import { useI18n } from '../../../i18n/I18nProvider';
 
 /**
  * The agent's card asks for a bearer token: the user pastes it (a password field), main keeps it in

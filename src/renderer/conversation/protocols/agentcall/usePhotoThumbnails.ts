@@ -1,6 +1,6 @@
 import { useCallback, useMemo, useRef, useState } from 'react';
-import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { PhotoCaptureApi } from '../photo/photo-api';
+import type { AgentDeskApi } from '../../../../shared/ipc/api';
+import type { PhotoCaptureApi } from '../../../screens/photo/photo-api';
 
 /** At most this many previews wait for Send, and this many thumbnails of sent photos are kept. */
 const maxStaged = 8;

@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react';
-import { remember, remembered } from '../../voice/microphone-choice';
+import { remember, remembered } from '../../../voice/microphone-choice';
 
 const readAloudKey = 'agentdesk.agentcall.readAloud';
 

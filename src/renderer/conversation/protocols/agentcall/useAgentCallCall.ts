@@ -1,7 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { AgentCallOpenResponse } from '../../../shared/agentcall/ipc-schemas';
-import type { AgentDeskApi } from '../../../shared/ipc/api';
-import { LevelMeter, microphoneStorageKey, remember, remembered } from '../../voice/microphone-choice';
+import type { AgentDeskApi } from '../../../../shared/ipc/api';
+import { LevelMeter, microphoneStorageKey, remember, remembered } from '../../../voice/microphone-choice';
 import { AgentCallCall, type CallProblem } from './agentcall-call';
 
 export interface AgentCallCallHandle {
@@ -34,10 +33,11 @@ export interface AgentCallCallHandle {
  * AgentCallCall (agentcall-call.ts); this adds what the screen shows and does around it — the call's
  * state, the microphone and agent levels (Web Audio meters), Mute, the remembered microphone, and push to
  * talk: the button held, Esc or the window losing focus cancels the open turn. The session the call
- * opens becomes the screen's session (`onOpened`); when the call ends the session ends with it (nothing
- * is resumed). Leaving the screen hangs up: a microphone does not stay open behind another screen.
+ * opens is the agent's conversation in main from then on (main follows it); when the call ends the
+ * session ends with it (nothing is resumed). Leaving the screen hangs up: a microphone does not stay
+ * open behind another screen.
  */
-export function useAgentCallCall(api: AgentDeskApi, agentId: string, onBegin: () => void, onOpened: (response: AgentCallOpenResponse) => void): AgentCallCallHandle {
+export function useAgentCallCall(api: AgentDeskApi, agentId: string): AgentCallCallHandle {
   const [state, setState] = useState<AgentCallCallHandle['state']>('idle');
   const [problem, setProblem] = useState<CallProblem | undefined>();
   const [pushToTalk, setPushToTalk] = useState(false);
@@ -49,15 +49,9 @@ export function useAgentCallCall(api: AgentDeskApi, agentId: string, onBegin: ()
   const callRef = useRef<AgentCallCall | undefined>(undefined);
   const audioRef = useRef<HTMLAudioElement | null>(null);
   const meters = useRef({ microphone: new LevelMeter(), agent: new LevelMeter() });
-  const opened = useRef(onOpened);
-  const begin = useRef(onBegin);
-  useEffect(() => {
-    opened.current = onOpened;
-    begin.current = onBegin;
-  }, [onOpened, onBegin]);
 
   const remote = useRef<MediaStream | undefined>(undefined);
-  // The bar moves into the conversation once the session is open (a new element): the agent's voice follows it.
+  // The <audio> element may be a new one (the bar mounts again): the agent's voice follows it.
   const audioElement = useCallback((element: HTMLAudioElement | null) => {
     audioRef.current = element;
     if (!element || !remote.current || element.srcObject === remote.current) return;
@@ -70,16 +64,14 @@ export function useAgentCallCall(api: AgentDeskApi, agentId: string, onBegin: ()
     setProblem(undefined);
     setState('connecting');
     setTalking(false);
-    begin.current();
     const current: AgentCallCall = new AgentCallCall(
       api,
       agentId,
       {
-        opened: (response) => {
+        opened: () => {
           if (callRef.current !== current) return;
           setPushToTalk(current.usesPushToTalk);
           setState('connected');
-          opened.current(response);
         },
         ended: (why) => {
           if (callRef.current !== current) return;

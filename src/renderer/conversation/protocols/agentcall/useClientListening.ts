@@ -1,14 +1,14 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { IpcError } from '../../../shared/ipc/errors';
-import { recognizerInUse, type RecognizerInUse } from '../../../shared/speech/ipc-schemas';
-import type { CallMode } from '../../../shared/talkie/voice/voice-call';
-import { call } from '../../hooks/useLiveResource';
-import type { BargeInSetting } from '../../../shared/settings/settings';
-import { useBargeIn, type BargeInState } from '../../voice/barge-in';
-import { classify, mediaDevices, openMicrophone, stopTracks, type MicrophoneProblem } from '../../voice/call-media';
-import { microphoneStorageKey, remember, remembered } from '../../voice/microphone-choice';
-import { preRollMs, startVad, toPcm16, vadSampleRate, type Vad } from '../../voice/vad';
+import type { AgentDeskApi } from '../../../../shared/ipc/api';
+import type { IpcError } from '../../../../shared/ipc/errors';
+import { recognizerInUse, type RecognizerInUse } from '../../../../shared/speech/ipc-schemas';
+import type { CallMode } from '../../../../shared/talkie/voice/voice-call';
+import { call } from '../../../hooks/useLiveResource';
+import type { BargeInSetting } from '../../../../shared/settings/settings';
+import { useBargeIn, type BargeInState } from '../../../voice/barge-in';
+import { classify, mediaDevices, openMicrophone, stopTracks, type MicrophoneProblem } from '../../../voice/call-media';
+import { microphoneStorageKey, remember, remembered } from '../../../voice/microphone-choice';
+import { preRollMs, startVad, toPcm16, vadSampleRate, type Vad } from '../../../voice/vad';
 
 export type ListeningProblem = { kind: 'microphone'; problem: MicrophoneProblem } | { kind: 'noRecognizer' } | { kind: 'transcribe'; error: IpcError };
 
