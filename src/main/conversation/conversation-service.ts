@@ -39,6 +39,8 @@ interface Open {
   sent: ConversationView;
   /** The absolute position (items removed for good + index) of the page's first item. */
   windowFrom: number;
+  /** The source's thread the window is of: another thread opens on its own newest window. */
+  threadId: string | undefined;
   queue: Queued[];
   /** A queued message is being handed to the source. */
   sending: boolean;
@@ -54,6 +56,8 @@ interface Open {
  */
 export class ConversationService {
   private readonly open = new Map<string, Open>();
+  /** An open in progress per agent: the next waits for it (two at once would open two sources, one never ended). */
+  private readonly opening = new Map<string, Promise<unknown>>();
   private counter = 0;
 
   constructor(private readonly deps: ConversationServiceDeps) {}
@@ -65,8 +69,19 @@ export class ConversationService {
    * window of items.
    */
   async openConversation(agentId: string, options: { threadId?: string; renew?: boolean } = {}): Promise<ConversationView> {
+    const run = (this.opening.get(agentId) ?? Promise.resolve()).catch(() => undefined).then(() => this.openNow(agentId, options));
+    this.opening.set(agentId, run);
+    try {
+      return await run;
+    } finally {
+      if (this.opening.get(agentId) === run) this.opening.delete(agentId);
+    }
+  }
+
+  private async openNow(agentId: string, options: { threadId?: string; renew?: boolean }): Promise<ConversationView> {
     const current = this.open.get(agentId);
     if (current !== undefined && options.renew !== true && (options.threadId === undefined || options.threadId === current.source.snapshot().status.threadId)) {
+      current.threadId = current.source.snapshot().status.threadId;
       current.windowFrom = newestWindowFrom(current.source.snapshot());
       current.sent = this.viewOf(current);
       return current.sent;
@@ -83,6 +98,7 @@ export class ConversationService {
       unsubscribe: () => undefined,
       sent: { conversationId, agentId, protocol, status: { phase: 'connecting', run: 'idle', earlier: 0, dropped: 0 }, items: [] },
       windowFrom: 0,
+      threadId: source.snapshot().status.threadId,
       queue: [],
       sending: false,
       scheduled: false,
@@ -203,11 +219,21 @@ export class ConversationService {
   }
 
   /**
-   * One tick: the view now, the ops from what the page has to it. A change larger than one message
+   * One tick: the view now, the ops from what the page has to it. Another thread is sent as its newest
+   * window, whole. A change larger than one message
    * may carry (a snapshot that rebuilt every item) moves the page's window to the newest items instead,
    * sent whole; the older ones are back behind "Show earlier".
    */
   private flush(entry: Open): void {
+    const snapshot = entry.source.snapshot();
+    if (snapshot.status.threadId !== entry.threadId) {
+      // Another thread in the same conversation (AG-UI's New chat, an earlier thread): its own newest window.
+      entry.threadId = snapshot.status.threadId;
+      entry.windowFrom = newestWindowFrom(snapshot);
+      entry.sent = this.viewOf(entry);
+      this.deps.emit({ agentId: entry.agentId, conversationId: entry.conversationId, ops: [{ op: 'reset', view: entry.sent }] });
+      return;
+    }
     let next = this.viewOf(entry);
     let ops = diffConversation(entry.sent, next);
     if (opsChars(ops) > conversationBounds.windowChars) {
