@@ -82,7 +82,7 @@ export class ConversationService {
     const current = this.open.get(agentId);
     if (current !== undefined && options.renew !== true && (options.threadId === undefined || options.threadId === current.source.snapshot().status.threadId)) {
       current.threadId = current.source.snapshot().status.threadId;
-      current.windowFrom = newestWindowFrom(current.source.snapshot());
+      current.windowFrom = newestWindowFrom(current.source.snapshot(), queuedItems(current.queue));
       current.sent = this.viewOf(current);
       return current.sent;
     }
@@ -106,7 +106,7 @@ export class ConversationService {
     };
     this.open.set(agentId, entry);
     entry.unsubscribe = source.subscribe(() => this.changed(entry));
-    entry.windowFrom = newestWindowFrom(source.snapshot());
+    entry.windowFrom = newestWindowFrom(source.snapshot(), []);
     entry.sent = this.viewOf(entry);
     return entry.sent;
   }
@@ -229,7 +229,7 @@ export class ConversationService {
     if (snapshot.status.threadId !== entry.threadId) {
       // Another thread in the same conversation (AG-UI's New chat, an earlier thread): its own newest window.
       entry.threadId = snapshot.status.threadId;
-      entry.windowFrom = newestWindowFrom(snapshot);
+      entry.windowFrom = newestWindowFrom(snapshot, queuedItems(entry.queue));
       entry.sent = this.viewOf(entry);
       this.deps.emit({ agentId: entry.agentId, conversationId: entry.conversationId, ops: [{ op: 'reset', view: entry.sent }] });
       return;
@@ -237,7 +237,7 @@ export class ConversationService {
     let next = this.viewOf(entry);
     let ops = diffConversation(entry.sent, next);
     if (opsChars(ops) > conversationBounds.windowChars) {
-      entry.windowFrom = newestWindowFrom(entry.source.snapshot());
+      entry.windowFrom = newestWindowFrom(entry.source.snapshot(), queuedItems(entry.queue));
       next = this.viewOf(entry);
       ops = [{ op: 'reset', view: next }];
     }
@@ -272,15 +272,21 @@ export class ConversationService {
     // The window keeps growing with new items; items the budget removed leave it (the source drops them).
     const start = Math.max(0, Math.min(items.length, entry.windowFrom - dropped));
     entry.windowFrom = dropped + start;
-    const queued = entry.queue.map((message): ConversationItem => ({ kind: 'message', id: `queued:${message.messageId}`, role: 'user', text: message.text, format: 'plain', state: 'queued' }));
+    const queued = queuedItems(entry.queue);
     const fullStatus: ConversationStatus = { ...status, earlier: start, dropped };
     return { ...entry.sent, status: fullStatus, items: [...items.slice(start), ...queued] };
   }
 }
 
-/** Where the newest window of a conversation begins, as an absolute position. */
-function newestWindowFrom({ items, status }: ReturnType<ConversationSource['snapshot']>): number {
-  return (status.dropped ?? 0) + windowStart(items, items.length, conversationBounds.firstWindowItems);
+/** The messages waiting to be sent, as the page shows them after the conversation's items. */
+function queuedItems(queue: readonly Queued[]): ConversationItem[] {
+  return queue.map((message) => ({ kind: 'message', id: `queued:${message.messageId}`, role: 'user', text: message.text, format: 'plain', state: 'queued' }));
+}
+
+/** Where the newest window of a conversation begins, as an absolute position: the queued messages after it fit in it too. */
+function newestWindowFrom({ items, status }: ReturnType<ConversationSource['snapshot']>, queued: readonly ConversationItem[]): number {
+  const shown = [...items, ...queued];
+  return (status.dropped ?? 0) + Math.min(items.length, windowStart(shown, shown.length, conversationBounds.firstWindowItems));
 }
 
 /** The characters of items the ops carry (text appended counts as its length). */
