@@ -70,7 +70,7 @@ try {
     await page.getByRole('button', { name: 'Send', exact: true }).click({ timeout: 10_000 }).catch(async (error: unknown) => {
       throw new Error(`${String(error).split('\n')[0]}; the page showed: ${(await page.locator('body').innerText()).slice(0, 800)}`);
     });
-    await page.getByRole('region', { name: 'Messages' }).getByText(`run ${run}`).waitFor();
+    await page.getByRole('log', { name: 'Conversation' }).getByText(`run ${run}`).waitFor();
     resetSamples.push(await idleResetMs(page));
     console.log(`idle reset ${run + 1}/${resets}: ${resetSamples.at(-1)!.toFixed(0)} ms`);
   }
