@@ -174,8 +174,13 @@ export async function startAppServicesUnderPolicy(options: AppServicesOptions, s
   }
   if (policy.state === 'none') return { services: await startAppServices({ ...options, kiosk: start.kiosk === true }), kiosk: start.kiosk === true, policy };
   options.log.info('policy', `device policy ${policy.file} in force${policy.policy.kiosk ? ' (kiosk mode)' : ''}`);
+  // A key set in two places to different values: the higher place wins, and the log says so (issue #28: never silently).
+  for (const conflict of policy.conflicts) {
+    options.log.warn('policy', `device policy conflict: ${conflict.key} is taken from ${conflict.source}; ${conflict.overridden.map((other) => other.source).join(', ')} set${conflict.overridden.length === 1 ? 's' : ''} it otherwise`);
+  }
+  const { file, policy: active, layers, sources, conflicts } = policy;
   return {
-    services: await startAppServices({ ...options, devicePolicy: { file: policy.file, policy: policy.policy }, kiosk: start.kiosk === true }),
+    services: await startAppServices({ ...options, devicePolicy: { file, policy: active, layers, sources, conflicts }, kiosk: start.kiosk === true }),
     kiosk: policy.policy.kiosk === true || start.kiosk === true,
     policy,
   };
@@ -438,7 +443,7 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
       choosePath: options.chooseDownloadPath ?? downloadsFolderPath,
       collect: async () => ({
         app: { name: 'AgentDesk', version: options.version, shell: options.shell },
-        policy: options.devicePolicy ? { state: 'active', ...options.devicePolicy } : { state: 'none', file: systemDevicePolicyPath() },
+        policy: options.devicePolicy ? { state: 'active', layers: [], sources: {}, conflicts: [], ...options.devicePolicy } : { state: 'none', file: systemDevicePolicyPath() },
         settings: settings.get(),
         tokenStorage: { kind: ground.secrets.kind, problem: ground.secrets.kind === 'memory' ? (ground.secrets.problem ?? ground.secrets.reason) : undefined },
         nfc: nfc ? nfc.status() : { state: 'not_started', detail: 'NFC is off in this run.' },
