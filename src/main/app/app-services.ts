@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import type { ObjectPassport } from '../../shared/agentcall/passport';
+import { eventChannelPrefix } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import { nfcSettingsOf } from '../../shared/settings/settings';
 import type { OAuthPort } from '../auth/oauth-port';
@@ -56,6 +57,7 @@ import { guardAdmin, guardSettingsUpdate, policyFailedServices, policyHandlers, 
 import { Kiosk, kioskHandlers } from './kiosk';
 import { startConversations } from './conversations';
 import { conversationHandlers } from '../conversation/conversation-handlers';
+import type { ConversationActivity } from '../../shared/updates/update-rules';
 
 export interface AppServicesOptions {
   userDataDir: string;
@@ -106,6 +108,11 @@ export interface AppServicesOptions {
   logRing?: LogRing;
 }
 
+/** The events of a conversation, whatever its protocol (the updater's "quiet" watches them). */
+function isConversationEvent(channel: string): boolean {
+  return channel.startsWith(eventChannelPrefix) && /^(?:conversation|talkie|agui|agentcall|voice)\./.test(channel.slice(eventChannelPrefix.length));
+}
+
 /** The web shell's downloads: no dialog in a plain browser page, so a free name in ~/Downloads. */
 export const downloadsFolderPath: ChooseDownloadPath = async (name) => {
   const folder = join(homedir(), 'Downloads');
@@ -127,6 +134,10 @@ export interface AppServices {
   notices: Notices;
   /** The administrator entered the device policy's PIN (and it has not run out): kiosk keys and closing work again. */
   adminUnlocked(): boolean;
+  /** What goes on in the conversations now (a run, a queued message, a voice call) and when anything last did: the updater's rule (issue #28). */
+  activity(): ConversationActivity;
+  /** Calls `listener` after each kiosk reset that ended everything; answers the way to stop. */
+  onKioskReset(listener: () => void): () => void;
   /** Stops what the services started (the built-in demo agent). */
   dispose(): Promise<void>;
 }
@@ -143,14 +154,30 @@ export async function startAppServices(given: AppServicesOptions): Promise<AppSe
   // The recent log is saved beside the settings, for `agentdesk diagnostics` (entries redacted as the ring kept them).
   const recentLog = await persistRecentLog(logRing, options.userDataDir);
   const services = await startServices(options, ground);
+  const kioskResets = new Set<() => void>();
+  // The last time any protocol's conversation sent the page something (an answer streaming, a voice call's events): what "quiet" means for the updater.
+  let lastConversationEventAt: number | undefined;
+  const watching = ground.events.connect((channel) => {
+    if (isConversationEvent(channel)) lastConversationEventAt = Date.now();
+  });
   return {
-    dispatcher: createDispatcher(handlerTable(options, ground, services), options.log),
+    dispatcher: createDispatcher(handlerTable(options, ground, services, () => kioskResets.forEach((listener) => listener())), options.log),
     events: ground.events,
     media: ground.media,
     photos: ground.photos,
     notices: ground.notices,
     adminUnlocked: () => ground.admin.unlockedByPin(),
+    activity: () => {
+      const conversations = services.conversations.activity();
+      const times = [conversations.lastActivityAt, lastConversationEventAt].filter((time): time is number => time !== undefined);
+      return { busy: conversations.busy || services.voice.openCalls() > 0, lastActivityAt: times.length > 0 ? Math.max(...times) : undefined };
+    },
+    onKioskReset: (listener) => {
+      kioskResets.add(listener);
+      return () => kioskResets.delete(listener);
+    },
     dispose: async () => {
+      watching();
       await disposeServices(ground, services);
       await recentLog.flush();
     },
@@ -411,14 +438,14 @@ function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<
 }
 
 /** Every contract method's handler, each folder contributing its own table (the types prove each method is answered exactly once). */
-function handlerTable(options: AppServicesOptions, ground: Ground, services: Services): Handlers {
+function handlerTable(options: AppServicesOptions, ground: Ground, services: Services, kioskReset: () => void): Handlers {
   const { notices, settings, agents, admin, media, photos } = ground;
   const { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels, conversations } = services;
   const speechTable = speechHandlers({ speech, models: speechModels, events: ground.events, ...(options.speech?.chooseFolder ? { chooseFolder: options.speech.chooseFolder } : {}) });
   const uiMemory = new UiMemory();
   const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory, openExternal: options.openExternal, media });
   const kioskMode = isKiosk(options);
-  const kiosk = new Kiosk({ kiosk: kioskMode, startAgentId: startAgentIdOf(options.devicePolicy), voice, conversations, agentCall, photos, uiMemory, admin, log: ground.log });
+  const kiosk = new Kiosk({ kiosk: kioskMode, startAgentId: startAgentIdOf(options.devicePolicy), voice, conversations, agentCall, photos, uiMemory, admin, log: ground.log, onReset: kioskReset });
   const talkieTable = withVoicePolicy(talkieHandlers({ talkie, voice }), options.devicePolicy);
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   return joinHandlerTables(

@@ -127,6 +127,8 @@ export function policyFailedServices(
     notices,
     // No policy could be read, so no PIN: nothing unlocks the kiosk from the screen (an administrator fixes the file).
     adminUnlocked: () => false,
+    activity: () => ({ busy: false, lastActivityAt: undefined }),
+    onKioskReset: () => () => false,
     dispose: async () => undefined,
   };
 }
