@@ -139,9 +139,10 @@ export const commands: Record<string, Command> = {
     },
   },
   policy: {
-    usage: `  agentdesk policy check [FILE] [--json]           validate a device policy (default: this OS's
-                                                    system location) and print what it would do;
-                                                    exit 1 when the app would refuse it
+    usage: `  agentdesk policy check [FILE] [--json]           validate a device policy (FILE alone, or this
+                                                    machine's, as policy effective merges it) and
+                                                    print what it would do; exit 1 when the app
+                                                    would refuse it
   agentdesk policy effective [--json] [--policy FILE]
                                                     the policy this machine runs under, merged from
                                                     the OS (registry, macOS profile), policy.d/*.json

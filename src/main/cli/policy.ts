@@ -8,9 +8,9 @@ import { admlFileName, admlLocales, admxFileName, admxTemplates, mobileconfig, p
 import { exitCodes, terminalText, UsageError, type Io } from './output';
 
 /**
- * `agentdesk policy check [FILE] [--json]`: reads a device policy as the app would (FILE, or the
- * system location) and prints what it would do, or why the app would refuse it. Exit 0 valid (or
- * no policy at the system location), 1 refused.
+ * `agentdesk policy check [FILE] [--json]`: reads a device policy as the app would (FILE alone, or
+ * this machine's from every place it comes from) and prints what it would do, or why the app would
+ * refuse it. Exit 0 valid (or no policy anywhere), 1 refused.
  */
 export async function policyCheck(file: string | undefined, options: { json: boolean; systemPath?: string }, io: Io): Promise<number> {
   // Any file may be checked, also on a machine with a policy installed (the app would not take it by --policy there).
