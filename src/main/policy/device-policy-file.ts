@@ -150,7 +150,7 @@ export async function loadDevicePolicy(options: LoadDevicePolicyOptions = {}): P
   const layers = byPrecedence([...os.layers, ...fileLayers.map((read) => read.layer).reverse()]);
   const everyKiosk = layers.some((layer) => layer.document.kiosk === true) || failures.some((failure) => failure.kiosk === true);
   if (failures.length === 1 && layers.length === 0) return failed(failures[0]!.name, failures[0]!.failed, failures[0]!.problem, everyKiosk);
-  const label = [...new Set([...layers.map((layer) => layer.name), ...failures.map((failure) => failure.name)])].join(' + ');
+  const label = placesLabel([...new Set([...layers.map((layer) => layer.name), ...failures.map((failure) => failure.name)])]);
   if (failures.length > 0) {
     return failed(label, failures[0]!.failed, listProblems(failures.map((failure) => `${failure.name}: ${failure.problem}`)), everyKiosk, true);
   }
@@ -166,6 +166,14 @@ export async function loadDevicePolicy(options: LoadDevicePolicyOptions = {}): P
     sources: merged.sources,
     conflicts: merged.conflicts,
   };
+}
+
+/** The places a policy came from, for people and the page (`policy.status`): joined by " + ", at most about 1000 characters. */
+export function placesLabel(names: readonly string[]): string {
+  const joined = names.join(' + ');
+  if (joined.length <= 1000) return joined;
+  const first = names[0]!.length > 900 ? `…${names[0]!.slice(-899)}` : names[0]!;
+  return `${first} + ${names.length - 1} more places (agentdesk policy effective lists them)`;
 }
 
 /** One policy file → its layer; 'none' where there is no file (a --policy file's absence is the caller's to judge). */

@@ -111,6 +111,13 @@ describe('several places at once', () => {
     expect(load.file).toBe(['HKLM\\SOFTWARE\\Policies\\AgentDesk', join(dir, 'policy.d', '20-b.json'), join(dir, 'policy.d', '10-a.json'), options.systemPath].join(' + '));
   });
 
+  it('names many places in a bounded line (the page gets it in policy.status)', async () => {
+    const files = Object.fromEntries(Array.from({ length: 60 }, (_, index) => [`policy.d/${String(index).padStart(2, '0')}-${'x'.repeat(60)}.json`, JSON.stringify({ language: 'cs' })]));
+    const load = await loadDevicePolicy(await isolated(undefined, files));
+    expect(load).toMatchObject({ state: 'active', file: expect.stringMatching(/ \+ 59 more places \(agentdesk policy effective lists them\)$/) });
+    expect(load.file.length).toBeLessThanOrEqual(1000);
+  });
+
   it('the same value in two places is no conflict', async () => {
     const options = await isolated(undefined, { 'policy.json': JSON.stringify({ policyVersion: 1, language: 'cs' }), 'policy.d/a.json': JSON.stringify({ language: 'cs' }) });
     expect(await loadDevicePolicy(options)).toMatchObject({ state: 'active', conflicts: [] });
