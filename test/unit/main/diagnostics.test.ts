@@ -238,7 +238,8 @@ describe('the diagnostics bundle', () => {
     expect(text).not.toContain(pinHash.split('$').at(-1)!);
     expect(diagnosticsBundleSchema.safeParse(JSON.parse(text)).error).toBeUndefined();
     await expect(run()).rejects.toThrow(`${out} exists already`);
-  });
+    // A scrypt PIN hash and the command's NFC probe (up to its 5 s) take 3.5 s on an idle machine here: more than vitest's default 5 s once it is busy.
+  }, 30_000);
 
   it('agentdesk diagnostics --json prints the same bundle on stdout, in its stable shape, with where the policy came from and without its secrets', { timeout: 30_000 }, async () => {
     const dir = await tempDir();

@@ -320,6 +320,7 @@ describe.skipIf(unavailable !== undefined)('NFC with pcscd and the virtual reade
       } finally {
         pcscd = await startPcscd();
       }
-    });
+      // Stopping pcscd (1–2 s), the command's own 3 s wait and starting pcscd again: more than vitest's 5 s default on a busy machine.
+    }, 30_000);
   });
 });
