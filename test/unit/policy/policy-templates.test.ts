@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { devicePolicySchema } from '../../../src/shared/device-policy/device-policy';
@@ -33,6 +35,13 @@ const asLocales = (templates: ReturnType<typeof admxTemplates>) => ({ admx: temp
 describe('resources/policy/', () => {
   it.each(Object.keys(policyResourceFiles(exampleRead.policy)))('%s is what the schema generates now (npx tsx scripts/write-policy-resources.ts)', (path) => {
     expect(checkedIn(path)).toBe(policyResourceFiles(exampleRead.policy)[path]);
+  });
+
+  it('holds only what the script writes, beside its README.md and the example policy it starts from (a file the generator no longer writes is stale)', () => {
+    const files = readdirSync(resources, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(fileURLToPath(resources), join(entry.parentPath, entry.name)).split(sep).join('/'));
+    expect(files.sort()).toEqual([...Object.keys(policyResourceFiles(exampleRead.policy)), 'README.md', 'example-kiosk-policy.json'].sort());
   });
 });
 
