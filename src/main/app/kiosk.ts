@@ -22,6 +22,8 @@ export interface KioskDeps {
   uiMemory: Pick<UiMemory, 'clear'>;
   admin: Pick<AdminSession, 'lock'>;
   log: Logger;
+  /** Told after every reset that ended everything (the updater's moment, issue #28). */
+  onReset?: () => void;
 }
 
 /**
@@ -72,6 +74,7 @@ export class Kiosk {
     // A part that failed is said, after the rest was wiped.
     const failed = failures[0];
     if (failed !== undefined) throw new ServiceError('internal', `The reset could not end everything: ${(failed as Error)?.message ?? String(failed)}`);
+    this.deps.onReset?.();
     return answer;
   }
 

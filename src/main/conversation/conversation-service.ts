@@ -59,8 +59,18 @@ export class ConversationService {
   /** An open in progress per agent: the next waits for it (two at once would open two sources, one never ended). */
   private readonly opening = new Map<string, Promise<unknown>>();
   private counter = 0;
+  private lastActivityAt: number | undefined;
 
   constructor(private readonly deps: ConversationServiceDeps) {}
+
+  /**
+   * Whether a conversation is going on now (an answer coming, a message queued or being sent) and
+   * when anything last happened in one: the updater installs only when nothing is (issue #28).
+   */
+  activity(): { busy: boolean; lastActivityAt: number | undefined } {
+    const busy = [...this.open.values()].some((entry) => entry.sending || entry.queue.length > 0 || entry.source.snapshot().status.run !== 'idle');
+    return { busy, lastActivityAt: this.lastActivityAt };
+  }
 
   /**
    * The agent's conversation for a page that opens it: the one already open (a reloaded page, a screen
@@ -119,6 +129,7 @@ export class ConversationService {
   /** The user's text: sent now, or queued while the agent answers (shown as queued; `unqueue` takes it back). */
   async send(agentId: string, conversationId: string, message: Queued): Promise<{ queued: boolean }> {
     const entry = this.entry(agentId, conversationId);
+    this.lastActivityAt = Date.now();
     const { status } = entry.source.snapshot();
     if (status.phase !== 'ready') throw new ServiceError('rejected', 'The conversation cannot take a message yet: it is still connecting, or it has ended.');
     if (status.run !== 'idle' || entry.queue.length > 0 || entry.sending) {
@@ -208,6 +219,7 @@ export class ConversationService {
   }
 
   private changed(entry: Open): void {
+    this.lastActivityAt = Date.now();
     if (entry.scheduled || entry.closed) return;
     entry.scheduled = true;
     (this.deps.schedule ?? ((run: () => void) => setTimeout(run, 0)))(() => {

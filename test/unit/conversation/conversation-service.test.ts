@@ -63,6 +63,20 @@ function setup(items: ConversationItem[] = []) {
 const agentMessage = (n: number, text = `answer ${n}`, state: 'done' | 'streaming' = 'done'): ConversationItem => ({ kind: 'message', id: `a:${n}`, role: 'agent', text, format: 'markdown', state });
 
 describe('ConversationService', () => {
+  it('says whether a conversation is going on and when anything last happened (the updater waits for quiet, issue #28)', async () => {
+    const { source, service, tick } = setup();
+    expect(service.activity()).toEqual({ busy: false, lastActivityAt: undefined });
+    const page = await service.openConversation('agent-1');
+    const before = Date.now();
+    await service.send('agent-1', page.conversationId, { messageId: 'm1', text: 'hello' });
+    tick();
+    expect(service.activity()).toEqual({ busy: true, lastActivityAt: expect.any(Number) });
+    expect(service.activity().lastActivityAt).toBeGreaterThanOrEqual(before);
+    source.change((s) => (s.status = { phase: 'ready', run: 'idle', outcome: 'done' }));
+    tick();
+    expect(service.activity().busy).toBe(false);
+  });
+
   it('sends the page the view once, then one update per tick with only what changed', async () => {
     const { source, service, emitted, tick } = setup([agentMessage(1)]);
     let page: ConversationView = await service.openConversation('agent-1');
