@@ -161,6 +161,7 @@ describe('plain AG-UI with the built-in demo in Chromium', () => {
       await page.getByRole('checkbox', { name: /Allow http:\/\/ to this computer/ }).check();
       await page.getByRole('button', { name: 'Back' }).first().click();
       await page.getByRole('textbox', { name: 'Agent address' }).fill(endpoint);
+      await page.getByText('Advanced', { exact: true }).click();
       await page.getByRole('checkbox', { name: /plain AG-UI endpoint/ }).check();
       await page.getByRole('button', { name: 'Check', exact: true }).click();
       await page.getByText(/Found: a server answers/).waitFor(wait);

@@ -46,9 +46,11 @@ export interface CallBarProps {
 
 /**
  * The live call's bar, one for Talkie voice calls and AgentCall calls: what the call is doing
- * (Connecting…, Listening, Thinking…, Speaking), the microphone level, Mute, the mode (when there is a
- * choice), Hold to talk (the mouse, or Space or Enter while it has focus; Esc drops the turn where the
- * call can), the microphone, and Hang up. It only shows and reports: the call hooks decide.
+ * (Connecting…, Listening, Thinking…, Speaking), the microphone level, Mute, Hold to talk (the mouse,
+ * or Space or Enter while it has focus; Esc drops the turn where the call can), the mode (when there
+ * is a choice) and the microphone behind Call settings, and Hang up: one slim row above the composer,
+ * so that the conversation keeps the window's height during a call. It only shows and reports: the
+ * call hooks decide.
  */
 export function CallBar({ phase, level, muted, onMute, mode, talk, deviceId, onMicrophone, onHangUp, muteRef, talkRef, children, after }: CallBarProps) {
   const { t } = useI18n();
@@ -70,20 +72,6 @@ export function CallBar({ phase, level, muted, onMute, mode, talk, deviceId, onM
       <button ref={muteRef} type="button" className="button button--secondary" aria-pressed={muted} onClick={() => onMute(!muted)}>
         {t(muted ? 'voice.unmute' : 'voice.mute')}
       </button>
-      {mode ? (
-        <>
-          <label className="visually-hidden" htmlFor={modeId}>
-            {t('voice.mode')}
-          </label>
-          <select id={modeId} className="select call-control__select" value={mode.value} onChange={(event) => mode.onChange(event.target.value as CallMode)}>
-            {(Object.keys(modeKeys) as CallMode[]).map((value) => (
-              <option key={value} value={value}>
-                {t(modeKeys[value])}
-              </option>
-            ))}
-          </select>
-        </>
-      ) : null}
       {talk ? (
         <>
           <button
@@ -123,24 +111,58 @@ export function CallBar({ phase, level, muted, onMute, mode, talk, deviceId, onM
           </span>
         </>
       ) : null}
-      <label className="visually-hidden" htmlFor={microphoneId}>
-        {t('voice.microphone')}
-      </label>
-      <select id={microphoneId} className="select call-control__select" value={deviceId ?? ''} onChange={(event) => onMicrophone(event.target.value)}>
-        <option value="">{t('voice.microphoneDefault')}</option>
-        {devices
-          .filter((device) => device.deviceId !== '' && device.deviceId !== 'default')
-          .map((device, index) => (
-            <option key={device.deviceId} value={device.deviceId}>
-              {device.label !== '' ? device.label : t('voice.microphoneUnnamed', { number: index + 1 })}
-            </option>
-          ))}
-      </select>
+      {/* The mode and the microphone, behind one button: chosen once a call, they need no room of their own. */}
+      <details className="call-control__more">
+        <summary className="button button--secondary call-control__more-button" title={t('voice.settings')}>
+          <span aria-hidden="true" className="call-control__more-icon">
+            ⚙
+          </span>
+          <span className="visually-hidden">{t('voice.settings')}</span>
+        </summary>
+        <div className="call-control__more-panel">
+          {mode ? (
+            <>
+              <label className="call-control__more-label" htmlFor={modeId}>
+                {t('voice.mode')}
+              </label>
+              <select id={modeId} className="select call-control__select" value={mode.value} onChange={(event) => mode.onChange(event.target.value as CallMode)}>
+                {(Object.keys(modeKeys) as CallMode[]).map((value) => (
+                  <option key={value} value={value}>
+                    {t(modeKeys[value])}
+                  </option>
+                ))}
+              </select>
+            </>
+          ) : null}
+          <label className="call-control__more-label" htmlFor={microphoneId}>
+            {t('voice.microphone')}
+          </label>
+          <select id={microphoneId} className="select call-control__select" value={deviceId ?? ''} onChange={(event) => onMicrophone(event.target.value)}>
+            <option value="">{t('voice.microphoneDefault')}</option>
+            {devices
+              .filter((device) => device.deviceId !== '' && device.deviceId !== 'default')
+              .map((device, index) => (
+                <option key={device.deviceId} value={device.deviceId}>
+                  {device.label !== '' ? device.label : t('voice.microphoneUnnamed', { number: index + 1 })}
+                </option>
+              ))}
+          </select>
+        </div>
+      </details>
       {children}
       <button type="button" className="button button--danger call-control__hangup" onClick={onHangUp}>
         {t('voice.hangUp')}
       </button>
       {after}
     </>
+  );
+}
+
+/** A note on the call's bar: one line, cut short where the row is narrow; its whole text is its tooltip. */
+export function CallNote({ text, muted = true }: { text: string; muted?: boolean }) {
+  return (
+    <p className={muted ? 'muted call-control__note' : 'call-control__note'} title={text}>
+      {text}
+    </p>
   );
 }

@@ -184,6 +184,11 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
   const [readAloud, setReadAloud] = useReadAloud();
   const settings = useSettings(api);
   const agentSpeech = useAgentSpeech(api, clientVoice && readAloud, sessionKey, language);
+  const readAloudToggle = (
+    <button type="button" className="button button--secondary agentcall-read-aloud" aria-pressed={readAloud} onClick={() => setReadAloud(!readAloud)}>
+      {t(agentSpeech.speaking ? 'agentcall.voice.readingAloud' : 'agentcall.voice.readAloud')}
+    </button>
+  );
   const listening = useClientListening({
     api,
     sessionKey: clientVoice ? sessionKey : undefined,
@@ -302,7 +307,7 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
       </div>
     ) : clientVoice && ready ? (
       <div className="agentcall-call">
-        <ClientVoiceControl listening={listening} agentSpeaking={agentSpeech.speaking} runActive={runActive} onType={() => composer.field()?.focus()} />
+        <ClientVoiceControl listening={listening} agentSpeaking={agentSpeech.speaking} runActive={runActive} onType={() => composer.field()?.focus()} readAloud={readAloudToggle} />
       </div>
     ) : undefined,
     pending:
@@ -356,11 +361,8 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
     ...(pendingRequest !== undefined && !ended ? { waitingText: t(pendingRequest.request.modality === 'nfc' ? 'agentcall.status.request.nfc' : 'agentcall.status.request.photo') } : {}),
     statusExtra: (
       <>
-        {clientVoice && ready ? (
-          <button type="button" className="button button--secondary agentcall-read-aloud" aria-pressed={readAloud} onClick={() => setReadAloud(!readAloud)}>
-            {t(agentSpeech.speaking ? 'agentcall.voice.readingAloud' : 'agentcall.voice.readAloud')}
-          </button>
-        ) : null}
+        {/* While Talk by voice listens, the toggle is on the call's bar (one row less above the composer). */}
+        {clientVoice && ready && listening.state === 'off' ? readAloudToggle : null}
         <ErrorAlert summary={t('agentcall.endFailed')} error={endError} />
         <LinkOpenError error={linkError} />
       </>

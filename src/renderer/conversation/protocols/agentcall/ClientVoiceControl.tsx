@@ -1,8 +1,8 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { recognitionModelsUrl } from '../../../../shared/speech/ipc-schemas';
 import { ErrorAlert } from '../../../components/ErrorText';
 import { useI18n } from '../../../i18n/I18nProvider';
-import { CallBar, type CallPhase } from '../../../voice/CallBar';
+import { CallBar, CallNote, type CallPhase } from '../../../voice/CallBar';
 import { CallControlGroup, MicrophoneProblemText } from '../../../voice/CallControlGroup';
 import { useHeldWhile } from '../../../voice/speaking-hold';
 import { MicrophoneIcon } from './icons';
@@ -26,7 +26,20 @@ export function TalkButton({ listening }: { listening: ClientListening }) {
  * is basic. Off, it shows only why it could not listen, if it could not; without a recognizer it says
  * in one sentence what to import and where, and the keyboard (the composer, `onType`) takes the focus.
  */
-export function ClientVoiceControl({ listening, agentSpeaking, runActive, onType }: { listening: ClientListening; agentSpeaking: boolean; runActive: boolean; onType: () => void }) {
+export function ClientVoiceControl({
+  listening,
+  agentSpeaking,
+  runActive,
+  onType,
+  readAloud,
+}: {
+  listening: ClientListening;
+  agentSpeaking: boolean;
+  runActive: boolean;
+  onType: () => void;
+  /** Read answers aloud, on the bar while it listens. */
+  readAloud?: ReactNode;
+}) {
   const { t } = useI18n();
   const { state, mode, muted, hearing, talking, working, level, deviceId, recognizer, problem, bargeIn, stop, setMuted, setMode, talk, cancelTalk, selectMicrophone } = listening;
   const on = state !== 'off';
@@ -71,8 +84,9 @@ export function ClientVoiceControl({ listening, agentSpeaking, runActive, onType
           onHangUp={stop}
           after={
             <>
-              {recognizer === 'basic' ? <p className="muted call-control__note">{t('agentcall.voice.basic')}</p> : null}
-              <p className="muted call-control__note">{t(bargeIn.on ? 'agentcall.voice.bargeInOn' : 'agentcall.voice.bargeInOff')}</p>
+              {readAloud}
+              {recognizer === 'basic' ? <CallNote text={t('agentcall.voice.basic')} /> : null}
+              <CallNote text={t(bargeIn.on ? 'agentcall.voice.bargeInOn' : 'agentcall.voice.bargeInOff')} />
             </>
           }
         />

@@ -12,7 +12,7 @@ import type { MessageKey } from '../../../../i18n/strings';
 import { formatCountdown } from '../../../../components/format';
 import type { VoiceCall } from './useVoiceCall';
 import { VoiceConsentDialog } from './VoiceConsentDialog';
-import { CallBar, modeKeys } from '../../../../voice/CallBar';
+import { CallBar, CallNote, modeKeys } from '../../../../voice/CallBar';
 import { CallControlGroup, MicrophoneProblemText } from '../../../../voice/CallControlGroup';
 import './voice.css';
 
@@ -121,7 +121,7 @@ export function useCallControls({ api, view, switchedOff, voice, threadId }: { a
 
   let body: ReactNode;
   if (!inCall) {
-    const ended = shown?.ended !== undefined && startError === undefined ? <p className="muted call-control__note">{t(endedKeys[shown.ended])}</p> : null;
+    const ended = shown?.ended !== undefined && startError === undefined ? <CallNote text={t(endedKeys[shown.ended])} /> : null;
     const off = switchedOff ? (
       <p id={reasonId} className="muted call-control__note">
         {t('voice.switchedOff')}
@@ -152,17 +152,17 @@ export function useCallControls({ api, view, switchedOff, voice, threadId }: { a
         after={
           <>
             {shortcut?.state === 'armed' ? (
-              <p className="muted call-control__note">{t(shown.mode === 'push-to-talk' ? 'voice.shortcutTalk' : 'voice.shortcutMute', { keys: shortcut.label })}</p>
+              <CallNote text={t(shown.mode === 'push-to-talk' ? 'voice.shortcutTalk' : 'voice.shortcutMute', { keys: shortcut.label })} />
             ) : shortcut?.state === 'taken' ? (
-              <p className="muted call-control__note">{t('voice.shortcutTaken', { keys: shortcut.label })}</p>
+              <CallNote text={t('voice.shortcutTaken', { keys: shortcut.label })} />
             ) : null}
-            {shown.providerError !== undefined ? <p className="muted call-control__note">{t('voice.providerError', { message: shown.providerError })}</p> : null}
+            {shown.providerError !== undefined ? <CallNote text={t('voice.providerError', { message: shown.providerError })} /> : null}
             {/* §10.1 requires https: a call the development setting let through on http:// says so. */}
-            {unencrypted ? <p className="call-control__note">{t('voice.unencrypted')}</p> : null}
+            {unencrypted ? <CallNote text={t('voice.unencrypted')} muted={false} /> : null}
           </>
         }
       >
-        {forcedMode ? <p className="muted call-control__note">{t('voice.modeForced', { mode: t(modeKeys[forcedMode]) })}</p> : null}
+        {forcedMode ? <CallNote text={t('voice.modeForced', { mode: t(modeKeys[forcedMode]) })} /> : null}
         <span className={`call-control__time${shown.warning ? ' call-control__time--warning' : ''}`}>{t(shown.warning ? 'voice.timeWarning' : 'voice.timeLeft', { time })}</span>
       </CallBar>
     );
