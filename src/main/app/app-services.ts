@@ -52,8 +52,8 @@ import type { SpeechEngineLauncher } from '../speech/engine-client';
 import { LogRing, ringLogger } from '../platform/log-ring';
 import { persistRecentLog } from '../store/recent-log-file';
 import { diagnosticsHandlers } from './diagnostics';
-import { guardAdmin, guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, startAgentIdOf, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
-import { Kiosk, kioskHandlers } from './kiosk';
+import { agentSettingsMethods, agentSettingsOpen, guardAdmin, guardAgentSettings, guarded, guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, startAgentIdOf, withFilePickerPolicy, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
+import { Kiosk, kioskHandlers, visitorAnswers } from './kiosk';
 import { startConversations } from './conversations';
 import { conversationHandlers } from '../conversation/conversation-handlers';
 
@@ -346,6 +346,7 @@ function startTalkie(options: AppServicesOptions, ground: Ground, demo: DemoPort
     ...(options.talkieRecovery ? { recovery: options.talkieRecovery } : {}),
     chooseDownloadPath: options.chooseDownloadPath ?? downloadsFolderPath,
     approvals: ground.approvals,
+    ...(isKiosk(options) ? { signInHere: () => ({ browser: false, pastedToken: agentSettingsOpen(ground.admin, true) }) } : {}),
     log,
   });
   const shortcut = new CallShortcut({
@@ -413,8 +414,21 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
   const uiMemory = new UiMemory();
   const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory, openExternal: options.openExternal, media });
   const kioskMode = isKiosk(options);
-  const kiosk = new Kiosk({ kiosk: kioskMode, startAgentId: startAgentIdOf(options.devicePolicy), voice, conversations, agentCall, photos, uiMemory, admin, log: ground.log });
+  const kiosk = new Kiosk({
+    kiosk: kioskMode,
+    startAgentId: startAgentIdOf(options.devicePolicy),
+    voice,
+    conversations,
+    agentCall,
+    photos,
+    uiMemory,
+    admin,
+    ...(kioskMode ? { answers: visitorAnswers(settings, ground.approvals) } : {}),
+    log: ground.log,
+  });
   const talkieTable = withVoicePolicy(talkieHandlers({ talkie, voice }), options.devicePolicy);
+  // On a kiosk an agent's connection settings are the administrator's (tokens, forwardedProps, a sign-out).
+  const agentSettings = <T extends object>(table: T): T => guarded(table, agentSettingsMethods, () => guardAgentSettings(admin, kioskMode));
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   return joinHandlerTables(
     {
@@ -431,7 +445,7 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
     kioskHandlers(kiosk),
     agentsHandlers({ agents, settings, agui, talkie, webPages }),
     nfcHandlers({ nfc }),
-    photoHandlers({ photos }),
+    withFilePickerPolicy(photoHandlers({ photos }), options.devicePolicy, kioskMode),
     diagnosticsHandlers({
       admin,
       log: ground.log,
@@ -448,11 +462,11 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
       }),
     }),
     refuseDemo(options.devicePolicy) ?? demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),
-    aguiHandlers({ agui }),
-    agentcallHandlers({ agentCall }),
+    agentSettings(aguiHandlers({ agui })),
+    agentSettings(agentcallHandlers({ agentCall })),
     conversationHandlers(conversations),
     // A kiosk opens nothing over itself: no downloads, and no browser sign-in (its agents are signed in by the administrator or need none).
-    kioskMode ? { ...talkieTable, 'talkie.download': refuseKioskDownload, 'talkie.signIn': refuseKioskSignIn, 'talkie.openSignInLink': refuseKioskSignIn } : talkieTable,
+    agentSettings(kioskMode ? { ...talkieTable, 'talkie.download': refuseKioskDownload, 'talkie.signIn': refuseKioskSignIn, 'talkie.openSignInLink': refuseKioskSignIn } : talkieTable),
     {
       ...speechTable,
       // The speech model is a setting of the device: behind the device policy's admin PIN like the others.

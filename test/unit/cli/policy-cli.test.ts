@@ -26,7 +26,7 @@ describe('agentdesk policy check', () => {
     expect(await policyCheck(example, { json: false }, io)).toBe(0);
     expect(io.out_[0]).toBe(`valid: ${example}`);
     expect(io.out_).toContain('kiosk mode: on');
-    expect(io.out_).toContain('agents: locked to 2 (no add, no remove, no rename, no other address, no built-in demo)');
+    expect(io.out_).toContain('agents: locked to 3 (no add, no remove, no rename, no other address, no built-in demo)');
     expect(io.out_).toContain('setting appearance.textSize: large (forced by appearance.textSize)');
   });
 

@@ -46,7 +46,7 @@ describe('the app services under a device policy', () => {
     expect(JSON.parse(await readFile(join(userData, 'settings.json'), 'utf8'))).toMatchObject({ language: 'en', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: true } });
     expect(await services.call('policy.status')).toEqual({
       ok: true,
-      value: { state: 'active', file: join(dir, 'policy.json'), kiosk: true, agentsLocked: false, forced: ['language', 'appearance.theme', 'developer.allowLocalHttp', 'developer.allowPastedTokens', 'nfc.kioskScan'], camera: true, voice: true, adminPin: false },
+      value: { state: 'active', file: join(dir, 'policy.json'), kiosk: true, agentsLocked: false, forced: ['language', 'appearance.theme', 'developer.allowLocalHttp', 'developer.allowPastedTokens', 'nfc.kioskScan'], camera: true, filePicker: false, voice: true, adminPin: false },
     });
   });
 
