@@ -28,7 +28,7 @@ import { photoHandlers } from '../photo/photo-handlers';
 import { PhotoService } from '../photo/photo-service';
 import { AgentRegistry } from '../store/agent-registry';
 import type { OpenExternal } from './external-links';
-import { deviceKeyFileEnv, loadDeviceKey } from '../nfc/device-key';
+import { deviceKeyFileEnv, deviceKeyNotice, loadDeviceKey, userDeviceKeyFileName } from '../nfc/device-key';
 import { nfcHandlers } from '../nfc/nfc-handlers';
 import { NfcService } from '../nfc/nfc-service';
 import { linuxDistroIds } from '../nfc/os-release';
@@ -359,14 +359,17 @@ function startTalkie(options: AppServicesOptions, ground: Ground, demo: DemoPort
 }
 
 /** The NFC service with its events wired and started, or none in a run without NFC. */
-function startNfc(options: AppServicesOptions, { settings, secrets, events, log }: Ground): NfcService | undefined {
+function startNfc(options: AppServicesOptions, { settings, secrets, events, notices, log }: Ground): NfcService | undefined {
   if (options.nfc === 'off') return undefined;
   const nfc = new NfcService({
     readers: new ReaderSupervisor({ log, ...(options.nfc?.launcher ? { launcher: options.nfc.launcher } : {}) }),
-    deviceKey: () => {
-      // The device policy's key file wins over the environment's.
+    deviceKey: async () => {
+      // The device policy's key file wins over the environment's; without either, the keychain, or where none is reachable a file of the app's own.
       const keyFile = options.devicePolicy?.policy.deviceKeyFile ?? process.env[deviceKeyFileEnv];
-      return loadDeviceKey(keyFile ? { keyFile } : { secrets });
+      const key = await loadDeviceKey(keyFile ? { keyFile } : { secrets, userKeyFile: join(options.userDataDir, userDeviceKeyFileName) });
+      const notice = deviceKeyNotice(key);
+      if (notice) notices.push({ code: notice.code, ...(notice.file ? { params: { file: notice.file } } : {}), ...(notice.detail ? { detail: notice.detail } : {}), message: notice.message });
+      return key;
     },
     settings: () => nfcSettingsOf(settings.get()),
     log,

@@ -905,6 +905,9 @@ export const en = {
   'notice.speech_recognizer_invalid': 'AGENTDESK_SPEECH_RECOGNIZER names no test recognizer (only pocketsphinx), so speech recognition needs an imported model.',
   'notice.admin_lockout_not_saved': 'The administrator PIN’s lockout could not be saved; it holds until AgentDesk closes.',
   'notice.policy_failed': 'The device policy {file} cannot be used, so AgentDesk runs nothing else.',
+  'notice.nfc_key_file':
+    'There is no keychain here, so the key that turns tags into private names is kept in the file {file}, which only this computer account can read. Other people who use this computer cannot read it; anyone who can use this account or take the disk can.',
+  'notice.nfc_key_memory': 'The key that turns tags into private names could not be saved: after AgentDesk restarts, agents will see your tags as new ones.',
 };
 
 export type MessageKey = keyof typeof en;
@@ -1807,6 +1810,9 @@ export const cs: Catalogue = {
   'notice.speech_recognizer_invalid': 'AGENTDESK_SPEECH_RECOGNIZER neuvádí žádný testovací rozpoznávač (jen pocketsphinx), takže rozpoznávání řeči potřebuje importovaný model.',
   'notice.admin_lockout_not_saved': 'Uzamčení PINu správce se nepodařilo uložit; platí, dokud se AgentDesk nezavře.',
   'notice.policy_failed': 'Zásadu zařízení {file} nelze použít, a proto AgentDesk nespustí nic dalšího.',
+  'notice.nfc_key_file':
+    'Není tu klíčenka, a tak je klíč, který z čipů dělá soukromá označení, uložený v souboru {file}, který smí číst jen tento účet počítače. Ostatní lidé na tomto počítači ho nepřečtou; kdo může použít tento účet nebo vzít disk, ano.',
+  'notice.nfc_key_memory': 'Klíč, který z čipů dělá soukromá označení, nešlo uložit: po restartu AgentDesku uvidí agenti vaše čipy jako nové.',
 };
 
 export type Language = 'en' | 'cs';
