@@ -164,7 +164,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     bootReset.current = false;
     void startOver();
   }, [startOver]);
-  const idle = useIdleReset(api, { idleResetSeconds: kiosk ? policy.idleResetSeconds : undefined, session: screen.name !== 'start' && !resetting, onReset: startOver });
+  const idle = useIdleReset(api, { idleResetSeconds: kiosk ? policy.idleResetSeconds : undefined, idleAgentHoldSeconds: policy.idleAgentHoldSeconds, session: screen.name !== 'start' && !resetting, onReset: startOver });
   const kioskScan = settings.state.status === 'ready' && nfcSettingsOf(settings.state.value).kioskScan && policy.forced.includes('nfc.kioskScan');
   const start = (tag?: StartTag) => {
     if (resetting) return;

@@ -57,24 +57,39 @@ function startDemo(): Promise<{ child: ChildProcess; agentcall: string; agui: st
   });
 }
 
-export async function startKioskShell(options: { idleResetSeconds?: number } = {}): Promise<KioskShell> {
+export interface KioskShellOptions {
+  idleResetSeconds?: number;
+  idleAgentHoldSeconds?: number;
+  /** The policy's agents instead of the demo's two (Workshop, the start agent, and Runner). */
+  agents?: (demo: { agentcall: string; agui: string }) => { list: Record<string, unknown>[]; start?: string };
+}
+
+export async function startKioskShell(options: KioskShellOptions = {}): Promise<KioskShell> {
   if (!existsSync(chromiumPath)) throw new Error(`Chromium is not installed at ${chromiumPath}`);
   const dir = await mkdtemp(join(tmpdir(), 'agentdesk-kiosk-'));
   const userData = join(dir, 'user-data');
   await mkdir(userData, { recursive: true });
-  // The demo's addresses are http:// on 127.0.0.1: the development setting, left to the user by this policy, is on.
-  await writeFile(join(userData, 'settings.json'), JSON.stringify({ schemaVersion: 2, language: 'en', appearance: { theme: 'light', textSize: 'normal' }, developer: { allowLocalHttp: true, allowPastedTokens: false } }));
+  await writeFile(join(userData, 'settings.json'), JSON.stringify({ schemaVersion: 2, language: 'en', appearance: { theme: 'light', textSize: 'normal' }, developer: { allowLocalHttp: false, allowPastedTokens: false } }));
   const demo = await startDemo();
   const policy = join(dir, 'policy.json');
+  // The demo's addresses are http:// on 127.0.0.1, which the policy allows for these agents alone (allowInsecureHttp):
+  // the development setting stays forced off, as a kiosk's default.
+  const agents = options.agents?.(demo) ?? {
+    list: [
+      { address: demo.agentcall, name: 'Workshop', allowInsecureHttp: true },
+      { address: demo.agui, kind: 'agui', name: 'Runner', allowInsecureHttp: true },
+    ],
+    start: demo.agentcall,
+  };
   await writeFile(
     policy,
     JSON.stringify({
       policyVersion: 1,
       kiosk: true,
-      agents: { list: [{ address: demo.agentcall, name: 'Workshop' }, { address: demo.agui, kind: 'agui', name: 'Runner' }], start: demo.agentcall },
+      agents,
       idleResetSeconds: options.idleResetSeconds ?? 10,
+      ...(options.idleAgentHoldSeconds === undefined ? {} : { idleAgentHoldSeconds: options.idleAgentHoldSeconds }),
       admin: { pinHash: await hashAdminPin(kioskPin) },
-      developmentSetting: 'user',
       appearance: { textSize: 'large' },
     }),
   );
