@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { useCallback, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import type { AgentDeskApi } from '../shared/ipc/api';
 import type { UiScreen } from '../shared/ipc/ui-memory-schemas';
 import { maxDismissedNotices, type Settings } from '../shared/settings/settings';
@@ -7,7 +7,6 @@ import { useAgents, useAppInfo, useSettings, type AppInfo } from './hooks/useApi
 import { UiMemoryProvider, useUiMemory } from './hooks/useUiMemory';
 import { call, type LiveResource } from './hooks/useLiveResource';
 import type { Notice } from '../shared/ipc/notices';
-import { ErrorDetails } from './components/ErrorText';
 import { I18nProvider, useI18n } from './i18n/I18nProvider';
 import { noticeKey } from './i18n/strings';
 import { sameScreen, type AgentProtocol, type Screen } from './navigation';
@@ -29,7 +28,6 @@ import { KioskStartScreen, type StartTag } from './kiosk/KioskStartScreen';
 import { IdleCountdown } from './kiosk/IdleCountdown';
 import { AdminPinDialog } from './kiosk/AdminPinDialog';
 import { useIdleReset } from './kiosk/useIdleReset';
-import { forgetAgentCallSessions } from './screens/agentcall/useAgentCallSession';
 
 
 export interface AppProps {
@@ -154,8 +152,6 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     adminUntil.current = 0;
     focusAfterRender.current = 'heading';
     setScreen({ name: 'start' });
-    // The page's own copy of the conversations goes once their screens are gone.
-    forgetAgentCallSessions(api);
   }, [api, memory]);
   // A kiosk page that starts (at launch, or reloaded after a crash) clears what the last one left.
   const bootReset = useRef(kiosk);
@@ -214,7 +210,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
   const onDrawerKeyDown = useCallback(
     (event: KeyboardEvent<HTMLElement>) => {
       if (event.key !== 'Escape' || !drawerOpen || event.defaultPrevented) return;
-      // The drawer takes this Escape: the screen's own (back to Home) must not run as well.
+      // The drawer takes this Escape: nothing under it (a search box, the screen) acts on it as well.
       event.preventDefault();
       setDrawerOpen(false);
       menuButtonRef.current?.focus();
@@ -402,11 +398,14 @@ function Notices({ api, info, settings, onDismissed }: { api: AgentDeskApi; info
   const notices = saved === undefined ? [] : all.filter((notice) => !dismissed.has(notice.message) && !saved.includes(notice.message));
   const onlyStartup = notices.every((notice) => startup.some((kept) => kept.message === notice.message));
   const visible = notices.length > 0;
+  const [open, setOpen] = useState(false);
+  const listId = useId();
   const { set } = settings;
 
   function dismiss() {
     const texts = notices.map((notice) => notice.message);
     setDismissed((before) => new Set([...before, ...texts]));
+    setOpen(false);
     onDismissed();
     const remembered = [...new Set([...(saved ?? []), ...texts])].slice(-maxDismissedNotices);
     // Shown as dismissed at once; if main could not keep it, it is dismissed for this run only.
@@ -416,43 +415,44 @@ function Notices({ api, info, settings, onDismissed }: { api: AgentDeskApi; info
   }
 
   // The live region is always present so that screen readers announce the notice when it arrives.
+  // One line above the screen: the title, the notices' text (cut short with an ellipsis), Details
+  // (the whole text and main's raw cause) and Dismiss; it must not take the conversation's height.
   return (
     <div role="status" className="notices">
       {visible ? (
-        <div className="banner banner--warning">
-          <div className="banner__inner">
-            <div className="banner__content">
-              <p className="banner__title">{t(onlyStartup ? 'shell.noticesTitle' : 'shell.noticeTitle')}</p>
-              <ul className="banner__list">
-                {notices.map((notice) => (
-                  <li key={notice.message}>
-                    <NoticeText notice={notice} />
-                  </li>
-                ))}
-              </ul>
-            </div>
-            <button type="button" className="button button--secondary" aria-label={t(onlyStartup ? 'shell.dismissNoticesLabel' : 'shell.dismissNoticeLabel')} onClick={dismiss}>
-              {t('shell.dismissNotices')}
-            </button>
-          </div>
+        <div className={`banner banner--warning notices__banner${open ? ' notices__banner--open' : ''}`}>
+          <p className="notices__title">{t(onlyStartup ? 'shell.noticesTitle' : 'shell.noticeTitle')}</p>
+          <ul id={listId} className="notices__list">
+            {notices.map((notice) => (
+              <li key={notice.message} className="notices__item">
+                <NoticeText notice={notice} open={open} />
+              </li>
+            ))}
+          </ul>
+          <button type="button" className="error-details__toggle notices__details" aria-expanded={open} aria-controls={listId} onClick={() => setOpen((was) => !was)}>
+            {open ? t('error.hideDetails') : t('error.details')}
+          </button>
+          <button type="button" className="button button--secondary notices__dismiss" aria-label={t(onlyStartup ? 'shell.dismissNoticesLabel' : 'shell.dismissNoticeLabel')} onClick={dismiss}>
+            {t('shell.dismissNotices')}
+          </button>
         </div>
       ) : null}
     </div>
   );
 }
 
-/** A notice in the user's language: the catalogue's sentence for its code, main's raw cause behind Details. */
-function NoticeText({ notice }: { notice: Notice }) {
+/** A notice in the user's language: the catalogue's sentence for its code; main's raw cause once the banner is open (Details). */
+function NoticeText({ notice, open }: { notice: Notice; open: boolean }) {
   const { t } = useI18n();
   const params = Object.fromEntries(Object.entries(notice.params ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined));
   return (
     <>
       {t(noticeKey(notice.code), params)}
       {notice.detail !== undefined && notice.detail.trim() !== '' ? (
-        <>
+        <span className="error-details" hidden={!open}>
           {' '}
-          <ErrorDetails detail={notice.detail} />
-        </>
+          <code lang="en">{notice.detail}</code>
+        </span>
       ) : null}
     </>
   );

@@ -45,7 +45,7 @@ import { WebPagesService, webPagesSource } from './web-pages';
 import { AdminPinGate, adminPinLockoutFileName } from '../policy/admin-pin-gate';
 import { AdminSession } from '../policy/admin-session';
 import { loadDevicePolicy, systemDevicePolicyPath, type DevicePolicyLoad } from '../policy/device-policy-file';
-import { recognizerFromEnvironment, SpeechService, type Recognizer } from '../speech/speech-service';
+import { basicRecognizerFromEnvironment, recognizerFromEnvironment, SpeechService, type Recognizer } from '../speech/speech-service';
 import { speechHandlers, type ChooseFolder } from '../speech/speech-handlers';
 import { SpeechModels } from '../speech/speech-models';
 import type { SpeechEngineLauncher } from '../speech/engine-client';
@@ -55,6 +55,7 @@ import { diagnosticsHandlers } from './diagnostics';
 import { agentSettingsMethods, agentSettingsOpen, guardAdmin, guardAgentSettings, guarded, guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, startAgentIdOf, withFilePickerPolicy, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
 import { Kiosk, kioskHandlers, visitorAnswers } from './kiosk';
 import { startConversations } from './conversations';
+import { talkieConversationHandlers } from './talkie-conversation';
 import { conversationHandlers } from '../conversation/conversation-handlers';
 
 export interface AppServicesOptions {
@@ -229,7 +230,7 @@ async function startServices(options: AppServicesOptions, ground: Ground) {
   const { agents, settings } = ground;
   const demo = builtInDemo(options, ground);
   const agui = await AguiService.open(
-    { userDataDir: options.userDataDir, agents, settings, events: ground.events, tokens: ground.tokens, log: ground.log, demoUrl: () => demo.sideUrl('aguiUrl') },
+    { userDataDir: options.userDataDir, agents, settings, tokens: ground.tokens, log: ground.log, demoUrl: () => demo.sideUrl('aguiUrl') },
     ground.notices,
   );
   const { talkie, voice } = startTalkie(options, ground, demo);
@@ -246,16 +247,18 @@ async function startServices(options: AppServicesOptions, ground: Ground) {
   });
   const testRecognizer = speechRecognizerFromEnv(ground.notices);
   const speech = new SpeechService({
-    // The test/demo recognizer (AGENTDESK_SPEECH_RECOGNIZER) when set, else the imported model.
+    // The test/demo recognizer (AGENTDESK_SPEECH_RECOGNIZER) when set, else the imported model, else
+    // pocketsphinx's basic English one where it is installed (not with AGENTDESK_SPEECH_RECOGNIZER=none).
     recognizer: () => testRecognizer() ?? speechModels.recognizer(),
+    basic: basicRecognizerFromEnvironment(),
     imported: () => speechModels.info('recognition'),
     voice: () => speechModels.voice(),
     importedVoice: () => speechModels.info('voice'),
     log: ground.log,
     folderChooser: options.speech?.chooseFolder !== undefined,
   });
-  const { conversations } = startConversations({ agents, settings, events: ground.events, log: ground.log, talkie, agui, agentCall });
-  return { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels, conversations };
+  const { conversations, talkie: talkieConversations } = startConversations({ agents, settings, events: ground.events, log: ground.log, talkie, agui, agentCall });
+  return { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels, conversations, talkieConversations };
 }
 
 /** `AGENTDESK_SPEECH_RECOGNIZER` (tests and the demo): a bad value is a notice, and no recognizer is used. */
@@ -412,7 +415,7 @@ function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<
 /** Every contract method's handler, each folder contributing its own table (the types prove each method is answered exactly once). */
 function handlerTable(options: AppServicesOptions, ground: Ground, services: Services): Handlers {
   const { notices, settings, agents, admin, media, photos } = ground;
-  const { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels, conversations } = services;
+  const { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels, conversations, talkieConversations } = services;
   const speechTable = speechHandlers({ speech, models: speechModels, events: ground.events, ...(options.speech?.chooseFolder ? { chooseFolder: options.speech.chooseFolder } : {}) });
   const uiMemory = new UiMemory();
   const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory, openExternal: options.openExternal, media });
@@ -429,7 +432,8 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
     ...(kioskMode ? { answers: visitorAnswers(settings, ground.approvals) } : {}),
     log: ground.log,
   });
-  const talkieTable = withVoicePolicy(talkieHandlers({ talkie, voice }), options.devicePolicy);
+  // What Talkie's methods answer is folded into the open conversation too (a decision, a voice call's lines).
+  const talkieTable = withVoicePolicy(talkieConversationHandlers(talkieHandlers({ talkie, voice }), { talkie: talkieConversations, conversations }), options.devicePolicy);
   // On a kiosk an agent's connection settings are the administrator's (tokens, forwardedProps, a sign-out).
   const agentSettings = <T extends object>(table: T): T => guarded(table, agentSettingsMethods, () => guardAgentSettings(admin, kioskMode));
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
@@ -506,8 +510,9 @@ function refuseKioskDownload(): never {
 }
 
 /** Stops what the services started: voice calls, AgentCall sessions, AG-UI runs, staged photos, the demo and the NFC reader. */
-async function disposeServices({ photos }: Ground, { voice, agentCall, agui, demo, nfc, speechModels, conversations }: Services): Promise<void> {
+async function disposeServices({ photos }: Ground, { voice, agentCall, agui, demo, nfc, speech, speechModels, conversations }: Services): Promise<void> {
   speechModels.dispose();
+  speech.dispose();
   await voice.endAll();
   await conversations.closeAll();
   await agentCall.dispose();

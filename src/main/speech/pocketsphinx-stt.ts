@@ -2,13 +2,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { maxUtteranceSeconds } from '../../shared/speech/ipc-schemas';
 import { runBounded } from './bounded-process';
 import { bytesFromInt16, concatSamples, resample, rms, silence, type Pcm } from './pcm';
 
 /**
- * The demo provider's ears (#16): Debian's pocketsphinx 0.8+5prealpha (`pocketsphinx_continuous`) with
- * the US English model and a small JSGF grammar of the demo's commands, so what it hears is always one of
- * them (or nothing). English only: a Czech session is still heard with this English grammar.
+ * Debian's pocketsphinx 0.8+5prealpha (`pocketsphinx_continuous`) with its US English model, in two uses:
+ * - the demo provider's ears (#16): a small JSGF grammar of the demo's commands, so what it hears is
+ *   always one of them (or nothing). English only: a Czech session is still heard with this grammar;
+ * - the basic English recognizer of client-owned voice while no model is imported (`languageModel`:
+ *   pocketsphinx-en-us's general n-gram model, free speech). Basic: see the measurement in
+ *   test/unit/speech/pocketsphinx-stt.test.ts, which prints what it heard.
  * Audio goes in as a 16 kHz raw 16-bit PCM file in a private temporary folder (not stdin: Node gives a
  * child a socket there, which `-infile /dev/stdin` cannot open); each line on stdout is one utterance.
  */
@@ -37,15 +41,27 @@ export interface PocketsphinxOptions {
   readonly hmm?: string;
   readonly dict?: string;
   readonly grammar?: string;
+  /** An n-gram language model (pocketsphinx-en-us's `en-us.lm.bin`): free speech instead of the grammar. */
+  readonly languageModel?: string;
   readonly timeoutMs?: number;
 }
 
-export const pocketsphinxModel = { hmm: '/usr/share/pocketsphinx/model/en-us/en-us', dict: '/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict' } as const;
+/** pocketsphinx-en-us's files in its model folder (Debian: /usr/share/pocketsphinx/model/en-us). */
+export function pocketsphinxModelIn(dir: string): { hmm: string; dict: string; lm: string } {
+  return { hmm: join(dir, 'en-us'), dict: join(dir, 'cmudict-en-us.dict'), lm: join(dir, 'en-us.lm.bin') };
+}
+
+export const pocketsphinxModel = pocketsphinxModelIn('/usr/share/pocketsphinx/model/en-us');
 const recognizerRate = 16_000;
 /** pocketsphinx's own endpointing wants some quiet around the words. */
 const padMs = 250;
-/** Utterances longer than this are cut (the demo's commands take 1–3 s). */
-const maxUtteranceMs = 20_000;
+/** Utterances longer than `speech.transcribe` takes are cut (the demo's commands take 1–3 s). */
+const maxUtteranceMs = maxUtteranceSeconds * 1000;
+/**
+ * How long a run may take: loading the models, then decoding. Measured with the n-gram model on a loaded
+ * 2-core machine: 3.7 s for a 2 s sentence (1.1 s of CPU), 41 s for 30 s of speech (13 s of CPU).
+ */
+const timeoutFor = (speechMs: number): number => 20_000 + 2 * speechMs;
 /**
  * Digital silence (exact zeros) upsets pocketsphinx's noise estimate: measured, espeak-ng's slow
  * "send the offer" came back as "stop" without it. A microphone never gives exact zeros anyway.
@@ -61,11 +77,11 @@ const loudFrame = 0.02;
 export const minCoverage = 0.6;
 
 export interface Recognition {
-  /** What the grammar decoded, before the coverage check. */
+  /** What was decoded, before the coverage check. */
   readonly heard: string;
   /** Share of the loud 10 ms frames that fall inside a recognized word (0–1). */
   readonly coverage: number;
-  /** `heard`, or '' when it accounts for too little of the speech. */
+  /** `heard`, or '' when a grammar's words account for too little of the speech (free speech is taken as heard). */
   readonly transcript: string;
 }
 
@@ -116,10 +132,11 @@ function coverage(audio: Int16Array, segments: readonly { start: number; end: nu
 export function createPocketsphinxStt(options: PocketsphinxOptions = {}): PocketsphinxStt {
   let dir: string | undefined;
   let files = 0;
+  const lm = options.languageModel;
   const workDir = (): string => {
     if (!dir) {
       dir = mkdtempSync(join(tmpdir(), 'agentdesk-sphinx-'));
-      writeFileSync(join(dir, 'demo.gram'), options.grammar ?? demoGrammar, { mode: 0o600 });
+      if (lm === undefined) writeFileSync(join(dir, 'demo.gram'), options.grammar ?? demoGrammar, { mode: 0o600 });
     }
     return dir;
   };
@@ -131,16 +148,18 @@ export function createPocketsphinxStt(options: PocketsphinxOptions = {}): Pocket
     files += 1;
     const input = join(folder, `utterance-${files}.raw`);
     await writeFile(input, bytesFromInt16(audio), { mode: 0o600 });
-    const args = ['-infile', input, '-jsgf', join(folder, 'demo.gram'), '-hmm', options.hmm ?? pocketsphinxModel.hmm, '-dict', options.dict ?? pocketsphinxModel.dict];
+    const decoder = lm === undefined ? ['-jsgf', join(folder, 'demo.gram')] : ['-lm', lm];
+    const args = ['-infile', input, ...decoder, '-hmm', options.hmm ?? pocketsphinxModel.hmm, '-dict', options.dict ?? pocketsphinxModel.dict];
     try {
       const out = await runBounded(options.binary ?? 'pocketsphinx_continuous', [...args, '-samprate', String(recognizerRate), '-time', 'yes', '-logfn', '/dev/null'], {
-        timeoutMs: options.timeoutMs ?? 20_000,
+        timeoutMs: options.timeoutMs ?? timeoutFor((speech.length / recognizerRate) * 1000),
         maxOutputBytes: 64 * 1024,
       });
       const { words, segments } = parseSphinxOutput(out.toString('utf8'));
       const heard = words.join(' ');
       const share = coverage(audio, segments);
-      return { heard, coverage: share, transcript: share >= minCoverage ? heard : '' };
+      // The coverage check is the grammar's: free speech decodes every sound to some words anyway.
+      return { heard, coverage: share, transcript: lm !== undefined || share >= minCoverage ? heard : '' };
     } finally {
       await rm(input, { force: true });
     }

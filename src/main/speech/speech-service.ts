@@ -1,8 +1,9 @@
+import { basename } from 'node:path';
 import { ServiceError } from '../../shared/ipc/errors';
-import { maxSynthesisChars, maxSynthesisSamples, maxTranscriptChars, primaryLanguage, recognitionSampleRate, type SpeechModelInfo, type SpeechStatus } from '../../shared/speech/ipc-schemas';
+import { maxSynthesisChars, maxSynthesisSamples, maxTranscriptChars, primaryLanguage, recognitionModelsUrl, recognitionSampleRate, type SpeechModelInfo, type SpeechStatus } from '../../shared/speech/ipc-schemas';
 import { SpeechEngineError } from './bounded-process';
 import { createEspeakTts, type TextToSpeech } from './espeak-tts';
-import { createPocketsphinxStt } from './pocketsphinx-stt';
+import { createPocketsphinxStt, pocketsphinxModelIn } from './pocketsphinx-stt';
 import type { SpeechToText } from './speech-to-text';
 import { int16FromBytes, wavBytes, type Pcm } from './pcm';
 import type { Logger } from '../platform/logger';
@@ -17,14 +18,19 @@ import { findSpeechEngines, type SpeechEngines } from './speech-engines';
  *   status, for every other language and whenever the imported voice fails.
  * - Recognition is an engine the user gives AgentDesk: a speech model imported in Settings → Speech
  *   (sherpa-onnx, in a child process: a corrupt model aborts the process that loads it). Until one is
- *   imported, `transcribe` answers `speech_unavailable` and the page offers the keyboard.
+ *   imported, Debian's pocketsphinx with its general US English model, where it is installed (looked for
+ *   at each call, like espeak-ng): a basic English recognizer, and the status says so (`basic`). With
+ *   neither, `transcribe` answers `speech_unavailable` with what to import and where models are
+ *   published, and the page keeps the keyboard.
  * - `AGENTDESK_SPEECH_RECOGNIZER=pocketsphinx` (tests and the demo, never a user's setting) recognises with
  *   Debian's pocketsphinx and the demo's small English grammar instead, so listening can be tested end to
- *   end on a machine without a model.
+ *   end on a machine without a model; `=none` offers no basic recognizer (a computer without pocketsphinx).
  */
 export interface Recognizer {
   readonly engine: 'sherpa-onnx' | 'pocketsphinx';
   readonly model?: { name: string; languages: string[] };
+  /** pocketsphinx's general English model standing in for an imported one: basic, English only. */
+  readonly basic?: true;
   readonly stt: SpeechToText;
   /** Why it cannot run now (its model failed to load several times in a row), if so. */
   readonly refusal?: () => string | undefined;
@@ -54,9 +60,15 @@ export interface SpeechServiceOptions {
   log?: Logger;
   /** Whether `speech.importModel` opens a folder chooser here (Electron). */
   folderChooser?: boolean;
+  /** Whether pocketsphinx's basic English recognizer stands in while no model is imported (default: yes). */
+  basic?: boolean;
+  /** The basic recognizer on pocketsphinx-en-us's model folder (default: the real pocketsphinx; tests give a fake). */
+  basicStt?: (modelDir: string, binary: string) => SpeechToText;
 }
 
-const noModel = 'No speech model is imported: import one in Settings → Speech, or type instead.';
+/** The refusal without any recognizer: what to import, where it is published, and the keyboard meanwhile. */
+export const noRecognizerMessage = `No speech model is imported: import a sherpa-onnx speech recognition model (published at ${recognitionModelsUrl}) in Settings → Speech, or type instead.`;
+const basicModel = { name: 'pocketsphinx-en-us (basic English)', languages: ['en'] };
 
 export class SpeechService {
   private readonly findEngines: () => SpeechEngines;
@@ -67,8 +79,14 @@ export class SpeechService {
   private readonly voice: () => Voice | undefined;
   private readonly importedVoice: () => SpeechModelInfo | undefined;
   private readonly log: Logger | undefined;
+  private readonly basicOffered: boolean;
+  private readonly basicStt: (modelDir: string, binary: string) => SpeechToText;
+  /** The basic recognizer, made on first use (its temporary folder goes with `dispose`). */
+  private basic: { key: string; recognizer: Recognizer } | undefined;
 
   constructor(options: SpeechServiceOptions = {}) {
+    this.basicOffered = options.basic ?? true;
+    this.basicStt = options.basicStt ?? basicPocketsphinx;
     this.voice = options.voice ?? (() => undefined);
     this.importedVoice = options.importedVoice ?? (() => undefined);
     this.log = options.log;
@@ -79,9 +97,33 @@ export class SpeechService {
     this.folderChooser = options.folderChooser ?? false;
   }
 
+  /**
+   * The recognizer in use: the given one (an imported model, or the test recognizer), else the basic
+   * English one where pocketsphinx 0.8 and pocketsphinx-en-us are installed (pocketsphinx 5's command
+   * takes other arguments: not used).
+   */
+  private recognizerNow(engines: SpeechEngines): Recognizer | undefined {
+    const given = this.recognizer();
+    if (given || !this.basicOffered) return given;
+    const { recognizer: binary, model } = engines.found;
+    if (binary === undefined || model === undefined || !basename(binary).startsWith('pocketsphinx_continuous')) return undefined;
+    const key = `${binary}\n${model}`;
+    if (this.basic?.key !== key) {
+      this.basic?.recognizer.stt.close();
+      this.basic = { key, recognizer: { engine: 'pocketsphinx', model: basicModel, basic: true, stt: this.basicStt(model, binary) } };
+    }
+    return this.basic.recognizer;
+  }
+
+  /** Removes what the basic recognizer holds (a temporary folder). */
+  dispose(): void {
+    this.basic?.recognizer.stt.close();
+    this.basic = undefined;
+  }
+
   status(): SpeechStatus {
     const engines = this.findEngines();
-    const recognizer = this.recognizer();
+    const recognizer = this.recognizerNow(engines);
     const refusal = recognizer?.refusal?.();
     const imported = this.imported();
     const extra = { ...(imported ? { imported } : {}), folderChooser: this.folderChooser };
@@ -103,10 +145,11 @@ export class SpeechService {
             available: refusal === undefined,
             engine: recognizer.engine,
             ...(recognizer.model ? { model: recognizer.model } : {}),
+            ...(recognizer.basic ? { basic: true } : {}),
             ...(refusal !== undefined ? { reason: sentence(refusal).slice(0, 500) } : {}),
             ...extra,
           }
-        : { available: false, engine: 'none', reason: noModel, ...extra },
+        : { available: false, engine: 'none', reason: noRecognizerMessage, ...extra },
     };
   }
 
@@ -139,8 +182,8 @@ export class SpeechService {
   async transcribe(pcm: Uint8Array, sampleRate: number): Promise<string> {
     if (sampleRate !== recognitionSampleRate) throw new ServiceError('invalid_request', `Utterances are ${recognitionSampleRate} Hz mono.`, '/sampleRate');
     if (pcm.byteLength % 2 !== 0) throw new ServiceError('invalid_request', 'An utterance is whole 16-bit samples (an even number of bytes).', '/pcm');
-    const recognizer = this.recognizer();
-    if (!recognizer) throw new ServiceError('speech_unavailable', noModel);
+    const recognizer = this.recognizerNow(this.findEngines());
+    if (!recognizer) throw new ServiceError('speech_unavailable', noRecognizerMessage);
     const refusal = recognizer.refusal?.();
     if (refusal !== undefined) throw new ServiceError('speech_unavailable', `Speech could not be recognised: ${sentence(refusal)}`);
     try {
@@ -150,6 +193,12 @@ export class SpeechService {
       throw speechError(error, 'Speech could not be recognised');
     }
   }
+}
+
+/** pocketsphinx 0.8 on pocketsphinx-en-us's folder with its general n-gram model: free English speech. */
+function basicPocketsphinx(modelDir: string, binary: string): SpeechToText {
+  const files = pocketsphinxModelIn(modelDir);
+  return createPocketsphinxStt({ binary, hmm: files.hmm, dict: files.dict, languageModel: files.lm });
 }
 
 /** A voice's answer fits a synthesised WAV (the process already bounds it; this is main's own check). */
@@ -172,10 +221,15 @@ function speechError(error: unknown, what: string): ServiceError {
   return new ServiceError('internal', `${what}.`);
 }
 
-/** The test/demo recognizer named by AGENTDESK_SPEECH_RECOGNIZER, if any (see SpeechService). */
+/** The test/demo recognizer named by AGENTDESK_SPEECH_RECOGNIZER, if any (see SpeechService); `none` names none. */
 export function recognizerFromEnvironment(env: NodeJS.ProcessEnv = process.env): Recognizer | undefined {
   const name = env.AGENTDESK_SPEECH_RECOGNIZER;
-  if (name === undefined || name === '') return undefined;
-  if (name !== 'pocketsphinx') throw new Error(`AGENTDESK_SPEECH_RECOGNIZER=${name}: the only test recognizer is pocketsphinx.`);
+  if (name === undefined || name === '' || name === 'none') return undefined;
+  if (name !== 'pocketsphinx') throw new Error(`AGENTDESK_SPEECH_RECOGNIZER=${name}: the only test recognizer is pocketsphinx (or none, for no recognizer at all).`);
   return { engine: 'pocketsphinx', model: { name: "pocketsphinx (the demo's English commands)", languages: ['en'] }, stt: createPocketsphinxStt() };
+}
+
+/** Whether AGENTDESK_SPEECH_RECOGNIZER leaves the basic recognizer on (`none` turns it off, for tests of a computer without one). */
+export function basicRecognizerFromEnvironment(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.AGENTDESK_SPEECH_RECOGNIZER !== 'none';
 }

@@ -1,14 +1,16 @@
 import { useCallback, useEffect, useId, useState, type ReactNode } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
 import type { IpcError, IpcResult } from '../../shared/ipc/errors';
-import type { SpeechImportProgress, SpeechPurpose, SpeechStatus } from '../../shared/speech/ipc-schemas';
+import { recognitionModelsUrl, recognizerInUse, type RecognizerInUse, type SpeechImportProgress, type SpeechPurpose, type SpeechStatus } from '../../shared/speech/ipc-schemas';
 import { ErrorDetails, ErrorText } from '../components/ErrorText';
 import { call, useLiveResource } from '../hooks/useLiveResource';
 import { useI18n } from '../i18n/I18nProvider';
 import type { MessageKey } from '../i18n/strings';
 
 /**
- * Settings → Speech (#17), in two parts. Recognition: the imported speech model and its languages.
+ * Settings → Speech (#17), in two parts. Recognition: which recognizer is in use (the imported model,
+ * basic English with pocketsphinx while none is imported, or nothing: then what to import and where
+ * sherpa-onnx publishes models, in one sentence), the imported speech model and its languages.
  * Synthesis: the imported Piper voice (sherpa-onnx) and its languages, or espeak-ng alone, and whether
  * espeak-ng (the voice of every other language) is installed, else the command that installs it. Each
  * part has the same import controls (ModelImport, with its `purpose`): Import (main's chooser in
@@ -51,6 +53,14 @@ const importWords = {
     invalid: 'settings.speech.voice.invalid',
   },
 } as const satisfies Record<SpeechPurpose, Record<string, MessageKey>>;
+
+/** The recognizer in use, in words (`recognizerInUse` decides which, from main's status). */
+const inUseWords = {
+  model: 'settings.speech.inUse.model',
+  basic: 'settings.speech.inUse.basic',
+  commands: 'settings.speech.inUse.commands',
+  none: 'settings.speech.inUse.none',
+} as const satisfies Record<RecognizerInUse, MessageKey>;
 
 /** Which part imports or removes now (one at a time), the progress main reports for it, and the way to run one. */
 interface SpeechImports {
@@ -233,6 +243,7 @@ export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?
   const voiceSpeaks = synthesis.engine === 'sherpa-onnx';
   const espeakMissing = synthesis.missing !== undefined || !synthesis.available;
   const chooser = recognition.folderChooser === true;
+  const inUse = recognizerInUse(recognition);
 
   return (
     <fieldset className="settings-group" aria-busy={imports.busy !== null || undefined}>
@@ -240,7 +251,7 @@ export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?
       <div className="speech-part">
         <h2 className="field__label">{t('settings.speech.recognition')}</h2>
         <p className="field__hint">{t('settings.speech.description')}</p>
-        {recognition.engine === 'pocketsphinx' ? <p>{t('settings.speech.testRecognizer')}</p> : null}
+        <p>{t('settings.speech.inUse', { recognizer: t(inUseWords[inUse]) })}</p>
         {imported ? (
           <div className="speech-model">
             <p>
@@ -253,9 +264,11 @@ export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?
               </p>
             ) : null}
           </div>
-        ) : recognition.engine === 'none' ? (
+        ) : (
           <p>{t('settings.speech.noModel')}</p>
-        ) : null}
+        )}
+        {inUse === 'basic' ? <p>{t('settings.speech.basic')}</p> : null}
+        {inUse === 'none' && !imported ? <p>{t('settings.speech.none', { url: recognitionModelsUrl })}</p> : null}
         <ModelImport api={api} purpose="recognition" chooser={chooser} removable={imported !== undefined} imports={imports} onChanged={refresh} />
       </div>
       <div className="speech-part">

@@ -9,9 +9,13 @@ import { ipcBytes } from '../ipc/binary';
  *   it speaks, Debian's espeak-ng as a child process (GPL kept at the process boundary) for the others;
  *   the WAV crosses to the renderer, which plays it through Web Audio so Chromium's echo cancellation hears it.
  * - Recognition: an engine behind main's `SpeechToText` interface, on 16 kHz mono PCM16 utterances the
- *   renderer cut with its VAD or push to talk. Without an engine `speech.transcribe` answers
- *   `speech_unavailable`, and the page offers the keyboard.
+ *   renderer cut with its VAD or push to talk: the imported model, else (where Debian's pocketsphinx is
+ *   installed) a basic English recognizer. Without either `speech.transcribe` answers
+ *   `speech_unavailable`, and the page keeps the keyboard.
  */
+
+/** Where sherpa-onnx publishes its speech recognition models (a release of its GitHub repository). */
+export const recognitionModelsUrl = 'https://github.com/k2-fsa/sherpa-onnx/releases/tag/asr-models';
 
 /** Longest text spoken in one call (an AgentCall `speech.segment` is usually a sentence or two). */
 export const maxSynthesisChars = 2000;
@@ -80,6 +84,8 @@ export const speechStatusSchema = z.strictObject({
     available: z.boolean(),
     engine: z.enum(['sherpa-onnx', 'pocketsphinx', 'none']),
     model: z.strictObject({ name: z.string().max(200), languages: z.array(z.string().max(35)).max(100) }).optional(),
+    /** pocketsphinx's general US English model stands in while no model is imported: basic, English only. */
+    basic: z.literal(true).optional(),
     /** Why it is not available, in words. */
     reason: z.string().max(500).optional(),
     /** The model imported in Settings → Speech, when there is one (also when it cannot run now: `reason` says why). */
@@ -143,3 +149,17 @@ export const speechMethods = {
 export const speechEvents = {
   'speech.importProgress': speechImportProgressSchema,
 } as const;
+
+/**
+ * Which recognizer listens now, as the page names it: the imported model, the basic English one
+ * (pocketsphinx, no model imported), the demo's English commands (pocketsphinx with its grammar, tests
+ * and the demo), or none (nothing can recognise: the page says what to import and keeps the keyboard).
+ */
+export type RecognizerInUse = 'model' | 'basic' | 'commands' | 'none';
+
+export function recognizerInUse(recognition: SpeechStatus['recognition']): RecognizerInUse {
+  if (!recognition.available) return 'none';
+  if (recognition.engine === 'sherpa-onnx') return 'model';
+  if (recognition.engine === 'pocketsphinx') return recognition.basic ? 'basic' : 'commands';
+  return 'none';
+}

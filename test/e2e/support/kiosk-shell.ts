@@ -94,7 +94,8 @@ export async function startKioskShell(options: KioskShellOptions = {}): Promise<
     }),
   );
   const port = await freePort();
-  const flags = ['--headless', '--disable-gpu', `--remote-debugging-port=${port}`, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', '--no-sandbox'];
+  // A kiosk's screen is wide: headless Chromium's own is 800×600, and the kiosk window fills it (below 1000 px the sidebar is a drawer).
+  const flags = ['--headless', '--disable-gpu', '--screen-info={1280x800}', `--remote-debugging-port=${port}`, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', '--no-sandbox'];
   const shell = await startShell(userData, { args: ['--open', '--policy', policy], env: { AGENTDESK_CHROMIUM_FLAGS: flags.join(' '), CHROMIUM_PATH: chromiumPath } });
   const origin = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(shell.launchUrl)?.[1];
   if (!origin) throw new Error(`the shell did not say its address: ${shell.launchUrl}`);

@@ -1,38 +1,14 @@
 import fc from 'fast-check';
-import { aguiLimits, boundThread, createThread, type AguiItem, type AguiThreadView } from '../../../src/shared/agui/run-model';
-import { aguiEarlierItemsSchema, aguiThreadWindowSchema, earlierWindow, endWindow, openWindow, prependEarlier, windowUpdate, type AguiThreadWindow } from '../../../src/shared/agui/thread-window';
-import { aguiThreadUpdateSchema, applyThreadUpdate, firstItemOf, type AguiThreadUpdate } from '../../../src/shared/agui/thread-update';
+import { aguiLimits } from '../../../src/shared/agui/run-model';
 import { conversationBounds, itemsChars } from '../../../src/shared/conversation/bounds';
+import type { ConversationItem } from '../../../src/shared/conversation/items';
+import { applyConversationOps, conversationOpSchema, type ConversationOp } from '../../../src/shared/conversation/update';
+import { conversationViewSchema, type ConversationStatus } from '../../../src/shared/conversation/view';
+import { ConversationService } from '../../../src/main/conversation/conversation-service';
+import type { ConversationAdapter, ConversationSource } from '../../../src/main/conversation/conversation-source';
 import { check, target, viaJson } from '../kit';
 
-/**
- * The conversation bounds and the page's window (src/shared/conversation/bounds.ts, the AG-UI side in
- * thread-window.ts), driven as main drives them: random sequences of items added, grown and rebuilt
- * (a messages snapshot), ticks (each sends the page an update), threads opened, "Show earlier" and run
- * ends. After every step: main's thread is within the budget; every message to the page is valid
- * for its contract schema, within one window's characters (or one item) and applies to what the page
- * holds; and the page holds exactly main's items from its window's first position on.
- */
-
-type Step =
-  | { kind: 'add'; chars: number; count: number }
-  | { kind: 'grow'; pick: number; chars: number }
-  | { kind: 'rebuild' }
-  | { kind: 'tick' }
-  | { kind: 'open' }
-  | { kind: 'earlier' }
-  | { kind: 'end' };
-
 const size = fc.oneof(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 50_000, max: aguiLimits.textChars }), fc.constant(aguiLimits.textChars));
-const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('add' as const), chars: size, count: fc.integer({ min: 1, max: 40 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('grow' as const), pick: fc.nat(), chars: size }) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'rebuild' as const }) },
-  { weight: 4, arbitrary: fc.constant({ kind: 'tick' as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'open' as const }) },
-  { weight: 3, arbitrary: fc.constant({ kind: 'earlier' as const }) },
-  { weight: 1, arbitrary: fc.constant({ kind: 'end' as const }) },
-);
 
 const texts = new Map<number, string>();
 const text = (chars: number) => {
@@ -45,107 +21,172 @@ const text = (chars: number) => {
   return made;
 };
 
-/** One message's items fit one window: at most `windowChars`, or a single item. */
-function checkWindowItems(items: readonly AguiItem[], what: string): void {
-  check(items.length <= 1 || itemsChars(items) <= conversationBounds.windowChars, () => `${what} carries ${items.length} items of ${itemsChars(items)} characters`);
-}
+/**
+ * The one conversation (src/main/conversation/conversation-service.ts): what main sends the page for
+ * any protocol. Random steps drive a protocol source (items added, grown, rebuilt, the oldest
+ * removed by the budget, the answer starting and ending), the page (messages sent while answering —
+ * queued —, taken back, Show earlier, a reload) and the ticks. After every tick: each op is valid for
+ * the contract, one update's items fit one window (or are a single item), the page's view after
+ * applying everything equals main's copy of it, and the page holds exactly the source's items from
+ * its window's first position on, then the queued messages.
+ */
+type ServiceStep =
+  | { kind: 'add'; chars: number; count: number }
+  | { kind: 'grow'; pick: number; chars: number }
+  | { kind: 'rebuild' }
+  | { kind: 'drop'; count: number }
+  | { kind: 'run'; on: boolean }
+  | { kind: 'send' }
+  | { kind: 'unqueue'; pick: number }
+  | { kind: 'earlier' }
+  | { kind: 'reopen' }
+  | { kind: 'tick' };
 
-export const conversationWindowTarget = target<Step[]>({
-  name: 'conversation.window',
+const serviceStep: fc.Arbitrary<ServiceStep> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ kind: fc.constant('add' as const), chars: size, count: fc.integer({ min: 1, max: 30 }) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('grow' as const), pick: fc.nat(), chars: fc.integer({ min: 1, max: 3_000 }) }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'rebuild' as const }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('drop' as const), count: fc.integer({ min: 1, max: 40 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('run' as const), on: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'send' as const }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('unqueue' as const), pick: fc.nat() }) },
+  { weight: 2, arbitrary: fc.constant({ kind: 'earlier' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'reopen' as const }) },
+  { weight: 5, arbitrary: fc.constant({ kind: 'tick' as const }) },
+);
+
+export const conversationServiceTarget = target<ServiceStep[]>({
+  name: 'conversation.service',
   weight: 1,
   quickRuns: 30,
   hangMs: 10_000,
-  arbitrary: fc.array(step, { minLength: 1, maxLength: 60 }),
-  property: (steps) => {
-    let main: AguiThreadView = createThread('t1');
+  arbitrary: fc.array(serviceStep, { minLength: 1, maxLength: 60 }),
+  property: async (steps) => {
+    let items: ConversationItem[] = [];
+    let status: Omit<ConversationStatus, 'earlier' | 'dropped'> & { dropped?: number } = { phase: 'ready', run: 'idle', dropped: 0 };
+    const listeners = new Set<() => void>();
+    const notify = () => listeners.forEach((listener) => listener());
     let next = 0;
-    let opened = openWindow(main);
-    let from = opened.from;
-    let page: AguiThreadWindow = viaJson(opened.window);
-    let sent = main;
-
-    const change = (items: AguiItem[]) => {
-      main = { ...main, items, eventCount: main.eventCount + 1 };
+    const sent: string[] = [];
+    const source: ConversationSource = {
+      protocol: 'agui',
+      snapshot: () => ({ items, status }),
+      subscribe: (changed) => {
+        listeners.add(changed);
+        return () => listeners.delete(changed);
+      },
+      send: async (message) => {
+        sent.push(message.messageId);
+        items = [...items, { kind: 'message', id: `user:${message.messageId}`, role: 'user', text: message.text, format: 'plain', state: 'sent' }];
+        status = { ...status, run: 'running' };
+        notify();
+      },
+      cancel: async () => false,
+      end: async () => undefined,
     };
-    const mirrors = (when: string) => {
-      check(page.droppedItems === main.droppedItems, () => `${when}: the page counts ${page.droppedItems} removed items, main ${main.droppedItems}`);
-      const start = firstItemOf(page) - main.droppedItems;
-      check(start >= 0 && start <= main.items.length, () => `${when}: the page's window begins at ${start} of ${main.items.length}`);
-      const shown = main.items.slice(start);
-      const same = (a: AguiItem, b: AguiItem) => a.kind === b.kind && a.id === b.id && (a.kind !== 'text' || (b.kind === 'text' && a.text.length === b.text.length));
-      check(page.items.length === shown.length && page.items.every((item, index) => same(item, shown[index]!)), () => `${when}: the page's items are not main's from ${start} on`);
+    const pending: (() => void)[] = [];
+    const updates: { conversationId: string; ops: ConversationOp[] }[] = [];
+    const adapter: ConversationAdapter = { protocol: 'agui', open: async () => source, reset: async () => ({ ended: 0, removedFiles: 0 }) };
+    const service = new ConversationService({
+      adapters: { agui: adapter, talkie: adapter, agentcall: adapter },
+      protocolOf: async () => 'agui',
+      emit: (payload) => updates.push(payload),
+      log: { warn: () => undefined },
+      schedule: (run) => pending.push(run),
+    });
+    let page = conversationViewSchema.parse(viaJson(await service.openConversation('a')));
+    let applied = 0;
+    const settle = async () => {
+      // Queued sends resolve in microtasks and schedule further ticks: run until nothing is left.
+      for (let round = 0; round < 20 && pending.length > 0; round++) {
+        while (pending.length > 0) pending.shift()?.();
+        await Promise.resolve();
+      }
+      for (; applied < updates.length; applied++) {
+        const update = updates[applied]!;
+        check(update.conversationId === page.conversationId, 'an update of another conversation');
+        const ops = update.ops.map((op) => conversationOpSchema.parse(viaJson(op)));
+        const carried = ops.flatMap((op) => (op.op === 'upsert' ? [op.item] : op.op === 'reset' ? op.view.items : op.op === 'earlier' ? op.items : []));
+        check(carried.length <= 1 || itemsChars(carried) <= conversationBounds.windowChars, () => `an update carries ${carried.length} items of ${itemsChars(carried)} characters`);
+        const after = applyConversationOps(page, ops);
+        check(after !== undefined, 'the page could not apply an update');
+        page = after;
+      }
+      const mainCopy = service.view('a', page.conversationId);
+      check(sameData(page, viaJson(mainCopy)), () => `the page's view is not main's copy of it: ${JSON.stringify(page).slice(0, 300)} / ${JSON.stringify(mainCopy).slice(0, 300)}`);
+      const dropped = status.dropped ?? 0;
+      const start = page.status.earlier;
+      const expected = items.slice(start).map((item) => item.id);
+      const shown = page.items.filter((item) => !item.id.startsWith('queued:')).map((item) => item.id);
+      check(page.status.dropped === dropped, 'the page counts other removed items than the source');
+      check(JSON.stringify(shown) === JSON.stringify(expected), () => `the page shows ${shown.length} items, the source has ${expected.length} from ${start}`);
     };
-    const tick = () => {
-      main = boundThread(main);
-      check(itemsChars(main.items) <= conversationBounds.chars, () => `main keeps ${itemsChars(main.items)} characters`);
-      const result = windowUpdate(sent, main, from);
-      from = result.from;
-      sent = main;
-      if (result.update === undefined) return;
-      const update: AguiThreadUpdate = aguiThreadUpdateSchema.parse(viaJson(result.update));
-      checkWindowItems(update.items?.changed.flatMap((entry) => ('item' in entry ? [entry.item as AguiItem] : [])) ?? [], 'an update');
-      const applied = applyThreadUpdate(page, update);
-      check(applied !== undefined, 'the page refused an update of its own window');
-      page = applied;
-      mirrors('after an update');
-    };
-    const replace = (window: AguiThreadWindow, what: string) => {
-      checkWindowItems(window.items, what);
-      page = aguiThreadWindowSchema.parse(viaJson(window)) as AguiThreadWindow;
-      mirrors(what);
-    };
-
     for (const current of steps) {
       switch (current.kind) {
         case 'add':
-          change([...main.items, ...Array.from({ length: current.count }, (): AguiItem => ({ kind: 'text', id: `m${next++}`, role: 'assistant', text: text(current.chars), streaming: false }))].slice(-aguiLimits.items));
+          items = [...items, ...Array.from({ length: current.count }, (): ConversationItem => ({ kind: 'message', id: `agent:${next++}`, role: 'agent', text: text(current.chars), format: 'markdown', state: 'done' }))];
+          notify();
           break;
         case 'grow': {
-          if (main.items.length === 0) break;
-          const index = current.pick % main.items.length;
-          const item = main.items[index]!;
-          if (item.kind !== 'text') break;
-          const items = main.items.slice();
-          items[index] = { ...item, text: (item.text + text(current.chars)).slice(0, aguiLimits.textChars) };
-          change(items);
+          const index = items.length === 0 ? -1 : current.pick % items.length;
+          const item = items[index];
+          if (item?.kind !== 'message') break;
+          items = items.map((entry, at) => (at === index ? { ...item, text: (item.text + text(current.chars)).slice(0, 200_000) } : entry));
+          notify();
           break;
         }
         case 'rebuild':
-          change(main.items.map((item) => ({ ...item })));
+          items = items.map((item) => ({ ...item }));
+          notify();
+          break;
+        case 'drop': {
+          const count = Math.min(current.count, Math.max(0, items.length - 1));
+          items = items.slice(count);
+          status = { ...status, dropped: (status.dropped ?? 0) + count };
+          notify();
+          break;
+        }
+        case 'run':
+          status = { ...status, run: current.on ? 'running' : 'idle' };
+          notify();
+          break;
+        case 'send':
+          await service.send('a', page.conversationId, { messageId: `m${next++}`, text: 'hello' }).catch(() => undefined);
+          break;
+        case 'unqueue': {
+          const queued = page.items.filter((item) => item.id.startsWith('queued:'));
+          const pick = queued[current.pick % Math.max(1, queued.length)];
+          if (pick) service.unqueue('a', page.conversationId, pick.id.slice('queued:'.length));
+          break;
+        }
+        case 'earlier': {
+          await settle();
+          const answer = service.earlier('a', page.conversationId);
+          check(answer.items.length <= 1 || itemsChars(answer.items) <= conversationBounds.windowChars, 'Show earlier carries more than one window');
+          const after = applyConversationOps(page, [{ op: 'earlier', items: answer.items }, { op: 'status', status: { ...page.status, earlier: answer.earlier } }]);
+          check(after !== undefined, 'the page could not add earlier items');
+          page = after;
+          break;
+        }
+        case 'reopen':
+          await settle();
+          page = conversationViewSchema.parse(viaJson(await service.openConversation('a')));
+          applied = updates.length;
           break;
         case 'tick':
-          tick();
+          await settle();
           break;
-        case 'open':
-          tick();
-          opened = openWindow(main);
-          from = opened.from;
-          check(opened.window.items.length <= conversationBounds.firstWindowItems, 'an opened window is longer than the first window');
-          replace(opened.window, 'an opened thread');
-          break;
-        case 'earlier': {
-          tick();
-          const { from: earlierFrom, answer } = earlierWindow(main, firstItemOf(page));
-          const wire = aguiEarlierItemsSchema.parse(viaJson(answer));
-          checkWindowItems(wire.items as AguiItem[], 'an earlier window');
-          const joined = prependEarlier(page, wire);
-          check(joined !== undefined, 'the earlier items do not join the page’s window');
-          check((page.earlierItems ?? 0) === 0 || wire.items.length > 0, '"Show earlier" brought nothing while main holds earlier items');
-          from = earlierFrom;
-          page = joined;
-          mirrors('after "Show earlier"');
-          break;
-        }
-        case 'end': {
-          tick();
-          main = boundThread(main);
-          const ended = endWindow(main, from);
-          from = ended.from;
-          sent = main;
-          replace(ended.window, 'a run’s end');
-          break;
-        }
       }
     }
+    await settle();
   },
 });
+
+/** Structural equality of JSON data, whatever the order of object keys. */
+function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  const aKeys = Object.keys(a).filter((key) => (a as Record<string, unknown>)[key] !== undefined);
+  const bKeys = Object.keys(b).filter((key) => (b as Record<string, unknown>)[key] !== undefined);
+  return aKeys.length === bKeys.length && aKeys.every((key) => sameData((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+}

@@ -12,7 +12,8 @@ import { fixtureEngineLauncher } from './model-folders';
  * Main's speech as the app wires it (app-services.ts): the imported models (SpeechModels on
  * `userDataDir`), SpeechService over both slots, and the `speech.*` handlers, with the import's progress
  * events kept. `launcher`: the fixture engine process by default. `withoutEspeak`: the service finds no
- * espeak-ng (recognition alone is tested, whatever this computer has).
+ * espeak-ng (recognition alone is tested, whatever this computer has). No basic recognizer stands in
+ * (pocketsphinx, where installed): these tests are about the imported models, whatever this computer has.
  */
 export async function speechServices(userDataDir: string, options: { launcher?: SpeechEngineLauncher; withoutEspeak?: boolean } = {}) {
   const log = memoryLogger();
@@ -25,6 +26,7 @@ export async function speechServices(userDataDir: string, options: { launcher?: 
   const speech = new SpeechService({
     ...(options.withoutEspeak ? { findEngines: () => ({ available: false, missing: [], installCommand: 'sudo apt-get install espeak-ng pocketsphinx pocketsphinx-en-us' as const, found: {} }) } : {}),
     recognizer: () => models.recognizer(),
+    basic: false,
     imported: () => models.info('recognition'),
     voice: () => models.voice(),
     importedVoice: () => models.info('voice'),

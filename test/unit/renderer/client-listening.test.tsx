@@ -2,7 +2,7 @@ import { act, renderHook, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ok } from '../../../src/shared/ipc/errors';
 import type { BargeInSetting } from '../../../src/shared/settings/settings';
-import { useClientListening, type ListeningDeps } from '../../../src/renderer/screens/agentcall/useClientListening';
+import { useClientListening, type ListeningDeps } from '../../../src/renderer/conversation/protocols/agentcall/useClientListening';
 import type * as VadModule from '../../../src/renderer/voice/vad';
 import type { Vad, VadCallbacks } from '../../../src/renderer/voice/vad';
 import { createFakeBackend, type FakeBackend } from './fake-api';
@@ -112,6 +112,29 @@ describe('client-owned voice listening', () => {
     expect(detector.paused).toBe(1);
     await act(async () => detector.callbacks!.onSpeechEnd(new Float32Array(16_000)));
     expect(fake.callsOf('speech.transcribe')).toEqual([]);
+  });
+
+  it('a recognizer that fails keeps listening and says what went wrong; a recognizer gone (status: none) stops listening, and it says what to import', async () => {
+    const { fake, deps, sendText } = setup();
+    const { result } = renderHook((props: ListeningDeps) => useClientListening(props), { initialProps: deps(false) });
+    act(() => result.current.start());
+    await waitFor(() => expect(result.current.state).toBe('on'));
+    expect(result.current.recognizer).toBe('commands');
+
+    // The recognizer is still there (main's status says so): this utterance failed, listening goes on.
+    fake.failNext('speech.transcribe', { code: 'speech_unavailable', message: 'Speech could not be recognised: pocketsphinx_continuous did not finish within 20000 ms.', retryable: true });
+    await act(async () => detector.callbacks!.onSpeechEnd(new Float32Array(16_000)));
+    await waitFor(() => expect(result.current.problem).toMatchObject({ kind: 'transcribe', error: { code: 'speech_unavailable' } }));
+    expect(result.current.state).toBe('on');
+
+    // The model was removed and nothing stands in: listening stops, and the keyboard is what is left.
+    fake.handle('speech.status', () => ok({ synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: false, engine: 'none', folderChooser: false } }));
+    fake.failNext('speech.transcribe', { code: 'speech_unavailable', message: 'No speech model is imported.' });
+    await act(async () => detector.callbacks!.onSpeechEnd(new Float32Array(16_000)));
+    await waitFor(() => expect(result.current.problem).toEqual({ kind: 'noRecognizer' }));
+    expect(result.current.state).toBe('off');
+    expect(fake.callsOf('media.disarm')).toHaveLength(1);
+    expect(sendText).not.toHaveBeenCalled();
   });
 
   it('push to talk sends what was recorded from the press (with pre-roll) to the release as 16 kHz PCM16', async () => {

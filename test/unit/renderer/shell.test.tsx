@@ -118,7 +118,7 @@ describe('app shell', () => {
     expect(screen.queryByText(text)).toBeNull();
     // A notice not dismissed yet still shows.
     act(() => backend.emit('app.notice', notSaved));
-    expect(await screen.findByText('The conversation of an AG-UI agent is kept until AgentDesk closes, but not on disk.')).toBeTruthy();
+    expect(await screen.findByText('A conversation with an agent is kept until AgentDesk closes, but not on disk.')).toBeTruthy();
   });
 
   it('moves focus into the content with the skip link', async () => {
@@ -133,10 +133,14 @@ describe('app shell', () => {
     const { user } = await renderApp({ backend });
     const notice = await screen.findByText(/^settings\.json could not be read\. It was moved to \/data\/settings\.json\.corrupt-1 and defaults are in use\./);
     expect(notice.closest('[role="status"]')).not.toBeNull();
-    // The parse error is not the main line; it is one click away.
+    // The parse error is not the main line; it is one click away (the banner's one Details: the whole text and the cause).
     expect(screen.getByText('it is not valid JSON').closest('[hidden]')).not.toBeNull();
-    await user.click(within(notice).getByRole('button', { name: 'Details' }));
+    const details = screen.getByRole('button', { name: 'Details' });
+    expect(details.getAttribute('aria-expanded')).toBe('false');
+    await user.click(details);
     expect(screen.getByText('it is not valid JSON').closest('[hidden]')).toBeNull();
+    expect(details.getAttribute('aria-expanded')).toBe('true');
+    expect(details.textContent).toBe('Hide details');
     await user.click(screen.getByRole('button', { name: 'Dismiss the start-up notice' }));
     expect(screen.queryByText(/settings\.json could not be read/)).toBeNull();
   });
@@ -145,7 +149,7 @@ describe('app shell', () => {
     const backend = createFakeBackend({ notices: [movedAside] });
     const { user } = await renderApp({ backend });
     await screen.findByText(/settings\.json could not be read/);
-    const later = 'The conversation of an AG-UI agent is kept until AgentDesk closes, but not on disk.';
+    const later = 'A conversation with an agent is kept until AgentDesk closes, but not on disk.';
     act(() => {
       backend.emit('app.notice', notSaved);
       backend.emit('app.notice', notSaved);
@@ -170,10 +174,12 @@ describe('app shell', () => {
     const list = banner.closest('[role="status"]') as HTMLElement;
     expect(within(list).getByText(/^Soubor settings\.json nešel přečíst\. Byl přesunut do \/data\/settings\.json\.corrupt-1 a používá se výchozí nastavení\./)).toBeTruthy();
     expect(within(list).getByText('Klíčenka není dostupná: přihlášení vydrží jen do zavření AgentDesku.')).toBeTruthy();
-    expect(within(list).getAllByRole('button', { name: 'Podrobnosti' })).toHaveLength(2);
+    // One Details for the banner's one line, the causes behind it.
+    expect(within(list).getAllByRole('button', { name: 'Podrobnosti' })).toHaveLength(1);
+    expect(within(list).getByText('Secret Service not running').closest('[hidden]')).not.toBeNull();
     expect(list.textContent).not.toMatch(/could not|keychain is|defaults/i);
     act(() => backend.emit('app.notice', notSaved));
-    expect(await within(list).findByText('Konverzace s agentem AG-UI zůstane do zavření AgentDesku, ale na disk se neuložila.')).toBeTruthy();
+    expect(await within(list).findByText('Konverzace s agentem zůstane do zavření AgentDesku, ale na disk se neuložila.')).toBeTruthy();
     expect(list.querySelector('[lang="en"]:not(.error-details code)')).toBeNull();
   });
 

@@ -1,4 +1,4 @@
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import type { SpeechModelInfo, SpeechStatus } from '../../../src/shared/speech/ipc-schemas';
 import { createFakeBackend, type FakeBackend } from './fake-api';
@@ -13,7 +13,7 @@ const amyVoice: SpeechModelInfo = { name: 'vits-piper-en_US-amy-low', languages:
  * A fake main whose speech.status follows the imports and removals it answered: `purpose` 'voice' fills
  * the voice slot (then sherpa-onnx speaks the voice's languages), none the recognizer's.
  */
-function speechBackend(options: { chooser?: boolean; espeak?: boolean } = {}): FakeBackend & {
+function speechBackend(options: { chooser?: boolean; espeak?: boolean; basic?: boolean } = {}): FakeBackend & {
   model: { current: SpeechModelInfo | undefined };
   voice: { current: SpeechModelInfo | undefined };
 } {
@@ -29,7 +29,9 @@ function speechBackend(options: { chooser?: boolean; espeak?: boolean } = {}): F
     },
     recognition: model.current
       ? { available: true, engine: 'sherpa-onnx', model: { name: model.current.name, languages: model.current.languages }, imported: model.current, folderChooser: options.chooser ?? false }
-      : { available: false, engine: 'none', reason: 'No speech model is imported.', folderChooser: options.chooser ?? false },
+      : options.basic
+        ? { available: true, engine: 'pocketsphinx', model: { name: 'pocketsphinx-en-us (basic English)', languages: ['en'] }, basic: true, folderChooser: options.chooser ?? false }
+        : { available: false, engine: 'none', reason: 'No speech model is imported.', folderChooser: options.chooser ?? false },
   });
   backend.handle('speech.status', () => ({ ok: true, value: status() }));
   backend.handle('speech.importModel', (request) => {
@@ -153,6 +155,76 @@ describe('Settings → Speech', () => {
     const group = await screen.findByRole('group', { name: 'Řeč' });
     expect(within(group).getByText('Jazyky: čeština, angličtina')).toBeTruthy();
     expect(within(group).getByRole('button', { name: 'Odebrat model' })).toBeTruthy();
+  });
+});
+
+const modelsUrl = 'https://github.com/k2-fsa/sherpa-onnx/releases/tag/asr-models';
+
+describe('Settings → Speech: the recognizer in use', () => {
+  it('none: says so, and in one sentence what to import and where sherpa-onnx publishes models', async () => {
+    const { group } = await openSpeech(speechBackend());
+    const { recognition } = parts(group);
+    expect(within(recognition).getByText('In use: nothing, so speech cannot be recognised')).toBeTruthy();
+    expect(
+      within(recognition).getByText(
+        `To talk by voice, import a speech model from sherpa-onnx’s releases at ${modelsUrl}: for English a streaming zipformer such as sherpa-onnx-streaming-zipformer-en-2023-06-26.tar.bz2, for other languages a Whisper model.`,
+      ),
+    ).toBeTruthy();
+    expect(within(recognition).queryByText(/^Basic English recognition/)).toBeNull();
+  });
+
+  it('basic English (pocketsphinx) while no model is imported: says it is basic; an imported model takes over', async () => {
+    const backend = speechBackend({ basic: true });
+    const { user, group } = await openSpeech(backend);
+    const { recognition } = parts(group);
+    expect(within(recognition).getByText('In use: basic English (pocketsphinx)')).toBeTruthy();
+    expect(within(recognition).getByText('No speech model is imported yet.')).toBeTruthy();
+    expect(
+      within(recognition).getByText(
+        'Basic English recognition needs no model, but it often mishears (about half of the words right in tests with a synthetic voice) and knows no other language; an imported model hears far better.',
+      ),
+    ).toBeTruthy();
+    expect(within(recognition).queryByText(/^To talk by voice/)).toBeNull();
+
+    await user.type(within(recognition).getByRole('textbox', { name: 'Model folder or archive' }), '/models/cs{Enter}');
+    expect(await within(recognition).findByText('Model imported.')).toBeTruthy();
+    expect(within(recognition).getByText('In use: the imported model')).toBeTruthy();
+    expect(within(recognition).queryByText(/^Basic English recognition/)).toBeNull();
+  });
+
+  it('the demo’s commands (AGENTDESK_SPEECH_RECOGNIZER, a test setting) are named as such', async () => {
+    const backend = speechBackend();
+    backend.handle('speech.status', () => ({
+      ok: true,
+      value: { synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: true, engine: 'pocketsphinx', model: { name: "pocketsphinx (the demo's English commands)", languages: ['en'] }, folderChooser: false } },
+    }));
+    const { group } = await openSpeech(backend);
+    expect(within(parts(group).recognition).getByText('In use: pocketsphinx with the demo’s English commands only (a test setting)')).toBeTruthy();
+  });
+
+  it('in Czech: basic, and none', async () => {
+    const backend = speechBackend({ basic: true });
+    await openSpeech(backend);
+    act(() => backend.emit('settings.changed', { ...backend.state.settings, language: 'cs' }));
+    let recognition = part(await screen.findByRole('group', { name: 'Řeč' }), 'Rozpoznávání řeči');
+    expect(within(recognition).getByText('Používá se: základní angličtina (pocketsphinx)')).toBeTruthy();
+    expect(
+      within(recognition).getByText(
+        'Základní rozpoznávání angličtiny nepotřebuje model, ale často se splete (v testech se syntetickým hlasem rozpoznalo správně asi polovinu slov) a jiný jazyk nezná; importovaný model slyší mnohem lépe.',
+      ),
+    ).toBeTruthy();
+
+    cleanup();
+    const without = speechBackend();
+    await openSpeech(without);
+    act(() => without.emit('settings.changed', { ...without.state.settings, language: 'cs' }));
+    recognition = part(await screen.findByRole('group', { name: 'Řeč' }), 'Rozpoznávání řeči');
+    expect(within(recognition).getByText('Používá se: nic, takže řeč nelze rozpoznat')).toBeTruthy();
+    expect(
+      within(recognition).getByText(
+        `Chcete-li mluvit hlasem, importujte model řeči z vydání sherpa-onnx na ${modelsUrl}: pro angličtinu streamovací zipformer, například sherpa-onnx-streaming-zipformer-en-2023-06-26.tar.bz2, pro jiné jazyky model Whisper.`,
+      ),
+    ).toBeTruthy();
   });
 });
 
