@@ -157,7 +157,7 @@ export const devicePolicyDefaults = {
   idleAgentHoldSeconds: idleAgentHoldDefaultSeconds,
   voice: { allowed: true, mode: 'the user\'s choice', bargeIn: 'the user\'s setting' },
   language: 'the user\'s setting',
-  appearance: 'the user\'s settings',
+  appearance: 'the user\'s settings; in kiosk mode textSize "large"',
   admin: 'no PIN',
   developmentSetting: '"forced-off" in kiosk mode, else "user"',
   deviceKeyFile: 'the OS keychain',
@@ -225,7 +225,9 @@ export function forcedSettings(policy: DevicePolicy | undefined): ForcedSetting[
   const forced: ForcedSetting[] = [];
   if (policy.language !== undefined) forced.push({ key: 'language', value: policy.language, policyKey: 'language' });
   if (policy.appearance?.theme !== undefined) forced.push({ key: 'appearance.theme', value: policy.appearance.theme, policyKey: 'appearance.theme' });
-  if (policy.appearance?.textSize !== undefined) forced.push({ key: 'appearance.textSize', value: policy.appearance.textSize, policyKey: 'appearance.textSize' });
+  // A kiosk is read standing, at arm's length: large text unless the policy says otherwise (issue #27).
+  const textSize = policy.appearance?.textSize ?? (policy.kiosk === true ? 'large' : undefined);
+  if (textSize !== undefined) forced.push({ key: 'appearance.textSize', value: textSize, policyKey: policy.appearance?.textSize === undefined ? 'kiosk' : 'appearance.textSize' });
   if (developmentForcedOff(policy)) {
     forced.push({ key: 'developer.allowLocalHttp', value: false, policyKey: 'developmentSetting' });
     forced.push({ key: 'developer.allowPastedTokens', value: false, policyKey: 'developmentSetting' });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { adminPinWaitSeconds, parseAdminPinHash } from '../../../src/shared/device-policy/admin-pin-hash';
 import {
   describeDevicePolicy,
+  forcedSettings,
   devicePolicyJsonSchema,
   policyRefusals,
   settingsUnderPolicy,
@@ -190,6 +191,14 @@ describe('the settings under a device policy', () => {
       const user = policy.nfc?.armedScanning === false ? { ...loosened, nfc: { ...loosened.nfc!, kioskScan: true } } : loosened;
       expect(pick(settingsUnderPolicy(user, { policyVersion: 1, ...policy })), JSON.stringify(policy)).toEqual(expected);
     }
+  });
+
+  it('gives a kiosk large text unless its policy sets the text size (issue #27)', () => {
+    expect(settingsUnderPolicy(loosened, { policyVersion: 1, kiosk: true }).appearance).toEqual({ theme: 'dark', textSize: 'large' });
+    expect(forcedSettings({ policyVersion: 1, kiosk: true }).find((forced) => forced.key === 'appearance.textSize')).toEqual({ key: 'appearance.textSize', value: 'large', policyKey: 'kiosk' });
+    expect(settingsUnderPolicy({ ...loosened, appearance: { theme: 'dark', textSize: 'large' } }, { policyVersion: 1, kiosk: true, appearance: { textSize: 'normal' } }).appearance.textSize).toBe('normal');
+    // Not a kiosk: the user's setting.
+    expect(settingsUnderPolicy(loosened, { policyVersion: 1, kiosk: false }).appearance.textSize).toBe('normal');
   });
 
   it('leaves the settings alone without a policy, or with one that sets nothing', () => {
