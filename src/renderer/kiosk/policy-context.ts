@@ -36,6 +36,8 @@ export interface PolicyView {
    * a PIN: absent). Main refuses them otherwise (`agentSettingsAccess`).
    */
   agentSettings: 'user' | 'admin' | 'policy';
+  /** Voice (`voice.allowed`): false, no control that opens the microphone is offered (Talk by voice, Call). */
+  voice: boolean;
   voiceMode: 'hands-free' | 'push-to-talk' | undefined;
   /** The settings the policy sets. */
   forced: ActiveStatus['forced'];
@@ -52,6 +54,7 @@ export function policyView(status: DevicePolicyStatus): PolicyView {
       idleAgentHoldSeconds: status.kiosk ? status.idleAgentHoldSeconds : undefined,
       filePicker: status.filePicker ?? filePickerAllowed(undefined, status.kiosk),
       agentSettings: agentSettingsAccess(status.kiosk, status.adminPin),
+      voice: status.voice,
       voiceMode: status.voiceMode,
       forced: status.forced,
     };
@@ -59,7 +62,7 @@ export function policyView(status: DevicePolicyStatus): PolicyView {
   const kiosk = status.state === 'none' && status.kiosk === true;
   // A policy that failed runs nothing (the error screen), so nothing is offered there either.
   const filePicker = status.state === 'none' && filePickerAllowed(undefined, kiosk);
-  return { kiosk, agentsLocked: false, adminPin: false, startAgentId: undefined, idleResetSeconds: undefined, idleAgentHoldSeconds: undefined, filePicker, agentSettings: agentSettingsAccess(kiosk, false), voiceMode: undefined, forced: [] };
+  return { kiosk, agentsLocked: false, adminPin: false, startAgentId: undefined, idleResetSeconds: undefined, idleAgentHoldSeconds: undefined, filePicker, agentSettings: agentSettingsAccess(kiosk, false), voice: status.state === 'none', voiceMode: undefined, forced: [] };
 }
 
 export function usePolicyView(): PolicyView {

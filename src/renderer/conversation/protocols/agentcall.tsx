@@ -11,6 +11,7 @@ import { useSettings } from '../../hooks/useApiData';
 import { call } from '../../hooks/useLiveResource';
 import { useOpenLink } from '../../hooks/useOpenLink';
 import { useWindowFileDrop } from '../../hooks/useWindowFileDrop';
+import { usePolicyView } from '../../kiosk/policy-context';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { StartTag } from '../../kiosk/KioskStartScreen';
 import type { NfcObservationResult } from '../../screens/nfc/ScanControl';
@@ -92,7 +93,9 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
       active = false;
     };
   }, [api, agentId, opened]);
-  const agentName = agent?.name ?? label;
+  // A kiosk names the agent as its administrator did (the policy's name), never by its card (issue #27).
+  const policy = usePolicyView();
+  const agentName = policy.kiosk ? label : (agent?.name ?? label);
   const accepted = useMemo(() => agent?.accepted ?? [], [agent]);
 
   const pendingRequest = items.findLast((item): item is ItemOfKind<'request'> => item.kind === 'request' && item.state === 'pending');
@@ -160,7 +163,7 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
   const [photoFor, setPhotoFor] = useState<{ interactionId?: string; file?: File } | undefined>();
   const photoOpen = photoFor !== undefined && ready && (photoFor.interactionId === undefined || photoFor.interactionId === pendingRequestId);
   const photoUsable = modalityReason('photo', { ready, call: byCall }, usable, accepted) === undefined && !ended;
-  const dragging = useWindowFileDrop(photoUsable && !photoOpen, (file) => {
+  const dragging = useWindowFileDrop(photoUsable && !photoOpen && policy.filePicker, (file) => {
     setPhotoFor(pendingRequest?.request.modality === 'photo' && pendingRequestId !== undefined ? { interactionId: pendingRequestId, file } : { file });
   });
   const onPhotoStaged = (photo: StagedPhotoData) => {
@@ -180,7 +183,8 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
   // Voice. A WebRTC card (agent-owned voice) is called; a card whose voice is the client's is read aloud (main
   // synthesises, the page plays) and listened to (main recognises).
   const voiceCall = useAgentCallCall(api, agentId);
-  const clientVoice = agent?.voice.owner === 'client' && agent.voice.transport === 'websocket';
+  // Where the policy turns voice off, neither is offered (no Call, no Talk by voice, no call bar).
+  const clientVoice = policy.voice && agent?.voice.owner === 'client' && agent.voice.transport === 'websocket';
   const [readAloud, setReadAloud] = useReadAloud();
   const settings = useSettings(api);
   const agentSpeech = useAgentSpeech(api, clientVoice && readAloud, sessionKey, language);
@@ -274,7 +278,7 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
 
   const signIn = state.status === 'failed' && state.error.code === 'sign_in_required' ? state.error : undefined;
   const voiceTool =
-    byCall && voiceCall.state === 'idle' ? <CallButton call={voiceCall} name={agentName} /> : clientVoice && ready && listening.state === 'off' ? <TalkButton listening={listening} /> : undefined;
+    byCall && policy.voice && voiceCall.state === 'idle' ? <CallButton call={voiceCall} name={agentName} /> : clientVoice && ready && listening.state === 'off' ? <TalkButton listening={listening} /> : undefined;
 
   return {
     title: agentName,
@@ -296,7 +300,7 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
         voice={voiceTool}
       />
     ),
-    callBar: byCall ? (
+    callBar: byCall && policy.voice ? (
       <div className="agentcall-call">
         <AgentCallCallControl call={voiceCall} runActive={runActive} />
       </div>
