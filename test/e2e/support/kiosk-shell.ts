@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { hashAdminPin } from '../../../src/main/policy/admin-pin';
 import { chromiumPath, startShell, type RunningShell } from './app';
+import { installFakeReader, type FakeReader } from './fake-reader';
 
 /**
  * A kiosk as it runs (issue #18), for test/e2e/kiosk.test.ts and bench/kiosk.ts: `agentdesk demo` as
@@ -27,6 +28,8 @@ export interface KioskShell {
   frames: string[];
   /** The app's page (a new connection: after a renderer crash the old page object is gone). */
   page(): Promise<Page>;
+  /** With `fakeReader`: the page's NFC reader (installed at each page()). */
+  reader(): FakeReader;
   /** Drops the connection to Chromium (the next page() connects again). */
   disconnect(): Promise<void>;
   stop(): Promise<void>;
@@ -62,6 +65,10 @@ export interface KioskShellOptions {
   idleAgentHoldSeconds?: number;
   /** The policy's agents instead of the demo's two (Workshop, the start agent, and Runner). */
   agents?: (demo: { agentcall: string; agui: string }) => { list: Record<string, unknown>[]; start?: string };
+  /** The policy's `appearance` (default: large text, said; null: none, the kiosk's own default). */
+  appearance?: Record<string, string> | null;
+  /** A reader the page believes in (support/fake-reader.ts) instead of the machine's. */
+  fakeReader?: boolean;
 }
 
 export async function startKioskShell(options: KioskShellOptions = {}): Promise<KioskShell> {
@@ -90,7 +97,7 @@ export async function startKioskShell(options: KioskShellOptions = {}): Promise<
       idleResetSeconds: options.idleResetSeconds ?? 10,
       ...(options.idleAgentHoldSeconds === undefined ? {} : { idleAgentHoldSeconds: options.idleAgentHoldSeconds }),
       admin: { pinHash: await hashAdminPin(kioskPin) },
-      appearance: { textSize: 'large' },
+      ...(options.appearance === null ? {} : { appearance: options.appearance ?? { textSize: 'large' } }),
     }),
   );
   const port = await freePort();
@@ -101,6 +108,7 @@ export async function startKioskShell(options: KioskShellOptions = {}): Promise<
   if (!origin) throw new Error(`the shell did not say its address: ${shell.launchUrl}`);
   const frames: string[] = [];
   let browser: Browser | undefined;
+  let reader: FakeReader | undefined;
 
   const page = async (): Promise<Page> => {
     const end = Date.now() + 20_000;
@@ -113,6 +121,7 @@ export async function startKioskShell(options: KioskShellOptions = {}): Promise<
             socket.on('framesent', (frame) => frames.push(String(frame.payload)));
             socket.on('framereceived', (frame) => frames.push(typeof frame.payload === 'string' ? frame.payload : frame.payload.toString('latin1')));
           });
+          if (options.fakeReader === true) reader = await installFakeReader(found);
           // The page connected before the test attached: a reload lets the test see its IPC frames (a kiosk reloads onto its start screen).
           await found.reload();
           return found;
@@ -134,6 +143,10 @@ export async function startKioskShell(options: KioskShellOptions = {}): Promise<
     userData,
     frames,
     page,
+    reader: () => {
+      if (!reader) throw new Error('no fake reader: start the kiosk with fakeReader and open its page first');
+      return reader;
+    },
     disconnect,
     stop: async () => {
       await disconnect();
@@ -144,8 +157,11 @@ export async function startKioskShell(options: KioskShellOptions = {}): Promise<
   };
 }
 
-/** The kiosk's start screen, ready to start (the previous session cleared). */
+/** The start screen's heading: one agent ("Touch the screen to start") or several ("Touch who you want to talk to"). */
+export const startHeadingName = /^Touch (the screen to start|who you want to talk to)$/;
+
+/** The kiosk's start screen, ready to start (the previous session cleared): Start, or the first agent's button, enabled. */
 export async function waitForStartScreen(page: Page, timeout = 20_000): Promise<void> {
-  await page.getByRole('heading', { level: 1, name: 'Touch the screen to start' }).waitFor({ timeout });
-  await page.getByRole('button', { name: 'Start' }).and(page.locator(':enabled')).waitFor({ timeout });
+  await page.getByRole('heading', { level: 1, name: startHeadingName }).waitFor({ timeout });
+  await page.locator('.kiosk-start .button--primary:enabled').first().waitFor({ timeout });
 }

@@ -36,7 +36,7 @@ const kioskPolicy: DevicePolicyStatus = {
 };
 
 /** What no kiosk screen shows a visitor: versions, addresses, protocol names, the card's own name, Details, the notices' words. */
-const technical = [/0\.1\.0/, /\bversion\b|\bverze\b/i, /https?:\/\//, /127\.0\.0\.1|192\.168\./, /AgentCall|AG-UI|Talkie|protocol|protokol/i, /AgentDesk demo agent/, /keychain|klíčenk/i, /Details|Podrobnosti/, /speech model|řečov|model řeči/i];
+const technical = [/0\.1\.0/, /\bversion\b|\bverze\b/i, /https?:\/\//, /127\.0\.0\.1|192\.168\./, /AgentCall|AG-UI|Talkie|protocol|protokol/i, /AgentDesk demo agent/, /keychain|klíčenk/i, /Details|Podrobnosti/, /speech model|řečov|model řeči/i, /\bIntent\b|Záměr/];
 
 function expectNothingTechnical(where: string) {
   const text = document.body.textContent ?? '';
