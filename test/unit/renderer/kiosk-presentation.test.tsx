@@ -134,8 +134,9 @@ describe('the kiosk for a walk-up visitor (issue #27)', () => {
     expect(document.body.textContent).not.toMatch(/speech|voice|microphone/i);
   });
 
-  it('with voice allowed, Talk by voice is a large tool with its words beside Scan and Take a photo', async () => {
+  it('with voice allowed and a recognizer, Talk by voice is a large tool with its words beside Scan and Take a photo', async () => {
     const { backend, user } = kioskApp();
+    backend.handle('speech.status', () => ok({ synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: true, engine: 'pocketsphinx', basic: true } }));
     await started(backend);
     const start = await screen.findByRole<HTMLButtonElement>('button', { name: 'Start' });
     await waitFor(() => expect(start.disabled).toBe(false));
@@ -143,6 +144,19 @@ describe('the kiosk for a walk-up visitor (issue #27)', () => {
     const talk = await screen.findByRole('button', { name: 'Talk by voice' });
     expect(talk.closest('.app--kiosk')).not.toBeNull();
     for (const name of [/Scan/, /Take a photo/, /Talk by voice/]) expect(screen.getByRole('button', { name }).textContent).toMatch(name);
+  });
+
+  it('with voice allowed but nothing to recognise speech, Talk by voice is not offered (it would only say to import a speech model)', async () => {
+    const { backend, user } = kioskApp();
+    await started(backend);
+    const start = await screen.findByRole<HTMLButtonElement>('button', { name: 'Start' });
+    await waitFor(() => expect(start.disabled).toBe(false));
+    await user.click(start);
+    const photo = await screen.findByRole<HTMLButtonElement>('button', { name: /Take a photo/ }, { timeout: 5_000 });
+    await waitFor(() => expect(photo.disabled).toBe(false));
+    await waitFor(() => expect(backend.callsOf('speech.status').length).toBeGreaterThan(0));
+    expect(screen.queryByRole('button', { name: 'Talk by voice' })).toBeNull();
+    expectNothingTechnical('conversation without a recognizer');
   });
 
   it('the photo dialog offers the camera only: no file chooser, its title says Take a photo', async () => {

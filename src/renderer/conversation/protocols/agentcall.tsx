@@ -12,6 +12,7 @@ import { call } from '../../hooks/useLiveResource';
 import { useOpenLink } from '../../hooks/useOpenLink';
 import { useWindowFileDrop } from '../../hooks/useWindowFileDrop';
 import { usePolicyView } from '../../kiosk/policy-context';
+import { recognizerInUse } from '../../../shared/speech/ipc-schemas';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { StartTag } from '../../kiosk/KioskStartScreen';
 import type { NfcObservationResult } from '../../screens/nfc/ScanControl';
@@ -185,6 +186,19 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
   const voiceCall = useAgentCallCall(api, agentId);
   // Where the policy turns voice off, neither is offered (no Call, no Talk by voice, no call bar).
   const clientVoice = policy.voice && agent?.voice.owner === 'client' && agent.voice.transport === 'websocket';
+  // A kiosk offers Talk by voice only where something can recognise speech: without, it would only tell a
+  // visitor to import a speech model (issue #27). Elsewhere Talk by voice says so itself, to the user who can.
+  const [canRecognise, setCanRecognise] = useState(!policy.kiosk);
+  useEffect(() => {
+    if (!policy.kiosk || !clientVoice) return undefined;
+    let active = true;
+    void call(() => api.speech.status({})).then((result) => {
+      if (active) setCanRecognise(result.ok && recognizerInUse(result.value.recognition) !== 'none');
+    });
+    return () => {
+      active = false;
+    };
+  }, [api, policy.kiosk, clientVoice]);
   const [readAloud, setReadAloud] = useReadAloud();
   const settings = useSettings(api);
   const agentSpeech = useAgentSpeech(api, clientVoice && readAloud, sessionKey, language);
@@ -278,7 +292,7 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
 
   const signIn = state.status === 'failed' && state.error.code === 'sign_in_required' ? state.error : undefined;
   const voiceTool =
-    byCall && policy.voice && voiceCall.state === 'idle' ? <CallButton call={voiceCall} name={agentName} /> : clientVoice && ready && listening.state === 'off' ? <TalkButton listening={listening} /> : undefined;
+    byCall && policy.voice && voiceCall.state === 'idle' ? <CallButton call={voiceCall} name={agentName} /> : clientVoice && canRecognise && ready && listening.state === 'off' ? <TalkButton listening={listening} /> : undefined;
 
   return {
     title: agentName,

@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'react';
 import { recognitionModelsUrl } from '../../../../shared/speech/ipc-schemas';
 import { ErrorAlert } from '../../../components/ErrorText';
 import { useI18n } from '../../../i18n/I18nProvider';
+import { usePolicyView } from '../../../kiosk/policy-context';
 import { CallBar, type CallPhase } from '../../../voice/CallBar';
 import { CallControlGroup, MicrophoneProblemText } from '../../../voice/CallControlGroup';
 import { useHeldWhile } from '../../../voice/speaking-hold';
@@ -44,10 +45,12 @@ export function ClientVoiceControl({ listening, agentSpeaking, runActive, onType
     if (problem?.kind === 'noRecognizer') typeRef.current();
   }, [problem]);
 
+  // A kiosk's visitor cannot import a model: they are told to type, no more.
+  const { kiosk } = usePolicyView();
   const failure =
     problem === undefined ? null : problem.kind === 'noRecognizer' ? (
       <p className="error-text" role="alert">
-        {t('agentcall.voice.noRecognizer', { url: recognitionModelsUrl })}
+        {kiosk ? t('kiosk.voiceUnavailable') : t('agentcall.voice.noRecognizer', { url: recognitionModelsUrl })}
       </p>
     ) : problem.kind === 'transcribe' ? (
       <ErrorAlert summary={t('agentcall.voice.notHeard')} error={problem.error} />
