@@ -38,6 +38,7 @@ const options = {
   policy: { type: 'string' },
   'dry-run': { type: 'boolean', default: false },
   autostart: { type: 'boolean', default: false },
+  strict: { type: 'boolean', default: false },
   web: { type: 'boolean', default: false },
   exec: { type: 'string' },
 } as const;
@@ -136,23 +137,25 @@ export const commands: Record<string, Command> = {
     },
   },
   policy: {
-    usage: `  agentdesk policy check [FILE] [--json]           validate a device policy (default: this OS's
-                                                    system location) and print what it would do;
-                                                    exit 1 when the app would refuse it
+    usage: `  agentdesk policy check [FILE] [--json] [--strict] validate a device policy (default: this OS's
+                                                    system location), print what it would do and
+                                                    warnings with their fixes (an http:// agent, the
+                                                    key file, no keychain); exit 1 when the app would
+                                                    refuse it, or with --strict any warning
   agentdesk policy hash-pin                        the admin PIN from stdin → the salted hash for
                                                     the policy's admin.pinHash`,
     run: ({ values, positionals, io }) => {
       const [action, ...files] = positionals;
       if (action === 'check') {
         if (files.length > 1) throw new UsageError('agentdesk policy check takes at most one file.');
-        return policyCheck(files[0], { json: values.json }, io);
+        return policyCheck(files[0], { json: values.json, strict: values.strict }, io);
       }
       if (action === 'hash-pin') {
         if (files.length > 0) throw new UsageError('agentdesk policy hash-pin reads the PIN from stdin, not from its arguments (they show in `ps`).');
         if (process.stdin.isTTY) io.err('Type the admin PIN and press Enter (it shows as you type; pipe it in to avoid that):');
         return policyHashPin(process.stdin, io);
       }
-      throw new UsageError('agentdesk policy check [FILE] [--json] | agentdesk policy hash-pin');
+      throw new UsageError('agentdesk policy check [FILE] [--json] [--strict] | agentdesk policy hash-pin');
     },
   },
   diagnostics: {
