@@ -277,13 +277,18 @@ describe('the kiosk for a walk-up visitor (issue #27) in Chromium', () => {
   /** What no kiosk screen may show a visitor, in English or Czech. */
   const technical = [/\b\d+\.\d+\.\d+\b/, /\bversion\b|\bverze\b/i, /https?:\/\//, /127\.0\.0\.1|localhost/, /AgentCall|AG-UI|Talkie|protocol|protokol/i, /AgentDesk demo agent|demo agent/i, /keychain|klíčenk/i, /\bDetails\b|Podrobnosti/, /speech model|model řeči/i, /Unencrypted|development|nešifrovan|vývoj/i, /\bIntent\b|Záměr/];
 
-  /** The page's own words: what the agent said (and the visitor typed) in the conversation is theirs, not the kiosk's. */
+  /**
+   * The page's own words, each text node on its own line (so that "passed" and "Details" stay two words):
+   * what the agent said and the visitor typed in the conversation is theirs, not the kiosk's.
+   */
   async function expectNothingTechnical(where: string): Promise<void> {
     const text = await view.evaluate(() => {
       const copy = document.body.cloneNode(true) as HTMLElement;
-      for (const said of copy.querySelectorAll('.transcript__item--answer, .transcript__item--message')) said.remove();
-      // innerText of a detached copy has no layout: textContent, hidden text included (stricter).
-      return copy.textContent ?? '';
+      for (const said of copy.querySelectorAll('.message--assistant > :not(.message__state):not(.visually-hidden), .message__text')) said.remove();
+      const walker = document.createTreeWalker(copy, NodeFilter.SHOW_TEXT);
+      const parts: string[] = [];
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) parts.push(node.textContent ?? '');
+      return parts.join('\n');
     });
     for (const pattern of technical) expect(text, `${where}: ${String(pattern)}`).not.toMatch(pattern);
   }
@@ -364,6 +369,23 @@ describe('the kiosk for a walk-up visitor (issue #27) in Chromium', () => {
     await expectNothingTechnical('conversation');
     await expectNoViolations(view, 'kiosk conversation with a tag and a photo');
     await shoot('conversation');
+  });
+
+  it('a plain AG-UI agent’s conversation: its policy name, Start over, nothing technical', { timeout: 60_000 }, async () => {
+    await startOver(view);
+    await choose(view, 'Runner').click();
+    const box = view.getByRole('textbox', { name: 'Message' });
+    await explainFailure(view, 'kiosk-presentation-runner', () => box.waitFor({ timeout: 20_000 }));
+    await view.getByRole('heading', { level: 1, name: 'Runner' }).waitFor();
+    await box.fill('hello');
+    await view.getByRole('button', { name: 'Send', exact: true }).click();
+    // The answer ran to its end (Cancel goes with it).
+    await view.getByRole('button', { name: 'Cancel' }).waitFor({ timeout: 20_000 });
+    await view.getByRole('button', { name: 'Cancel' }).waitFor({ state: 'detached', timeout: 30_000 });
+    expect(await view.getByRole('button', { name: /Details/ }).count()).toBe(0);
+    await expectNothingTechnical('plain AG-UI conversation');
+    await expectNoViolations(view, 'kiosk plain AG-UI conversation');
+    await shoot('conversation-runner');
   });
 
   it('the PIN dialog for the administrator; the start-up notice is in Settings, not on a visitor’s screen', async () => {
