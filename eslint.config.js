@@ -14,7 +14,7 @@ import tseslint from 'typescript-eslint';
  *   src/main     → src/shared and itself (never renderer or preload), and inside it floor by floor, each
  *                  importing only the floors below it (mainFloors; README "Architecture"):
  *                  ground (net platform secrets store ipc policy) < auth < protocols and hardware
- *                  (talkie agentcall agui nfc photo) < agents, demo < app < entries (electron webshell cli);
+ *                  (talkie agentcall agui nfc photo speech updates) < agents, demo < app < entries (electron webshell cli);
  *                  only app/ and cli/ may import demo/.
  *   the NFC reader process (readerProcessFiles: its own process, a utilityProcess or a Node child)
  *                → its own files, src/shared, Node built-ins and nfc-pcsc
@@ -36,7 +36,7 @@ const zone = (target, from, message) => ({ target, from, message });
 const mainFloors = {
   ground: ['net', 'platform', 'secrets', 'store', 'ipc', 'policy'],
   auth: ['auth'],
-  protocols: ['talkie', 'agentcall', 'agui', 'nfc', 'photo', 'speech'],
+  protocols: ['talkie', 'agentcall', 'agui', 'nfc', 'photo', 'speech', 'updates'],
   above: ['agents', 'conversation', 'demo'],
   app: ['app'],
   entries: ['electron', 'webshell', 'cli'],
@@ -77,7 +77,8 @@ export const runtimePackages = {
   renderer: [...pure, 'react', 'react-dom', 'react-markdown', 'remark-gfm', 'lowlight', 'hast-util-to-jsx-runtime', '@ricky0123/vad-web'],
   preload: ['electron'], // zod and @ag-ui/core come bundled in through src/shared
   main: mainPackages,
-  'main/electron': [...mainPackages, 'electron'],
+  // electron-updater: loaded only by src/main/electron/updater.ts, only under a policy that enables updates.
+  'main/electron': [...mainPackages, 'electron', 'electron-updater'],
   'main/demo': [...mainPackages, 'oidc-provider', 'node-datachannel', 'opusscript'],
   // `agentdesk conformance` makes a real WebRTC call for Talkie §10 (loaded only when it does).
   'main/cli': [...mainPackages, 'node-datachannel'],

@@ -131,7 +131,7 @@ async function talkie(): Promise<void> {
       await say(page, 'send the offer');
       await page.getByText(/Listening for your confirmation/).last().waitFor(wait);
       await say(page, 'yes send it');
-      await page.getByRole('region', { name: 'Messages' }).getByText('Status: running').last().waitFor(wait);
+      await page.getByRole('log', { name: 'Conversation' }).getByText('Under way').last().waitFor(wait);
       const marks = await takeVoiceMarks(page);
       const found = gaps(
         marks,

@@ -205,11 +205,11 @@ describe.skipIf(unavailable !== undefined)('AgentCall client-owned voice in Chro
       await bar.getByText(/^Basic English recognition \(pocketsphinx\): it often mishears/).waitFor(wait);
       await expectNoViolations(page, 'AgentCall client voice with the basic recognizer');
       await say(page, 'what is the weather tomorrow');
-      await expect.poll(() => ipcCalls(app.frames, 'agentcall.sendText').length, wait).toBe(1);
-      const turn = JSON.parse(/"text":("(?:[^"\\]|\\.)*")/.exec(ipcCalls(app.frames, 'agentcall.sendText')[0]!)![1]!) as string;
+      await expect.poll(() => ipcCalls(app.frames, 'conversation.send').length, wait).toBe(1);
+      const turn = JSON.parse(/"text":("(?:[^"\\]|\\.)*")/.exec(ipcCalls(app.frames, 'conversation.send')[0]!)![1]!) as string;
       console.log(`the basic recognizer heard espeak-ng's "what is the weather tomorrow" through the page as "${turn}"`);
       expect(turn.split(' ').length).toBeGreaterThan(1);
-      await page.getByRole('region', { name: 'Messages' }).getByText(turn, { exact: true }).first().waitFor(wait);
+      await page.getByRole('log', { name: 'Conversation' }).getByText(turn, { exact: true }).first().waitFor(wait);
       await bar.getByRole('button', { name: 'Hang up' }).click();
     } finally {
       await app.close();

@@ -170,8 +170,8 @@ describe('plain AG-UI with the built-in demo in Chromium', () => {
       await explainFailure(page, 'agui-bounds-open', () => message.waitFor(wait));
       await message.fill('hi');
       await page.getByRole('button', { name: 'Send', exact: true }).click();
-      const transcript = page.getByRole('region', { name: 'Messages' });
-      await explainFailure(page, 'agui-bounds-run', () => page.locator('.run-status__text', { hasText: 'Finished' }).waitFor(wait));
+      const transcript = page.getByRole('log', { name: 'Conversation' });
+      await explainFailure(page, 'agui-bounds-run', () => page.locator('.run-status__text', { hasText: 'Answered' }).waitFor(wait));
       await transcript.getByText(/^Answer 59 x/).waitFor(wait);
       await transcript.getByText('Earlier messages were removed to keep this chat small.').waitFor(wait);
       await expect(transcript.getByText(/^Answer 0 x/).count()).resolves.toBe(0);

@@ -34,7 +34,7 @@ interface Layout {
 function measure(page: Page): Promise<Layout> {
   return page.evaluate(() => {
     const form = document.querySelector('form.composer');
-    const region = document.querySelector('[role="region"][aria-label="Messages"]');
+    const region = document.querySelector('[role="log"][aria-label="Conversation"]');
     const box = form?.getBoundingClientRect();
     const root = document.scrollingElement ?? document.documentElement;
     return {
@@ -75,7 +75,7 @@ async function sendUntilItScrolls(page: Page, message: string): Promise<void> {
   for (let sent = 0; sent < 12; sent++) {
     await box.fill(`${message} ${sent + 1}`);
     await box.press('Enter');
-    await page.getByRole('region', { name: 'Messages' }).getByText(`${message} ${sent + 1}`, { exact: false }).first().waitFor({ timeout: 30_000 });
+    await page.getByRole('log', { name: 'Conversation' }).getByText(`${message} ${sent + 1}`, { exact: false }).first().waitFor({ timeout: 30_000 });
     // The next message waits until the run ended (the composer's Cancel is gone).
     await expect.poll(() => page.locator('form.composer').getByRole('button', { name: 'Cancel' }).count(), { timeout: 30_000 }).toBe(0);
     const layout = await measure(page);

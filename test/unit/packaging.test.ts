@@ -34,7 +34,8 @@ describe('electron-builder config', () => {
     await expect(validateConfiguration(config, quiet)).resolves.toBeUndefined();
     // The validation refuses a typo, so passing it means something.
     await expect(validateConfiguration({ ...config, deb: { ...(config.deb as object), recomends: ['espeak-ng'] } }, quiet)).rejects.toThrow('Invalid configuration object');
-  });
+    // Loading app-builder-lib and its schema took 3.6 s at a load average of 12 here, and ran over vitest's default 5 s twice in a row.
+  }, 30_000);
 
   it('uses only keys that electron-builder knows (a typo would silently do nothing)', () => {
     for (const key of Object.keys(config).filter((key) => key !== '$schema')) expect(scheme.properties, key).toHaveProperty(key);
@@ -51,10 +52,17 @@ describe('electron-builder config', () => {
     expect(config.asarUnpack).toEqual(expect.arrayContaining(['**/node_modules/@pokusew/pcsclite/**/*', '**/node_modules/sherpa-onnx-*/**/*']));
   });
 
-  it('builds AppImage, deb and rpm on Linux, NSIS on Windows and dmg on macOS', () => {
+  it('writes the update files (app-update.yml in the app, latest*.yml beside the installers) for a feed the device policy names, and publishes nothing', () => {
+    // electron-builder writes them only with a publish entry; the app never reads this URL (src/main/electron/updater.ts sets the
+    // policy's feed, and without updates.enabled never loads electron-updater). A generic provider has no uploader: `npm run dist` publishes nothing.
+    expect(config.publish).toEqual([{ provider: 'generic', url: 'https://updates.invalid/agentdesk/', publishAutoUpdate: true }]);
+    expect(new URL((config.publish as { url: string }[])[0]!.url).hostname.endsWith('.invalid')).toBe(true);
+  });
+
+  it('builds AppImage, deb and rpm on Linux, NSIS on Windows and dmg on macOS (with the zip electron-updater installs from)', () => {
     expect((config.linux as { target: string[] }).target).toEqual(['AppImage', 'deb', 'rpm']);
     expect((config.win as { target: string[] }).target).toEqual(['nsis']);
-    expect((config.mac as { target: string[] }).target).toEqual(['dmg']);
+    expect((config.mac as { target: string[] }).target).toEqual(['dmg', 'zip']);
   });
 
   it('deb and rpm need the smart-card service and bzip2 (speech model archives), recommend espeak-ng and keep electron-builder’s own dependencies', () => {

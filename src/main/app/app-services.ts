@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import type { ObjectPassport } from '../../shared/agentcall/passport';
+import { eventChannelPrefix } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import { nfcSettingsOf } from '../../shared/settings/settings';
 import type { OAuthPort } from '../auth/oauth-port';
@@ -57,6 +58,7 @@ import { Kiosk, kioskHandlers, visitorAnswers } from './kiosk';
 import { startConversations } from './conversations';
 import { talkieConversationHandlers } from './talkie-conversation';
 import { conversationHandlers } from '../conversation/conversation-handlers';
+import type { ConversationActivity } from '../../shared/updates/update-rules';
 
 export interface AppServicesOptions {
   userDataDir: string;
@@ -107,6 +109,11 @@ export interface AppServicesOptions {
   logRing?: LogRing;
 }
 
+/** The events of a conversation, whatever its protocol (the updater's "quiet" watches them). */
+function isConversationEvent(channel: string): boolean {
+  return channel.startsWith(eventChannelPrefix) && /^(?:conversation|talkie|agui|agentcall|voice)\./.test(channel.slice(eventChannelPrefix.length));
+}
+
 /** The web shell's downloads: no dialog in a plain browser page, so a free name in ~/Downloads. */
 export const downloadsFolderPath: ChooseDownloadPath = async (name) => {
   const folder = join(homedir(), 'Downloads');
@@ -128,6 +135,10 @@ export interface AppServices {
   notices: Notices;
   /** The administrator entered the device policy's PIN (and it has not run out): kiosk keys and closing work again. */
   adminUnlocked(): boolean;
+  /** What goes on in the conversations now (a run, a queued message, a voice call) and when anything last did: the updater's rule (issue #28). */
+  activity(): ConversationActivity;
+  /** Calls `listener` after each kiosk reset that ended everything; answers the way to stop. */
+  onKioskReset(listener: () => void): () => void;
   /** Stops what the services started (the built-in demo agent). */
   dispose(): Promise<void>;
 }
@@ -144,14 +155,30 @@ export async function startAppServices(given: AppServicesOptions): Promise<AppSe
   // The recent log is saved beside the settings, for `agentdesk diagnostics` (entries redacted as the ring kept them).
   const recentLog = await persistRecentLog(logRing, options.userDataDir);
   const services = await startServices(options, ground);
+  const kioskResets = new Set<() => void>();
+  // The last time any protocol's conversation sent the page something (an answer streaming, a voice call's events): what "quiet" means for the updater.
+  let lastConversationEventAt: number | undefined;
+  const watching = ground.events.connect((channel) => {
+    if (isConversationEvent(channel)) lastConversationEventAt = Date.now();
+  });
   return {
-    dispatcher: createDispatcher(handlerTable(options, ground, services), options.log),
+    dispatcher: createDispatcher(handlerTable(options, ground, services, () => kioskResets.forEach((listener) => listener())), options.log),
     events: ground.events,
     media: ground.media,
     photos: ground.photos,
     notices: ground.notices,
     adminUnlocked: () => ground.admin.unlockedByPin(),
+    activity: () => {
+      const conversations = services.conversations.activity();
+      const times = [conversations.lastActivityAt, lastConversationEventAt].filter((time): time is number => time !== undefined);
+      return { busy: conversations.busy || services.voice.openCalls() > 0, lastActivityAt: times.length > 0 ? Math.max(...times) : undefined };
+    },
+    onKioskReset: (listener) => {
+      kioskResets.add(listener);
+      return () => kioskResets.delete(listener);
+    },
     dispose: async () => {
+      watching();
       await disposeServices(ground, services);
       await recentLog.flush();
     },
@@ -175,8 +202,13 @@ export async function startAppServicesUnderPolicy(options: AppServicesOptions, s
   }
   if (policy.state === 'none') return { services: await startAppServices({ ...options, kiosk: start.kiosk === true }), kiosk: start.kiosk === true, policy };
   options.log.info('policy', `device policy ${policy.file} in force${policy.policy.kiosk ? ' (kiosk mode)' : ''}`);
+  // A key set in two places to different values: the higher place wins, and the log says so (issue #28: never silently).
+  for (const conflict of policy.conflicts) {
+    options.log.warn('policy', `device policy conflict: ${conflict.key} is taken from ${conflict.source}; ${conflict.overridden.map((other) => other.source).join(', ')} set${conflict.overridden.length === 1 ? 's' : ''} it otherwise`);
+  }
+  const { file, policy: active, layers, sources, conflicts } = policy;
   return {
-    services: await startAppServices({ ...options, devicePolicy: { file: policy.file, policy: policy.policy }, kiosk: start.kiosk === true }),
+    services: await startAppServices({ ...options, devicePolicy: { file, policy: active, layers, sources, conflicts }, kiosk: start.kiosk === true }),
     kiosk: policy.policy.kiosk === true || start.kiosk === true,
     policy,
   };
@@ -413,7 +445,7 @@ function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<
 }
 
 /** Every contract method's handler, each folder contributing its own table (the types prove each method is answered exactly once). */
-function handlerTable(options: AppServicesOptions, ground: Ground, services: Services): Handlers {
+function handlerTable(options: AppServicesOptions, ground: Ground, services: Services, kioskReset: () => void): Handlers {
   const { notices, settings, agents, admin, media, photos } = ground;
   const { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels, conversations, talkieConversations } = services;
   const speechTable = speechHandlers({ speech, models: speechModels, events: ground.events, ...(options.speech?.chooseFolder ? { chooseFolder: options.speech.chooseFolder } : {}) });
@@ -431,6 +463,7 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
     admin,
     ...(kioskMode ? { answers: visitorAnswers(settings, ground.approvals) } : {}),
     log: ground.log,
+    onReset: kioskReset,
   });
   // What Talkie's methods answer is folded into the open conversation too (a decision, a voice call's lines).
   const talkieTable = withVoicePolicy(talkieConversationHandlers(talkieHandlers({ talkie, voice }), { talkie: talkieConversations, conversations }), options.devicePolicy);
@@ -459,7 +492,7 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
       choosePath: options.chooseDownloadPath ?? downloadsFolderPath,
       collect: async () => ({
         app: { name: 'AgentDesk', version: options.version, shell: options.shell },
-        policy: options.devicePolicy ? { state: 'active', ...options.devicePolicy } : { state: 'none', file: systemDevicePolicyPath() },
+        policy: options.devicePolicy ? { state: 'active', layers: [], sources: {}, conflicts: [], ...options.devicePolicy } : { state: 'none', file: systemDevicePolicyPath() },
         settings: settings.get(),
         tokenStorage: { kind: ground.secrets.kind, problem: ground.secrets.kind === 'memory' ? (ground.secrets.problem ?? ground.secrets.reason) : undefined },
         nfc: nfc ? nfc.status() : { state: 'not_started', detail: 'NFC is off in this run.' },

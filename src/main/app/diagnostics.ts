@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { z } from 'zod';
 import { readFile, writeFile } from 'node:fs/promises';
 import { arch, cpus, release, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -109,8 +110,59 @@ async function policyPart(load: DevicePolicyLoad) {
   const where = { file: load.file, ...(sha256 ? { sha256 } : {}) };
   if (load.state === 'none') return { policy: { state: 'none' as const, ...where } };
   if (load.state === 'failed') return { policy: { state: 'failed' as const, ...where, kind: load.kind, kiosk: load.kiosk, problem: redactLogText(load.problem) } };
-  return { policy: { state: 'active' as const, ...where, effects: describeDevicePolicy(load.policy), settings: policyWithoutSecrets(load.policy) } };
+  return {
+    policy: {
+      state: 'active' as const,
+      ...where,
+      // Where it came from (issue #28): each place, each key's place, and the keys set differently in two places (their places only, not their values).
+      layers: load.layers,
+      sources: load.sources,
+      conflicts: load.conflicts.map((conflict) => ({ key: conflict.key, source: conflict.source, overridden: conflict.overridden.map((other) => other.source) })),
+      effects: describeDevicePolicy(load.policy),
+      settings: policyWithoutSecrets(load.policy),
+    },
+  };
 }
+
+const logEntrySchema = z.object({ at: z.string(), level: z.enum(['info', 'warn', 'error']), area: z.string(), message: z.string() });
+
+/**
+ * The bundle's shape, as `agentdesk diagnostics --json` promises it to a fleet's scripts (issue #28):
+ * the keys below keep their meaning while `format` is `agentdesk-diagnostics/1`; a nested object may
+ * gain keys, the top level does not without a change here (a test checks every bundle against it).
+ */
+export const diagnosticsBundleSchema = z.strictObject({
+  format: z.literal(diagnosticsFormat),
+  createdAt: z.iso.datetime(),
+  app: z.object({ name: z.literal('AgentDesk'), version: z.string(), shell: z.enum(['electron', 'web', 'cli']) }),
+  versions: z.object({ agentdesk: z.string(), node: z.string(), v8: z.string(), electron: z.string().optional(), chrome: z.string().optional(), openssl: z.string().optional() }),
+  platform: z.object({ os: z.string(), release: z.string(), arch: z.string(), distro: z.array(z.string()), cpus: z.number(), memoryMiB: z.number(), locale: z.string(), timeZone: z.string() }),
+  policy: z.discriminatedUnion('state', [
+    z.object({ state: z.literal('none'), file: z.string(), sha256: z.string().optional() }),
+    z.object({ state: z.literal('failed'), file: z.string(), sha256: z.string().optional(), kind: z.string(), kiosk: z.boolean(), problem: z.string() }),
+    z.object({
+      state: z.literal('active'),
+      file: z.string(),
+      sha256: z.string().optional(),
+      layers: z.array(z.object({ kind: z.enum(['os-machine', 'os-user', 'drop-in', 'file', 'option']), name: z.string(), sha256: z.string().optional() })),
+      sources: z.record(z.string(), z.string()),
+      conflicts: z.array(z.object({ key: z.string(), source: z.string(), overridden: z.array(z.string()) })),
+      effects: z.array(z.string()),
+      settings: z.record(z.string(), z.unknown()),
+    }),
+  ]),
+  settings: z.union([z.object({ problem: z.string() }), z.object({ language: z.string() }).loose()]),
+  tokenStorage: z.object({ kind: z.enum(['keychain', 'memory']), problem: z.string().optional() }),
+  hardware: z.object({
+    nfc: z.object({ state: z.string(), readers: z.array(z.object({ name: z.string(), connected: z.boolean(), cardPresent: z.boolean().optional() })).optional(), detail: z.string().optional() }).loose(),
+    camera: z.object({ allowedByPolicy: z.boolean(), armed: z.boolean() }),
+    microphone: z.object({ allowedByPolicy: z.boolean(), armed: z.boolean() }),
+  }),
+  notices: z.array(z.object({ code: z.string(), message: z.string() }).loose()),
+  lastErrors: z.array(logEntrySchema),
+  recentLog: z.union([z.object({ file: z.string(), savedAt: z.string() }), z.object({ file: z.string(), problem: z.string() })]).optional(),
+  logs: z.array(logEntrySchema),
+});
 
 /** The policy as set, with the admin PIN hash replaced by whether there is one, and agent addresses without credentials or query. */
 export function policyWithoutSecrets(policy: DevicePolicy): Record<string, unknown> {

@@ -26,6 +26,8 @@ export interface KioskDeps {
   /** What visitors answer per agent (accepted endpoints, voice consents): put back as the kiosk started (`visitorAnswers`). */
   answers?: { restore(): Promise<void> };
   log: Logger;
+  /** Told after every reset that ended everything (the updater's moment, issue #28). */
+  onReset?: () => void;
 }
 
 /**
@@ -93,6 +95,7 @@ export class Kiosk {
     // A part that failed is said, after the rest was wiped.
     const failed = failures[0];
     if (failed !== undefined) throw new ServiceError('internal', `The reset could not end everything: ${(failed as Error)?.message ?? String(failed)}`);
+    this.deps.onReset?.();
     return answer;
   }
 

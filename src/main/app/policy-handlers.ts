@@ -16,8 +16,8 @@ import { Notices } from '../store/notices';
 import type { AppServices } from './app-services';
 import { MediaPermissions } from './media-permissions';
 
-/** The device policy in force for this run (or none): what startAppServices is given. */
-export type ActiveDevicePolicy = { file: string; policy: DevicePolicy };
+/** The device policy in force for this run (or none): what startAppServices is given, with where each key came from when the entry loaded it. */
+export type ActiveDevicePolicy = { file: string; policy: DevicePolicy } & Partial<Pick<Extract<DevicePolicyLoad, { state: 'active' }>, 'layers' | 'sources' | 'conflicts'>>;
 
 /** `policy.*`: what the page may know of the device policy, and the admin PIN. */
 export function policyHandlers({ devicePolicy, admin, kiosk = false }: { devicePolicy: ActiveDevicePolicy | undefined; admin: AdminSession; kiosk?: boolean }): HandlerTable<'policy'> {
@@ -181,6 +181,8 @@ export function policyFailedServices(
     notices,
     // No policy could be read, so no PIN: nothing unlocks the kiosk from the screen (an administrator fixes the file).
     adminUnlocked: () => false,
+    activity: () => ({ busy: false, lastActivityAt: undefined }),
+    onKioskReset: () => () => false,
     dispose: async () => undefined,
   };
 }

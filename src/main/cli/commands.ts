@@ -9,7 +9,7 @@ import { kioskInstall } from './kiosk-install';
 import { parseScanTimeout, readers, scan } from './nfc';
 import { exitCodes, processIo, UsageError, type Io } from './output';
 import { photo } from './photo';
-import { policyCheck, policyHashPin } from './policy';
+import { policyCheck, policyEffective, policyExport, policyHashPin } from './policy';
 import { probe } from './probe';
 import { releaseWebRtcIfLoaded } from './webrtc-loaded';
 
@@ -41,6 +41,9 @@ const options = {
   strict: { type: 'boolean', default: false },
   web: { type: 'boolean', default: false },
   exec: { type: 'string' },
+  admx: { type: 'string' },
+  mobileconfig: { type: 'string' },
+  from: { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof options }>>['values'];
@@ -137,11 +140,21 @@ export const commands: Record<string, Command> = {
     },
   },
   policy: {
-    usage: `  agentdesk policy check [FILE] [--json] [--strict] validate a device policy (default: this OS's
-                                                    system location), print what it would do and
-                                                    warnings with their fixes (an http:// agent, the
-                                                    key file, no keychain); exit 1 when the app would
-                                                    refuse it, or with --strict any warning
+    usage: `  agentdesk policy check [FILE] [--json] [--strict] validate a device policy (FILE alone, or this
+                                                    machine's, as policy effective merges it), print
+                                                    what it would do and warnings with their fixes
+                                                    (an http:// agent, the key file, no keychain);
+                                                    exit 1 when the app would refuse it, or with
+                                                    --strict on any warning
+  agentdesk policy effective [--json] [--policy FILE]
+                                                    the policy this machine runs under, merged from
+                                                    the OS (registry, macOS profile), policy.d/*.json
+                                                    and policy.json (or --policy where none is set),
+                                                    each key with its source, and the conflicts
+  agentdesk policy export --admx DIR | --mobileconfig FILE [--from POLICY.json]
+                                                    write the Windows ADMX/ADML templates (en-US,
+                                                    cs-CZ), or a macOS profile carrying a policy
+                                                    (default: the effective one); files are replaced
   agentdesk policy hash-pin                        the admin PIN from stdin → the salted hash for
                                                     the policy's admin.pinHash`,
     run: ({ values, positionals, io }) => {
@@ -150,21 +163,31 @@ export const commands: Record<string, Command> = {
         if (files.length > 1) throw new UsageError('agentdesk policy check takes at most one file.');
         return policyCheck(files[0], { json: values.json, strict: values.strict }, io);
       }
+      if (action === 'effective') {
+        if (files.length > 0) throw new UsageError('agentdesk policy effective takes no file: name one with --policy FILE.');
+        return policyEffective({ json: values.json, policyFile: values.policy }, io);
+      }
+      if (action === 'export') {
+        if (files.length > 0) throw new UsageError('agentdesk policy export takes --admx DIR or --mobileconfig FILE [--from POLICY.json].');
+        return policyExport({ admx: values.admx, mobileconfig: values.mobileconfig, from: values.from }, io);
+      }
       if (action === 'hash-pin') {
         if (files.length > 0) throw new UsageError('agentdesk policy hash-pin reads the PIN from stdin, not from its arguments (they show in `ps`).');
         if (process.stdin.isTTY) io.err('Type the admin PIN and press Enter (it shows as you type; pipe it in to avoid that):');
         return policyHashPin(process.stdin, io);
       }
-      throw new UsageError('agentdesk policy check [FILE] [--json] [--strict] | agentdesk policy hash-pin');
+      throw new UsageError('agentdesk policy check [FILE] [--json] [--strict] | agentdesk policy effective [--json] [--policy FILE] | agentdesk policy export --admx DIR | --mobileconfig FILE [--from POLICY.json] | agentdesk policy hash-pin');
     },
   },
   diagnostics: {
     usage: `  agentdesk diagnostics --out FILE [--policy FILE] write the diagnostics bundle (one JSON file:
                                                     versions, platform, the policy without secrets,
-                                                    settings, keychain, NFC readers, redacted log)`,
+                                                    settings, keychain, NFC readers, redacted log)
+  agentdesk diagnostics --json [--policy FILE]     the same bundle on stdout (for fleet scripts)`,
     run: ({ values, positionals, io }) => {
-      if (positionals.length > 0) throw new UsageError('agentdesk diagnostics takes no arguments but --out FILE [--policy FILE].');
-      return diagnostics({ out: values.out, policyFile: values.policy, userDataDir: resolveUserDataDir(), version: packageJson.version }, io);
+      if (positionals.length > 0) throw new UsageError('agentdesk diagnostics takes no arguments but --out FILE or --json [--policy FILE].');
+      if (values.json && values.out !== undefined) throw new UsageError('agentdesk diagnostics writes --out FILE or prints --json: one or the other.');
+      return diagnostics({ out: values.out, json: values.json, policyFile: values.policy, userDataDir: resolveUserDataDir(), version: packageJson.version }, io);
     },
   },
   kiosk: {

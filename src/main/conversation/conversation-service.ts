@@ -39,6 +39,8 @@ interface Open {
   sent: ConversationView;
   /** The absolute position (items removed for good + index) of the page's first item. */
   windowFrom: number;
+  /** The source's thread the window is of: another thread opens on its own newest window. */
+  threadId: string | undefined;
   queue: Queued[];
   /** A queued message is being handed to the source. */
   sending: boolean;
@@ -54,9 +56,21 @@ interface Open {
  */
 export class ConversationService {
   private readonly open = new Map<string, Open>();
+  /** An open in progress per agent: the next waits for it (two at once would open two sources, one never ended). */
+  private readonly opening = new Map<string, Promise<unknown>>();
   private counter = 0;
+  private lastActivityAt: number | undefined;
 
   constructor(private readonly deps: ConversationServiceDeps) {}
+
+  /**
+   * Whether a conversation is going on now (an answer coming, a message queued or being sent) and
+   * when anything last happened in one: the updater installs only when nothing is (issue #28).
+   */
+  activity(): { busy: boolean; lastActivityAt: number | undefined } {
+    const busy = [...this.open.values()].some((entry) => entry.sending || entry.queue.length > 0 || entry.source.snapshot().status.run !== 'idle');
+    return { busy, lastActivityAt: this.lastActivityAt };
+  }
 
   /**
    * The agent's conversation for a page that opens it: the one already open (a reloaded page, a screen
@@ -65,9 +79,20 @@ export class ConversationService {
    * window of items.
    */
   async openConversation(agentId: string, options: { threadId?: string; renew?: boolean } = {}): Promise<ConversationView> {
+    const run = (this.opening.get(agentId) ?? Promise.resolve()).catch(() => undefined).then(() => this.openNow(agentId, options));
+    this.opening.set(agentId, run);
+    try {
+      return await run;
+    } finally {
+      if (this.opening.get(agentId) === run) this.opening.delete(agentId);
+    }
+  }
+
+  private async openNow(agentId: string, options: { threadId?: string; renew?: boolean }): Promise<ConversationView> {
     const current = this.open.get(agentId);
     if (current !== undefined && options.renew !== true && (options.threadId === undefined || options.threadId === current.source.snapshot().status.threadId)) {
-      current.windowFrom = newestWindowFrom(current.source.snapshot());
+      current.threadId = current.source.snapshot().status.threadId;
+      current.windowFrom = newestWindowFrom(current.source.snapshot(), queuedItems(current.queue));
       current.sent = this.viewOf(current);
       return current.sent;
     }
@@ -83,6 +108,7 @@ export class ConversationService {
       unsubscribe: () => undefined,
       sent: { conversationId, agentId, protocol, status: { phase: 'connecting', run: 'idle', earlier: 0, dropped: 0 }, items: [] },
       windowFrom: 0,
+      threadId: source.snapshot().status.threadId,
       queue: [],
       sending: false,
       scheduled: false,
@@ -90,7 +116,7 @@ export class ConversationService {
     };
     this.open.set(agentId, entry);
     entry.unsubscribe = source.subscribe(() => this.changed(entry));
-    entry.windowFrom = newestWindowFrom(source.snapshot());
+    entry.windowFrom = newestWindowFrom(source.snapshot(), []);
     entry.sent = this.viewOf(entry);
     return entry.sent;
   }
@@ -103,6 +129,7 @@ export class ConversationService {
   /** The user's text: sent now, or queued while the agent answers (shown as queued; `unqueue` takes it back). */
   async send(agentId: string, conversationId: string, message: Queued): Promise<{ queued: boolean }> {
     const entry = this.entry(agentId, conversationId);
+    this.lastActivityAt = Date.now();
     const { status } = entry.source.snapshot();
     if (status.phase !== 'ready') throw new ServiceError('rejected', 'The conversation cannot take a message yet: it is still connecting, or it has ended.');
     if (status.run !== 'idle' || entry.queue.length > 0 || entry.sending) {
@@ -192,6 +219,7 @@ export class ConversationService {
   }
 
   private changed(entry: Open): void {
+    this.lastActivityAt = Date.now();
     if (entry.scheduled || entry.closed) return;
     entry.scheduled = true;
     (this.deps.schedule ?? ((run: () => void) => setTimeout(run, 0)))(() => {
@@ -203,15 +231,25 @@ export class ConversationService {
   }
 
   /**
-   * One tick: the view now, the ops from what the page has to it. A change larger than one message
+   * One tick: the view now, the ops from what the page has to it. Another thread is sent as its newest
+   * window, whole. A change larger than one message
    * may carry (a snapshot that rebuilt every item) moves the page's window to the newest items instead,
    * sent whole; the older ones are back behind "Show earlier".
    */
   private flush(entry: Open): void {
+    const snapshot = entry.source.snapshot();
+    if (snapshot.status.threadId !== entry.threadId) {
+      // Another thread in the same conversation (AG-UI's New chat, an earlier thread): its own newest window.
+      entry.threadId = snapshot.status.threadId;
+      entry.windowFrom = newestWindowFrom(snapshot, queuedItems(entry.queue));
+      entry.sent = this.viewOf(entry);
+      this.deps.emit({ agentId: entry.agentId, conversationId: entry.conversationId, ops: [{ op: 'reset', view: entry.sent }] });
+      return;
+    }
     let next = this.viewOf(entry);
     let ops = diffConversation(entry.sent, next);
     if (opsChars(ops) > conversationBounds.windowChars) {
-      entry.windowFrom = newestWindowFrom(entry.source.snapshot());
+      entry.windowFrom = newestWindowFrom(entry.source.snapshot(), queuedItems(entry.queue));
       next = this.viewOf(entry);
       ops = [{ op: 'reset', view: next }];
     }
@@ -246,15 +284,21 @@ export class ConversationService {
     // The window keeps growing with new items; items the budget removed leave it (the source drops them).
     const start = Math.max(0, Math.min(items.length, entry.windowFrom - dropped));
     entry.windowFrom = dropped + start;
-    const queued = entry.queue.map((message): ConversationItem => ({ kind: 'message', id: `queued:${message.messageId}`, role: 'user', text: message.text, format: 'plain', state: 'queued' }));
+    const queued = queuedItems(entry.queue);
     const fullStatus: ConversationStatus = { ...status, earlier: start, dropped };
     return { ...entry.sent, status: fullStatus, items: [...items.slice(start), ...queued] };
   }
 }
 
-/** Where the newest window of a conversation begins, as an absolute position. */
-function newestWindowFrom({ items, status }: ReturnType<ConversationSource['snapshot']>): number {
-  return (status.dropped ?? 0) + windowStart(items, items.length, conversationBounds.firstWindowItems);
+/** The messages waiting to be sent, as the page shows them after the conversation's items. */
+function queuedItems(queue: readonly Queued[]): ConversationItem[] {
+  return queue.map((message) => ({ kind: 'message', id: `queued:${message.messageId}`, role: 'user', text: message.text, format: 'plain', state: 'queued' }));
+}
+
+/** Where the newest window of a conversation begins, as an absolute position: the queued messages after it fit in it too. */
+function newestWindowFrom({ items, status }: ReturnType<ConversationSource['snapshot']>, queued: readonly ConversationItem[]): number {
+  const shown = [...items, ...queued];
+  return (status.dropped ?? 0) + Math.min(items.length, windowStart(shown, shown.length, conversationBounds.firstWindowItems));
 }
 
 /** The characters of items the ops carry (text appended counts as its length). */

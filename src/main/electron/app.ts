@@ -15,6 +15,7 @@ import { readStaticFile } from '../platform/static-files';
 import { startAppServicesUnderPolicy, type AppServices } from '../app/app-services';
 import { CrashReloadPolicy, crashLoopMessage } from './crash-reload';
 import { HangWatch, KioskGuard, kioskCrashReloadDelayMs, loginItemSettings } from './kiosk';
+import { startUpdates } from './updater';
 import {
   appEntryUrl,
   appHost,
@@ -137,6 +138,12 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(),
   // Windows and macOS: a kiosk policy starts AgentDesk at login (Linux: `agentdesk kiosk install`).
   const loginItem = loginItemSettings({ platform: process.platform, policy: started.policy.state === 'active' ? { kiosk: started.policy.policy.kiosk === true } : started.policy.state });
   if (loginItem) app.setLoginItemSettings(loginItem);
+  // Updates only from the feed a device policy names (issue #28); the decisions are src/main/updates/.
+  const updates = await startUpdates({ policy: started.policy.state === 'active' ? started.policy.policy : undefined, version: app.getVersion(), services, log }).catch((error: unknown) => {
+    log.error('updates', `the updater could not start: ${(error as Error).message}`);
+    return undefined;
+  });
+  app.on('will-quit', () => updates?.dispose());
 
   protocol.handle(appScheme, async (request) => {
     const url = new URL(request.url);

@@ -257,6 +257,11 @@ export class VoiceService {
     return shortcut ? shortcut.arm(callId) : { state: 'unavailable' };
   }
 
+  /** How many voice calls are open (the updater waits while one is). */
+  openCalls(): number {
+    return this.calls.size;
+  }
+
   /** App quit or the window closed: every open call ends with its last reported seconds. */
   async endAll(): Promise<number> {
     const open = [...this.calls.keys()];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { normalizeAgentAddress } from '../agents/address';
+import { isLocalDevelopmentHost, normalizeAgentAddress } from '../agents/address';
 import { parseForwardedProps, runInputLimits } from '../agui/interrupts';
 import { agentLabelMaxLength } from '../agents/label';
 import { bargeInSettingSchema, languageSchema, textSizeSchema, themeSchema, type BargeInSetting, type Settings } from '../settings/settings';
@@ -49,6 +49,12 @@ export const adminPinHashSchema = z
   .max(400)
   .regex(/^\$scrypt\$/)
   .describe('The admin PIN as a salted scrypt hash in PHC format ($scrypt$ln=15,r=8,p=1$salt$hash). Make one with `agentdesk policy hash-pin`.');
+
+/** An Ed25519 public key as base64 DER (SubjectPublicKeyInfo): always 44 bytes, so 60 characters with this prefix. */
+export const updatePublicKeySchema = z.string().max(60).regex(/^MCowBQYDK2VwAyEA[A-Za-z0-9+/]{43}=$/, 'must be an Ed25519 public key as base64 DER (60 characters starting MCowBQYDK2VwAyEA)');
+
+/** `updates.maintenanceWindow`: "HH:MM-HH:MM", 24-hour local time. */
+export const maintenanceWindowPattern = /^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/;
 
 export const devicePolicySchema = z
   .strictObject({
@@ -106,6 +112,30 @@ export const devicePolicySchema = z
       .optional()
       .describe('"forced-off": the development setting (http:// to local addresses) and pasted tokens stay off. Default: "forced-off" in kiosk mode, else "user".'),
     deviceKeyFile: z.string().min(2).max(4096).optional().describe('The NFC device key file (32 bytes, readable by the app\'s user alone), used instead of the keychain. An absolute path.'),
+    updates: z
+      .strictObject({
+        enabled: z.boolean().describe('Update AgentDesk from the feed below (true), or never look for updates (false).'),
+        url: z
+          .string()
+          .min(1)
+          .max(2048)
+          .optional()
+          .describe('The feed: the https:// folder with electron-builder\'s latest*.yml files (each signed: a .yml.sig beside it) and the installers they name, all on this host. Needed when enabled.'),
+        publicKey: updatePublicKeySchema.optional().describe('The Ed25519 public key the feed\'s .yml files are signed with: base64 DER, one line (openssl pkey -pubout -outform DER | base64). Needed when enabled.'),
+        channel: z.enum(['latest', 'beta', 'alpha']).optional().describe('The release channel the feed is read for. Default "latest".'),
+        install: z
+          .enum(['on-quit', 'idle-reset', 'maintenance-window'])
+          .optional()
+          .describe('When a downloaded, checked update is installed, never during a conversation: "on-quit" when AgentDesk is closed (the default outside kiosk mode), "idle-reset" right after a kiosk\'s idle reset (the default in kiosk mode), "maintenance-window" inside maintenanceWindow once nothing has happened for 10 minutes.'),
+        maintenanceWindow: z
+          .string()
+          .max(11)
+          .regex(maintenanceWindowPattern)
+          .optional()
+          .describe('For install "maintenance-window": "HH:MM-HH:MM" in the machine\'s local time; it may pass midnight ("23:00-05:00").'),
+      })
+      .optional()
+      .describe('Updates from a feed the administrator names, never from anywhere else. Without it AgentDesk does not update itself.'),
   })
   .describe('AgentDesk device policy (issue #18). Unknown keys are errors.')
   .superRefine((policy, context) => {
@@ -114,6 +144,7 @@ export const devicePolicySchema = z
       const parsed = parseAdminPinHash(policy.admin.pinHash);
       if ('problem' in parsed) context.addIssue({ code: 'custom', path: ['admin', 'pinHash'], message: `the PIN hash ${parsed.problem}` });
     }
+    updateProblems(policy).forEach(([path, message]) => context.addIssue({ code: 'custom', path: ['updates', ...path], message }));
     if (policy.deviceKeyFile !== undefined && !isAbsolutePath(policy.deviceKeyFile)) {
       context.addIssue({ code: 'custom', path: ['deviceKeyFile'], message: 'must be an absolute path (/etc/agentdesk/nfc-device.key, C:\\ProgramData\\AgentDesk\\nfc-device.key)' });
     }
@@ -161,7 +192,29 @@ export const devicePolicyDefaults = {
   admin: 'no PIN',
   developmentSetting: '"forced-off" in kiosk mode, else "user"',
   deviceKeyFile: 'the OS keychain',
+  updates: 'no updates',
 } as const;
+
+/** What the `updates` keys break together (each with its path under `updates`): rules JSON Schema cannot say. */
+function updateProblems(policy: DevicePolicy): [path: string[], message: string][] {
+  const updates = policy.updates;
+  if (!updates) return [];
+  const problems: [string[], string][] = [];
+  if (updates.enabled && updates.url === undefined) problems.push([['url'], 'is needed when updates are enabled (the feed)']);
+  if (updates.enabled && updates.publicKey === undefined) problems.push([['publicKey'], 'is needed when updates are enabled (an unsigned feed is never used)']);
+  if (updates.url !== undefined) {
+    const url = URL.canParse(updates.url) ? new URL(updates.url) : undefined;
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) problems.push([['url'], 'must be an https:// address']);
+    else if (url.protocol === 'http:' && !isLocalDevelopmentHost(url.hostname)) problems.push([['url'], 'must be https:// (http:// only to this computer or the local network, under the development setting)']);
+    else if (url.protocol === 'http:' && developmentForcedOff(policy)) problems.push([['url'], 'is http://, which needs the development setting, and this policy forces it off']);
+    else if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') problems.push([['url'], 'must be a plain folder address (no user name, password, query or #fragment)']);
+  }
+  const install = updates.install;
+  if (install === 'maintenance-window' && updates.maintenanceWindow === undefined) problems.push([['maintenanceWindow'], 'is needed with install "maintenance-window"']);
+  if (install !== 'maintenance-window' && updates.maintenanceWindow !== undefined) problems.push([['maintenanceWindow'], 'is used only with install "maintenance-window"']);
+  if (install === 'idle-reset' && (policy.kiosk !== true || policy.idleResetSeconds === undefined)) problems.push([['install'], '"idle-reset" needs kiosk mode and idleResetSeconds (no idle reset happens without them)']);
+  return problems;
+}
 
 /** The development setting (and pasted tokens) are forced off: said so, or by default in kiosk mode. */
 export function developmentForcedOff(policy: DevicePolicy): boolean {
@@ -324,6 +377,13 @@ export function describeDevicePolicy(policy: DevicePolicy): string[] {
       : 'admin PIN: none');
   lines.push(developmentForcedOff(policy) ? 'development setting: forced off' : 'development setting: the user\'s');
   lines.push(policy.deviceKeyFile ? `NFC device key: the file ${policy.deviceKeyFile}` : 'NFC device key: the OS keychain');
+  const updates = policy.updates;
+  if (!updates?.enabled) lines.push('updates: off');
+  else {
+    const install = updates.install ?? (policy.kiosk ? 'idle-reset' : 'on-quit');
+    const when = install === 'maintenance-window' ? `inside ${updates.maintenanceWindow} (local time)` : install === 'idle-reset' ? 'right after an idle reset' : 'when AgentDesk is closed';
+    lines.push(`updates: from ${updates.url} (channel ${updates.channel ?? 'latest'}, signed feed only), installed ${when}, never during a conversation`);
+  }
   return lines;
 }
 

@@ -9,7 +9,7 @@ import { webShellSessionFragment, webShellSessionStorageKey } from '../../../src
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 export const screenshotDir = `${root}test-results/screenshots`;
 
-/** Debian's Chromium, with the flags measured in shared/notes/platform-facts.md. */
+/** Debian's Chromium, with the flags these tests need (no sandbox, fake media devices, WebRTC on loopback). */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const chromiumArgs = [
   '--no-sandbox',

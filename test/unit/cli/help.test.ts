@@ -50,6 +50,25 @@ describe('agentdesk <command> --help', () => {
     expect(run).not.toHaveBeenCalled();
   });
 
+  it('answers --help for the fleet actions (#28) with their own lines, writing and reading nothing', async () => {
+    const runs = [vi.spyOn(commands.policy!, 'run'), vi.spyOn(commands.diagnostics!, 'run')];
+    const cases: [string[], string[]][] = [
+      [['policy', 'effective', '--help'], ['agentdesk policy effective [--json] [--policy FILE]', 'each key with its source, and the conflicts']],
+      [['policy', 'effective', '--json', '--policy', 'policy.json', '-h'], ['agentdesk policy effective [--json] [--policy FILE]']],
+      [['policy', 'export', '--admx', 'templates', '--help'], ['agentdesk policy export --admx DIR | --mobileconfig FILE [--from POLICY.json]', 'write the Windows ADMX/ADML templates']],
+      [['policy', 'export', '--mobileconfig', 'kiosk.mobileconfig', '--from', 'policy.json', '-h'], ['agentdesk policy export --admx DIR | --mobileconfig FILE [--from POLICY.json]']],
+      [['diagnostics', '--json', '--help'], ['agentdesk diagnostics --json [--policy FILE]     the same bundle on stdout (for fleet scripts)']],
+    ];
+    for (const [argv, lines] of cases) {
+      const io = capture();
+      expect(await main(argv, io), argv.join(' ')).toBe(0);
+      const text = io.lines.join('\n');
+      expect(text, argv.join(' ')).toContain('Usage:');
+      for (const line of lines) expect(text, argv.join(' ')).toContain(line);
+    }
+    for (const run of runs) expect(run).not.toHaveBeenCalled();
+  });
+
   it('names the options a command takes and not the others', () => {
     expect(usageOf('probe')).toContain('--dev   the development setting');
     expect(usageOf('probe')).not.toContain('--key-file  ');

@@ -63,6 +63,20 @@ function setup(items: ConversationItem[] = []) {
 const agentMessage = (n: number, text = `answer ${n}`, state: 'done' | 'streaming' = 'done'): ConversationItem => ({ kind: 'message', id: `a:${n}`, role: 'agent', text, format: 'markdown', state });
 
 describe('ConversationService', () => {
+  it('says whether a conversation is going on and when anything last happened (the updater waits for quiet, issue #28)', async () => {
+    const { source, service, tick } = setup();
+    expect(service.activity()).toEqual({ busy: false, lastActivityAt: undefined });
+    const page = await service.openConversation('agent-1');
+    const before = Date.now();
+    await service.send('agent-1', page.conversationId, { messageId: 'm1', text: 'hello' });
+    tick();
+    expect(service.activity()).toEqual({ busy: true, lastActivityAt: expect.any(Number) });
+    expect(service.activity().lastActivityAt).toBeGreaterThanOrEqual(before);
+    source.change((s) => (s.status = { phase: 'ready', run: 'idle', outcome: 'done' }));
+    tick();
+    expect(service.activity().busy).toBe(false);
+  });
+
   it('sends the page the view once, then one update per tick with only what changed', async () => {
     const { source, service, emitted, tick } = setup([agentMessage(1)]);
     let page: ConversationView = await service.openConversation('agent-1');
@@ -159,6 +173,62 @@ describe('ConversationService', () => {
     expect(ops).toHaveLength(1);
     expect(ops[0]?.op).toBe('reset');
     expect(JSON.stringify(ops).length).toBeLessThan(conversationBounds.windowChars + 10_000);
+  });
+
+  it('opens another thread of the same source on its newest items, not on the old thread\'s window', async () => {
+    const long = Array.from({ length: 300 }, (_, n) => agentMessage(n));
+    const { source, service, emitted, tick } = setup(long);
+    source.status = { phase: 'ready', run: 'idle', threadId: 't-long' };
+    let page: ConversationView = await service.openConversation('agent-1');
+    // The user read back to the start of the long thread.
+    const earlier = service.earlier('agent-1', page.conversationId);
+    page = { ...page, items: [...earlier.items, ...page.items], status: { ...page.status, earlier: earlier.earlier } };
+    // The source switches to a short thread (AG-UI's New chat or an earlier thread keeps the conversation).
+    source.change((s) => {
+      s.items = [agentMessage(1000, 'first of the short thread'), agentMessage(1001, 'second')];
+      s.status = { phase: 'ready', run: 'idle', threadId: 't-short' };
+    });
+    tick();
+    for (const update of emitted) page = applyConversationOps(page, update.ops) as ConversationView;
+    expect(page.items.map((item) => item.id)).toEqual(['a:1000', 'a:1001']);
+    expect(page.status.earlier).toBe(0);
+    // And back to a thread as long as the first: its newest window, not its beginning.
+    source.change((s) => {
+      s.items = long;
+      s.status = { phase: 'ready', run: 'idle', threadId: 't-long' };
+    });
+    tick();
+    for (const update of emitted) page = applyConversationOps(page, update.ops) as ConversationView;
+    expect(page.items).toHaveLength(conversationBounds.firstWindowItems);
+    expect(page.items.at(-1)?.id).toBe('a:299');
+  });
+
+  it('opens one source when the page asks twice at once (a reload racing the first open)', async () => {
+    const opened: FakeSource[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const adapter: ConversationAdapter = {
+      protocol: 'agui',
+      open: async () => {
+        await gate;
+        const source = new FakeSource();
+        opened.push(source);
+        return source;
+      },
+      reset: async () => ({ ended: 0, removedFiles: 0 }),
+    };
+    const service = new ConversationService({ adapters: { agui: adapter, talkie: adapter, agentcall: adapter }, protocolOf: async () => 'agui', emit: () => undefined, log: memoryLogger(), schedule: () => undefined });
+    const both = Promise.all([service.openConversation('agent-1'), service.openConversation('agent-1')]);
+    release();
+    const [first, second] = await both;
+    expect(opened).toHaveLength(1);
+    expect(second.conversationId).toBe(first.conversationId);
+    // A new thread asked for while one opens waits for it, then ends it: no source is left behind unended.
+    const third = service.openConversation('agent-1', { threadId: 't-2' });
+    const fourth = service.openConversation('agent-1', { threadId: 't-3' });
+    await Promise.all([third, fourth]);
+    expect(opened).toHaveLength(3);
+    expect(opened.filter((source) => !source.ended)).toHaveLength(1);
   });
 
   it('refuses calls for a conversation that is no longer open, and ends every conversation on closeAll', async () => {

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { diagnostics as diagnosticsCommand } from '../../../src/main/cli/diagnostics';
+import { diagnosticsBundleSchema } from '../../../src/main/app/diagnostics';
 import type { Io } from '../../../src/main/cli/output';
 import { startAgentCallDemoServer } from '../../../src/main/demo/agentcall/agentcall-demo-server';
 import { LogRing, logRingLimits, redactLogText, ringLogger } from '../../../src/main/platform/log-ring';
@@ -235,9 +236,44 @@ describe('the diagnostics bundle', () => {
     // The app's saved entries first, then any of this command's own.
     expect((JSON.parse(text) as { logs: unknown[] }).logs[0]).toMatchObject({ level: 'error', area: 'window', message: 'the renderer process is gone (crashed, exit code 139): reloading' });
     expect(text).not.toContain(pinHash.split('$').at(-1)!);
+    expect(diagnosticsBundleSchema.safeParse(JSON.parse(text)).error).toBeUndefined();
     await expect(run()).rejects.toThrow(`${out} exists already`);
     // A scrypt PIN hash and the command's NFC probe (up to its 5 s) take 3.5 s on an idle machine here: more than vitest's default 5 s once it is busy.
   }, 30_000);
+
+  it('agentdesk diagnostics --json prints the same bundle on stdout, in its stable shape, with where the policy came from and without its secrets', { timeout: 30_000 }, async () => {
+    const dir = await tempDir();
+    const pinHash = await hashAdminPin('135790', {});
+    await mkdir(join(dir, 'policy.d'));
+    await writeFile(join(dir, 'policy.json'), JSON.stringify({ policyVersion: 1, kiosk: true, language: 'en', admin: { pinHash } }));
+    await writeFile(join(dir, 'policy.d', '10-lang.json'), JSON.stringify({ language: 'cs' }));
+    const lines: string[] = [];
+    const io: Io = { out: (line) => void lines.push(line), err: () => undefined };
+    const load = { systemPath: join(dir, 'policy.json'), osPolicy: async () => ({ layers: [], problems: [] }) };
+    expect(await diagnosticsCommand({ out: undefined, json: true, load, userDataDir: dir, version: '9.9.9', nfcTimeoutMs: 5000 }, io, { secrets: async () => memorySecretStore() })).toBe(0);
+    expect(lines).toHaveLength(1);
+    const bundle = diagnosticsBundleSchema.parse(JSON.parse(lines[0]!));
+    expect(bundle).toMatchObject({
+      format: 'agentdesk-diagnostics/1',
+      versions: { agentdesk: '9.9.9', node: process.versions.node },
+      tokenStorage: { kind: 'memory' },
+      hardware: { nfc: { state: expect.any(String) } },
+      policy: {
+        state: 'active',
+        layers: [
+          { kind: 'drop-in', name: join(dir, 'policy.d', '10-lang.json') },
+          { kind: 'file', name: join(dir, 'policy.json') },
+        ],
+        sources: { kiosk: join(dir, 'policy.json'), language: join(dir, 'policy.d', '10-lang.json'), 'admin.pinHash': join(dir, 'policy.json') },
+        conflicts: [{ key: 'language', source: join(dir, 'policy.d', '10-lang.json'), overridden: [join(dir, 'policy.json')] }],
+        settings: { admin: { pinHash: 'set (not shown)' } },
+      },
+    });
+    expect(lines[0]).not.toContain(pinHash.split('$').at(-1)!);
+    // The shape is a promise: a key the schema does not name at the top level fails it.
+    expect(diagnosticsBundleSchema.safeParse({ ...bundle, extra: 1 }).success).toBe(false);
+    await expect(diagnosticsCommand({ out: undefined, userDataDir: dir, version: '9.9.9' }, io)).rejects.toThrow('needs --out FILE');
+  });
 });
 
 describe('the recent log kept for diagnostics', () => {

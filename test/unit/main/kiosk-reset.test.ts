@@ -71,6 +71,26 @@ describe('kiosk.reset (issue #18)', () => {
     // Nothing left: a second reset ends and wipes nothing.
     expect(await services.call('kiosk.reset')).toEqual({ ok: true, value: { ended: 0, discardedPhotos: 0, removedFiles: 0 } });
   });
+
+  it('tells the updater after each reset, when nothing is going on any more (issue #28: the idle-reset install moment)', { timeout: 30_000 }, async () => {
+    const services = await startTestServices(await tempDir(), { kiosk: true });
+    running.push(services);
+    const seen: { busy: boolean }[] = [];
+    const stop = services.onKioskReset(() => seen.push(services.activity()));
+    expect(services.activity()).toEqual({ busy: false, lastActivityAt: undefined });
+    // An AG-UI run through the one conversation screen: busy while the answer comes ("slow" makes the demo take its time).
+    const opened = await services.call('conversation.open', { agentId: builtInAguiDemoId });
+    if (!opened.ok) throw new Error(JSON.stringify(opened.error));
+    expect((await services.call('conversation.send', { agentId: builtInAguiDemoId, conversationId: opened.value.conversationId, messageId: 'm1', text: 'slow' })).ok).toBe(true);
+    await until(() => services.activity().busy, 'the run to start');
+    expect(services.activity().lastActivityAt).toEqual(expect.any(Number));
+    expect(seen).toEqual([]);
+    expect((await services.call('kiosk.reset')).ok).toBe(true);
+    expect(seen).toEqual([{ busy: false, lastActivityAt: expect.any(Number) }]);
+    stop();
+    expect((await services.call('kiosk.reset')).ok).toBe(true);
+    expect(seen).toHaveLength(1);
+  });
 });
 
 describe('kiosk.startTag (issue #18)', () => {

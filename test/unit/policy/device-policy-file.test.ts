@@ -27,9 +27,16 @@ describe('the device policy file', () => {
 
   it('reads a valid policy from the system location, or from --policy where the system location has none', async () => {
     const systemPath = await policyFile('{"policyVersion": 1, "language": "cs"}');
-    expect(await loadDevicePolicy({ systemPath })).toEqual({ state: 'active', file: systemPath, policy: { policyVersion: 1, language: 'cs' } });
+    expect(await loadDevicePolicy({ systemPath })).toEqual({
+      state: 'active',
+      file: systemPath,
+      policy: { policyVersion: 1, language: 'cs' },
+      layers: [{ kind: 'file', name: systemPath, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }],
+      sources: { language: systemPath },
+      conflicts: [],
+    });
     const file = await policyFile('{"policyVersion": 1, "kiosk": true}', 'other.json');
-    expect(await loadDevicePolicy({ file, systemPath: join(await tempDir(), 'policy.json') })).toEqual({ state: 'active', file, policy: { policyVersion: 1, kiosk: true } });
+    expect(await loadDevicePolicy({ file, systemPath: join(await tempDir(), 'policy.json') })).toMatchObject({ state: 'active', file, policy: { policyVersion: 1, kiosk: true }, sources: { kiosk: file } });
   });
 
   it('never lets --policy replace a policy installed at the system location (unless the same file)', async () => {
@@ -39,7 +46,7 @@ describe('the device policy file', () => {
       state: 'failed',
       kind: 'overridden',
       file: mine,
-      problem: `a device policy is installed at ${systemPath}, and --policy cannot replace it (remove --policy, or have an administrator change that file)`,
+      problem: `a device policy is installed at ${systemPath}, and --policy cannot replace it (remove --policy, or have an administrator change that policy)`,
     });
     expect(await loadDevicePolicy({ file: systemPath, systemPath })).toMatchObject({ state: 'active', file: systemPath });
     // `agentdesk policy check FILE` may read any file.
@@ -61,7 +68,7 @@ describe('the device policy file', () => {
     const newer = await policyFile('{"policyVersion": 7, "kiosk": true}');
     expect(await loadDevicePolicy({ systemPath: newer })).toMatchObject({ state: 'failed', kiosk: true, problem: expect.stringContaining('policyVersion 7 is not a version') });
     const typo = await policyFile('{"policyVersion": 1, "kiosk": true, "camera": {"alowed": false}}');
-    expect(await loadDevicePolicy({ systemPath: typo })).toMatchObject({ state: 'failed', kiosk: true, problem: '2 problems: camera.allowed: is required; camera: unknown key "alowed"' });
+    expect(await loadDevicePolicy({ systemPath: typo })).toMatchObject({ state: 'failed', kiosk: true, problem: 'one problem: camera: unknown key "alowed"' });
   });
 
   it('shows the error screen (kiosk) for any failure when started with --kiosk', async () => {
@@ -75,7 +82,11 @@ describe('the device policy file', () => {
     await mkdir(join(dir, 'policy.json'));
     expect(await loadDevicePolicy({ systemPath: join(dir, 'policy.json') })).toMatchObject({ state: 'failed', problem: 'it is not a file' });
     const file = await policyFile('{}');
-    expect(await loadDevicePolicy({ systemPath: join(file, 'policy.json') })).toMatchObject({ state: 'failed', problem: 'it cannot be read: part of the folder path is not a folder (ENOTDIR)' });
+    // The main file and its drop-in folder beside it both sit under a file: both are said.
+    expect(await loadDevicePolicy({ systemPath: join(file, 'policy.json') })).toMatchObject({
+      state: 'failed',
+      problem: `2 problems: ${join(file, 'policy.d')}: it is not a folder; ${join(file, 'policy.json')}: it cannot be read: part of the folder path is not a folder (ENOTDIR)`,
+    });
     const large = await policyFile(`{"policyVersion": 1, "$schema": "${'x'.repeat(maxDevicePolicyBytes)}"}`);
     expect(await loadDevicePolicy({ systemPath: large })).toMatchObject({ state: 'failed', problem: expect.stringMatching(/^it is \d+ bytes, more than a policy may be/) });
   });

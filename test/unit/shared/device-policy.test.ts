@@ -26,7 +26,7 @@ function problemOf(document: unknown): string {
 }
 
 describe('the device policy files in resources/policy', () => {
-  it('has a JSON Schema equal to what the zod schema generates (npx tsx scripts/write-policy-schema.ts)', () => {
+  it('has a JSON Schema equal to what the zod schema generates (npx tsx scripts/write-policy-resources.ts)', () => {
     expect(JSON.parse(resource('agentdesk-policy.schema.json'))).toEqual(devicePolicyJsonSchema());
   });
 
