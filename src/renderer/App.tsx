@@ -160,14 +160,18 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     bootReset.current = false;
     void startOver();
   }, [startOver]);
-  const idle = useIdleReset(api, { idleResetSeconds: kiosk ? policy.idleResetSeconds : undefined, session: screen.name !== 'start' && !resetting, onReset: startOver });
+  const idle = useIdleReset(api, { idleResetSeconds: kiosk ? policy.idleResetSeconds : undefined, idleAgentHoldSeconds: policy.idleAgentHoldSeconds, session: screen.name !== 'start' && !resetting, onReset: startOver });
   const kioskScan = settings.state.status === 'ready' && nfcSettingsOf(settings.state.value).kioskScan && policy.forced.includes('nfc.kioskScan');
-  const start = (tag?: StartTag) => {
+  const agentList = agents.state.status === 'ready' ? agents.state.value : [];
+  // The kiosk's start screen offers the policy's agents by the administrator's names when there are several (issue #27).
+  const choices = kiosk && agentList.length > 1 ? agentList.map((entry) => ({ agentId: entry.id, title: agentTitle(entry) })) : undefined;
+  const start = (tag?: StartTag, chosen?: string) => {
     if (resetting) return;
-    const agentId = policy.startAgentId;
-    const entry = agents.state.status === 'ready' ? agents.state.value.find((agent) => agent.id === agentId) : undefined;
-    if (agentId === undefined || !entry) return navigate({ name: 'home' });
-    setStartTag(tag);
+    // A tag (or a touch with one agent) opens the start agent; a kiosk with one agent and no start agent opens that one.
+    const agentId = chosen ?? policy.startAgentId ?? (kiosk && agentList.length === 1 ? agentList[0]?.id : undefined);
+    const entry = agentList.find((agent) => agent.id === agentId);
+    if (agentId === undefined || !entry) return kiosk ? undefined : navigate({ name: 'home' });
+    setStartTag(tag && agentId === policy.startAgentId ? tag : undefined);
     navigate({ name: 'chat', agentId, label: agentTitle(entry) });
   };
   const onUnlocked = (until: string) => {
@@ -274,8 +278,72 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     return (
       <div className="app app--kiosk-start">
         <main id="content" ref={mainRef} tabIndex={-1} className="app-main kiosk-start__main">
-          <KioskStartScreen api={api} headingRef={headingRef} nfcArmed={kioskScan} busy={resetting} error={resetError} onStart={start} />
+          <KioskStartScreen
+            api={api}
+            headingRef={headingRef}
+            nfcArmed={kioskScan}
+            busy={resetting}
+            error={resetError}
+            choices={choices}
+            onStart={start}
+            onAdmin={policy.adminPin ? () => navigate({ name: 'settings' }) : undefined}
+          />
         </main>
+        {overlays}
+      </div>
+    );
+  }
+
+  // A kiosk's way back is a new visitor's start screen (the session wiped); elsewhere, Home.
+  const back = () => (kiosk ? void startOver() : navigate({ name: 'home' }));
+  const screenElement = (
+    <>
+      {screen.name === 'home' ? (
+        <HomeScreen api={api} headingRef={headingRef} agents={agents} addInputRef={addInputRef} onOpenChat={(target) => navigate({ name: 'chat', ...target })} />
+      ) : screen.name === 'chat' ? (
+        <LazyAgentScreen
+          key={screen.agentId}
+          fallback={
+            <p className="muted" role="status">
+              {t('chat.loadingScreen')}
+            </p>
+          }
+          onShown={focusAfterNavigation}
+          api={api}
+          headingRef={headingRef}
+          agentId={screen.agentId}
+          label={screen.label}
+          {...(screen.protocol ? { protocol: screen.protocol } : {})}
+          {...(startTag && screen.agentId === policy.startAgentId ? { startTag } : {})}
+          onBack={back}
+          onIdentified={identified}
+        />
+      ) : (
+        <SettingsScreen
+          api={api}
+          headingRef={headingRef}
+          settings={settings}
+          info={info.state}
+          onBack={back}
+        />
+      )}
+    </>
+  );
+
+  // A kiosk (issue #27): a visitor's screen, and only it — no sidebar, no menu, no notices (they are in Settings behind the PIN).
+  if (kiosk) {
+    return (
+      <div className="app app--kiosk">
+        {connectionLost ? (
+          <div className="banner banner--danger banner--sticky" role="alert">
+            <p className="banner__text">{t('shell.connectionLost')}</p>
+          </div>
+        ) : null}
+        <ConnectionLostContext.Provider value={connectionLost}>
+          <main id="content" ref={mainRef} tabIndex={-1} className={`app-main${screen.name === 'chat' ? ' app-main--agent' : ''}`}>
+            {screenElement}
+          </main>
+        </ConnectionLostContext.Provider>
         {overlays}
       </div>
     );
@@ -332,35 +400,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
           <AgentStatusContext.Provider value={reportStatus}>
           <ConnectionLostContext.Provider value={connectionLost}>
           <main id="content" ref={mainRef} tabIndex={-1} className={`app-main${screen.name === 'chat' ? ' app-main--agent' : ''}`}>
-            {screen.name === 'home' ? (
-              <HomeScreen api={api} headingRef={headingRef} agents={agents} addInputRef={addInputRef} onOpenChat={(target) => navigate({ name: 'chat', ...target })} />
-            ) : screen.name === 'chat' ? (
-              <LazyAgentScreen
-                key={screen.agentId}
-                fallback={
-                  <p className="muted" role="status">
-                    {t('chat.loadingScreen')}
-                  </p>
-                }
-                onShown={focusAfterNavigation}
-                api={api}
-                headingRef={headingRef}
-                agentId={screen.agentId}
-                label={screen.label}
-                {...(screen.protocol ? { protocol: screen.protocol } : {})}
-                {...(startTag && screen.agentId === policy.startAgentId ? { startTag } : {})}
-                onBack={() => navigate({ name: 'home' })}
-                onIdentified={identified}
-              />
-            ) : (
-              <SettingsScreen
-                api={api}
-                headingRef={headingRef}
-                settings={settings}
-                info={info.state}
-                onBack={() => navigate({ name: 'home' })}
-              />
-            )}
+            {screenElement}
           </main>
           </ConnectionLostContext.Provider>
           </AgentStatusContext.Provider>

@@ -406,7 +406,7 @@ export class AgentCallService {
     } else {
       const agent = this.deps.agents.get(agentId);
       url = agent.url;
-      policy = { allowLocalHttp: this.deps.settings.get().developer.allowLocalHttp };
+      policy = { allowLocalHttp: this.deps.agents.allowsLocalHttp(agentId, this.deps.settings.get().developer.allowLocalHttp) };
     }
     const { cardUrl, card, problems } = await readAgentCallCard(url, policy);
     return { cardUrl, card, problems, policy };

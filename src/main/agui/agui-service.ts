@@ -323,6 +323,9 @@ export class AguiService {
 
   async setForwardedProps(agentId: string, json: string): Promise<AguiServerSettings> {
     const target = await this.target(agentId);
+    if (agentId !== builtInAguiDemoId && this.deps.agents.policyForwardedProps(agentId) !== undefined) {
+      throw new ServiceError('not_allowed', "This agent's forwardedProps are set by the administrator's device policy.");
+    }
     const parsed = parseForwardedProps(json);
     if (!parsed.ok) throw problemError(parsed.problems, '/json');
     const servers = { ...this.forwarded };
@@ -505,10 +508,15 @@ export class AguiService {
     this.notify(agentId, state.thread);
   }
 
+  /** The forwardedProps in force, as text: the device policy's for this agent when it sets them, else the user's saved ones. */
+  private forwardedText(agentId: string): string | undefined {
+    return (agentId === builtInAguiDemoId ? undefined : this.deps.agents.policyForwardedProps(agentId)) ?? this.forwarded[agentId]?.forwardedProps;
+  }
+
   private forwardedProps(agentId: string): JsonObject {
-    const saved = this.forwarded[agentId];
-    if (saved === undefined) return {};
-    const parsed = parseForwardedProps(saved.forwardedProps);
+    const text = this.forwardedText(agentId);
+    if (text === undefined) return {};
+    const parsed = parseForwardedProps(text);
     return parsed.ok ? parsed.value : {};
   }
 
@@ -522,7 +530,7 @@ export class AguiService {
     return {
       endpoint: target.endpoint,
       hasToken: (await this.deps.tokens.load(target.tokenAccount)) !== undefined,
-      forwardedProps: this.forwarded[agentId]?.forwardedProps ?? '{}',
+      forwardedProps: this.forwardedText(agentId) ?? '{}',
     };
   }
 
@@ -631,7 +639,7 @@ export class AguiService {
     }
     const agent = this.deps.agents.get(agentId);
     if (agent.protocol !== 'agui') throw new ServiceError('incompatible', `${agent.display} was not added as a plain AG-UI endpoint.`);
-    return { endpoint: agent.url, policy: { allowLocalHttp: this.deps.settings.get().developer.allowLocalHttp }, tokenAccount: tokenAccountFor(agent.url) };
+    return { endpoint: agent.url, policy: { allowLocalHttp: this.deps.agents.allowsLocalHttp(agentId, this.deps.settings.get().developer.allowLocalHttp) }, tokenAccount: tokenAccountFor(agent.url) };
   }
 }
 

@@ -47,7 +47,7 @@ export function agentsHandlers({
       const agent = agents.get(agentId);
       // A plain AG-UI endpoint has no documents to read: it is what the user added it as.
       if (agent.protocol === 'agui') return { protocol: 'agui' as const };
-      const identified = await identifyAgent(agent.url, { allowLocalHttp: settings.get().developer.allowLocalHttp });
+      const identified = await identifyAgent(agent.url, { allowLocalHttp: agents.allowsLocalHttp(agentId, settings.get().developer.allowLocalHttp) });
       if (identified.protocol !== 'a2a') return { protocol: identified.protocol };
       // A plain A2A agent is listed by its card's name from now on.
       await agents.setName(agent.id, identified.a2a.name);

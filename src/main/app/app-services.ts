@@ -29,7 +29,7 @@ import { photoHandlers } from '../photo/photo-handlers';
 import { PhotoService } from '../photo/photo-service';
 import { AgentRegistry } from '../store/agent-registry';
 import type { OpenExternal } from './external-links';
-import { deviceKeyFileEnv, loadDeviceKey } from '../nfc/device-key';
+import { deviceKeyFileEnv, deviceKeyNotice, loadDeviceKey, userDeviceKeyFileName } from '../nfc/device-key';
 import { nfcHandlers } from '../nfc/nfc-handlers';
 import { NfcService } from '../nfc/nfc-service';
 import { linuxDistroIds } from '../nfc/os-release';
@@ -53,8 +53,8 @@ import type { SpeechEngineLauncher } from '../speech/engine-client';
 import { LogRing, ringLogger } from '../platform/log-ring';
 import { persistRecentLog } from '../store/recent-log-file';
 import { diagnosticsHandlers } from './diagnostics';
-import { guardAdmin, guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, startAgentIdOf, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
-import { Kiosk, kioskHandlers } from './kiosk';
+import { agentSettingsMethods, agentSettingsOpen, guardAdmin, guardAgentSettings, guarded, guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, startAgentIdOf, withFilePickerPolicy, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
+import { Kiosk, kioskHandlers, visitorAnswers } from './kiosk';
 import { startConversations } from './conversations';
 import { talkieConversationHandlers } from './talkie-conversation';
 import { conversationHandlers } from '../conversation/conversation-handlers';
@@ -381,6 +381,7 @@ function startTalkie(options: AppServicesOptions, ground: Ground, demo: DemoPort
     ...(options.talkieRecovery ? { recovery: options.talkieRecovery } : {}),
     chooseDownloadPath: options.chooseDownloadPath ?? downloadsFolderPath,
     approvals: ground.approvals,
+    ...(isKiosk(options) ? { signInHere: () => ({ browser: false, pastedToken: agentSettingsOpen(ground.admin, true) }) } : {}),
     log,
   });
   const shortcut = new CallShortcut({
@@ -393,14 +394,17 @@ function startTalkie(options: AppServicesOptions, ground: Ground, demo: DemoPort
 }
 
 /** The NFC service with its events wired and started, or none in a run without NFC. */
-function startNfc(options: AppServicesOptions, { settings, secrets, events, log }: Ground): NfcService | undefined {
+function startNfc(options: AppServicesOptions, { settings, secrets, events, notices, log }: Ground): NfcService | undefined {
   if (options.nfc === 'off') return undefined;
   const nfc = new NfcService({
     readers: new ReaderSupervisor({ log, ...(options.nfc?.launcher ? { launcher: options.nfc.launcher } : {}) }),
-    deviceKey: () => {
-      // The device policy's key file wins over the environment's.
+    deviceKey: async () => {
+      // The device policy's key file wins over the environment's; without either, the keychain, or where none is reachable a file of the app's own.
       const keyFile = options.devicePolicy?.policy.deviceKeyFile ?? process.env[deviceKeyFileEnv];
-      return loadDeviceKey(keyFile ? { keyFile } : { secrets });
+      const key = await loadDeviceKey(keyFile ? { keyFile } : { secrets, userKeyFile: join(options.userDataDir, userDeviceKeyFileName) });
+      const notice = deviceKeyNotice(key);
+      if (notice) notices.push({ code: notice.code, ...(notice.file ? { params: { file: notice.file } } : {}), ...(notice.detail ? { detail: notice.detail } : {}), message: notice.message });
+      return key;
     },
     settings: () => nfcSettingsOf(settings.get()),
     log,
@@ -448,9 +452,23 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
   const uiMemory = new UiMemory();
   const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory, openExternal: options.openExternal, media });
   const kioskMode = isKiosk(options);
-  const kiosk = new Kiosk({ kiosk: kioskMode, startAgentId: startAgentIdOf(options.devicePolicy), voice, conversations, agentCall, photos, uiMemory, admin, log: ground.log, onReset: kioskReset });
+  const kiosk = new Kiosk({
+    kiosk: kioskMode,
+    startAgentId: startAgentIdOf(options.devicePolicy),
+    voice,
+    conversations,
+    agentCall,
+    photos,
+    uiMemory,
+    admin,
+    ...(kioskMode ? { answers: visitorAnswers(settings, ground.approvals) } : {}),
+    log: ground.log,
+    onReset: kioskReset,
+  });
   // What Talkie's methods answer is folded into the open conversation too (a decision, a voice call's lines).
   const talkieTable = withVoicePolicy(talkieConversationHandlers(talkieHandlers({ talkie, voice }), { talkie: talkieConversations, conversations }), options.devicePolicy);
+  // On a kiosk an agent's connection settings are the administrator's (tokens, forwardedProps, a sign-out).
+  const agentSettings = <T extends object>(table: T): T => guarded(table, agentSettingsMethods, () => guardAgentSettings(admin, kioskMode));
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   return joinHandlerTables(
     {
@@ -467,7 +485,7 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
     kioskHandlers(kiosk),
     agentsHandlers({ agents, settings, agui, talkie, webPages }),
     nfcHandlers({ nfc }),
-    photoHandlers({ photos }),
+    withFilePickerPolicy(photoHandlers({ photos }), options.devicePolicy, kioskMode),
     diagnosticsHandlers({
       admin,
       log: ground.log,
@@ -484,11 +502,11 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
       }),
     }),
     refuseDemo(options.devicePolicy) ?? demoHandlers({ talkie, demo, demoSideUrl: demo.sideUrl }),
-    aguiHandlers({ agui }),
-    agentcallHandlers({ agentCall }),
+    agentSettings(aguiHandlers({ agui })),
+    agentSettings(agentcallHandlers({ agentCall })),
     conversationHandlers(conversations),
     // A kiosk opens nothing over itself: no downloads, and no browser sign-in (its agents are signed in by the administrator or need none).
-    kioskMode ? { ...talkieTable, 'talkie.download': refuseKioskDownload, 'talkie.signIn': refuseKioskSignIn, 'talkie.openSignInLink': refuseKioskSignIn } : talkieTable,
+    agentSettings(kioskMode ? { ...talkieTable, 'talkie.download': refuseKioskDownload, 'talkie.signIn': refuseKioskSignIn, 'talkie.openSignInLink': refuseKioskSignIn } : talkieTable),
     {
       ...speechTable,
       // The speech model is a setting of the device: behind the device policy's admin PIN like the others.

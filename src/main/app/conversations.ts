@@ -38,7 +38,7 @@ export function startConversations(deps: {
     if (agent.protocol === 'agui') return 'agui';
     const remembered = known.get(agent.url);
     if (remembered !== undefined) return remembered;
-    const identified = await identifyAgent(agent.url, { allowLocalHttp: deps.settings.get().developer.allowLocalHttp });
+    const identified = await identifyAgent(agent.url, { allowLocalHttp: deps.agents.allowsLocalHttp(agentId, deps.settings.get().developer.allowLocalHttp) });
     if (identified.protocol === 'a2a') throw new ServiceError('incompatible', 'This agent has web pages but no conversation AgentDesk can hold.');
     known.set(agent.url, identified.protocol);
     return identified.protocol;

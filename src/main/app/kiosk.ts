@@ -7,6 +7,8 @@ import type { Logger } from '../platform/logger';
 import type { PhotoService } from '../photo/photo-service';
 import type { VoiceService } from '../talkie/voice-service';
 import type { AdminSession } from '../policy/admin-session';
+import type { SettingsService } from '../store/settings-service';
+import type { EndpointApprovals } from '../talkie/endpoint-approvals';
 import type { UiMemory } from './ui-memory';
 
 export interface KioskDeps {
@@ -21,9 +23,27 @@ export interface KioskDeps {
   photos: Pick<PhotoService, 'discardAll'>;
   uiMemory: Pick<UiMemory, 'clear'>;
   admin: Pick<AdminSession, 'lock'>;
+  /** What visitors answer per agent (accepted endpoints, voice consents): put back as the kiosk started (`visitorAnswers`). */
+  answers?: { restore(): Promise<void> };
   log: Logger;
   /** Told after every reset that ended everything (the updater's moment, issue #28). */
   onReset?: () => void;
+}
+
+/**
+ * Per-agent answers a visitor gives that would otherwise greet the next visitor as given: a Talkie
+ * server's endpoints on other sites accepted, consent to where a voice call's audio goes. Taken when
+ * the kiosk starts; every reset puts them back. (An agent's connection settings — tokens,
+ * forwardedProps — are not a visitor's to change at all: guardAgentSettings.)
+ */
+export function visitorAnswers(settings: Pick<SettingsService, 'voiceConsents' | 'restoreVoiceConsents'>, approvals: Pick<EndpointApprovals, 'snapshot' | 'restore'>): { restore(): Promise<void> } {
+  const consents = settings.voiceConsents();
+  const accepted = approvals.snapshot();
+  return {
+    restore: async () => {
+      await Promise.all([settings.restoreVoiceConsents(consents), approvals.restore(accepted)]);
+    },
+  };
 }
 
 /**
@@ -32,7 +52,8 @@ export interface KioskDeps {
  * ends through the conversation service, whatever its protocol (each protocol ends what it had going
  * — AgentCall sessions with `session.end`, Talkie runs cancelled on the server, AG-UI runs stopped —
  * and forgets what it kept: Talkie's search texts and proposals, the AG-UI thread files, held tags);
- * then staged photos (bytes zeroed) and the UI memory's screen and drafts go; an admin unlock ends too.
+ * then staged photos (bytes zeroed) and the UI memory's screen and drafts go, what visitors answered per
+ * agent is put back as the kiosk started (`visitorAnswers`); an admin unlock ends too.
  */
 export class Kiosk {
   private running: Promise<KioskResetResponse> | undefined;
@@ -62,7 +83,7 @@ export class Kiosk {
     // Counted before the sessions end (an AgentCall session's end drops them too).
     const discardedPhotos = photos.discardAll();
     // Calls first (the microphone's session), then the conversations; each one's failure does not stop the others.
-    const settled = await Promise.allSettled([voice.endAll(), conversations.resetAll()]);
+    const settled = await Promise.allSettled([voice.endAll(), conversations.resetAll(), this.deps.answers?.restore()]);
     const calls = settled[0].status === 'fulfilled' ? settled[0].value : 0;
     const reset = settled[1].status === 'fulfilled' ? settled[1].value : { ended: 0, removedFiles: 0, failures: [] };
     const failures = [...settled.flatMap((result) => (result.status === 'rejected' ? [result.reason as unknown] : [])), ...reset.failures];

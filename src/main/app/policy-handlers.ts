@@ -1,5 +1,5 @@
 import { boundedNotice } from '../../shared/ipc/notices';
-import { forcedSettings, normalizedUrl, type DevicePolicy } from '../../shared/device-policy/device-policy';
+import { agentSettingsAccess, filePickerAllowed, forcedSettings, idleAgentHoldSeconds, normalizedUrl, type DevicePolicy } from '../../shared/device-policy/device-policy';
 import type { DevicePolicyStatus } from '../../shared/device-policy/ipc-schemas';
 import { methodNames } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
@@ -40,9 +40,10 @@ export function policyStatus(devicePolicy: ActiveDevicePolicy | undefined, kiosk
     ...(startAgentId ? { startAgentId } : {}),
     forced: forcedSettings(policy).map((forced) => forced.key),
     camera: policy.camera?.allowed !== false,
+    filePicker: filePickerAllowed(policy, kioskFlag),
     voice: policy.voice?.allowed !== false,
     adminPin: policy.admin !== undefined,
-    ...(policy.idleResetSeconds !== undefined ? { idleResetSeconds: policy.idleResetSeconds } : {}),
+    ...(policy.idleResetSeconds !== undefined ? { idleResetSeconds: policy.idleResetSeconds, idleAgentHoldSeconds: idleAgentHoldSeconds(policy) } : {}),
     ...(policy.voice?.mode !== undefined ? { voiceMode: policy.voice.mode } : {}),
   };
 }
@@ -75,6 +76,41 @@ export function guardAdmin(admin: AdminSession): void {
   if (!admin.isOpen()) throw new ServiceError('not_allowed', "Settings are behind the administrator's PIN (device policy).");
 }
 
+/** The contract methods that change an agent's connection settings (see `agentSettingsAccess`). */
+export const agentSettingsMethods = ['agui.useToken', 'agui.setForwardedProps', 'agentcall.useToken', 'talkie.useToken', 'talkie.signOut'] as const;
+
+/**
+ * An agent's connection settings on a kiosk are the administrator's (`agentSettingsAccess`): a change
+ * needs the admin PIN entered (guardAdmin, as Settings), and a kiosk without a PIN refuses it.
+ * Outside kiosk mode they are the user's.
+ */
+export function guardAgentSettings(admin: AdminSession, kiosk: boolean): void {
+  const access = agentSettingsAccess(kiosk, admin.pinRequired);
+  if (access === 'user') return;
+  if (access === 'policy') throw new ServiceError('not_allowed', "An agent's connection settings on a kiosk are the administrator's, and this kiosk's device policy has no admin PIN: they cannot be changed here.");
+  guardAdmin(admin);
+}
+
+/** Whether an agent's connection settings may change now (what `guardAgentSettings` would let through). */
+export function agentSettingsOpen(admin: AdminSession, kiosk: boolean): boolean {
+  const access = agentSettingsAccess(kiosk, admin.pinRequired);
+  return access === 'user' || (access === 'admin' && admin.isOpen());
+}
+
+/** The table with `methods` guarded: each runs only after `guard` passes (it throws to refuse). */
+export function guarded<T extends object>(table: T, methods: readonly string[], guard: () => void): T {
+  const result = { ...table } as Record<string, unknown>;
+  for (const method of methods) {
+    const handler = (table as Record<string, unknown>)[method];
+    if (typeof handler !== 'function') continue;
+    result[method] = (...args: unknown[]) => {
+      guard();
+      return (handler as (...given: unknown[]) => unknown)(...args);
+    };
+  }
+  return result as T;
+}
+
 /** `settings.update` under the admin PIN: refused while the policy's PIN is not entered. */
 export function guardSettingsUpdate(admin: AdminSession, patch: SettingsPatch): void {
   if (needsAdmin(patch)) guardAdmin(admin);
@@ -88,6 +124,24 @@ export function withVoicePolicy<T extends HandlerTable<'talkie'>>(table: T, devi
     ...table,
     'talkie.voiceStart': () => {
       throw new ServiceError('not_allowed', message);
+    },
+  };
+}
+
+/**
+ * `camera.filePicker` off (the default in kiosk mode): a photo from a file is refused, so no file of
+ * the machine's reaches an agent whatever the page does (the page shows no file chooser: PolicyView.filePicker).
+ */
+export function withFilePickerPolicy<T extends HandlerTable<'photo'>>(table: T, devicePolicy: ActiveDevicePolicy | undefined, kiosk: boolean): T {
+  if (filePickerAllowed(devicePolicy?.policy, kiosk)) return table;
+  const message = devicePolicy
+    ? `The administrator's device policy (${devicePolicy.file}) does not allow photos from files here: take one with the camera.`
+    : 'A kiosk takes photos with the camera, not from files.';
+  return {
+    ...table,
+    'photo.stage': (request) => {
+      if (request.kind === 'file') throw new ServiceError('not_allowed', message, '/kind');
+      return table['photo.stage'](request);
     },
   };
 }

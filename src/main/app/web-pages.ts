@@ -27,7 +27,7 @@ export type WebPagesSource = { cardAddress: string; policy: NetPolicy } | undefi
  * names the Talkie manifest itself (identify reads no card there either).
  */
 export function webPagesSource(deps: {
-  agents: { get(id: string): AgentEntry };
+  agents: { get(id: string): AgentEntry; allowsLocalHttp(id: string, developmentSetting: boolean): boolean };
   allowLocalHttp: () => boolean;
   demoAgentCallCardUrl: () => Promise<string | undefined>;
 }): (agentId: string) => Promise<WebPagesSource> {
@@ -39,7 +39,7 @@ export function webPagesSource(deps: {
     }
     const agent = deps.agents.get(agentId);
     if (agent.protocol === 'agui' || new URL(agent.url).pathname.endsWith('/.well-known/talkie.json')) return undefined;
-    return { cardAddress: agent.url, policy: { allowLocalHttp: deps.allowLocalHttp() } };
+    return { cardAddress: agent.url, policy: { allowLocalHttp: deps.agents.allowsLocalHttp(agentId, deps.allowLocalHttp()) } };
   };
 }
 

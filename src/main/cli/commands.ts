@@ -38,6 +38,7 @@ const options = {
   policy: { type: 'string' },
   'dry-run': { type: 'boolean', default: false },
   autostart: { type: 'boolean', default: false },
+  strict: { type: 'boolean', default: false },
   web: { type: 'boolean', default: false },
   exec: { type: 'string' },
   admx: { type: 'string' },
@@ -139,10 +140,12 @@ export const commands: Record<string, Command> = {
     },
   },
   policy: {
-    usage: `  agentdesk policy check [FILE] [--json]           validate a device policy (FILE alone, or this
-                                                    machine's, as policy effective merges it) and
-                                                    print what it would do; exit 1 when the app
-                                                    would refuse it
+    usage: `  agentdesk policy check [FILE] [--json] [--strict] validate a device policy (FILE alone, or this
+                                                    machine's, as policy effective merges it), print
+                                                    what it would do and warnings with their fixes
+                                                    (an http:// agent, the key file, no keychain);
+                                                    exit 1 when the app would refuse it, or with
+                                                    --strict on any warning
   agentdesk policy effective [--json] [--policy FILE]
                                                     the policy this machine runs under, merged from
                                                     the OS (registry, macOS profile), policy.d/*.json
@@ -158,7 +161,7 @@ export const commands: Record<string, Command> = {
       const [action, ...files] = positionals;
       if (action === 'check') {
         if (files.length > 1) throw new UsageError('agentdesk policy check takes at most one file.');
-        return policyCheck(files[0], { json: values.json }, io);
+        return policyCheck(files[0], { json: values.json, strict: values.strict }, io);
       }
       if (action === 'effective') {
         if (files.length > 0) throw new UsageError('agentdesk policy effective takes no file: name one with --policy FILE.');
@@ -173,7 +176,7 @@ export const commands: Record<string, Command> = {
         if (process.stdin.isTTY) io.err('Type the admin PIN and press Enter (it shows as you type; pipe it in to avoid that):');
         return policyHashPin(process.stdin, io);
       }
-      throw new UsageError('agentdesk policy check [FILE] [--json] | agentdesk policy effective [--json] [--policy FILE] | agentdesk policy export --admx DIR | --mobileconfig FILE [--from POLICY.json] | agentdesk policy hash-pin');
+      throw new UsageError('agentdesk policy check [FILE] [--json] [--strict] | agentdesk policy effective [--json] [--policy FILE] | agentdesk policy export --admx DIR | --mobileconfig FILE [--from POLICY.json] | agentdesk policy hash-pin');
     },
   },
   diagnostics: {

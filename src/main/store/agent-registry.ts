@@ -41,14 +41,34 @@ export class AgentRegistry {
     private agents: AgentEntry[],
     private readonly events: EventBus,
     private readonly lockedBy: string | undefined,
+    /** A locked list's policy entries by agent id (what the policy sets per agent). */
+    private readonly policyAgents: ReadonlyMap<string, PolicyAgent> = new Map(),
   ) {}
 
   static async open(userDataDir: string, events: EventBus, notices: NoticeSink, locked?: LockedAgentList): Promise<AgentRegistry> {
     const store = new JsonFileStore(join(userDataDir, 'agents.json'), agentsFileSchema, () => ({ schemaVersion: 2 as const, agents: [] }), agentsFileFormat);
-    if (locked) return new AgentRegistry(store, lockedEntries(locked.agents), events, locked.file);
+    if (locked) {
+      const entries = lockedEntries(locked.agents);
+      return new AgentRegistry(store, entries, events, locked.file, new Map(entries.map((entry, index) => [entry.id, locked.agents[index]!])));
+    }
     const { value, notice } = await store.load();
     if (notice) notices.push(notice);
     return new AgentRegistry(store, value.agents, events, undefined);
+  }
+
+  /**
+   * The address rule for one agent's traffic: http:// to this computer and the local network under
+   * the development setting (`developmentSetting`, the user's or the policy's), or, whatever it says,
+   * for a listed agent whose policy entry says `allowInsecureHttp` (for that agent alone; the policy
+   * accepts it only for a loopback or private-network address).
+   */
+  allowsLocalHttp(id: string, developmentSetting: boolean): boolean {
+    return developmentSetting || this.policyAgents.get(id)?.allowInsecureHttp === true;
+  }
+
+  /** The forwardedProps (JSON object text) the device policy sets for this agent, if it does. */
+  policyForwardedProps(id: string): string | undefined {
+    return this.policyAgents.get(id)?.forwardedProps;
   }
 
   /** True when the list is the device policy's. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { policyRefusals, settingsUnderPolicy, type DevicePolicy } from '../../shared/device-policy/device-policy';
 import { ServiceError } from '../../shared/ipc/errors';
-import { applySettingsPatch, defaultSettings, settingsFileFormat, settingsSchema, type Settings, type SettingsPatch } from '../../shared/settings/settings';
+import { applySettingsPatch, defaultSettings, settingsFileFormat, settingsSchema, type Settings, type SettingsPatch, type VoiceConsent } from '../../shared/settings/settings';
 import type { EventBus } from '../ipc/event-bus';
 import type { NoticeSink } from './notices';
 import { JsonFileStore } from './json-file-store';
@@ -49,6 +49,24 @@ export class SettingsService {
     this.events.emit('settings.changed', this.get());
     this.listeners.emit();
     return this.get();
+  }
+
+  /** The voice consents given (per Talkie server), as they are now. */
+  voiceConsents(): VoiceConsent[] {
+    return structuredClone(this.current.voice?.consents ?? []);
+  }
+
+  /**
+   * The kiosk's reset: the voice consents back to `consents` (what they were when the kiosk started),
+   * so the next visitor is told where their voice goes as the last one was. Nothing is saved when unchanged.
+   */
+  async restoreVoiceConsents(consents: readonly VoiceConsent[]): Promise<void> {
+    if (JSON.stringify(this.current.voice?.consents ?? []) === JSON.stringify(consents)) return;
+    const next: Settings = { ...this.current, voice: { ...this.current.voice, consents: structuredClone([...consents]) } };
+    await this.store.save(next);
+    this.current = next;
+    this.events.emit('settings.changed', this.get());
+    this.listeners.emit();
   }
 
   /** Main-side services that act on a change (the renderer gets the `settings.changed` event). */

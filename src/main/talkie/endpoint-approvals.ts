@@ -49,6 +49,18 @@ export class EndpointApprovals {
     return urls.every((url) => accepted.includes(url));
   }
 
+  /** The accepted endpoints as they are now (the kiosk keeps them to put back at its reset). */
+  snapshot(): readonly Approval[] {
+    return structuredClone(this.servers);
+  }
+
+  /** The kiosk's reset: the accepted endpoints back to a snapshot; nothing is saved when unchanged. */
+  async restore(snapshot: readonly Approval[]): Promise<void> {
+    if (JSON.stringify(snapshot) === JSON.stringify(this.servers)) return;
+    this.servers = structuredClone([...snapshot]);
+    await this.store.save({ schemaVersion: 2, servers: this.servers });
+  }
+
   async accept(server: TalkieServerKey, urls: readonly string[]): Promise<void> {
     const entry: Approval = { serverId: server.serverId, issuer: server.issuer, acceptedEndpoints: [...urls].slice(0, 20) };
     this.servers = [...this.servers.filter((other) => !sameTalkieServer(other, server)), entry].slice(-maxApprovedServers);

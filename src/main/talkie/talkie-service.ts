@@ -44,6 +44,11 @@ export interface TalkieServiceDeps {
   chooseDownloadPath: ChooseDownloadPath;
   /** Which cross-origin endpoints the user accepted, per server (serverId at its origin). */
   approvals: EndpointApprovals;
+  /**
+   * What this screen may offer for signing in (default both): a kiosk offers no browser sign-in, and a
+   * pasted token only while the administrator's PIN is entered (its handlers refuse them otherwise).
+   */
+  signInHere?: () => { browser: boolean; pastedToken: boolean };
 }
 
 interface Connection {
@@ -529,13 +534,14 @@ export class TalkieService {
       return { address: demo.baseUrl, policy: { allowLocalHttp: true }, demoToken: demo.token };
     }
     const agent = this.deps.agents.get(agentId);
-    return { address: agent.url, policy: { allowLocalHttp } };
+    return { address: agent.url, policy: { allowLocalHttp: this.deps.agents.allowsLocalHttp(agentId, allowLocalHttp) } };
   }
 
   private async view(connection: Connection): Promise<ServerView> {
     const { manifest, problems } = connection.server;
     const signedIn = connection.demoToken !== undefined || (await this.deps.tokens.load(manifest)) !== undefined;
-    const allowPasted = Boolean(manifest.auth.token) && this.deps.settings.get().developer.allowPastedTokens;
+    const here = this.deps.signInHere?.() ?? { browser: true, pastedToken: true };
+    const allowPasted = Boolean(manifest.auth.token) && this.deps.settings.get().developer.allowPastedTokens && here.pastedToken;
     return {
       agentId: connection.agentId,
       serverId: manifest.serverId,
@@ -548,7 +554,7 @@ export class TalkieService {
       testMode: manifest.testMode,
       signedIn,
       signIn: {
-        oauth: Boolean(manifest.auth.oauth) && this.deps.oauth !== undefined,
+        oauth: Boolean(manifest.auth.oauth) && this.deps.oauth !== undefined && here.browser,
         pastedToken: allowPasted,
         ...(allowPasted && manifest.auth.token?.hint ? { tokenHint: manifest.auth.token.hint } : {}),
       },

@@ -7,6 +7,7 @@ import { Composer, type ComposerHandle } from '../components/Composer';
 import { ConnectionFeedback } from '../components/ConnectionFeedback';
 import { useI18n } from '../i18n/I18nProvider';
 import { InSidebar } from '../screens/shell/SidebarPlace';
+import { usePolicyView } from '../kiosk/policy-context';
 import type { AgentDeskApi } from '../../shared/ipc/api';
 import { AgentDetails } from './AgentDetails';
 import { conversationPort } from './conversation-port';
@@ -24,6 +25,8 @@ export interface ConversationScreenProps {
   label: string;
   /** The protocol's share of the screen (protocols/*.tsx): one hook, fixed for the screen's life. */
   useProfile: (input: ProfileInput) => ProtocolProfile;
+  /** A kiosk's Start over: the session is wiped and the start screen returns. */
+  onBack?: () => void;
 }
 
 /**
@@ -31,9 +34,14 @@ export interface ConversationScreenProps {
  * own actions, and an info button for its details), the transcript filling the height, one status
  * line, a call's bar when one is going, and one composer row with the protocol's tools. Escape never
  * leaves it: it closes what is open (the details), or does nothing.
+ *
+ * On a kiosk (issue #27) it is a visitor's: the agent is called by the administrator's name (`label`,
+ * the policy's), the header holds Start over (a new visitor's start screen) instead of the agent's
+ * actions and Details, and nothing goes to a sidebar (there is none).
  */
-export function ConversationScreen({ api, headingRef, agentId, label, useProfile }: ConversationScreenProps) {
+export function ConversationScreen({ api, headingRef, agentId, label, useProfile, onBack }: ConversationScreenProps) {
   const { t } = useI18n();
+  const { kiosk } = usePolicyView();
   const port = useMemo(() => conversationPort(api), [api]);
   const { state, store } = useConversation(port, agentId);
   const view = state.status === 'open' ? state.view : undefined;
@@ -43,7 +51,7 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
   const closeDetails = useCallback(() => setDetailsOpen(false), []);
   const profile = useProfile({ api, agentId, label, store, state, view, composer: { field: () => field.current, handle: () => handle.current }, closeDetails });
   const rootRef = useAccent<HTMLDivElement>(profile.accent);
-  const title = profile.title ?? label;
+  const title = kiosk ? label : (profile.title ?? label);
   const status = view?.status;
 
   const agentStatus: AgentStatus | undefined =
@@ -62,16 +70,26 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
           {title}
         </h1>
         <div className="conversation-header__actions">
-          {profile.headerActions}
-          <button type="button" className="button button--secondary conversation-header__info" aria-haspopup="dialog" aria-expanded={detailsOpen} onClick={() => setDetailsOpen(true)}>
-            <span aria-hidden="true" className="conversation-header__info-icon">
-              i
-            </span>{' '}
-            {t('conversation.details.open')}
-          </button>
+          {kiosk ? (
+            onBack ? (
+              <button type="button" className="button button--secondary conversation-header__start-over" onClick={onBack}>
+                {t('kiosk.startOver')}
+              </button>
+            ) : null
+          ) : (
+            <>
+              {profile.headerActions}
+              <button type="button" className="button button--secondary conversation-header__info" aria-haspopup="dialog" aria-expanded={detailsOpen} onClick={() => setDetailsOpen(true)}>
+                <span aria-hidden="true" className="conversation-header__info-icon">
+                  i
+                </span>{' '}
+                {t('conversation.details.open')}
+              </button>
+            </>
+          )}
         </div>
       </header>
-      {profile.sidebar !== undefined ? <InSidebar agentId={agentId}>{profile.sidebar}</InSidebar> : null}
+      {profile.sidebar !== undefined && !kiosk ? <InSidebar agentId={agentId}>{profile.sidebar}</InSidebar> : null}
       {profile.gate !== undefined ? (
         profile.gate
       ) : state.status !== 'open' ? (
@@ -110,7 +128,7 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
         </ChatEnvironmentContext.Provider>
       )}
       {profile.overlay}
-      {detailsOpen ? (
+      {detailsOpen && !kiosk ? (
         <AgentDetails title={title} onClose={() => setDetailsOpen(false)}>
           {profile.details}
         </AgentDetails>

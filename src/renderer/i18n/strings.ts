@@ -55,6 +55,14 @@ export const en = {
   'kiosk.startTitle': 'Touch the screen to start',
   'kiosk.startTitleNfc': 'Tap a tag or touch the screen to start',
   'kiosk.start': 'Start',
+  'kiosk.chooseTitle': 'Touch who you want to talk to',
+  'kiosk.chooseTitleNfc': 'Tap a tag, or touch who you want to talk to',
+  'kiosk.chooseLabel': 'Choose who to talk to',
+  'kiosk.admin': 'Administrator',
+  'kiosk.startOver': 'Start over',
+  'kiosk.voiceUnavailable': 'Talking does not work here right now. Please type your message.',
+  'kiosk.noticesTitle': 'Notices',
+  'kiosk.noticesBody': 'What AgentDesk said when it started. Visitors do not see these.',
   'kiosk.resetting': 'Clearing the previous session…',
   'kiosk.resetFailed': 'The previous session could not be cleared completely.',
   'kiosk.idleTitle': 'Are you still there?',
@@ -280,6 +288,7 @@ export const en = {
   'settings.nfc.readerFeedback.description': 'These readers flash and beep when a tag is read or a read fails. Other readers are not affected.',
 
   'photo.dialogTitle': 'Take or choose a photo',
+  'photo.dialogTitleCamera': 'Take a photo',
   'photo.close': 'Close',
   'photo.openCamera': 'Open camera',
   'photo.openingCamera': 'Opening the camera…',
@@ -873,6 +882,9 @@ export const en = {
   'notice.speech_recognizer_invalid': 'AGENTDESK_SPEECH_RECOGNIZER names no test recognizer (only pocketsphinx, or none), so speech is recognised by an imported model or, where pocketsphinx is installed, the basic English one.',
   'notice.admin_lockout_not_saved': 'The administrator PIN’s lockout could not be saved; it holds until AgentDesk closes.',
   'notice.policy_failed': 'The device policy {file} cannot be used, so AgentDesk runs nothing else.',
+  'notice.nfc_key_file':
+    'There is no keychain here, so the key that turns tags into private names is kept in the file {file}, which only this computer account can read. Other people who use this computer cannot read it; anyone who can use this account or take the disk can.',
+  'notice.nfc_key_memory': 'The key that turns tags into private names could not be saved: after AgentDesk restarts, agents will see your tags as new ones.',
 
   // Everyday wording (#26): the demos, the agents' kinds, Add an agent, a proposed action's state and its Undo.
   'demo.chat': 'Chat with the demo assistant',
@@ -952,6 +964,14 @@ export const cs: Catalogue = {
   'kiosk.startTitle': 'Začněte dotykem obrazovky',
   'kiosk.startTitleNfc': 'Začněte přiložením štítku nebo dotykem obrazovky',
   'kiosk.start': 'Začít',
+  'kiosk.chooseTitle': 'Dotkněte se toho, s kým chcete mluvit',
+  'kiosk.chooseTitleNfc': 'Přiložte štítek, nebo se dotkněte toho, s kým chcete mluvit',
+  'kiosk.chooseLabel': 'Vyberte, s kým chcete mluvit',
+  'kiosk.admin': 'Správce',
+  'kiosk.startOver': 'Začít znovu',
+  'kiosk.voiceUnavailable': 'Mluvení tu teď nefunguje. Napište prosím zprávu.',
+  'kiosk.noticesTitle': 'Upozornění',
+  'kiosk.noticesBody': 'Co AgentDesk hlásil při spuštění. Návštěvníci to nevidí.',
   'kiosk.resetting': 'Mažu předchozí relaci…',
   'kiosk.resetFailed': 'Předchozí relaci se nepodařilo smazat úplně.',
   'kiosk.idleTitle': 'Jste tu ještě?',
@@ -1177,6 +1197,7 @@ export const cs: Catalogue = {
   'settings.nfc.readerFeedback.description': 'Tyto čtečky bliknou a pípnou, když se štítek načte nebo se načtení nepodaří. Ostatních čteček se to netýká.',
 
   'photo.dialogTitle': 'Vyfotit nebo vybrat fotku',
+  'photo.dialogTitleCamera': 'Vyfotit',
   'photo.close': 'Zavřít',
   'photo.openCamera': 'Zapnout kameru',
   'photo.openingCamera': 'Zapínám kameru…',
@@ -1769,6 +1790,9 @@ export const cs: Catalogue = {
   'notice.speech_recognizer_invalid': 'AGENTDESK_SPEECH_RECOGNIZER neuvádí žádný testovací rozpoznávač (jen pocketsphinx nebo none), takže řeč rozpoznává importovaný model, nebo tam, kde je nainstalován pocketsphinx, základní anglický rozpoznávač.',
   'notice.admin_lockout_not_saved': 'Uzamčení PINu správce se nepodařilo uložit; platí, dokud se AgentDesk nezavře.',
   'notice.policy_failed': 'Zásadu zařízení {file} nelze použít, a proto AgentDesk nespustí nic dalšího.',
+  'notice.nfc_key_file':
+    'Není tu klíčenka, a tak je klíč, který z čipů dělá soukromá označení, uložený v souboru {file}, který smí číst jen tento účet počítače. Ostatní lidé na tomto počítači ho nepřečtou; kdo může použít tento účet nebo vzít disk, ano.',
+  'notice.nfc_key_memory': 'Klíč, který z čipů dělá soukromá označení, nešlo uložit: po restartu AgentDesku uvidí agenti vaše čipy jako nové.',
 
   // Everyday wording (#26): the demos, the agents' kinds, Add an agent, a proposed action's state and its Undo.
   'demo.chat': 'Chatovat s ukázkovým asistentem',

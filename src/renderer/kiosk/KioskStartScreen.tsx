@@ -11,11 +11,22 @@ export interface StartTag {
   objectRef: string;
 }
 
+/** One of the policy's agents as the start screen offers it: the administrator's name for it. */
+export interface KioskChoice {
+  agentId: string;
+  title: string;
+}
+
 /**
  * The kiosk's start screen (issue #18): "Tap a tag or touch the screen to start". A touch or click
  * anywhere (or Start, by keyboard) opens the policy's start agent; where the policy arms NFC
  * scanning, a tag tapped here opens it too and becomes its first observation. While the previous
  * session is being wiped it says so, and does not start.
+ *
+ * With several agents in the policy (issue #27) it offers each as a large button by the name the
+ * administrator gave it ("Choose who to talk to"); a touch elsewhere does nothing, a tag still opens
+ * the start agent. Where the policy has an admin PIN, a small Administrator button in the corner opens
+ * the PIN prompt (Settings); a visitor sees nothing else.
  */
 export function KioskStartScreen({
   api,
@@ -23,7 +34,9 @@ export function KioskStartScreen({
   nfcArmed,
   busy,
   error,
+  choices,
   onStart,
+  onAdmin,
 }: {
   api: AgentDeskApi;
   headingRef: Ref<HTMLHeadingElement>;
@@ -32,7 +45,11 @@ export function KioskStartScreen({
   /** The reset of the previous session runs: nothing starts yet. */
   busy: boolean;
   error: IpcError | undefined;
-  onStart: (tag?: StartTag) => void;
+  /** The policy's agents when there are several (else a touch starts the start agent). */
+  choices?: readonly KioskChoice[] | undefined;
+  onStart: (tag?: StartTag, agentId?: string) => void;
+  /** The administrator's way to Settings (behind the PIN); absent without a PIN. */
+  onAdmin?: (() => void) | undefined;
 }) {
   const { t } = useI18n();
   const indicator = useRef<HTMLParagraphElement>(null);
@@ -49,25 +66,38 @@ export function KioskStartScreen({
     });
   }, [api, nfcArmed, busy]);
 
+  const several = choices !== undefined && choices.length > 1;
   const onClick = (event: MouseEvent<HTMLElement>) => {
-    if (busy) return;
+    if (busy || several) return;
     // The Start button handles its own click (and keyboard); elsewhere a touch starts too.
     if (event.target instanceof Element && event.target.closest('button')) return;
     onStart();
   };
 
   return (
-    // A touch anywhere starts: the Start button is the same action for the keyboard and screen readers.
-    <section className="kiosk-start" aria-labelledby="kiosk-start-title" onClick={onClick}>
+    // A touch anywhere starts (one agent): the Start button is the same action for the keyboard and screen readers.
+    <section className={`kiosk-start${several ? ' kiosk-start--choices' : ''}`} aria-labelledby="kiosk-start-title" onClick={onClick}>
       <h1 id="kiosk-start-title" ref={headingRef} tabIndex={-1} className="kiosk-start__title">
-        {t(nfcArmed ? 'kiosk.startTitleNfc' : 'kiosk.startTitle')}
+        {t(several ? (nfcArmed ? 'kiosk.chooseTitleNfc' : 'kiosk.chooseTitle') : nfcArmed ? 'kiosk.startTitleNfc' : 'kiosk.startTitle')}
       </h1>
       <p ref={indicator} className="kiosk-start__hint" aria-hidden="true">
         {nfcArmed ? '⌁' : ''}
       </p>
-      <button type="button" className="button button--primary kiosk-start__button" disabled={busy} aria-busy={busy || undefined} onClick={() => onStart()}>
-        {t('kiosk.start')}
-      </button>
+      {several ? (
+        <ul className="kiosk-start__choices" aria-label={t('kiosk.chooseLabel')}>
+          {choices.map((choice) => (
+            <li key={choice.agentId}>
+              <button type="button" className="button button--primary kiosk-start__choice" disabled={busy} aria-busy={busy || undefined} onClick={() => onStart(undefined, choice.agentId)}>
+                {choice.title}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <button type="button" className="button button--primary kiosk-start__button" disabled={busy} aria-busy={busy || undefined} onClick={() => onStart()}>
+          {t('kiosk.start')}
+        </button>
+      )}
       <div role="status" className="kiosk-start__status">
         {busy ? <p>{t('kiosk.resetting')}</p> : null}
         {error ? (
@@ -76,6 +106,11 @@ export function KioskStartScreen({
           </p>
         ) : null}
       </div>
+      {onAdmin ? (
+        <button type="button" className="button button--secondary kiosk-start__admin" onClick={onAdmin}>
+          {t('kiosk.admin')}
+        </button>
+      ) : null}
     </section>
   );
 }

@@ -22,7 +22,7 @@ import { callShortcut, callShortcutLabel, type AcceleratorProblem } from '../../
 import type { AppInfo } from '../hooks/useApiData';
 import { call, type LiveResource, type Resource } from '../hooks/useLiveResource';
 import { useI18n } from '../i18n/I18nProvider';
-import type { MessageKey } from '../i18n/strings';
+import { noticeKey, type MessageKey } from '../i18n/strings';
 import { DiagnosticsSection } from './settings/DiagnosticsSection';
 import { SpeechSettings } from './SpeechSettings';
 import './nfc/nfc.css';
@@ -131,6 +131,7 @@ export function SettingsScreen({ api, headingRef, settings, info, onBack }: Sett
         </button>
       </div>
       <PolicyKeys />
+      <KioskNotices info={info} />
       {body}
       <DiagnosticsSection api={api} />
       <About info={info} />
@@ -581,6 +582,30 @@ const policyKeyNames: Record<PolicyView['forced'][number], MessageKey> = {
   'nfc.kioskScan': 'settings.policyKey.nfc.kioskScan',
   'voice.bargeIn': 'settings.policyKey.voice.bargeIn',
 };
+
+/**
+ * A kiosk shows no notice to a visitor (issue #27): the start-up notices meant for the administrator
+ * (no keychain, a file moved aside, the NFC key's file) are here, behind the PIN, and in the diagnostics.
+ */
+function KioskNotices({ info }: { info: Resource<AppInfo> }) {
+  const { t } = useI18n();
+  const { kiosk } = usePolicyView();
+  const notices = info.status === 'ready' ? info.value.notices : [];
+  if (!kiosk || notices.length === 0) return null;
+  return (
+    <section className="card settings-notices" aria-labelledby="settings-notices-title">
+      <h2 id="settings-notices-title" className="card__title">
+        {t('kiosk.noticesTitle')}
+      </h2>
+      <p>{t('kiosk.noticesBody')}</p>
+      <ul>
+        {notices.map((notice) => (
+          <li key={notice.message}>{t(noticeKey(notice.code), Object.fromEntries(Object.entries(notice.params ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)))}</li>
+        ))}
+      </ul>
+    </section>
+  );
+}
 
 /** Under a device policy: which settings its keys set (main refuses changing them). */
 function PolicyKeys() {

@@ -1,7 +1,7 @@
 import { useId, type ReactNode, type RefObject } from 'react';
 import type { CallMode } from '../../shared/talkie/voice/voice-call';
 import { useMediaDevices } from '../hooks/useMediaDevices';
-import { callPhaseIsActivity, useActivityWhile } from '../kiosk/activity';
+import { useCallActivity } from '../kiosk/activity';
 import { useI18n } from '../i18n/I18nProvider';
 import type { MessageKey } from '../i18n/strings';
 import './call-bar.css';
@@ -58,9 +58,10 @@ export function CallBar({ phase, level, muted, onMute, mode, talk, deviceId, onM
   const modeId = useId();
   const microphoneId = useId();
   const media = useMediaDevices(phase !== 'connecting');
-  // Talk in the call is someone there (a kiosk's idle reset hears it: hands-free talk has no pointer or
-  // key); a call merely open, listening to silence, is not (kiosk/activity.ts has the rule).
-  useActivityWhile(callPhaseIsActivity(phase, muted), phase);
+  // The visitor talking is someone there (a kiosk's idle reset hears it: hands-free talk has no pointer or
+  // key); the agent speaking or thinking only holds the countdown off for a while; a call merely open,
+  // listening to silence, is neither (kiosk/activity.ts has the rule).
+  useCallActivity(phase, muted);
   const devices = media.status === 'ready' ? media.microphoneDevices : [];
   return (
     <>

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isLocalDevelopmentHost, normalizeAgentAddress } from '../agents/address';
+import { parseForwardedProps, runInputLimits } from '../agui/interrupts';
 import { agentLabelMaxLength } from '../agents/label';
 import { bargeInSettingSchema, languageSchema, textSizeSchema, themeSchema, type BargeInSetting, type Settings } from '../settings/settings';
 import { adminPinLockout, parseAdminPinHash } from './admin-pin-hash';
@@ -21,11 +22,25 @@ import { adminPinLockout, parseAdminPinHash } from './admin-pin-hash';
  */
 export const devicePolicyVersion = 1;
 
+/** `idleAgentHoldSeconds` when the policy leaves it out: the agent's own activity holds the countdown off for at most 2 minutes. */
+export const idleAgentHoldDefaultSeconds = 120;
+
 export const policyAgentSchema = z
   .strictObject({
     address: z.string().min(1).max(2048).describe('The agent\'s address, as "Add an agent" takes it: a host, an https:// URL, a Talkie manifest or A2A agent card URL.'),
     name: z.string().min(1).max(agentLabelMaxLength).optional().describe('The name the lists show (instead of the agent\'s own name or its address).'),
     kind: z.enum(['auto', 'agui']).optional().describe('"agui": the address is a plain AG-UI endpoint (POST + SSE). Default "auto": read its Talkie manifest and A2A card.'),
+    allowInsecureHttp: z
+      .boolean()
+      .optional()
+      .describe(
+        'true: this agent\'s http:// address is used without TLS, on purpose (a workshop\'s own server on the local network), whatever the development setting says; for this agent alone. Only for an http:// address to this computer or a private network (localhost, 127.x, 10.x, 172.16–31.x, 192.168.x, fc00::/7): its traffic, tokens included, is unencrypted on that network.',
+      ),
+    forwardedProps: z
+      .string()
+      .max(runInputLimits.forwardedPropsChars)
+      .optional()
+      .describe('Plain AG-UI agents ("kind": "agui"): the forwardedProps every run sends, as JSON object text (e.g. "{\\"iacCode\\":{\\"cwd\\":\\"/srv/workshop\\"}}"). Set here, nobody can change them in the app.'),
   })
   .describe('One agent of the locked list.');
 
@@ -54,10 +69,27 @@ export const devicePolicySchema = z
       .optional()
       .describe('A locked agent list. Without it, users manage their own list.'),
     idleResetSeconds: z.number().int().min(10).max(86_400).optional().describe('Kiosk: after this many seconds without input, a 10 s countdown any touch cancels; then every session ends, what it left is wiped and the start screen returns.'),
+    idleAgentHoldSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(3_600)
+      .optional()
+      .describe(
+        `Kiosk: while the agent itself is busy (its voice speaking or reading aloud, an answer running) the idle countdown waits, for at most this many seconds past idleResetSeconds; then it shows anyway. Input (a touch, a key, a tag, the visitor speaking in a call) is what keeps a session. Default ${idleAgentHoldDefaultSeconds}; 0: the agent's activity never holds it.`,
+      ),
     nfc: z
       .strictObject({ armedScanning: z.boolean().describe('Keep NFC scanning armed while the window is focused (Settings → NFC scanning → kiosk scanning).') })
       .optional(),
-    camera: z.strictObject({ allowed: z.boolean().describe('false: the camera is never opened (photos from files stay possible).') }).optional(),
+    camera: z
+      .strictObject({
+        allowed: z.boolean().optional().describe('false: the camera is never opened. Default true.'),
+        filePicker: z
+          .boolean()
+          .optional()
+          .describe('Photos chosen from files ("Choose a picture…", which opens the system\'s file dialog, and pictures dropped on the window). Default: false in kiosk mode, else true.'),
+      })
+      .optional(),
     voice: z
       .strictObject({
         allowed: z.boolean().describe('false: the microphone is never opened, so no voice calls.'),
@@ -124,8 +156,16 @@ export const devicePolicySchema = z
       if ('problem' in url) return context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'address'], message: url.problem });
       if (seen.has(url.url)) return context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'address'], message: `the same agent as list[${seen.get(url.url)!}]` });
       seen.set(url.url, index);
-      if (url.http && forcedOff) {
-        context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'address'], message: 'is http://, which needs the development setting, and this policy forces it off' });
+      if (agent.allowInsecureHttp === true) {
+        // An http:// address is one on this computer or a private network (normalizedUrl refuses any other).
+        if (!url.http) context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'allowInsecureHttp'], message: 'is only for an http:// address (this one is https://: leave it out)' });
+      } else if (url.http && forcedOff) {
+        context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'address'], message: 'is http://, which needs the development setting, and this policy forces it off (add "allowInsecureHttp": true to this agent, for an address on this computer or a private network)' });
+      }
+      if (agent.forwardedProps !== undefined) {
+        if (agent.kind !== 'agui') context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'forwardedProps'], message: 'is only for a plain AG-UI agent ("kind": "agui")' });
+        const parsed = parseForwardedProps(agent.forwardedProps);
+        if (!parsed.ok) context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'forwardedProps'], message: parsed.problems[0]?.message ?? 'is not a JSON object' });
       }
     });
     if (policy.agents.start !== undefined) {
@@ -135,6 +175,7 @@ export const devicePolicySchema = z
   });
 
 export type DevicePolicy = z.infer<typeof devicePolicySchema>;
+
 export type PolicyAgent = z.infer<typeof policyAgentSchema>;
 
 /** What a key the policy leaves out means. */
@@ -143,10 +184,11 @@ export const devicePolicyDefaults = {
   agents: 'the user manages the list',
   idleResetSeconds: 'no idle reset',
   nfc: 'the user\'s setting',
-  camera: { allowed: true },
+  camera: { allowed: true, filePicker: 'false in kiosk mode, else true' },
+  idleAgentHoldSeconds: idleAgentHoldDefaultSeconds,
   voice: { allowed: true, mode: 'the user\'s choice', bargeIn: 'the user\'s setting' },
   language: 'the user\'s setting',
-  appearance: 'the user\'s settings',
+  appearance: 'the user\'s settings; in kiosk mode textSize "large"',
   admin: 'no PIN',
   developmentSetting: '"forced-off" in kiosk mode, else "user"',
   deviceKeyFile: 'the OS keychain',
@@ -179,7 +221,35 @@ export function developmentForcedOff(policy: DevicePolicy): boolean {
   return (policy.developmentSetting ?? (policy.kiosk ? 'forced-off' : 'user')) === 'forced-off';
 }
 
-/** The agents' addresses as the agent list stores them (normalized URLs), or why one is not an address. */
+/**
+ * Photos from files ("Choose a picture…", the system's file dialog; a dropped picture): `camera.filePicker`,
+ * default off in kiosk mode (the policy's `"kiosk": true`, or `kioskFlag`: `--kiosk`).
+ */
+export function filePickerAllowed(policy: DevicePolicy | undefined, kioskFlag = false): boolean {
+  return policy?.camera?.filePicker ?? !(kioskFlag || policy?.kiosk === true);
+}
+
+/**
+ * Who may change an agent's connection settings (a bearer token, forwardedProps, a pasted token, a
+ * sign-out): the user outside kiosk mode; on a kiosk the administrator (`admin`: with the policy's PIN
+ * entered), or nobody at the screen (`policy`: a kiosk whose policy has no PIN; only the policy sets them).
+ * What one visitor changed would otherwise be what the next one gets.
+ */
+export function agentSettingsAccess(kiosk: boolean, adminPin: boolean): 'user' | 'admin' | 'policy' {
+  if (!kiosk) return 'user';
+  return adminPin ? 'admin' : 'policy';
+}
+
+/** How long the agent's own activity may hold the idle countdown off (`idleAgentHoldSeconds`, default 2 minutes). */
+export function idleAgentHoldSeconds(policy: DevicePolicy | undefined): number {
+  return policy?.idleAgentHoldSeconds ?? idleAgentHoldDefaultSeconds;
+}
+
+/**
+ * The agents' addresses as the agent list stores them (normalized URLs), or why one is not an address.
+ * An http:// address is taken only to this computer or a private network (localhost, private-range IP
+ * addresses: the development setting's rule), so `allowInsecureHttp` can allow nothing else.
+ */
 export function normalizedUrl(address: string): { url: string; display: string; http: boolean } | { problem: string } {
   try {
     const normalized = normalizeAgentAddress(address, { allowLocalHttp: true });
@@ -208,7 +278,9 @@ export function forcedSettings(policy: DevicePolicy | undefined): ForcedSetting[
   const forced: ForcedSetting[] = [];
   if (policy.language !== undefined) forced.push({ key: 'language', value: policy.language, policyKey: 'language' });
   if (policy.appearance?.theme !== undefined) forced.push({ key: 'appearance.theme', value: policy.appearance.theme, policyKey: 'appearance.theme' });
-  if (policy.appearance?.textSize !== undefined) forced.push({ key: 'appearance.textSize', value: policy.appearance.textSize, policyKey: 'appearance.textSize' });
+  // A kiosk is read standing, at arm's length: large text unless the policy says otherwise (issue #27).
+  const textSize = policy.appearance?.textSize ?? (policy.kiosk === true ? 'large' : undefined);
+  if (textSize !== undefined) forced.push({ key: 'appearance.textSize', value: textSize, policyKey: policy.appearance?.textSize === undefined ? 'kiosk' : 'appearance.textSize' });
   if (developmentForcedOff(policy)) {
     forced.push({ key: 'developer.allowLocalHttp', value: false, policyKey: 'developmentSetting' });
     forced.push({ key: 'developer.allowPastedTokens', value: false, policyKey: 'developmentSetting' });
@@ -285,12 +357,19 @@ export function describeDevicePolicy(policy: DevicePolicy): string[] {
       const url = normalizedUrl(agent.address);
       const isStart = start !== undefined && 'url' in start && 'url' in url && start.url === url.url;
       lines.push(`  ${'url' in url ? url.url : agent.address}${agent.name ? ` "${agent.name}"` : ''}${agent.kind === 'agui' ? ' (plain AG-UI)' : ''}${isStart ? ' (start)' : ''}`);
+      if (agent.allowInsecureHttp === true) lines.push('    allowInsecureHttp: its traffic is unencrypted (http:// without TLS: messages, photos, tags and tokens can be read and changed by anyone on that network)');
+      if (agent.forwardedProps !== undefined) lines.push(`    forwardedProps: ${agent.forwardedProps.length > 200 ? `${agent.forwardedProps.slice(0, 199)}…` : agent.forwardedProps} (set by the policy)`);
     }
     if (policy.agents.start === undefined) lines.push('start agent: none (the home screen)');
   } else lines.push('agents: the user manages the list');
   lines.push(policy.idleResetSeconds === undefined ? 'idle reset: off' : `idle reset: after ${policy.idleResetSeconds} s without input (kiosk mode), then a 10 s countdown`);
+  if (policy.idleResetSeconds !== undefined) {
+    const hold = idleAgentHoldSeconds(policy);
+    lines.push(hold === 0 ? 'idle hold: none (the agent speaking or answering does not hold the countdown off)' : `idle hold: the agent speaking or answering holds the countdown off for at most ${hold} s more`);
+  }
   lines.push(policy.nfc ? `NFC armed scanning: ${policy.nfc.armedScanning ? 'on' : 'off'} (forced)` : 'NFC armed scanning: the user\'s setting');
   lines.push(`camera: ${policy.camera?.allowed === false ? 'not allowed' : 'allowed'}`);
+  lines.push(filePickerAllowed(policy) ? 'photos from files: allowed ("Choose a picture…" opens the system\'s file dialog)' : 'photos from files: not allowed (no file dialog)');
   lines.push(`voice: ${policy.voice?.allowed === false ? 'not allowed (no microphone)' : 'allowed'}${policy.voice?.mode ? `, mode ${policy.voice.mode} (forced)` : ''}`);
   for (const forced of forcedSettings(policy)) lines.push(`setting ${forced.key}: ${String(forced.value)} (forced by ${forced.policyKey})`);
   lines.push(policy.admin

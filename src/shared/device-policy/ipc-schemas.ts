@@ -23,11 +23,15 @@ export const devicePolicyStatusSchema = z.discriminatedUnion('state', [
     /** The settings the policy sets (Settings shows them as set by the administrator). */
     forced: z.array(forcedSettingKeySchema).max(7),
     camera: z.boolean(),
+    /** Photos from files ("Choose a picture…", the system's file dialog; a dropped picture): `camera.filePicker`, default off in kiosk mode. False: the control is absent and main refuses a file's photo (main always says; absent reads as the default). */
+    filePicker: z.boolean().optional(),
     voice: z.boolean(),
     /** Settings changes need the admin PIN (`policy.unlockAdmin`). */
     adminPin: z.boolean(),
     /** Kiosk mode: seconds without input before the countdown to a reset (`kiosk.reset`). */
     idleResetSeconds: z.number().int().min(10).max(86_400).optional(),
+    /** Kiosk mode: how long the agent's own activity (its voice, a running answer) may hold the countdown off past `idleResetSeconds`. */
+    idleAgentHoldSeconds: z.number().int().min(0).max(3_600).optional(),
     /** The voice mode calls must use (the other is not offered). */
     voiceMode: z.enum(['hands-free', 'push-to-talk']).optional(),
   }),

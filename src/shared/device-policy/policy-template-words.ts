@@ -44,6 +44,10 @@ export const policyLeafWords: Record<string, PolicyLeafWords> = {
       address: 'Adresa agenta tak, jak ji bere „Přidat agenta“: hostitel, adresa https://, adresa manifestu Talkie nebo karty agenta A2A.',
       name: 'Jméno, které ukazují seznamy (místo vlastního jména agenta nebo jeho adresy).',
       kind: '"agui": adresa je prostý koncový bod AG-UI (POST + SSE). Výchozí "auto": přečte se manifest Talkie a karta A2A.',
+      allowInsecureHttp:
+        'true: adresa http:// tohoto agenta se používá bez TLS, záměrně (vlastní server dílny v místní síti), ať vývojářské nastavení říká cokoli; jen pro tohoto agenta. Jen pro adresu http:// na tomto počítači nebo v soukromé síti (localhost, 127.x, 10.x, 172.16–31.x, 192.168.x, fc00::/7): jeho provoz včetně tokenů jde po té síti nešifrovaně.',
+      forwardedProps:
+        'Prostí agenti AG-UI ("kind": "agui"): forwardedProps, které posílá každý běh, jako text objektu JSON (např. "{\\"iacCode\\":{\\"cwd\\":\\"/srv/workshop\\"}}"). Nastavené zde je v aplikaci nikdo nezmění.',
     },
   },
   'agents.start': {
@@ -54,6 +58,11 @@ export const policyLeafWords: Record<string, PolicyLeafWords> = {
     title: { en: 'Idle reset (seconds)', cs: 'Reset po nečinnosti (sekundy)' },
     helpCs: 'Kiosk: po tolika sekundách bez vstupu se ukáže 10s odpočet, který zruší jakýkoli dotyk; pak skončí všechna sezení, co po nich zbylo, se smaže a vrátí se úvodní obrazovka.',
   },
+  idleAgentHoldSeconds: {
+    title: { en: 'Idle hold while the agent is busy (seconds)', cs: 'Odklad resetu, když agent pracuje (sekundy)' },
+    helpCs:
+      'Kiosk: dokud agent sám pracuje (mluví nebo čte nahlas, běží odpověď), odpočet počká, nejvýš o tolik sekund po idleResetSeconds; pak se ukáže i tak. Sezení drží vstup (dotyk, klávesa, štítek, návštěvník mluvící v hovoru). Výchozí 120; 0: činnost agenta odpočet nikdy neodloží.',
+  },
   'nfc.armedScanning': {
     title: { en: 'NFC scanning kept armed', cs: 'Snímání NFC stále připravené' },
     helpCs: 'Nechat snímání NFC připravené, dokud je okno aktivní (Nastavení → Snímání NFC → snímání v kiosku).',
@@ -61,6 +70,10 @@ export const policyLeafWords: Record<string, PolicyLeafWords> = {
   'camera.allowed': {
     title: { en: 'Camera allowed', cs: 'Povolit kameru' },
     helpCs: 'false: kamera se nikdy neotevře (fotky ze souborů zůstávají možné).',
+  },
+  'camera.filePicker': {
+    title: { en: 'Photos from files', cs: 'Fotky ze souborů' },
+    helpCs: 'Fotky vybrané ze souborů („Vybrat obrázek…“, který otevře systémový dialog souborů, a obrázky přetažené do okna). Výchozí: v režimu kiosku false, jinak true.',
   },
   'voice.allowed': {
     title: { en: 'Voice allowed', cs: 'Povolit hlas' },

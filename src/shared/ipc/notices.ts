@@ -35,6 +35,10 @@ export const noticeCodes = [
   'admin_lockout_not_saved',
   /** The device policy `{file}` cannot be used (`detail`: why): in kiosk mode AgentDesk runs nothing else. */
   'policy_failed',
+  /** No keychain: the NFC device key is kept in `{file}`, readable by this computer account alone (what that protects against and what not). */
+  'nfc_key_file',
+  /** No keychain and no file for the NFC device key (`detail`): tags get new aliases when AgentDesk restarts. */
+  'nfc_key_memory',
 ] as const;
 
 export type NoticeCode = (typeof noticeCodes)[number];

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { hashAdminPin } from '../../../src/main/policy/admin-pin';
 import { chromiumPath, startShell, type RunningShell } from './app';
+import { installFakeReader, type FakeReader } from './fake-reader';
 
 /**
  * A kiosk as it runs (issue #18), for test/e2e/kiosk.test.ts and bench/kiosk.ts: `agentdesk demo` as
@@ -27,6 +28,8 @@ export interface KioskShell {
   frames: string[];
   /** The app's page (a new connection: after a renderer crash the old page object is gone). */
   page(): Promise<Page>;
+  /** With `fakeReader`: the page's NFC reader (installed at each page()). */
+  reader(): FakeReader;
   /** Drops the connection to Chromium (the next page() connects again). */
   disconnect(): Promise<void>;
   stop(): Promise<void>;
@@ -57,25 +60,44 @@ function startDemo(): Promise<{ child: ChildProcess; agentcall: string; agui: st
   });
 }
 
-export async function startKioskShell(options: { idleResetSeconds?: number } = {}): Promise<KioskShell> {
+export interface KioskShellOptions {
+  idleResetSeconds?: number;
+  idleAgentHoldSeconds?: number;
+  /** The policy's agents instead of the demo's two (Workshop, the start agent, and Runner). */
+  agents?: (demo: { agentcall: string; agui: string }) => { list: Record<string, unknown>[]; start?: string };
+  /** The policy's `appearance` (default: large text, said; null: none, the kiosk's own default). */
+  appearance?: Record<string, string> | null;
+  /** A reader the page believes in (support/fake-reader.ts) instead of the machine's. */
+  fakeReader?: boolean;
+}
+
+export async function startKioskShell(options: KioskShellOptions = {}): Promise<KioskShell> {
   if (!existsSync(chromiumPath)) throw new Error(`Chromium is not installed at ${chromiumPath}`);
   const dir = await mkdtemp(join(tmpdir(), 'agentdesk-kiosk-'));
   const userData = join(dir, 'user-data');
   await mkdir(userData, { recursive: true });
-  // The demo's addresses are http:// on 127.0.0.1: the development setting, left to the user by this policy, is on.
-  await writeFile(join(userData, 'settings.json'), JSON.stringify({ schemaVersion: 2, language: 'en', appearance: { theme: 'light', textSize: 'normal' }, developer: { allowLocalHttp: true, allowPastedTokens: false } }));
+  await writeFile(join(userData, 'settings.json'), JSON.stringify({ schemaVersion: 2, language: 'en', appearance: { theme: 'light', textSize: 'normal' }, developer: { allowLocalHttp: false, allowPastedTokens: false } }));
   const demo = await startDemo();
   const policy = join(dir, 'policy.json');
+  // The demo's addresses are http:// on 127.0.0.1, which the policy allows for these agents alone (allowInsecureHttp):
+  // the development setting stays forced off, as a kiosk's default.
+  const agents = options.agents?.(demo) ?? {
+    list: [
+      { address: demo.agentcall, name: 'Workshop', allowInsecureHttp: true },
+      { address: demo.agui, kind: 'agui', name: 'Runner', allowInsecureHttp: true },
+    ],
+    start: demo.agentcall,
+  };
   await writeFile(
     policy,
     JSON.stringify({
       policyVersion: 1,
       kiosk: true,
-      agents: { list: [{ address: demo.agentcall, name: 'Workshop' }, { address: demo.agui, kind: 'agui', name: 'Runner' }], start: demo.agentcall },
+      agents,
       idleResetSeconds: options.idleResetSeconds ?? 10,
+      ...(options.idleAgentHoldSeconds === undefined ? {} : { idleAgentHoldSeconds: options.idleAgentHoldSeconds }),
       admin: { pinHash: await hashAdminPin(kioskPin) },
-      developmentSetting: 'user',
-      appearance: { textSize: 'large' },
+      ...(options.appearance === null ? {} : { appearance: options.appearance ?? { textSize: 'large' } }),
     }),
   );
   const port = await freePort();
@@ -86,6 +108,7 @@ export async function startKioskShell(options: { idleResetSeconds?: number } = {
   if (!origin) throw new Error(`the shell did not say its address: ${shell.launchUrl}`);
   const frames: string[] = [];
   let browser: Browser | undefined;
+  let reader: FakeReader | undefined;
 
   const page = async (): Promise<Page> => {
     const end = Date.now() + 20_000;
@@ -98,6 +121,7 @@ export async function startKioskShell(options: { idleResetSeconds?: number } = {
             socket.on('framesent', (frame) => frames.push(String(frame.payload)));
             socket.on('framereceived', (frame) => frames.push(typeof frame.payload === 'string' ? frame.payload : frame.payload.toString('latin1')));
           });
+          if (options.fakeReader === true) reader = await installFakeReader(found);
           // The page connected before the test attached: a reload lets the test see its IPC frames (a kiosk reloads onto its start screen).
           await found.reload();
           return found;
@@ -119,6 +143,10 @@ export async function startKioskShell(options: { idleResetSeconds?: number } = {
     userData,
     frames,
     page,
+    reader: () => {
+      if (!reader) throw new Error('no fake reader: start the kiosk with fakeReader and open its page first');
+      return reader;
+    },
     disconnect,
     stop: async () => {
       await disconnect();
@@ -129,8 +157,11 @@ export async function startKioskShell(options: { idleResetSeconds?: number } = {
   };
 }
 
-/** The kiosk's start screen, ready to start (the previous session cleared). */
+/** The start screen's heading: one agent ("Touch the screen to start") or several ("Touch who you want to talk to"). */
+export const startHeadingName = /^Touch (the screen to start|who you want to talk to)$/;
+
+/** The kiosk's start screen, ready to start (the previous session cleared): Start, or the first agent's button, enabled. */
 export async function waitForStartScreen(page: Page, timeout = 20_000): Promise<void> {
-  await page.getByRole('heading', { level: 1, name: 'Touch the screen to start' }).waitFor({ timeout });
-  await page.getByRole('button', { name: 'Start' }).and(page.locator(':enabled')).waitFor({ timeout });
+  await page.getByRole('heading', { level: 1, name: startHeadingName }).waitFor({ timeout });
+  await page.locator('.kiosk-start .button--primary:enabled').first().waitFor({ timeout });
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError, type Io } from '../../../src/main/cli/output';
@@ -28,7 +28,7 @@ describe('agentdesk policy check', () => {
     expect(await policyCheck(example, { json: false }, io)).toBe(0);
     expect(io.out_[0]).toBe(`valid: ${example}`);
     expect(io.out_).toContain('kiosk mode: on');
-    expect(io.out_).toContain('agents: locked to 2 (no add, no remove, no rename, no other address, no built-in demo)');
+    expect(io.out_).toContain('agents: locked to 3 (no add, no remove, no rename, no other address, no built-in demo)');
     expect(io.out_).toContain('setting appearance.textSize: large (forced by appearance.textSize)');
   });
 
@@ -41,6 +41,7 @@ describe('agentdesk policy check', () => {
       file: example,
       policy: JSON.parse(readFileSync(example, 'utf8')),
       effects: expect.arrayContaining(['kiosk mode: on', 'voice: not allowed (no microphone)']),
+      warnings: expect.any(Array),
     });
   });
 
@@ -56,6 +57,44 @@ describe('agentdesk policy check', () => {
     const missing = capture();
     expect(await policyCheck(join(file, '..', 'nope.json'), { json: true }, missing)).toBe(1);
     expect(JSON.parse(missing.out_[0]!)).toMatchObject({ ok: false, kind: 'missing' });
+  });
+
+  it('predicts the first screen: each way the app would refuse or degrade is a warning with its fix; --strict makes them fail (issue #27)', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'policy.json');
+    const keyFile = join(dir, 'nfc-device.key');
+    await writeFile(keyFile, 'ab'.repeat(32));
+    await chmod(keyFile, 0o644);
+    await writeFile(
+      file,
+      JSON.stringify({
+        policyVersion: 1,
+        kiosk: true,
+        developmentSetting: 'user',
+        agents: { list: [{ address: 'http://192.168.1.20:8000/agui', kind: 'agui', name: 'Runner' }, { address: 'https://workshop.example.com', name: 'Workshop' }] },
+        deviceKeyFile: keyFile,
+      }),
+    );
+    const noKeychain = async () => ({ kind: 'memory' as const, reason: 'no Secret Service on the session bus' });
+    const io = capture();
+    expect(await policyCheck(file, { json: false, secrets: noKeychain }, io)).toBe(0);
+    const warnings = io.out_.filter((line) => line.startsWith('warning: '));
+    expect(warnings).toEqual([
+      expect.stringMatching(/^warning: "Runner" \(http:\/\/192\.168\.1\.20:8000\/agui\) is http:\/\/ without allowInsecureHttp: .*development setting.*\. Fix: add "allowInsecureHttp": true to it/),
+      expect.stringMatching(/^warning: the NFC device key file .* can be read or written by others .*chmod 600/),
+      expect.stringMatching(/^warning: no keychain is reachable here \(no Secret Service on the session bus\): sign-ins last until AgentDesk closes\./),
+    ]);
+    expect(await policyCheck(file, { json: false, strict: true, secrets: noKeychain }, capture())).toBe(1);
+    const json = capture();
+    expect(await policyCheck(file, { json: true, strict: true, secrets: noKeychain }, json)).toBe(1);
+    expect(JSON.parse(json.out_[0]!)).toMatchObject({ ok: true, strict: true, warnings: expect.arrayContaining([expect.stringContaining('allowInsecureHttp')]) });
+
+    // Fixed: the agent allowed on purpose, the key file private, a keychain there: no warning, --strict passes.
+    await chmod(keyFile, 0o600);
+    await writeFile(file, JSON.stringify({ policyVersion: 1, kiosk: true, agents: { list: [{ address: 'http://192.168.1.20:8000/agui', kind: 'agui', allowInsecureHttp: true }] }, deviceKeyFile: keyFile }));
+    const clean = capture();
+    expect(await policyCheck(file, { json: false, strict: true, secrets: async () => ({ kind: 'keychain' as const }) }, clean)).toBe(0);
+    expect(clean.out_.filter((line) => line.startsWith('warning: '))).toEqual([]);
   });
 
   it('checks the system location without a file, where none means unmanaged (exit 0)', async () => {

@@ -35,18 +35,19 @@ describe('the app services under a device policy', () => {
     const services = await withPolicy(dir, { policyVersion: 1, kiosk: true, language: 'cs', appearance: { theme: 'light' }, nfc: { armedScanning: true } });
     expect(await services.call('settings.get')).toMatchObject({
       ok: true,
-      value: { language: 'cs', appearance: { theme: 'light', textSize: 'normal' }, developer: { allowLocalHttp: false, allowPastedTokens: false }, nfc: { kioskScan: true } },
+      // A kiosk's text is large unless its policy says otherwise.
+      value: { language: 'cs', appearance: { theme: 'light', textSize: 'large' }, developer: { allowLocalHttp: false, allowPastedTokens: false }, nfc: { kioskScan: true } },
     });
-    for (const patch of [{ language: 'en' }, { appearance: { theme: 'dark' } }, { developer: { allowLocalHttp: true } }, { developer: { allowPastedTokens: true } }, { nfc: { kioskScan: false } }]) {
+    for (const patch of [{ language: 'en' }, { appearance: { theme: 'dark' } }, { appearance: { textSize: 'normal' } }, { developer: { allowLocalHttp: true } }, { developer: { allowPastedTokens: true } }, { nfc: { kioskScan: false } }]) {
       expect(await services.call('settings.update', { patch }), JSON.stringify(patch)).toMatchObject({ ok: false, error: { code: 'not_allowed', message: expect.stringContaining("The administrator's device policy") } });
     }
     // A key the policy leaves alone is the user's.
-    expect(await services.call('settings.update', { patch: { appearance: { textSize: 'large' } } })).toMatchObject({ ok: true, value: { appearance: { theme: 'light', textSize: 'large' }, language: 'cs' } });
+    expect(await services.call('settings.update', { patch: { nfc: { debounceMs: 500 } } })).toMatchObject({ ok: true, value: { appearance: { theme: 'light', textSize: 'large' }, language: 'cs', nfc: { debounceMs: 500 } } });
     // The file keeps the user's own choices (they come back without the policy).
-    expect(JSON.parse(await readFile(join(userData, 'settings.json'), 'utf8'))).toMatchObject({ language: 'en', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: true } });
+    expect(JSON.parse(await readFile(join(userData, 'settings.json'), 'utf8'))).toMatchObject({ language: 'en', appearance: { theme: 'dark', textSize: 'normal' }, developer: { allowLocalHttp: true }, nfc: { debounceMs: 500 } });
     expect(await services.call('policy.status')).toEqual({
       ok: true,
-      value: { state: 'active', file: join(dir, 'policy.json'), kiosk: true, agentsLocked: false, forced: ['language', 'appearance.theme', 'developer.allowLocalHttp', 'developer.allowPastedTokens', 'nfc.kioskScan'], camera: true, voice: true, adminPin: false },
+      value: { state: 'active', file: join(dir, 'policy.json'), kiosk: true, agentsLocked: false, forced: ['language', 'appearance.theme', 'appearance.textSize', 'developer.allowLocalHttp', 'developer.allowPastedTokens', 'nfc.kioskScan'], camera: true, filePicker: false, voice: true, adminPin: false },
     });
   });
 

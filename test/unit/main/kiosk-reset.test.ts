@@ -47,8 +47,9 @@ describe('kiosk.reset (issue #18)', () => {
     // A session's traces: a draft and the screen in main's memory, a staged photo, an AG-UI thread on disk.
     await services.call('ui.saveScreen', { screen: { name: 'chat', agentId: builtInAguiDemoId, label: 'Demo' } });
     await services.call('ui.saveDraft', { key: `agui:${builtInAguiDemoId}`, text: 'half a sentence' });
-    const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#884422' } }).jpeg().toBuffer();
-    const staged = await services.call('photo.stage', { kind: 'file', bytes: new Uint8Array(jpeg) });
+    // A camera frame (a kiosk takes no photos from files: issue #27).
+    const rgba = await sharp({ create: { width: 64, height: 48, channels: 4, background: '#884422ff' } }).raw().toBuffer();
+    const staged = await services.call('photo.stage', { kind: 'frame', width: 64, height: 48, rgba: new Uint8Array(rgba) });
     if (!staged.ok) throw new Error(JSON.stringify(staged.error));
     expect((await services.call('agui.open', { agentId: builtInAguiDemoId })).ok).toBe(true);
     expect((await services.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'm1', text: 'hello' })).ok).toBe(true);

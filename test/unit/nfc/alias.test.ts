@@ -1,10 +1,10 @@
 import { createHash, createHmac } from 'node:crypto';
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toHex } from '../../../src/shared/nfc/bytes';
 import { aliasLabel, observeTap, tagAlias } from '../../../src/main/nfc/alias';
-import { DeviceKeyError, deviceKeyAccount, loadDeviceKey, readKeyFile } from '../../../src/main/nfc/device-key';
+import { DeviceKeyError, deviceKeyAccount, deviceKeyNotice, loadDeviceKey, readKeyFile } from '../../../src/main/nfc/device-key';
 import { readType2Content, readUid, type Transmit } from '../../../src/main/nfc/tag-read';
 import { memorySecretStore, type SecretStore } from '../../../src/main/secrets/secret-store';
 import { useTempDirs } from '../../support/temp-dir';
@@ -104,6 +104,51 @@ describe('the device key', () => {
     const error = await loadDeviceKey({ secrets: store }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DeviceKeyError);
     expect((error as Error).message).toMatch(/no keychain is reachable.*Secret Service not running.*key file.*chmod 600.*--key-file.*AGENTDESK_NFC_KEY_FILE/s);
+  });
+
+  it.skipIf(process.platform === 'win32')('without a keychain keeps the key in the app\'s own file, readable by the user alone, and says once what that protects (issue #27)', async () => {
+    const dir = await tempDir();
+    const userKeyFile = join(dir, 'nfc-device.key');
+    const noKeychain = memorySecretStore('No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes.', 'Secret Service not running');
+    // Two AgentDesk processes at once get the same key; the file is whole, 32 bytes, mode 0600, and nothing else is left behind.
+    const [first, second] = await Promise.all([loadDeviceKey({ secrets: noKeychain, userKeyFile }), loadDeviceKey({ secrets: noKeychain, userKeyFile })]);
+    expect(first).toMatchObject({ source: 'user-file', file: userKeyFile });
+    expect(Buffer.from(second.key)).toEqual(Buffer.from(first.key));
+    expect(((await stat(userKeyFile)).mode & 0o777).toString(8)).toBe('600');
+    expect((await stat(userKeyFile)).size).toBe(32);
+    expect(await readdir(dir)).toEqual(['nfc-device.key']);
+    // The next start, and a keychain that appears later: the same key (tags keep their aliases).
+    expect(Buffer.from((await loadDeviceKey({ secrets: noKeychain, userKeyFile })).key)).toEqual(Buffer.from(first.key));
+    const keychain = fakeKeychain();
+    expect(await loadDeviceKey({ secrets: keychain, userKeyFile })).toMatchObject({ source: 'user-file' });
+    expect(keychain.values.has(deviceKeyAccount)).toBe(false);
+    // The administrator's key file still wins.
+    const policyFile = join(dir, 'policy.key');
+    await writeFile(policyFile, Buffer.from(keyA), { mode: 0o600 });
+    expect(Buffer.from((await loadDeviceKey({ keyFile: policyFile, secrets: noKeychain, userKeyFile })).key)).toEqual(Buffer.from(keyA));
+    // One plain notice for the administrator: where, what it protects against and what not.
+    expect(deviceKeyNotice(first)).toEqual({
+      code: 'nfc_key_file',
+      file: userKeyFile,
+      message: expect.stringMatching(/No keychain is reachable, so the NFC device key is kept in .*nfc-device\.key, which only this computer account can read\. That keeps tag aliases from the computer's other users, but not from anyone who can use this account or read this disk/),
+    });
+    expect(deviceKeyNotice({ key: keyA, source: 'keychain' })).toBeNull();
+  });
+
+  it.skipIf(process.platform === 'win32')('never fails a scan for want of a place to keep it: a key for this run, said so, and a file others can read is not used', async () => {
+    const dir = await tempDir();
+    const noKeychain = memorySecretStore('No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes.');
+    const unmakeable = await loadDeviceKey({ secrets: noKeychain, userKeyFile: join(dir, 'missing-folder', 'nfc-device.key') });
+    expect(unmakeable).toMatchObject({ source: 'memory', problem: expect.stringContaining('cannot be created (ENOENT)') });
+    expect(unmakeable.key).toHaveLength(32);
+    expect(deviceKeyNotice(unmakeable)).toMatchObject({ code: 'nfc_key_memory', message: expect.stringContaining('tags get new aliases when AgentDesk restarts') });
+    await mkdir(join(dir, 'open'));
+    const readable = join(dir, 'open', 'nfc-device.key');
+    await writeFile(readable, Buffer.from(keyA));
+    await chmod(readable, 0o644);
+    const refused = await loadDeviceKey({ secrets: noKeychain, userKeyFile: readable });
+    expect(refused).toMatchObject({ source: 'memory', problem: expect.stringContaining('chmod 600') });
+    expect(Buffer.from(refused.key)).not.toEqual(Buffer.from(keyA));
   });
 
   it('reads a policy key file (raw, hex or base64) readable by the user alone', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { toHex } from '../../../src/shared/nfc/bytes';
@@ -7,6 +7,9 @@ import { nfcObservationSchema, type NfcScanResult } from '../../../src/shared/nf
 import { readers as readersCommand, scan as scanCommand } from '../../../src/main/cli/nfc';
 import type { Io } from '../../../src/main/cli/output';
 import { tagAlias } from '../../../src/main/nfc/alias';
+import { openSecretStore } from '../../../src/main/secrets/secret-store';
+import { eventChannel } from '../../../src/shared/ipc/contract';
+import { startTestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 import { nfcHardwareUnavailableReason, startNfcHarness, type NfcHarness } from '../../support/nfc/nfc-harness';
 import { startPcscd, type Pcscd } from '../../support/nfc/pcscd';
@@ -237,6 +240,46 @@ describe.skipIf(unavailable !== undefined)('NFC with pcscd and the virtual reade
     expect(harness.supervisor.restarts).toBe(1);
     const uid = randomUid();
     expect(await tapOnce(harness, type2(uid))).toMatchObject({ outcome: 'observation', object: { objectRef: objectRefFor(keyA, uid) } });
+  });
+
+  it('scans a tag through the app on a machine without a Secret Service: the device key goes to a file of the app\'s own, said once (issue #27)', async () => {
+    // The machine's own keychain, as the app opens it: this test is about a machine without one.
+    const secrets = await openSecretStore({ service: 'AgentDesk-test' });
+    if (secrets.kind === 'keychain') {
+      console.log('skipped: this machine has a reachable keychain (Secret Service); the test needs one without');
+      return;
+    }
+    const userData = await tempDir();
+    const services = await startTestServices(userData, { secrets, nfc: {} });
+    const events: { channel: string; payload: unknown }[] = [];
+    const disconnect = services.events.connect((channel, payload) => void events.push({ channel, payload }));
+    try {
+      const ready = Date.now() + 20_000;
+      while (!JSON.stringify((await services.call('hardware.status')) as unknown).includes('"connected":true')) {
+        if (Date.now() > ready) throw new Error('no virtual reader in the app within 20 s');
+        await sleep(100);
+      }
+      const armed = await services.call('nfc.arm', { timeoutMs: 15_000 });
+      expect(armed).toMatchObject({ ok: true });
+      const uid = randomUid();
+      const card = await insert(type2(uid));
+      const deadline = Date.now() + 15_000;
+      const result = () => events.find((event) => event.channel === eventChannel('nfc.scanResult'))?.payload as NfcScanResult | undefined;
+      while (result() === undefined) {
+        if (Date.now() > deadline) throw new Error('no scan result within 15 s');
+        await sleep(50);
+      }
+      await card.remove();
+      cards.splice(cards.indexOf(card), 1);
+      const key = await readFile(join(userData, 'nfc-device.key'));
+      expect(result()).toMatchObject({ outcome: 'observation', object: { objectRef: objectRefFor(new Uint8Array(key), uid), carrier: 'localTag' } });
+      const notices = events.filter((event) => event.channel === eventChannel('app.notice')).map((event) => (event.payload as { code: string }).code);
+      expect(notices.filter((code) => code === 'nfc_key_file')).toHaveLength(1);
+      expect(uidLeaks(JSON.stringify(events), uid)).toEqual([]);
+    } finally {
+      disconnect();
+      await services.dispose();
+    }
   });
 
   describe('the CLI', () => {

@@ -20,6 +20,27 @@ describe('the kiosk guards (issue #18)', () => {
     }
   });
 
+  it("swallow the window's keys too, which the web shell's Chromium app window leaves to the page (issue #27)", () => {
+    const window = [
+      key('w', { ctrlKey: true }),
+      key('W', { ctrlKey: true, shiftKey: true }),
+      key('n', { ctrlKey: true }),
+      key('N', { ctrlKey: true, shiftKey: true }),
+      key('t', { ctrlKey: true }),
+      key('T', { ctrlKey: true, shiftKey: true }),
+      key('F4', { ctrlKey: true }),
+      key('F4', { altKey: true }),
+      key('Q', { ctrlKey: true, shiftKey: true }),
+      key('Tab', { ctrlKey: true }),
+      key('PageDown', { ctrlKey: true }),
+      key('f', { altKey: true }),
+      key('w', { metaKey: true }),
+    ];
+    for (const blocked of window) expect(isBlockedKioskKey(blocked), JSON.stringify(blocked)).toBe(true);
+    // Typing with AltGr-less layouts and plain F4 still pass.
+    for (const allowed of [key('F4'), key('Tab', { shiftKey: true }), key('W', { shiftKey: true })]) expect(isBlockedKioskKey(allowed), JSON.stringify(allowed)).toBe(false);
+  });
+
   it('tell a link that leaves the page from an in-page one', () => {
     document.body.innerHTML = '<a id="out" href="https://example.com/"><span id="inner">x</span></a><a id="skip" href="#content">skip</a><button id="b">b</button>';
     expect(leavesPage(document.getElementById('inner'))).toBe(true);

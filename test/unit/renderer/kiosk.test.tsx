@@ -46,9 +46,9 @@ describe('the kiosk in the renderer (issue #18)', () => {
     await user.click(screen.getByRole('heading', { level: 1 }));
     // The agent screens' code loads on first use, then main opens the agent's session.
     await waitFor(() => expect(backend.callsOf('agentcall.open')).toEqual([{ agentId: workshop.id }]), { timeout: 5_000 });
-    // The locked list: no add, no demo, no rename or remove.
-    const nav = screen.getByRole('navigation');
-    expect(within(nav).queryByRole('button', { name: /Add an agent|Demo/ })).toBeNull();
+    // A visitor's screen: no sidebar (no agent list to add to, no demo, no rename or remove).
+    expect(screen.queryByRole('navigation')).toBeNull();
+    expect(screen.queryByRole('button', { name: /Add an agent|Demo/ })).toBeNull();
   });
 
   it('asks for the admin PIN before Settings, shows main\'s wait after wrong tries, and Settings lists what the policy sets', async () => {
@@ -61,8 +61,8 @@ describe('the kiosk in the renderer (issue #18)', () => {
     backend.handle('policy.unlockAdmin', () => ok(answers.shift()!));
     const start = await screen.findByRole<HTMLButtonElement>('button', { name: 'Start' });
     await waitFor(() => expect(start.disabled).toBe(false));
-    await user.click(start);
-    await user.click(within(await screen.findByRole('navigation')).getByRole('button', { name: 'Settings' }));
+    // The administrator's way in is on the start screen.
+    await user.click(screen.getByRole('button', { name: 'Administrator' }));
     const dialog = await screen.findByRole('dialog', { name: 'Administrator PIN' });
     expect(screen.queryByRole('heading', { level: 1, name: 'Settings' })).toBeNull();
     await user.type(within(dialog).getByLabelText('PIN'), '1111{Enter}');
@@ -74,7 +74,7 @@ describe('the kiosk in the renderer (issue #18)', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
     expect(screen.queryByRole('dialog', { name: 'Administrator PIN' })).toBeNull();
     // The right PIN (main decides) opens Settings, which names the keys the policy sets.
-    await user.click(within(screen.getByRole('navigation')).getByRole('button', { name: 'Settings' }));
+    await user.click(screen.getByRole('button', { name: 'Administrator' }));
     const again = await screen.findByRole('dialog', { name: 'Administrator PIN' });
     await user.type(within(again).getByLabelText('PIN'), '2468{Enter}');
     await screen.findByRole('heading', { level: 1, name: 'Settings' });

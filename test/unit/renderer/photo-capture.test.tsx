@@ -8,6 +8,8 @@ import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import { type PhotoCaptureApi, type PhotoStageRequest, type StagedPhotoView } from '../../../src/renderer/screens/photo/photo-api';
 import { PhotoCapture } from '../../../src/renderer/screens/photo/PhotoCapture';
 import { PhotoDialog } from '../../../src/renderer/screens/photo/PhotoDialog';
+import { PolicyContext } from '../../../src/renderer/kiosk/policy-context';
+import type { DevicePolicyStatus } from '../../../src/shared/device-policy/ipc-schemas';
 import { cs as photoCs, en as photoEn } from '../../../src/renderer/i18n/strings';
 
 /** A camera track that records whether it was stopped. */
@@ -316,6 +318,54 @@ describe('PhotoCapture: files', () => {
     await user.upload(screen.getByTestId('photo-file-input'), new File([new Uint8Array([0x47, 0x49, 0x46])], 'renamed.png', { type: 'image/png' }));
     expect((await screen.findByRole('alert')).textContent).toBe('GIF pictures cannot be used. Choose a JPEG, PNG or WebP picture.');
     expect(created).toEqual([]);
+  });
+});
+
+describe('PhotoCapture on a kiosk (issue #27)', () => {
+  const kioskPolicy = (filePicker?: boolean): DevicePolicyStatus => ({
+    state: 'active',
+    file: '/etc/agentdesk/policy.json',
+    kiosk: true,
+    agentsLocked: true,
+    forced: [],
+    camera: true,
+    ...(filePicker === undefined ? {} : { filePicker }),
+    voice: true,
+    adminPin: true,
+  });
+  function renderUnder(policy: DevicePolicyStatus, initialFile?: File) {
+    const api = fakeApi();
+    render(
+      <PolicyContext.Provider value={policy}>
+        <I18nProvider setting="en">
+          <PhotoCapture api={api} onSend={vi.fn()} {...(initialFile ? { initialFile } : {})} />
+        </I18nProvider>
+      </PolicyContext.Provider>,
+    );
+    return api;
+  }
+
+  it('offers no file chooser where the policy forbids photos from files (a kiosk by default): no button, no file input, no drop', async () => {
+    const dropped = new File([new Uint8Array([0xff, 0xd8, 0xff, 0xe0])], 'photo.jpg', { type: 'image/jpeg' });
+    for (const policy of [kioskPolicy(false), kioskPolicy(undefined), { state: 'none', kiosk: true } as const]) {
+      const api = renderUnder(policy, dropped);
+      expect(screen.getByRole('button', { name: 'Open camera' })).toBeTruthy();
+      expect(screen.queryByRole('button', { name: photoEn['photo.chooseFile'] })).toBeNull();
+      expect(screen.queryByTestId('photo-file-input')).toBeNull();
+      expect(screen.queryByText(photoEn['photo.dropHint'])).toBeNull();
+      const zone = screen.getByTestId('photo-drop-zone');
+      fireEvent.dragOver(zone, { dataTransfer: { types: ['Files'], files: [dropped], dropEffect: 'none' } });
+      fireEvent.drop(zone, { dataTransfer: { types: ['Files'], files: [dropped] } });
+      await act(async () => undefined);
+      expect(api.photo.stage).not.toHaveBeenCalled();
+      cleanup();
+    }
+  });
+
+  it('offers it where the policy allows it (camera.filePicker)', async () => {
+    renderUnder(kioskPolicy(true));
+    expect(screen.getByRole('button', { name: photoEn['photo.chooseFile'] })).toBeTruthy();
+    expect(screen.getByTestId('photo-file-input')).toBeTruthy();
   });
 });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { adminPinWaitSeconds, parseAdminPinHash } from '../../../src/shared/device-policy/admin-pin-hash';
 import {
   describeDevicePolicy,
+  forcedSettings,
   devicePolicyJsonSchema,
   policyRefusals,
   settingsUnderPolicy,
@@ -92,7 +93,7 @@ describe('reading a device policy', () => {
   });
 
   it('lists every schema problem with its key path', () => {
-    const problem = problemOf({ policyVersion: 1, kiosk: 'yes', idleResetSeconds: 5, voice: { allowed: true, mode: 'always' }, camera: {} });
+    const problem = problemOf({ policyVersion: 1, kiosk: 'yes', idleResetSeconds: 5, voice: { allowed: true, mode: 'always' }, camera: { allowed: 'no' } });
     expect(problem).toMatch(/^4 problems: /);
     for (const path of ['kiosk: ', 'idleResetSeconds: ', 'voice.mode: ', 'camera.allowed: ']) expect(problem).toContain(path);
   });
@@ -112,7 +113,37 @@ describe('reading a device policy', () => {
     expect(problemOf({ policyVersion: 1, deviceKeyFile: 'nfc.key' })).toContain('deviceKeyFile: must be an absolute path');
     expect(read({ policyVersion: 1, deviceKeyFile: 'C:\\ProgramData\\AgentDesk\\nfc.key' })).toMatchObject({ ok: true });
   });
+
+  it('takes allowInsecureHttp (issue #27) only for an http:// address on this computer or a private network, and then without the development setting', () => {
+    const one = (agent: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ policyVersion: 1, kiosk: true, agents: { list: [agent] }, ...extra });
+    for (const address of ['http://192.168.1.20:8080', 'http://10.0.0.5/agui', 'http://127.0.0.1:9000', 'http://localhost:8000', 'http://[fd00::5]:8000']) {
+      expect(read(one({ address, allowInsecureHttp: true })), address).toMatchObject({ ok: true });
+    }
+    for (const address of ['http://workshop.lan:8080', 'http://203.0.113.7/agui']) {
+      expect(problemOf(one({ address, allowInsecureHttp: true })), address).toContain('agents.list[0].address: http:// is only allowed to localhost, 127.0.0.1 and private network addresses');
+    }
+    expect(problemOf(one({ address: 'https://192.168.1.20', allowInsecureHttp: true }))).toContain('agents.list[0].allowInsecureHttp: is only for an http:// address');
+    // The development setting stays forced off for every other agent.
+    expect(problemOf({ policyVersion: 1, kiosk: true, agents: { list: [{ address: 'http://192.168.1.20', allowInsecureHttp: true }, { address: 'http://192.168.1.21' }] } })).toContain(
+      'agents.list[1].address: is http://, which needs the development setting, and this policy forces it off (add "allowInsecureHttp": true',
+    );
+    expect(settingsUnderPolicy(defaultSettings, readOk(one({ address: 'http://192.168.1.20', allowInsecureHttp: true }))).developer).toEqual({ allowLocalHttp: false, allowPastedTokens: false });
+  });
+
+  it('takes forwardedProps as JSON object text, for plain AG-UI agents only', () => {
+    const agent = (extra: Record<string, unknown>) => ({ policyVersion: 1, agents: { list: [{ address: 'https://ide.example.com/agui', kind: 'agui', ...extra }] } });
+    expect(read(agent({ forwardedProps: '{"iacCode":{"cwd":"/srv/workshop"}}' }))).toMatchObject({ ok: true });
+    expect(problemOf(agent({ forwardedProps: '[1]' }))).toBe('one problem: agents.list[0].forwardedProps: forwardedProps must be a JSON object.');
+    expect(problemOf(agent({ forwardedProps: '{' }))).toContain('agents.list[0].forwardedProps: forwardedProps is not JSON');
+    expect(problemOf({ policyVersion: 1, agents: { list: [{ address: 'workshop.example.com', forwardedProps: '{}' }] } })).toBe('one problem: agents.list[0].forwardedProps: is only for a plain AG-UI agent ("kind": "agui")');
+  });
 });
+
+function readOk(document: unknown): DevicePolicy {
+  const result = read(document);
+  if (!result.ok) throw new Error(result.problem);
+  return result.policy;
+}
 
 describe('the settings under a device policy', () => {
   const strict: DevicePolicy = {
@@ -160,6 +191,14 @@ describe('the settings under a device policy', () => {
       const user = policy.nfc?.armedScanning === false ? { ...loosened, nfc: { ...loosened.nfc!, kioskScan: true } } : loosened;
       expect(pick(settingsUnderPolicy(user, { policyVersion: 1, ...policy })), JSON.stringify(policy)).toEqual(expected);
     }
+  });
+
+  it('gives a kiosk large text unless its policy sets the text size (issue #27)', () => {
+    expect(settingsUnderPolicy(loosened, { policyVersion: 1, kiosk: true }).appearance).toEqual({ theme: 'dark', textSize: 'large' });
+    expect(forcedSettings({ policyVersion: 1, kiosk: true }).find((forced) => forced.key === 'appearance.textSize')).toEqual({ key: 'appearance.textSize', value: 'large', policyKey: 'kiosk' });
+    expect(settingsUnderPolicy({ ...loosened, appearance: { theme: 'dark', textSize: 'large' } }, { policyVersion: 1, kiosk: true, appearance: { textSize: 'normal' } }).appearance.textSize).toBe('normal');
+    // Not a kiosk: the user's setting.
+    expect(settingsUnderPolicy(loosened, { policyVersion: 1, kiosk: false }).appearance.textSize).toBe('normal');
   });
 
   it('leaves the settings alone without a policy, or with one that sets nothing', () => {

@@ -59,5 +59,42 @@ describe('the kiosk idle reset', () => {
     expect(() => idleConfig(0)).toThrow(/positive number of seconds/);
     expect(() => idleConfig(Number.NaN)).toThrow(RangeError);
     expect(() => idleConfig(10, -1)).toThrow(/countdown/);
+    expect(() => idleConfig(10, 10_000, -1)).toThrow(/hold/);
+  });
+});
+
+describe("the agent's own activity (issue #27)", () => {
+  const held = idleConfig(30, 10_000, 120);
+  const step = (events: IdleEvent[], from: IdleState = idleStart) => events.reduce((state, event) => stepIdle(state, event, held).state, from);
+
+  it('holds the countdown off while it lasts, for at most the hold past the idle time after the last input', () => {
+    const speaking = step([{ type: 'began', at: 0 }, { type: 'hold', on: true, at: 1_000 }]);
+    expect(idleWakeAt(speaking, held)).toBe(150_000);
+    expect(step([{ type: 'tick', at: 149_999 }], speaking).phase).toBe('active');
+    expect(step([{ type: 'tick', at: 150_000 }], speaking)).toEqual({ phase: 'countdown', endsAt: 160_000, held: true });
+  });
+
+  it('does not move the idle clock: ending after the idle time, the countdown is due at once; ending before, at the idle time', () => {
+    const read = step([{ type: 'began', at: 0 }, { type: 'hold', on: true, at: 0 }, { type: 'hold', on: false, at: 9_000 }]);
+    expect(read).toEqual({ phase: 'active', lastInputAt: 0 });
+    expect(idleWakeAt(read, held)).toBe(30_000);
+    const long = step([{ type: 'began', at: 0 }, { type: 'hold', on: true, at: 0 }, { type: 'hold', on: false, at: 45_000 }]);
+    expect(idleWakeAt(long, held)).toBe(30_000);
+    expect(step([{ type: 'tick', at: 45_000 }], long)).toEqual({ phase: 'countdown', endsAt: 55_000 });
+  });
+
+  it('never cancels a countdown that shows; a touch does, and the agent still busy holds again from the touch', () => {
+    const counting = step([{ type: 'began', at: 0 }, { type: 'tick', at: 30_000 }, { type: 'hold', on: true, at: 31_000 }]);
+    expect(counting).toEqual({ phase: 'countdown', endsAt: 40_000, held: true });
+    expect(stepIdle(counting, { type: 'tick', at: 40_000 }, held).effect).toBe('reset');
+    const touched = step([{ type: 'input', at: 35_000 }], counting);
+    expect(touched).toEqual({ phase: 'active', lastInputAt: 35_000, held: true });
+    expect(idleWakeAt(touched, held)).toBe(185_000);
+  });
+
+  it('with a hold of 0, the agent holds nothing', () => {
+    const none = idleConfig(30, 10_000, 0);
+    const speaking = [{ type: 'began', at: 0 }, { type: 'hold', on: true, at: 0 }, { type: 'tick', at: 30_000 }] as IdleEvent[];
+    expect(speaking.reduce((state, event) => stepIdle(state, event, none).state, idleStart as IdleState).phase).toBe('countdown');
   });
 });

@@ -1,6 +1,7 @@
 import { memo } from 'react';
 import type { ItemOfKind } from '../../../shared/conversation/items';
 import { useI18n, type I18n } from '../../i18n/I18nProvider';
+import { usePolicyView } from '../../kiosk/policy-context';
 
 /** "Searching contacts…" → "searching contacts" (the line after it finished says "Finished searching contacts"). */
 function labelPhrase(label: string): string {
@@ -27,13 +28,15 @@ export function toolLine(item: ItemOfKind<'tool'>, { t }: Pick<I18n, 't'>): stri
 
 /**
  * A tool the agent used: one readable line (a spinner while it runs, ✓ once done, ✗ when it failed,
- * with the failure's words), and what it was given and gave back behind Details.
+ * with the failure's words), and what it was given and gave back behind Details — not on a kiosk,
+ * where a visitor gets the line only (issue #27: no raw arguments or results on a visitor's screen).
  */
 export const ToolItem = memo(function ToolItem({ item }: { item: ItemOfKind<'tool'> }) {
   const i18n = useI18n();
   const { t } = i18n;
   const icon = item.state === 'running' ? <span className="spinner" aria-hidden="true" /> : <span aria-hidden="true">{item.state === 'done' ? '✓' : item.state === 'failed' ? '✗' : '–'}</span>;
-  const hasDetails = item.args !== undefined || item.argsNote !== undefined || item.result !== undefined || (item.media?.length ?? 0) > 0;
+  const { kiosk } = usePolicyView();
+  const hasDetails = !kiosk && (item.args !== undefined || item.argsNote !== undefined || item.result !== undefined || (item.media?.length ?? 0) > 0);
   const line = (
     <>
       <span className="tool-line__icon">{icon}</span>

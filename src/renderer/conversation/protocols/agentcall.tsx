@@ -11,6 +11,8 @@ import { useSettings } from '../../hooks/useApiData';
 import { call } from '../../hooks/useLiveResource';
 import { useOpenLink } from '../../hooks/useOpenLink';
 import { useWindowFileDrop } from '../../hooks/useWindowFileDrop';
+import { usePolicyView } from '../../kiosk/policy-context';
+import { recognizerInUse } from '../../../shared/speech/ipc-schemas';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { StartTag } from '../../kiosk/KioskStartScreen';
 import type { NfcObservationResult } from '../../screens/nfc/ScanControl';
@@ -92,7 +94,9 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
       active = false;
     };
   }, [api, agentId, opened]);
-  const agentName = agent?.name ?? label;
+  // A kiosk names the agent as its administrator did (the policy's name), never by its card (issue #27).
+  const policy = usePolicyView();
+  const agentName = policy.kiosk ? label : (agent?.name ?? label);
   const accepted = useMemo(() => agent?.accepted ?? [], [agent]);
 
   const pendingRequest = items.findLast((item): item is ItemOfKind<'request'> => item.kind === 'request' && item.state === 'pending');
@@ -160,7 +164,7 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
   const [photoFor, setPhotoFor] = useState<{ interactionId?: string; file?: File } | undefined>();
   const photoOpen = photoFor !== undefined && ready && (photoFor.interactionId === undefined || photoFor.interactionId === pendingRequestId);
   const photoUsable = modalityReason('photo', { ready, call: byCall }, usable, accepted) === undefined && !ended;
-  const dragging = useWindowFileDrop(photoUsable && !photoOpen, (file) => {
+  const dragging = useWindowFileDrop(photoUsable && !photoOpen && policy.filePicker, (file) => {
     setPhotoFor(pendingRequest?.request.modality === 'photo' && pendingRequestId !== undefined ? { interactionId: pendingRequestId, file } : { file });
   });
   const onPhotoStaged = (photo: StagedPhotoData) => {
@@ -180,7 +184,21 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
   // Voice. A WebRTC card (agent-owned voice) is called; a card whose voice is the client's is read aloud (main
   // synthesises, the page plays) and listened to (main recognises).
   const voiceCall = useAgentCallCall(api, agentId);
-  const clientVoice = agent?.voice.owner === 'client' && agent.voice.transport === 'websocket';
+  // Where the policy turns voice off, neither is offered (no Call, no Talk by voice, no call bar).
+  const clientVoice = policy.voice && agent?.voice.owner === 'client' && agent.voice.transport === 'websocket';
+  // A kiosk offers Talk by voice only where something can recognise speech: without, it would only tell a
+  // visitor to import a speech model (issue #27). Elsewhere Talk by voice says so itself, to the user who can.
+  const [canRecognise, setCanRecognise] = useState(!policy.kiosk);
+  useEffect(() => {
+    if (!policy.kiosk || !clientVoice) return undefined;
+    let active = true;
+    void call(() => api.speech.status({})).then((result) => {
+      if (active) setCanRecognise(result.ok && recognizerInUse(result.value.recognition) !== 'none');
+    });
+    return () => {
+      active = false;
+    };
+  }, [api, policy.kiosk, clientVoice]);
   const [readAloud, setReadAloud] = useReadAloud();
   const settings = useSettings(api);
   const agentSpeech = useAgentSpeech(api, clientVoice && readAloud, sessionKey, language);
@@ -279,7 +297,7 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
 
   const signIn = state.status === 'failed' && state.error.code === 'sign_in_required' ? state.error : undefined;
   const voiceTool =
-    byCall && voiceCall.state === 'idle' ? <CallButton call={voiceCall} name={agentName} /> : clientVoice && ready && listening.state === 'off' ? <TalkButton listening={listening} /> : undefined;
+    byCall && policy.voice && voiceCall.state === 'idle' ? <CallButton call={voiceCall} name={agentName} /> : clientVoice && canRecognise && ready && listening.state === 'off' ? <TalkButton listening={listening} /> : undefined;
 
   return {
     title: agentName,
@@ -301,7 +319,7 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
         voice={voiceTool}
       />
     ),
-    callBar: byCall ? (
+    callBar: byCall && policy.voice ? (
       <div className="agentcall-call">
         <AgentCallCallControl call={voiceCall} runActive={runActive} />
       </div>

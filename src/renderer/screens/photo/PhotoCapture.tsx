@@ -5,6 +5,7 @@ import { asBytes } from '../../../shared/ipc/binary';
 import { jpegDataUrlToBlob, maxFrameSide, maxPhotoRequestBytes, type PhotoCaptureApi, type PhotoStageRequest, type StagedPhotoView } from './photo-api';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';
+import { usePolicyView } from '../../kiosk/policy-context';
 import './photo.css';
 
 export interface PhotoCaptureProps {
@@ -44,6 +45,8 @@ const cameraErrorKeys: Record<CameraError, MessageKey> = {
  */
 export function PhotoCapture({ api, onSend, initialFile, onStaged }: PhotoCaptureProps) {
   const { t, language } = useI18n();
+  // Photos from files (the system's file dialog, a dropped picture): absent where the device policy forbids them (a kiosk by default).
+  const { filePicker } = usePolicyView();
   const camera = useCamera(api.media);
   const [review, setReview] = useState<Review | undefined>(undefined);
   const [busy, setBusy] = useState(false);
@@ -174,10 +177,10 @@ export function PhotoCapture({ api, onSend, initialFile, onStaged }: PhotoCaptur
   // Once per capture (a ref, so React's development double effects do not stage it twice).
   const initialTaken = useRef(false);
   useEffect(() => {
-    if (initialFile === undefined || initialTaken.current) return;
+    if (initialFile === undefined || initialTaken.current || !filePicker) return;
     initialTaken.current = true;
     void takeFile(initialFile);
-  }, [initialFile, takeFile]);
+  }, [initialFile, takeFile, filePicker]);
 
   const send = () => {
     const current = held.current;
@@ -199,7 +202,7 @@ export function PhotoCapture({ api, onSend, initialFile, onStaged }: PhotoCaptur
   };
 
   const onDragOver = (event: DragEvent<HTMLDivElement>) => {
-    if (!event.dataTransfer.types.includes('Files')) return;
+    if (!filePicker || !event.dataTransfer.types.includes('Files')) return;
     event.preventDefault();
     event.dataTransfer.dropEffect = 'copy';
     setDragging(true);
@@ -207,7 +210,7 @@ export function PhotoCapture({ api, onSend, initialFile, onStaged }: PhotoCaptur
   const onDrop = (event: DragEvent<HTMLDivElement>) => {
     event.preventDefault();
     setDragging(false);
-    if (busy) return;
+    if (busy || !filePicker) return;
     void takeFile(event.dataTransfer.files[0]);
   };
 
@@ -275,27 +278,31 @@ export function PhotoCapture({ api, onSend, initialFile, onStaged }: PhotoCaptur
             <button type="button" className="button button--primary" onClick={() => void openCamera()} disabled={busy}>
               {t('photo.openCamera')}
             </button>
-            <button type="button" className="button button--secondary" onClick={() => fileInput.current?.click()} disabled={busy}>
-              {t('photo.chooseFile')}
-            </button>
+            {filePicker ? (
+              <button type="button" className="button button--secondary" onClick={() => fileInput.current?.click()} disabled={busy}>
+                {t('photo.chooseFile')}
+              </button>
+            ) : null}
           </div>
-          <p className="muted">{dragging ? t('photo.dropHere') : t('photo.dropHint')}</p>
+          {filePicker ? <p className="muted">{dragging ? t('photo.dropHere') : t('photo.dropHint')}</p> : null}
         </div>
       )}
-      <input
-        ref={fileInput}
-        className="visually-hidden"
-        type="file"
-        accept="image/jpeg,image/png,image/webp"
-        tabIndex={-1}
-        aria-hidden="true"
-        data-testid="photo-file-input"
-        onChange={(event) => {
-          const file = event.target.files?.[0];
-          event.target.value = '';
-          if (file) void takeFile(file);
-        }}
-      />
+      {filePicker ? (
+        <input
+          ref={fileInput}
+          className="visually-hidden"
+          type="file"
+          accept="image/jpeg,image/png,image/webp"
+          tabIndex={-1}
+          aria-hidden="true"
+          data-testid="photo-file-input"
+          onChange={(event) => {
+            const file = event.target.files?.[0];
+            event.target.value = '';
+            if (file) void takeFile(file);
+          }}
+        />
+      ) : null}
       {busy ? <p role="status">{t('photo.processing')}</p> : null}
       <p role="status" className="visually-hidden">
         {notice}

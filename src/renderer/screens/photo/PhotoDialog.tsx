@@ -3,6 +3,7 @@ import type { PhotoCaptureApi, StagedPhotoView } from './photo-api';
 import { PhotoCapture } from './PhotoCapture';
 import { useI18n } from '../../i18n/I18nProvider';
 import { useDialogFocus } from '../../hooks/useDialogFocus';
+import { usePolicyView } from '../../kiosk/policy-context';
 
 export interface PhotoDialogProps {
   api: PhotoCaptureApi;
@@ -24,6 +25,8 @@ export function PhotoDialog({ api, onSend, onClose, initialFile, onStaged }: Pho
   const { t } = useI18n();
   const titleId = useId();
   const panel = useRef<HTMLDivElement>(null);
+  // Without photos from files (camera.filePicker) the dialog only takes one.
+  const { filePicker } = usePolicyView();
 
   useDialogFocus(panel);
 
@@ -39,7 +42,7 @@ export function PhotoDialog({ api, onSend, onClose, initialFile, onStaged }: Pho
       <div ref={panel} className="modal__panel photo-dialog__panel" role="dialog" aria-modal="true" aria-labelledby={titleId} onKeyDown={onKeyDown}>
         <div className="photo-dialog__header">
           <h2 id={titleId} className="card__title">
-            {t('photo.dialogTitle')}
+            {t(filePicker ? 'photo.dialogTitle' : 'photo.dialogTitleCamera')}
           </h2>
           <button type="button" className="button button--secondary" onClick={onClose}>
             {t('photo.close')}

@@ -2,6 +2,7 @@ import { useEffect, useRef, type ReactNode } from 'react';
 import { recognitionModelsUrl } from '../../../../shared/speech/ipc-schemas';
 import { ErrorAlert } from '../../../components/ErrorText';
 import { useI18n } from '../../../i18n/I18nProvider';
+import { usePolicyView } from '../../../kiosk/policy-context';
 import { CallBar, CallNote, type CallPhase } from '../../../voice/CallBar';
 import { CallControlGroup, MicrophoneProblemText } from '../../../voice/CallControlGroup';
 import { useHeldWhile } from '../../../voice/speaking-hold';
@@ -57,10 +58,12 @@ export function ClientVoiceControl({
     if (problem?.kind === 'noRecognizer') typeRef.current();
   }, [problem]);
 
+  // A kiosk's visitor cannot import a model: they are told to type, no more.
+  const { kiosk } = usePolicyView();
   const failure =
     problem === undefined ? null : problem.kind === 'noRecognizer' ? (
       <p className="error-text" role="alert">
-        {t('agentcall.voice.noRecognizer', { url: recognitionModelsUrl })}
+        {kiosk ? t('kiosk.voiceUnavailable') : t('agentcall.voice.noRecognizer', { url: recognitionModelsUrl })}
       </p>
     ) : problem.kind === 'transcribe' ? (
       <ErrorAlert summary={t('agentcall.voice.notHeard')} error={problem.error} />

@@ -7,6 +7,7 @@ import { useI18n } from '../../../i18n/I18nProvider';
 import type { NfcObservationResult } from '../../../screens/nfc/ScanControl';
 import type { StagedPhotoView } from '../../../screens/photo/photo-api';
 import { intentKeys, ObjectName } from './items';
+import { usePolicyView } from '../../../kiosk/policy-context';
 
 /**
  * What exists only on this machine until the user sends it — a tag just read, a photo taken — shown
@@ -57,6 +58,8 @@ function useFocusSend(key: string) {
 function StagedFrame({ title, children, props, sendLabel, discardLabel, sendRef }: { title: string; children: ReactNode; props: StagedProps; sendLabel: string; discardLabel: string; sendRef: React.RefObject<HTMLButtonElement | null> }) {
   const { t } = useI18n();
   const { intent, forRequest, sending, error, onSend, onDiscard } = props;
+  // A kiosk offers no intent (tools.tsx), so it does not name one either.
+  const { kiosk } = usePolicyView();
   return (
     <section className="agentcall-staged" aria-label={title}>
       <p className="agentcall-staged__title">
@@ -66,7 +69,7 @@ function StagedFrame({ title, children, props, sendLabel, discardLabel, sendRef 
         {title}
       </p>
       {children}
-      <p className="message__state">{forRequest ? t('agentcall.observation.answers') : t('agentcall.intent.line', { intent: t(intentKeys[intent]) })}</p>
+      {forRequest ? <p className="message__state">{t('agentcall.observation.answers')}</p> : kiosk ? null : <p className="message__state">{t('agentcall.intent.line', { intent: t(intentKeys[intent]) })}</p>}
       <div className="button-row">
         <button ref={sendRef} type="button" className="button button--primary" aria-disabled={sending || undefined} aria-busy={sending || undefined} onClick={() => !sending && onSend()}>
           {sendLabel}

@@ -2,6 +2,7 @@ import { useId, type ReactNode } from 'react';
 import { intentSchema, type Intent, type Modality } from '../../../../shared/agentcall/protocol';
 import type { AgentDeskApi } from '../../../../shared/ipc/api';
 import { useI18n } from '../../../i18n/I18nProvider';
+import { usePolicyView } from '../../../kiosk/policy-context';
 import type { MessageKey } from '../../../i18n/strings';
 import { ScanControl, type NfcObservationResult } from '../../../screens/nfc/ScanControl';
 import { CameraIcon } from './icons';
@@ -20,7 +21,8 @@ export function modalityReason(modality: Modality, state: { ready: boolean; call
  * read waits at the end of the conversation for Send), Take a photo… (the photo, once taken, too),
  * the call or voice button, and the intent the next scan or photo goes with (Identify by default; it
  * grants nothing). Only what the agent's card accepts is offered; what cannot be used now is disabled,
- * and its tooltip and description say why.
+ * and its tooltip and description say why. A kiosk offers no intent (issue #27: a visitor's scan or
+ * photo goes with Identify; an agent's own request still says what it is for).
  */
 export function AgentCallTools({
   api,
@@ -54,7 +56,8 @@ export function AgentCallTools({
   const state = { ready, call };
   const nfcReason = modalityReason('nfc', state, usable, accepted);
   const photoReason = modalityReason('photo', state, usable, accepted);
-  const physical = accepted.length > 0;
+  const { kiosk } = usePolicyView();
+  const physical = accepted.length > 0 && !kiosk;
   return (
     <>
       {accepted.includes('nfc') ? (

@@ -37,7 +37,7 @@ export const endedKeys: Record<NonNullable<CallView['ended']>, MessageKey> = {
  */
 export function useCallControls({ api, view, switchedOff, voice, threadId }: { api: AgentDeskApi; view: ServerView | undefined; switchedOff: boolean; voice: VoiceCall; threadId: string | undefined }): { tool: ReactNode; bar: ReactNode } {
   const { t } = useI18n();
-  const forcedMode = usePolicyView().voiceMode;
+  const { voiceMode: forcedMode, voice: voiceAllowed } = usePolicyView();
   const settings = useSettings(api);
   const [asking, setAsking] = useState(false);
   const reasonId = useId();
@@ -69,7 +69,8 @@ export function useCallControls({ api, view, switchedOff, voice, threadId }: { a
 
   // The provider's voice: an element that plays the remote track (Chromium decodes it only then).
   const audio = <audio ref={audioElement} autoPlay hidden />;
-  if (view === undefined || !view.voice.offered) return { tool: null, bar: audio };
+  // Where the device policy turns voice off, no Call is offered (not one greyed out: issue #27).
+  if (view === undefined || !view.voice.offered || !voiceAllowed) return { tool: null, bar: audio };
   const server = view;
   const hosts = view.voice.signalingHosts;
   const consented = settings.state.status === 'ready' && voiceConsentGiven(settings.state.value, view, hosts);
