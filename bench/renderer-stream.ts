@@ -146,7 +146,7 @@ try {
       document.addEventListener('click', (event) => { window.switch_.start = event.timeStamp; }, { capture: true, once: true });
       const items = document.getElementsByClassName('transcript__item');
       const check = () => {
-        const region = document.querySelector('[role="region"][aria-label="Messages"]');
+        const region = document.querySelector('[role="log"][aria-label="Conversation"]');
         const last = items[items.length - 1];
         if (window.switch_.start !== undefined && region && last && last.textContent.includes('Answer ${history - 1}:')) {
           const box = last.getBoundingClientRect();

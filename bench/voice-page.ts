@@ -104,7 +104,7 @@ async function talkie(): Promise<void> {
   const bargeIns: number[] = [];
   const decided: number[] = [];
   await withVoicePage('talkie', {}, installVoiceMarks, async (page) => {
-    await page.getByRole('button', { name: 'Open demo' }).click();
+    await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
     await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
     await page.getByRole('button', { name: /^Start a voice call/ }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Continue' }).click();

@@ -28,7 +28,6 @@ import { KioskStartScreen, type StartTag } from './kiosk/KioskStartScreen';
 import { IdleCountdown } from './kiosk/IdleCountdown';
 import { AdminPinDialog } from './kiosk/AdminPinDialog';
 import { useIdleReset } from './kiosk/useIdleReset';
-import { forgetAgentCallSessions } from './screens/agentcall/useAgentCallSession';
 
 
 export interface AppProps {
@@ -153,8 +152,6 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     adminUntil.current = 0;
     focusAfterRender.current = 'heading';
     setScreen({ name: 'start' });
-    // The page's own copy of the conversations goes once their screens are gone.
-    forgetAgentCallSessions(api);
   }, [api, memory]);
   // A kiosk page that starts (at launch, or reloaded after a crash) clears what the last one left.
   const bootReset = useRef(kiosk);

@@ -16,7 +16,7 @@ const speechMissing = speechUnavailableReason(['espeak-ng', 'pocketsphinx']);
  * axe-core on each main screen in Chromium through the web shell, and on the states #15 names: Home (with
  * an "Add an agent" error, the hardware popover and the photo dialog), the Talkie demo chat after one
  * message, with a pending action and after Confirm (focus on the action's status line), the voice consent
- * dialog, the AgentCall demo and its photo request, the AG-UI demo and its interrupt form, Settings, and
+ * dialog, the AgentCall demo and its photo request, the AG-UI demo and its approval and form, Settings, and
  * the narrow window with its drawer open. Any violation fails, with its id, help and nodes.
  */
 
@@ -68,10 +68,10 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await dialog.waitFor({ state: 'detached' });
     expect(await opener.evaluate((element) => element === document.activeElement)).toBe(true);
 
-    await page.getByRole('button', { name: 'Open demo' }).click();
+    await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
     await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
     const message = page.getByRole('textbox', { name: 'Message' });
-    const transcript = page.getByRole('region', { name: 'Messages' });
+    const transcript = page.getByRole('log', { name: 'Conversation' });
     await message.fill('talkie-test:echo Hello');
     await message.press('Enter');
     await transcript.getByText('Hello', { exact: true }).waitFor();
@@ -91,8 +91,8 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await confirm.focus();
     await page.keyboard.press('Enter');
     const action = transcript.getByRole('article', { name: 'Save the test note "talkie-test"' });
-    await explainFailure(page, 'a11y-confirm-failed', () => action.getByText('Status: done').waitFor({ timeout: 60_000 }));
-    expect(await page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent }))).toEqual({ tag: 'SPAN', text: 'Status: done' });
+    await explainFailure(page, 'a11y-confirm-failed', () => action.getByText('Completed', { exact: true }).waitFor({ timeout: 60_000 }));
+    expect(await page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent }))).toEqual({ tag: 'SPAN', text: 'Completed' });
     await expectNoViolations(page, 'Talkie action done');
 
     // The voice consent dialog (before the first call with a server), where the demo can speak.
@@ -112,20 +112,28 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
 
     await home(page);
     await page.getByRole('button', { name: 'Scan and teach objects' }).click();
-    await page.getByText('Accepts NFC scans and photos').waitFor();
+    await page.getByRole('log', { name: 'Conversation' }).waitFor();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
     await expectNoViolations(page, 'AgentCall demo');
+    await page.locator('.conversation-header').getByRole('button', { name: 'Details' }).click();
+    await page.getByRole('dialog').getByText('Accepts NFC scans and photos').waitFor();
+    await expectNoViolations(page, 'AgentCall demo, its details');
+    await page.keyboard.press('Escape');
     await page.getByRole('textbox', { name: 'Message' }).fill('take a photo');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     await page.getByRole('region', { name: 'The agent asks you to take a photo' }).waitFor();
     await expectNoViolations(page, 'AgentCall photo request');
 
     await home(page);
-    await page.getByRole('button', { name: 'Watch an AG-UI run' }).click();
+    await page.getByRole('button', { name: 'Watch an agent work' }).click();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
     await expectNoViolations(page, 'AG-UI demo');
     await page.getByRole('textbox', { name: 'Message' }).fill('please apply the plan');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const approval = page.getByRole('region', { name: 'The agent asks for your OK' });
+    await approval.waitFor({ timeout: 60_000 });
+    await expectNoViolations(page, 'AG-UI approval');
+    await approval.getByRole('button', { name: 'Edit…' }).click();
     const approve = page.getByRole('checkbox', { name: /Approve the change/ });
     await approve.waitFor({ timeout: 60_000 });
     await expectNoViolations(page, 'AG-UI interrupt form');

@@ -87,10 +87,10 @@ describe.skipIf(unavailable !== undefined)('AgentCall client-owned voice in Chro
       // The meter reads the detector's own frames (one audio graph while listening): it moves while the sentence is heard.
       await expect.poll(() => meter.evaluate((node) => (node as HTMLMeterElement).value), wait).toBeGreaterThan(0);
       await spoken;
-      const messages = page.getByRole('region', { name: 'Messages' });
+      const messages = page.getByRole('log', { name: 'Conversation' });
       await explainFailure(page, 'clientvoice-turn-failed', () => messages.getByText('search contacts', { exact: true }).waitFor(wait));
       expect(ipcCalls(app.frames, 'speech.transcribe')).toHaveLength(1);
-      expect(ipcCalls(app.frames, 'agentcall.sendText')).toHaveLength(1);
+      expect(ipcCalls(app.frames, 'conversation.send')).toHaveLength(1);
       // The answer's speech.segment is synthesised by main and plays in the page.
       await messages.getByText(/I'm the AgentDesk demo agent/).first().waitFor(wait);
       await expect.poll(() => ipcCalls(app.frames, 'speech.synthesize').length, wait).toBe(1);
@@ -110,7 +110,7 @@ describe.skipIf(unavailable !== undefined)('AgentCall client-owned voice in Chro
       await say(page, 'search contacts');
       // Silent while the story (parts of several seconds each) would still be playing.
       await expect.poll(() => outputLevel(page, 200), { timeout: 3_000 }).toBeLessThan(0.001);
-      await expect.poll(() => ipcCalls(app.frames, 'agentcall.sendText').length, wait).toBe(3);
+      await expect.poll(() => ipcCalls(app.frames, 'conversation.send').length, wait).toBe(3);
       // The answer to what was said over it is the next run's: it is said (barge-in silences only the interrupted answer).
       await expect.poll(() => outputLevel(page, 300), wait).toBeGreaterThan(0.01);
       await bar.getByText('Listening', { exact: true }).waitFor(wait);
@@ -125,7 +125,7 @@ describe.skipIf(unavailable !== undefined)('AgentCall client-owned voice in Chro
       console.log(`the demo received, from the story on: ${received.join(' | ')}`);
       const told = Number(/after (\d+) of/.exec(received[1]!)![1]);
       // The page's side: response.cancel went before the third turn, and no part the demo had not sent was said.
-      const order = app.frames.filter((frame) => /"t":"call"/.test(frame) && /agentdesk:agentcall\.(cancel|sendText)"/.test(frame)).map((frame) => (frame.includes('agentcall.cancel') ? 'cancel' : 'turn'));
+      const order = app.frames.filter((frame) => /"t":"call"/.test(frame) && /agentdesk:(agentcall\.cancel|conversation\.send)"/.test(frame)).map((frame) => (frame.includes('agentcall.cancel') ? 'cancel' : 'turn'));
       expect(order).toEqual(['turn', 'turn', 'cancel', 'turn']);
       const storySaid = demoStory.filter((part) => ipcCalls(app.frames, 'speech.synthesize').some((frame) => frame.includes(part.slice(0, 30))));
       expect(storySaid.length).toBeLessThanOrEqual(told);

@@ -51,7 +51,7 @@ describe.skipIf(unavailable !== undefined)('AgentCall voice (WebRTC card) in Chr
       await page.getByRole('button', { name: 'Back' }).first().click();
       await page.getByRole('textbox', { name: 'Agent address' }).fill(server.webrtcCardUrl);
       await page.getByRole('button', { name: 'Check', exact: true }).click();
-      await page.getByText(/Found: AgentCall agent/).waitFor(wait);
+      await page.getByText(/an assistant for objects and photos/).waitFor(wait);
       await page.getByRole('button', { name: 'Add', exact: true }).click();
       await page.getByRole('button', { name: /^Open 127\.0\.0\.1/ }).click();
 
@@ -67,6 +67,10 @@ describe.skipIf(unavailable !== undefined)('AgentCall voice (WebRTC card) in Chr
       await page.getByRole('textbox', { name: 'Message' }).waitFor(wait);
       await expectNoViolations(page, 'AgentCall call connected');
       await app.screenshot('agentcall-voice-connected-1280x800');
+      // During the call the conversation keeps most of the window: the call's bar is one row above the composer.
+      const share = await page.evaluate(() => (document.querySelector('[role="log"][aria-label="Conversation"]')?.getBoundingClientRect().height ?? 0) / window.innerHeight);
+      console.log(`AgentCall during a call: the log takes ${(share * 100).toFixed(1)} % of 1280×800`);
+      expect(share).toBeGreaterThanOrEqual(0.6);
       expect(types(server)[0]).toBe('session.start');
       expect(JSON.parse(server.webrtc.received[0]!)).toMatchObject({ clientCapabilities: { audioTurnControl: { mode: 'explicit' } } });
 
@@ -80,8 +84,11 @@ describe.skipIf(unavailable !== undefined)('AgentCall voice (WebRTC card) in Chr
       await expectNoViolations(page, 'AgentCall call while talking');
       await say(page, 'hello');
       await page.mouse.up();
-      const messages = page.getByRole('region', { name: 'Messages' });
+      const messages = page.getByRole('log', { name: 'Conversation' });
       await explainFailure(page, 'acvoice-answer-failed', () => messages.getByText(/I'm the AgentDesk demo agent/).first().waitFor(wait));
+      // The user's turn shows too: the protocol gives no transcript of it, so that they spoke, and how long.
+      await messages.getByText('You spoke.').waitFor(wait);
+      await messages.getByText(/^Spoken · \d+ s$/).waitFor(wait);
       expect(types(server).filter((type) => type.startsWith('audio.turn.'))).toEqual(['audio.turn.start', 'audio.turn.commit']);
       // The microphone reached the agent inside the turn.
       expect(Math.max(...server.webrtc.audioLevels)).toBeGreaterThan(0.02);
@@ -123,6 +130,11 @@ describe.skipIf(unavailable !== undefined)('AgentCall voice (WebRTC card) in Chr
       // Hang up: the session ends (nothing is resumed); a new call starts a new session.
       await bar.getByRole('button', { name: 'Hang up' }).click();
       await page.getByText('The session has ended.').first().waitFor(wait);
+      // Said once on screen (the status line only announces it).
+      await expect.poll(() => page.getByText('The session has ended.').evaluateAll((all) => all.filter((element) => element.checkVisibility() && !element.closest('.visually-hidden')).length)).toBe(1);
+      await app.screenshot('agentcall-voice-ended-1280x800');
+      // Hang up went away with the focus: it is on Start a new session, not lost.
+      await expect.poll(() => page.getByRole('button', { name: 'Start a new session' }).evaluate((element) => element === document.activeElement)).toBe(true);
       await expect.poll(() => types(server).includes('session.end'), wait).toBe(true);
       await expect.poll(() => server.webrtc.openCalls, wait).toBe(0);
       await expectNoViolations(page, 'AgentCall call ended');

@@ -9,8 +9,9 @@ import { closeBrowser, explainFailure, openApp, startShell, waitForNewestMessage
 
 /**
  * A plain AG-UI run in Chromium through the web shell, against the built-in demo's AG-UI side: the
- * run shows reasoning, steps, a tool call and activity; "apply" stops at a confirmation, the app is
- * restarted while it waits, and the answer given after the restart resumes the run.
+ * run shows reasoning, steps, a tool call and activity; "apply" stops at a confirmation (one approval:
+ * Allow, Deny, or the full form behind Edit…), the app is restarted while it waits, and the answer
+ * given after the restart resumes the run.
  */
 
 const userDirs: string[] = [];
@@ -22,7 +23,7 @@ afterAll(async () => {
 });
 
 async function openDemoRun(page: Page): Promise<void> {
-  await page.getByRole('button', { name: 'Watch an AG-UI run' }).click();
+  await page.getByRole('button', { name: 'Watch an agent work' }).click();
   // Seen once in a fresh-clone CI run and not again in later runs: keep what the page showed.
   await explainFailure(page, 'agui-open-failed', () => page.getByRole('textbox', { name: 'Message' }).waitFor());
 }
@@ -38,11 +39,14 @@ describe('plain AG-UI with the built-in demo in Chromium', () => {
       await openDemoRun(app.page);
       await app.page.getByRole('textbox', { name: 'Message' }).fill('please apply the plan');
       await app.page.getByRole('button', { name: 'Send', exact: true }).click();
-      const form = app.page.getByRole('checkbox', { name: /Approve the change/ });
-      await form.waitFor({ timeout: 30_000 });
-      // The run before the question: reasoning (collapsed), a tool call, steps.
+      const approval = app.page.getByRole('log', { name: 'Conversation' }).getByRole('region', { name: 'The agent asks for your OK' });
+      await approval.waitFor({ timeout: 30_000 });
+      await approval.getByText(/^Apply the plan to /).waitFor();
+      await approval.getByRole('button', { name: 'Deny' }).waitFor();
+      await approval.getByRole('button', { name: 'Edit…' }).waitFor();
+      // The run before the question: reasoning (collapsed), a tool line in words.
       await expect(app.page.getByText('Thinking', { exact: true }).count()).resolves.toBeGreaterThan(0);
-      await expect(app.page.getByText('Tool: iac_plan').count()).resolves.toBeGreaterThan(0);
+      await expect(app.page.getByText(/^Us(ed|ing) iac_plan/).count()).resolves.toBeGreaterThan(0);
       await app.screenshot('agui-confirmation');
       expect(app.problems).toEqual([]);
     } finally {
@@ -55,14 +59,14 @@ describe('plain AG-UI with the built-in demo in Chromium', () => {
     app = await openApp(shell);
     try {
       await openDemoRun(app.page);
-      const approve = app.page.getByRole('checkbox', { name: /Approve the change/ });
-      await approve.waitFor({ timeout: 30_000 });
-      await approve.check();
-      await app.page.getByRole('button', { name: 'Send answers' }).click();
+      const conversation = app.page.getByRole('log', { name: 'Conversation' });
+      const approval = conversation.getByRole('region', { name: 'The agent asks for your OK' });
+      await approval.waitFor({ timeout: 30_000 });
+      await approval.getByRole('button', { name: 'Allow' }).click();
       await app.page.getByText('Applied.').waitFor({ timeout: 30_000 });
-      await expect(app.page.getByRole('checkbox', { name: /Approve the change/ }).count()).resolves.toBe(0);
-      // The decision stays in the thread, as main recorded it when the resume run started.
-      const answer = app.page.getByRole('region', { name: 'Messages' }).locator('li.agui-entry--answer');
+      await expect(approval.count()).resolves.toBe(0);
+      // The decision stays in the conversation, as main recorded it when the resume run started.
+      const answer = conversation.locator('li.transcript__item--answer');
       await expect(answer.getByText('Your answer').count()).resolves.toBe(1);
       await expect(answer.locator('dt', { hasText: 'Approve the change' }).locator('xpath=following-sibling::dd').textContent()).resolves.toBe('Yes');
       await waitForNewestMessageInView(app.page);
@@ -74,7 +78,7 @@ describe('plain AG-UI with the built-in demo in Chromium', () => {
     }
   });
 
-  it('a tool approval starts from the call\'s arguments: approving alone deletes the file the call named, an edited path deletes that one', { timeout: 120_000 }, async () => {
+  it('a tool approval: Allow deletes the file the call named; Edit… opens the form, which starts from the call\'s arguments, and an edited path deletes that one', { timeout: 120_000 }, async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-'));
     userDirs.push(dir);
     const shell = await startShell(dir);
@@ -84,18 +88,24 @@ describe('plain AG-UI with the built-in demo in Chromium', () => {
       const ask = async (text: string) => {
         await app.page.getByRole('textbox', { name: 'Message' }).fill(text);
         await app.page.getByRole('button', { name: 'Send', exact: true }).click();
-        const section = app.page.getByRole('region', { name: 'Permission for a tool call' });
-        await section.waitFor({ timeout: 30_000 });
-        return section;
+        const approval = app.page.getByRole('region', { name: 'The agent asks for your OK' });
+        await approval.waitFor({ timeout: 30_000 });
+        return approval;
       };
-      let section = await ask('please delete the old plan');
-      // The demo (like pydantic-ai) replaces the arguments with editedArgs: an empty one would delete nothing.
-      await expect(section.getByRole('textbox', { name: 'path' }).inputValue()).resolves.toBe('notes/old-plan.md');
-      await section.getByRole('checkbox', { name: 'Approve' }).check();
-      await app.page.getByRole('button', { name: 'Send answers' }).click();
+      // Allow alone: the call runs with its own arguments.
+      let approval = await ask('please delete the old plan');
+      await approval.getByText('What it would use').click();
+      await expect(approval.locator('pre').textContent()).resolves.toContain('"path": "notes/old-plan.md"');
+      await approval.getByRole('button', { name: 'Allow' }).click();
       await app.page.getByText('Deleted notes/old-plan.md.').waitFor({ timeout: 30_000 });
 
-      section = await ask('delete another one');
+      // Edit… opens the full form: it starts from the call's arguments (the demo, like pydantic-ai,
+      // replaces the arguments with editedArgs: an empty one would delete nothing); an edited path is sent.
+      approval = await ask('delete another one');
+      await approval.getByRole('button', { name: 'Edit…' }).click();
+      const section = app.page.getByRole('region', { name: 'Permission to use a tool' });
+      await section.waitFor();
+      await expect(section.getByRole('textbox', { name: 'path' }).inputValue()).resolves.toBe('notes/old-plan.md');
       await section.getByRole('textbox', { name: 'path' }).fill('notes/other.md');
       await section.getByRole('checkbox', { name: 'Approve' }).check();
       await app.page.getByRole('button', { name: 'Send answers' }).click();

@@ -18,7 +18,7 @@ describe('AgentDesk dies mid-answer (Chromium, web shell)', () => {
     const app = await openApp(shell);
     const { page } = app;
     try {
-      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
       const box = page.getByRole('textbox', { name: 'Message' });
       await box.fill('talkie-test:slow');

@@ -166,7 +166,7 @@ function transcriptOf({ page, t }: VariantContext): Locator {
 }
 
 async function talkieChat(context: VariantContext): Promise<void> {
-  await openFromSidebar(context, 'shell.demoTalkie');
+  await openFromSidebar(context, 'shell.demoChat');
   for (const words of ['Hello there', 'What can you do?', 'Show me something']) {
     await send(context, `talkie-test:echo ${words}`);
     await transcriptOf(context).getByText(words, { exact: true }).last().waitFor({ timeout: 30_000 });
@@ -178,7 +178,7 @@ const screens: Screen[] = [
     id: 'agui-question',
     title: 'plain AG-UI: the demo run with its question open',
     async open(context) {
-      await openFromSidebar(context, 'shell.demoAgui');
+      await openFromSidebar(context, 'shell.demoWatch');
       await send(context, 'please apply the plan');
       // The demo's question: a form with a checkbox (Approve the change), in the transcript.
       await transcriptOf(context).getByRole('checkbox').first().waitFor({ timeout: 60_000 });
@@ -344,7 +344,7 @@ for (const variant of variants) {
       const problemsBefore = app.problems.length;
       await page.setViewportSize(wide);
       await explainFailure(page, `geometry-sidebar-failed-${variantName(variant)}`, async () => {
-        await openFromSidebar(context, 'shell.demoTalkie');
+        await openFromSidebar(context, 'shell.demoChat');
         // Chats enough to fill the sidebar: each a new chat with one message.
         const chats = page.getByRole('navigation', { name: t('chat.threads.title') });
         for (let made = 0; made < 6; made++) {

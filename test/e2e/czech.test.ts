@@ -12,7 +12,7 @@ const speechMissing = speechUnavailableReason(['espeak-ng', 'pocketsphinx']);
 /**
  * Every visible string exists in Czech, proven by rendering (#15): the app set to Czech in
  * Chromium, through Home, Settings, the demo's Talkie chat (a message, a card, an action confirmed),
- * its AG-UI run (with an interrupt form) and its AgentCall session (with the agent's photo request).
+ * its AG-UI run (with an approval and its form) and its AgentCall session (with the agent's photo request).
  * On each screen every text the page renders (text nodes, also those only screen readers get, and
  * the names and placeholders of controls) is compared with the English catalogue: a text that is an
  * English string whose Czech differs means a string was not translated. What the agents themselves
@@ -62,7 +62,7 @@ async function shownTexts(page: Page): Promise<Shown[]> {
     };
     // The agent's and the user's words: messages and cards, the description its server sends, text marked
     // English, and the chat list's titles (the first words of a chat, or the server's title) with the labels made from them.
-    const agentParts = '[lang="en"], [role="region"][aria-label="Zprávy"] .transcript__item, .chat-header__description, li.thread';
+    const agentParts = '[lang="en"], [role="region"][aria-label="Zprávy"] .transcript__item, [role="log"][aria-label="Konverzace"] .transcript__item, .chat-header__description, .agentcall-details__description, li.thread';
     const isAgentText = (element: Element) => element.closest(agentParts) !== null && element.closest('.action, .agui-interrupt, form') === null;
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -192,9 +192,9 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
     await page.keyboard.press('Escape');
 
     // The Talkie demo: a message, a card, an action confirmed.
-    await page.getByRole('button', { name: cs['demo.open'] }).click();
+    await page.getByRole('button', { name: cs['demo.chat'] }).click();
     await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
-    const transcript = page.getByRole('region', { name: cs['chat.messagesLabel'] });
+    const transcript = page.getByRole('log', { name: cs['conversation.label'] });
     await send(page, 'talkie-test:echo Ahoj');
     await transcript.getByText('Ahoj', { exact: true }).waitFor();
     await send(page, 'talkie-test:card');
@@ -206,7 +206,7 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
     await expectCzech(page, 'Talkie demo chat, action pending');
     await confirm.click();
     await explainFailure(page, 'czech-confirm-failed', () =>
-      transcript.getByText(cs['chat.action.statusLine'].replace('{status}', cs['chat.action.status.done'])).waitFor({ timeout: 60_000 }),
+      transcript.getByText(cs['chat.action.state.done'], { exact: true }).waitFor({ timeout: 60_000 }),
     );
     await expectCzech(page, 'Talkie demo chat, action done');
 
@@ -224,11 +224,14 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
 
     // The AG-UI demo, stopped at an interrupt form.
     await home(page);
-    await page.getByRole('button', { name: cs['demo.openAgui'] }).click();
+    await page.getByRole('button', { name: cs['demo.watch'] }).click();
     await page.getByRole('textbox', { name: cs['chat.composer.label'] }).waitFor();
     await send(page, 'please apply the plan');
-    await page.getByRole('button', { name: cs['agui.interrupt.send'] }).waitFor({ timeout: 60_000 });
-    await expectCzech(page, 'AG-UI demo, interrupt');
+    await page.getByRole('button', { name: cs['conversation.approval.allow'] }).waitFor({ timeout: 60_000 });
+    await expectCzech(page, 'AG-UI demo, approval');
+    await page.getByRole('button', { name: cs['conversation.approval.edit'] }).click();
+    await page.getByRole('button', { name: cs['agui.interrupt.send'] }).waitFor();
+    await expectCzech(page, 'AG-UI demo, interrupt form');
 
     // The AgentCall demo, with the agent's photo request.
     await home(page);

@@ -57,8 +57,8 @@ describe('user gestures in the web shell', () => {
     try {
       await page.goto(await sessionUrl(app.page));
       const run = await scriptIn(page);
-      await run(waitFor(button('Open demo')));
-      await run(`(${button('Open demo')})().click()`);
+      await run(waitFor(button('Chat with the demo assistant')));
+      await run(`(${button('Chat with the demo assistant')})().click()`);
       await run(waitFor(`() => document.querySelector('textarea[name="message"]')`));
       await run(`(() => {
         const field = document.querySelector('textarea[name="message"]');
@@ -79,7 +79,7 @@ describe('user gestures in the web shell', () => {
 
       // A real click (input events through the browser) confirms it.
       await page.getByRole('button', { name: /^Confirm: / }).click();
-      await page.getByRole('region', { name: 'Messages' }).getByRole('article', { name: 'Test action done' }).waitFor();
+      await page.getByRole('log', { name: 'Conversation' }).getByRole('article', { name: 'Test action done' }).waitFor();
       expect(decideCalls()).toHaveLength(2);
       expect(decideCalls()[1]).toContain('"activation":true');
     } finally {

@@ -136,7 +136,7 @@ describe('the kiosk (issue #18) in Chromium', () => {
     await box.waitFor();
     await box.fill('hello kiosk');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
-    const messages = page.getByRole('region', { name: 'Messages' });
+    const messages = page.getByRole('log', { name: 'Conversation' });
     await messages.getByText('hello kiosk').waitFor();
     await page.getByRole('main').getByRole('button', { name: /Take a photo/ }).click();
     const photo = page.getByRole('dialog', { name: 'Take or choose a photo' });
@@ -146,7 +146,8 @@ describe('the kiosk (issue #18) in Chromium', () => {
       return video !== null && video.videoWidth > 0;
     });
     await photo.getByRole('button', { name: 'Take photo' }).click();
-    await photo.getByRole('img').first().waitFor();
+    // The photo waits in the conversation for Send (main holds it staged).
+    await messages.getByRole('region', { name: 'Photo taken, not sent yet' }).getByRole('img').waitFor();
     await expect.poll(() => frames.some((frame) => frame.includes('"photoId"')), { timeout: 10_000 }).toBe(true);
     await box.fill('half typed').catch(() => undefined);
 
@@ -171,13 +172,13 @@ describe('the kiosk (issue #18) in Chromium', () => {
     // The next person gets a fresh session: no transcript, no draft, no photo.
     await page.getByRole('button', { name: 'Start' }).click();
     await page.getByRole('textbox', { name: 'Message' }).waitFor();
-    await page.getByText('Accepts NFC scans and photos').or(page.getByRole('region', { name: 'Messages' })).first().waitFor();
-    expect(await page.getByRole('region', { name: 'Messages' }).getByText('hello kiosk').count()).toBe(0);
+    await page.getByRole('log', { name: 'Conversation' }).waitFor();
+    expect(await page.getByRole('log', { name: 'Conversation' }).getByText('hello kiosk').count()).toBe(0);
     expect(await page.getByRole('textbox', { name: 'Message' }).inputValue()).toBe('');
     // A live session, not the last one's ended view.
     await page.getByRole('textbox', { name: 'Message' }).fill('the next person');
     await page.getByRole('button', { name: 'Send', exact: true }).click();
-    await page.getByRole('region', { name: 'Messages' }).getByText('the next person').waitFor();
+    await page.getByRole('log', { name: 'Conversation' }).getByText('the next person').waitFor();
   }, 90_000);
 
   it('the admin PIN prompt shows the lockout wait after wrong tries', async () => {

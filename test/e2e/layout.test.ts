@@ -19,9 +19,9 @@ const sizes = [
 ] as const;
 
 const screens = [
-  { name: 'talkie', link: 'Demo: Talkie chat', message: 'talkie-test:echo Hello from the layout test' },
+  { name: 'talkie', link: 'Demo: chat with an assistant', message: 'talkie-test:echo Hello from the layout test' },
   { name: 'agentcall', link: 'Demo: objects and photos', message: 'Hello from the layout test' },
-  { name: 'agui', link: 'Demo: AG-UI run', message: 'Hello from the layout test' },
+  { name: 'agui', link: 'Demo: an agent at work', message: 'Hello from the layout test' },
 ] as const;
 
 interface Layout {

@@ -19,7 +19,7 @@ async function draftSaved(page: Page) {
 /** The demo chat as it must look after the reload: the thread, the pending action's buttons, the draft. */
 async function expectRestored(page: Page, draft: string) {
   await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
-  const transcript = page.getByRole('region', { name: 'Messages' });
+  const transcript = page.getByRole('log', { name: 'Conversation' });
   await transcript.getByText('talkie-test:action', { exact: true }).waitFor();
   await page.getByRole('button', { name: /^Confirm: / }).waitFor();
   await expect(page.getByRole('textbox', { name: 'Message' }).inputValue()).resolves.toBe(draft);
@@ -32,7 +32,7 @@ async function expectRestored(page: Page, draft: string) {
  */
 async function expectRestoredAfterCrash(cdp: CDPSession, draft: string) {
   const expression = `(() => {
-    const transcript = document.querySelector('[role="region"][aria-label="Messages"]');
+    const transcript = document.querySelector('[role="log"][aria-label="Conversation"]');
     return {
       heading: document.querySelector('h1')?.textContent ?? '',
       action: (transcript?.textContent ?? '').includes('talkie-test:action'),
@@ -58,7 +58,7 @@ describe('the web shell page reloads or its renderer crashes: the state comes ba
     const app = await openApp(shell);
     const { page } = app;
     try {
-      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
       const message = page.getByRole('textbox', { name: 'Message' });
       await message.fill('talkie-test:action');

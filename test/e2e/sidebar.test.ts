@@ -19,10 +19,10 @@ describe('the open agent’s chats in the sidebar, in Chromium', () => {
     const { page } = app;
     try {
       const sidebar = page.getByRole('navigation', { name: 'AgentDesk' });
-      await sidebar.getByRole('button', { name: 'Demo: Talkie chat' }).click();
+      await sidebar.getByRole('button', { name: 'Demo: chat with an assistant' }).click();
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
       const message = page.getByRole('textbox', { name: 'Message' });
-      const transcript = page.getByRole('region', { name: 'Messages' });
+      const transcript = page.getByRole('log', { name: 'Conversation' });
       // The chat list is under the demo's entry in the sidebar, not in the agent's screen.
       const chats = sidebar.getByRole('navigation', { name: 'Chats' });
       await chats.waitFor();
@@ -98,11 +98,11 @@ describe('the open agent’s chats in the sidebar, in Chromium', () => {
     const { page } = app;
     try {
       const sidebar = page.getByRole('navigation', { name: 'AgentDesk' });
-      await sidebar.getByRole('button', { name: 'Demo: AG-UI run' }).click();
+      await sidebar.getByRole('button', { name: 'Demo: an agent at work' }).click();
       const message = page.getByRole('textbox', { name: 'Message' });
       await explainFailure(page, 'sidebar-agui-open', () => message.waitFor());
       const chats = sidebar.getByRole('navigation', { name: 'Chats' });
-      const transcript = page.getByRole('region', { name: 'Messages' });
+      const transcript = page.getByRole('log', { name: 'Conversation' });
       const first = chats.getByRole('button', { name: /^Hello about the alpaca/ });
       const second = chats.getByRole('button', { name: /^A second thread/ });
 

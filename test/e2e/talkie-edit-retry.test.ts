@@ -18,10 +18,10 @@ describe('Retry and Edit, in Chromium against the built-in demo', () => {
     const app = await openApp(shell);
     const { page } = app;
     try {
-      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
       const message = page.getByRole('textbox', { name: 'Message' });
-      const transcript = page.getByRole('region', { name: 'Messages' });
+      const transcript = page.getByRole('log', { name: 'Conversation' });
 
       // The demo fails the first run of this message (retryable); Retry sends the same message again.
       await message.fill('talkie-test:error-once');
@@ -74,18 +74,18 @@ describe('Retry and Edit, in Chromium against the built-in demo', () => {
     const app = await openApp(shell);
     const { page } = app;
     try {
-      await page.getByRole('button', { name: 'Watch an AG-UI run' }).click();
+      await page.getByRole('button', { name: 'Watch an agent work' }).click();
       const message = page.getByRole('textbox', { name: 'Message' });
       await message.waitFor();
       await message.fill('show the plan');
       await message.press('Enter');
       await page.getByText(/This is the first message of the thread\./).waitFor();
-      await page.getByText('Finished', { exact: true }).waitFor();
+      await page.getByText('Answered', { exact: true }).waitFor();
 
       await message.focus();
       await page.keyboard.press('ArrowUp');
       await expect(message.inputValue()).resolves.toBe('show the plan');
-      const notice = page.getByText(/the earlier one and its answer stay in this thread, and the agent still gets them as history/);
+      const notice = page.getByText(/the earlier one and its answer stay in this chat, and the agent still gets them/);
       await notice.waitFor();
       await app.screenshot('agui-edit-last-message-1280x800');
       await message.fill('show the plan once more');
@@ -93,7 +93,7 @@ describe('Retry and Edit, in Chromium against the built-in demo', () => {
       // The demo agent reads the history the client sends: the earlier message is in it.
       await page.getByText(/This thread has 2 user messages so far/).waitFor();
       await notice.waitFor({ state: 'detached' });
-      await page.getByRole('region', { name: 'Messages' }).getByText('show the plan', { exact: true }).waitFor();
+      await page.getByRole('log', { name: 'Conversation' }).getByText('show the plan', { exact: true }).waitFor();
       expect(app.problems).toEqual([]);
     } finally {
       await app.close();

@@ -38,11 +38,14 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
     const { page } = app;
     const wait = { timeout: 60_000 };
     try {
-      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
-      const transcript = page.getByRole('region', { name: 'Messages' });
-      // The demo says which recognizer listens and what it understands (its description, in the header).
-      await page.getByText(/pocketsphinx \(English only\) understands “search contacts”, “send the offer”, “yes, send it”/).waitFor();
+      const transcript = page.getByRole('log', { name: 'Conversation' });
+      // The demo says which recognizer listens and what it understands (its description, behind Details).
+      await page.locator('.conversation-header').getByRole('button', { name: 'Details' }).click();
+      const details = page.getByRole('dialog');
+      await details.getByText(/pocketsphinx \(English only\) understands “search contacts”, “send the offer”, “yes, send it”/).waitFor();
+      await details.getByRole('button', { name: 'Close' }).click();
 
       // Before the first call to this server: where the voice goes, asked once.
       await page.getByRole('button', { name: /^Start a voice call/ }).click();
@@ -69,8 +72,14 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
       expect(await inboundEnergy(page)).toBeGreaterThan(0);
       await expect(action.getByRole('button', { name: /^Confirm: / }).isVisible()).resolves.toBe(true);
       await app.screenshot('voice-confirm-1280x800');
+      // During the call the Conversation log still takes most of the window (#26: at least 60 % at 1280×800),
+      // measured without the start-up notice this machine shows (no keychain here; the shell's, dismissed).
+      const notice = page.getByRole('button', { name: 'Dismiss' });
+      if (await notice.isVisible()) await notice.click();
+      const share = await page.evaluate(() => (document.querySelector('[role="log"][aria-label="Conversation"]')?.getBoundingClientRect().height ?? 0) / window.innerHeight);
+      expect(share).toBeGreaterThanOrEqual(0.6);
       await say(page, 'yes send it');
-      await explainFailure(page, 'voice-confirm-failed', () => action.getByText('Status: running').waitFor(wait));
+      await explainFailure(page, 'voice-confirm-failed', () => action.getByText('Under way', { exact: true }).waitFor(wait));
       const decisions = app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceDecide"') && frame.includes('"t":"call"'));
       expect(decisions).toHaveLength(1);
 
@@ -102,9 +111,9 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
     const { page } = app;
     const wait = { timeout: 60_000 };
     try {
-      await page.getByRole('button', { name: 'Open demo' }).click();
+      await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
       await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
-      const transcript = page.getByRole('region', { name: 'Messages' });
+      const transcript = page.getByRole('log', { name: 'Conversation' });
       await page.getByRole('button', { name: /^Start a voice call/ }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Continue' }).click();
       const callBar = page.getByRole('group', { name: 'Voice call' });
@@ -123,7 +132,7 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
       await explainFailure(page, 'voice2-window-closed-failed', () => action.getByText('Not decided by voice: use the buttons.').waitFor(wait));
       expect(app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceDecide"') && frame.includes('"t":"call"'))).toEqual([]);
       await action.getByRole('button', { name: /^Confirm: / }).click();
-      await explainFailure(page, 'voice2-button-failed', () => action.getByText(/Status: (running|done)/).waitFor(wait));
+      await explainFailure(page, 'voice2-button-failed', () => action.getByText(/^(Under way|Completed)$/).waitFor(wait));
       expect(app.frames.filter((frame) => frame.includes('"channel":"agentdesk:talkie.voiceDecide"') && frame.includes('"t":"call"'))).toEqual([]);
 
       // 30 s before the limit the time left turns into a warning; at the limit the call ends and says why.

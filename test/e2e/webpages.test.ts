@@ -104,12 +104,13 @@ describe('the worked example’s web pages in Chromium', () => {
       await page.getByRole('button', { name: 'Back' }).first().click();
       await page.getByRole('textbox', { name: 'Agent address' }).fill(agent.url);
       await page.getByRole('button', { name: 'Check', exact: true }).click();
-      await page.getByText('Found: AgentCall agent “Larkfield Payroll”').waitFor();
+      await page.getByText('Found: “Larkfield Payroll”, an assistant for objects and photos').waitFor();
       await page.getByRole('button', { name: 'Add', exact: true }).click();
       await page.getByRole('button', { name: `Open ${agent.host}` }).click();
 
-      // The AgentCall screen: the session cannot open (no WebSocket here), the panel is there anyway.
+      // The AgentCall screen: the session cannot open (no WebSocket here), the pages are in its Details anyway.
       await page.getByText(/Could not connect to/).waitFor();
+      await page.locator('.conversation-header').getByRole('button', { name: 'Details' }).click();
       const toggle = page.getByRole('button', { name: 'Web pages (2)' });
       await toggle.click();
       const panel = page.getByRole('region', { name: 'Web pages from the agent’s card' });

@@ -7,7 +7,7 @@ import { jpegMarkersTarget, ndefTarget, photoTarget, type2Target } from './targe
 import { dispatcherTarget, eventBusTarget, ipcSchemasTarget, webShellFramesTarget } from './targets/ipc';
 import { realtimeStreamTarget, voiceCallTarget } from './targets/voice';
 import { devicePolicyTarget } from './targets/policy';
-import { conversationServiceTarget, conversationWindowTarget } from './targets/conversation';
+import { conversationServiceTarget } from './targets/conversation';
 
 /**
  * Every fuzz target, in the order `npm run fuzz` runs them. Each has a name, an input generator
@@ -23,7 +23,6 @@ export const fuzzTargets: readonly FuzzTarget[] = [
   voiceCallTarget,
   realtimeStreamTarget,
   runModelTarget,
-  conversationWindowTarget,
   conversationServiceTarget,
   jsonPatchTarget,
   responseFormTarget,

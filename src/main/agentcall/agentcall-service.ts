@@ -3,8 +3,9 @@ import type { AgentCallCard } from '../../shared/agentcall/card';
 import type { ObjectPassport } from '../../shared/agentcall/passport';
 import type { AgentCallAgent, AgentCallOpenResponse } from '../../shared/agentcall/ipc-schemas';
 import type { Intent, Modality } from '../../shared/agentcall/protocol';
-import type { SessionUpdate } from '../../shared/agentcall/session-view';
+import type { SessionOpened, SessionUpdate } from '../../shared/agentcall/session-view';
 import { windowChunks } from '../../shared/conversation/bounds';
+import { Listeners } from '../../shared/listeners';
 import { builtInAgentCallDemoId } from '../../shared/ipc/contract';
 import { ServiceError, type IpcErrorCode } from '../../shared/ipc/errors';
 import type { NfcObject, NfcScanResult } from '../../shared/nfc/ipc-schemas';
@@ -94,13 +95,23 @@ export class AgentCallService {
   private readonly heldScans: HeldScan[] = [];
   /** Calls between the SDP answer and the channel's session.established, and open calls' connections (by key). */
   private readonly calls = new Map<string, PendingCall>();
+  private readonly opened: Listeners<[SessionOpened]>;
 
   constructor(private readonly deps: AgentCallServiceDeps) {
+    this.opened = new Listeners((error) => deps.log.warn('agentcall', 'a listener of opened sessions failed', error));
     deps.onNfcResult?.((result, passport) => {
       if (result.outcome !== 'observation') return;
       this.heldScans.push({ scanId: result.scanId, object: result.object, ...(passport ? { passport } : {}), at: Date.now() });
       if (this.heldScans.length > heldScanLimit) this.heldScans.shift();
     });
+  }
+
+  /**
+   * Main's own listener of sessions that open, by `open` or by a call the page placed (whose first
+   * updates only the page's `callOpened` answer carries): told before any later update is emitted.
+   */
+  onSessionOpened(listener: (opened: SessionOpened) => void): () => void {
+    return this.opened.subscribe(listener);
   }
 
   /** The agent's card as the screen needs it, without a session (a WebRTC card is called, not opened). */
@@ -267,6 +278,7 @@ export class AgentCallService {
     const updates = early.slice(-maxUpdatesPerEvent);
     early = undefined;
     this.deps.log.info('agentcall', `session ${key} opened with ${new URL(card.aguiUrl).host}`);
+    this.opened.emit({ sessionKey: key, agentId, updates });
     return { sessionKey: key, agent: agentView(card, target.cardUrl, target.problems), updates };
   }
 

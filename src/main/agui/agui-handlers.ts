@@ -5,7 +5,6 @@ import type { AguiService } from './agui-service';
 export function aguiHandlers({ agui }: { agui: AguiService }): HandlerTable<'agui'> {
   return {
     'agui.open': ({ agentId }) => agui.open(agentId),
-    'agui.earlier': ({ agentId, threadId, before }) => agui.earlierItems(agentId, threadId, before),
     'agui.send': ({ agentId, messageId, text }) => agui.send(agentId, { messageId, text }),
     'agui.resume': ({ agentId, answers }) => agui.resume(agentId, answers),
     'agui.retry': ({ agentId }) => agui.retry(agentId),

@@ -9,7 +9,7 @@ import type { JsonObject } from '../../shared/agui/json-values';
 import { stampNewItems } from '../../shared/agui/item-times';
 import { addUserMessage, applyAguiEvent, beginRun, boundThread, createThread, historyMessages, markRequestFailed, markStreamDropped, openInterrupts, type AguiThreadView } from '../../shared/agui/run-model';
 import { aguiThreadFileFormat, aguiThreadViewSchema, restoreThread } from '../../shared/agui/thread-persistence';
-import { earlierWindow, endWindow, openWindow, windowUpdate, type AguiEarlierItems } from '../../shared/agui/thread-window';
+import { openWindow } from '../../shared/agui/thread-window';
 import { builtInAguiDemoId } from '../../shared/ipc/contract';
 import { ServiceError } from '../../shared/ipc/errors';
 import { threadTitleFromMessage } from '../../shared/talkie/thread-title';
@@ -17,7 +17,6 @@ import { searchThreads, type ThreadSearchResult } from '../../shared/threads/thr
 import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import type { Problem } from '../../shared/talkie/problems';
 import type { TokenStore } from '../auth/token-store';
-import type { EventBus } from '../ipc/event-bus';
 import type { NetPolicy } from '../net/guarded-fetch';
 import type { Logger } from '../platform/logger';
 import type { AgentRegistry } from '../store/agent-registry';
@@ -34,18 +33,16 @@ import { runAgui, type AguiRunEnd } from './agui-client';
  * - forwardedProps as the user saved them (`<userData>/agui-servers.json`, each checked with
  *   `parseForwardedProps`);
  * - the bearer token (keychain, `agui:<endpoint origin+path>`), which never leaves main, nor do the
- *   thread's encrypted values (sent back with the history; the renderer gets `shownThread`).
+ *   thread's encrypted values (sent back with the history; `agui.*` answers carry `shownThread`).
  *
  * A run: `send`/`resume`/`retry` build the RunAgentInput (same threadId, a new runId, the whole
  * history — plain AG-UI servers are stateless —, the state, forwardedProps, `resume[]`), answer
  * `{ runId }` at once and stream afterwards. Main folds, the renderer shows: each event is folded
- * into main's thread with `applyAguiEvent`, and once per tick (or every 200 events) what the fold
- * changed in the page's window goes to the renderer as `agui.update` (`windowUpdate`: changed fields
- * and items, never the raw events nor the whole thread); the end is `agui.runEnded` with the page's
- * window of main's thread. The thread stays within the conversation bounds (`boundThread`: the oldest
- * items go beyond about 4 MB, at each tick and before each save), and the page only ever gets a
- * window of it (thread-window.ts). A stream that closes or breaks before the run's terminal event
- * is `markStreamDropped` (shown as interrupted, with Retry); a request refused before any stream is
+ * into main's thread with `applyAguiEvent`, and once per tick (or every 200 events), and at the run's
+ * end, whoever follows the thread (`watch`: the agent's conversation, which the page gets) is told.
+ * The thread stays within the conversation bounds (`boundThread`: the oldest items go beyond about
+ * 4 MB, at each tick and before each save). A stream that closes or breaks before the run's terminal
+ * event is `markStreamDropped` (shown as interrupted, with Retry); a request refused before any stream is
  * `markRequestFailed` with the error code (`sign_in_required`, `invalid_request`, `server_error`,
  * `network_error`, `protocol_error`, …). One run per agent at a time; `send` is refused while
  * interrupts are open (answer them with `resume`).
@@ -54,7 +51,6 @@ export interface AguiServiceDeps {
   userDataDir: string;
   agents: AgentRegistry;
   settings: SettingsService;
-  events: EventBus;
   tokens: TokenStore;
   log: Logger;
   /** The built-in demo's AG-UI endpoint (starts the demo on first use). */
@@ -66,9 +62,9 @@ export interface AguiServiceDeps {
 }
 
 export const aguiServiceLimits = {
-  /** Events folded per `agui.update`. */
+  /** Events folded before the thread's followers are told. */
   eventsPerBatch: 200,
-  /** Characters of event data folded per `agui.update` (a batch is closed once it holds this much). */
+  /** Characters of event data folded before the followers are told (a batch is closed once it holds this much). */
   batchChars: 1024 * 1024,
   servers: 500,
   /** Earlier threads kept per agent (the oldest beyond it are deleted when another is kept). */
@@ -102,8 +98,6 @@ interface Target {
 
 interface AgentState {
   thread: AguiThreadView;
-  /** The absolute position of the first item of the page's window (thread-window.ts). */
-  pageFrom: number;
   store: JsonFileStore<typeof aguiThreadViewSchema>;
   /** What the last run sent (messages and resume), for Retry; not kept across a restart. */
   lastRun?: { messages: Message[]; resume?: ResumeEntry[] };
@@ -120,11 +114,8 @@ interface EarlierThread {
 }
 
 interface ActiveRun {
-  runId: string;
   abort: AbortController;
   done: Promise<void>;
-  /** Folded but not yet emitted (see `open`). */
-  flush(): void;
 }
 
 const safeAgentId = /^[A-Za-z0-9_-]{1,64}$/;
@@ -180,22 +171,13 @@ export class AguiService {
   async open(agentId: string): Promise<AguiServerView> {
     const target = await this.target(agentId);
     const state = await this.state(agentId);
-    // Events folded into main's thread but not yet emitted go out now, before this answer: the
-    // renderer drops batches that arrive before it has the thread, which already contains them.
-    this.runs.get(agentId)?.flush();
     return this.view(agentId, target, state);
   }
 
-  /** "Show earlier": the items before the page's first one (`before`); the page's window begins with them from now on. */
-  async earlierItems(agentId: string, threadId: string, before: number): Promise<AguiEarlierItems> {
+  /** The open thread as main holds it (within the bounds), for the agent's conversation: the page only ever gets windows of it. */
+  async held(agentId: string): Promise<AguiThreadView> {
     await this.target(agentId);
-    const state = await this.state(agentId);
-    if (state.thread.threadId !== threadId) throw new ServiceError('not_found', 'That thread is no longer open.', '/threadId');
-    // What the page has not been sent yet goes first, so that the answer joins what it holds.
-    this.runs.get(agentId)?.flush();
-    const { from, answer } = earlierWindow(state.thread, before);
-    state.pageFrom = from;
-    return answer;
+    return (await this.state(agentId)).thread;
   }
 
   async send(agentId: string, request: { messageId: string; text: string }): Promise<{ runId: string }> {
@@ -432,7 +414,7 @@ export class AguiService {
     const done = new Promise<void>((resolve) => {
       finish = resolve;
     });
-    const run: ActiveRun = { runId, abort, done, flush: () => undefined };
+    const run: ActiveRun = { abort, done };
     this.runs.set(agentId, run);
     try {
       state.thread = stampNewItems(state.thread, beginRun(base, { runId, ...(sent.resume === undefined ? {} : { resume: sent.resume }) }), this.now());
@@ -458,9 +440,6 @@ export class AguiService {
   }
 
   private async stream(agentId: string, target: Target, state: AgentState, run: ActiveRun, input: Parameters<typeof runAgui>[0]['input'], token: string | undefined): Promise<void> {
-    const { runId } = run;
-    // Main's thread at the last update the renderer was sent (the renderer holds its window from state.pageFrom).
-    let sent = state.thread;
     let pending = 0;
     let pendingChars = 0;
     let scheduled = false;
@@ -470,13 +449,10 @@ export class AguiService {
       pending = 0;
       pendingChars = 0;
       state.thread = boundThread(state.thread);
-      const { from, update } = windowUpdate(sent, state.thread, state.pageFrom);
-      state.pageFrom = from;
-      sent = state.thread;
-      if (update !== undefined) this.deps.events.emit('agui.update', { agentId, runId, update });
-      this.notify(agentId, state.thread);
+      // A run's end reaches its followers once it is saved and another run may start (below): a
+      // message the conversation queued meanwhile is sent then, not refused as too early.
+      if (!terminalStates.has(state.thread.runState)) this.notify(agentId, state.thread);
     };
-    run.flush = flush;
     let unknownLines = 0;
     let end: AguiRunEnd;
     if (run.abort.signal.aborted) end = { kind: 'cancelled' };
@@ -525,9 +501,7 @@ export class AguiService {
     }
     state.thread = stampNewItems(streamed, state.thread, this.now());
     await this.save(agentId, state);
-    const { from, window } = endWindow(state.thread, state.pageFrom);
-    state.pageFrom = from;
-    this.deps.events.emit('agui.runEnded', { agentId, runId, thread: window });
+    if (this.runs.get(agentId) === run) this.runs.delete(agentId);
     this.notify(agentId, state.thread);
   }
 
@@ -538,10 +512,9 @@ export class AguiService {
     return parsed.ok ? parsed.value : {};
   }
 
-  /** The server and the thread's newest window: the page's window begins there from now on. */
+  /** The server and the thread's newest window (its steps and state for the details). */
   private async view(agentId: string, target: Target, state: AgentState): Promise<AguiServerView> {
-    const { from, window } = openWindow(state.thread);
-    state.pageFrom = from;
+    const { window } = openWindow(state.thread);
     return { ...(await this.settings(agentId, target)), thread: window };
   }
 
@@ -630,7 +603,7 @@ export class AguiService {
     const { value, notice } = await store.load();
     if (notice) this.notices.push(notice);
     const restored = restoreThread(value);
-    return { thread: restored.ok ? restored.view : createThread(`thread_${randomUUID()}`), pageFrom: 0, store };
+    return { thread: restored.ok ? restored.view : createThread(`thread_${randomUUID()}`), store };
   }
 
   private async save(agentId: string, state: AgentState): Promise<void> {

@@ -55,6 +55,7 @@ import { diagnosticsHandlers } from './diagnostics';
 import { guardAdmin, guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, startAgentIdOf, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
 import { Kiosk, kioskHandlers } from './kiosk';
 import { startConversations } from './conversations';
+import { talkieConversationHandlers } from './talkie-conversation';
 import { conversationHandlers } from '../conversation/conversation-handlers';
 
 export interface AppServicesOptions {
@@ -229,7 +230,7 @@ async function startServices(options: AppServicesOptions, ground: Ground) {
   const { agents, settings } = ground;
   const demo = builtInDemo(options, ground);
   const agui = await AguiService.open(
-    { userDataDir: options.userDataDir, agents, settings, events: ground.events, tokens: ground.tokens, log: ground.log, demoUrl: () => demo.sideUrl('aguiUrl') },
+    { userDataDir: options.userDataDir, agents, settings, tokens: ground.tokens, log: ground.log, demoUrl: () => demo.sideUrl('aguiUrl') },
     ground.notices,
   );
   const { talkie, voice } = startTalkie(options, ground, demo);
@@ -256,8 +257,8 @@ async function startServices(options: AppServicesOptions, ground: Ground) {
     log: ground.log,
     folderChooser: options.speech?.chooseFolder !== undefined,
   });
-  const { conversations } = startConversations({ agents, settings, events: ground.events, log: ground.log, talkie, agui, agentCall });
-  return { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels, conversations };
+  const { conversations, talkie: talkieConversations } = startConversations({ agents, settings, events: ground.events, log: ground.log, talkie, agui, agentCall });
+  return { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels, conversations, talkieConversations };
 }
 
 /** `AGENTDESK_SPEECH_RECOGNIZER` (tests and the demo): a bad value is a notice, and no recognizer is used. */
@@ -410,13 +411,14 @@ function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<
 /** Every contract method's handler, each folder contributing its own table (the types prove each method is answered exactly once). */
 function handlerTable(options: AppServicesOptions, ground: Ground, services: Services): Handlers {
   const { notices, settings, agents, admin, media, photos } = ground;
-  const { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels, conversations } = services;
+  const { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels, conversations, talkieConversations } = services;
   const speechTable = speechHandlers({ speech, models: speechModels, events: ground.events, ...(options.speech?.chooseFolder ? { chooseFolder: options.speech.chooseFolder } : {}) });
   const uiMemory = new UiMemory();
   const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory, openExternal: options.openExternal, media });
   const kioskMode = isKiosk(options);
   const kiosk = new Kiosk({ kiosk: kioskMode, startAgentId: startAgentIdOf(options.devicePolicy), voice, conversations, agentCall, photos, uiMemory, admin, log: ground.log });
-  const talkieTable = withVoicePolicy(talkieHandlers({ talkie, voice }), options.devicePolicy);
+  // What Talkie's methods answer is folded into the open conversation too (a decision, a voice call's lines).
+  const talkieTable = withVoicePolicy(talkieConversationHandlers(talkieHandlers({ talkie, voice }), { talkie: talkieConversations, conversations }), options.devicePolicy);
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
   return joinHandlerTables(
     {

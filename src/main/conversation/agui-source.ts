@@ -1,6 +1,5 @@
 import type { AguiThreadView } from '../../shared/agui/run-model';
 import { createAguiProjector } from '../../shared/conversation/project-agui';
-import type { AguiService } from '../agui/agui-service';
 import type { ConversationAdapter, ConversationSource } from './conversation-source';
 
 /**
@@ -9,7 +8,20 @@ import type { ConversationAdapter, ConversationSource } from './conversation-sou
  * new or earlier thread `agui.newThread`/`agui.openThread`: each change reaches the page through
  * the thread's watcher like a run's.
  */
-export function aguiAdapter(agui: AguiService): ConversationAdapter {
+/** What a conversation needs of main's AG-UI service (AguiService). */
+export interface AguiThreads {
+  open(agentId: string): Promise<{ thread: AguiThreadView }>;
+  openThread(agentId: string, threadId: string): Promise<{ thread: AguiThreadView }>;
+  /** The open thread as main holds it (`open` answers the page's window of it). */
+  held(agentId: string): Promise<AguiThreadView>;
+  /** Follows the agent's thread: `changed` gets it after each change; returns the unsubscribe. */
+  watch(agentId: string, changed: (thread: AguiThreadView) => void): () => void;
+  send(agentId: string, message: { messageId: string; text: string }): Promise<unknown>;
+  cancel(agentId: string): Promise<{ cancelled: boolean }>;
+  resetAll(): Promise<{ runs: number; files: number }>;
+}
+
+export function aguiAdapter(agui: AguiThreads): ConversationAdapter {
   return {
     protocol: 'agui',
     async reset() {
@@ -17,8 +29,10 @@ export function aguiAdapter(agui: AguiService): ConversationAdapter {
       return { ended: runs, removedFiles: files };
     },
     async open(agentId, options) {
-      const opened = options.threadId === undefined ? await agui.open(agentId) : await agui.openThread(agentId, options.threadId);
-      let thread: AguiThreadView = opened.thread;
+      if (options.threadId === undefined) await agui.open(agentId);
+      else await agui.openThread(agentId, options.threadId);
+      // The whole thread within the bounds: the conversation service sends the page its window.
+      let thread: AguiThreadView = await agui.held(agentId);
       const project = createAguiProjector();
       const listeners = new Set<() => void>();
       const stop = agui.watch(agentId, (next) => {

@@ -60,19 +60,20 @@ export class ConversationService {
 
   /**
    * The agent's conversation for a page that opens it: the one already open (a reloaded page, a screen
-   * shown again) unless another thread is asked for; else a new one (ending the one it had). Answers
-   * the page's first view: the newest window of items.
+   * shown again) unless another thread is asked for, or a new one (`renew`: an AgentCall session
+   * after its end); else a new one (ending the one it had). Answers the page's first view: the newest
+   * window of items.
    */
-  async openConversation(agentId: string, options: { threadId?: string } = {}): Promise<ConversationView> {
+  async openConversation(agentId: string, options: { threadId?: string; renew?: boolean } = {}): Promise<ConversationView> {
     const current = this.open.get(agentId);
-    if (current !== undefined && (options.threadId === undefined || options.threadId === current.source.snapshot().status.threadId)) {
+    if (current !== undefined && options.renew !== true && (options.threadId === undefined || options.threadId === current.source.snapshot().status.threadId)) {
       current.windowFrom = newestWindowFrom(current.source.snapshot());
       current.sent = this.viewOf(current);
       return current.sent;
     }
     await this.close(agentId);
     const protocol = await this.deps.protocolOf(agentId);
-    const source = await this.deps.adapters[protocol].open(agentId, options);
+    const source = await this.deps.adapters[protocol].open(agentId, options.threadId === undefined ? {} : { threadId: options.threadId });
     this.counter += 1;
     const conversationId = `c-${this.counter}`;
     const entry: Open = {

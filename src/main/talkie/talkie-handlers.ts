@@ -1,9 +1,12 @@
-import type { HandlerTable } from '../ipc/handler-table';
+import type { TalkieServiceTable } from './talkie-table';
 import type { TalkieService } from './talkie-service';
 import type { VoiceService } from './voice-service';
 
-/** `talkie.*`: a Talkie agent's connection, sign-in, threads, runs and actions, and §10 voice calls. */
-export function talkieHandlers({ talkie, voice }: { talkie: TalkieService; voice: VoiceService }): HandlerTable<'talkie'> {
+/**
+ * `talkie.*`: a Talkie agent's connection, sign-in, threads, runs and actions, and §10 voice calls.
+ * What they change in the open conversation is folded in by the composition root (talkie-conversation.ts).
+ */
+export function talkieHandlers({ talkie, voice }: { talkie: TalkieService; voice: VoiceService }): TalkieServiceTable {
   return {
     'talkie.connect': ({ agentId }) => talkie.connect(agentId),
     'talkie.acceptEndpoints': ({ agentId }) => talkie.acceptEndpoints(agentId),

@@ -22,11 +22,24 @@ const threadSchema = z.looseObject({
 export function threadItems(json: unknown): { items: ConversationItem[]; actions: Action[] } | undefined {
   const parsed = threadSchema.safeParse(json);
   if (!parsed.success) return undefined;
+  const actions = (parsed.data.actions ?? []).map(parseAction).filter((action): action is Action => action !== undefined);
+  // §9 lists a thread's actions apart from its messages: each goes where it was proposed, before the
+  // first message said after it (a live run shows it there too); one without a readable time goes last.
+  const placed = actions
+    .map((action) => ({ action, time: timeOf(action.createdAt) }))
+    .sort((a, b) => (a.time === b.time ? 0 : a.time === undefined ? 1 : b.time === undefined ? -1 : a.time - b.time));
   const items: ConversationItem[] = [];
+  const actionsUntil = (time: number | undefined) => {
+    while (placed[0] !== undefined && time !== undefined && placed[0].time !== undefined && placed[0].time < time) {
+      const { action } = placed.shift()!;
+      items.push({ kind: 'action', id: action.id, action, ...readableTime(action.createdAt) });
+    }
+  };
   for (const message of parsed.data.messages) {
     const text = message.content ?? '';
     // The message's time goes on everything it brought (its cards too); a date that cannot be read is left out.
     const at = readableTime(message.createdAt);
+    actionsUntil(timeOf(message.createdAt));
     if (message.channel === 'voice' && (message.role === 'user' || message.role === 'assistant')) {
       // What was said in a voice call (§10.3 transcripts) stays marked as spoken.
       if (text !== '') items.push({ kind: 'spoken', id: message.id, role: message.role, text, state: 'final', ...at });
@@ -37,14 +50,19 @@ export function threadItems(json: unknown): { items: ConversationItem[]; actions
       if (card) items.push({ kind: 'card', id: card.id, card, ...at });
     }
   }
-  const actions = (parsed.data.actions ?? []).map(parseAction).filter((action): action is Action => action !== undefined);
-  for (const action of actions) items.push({ kind: 'action', id: action.id, action, ...readableTime(action.createdAt) });
+  for (const { action } of placed) items.push({ kind: 'action', id: action.id, action, ...readableTime(action.createdAt) });
   return { items, actions };
+}
+
+/** A date string as milliseconds, or undefined when it cannot be read. */
+function timeOf(iso: string | undefined): number | undefined {
+  const time = iso === undefined ? Number.NaN : Date.parse(iso);
+  return Number.isNaN(time) ? undefined : time;
 }
 
 /** `{ at }` for a date string that parses (bounded to 40 characters by the schemas), `{}` otherwise. */
 function readableTime(iso: string | undefined): { at?: string } {
-  return iso !== undefined && !Number.isNaN(Date.parse(iso)) ? { at: iso } : {};
+  return timeOf(iso) !== undefined ? { at: iso as string } : {};
 }
 
 const threadListSchema = z.looseObject({

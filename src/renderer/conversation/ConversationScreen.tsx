@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState, type RefObject } from 'react';
+import { useCallback, useMemo, useRef, useState, type RefObject } from 'react';
 import type { AgentStatus } from '../hooks/useAgentStatus';
 import { useReportAgentStatus } from '../hooks/useAgentStatus';
 import { useAccent } from '../components/accent';
@@ -39,16 +39,19 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
   const view = state.status === 'open' ? state.view : undefined;
   const field = useRef<HTMLTextAreaElement>(null);
   const handle = useRef<ComposerHandle | null>(null);
-  const profile = useProfile({ api, agentId, label, store, state, view, composer: { field: () => field.current, handle: () => handle.current } });
-  const rootRef = useAccent<HTMLDivElement>(profile.accent);
   const [detailsOpen, setDetailsOpen] = useState(false);
+  const closeDetails = useCallback(() => setDetailsOpen(false), []);
+  const profile = useProfile({ api, agentId, label, store, state, view, composer: { field: () => field.current, handle: () => handle.current }, closeDetails });
+  const rootRef = useAccent<HTMLDivElement>(profile.accent);
   const title = profile.title ?? label;
   const status = view?.status;
 
   const agentStatus: AgentStatus | undefined =
-    profile.gate !== undefined ? undefined : state.status === 'failed' ? (state.error.code === 'sign_in_required' ? 'signInNeeded' : 'unreachable') : status?.phase === 'ended' ? 'sessionEnded' : status?.phase === 'ready' ? 'connected' : 'connecting';
+    profile.gate !== undefined ? profile.status : state.status === 'failed' ? (state.error.code === 'sign_in_required' ? 'signInNeeded' : 'unreachable') : status?.phase === 'ended' ? 'sessionEnded' : status?.phase === 'ready' ? 'connected' : 'connecting';
   useReportAgentStatus(agentId, agentStatus);
 
+  // Take back is the screen's, for every protocol: the queue of messages typed during an answer is main's conversation's.
+  const actions = useMemo(() => ({ unqueue: (itemId: string) => void store.unqueue(itemId), ...profile.actions }), [store, profile.actions]);
   const running = status !== undefined && status.run !== 'idle';
   const ready = status?.phase === 'ready' && profile.composer.blocked === undefined;
   return (
@@ -80,8 +83,8 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
         />
       ) : (
         <ChatEnvironmentContext.Provider value={profile.environment}>
-          <ItemActionsContext.Provider value={profile.actions}>
-            <Transcript view={view} views={{ ...commonItemViews, ...profile.views }} onEarlier={() => store.earlier()} {...(profile.empty === undefined ? {} : { empty: profile.empty })} />
+          <ItemActionsContext.Provider value={actions}>
+            <Transcript view={view} views={{ ...commonItemViews, ...profile.views }} onEarlier={() => store.earlier()} {...(profile.empty === undefined ? {} : { empty: profile.empty })} pending={profile.pending} />
           </ItemActionsContext.Provider>
           <StatusLine status={status} waitingText={profile.waitingText} extra={profile.statusExtra} />
           {profile.callBar}
@@ -96,15 +99,17 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
             max={profile.composer.max}
             counterFrom={profile.composer.max === undefined ? undefined : Math.max(0, profile.composer.max - 1_000)}
             tooLongMessage={t('conversation.composer.tooLong', { max: profile.composer.max ?? 0 })}
+            notSentText={t('chat.message.notSent')}
             onSend={(text) => (profile.composer.send ?? ((message: string) => store.send(message)))(text)}
             onCancel={() => store.cancel()}
-            notice={profile.composer.notice}
+            notice={profile.composer.blocked !== undefined ? <p className="composer__notice-text">{t(profile.composer.blocked)}</p> : profile.composer.notice}
             tools={profile.tools}
             {...(profile.composer.onEditLast ? { onEditLast: profile.composer.onEditLast } : {})}
             {...(profile.composer.onEscape ? { onEscape: profile.composer.onEscape } : {})}
           />
         </ChatEnvironmentContext.Provider>
       )}
+      {profile.overlay}
       {detailsOpen ? (
         <AgentDetails title={title} onClose={() => setDetailsOpen(false)}>
           {profile.details}

@@ -22,8 +22,13 @@ export function StatusLine({ status, waitingText, extra }: { status: Conversatio
   const lost = useConnectionLost();
   let text: string | undefined;
   let busy = false;
+  /** Announced, not shown: the conversation's own end item says it where it happened (AgentCall). */
+  let hidden = false;
   if (status === undefined || status.phase === 'connecting') text = undefined;
-  else if (status.phase === 'ended') text = t('agentcall.ended.title');
+  else if (status.phase === 'ended') {
+    text = t('agentcall.ended.title');
+    hidden = true;
+  }
   else if (status.run !== 'idle') {
     if (lost) text = t('chat.status.connectionLost');
     else {
@@ -36,7 +41,7 @@ export function StatusLine({ status, waitingText, extra }: { status: Conversatio
     <div className="run-status">
       <p className="run-status__text" role="status" aria-live="polite">
         {busy ? <span className="spinner" aria-hidden="true" /> : null}
-        {text}
+        {hidden ? <span className="visually-hidden">{text}</span> : text}
       </p>
       {extra}
     </div>

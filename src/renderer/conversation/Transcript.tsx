@@ -1,4 +1,4 @@
-import { memo, useState, type ComponentType } from 'react';
+import { memo, useState, type ComponentType, type ReactNode } from 'react';
 import type { ConversationItem, ConversationItemKind, ItemOfKind } from '../../shared/conversation/items';
 import type { ConversationView } from '../../shared/conversation/view';
 import { ErrorText, type ShownError } from '../components/ErrorText';
@@ -57,6 +57,7 @@ export function Transcript({
   onRetryLoad,
   onEarlier,
   empty,
+  pending,
   now: fixedNow,
 }: {
   view: ConversationView | undefined;
@@ -67,6 +68,8 @@ export function Transcript({
   onEarlier: () => Promise<unknown>;
   /** What an empty conversation says (the agent's own greeting, or "Send a message to start"). */
   empty?: string;
+  /** After the items, in the log: what waits on this machine for the user to send it (see ProtocolProfile.pending). */
+  pending?: ReactNode;
   now?: number;
 }) {
   const { t } = useI18n();
@@ -89,10 +92,12 @@ export function Transcript({
       </div>
     );
   } else if (view === undefined) body = <p className="muted transcript__empty">{t('chat.loadingThread')}</p>;
-  else if (items.length === 0 && earlier === 0) body = <p className="muted transcript__empty">{empty ?? t('chat.emptyConversation')}</p>;
+  else if (items.length === 0 && earlier === 0 && pending === undefined) body = <p className="muted transcript__empty">{empty ?? t('chat.emptyConversation')}</p>;
   else {
     body = (
       <>
+        {/* The oldest items the budget removed are gone for good: said once, at the top, above Show earlier. */}
+        {view.status.dropped > 0 ? <p className="muted transcript__earlier transcript__removed">{t('conversation.removed')}</p> : null}
         {earlier > 0 ? (
           <p className="transcript__earlier">
             <button
@@ -109,7 +114,6 @@ export function Transcript({
             </button>
           </p>
         ) : null}
-        {view.status.dropped > 0 ? <p className="conversation-notice conversation-notice--info">{t('conversation.dropped', { count: view.status.dropped })}</p> : null}
         <ol className="transcript__list">
           {withDaySeparators(items, {
             timeOf: (item) => item.at,
@@ -129,6 +133,7 @@ export function Transcript({
             },
           })}
         </ol>
+        {pending !== undefined ? <div className="transcript__pending">{pending}</div> : null}
       </>
     );
   }

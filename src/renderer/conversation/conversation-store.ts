@@ -7,7 +7,7 @@ import { FrameBatch } from '../hooks/useFrameState';
 
 /** What the store needs of main: the `conversation.*` methods and event of the API. */
 export interface ConversationPort {
-  open(request: { agentId: string; threadId?: string }): Promise<IpcResult<ConversationView>>;
+  open(request: { agentId: string; threadId?: string; renew?: boolean }): Promise<IpcResult<ConversationView>>;
   view(request: { agentId: string; conversationId: string }): Promise<IpcResult<ConversationView>>;
   send(request: { agentId: string; conversationId: string; messageId: string; text: string }): Promise<IpcResult<{ queued: boolean }>>;
   unqueue(request: { agentId: string; conversationId: string; messageId: string }): Promise<IpcResult<{ removed: boolean }>>;
@@ -80,12 +80,17 @@ export class ConversationStore {
     return this.latest.status === 'open' ? this.latest.view : undefined;
   }
 
-  async open(threadId?: string): Promise<void> {
+  async open(threadId?: string, options: { renew?: boolean } = {}): Promise<void> {
     const attempt = ++this.opens;
-    if (this.latest.status !== 'open') this.set({ status: 'opening' }, true);
-    const result = await this.port.open({ agentId: this.agentId, ...(threadId === undefined ? {} : { threadId }) });
+    if (this.latest.status !== 'open' || options.renew === true) this.set({ status: 'opening' }, true);
+    const result = await this.port.open({ agentId: this.agentId, ...(threadId === undefined ? {} : { threadId }), ...(options.renew === true ? { renew: true } : {}) });
     if (attempt !== this.opens || this.detached) return;
     this.set(result.ok ? { status: 'open', view: result.value } : { status: 'failed', error: result.error }, true);
+  }
+
+  /** A new conversation in place of the open one (Start a new session after an AgentCall session ended): the old view goes at once. */
+  renew(): Promise<void> {
+    return this.open(undefined, { renew: true });
   }
 
   /** The user's text; answers main's refusal, if any (the composer keeps the text then). */

@@ -1,5 +1,6 @@
 import { createContext, useContext } from 'react';
 import type { ConversationItem } from '../../shared/conversation/items';
+import type { AgentCallItemActions } from './protocols/agentcall/actions';
 
 /**
  * What the user can do with an item, given by the screen for the agent's protocol. An action a
@@ -15,6 +16,8 @@ export interface ItemActions {
   unqueue?: (itemId: string) => void;
   /** A run may be retried now (nothing else is going). */
   canRetry?: boolean;
+  /** AgentCall: what its requests, proposals, passports and the end of a session can do. */
+  agentCall?: AgentCallItemActions;
 }
 
 export const ItemActionsContext = createContext<ItemActions>({});

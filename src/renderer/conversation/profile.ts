@@ -4,6 +4,7 @@ import type { ConversationView } from '../../shared/conversation/view';
 import type { AgentDeskApi } from '../../shared/ipc/api';
 import type { ComposerHandle } from '../components/Composer';
 import type { ChatEnvironment } from '../components/ChatContext';
+import type { AgentStatus } from '../hooks/useAgentStatus';
 import type { MessageKey } from '../i18n/strings';
 import type { ConversationState, ConversationStore } from './conversation-store';
 import type { ItemActions } from './item-actions';
@@ -19,6 +20,8 @@ export interface ProfileInput {
   view: ConversationView | undefined;
   /** The composer's field and handle (Edit puts text back in it; tools move focus to it). */
   composer: { field: () => HTMLTextAreaElement | null; handle: () => ComposerHandle | null };
+  /** Closes the details dialog (an action in it that changes the screen, such as Sign out). */
+  closeDetails: () => void;
 }
 
 /**
@@ -35,6 +38,8 @@ export interface ProtocolProfile {
   logo?: ReactNode;
   /** Shown instead of the conversation while the agent cannot be talked to yet (sign in, accept addresses, a token). */
   gate?: ReactNode;
+  /** The agent's status for the sidebar while the gate shows (connecting, sign-in needed, …). */
+  status?: AgentStatus;
   views: ItemViews;
   actions: ItemActions;
   environment: ChatEnvironment;
@@ -66,4 +71,11 @@ export interface ProtocolProfile {
   statusExtra?: ReactNode;
   /** What an empty conversation says. */
   empty?: string;
+  /**
+   * At the end of the transcript, after the items: what exists only on this machine until the user
+   * sends it (AgentCall: a tag just read, a photo just taken, each with Send and Discard).
+   */
+  pending?: ReactNode;
+  /** Over the screen: the protocol's dialogs and drop hints (AgentCall: the photo dialog, a picture dragged over the window). */
+  overlay?: ReactNode;
 }

@@ -12,8 +12,9 @@ const restoreWaitMs = 3000;
 /**
  * The renderer's transient state, mirrored into main's memory (`ui.saveScreen`, `ui.saveDraft`) so
  * that a reloaded page or a crashed renderer process gets it back (`ui.restore`): the open screen
- * with its Talkie thread, and every composer's draft. Reads are local (a remount on the same page
- * does not wait for main); writes of drafts are debounced and flushed when the page hides.
+ * and every composer's draft (main keeps each agent's open conversation itself). Reads are local (a
+ * remount on the same page does not wait for main); writes of drafts are debounced and flushed when
+ * the page hides.
  */
 export class UiMemory {
   private screen: UiScreen | undefined;
@@ -44,20 +45,6 @@ export class UiMemory {
     if (!api) return;
     this.screen = screen;
     void call(() => api.ui.saveScreen({ screen }));
-  }
-
-  /** The Talkie thread open on `agentId`'s screen changed (undefined: a new chat). */
-  saveThread(agentId: string, threadId: string | undefined): void {
-    const screen = this.screen;
-    if (screen?.name !== 'chat' || screen.agentId !== agentId || screen.threadId === threadId) return;
-    const { threadId: _previous, ...rest } = screen;
-    this.saveScreen(threadId === undefined ? rest : { ...rest, threadId });
-  }
-
-  /** The Talkie thread to open again on `agentId`'s screen, if one was open. */
-  threadOf(agentId: string): string | undefined {
-    const screen = this.screen;
-    return screen?.name === 'chat' && screen.agentId === agentId ? screen.threadId : undefined;
   }
 
   draft(key: string): string {

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type RefObject } from 'react';
+import { useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
 import type { A2AAgentView } from '../../shared/ipc/contract';
 import type { IpcError } from '../../shared/ipc/errors';
@@ -7,10 +7,10 @@ import { call } from '../hooks/useLiveResource';
 import { useI18n } from '../i18n/I18nProvider';
 import type { AgentProtocol } from '../navigation';
 import { A2AScreen } from './a2a/A2AScreen';
-import { AgentCallScreen } from './agentcall/AgentCallScreen';
 import { ConversationScreen } from '../conversation/ConversationScreen';
+import { agentCallProfile } from '../conversation/protocols/agentcall';
 import { useAguiProfile } from '../conversation/protocols/agui';
-import { TalkieScreen } from './talkie/TalkieScreen';
+import { useTalkieProfile } from '../conversation/protocols/talkie';
 import type { StartTag } from '../kiosk/KioskStartScreen';
 
 type Identified =
@@ -42,6 +42,8 @@ export function AgentScreen({ api, headingRef, agentId, label, protocol, onBack,
   const { t } = useI18n();
   const [identified, setIdentified] = useState<Identified>(protocol ? { status: 'ready', protocol } : { status: 'checking' });
   const [attempt, setAttempt] = useState(0);
+  // The kiosk's start tag goes with the AgentCall profile (one hook for the screen's life).
+  const useAgentCallProfile = useMemo(() => agentCallProfile(startTag ? { startTag } : {}), [startTag]);
   const identifiedRef = useRef(onIdentified);
   useEffect(() => {
     identifiedRef.current = onIdentified;
@@ -69,9 +71,9 @@ export function AgentScreen({ api, headingRef, agentId, label, protocol, onBack,
   if (identified.status === 'a2a') return <A2AScreen api={api} headingRef={headingRef} agentId={agentId} agent={identified.agent} onBack={onBack} />;
   if (identified.status === 'ready') {
     const props = { api, headingRef, agentId, label, onBack };
-    if (identified.protocol === 'agentcall') return <AgentCallScreen {...props} {...(startTag ? { startTag } : {})} />;
+    if (identified.protocol === 'agentcall') return <ConversationScreen {...props} useProfile={useAgentCallProfile} />;
     if (identified.protocol === 'agui') return <ConversationScreen {...props} useProfile={useAguiProfile} />;
-    return <TalkieScreen {...props} />;
+    return <ConversationScreen {...props} useProfile={useTalkieProfile} />;
   }
   return (
     <section className="screen" aria-labelledby="agent-heading">

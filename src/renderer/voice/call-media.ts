@@ -1,5 +1,5 @@
 /**
- * The renderer's WebRTC call plumbing, shared by Talkie voice calls (screens/talkie/voice/useVoiceCall.ts)
+ * The renderer's WebRTC call plumbing, shared by Talkie voice calls (conversation/protocols/talkie/voice/useVoiceCall.ts)
  * and AgentCall calls (screens/agentcall/agentcall-call.ts): the microphone with echo cancellation,
  * what a refusal means, and waiting for ICE gathering.
  */

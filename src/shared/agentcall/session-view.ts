@@ -92,6 +92,11 @@ export type EndReason =
 export type SessionUpdate =
   | { type: 'session.starting'; sessionId: string; usableModalities: Modality[]; agentRequests: Modality[]; focusContext: boolean }
   | { type: 'session.established' }
+  /**
+   * An explicit audio turn (push to talk on a call): opened (`hearing`), committed (`final`, how long
+   * it was open) or cancelled (`dropped`: nothing was sent, the entry goes).
+   */
+  | { type: 'user.speech'; id: string; turn: number; state: 'hearing' | 'final' | 'dropped'; durationMs?: number }
   /** `focusRef`: the objectRef whose focus facts rode along as context, if any. */
   | { type: 'user.text'; id: string; turn: number; text: string; focusRef?: string }
   | { type: 'user.observation'; id: string; turn: number; observationId: string; intent: Intent; object?: ObjectSummary; image?: ImageSummary; interactionId?: string }
@@ -119,15 +124,24 @@ export type SessionUpdate =
   | { type: 'ignored'; sequence: number; eventType: string }
   | { type: 'ended'; reason: EndReason };
 
+/** A session that opened in main: its key, its agent and its first updates (what `agentcall.open` answers). */
+export interface SessionOpened {
+  sessionKey: string;
+  agentId: string;
+  updates: readonly SessionUpdate[];
+}
+
 export type SessionItem =
   | { kind: 'userText'; id: string; turn: number; text: string; focusRef?: string }
   | { kind: 'userObservation'; id: string; turn: number; observationId: string; intent: Intent; object?: ObjectSummary; image?: ImageSummary; interactionId?: string }
+  | { kind: 'userSpeech'; id: string; turn: number; state: 'hearing' | 'final'; durationMs?: number }
   | { kind: 'agentText'; id: string; runId?: string; text: string; state: AgentTextState }
   | { kind: 'speech'; id: string; runKey: string; segmentId: string; text: string }
   | { kind: 'failure'; id: string; code: string; message: string }
   | { kind: 'notice'; id: string; code: string; message: string }
   | { kind: 'interaction'; id: string; state: InteractionState; request: PendingInteraction }
-  | { kind: 'teaching'; id: string; state: ProposalState; proposal: TeachingProposal }
+  /** `endedWithSession`: invalidated because the session ended while it was shown (not by another object). */
+  | { kind: 'teaching'; id: string; state: ProposalState; proposal: TeachingProposal; endedWithSession?: true }
   | { kind: 'passport'; id: string; state: PassportState; passport: PassportView }
   | { kind: 'ended'; id: string; reason: EndReason };
 
@@ -193,6 +207,10 @@ export function applySessionUpdate(view: SessionView, update: SessionUpdate): Se
       return view.phase === 'ended' ? view : { ...view, phase: 'established' };
     case 'user.text':
       return append(view, { kind: 'userText', id: update.id, turn: update.turn, text: bound(update.text, limits.textChars), ...(update.focusRef === undefined ? {} : { focusRef: update.focusRef }) });
+    case 'user.speech': {
+      if (update.state === 'dropped') return { ...view, items: view.items.filter((item) => !(item.kind === 'userSpeech' && item.id === update.id)) };
+      return append(view, { kind: 'userSpeech', id: update.id, turn: update.turn, state: update.state, ...(update.durationMs === undefined ? {} : { durationMs: update.durationMs }) });
+    }
     case 'user.observation': {
       const { type: _type, ...rest } = update;
       return append(view, { kind: 'userObservation', ...rest });
@@ -250,13 +268,15 @@ export function applySessionUpdate(view: SessionView, update: SessionUpdate): Se
       return { ...view, ignoredEvents: view.ignoredEvents + 1 };
     case 'ended': {
       // Session-local state is gone: the pending request and shown proposal can no longer be
-      // answered, the focus is forgotten and a streaming answer stops where it was.
-      const items = view.items.map((item): SessionItem => {
-        if (item.kind === 'interaction' && item.state === 'pending') return { ...item, state: 'cancelled' };
-        if (item.kind === 'teaching' && item.state === 'shown') return { ...item, state: 'invalidated' };
-        if (item.kind === 'passport' && item.state === 'current') return { ...item, state: 'ended' };
-        if (item.kind === 'agentText' && item.state === 'streaming') return { ...item, state: 'interrupted' };
-        return item;
+      // answered, the focus is forgotten, a streaming answer stops where it was, and a spoken turn
+      // still open (never sent) goes.
+      const items = view.items.flatMap((item): SessionItem[] => {
+        if (item.kind === 'userSpeech' && item.state === 'hearing') return [];
+        if (item.kind === 'interaction' && item.state === 'pending') return [{ ...item, state: 'cancelled' }];
+        if (item.kind === 'teaching' && item.state === 'shown') return [{ ...item, state: 'invalidated', endedWithSession: true }];
+        if (item.kind === 'passport' && item.state === 'current') return [{ ...item, state: 'ended' }];
+        if (item.kind === 'agentText' && item.state === 'streaming') return [{ ...item, state: 'interrupted' }];
+        return [item];
       });
       const {
         pendingInteraction: _pending,
@@ -362,6 +382,13 @@ export const endReasonSchema = z.discriminatedUnion('kind', [
 export const sessionUpdateSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('session.starting'), sessionId: s(limits.sessionIdChars), usableModalities: modalities, agentRequests: modalities, focusContext: z.boolean() }),
   z.strictObject({ type: z.literal('session.established') }),
+  z.strictObject({
+    type: z.literal('user.speech'),
+    id,
+    turn: z.number().int().min(1),
+    state: z.enum(['hearing', 'final', 'dropped']),
+    durationMs: z.number().int().min(0).max(86_400_000).optional(),
+  }),
   z.strictObject({ type: z.literal('user.text'), id, turn: z.number().int().min(1), text: s(limits.textChars), focusRef: s(limits.labelChars).optional() }),
   z.strictObject({
     type: z.literal('user.observation'),

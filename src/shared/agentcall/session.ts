@@ -208,6 +208,8 @@ export class AgentCallSession {
   private readonly explicitAudioTurns: boolean;
   /** The open explicit audio turn's id (one at a time). */
   private audioTurn: number | undefined;
+  /** When it opened (ms since the epoch): how long the user spoke, for the transcript. */
+  private audioTurnAt = 0;
 
   constructor(options: AgentCallSessionOptions) {
     const parsed = optionsSchema.safeParse(options);
@@ -474,7 +476,9 @@ export class AgentCallSession {
     const turn = this.nextTurn;
     this.nextTurn += 1;
     this.audioTurn = turn;
-    return accept([{ type: 'audio.turn.start', turn }], []);
+    this.audioTurnAt = this.now().getTime();
+    // The protocol gives no transcript of a spoken turn: the conversation shows that the user spoke, and how long.
+    return accept([{ type: 'audio.turn.start', turn }], [{ type: 'user.speech', id: `audio-${turn}`, turn, state: 'hearing' }]);
   }
 
   /**
@@ -489,7 +493,11 @@ export class AgentCallSession {
     if (turn === undefined) return reject('no_audio_turn', 'No audio turn is open.');
     if (microphone.stopped !== true) return reject('microphone_open', 'Stop the microphone before ending the audio turn.');
     this.audioTurn = undefined;
-    return accept([{ type: outcome === 'commit' ? 'audio.turn.commit' : 'audio.turn.cancel', turn }], []);
+    const spoken: SessionUpdate =
+      outcome === 'commit'
+        ? { type: 'user.speech', id: `audio-${turn}`, turn, state: 'final', durationMs: Math.max(0, this.now().getTime() - this.audioTurnAt) }
+        : { type: 'user.speech', id: `audio-${turn}`, turn, state: 'dropped' };
+    return accept([{ type: outcome === 'commit' ? 'audio.turn.commit' : 'audio.turn.cancel', turn }], [spoken]);
   }
 
   /** The user ends the session: `session.end`, then close normally. Idempotent. */

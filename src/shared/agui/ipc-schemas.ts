@@ -1,17 +1,15 @@
 import { z } from 'zod';
-import { earlierRequestFields } from '../conversation/bounds';
-import { aguiThreadUpdateSchema } from './thread-update';
-import { aguiEarlierItemsSchema, aguiThreadWindowSchema } from './thread-window';
+import { aguiThreadWindowSchema } from './thread-window';
 
 /**
  * What crosses IPC about plain AG-UI servers (an endpoint URL that takes a POST of RunAgentInput
  * and answers with an SSE stream of AG-UI events). Main holds the thread (and saves it, so open
  * interrupts survive a restart), the bearer token (keychain) and the per-server forwardedProps.
- * Main folds, the renderer shows: main folds every raw AG-UI event into its thread and sends the
- * renderer only what the fold changed (`agui.update`, thread-update.ts); no raw event crosses IPC,
- * so what main drops or folds differently can never reach the screen. Each run ends with the
- * authoritative window (`agui.runEnded`). The page never gets a whole thread: it holds a window of
- * main's (thread-window.ts: the newest items when a thread opens, earlier ones on request).
+ * Main folds, the renderer shows: main folds every raw AG-UI event into its thread, and the page
+ * follows the thread as its conversation (`conversation.*`: the thread projected into conversation
+ * items, src/shared/conversation/project-agui.ts); no raw event crosses IPC, so what main drops or
+ * folds differently can never reach the screen. The page never gets a whole thread: `agui.open`
+ * answers with a window of main's (thread-window.ts), and the conversation is windowed by its service.
  */
 
 const agentId = z.string().min(1).max(64);
@@ -65,13 +63,8 @@ export const aguiMethods = {
   /** The server's thread (restored from disk; its newest window), token state and forwardedProps. */
   'agui.open': { request: z.strictObject({ agentId }), response: aguiServerViewSchema },
   /**
-   * "Show earlier": the items before the page's first one (`before`, its absolute position) in the open
-   * thread, a window of them (conversation/bounds.ts); the page's window begins with them from then on.
-   */
-  'agui.earlier': { request: z.strictObject({ agentId, threadId, ...earlierRequestFields }), response: aguiEarlierItemsSchema },
-  /**
    * Sends user text as a new run on the same thread (new runId; the whole history goes along, as
-   * AG-UI expects). Returns at once; the run's changes arrive as `agui.update`, the end as `agui.runEnded`.
+   * AG-UI expects). Returns at once; the run's changes reach the page through its conversation (`conversation.update`).
    * Refused (`rejected`) while interrupts are open: answer them with `agui.resume`.
    */
   'agui.send': { request: z.strictObject({ agentId, messageId: z.string().min(1).max(200), text: z.string().min(1).max(100_000) }), response: z.strictObject({ runId }) },
@@ -98,15 +91,4 @@ export const aguiMethods = {
   'agui.setForwardedProps': { request: z.strictObject({ agentId, json: z.string().max(65_536) }), response: aguiServerSettingsSchema },
   /** Saves (or with an empty string, removes) the server's bearer token in the keychain. */
   'agui.useToken': { request: z.strictObject({ agentId, token: z.string().max(8192) }), response: aguiServerSettingsSchema },
-} as const;
-
-export const aguiEvents = {
-  /**
-   * What main's fold of the run's latest events (one tick's worth) changed in its thread: the
-   * changed fields, and the changed or new items (a streaming text as the text appended). Apply with
-   * `applyThreadUpdate`; it names the thread state it applies to and is refused on any other.
-   */
-  'agui.update': z.strictObject({ agentId, runId, update: aguiThreadUpdateSchema }),
-  /** The run ended (finished, interrupted, failed, dropped or cancelled): the page's window of the thread as main now holds it (at most `windowChars` of items). */
-  'agui.runEnded': z.strictObject({ agentId, runId, thread: aguiThreadSchema }),
 } as const;

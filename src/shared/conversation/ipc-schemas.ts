@@ -17,11 +17,12 @@ const messageId = z.string().min(1).max(200);
 export const conversationMethods = {
   /**
    * The agent's conversation: the open one (a reload finds it again), else its last thread (or the
-   * named one) or a new session. The answer is the page's first view; changes follow as
+   * named one) or a new session. `renew`: a new one even when one is open (Start a new session after
+   * an AgentCall session ended). The answer is the page's first view; changes follow as
    * `conversation.update`.
    */
   'conversation.open': {
-    request: z.strictObject({ agentId, threadId: z.string().min(1).max(itemLimits.idChars).optional() }),
+    request: z.strictObject({ agentId, threadId: z.string().min(1).max(itemLimits.idChars).optional(), renew: z.boolean().optional() }),
     response: conversationViewSchema,
   },
   /** The page's view again (after an update it could not apply). */

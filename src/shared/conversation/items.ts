@@ -119,7 +119,8 @@ export const conversationItemSchema = z.discriminatedUnion('kind', [
   }),
   /** The agent asked the user to scan or photograph something (AgentCall). */
   z.strictObject({ kind: z.literal('request'), ...common, request: pendingInteractionSchema, state: z.enum(['pending', 'answered', 'cancelled', 'declined', 'superseded']) }),
-  z.strictObject({ kind: z.literal('teaching'), ...common, proposal: teachingProposalSchema, state: z.enum(['shown', 'confirmed', 'cancelled', 'invalidated']) }),
+  /** A teaching proposal (AgentCall); `ended`: invalidated by the end of the session while it was shown, `invalidated`: by another object. */
+  z.strictObject({ kind: z.literal('teaching'), ...common, proposal: teachingProposalSchema, state: z.enum(['shown', 'confirmed', 'cancelled', 'invalidated', 'ended']) }),
   /** An object passport (AgentCall): untrusted data about an object, its action recipes asked for only with the user's confirmation. */
   z.strictObject({ kind: z.literal('passport'), ...common, passport: passportViewSchema, state: z.enum(['current', 'replaced', 'otherObject', 'ended']) }),
   /** Something the agent reported doing (AG-UI activity, a custom event): a readable line, the raw JSON behind Details. */

@@ -12,7 +12,8 @@ import type { ConversationStatus } from './view';
  * - speech segments repeat the answer's text for the voice: not shown;
  * - an answer that came back empty and finished says nothing; an answer that only repeats a request's
  *   prompt is not shown twice;
- * - the end of a session is said once.
+ * - the end of a session is said once;
+ * - a spoken turn (push to talk in a call) shows that the user spoke, and how long: the protocol gives no transcript.
  */
 export interface AgentCallProjection {
   items: ConversationItem[];
@@ -21,6 +22,15 @@ export interface AgentCallProjection {
 
 const messageStates: Record<AgentTextState, MessageState> = {
   streaming: 'streaming',
+  completed: 'done',
+  cancelled: 'stopped',
+  failed: 'failed',
+  interrupted: 'interrupted',
+};
+
+/** How the last answer ended, for the status line (a failed one too: the run stopped with an error). */
+const outcomes: Record<AgentTextState, ConversationStatus['outcome']> = {
+  streaming: undefined,
   completed: 'done',
   cancelled: 'stopped',
   failed: 'failed',
@@ -67,8 +77,8 @@ function statusOf(view: SessionView): AgentCallProjection['status'] {
   const phase = view.phase === 'ended' ? 'ended' : view.phase === 'established' ? 'ready' : 'connecting';
   const run = view.runActive ? (view.runCancelling ? 'cancelling' : 'running') : 'idle';
   const lastAnswer = view.items.findLast((item) => item.kind === 'agentText');
-  const answered = lastAnswer?.kind === 'agentText' ? messageStates[lastAnswer.state] : undefined;
-  const outcome = view.pendingInteraction !== undefined ? 'waiting' : answered === 'done' ? 'done' : answered === 'stopped' ? 'stopped' : answered === 'interrupted' ? 'interrupted' : undefined;
+  const answered = lastAnswer?.kind === 'agentText' ? outcomes[lastAnswer.state] : undefined;
+  const outcome = view.pendingInteraction !== undefined ? 'waiting' : answered;
   return { phase, run, ...(outcome === undefined || view.runActive ? {} : { outcome }), ...(view.phase === 'ended' ? {} : { accepts: [...view.usableModalities] }), dropped: view.removedItems };
 }
 
@@ -77,6 +87,8 @@ function projectItem(item: SessionItem, label: string | undefined): Conversation
   switch (item.kind) {
     case 'userText':
       return { kind: 'message', id, role: 'user', text: item.text, format: 'plain', state: 'sent' };
+    case 'userSpeech':
+      return { kind: 'speech', id, role: 'user', state: item.state, ...(item.durationMs === undefined ? {} : { durationMs: item.durationMs }) };
     case 'userObservation': {
       const observation: ItemOfKind<'observation'> = { kind: 'observation', id, intent: item.intent };
       if (item.object !== undefined) observation.object = { objectRef: item.object.objectRef, ...(label === undefined ? {} : { label }) };
@@ -95,7 +107,7 @@ function projectItem(item: SessionItem, label: string | undefined): Conversation
     case 'interaction':
       return { kind: 'request', id, request: item.request, state: item.state };
     case 'teaching':
-      return { kind: 'teaching', id, proposal: item.proposal, state: item.state };
+      return { kind: 'teaching', id, proposal: item.proposal, state: item.endedWithSession === true ? 'ended' : item.state };
     case 'ended':
       return { kind: 'ended', id, reason: item.reason };
     case 'passport':

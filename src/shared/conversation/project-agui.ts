@@ -1,5 +1,5 @@
 import { isPlainObject, prettyJson } from '../agui/json-values';
-import { openInterrupts, type AguiItem, type AguiThreadView, type ToolCallState } from '../agui/run-model';
+import { openInterrupts, type AguiItem, type AguiSubagent, type AguiThreadView, type ToolCallState } from '../agui/run-model';
 import { itemId, itemLimits, type ConversationItem, type ItemOfKind } from './items';
 import type { ConversationStatus } from './view';
 
@@ -15,6 +15,7 @@ export interface AguiProjection {
 
 export function createAguiProjector(): (thread: AguiThreadView) => AguiProjection {
   const cache = new WeakMap<AguiItem, { subagent: string | undefined; projected: ConversationItem | undefined }>();
+  const failures = new WeakMap<AguiSubagent, ConversationItem>();
   return (thread) => {
     const subagentNames = new Map(thread.subagents.map((subagent) => [subagent.id, subagent.name]));
     const items: ConversationItem[] = [];
@@ -27,6 +28,17 @@ export function createAguiProjector(): (thread: AguiThreadView) => AguiProjectio
         cache.set(item, entry);
       }
       if (entry.projected !== undefined) items.push(entry.projected);
+    }
+    // A subagent that failed says why, in its lane: after what it said (at the end when it said nothing).
+    for (const subagent of thread.subagents) {
+      if (subagent.state !== 'failed' || subagent.error === undefined) continue;
+      let failure = failures.get(subagent);
+      if (failure === undefined) {
+        failure = { kind: 'notice', id: itemId('subagentError', subagent.id), tone: 'error', code: clip(subagent.error.code ?? 'subagent_error', itemLimits.codeChars), message: clip(subagent.error.message, itemLimits.messageChars), subagent: { id: subagent.id, name: subagent.name } };
+        failures.set(subagent, failure);
+      }
+      const last = items.findLastIndex((item) => item.subagent?.id === subagent.id);
+      items.splice(last === -1 ? items.length : last + 1, 0, failure);
     }
     // The agent's open questions come last, as one item: they are what the conversation waits for, answered together.
     const open = thread.pendingResume === undefined ? openInterrupts(thread) : [];

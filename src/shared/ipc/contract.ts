@@ -13,7 +13,7 @@ import {
 import { agentCallEvents, agentCallMethods } from '../agentcall/ipc-schemas';
 import { conversationEvents, conversationMethods } from '../conversation/ipc-schemas';
 import { webPagesSchema } from '../agentmesh/ipc-schemas';
-import { aguiEvents, aguiMethods } from '../agui/ipc-schemas';
+import { aguiMethods } from '../agui/ipc-schemas';
 import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, talkieVoiceEvents, talkieVoiceMethods, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
 import { agentLabelMaxLength } from '../agents/label';
 import { earlierRequestFields, earlierResponseSchema, windowFields } from '../conversation/bounds';
@@ -317,6 +317,11 @@ export const contract = {
     /** "Show earlier": the items before the page's first one (`before`, its absolute position) in the thread it opened last. */
     'talkie.threadEarlier': { request: z.strictObject({ agentId, threadId: protocolId, ...earlierRequestFields }), response: earlierResponseSchema(conversationItemSchema) },
     'talkie.deleteThread': { request: z.strictObject({ agentId, threadId: protocolId }), response: z.strictObject({ threads: z.array(threadSummarySchema).max(50) }) },
+    /**
+     * New chat: the agent's open conversation ends (its thread stays on the server) and the next
+     * `conversation.open` of the agent starts an empty one, its first message a new thread.
+     */
+    'talkie.newChat': { request: z.strictObject({ agentId }), response: z.strictObject({}) },
     /** The user's decision on a proposed action (§8: only on the user's explicit gesture, never on the agent's behalf). */
     'talkie.decide': {
       request: z.strictObject({ agentId, actionId: protocolId, decision: z.enum(['confirm', 'cancel']) }),
@@ -365,7 +370,6 @@ export const contract = {
     'hardware.changed': hardwareStatusSchema,
     ...talkieVoiceEvents,
     ...agentCallEvents,
-    ...aguiEvents,
     ...speechEvents,
     ...conversationEvents,
   },

@@ -204,6 +204,15 @@ export const talkieVoiceMethods = {
     }),
     response: z.strictObject({ logged: z.boolean() }),
   },
+  /**
+   * A line of the call as the page reads it on the data channel (the provider's item id, who spoke,
+   * `hearing` until its transcript came, then the text or `unavailable`): main shows it in the
+   * conversation of the call's thread, added once and then updated in place. Bounded per call.
+   */
+  'talkie.voiceLine': {
+    request: z.strictObject({ callId: voiceCallId, itemId: voiceProtocolId, role: z.enum(['user', 'assistant']), text: s(20_000), state: z.enum(['hearing', 'final', 'unavailable']) }),
+    response: z.strictObject({ shown: z.boolean() }),
+  },
   /** One final transcript (`POST voiceTranscript`), once per provider item id; `stored: false` for a repeat. */
   'talkie.voiceTranscript': {
     request: z.strictObject({ callId: voiceCallId, role: z.enum(['user', 'assistant']), text: s(20_000).min(1), itemId: voiceProtocolId }),

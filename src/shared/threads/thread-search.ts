@@ -63,6 +63,38 @@ export function queryWords(query: string): string[] {
   return [...new Set(words.filter((word) => word !== ''))];
 }
 
+/**
+ * A message as the words it shows: an agent's Markdown without its marks (`**web**` → "web",
+ * `[the runbook](https://…)` → "the runbook", no heading, list or quote marks, no code fences), so a
+ * snippet quotes what the user read. Text that only looks like Markdown (a lone `*`, `snake_case`,
+ * `2 * 3`) stays as typed.
+ */
+export function markdownWords(text: string): string {
+  const lines: string[] = [];
+  for (const line of text.split('\n')) {
+    // A code fence or a thematic break shows no words.
+    if (/^ {0,3}(?:`{3,}|~{3,})/.test(line) || /^ {0,3}([-*_])(?: *\1){2,} *$/.test(line)) continue;
+    const body = line
+      .replace(/^ {0,3}#{1,6}(?=\s|$)\s*/, '')
+      .replace(/^ {0,3}(?:> ?)+/, '')
+      .replace(/^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?/, '');
+    // Code spans keep their text as it is; the marks around the rest go.
+    lines.push(body.split(/(`+)(.*?[^`])\1(?!`)/).map((part, index) => (index % 3 === 2 ? part : index % 3 === 1 ? '' : inlineWords(part))).join(''));
+  }
+  return lines.join('\n');
+}
+
+function inlineWords(text: string): string {
+  return text
+    .replace(/!\[([^\]]*)\]\([^)\s]*(?:\s+"[^"]*")?\)/g, '$1')
+    .replace(/\[([^\]]+)\]\([^)\s]*(?:\s+"[^"]*")?\)/g, '$1')
+    .replace(/<((?:https?|mailto):[^>\s]+)>/g, '$1')
+    .replace(/(\*\*|__|~~)(?=\S)(.+?)(?<=\S)\1/g, '$2')
+    .replace(/(^|[^\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])/g, '$1$2')
+    .replace(/(^|[^\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])/g, '$1$2')
+    .replace(/\\([\\`*_{}[\]()#+\-.!~|>])/g, '$1');
+}
+
 function oneLine(text: string): string {
   return text.replace(/\s+/gu, ' ').trim();
 }
@@ -84,8 +116,8 @@ export function snippetAround(text: string, start: number, end: number, max: num
 }
 
 /**
- * The threads that contain every word of the query (in the title or anywhere in their text, case
- * and accents ignored), titles that match first, then in the given order (newest first); at most
+ * The threads that contain every word of the query (in the title or anywhere in their text as it
+ * shows, `markdownWords`; case and accents ignored), titles that match first, then in the given order (newest first); at most
  * `limit`, each with a snippet around the first message that matches (or '' when only its title
  * does). An empty query finds nothing.
  */
@@ -98,7 +130,8 @@ export function searchThreads(threads: readonly SearchableThread[], query: strin
     if (byTitle.length >= limit) break;
     const title = [...oneLine(thread.title)].slice(0, threadSearchLimits.titleChars).join('');
     const foldedTitle = fold(title).folded;
-    const folded = thread.texts.map((text) => fold(text));
+    const shown = thread.texts.map((text) => markdownWords(text));
+    const folded = shown.map((text) => fold(text));
     const found = words.every((word) => foldedTitle.includes(word) || folded.some((text) => text.folded.includes(word)));
     if (!found) continue;
     let snippet = '';
@@ -108,7 +141,7 @@ export function searchThreads(threads: readonly SearchableThread[], query: strin
       for (const word of words) {
         const at = text.folded.indexOf(word);
         if (at === -1) continue;
-        const original = thread.texts[i]!;
+        const original = shown[i]!;
         const start = text.from[at]!;
         const last = text.from[at + word.length - 1]!;
         const end = last + (original.codePointAt(last)! > 0xffff ? 2 : 1);

@@ -152,7 +152,7 @@ export async function explainFailure<T>(page: Page, name: string, step: () => Pr
  */
 export async function waitForNewestMessageInView(page: Page): Promise<void> {
   const measure = () => {
-    const region = document.querySelector('[role="region"][aria-label="Messages"]');
+    const region = document.querySelector('[role="log"][aria-label="Conversation"], [role="region"][aria-label="Messages"]');
     const items = region?.querySelectorAll('.transcript__item');
     const last = items?.[items.length - 1];
     if (!region || !last) return { ok: false, hiddenBelow: Number.NaN };
@@ -161,7 +161,7 @@ export async function waitForNewestMessageInView(page: Page): Promise<void> {
   };
   try {
     await page.waitForFunction(() => {
-      const region = document.querySelector('[role="region"][aria-label="Messages"]');
+      const region = document.querySelector('[role="log"][aria-label="Conversation"], [role="region"][aria-label="Messages"]');
       const items = region?.querySelectorAll('.transcript__item');
       const last = items?.[items.length - 1];
       return !!region && !!last && last.getBoundingClientRect().bottom - region.getBoundingClientRect().bottom <= 1;

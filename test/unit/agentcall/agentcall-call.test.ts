@@ -131,6 +131,26 @@ describe('an AgentCall call relayed between the renderer\'s channel and main', (
     expect(JSON.parse(r.sent.at(-1)!)).toEqual({ type: 'session.end' });
   });
 
+  it('the agent\'s conversation, open before the call, follows the session the call opens: its first updates and a committed spoken turn', async () => {
+    const r = await renderer();
+    const before = await r.services.call('conversation.open', { agentId: builtInAgentCallDemoId });
+    if (!before.ok) throw new Error(before.error.message);
+    expect(before.value.status).toMatchObject({ phase: 'ready', reach: 'call' });
+    const { callKey } = await connect(r);
+    expect((await r.services.call('agentcall.audioTurn', { sessionKey: callKey, action: 'start', microphoneStopped: false })).ok).toBe(true);
+    expect((await r.services.call('agentcall.audioTurn', { sessionKey: callKey, action: 'commit', microphoneStopped: true })).ok).toBe(true);
+    const view = async () => {
+      const answer = await r.services.call('conversation.view', { agentId: builtInAgentCallDemoId, conversationId: before.value.conversationId });
+      if (!answer.ok) throw new Error(answer.error.message);
+      return answer.value;
+    };
+    const deadline = Date.now() + 3_000;
+    while (Date.now() < deadline && !(await view()).items.some((item) => item.kind === 'speech')) await new Promise((resolve) => setTimeout(resolve, 20));
+    const live = await view();
+    expect(live.status).toMatchObject({ phase: 'ready', session: callKey, reach: 'call', accepts: ['photo'] });
+    expect(live.items[0]).toMatchObject({ kind: 'speech', role: 'user', state: 'final', durationMs: expect.any(Number) });
+  });
+
   it('ends the session when the renderer reports its channel gone, and when it relays a binary message', async () => {
     for (const how of ['closed', 'binary'] as const) {
       const r = await renderer();

@@ -840,6 +840,22 @@ describe('explicit audio turns (agentcall-webrtc-0.1 with supportsExplicitTurns)
     ]);
   });
 
+  it('shows each spoken turn in the view: heard while open, how long once committed; a cancelled one, or one cut by the end, goes', () => {
+    let at = Date.parse('2026-09-07T10:00:00Z');
+    const h = harness({ explicitAudioTurns: true, now: () => new Date(at) });
+    h.run((s) => s.startAudioTurn());
+    expect(itemsOf(h.view, 'userSpeech')).toEqual([{ kind: 'userSpeech', id: 'audio-1', turn: 1, state: 'hearing' }]);
+    at += 3_200;
+    h.run((s) => s.endAudioTurn('commit', { stopped: true }));
+    expect(itemsOf(h.view, 'userSpeech')).toEqual([{ kind: 'userSpeech', id: 'audio-1', turn: 1, state: 'final', durationMs: 3_200 }]);
+    h.run((s) => s.startAudioTurn());
+    h.run((s) => s.endAudioTurn('cancel', { stopped: true }));
+    expect(itemsOf(h.view, 'userSpeech').map((item) => item.id)).toEqual(['audio-1']);
+    h.run((s) => s.startAudioTurn());
+    h.close(1006, '', 'The call\'s data channel closed (ICE failed).');
+    expect(itemsOf(h.view, 'userSpeech').map((item) => [item.id, item.state])).toEqual([['audio-1', 'final']]);
+  });
+
   it('forgets an open audio turn when the transport closes (no resume)', () => {
     const h = harness({ explicitAudioTurns: true });
     h.run((s) => s.startAudioTurn());

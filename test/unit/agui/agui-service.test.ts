@@ -3,21 +3,21 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAguiDemoServer, type AguiDemoOptions, type AguiDemoServer } from '../../../src/main/demo/agui/agui-demo-server';
-import { buildResume, type InterruptAnswer } from '../../../src/shared/agui/interrupts';
-import { stampNewItems } from '../../../src/shared/agui/item-times';
-import { addUserMessage, beginRun, openInterrupts, type AguiItem, type AguiThreadView } from '../../../src/shared/agui/run-model';
-import { applyThreadUpdate, firstItemOf, type AguiThreadUpdate } from '../../../src/shared/agui/thread-update';
-import { prependEarlier, type AguiThreadWindow } from '../../../src/shared/agui/thread-window';
+import { openInterrupts, type AguiItem, type AguiThreadView } from '../../../src/shared/agui/run-model';
 import { conversationBounds, itemsChars } from '../../../src/shared/conversation/bounds';
-import { builtInAguiDemoId, type EventPayload } from '../../../src/shared/ipc/contract';
+import { createAguiProjector } from '../../../src/shared/conversation/project-agui';
+import { applyConversationOps } from '../../../src/shared/conversation/update';
+import { builtInAguiDemoId } from '../../../src/shared/ipc/contract';
 import type { IpcResult } from '../../../src/shared/ipc/errors';
 import { memoryLogger } from '../../support/logger';
 import { startServer, type TestServer } from '../../support/http-server';
 import { startTestServices, type TestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
+import { followAguiRuns, runToEnd } from '../../support/agui-runs';
 
 /**
- * Plain AG-UI servers through the real dispatcher (agui.* methods and events), against the built-in
+ * Plain AG-UI servers through the real dispatcher (agui.* methods, the runs followed as the page follows
+ * them: through the agent's conversation), against the built-in
  * demo's plain AG-UI endpoint over real HTTP/SSE on 127.0.0.1 — directly, or through a small proxy
  * that records what went over the wire (headers, bodies, framing) and can cut a stream — and
  * against a hostile SSE server.
@@ -57,47 +57,12 @@ function value<T>(result: IpcResult<T>): T {
   return result.value;
 }
 
-/** What the renderer sees: every agui.update and agui.runEnded, by runId. */
-function watch(app: TestServices) {
-  const updates: EventPayload<'agui.update'>[] = [];
-  const ended = new Map<string, EventPayload<'agui.runEnded'>>();
-  const waiting = new Map<string, (end: EventPayload<'agui.runEnded'>) => void>();
-  const firstUpdate = new Map<string, () => void>();
-  app.events.connect((channel, payload) => {
-    if (channel === 'agentdesk:event:agui.update') {
-      const update = payload as EventPayload<'agui.update'>;
-      updates.push(update);
-      firstUpdate.get(update.runId)?.();
-    }
-    if (channel === 'agentdesk:event:agui.runEnded') {
-      const end = payload as EventPayload<'agui.runEnded'>;
-      ended.set(end.runId, end);
-      waiting.get(end.runId)?.(end);
-    }
-  });
-  return {
-    all: updates,
-    updates: (runId: string) => updates.filter((update) => update.runId === runId).map((update) => update.update),
-    ended: (runId: string) => new Promise<EventPayload<'agui.runEnded'>>((resolve) => (ended.has(runId) ? resolve(ended.get(runId)!) : waiting.set(runId, resolve))),
-    firstUpdate: (runId: string) => new Promise<void>((resolve) => (updates.some((update) => update.runId === runId) ? resolve() : firstUpdate.set(runId, resolve))),
-  };
-}
-
-/** The renderer's side: `base` with every update applied (each must apply to what the previous one made). */
-function applyAll<V extends AguiThreadWindow>(base: V, updates: readonly AguiThreadUpdate[]): V {
-  return updates.reduce<V>((view, update) => {
-    const next = applyThreadUpdate(view, update);
-    if (next === undefined) throw new Error('an update did not apply to the thread the previous ones made');
-    return next;
-  }, base);
-}
-
+/** What the page sees of the runs: the agents' conversations (test/support/agui-runs.ts). */
+const watch = followAguiRuns;
 type Watch = ReturnType<typeof watch>;
 
-async function runTo(watcher: Watch, call: Promise<IpcResult<{ runId: string }>>) {
-  const { runId } = value(await call);
-  const end = await watcher.ended(runId);
-  return { runId, end, thread: end.thread, updates: watcher.updates(runId) };
+function runTo(watcher: Watch, agentId: string, call: Promise<IpcResult<{ runId: string }>>) {
+  return runToEnd(watcher, agentId, call);
 }
 
 const texts = (thread: AguiThreadView) => thread.items.filter((item): item is Extract<AguiItem, { kind: 'text' }> => item.kind === 'text').map((item) => item.text);
@@ -149,7 +114,7 @@ async function addAguiAgent(app: TestServices, url: string): Promise<string> {
 }
 
 describe('plain AG-UI servers through the contract, against the demo agent', () => {
-  it('streams a run: main folds the events and sends what changed (agui.update); applying the updates gives agui.runEnded’s thread', async () => {
+  it('streams a run: main folds the events; the page gets what changed through the conversation, never the raw events, and ends with main’s thread', async () => {
     const demo = await demoServer();
     const app = await services(await tempDir(), demo.url);
     const watcher = watch(app);
@@ -157,25 +122,28 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     expect(value(await app.call('agents.identify', { agentId: builtInAguiDemoId }))).toEqual({ protocol: 'agui' });
     const opened = value(await app.call('agui.open', { agentId: builtInAguiDemoId }));
     expect(opened).toMatchObject({ endpoint: demo.url, hasToken: false, forwardedProps: '{}', thread: { runState: 'idle', items: [] } });
+    // The page's side: the conversation's first view, then every update.
+    const first = value(await app.call('conversation.open', { agentId: builtInAguiDemoId }));
+    await watcher.follow(builtInAguiDemoId);
 
-    const { runId, thread, updates } = await runTo(watcher, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-1', text: 'What would change?' }));
+    const { runId, thread } = await runTo(watcher, builtInAguiDemoId, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-1', text: 'What would change?' }));
     expect(thread.runState).toBe('finished');
     expect(thread.runId).toBe(runId);
-    // The run streamed: main sent several updates, the run's states among them, and the streamed text as what was appended.
+    // Main stamped the user's message with its time.
+    expect(thread.items.find((item) => item.id === 'user-1')?.at).toBeTypeOf('number');
+    // The run streamed: several updates, the run's states among them, and the streamed text as what was appended.
+    const updates = watcher.updates.filter((update) => update.agentId === builtInAguiDemoId && update.conversationId === first.conversationId);
+    const ops = updates.flatMap((update) => update.ops);
     expect(updates.length).toBeGreaterThan(1);
-    expect(updates.map((update) => update.set.runState).filter((state) => state !== undefined)).toEqual(['running', 'finished']);
-    expect(updates.some((update) => update.items?.changed.some((change) => 'append' in change))).toBe(true);
-    // None carries the raw events, and an update sends only what changed, not the whole thread again.
+    expect(ops.flatMap((op) => (op.op === 'status' ? [op.status.run] : []))).toEqual(expect.arrayContaining(['running', 'idle']));
+    expect(ops.some((op) => op.op === 'text')).toBe(true);
+    // None carries the raw events, and an update sends only what changed, not the whole conversation again.
     expect(JSON.stringify(updates)).not.toContain('TEXT_MESSAGE_CHUNK');
-    expect(updates.every((update) => (update.items?.changed.length ?? 0) < thread.items.length)).toBe(true);
-
-    // The renderer's side: the thread from agui.open, the user's message, beginRun, then every update.
-    // The renderer stamps the message it shows at once with its own clock (here: main's time, to compare).
-    const sentAt = thread.items.find((item) => item.id === 'user-1')?.at;
-    expect(sentAt).toBeTypeOf('number');
-    const begun = stampNewItems(opened.thread, beginRun(addUserMessage(opened.thread, { id: 'user-1', text: 'What would change?' }), { runId }), sentAt);
-    const applied = applyAll(begun, updates);
-    expect(applied).toEqual(thread);
+    expect(ops.some((op) => op.op === 'reset')).toBe(false);
+    // Applying them gives main's thread, projected.
+    const applied = applyConversationOps(first, ops);
+    expect(applied?.items).toEqual(createAguiProjector()(thread).items);
+    expect(applied?.status).toMatchObject({ phase: 'ready', run: 'idle', outcome: 'done', threadId: thread.threadId });
 
     const reasoning = ofKind(thread, 'reasoning');
     expect(reasoning).toEqual([expect.objectContaining({ text: expect.stringContaining('The user wants'), encryptedHidden: true, streaming: false })]);
@@ -190,7 +158,7 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     expect(thread.state).toMatchObject({ status: 'checked' });
 
     // The next turn: same thread, a new run, and the whole history goes along.
-    const second = await runTo(watcher, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-2', text: 'And now?' }));
+    const second = await runTo(watcher, builtInAguiDemoId, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-2', text: 'And now?' }));
     expect(second.runId).not.toBe(runId);
     expect(second.thread.threadId).toBe(thread.threadId);
     expect(texts(second.thread).join('\n')).toContain('This thread has 2 user messages so far');
@@ -198,6 +166,22 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const fresh = value(await app.call('agui.newThread', { agentId: builtInAguiDemoId }));
     expect(fresh.thread).toMatchObject({ runState: 'idle', items: [] });
     expect(fresh.thread.threadId).not.toBe(thread.threadId);
+  });
+
+  it('a message typed while a run goes waits in the conversation and is sent once the run is over (main does not refuse it as too early)', async () => {
+    const demo = await demoServer();
+    const log = memoryLogger();
+    const app = await services(await tempDir(), demo.url, log);
+    const watcher = watch(app);
+    const { conversationId } = value(await app.call('conversation.open', { agentId: builtInAguiDemoId }));
+    await watcher.follow(builtInAguiDemoId);
+    expect(value(await app.call('conversation.send', { agentId: builtInAguiDemoId, conversationId, messageId: 'u-1', text: 'What would change?' }))).toEqual({ queued: false });
+    expect(value(await app.call('conversation.send', { agentId: builtInAguiDemoId, conversationId, messageId: 'u-2', text: 'And now?' }))).toEqual({ queued: true });
+    const users = (thread: AguiThreadView) => ofKind(thread, 'user').map((item) => item.text);
+    const thread = await watcher.until(builtInAguiDemoId, (shown) => users(shown).length === 2 && shown.runState === 'finished', true);
+    expect(users(thread)).toEqual(['What would change?', 'And now?']);
+    expect(texts(thread).join('\n')).toContain('This thread has 2 user messages so far');
+    expect(log.lines.filter((line) => line.includes('queued message'))).toEqual([]);
   });
 
   it('"apply": the interrupt survives a restart of the app (and of the demo, which keeps its key) and is resumed: "Applied."', async () => {
@@ -208,7 +192,7 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     let watcher = watch(app);
     value(await app.call('demo.openAgui'));
     const opened = value(await app.call('agui.open', { agentId: builtInAguiDemoId }));
-    const asked = await runTo(watcher, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-1', text: 'Please apply the plan' }));
+    const asked = await runTo(watcher, builtInAguiDemoId, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-1', text: 'Please apply the plan' }));
     expect(asked.thread.runState).toBe('awaitingInput');
     const [interrupt, ...others] = openInterrupts(asked.thread);
     expect(others).toEqual([]);
@@ -236,11 +220,7 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     expect(reopened.thread.runState).toBe('awaitingInput');
     expect(openInterrupts(reopened.thread).map((open) => open.id)).toEqual([interrupt!.id]);
 
-    const resumed = await runTo(watcher, app.call('agui.resume', { agentId: builtInAguiDemoId, answers }));
-    // The renderer's side of a resume run: beginRun with the same resume main built.
-    const built = buildResume(openInterrupts(reopened.thread), answers as Record<string, InterruptAnswer>, Date.now());
-    const applied = applyAll(beginRun(reopened.thread, { runId: resumed.runId, ...(built.ok ? { resume: built.resume } : {}) }), resumed.updates);
-    expect(applied).toEqual(resumed.thread);
+    const resumed = await runTo(watcher, builtInAguiDemoId, app.call('agui.resume', { agentId: builtInAguiDemoId, answers }));
 
     expect(resumed.thread.runState).toBe('finished');
     expect(resumed.thread.interrupts.find((entry) => entry.id === interrupt!.id)?.status).toBe('resolved');
@@ -248,7 +228,7 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     expect(ofKind(resumed.thread, 'toolCall').at(-1)).toMatchObject({ name: 'iac_apply', state: 'completed' });
     expect(resumed.thread.state).toMatchObject({ status: 'applied', applied: ['demo-network'] });
     // Answered: a new message is accepted again.
-    const after = await runTo(watcher, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-3', text: 'thanks' }));
+    const after = await runTo(watcher, builtInAguiDemoId, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-3', text: 'thanks' }));
     expect(after.thread.runState).toBe('finished');
   });
 
@@ -256,13 +236,13 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const demo = await demoServer();
     const app = await services(await tempDir(), demo.url);
     const watcher = watch(app);
-    const asked = await runTo(watcher, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u1', text: 'deploy it' }));
+    const asked = await runTo(watcher, builtInAguiDemoId, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u1', text: 'deploy it' }));
     const open = openInterrupts(asked.thread);
     expect(open).toHaveLength(2);
     const staging = open.find((entry) => entry.message?.includes('staging'))!;
     const production = open.find((entry) => entry.message?.includes('production'))!;
     const answers = { [staging.id]: { status: 'resolved', payload: { approve: true, note: 'ok' } }, [production.id]: { status: 'cancelled' } };
-    const resumed = await runTo(watcher, app.call('agui.resume', { agentId: builtInAguiDemoId, answers }));
+    const resumed = await runTo(watcher, builtInAguiDemoId, app.call('agui.resume', { agentId: builtInAguiDemoId, answers }));
     expect(resumed.thread.runState).toBe('finished');
     expect(texts(resumed.thread).at(-1)).toBe('Applied to staging. Cancelled for production: nothing changed there.');
     expect(resumed.thread.interrupts.filter((entry) => entry.runId === asked.runId).map((entry) => entry.status).sort()).toEqual(['cancelled', 'resolved']);
@@ -273,11 +253,11 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const demo = await demoServer({ now: () => Date.now() - 3_600_000 });
     const app = await services(await tempDir(), demo.url);
     const watcher = watch(app);
-    const asked = await runTo(watcher, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u1', text: 'apply' }));
+    const asked = await runTo(watcher, builtInAguiDemoId, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u1', text: 'apply' }));
     const [interrupt] = openInterrupts(asked.thread);
     expect(interrupt!.expiresAtMs).toBeLessThan(Date.now());
     // Had "resolved" been sent, the demo would have refused it (interrupt_expired).
-    const resumed = await runTo(watcher, app.call('agui.resume', { agentId: builtInAguiDemoId, answers: { [interrupt!.id]: { status: 'resolved', payload: { approve: true } } } }));
+    const resumed = await runTo(watcher, builtInAguiDemoId, app.call('agui.resume', { agentId: builtInAguiDemoId, answers: { [interrupt!.id]: { status: 'resolved', payload: { approve: true } } } }));
     expect(resumed.thread.runState).toBe('finished');
     expect(texts(resumed.thread).at(-1)).toBe('Cancelled, nothing changed.');
     expect(resumed.thread.interrupts.find((entry) => entry.id === interrupt!.id)?.status).toBe('cancelled');
@@ -288,12 +268,12 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const app = await services(await tempDir(), demo.url);
     const watcher = watch(app);
     const { runId } = value(await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u1', text: 'go slow' }));
-    await watcher.firstUpdate(runId);
+    await watcher.until(builtInAguiDemoId, (thread) => thread.runId === runId && thread.runState === 'running');
     expect(await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u2', text: 'again' })).toMatchObject({ ok: false, error: { code: 'rejected' } });
     expect(await app.call('agui.newThread', { agentId: builtInAguiDemoId })).toMatchObject({ ok: false, error: { code: 'rejected' } });
     expect(value(await app.call('agui.cancel', { agentId: builtInAguiDemoId }))).toEqual({ cancelled: true });
-    const end = await watcher.ended(runId);
-    expect(end.thread).toMatchObject({ runState: 'dropped', error: { code: 'stream_dropped', message: 'You stopped this run.' } });
+    const end = await watcher.ended(builtInAguiDemoId, runId);
+    expect(end).toMatchObject({ runState: 'dropped', error: { code: 'stream_dropped', message: 'You stopped this run.' } });
     expect(value(await app.call('agui.cancel', { agentId: builtInAguiDemoId }))).toEqual({ cancelled: false });
     const reopened = value(await app.call('agui.open', { agentId: builtInAguiDemoId }));
     expect(reopened.thread.runState).toBe('dropped');
@@ -307,13 +287,13 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const agentId = await addAguiAgent(app, proxy.url);
     expect(value(await app.call('agents.identify', { agentId }))).toEqual({ protocol: 'agui' });
     proxy.seen.cutWhen = 'Slowly';
-    const dropped = await runTo(watcher, app.call('agui.send', { agentId, messageId: 'u1', text: 'slow please' }));
+    const dropped = await runTo(watcher, agentId, app.call('agui.send', { agentId, messageId: 'u1', text: 'slow please' }));
     expect(dropped.thread).toMatchObject({ runState: 'dropped', error: { code: 'stream_dropped' } });
-    expect(dropped.updates.length).toBeGreaterThan(0);
+    expect(watcher.updates.filter((update) => update.agentId === agentId).length).toBeGreaterThan(0);
     expect(ofKind(dropped.thread, 'toolCall')[0]?.state).toBe('completed');
 
     proxy.seen.cutWhen = undefined;
-    const retried = await runTo(watcher, app.call('agui.retry', { agentId }));
+    const retried = await runTo(watcher, agentId, app.call('agui.retry', { agentId }));
     expect(retried.runId).not.toBe(dropped.runId);
     expect(retried.thread.runState).toBe('finished');
     expect(texts(retried.thread).join('')).toContain('done.');
@@ -337,7 +317,7 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const json = '{"demo": {"framing": "crlf"}, "iacCode": {"schemaVersion": 1, "cwd": "/work/stacks/demo"}}';
     expect(value(await app.call('agui.setForwardedProps', { agentId, json })).forwardedProps).toBe(json);
 
-    const run = await runTo(watcher, app.call('agui.send', { agentId, messageId: 'u1', text: 'plan' }));
+    const run = await runTo(watcher, agentId, app.call('agui.send', { agentId, messageId: 'u1', text: 'plan' }));
     expect(proxy.seen.crlf).toBe(true);
     expect(run.thread.runState).toBe('finished');
     expect(ofKind(run.thread, 'toolCall')[0]?.argsText).toContain('/work/stacks/demo');
@@ -345,7 +325,7 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
 
     // A value the server refuses (400 with problems): the run fails with its message and path.
     value(await app.call('agui.setForwardedProps', { agentId, json: '{"demo": {"framing": "morse"}}' }));
-    const refused = await runTo(watcher, app.call('agui.send', { agentId, messageId: 'u2', text: 'plan again' }));
+    const refused = await runTo(watcher, agentId, app.call('agui.send', { agentId, messageId: 'u2', text: 'plan again' }));
     expect(refused.thread).toMatchObject({ runState: 'error', error: { code: 'invalid_request', message: expect.stringContaining('/forwardedProps/demo/framing') } });
 
     // Kept across a restart.
@@ -367,14 +347,14 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const watcher = watch(app);
     const agentId = await addAguiAgent(app, proxy.url);
 
-    const refused = await runTo(watcher, app.call('agui.send', { agentId, messageId: 'u1', text: 'plan' }));
+    const refused = await runTo(watcher, agentId, app.call('agui.send', { agentId, messageId: 'u1', text: 'plan' }));
     expect(refused.thread).toMatchObject({ runState: 'error', error: { code: 'sign_in_required', message: expect.stringContaining('401') } });
     expect(await app.call('agui.useToken', { agentId, token: 'has space' })).toMatchObject({ ok: false, error: { code: 'invalid_request', path: '/token' } });
     const view = value(await app.call('agui.useToken', { agentId, token: ` ${token} ` }));
     expect(view.hasToken).toBe(true);
     expect(JSON.stringify(view)).not.toContain(token);
 
-    const retried = await runTo(watcher, app.call('agui.retry', { agentId }));
+    const retried = await runTo(watcher, agentId, app.call('agui.retry', { agentId }));
     expect(retried.thread.runState).toBe('finished');
     expect(JSON.stringify(retried.thread)).not.toContain(token);
     expect(proxy.server.requests.map((request) => request.authorization)).toEqual([undefined, `Bearer ${token}`]);
@@ -382,7 +362,7 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     expect(proxy.seen.bodies.every((body) => !body.includes(token))).toBe(true);
 
     expect(value(await app.call('agui.useToken', { agentId, token: '' })).hasToken).toBe(false);
-    const again = await runTo(watcher, app.call('agui.send', { agentId, messageId: 'u2', text: 'plan again' }));
+    const again = await runTo(watcher, agentId, app.call('agui.send', { agentId, messageId: 'u2', text: 'plan again' }));
     expect(again.thread.error?.code).toBe('sign_in_required');
   });
 
@@ -418,13 +398,13 @@ describe('a hostile AG-UI server', () => {
     const app = await services(await tempDir(), undefined, log);
     const watcher = watch(app);
     const agentId = await addAguiAgent(app, `${server.origin}/agui`);
-    const run = await runTo(watcher, app.call('agui.send', { agentId, messageId: 'u1', text: 'hi' }));
+    const run = await runTo(watcher, agentId, app.call('agui.send', { agentId, messageId: 'u1', text: 'hi' }));
     expect(run.thread).toMatchObject({ runState: 'dropped', error: { code: 'event_too_large' } });
     expect(run.thread.notes.map((note) => note.code)).toEqual(expect.arrayContaining(['event_not_object', 'event_unknown_type']));
     expect(texts(run.thread)).toEqual(['hello']);
-    // What crossed IPC: main's fold, with a note for the non-JSON frame and nothing of its text.
-    expect(JSON.stringify(watcher.all)).not.toContain('<html>');
-    expect(run.updates.flatMap((update) => update.set.notes ?? []).map((note) => note.code)).toContain('event_not_object');
+    // What crosses IPC: main's fold, with a note for the non-JSON frame and nothing of its text.
+    expect(JSON.stringify(watcher.updates)).not.toContain('<html>');
+    expect(JSON.stringify(run.thread)).not.toContain('<html>');
     expect(log.lines.some((line) => line.includes('2 line(s) that are not SSE'))).toBe(true);
     // The service still answers.
     expect(value(await app.call('agui.open', { agentId })).thread.runState).toBe('dropped');
@@ -444,10 +424,10 @@ describe('a hostile AG-UI server', () => {
     const app = await services(await tempDir());
     const watcher = watch(app);
     const agentId = await addAguiAgent(app, `${server.origin}/agui`);
-    const html = await runTo(watcher, app.call('agui.send', { agentId, messageId: 'u1', text: 'hi' }));
+    const html = await runTo(watcher, agentId, app.call('agui.send', { agentId, messageId: 'u1', text: 'hi' }));
     expect(html.thread).toMatchObject({ runState: 'error', error: { code: 'protocol_error' } });
     status = 503;
-    const failed = await runTo(watcher, app.call('agui.retry', { agentId }));
+    const failed = await runTo(watcher, agentId, app.call('agui.retry', { agentId }));
     expect(failed.thread).toMatchObject({ runState: 'error', error: { code: 'server_error', message: expect.stringContaining('Upstream exploded') } });
     expect(failed.thread.error!.message.length).toBeLessThan(700);
   });
@@ -480,43 +460,41 @@ describe('a hostile AG-UI server', () => {
     const measure = (target: TestServices) => target.events.connect((channel, payload) => sizes.push({ channel, chars: JSON.stringify(payload).length }));
     measure(app);
     const agentId = await addAguiAgent(app, `${server.origin}/agui`);
-    const opened = value(await app.call('agui.open', { agentId }));
-    const run = await runTo(watch(app), app.call('agui.send', { agentId, messageId: 'u1', text: 'hi' }));
+    const run = await runTo(watch(app), agentId, app.call('agui.send', { agentId, messageId: 'u1', text: 'hi' }));
     expect(run.thread.runState).toBe('finished');
 
-    // The oldest answers were removed (the page says so) and the newest kept.
+    // The oldest answers were removed (the page says so) and the newest kept, within the budget.
     expect(run.thread.droppedItems).toBeGreaterThan(0);
     expect(texts(run.thread).at(-1)).toMatch(new RegExp(`^${answers - 1}:x`));
+    expect(itemsChars(run.thread.items)).toBeLessThanOrEqual(conversationBounds.chars);
     const slack = 64 * 1024;
     expect(sizes.length).toBeGreaterThan(2);
     expect(Math.max(...sizes.map((size) => size.chars))).toBeLessThan(conversationBounds.windowChars + slack);
-    // The page's side: each update applies to what the previous ones made; the end's window is the newest part of it.
-    const shown = applyAll(stampNewItems(opened.thread, beginRun(addUserMessage(opened.thread, { id: 'u1', text: 'hi' }), { runId: run.runId }), run.thread.items[0]?.at), run.updates);
-    expect(shown.items.slice(-run.thread.items.length)).toEqual(run.thread.items);
-    expect(itemsChars(shown.items)).toBeLessThanOrEqual(conversationBounds.chars);
     // The saved thread is within the budget too.
     expect(statSync(join(dir, 'agui-threads', `${agentId}.json`)).size).toBeLessThan(conversationBounds.chars + slack);
 
-    // After a restart, opening the thread sends its newest window; "Show earlier" the ones before, until none is left.
+    // After a restart, opening the conversation sends its newest window; "Show earlier" the ones before, until none is left.
     await dispose(app);
     sizes.length = 0;
     app = await services(dir);
     measure(app);
-    const reopened = value(await app.call('agui.open', { agentId }));
+    const reopened = value(await app.call('conversation.open', { agentId }));
     expect(JSON.stringify(reopened).length).toBeLessThan(conversationBounds.windowChars + slack);
-    expect(reopened.thread.earlierItems).toBeGreaterThan(0);
-    let page: AguiThreadWindow = reopened.thread;
-    while ((page.earlierItems ?? 0) > 0) {
-      const earlier = value(await app.call('agui.earlier', { agentId, threadId: page.threadId, before: firstItemOf(page) }));
-      expect(JSON.stringify(earlier).length).toBeLessThan(conversationBounds.windowChars + slack);
-      expect(earlier.items.length).toBeGreaterThan(0);
-      page = prependEarlier(page, earlier)!;
-      expect(page).toBeDefined();
+    expect(reopened.status.earlier).toBeGreaterThan(0);
+    expect(reopened.status.dropped).toBeGreaterThan(0);
+    const newest = reopened.items.at(-1);
+    expect(newest?.kind === 'message' ? newest.text : '').toMatch(new RegExp(`^${answers - 1}:x`));
+    let earlier = reopened.status.earlier;
+    let held = reopened.items.length;
+    while (earlier > 0) {
+      const more = value(await app.call('conversation.earlier', { agentId, conversationId: reopened.conversationId }));
+      expect(JSON.stringify(more).length).toBeLessThan(conversationBounds.windowChars + slack);
+      expect(more.items.length).toBeGreaterThan(0);
+      held += more.items.length;
+      earlier = more.earlier;
     }
-    // All main holds of the thread: the newest answers, within the budget.
-    expect(itemsChars(page.items)).toBeLessThanOrEqual(conversationBounds.chars);
-    expect(page.items.at(-1)).toEqual(run.thread.items.at(-1));
-    expect(page.droppedItems).toBe(run.thread.droppedItems);
-    expect(await app.call('agui.earlier', { agentId, threadId: 'another', before: 10 })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    // All main holds of the thread reached the page, window by window: every item of it, projected.
+    expect(held).toBeGreaterThanOrEqual(texts(run.thread).length);
+    expect(Math.max(...sizes.map((size) => size.chars))).toBeLessThan(conversationBounds.windowChars + slack);
   });
 });

@@ -3,8 +3,9 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAguiDemoServer, type AguiDemoServer } from '../../../src/main/demo/agui/agui-demo-server';
-import { builtInAguiDemoId, type EventPayload } from '../../../src/shared/ipc/contract';
+import { builtInAguiDemoId } from '../../../src/shared/ipc/contract';
 import type { IpcResult } from '../../../src/shared/ipc/errors';
+import { followAguiRuns, runToEnd } from '../../support/agui-runs';
 import { startTestServices, type TestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 
@@ -35,18 +36,13 @@ async function services(dir: string, server: AguiDemoServer): Promise<TestServic
   return app;
 }
 
+const followed = new WeakMap<TestServices, ReturnType<typeof followAguiRuns>>();
+
 /** Sends text and waits for the run's end; the thread as main then holds it. */
 async function say(app: TestServices, text: string) {
-  let resolve!: (end: EventPayload<'agui.runEnded'>) => void;
-  const ended = new Promise<EventPayload<'agui.runEnded'>>((done) => (resolve = done));
-  const off = app.events.connect((channel, payload) => {
-    if (channel === 'agentdesk:event:agui.runEnded') resolve(payload as EventPayload<'agui.runEnded'>);
-  });
-  const { runId } = value(await app.call('agui.send', { agentId, messageId: `msg-${Math.random()}`, text }));
-  let end = await ended;
-  while (end.runId !== runId) end = await new Promise((done) => (resolve = done));
-  off();
-  return end.thread;
+  let runs = followed.get(app);
+  if (runs === undefined) followed.set(app, (runs = followAguiRuns(app)));
+  return (await runToEnd(runs, agentId, app.call('agui.send', { agentId, messageId: `msg-${Math.random()}`, text }))).thread;
 }
 
 describe('a plain AG-UI agent’s threads', () => {
@@ -131,14 +127,10 @@ describe('a plain AG-UI agent’s threads', () => {
     const app = await services(dir, server);
     value(await app.call('settings.update', { patch: { developer: { allowLocalHttp: true } } }));
     const { agent } = value(await app.call('agents.add', { address: server.url, kind: 'agui' }));
-    const ended = () => new Promise<void>((resolve) => app.events.connect((channel) => channel === 'agentdesk:event:agui.runEnded' && resolve()));
-    let end = ended();
-    value(await app.call('agui.send', { agentId: agent.id, messageId: 'm1', text: 'Kept for later' }));
-    await end;
+    const runs = followAguiRuns(app);
+    await runToEnd(runs, agent.id, app.call('agui.send', { agentId: agent.id, messageId: 'm1', text: 'Kept for later' }));
     value(await app.call('agui.newThread', { agentId: agent.id }));
-    end = ended();
-    value(await app.call('agui.send', { agentId: agent.id, messageId: 'm2', text: 'The open one' }));
-    await end;
+    await runToEnd(runs, agent.id, app.call('agui.send', { agentId: agent.id, messageId: 'm2', text: 'The open one' }));
     expect(value(await app.call('agui.threads', { agentId: agent.id })).threads).toHaveLength(2);
     const folder = join(dir, 'agui-threads', agent.id);
     expect(await readdir(folder)).toHaveLength(1);

@@ -3,9 +3,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AguiItem, AguiThreadView } from '../../../src/shared/agui/run-model';
-import type { EventPayload } from '../../../src/shared/ipc/contract';
 import type { IpcResult } from '../../../src/shared/ipc/errors';
 import { peerMissing, startPeer, type PeerName, type RunningPeer } from '../../support/agui-peers';
+import { followAguiRuns, runToEnd } from '../../support/agui-runs';
 import { startTestServices, type TestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 
@@ -32,26 +32,21 @@ function value<T>(result: IpcResult<T>): T {
 async function agentDeskWith(url: string) {
   const dir = await tempDir();
   const app = await startTestServices(dir);
-  const ended = new Map<string, (end: EventPayload<'agui.runEnded'>) => void>();
-  const done = new Map<string, EventPayload<'agui.runEnded'>>();
   const shown: string[] = [];
   app.events.connect((channel, payload) => {
     // Everything that goes to the renderer, to check what never may.
-    if (channel.startsWith('agentdesk:event:agui.')) shown.push(JSON.stringify(payload));
-    if (channel !== 'agentdesk:event:agui.runEnded') return;
-    const end = payload as EventPayload<'agui.runEnded'>;
-    done.set(end.runId, end);
-    ended.get(end.runId)?.(end);
+    if (channel.startsWith('agentdesk:event:')) shown.push(JSON.stringify(payload));
   });
+  const runs = followAguiRuns(app);
   value(await app.call('settings.update', { patch: { developer: { allowLocalHttp: true } } }));
   const check = value(await app.call('agents.check', { address: url, kind: 'agui' }));
   const { agent } = value(await app.call('agents.add', { address: url, kind: 'agui' }));
   const opened = value(await app.call('agui.open', { agentId: agent.id }));
   shown.push(JSON.stringify(opened));
   const finish = async (call: Promise<IpcResult<{ runId: string }>>): Promise<AguiThreadView> => {
-    const { runId } = value(await call);
-    const end = done.get(runId) ?? (await new Promise<EventPayload<'agui.runEnded'>>((resolve) => ended.set(runId, resolve)));
-    return end.thread;
+    const { thread } = await runToEnd(runs, agent.id, call);
+    shown.push(JSON.stringify(thread));
+    return thread;
   };
   return {
     app,

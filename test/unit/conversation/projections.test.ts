@@ -88,6 +88,25 @@ describe('AgentCall projection', () => {
     for (const item of items) expect(conversationItemSchema.safeParse(item).success).toBe(true);
   });
 
+  it('shows a spoken turn as the user\'s speech with how long it lasted, a failed answer\'s outcome, and a proposal the end invalidated as ended', () => {
+    const call = [
+      { type: 'session.starting', sessionId: 's2', usableModalities: [], agentRequests: [], focusContext: true },
+      { type: 'session.established' },
+      { type: 'user.speech', id: 'audio-1', turn: 1, state: 'hearing' },
+      { type: 'user.speech', id: 'audio-1', turn: 1, state: 'final', durationMs: 3_200 },
+      { type: 'run.started', runKey: 'k1' },
+      { type: 'failure', id: 'f1', runKey: 'k1', code: 'model_unavailable', message: 'No model.' },
+      { type: 'teaching.proposed', proposal: { proposalId: 'p1', objectRef: 'urn:agentcall:object:abc', label: 'Router', confirmText: 'yes', cancelText: 'no' } },
+    ] satisfies SessionUpdate[];
+    const live = call.reduce(applySessionUpdate, emptySessionView);
+    const projected = createAgentCallProjector()(live);
+    expect(projected.items[0]).toEqual({ kind: 'speech', id: 'userSpeech:audio-1', role: 'user', state: 'final', durationMs: 3_200 });
+    expect(projected.status.outcome).toBe('failed');
+    const ended = createAgentCallProjector()(applySessionUpdate(live, { type: 'ended', reason: { kind: 'client_end', message: '' } }));
+    expect(ended.items.find((item) => item.kind === 'teaching')).toMatchObject({ state: 'ended' });
+    for (const item of ended.items) expect(conversationItemSchema.safeParse(item).success).toBe(true);
+  });
+
   it('says the end of a session once', () => {
     const again = applySessionUpdate(view, { type: 'ended', reason: { kind: 'client_end', message: '' } });
     expect(createAgentCallProjector()(again).items.filter((item) => item.kind === 'ended')).toHaveLength(1);

@@ -2,11 +2,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addUserMessage as addAguiUserMessage, beginRun, type AguiThreadView } from '../../../src/shared/agui/run-model';
-import { applyThreadUpdate } from '../../../src/shared/agui/thread-update';
+import type { AguiThreadView } from '../../../src/shared/agui/run-model';
 import { applySessionUpdate, emptySessionView, type SessionUpdate } from '../../../src/shared/agentcall/session-view';
 import { builtInAgentCallDemoId, builtInAguiDemoId, builtInDemoAgentId, eventChannel, type EventPayload } from '../../../src/shared/ipc/contract';
 import { addUserMessage, applyUpdate, emptyConversation, type Conversation } from '../../../src/shared/talkie/conversation';
+import { followAguiRuns } from '../../support/agui-runs';
 import { startTestServices, type TestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 
@@ -119,34 +119,28 @@ describe('the agent server process is killed in the middle of a run', () => {
     const opened = await app.call('agui.open', { agentId: builtInAguiDemoId });
     expect(opened.ok).toBe(true);
 
-    // The renderer's side: the opened thread, the user's message, beginRun, then every agui.update.
-    const user = { id: 'u-1', text: 'slow please' };
-    let shown: AguiThreadView | undefined;
+    // Followed as the page follows it: through the agent's conversation.
+    const runs = followAguiRuns(app);
+    await runs.follow(builtInAguiDemoId);
     const slowItem = (thread: AguiThreadView | undefined) => thread?.items.find((item) => item.kind === 'text' && item.text.startsWith('Slowly: '));
-    const slowText = next<EventPayload<'agui.update'>>(app, 'agui.update', (payload) => {
-      if (!opened.ok) return false;
-      shown = applyThreadUpdate(shown ?? beginRun(addAguiUserMessage(opened.value.thread, user), { runId: payload.runId }), payload.update);
-      // The slow message (the demo's "slow" trigger) has begun to stream.
-      return slowItem(shown) !== undefined;
-    });
-    const ended = next<EventPayload<'agui.runEnded'>>(app, 'agui.runEnded', () => true);
-    const sent = await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: user.id, text: user.text });
-    expect(sent.ok).toBe(true);
-    await slowText;
+    const sent = await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u-1', text: 'slow please' });
+    if (!sent.ok) throw new Error(sent.error.message);
+    // The slow message (the demo's "slow" trigger) has begun to stream.
+    const shown = await runs.until(builtInAguiDemoId, (thread) => slowItem(thread) !== undefined);
     await demo.kill();
 
-    const end = await ended;
-    expect(end.thread.runState).toBe('dropped');
+    const end = await runs.ended(builtInAguiDemoId, sent.value.runId);
+    expect(end.runState).toBe('dropped');
     // The slow message as far as it had streamed before the kill is kept in main's thread, and no longer streaming.
     const streamed = slowItem(shown);
     const streamedText = streamed?.kind === 'text' ? streamed.text : '';
     expect(streamedText).not.toBe('');
-    const kept = end.thread.items.find((item) => item.kind === 'text' && item.id === streamed?.id);
+    const kept = end.items.find((item) => item.kind === 'text' && item.id === streamed?.id);
     expect(kept).toMatchObject({ text: expect.stringContaining(streamedText), streaming: false });
     // It is saved that way: opened again (a reload), the thread says dropped, and Retry starts the turn again.
     expect(await app.call('agui.open', { agentId: builtInAguiDemoId })).toMatchObject({ ok: true, value: { thread: { runState: 'dropped' } } });
     const retried = await app.call('agui.retry', { agentId: builtInAguiDemoId });
-    if (retried.ok) expect((await next<EventPayload<'agui.runEnded'>>(app, 'agui.runEnded', () => true)).thread.runState).not.toBe('finished');
+    if (retried.ok) expect((await runs.ended(builtInAguiDemoId, retried.value.runId)).runState).not.toBe('finished');
     else expect(retried.error.code).toBe('network_error');
   }, 60_000);
 

@@ -13,6 +13,7 @@ import { photoHandlers } from '../../../src/main/photo/photo-handlers';
 import { kioskHandlers } from '../../../src/main/app/kiosk';
 import { speechHandlers } from '../../../src/main/speech/speech-handlers';
 import { talkieHandlers } from '../../../src/main/talkie/talkie-handlers';
+import { talkieConversationHandlers } from '../../../src/main/app/talkie-conversation';
 import { conversationHandlers } from '../../../src/main/conversation/conversation-handlers';
 import { methodNames } from '../../../src/shared/ipc/contract';
 
@@ -31,7 +32,7 @@ describe('the handler tables each folder exports', () => {
       demoHandlers({ talkie: standIn(), demo: standIn(), demoSideUrl: standIn() }),
       aguiHandlers({ agui: standIn() }),
       agentcallHandlers({ agentCall: standIn() }),
-      talkieHandlers({ talkie: standIn(), voice: standIn() }),
+      talkieConversationHandlers(talkieHandlers({ talkie: standIn(), voice: standIn() }), { talkie: standIn(), conversations: standIn() }),
       speechHandlers({ speech: standIn(), models: standIn(), events: standIn() }),
       kioskHandlers(standIn()),
       conversationHandlers(standIn()),

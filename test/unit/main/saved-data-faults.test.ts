@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startAguiDemoServer, type AguiDemoServer } from '../../../src/main/demo/agui/agui-demo-server';
 import { builtInAguiDemoId } from '../../../src/shared/ipc/contract';
 import { chattrUnavailable, useFaultyFolders } from '../../support/faulty-folders';
+import { followAguiRuns, runToEnd } from '../../support/agui-runs';
 import { startTestServices, type TestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 
@@ -66,12 +67,11 @@ describe('saved data faults (real services)', () => {
     closers.push(demo);
     const app = await services(dir, demo.url);
     const events = noticesOf(app);
-    const ended = new Promise<void>((resolve) => app.events.connect((channel) => channel === 'agentdesk:event:agui.runEnded' && resolve()));
+    const runs = followAguiRuns(app);
     expect(await app.call('agui.open', { agentId: builtInAguiDemoId })).toMatchObject({ ok: true });
     await mkdir(join(dir, 'agui-threads'), { recursive: true });
     faulty.immutable(join(dir, 'agui-threads'));
-    expect(await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u1', text: 'What would change?' })).toMatchObject({ ok: true });
-    await ended;
+    await runToEnd(runs, builtInAguiDemoId, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u1', text: 'What would change?' }));
     const expected = `The conversation is kept until AgentDesk closes, but not on disk: agui-threads/${builtInAguiDemoId}.json could not be saved in ${join(dir, 'agui-threads')}: the operation is not permitted (EPERM). The saved copy is unchanged.`;
     expect(events).toEqual([expected]);
     expect(await app.call('app.info')).toMatchObject({

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parseUiLinks } from '../../../src/shared/agentmesh/ui-links';
 import { builtInAgentCallDemoId, type A2AAgentView, type AgentEntry } from '../../../src/shared/ipc/contract';
 import workedExampleJson from '../../fixtures/agentmesh/worked-example.json';
+import { agentCallMain } from './agentcall-main';
 import { createFakeBackend } from './fake-api';
 import { renderApp } from './render-app';
 
@@ -10,8 +11,9 @@ import { renderApp } from './render-app';
 describe('opening an agent', () => {
   it('opens the built-in demo’s AgentCall side from the demo tile without asking main what it speaks', async () => {
     const { backend, user } = await renderApp();
+    agentCallMain(backend);
     await user.click(screen.getByRole('button', { name: 'Scan and teach objects' }));
-    await screen.findByText('Accepts NFC scans and photos');
+    await screen.findByRole('button', { name: 'Scan object' });
     expect(backend.callsOf('demo.openAgentCall')).toHaveLength(1);
     expect(backend.callsOf('agents.identify')).toEqual([]);
     expect(backend.callsOf('agentcall.open')).toEqual([{ agentId: builtInAgentCallDemoId }]);
@@ -22,9 +24,11 @@ describe('opening an agent', () => {
       agents: [{ id: 'agent-a', url: 'https://lab.example.com/', display: 'lab.example.com', addedAt: '2026-11-30T00:00:00Z' }],
     });
     backend.state.agentCallAgents = ['agent-a'];
+    agentCallMain(backend);
     const { user } = await renderApp({ backend });
     await user.click(screen.getByRole('button', { name: 'Open lab.example.com' }));
-    await screen.findByText('Accepts NFC scans and photos');
+    await screen.findByRole('button', { name: 'Scan object' });
+    expect(backend.callsOf('agentcall.open')).toEqual([{ agentId: 'agent-a' }]);
     expect(backend.callsOf('agents.identify')).toEqual([{ agentId: 'agent-a' }]);
     expect(backend.callsOf('talkie.connect')).toEqual([]);
   });
@@ -86,7 +90,7 @@ describe('a plain A2A agent', () => {
     await waitFor(() => expect(document.activeElement).toBe(heading));
     expect(screen.getByText('Runs payrolls for client accounts.')).toBeTruthy();
     expect(screen.getByText('Version 1.0.0')).toBeTruthy();
-    expect(screen.getByText(/its card declares neither Talkie nor the AgentCall extension/)).toBeTruthy();
+    expect(screen.getByText(/it offers no way of talking that AgentDesk knows/)).toBeTruthy();
 
     const skills = screen.getByRole('region', { name: 'Skills' });
     expect(within(skills).getByRole('heading', { level: 3, name: 'Run payroll' })).toBeTruthy();

@@ -7,14 +7,15 @@ import { builtInAgentCallDemoId } from '../../../src/shared/ipc/contract';
 import { ok } from '../../../src/shared/ipc/errors';
 import { applySettingsPatch } from '../../../src/shared/settings/settings';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
-import { AgentCallScreen } from '../../../src/renderer/screens/agentcall/AgentCallScreen';
+import { AgentScreen } from '../../../src/renderer/screens/AgentScreen';
+import { agentCallMain } from './agentcall-main';
 import type * as VadModule from '../../../src/renderer/voice/vad';
 import type { Vad, VadCallbacks } from '../../../src/renderer/voice/vad';
 import { createFakeBackend, type FakeBackend } from './fake-api';
 import { installFakeWebRtc, uninstallFakeWebRtc } from './fake-webrtc';
 
 /**
- * Barge-in on the AgentCall screen (client-owned voice), wired as the app wires it: the detector is
+ * Barge-in with an AgentCall agent (client-owned voice), wired as the app wires it: the detector is
  * the test's, the agent's voice plays in an AudioContext that keeps sounding until stopped. Speaking
  * over the agent stops it, and nothing more of the interrupted response is said — not even segments
  * that arrive before main reports the run cancelling — until the next turn's run starts.
@@ -85,6 +86,7 @@ function push(backend: FakeBackend, ...updates: SessionUpdate[]) {
 describe('barge-in on the AgentCall screen', () => {
   it('after speaking over the agent, no later segment of the interrupted response plays, even before main reports the run cancelling; the next turn’s answer does', async () => {
     const backend = createFakeBackend();
+    agentCallMain(backend);
     // Barge-in chosen on in Settings (Automatic's rule: barge-in-setting.test.tsx).
     backend.state.settings = applySettingsPatch(backend.state.settings, { voice: { bargeIn: 'on' } });
     backend.handle('agentcall.open', () =>
@@ -100,10 +102,11 @@ describe('barge-in on the AgentCall screen', () => {
     const user = userEvent.setup();
     render(
       <I18nProvider setting="en">
-        <AgentCallScreen api={backend.api} headingRef={createRef()} agentId={builtInAgentCallDemoId} label="Demo objects" onBack={() => undefined} />
+        <AgentScreen api={backend.api} headingRef={createRef()} agentId={builtInAgentCallDemoId} label="Demo objects" protocol="agentcall" onBack={() => undefined} />
       </I18nProvider>,
     );
     await screen.findByRole('heading', { level: 1, name: backend.state.agentCall.name });
+    await screen.findByRole('log', { name: 'Conversation' });
     push(backend, { type: 'session.established' });
     await user.click(screen.getByRole('button', { name: 'Talk by voice' }));
     await waitFor(() => expect(detector.callbacks).toBeDefined());

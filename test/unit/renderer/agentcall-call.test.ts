@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fail, ok, type IpcError } from '../../../src/shared/ipc/errors';
-import { AgentCallCall, type CallProblem } from '../../../src/renderer/screens/agentcall/agentcall-call';
+import { AgentCallCall, type CallProblem } from '../../../src/renderer/conversation/protocols/agentcall/agentcall-call';
 import { createFakeBackend, type FakeBackend } from './fake-api';
 import { installFakeWebRtc, uninstallFakeWebRtc, type FakeMedia } from './fake-webrtc';
 

@@ -6,11 +6,12 @@ import { sessionUpdateSchema, type PassportView, type SessionUpdate } from '../.
 import { builtInAgentCallDemoId } from '../../../src/shared/ipc/contract';
 import { ok } from '../../../src/shared/ipc/errors';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
-import { AgentCallScreen } from '../../../src/renderer/screens/agentcall/AgentCallScreen';
+import { AgentScreen } from '../../../src/renderer/screens/AgentScreen';
+import { agentCallMain } from './agentcall-main';
 import { createFakeBackend, type FakeBackend } from './fake-api';
 
 /**
- * Object passports on the AgentCall screen: untrusted data shown as plain text, links only as links
+ * Object passports in an AgentCall conversation: untrusted data shown as plain text, links only as links
  * the user may click, and an action asked of the agent only after "Ask…" and then Confirm.
  */
 
@@ -29,6 +30,7 @@ afterEach(() => {
 
 function backendFor(): FakeBackend {
   const backend = createFakeBackend();
+  agentCallMain(backend);
   backend.handle('agentcall.open', () =>
     ok({
       sessionKey: 'session-1',
@@ -50,10 +52,11 @@ async function renderScreen() {
   const user = userEvent.setup();
   render(
     <I18nProvider setting="en">
-      <AgentCallScreen api={backend.api} headingRef={createRef()} agentId={builtInAgentCallDemoId} label="Demo objects" onBack={vi.fn()} />
+      <AgentScreen api={backend.api} headingRef={createRef()} agentId={builtInAgentCallDemoId} label="Demo objects" protocol="agentcall" onBack={vi.fn()} />
     </I18nProvider>,
   );
   await screen.findByRole('heading', { level: 1, name: backend.state.agentCall.name });
+  await screen.findByRole('log', { name: 'Conversation' });
   push(backend, { type: 'session.established' });
   return { backend, user };
 }
@@ -73,7 +76,7 @@ const passport = (overrides: Partial<PassportView> = {}): PassportView => ({
   ...overrides,
 });
 
-const transcript = () => within(screen.getByRole('region', { name: 'Messages' }));
+const transcript = () => within(screen.getByRole('log', { name: 'Conversation' }));
 const passportSection = () => transcript().getByRole('region', { name: /Workshop router/ });
 
 describe('object passports on the AgentCall screen', () => {

@@ -2,13 +2,11 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import userEvent from '@testing-library/user-event';
 import { createRef } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { aguiThreadSchema } from '../../../src/shared/agui/ipc-schemas';
-import { addUserMessage, applyAguiEvent, beginRun, createThread, markStreamDropped, type AguiThreadView } from '../../../src/shared/agui/run-model';
-import { diffThread } from '../../../src/shared/agui/thread-update';
+import { applyAguiEvent, markStreamDropped, type AguiThreadView } from '../../../src/shared/agui/run-model';
 import { builtInAguiDemoId } from '../../../src/shared/ipc/contract';
-import { ok } from '../../../src/shared/ipc/errors';
+import { ConversationScreen } from '../../../src/renderer/conversation/ConversationScreen';
+import { useAguiProfile } from '../../../src/renderer/conversation/protocols/agui';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
-import { AguiScreen } from '../../../src/renderer/screens/agui/AguiScreen';
 import { createFakeBackend, type FakeBackend } from './fake-api';
 import { renderApp } from './render-app';
 
@@ -19,7 +17,7 @@ const threadId = `thread-${agentId}`;
 type Event = Record<string, unknown> & { type: string };
 
 beforeEach(() => {
-  // The screen renders the thread once per animation frame; here frames run at once.
+  // The screen renders the conversation once per animation frame; here frames run at once.
   vi.stubGlobal('requestAnimationFrame', (callback: FrameRequestCallback) => {
     callback(performance.now());
     return 0;
@@ -33,99 +31,64 @@ afterEach(() => {
   document.documentElement.lang = '';
 });
 
-type Resume = Parameters<typeof beginRun>[1]['resume'];
-type AguiBackend = FakeBackend & {
-  /**
-   * Main's side of a run, as the AG-UI service does it: folds the events into main's thread (the
-   * run begun as main begins it) and sends the renderer what changed (`agui.update`).
-   */
-  stream(runId: string, list: Event[]): void;
-  /** Main ends the run with its thread (`agui.runEnded`). */
-  end(runId: string, thread: AguiThreadView): void;
-};
-
-/** A fake main whose runs have known ids: run-1, run-2, … in the order they are asked for. */
-function backendWithRuns(): AguiBackend {
-  const backend = createFakeBackend();
-  let runs = 0;
-  const resumes = new Map<string, Resume>();
-  const next = (resume?: Resume) => {
-    const runId = `run-${++runs}`;
-    if (resume !== undefined) resumes.set(runId, resume);
-    return ok({ runId });
-  };
-  const answeredSends = new Set<string>();
-  backend.handle('agui.send', ({ agentId: id, messageId, text }) => {
-    answeredSends.add(messageId);
-    const view = backend.state.agui[id];
-    if (view) backend.state.agui[id] = { ...view, thread: addUserMessage(view.thread, { id: messageId, text }) };
-    return next();
-  });
-  // Main's resume[]: each answer as sent (what the screen begins its run with too).
-  backend.handle('agui.resume', ({ answers }) => next(Object.entries(answers).map(([interruptId, answer]) => ({ interruptId, ...answer }))));
-  backend.handle('agui.retry', () => next());
-  const mainThreads = new Map<string, AguiThreadView>();
-  const begin = (runId: string): AguiThreadView => {
-    let thread = backend.state.agui[agentId]!.thread;
-    // A send main has not answered yet (held) already added the user's message in main.
-    const sent = backend.callsOf('agui.send').at(-1);
-    if (sent !== undefined && !answeredSends.has(sent.messageId)) thread = addUserMessage(thread, { id: sent.messageId, text: sent.text });
-    const resume = resumes.get(runId);
-    return beginRun(thread, { runId, ...(resume === undefined ? {} : { resume }) });
-  };
-  return Object.assign(backend, {
-    stream(runId: string, list: Event[]) {
-      const before = mainThreads.get(runId) ?? begin(runId);
-      const thread = list.reduce<AguiThreadView>((view, event) => applyAguiEvent(view, event), before);
-      mainThreads.set(runId, thread);
-      backend.state.agui[agentId] = { ...backend.state.agui[agentId]!, thread };
-      const update = diffThread(before, thread);
-      if (update !== undefined) act(() => backend.emit('agui.update', { agentId, runId, update }));
-    },
-    end(runId: string, thread: AguiThreadView) {
-      mainThreads.set(runId, thread);
-      backend.state.agui[agentId] = { ...backend.state.agui[agentId]!, thread };
-      act(() => backend.emit('agui.runEnded', { agentId, runId, thread: aguiThreadSchema.parse(thread) }));
-    },
-  });
+/** A fake main with one plain AG-UI agent; its conversation follows the thread main holds (`state.agui`). */
+function aguiBackend(): FakeBackend {
+  return createFakeBackend({ agents: [{ id: agentId, url: 'https://ide.example.com/agui', display: 'ide.example.com/agui', addedAt: '2026-11-30T00:00:00Z', protocol: 'agui' }] });
 }
 
-async function renderScreen(backend: AguiBackend = backendWithRuns()) {
-  const headingRef = createRef<HTMLHeadingElement>();
-  const onBack = vi.fn();
+async function renderScreen(backend: FakeBackend = aguiBackend()) {
   const user = userEvent.setup();
   const view = render(
     <I18nProvider setting="en">
-      <AguiScreen api={backend.api} headingRef={headingRef} agentId={agentId} label="IDE agent" onBack={onBack} />
+      <ConversationScreen api={backend.api} headingRef={createRef()} agentId={agentId} label="IDE agent" useProfile={useAguiProfile} />
     </I18nProvider>,
   );
-  await screen.findByText('No messages yet. Write something to start a run.');
-  return { backend, user, onBack, ...view };
+  await screen.findByText('No messages yet. Write one below.');
+  return { backend, user, ...view };
 }
 
-function events(backend: AguiBackend, runId: string, list: Event[]) {
-  backend.stream(runId, list);
+/** Main's side of a run, as its AG-UI service does it: the events folded into the thread it holds (the run main began). */
+function events(backend: FakeBackend, list: Event[]) {
+  act(() => {
+    const view = backend.state.agui[agentId]!;
+    backend.state.agui[agentId] = { ...view, thread: list.reduce<AguiThreadView>((thread, event) => applyAguiEvent(thread, event), view.thread) };
+  });
+}
+
+/** The id of the run main began last (the fake numbers them as it goes). */
+function runId(backend: FakeBackend): string {
+  return backend.state.agui[agentId]!.thread.runId!;
 }
 
 function composer(): HTMLTextAreaElement {
   return screen.getByRole<HTMLTextAreaElement>('textbox', { name: 'Message' });
 }
 
-function status(): string {
-  const line = document.querySelector('.run-status__text');
-  return line?.textContent ?? '';
+function log() {
+  return screen.getByRole('log', { name: 'Conversation' });
 }
 
-async function sendMessage(user: ReturnType<typeof userEvent.setup>, backend: FakeBackend, text: string) {
+function status(): string {
+  return document.querySelector('.run-status__text')?.textContent ?? '';
+}
+
+/** Sends text as the user does; answers the run's id once main began it. */
+async function sendMessage(user: ReturnType<typeof userEvent.setup>, backend: FakeBackend, text: string): Promise<string> {
   await user.type(composer(), `${text}{Enter}`);
   await waitFor(() => expect(backend.callsOf('agui.send').at(-1)?.text).toBe(text));
   await waitFor(() => expect(status()).toBe('Agent is answering…'));
+  return runId(backend);
+}
+
+async function openDetails(user: ReturnType<typeof userEvent.setup>) {
+  await user.click(document.querySelector<HTMLButtonElement>('.conversation-header__info')!);
+  return screen.findByRole('dialog');
 }
 
 /** A run that uses the AG-UI 1.0 event types the screen draws (shapes as in test/unit/agui/run-model.test.ts). */
-function fullRun(runId: string): Event[] {
+function fullRun(run: string): Event[] {
   return [
-    { type: 'RUN_STARTED', threadId, runId },
+    { type: 'RUN_STARTED', threadId, runId: run },
     { type: 'STEP_STARTED', stepName: 'plan' },
     { type: 'REASONING_START', messageId: 'r-span' },
     { type: 'REASONING_MESSAGE_START', messageId: 'r-1', role: 'reasoning' },
@@ -145,8 +108,8 @@ function fullRun(runId: string): Event[] {
     { type: 'TOOL_CALL_ARGS', toolCallId: 't-1', delta: '"web","n":2}' },
     { type: 'TOOL_CALL_END', toolCallId: 't-1' },
     { type: 'TOOL_CALL_RESULT', messageId: 'tm-1', toolCallId: 't-1', content: 'deployed 2 instances' },
-    { type: 'ACTIVITY_SNAPSHOT', messageId: 'act-1', activityType: 'PLAN', content: { steps: [{ title: 'build', done: false }] } },
-    { type: 'ACTIVITY_DELTA', messageId: 'act-1', activityType: 'PLAN', patch: [{ op: 'replace', path: '/steps/0/done', value: true }] },
+    { type: 'ACTIVITY_SNAPSHOT', messageId: 'act-1', activityType: 'PLAN', content: { steps: [{ title: 'build', status: 'waiting' }] } },
+    { type: 'ACTIVITY_DELTA', messageId: 'act-1', activityType: 'PLAN', patch: [{ op: 'replace', path: '/steps/0/status', value: 'built' }] },
     { type: 'STATE_SNAPSHOT', snapshot: { count: 1, tags: [] } },
     { type: 'STATE_DELTA', delta: [{ op: 'replace', path: '/count', value: 2 }] },
     { type: 'SUBAGENT_STARTED', subagentRunId: 'sub-1', name: 'researcher' },
@@ -185,15 +148,15 @@ const inputSchema = {
   required: ['env', 'count'],
 };
 
-function interruptRun(runId: string): Event[] {
+function interruptRun(run: string): Event[] {
   return [
-    { type: 'RUN_STARTED', threadId, runId },
+    { type: 'RUN_STARTED', threadId, runId: run },
     { type: 'TOOL_CALL_START', toolCallId: 'tc-9', toolCallName: 'drop_database' },
     { type: 'TOOL_CALL_END', toolCallId: 'tc-9' },
     {
       type: 'RUN_FINISHED',
       threadId,
-      runId,
+      runId: run,
       outcome: {
         type: 'interrupt',
         interrupts: [
@@ -207,30 +170,54 @@ function interruptRun(runId: string): Event[] {
   ];
 }
 
-function interruptSection(title: string): HTMLElement {
-  return screen.getByRole('region', { name: title });
+/** A tool call and its approval, as pydantic-ai's AG-UI adapter raises one. */
+function approvalRun(run: string, schema: Record<string, unknown>): Event[] {
+  return [
+    { type: 'RUN_STARTED', threadId, runId: run },
+    { type: 'TOOL_CALL_START', toolCallId: `del-${run}`, toolCallName: 'delete_file' },
+    { type: 'TOOL_CALL_ARGS', toolCallId: `del-${run}`, delta: '{"path": "notes/old-plan.md"}' },
+    { type: 'TOOL_CALL_END', toolCallId: `del-${run}` },
+    { type: 'RUN_FINISHED', threadId, runId: run, outcome: { type: 'interrupt', interrupts: [{ id: `approve-${run}`, reason: 'tool_call', toolCallId: `del-${run}`, responseSchema: schema }] } },
+  ];
 }
 
-describe('plain AG-UI screen', () => {
-  it('opens the server: label, endpoint host, an empty thread, and nothing to retry', async () => {
-    const { backend } = await renderScreen();
-    expect(backend.callsOf('agui.open')).toEqual([{ agentId }]);
+// pydantic-ai 2.33's approval schema: editedArgs is an open object.
+const pydanticApproval = { type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object' }, reason: { type: 'string' } }, required: ['approved'] };
+// The demo's: editedArgs with a path field.
+const demoApproval = { type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object', properties: { path: { type: 'string' } } } }, required: ['approved'] };
+
+function finish(backend: FakeBackend, run: string) {
+  events(backend, [{ type: 'RUN_STARTED', threadId, runId: run }, { type: 'RUN_FINISHED', threadId, runId: run }]);
+}
+
+function section(name: string): HTMLElement {
+  return screen.getByRole('region', { name });
+}
+
+describe('plain AG-UI on the conversation screen', () => {
+  it('opens the agent: its name, an empty conversation, nothing to retry; the endpoint in Details', async () => {
+    const { backend, user } = await renderScreen();
+    expect(backend.callsOf('conversation.open')).toEqual([{ agentId }]);
     expect(screen.getByRole('heading', { level: 1, name: 'IDE agent' })).toBeTruthy();
-    expect(screen.getByText('Endpoint: 127.0.0.1:9')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
     expect(status()).toBe('');
+    const details = await openDetails(user);
+    expect(within(details).getByText('Endpoint: 127.0.0.1:9')).toBeTruthy();
   });
 
-  it('sends text as a run and draws every part of the streamed events', async () => {
+  it('sends text as a run and shows every part main folded, the protocol’s inner workings in Details', async () => {
     const { backend, user } = await renderScreen();
-    await sendMessage(user, backend, 'Deploy the web stack');
-    expect(backend.callsOf('agui.send')).toEqual([{ agentId, messageId: expect.stringMatching(/^msg-/), text: 'Deploy the web stack' }]);
-    const transcript = screen.getByRole('region', { name: 'Messages' });
-    expect(within(transcript).getByText('Deploy the web stack')).toBeTruthy();
-    // While the run goes, Cancel replaces Send.
-    expect(screen.queryByRole('button', { name: 'Send' })).toBeNull();
+    const run = await sendMessage(user, backend, 'Deploy the web stack');
+    expect(backend.callsOf('conversation.send')).toEqual([{ agentId, conversationId: expect.any(String), messageId: expect.stringMatching(/^msg-/), text: 'Deploy the web stack' }]);
+    expect(backend.callsOf('agui.send')).toEqual([{ agentId, messageId: backend.callsOf('conversation.send')[0]!.messageId, text: 'Deploy the web stack' }]);
+    await within(log()).findByText('Deploy the web stack');
+    // While the run goes, Cancel is offered and Send queues.
+    expect(screen.getByRole('button', { name: 'Cancel' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Send next' })).toBeTruthy();
 
-    events(backend, 'run-1', fullRun('run-1'));
+    events(backend, fullRun(run));
+    const transcript = log();
+    await within(transcript).findByText('first invocation text');
 
     // Reasoning: a collapsed "Thinking" disclosure; the encrypted part is never shown, only mentioned.
     const thinking = within(transcript).getByText('Thinking').closest('details') as HTMLDetailsElement;
@@ -239,154 +226,267 @@ describe('plain AG-UI screen', () => {
     expect(thinking.textContent).toContain('Part of the reasoning is encrypted and not shown.');
     expect(document.body.innerHTML).not.toContain('SECRET-CIPHERTEXT');
 
-    // Assistant text is Markdown without HTML: the script and image stay literal text.
+    // The agent's text is Markdown without HTML: the script and image stay literal text.
     expect(within(transcript).getByText('web').tagName).toBe('STRONG');
     expect(transcript.textContent).toContain('<script>window.pwned = true</script>');
     expect(transcript.querySelector('script, img')).toBeNull();
     expect((window as { pwned?: boolean }).pwned).toBeUndefined();
 
-    // The tool call: name, state, pretty arguments, result.
-    const tool = within(transcript).getByText('Tool: deploy').closest('details') as HTMLDetailsElement;
-    expect(within(tool).getByText('completed')).toBeTruthy();
+    // The tool: one line in words; what it was given (pretty) and gave back behind it.
+    const tool = within(transcript).getByText('Used deploy').closest('details') as HTMLDetailsElement;
+    expect(tool.open).toBe(false);
     expect(tool.querySelector('pre')?.textContent).toBe('{\n  "stack": "web",\n  "n": 2\n}');
     expect(tool.textContent).toContain('deployed 2 instances');
 
-    // The activity panel, updated in place by the delta.
-    const activities = within(transcript).getAllByRole('region', { name: 'Activity: PLAN' });
+    // The activity, updated in place by the delta: in words, its JSON behind Details.
+    const activities = within(transcript).getAllByRole('region', { name: 'Plan' });
     expect(activities).toHaveLength(1);
-    expect(activities[0]?.querySelector('pre')?.textContent).toContain('"done": true');
+    expect(within(activities[0]!).getByText('• build — built')).toBeTruthy();
 
-    // Two invocations of the same subagent: two groups, each with its own text.
-    const groups = within(transcript).getAllByRole('region', { name: 'Subagent: researcher' });
-    expect(groups).toHaveLength(2);
-    expect(groups[0]?.textContent).toContain('first invocation text');
-    expect(groups[0]?.textContent).not.toContain('second invocation text');
-    expect(groups[1]?.textContent).toContain('second invocation text');
-    expect(groups[1]?.textContent).toContain('quota exceeded');
+    // Two invocations of the same subagent: two lanes, each with its own text.
+    const lanes = within(transcript).getAllByText('Helper agent: researcher').map((kicker) => kicker.closest('li')!);
+    expect(lanes).toHaveLength(2);
+    expect(lanes[0]?.textContent).toContain('first invocation text');
+    expect(lanes[1]?.textContent).toContain('second invocation text');
+    // The second one failed: it says why, in its lane.
+    const failed = within(transcript).getByText('quota exceeded').closest('li')!;
+    expect(failed.previousElementSibling).toBe(lanes[1]);
 
-    // A known CUSTOM namespace is drawn, an unknown one and RAW are not.
+    // A known CUSTOM namespace is shown, an unknown one and RAW are not.
     expect(transcript.textContent).toContain('Deployment window is open.');
     expect(document.body.textContent).not.toContain('ignored namespace');
     expect(document.body.textContent).not.toContain('native-raw-event');
 
-    // Steps, state and protocol notes outside the transcript.
-    const steps = screen.getByRole('region', { name: 'Steps' });
+    events(backend, [{ type: 'RUN_FINISHED', threadId, runId: run }]);
+    await waitFor(() => expect(status()).toBe('Answered'));
+    expect(screen.getByRole('button', { name: 'Send' })).toBeTruthy();
+
+    // Steps, state and protocol notes: in the agent's details, not in the conversation.
+    expect(transcript.textContent).not.toContain('event_unknown_type');
+    const details = await openDetails(user);
+    const steps = await within(details).findByRole('region', { name: 'Steps' });
     expect(within(steps).getAllByRole('listitem').map((entry) => entry.textContent)).toEqual(['✓ plan (done)', '✓ deploy (done)']);
-    const state = screen.getByText('State').closest('details') as HTMLDetailsElement;
+    const state = within(details).getByText('State').closest('details') as HTMLDetailsElement;
     expect(state.open).toBe(false);
     expect(JSON.parse(state.querySelector('pre')?.textContent ?? '')).toEqual({ count: 2, tags: [] });
-    const notes = screen.getByText('Protocol notes (1)').closest('details') as HTMLDetailsElement;
+    const notes = within(details).getByText('Protocol notes (1)').closest('details') as HTMLDetailsElement;
     expect(notes.textContent).toContain('event_unknown_type');
-
-    events(backend, 'run-1', [{ type: 'RUN_FINISHED', threadId, runId: 'run-1' }]);
-    await waitFor(() => expect(status()).toBe('Finished'));
-    expect(screen.getByRole('button', { name: 'Send' })).toBeTruthy();
   });
 
-  it('keeps events that arrive before main answered with their run id, and applies them after it', async () => {
+  it('shows an activity as its readable title and lines; the raw JSON only behind Details', async () => {
     const { backend, user } = await renderScreen();
-    const release = backend.holdNext('agui.send');
-    await user.type(composer(), 'Quick{Enter}');
-    await waitFor(() => expect(backend.callsOf('agui.send')).toHaveLength(1));
-    events(backend, 'run-1', [{ type: 'RUN_STARTED', threadId, runId: 'run-1' }, { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'early bird' }]);
-    expect(screen.queryByText('early bird')).toBeNull();
-    release();
-    await screen.findByText('early bird');
-    events(backend, 'run-1', [{ type: 'TEXT_MESSAGE_END', messageId: 'm' }, { type: 'RUN_FINISHED', threadId, runId: 'run-1' }]);
-    await waitFor(() => expect(status()).toBe('Finished'));
-    // The user's message comes before the answer, and nothing was out of place.
-    const transcript = screen.getByRole('region', { name: 'Messages' });
-    expect(transcript.textContent?.indexOf('Quick')).toBeLessThan(transcript.textContent?.indexOf('early bird') ?? -1);
-    expect(screen.queryByText(/Protocol notes/)).toBeNull();
+    const run = await sendMessage(user, backend, 'Check the policies');
+    events(backend, [
+      { type: 'RUN_STARTED', threadId, runId: run },
+      {
+        type: 'ACTIVITY_SNAPSHOT',
+        messageId: 'act-checks',
+        activityType: 'iac-code.checks',
+        content: { title: 'Policy checks', summary: '2 of 3 passed', checks: [{ name: 'tags', status: 'passed' }, { name: 'encryption', status: 'failed' }] },
+      },
+      { type: 'RUN_FINISHED', threadId, runId: run },
+    ]);
+    const activity = await within(log()).findByRole('region', { name: 'Policy checks' });
+    expect(within(activity).getByText('Policy checks')).toBeTruthy();
+    expect(within(activity).getByText(/Summary: 2 of 3 passed/).textContent).toBe('Summary: 2 of 3 passed\n• tags — passed\n• encryption — failed');
+    // The JSON is there, folded away behind Details; nothing of it shows outside.
+    const raw = activity.querySelector('pre') as HTMLElement;
+    expect(JSON.parse(raw.textContent ?? '')).toEqual({ title: 'Policy checks', summary: '2 of 3 passed', checks: [{ name: 'tags', status: 'passed' }, { name: 'encryption', status: 'failed' }] });
+    const disclosure = raw.closest('details') as HTMLDetailsElement;
+    expect(disclosure.open).toBe(false);
+    expect(within(disclosure).getByText('Details').tagName).toBe('SUMMARY');
+    const outside = [...activity.children].filter((child) => child !== disclosure).map((child) => child.textContent).join(' ');
+    expect(outside).not.toMatch(/[{}"]/);
   });
 
-  it('shows the deprecated THINKING_* events (as the Python SDK sends them) as reasoning, with one protocol note', async () => {
+  it('shows the deprecated THINKING_* events (as the Python SDK sends them) as reasoning, with one protocol note in Details', async () => {
     const { backend, user } = await renderScreen();
-    await sendMessage(user, backend, 'Think');
-    events(backend, 'run-1', [
-      { type: 'RUN_STARTED', threadId, runId: 'run-1' },
+    const run = await sendMessage(user, backend, 'Think');
+    events(backend, [
+      { type: 'RUN_STARTED', threadId, runId: run },
       { type: 'THINKING_START', title: 'Planning' },
       { type: 'THINKING_TEXT_MESSAGE_START' },
       { type: 'THINKING_TEXT_MESSAGE_CONTENT', delta: 'Old-style ' },
       { type: 'THINKING_TEXT_MESSAGE_CONTENT', delta: 'reasoning.' },
       { type: 'THINKING_TEXT_MESSAGE_END' },
       { type: 'THINKING_END' },
-      { type: 'RUN_FINISHED', threadId, runId: 'run-1' },
+      { type: 'RUN_FINISHED', threadId, runId: run },
     ]);
-    await waitFor(() => expect(status()).toBe('Finished'));
-    const transcript = screen.getByRole('region', { name: 'Messages' });
-    const thinking = within(transcript).getByText('Thinking').closest('details') as HTMLDetailsElement;
+    await waitFor(() => expect(status()).toBe('Answered'));
+    const thinking = within(log()).getByText('Thinking').closest('details') as HTMLDetailsElement;
     expect(thinking.textContent).toContain('Old-style reasoning.');
-    const notes = screen.getByText('Protocol notes (1)').closest('details') as HTMLDetailsElement;
+    const details = await openDetails(user);
+    const notes = within(details).getByText('Protocol notes (1)').closest('details') as HTMLDetailsElement;
     expect(notes.textContent).toContain('event_deprecated_thinking');
   });
 
-  it('replaces its copy with the thread main sends at the end of the run', async () => {
+  it('a failed run: the status says so, the agent’s error is in the conversation, and Retry starts the turn again', async () => {
     const { backend, user } = await renderScreen();
-    await sendMessage(user, backend, 'Hello');
-    events(backend, 'run-1', [{ type: 'RUN_STARTED', threadId, runId: 'run-1' }, { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'streamed' }]);
-    await screen.findByText('streamed');
-    // Main's thread is the authority: here it says the run failed.
-    let thread: AguiThreadView = beginRun(addUserMessage(createThread(threadId), { id: 'u', text: 'Hello' }), { runId: 'run-1' });
-    thread = applyAguiEvent(thread, { type: 'RUN_STARTED', threadId, runId: 'run-1' });
-    thread = applyAguiEvent(thread, { type: 'RUN_ERROR', message: 'The model is overloaded.', code: 'overloaded' });
-    backend.end('run-1', thread);
-    await waitFor(() => expect(status()).toBe('The run failed: The model is overloaded.'));
-    expect(screen.queryByText('streamed')).toBeNull();
-    expect(screen.getByRole('button', { name: 'Retry' })).toBeTruthy();
-  });
-
-  it('cancels a running run', async () => {
-    const { backend, user } = await renderScreen();
-    await sendMessage(user, backend, 'Long job');
-    events(backend, 'run-1', [{ type: 'RUN_STARTED', threadId, runId: 'run-1' }]);
-    await user.click(screen.getByRole('button', { name: 'Cancel' }));
-    await waitFor(() => expect(backend.callsOf('agui.cancel')).toEqual([{ agentId }]));
-  });
-
-  it('shows a dropped stream as interrupted, and Retry starts the turn again', async () => {
-    const { backend, user } = await renderScreen();
-    await sendMessage(user, backend, 'Deploy');
-    events(backend, 'run-1', [{ type: 'RUN_STARTED', threadId, runId: 'run-1' }, { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'half an ans' }]);
-    let thread: AguiThreadView = beginRun(addUserMessage(createThread(threadId), { id: 'u', text: 'Deploy' }), { runId: 'run-1' });
-    for (const event of [{ type: 'RUN_STARTED', threadId, runId: 'run-1' }, { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'half an ans' }]) thread = applyAguiEvent(thread, event);
-    thread = markStreamDropped(thread, 'The stream ended without RUN_FINISHED.');
-    backend.end('run-1', thread);
-
-    await waitFor(() => expect(status()).toBe('The connection dropped before the run finished.'));
-    expect(screen.getByText('half an ans')).toBeTruthy();
+    const run = await sendMessage(user, backend, 'Hello');
+    events(backend, [
+      { type: 'RUN_STARTED', threadId, runId: run },
+      { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'streamed' },
+      { type: 'RUN_ERROR', message: 'The model is overloaded.', code: 'overloaded' },
+    ]);
+    await waitFor(() => expect(status()).toBe('The answer stopped with an error.'));
+    expect(within(log()).getByText('The model is overloaded.')).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Retry' }));
     await waitFor(() => expect(backend.callsOf('agui.retry')).toEqual([{ agentId }]));
     await waitFor(() => expect(status()).toBe('Agent is answering…'));
     expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
-    events(backend, 'run-2', [{ type: 'RUN_STARTED', threadId, runId: 'run-2' }, { type: 'TEXT_MESSAGE_START', messageId: 'm2', role: 'assistant' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm2', delta: 'the whole answer' }, { type: 'TEXT_MESSAGE_END', messageId: 'm2' }, { type: 'RUN_FINISHED', threadId, runId: 'run-2' }]);
-    await screen.findByText('the whole answer');
-    expect(status()).toBe('Finished');
   });
 
-  it('draws one form per interrupt, checks every form, and answers every open interrupt at once', async () => {
+  it('cancels a running run', async () => {
     const { backend, user } = await renderScreen();
-    await sendMessage(user, backend, 'Deploy to production');
-    events(backend, 'run-1', interruptRun('run-1'));
+    const run = await sendMessage(user, backend, 'Long job');
+    events(backend, [{ type: 'RUN_STARTED', threadId, runId: run }]);
+    await user.click(screen.getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(backend.callsOf('agui.cancel')).toEqual([{ agentId }]));
+    expect(backend.callsOf('conversation.cancel')).toHaveLength(1);
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Cancel' })).toBeNull());
+  });
+
+  it('shows a dropped stream as broken off, and Retry starts the turn again', async () => {
+    const { backend, user } = await renderScreen();
+    const run = await sendMessage(user, backend, 'Deploy');
+    events(backend, [{ type: 'RUN_STARTED', threadId, runId: run }, { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'half an ans' }]);
+    act(() => {
+      const view = backend.state.agui[agentId]!;
+      backend.state.agui[agentId] = { ...view, thread: markStreamDropped(view.thread, 'The stream ended without RUN_FINISHED.') };
+    });
+    await waitFor(() => expect(status()).toBe('The answer broke off.'));
+    expect(within(log()).getByText('half an ans')).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Retry' }));
+    await waitFor(() => expect(backend.callsOf('agui.retry')).toEqual([{ agentId }]));
+    await waitFor(() => expect(status()).toBe('Agent is answering…'));
+    expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
+    const again = runId(backend);
+    events(backend, [{ type: 'RUN_STARTED', threadId, runId: again }, { type: 'TEXT_MESSAGE_START', messageId: 'm2', role: 'assistant' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm2', delta: 'the whole answer' }, { type: 'TEXT_MESSAGE_END', messageId: 'm2' }, { type: 'RUN_FINISHED', threadId, runId: again }]);
+    await screen.findByText('the whole answer');
+    await waitFor(() => expect(status()).toBe('Answered'));
+  });
+
+  it('a message typed while the agent answers waits, shown as waiting; Take back removes it; one left waiting is sent when the run ends', async () => {
+    const { backend, user } = await renderScreen();
+    const run = await sendMessage(user, backend, 'First question');
+    events(backend, [{ type: 'RUN_STARTED', threadId, runId: run }, { type: 'TEXT_MESSAGE_START', messageId: 'a1', role: 'assistant' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'a1', delta: 'Working on it' }]);
+    await user.type(composer(), 'Never mind{Enter}');
+    const waiting = (await within(log()).findByText('Never mind')).closest('.message') as HTMLElement;
+    expect(within(waiting).getByText('Waiting: sent when the agent has answered')).toBeTruthy();
+    await user.click(within(waiting).getByRole('button', { name: 'Take back' }));
+    await waitFor(() => expect(within(log()).queryByText('Never mind')).toBeNull());
+    expect(backend.callsOf('conversation.unqueue')).toHaveLength(1);
+
+    await user.type(composer(), 'And the second one{Enter}');
+    await within(log()).findByText('And the second one');
+    expect(backend.callsOf('agui.send').map((call) => call.text)).toEqual(['First question']);
+    events(backend, [{ type: 'TEXT_MESSAGE_END', messageId: 'a1' }, { type: 'RUN_FINISHED', threadId, runId: run }]);
+    // The run ended: main sends the waiting message, a new run starts with it.
+    await waitFor(() => expect(backend.callsOf('agui.send').map((call) => call.text)).toEqual(['First question', 'And the second one']));
+    await waitFor(() => expect(status()).toBe('Agent is answering…'));
+    const sent = within(log()).getByText('And the second one').closest('.message') as HTMLElement;
+    expect(within(sent).queryByText('Waiting: sent when the agent has answered')).toBeNull();
+    expect(within(log()).queryByText('Never mind')).toBeNull();
+  });
+
+  it('one approval: Allow answers it with approved: true, and its arguments are one click away', async () => {
+    const { backend, user } = await renderScreen();
+    const run = await sendMessage(user, backend, 'Delete the old plan');
+    events(backend, approvalRun(run, pydanticApproval));
+    const approval = await within(log()).findByRole('region', { name: 'The agent asks for your OK' });
+    expect(within(approval).getByText('May the agent use delete_file?')).toBeTruthy();
+    const args = within(approval).getByText('What it would use').closest('details') as HTMLDetailsElement;
+    expect(args.open).toBe(false);
+    expect(JSON.parse(args.querySelector('pre')?.textContent ?? '')).toEqual({ path: 'notes/old-plan.md' });
+    expect(status()).toBe('Waiting for your answer');
+    await user.click(within(approval).getByRole('button', { name: 'Allow' }));
+    await waitFor(() => expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { [`approve-${run}`]: { status: 'resolved', payload: { approved: true } } } }]));
+    await waitFor(() => expect(within(log()).queryByRole('region', { name: 'The agent asks for your OK' })).toBeNull());
+    // The decision stays in the conversation once the run took it.
+    finish(backend, runId(backend));
+    const answer = (await within(log()).findByText('Your answer')).closest('li') as HTMLElement;
+    expect(within(answer).getByText('approved').nextElementSibling?.textContent).toBe('Yes');
+  });
+
+  it('one approval: Deny answers it with approved: false', async () => {
+    const { backend, user } = await renderScreen();
+    const run = await sendMessage(user, backend, 'Delete the old plan');
+    events(backend, approvalRun(run, demoApproval));
+    const approval = await within(log()).findByRole('region', { name: 'The agent asks for your OK' });
+    await user.click(within(approval).getByRole('button', { name: 'Deny' }));
+    await waitFor(() => expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { [`approve-${run}`]: { status: 'resolved', payload: { approved: false } } } }]));
+  });
+
+  it('a confirmation with a boolean approve and a note is an approval too: Allow sends approve: true', async () => {
+    const { backend, user } = await renderScreen();
+    const run = await sendMessage(user, backend, 'Apply it');
+    events(backend, [
+      { type: 'RUN_STARTED', threadId, runId: run },
+      { type: 'RUN_FINISHED', threadId, runId: run, outcome: { type: 'interrupt', interrupts: [{ id: 'c-1', reason: 'confirmation', message: 'Change demo-network?', responseSchema: confirmationSchema }] } },
+    ]);
+    const approval = await within(log()).findByRole('region', { name: 'The agent asks for your OK' });
+    expect(within(approval).getByText('Change demo-network?')).toBeTruthy();
+    await user.click(within(approval).getByRole('button', { name: 'Allow' }));
+    await waitFor(() => expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { 'c-1': { status: 'resolved', payload: { approve: true } } } }]));
+  });
+
+  it('Edit… on an approval opens the full form: it starts from the call’s arguments and sends editedArgs only when they were changed', async () => {
+    const { backend, user } = await renderScreen();
+    let run = await sendMessage(user, backend, 'Delete the old plan');
+    events(backend, approvalRun(run, pydanticApproval));
+    let approval = await within(log()).findByRole('region', { name: 'The agent asks for your OK' });
+    await user.click(within(approval).getByRole('button', { name: 'Edit…' }));
+    let form = await within(log()).findByRole('region', { name: 'Permission to use a tool' });
+    // pydantic-ai's open editedArgs: JSON with the current arguments.
+    const args = within(form).getByRole<HTMLTextAreaElement>('textbox', { name: 'editedArgs' });
+    expect(JSON.parse(args.value)).toEqual({ path: 'notes/old-plan.md' });
+    await user.click(within(form).getByRole('checkbox', { name: 'approved' }));
+    await user.click(screen.getByRole('button', { name: 'Send answers' }));
+    await waitFor(() => expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { [`approve-${run}`]: { status: 'resolved', payload: { approved: true } } } }]));
+    finish(backend, runId(backend));
+    await waitFor(() => expect(status()).toBe('Answered'));
+
+    // The demo's shape: editedArgs with a path field, filled in; an edited path is sent (whole arguments).
+    run = await sendMessage(user, backend, 'Delete it again');
+    events(backend, approvalRun(run, demoApproval));
+    approval = await within(log()).findByRole('region', { name: 'The agent asks for your OK' });
+    await user.click(within(approval).getByRole('button', { name: 'Edit…' }));
+    form = await within(log()).findByRole('region', { name: 'Permission to use a tool' });
+    const path = within(within(form).getByRole('group', { name: 'editedArgs' })).getByRole<HTMLInputElement>('textbox', { name: 'path' });
+    expect(path.value).toBe('notes/old-plan.md');
+    await user.clear(path);
+    await user.type(path, 'new');
+    await user.click(within(form).getByRole('checkbox', { name: 'approved' }));
+    await user.click(screen.getByRole('button', { name: 'Send answers' }));
+    await waitFor(() => expect(backend.callsOf('agui.resume')).toHaveLength(2));
+    expect(backend.callsOf('agui.resume')[1]).toEqual({ agentId, answers: { [`approve-${run}`]: { status: 'resolved', payload: { approved: true, editedArgs: { path: 'new' } } } } });
+  });
+
+  it('several questions stay forms, in the conversation: every form is checked and every open question answered at once', async () => {
+    const { backend, user } = await renderScreen();
+    const run = await sendMessage(user, backend, 'Deploy to production');
+    events(backend, interruptRun(run));
     await waitFor(() => expect(status()).toBe('Waiting for your answer'));
 
-    // The composer is disabled with a hint while the agent waits.
-    expect(composer().matches(':disabled')).toBe(true);
+    // The composer says to answer first, and does not send.
     expect(screen.getByText('Answer the agent’s request above first.')).toBeTruthy();
+    expect(screen.getByRole<HTMLButtonElement>('button', { name: 'Send' }).disabled).toBe(true);
 
-    const confirm = interruptSection('Please confirm');
+    const forms = within(log()).getByRole('region', { name: 'The agent is waiting for you' });
+    const confirm = within(forms).getByRole('region', { name: 'Please confirm' });
     expect(within(confirm).getByText('Change demo-network?')).toBeTruthy();
     expect(within(confirm).getByText(/^Expires in /)).toBeTruthy();
-    const input = interruptSection('The agent needs input');
-    const generic = interruptSection('A request from the agent');
+    const input = section('The agent needs input');
+    const generic = section('A request from the agent');
     // A reason no client knows is a detail: behind Details.
     expect(within(generic).getByText('Reason: vendor.review').closest('[hidden]')).toBeTruthy();
     // The message is plain text.
     expect(within(generic).getByText('Review <b>this</b>')).toBeTruthy();
     expect(within(generic).getByText('Expired — will be cancelled')).toBeTruthy();
     expect(within(generic).queryByRole('checkbox', { name: 'Cancel this request' })).toBeNull();
-    const unsupported = interruptSection('Permission for a tool call');
-    expect(within(unsupported).getByText('For the tool call drop_database')).toBeTruthy();
+    const unsupported = section('Permission to use a tool');
+    expect(within(unsupported).getByText('For the tool drop_database')).toBeTruthy();
     expect(within(unsupported).getByText(/This request cannot be answered here, only cancelled\./)).toBeTruthy();
     expect(within(unsupported).queryByRole('checkbox')).toBeNull();
 
@@ -439,16 +539,16 @@ describe('plain AG-UI screen', () => {
     });
     // The answers are on their way: the forms go, the run starts.
     await waitFor(() => expect(screen.queryByRole('button', { name: 'Send answers' })).toBeNull());
-    expect(status()).toBe('Agent is answering…');
+    await waitFor(() => expect(status()).toBe('Agent is answering…'));
     // The focus was in the forms: it moves to the message field instead of the page.
-    expect(document.activeElement).toBe(composer());
-    events(backend, 'run-2', [{ type: 'RUN_STARTED', threadId, runId: 'run-2' }, { type: 'RUN_FINISHED', threadId, runId: 'run-2' }]);
-    await waitFor(() => expect(status()).toBe('Finished'));
-    expect(composer().matches(':disabled')).toBe(false);
+    await waitFor(() => expect(document.activeElement).toBe(composer()));
+    finish(backend, runId(backend));
+    await waitFor(() => expect(status()).toBe('Answered'));
+    expect(screen.queryByText('Answer the agent’s request above first.')).toBeNull();
 
-    // What was answered stays in the thread, on the user's side, worded for people.
-    const answers = within(screen.getByRole('region', { name: 'Messages' })).getAllByText(/^(Your answer|You cancelled this request)$/).map((kicker) => kicker.closest('li')!);
-    expect(answers.map((entry) => entry.className)).toEqual(Array(4).fill('transcript__item transcript__item--user agui-entry--answer'));
+    // What was answered stays in the conversation, on the user's side, worded for people.
+    const answers = within(log()).getAllByText(/^(Your answer|You cancelled this request)$/).map((kicker) => kicker.closest('li')!);
+    expect(answers.map((entry) => entry.className)).toEqual(Array(4).fill('transcript__item transcript__item--answer'));
     expect(within(answers[0]!).getByText('Change demo-network?')).toBeTruthy();
     expect(within(answers[0]!).getByText('Approve the change').nextElementSibling?.textContent).toBe('Yes');
     expect(within(answers[1]!).getByText('Tags').nextElementSibling?.textContent).toBe('safe');
@@ -456,15 +556,15 @@ describe('plain AG-UI screen', () => {
     expect(within(answers[2]!).getByText('You cancelled this request')).toBeTruthy();
   });
 
-  it('sends "Cancel this request" as cancelled, and an interrupt without a schema as resolved', async () => {
+  it('sends "Cancel this request" as cancelled, and a question without a schema as resolved', async () => {
     const { backend, user } = await renderScreen();
-    await sendMessage(user, backend, 'Go');
-    events(backend, 'run-1', [
-      { type: 'RUN_STARTED', threadId, runId: 'run-1' },
+    const run = await sendMessage(user, backend, 'Go');
+    events(backend, [
+      { type: 'RUN_STARTED', threadId, runId: run },
       {
         type: 'RUN_FINISHED',
         threadId,
-        runId: 'run-1',
+        runId: run,
         outcome: {
           type: 'interrupt',
           interrupts: [
@@ -484,62 +584,29 @@ describe('plain AG-UI screen', () => {
     await waitFor(() => expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { a: { status: 'cancelled' }, b: { status: 'resolved' } } }]));
   });
 
-  it('a tool approval starts from the call\'s arguments and sends editedArgs only when they were changed', async () => {
-    const approvalRun = (runId: string, schema: Record<string, unknown>): Event[] => [
-      { type: 'RUN_STARTED', threadId, runId },
-      { type: 'TOOL_CALL_START', toolCallId: `del-${runId}`, toolCallName: 'delete_file' },
-      { type: 'TOOL_CALL_ARGS', toolCallId: `del-${runId}`, delta: '{"path": "notes/old-plan.md"}' },
-      { type: 'TOOL_CALL_END', toolCallId: `del-${runId}` },
-      { type: 'RUN_FINISHED', threadId, runId, outcome: { type: 'interrupt', interrupts: [{ id: `approve-${runId}`, reason: 'tool_call', toolCallId: `del-${runId}`, responseSchema: schema }] } },
-    ];
-    // pydantic-ai 2.33's approval schema: editedArgs is an open object, shown as JSON with the current arguments.
-    const pydantic = { type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object' }, reason: { type: 'string' } }, required: ['approved'] };
+  it('a suspended Mastra tool: its question in words as an approval, the raw reason behind Details in the full form, and its result named after the tool', async () => {
     const { backend, user } = await renderScreen();
-    await sendMessage(user, backend, 'Delete the old plan');
-    events(backend, 'run-1', approvalRun('run-1', pydantic));
-    const section = await screen.findByRole('region', { name: 'Permission for a tool call' });
-    const args = within(section).getByRole<HTMLTextAreaElement>('textbox', { name: 'editedArgs' });
-    expect(JSON.parse(args.value)).toEqual({ path: 'notes/old-plan.md' });
-    await user.click(within(section).getByRole('checkbox', { name: 'approved' }));
-    await user.click(screen.getByRole('button', { name: 'Send answers' }));
-    await waitFor(() => expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { 'approve-run-1': { status: 'resolved', payload: { approved: true } } } }]));
-    events(backend, 'run-2', [{ type: 'RUN_STARTED', threadId, runId: 'run-2' }, { type: 'RUN_FINISHED', threadId, runId: 'run-2' }]);
-    await waitFor(() => expect(status()).toBe('Finished'));
-
-    // The demo's shape: editedArgs with a path field, filled in; an edited path is sent (whole arguments).
-    await sendMessage(user, backend, 'Delete it again');
-    events(backend, 'run-3', approvalRun('run-3', { type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object', properties: { path: { type: 'string' } } } }, required: ['approved'] }));
-    const again = await screen.findByRole('region', { name: 'Permission for a tool call' });
-    const path = within(within(again).getByRole('group', { name: 'editedArgs' })).getByRole<HTMLInputElement>('textbox', { name: 'path' });
-    expect(path.value).toBe('notes/old-plan.md');
-    await user.clear(path);
-    await user.type(path, 'new');
-    await user.click(within(again).getByRole('checkbox', { name: 'approved' }));
-    await user.click(screen.getByRole('button', { name: 'Send answers' }));
-    await waitFor(() => expect(backend.callsOf('agui.resume')).toHaveLength(2));
-    expect(backend.callsOf('agui.resume')[1]).toEqual({ agentId, answers: { 'approve-run-3': { status: 'resolved', payload: { approved: true, editedArgs: { path: 'new' } } } } });
-  });
-
-  it('shows what a suspended Mastra tool carries in words (its tool, the reason in its metadata), the raw reason behind Details, and names the tool on its result', async () => {
-    const { backend, user } = await renderScreen();
-    await sendMessage(user, backend, 'Send 100 EUR to Alice');
+    const run = await sendMessage(user, backend, 'Send 100 EUR to Alice');
     // As @ag-ui/mastra 1.1.2 sends it (measured with test/peers/mastra.mjs): the suspended call is never announced,
     // the interrupt has no message, and its metadata says what it is about.
-    const mastra = { type: 'mastra_suspend', toolName: 'transfer_money', suspendPayload: { reason: 'Approve sending 100 EUR to Alice?' }, args: { amount: 100, to: 'Alice' }, runId: 'run-1' };
-    events(backend, 'run-1', [
-      { type: 'RUN_STARTED', threadId, runId: 'run-1' },
+    const mastra = { type: 'mastra_suspend', toolName: 'transfer_money', suspendPayload: { reason: 'Approve sending 100 EUR to Alice?' }, args: { amount: 100, to: 'Alice' }, runId: run };
+    events(backend, [
+      { type: 'RUN_STARTED', threadId, runId: run },
       { type: 'CUSTOM', name: 'on_interrupt', value: JSON.stringify(mastra) },
       {
         type: 'RUN_FINISHED',
         threadId,
-        runId: 'run-1',
-        outcome: { type: 'interrupt', interrupts: [{ id: 'run-1::transfer-1', reason: 'mastra:tool_suspend', toolCallId: 'transfer-1', responseSchema: { type: 'object', properties: { approved: { type: 'boolean' } }, required: ['approved'] }, metadata: { mastra } }] },
+        runId: run,
+        outcome: { type: 'interrupt', interrupts: [{ id: `${run}::transfer-1`, reason: 'mastra:tool_suspend', toolCallId: 'transfer-1', responseSchema: { type: 'object', properties: { approved: { type: 'boolean' } }, required: ['approved'] }, metadata: { mastra } }] },
       },
     ]);
     await waitFor(() => expect(status()).toBe('Waiting for your answer'));
-    const request = interruptSection('A request from the agent');
-    expect(within(request).getByText('Approve sending 100 EUR to Alice?')).toBeTruthy();
-    expect(within(request).getByText('For the tool call transfer_money')).toBeTruthy();
+    const approval = within(log()).getByRole('region', { name: 'The agent asks for your OK' });
+    expect(within(approval).getByText('Approve sending 100 EUR to Alice?')).toBeTruthy();
+    expect(approval.textContent).not.toContain('mastra');
+    await user.click(within(approval).getByRole('button', { name: 'Edit…' }));
+    const request = section('A request from the agent');
+    expect(within(request).getByText('For the tool transfer_money')).toBeTruthy();
     // The raw reason is there, behind Details.
     expect(within(request).queryByText('Reason: mastra:tool_suspend')?.closest('[hidden]')).toBeTruthy();
     await user.click(within(request).getByRole('button', { name: 'Details' }));
@@ -548,24 +615,24 @@ describe('plain AG-UI screen', () => {
     await user.click(within(request).getByRole('checkbox', { name: 'approved' }));
     await user.click(screen.getByRole('button', { name: 'Send answers' }));
     await waitFor(() => expect(backend.callsOf('agui.resume')).toHaveLength(1));
-    events(backend, 'run-2', [
-      { type: 'RUN_STARTED', threadId, runId: 'run-2' },
+    const next = runId(backend);
+    events(backend, [
+      { type: 'RUN_STARTED', threadId, runId: next },
       { type: 'TOOL_CALL_RESULT', toolCallId: 'transfer-1', content: '{"sent":true,"amount":100}', messageId: 'result-1', role: 'tool' },
       { type: 'TEXT_MESSAGE_CHUNK', role: 'assistant', messageId: 'done-1', delta: 'The transfer is done.' },
-      { type: 'RUN_FINISHED', threadId, runId: 'run-2' },
+      { type: 'RUN_FINISHED', threadId, runId: next },
     ]);
     await screen.findByText('The transfer is done.');
-    // The result of the call that was never announced is named after the tool the interrupt named.
-    expect(screen.getByText('Tool: transfer_money')).toBeTruthy();
-    expect(screen.queryByText('Tool result')).toBeNull();
+    // The result of the call that was never announced is named after the tool the question named.
+    expect(within(log()).getByText('Used transfer_money')).toBeTruthy();
   });
 
   it('keeps the forms when main refuses the answers, and says why', async () => {
     const { backend, user } = await renderScreen();
-    await sendMessage(user, backend, 'Go');
-    events(backend, 'run-1', [
-      { type: 'RUN_STARTED', threadId, runId: 'run-1' },
-      { type: 'RUN_FINISHED', threadId, runId: 'run-1', outcome: { type: 'interrupt', interrupts: [{ id: 'a', reason: 'confirmation', message: 'Restart?' }] } },
+    const run = await sendMessage(user, backend, 'Go');
+    events(backend, [
+      { type: 'RUN_STARTED', threadId, runId: run },
+      { type: 'RUN_FINISHED', threadId, runId: run, outcome: { type: 'interrupt', interrupts: [{ id: 'a', reason: 'confirmation', message: 'Restart?' }] } },
     ]);
     await screen.findByText('Restart?');
     backend.failNext('agui.resume', { code: 'rejected', message: 'The interrupt was already answered.' });
@@ -575,118 +642,95 @@ describe('plain AG-UI screen', () => {
     expect(status()).toBe('Waiting for your answer');
   });
 
-  it('saves forwardedProps, and shows a refusal with its path', async () => {
+  it('saves forwardedProps in Details, and shows a refusal with its path', async () => {
     const { backend, user } = await renderScreen();
-    await user.click(screen.getByText('Connection settings'));
-    const field = screen.getByRole<HTMLTextAreaElement>('textbox', { name: 'forwardedProps (JSON)' });
+    const details = await openDetails(user);
+    await user.click(within(details).getByText('Connection settings'));
+    const field = within(details).getByRole<HTMLTextAreaElement>('textbox', { name: 'forwardedProps (JSON)' });
     expect(field.placeholder).toBe('{"iacCode":{"cwd":"/path"}}');
-    expect(screen.getByText(/iac-code needs its working directory, for example \{"iacCode":\{"cwd":"\/path"\}\}/)).toBeTruthy();
+    expect(within(details).getByText(/iac-code needs its working directory, for example \{"iacCode":\{"cwd":"\/path"\}\}/)).toBeTruthy();
 
     // Not JSON: refused here, before main is asked.
     fireEvent.change(field, { target: { value: '{"iacCode":' } });
-    await user.click(screen.getByRole('button', { name: 'Save forwardedProps' }));
-    expect((await screen.findByRole('alert')).textContent).toMatch(/forwardedProps is not JSON/);
+    await user.click(within(details).getByRole('button', { name: 'Save forwardedProps' }));
+    expect((await within(details).findByRole('alert')).textContent).toMatch(/forwardedProps is not JSON/);
     expect(field.getAttribute('aria-invalid')).toBe('true');
     expect(backend.callsOf('agui.setForwardedProps')).toEqual([]);
 
     // Main refuses what it cannot use, with the JSON pointer of the problem.
     backend.failNext('agui.setForwardedProps', { code: 'invalid_request', message: 'forwardedProps.iacCode.cwd must be an absolute path.', path: '/iacCode/cwd' });
     fireEvent.change(field, { target: { value: '{"iacCode":{"cwd":"relative"}}' } });
-    await user.click(screen.getByRole('button', { name: 'Save forwardedProps' }));
-    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('At /iacCode/cwd: forwardedProps.iacCode.cwd must be an absolute path.'));
+    await user.click(within(details).getByRole('button', { name: 'Save forwardedProps' }));
+    await waitFor(() => expect(within(details).getByRole('alert').textContent).toBe('At /iacCode/cwd: forwardedProps.iacCode.cwd must be an absolute path.'));
 
     fireEvent.change(field, { target: { value: '{"iacCode":{"cwd":"/home/me/infra"}}' } });
-    await user.click(screen.getByRole('button', { name: 'Save forwardedProps' }));
-    await screen.findByText('forwardedProps saved.');
+    await user.click(within(details).getByRole('button', { name: 'Save forwardedProps' }));
+    await within(details).findByText('forwardedProps saved.');
     expect(backend.callsOf('agui.setForwardedProps').at(-1)).toEqual({ agentId, json: '{"iacCode":{"cwd":"/home/me/infra"}}' });
-    expect(screen.queryByRole('alert')).toBeNull();
+    expect(within(details).queryByRole('alert')).toBeNull();
   });
 
-  it('saves and removes the bearer token without ever showing it', async () => {
+  it('saves and removes the bearer token in Details without ever showing it', async () => {
     const { backend, user } = await renderScreen();
-    await user.click(screen.getByText('Connection settings'));
-    expect(screen.getByText('No token is saved.')).toBeTruthy();
-    const token = screen.getByLabelText<HTMLInputElement>('Bearer token');
+    const details = await openDetails(user);
+    await user.click(within(details).getByText('Connection settings'));
+    expect(within(details).getByText('No token is saved.')).toBeTruthy();
+    const token = within(details).getByLabelText<HTMLInputElement>('Bearer token');
     expect(token.type).toBe('password');
     await user.type(token, 'tok-123{Enter}');
-    await screen.findByText('A token is saved.');
+    await within(details).findByText('A token is saved.');
     expect(backend.callsOf('agui.useToken')).toEqual([{ agentId, token: 'tok-123' }]);
     expect(token.value).toBe('');
-    await user.click(screen.getByRole('button', { name: 'Remove token' }));
-    await screen.findByText('No token is saved.');
+    await user.click(within(details).getByRole('button', { name: 'Remove token' }));
+    await within(details).findByText('No token is saved.');
     expect(backend.callsOf('agui.useToken').at(-1)).toEqual({ agentId, token: '' });
   });
 
-  it('starts a new thread', async () => {
+  it('starts a new chat; the first is kept and opens again from the list', async () => {
     const { backend, user } = await renderScreen();
-    await sendMessage(user, backend, 'First topic');
-    events(backend, 'run-1', [{ type: 'RUN_STARTED', threadId, runId: 'run-1' }, { type: 'RUN_FINISHED', threadId, runId: 'run-1' }]);
-    backend.end('run-1', backend.state.agui[agentId]!.thread);
-    await waitFor(() => expect(status()).toBe('Finished'));
+    const run = await sendMessage(user, backend, 'First topic');
+    finish(backend, run);
+    await waitFor(() => expect(status()).toBe('Answered'));
     // The chat list (in place here: no shell around the screen) names the thread by its first message, marked open.
     const chats = within(screen.getByRole('navigation', { name: 'Chats' }));
     await waitFor(() => expect(chats.getByRole('button', { name: 'First topic' }).getAttribute('aria-current')).toBe('true'));
     await user.click(chats.getByRole('button', { name: 'New chat' }));
-    await screen.findByText('No messages yet. Write something to start a run.');
+    await screen.findByText('No messages yet. Write one below.');
     expect(backend.callsOf('agui.newThread')).toEqual([{ agentId }]);
-    const transcript = within(screen.getByRole('region', { name: 'Messages' }));
-    expect(transcript.queryByText('First topic')).toBeNull();
+    expect(within(log()).queryByText('First topic')).toBeNull();
     // The first thread is kept: listed, no longer open; it opens again from the list.
     await waitFor(() => expect(chats.getByRole('button', { name: 'First topic' }).getAttribute('aria-current')).toBeNull());
     await user.click(chats.getByRole('button', { name: 'First topic' }));
-    expect(await transcript.findByText('First topic')).toBeTruthy();
+    expect(await within(log()).findByText('First topic')).toBeTruthy();
     expect(backend.callsOf('agui.openThread')).toEqual([{ agentId, threadId }]);
-    expect(chats.getByRole('button', { name: 'First topic' }).getAttribute('aria-current')).toBe('true');
+    await waitFor(() => expect(chats.getByRole('button', { name: 'First topic' }).getAttribute('aria-current')).toBe('true'));
   });
 
-  it('a long thread opens on its newest window: earlier messages on request, and a note that the oldest were removed', async () => {
-    const backend = backendWithRuns();
-    // Main's thread: 120 messages kept, 30 older ones removed by the conversation budget.
-    const items = Array.from({ length: 120 }, (_, index) => ({ kind: 'user' as const, id: `u${index}`, text: `message ${index}` }));
-    backend.state.agui[agentId] = { endpoint: 'http://127.0.0.1:9/agui', hasToken: false, forwardedProps: '{}', thread: { ...createThread(threadId), items, droppedItems: 30 } };
+  it('says why the conversation could not be opened, and tries again', async () => {
+    const backend = aguiBackend();
+    backend.failNext('conversation.open', { code: 'not_found', message: 'That agent is no longer in your list.' });
     const user = userEvent.setup();
     render(
       <I18nProvider setting="en">
-        <AguiScreen api={backend.api} headingRef={createRef()} agentId={agentId} label="IDE agent" onBack={vi.fn()} />
+        <ConversationScreen api={backend.api} headingRef={createRef()} agentId={agentId} label="IDE agent" useProfile={useAguiProfile} />
       </I18nProvider>,
     );
-    const transcript = within(await screen.findByRole('region', { name: 'Messages' }));
-    expect(await transcript.findByText('message 119')).toBeTruthy();
-    expect(transcript.getByText('Earlier messages were removed to keep this chat small.')).toBeTruthy();
-    // The page got the newest 50; the 70 before them come from main on request.
-    expect(transcript.queryByText('message 69')).toBeNull();
-    expect(transcript.getByText('message 70')).toBeTruthy();
-    await user.click(transcript.getByRole('button', { name: 'Show 70 earlier messages' }));
-    expect(await transcript.findByText('message 0')).toBeTruthy();
-    expect(backend.callsOf('agui.earlier')).toEqual([{ agentId, threadId, before: 100 }]);
-    expect(transcript.queryByRole('button', { name: /earlier messages/ })).toBeNull();
-    expect(transcript.getByText('Earlier messages were removed to keep this chat small.')).toBeTruthy();
-  });
-
-  it('says why the server could not be opened, and tries again', async () => {
-    const backend = backendWithRuns();
-    backend.failNext('agui.open', { code: 'not_found', message: 'That agent is no longer in your list.' });
-    const user = userEvent.setup();
-    render(
-      <I18nProvider setting="en">
-        <AguiScreen api={backend.api} headingRef={createRef()} agentId={agentId} label="IDE agent" onBack={vi.fn()} />
-      </I18nProvider>,
-    );
-    expect(await screen.findByText(/IDE agent could not be opened\. That agent is no longer in your list\./)).toBeTruthy();
+    expect(await screen.findByText(/Could not connect to IDE agent\. That agent is no longer in your list\./)).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Retry' }));
-    await screen.findByText('No messages yet. Write something to start a run.');
-    expect(backend.callsOf('agui.open')).toHaveLength(2);
+    await screen.findByText('No messages yet. Write one below.');
+    expect(backend.callsOf('conversation.open')).toHaveLength(2);
   });
 });
 
 describe('plain AG-UI endpoints from Home', () => {
-  it('adds an address as a plain AG-UI endpoint when the box is checked', async () => {
+  it('adds an address as a plain AG-UI endpoint when the box under Advanced is checked', async () => {
     const { backend, user } = await renderApp();
     await user.type(screen.getByRole('textbox', { name: 'Agent address' }), 'https://ide.example.com/agui');
+    await user.click(screen.getByText('Advanced'));
     await user.click(screen.getByRole('checkbox', { name: 'This is a plain AG-UI endpoint (POST + SSE)' }));
     await user.click(screen.getByRole('button', { name: 'Check' }));
-    await screen.findByText('Found: a server answers at ide.example.com/agui');
-    expect(screen.getByText('An AG-UI server has nothing to read before a run, so any answer means a server is there. Whether it speaks AG-UI shows on its first run.')).toBeTruthy();
+    await screen.findByText('Found: something answers at ide.example.com/agui');
+    expect(screen.getByText('Whether it is an agent that works on tasks shows the first time you send it something.')).toBeTruthy();
     expect(backend.callsOf('agents.check')).toEqual([{ address: 'https://ide.example.com/agui', kind: 'agui' }]);
     await user.click(screen.getByRole('button', { name: 'Add' }));
     await waitFor(() => expect(backend.callsOf('agents.add')).toEqual([{ address: 'https://ide.example.com/agui', kind: 'agui' }]));
@@ -694,47 +738,48 @@ describe('plain AG-UI endpoints from Home', () => {
     await waitFor(() => expect(screen.getByRole<HTMLInputElement>('checkbox', { name: 'This is a plain AG-UI endpoint (POST + SSE)' }).checked).toBe(false));
   });
 
-  it('opens an added AG-UI endpoint on the AG-UI screen', async () => {
+  it('opens an added AG-UI endpoint on the conversation screen, following the thread main holds', async () => {
     const backend = createFakeBackend({
       agents: [{ id: 'agui-1', url: 'https://ide.example.com/agui', display: 'ide.example.com/agui', addedAt: '2026-11-30T00:00:00Z', protocol: 'agui' }],
     });
     const { user } = await renderApp({ backend });
     await user.click(screen.getByRole('button', { name: 'Open ide.example.com/agui' }));
-    await screen.findByText('No messages yet. Write something to start a run.');
-    expect(backend.callsOf('agui.open')).toEqual([{ agentId: 'agui-1' }]);
+    await screen.findByText('No messages yet. Write one below.');
+    expect(backend.callsOf('conversation.open')).toEqual([{ agentId: 'agui-1' }]);
+    expect(backend.callsOf('agui.open').map((call) => call.agentId)).toContain('agui-1');
   });
 
   it('the demo tile opens the demo’s AG-UI side without asking main what it speaks', async () => {
     const { backend, user } = await renderApp();
-    await user.click(screen.getByRole('button', { name: 'Watch an AG-UI run' }));
-    await screen.findByRole('heading', { level: 1, name: 'Built-in demo: an AG-UI run' });
+    await user.click(screen.getByRole('button', { name: 'Watch an agent work' }));
+    await screen.findByRole('heading', { level: 1, name: 'Built-in demo: an agent at work' });
     expect(backend.callsOf('demo.openAgui')).toHaveLength(1);
     expect(backend.callsOf('agents.identify')).toEqual([]);
-    await waitFor(() => expect(backend.callsOf('agui.open')).toEqual([{ agentId: builtInAguiDemoId }]));
+    await waitFor(() => expect(backend.callsOf('conversation.open')).toEqual([{ agentId: builtInAguiDemoId }]));
   });
 });
 
 describe('plain AG-UI: editing the last message', () => {
-  const notice = /Editing your last message\. Sending adds it as a new message: the earlier one and its answer stay in this thread, and the agent still gets them as history\./;
+  const notice = /Editing your last message\. Sending adds it as a new message: the earlier one and its answer stay in this chat, and the agent still gets them\./;
 
-  function answered(backend: AguiBackend, runId: string, text: string) {
-    events(backend, runId, [
-      { type: 'RUN_STARTED', threadId, runId },
-      { type: 'TEXT_MESSAGE_START', messageId: `a-${runId}`, role: 'assistant' },
-      { type: 'TEXT_MESSAGE_CONTENT', messageId: `a-${runId}`, delta: text },
-      { type: 'TEXT_MESSAGE_END', messageId: `a-${runId}` },
-      { type: 'RUN_FINISHED', threadId, runId },
+  function answered(backend: FakeBackend, run: string, text: string) {
+    events(backend, [
+      { type: 'RUN_STARTED', threadId, runId: run },
+      { type: 'TEXT_MESSAGE_START', messageId: `a-${run}`, role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: `a-${run}`, delta: text },
+      { type: 'TEXT_MESSAGE_END', messageId: `a-${run}` },
+      { type: 'RUN_FINISHED', threadId, runId: run },
     ]);
   }
 
   it('Edit on the last message (not while a run goes) puts it in the composer; sending it is a new message, the earlier exchange stays', async () => {
     const { backend, user } = await renderScreen();
-    await sendMessage(user, backend, 'Deploy to stagng');
+    const run = await sendMessage(user, backend, 'Deploy to stagng');
     expect(screen.queryByRole('button', { name: 'Edit' })).toBeNull();
-    answered(backend, 'run-1', 'Which stage?');
-    await waitFor(() => expect(status()).toBe('Finished'));
+    answered(backend, run, 'Which stage?');
+    await waitFor(() => expect(status()).toBe('Answered'));
 
-    const message = screen.getByText('Deploy to stagng').closest('.message') as HTMLElement;
+    const message = within(log()).getByText('Deploy to stagng').closest('.message') as HTMLElement;
     await user.click(within(message).getByRole('button', { name: 'Edit' }));
     expect(composer().value).toBe('Deploy to stagng');
     expect(document.activeElement).toBe(composer());
@@ -746,17 +791,17 @@ describe('plain AG-UI: editing the last message', () => {
     const [first, second] = backend.callsOf('agui.send');
     expect(second?.text).toBe('Deploy to staging');
     expect(second?.messageId).not.toBe(first?.messageId);
-    expect(screen.getByText('Deploy to stagng')).toBeTruthy();
-    expect(screen.getByText('Which stage?')).toBeTruthy();
-    expect(screen.getByText('Deploy to staging')).toBeTruthy();
+    await within(log()).findByText('Deploy to staging');
+    expect(within(log()).getByText('Deploy to stagng')).toBeTruthy();
+    expect(within(log()).getByText('Which stage?')).toBeTruthy();
     expect(screen.queryByText(notice)).toBeNull();
   });
 
   it('ArrowUp in the empty composer edits the last message; Escape gives back the earlier draft', async () => {
-    const { backend, user, onBack } = await renderScreen();
-    await sendMessage(user, backend, 'Plan the stack');
-    answered(backend, 'run-1', 'Planned.');
-    await waitFor(() => expect(status()).toBe('Finished'));
+    const { backend, user } = await renderScreen();
+    const run = await sendMessage(user, backend, 'Plan the stack');
+    answered(backend, run, 'Planned.');
+    await waitFor(() => expect(status()).toBe('Answered'));
 
     await user.click(composer());
     await user.keyboard('{ArrowUp}');
@@ -765,10 +810,9 @@ describe('plain AG-UI: editing the last message', () => {
     await user.keyboard('{Escape}');
     expect(composer().value).toBe('');
     expect(screen.queryByText(notice)).toBeNull();
-    expect(onBack).not.toHaveBeenCalled();
 
     await user.type(composer(), 'draft');
-    await user.click(screen.getByRole('button', { name: 'Edit' }));
+    await user.click(within(log()).getByRole('button', { name: 'Edit' }));
     expect(composer().value).toBe('Plan the stack');
     await user.click(screen.getByRole('button', { name: 'Stop editing' }));
     expect(composer().value).toBe('draft');

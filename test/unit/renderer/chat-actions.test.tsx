@@ -10,7 +10,7 @@ async function proposed(action: Action, backend = createFakeBackend()) {
   backend.state.talkie.actions[action.id] = action;
   const app = await openDemo(backend);
   const runKey = await send(app.user, backend, 'send the offer');
-  push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'action', action });
+  await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'action', action });
   return { ...app, backend, runKey };
 }
 
@@ -24,7 +24,7 @@ describe('chat: actions (Talkie §8)', () => {
     const { user, backend } = await proposed(action);
     const card = within(actionCard(action.summary));
     expect(card.getByText('Medium risk')).toBeTruthy();
-    expect(card.getByText('Status: waiting for your decision')).toBeTruthy();
+    expect(card.getByText('Waiting for your decision')).toBeTruthy();
     expect(card.getByText(/^Expires in (09:5\d|10:00)$/)).toBeTruthy();
     // Announced once when it arrives (not every second).
     expect(screen.getByText(`New proposal waiting for your decision: ${action.summary}`)).toBeTruthy();
@@ -32,7 +32,7 @@ describe('chat: actions (Talkie §8)', () => {
     expect(backend.callsOf('talkie.decide')).toEqual([]);
     await user.click(card.getByRole('button', { name: `Confirm: ${action.summary}` }));
     await waitFor(() => expect(backend.callsOf('talkie.decide')).toEqual([{ agentId: builtInDemoAgentId, actionId: action.id, decision: 'confirm' }]));
-    await waitFor(() => expect(card.getByText('Status: done')).toBeTruthy());
+    await waitFor(() => expect(card.getByText('Completed')).toBeTruthy());
     expect(card.queryByRole('button', { name: `Confirm: ${action.summary}` })).toBeNull();
     expect(card.queryByText(/Expires in/)).toBeNull();
   });
@@ -43,9 +43,9 @@ describe('chat: actions (Talkie §8)', () => {
     const card = within(actionCard(action.summary));
     card.getByRole('button', { name: `Confirm: ${action.summary}` }).focus();
     await user.keyboard('{Enter}');
-    await waitFor(() => expect(card.getByText('Status: done')).toBeTruthy());
+    await waitFor(() => expect(card.getByText('Completed')).toBeTruthy());
     expect(card.queryByRole('button', { name: `Confirm: ${action.summary}` })).toBeNull();
-    expect(document.activeElement).toBe(card.getByText('Status: done'));
+    expect(document.activeElement).toBe(card.getByText('Completed'));
     expect(document.activeElement?.getAttribute('tabindex')).toBe('-1');
   });
 
@@ -54,8 +54,8 @@ describe('chat: actions (Talkie §8)', () => {
     const { user } = await proposed(action);
     await user.click(screen.getByRole('button', { name: `Cancel: ${action.summary}` }));
     const card = within(actionCard(action.summary));
-    await waitFor(() => expect(card.getByText('Status: cancelled')).toBeTruthy());
-    expect(document.activeElement).toBe(card.getByText('Status: cancelled'));
+    await waitFor(() => expect(card.getByText('Cancelled')).toBeTruthy());
+    expect(document.activeElement).toBe(card.getByText('Cancelled'));
   });
 
   it('moves focus from a focused Undo to the status line when the undo window closes (#15)', async () => {
@@ -64,9 +64,9 @@ describe('chat: actions (Talkie §8)', () => {
     backend.state.talkie.actions[running.id] = { ...running, status: 'done' };
     act(() => screen.getByRole('button', { name: `Undo: ${running.summary}` }).focus());
     const card = within(actionCard(running.summary));
-    await waitFor(() => expect(card.getByText('Status: done')).toBeTruthy(), { timeout: 5000 });
+    await waitFor(() => expect(card.getByText('Completed')).toBeTruthy(), { timeout: 5000 });
     expect(screen.queryByRole('button', { name: `Undo: ${running.summary}` })).toBeNull();
-    expect(document.activeElement).toBe(card.getByText('Status: done'));
+    expect(document.activeElement).toBe(card.getByText('Completed'));
   });
 
   it('sends cancel from the action Cancel button, distinct from the run Cancel button', async () => {
@@ -76,7 +76,7 @@ describe('chat: actions (Talkie §8)', () => {
     await user.click(screen.getByRole('button', { name: `Cancel: ${action.summary}` }));
     await waitFor(() => expect(backend.callsOf('talkie.decide')[0]?.decision).toBe('cancel'));
     expect(backend.callsOf('talkie.cancel')).toEqual([]);
-    await waitFor(() => expect(within(actionCard(action.summary)).getByText('Status: cancelled')).toBeTruthy());
+    await waitFor(() => expect(within(actionCard(action.summary)).getByText('Cancelled')).toBeTruthy());
   });
 
   it('shows the note of a conflicting decision and the authoritative state', async () => {
@@ -87,7 +87,7 @@ describe('chat: actions (Talkie §8)', () => {
     await user.click(screen.getByRole('button', { name: `Confirm: ${action.summary}` }));
     const card = within(actionCard(action.summary));
     expect(await card.findByText('A different decision was already made on this proposal.')).toBeTruthy();
-    expect(card.getByText('Status: cancelled')).toBeTruthy();
+    expect(card.getByText('Cancelled')).toBeTruthy();
   });
 
   it('applies the updates a decision returns (a result card)', async () => {
@@ -118,7 +118,7 @@ describe('chat: actions (Talkie §8)', () => {
     const first = pendingAction();
     const { backend, runKey } = await proposed(first);
     const second = pendingAction({ id: 'a_78', summary: 'Delete the draft D-12' });
-    push(backend, runKey, { type: 'action', action: second });
+    await push(backend, runKey, { type: 'action', action: second });
     expect(screen.getByRole('button', { name: `Confirm: ${first.summary}` })).toBeTruthy();
     expect(screen.getByRole('button', { name: `Confirm: ${second.summary}` })).toBeTruthy();
   });
@@ -135,7 +135,7 @@ describe('chat: actions (Talkie §8)', () => {
     await act(async () => new Promise((resolve) => setTimeout(resolve, 1200)));
     expect(backend.callsOf('talkie.action')).toHaveLength(1);
     expect(backend.callsOf('talkie.decide')).toEqual([]);
-    expect(within(actionCard(action.summary)).getByText('Status: expired')).toBeTruthy();
+    expect(within(actionCard(action.summary)).getByText('Expired: nothing was done')).toBeTruthy();
   });
 
   it('offers Undo while a running action can still be stopped, and refreshes when that time is over', async () => {
@@ -145,9 +145,9 @@ describe('chat: actions (Talkie §8)', () => {
     backend.state.talkie.actions[running.id] = { ...running, status: 'done' };
     const undo = screen.getByRole('button', { name: `Undo: ${running.summary}` });
     // Seconds left of the window (how many depends on how busy the machine is).
-    expect(undo.textContent).toMatch(/^Undo \(00:0[0-3]\)$/);
+    expect(undo.textContent).toMatch(/^Undo \([1-3] s left\)$/);
     await waitFor(() => expect(backend.callsOf('talkie.action')).toHaveLength(1), { timeout: 5000 });
-    await waitFor(() => expect(within(actionCard(running.summary)).getByText('Status: done')).toBeTruthy());
+    await waitFor(() => expect(within(actionCard(running.summary)).getByText('Completed')).toBeTruthy());
     expect(screen.queryByRole('button', { name: `Undo: ${running.summary}` })).toBeNull();
   });
 
@@ -159,9 +159,9 @@ describe('chat: actions (Talkie §8)', () => {
     const sent = { id: 'card_status', title: 'Offer N-1 sent', fallbackText: 'Offer N-1 was sent.' };
     backend.state.talkie.threadItems['t-1'] = [{ kind: 'card', id: sent.id, card: sent }];
     const sending = { id: 'card_status', title: 'Sending offer N-1', fallbackText: 'Sending offer N-1; you can still cancel it.' };
-    push(backend, runKey, { type: 'card', card: sending });
+    await push(backend, runKey, { type: 'card', card: sending });
     expect(screen.getByRole('article', { name: 'Sending offer N-1' })).toBeTruthy();
-    await waitFor(() => expect(within(actionCard(running.summary)).getByText('Status: done')).toBeTruthy(), { timeout: 5000 });
+    await waitFor(() => expect(within(actionCard(running.summary)).getByText('Completed')).toBeTruthy(), { timeout: 5000 });
     expect(await screen.findByRole('article', { name: 'Offer N-1 sent' })).toBeTruthy();
     expect(screen.queryByRole('article', { name: 'Sending offer N-1' })).toBeNull();
   });

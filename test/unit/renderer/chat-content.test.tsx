@@ -10,7 +10,7 @@ async function streamed(text: string, options: { issuer?: string } = {}) {
   if (options.issuer) backend.state.talkie.views[builtInDemoAgentId] = demoView({ issuer: options.issuer });
   const app = await openDemo(backend);
   const runKey = await send(app.user, backend, 'show me');
-  push(
+  await push(
     backend,
     runKey,
     { type: 'run.started', threadId: 't-1', runId: runKey },
@@ -27,7 +27,7 @@ async function withCard(card: Card) {
   const backend = createFakeBackend();
   const app = await openDemo(backend);
   const runKey = await send(app.user, backend, 'card please');
-  push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'card', card });
+  await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'card', card });
   return { ...app, backend, runKey };
 }
 
@@ -115,16 +115,18 @@ describe('chat: tools, cards and suggested links', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'search contacts');
-    push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'tool.start', toolCallId: 'c1', label: 'Searching contacts…' });
+    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'tool.start', toolCallId: 'c1', label: 'Searching contacts…' });
     const line = transcript().getByText('Searching contacts…').closest('.tool-line') as HTMLElement;
     expect(line.querySelector('.spinner')).not.toBeNull();
-    push(backend, runKey, { type: 'tool.end', toolCallId: 'c1', ok: true });
+    await push(backend, runKey, { type: 'tool.end', toolCallId: 'c1', ok: true });
     expect(line.querySelector('.spinner')).toBeNull();
     expect(line.textContent).toContain('✓');
-    expect(line.textContent).toContain('done');
+    // Once done, the line reads as done (#26: not "✓ Searching contacts…" as if it were still going).
+    expect(line.textContent).toContain('Finished searching contacts');
+    expect(line.textContent).not.toContain('Searching contacts…');
 
-    push(backend, runKey, { type: 'tool.start', toolCallId: 'c2', label: 'Checking calendar…' }, { type: 'tool.end', toolCallId: 'c2', ok: false, error: 'Calendar is offline' });
-    const failed = transcript().getByText('Checking calendar…').closest('.tool-line') as HTMLElement;
+    await push(backend, runKey, { type: 'tool.start', toolCallId: 'c2', label: 'Checking calendar…' }, { type: 'tool.end', toolCallId: 'c2', ok: false, error: 'Calendar is offline' });
+    const failed = transcript().getByText('Failed: checking calendar').closest('.tool-line') as HTMLElement;
     expect(failed.textContent).toContain('✗');
     expect(failed.textContent).toContain('failed: Calendar is offline');
   });
@@ -189,7 +191,7 @@ describe('chat: tools, cards and suggested links', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'open');
-    push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'open', url: 'https://example.com/report', label: 'Monthly report' });
+    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'open', url: 'https://example.com/report', label: 'Monthly report' });
     const chip = transcript().getByRole('link', { name: /Monthly report/ });
     await waitFor(() => expect(backend.callsOf('external.open')).toEqual([]));
     await user.click(chip);

@@ -22,12 +22,12 @@ describe('chat: editing the last message', () => {
     const { user } = await openDemo(backend);
     const first = await send(user, backend, 'First question');
     expect(transcript().queryByRole('button', { name: 'Edit' })).toBeNull();
-    answer(backend, first, 'First answer');
+    await answer(backend, first, 'First answer');
     expect(within(messageWith('First question')).getByRole('button', { name: 'Edit' })).toBeTruthy();
 
     const second = await send(user, backend, 'Second question');
     expect(transcript().queryByRole('button', { name: 'Edit' })).toBeNull();
-    answer(backend, second, 'Second answer');
+    await answer(backend, second, 'Second answer');
     expect(transcript().getAllByRole('button', { name: 'Edit' })).toHaveLength(1);
     expect(within(messageWith('Second question')).getByRole('button', { name: 'Edit' })).toBeTruthy();
   });
@@ -36,7 +36,7 @@ describe('chat: editing the last message', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'Send the offr');
-    answer(backend, runKey, 'I did not understand.');
+    await answer(backend, runKey, 'I did not understand.');
 
     await user.click(within(messageWith('Send the offr')).getByRole('button', { name: 'Edit' }));
     expect(messageField().value).toBe('Send the offr');
@@ -63,7 +63,7 @@ describe('chat: editing the last message', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'Hello');
-    answer(backend, runKey, 'Hi');
+    await answer(backend, runKey, 'Hi');
     await user.type(messageField(), 'half a thought');
 
     await user.click(within(messageWith('Hello')).getByRole('button', { name: 'Edit' }));
@@ -86,7 +86,7 @@ describe('chat: editing the last message', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'Hello');
-    answer(backend, runKey, 'Hi');
+    await answer(backend, runKey, 'Hi');
     await user.type(messageField(), 'half a thought');
     // One task, no frame in between: the state shown still says "not editing".
     act(() => {
@@ -102,7 +102,7 @@ describe('chat: editing the last message', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'Up arrow me');
-    answer(backend, runKey, 'Done');
+    await answer(backend, runKey, 'Done');
 
     await user.click(messageField());
     await user.type(messageField(), 'x');
@@ -132,7 +132,7 @@ describe('chat: editing the last message', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'Keyboard only');
-    answer(backend, runKey, 'Fine');
+    await answer(backend, runKey, 'Fine');
     const edit = within(messageWith('Keyboard only')).getByRole('button', { name: 'Edit' });
     expect(edit.tagName).toBe('BUTTON');
     edit.focus();
@@ -145,22 +145,22 @@ describe('chat: editing the last message', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'Over quota');
-    push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey });
-    end(backend, runKey, { kind: 'error', code: 'quota_exceeded', message: 'The daily quota is used up.', retryable: false }, { threadId: 't-1' });
+    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey });
+    await end(backend, runKey, { kind: 'error', code: 'quota_exceeded', message: 'The daily quota is used up.', retryable: false }, { threadId: 't-1' });
     expect(transcript().getByText('The daily quota is used up.')).toBeTruthy();
     expect(transcript().queryByRole('button', { name: 'Retry' })).toBeNull();
     expect(within(messageWith('Over quota')).getByRole('button', { name: 'Edit' })).toBeTruthy();
 
     const next = await send(user, backend, 'talkie-test:error');
-    push(backend, next, { type: 'run.started', threadId: 't-1', runId: next });
-    end(backend, next, { kind: 'error', code: 'upstream_unavailable', message: 'The model provider is unavailable (test).', retryable: true }, { threadId: 't-1' });
+    await push(backend, next, { type: 'run.started', threadId: 't-1', runId: next });
+    await end(backend, next, { kind: 'error', code: 'upstream_unavailable', message: 'The model provider is unavailable (test).', retryable: true }, { threadId: 't-1' });
     const retry = transcript().getByRole('button', { name: 'Retry' });
     retry.focus();
     await user.keyboard('{Enter}');
     await waitFor(() => expect(backend.callsOf('talkie.send')).toHaveLength(3));
     expect(backend.callsOf('talkie.send')[2]?.messageId).toBe(backend.callsOf('talkie.send')[1]?.messageId);
     // The retried reply arrives in place of the error.
-    answer(backend, 'run-3', 'Second time lucky');
+    await answer(backend, 'run-3', 'Second time lucky');
     expect(transcript().getByText('Second time lucky')).toBeTruthy();
     expect(transcript().queryByText('The model provider is unavailable (test).')).toBeNull();
   });
@@ -169,7 +169,7 @@ describe('chat: editing the last message', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'Ahoj');
-    answer(backend, runKey, 'Dobrý den');
+    await answer(backend, runKey, 'Dobrý den');
     act(() => backend.emit('settings.changed', { ...backend.state.settings, language: 'cs' }));
     await user.click(await screen.findByRole('button', { name: 'Upravit' }));
     expect(screen.getByRole<HTMLTextAreaElement>('textbox', { name: 'Zpráva' }).value).toBe('Ahoj');

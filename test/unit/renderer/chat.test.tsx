@@ -1,21 +1,25 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { builtInDemoAgentId } from '../../../src/shared/ipc/contract';
-import { answer, end, messageField, openDemo, push, send, sendButton, transcript } from './chat-helpers';
+import { answer, end, goHome, messageField, openDemo, openDetails, push, send, sendButton, transcript } from './chat-helpers';
 import { createFakeBackend, demoView } from './fake-api';
 import { renderApp } from './render-app';
 
 describe('chat: opening', () => {
-  it('opens the demo from Home: connect, the server name as the focused heading, its description', async () => {
+  it('opens the demo from Home: connect, the server name as the focused heading, its description behind Details', async () => {
     const backend = createFakeBackend();
-    await openDemo(backend);
+    const { user } = await openDemo(backend);
     expect(backend.callsOf('demo.open')).toHaveLength(1);
     expect(backend.callsOf('talkie.connect')).toEqual([{ agentId: builtInDemoAgentId }]);
     const heading = screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' });
     expect(document.activeElement).toBe(heading);
-    expect(screen.getByText('A demo agent inside AgentDesk')).toBeTruthy();
+    // One line of header: the description is the agent's detail, not a band above the conversation.
+    expect(screen.queryByText('A demo agent inside AgentDesk')).toBeNull();
+    const details = await openDetails(user);
+    expect(details.getByText('A demo agent inside AgentDesk')).toBeTruthy();
+    expect(details.getByText('Server: 127.0.0.1:41234')).toBeTruthy();
     // The demo never offers Sign out.
-    expect(screen.queryByRole('button', { name: 'Sign out' })).toBeNull();
+    expect(details.queryByRole('button', { name: 'Sign out' })).toBeNull();
   });
 
   it('opens an added agent from its Open button', async () => {
@@ -27,14 +31,14 @@ describe('chat: opening', () => {
     await user.click(screen.getByRole('button', { name: 'Open crm.example.com' }));
     expect(await screen.findByRole('heading', { level: 1, name: 'Example CRM' })).toBeTruthy();
     expect(backend.callsOf('talkie.connect')).toEqual([{ agentId: 'a1' }]);
-    expect(screen.getByRole('button', { name: 'Sign out' })).toBeTruthy();
+    expect((await openDetails(user)).getByRole('button', { name: 'Sign out' })).toBeTruthy();
   });
 
-  it('shows progress while connecting, then the error with Retry and Back', async () => {
+  it('shows progress while connecting, then the error with Retry', async () => {
     const backend = createFakeBackend();
     const release = backend.holdNext('talkie.connect');
     const { user } = await renderApp({ backend });
-    await user.click(screen.getByRole('button', { name: 'Open demo' }));
+    await user.click(screen.getByRole('button', { name: 'Chat with the demo assistant' }));
     expect(await screen.findByText('Connecting to Built-in demo…')).toBeTruthy();
     backend.failNext('talkie.connect', { code: 'network_error', message: 'connect ECONNREFUSED 127.0.0.1:41234', retryable: true });
     await act(async () => release());
@@ -50,54 +54,39 @@ describe('chat: opening', () => {
     expect(backend.callsOf('talkie.connect')).toHaveLength(2);
   });
 
-  it('goes back to Home with Back; Escape never leaves the chat (#26), with text in the field or without', async () => {
-    const { user } = await openDemo();
-    await user.type(messageField(), 'draft');
-    await user.keyboard('{Escape}');
-    expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
-    expect(messageField().value).toBe('draft');
-
-    await user.clear(messageField());
-    await user.keyboard('{Escape}');
-    expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
-    expect(screen.queryByRole('heading', { level: 1, name: 'Your agents' })).toBeNull();
-
-    await user.click(screen.getByRole('button', { name: 'Back' }));
-    const home = await screen.findByRole('heading', { level: 1, name: 'Your agents' });
-    expect(document.activeElement).toBe(home);
-  });
-
-  it('Escape stays on the chat while a run is active or a draft is typed (focus elsewhere); Back keeps the draft', async () => {
+  // #26: Escape never leaves a conversation (it used to go back to Home from an empty field).
+  it('Escape never leaves the conversation, with or without a draft, during an answer or not; Home keeps the draft and the answer', async () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
+    await user.keyboard('{Escape}');
+    expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
     const runKey = await send(user, backend, 'hello');
-    push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'a-1' }, { type: 'text.delta', messageId: 'a-1', delta: 'Half' });
-    // Focus on the page, not in the field: mid-answer Escape does not leave.
+    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'a-1' }, { type: 'text.delta', messageId: 'a-1', delta: 'Half' });
     (document.activeElement as HTMLElement | null)?.blur();
     await user.keyboard('{Escape}');
     expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
     expect(transcript().getByText(/Half/)).toBeTruthy();
-    push(backend, runKey, { type: 'text.end', messageId: 'a-1' }, { type: 'run.finished' });
-    end(backend, runKey, { kind: 'finished' }, { threadId: 't-1' });
-    await waitFor(() => expect(screen.queryByRole<HTMLButtonElement>('button', { name: 'Cancel' })?.disabled ?? true).toBe(true));
+    await push(backend, runKey, { type: 'text.end', messageId: 'a-1' }, { type: 'run.finished' });
+    await end(backend, runKey, { kind: 'finished' }, { threadId: 't-1' });
 
     await user.type(messageField(), 'half a thought');
-    (document.activeElement as HTMLElement | null)?.blur();
     await user.keyboard('{Escape}');
+    expect(messageField().value).toBe('half a thought');
     expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
 
-    await user.click(screen.getByRole('button', { name: 'Back' }));
-    await screen.findByRole('heading', { level: 1, name: 'Your agents' });
-    await user.click(screen.getByRole('button', { name: 'Open demo' }));
+    await goHome(user);
+    await user.click(screen.getByRole('button', { name: 'Chat with the demo assistant' }));
     await screen.findByRole('textbox', { name: 'Message' });
     expect(messageField().value).toBe('half a thought');
+    // Coming back to the agent opens its last conversation, not an empty new one.
+    expect(await transcript().findByText('Half')).toBeTruthy();
   });
 
   it('applies the server accent as CSS custom properties with a readable text colour', async () => {
     const backend = createFakeBackend();
     backend.state.talkie.views[builtInDemoAgentId] = demoView({ accent: '#ffdd00' });
     await openDemo(backend);
-    const root = document.querySelector<HTMLElement>('.chat');
+    const root = document.querySelector<HTMLElement>('.conversation');
     expect(root?.style.getPropertyValue('--accent')).toBe('#ffdd00');
     expect(root?.style.getPropertyValue('--on-accent')).toBe('#000000');
     expect(root?.getAttribute('style')).not.toContain('url(');
@@ -107,7 +96,7 @@ describe('chat: opening', () => {
     const backend = createFakeBackend();
     backend.state.talkie.views[builtInDemoAgentId] = demoView({ accent: 'red;x' });
     await openDemo(backend);
-    expect(document.querySelector<HTMLElement>('.chat')?.style.getPropertyValue('--accent')).toBe('');
+    expect(document.querySelector<HTMLElement>('.conversation')?.style.getPropertyValue('--accent')).toBe('');
   });
 });
 
@@ -121,31 +110,54 @@ describe('chat: sending and streaming', () => {
     expect(request?.agentId).toBe(builtInDemoAgentId);
     expect(request?.text).toBe('Hello there');
     expect(request?.threadId).toBeUndefined();
-    expect(request?.messageId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(request?.messageId).toMatch(/^msg-[0-9a-f-]{36}$/);
     expect(transcript().getByText('Hello there')).toBeTruthy();
     expect(messageField().value).toBe('');
     expect(screen.getByText('Agent is answering…')).toBeTruthy();
 
-    push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'm1' }, { type: 'text.delta', messageId: 'm1', delta: 'Hi, ' });
+    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'm1' }, { type: 'text.delta', messageId: 'm1', delta: 'Hi, ' });
     expect(transcript().getByText('Hi,')).toBeTruthy();
-    push(backend, runKey, { type: 'text.delta', messageId: 'm1', delta: 'how can I help?' });
+    await push(backend, runKey, { type: 'text.delta', messageId: 'm1', delta: 'how can I help?' });
     expect(transcript().getByText('Hi, how can I help?')).toBeTruthy();
     expect(document.querySelector('.message--streaming')).not.toBeNull();
 
-    push(backend, runKey, { type: 'text.end', messageId: 'm1' }, { type: 'run.finished' });
-    end(backend, runKey, { kind: 'finished' }, { threadId: 't-1' });
+    await push(backend, runKey, { type: 'text.end', messageId: 'm1' }, { type: 'run.finished' });
+    await end(backend, runKey, { kind: 'finished' }, { threadId: 't-1' });
     expect(document.querySelector('.message--streaming')).toBeNull();
     expect(screen.getByText('Answered')).toBeTruthy();
     // The polite live region is the status line, never the transcript.
-    const region = screen.getByRole('region', { name: 'Messages' });
-    expect(region.getAttribute('aria-live')).toBeNull();
-    expect(region.closest('[aria-live]')).toBeNull();
+    const region = screen.getByRole('log', { name: 'Conversation' });
+    expect(region.getAttribute('aria-live')).toBe('off');
+    expect(region.parentElement?.closest('[aria-live]')).toBeNull();
     expect(screen.getByText('Answered').closest('[aria-live="polite"]')).not.toBeNull();
 
     // The next message goes to the same thread.
     const second = await send(user, backend, 'And more');
     expect(backend.callsOf('talkie.send')[1]?.threadId).toBe('t-1');
     expect(second).toBe('run-2');
+  });
+
+  it('Enter while an answer streams queues the message: shown as waiting (Take back removes one), sent to the same thread when the answer ended', async () => {
+    const backend = createFakeBackend();
+    const { user } = await openDemo(backend);
+    const runKey = await send(user, backend, 'First');
+    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'a1' }, { type: 'text.delta', messageId: 'a1', delta: 'Still writing' });
+    await user.type(messageField(), 'Second{Enter}');
+    await user.type(messageField(), 'Third{Enter}');
+    expect(messageField().value).toBe('');
+    const waiting = await transcript().findAllByText('Waiting: sent when the agent has answered');
+    expect(waiting).toHaveLength(2);
+    expect(backend.callsOf('talkie.send')).toHaveLength(1);
+    const third = transcript().getByText('Third').closest('.message') as HTMLElement;
+    await user.click(within(third).getByRole('button', { name: 'Take back' }));
+    await waitFor(() => expect(transcript().queryByText('Third')).toBeNull());
+
+    await push(backend, runKey, { type: 'text.end', messageId: 'a1' }, { type: 'run.finished' });
+    await end(backend, runKey, { kind: 'finished' }, { threadId: 't-1' });
+    await waitFor(() => expect(backend.callsOf('talkie.send')).toHaveLength(2));
+    expect(backend.callsOf('talkie.send')[1]).toMatchObject({ text: 'Second', threadId: 't-1' });
+    await waitFor(() => expect(transcript().queryByText('Waiting: sent when the agent has answered')).toBeNull());
+    expect(transcript().getAllByText('Second')).toHaveLength(1);
   });
 
   it('sends with Enter and adds a line with Shift+Enter', async () => {
@@ -163,11 +175,11 @@ describe('chat: sending and streaming', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'Hello');
-    push(backend, 'run-other', { type: 'text.start', messageId: 'x' }, { type: 'text.delta', messageId: 'x', delta: 'not mine' });
+    await push(backend, 'run-other', { type: 'text.start', messageId: 'x' }, { type: 'text.delta', messageId: 'x', delta: 'not mine' });
     act(() => backend.emit('talkie.update', { agentId: 'a-other', runKey, update: { type: 'text.delta', messageId: 'y', delta: 'other agent' } }));
     expect(transcript().queryByText('not mine')).toBeNull();
     expect(transcript().queryByText('other agent')).toBeNull();
-    answer(backend, runKey, 'mine');
+    await answer(backend, runKey, 'mine');
     expect(transcript().getByText('mine')).toBeTruthy();
   });
 
@@ -178,7 +190,7 @@ describe('chat: sending and streaming', () => {
     await user.type(messageField(), 'Quick');
     await user.click(sendButton());
     await waitFor(() => expect(backend.callsOf('talkie.send')).toHaveLength(1));
-    push(backend, 'run-1', { type: 'run.started', threadId: 't-1', runId: 'run-1' }, { type: 'text.start', messageId: 'm' }, { type: 'text.delta', messageId: 'm', delta: 'Early bird' });
+    await push(backend, 'run-1', { type: 'run.started', threadId: 't-1', runId: 'run-1' }, { type: 'text.start', messageId: 'm' }, { type: 'text.delta', messageId: 'm', delta: 'Early bird' });
     expect(transcript().queryByText('Early bird')).toBeNull();
     await act(async () => release());
     await waitFor(() => expect(transcript().getByText('Early bird')).toBeTruthy());
@@ -195,7 +207,7 @@ describe('chat: sending and streaming', () => {
     await user.type(messageField(), 'X');
     expect(screen.getByText('11 / 10')).toBeTruthy();
     expect(sendButton().disabled).toBe(true);
-    expect(screen.getByText('This server accepts at most 10 characters')).toBeTruthy();
+    expect(screen.getByText('The message is too long: at most 10 characters.')).toBeTruthy();
     expect(messageField().getAttribute('aria-invalid')).toBe('true');
     await user.keyboard('{Enter}');
     expect(backend.callsOf('talkie.send')).toHaveLength(0);
@@ -228,7 +240,7 @@ describe('chat: sending and streaming', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'Lost');
-    end(backend, runKey, { kind: 'not_sent', code: 'net_timeout', message: 'The server did not answer.', retryable: true });
+    await end(backend, runKey, { kind: 'not_sent', code: 'net_timeout', message: 'The server did not answer.', retryable: true });
     expect(transcript().getByText(/Not sent\./)).toBeTruthy();
     await user.click(transcript().getByRole('button', { name: 'Retry' }));
     await waitFor(() => expect(backend.callsOf('talkie.send')).toHaveLength(2));
@@ -239,10 +251,10 @@ describe('chat: sending and streaming', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'Slow please');
-    push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'm' }, { type: 'text.delta', messageId: 'm', delta: 'Part 1.' });
+    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'm' }, { type: 'text.delta', messageId: 'm', delta: 'Part 1.' });
     await user.click(screen.getByRole('button', { name: 'Cancel' }));
     await waitFor(() => expect(backend.callsOf('talkie.cancel')).toEqual([{ agentId: builtInDemoAgentId, runKey }]));
-    end(backend, runKey, { kind: 'cancelled' }, { threadId: 't-1' });
+    await end(backend, runKey, { kind: 'cancelled' }, { threadId: 't-1' });
     expect(screen.getByText('Cancelled')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Cancel' })).toBeNull();
     expect(transcript().getByText('Part 1.')).toBeTruthy();
@@ -252,9 +264,9 @@ describe('chat: sending and streaming', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'Are you there?');
-    push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'm' }, { type: 'text.delta', messageId: 'm', delta: 'Half an ans' });
+    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'm' }, { type: 'text.delta', messageId: 'm', delta: 'Half an ans' });
     const [request] = backend.callsOf('talkie.send');
-    end(backend, runKey, { kind: 'interrupted', message: 'socket hang up' }, {
+    await end(backend, runKey, { kind: 'interrupted', message: 'socket hang up' }, {
       threadId: 't-1',
       items: [
         { kind: 'user', id: request?.messageId ?? '', text: 'Are you there?', state: 'sent' },
@@ -271,9 +283,9 @@ describe('chat: sending and streaming', () => {
     backend.state.talkie.threadItems['t-1'] = [{ kind: 'assistant', id: 'stored', text: 'Reloaded answer', streaming: false }];
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'Hello');
-    push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey });
-    end(backend, runKey, { kind: 'interrupted', message: 'socket hang up' }, { threadId: 't-1' });
-    expect(screen.getByText('The connection dropped.')).toBeTruthy();
+    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey });
+    await end(backend, runKey, { kind: 'interrupted', message: 'socket hang up' }, { threadId: 't-1' });
+    expect(screen.getByText('The answer broke off.')).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Reload' }));
     expect(await transcript().findByText('Reloaded answer')).toBeTruthy();
     expect(backend.callsOf('talkie.thread')).toEqual([{ agentId: builtInDemoAgentId, threadId: 't-1' }]);
@@ -283,13 +295,13 @@ describe('chat: sending and streaming', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'talkie-test:error');
-    push(
+    await push(
       backend,
       runKey,
       { type: 'run.started', threadId: 't-1', runId: runKey },
       { type: 'run.error', code: 'upstream_unavailable', message: 'The model provider is unavailable (test).', retryable: true },
     );
-    end(backend, runKey, { kind: 'error', code: 'upstream_unavailable', message: 'The model provider is unavailable (test).', retryable: true }, { threadId: 't-1' });
+    await end(backend, runKey, { kind: 'error', code: 'upstream_unavailable', message: 'The model provider is unavailable (test).', retryable: true }, { threadId: 't-1' });
     expect(transcript().getByText('The model provider is unavailable (test).')).toBeTruthy();
     await user.click(transcript().getByRole('button', { name: 'Retry' }));
     await waitFor(() => expect(backend.callsOf('talkie.send')).toHaveLength(2));
@@ -300,17 +312,20 @@ describe('chat: sending and streaming', () => {
     expect(transcript().queryByText('The model provider is unavailable (test).')).toBeNull();
   });
 
-  it('shows the signed-in user and usage meters, updated by usage events', async () => {
+  it('shows the signed-in user and usage meters behind Details, updated by usage events', async () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
-    expect(await screen.findByText('Signed in as Demo User')).toBeTruthy();
-    const bar = screen.getByRole('progressbar', { name: 'Tokens today' }) as HTMLProgressElement;
+    let details = await openDetails(user);
+    expect(await details.findByText('Signed in as Demo User')).toBeTruthy();
+    const bar = details.getByRole('progressbar', { name: 'Tokens today' }) as HTMLProgressElement;
     expect(bar.value).toBe(12000);
     expect(bar.max).toBe(400000);
-    expect(screen.getByText('12,000 / 400,000 tokens')).toBeTruthy();
+    expect(details.getByText('12,000 / 400,000 tokens')).toBeTruthy();
+    await user.click(details.getByRole('button', { name: 'Close' }));
 
     const runKey = await send(user, backend, 'usage');
-    push(backend, runKey, { type: 'usage', usage: [{ label: 'Tokens today', used: 13500, limit: 400000, unit: 'tokens' }] });
-    expect(screen.getByText('13,500 / 400,000 tokens')).toBeTruthy();
+    await push(backend, runKey, { type: 'usage', usage: [{ label: 'Tokens today', used: 13500, limit: 400000, unit: 'tokens' }] });
+    details = await openDetails(user);
+    expect(details.getByText('13,500 / 400,000 tokens')).toBeTruthy();
   });
 });

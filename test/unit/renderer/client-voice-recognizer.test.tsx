@@ -6,9 +6,10 @@ import { builtInAgentCallDemoId } from '../../../src/shared/ipc/contract';
 import { ok } from '../../../src/shared/ipc/errors';
 import type { SpeechStatus } from '../../../src/shared/speech/ipc-schemas';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
-import { AgentCallScreen } from '../../../src/renderer/screens/agentcall/AgentCallScreen';
+import { AgentScreen } from '../../../src/renderer/screens/AgentScreen';
 import type * as VadModule from '../../../src/renderer/voice/vad';
 import type { Vad } from '../../../src/renderer/voice/vad';
+import { agentCallMain } from './agentcall-main';
 import { createFakeBackend, type FakeBackend } from './fake-api';
 import { installFakeWebRtc, uninstallFakeWebRtc } from './fake-webrtc';
 
@@ -48,6 +49,7 @@ const basic: SpeechStatus['recognition'] = { available: true, engine: 'pocketsph
 
 async function openScreen(recognition: SpeechStatus['recognition']): Promise<{ backend: FakeBackend; user: ReturnType<typeof userEvent.setup> }> {
   const backend = createFakeBackend();
+  agentCallMain(backend);
   backend.handle('agentcall.open', () =>
     ok({
       sessionKey: 'session-1',
@@ -59,7 +61,7 @@ async function openScreen(recognition: SpeechStatus['recognition']): Promise<{ b
   const user = userEvent.setup();
   render(
     <I18nProvider setting="en">
-      <AgentCallScreen api={backend.api} headingRef={createRef()} agentId={builtInAgentCallDemoId} label="Demo objects" onBack={() => undefined} />
+      <AgentScreen api={backend.api} headingRef={createRef()} agentId={builtInAgentCallDemoId} label="Demo objects" protocol="agentcall" onBack={() => undefined} />
     </I18nProvider>,
   );
   await screen.findByRole('heading', { level: 1, name: backend.state.agentCall.name });

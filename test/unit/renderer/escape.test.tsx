@@ -6,15 +6,15 @@ import { renderApp } from './render-app';
 /**
  * Escape never leaves a conversation (#26): no chat app navigates on Escape. It closes what is open
  * (a dialog, the drawer, the chat search's text) or does nothing — in the empty composer, in the
- * empty search box and with the focus nowhere in particular, on every agent screen. Back (and the
- * sidebar) still go elsewhere.
+ * empty search box and with the focus nowhere in particular, on every agent screen. The sidebar
+ * still goes elsewhere.
  */
 
 /** The demo's three sides, as Home opens them, and the heading each screen shows. */
 const demos = [
-  { name: 'Talkie', tile: 'Open demo', heading: 'AgentDesk Demo', search: true },
+  { name: 'Talkie', tile: 'Chat with the demo assistant', heading: 'AgentDesk Demo', search: true },
   { name: 'AgentCall', tile: 'Scan and teach objects', heading: /AgentDesk demo agent/, search: false },
-  { name: 'plain AG-UI', tile: 'Watch an AG-UI run', heading: 'Built-in demo: an AG-UI run', search: true },
+  { name: 'plain AG-UI', tile: 'Watch an agent work', heading: 'Built-in demo: an agent at work', search: true },
 ] as const;
 
 async function openDemo(tile: string, heading: string | RegExp): Promise<{ user: UserEvent }> {
@@ -63,9 +63,9 @@ describe('Escape in a conversation', () => {
     }
   }
 
-  it('Back still goes to Home', async () => {
-    const { user } = await openDemo('Open demo', 'AgentDesk Demo');
-    await user.click(screen.getByRole('button', { name: 'Back' }));
+  it('the sidebar still goes to Home', async () => {
+    const { user } = await openDemo('Chat with the demo assistant', 'AgentDesk Demo');
+    await user.click(screen.getByRole('button', { name: 'AgentDesk' }));
     await waitFor(() => expect(screen.getByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy());
   });
 });

@@ -2,8 +2,8 @@ import type { Notice } from '../../../src/shared/ipc/notices';
 import type { AgentCallAgent } from '../../../src/shared/agentcall/ipc-schemas';
 import type { WebPages } from '../../../src/shared/agentmesh/ipc-schemas';
 import type { AguiServerView } from '../../../src/shared/agui/ipc-schemas';
-import { addUserMessage, createThread, type AguiThreadView } from '../../../src/shared/agui/run-model';
-import { earlierWindow, openWindow } from '../../../src/shared/agui/thread-window';
+import { addUserMessage, beginRun, createThread, markStreamDropped, shownThread, type AguiThreadView } from '../../../src/shared/agui/run-model';
+import { openWindow } from '../../../src/shared/agui/thread-window';
 import { boundItems, earlierWindowOf, firstWindow } from '../../../src/shared/conversation/bounds';
 import { normalizeAgentAddress } from '../../../src/shared/agents/address';
 import { normalizeAgentLabel } from '../../../src/shared/agents/label';
@@ -14,7 +14,9 @@ import {
   builtInDemoAgentId,
   contract,
   eventChannel,
+  methodChannel,
   methodForChannel,
+  methodNames,
   type AgentCheck,
   type AgentEntry,
   type EventName,
@@ -33,6 +35,10 @@ import type { ConversationItem } from '../../../src/shared/talkie/conversation';
 import type { ServerView } from '../../../src/shared/talkie/ipc-schemas';
 import { UiMemory } from '../../../src/main/app/ui-memory';
 import { searchThreads } from '../../../src/shared/threads/thread-search';
+import { talkieConversationHandlers } from '../../../src/main/app/talkie-conversation';
+import { talkieAdapter, type TalkiePort } from '../../../src/main/conversation/talkie-source';
+import type { TalkieServiceTable } from '../../../src/main/talkie/talkie-table';
+import { aguiAdapter, type AguiThreads } from '../../../src/main/conversation/agui-source';
 import { answer, fakeConversations, type FakeConversations } from './fake-conversation';
 
 type Handler<M extends MethodName> = (request: MethodRequest<M>) => IpcResult<MethodResponse<M>> | Promise<IpcResult<MethodResponse<M>>>;
@@ -87,7 +93,11 @@ export interface FakeBackend {
     agentCallAgents: string[];
     /** What `agentcall.open` answers about the agent. */
     agentCall: AgentCallAgent;
-    /** Plain AG-UI servers by agent id (created on first `agui.open`). */
+    /**
+     * Plain AG-UI servers by agent id (created on first `agui.open`). Like main's AG-UI service, the
+     * fake tells the agent's open conversation every thread set here (a run's progress, a new thread):
+     * the page sees it through `conversation.*`, projected as main projects it.
+     */
     agui: Record<string, AguiServerView>;
     /** Earlier plain AG-UI threads by agent id, newest first (`agui.newThread` keeps the open one here). */
     aguiEarlier: Record<string, AguiThreadView[]>;
@@ -162,6 +172,16 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     policy: { state: 'none' },
     ...initial,
   };
+  // Who follows an agent's thread (main's conversation source, through `agui.watch`).
+  const aguiFollowers = new Map<string, Set<(thread: AguiThreadView) => void>>();
+  state.agui = new Proxy(state.agui, {
+    set(target, agentId, view: AguiServerView) {
+      if (typeof agentId !== 'string') return false;
+      target[agentId] = view;
+      for (const follower of aguiFollowers.get(agentId) ?? []) follower(view.thread);
+      return true;
+    },
+  });
   const aguiTitle = (thread: AguiThreadView) => {
     const first = thread.items.find((item) => item.kind === 'user');
     return first?.kind === 'user' ? first.text.slice(0, 60) : '';
@@ -173,10 +193,12 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
   };
   const aguiView = (agentId: string): AguiServerView =>
     (state.agui[agentId] ??= { endpoint: 'http://127.0.0.1:9/agui', hasToken: false, forwardedProps: '{}', thread: createThread(`thread-${agentId}`) });
+  // As main answers it: the thread's newest window, without the encrypted values (they never leave main).
   const aguiWindow = (agentId: string): AguiServerView => {
     const view = aguiView(agentId);
     return { ...view, thread: openWindow(view.thread).window };
   };
+  const aguiRunning = (view: AguiServerView) => view.thread.runState === 'starting' || view.thread.runState === 'running';
   let runs = 0;
   const talkieView = (agentId: string): IpcResult<ServerView> => {
     const view = state.talkie.views[agentId];
@@ -188,14 +210,68 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
   const holds = new Map<MethodName, Promise<void>>();
   let eventsMuted = false;
 
+  // Main's own listeners (its conversations follow the protocols' events): they hear every event, muted or not.
+  const observers = new Map<string, Set<(payload: never) => void>>();
+  const bus = {
+    observe<E extends EventName>(event: E, listener: (payload: EventPayload<E>) => void) {
+      let set = observers.get(event);
+      if (set === undefined) observers.set(event, (set = new Set()));
+      set.add(listener as (payload: never) => void);
+      return () => set.delete(listener as (payload: never) => void);
+    },
+  };
   const emit = <E extends EventName>(event: E, payload: EventPayload<E>) => {
+    for (const observer of observers.get(event) ?? []) (observer as (payload: EventPayload<E>) => void)(structuredClone(payload));
     if (eventsMuted) return;
     for (const listener of listeners.get(eventChannel(event)) ?? []) listener(structuredClone(payload));
   };
 
   // Main's own memory of the renderer's state: a remount on the same backend is a reload with the same main.
   const uiMemory = new UiMemory();
-  const conversations = fakeConversations((payload) => emit('conversation.update', payload));
+  // Main's real Talkie conversation over this fake's talkie.*: what it sends, cancels and reads goes
+  // through the transport (callsOf, failNext and holdNext see it); connecting and the newest thread do not.
+  const talkiePort: TalkiePort = {
+    connect: async (agentId) => unwrap(await handlers['talkie.connect']({ agentId })),
+    threads: async (agentId) => unwrap(await handlers['talkie.threads']({ agentId })),
+    thread: async (agentId, threadId) => unwrap(await api.talkie.thread({ agentId, threadId })),
+    // Main's whole thread within the budget; the read still goes through the transport (callsOf, failNext).
+    heldThread: async (agentId, threadId) => {
+      unwrap(await api.talkie.thread({ agentId, threadId }));
+      const held = boundItems(state.talkie.threadItems[threadId] ?? []);
+      return { threadId, items: [...held.items], removedItems: held.removed };
+    },
+    send: async (agentId, request) => unwrap(await api.talkie.send({ agentId, messageId: request.messageId, text: request.text, ...(request.threadId === undefined ? {} : { threadId: request.threadId }) })),
+    cancel: async (agentId, runKey) => unwrap(await api.talkie.cancel({ agentId, runKey })),
+    cancelAll: async () => 0,
+  };
+  const talkieConversations = talkieAdapter(talkiePort, bus);
+  /** What main's conversation source asks of main's AG-UI service: the same handlers (recorded in `calls` like the page's). */
+  const mainCall = async <M extends MethodName>(method: M, request: MethodRequest<M>): Promise<MethodResponse<M>> => {
+    const result = (await transport.invoke(methodChannel(method), request)) as IpcResult<MethodResponse<M>>;
+    if (!result.ok) throw new ServiceError(result.error.code, result.error.message, result.error.path);
+    return result.value;
+  };
+  const aguiThreads: AguiThreads = {
+    open: (agentId) => mainCall('agui.open', { agentId }),
+    openThread: (agentId, threadId) => mainCall('agui.openThread', { agentId, threadId }),
+    held: async (agentId) => shownThread(aguiView(agentId).thread),
+    send: (agentId, message) => mainCall('agui.send', { agentId, ...message }),
+    cancel: (agentId) => mainCall('agui.cancel', { agentId }),
+    resetAll: async () => ({ runs: 0, files: 0 }),
+    watch: (agentId, changed) => {
+      let followers = aguiFollowers.get(agentId);
+      if (followers === undefined) aguiFollowers.set(agentId, (followers = new Set()));
+      followers.add(changed);
+      return () => followers.delete(changed);
+    },
+  };
+  const conversations = fakeConversations((payload) => emit('conversation.update', payload), {
+    adapters: { agui: aguiAdapter(aguiThreads), talkie: talkieConversations },
+    protocolOf: async (agentId) => {
+      if (agentId === builtInAguiDemoId || state.agents.some((agent) => agent.id === agentId && agent.protocol === 'agui')) return 'agui';
+      return agentId === builtInAgentCallDemoId || state.agentCallAgents.includes(agentId) ? 'agentcall' : 'talkie';
+    },
+  });
   const { service: conversation } = conversations;
   const handlers: Handlers = {
     'ui.restore': () => ok(uiMemory.restore()),
@@ -315,20 +391,35 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
         ),
       }),
     'demo.openAgui': () => ok({ agentId: builtInAguiDemoId }),
-    // The page gets a window of the thread, as from main (thread-window.ts).
     'agui.open': ({ agentId }) => ok(aguiWindow(agentId)),
-    'agui.earlier': ({ agentId, threadId, before }) => {
-      const thread = aguiView(agentId).thread;
-      return thread.threadId === threadId ? ok(earlierWindow(thread, before).answer) : fail('not_found', 'That thread is no longer open.');
-    },
+    // As main's AG-UI service: a run begins at once (its events are the test's to fold into the thread).
     'agui.send': ({ agentId, messageId, text }) => {
       const view = aguiView(agentId);
-      state.agui[agentId] = { ...view, thread: addUserMessage(view.thread, { id: messageId, text }) };
-      return ok({ runId: `run-${nextId++}` });
+      if (aguiRunning(view)) return fail('rejected', 'A run is still going on; wait for it to end or stop it.');
+      const runId = `run-${nextId++}`;
+      state.agui[agentId] = { ...view, thread: beginRun(addUserMessage(view.thread, { id: messageId, text }), { runId }) };
+      return ok({ runId });
     },
-    'agui.resume': () => ok({ runId: `run-${nextId++}` }),
-    'agui.retry': () => ok({ runId: `run-${nextId++}` }),
-    'agui.cancel': () => ok({ cancelled: true }),
+    'agui.resume': ({ agentId, answers }) => {
+      const view = aguiView(agentId);
+      if (aguiRunning(view)) return fail('rejected', 'A run is still going on; wait for it to end or stop it.');
+      const runId = `run-${nextId++}`;
+      state.agui[agentId] = { ...view, thread: beginRun(view.thread, { runId, resume: Object.entries(answers).map(([interruptId, answer]) => ({ interruptId, ...answer })) }) };
+      return ok({ runId });
+    },
+    'agui.retry': ({ agentId }) => {
+      const view = aguiView(agentId);
+      if (aguiRunning(view)) return fail('rejected', 'A run is still going on; wait for it to end or stop it.');
+      const runId = `run-${nextId++}`;
+      state.agui[agentId] = { ...view, thread: beginRun(view.thread, { runId }) };
+      return ok({ runId });
+    },
+    'agui.cancel': ({ agentId }) => {
+      const view = aguiView(agentId);
+      if (!aguiRunning(view)) return ok({ cancelled: false });
+      state.agui[agentId] = { ...view, thread: markStreamDropped(view.thread, 'You stopped this run.') };
+      return ok({ cancelled: true });
+    },
     'agui.newThread': ({ agentId }) => {
       const open = aguiView(agentId).thread;
       if (open.items.length > 0) state.aguiEarlier[agentId] = [open, ...(state.aguiEarlier[agentId] ?? [])];
@@ -435,6 +526,9 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       emit('talkie.downloadProgress', { agentId, downloadId, received: 50, total: 100 });
       return ok({ saved: true, path: `/home/user/Downloads/${name}`, bytes: 100 });
     },
+    // Answered by main's folding table (talkie-conversation.ts), which the transport runs for talkie.*.
+    'talkie.newChat': () => fail('internal', 'answered by the conversation'),
+    'talkie.voiceLine': () => fail('internal', 'answered by the conversation'),
     // Voice (#16): no renderer UI yet; the fake offers no voice.
     'talkie.voiceStart': () => fail('not_allowed', 'This server does not offer voice.'),
     'talkie.voiceOffer': () => fail('not_found', 'This voice call has ended; start a new one.'),
@@ -451,7 +545,7 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'speech.transcribe': () => fail('speech_unavailable', 'No speech model is imported: import one in Settings → Speech, or type instead.'),
     'speech.importModel': () => fail('speech_model_invalid', 'This folder holds no speech model AgentDesk can load.'),
     'speech.removeModel': () => ok({}),
-    'conversation.open': ({ agentId, threadId }) => answer(() => conversation.openConversation(agentId, threadId === undefined ? {} : { threadId })),
+    'conversation.open': ({ agentId, threadId, renew }) => answer(() => conversation.openConversation(agentId, { ...(threadId === undefined ? {} : { threadId }), ...(renew === true ? { renew } : {}) })),
     'conversation.view': ({ agentId, conversationId }) => answer(() => conversation.view(agentId, conversationId)),
     'conversation.send': ({ agentId, conversationId, messageId, text }) => answer(() => conversation.send(agentId, conversationId, { messageId, text })),
     'conversation.unqueue': ({ agentId, conversationId, messageId }) => answer(() => conversation.unqueue(agentId, conversationId, messageId)),
@@ -475,7 +569,9 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
         failures.delete(method);
         return { ok: false, error: failure };
       }
-      const result = await (handlers[method] as (request: unknown) => Promise<IpcResult<unknown>> | IpcResult<unknown>)(parsed.data);
+      // Talkie's answers are folded into the open conversation as main does it (talkie-conversation.ts).
+      const run = method.startsWith('talkie.') ? (request: unknown) => folded(method as TalkieMethod, request) : (handlers[method] as (request: unknown) => Promise<IpcResult<unknown>> | IpcResult<unknown>);
+      const result = await run(parsed.data);
       if (!result.ok) return result;
       const answer = schema.response.safeParse(result.value);
       if (!answer.success) return fail('invalid_response', `${method}: ${answer.error.message}`);
@@ -489,8 +585,25 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     },
   };
 
+  const api = buildApi(transport);
+  // This fake's talkie.* answers (looked up at each call: `handle` may replace one) as main's service table.
+  const serviceTable = Object.fromEntries(
+    methodNames
+      .filter((method) => method.startsWith('talkie.'))
+      .map((method) => [method, async (request: unknown) => unwrap(await (handlers[method] as (request: unknown) => Promise<IpcResult<unknown>> | IpcResult<unknown>)(request))]),
+  ) as unknown as TalkieServiceTable;
+  const talkieTable = talkieConversationHandlers(serviceTable, { talkie: talkieConversations, conversations: conversation });
+  async function folded(method: TalkieMethod, request: unknown): Promise<IpcResult<unknown>> {
+    try {
+      return ok(await (talkieTable[method] as (request: unknown) => unknown)(request));
+    } catch (error) {
+      if (error instanceof Refused) return { ok: false, error: error.error };
+      return error instanceof ServiceError ? fail(error.code, error.message) : fail('internal', String(error));
+    }
+  }
+
   return {
-    api: buildApi(transport),
+    api,
     state,
     calls,
     callsOf: <M extends MethodName>(method: M) =>
@@ -509,4 +622,19 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     },
     conversations,
   };
+}
+
+type TalkieMethod = Extract<MethodName, `talkie.${string}`>;
+
+/** A failure this fake main answered, carried through main's code as it is (code, message, retryable, path). */
+class Refused extends ServiceError {
+  constructor(readonly error: IpcError) {
+    super(error.code, error.message, error.path, error.retryable);
+  }
+}
+
+/** An answer of this fake main as a service's: its value, or its failure thrown. */
+function unwrap<T>(result: IpcResult<T>): T {
+  if (!result.ok) throw new Refused(result.error);
+  return result.value;
 }

@@ -58,7 +58,14 @@ export interface FakeConversations {
   source(agentId: string, protocol?: ConversationProtocol): FakeConversationSource;
 }
 
-export function fakeConversations(emit: (payload: Parameters<ConversationService['openConversation']> extends never ? never : { agentId: string; conversationId: string; ops: never[] }) => void): FakeConversations {
+/**
+ * `main`: what the fake main itself can open (its plain AG-UI agents' threads, say) and what its
+ * agents speak; an agent whose source a test made (`source(agentId)`) gets that source instead.
+ */
+export function fakeConversations(
+  emit: (payload: Parameters<ConversationService['openConversation']> extends never ? never : { agentId: string; conversationId: string; ops: never[] }) => void,
+  main: { adapters?: Partial<Record<ConversationProtocol, ConversationAdapter>>; protocolOf?: (agentId: string) => Promise<ConversationProtocol | undefined> } = {},
+): FakeConversations {
   const sources = new Map<string, FakeConversationSource>();
   const source = (agentId: string, protocol: ConversationProtocol = 'agui') => {
     let found = sources.get(agentId);
@@ -67,12 +74,12 @@ export function fakeConversations(emit: (payload: Parameters<ConversationService
   };
   const adapter = (protocol: ConversationProtocol): ConversationAdapter => ({
     protocol,
-    open: async (agentId) => source(agentId, protocol),
+    open: async (agentId, options) => sources.get(agentId) ?? (await main.adapters?.[protocol]?.open(agentId, options)) ?? source(agentId, protocol),
     reset: async () => ({ ended: 0, removedFiles: 0 }),
   });
   const service = new ConversationService({
     adapters: { agui: adapter('agui'), talkie: adapter('talkie'), agentcall: adapter('agentcall') },
-    protocolOf: async (agentId) => source(agentId).protocol,
+    protocolOf: async (agentId) => sources.get(agentId)?.protocol ?? (await main.protocolOf?.(agentId)) ?? source(agentId).protocol,
     emit: emit as never,
     log: { warn: () => undefined },
   });

@@ -37,7 +37,7 @@ describe('home screen', () => {
     await user.type(addressField(), 'crm.example.com');
     await user.click(screen.getByRole('button', { name: 'Check' }));
 
-    await screen.findByText('Found: Talkie server “Server at crm.example.com”');
+    await screen.findByText('Found: “Server at crm.example.com”, an assistant to chat with');
     expect(backend.callsOf('agents.check')).toEqual([{ address: 'crm.example.com' }]);
     expect(backend.callsOf('agents.add')).toEqual([]);
     expect(agentNames()).toEqual([]);
@@ -90,7 +90,7 @@ describe('home screen', () => {
     expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Cancel' }));
 
     await act(async () => releaseCheck());
-    await screen.findByText('Found: Talkie server “Server at crm.example.com”');
+    await screen.findByText('Found: “Server at crm.example.com”, an assistant to chat with');
     expect(screen.queryByText('Checking crm.example.com…')).toBeNull();
     expect(screen.queryByRole('button', { name: 'Cancel' })).toBeNull();
 
@@ -139,13 +139,13 @@ describe('home screen', () => {
     });
     const { user } = await renderApp({ backend });
     await user.type(addressField(), 'workshop.example.com{Enter}');
-    await screen.findByText('Found: AgentCall agent “Workshop agent”');
+    await screen.findByText('Found: “Workshop agent”, an assistant for objects and photos');
     expect(screen.getByText('Its card also lists web pages (2).')).toBeTruthy();
     await user.clear(addressField());
     // Editing the address drops what was found for the old one.
     expect(screen.queryByText(/^Found:/)).toBeNull();
     await user.type(addressField(), 'payroll.example.com{Enter}');
-    await screen.findByText('Found: A2A agent “Larkfield Payroll”');
+    await screen.findByText('Found: “Larkfield Payroll”');
     expect(screen.getByText('payroll.example.com')).toBeTruthy();
     expect(screen.getByText('It has no chat: AgentDesk shows what its card says about it and its web pages (3).')).toBeTruthy();
   });
@@ -202,7 +202,7 @@ describe('home screen', () => {
     const field = await screen.findByRole<HTMLInputElement>('textbox', { name: 'Adresa agenta' });
     await user.type(field, 'crm.example.com');
     await user.click(screen.getByRole('button', { name: 'Ověřit' }));
-    await screen.findByText('Nalezeno: server Talkie „Server at crm.example.com“');
+    await screen.findByText('Nalezeno: „Server at crm.example.com“, asistent na chatování');
     await user.clear(field);
     await user.type(field, 'offline.example.com{Enter}');
     expect((await screen.findByRole('alert')).textContent).toContain('AgentDesk se k adrese offline.example.com nedostal. Server neodpověděl včas.');
@@ -238,7 +238,7 @@ describe('home screen', () => {
     await user.type(addressField(), 'crm.example.com{Enter}');
     await user.click(await screen.findByRole('button', { name: 'Add' }));
     expect(await screen.findByText('agents.json could not be saved: the disk is full.')).toBeTruthy();
-    expect(screen.getByText('Found: Talkie server “Server at crm.example.com”')).toBeTruthy();
+    expect(screen.getByText('Found: “Server at crm.example.com”, an assistant to chat with')).toBeTruthy();
     expect(addressField().value).toBe('crm.example.com');
     await user.click(screen.getByRole('button', { name: 'Add' }));
     await waitFor(() => expect(agentNames()).toEqual(['crm.example.com']));
@@ -417,7 +417,7 @@ describe('home screen', () => {
   it('shows the demo tile with an enabled Open demo button', async () => {
     await renderApp();
     expect(screen.getByRole('heading', { level: 2, name: 'Built-in demo' })).toBeTruthy();
-    const open = screen.getByRole<HTMLButtonElement>('button', { name: 'Open demo' });
+    const open = screen.getByRole<HTMLButtonElement>('button', { name: 'Chat with the demo assistant' });
     expect(open.disabled).toBe(false);
     expect(screen.queryByText(/demo agent is not part of this version/)).toBeNull();
     expect(screen.getByText('Nothing you type in the demo leaves this computer.')).toBeTruthy();
@@ -427,7 +427,7 @@ describe('home screen', () => {
     const backend = createFakeBackend();
     backend.failNext('demo.open', { code: 'internal', message: 'The demo agent could not listen on 127.0.0.1.' });
     const { user } = await renderApp({ backend });
-    await user.click(screen.getByRole('button', { name: 'Open demo' }));
+    await user.click(screen.getByRole('button', { name: 'Chat with the demo assistant' }));
     expect(await screen.findByText(/The demo could not be started\. The demo agent could not listen on 127\.0\.0\.1\./)).toBeTruthy();
     expect(screen.getByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
     expect(backend.callsOf('talkie.connect')).toEqual([]);

@@ -5,6 +5,7 @@ import type { DevicePolicyStatus } from '../../../src/shared/device-policy/ipc-s
 import { ok } from '../../../src/shared/ipc/errors';
 import { App } from '../../../src/renderer/App';
 import { defaultSettings } from '../../../src/shared/settings/settings';
+import { agentCallMain } from './agentcall-main';
 import { createFakeBackend } from './fake-api';
 
 afterEach(() => {
@@ -28,6 +29,7 @@ const kioskPolicy: DevicePolicyStatus = {
 
 function kioskApp() {
   const backend = createFakeBackend({ agents: [workshop], agentCallAgents: [workshop.id], policy: kioskPolicy });
+  agentCallMain(backend);
   const user = userEvent.setup();
   render(<App api={backend.api} policy={kioskPolicy} />);
   return { backend, user };
@@ -42,7 +44,8 @@ describe('the kiosk in the renderer (issue #18)', () => {
     expect(backend.callsOf('kiosk.reset')).toHaveLength(1);
     expect(document.documentElement.dataset.kiosk).toBe('true');
     await user.click(screen.getByRole('heading', { level: 1 }));
-    await waitFor(() => expect(backend.callsOf('agentcall.open')).toEqual([{ agentId: workshop.id }]));
+    // The agent screens' code loads on first use, then main opens the agent's session.
+    await waitFor(() => expect(backend.callsOf('agentcall.open')).toEqual([{ agentId: workshop.id }]), { timeout: 5_000 });
     // The locked list: no add, no demo, no rename or remove.
     const nav = screen.getByRole('navigation');
     expect(within(nav).queryByRole('button', { name: /Add an agent|Demo/ })).toBeNull();
@@ -87,6 +90,7 @@ describe('the kiosk in the renderer (issue #18)', () => {
       policy,
       settings: { ...structuredClone(defaultSettings), nfc: { debounceMs: 2000, kioskScan: true, readerFeedback: false } },
     });
+    agentCallMain(backend);
     backend.handle('agentcall.open', () =>
       ok({ sessionKey: 'start-session', agent: backend.state.agentCall, updates: [{ type: 'session.starting', sessionId: 'agentdesk-fake', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true }] }),
     );

@@ -2,16 +2,15 @@ import { cleanup, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConversationItem } from '../../../src/shared/talkie/conversation';
+import { createTalkieProjector } from '../../../src/shared/conversation/project-talkie';
 import { dayName, dayStarts, formatClock, untilMidnight } from '../../../src/renderer/components/message-time';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import type { Language } from '../../../src/renderer/i18n/strings';
-import { Transcript } from '../../../src/renderer/screens/talkie/Transcript';
-import { AgentCallTranscript } from '../../../src/renderer/screens/agentcall/AgentCallTranscript';
-import { foldUpdateAt, initialSessionState, itemTimeKey } from '../../../src/renderer/screens/agentcall/useAgentCallSession';
-import type { SessionItem } from '../../../src/shared/agentcall/session-view';
-import { AguiTranscript } from '../../../src/renderer/screens/agui/AguiTranscript';
+import { commonItemViews, Transcript } from '../../../src/renderer/conversation/Transcript';
+import { agentCallItemViews } from '../../../src/renderer/conversation/protocols/agentcall/items';
+import type { ConversationView } from '../../../src/shared/conversation/view';
 import { createThread, type AguiThreadView } from '../../../src/shared/agui/run-model';
-import type { ItemHandlers } from '../../../src/renderer/screens/talkie/TranscriptItems';
+import { createAguiProjector } from '../../../src/shared/conversation/project-agui';
 
 // Local dates (the test's own time zone), so the days and clocks are the same wherever it runs.
 const local = (...parts: [number, number, number, number?, number?]) => new Date(parts[0], parts[1] - 1, parts[2], parts[3] ?? 0, parts[4] ?? 0);
@@ -19,16 +18,6 @@ const iso = (...parts: [number, number, number, number?, number?]) => local(...p
 const now = local(2026, 3, 3, 18, 30).getTime();
 
 afterEach(cleanup);
-
-const handlers: ItemHandlers = {
-  failures: new Map(),
-  canRetry: true,
-  retryMessage: () => undefined,
-  retryAfterError: () => undefined,
-  decide: async () => ({}),
-  refresh: async () => undefined,
-  announce: () => undefined,
-};
 
 const items: ConversationItem[] = [
   { kind: 'user', id: 'u0', text: 'Last year', state: 'sent', at: iso(2025, 12, 31, 23, 50) },
@@ -39,10 +28,18 @@ const items: ConversationItem[] = [
   { kind: 'assistant', id: 'a2', text: 'Today answer', streaming: false, at: iso(2026, 3, 3, 9, 7) },
 ];
 
+/** A Talkie thread as main projects it into the one conversation log (its items carry the server's times). */
 function show(language: Language, shown: ConversationItem[] = items) {
+  const view = {
+    conversationId: 'c-1',
+    agentId: 'agent-t',
+    protocol: 'talkie' as const,
+    status: { phase: 'ready' as const, run: 'idle' as const, earlier: 0, dropped: 0 },
+    items: createTalkieProjector()({ runState: 'idle', items: shown }).items,
+  };
   return render(
     <I18nProvider setting={language}>
-      <Transcript items={shown} loading={false} loadError={undefined} onRetryLoad={() => undefined} handlers={handlers} now={now} />
+      <Transcript view={view} views={commonItemViews} onEarlier={async () => undefined} now={now} />
     </I18nProvider>,
   );
 }
@@ -62,7 +59,7 @@ describe('message times and day separators (Talkie transcript)', () => {
     expect(time.getAttribute('title')).toBe('Monday, 2 March 2026 at 14:05');
     expect(within(entryOf('Today answer')).getByText('09:07').tagName).toBe('TIME');
     // An item without a time shows none (no invented time).
-    expect(entryOf('Undated tool').querySelector('time')).toBeNull();
+    expect(entryOf('Finished undated tool').querySelector('time')).toBeNull();
   });
 
   it('shows the time and its title in Czech', () => {
@@ -136,30 +133,21 @@ describe('the day helpers', () => {
   });
 });
 
-describe('message times (AgentCall transcript)', () => {
-  it('notes when each item arrived, once: an item changed later keeps its first time', () => {
-    const first = foldUpdateAt(local(2026, 3, 2, 23, 58).getTime())(initialSessionState, { type: 'user.text', id: 'u1', turn: 1, text: 'Hi' });
-    const second = foldUpdateAt(local(2026, 3, 3, 0, 2).getTime())(first, { type: 'user.text', id: 'u2', turn: 2, text: 'Again' });
-    expect(second.times.get('userText:u1')).toBe(local(2026, 3, 2, 23, 58).getTime());
-    expect(second.times.get('userText:u2')).toBe(local(2026, 3, 3, 0, 2).getTime());
-    // An update that adds nothing keeps the same map.
-    const same = foldUpdateAt(now)(second, { type: 'session.established' });
-    expect(same.times).toBe(second.times);
-  });
-
-  it('shows the times and a separator per day (Czech)', () => {
-    const sessionItems: SessionItem[] = [
-      { kind: 'userText', id: 'u1', turn: 1, text: 'Late question' },
-      { kind: 'agentText', id: 'r1', text: 'After midnight', state: 'completed' },
-    ];
-    const times = new Map([
-      [itemTimeKey(sessionItems[0]!), local(2026, 3, 2, 23, 58).getTime()],
-      [itemTimeKey(sessionItems[1]!), local(2026, 3, 3, 0, 2).getTime()],
-    ]);
-    const context = { agentName: 'Scanner', shownProposalId: undefined, endedWithSession: new Set<string>(), answerProposal: async () => undefined, currentPassportId: undefined, confirmRecipe: async () => undefined, restart: () => undefined };
+describe('message times (AgentCall conversation)', () => {
+  it('shows the time main noted for each item (AgentCall events carry none, see agentcall-source.ts) and a separator per day (Czech)', () => {
+    const view: ConversationView = {
+      conversationId: 'c-1',
+      agentId: 'agent',
+      protocol: 'agentcall',
+      status: { phase: 'ready', run: 'idle', earlier: 0, dropped: 0 },
+      items: [
+        { kind: 'message', id: 'userText:u1', role: 'user', text: 'Late question', format: 'plain', state: 'sent', at: local(2026, 3, 2, 23, 58).getTime() },
+        { kind: 'message', id: 'agentText:r1', role: 'agent', text: 'After midnight', format: 'markdown', state: 'done', at: local(2026, 3, 3, 0, 2).getTime() },
+      ],
+    };
     const { container } = render(
       <I18nProvider setting="cs">
-        <AgentCallTranscript items={sessionItems} times={times} context={context} thumbnail={() => undefined} now={now} />
+        <Transcript view={view} views={{ ...commonItemViews, ...agentCallItemViews }} onEarlier={async () => undefined} now={now} />
       </I18nProvider>,
     );
     expect(screen.getAllByRole('separator').map((separator) => separator.getAttribute('aria-label'))).toEqual(['Včera', 'Dnes']);
@@ -170,7 +158,7 @@ describe('message times (AgentCall transcript)', () => {
   });
 });
 
-describe('message times (plain AG-UI transcript)', () => {
+describe('message times (a plain AG-UI thread in the conversation transcript)', () => {
   it('shows the time main stamped on each item, a separator per day, and none for undated history', () => {
     const thread: AguiThreadView = {
       ...createThread('t1'),
@@ -180,9 +168,10 @@ describe('message times (plain AG-UI transcript)', () => {
         { kind: 'text', id: 'm1', role: 'assistant', text: 'Answer today', streaming: false, at: local(2026, 3, 3, 8, 3).getTime() },
       ],
     };
+    const { items: projected, status } = createAguiProjector()(thread);
     render(
       <I18nProvider setting="en">
-        <AguiTranscript thread={thread} now={now} />
+        <Transcript view={{ conversationId: 'c-1', agentId: 'agent-1', protocol: 'agui', status: { ...status, earlier: 0, dropped: 0 }, items: projected }} views={commonItemViews} onEarlier={async () => undefined} now={now} />
       </I18nProvider>,
     );
     expect(screen.getAllByRole('separator').map((separator) => separator.getAttribute('aria-label'))).toEqual(['Yesterday', 'Today']);

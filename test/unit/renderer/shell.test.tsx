@@ -118,7 +118,7 @@ describe('app shell', () => {
     expect(screen.queryByText(text)).toBeNull();
     // A notice not dismissed yet still shows.
     act(() => backend.emit('app.notice', notSaved));
-    expect(await screen.findByText('The conversation of an AG-UI agent is kept until AgentDesk closes, but not on disk.')).toBeTruthy();
+    expect(await screen.findByText('A conversation with an agent is kept until AgentDesk closes, but not on disk.')).toBeTruthy();
   });
 
   it('moves focus into the content with the skip link', async () => {
@@ -149,7 +149,7 @@ describe('app shell', () => {
     const backend = createFakeBackend({ notices: [movedAside] });
     const { user } = await renderApp({ backend });
     await screen.findByText(/settings\.json could not be read/);
-    const later = 'The conversation of an AG-UI agent is kept until AgentDesk closes, but not on disk.';
+    const later = 'A conversation with an agent is kept until AgentDesk closes, but not on disk.';
     act(() => {
       backend.emit('app.notice', notSaved);
       backend.emit('app.notice', notSaved);
@@ -179,7 +179,7 @@ describe('app shell', () => {
     expect(within(list).getByText('Secret Service not running').closest('[hidden]')).not.toBeNull();
     expect(list.textContent).not.toMatch(/could not|keychain is|defaults/i);
     act(() => backend.emit('app.notice', notSaved));
-    expect(await within(list).findByText('Konverzace s agentem AG-UI zůstane do zavření AgentDesku, ale na disk se neuložila.')).toBeTruthy();
+    expect(await within(list).findByText('Konverzace s agentem zůstane do zavření AgentDesku, ale na disk se neuložila.')).toBeTruthy();
     expect(list.querySelector('[lang="en"]:not(.error-details code)')).toBeNull();
   });
 

@@ -5,6 +5,7 @@ import { searchDelayMs, ThreadList } from '../../../src/renderer/screens/shell/T
 import { addUserMessage, createThread } from '../../../src/shared/agui/run-model';
 import { builtInAguiDemoId, builtInDemoAgentId } from '../../../src/shared/ipc/contract';
 import { answer, messageField, openDemo, send, transcript } from './chat-helpers';
+import { agentCallMain } from './agentcall-main';
 import { createFakeBackend, type FakeBackend, type ThreadSummary } from './fake-api';
 import { renderApp } from './render-app';
 
@@ -35,7 +36,7 @@ const searchBox = () => screen.getByRole<HTMLInputElement>('searchbox', { name: 
 describe('the chat list under the open agent in the shell sidebar', () => {
   it('sits under the open agent’s entry, marks the open chat, and switches threads from there', async () => {
     const { user } = await openDemo(backendWithThreads());
-    const entry = sidebar().getByRole('button', { name: 'Demo: Talkie chat' });
+    const entry = sidebar().getByRole('button', { name: 'Demo: chat with an assistant' });
     expect(entry.getAttribute('aria-current')).toBe('page');
     // The list is inside the demo entry's list item, after its button.
     const list = await screen.findByRole('navigation', { name: 'Chats' });
@@ -43,9 +44,7 @@ describe('the chat list under the open agent in the shell sidebar', () => {
     await waitFor(() => expect(chats().getAllByRole('listitem')).toHaveLength(3));
     expect(chats().getByRole('button', { name: /^Weather in Brno/ })).toBeTruthy();
     expect(chats().getByRole('button', { name: /^Call with Bravo.*Voice/ })).toBeTruthy();
-    expect(chats().queryAllByRole('button', { current: true })).toHaveLength(0);
-
-    await user.click(chats().getByRole('button', { name: /^Offer for Alfa/ }));
+    // #26: the agent opens on its last conversation (here its newest thread), not an empty new chat.
     expect(await transcript().findByText('Prepare the offer')).toBeTruthy();
     expect(chats().getByRole('button', { name: /^Offer for Alfa/ }).getAttribute('aria-current')).toBe('true');
 
@@ -64,7 +63,7 @@ describe('the chat list under the open agent in the shell sidebar', () => {
   it('is reached by keyboard: Tab from the agent’s entry goes into its chats, Enter opens one', async () => {
     const { user } = await openDemo(backendWithThreads());
     await waitFor(() => expect(chats().getAllByRole('listitem')).toHaveLength(3));
-    sidebar().getByRole('button', { name: 'Demo: Talkie chat' }).focus();
+    sidebar().getByRole('button', { name: 'Demo: chat with an assistant' }).focus();
     await user.tab();
     expect(document.activeElement).toBe(chats().getByRole('button', { name: 'New chat' }));
     await user.tab();
@@ -101,7 +100,7 @@ describe('the chat list under the open agent in the shell sidebar', () => {
     expect(await chats().findByText('No chats yet.')).toBeTruthy();
     const runKey = await send(user, backend, 'Hello there');
     backend.state.talkie.threads = [{ id: 't-1', title: '', firstMessage: 'Hello there', channel: 'chat', createdAt: '2026-10-22T10:00:00Z' }];
-    answer(backend, runKey, 'Hi!');
+    await answer(backend, runKey, 'Hi!');
     const row = await chats().findByRole('button', { name: /^Hello there/ });
     expect(row.getAttribute('aria-current')).toBe('true');
   });
@@ -188,15 +187,16 @@ describe('the agents’ kinds in the sidebar', () => {
       { id: 'agent-c', url: 'https://workshop.example.com', display: 'workshop.example.com', addedAt: '2026-10-01T00:00:00Z' },
     ];
     backend.state.agentCallAgents = ['agent-c'];
+    agentCallMain(backend);
     const { user } = await renderApp({ backend });
     const entry = (name: string) => sidebar().getByRole('button', { name: new RegExp(`^${name}`) });
     expect(entry('talkie.example.com').textContent).toContain('Agent');
     await user.click(entry('talkie.example.com'));
-    await waitFor(() => expect(entry('talkie.example.com').textContent).toContain('Talkie · cannot connect')); // this fake has no Talkie server there
+    await waitFor(() => expect(entry('talkie.example.com').textContent).toContain('Chat assistant · cannot connect')); // this fake has no Talkie server there
     await user.click(entry('workshop.example.com'));
-    await waitFor(() => expect(entry('workshop.example.com').textContent).toMatch(/AgentCall · (connecting…|connected)$/));
+    await waitFor(() => expect(entry('workshop.example.com').textContent).toMatch(/Objects and photos · (connecting…|connected)$/));
     // The first one is no longer open; its kind stays known.
-    expect(entry('talkie.example.com').textContent).toMatch(/Talkie$/);
+    expect(entry('talkie.example.com').textContent).toMatch(/Chat assistant$/);
   });
 });
 
@@ -208,15 +208,15 @@ describe('other agents under their entry', () => {
     backend.state.agui[builtInAguiDemoId] = { endpoint: 'http://127.0.0.1:4000/agui', hasToken: false, forwardedProps: '{}', thread: open };
     backend.state.aguiEarlier[builtInAguiDemoId] = [older];
     const { user } = await renderApp({ backend });
-    await user.click(sidebar().getByRole('button', { name: 'Demo: AG-UI run' }));
+    await user.click(sidebar().getByRole('button', { name: 'Demo: an agent at work' }));
     const list = await screen.findByRole('navigation', { name: 'Chats' });
-    expect(sidebar().getByRole('button', { name: 'Demo: AG-UI run' }).closest('li')!.contains(list)).toBe(true);
+    expect(sidebar().getByRole('button', { name: 'Demo: an agent at work' }).closest('li')!.contains(list)).toBe(true);
     await waitFor(() => expect(chats().getAllByRole('listitem')).toHaveLength(2));
     expect(chats().getByRole('button', { name: 'Plan the network' }).getAttribute('aria-current')).toBe('true');
     expect(screen.queryByRole('button', { name: 'New thread' })).toBeNull();
 
     await user.click(chats().getByRole('button', { name: 'Deploy the staging stack' }));
-    expect(await within(screen.getByRole('region', { name: 'Messages' })).findByText('Deploy the staging stack')).toBeTruthy();
+    expect(await within(screen.getByRole('log', { name: 'Conversation' })).findByText('Deploy the staging stack')).toBeTruthy();
     expect(backend.callsOf('agui.openThread')).toEqual([{ agentId: builtInAguiDemoId, threadId: 'thread-older' }]);
     await waitFor(() => expect(chats().getByRole('button', { name: 'Deploy the staging stack' }).getAttribute('aria-current')).toBe('true'));
 
@@ -227,7 +227,8 @@ describe('other agents under their entry', () => {
   });
 
   it('an AgentCall agent: its live session, no chats', async () => {
-    const { user } = await renderApp();
+    const { user, backend } = await renderApp();
+    agentCallMain(backend);
     await user.click(sidebar().getByRole('button', { name: 'Demo: objects and photos' }));
     const entry = sidebar().getByRole('button', { name: 'Demo: objects and photos' }).closest('li')!;
     await waitFor(() => expect(entry.textContent).toMatch(/Live session · (connecting…|connected)/));

@@ -30,12 +30,8 @@ describe('string catalogue', () => {
         'settings.about.line',
         'settings.language.cs',
         'settings.language.en',
-        // Protocol names, the app's name as the sidebar's label, and "Agent" (the same word in Czech).
+        // The app's name as the sidebar's label, and "Agent" (the same word in Czech).
         'shell.navigation',
-        'shell.kindAgui',
-        'shell.kindA2a',
-        'shell.kindTalkie',
-        'shell.kindAgentcall',
         'shell.kindUnknown',
         // "Menu" is also Czech: the Menu button's name ("Otevřít menu") contains the word it shows (axe: label-content-name-mismatch).
         'shell.openMenu',

@@ -7,6 +7,8 @@ import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import { applyAguiEvent, beginRun } from '../../../src/shared/agui/run-model';
 import { builtInDemoAgentId } from '../../../src/shared/ipc/contract';
 import { messageField, openDemo, pendingAction, transcript } from './chat-helpers';
+import { ok } from '../../../src/shared/ipc/errors';
+import { agentCallMain } from './agentcall-main';
 import { createFakeBackend, type FakeBackend } from './fake-api';
 
 /**
@@ -113,18 +115,26 @@ describe('renderer state kept in main across a reload or a renderer crash', () =
     expect(screen.getByRole<HTMLTextAreaElement>('textbox', { name: 'Message' }).value).toBe('Deploy to staging');
   });
 
-  it('AgentCall: the screen and the draft come back; Home after Back', async () => {
+  it('AgentCall: the screen, its conversation and the draft come back; Home after leaving it', async () => {
     const backend = createFakeBackend({ agentCallAgents: ['agent-ac'], agents: [{ id: 'agent-ac', url: 'https://scan.example.com', display: 'scan.example.com', addedAt: '2026-11-30T00:00:00Z' }] });
+    agentCallMain(backend);
+    backend.handle('agentcall.open', () =>
+      ok({ sessionKey: 'session-r', agent: backend.state.agentCall, updates: [{ type: 'session.starting', sessionId: 'agentdesk-r', usableModalities: ['photo'], agentRequests: [], focusContext: true }, { type: 'session.established' }] }),
+    );
     const user = await reload(backend);
     await user.click(await screen.findByRole('button', { name: 'Open scan.example.com' }));
     const field = await screen.findByRole<HTMLTextAreaElement>('textbox', { name: 'Message' });
     await user.type(field, 'What is this?');
     await draftSaved(field);
 
+    act(() => backend.emit('agentcall.update', { sessionKey: 'session-r', updates: [{ type: 'user.text', id: 'u1', turn: 1, text: 'Before the reload' }] }));
     const again = await reload(backend);
     const restored = await screen.findByRole<HTMLTextAreaElement>('textbox', { name: 'Message' });
     expect(restored.value).toBe('What is this?');
-    await again.click(screen.getAllByRole('button', { name: 'Back' })[0]!);
+    // A reload finds the same session in main: its conversation is there, nothing new was opened.
+    expect(await within(screen.getByRole('log', { name: 'Conversation' })).findByText('Before the reload')).toBeTruthy();
+    expect(backend.callsOf('agentcall.open')).toHaveLength(1);
+    await again.click(within(screen.getByRole('navigation', { name: 'AgentDesk' })).getByRole('button', { name: 'AgentDesk' }));
     await screen.findByRole('heading', { level: 1, name: 'Your agents' });
     await reload(backend);
     expect(await screen.findByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();

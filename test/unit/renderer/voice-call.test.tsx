@@ -4,7 +4,7 @@ import { builtInDemoAgentId } from '../../../src/shared/ipc/contract';
 import { ok } from '../../../src/shared/ipc/errors';
 import { applySettingsPatch } from '../../../src/shared/settings/settings';
 import type { Action } from '../../../src/shared/talkie/content';
-import { openDemo, pendingAction, transcript } from './chat-helpers';
+import { goHome, openDemo, openDetails, pendingAction, transcript } from './chat-helpers';
 import { createFakeBackend, demoView, type FakeBackend } from './fake-api';
 import { installFakeWebRtc, uninstallFakeWebRtc, type FakeMedia } from './fake-webrtc';
 
@@ -84,8 +84,8 @@ async function inCall(backend = voiceBackend()) {
   return { ...app, backend };
 }
 
-/** The chat's polite announcer (what a screen reader says). */
-const announced = () => document.querySelector('.chat-layout > [role="status"]')?.textContent ?? '';
+/** The conversation's polite announcer (what a screen reader says). */
+const announced = () => document.querySelector('.talkie-announcer')?.textContent ?? '';
 const sentTypes = () => media.channel().sent.map((event) => String(event.type));
 
 describe('voice calls on the Talkie screen (§10)', () => {
@@ -169,9 +169,14 @@ describe('voice calls on the Talkie screen (§10)', () => {
 
     // What was said shows in the thread, marked as spoken, in the provider's order; each line is posted once.
     provider({ type: 'conversation.item.added', previous_item_id: null, item: { id: 'u1', type: 'message', role: 'user' } });
-    expect(transcript().getByText('Listening…')).toBeTruthy();
+    // Main shows the lines the page reads on the data channel (talkie.voiceLine).
+    expect(await transcript().findByText('Listening…')).toBeTruthy();
     provider({ type: 'conversation.item.input_audio_transcription.completed', item_id: 'u1', transcript: 'What is on today?' });
-    expect(transcript().getByText('What is on today?')).toBeTruthy();
+    expect(await transcript().findByText('What is on today?')).toBeTruthy();
+    expect(backend.callsOf('talkie.voiceLine')).toEqual([
+      { callId: 'vc_1', itemId: 'u1', role: 'user', text: '', state: 'hearing' },
+      { callId: 'vc_1', itemId: 'u1', role: 'user', text: 'What is on today?', state: 'final' },
+    ]);
     expect(transcript().getAllByText('Spoken')).toHaveLength(1);
     await waitFor(() => expect(backend.callsOf('talkie.voiceTranscript')).toEqual([{ callId: 'vc_1', role: 'user', itemId: 'u1', text: 'What is on today?' }]));
 
@@ -286,7 +291,8 @@ describe('voice calls on the Talkie screen (§10)', () => {
     functionCall('call_1', 'search_records', '{"q":"Acme"}');
     await waitFor(() => expect(transcript().getByText('Acme s.r.o.')).toBeTruthy());
     expect(backend.callsOf('talkie.voiceTool')).toEqual([{ callId: 'vc_1', providerCallId: 'call_1', name: 'search_records', arguments: '{"q":"Acme"}' }]);
-    expect(transcript().getByText('Searching the CRM…')).toBeTruthy();
+    // The tool's line, said in the past once it ran (the session's label for it).
+    expect(transcript().getByText('Finished searching the CRM')).toBeTruthy();
     expect(media.channel().sent).toEqual([
       { type: 'conversation.item.create', item: { type: 'function_call_output', call_id: 'call_1', output: 'Found Acme s.r.o.' } },
       { type: 'response.create' },
@@ -316,7 +322,7 @@ describe('voice calls on the Talkie screen (§10)', () => {
     const yes = { type: 'conversation.item.input_audio_transcription.completed', item_id: 'u_yes', transcript: 'Yes, confirm.' };
     provider(yes);
     provider(yes);
-    await waitFor(() => expect(within(card).getByText('Status: done')).toBeTruthy());
+    await waitFor(() => expect(within(card).getByText('Completed')).toBeTruthy());
     expect(backend.callsOf('talkie.voiceDecide')).toEqual([{ callId: 'vc_1', actionId: 'a_voice', paramsHash: 'sha256:heard', decision: 'confirm' }]);
     expect(backend.callsOf('talkie.decide')).toEqual([]);
     expect(transcript().getByText('Offer sent')).toBeTruthy();
@@ -396,12 +402,12 @@ describe('voice calls on the Talkie screen (§10)', () => {
     backend.state.talkie.status = { ...backend.state.talkie.status, usage: [{ label: 'Voice today', used: 2, limit: 30, unit: 'minutes' }] };
     await user.click(callBar().getByRole('button', { name: 'Hang up' }));
     await waitFor(() => expect(backend.callsOf('talkie.status').length).toBe(before + 1));
-    await screen.findByText('2 / 30 minutes');
+    expect(await (await openDetails(user)).findByText('2 / 30 minutes')).toBeTruthy();
   });
 
   it('hangs up when the user leaves the screen', async () => {
     const { backend, user } = await inCall();
-    await user.click(screen.getByRole('button', { name: 'Back' }));
+    await goHome(user);
     await waitFor(() => expect(backend.callsOf('talkie.voiceEnd')).toHaveLength(1));
     expect(media.peer().closed).toBe(true);
     expect(media.tracks[0]!.readyState).toBe('ended');

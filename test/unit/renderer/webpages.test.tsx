@@ -6,8 +6,10 @@ import type { WebPages } from '../../../src/shared/agentmesh/ipc-schemas';
 import { parseUiLinks, uiLinksExtensionUri } from '../../../src/shared/agentmesh/ui-links';
 import { builtInAgentCallDemoId } from '../../../src/shared/ipc/contract';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
-import { AgentCallScreen } from '../../../src/renderer/screens/agentcall/AgentCallScreen';
-import { TalkieScreen } from '../../../src/renderer/screens/talkie/TalkieScreen';
+import { ConversationScreen } from '../../../src/renderer/conversation/ConversationScreen';
+import { useTalkieProfile } from '../../../src/renderer/conversation/protocols/talkie';
+import { AgentScreen } from '../../../src/renderer/screens/AgentScreen';
+import { agentCallMain } from './agentcall-main';
 import { WebPagesPanel } from '../../../src/renderer/screens/webpages/WebPagesPanel';
 import workedExampleJson from '../../fixtures/agentmesh/worked-example.json';
 import { createFakeBackend, type FakeBackend } from './fake-api';
@@ -208,32 +210,34 @@ describe('the Web pages panel', () => {
 });
 
 describe('the Web pages panel on the agent screens', () => {
-  it('is on the AgentCall screen, even when the session cannot be opened', async () => {
+  it('is in an AgentCall agent’s Details, even when the session cannot be opened', async () => {
     const backend = createFakeBackend({ webPages: { [builtInAgentCallDemoId]: webPagesOf(workedExample) } });
+    agentCallMain(backend);
     backend.failNext('agentcall.open', { code: 'network_error', message: 'The agent could not be reached.', retryable: true });
     const user = userEvent.setup();
     render(
       <I18nProvider setting="en">
-        <AgentCallScreen api={backend.api} headingRef={createRef()} agentId={builtInAgentCallDemoId} label="Larkfield" onBack={() => undefined} />
+        <AgentScreen api={backend.api} headingRef={createRef()} agentId={builtInAgentCallDemoId} label="Larkfield" protocol="agentcall" onBack={() => undefined} />
       </I18nProvider>,
     );
-    // The panel stands apart from the session: above the connection error.
-    const failed = await screen.findByText(/Could not connect to Larkfield/);
+    // The pages stand apart from the session: there while it could not be opened.
+    await screen.findByText(/Could not connect to/);
+    await user.click(screen.getByRole('button', { name: /Details/ }));
     await expand(user, 'Web pages (2)');
-    const panel = screen.getByRole('region', { name: 'Web pages from the agent’s card' });
-    expect(panel.compareDocumentPosition(failed) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(screen.getByRole('region', { name: 'Web pages from the agent’s card' })).toBeTruthy();
     expect(screen.getByRole('button', { name: 'Payroll reports' })).toBeTruthy();
   });
 
-  it('is on the Talkie chat screen', async () => {
+  it('is in the Talkie agent’s details', async () => {
     const backend = createFakeBackend({ webPages: { 'agent-t': webPagesOf(workedExample) } });
     const user = userEvent.setup();
     render(
       <I18nProvider setting="en">
-        <TalkieScreen api={backend.api} headingRef={createRef()} agentId="agent-t" label="Larkfield" onBack={() => undefined} />
+        <ConversationScreen api={backend.api} headingRef={createRef()} agentId="agent-t" label="Larkfield" useProfile={useTalkieProfile} />
       </I18nProvider>,
     );
     await waitFor(() => expect(backend.callsOf('talkie.connect')).toEqual([{ agentId: 'agent-t' }]));
+    await user.click(screen.getByRole('button', { name: 'Details' }));
     await expand(user, 'Web pages (2)');
     expect(screen.getByRole('button', { name: 'Service status' })).toBeTruthy();
     expect(backend.callsOf('agents.webPages')).toEqual([{ agentId: 'agent-t' }]);

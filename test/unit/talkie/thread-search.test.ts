@@ -4,6 +4,7 @@ import { startTalkieDemoServer, type TalkieDemoServer } from '../../../src/main/
 import { ThreadTexts } from '../../../src/main/talkie/thread-texts';
 import { builtInAgentCallDemoId, builtInAguiDemoId, builtInDemoAgentId, type EventPayload } from '../../../src/shared/ipc/contract';
 import { searchThreads, snippetAround, threadSearchLimits } from '../../../src/shared/threads/thread-search';
+import { followAguiRuns, runToEnd } from '../../support/agui-runs';
 import { startTestServices, type TestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 
@@ -43,6 +44,27 @@ describe('searchThreads (the matcher main uses)', () => {
     // Short text is kept whole; an emoji is never cut in half.
     expect(snippetAround('a 😀 b', 2, 4)).toBe('a 😀 b');
     expect(snippetAround('😀'.repeat(300), 200, 202, 20)).toBe(`…${'😀'.repeat(18)}…`);
+  });
+});
+
+describe('search snippets in words (everyday wording)', () => {
+  it('quotes an agent’s Markdown as the words it shows: no **, backticks, link targets, heading or list marks', () => {
+    const answer = [
+      '## Plan for **web**',
+      '',
+      '- Deploy the `web` stack to _staging_ first, see [the runbook](https://example.com/runbook).',
+      '- Then **production**.',
+      '',
+      '```sh',
+      'deploy --stack web',
+      '```',
+    ].join('\n');
+    const [result] = searchThreads([{ threadId: 't', title: 'Deploys', texts: ['How do I deploy?', answer] }], 'staging');
+    expect(result!.snippet).toBe('Plan for web Deploy the web stack to staging first, see the runbook. Then production. deploy --stack web');
+    // A match inside a link's target is not shown as the target.
+    expect(searchThreads([{ threadId: 't', title: 'x', texts: [answer] }], 'runbook')[0]!.snippet).not.toContain('https://');
+    // Text that only looks like Markdown stays as typed: a lone star, snake_case, 2 * 3 * 4.
+    expect(searchThreads([{ threadId: 't', title: 'x', texts: ['Is 2 * 3 * 4 in my_var_name? *'] }], 'var')[0]!.snippet).toBe('Is 2 * 3 * 4 in my_var_name? *');
   });
 });
 
@@ -193,9 +215,7 @@ describe('agents.searchThreads through the real dispatcher', () => {
     expect(await app.call('agents.searchThreads', { agentId: builtInDemoAgentId, query: 'delete' })).toEqual({ ok: true, value: { results: [] } });
     expect(await app.call('agents.searchThreads', { agentId: builtInAgentCallDemoId, query: 'delete' })).toEqual({ ok: true, value: { results: [] } });
 
-    const ended = new Promise<void>((resolve) => app.events.connect((channel) => channel === 'agentdesk:event:agui.runEnded' && resolve()));
-    expect((await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'msg-1', text: 'Please greet Žluťoučký kůň' })).ok).toBe(true);
-    await ended;
+    await runToEnd(followAguiRuns(app), builtInAguiDemoId, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'msg-1', text: 'Please greet Žluťoučký kůň' }));
     const found = await app.call('agents.searchThreads', { agentId: builtInAguiDemoId, query: 'zlutoucky' });
     expect(found).toMatchObject({ ok: true, value: { results: [{ title: 'Please greet Žluťoučký kůň', snippet: 'Please greet Žluťoučký kůň' }] } });
     expect(await app.call('agents.searchThreads', { agentId: builtInAguiDemoId, query: 'nowhere' })).toEqual({ ok: true, value: { results: [] } });

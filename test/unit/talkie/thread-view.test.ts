@@ -47,3 +47,32 @@ describe('a stored thread (§9) as conversation items', () => {
     expect(threadItems({ messages: [{ id: 'm1', role: 'user', content: 'x', createdAt: '2'.repeat(41) }] })).toBeUndefined();
   });
 });
+
+describe('a reopened thread keeps its order (#26)', () => {
+  const action = (id: string, createdAt?: string) => ({ id, summary: `Proposal ${id}`, riskLevel: 'low', status: 'pending', paramsHash: 'h', ...(createdAt === undefined ? {} : { createdAt }) });
+
+  it('puts each proposed action where it was proposed: after what was said before it, before the messages that came later', () => {
+    const view = threadItems({
+      messages: [
+        { id: 'u1', role: 'user', content: 'Send the offer', createdAt: '2026-03-02T10:00:00Z' },
+        { id: 'a1', role: 'assistant', content: 'The offer is ready.', createdAt: '2026-03-02T10:00:02Z' },
+        { id: 'u2', role: 'user', content: 'Thanks', createdAt: '2026-03-02T10:05:00Z' },
+        { id: 'a2', role: 'assistant', content: 'You are welcome.', createdAt: '2026-03-02T10:05:01Z', cards: [{ id: 'c1', fallbackText: 'Card' }] },
+      ],
+      // Listed apart from the messages (§9), the later one first.
+      actions: [action('p2', '2026-03-02T10:05:01Z'), action('p1', '2026-03-02T10:00:01Z'), action('p3')],
+    });
+    expect(view?.items.map((item) => item.id)).toEqual(['u1', 'p1', 'a1', 'u2', 'a2', 'c1', 'p2', 'p3']);
+  });
+
+  it('keeps an action after a message of the same moment, and at the end when no message came after it', () => {
+    const view = threadItems({
+      messages: [
+        { id: 'u1', role: 'user', content: 'Delete the draft', createdAt: '2026-03-02T10:00:00Z' },
+        { id: 'a1', role: 'assistant', content: 'Confirm below.', createdAt: '2026-03-02T10:00:00Z' },
+      ],
+      actions: [action('p1', '2026-03-02T10:00:00Z'), action('p2', '2026-03-02T11:00:00Z')],
+    });
+    expect(view?.items.map((item) => item.id)).toEqual(['u1', 'a1', 'p1', 'p2']);
+  });
+});

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AguiInterrupt, InterruptAnswer } from '../../../shared/agui/interrupts';
 import type { AguiServerView } from '../../../shared/agui/ipc-schemas';
 import { isJsonObject, type JsonObject } from '../../../shared/agui/json-values';
@@ -43,6 +43,15 @@ export function useAguiProfile({ api, agentId, label, view, store, composer }: P
 
   const running = view !== undefined && view.status.run !== 'idle';
   const asking = view?.items.at(-1)?.kind === 'interrupt';
+  // The questions went (answered) with the focus in them: it moves to the message field instead of the page.
+  const wasAsking = useRef(asking);
+  useEffect(() => {
+    const answered = wasAsking.current && !asking;
+    wasAsking.current = asking;
+    if (!answered) return;
+    const active = document.activeElement;
+    if (active === null || active === document.body) composer.field()?.focus();
+  }, [asking, composer]);
 
   const [retrying, setRetrying] = useState(false);
   const [retryError, setRetryError] = useState<IpcError | undefined>();
@@ -70,7 +79,7 @@ export function useAguiProfile({ api, agentId, label, view, store, composer }: P
     setEditing(undefined);
   }, [composer, editing]);
 
-  const threads = useAguiThreadList(api, agentId, threadId);
+  const threads = useAguiThreadList(api, agentId, threadId, running);
   const [threadFailure, setThreadFailure] = useState<{ summary: string; error: IpcError } | undefined>();
   const [newBusy, setNewBusy] = useState(false);
 
@@ -192,18 +201,20 @@ function argsOf(item: ItemOfKind<'interrupt'>, toolCallId: string): JsonObject |
 }
 
 /**
- * A question of the usual tool-approval shape: an object whose one required field is a boolean
- * `approved`, with at most edited arguments beside it. Answered with Allow or Deny; the full form is
- * behind Edit.
+ * A question of the usual approval shape: an object whose one required field is a boolean `approved`
+ * (a tool approval) or `approve` (a confirmation), with at most edited arguments or a note beside it.
+ * Answered with Allow or Deny; the full form is behind Edit. The boolean's name, or undefined.
  */
-export function isApproval(interrupt: AguiInterrupt): boolean {
+export function approvalField(interrupt: AguiInterrupt): 'approved' | 'approve' | undefined {
   const schema = interrupt.responseSchema;
-  if (schema === undefined || schema.type !== 'object' || !isJsonObject(schema.properties)) return false;
+  if (schema === undefined || schema.type !== 'object' || !isJsonObject(schema.properties)) return undefined;
   const properties = schema.properties;
-  const approved = properties.approved;
-  if (!isJsonObject(approved) || approved.type !== 'boolean') return false;
-  const others = Object.keys(properties).filter((key) => key !== 'approved');
-  return others.every((key) => ['editedArgs', 'editedArguments', 'arguments', 'args', 'reason', 'comment', 'note'].includes(key));
+  const field = (['approved', 'approve'] as const).find((key) => isJsonObject(properties[key]) && (properties[key] as JsonObject).type === 'boolean');
+  if (field === undefined) return undefined;
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  if (required.some((key) => key !== field)) return undefined;
+  const others = Object.keys(properties).filter((key) => key !== field);
+  return others.every((key) => ['editedArgs', 'editedArguments', 'arguments', 'args', 'reason', 'comment', 'note'].includes(key)) ? field : undefined;
 }
 
 /** The agent's open questions, in the transcript: Allow/Deny for one approval, else the forms answered together. */
@@ -220,13 +231,14 @@ function QuestionsItem({ api, agentId, item }: { api: AgentDeskApi; agentId: str
     [api, agentId],
   );
   const only = item.interrupts.length === 1 ? item.interrupts[0] : undefined;
-  if (only !== undefined && isApproval(only) && !editing) {
+  const field = only === undefined ? undefined : approvalField(only);
+  if (only !== undefined && field !== undefined && !editing) {
     const tool = only.toolCallId === undefined ? undefined : item.tools[only.toolCallId];
     const toolName = tool?.name ?? only.toolName;
     const decide = async (approved: boolean) => {
       setBusy(approved ? 'allow' : 'deny');
       setError(undefined);
-      const failure = await send({ [only.id]: { status: 'resolved', payload: { approved } } });
+      const failure = await send({ [only.id]: { status: 'resolved', payload: { [field]: approved } } });
       setBusy(undefined);
       setError(failure);
     };

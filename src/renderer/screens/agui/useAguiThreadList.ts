@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { AguiThreadList } from '../../../shared/agui/ipc-schemas';
 import type { IpcError, IpcResult } from '../../../shared/ipc/errors';
@@ -13,10 +13,10 @@ export interface AguiThreads {
 
 /**
  * A plain AG-UI agent's threads (`agui.threads`: the open one and the earlier ones main keeps):
- * loaded on open, again when the open thread changes (New chat, another one opened) and when one of
- * this agent's runs ends (a new thread's first message names it).
+ * loaded on open, again when the open thread changes (New chat, another one opened) and when a run
+ * of the open conversation ends (`running` goes false: a new thread's first message names it).
  */
-export function useAguiThreadList(api: AgentDeskApi, agentId: string, currentThreadId: string | undefined): AguiThreads {
+export function useAguiThreadList(api: AgentDeskApi, agentId: string, currentThreadId: string | undefined, running: boolean): AguiThreads {
   const [list, setList] = useState<AguiThreadList | undefined>();
   const [error, setError] = useState<IpcError | undefined>();
   const [version, setVersion] = useState(0);
@@ -36,13 +36,11 @@ export function useAguiThreadList(api: AgentDeskApi, agentId: string, currentThr
     };
   }, [api, agentId, currentThreadId, version]);
 
-  useEffect(
-    () =>
-      api.agui.onRunEnded((payload) => {
-        if (payload.agentId === agentId) setVersion((n) => n + 1);
-      }),
-    [api, agentId],
-  );
+  const wasRunning = useRef(running);
+  useEffect(() => {
+    if (wasRunning.current && !running) setVersion((n) => n + 1);
+    wasRunning.current = running;
+  }, [running]);
 
   const refresh = useCallback(() => setVersion((n) => n + 1), []);
   const remove = useCallback(

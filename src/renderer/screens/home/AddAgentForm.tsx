@@ -62,6 +62,7 @@ export function AddAgentForm({
   const aguiId = `${id}-agui`;
   const [address, setAddress] = useState('');
   const [agui, setAgui] = useState(false);
+  const [advanced, setAdvanced] = useState(false);
   const [step, setStep] = useState<Step>({ kind: 'idle' });
   const [error, setError] = useState<IpcError | null>(null);
   const [added, setAdded] = useState<string | null>(null);
@@ -190,26 +191,39 @@ export function AddAgentForm({
             </p>
           ) : null}
         </div>
-        <div className="checkbox-field">
-          <label className="choice">
-            <input
-              id={aguiId}
-              type="checkbox"
-              className="choice__input"
-              checked={agui}
-              disabled={busy}
-              aria-describedby={`${aguiId}-hint`}
-              onChange={(event) => {
-                setAgui(event.target.checked);
-                edited();
-              }}
-            />
-            <span>{t('add.agui')}</span>
-          </label>
-          <p id={`${aguiId}-hint`} className="field__hint checkbox-field__hint">
-            {t('add.aguiHint')}
-          </p>
-        </div>
+        {/* Protocol names are for who knows them: the one choice that needs one is under Advanced (open while it is ticked). */}
+        <details
+          className="add-form__advanced"
+          open={advanced || agui}
+          onToggle={(event) => {
+            const details = event.currentTarget;
+            // While its box is ticked, Advanced stays open: what the Check will look for stays in view.
+            if (!details.open && agui) details.open = true;
+            else setAdvanced(details.open);
+          }}
+        >
+          <summary className="add-form__advanced-summary">{t('add.advanced')}</summary>
+          <div className="checkbox-field">
+            <label className="choice">
+              <input
+                id={aguiId}
+                type="checkbox"
+                className="choice__input"
+                checked={agui}
+                disabled={busy}
+                aria-describedby={`${aguiId}-hint`}
+                onChange={(event) => {
+                  setAgui(event.target.checked);
+                  edited();
+                }}
+              />
+              <span>{t('add.agui')}</span>
+            </label>
+            <p id={`${aguiId}-hint`} className="field__hint checkbox-field__hint">
+              {t('add.aguiHint')}
+            </p>
+          </div>
+        </details>
         <div role="status" className="feedback">
           {step.kind === 'checking' ? (
             <p className="add-check add-check--busy">
@@ -249,14 +263,15 @@ export function AddAgentForm({
 function FoundText({ check }: { check: Found }) {
   const { t } = useI18n();
   const name = check.name ?? check.display;
+  // What it is in words (what the user can do with it), not the protocol it speaks.
   const headline =
     check.kind === 'talkie'
-      ? t('add.foundTalkie', { name })
+      ? t('add.found.chat', { name })
       : check.kind === 'agentcall'
-        ? t('add.foundAgentcall', { name })
+        ? t('add.found.objects', { name })
         : check.kind === 'a2a'
-          ? t('add.foundA2a', { name })
-          : t('add.foundAgui', { address: check.display });
+          ? t('add.found.info', { name })
+          : t('add.found.tasks', { address: check.display });
   const pages = check.webPages ?? 0;
   return (
     <div className="add-check add-check--found">
@@ -264,7 +279,7 @@ function FoundText({ check }: { check: Found }) {
       {check.kind !== 'agui' ? <p className="add-check__address muted">{check.display}</p> : null}
       {check.kind === 'a2a' ? <p className="add-check__note">{pages > 0 ? t('add.a2aNotePages', { count: pages }) : t('add.a2aNote')}</p> : null}
       {check.kind === 'agentcall' && pages > 0 ? <p className="add-check__note">{t('add.webPages', { count: pages })}</p> : null}
-      {check.kind === 'agui' ? <p className="add-check__note">{t('add.aguiNote')}</p> : null}
+      {check.kind === 'agui' ? <p className="add-check__note">{t('add.tasksNote')}</p> : null}
     </div>
   );
 }
@@ -280,7 +295,7 @@ function NotFoundText({ check }: { check: NotFound }) {
         ? t('add.blocked', { address })
         : check.reason === 'incompatible'
           ? t('add.incompatible', { address })
-          : t('add.notFound', { address });
+          : t('add.notFoundWords', { address });
   return (
     <div className="add-check add-check--failed" role="alert">
       <p className="error-text">

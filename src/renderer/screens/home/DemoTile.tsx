@@ -10,12 +10,13 @@ import type { ChatTarget } from '../../navigation';
 export type DemoSide = 'talkie' | 'agentcall' | 'agui';
 type Side = DemoSide;
 
-export const demoTitles = { talkie: 'demo.title', agentcall: 'demo.agentCallTitle', agui: 'demo.aguiTitle' } as const satisfies Record<Side, MessageKey>;
+export const demoTitles = { talkie: 'demo.title', agentcall: 'demo.agentCallTitle', agui: 'demo.watchTitle' } as const satisfies Record<Side, MessageKey>;
 
 /**
  * The built-in demo agent: main starts it on first use and the chosen side opens: the Talkie chat
  * (`demo.open`), the AgentCall session with scans, photos and teaching (`demo.openAgentCall`), or a
  * plain AG-UI run with reasoning, steps, a tool call and a confirmation to answer (`demo.openAgui`).
+ * Each is named for what the user does there (chat, scan and teach, watch an agent work), not by its protocol.
  */
 export function DemoTile({ api, onOpen }: { api: AgentDeskApi; onOpen: (target: ChatTarget) => void }) {
   const { t } = useI18n();
@@ -39,7 +40,7 @@ export function DemoTile({ api, onOpen }: { api: AgentDeskApi; onOpen: (target: 
           aria-describedby={error ? errorId : undefined}
           onClick={() => void open('talkie')}
         >
-          {busy === 'talkie' ? t('demo.opening') : t('demo.open')}
+          {busy === 'talkie' ? t('demo.opening') : t('demo.chat')}
         </button>
         <button
           type="button"
@@ -57,7 +58,7 @@ export function DemoTile({ api, onOpen }: { api: AgentDeskApi; onOpen: (target: 
           aria-describedby={error ? errorId : undefined}
           onClick={() => void open('agui')}
         >
-          {busy === 'agui' ? t('demo.opening') : t('demo.openAgui')}
+          {busy === 'agui' ? t('demo.opening') : t('demo.watch')}
         </button>
       </div>
       <div role="status" className="feedback">

@@ -33,6 +33,13 @@ export interface ScanControlProps {
    * `null` while the host is still loading it. Left out, the control loads and follows it itself.
    */
   nfcStatus?: NfcStatus | null;
+  /**
+   * One line, for a composer's row: why it cannot scan is the button's tooltip and description (not a
+   * line of its own), and a read is announced but not shown (the host shows what was read).
+   */
+  compact?: boolean;
+  /** Why the host does not want a scan now, while `disabled` (said as the reason is). */
+  disabledReason?: string;
 }
 
 const failureKeys: Record<NfcFailureReason, MessageKey> = {
@@ -72,7 +79,7 @@ function unavailableReason(status: NfcStatus | undefined): MessageKey | undefine
  * indicator instead and keeps scanning armed while the window has the focus and the indicator is
  * on screen. Disabled, with the reason, while NFC is unavailable or no reader is connected.
  */
-export function ScanControl({ api, onObservation, disabled = false, label, prompt, autoArm = false, nfcStatus }: ScanControlProps) {
+export function ScanControl({ api, onObservation, disabled = false, label, prompt, autoArm = false, nfcStatus, compact = false, disabledReason }: ScanControlProps) {
   const { t, language } = useI18n();
   const id = useId();
   const root = useRef<HTMLDivElement>(null);
@@ -157,7 +164,8 @@ export function ScanControl({ api, onObservation, disabled = false, label, promp
     );
   } else {
     const arming = scan.phase === 'arming';
-    const describedBy = [prompt ? promptId : '', reason && !disabled ? reasonId : ''].filter(Boolean).join(' ');
+    const shownReason = disabled ? disabledReason : reason ? t(reason) : undefined;
+    const describedBy = [prompt ? promptId : '', shownReason !== undefined && (compact || !disabled) ? reasonId : ''].filter(Boolean).join(' ');
     controls = (
       <div className="nfc-scan__row">
         <button
@@ -168,6 +176,7 @@ export function ScanControl({ api, onObservation, disabled = false, label, promp
           // Stays focusable while main arms the scan (a disabled button would drop the focus).
           aria-disabled={arming ? true : undefined}
           aria-describedby={describedBy || undefined}
+          title={compact ? (shownReason ?? label ?? t('nfcScan.scan')) : undefined}
           onClick={() => {
             if (!arming) void arm();
           }}
@@ -181,7 +190,7 @@ export function ScanControl({ api, onObservation, disabled = false, label, promp
   return (
     <div
       ref={root}
-      className={`nfc-scan nfc-scan--${armed || kioskActive ? 'armed' : 'idle'}`}
+      className={`nfc-scan nfc-scan--${armed || kioskActive ? 'armed' : 'idle'}${compact ? ' nfc-scan--compact' : ''}`}
       onKeyDown={onKeyDown}
     >
       {prompt ? (
@@ -190,14 +199,19 @@ export function ScanControl({ api, onObservation, disabled = false, label, promp
         </p>
       ) : null}
       {controls}
-      {reason && !disabled ? (
+      {reason && !disabled && !compact ? (
         <p id={reasonId} className="muted nfc-scan__reason">
           {t(reason)}
         </p>
       ) : null}
+      {compact && !kiosk && !armed && (disabled ? disabledReason : reason) !== undefined ? (
+        <span id={reasonId} className="visually-hidden">
+          {disabled ? disabledReason : reason ? t(reason) : null}
+        </span>
+      ) : null}
       <div role="status" className="feedback nfc-scan__status">
         {message ? (
-          <p key={feedback?.seq ?? 0} className={`nfc-scan__message nfc-scan__message--${tone}`}>
+          <p key={feedback?.seq ?? 0} className={`nfc-scan__message nfc-scan__message--${tone}${compact && feedback?.value.kind === 'read' ? ' visually-hidden' : ''}`}>
             {tone === 'success' ? (
               <span className="nfc-scan__icon" aria-hidden="true">
                 ✓

@@ -14,6 +14,11 @@ export interface PhotoCaptureProps {
   onSend(photoId: string): void;
   /** A file dropped on the window before this opened: it is processed at once, as a chosen one. */
   initialFile?: File;
+  /**
+   * The host reviews the photo itself (AgentCall: in the conversation, with Send and Discard): it is
+   * handed over as soon as main has processed it, and from then on the host discards it if it is not sent.
+   */
+  onStaged?(photo: StagedPhotoView): void;
 }
 
 type Review = { photo: StagedPhotoView; url: string; source: 'camera' | 'file' };
@@ -37,7 +42,7 @@ const cameraErrorKeys: Record<CameraError, MessageKey> = {
  * object URL that is revoked when the photo is sent, discarded or this component goes away, and
  * a photo that was not sent is discarded in main too.
  */
-export function PhotoCapture({ api, onSend, initialFile }: PhotoCaptureProps) {
+export function PhotoCapture({ api, onSend, initialFile, onStaged }: PhotoCaptureProps) {
   const { t, language } = useI18n();
   const camera = useCamera(api.media);
   const [review, setReview] = useState<Review | undefined>(undefined);
@@ -104,6 +109,7 @@ export function PhotoCapture({ api, onSend, initialFile }: PhotoCaptureProps) {
       }
       setBusy(false);
       if (!result.ok) return setProblem({ ipc: result.error });
+      if (onStaged) return onStaged(result.value);
       const blob = jpegDataUrlToBlob(result.value.preview);
       if (!blob) {
         void api.photo.discard({ photoId: result.value.photoId });
@@ -113,7 +119,7 @@ export function PhotoCapture({ api, onSend, initialFile }: PhotoCaptureProps) {
       held.current = { photoId: result.value.photoId, url };
       setReview({ photo: { ...result.value, preview: '' }, url, source });
     },
-    [api],
+    [api, onStaged],
   );
 
   const openCamera = useCallback(async () => {

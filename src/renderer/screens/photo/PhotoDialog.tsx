@@ -1,5 +1,5 @@
 import { useId, useRef, type KeyboardEvent } from 'react';
-import type { PhotoCaptureApi } from './photo-api';
+import type { PhotoCaptureApi, StagedPhotoView } from './photo-api';
 import { PhotoCapture } from './PhotoCapture';
 import { useI18n } from '../../i18n/I18nProvider';
 import { useDialogFocus } from '../../hooks/useDialogFocus';
@@ -11,6 +11,8 @@ export interface PhotoDialogProps {
   onClose(): void;
   /** A file dropped on the window that opened this dialog: processed at once. */
   initialFile?: File;
+  /** The host reviews the photo itself: see PhotoCapture's `onStaged`. */
+  onStaged?(photo: StagedPhotoView): void;
 }
 
 /**
@@ -18,7 +20,7 @@ export interface PhotoDialogProps {
  * Render it only while open (`{open ? <PhotoDialog …/> : null}`): unmounting is what turns the camera
  * off and discards a photo that was not sent. Focus moves into the dialog, Tab stays inside it, and focus goes back to the opener (useDialogFocus).
  */
-export function PhotoDialog({ api, onSend, onClose, initialFile }: PhotoDialogProps) {
+export function PhotoDialog({ api, onSend, onClose, initialFile, onStaged }: PhotoDialogProps) {
   const { t } = useI18n();
   const titleId = useId();
   const panel = useRef<HTMLDivElement>(null);
@@ -43,7 +45,7 @@ export function PhotoDialog({ api, onSend, onClose, initialFile }: PhotoDialogPr
             {t('photo.close')}
           </button>
         </div>
-        <PhotoCapture api={api} onSend={onSend} initialFile={initialFile} />
+        <PhotoCapture api={api} onSend={onSend} initialFile={initialFile} {...(onStaged ? { onStaged } : {})} />
       </div>
     </div>
   );

@@ -12,11 +12,12 @@ import { ErrorText } from '../../components/ErrorText';
 import { useDemoOpener, type DemoSide } from '../home/DemoTile';
 import { HardwareControl } from '../home/HardwareControl';
 
+/** An agent's kind in words: what the user does with it, not the protocol it speaks. */
 const kindKeys: Record<AgentProtocol | 'a2a' | 'unknown', MessageKey> = {
-  talkie: 'shell.kindTalkie',
-  agentcall: 'shell.kindAgentcall',
-  agui: 'shell.kindAgui',
-  a2a: 'shell.kindA2a',
+  talkie: 'shell.kind.chat',
+  agentcall: 'shell.kind.objects',
+  agui: 'shell.kind.tasks',
+  a2a: 'shell.kind.info',
   unknown: 'shell.kindUnknown',
 };
 
@@ -30,9 +31,9 @@ const statusKeys: Record<AgentStatus, MessageKey> = {
 };
 
 const demoLinks: { side: DemoSide; key: MessageKey; agentId: string }[] = [
-  { side: 'talkie', key: 'shell.demoTalkie', agentId: builtInDemoAgentId },
+  { side: 'talkie', key: 'shell.demoChat', agentId: builtInDemoAgentId },
   { side: 'agentcall', key: 'shell.demoAgentCall', agentId: builtInAgentCallDemoId },
-  { side: 'agui', key: 'shell.demoAgui', agentId: builtInAguiDemoId },
+  { side: 'agui', key: 'shell.demoWatch', agentId: builtInAguiDemoId },
 ];
 
 /** What the list knows of an agent's kind: AG-UI when added as such, A2A once its card named it, what main found when it was opened. */

@@ -475,11 +475,11 @@ function functionCallDone(state: CallState, item: Extract<RealtimeEvent, { type:
     // The model waits for an answer to this call: it is told that the tool could not run.
     return stepWindowOf({ ...next, toolCalls }, { type: 'tool.result', callId, output: toolFailed('the speech provider did not say which tool to run or with what.') });
   }
-  const label = state.setup.labels[name] ?? name;
+  const started = toolStarted(state.setup.labels, callId, name);
   return {
-    state: { ...next, toolCalls, running: [...state.running, { callId, label }] },
+    state: { ...next, toolCalls, running: [...state.running, { callId, label: started.label }] },
     effects: [
-      { type: 'show', updates: [{ type: 'tool.start', toolCallId: callId, label }] },
+      { type: 'show', updates: [started] },
       { type: 'tool', providerCallId: callId, name, arguments: args },
     ],
   };
@@ -527,25 +527,32 @@ function transcribed(state: CallState, role: 'user' | 'assistant', itemId: strin
 
 const postEffect = (post: TranscriptPost): CallEffect => ({ type: 'transcript', role: post.role, itemId: post.itemId, text: post.text });
 
-/** §10.2: the tool's output goes back unchanged; a pending action it carries may open the voice window. */
-function toolOutcome(state: CallState, input: Extract<CallInput, { type: 'tool.result' | 'tool.error' }>): CallStep {
-  const callId = input.providerCallId;
-  if (!state.running.some((tool) => tool.callId === callId)) return { state, effects: [] };
-  const next: CallState = { ...state, running: state.running.filter((tool) => tool.callId !== callId) };
+/** A voice tool's line as it starts: the session's status text for the tool (§10.1 `labels`), else its name. */
+export function toolStarted(labels: Readonly<Record<string, string>>, callId: string, name: string): Extract<RunUpdate, { type: 'tool.start' }> {
+  return { type: 'tool.start', toolCallId: callId, label: labels[name] ?? name };
+}
+
+/**
+ * A voice tool's answer (`talkie.voiceTool`'s, or why that call failed): what the thread shows (its
+ * cards and actions, then its line done or failed), what the model hears, and the pending proposal
+ * it carries. The one rule for both sides: the call controller (what goes back on the data channel)
+ * and main, which shows the lines in the conversation.
+ */
+export function toolAnswer(callId: string, answer: { result: VoiceToolResult } | { error: string }): { shown: RunUpdate[]; output: string; proposal?: VoiceProposal } {
   let output: string;
   let proposal: VoiceProposal | undefined;
   const shown: RunUpdate[] = [];
-  if (input.type === 'tool.error') {
-    output = toolFailed(input.message.slice(0, 2000));
-    shown.push({ type: 'tool.end', toolCallId: callId, ok: false, error: input.message.slice(0, 500) });
-  } else if (input.result.outcome === 'ok') {
-    output = input.result.output;
-    shown.push(...input.result.updates, { type: 'tool.end', toolCallId: callId, ok: true });
-    const pending = input.result.updates.filter((update) => update.type === 'action' && update.action.status === 'pending').at(-1);
+  if ('error' in answer) {
+    output = toolFailed(answer.error.slice(0, 2000));
+    shown.push({ type: 'tool.end', toolCallId: callId, ok: false, error: answer.error.slice(0, 500) });
+  } else if (answer.result.outcome === 'ok') {
+    output = answer.result.output;
+    shown.push(...answer.result.updates, { type: 'tool.end', toolCallId: callId, ok: true });
+    const pending = answer.result.updates.filter((update) => update.type === 'action' && update.action.status === 'pending').at(-1);
     if (pending?.type === 'action') proposal = proposalOf(pending.action);
-  } else if (input.result.outcome === 'failed') {
-    output = input.result.output;
-    shown.push({ type: 'tool.end', toolCallId: callId, ok: false, error: input.result.message.slice(0, 500) });
+  } else if (answer.result.outcome === 'failed') {
+    output = answer.result.output;
+    shown.push({ type: 'tool.end', toolCallId: callId, ok: false, error: answer.result.message.slice(0, 500) });
   } else {
     // The server already had this call id (409): the tool did not run now, and the model, which still
     // waits for this call's output (none was sent from here), is told so.
@@ -558,6 +565,15 @@ function toolOutcome(state: CallState, input: Extract<CallInput, { type: 'tool.r
     shown.splice(-1, 1, { type: 'tool.end', toolCallId: callId, ok: false, error: toolAnswerTooLong });
     proposal = undefined;
   }
+  return { shown, output, ...(proposal === undefined ? {} : { proposal }) };
+}
+
+/** §10.2: the tool's output goes back unchanged; a pending action it carries may open the voice window. */
+function toolOutcome(state: CallState, input: Extract<CallInput, { type: 'tool.result' | 'tool.error' }>): CallStep {
+  const callId = input.providerCallId;
+  if (!state.running.some((tool) => tool.callId === callId)) return { state, effects: [] };
+  const next: CallState = { ...state, running: state.running.filter((tool) => tool.callId !== callId) };
+  const { shown, output, proposal } = toolAnswer(callId, input.type === 'tool.error' ? { error: input.message } : { result: input.result });
   const effects: CallEffect[] = [{ type: 'show', updates: shown }];
   if (next.link !== 'open') return { state: next, effects };
   const windowStep = stepWindowOf(next, { type: 'tool.result', callId, output, ...(proposal ? { proposal } : {}) });
