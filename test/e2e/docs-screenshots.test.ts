@@ -5,11 +5,16 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { translate, type MessageKey } from '../../src/renderer/i18n/strings';
 import { closeBrowser, explainFailure, openApp, screenshotDir, startShell, type AppPage, type RunningShell } from './support/app';
+import { installFakeReader, type FakeReader } from './support/fake-reader';
 
 /**
  * The user guide's pictures (docs/user-guide.md), taken from the built-in demo in Chromium at
  * 1280×800: Home, a Talkie chat with a card and an action, the plain AG-UI run with its question, the
- * AgentCall "objects and photos" session with a photo, and Settings.
+ * AgentCall "objects and photos" session with a photo sent and a tag read, and Settings.
+ *
+ * The tag comes from the e2e's fake reader (test/e2e/support/fake-reader.ts: the page believes in a
+ * connected reader and gets a scan result), so the pictures need no pcscd; a real tap through pcscd's
+ * virtual reader is agentcall.test.ts's job. The tag is shown read, not sent: main would refuse it.
  *
  * `npm run docs:screenshots` runs this file with DOCS_SCREENSHOTS_DIR=docs/images, and the PNGs it
  * writes there are committed; in `npm test` the same walk runs and its pictures go to
@@ -27,11 +32,12 @@ let dir: string;
 let shell: RunningShell;
 let app: AppPage;
 let page: Page;
+let reader: FakeReader;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-docs-'));
   shell = await startShell(dir);
-  app = await openApp(shell, viewport);
+  app = await openApp(shell, viewport, { beforeLoad: async (opened) => void (reader = await installFakeReader(opened)) });
   page = app.page;
   await page.getByRole('heading', { level: 1, name: t('home.title') }).waitFor();
 });
@@ -81,7 +87,7 @@ async function send(text: string): Promise<void> {
         if ((await box.inputValue()) !== '') await box.press('Enter');
         return box.inputValue();
       },
-      { timeout: 30_000, intervals: [1_000] },
+      { timeout: 30_000, interval: 1_000 },
     )
     .toBe('');
 }
@@ -103,7 +109,7 @@ describe('the user guide’s screenshots, from the built-in demo', () => {
 
   it('a Talkie chat: a tool, a card, and an action that waits for Confirm', { timeout: 120_000 }, async () => {
     await explainFailure(page, 'docs-talkie-failed', async () => {
-      await openDemo('shell.demoTalkie');
+      await openDemo('shell.demoChat');
       await send('search contacts');
       // The demo's card of contacts, then its words.
       await shows('Jana Nováková');
@@ -119,7 +125,7 @@ describe('the user guide’s screenshots, from the built-in demo', () => {
 
   it('the plain AG-UI run, stopped at its question', { timeout: 120_000 }, async () => {
     await explainFailure(page, 'docs-agui-failed', async () => {
-      await openDemo('shell.demoAgui');
+      await openDemo('shell.demoWatch');
       await send('please apply the plan');
       // The demo's question, asked in the conversation.
       await shows(/Apply the plan to demo-network\?/, 60_000);
@@ -128,7 +134,7 @@ describe('the user guide’s screenshots, from the built-in demo', () => {
     expect(app.problems).toEqual([]);
   });
 
-  it('the AgentCall "objects and photos" session, with a photo sent', { timeout: 120_000 }, async () => {
+  it('the AgentCall "objects and photos" session, with a photo sent and a tag read', { timeout: 120_000 }, async () => {
     await explainFailure(page, 'docs-agentcall-failed', async () => {
       await openDemo('shell.demoAgentCall');
       await send('hello');
@@ -141,14 +147,15 @@ describe('the user guide’s screenshots, from the built-in demo', () => {
         return video !== null && video.videoWidth > 0 && !video.paused;
       });
       await dialog.getByRole('button', { name: t('photo.capture') }).click();
-      // The photo is shown before it goes: the dialog's Send sends it (where the dialog already closed, it is in the conversation).
-      const dialogSend = dialog.getByRole('button', { name: t('photo.send'), exact: true });
-      await dialogSend.or(main().getByRole('img').first()).first().waitFor({ timeout: 30_000 });
-      if (await dialogSend.isVisible()) await dialogSend.click();
-      await dialog.waitFor({ state: 'detached' });
+      // The photo waits in the conversation until Send photo.
+      await main().getByRole('button', { name: t('agentcall.staged.sendPhoto') }).click();
       await shows(/I received a \d+×\d+ photo/);
+      // Then a tag, read and waiting to be sent.
+      await main().getByRole('button', { name: t('nfcScan.scan') }).click();
+      reader.tap('urn:agentcall:object:workshop-router');
+      await main().getByRole('region', { name: t('agentcall.staged.tag') }).waitFor();
     });
-    await picture('agentcall-photo');
+    await picture('agentcall-tag-photo');
     expect(app.problems).toEqual([]);
   });
 
