@@ -2,7 +2,7 @@ import { uiLinksExtensionUri } from '../agentcall/card';
 import { pointer, type Problem } from '../talkie/problems';
 
 /**
- * AgentMesh A2A UI Links extension 0.1: the web pages an
+ * AgentMesh A2A UI Links extension 0.1 (https://dev.agentmesh.ai/extensions/ui-links/v1): the web pages an
  * agent's publisher lists in its A2A Agent Card, read from `capabilities.extensions` of any card (with
  * or without AgentCall). Pure and bounded: a hostile card costs at most `uiLinksLimits` worth of work
  * and output, whatever it carries.
