@@ -164,7 +164,7 @@ describe('plain AG-UI with the built-in demo in Chromium', () => {
       await page.getByText('Advanced', { exact: true }).click();
       await page.getByRole('checkbox', { name: /plain AG-UI endpoint/ }).check();
       await page.getByRole('button', { name: 'Check', exact: true }).click();
-      await page.getByText(/Found: a server answers/).waitFor(wait);
+      await page.getByText(/^Found: something answers at /).waitFor(wait);
       await page.getByRole('button', { name: 'Add', exact: true }).click();
       await explainFailure(page, 'agui-bounds-add', () => page.getByRole('button', { name: /^Open 127\.0\.0\.1/ }).click());
       const message = page.getByRole('textbox', { name: 'Message' });
