@@ -39,7 +39,7 @@ describe.skipIf(unavailable !== undefined)('Talkie voice with the built-in demo 
     const wait = { timeout: 60_000 };
     try {
       await page.getByRole('button', { name: 'Chat with the demo assistant' }).click();
-      await page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor();
+      await explainFailure(page, 'voice-open-failed', () => page.getByRole('heading', { level: 1, name: 'AgentDesk demo' }).waitFor(wait));
       const transcript = page.getByRole('log', { name: 'Conversation' });
       // The demo says which recognizer listens and what it understands (its description, behind Details).
       await page.locator('.conversation-header').getByRole('button', { name: 'Details' }).click();
