@@ -10,9 +10,9 @@ import type { ConversationAdapter, ConversationSource } from './conversation-sou
  */
 /** What a conversation needs of main's AG-UI service (AguiService). */
 export interface AguiThreads {
-  open(agentId: string): Promise<{ thread: AguiThreadView }>;
+  /** Makes an earlier thread the open one. */
   openThread(agentId: string, threadId: string): Promise<{ thread: AguiThreadView }>;
-  /** The open thread as main holds it (`open` answers the page's window of it). */
+  /** The open thread as main holds it (restored from disk at first use). */
   held(agentId: string): Promise<AguiThreadView>;
   /** Follows the agent's thread: `changed` gets it after each change; returns the unsubscribe. */
   watch(agentId: string, changed: (thread: AguiThreadView) => void): () => void;
@@ -29,8 +29,7 @@ export function aguiAdapter(agui: AguiThreads): ConversationAdapter {
       return { ended: runs, removedFiles: files };
     },
     async open(agentId, options) {
-      if (options.threadId === undefined) await agui.open(agentId);
-      else await agui.openThread(agentId, options.threadId);
+      if (options.threadId !== undefined) await agui.openThread(agentId, options.threadId);
       // The whole thread within the bounds: the conversation service sends the page its window.
       let thread: AguiThreadView = await agui.held(agentId);
       const project = createAguiProjector();

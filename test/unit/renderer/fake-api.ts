@@ -252,9 +252,12 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     return result.value;
   };
   const aguiThreads: AguiThreads = {
-    open: (agentId) => mainCall('agui.open', { agentId }),
     openThread: (agentId, threadId) => mainCall('agui.openThread', { agentId, threadId }),
-    held: async (agentId) => shownThread(aguiView(agentId).thread),
+    // Main reads the agent (an unknown one, or a failNext('agui.open'), fails here as in main), then its thread.
+    held: async (agentId) => {
+      await mainCall('agui.open', { agentId });
+      return shownThread(aguiView(agentId).thread);
+    },
     send: (agentId, message) => mainCall('agui.send', { agentId, ...message }),
     cancel: (agentId) => mainCall('agui.cancel', { agentId }),
     resetAll: async () => ({ runs: 0, files: 0 }),
