@@ -90,9 +90,10 @@ export class ConversationService {
 
   private async openNow(agentId: string, options: { threadId?: string; renew?: boolean }): Promise<ConversationView> {
     const current = this.open.get(agentId);
-    if (current !== undefined && options.renew !== true && (options.threadId === undefined || options.threadId === current.source.snapshot().status.threadId)) {
-      current.threadId = current.source.snapshot().status.threadId;
-      current.windowFrom = newestWindowFrom(current.source.snapshot(), queuedItems(current.queue));
+    const snapshot = current?.source.snapshot();
+    if (current !== undefined && snapshot !== undefined && options.renew !== true && (options.threadId === undefined || options.threadId === snapshot.status.threadId)) {
+      current.threadId = snapshot.status.threadId;
+      current.windowFrom = newestWindowFrom(snapshot, queuedItems(current.queue));
       current.sent = this.viewOf(current);
       return current.sent;
     }
