@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { useCallback, useEffect, useId, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import type { AgentDeskApi } from '../shared/ipc/api';
 import type { UiScreen } from '../shared/ipc/ui-memory-schemas';
 import { maxDismissedNotices, type Settings } from '../shared/settings/settings';
@@ -38,11 +38,17 @@ export interface AppProps {
   policy?: DevicePolicyStatus;
 }
 
-/** Loads the settings (they decide language, theme and text size) and renders the shell in them. */
+/**
+ * Loads the settings (they decide language, theme and text size) and renders the shell in them. Until
+ * main answered (one IPC call) nothing is shown: a first screen in the defaults would flash English,
+ * the light theme and normal text before the user's own. Settings that cannot be read give the defaults.
+ */
 export function App({ api, closed, policy = { state: 'none' } }: AppProps) {
   const settings = useSettings(api);
   const current = settings.state.status === 'ready' ? settings.state.value : undefined;
-  useAppearance(current);
+  const loading = settings.state.status === 'loading';
+  useAppearance(current, loading);
+  if (loading) return null;
   return (
     <I18nProvider setting={current?.language ?? 'system'}>
       <PolicyContext.Provider value={policy}>
@@ -56,15 +62,17 @@ export function App({ api, closed, policy = { state: 'none' } }: AppProps) {
   );
 }
 
-/** Theme and text size live on <html> as data attributes; tokens.css does the rest. */
-function useAppearance(settings: Settings | undefined) {
+/** Theme and text size live on <html> as data attributes; tokens.css does the rest. Nothing is set while the settings load. */
+function useAppearance(settings: Settings | undefined, loading: boolean) {
   const theme = settings?.appearance.theme ?? 'system';
   const textSize = settings?.appearance.textSize ?? 'normal';
-  useEffect(() => {
+  // Before the browser paints the screen rendered with these settings.
+  useLayoutEffect(() => {
+    if (loading) return;
     const root = document.documentElement;
     root.dataset.theme = theme;
     root.dataset.textSize = textSize;
-  }, [theme, textSize]);
+  }, [theme, textSize, loading]);
 }
 
 function useClosed(closed: Promise<number> | undefined): boolean {

@@ -183,6 +183,29 @@ describe('app shell', () => {
     expect(list.querySelector('[lang="en"]:not(.error-details code)')).toBeNull();
   });
 
+  it('shows nothing until the settings are read, then its first screen in their language, theme and text size (no flash of the defaults)', async () => {
+    const backend = createFakeBackend();
+    backend.state.settings = { ...backend.state.settings, language: 'cs', appearance: { theme: 'dark', textSize: 'large' } };
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const api = { ...backend.api, settings: { ...backend.api.settings, get: async () => (await held, backend.api.settings.get()) } };
+    render(<App api={api} />);
+    // The other loads (agents, app info) answer meanwhile: still nothing is shown in the defaults.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(screen.queryByRole('heading', { level: 1 })).toBeNull();
+    expect(document.documentElement.dataset.theme).toBeUndefined();
+    await act(async () => release());
+    expect(await screen.findByRole('heading', { level: 1, name: 'Vaši agenti' })).toBeTruthy();
+    expect({ ...document.documentElement.dataset }).toMatchObject({ theme: 'dark', textSize: 'large' });
+  });
+
+  it('shows the app in the defaults when the settings cannot be read', async () => {
+    const backend = createFakeBackend();
+    const api = { ...backend.api, settings: { ...backend.api.settings, get: () => Promise.reject(new Error('main did not answer')) } };
+    render(<App api={api} />);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
+  });
+
   it('shows a permanent alert when the web shell connection closes', async () => {
     let close: (code: number) => void = () => undefined;
     const closed = new Promise<number>((resolve) => (close = resolve));
