@@ -3,16 +3,17 @@ import js from '@eslint/js';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
+import { readdirSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 
 /**
- * Boundaries between runtimes, enforced here rather than remembered (see README "Architecture"):
+ * Boundaries between runtimes, enforced here rather than remembered (see docs/architecture.md):
  *   src/shared   → nothing but itself and pure npm packages (no node:, electron, DOM libraries)
  *   src/renderer → src/shared and itself (no node:, electron, main, preload)
  *   src/preload  → src/shared and electron only
  *   src/main     → src/shared and itself (never renderer or preload), and inside it floor by floor, each
- *                  importing only the floors below it (mainFloors; README "Architecture"):
+ *                  importing only the floors below it (mainFloors; docs/architecture.md):
  *                  ground (net platform secrets store ipc policy) < auth < protocols and hardware
  *                  (talkie agentcall agui nfc photo speech updates) < agents, demo < app < entries (electron webshell cli);
  *                  only app/ and cli/ may import demo/.
@@ -49,9 +50,21 @@ const floorZones = floorOrder.slice(0, -1).map((floor, index) =>
   zone(
     mainPaths(mainFloors[floor]),
     mainPaths(floorOrder.slice(index + 1).flatMap((above) => mainFloors[above])),
-    `src/main/${floor === 'above' ? 'agents, conversation and demo' : floor} imports only the floors below it (ground < auth < protocols and hardware < agents, conversation, demo < app < entries; README "Architecture").`,
+    `src/main/${floor === 'above' ? 'agents, conversation and demo' : floor} imports only the floors below it (ground < auth < protocols and hardware < agents, conversation, demo < app < entries; docs/architecture.md).`,
   ),
 );
+/**
+ * src/shared's floors: base (errors, bytes, listeners) at the bottom imports nothing else of shared;
+ * ipc (the one contract, which gathers every folder's schemas) at the top is imported by no other
+ * shared folder; the folders in between (one per domain) import base and each other.
+ */
+const sharedFolders = readdirSync(new URL('./src/shared', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const sharedFloorZones = [
+  zone('./src/shared/base', sharedFolders.filter((folder) => folder !== 'base').map((folder) => `./src/shared/${folder}`), 'src/shared/base is the bottom floor of shared: it imports nothing else of it (docs/architecture.md).'),
+  zone(sharedFolders.filter((folder) => folder !== 'ipc').map((folder) => `./src/shared/${folder}`), './src/shared/ipc', 'src/shared/ipc (the contract) is the top floor of shared: no other shared folder imports it (docs/architecture.md).'),
+];
 /** The demo is fenced: only the composition root and the CLI start it. */
 const demoFence = zone(
   mainPaths(Object.values(mainFloors).flat().filter((folder) => !['app', 'cli', 'demo'].includes(folder))),
@@ -68,7 +81,7 @@ export const speechEngineProcessFiles = ['engine-process', 'engine-worker', 'she
 /**
  * The npm packages each runtime may import (bare specifiers; Node built-ins are governed by the rules
  * above). shared's are pure (no Node.js or DOM globals), so every runtime gets them through shared;
- * tests, scripts and bench import what they like. README "Architecture" names these lists.
+ * tests, scripts and bench import what they like. docs/architecture.md names these lists.
  */
 const pure = ['zod', '@ag-ui/core'];
 const mainPackages = [...pure, '@napi-rs/keyring', 'eventsource-parser', 'oauth4webapi', 'sharp', 'tar-stream', 'ws'];
@@ -207,6 +220,7 @@ export default tseslint.config(
             zone('./src/main', './src/renderer', 'Main never imports the renderer.'),
             zone('./src/main', './src/preload', 'Main never imports the preload.'),
             ...floorZones,
+            ...sharedFloorZones,
             demoFence,
           ],
         },

@@ -19,7 +19,7 @@ import { useDialogFocus } from './hooks/useDialogFocus';
 import { ConnectionLostContext } from './hooks/useConnection';
 import { AgentStatusContext, type AgentStatus, type ReportAgentStatus } from './hooks/useAgentStatus';
 import type { DevicePolicyStatus } from '../shared/device-policy/ipc-schemas';
-import type { IpcError } from '../shared/ipc/errors';
+import type { IpcError } from '../shared/base/errors';
 import { agentTitle } from '../shared/agents/label';
 import { nfcSettingsOf } from '../shared/settings/settings';
 import { PolicyContext, usePolicyView } from './kiosk/policy-context';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { z } from 'zod';
-import { ipcBytesLimits } from '../../src/shared/ipc/binary';
+import { ipcBytesLimits } from '../../src/shared/base/binary';
 
 /**
  * The fuzzing kit: what a target is, and the input generators every target shares.

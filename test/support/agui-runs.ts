@@ -1,6 +1,6 @@
 import type { AguiThreadView } from '../../src/shared/agui/run-model';
 import type { EventPayload, MethodName, MethodResponse } from '../../src/shared/ipc/contract';
-import type { IpcResult } from '../../src/shared/ipc/errors';
+import type { IpcResult } from '../../src/shared/base/errors';
 
 const ended = new Set<AguiThreadView['runState']>(['finished', 'awaitingInput', 'cancelled', 'error', 'dropped']);
 

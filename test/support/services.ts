@@ -1,7 +1,7 @@
 import { memorySecretStore } from '../../src/main/secrets/secret-store';
 import { startAppServices, type AppServices, type AppServicesOptions } from '../../src/main/app/app-services';
 import type { MethodName, MethodResponse } from '../../src/shared/ipc/contract';
-import type { IpcResult } from '../../src/shared/ipc/errors';
+import type { IpcResult } from '../../src/shared/base/errors';
 import { memoryLogger } from './logger';
 
 export interface TestServices extends AppServices {

@@ -26,6 +26,9 @@ describe('runtime boundaries', () => {
     ['src/shared/probe.ts', 'export const title = document.title;', 'no-restricted-globals'],
     ['src/shared/probe.ts', "import { EventBus } from '../main/ipc/event-bus';\nvoid EventBus;", 'import-x/no-restricted-paths'],
     ['src/shared/probe.ts', "import { connectBridge } from '../renderer/bridge/agentdesk';\nvoid connectBridge;", 'import-x/no-restricted-paths'],
+    // src/shared's floors: base at the bottom, the contract (ipc) at the top.
+    ['src/shared/agents/probe.ts', "import { contract } from '../ipc/contract';\nvoid contract;", 'import-x/no-restricted-paths'],
+    ['src/shared/base/probe.ts', "import { conversationBounds } from '../conversation/bounds';\nvoid conversationBounds;", 'import-x/no-restricted-paths'],
     ['src/renderer/probe.ts', "import { EventBus } from '../main/ipc/event-bus';\nvoid EventBus;", 'import-x/no-restricted-paths'],
     ['src/renderer/probe.ts', "import { ipcRenderer } from 'electron';\nvoid ipcRenderer;", 'no-restricted-imports'],
     ['src/renderer/probe.ts', "import { join } from 'node:path';\nvoid join;", 'no-restricted-imports'],
@@ -90,6 +93,7 @@ describe('runtime boundaries', () => {
     ['src/main/electron/probe.ts', "import { startAppServices } from '../app/app-services';\nvoid startAppServices;"],
     ['src/main/nfc/reader-worker.ts', "import { existsSync } from 'node:fs';\nimport type { NFC } from 'nfc-pcsc';\nimport { toHex } from '../../shared/nfc/bytes';\nimport { readUid } from './tag-read';\nexport const load = () => import('nfc-pcsc');\nvoid existsSync;\nvoid toHex;\nvoid readUid;\nexport type N = NFC;"],
     ['src/shared/probe.ts', "import { EventSchemas } from '@ag-ui/core/schemas';\nvoid EventSchemas;"],
+    ['src/shared/talkie/probe.ts', "import { ServiceError } from '../base/errors';\nimport { conversationBounds } from '../conversation/bounds';\nvoid ServiceError;\nvoid conversationBounds;"],
     ['src/renderer/probe.ts', "import Markdown from 'react-markdown';\nimport remarkGfm from 'remark-gfm';\nvoid Markdown;\nvoid remarkGfm;"],
     ['src/main/electron/probe.ts', "import { app } from 'electron';\nimport WebSocket from 'ws';\nvoid app;\nvoid WebSocket;"],
     ['src/main/demo/probe.ts', "import { Provider } from 'oidc-provider';\nimport sharp from 'sharp';\nvoid Provider;\nvoid sharp;"],

@@ -5,9 +5,9 @@ import type { AgentCallAgent, AgentCallOpenResponse } from '../../shared/agentca
 import type { Intent, Modality } from '../../shared/agentcall/protocol';
 import type { SessionOpened, SessionUpdate } from '../../shared/agentcall/session-view';
 import { windowChunks } from '../../shared/conversation/bounds';
-import { Listeners } from '../../shared/listeners';
+import { Listeners } from '../../shared/base/listeners';
 import { builtInAgentCallDemoId } from '../../shared/ipc/contract';
-import { ServiceError, type IpcErrorCode } from '../../shared/ipc/errors';
+import { ServiceError, type IpcErrorCode } from '../../shared/base/errors';
 import type { NfcObject, NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import type { Problem } from '../../shared/talkie/problems';
 import { readAgentCallCard } from './read-card';

@@ -1,6 +1,6 @@
 import { maxFrameBytes, type ClientMessage } from '../../shared/agentcall/protocol';
-import { Listeners } from '../../shared/listeners';
-import { TransportError, type TransportClose } from './websocket-transport';
+import { Listeners } from '../../shared/base/listeners';
+import { TransportError, type TransportClose } from './connection';
 
 /**
  * What every AgentCall connection does with its listeners, whatever carries its frames (a WebSocket,

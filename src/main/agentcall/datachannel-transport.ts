@@ -2,7 +2,7 @@ import { maxFrameBytes, type ClientMessage } from '../../shared/agentcall/protoc
 import { checkEventsChannel } from '../../shared/agentcall/webrtc-profile';
 import type { Logger } from '../platform/logger';
 import { ConnectionSignals, outgoingFrame } from './connection-signals';
-import { TransportError, type AgentCallConnection, type TransportClose } from './websocket-transport';
+import { TransportError, type AgentCallConnection, type TransportClose } from './connection';
 
 /**
  * The AgentCall session over the `agentcall-webrtc-0.1` data channel: the second transport of the one

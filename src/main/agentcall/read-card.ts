@@ -1,5 +1,5 @@
 import type { AgentCallCard, CardValidation } from '../../shared/agentcall/card';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { Problem } from '../../shared/talkie/problems';
 import type { NetPolicy } from '../net/address-policy';
 import { discoverAgentCard } from './discovery';

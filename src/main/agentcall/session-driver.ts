@@ -3,11 +3,12 @@ import type { AgentCallCard } from '../../shared/agentcall/card';
 import type { Modality } from '../../shared/agentcall/protocol';
 import { AgentCallSession, type CommandResult, type EngineOutput, type ObservationInput, type SessionRejectionCode } from '../../shared/agentcall/session';
 import { applySessionUpdate, emptySessionView, type EndReason, type SessionUpdate, type SessionView } from '../../shared/agentcall/session-view';
-import { ServiceError, type IpcErrorCode } from '../../shared/ipc/errors';
+import { ServiceError, type IpcErrorCode } from '../../shared/base/errors';
 import { NetError, type NetPolicy } from '../net/guarded-fetch';
 import type { Logger } from '../platform/logger';
-import { connectAgentCall, TransportError, type AgentCallConnection } from './websocket-transport';
-import { Listeners } from '../../shared/listeners';
+import { TransportError, type AgentCallConnection } from './connection';
+import { connectAgentCall } from './websocket-transport';
+import { Listeners } from '../../shared/base/listeners';
 
 /**
  * One AgentCall session in main: the WebSocket transport and the pure session engine

@@ -1,3 +1,4 @@
+import { TransportError, type AgentCallConnection, type TransportClose } from './connection';
 import { ConnectionSignals, outgoingFrame } from './connection-signals';
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
@@ -17,46 +18,6 @@ import type { Logger } from '../platform/logger';
  *   closing with 1009), UTF-8 text only (a binary frame closes the session with 1003).
  * - A ping every 30 s; an agent that answers none of two pings in a row is considered gone.
  */
-
-export type TransportErrorCode =
-  | 'connect_failed'
-  | 'sign_in_required'
-  | 'not_allowed'
-  | 'server_error'
-  | 'frame_too_large'
-  | 'binary_frame'
-  | 'not_responding'
-  | 'send_too_large';
-
-export class TransportError extends Error {
-  constructor(
-    readonly code: TransportErrorCode | NetError['code'],
-    message: string,
-  ) {
-    super(message);
-    this.name = 'TransportError';
-  }
-}
-
-export interface TransportClose {
-  /** The WebSocket close code (1006 when the connection dropped without a close frame). */
-  code: number;
-  /** The agent's close reason, at most 123 bytes by the protocol; shown as data, never as markup. */
-  reason: string;
-  /** Set when this side ended the connection because of a rule (frame too large, binary, no pong). */
-  error?: TransportError;
-}
-
-export interface AgentCallConnection {
-  /** Sends one client message as a JSON text frame. Throws TransportError `send_too_large` above 128 KiB. */
-  send(message: ClientMessage): void;
-  /** Closes with a normal close frame (1000) unless another code is given. */
-  close(code?: number, reason?: string): void;
-  onFrame(listener: (frame: string) => void): () => void;
-  /** Called once, when the connection is gone for any reason. */
-  onClose(listener: (close: TransportClose) => void): () => void;
-  readonly isOpen: boolean;
-}
 
 export interface ConnectOptions {
   /** ws:// or wss:// (derived from the card's AG-UI URL). */

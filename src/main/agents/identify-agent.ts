@@ -1,6 +1,6 @@
 import type { A2AAgent, CardValidation } from '../../shared/agentcall/card';
 import type { A2AAgentView } from '../../shared/ipc/contract';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { Problem } from '../../shared/talkie/problems';
 import { discoverAgentCard } from '../agentcall/discovery';
 import { cardRefusal, type AgentCallAgent } from '../agentcall/read-card';

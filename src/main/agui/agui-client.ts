@@ -1,5 +1,5 @@
 import type { RunAgentInput } from '@ag-ui/core';
-import type { IpcErrorCode } from '../../shared/ipc/errors';
+import type { IpcErrorCode } from '../../shared/base/errors';
 import { guardedRequest, mediaTypeOf, NetError, type GuardedResponse, type NetPolicy } from '../net/guarded-fetch';
 import { formatBytes } from '../net/net-error';
 import { readSse } from '../net/sse-reader';

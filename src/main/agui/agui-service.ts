@@ -11,7 +11,7 @@ import { addUserMessage, applyAguiEvent, beginRun, boundThread, createThread, hi
 import { aguiThreadFileFormat, aguiThreadViewSchema, restoreThread } from '../../shared/agui/thread-persistence';
 import { openWindow } from '../../shared/agui/thread-window';
 import { builtInAguiDemoId } from '../../shared/ipc/contract';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import { threadTitleFromMessage } from '../../shared/talkie/thread-title';
 import { searchThreads, type ThreadSearchResult } from '../../shared/threads/thread-search';
 import type { SavedFileFormat } from '../../shared/storage/saved-file-format';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import type { ObjectPassport } from '../../shared/agentcall/passport';
 import { eventChannelPrefix } from '../../shared/ipc/contract';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import { nfcSettingsOf } from '../../shared/settings/settings';
 import type { OAuthPort } from '../auth/oauth-port';
 import { createTalkieOAuth, privateUseScheme } from '../auth/talkie-oauth';
@@ -45,7 +45,7 @@ import { UiMemory } from './ui-memory';
 import { WebPagesService, webPagesSource } from './web-pages';
 import { AdminPinGate, adminPinLockoutFileName } from '../policy/admin-pin-gate';
 import { AdminSession } from '../policy/admin-session';
-import { loadDevicePolicy, systemDevicePolicyPath, type DevicePolicyLoad } from '../policy/device-policy-file';
+import { systemDevicePolicyPath } from '../policy/device-policy-file';
 import { basicRecognizerFromEnvironment, recognizerFromEnvironment, SpeechService, type Recognizer } from '../speech/speech-service';
 import { speechHandlers, type ChooseFolder } from '../speech/speech-handlers';
 import { SpeechModels } from '../speech/speech-models';
@@ -53,7 +53,7 @@ import type { SpeechEngineLauncher } from '../speech/engine-client';
 import { LogRing, ringLogger } from '../platform/log-ring';
 import { persistRecentLog } from '../store/recent-log-file';
 import { diagnosticsHandlers } from './diagnostics';
-import { agentSettingsMethods, agentSettingsOpen, guardAdmin, guardAgentSettings, guarded, guardSettingsUpdate, policyFailedServices, policyHandlers, refuseDemo, refusedMedia, startAgentIdOf, withFilePickerPolicy, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
+import { agentSettingsMethods, agentSettingsOpen, guardAdmin, guardAgentSettings, guarded, guardSettingsUpdate, policyHandlers, refuseDemo, refusedMedia, startAgentIdOf, withFilePickerPolicy, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
 import { Kiosk, kioskHandlers, visitorAnswers } from './kiosk';
 import { startConversations } from './conversations';
 import { talkieConversationHandlers } from './talkie-conversation';
@@ -182,35 +182,6 @@ export async function startAppServices(given: AppServicesOptions): Promise<AppSe
       await disposeServices(ground, services);
       await recentLog.flush();
     },
-  };
-}
-
-/** How an entry started: the services (`kiosk`: full-screen kiosk window), or the message it refuses to start with. */
-export type PolicyStart = { services: AppServices; kiosk: boolean; policy: DevicePolicyLoad } | { refused: string; policy: DevicePolicyLoad };
-
-/**
- * What every entry (Electron, the web shell) does at start: load the device policy (`--policy FILE`
- * or the system location; `--kiosk`), then start the services under it. A policy that cannot be
- * used never starts them: outside kiosk mode the entry refuses to start with the message (and exits
- * non-zero), in kiosk mode it gets `policyFailedServices` (the page shows the error screen).
- */
-export async function startAppServicesUnderPolicy(options: AppServicesOptions, start: { policyFile?: string | undefined; kiosk?: boolean; systemPolicyPath?: string }): Promise<PolicyStart> {
-  const policy = await loadDevicePolicy({ file: start.policyFile, kiosk: start.kiosk === true, ...(start.systemPolicyPath ? { systemPath: start.systemPolicyPath } : {}) });
-  if (policy.state === 'failed') {
-    if (!policy.kiosk) return { refused: policy.message, policy };
-    return { services: policyFailedServices(policy, options), kiosk: true, policy };
-  }
-  if (policy.state === 'none') return { services: await startAppServices({ ...options, kiosk: start.kiosk === true }), kiosk: start.kiosk === true, policy };
-  options.log.info('policy', `device policy ${policy.file} in force${policy.policy.kiosk ? ' (kiosk mode)' : ''}`);
-  // A key set in two places to different values: the higher place wins, and the log says so (issue #28: never silently).
-  for (const conflict of policy.conflicts) {
-    options.log.warn('policy', `device policy conflict: ${conflict.key} is taken from ${conflict.source}; ${conflict.overridden.map((other) => other.source).join(', ')} set${conflict.overridden.length === 1 ? 's' : ''} it otherwise`);
-  }
-  const { file, policy: active, layers, sources, conflicts } = policy;
-  return {
-    services: await startAppServices({ ...options, devicePolicy: { file, policy: active, layers, sources, conflicts }, kiosk: start.kiosk === true }),
-    kiosk: policy.policy.kiosk === true || start.kiosk === true,
-    policy,
   };
 }
 

@@ -1,6 +1,6 @@
 import { builtInAgentCallDemoId, builtInAguiDemoId, builtInDemoAgentId } from '../../shared/ipc/contract';
 import type { ConversationProtocol } from '../../shared/conversation/view';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { AgentCallService } from '../agentcall/agentcall-service';
 import { identifyAgent } from '../agents/identify-agent';
 import type { AguiService } from '../agui/agui-service';

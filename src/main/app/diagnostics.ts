@@ -11,7 +11,7 @@ import { readSavedDocument } from '../../shared/storage/saved-file-format';
 import type { DevicePolicyLoad } from '../policy/device-policy-file';
 import { linuxDistroIds } from '../nfc/os-release';
 import { redactLogText, type LogEntry } from '../platform/log-ring';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { HandlerTable } from '../ipc/handler-table';
 import type { Logger } from '../platform/logger';
 import type { AdminSession } from '../policy/admin-session';

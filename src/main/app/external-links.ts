@@ -1,4 +1,4 @@
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 
 /** Opens a URL in the system browser: Electron's shell.openExternal, or xdg-open in the web shell. */
 export type OpenExternal = (url: string) => Promise<void>;

@@ -1,5 +1,5 @@
 import type { KioskResetResponse } from '../../shared/device-policy/ipc-schemas';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { AgentCallService } from '../agentcall/agentcall-service';
 import type { ConversationService } from '../conversation/conversation-service';
 import type { HandlerTable } from '../ipc/handler-table';

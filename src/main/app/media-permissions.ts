@@ -1,5 +1,5 @@
 import type { MediaKind } from '../../shared/ipc/contract';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 
 /**
  * Camera and microphone are granted only while the UI has asked for them: the renderer arms a

@@ -1,20 +1,12 @@
-import { boundedNotice } from '../../shared/ipc/notices';
 import { agentSettingsAccess, filePickerAllowed, forcedSettings, idleAgentHoldSeconds, normalizedUrl, type DevicePolicy } from '../../shared/device-policy/device-policy';
 import type { DevicePolicyStatus } from '../../shared/device-policy/ipc-schemas';
-import { methodNames } from '../../shared/ipc/contract';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { SettingsPatch } from '../../shared/settings/settings';
-import { createDispatcher, type Handlers } from '../ipc/dispatcher';
-import { EventBus } from '../ipc/event-bus';
 import type { HandlerTable } from '../ipc/handler-table';
-import type { Logger } from '../platform/logger';
-import { PhotoService } from '../photo/photo-service';
 import type { AdminSession } from '../policy/admin-session';
 import type { DevicePolicyLoad } from '../policy/device-policy-file';
 import { lockedAgentId } from '../store/agent-registry';
-import { Notices } from '../store/notices';
-import type { AppServices } from './app-services';
-import { MediaPermissions } from './media-permissions';
+import type { MediaPermissions } from './media-permissions';
 
 /** The device policy in force for this run (or none): what startAppServices is given, with where each key came from when the entry loaded it. */
 export type ActiveDevicePolicy = { file: string; policy: DevicePolicy } & Partial<Pick<Extract<DevicePolicyLoad, { state: 'active' }>, 'layers' | 'sources' | 'conflicts'>>;
@@ -153,36 +145,4 @@ export function refuseDemo(devicePolicy: ActiveDevicePolicy | undefined): Handle
     throw new ServiceError('not_allowed', `The agent list is set by the administrator's device policy (${devicePolicy.file}): the built-in demo is not on it.`);
   };
   return { 'demo.open': refuse, 'demo.openAgentCall': refuse, 'demo.openAgui': refuse };
-}
-
-/**
- * Kiosk mode with a policy that cannot be used: nothing runs. No settings, agents, network,
- * NFC or demo are opened; every method answers `not_allowed` with the policy's message, except
- * `policy.status` (the error screen's text) and `app.info`.
- */
-export function policyFailedServices(
-  failure: Extract<DevicePolicyLoad, { state: 'failed' }>,
-  options: { shell: 'electron' | 'web'; version: string; log: Logger },
-): AppServices {
-  const events = new EventBus(options.log);
-  const notices = new Notices(options.log, events);
-  options.log.error('policy', failure.message);
-  const refuse = () => {
-    throw new ServiceError('not_allowed', failure.message);
-  };
-  const handlers = Object.fromEntries(methodNames.map((method) => [method, refuse])) as unknown as Handlers;
-  handlers['policy.status'] = () => ({ state: 'failed', file: failure.file, message: failure.message });
-  handlers['app.info'] = () => ({ name: 'AgentDesk', version: options.version, shell: options.shell, platform: process.platform, notices: [boundedNotice({ code: 'policy_failed', params: { file: failure.file }, detail: failure.message, message: failure.message })] });
-  return {
-    dispatcher: createDispatcher(handlers, options.log),
-    events,
-    media: new MediaPermissions({ camera: failure.message, microphone: failure.message }),
-    photos: new PhotoService({ log: options.log }),
-    notices,
-    // No policy could be read, so no PIN: nothing unlocks the kiosk from the screen (an administrator fixes the file).
-    adminUnlocked: () => false,
-    activity: () => ({ busy: false, lastActivityAt: undefined }),
-    onKioskReset: () => () => false,
-    dispose: async () => undefined,
-  };
 }

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import { toolAnswer, toolStarted } from '../../shared/talkie/voice/voice-call';
 import type { ConversationService } from '../conversation/conversation-service';
 import type { TalkieConversations } from '../conversation/talkie-source';

@@ -1,7 +1,7 @@
 import type { WebPages } from '../../shared/agentmesh/ipc-schemas';
 import type { UiLinksResult } from '../../shared/agentmesh/ui-links';
 import { builtInAgentCallDemoId, builtInAguiDemoId, builtInDemoAgentId, type AgentEntry } from '../../shared/ipc/contract';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { Problem } from '../../shared/talkie/problems';
 import { discoverAgentCard } from '../agentcall/discovery';
 import type { NetPolicy } from '../net/address-policy';

@@ -3,7 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { intentSchema, type Intent, type Modality } from '../../shared/agentcall/protocol';
 import type { SessionUpdate, SessionView } from '../../shared/agentcall/session-view';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { NfcObject, NfcScanResult } from '../../shared/nfc/ipc-schemas';
 import { openAgentCallOverChannel, openAgentCallSession, type AgentCallDriver } from '../agentcall/session-driver';
 import { DeviceKeyError, deviceKeyFileEnv, loadDeviceKey, type DeviceKey } from '../nfc/device-key';

@@ -1,5 +1,5 @@
 import { normalizeAgentAddress } from '../../shared/agents/address';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import { identifyAgent, type IdentifiedAgent } from '../agents/identify-agent';
 import type { NetPolicy } from '../net/guarded-fetch';
 import { UsageError } from './output';

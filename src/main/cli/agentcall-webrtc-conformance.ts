@@ -1,5 +1,5 @@
 import { parseServerFrame } from '../../shared/agentcall/protocol';
-import type { AgentCallConnection } from '../agentcall/websocket-transport';
+import type { AgentCallConnection } from '../agentcall/connection';
 import { maxAnswerBytes, sessionIdHeader } from '../../shared/agentcall/webrtc-profile';
 import { postAgentCallOffer } from '../agentcall/webrtc-signalling';
 import { postSdp, SdpPostError } from '../net/sdp-post';

@@ -2,7 +2,7 @@ import { agentCardUrlFor, type A2AAgent, type AgentCallCard, type CardValidation
 import type { UiLink, UiLinksResult } from '../../shared/agentmesh/ui-links';
 import { normalizeAgentAddress } from '../../shared/agents/address';
 import { manifestUrlFor } from '../../shared/talkie/manifest';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { Problem } from '../../shared/talkie/problems';
 import { discoverAgentCard, type AgentCardDiscovery } from '../agentcall/discovery';
 import type { Timeouts } from '../net/guarded-fetch';

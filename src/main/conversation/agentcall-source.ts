@@ -2,7 +2,7 @@ import type { AgentCallAgent, AgentCallOpenResponse } from '../../shared/agentca
 import { applySessionUpdate, emptySessionView, type SessionOpened, type SessionUpdate, type SessionView } from '../../shared/agentcall/session-view';
 import type { ConversationItem } from '../../shared/conversation/items';
 import { createAgentCallProjector } from '../../shared/conversation/project-agentcall';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { EventPayload } from '../../shared/ipc/contract';
 import type { ConversationAdapter, ConversationSource } from './conversation-source';
 

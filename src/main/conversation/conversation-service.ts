@@ -2,7 +2,7 @@ import { conversationBounds, itemsChars, windowStart } from '../../shared/conver
 import type { ConversationItem } from '../../shared/conversation/items';
 import { diffConversation, type ConversationOp } from '../../shared/conversation/update';
 import type { ConversationStatus, ConversationView } from '../../shared/conversation/view';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { ConversationAdapter, ConversationSource } from './conversation-source';
 
 /*

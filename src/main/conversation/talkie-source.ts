@@ -1,7 +1,7 @@
 import { chatReducer, initialChatState, lastUserMessage, type ChatEvent, type ChatState, type RunEvent, type ShownError } from '../../shared/talkie/chat-state';
 import { itemId, type ConversationItem } from '../../shared/conversation/items';
 import { createTalkieProjector } from '../../shared/conversation/project-talkie';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { Action } from '../../shared/talkie/content';
 import type { EventName, EventPayload } from '../../shared/ipc/contract';
 import type { ConversationItem as TalkieItem, RunUpdate } from '../../shared/talkie/conversation';

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { contract, gestureMessage, methodForChannel, type MethodName, type MethodResponse } from '../../shared/ipc/contract';
-import { fail, ok, ServiceError, type IpcResult } from '../../shared/ipc/errors';
+import { fail, ok, ServiceError, type IpcResult } from '../../shared/base/errors';
 import type { Logger } from '../platform/logger';
 
 /** What the shell (Electron or web) knows about the caller of one method. */

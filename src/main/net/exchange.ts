@@ -3,7 +3,7 @@ import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { isIP } from 'node:net';
 import { bareHost, pinnedLookup, resolveCheckedAddresses, type CheckedAddress, type NetPolicy } from './address-policy';
 import { describeUrl, formatDuration, NetError, type NetErrorCode } from './net-error';
-import { Listeners } from '../../shared/listeners';
+import { Listeners } from '../../shared/base/listeners';
 
 export interface Timeouts {
   /** Resolving and connecting (DNS, TCP, TLS), per hop. */

@@ -1,5 +1,5 @@
 import type { HardwareStatus } from '../../shared/ipc/contract';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { HandlerTable } from '../ipc/handler-table';
 import type { NfcService } from './nfc-service';
 

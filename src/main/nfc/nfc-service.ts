@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ObjectPassport } from '../../shared/agentcall/passport';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import {
   defaultNfcSettings,
   nfcArmTimeoutMs,
@@ -14,7 +14,7 @@ import type { Logger } from '../platform/logger';
 import { observeTap } from './alias';
 import { DeviceKeyError, type DeviceKey } from './device-key';
 import type { ReaderProcessState } from './reader-supervisor';
-import { Listeners } from '../../shared/listeners';
+import { Listeners } from '../../shared/base/listeners';
 
 /**
  * NFC in main: reader status for the UI, and user-initiated scans.

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { builtReaderEntryPath } from './built-entry';
 import { parentPidEnv, readerFatalExitCode, readerToMainSchema, type MainToReader, type ReaderToMain } from '../../shared/nfc/reader-protocol';
 import type { Logger } from '../platform/logger';
-import { Listeners } from '../../shared/listeners';
+import { Listeners } from '../../shared/base/listeners';
 
 /**
  * Main's side of the NFC reader process: starts it, checks every message it sends, restarts it

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { HandlerTable } from '../ipc/handler-table';
 import { PhotoError } from './photo-errors';
 import type { PhotoService } from './photo-service';

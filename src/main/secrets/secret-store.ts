@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AsyncEntry as KeyringEntry, EntryOptions } from '@napi-rs/keyring';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 
 /**
  * Where main keeps secrets (OAuth tokens, pasted development tokens): the OS keychain

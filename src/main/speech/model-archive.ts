@@ -6,7 +6,7 @@ import { Duplex, PassThrough, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract as tarExtract, type Header } from 'tar-stream';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import { reasonInWords } from '../store/json-file-store';
 import { FileRefused, openRegularFile, safeRelative } from './safe-path';
 

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { SpeechPurpose } from '../../shared/speech/ipc-schemas';
 import type { EventBus } from '../ipc/event-bus';
 import type { HandlerTable } from '../ipc/handler-table';

@@ -5,7 +5,7 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { Notices } from '../store/notices';
 import { primaryLanguage, type SpeechImportProgress, type SpeechModelInfo, type SpeechPurpose } from '../../shared/speech/ipc-schemas';
 import type { EngineModel, EngineModelKind } from '../../shared/speech/engine-protocol';

@@ -1,5 +1,5 @@
 import { basename } from 'node:path';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import { maxSynthesisChars, maxSynthesisSamples, maxTranscriptChars, primaryLanguage, recognitionModelsUrl, recognitionSampleRate, type SpeechModelInfo, type SpeechStatus } from '../../shared/speech/ipc-schemas';
 import { SpeechEngineError } from './bounded-process';
 import { createEspeakTts, type TextToSpeech } from './espeak-tts';

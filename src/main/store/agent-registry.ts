@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { normalizeAgentAddress, type NormalizedAddress } from '../../shared/agents/address';
 import { agentTitle, normalizeAgentLabel } from '../../shared/agents/label';
 import { agentEntrySchema, maxAgents, type AgentEntry } from '../../shared/ipc/contract';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { SavedFileFormat } from '../../shared/storage/saved-file-format';
 import type { PolicyAgent } from '../../shared/device-policy/device-policy';
 import type { EventBus } from '../ipc/event-bus';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { z } from 'zod';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { Notice } from '../../shared/ipc/notices';
 import { readSavedDocument, type SavedFileFormat } from '../../shared/storage/saved-file-format';
 

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { policyRefusals, settingsUnderPolicy, type DevicePolicy } from '../../shared/device-policy/device-policy';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import { applySettingsPatch, defaultSettings, settingsFileFormat, settingsSchema, type Settings, type SettingsPatch, type VoiceConsent } from '../../shared/settings/settings';
 import type { EventBus } from '../ipc/event-bus';
 import type { NoticeSink } from './notices';
 import { JsonFileStore } from './json-file-store';
-import { Listeners } from '../../shared/listeners';
+import { Listeners } from '../../shared/base/listeners';
 
 /**
  * The user's settings (`settings.json`) under the device policy: `get()` is always the settings in

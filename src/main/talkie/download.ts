@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { GuardedResponse } from '../net/guarded-fetch';
 import { isFileSystemError, reasonInWords } from '../store/json-file-store';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { boundItems, earlierWindowOf, firstWindow, type EarlierItems, type HeldItems } from '../../shared/conversation/bounds';
 import { builtInDemoAgentId } from '../../shared/ipc/contract';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import { safeLink, type Action } from '../../shared/talkie/content';
 import { conversationLimits, type ConversationItem, type RunUpdate } from '../../shared/talkie/conversation';
 import type { ServerView } from '../../shared/talkie/ipc-schemas';

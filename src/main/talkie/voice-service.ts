@@ -2,7 +2,7 @@ import { type CallShortcut, type CallShortcutState } from './call-shortcut';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { builtInDemoAgentId } from '../../shared/ipc/contract';
-import { ServiceError } from '../../shared/ipc/errors';
+import { ServiceError } from '../../shared/base/errors';
 import type { Action } from '../../shared/talkie/content';
 import type { RunUpdate } from '../../shared/talkie/conversation';
 import { interpretEvent } from '../../shared/talkie/run-events';

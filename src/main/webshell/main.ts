@@ -4,7 +4,7 @@ import packageJson from '../../../package.json';
 import { createLogger } from '../platform/logger';
 import { LogRing, ringLogger } from '../platform/log-ring';
 import { resolveUserDataDir } from '../platform/paths';
-import { startAppServicesUnderPolicy } from '../app/app-services';
+import { startAppServicesUnderPolicy } from '../app/start-under-policy';
 import { chromiumSandbox, findChromium, openInChromium, openWithSystemBrowser, userNamespacesAvailable, writeLaunchFile } from './browser';
 import { defaultLaunchCodeTtlMs, startWebShell } from './server';
 import { PageWatchdog } from './page-watchdog';

@@ -15,7 +15,7 @@ import {
   webShellSessionProtocolPrefix,
   type PageFrame,
 } from '../../shared/ipc/web-shell-protocol';
-import { fail } from '../../shared/ipc/errors';
+import { fail } from '../../shared/base/errors';
 import type { CallContext } from '../ipc/dispatcher';
 import { pageSecurityHeaders } from '../platform/content-security-policy';
 import type { Logger } from '../platform/logger';

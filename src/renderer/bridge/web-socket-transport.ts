@@ -1,6 +1,6 @@
 import type { ApiTransport, Unsubscribe } from '../../shared/ipc/api';
-import { fail } from '../../shared/ipc/errors';
-import { Listeners } from '../../shared/listeners';
+import { fail } from '../../shared/base/errors';
+import { Listeners } from '../../shared/base/listeners';
 import { decodeWireFrame, encodeWireFrame, webShellIpcPath, webShellProtocol, webShellSessionProtocolPrefix } from '../../shared/ipc/web-shell-protocol';
 
 type ServerFrame =

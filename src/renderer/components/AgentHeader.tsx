@@ -1,5 +1,5 @@
 import type { ReactNode, RefObject } from 'react';
-import type { IpcError } from '../../shared/ipc/errors';
+import type { IpcError } from '../../shared/base/errors';
 import { useI18n } from '../i18n/I18nProvider';
 import { ErrorAlert } from './ErrorText';
 

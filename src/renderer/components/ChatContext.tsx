@@ -1,6 +1,6 @@
 import { createContext, useContext } from 'react';
 import type { MethodResponse } from '../../shared/ipc/contract';
-import { fail, type IpcResult } from '../../shared/ipc/errors';
+import { fail, type IpcResult } from '../../shared/base/errors';
 
 /** What the deep parts of a chat (links in Markdown and cards) need to know. */
 export interface ChatEnvironment {

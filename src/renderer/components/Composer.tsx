@@ -1,5 +1,5 @@
 import { useEffect, useId, useState, type FormEvent, type KeyboardEvent, type MutableRefObject, type ReactNode, type RefObject } from 'react';
-import type { IpcError } from '../../shared/ipc/errors';
+import type { IpcError } from '../../shared/base/errors';
 import { useDraft } from '../hooks/useUiMemory';
 import { useI18n } from '../i18n/I18nProvider';
 import { ErrorAlert, type ShownError } from './ErrorText';

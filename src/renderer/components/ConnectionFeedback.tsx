@@ -1,4 +1,4 @@
-import type { IpcError } from '../../shared/ipc/errors';
+import type { IpcError } from '../../shared/base/errors';
 import { useI18n } from '../i18n/I18nProvider';
 import { ErrorAlert } from './ErrorText';
 

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { IpcError } from '../../shared/ipc/errors';
+import type { IpcError } from '../../shared/base/errors';
 import { conversationBounds } from '../../shared/conversation/bounds';
 import { useI18n } from '../i18n/I18nProvider';
 import { ErrorText } from './ErrorText';

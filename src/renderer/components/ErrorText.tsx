@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { ipcErrorCodes, type IpcError, type IpcErrorCode } from '../../shared/ipc/errors';
+import { ipcErrorCodes, type IpcError, type IpcErrorCode } from '../../shared/base/errors';
 import { isTechnical, splitBracketedCode, wordsFor } from '../i18n/error-words';
 import { useI18n } from '../i18n/I18nProvider';
 import { errorKey } from '../i18n/strings';

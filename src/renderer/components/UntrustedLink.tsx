@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
-import type { IpcError } from '../../shared/ipc/errors';
+import type { IpcError } from '../../shared/base/errors';
 import { call } from '../hooks/useLiveResource';
 import { useI18n } from '../i18n/I18nProvider';
 import { usePolicyView } from '../kiosk/policy-context';

@@ -2,7 +2,7 @@ import type { ConversationItem } from '../../shared/conversation/items';
 import { applyConversationOps, type ConversationOp } from '../../shared/conversation/update';
 import type { ConversationView } from '../../shared/conversation/view';
 import type { Unsubscribe } from '../../shared/ipc/api';
-import type { IpcError, IpcResult } from '../../shared/ipc/errors';
+import type { IpcError, IpcResult } from '../../shared/base/errors';
 import { FrameBatch } from '../hooks/useFrameState';
 
 /** What the store needs of main: the `conversation.*` methods and event of the API. */

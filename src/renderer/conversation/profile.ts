@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { IpcError } from '../../shared/ipc/errors';
+import type { IpcError } from '../../shared/base/errors';
 import type { ConversationView } from '../../shared/conversation/view';
 import type { AgentDeskApi } from '../../shared/ipc/api';
 import type { ComposerHandle } from '../components/Composer';

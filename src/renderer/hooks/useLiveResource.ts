@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { Unsubscribe } from '../../shared/ipc/api';
-import type { IpcError, IpcResult } from '../../shared/ipc/errors';
+import type { IpcError, IpcResult } from '../../shared/base/errors';
 
 export type Resource<T> = { status: 'loading' } | { status: 'ready'; value: T } | { status: 'error'; error: IpcError };
 

@@ -1,6 +1,6 @@
 import { useCallback, useState } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
-import type { IpcError } from '../../shared/ipc/errors';
+import type { IpcError } from '../../shared/base/errors';
 import { call } from './useLiveResource';
 
 /**

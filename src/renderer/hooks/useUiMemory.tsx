@@ -1,6 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
-import { Listeners } from '../../shared/listeners';
+import { Listeners } from '../../shared/base/listeners';
 import { maxDraftChars, type UiScreen } from '../../shared/ipc/ui-memory-schemas';
 import { call } from './useLiveResource';
 

@@ -1,4 +1,4 @@
-import type { IpcErrorCode } from '../../shared/ipc/errors';
+import type { IpcErrorCode } from '../../shared/base/errors';
 import type { NoticeCode } from '../../shared/ipc/notices';
 
 /**

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
-import type { IpcError } from '../../shared/ipc/errors';
+import type { IpcError } from '../../shared/base/errors';
 import { ErrorText } from '../components/ErrorText';
 import { useDialogFocus } from '../hooks/useDialogFocus';
 import { call } from '../hooks/useLiveResource';

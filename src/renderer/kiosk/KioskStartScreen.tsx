@@ -1,6 +1,6 @@
 import { useEffect, useRef, type MouseEvent, type Ref } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
-import type { IpcError } from '../../shared/ipc/errors';
+import type { IpcError } from '../../shared/base/errors';
 import { ErrorText } from '../components/ErrorText';
 import { useI18n } from '../i18n/I18nProvider';
 import { useKioskReporting } from '../screens/nfc/useKioskScan';

@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import type { CallPhase } from '../voice/CallBar';
+import type { CallPhase } from '../voice/call-phase';
 
 /**
  * What the kiosk's idle reset hears besides pointer, key, touch and NFC input (useIdleReset

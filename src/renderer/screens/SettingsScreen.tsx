@@ -1,7 +1,7 @@
 import { usePolicyView, type PolicyView } from '../kiosk/policy-context';
 import { useEffect, useId, useRef, useState, type ReactNode, type Ref } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
-import type { IpcError } from '../../shared/ipc/errors';
+import type { IpcError } from '../../shared/base/errors';
 import type { NfcSettings } from '../../shared/nfc/ipc-schemas';
 import {
   applySettingsPatch,

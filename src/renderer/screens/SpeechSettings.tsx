@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useState, type ReactNode } from 'react';
 import type { AgentDeskApi } from '../../shared/ipc/api';
-import type { IpcError, IpcResult } from '../../shared/ipc/errors';
+import type { IpcError, IpcResult } from '../../shared/base/errors';
 import { recognitionModelsUrl, recognizerInUse, type RecognizerInUse, type SpeechImportProgress, type SpeechPurpose, type SpeechStatus } from '../../shared/speech/ipc-schemas';
 import { ErrorDetails, ErrorText } from '../components/ErrorText';
 import { call, useLiveResource } from '../hooks/useLiveResource';

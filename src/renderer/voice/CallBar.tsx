@@ -2,12 +2,10 @@ import { useId, type ReactNode, type RefObject } from 'react';
 import type { CallMode } from '../../shared/talkie/voice/voice-call';
 import { useMediaDevices } from '../hooks/useMediaDevices';
 import { useCallActivity } from '../kiosk/activity';
+import type { CallPhase } from './call-phase';
 import { useI18n } from '../i18n/I18nProvider';
 import type { MessageKey } from '../i18n/strings';
 import './call-bar.css';
-
-/** What a call is doing, as the bar shows it (the dot's colour follows it). */
-export type CallPhase = 'connecting' | 'listening' | 'hearing' | 'thinking' | 'speaking';
 
 const phaseKeys: Record<CallPhase, MessageKey> = {
   connecting: 'voice.phase.connecting',

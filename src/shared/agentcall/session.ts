@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../ipc/errors';
+import { ServiceError } from '../base/errors';
 import type { NfcObject } from '../nfc/ipc-schemas';
 import {
   contextEntrySchema,

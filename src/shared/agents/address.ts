@@ -1,4 +1,4 @@
-import { ServiceError } from '../ipc/errors';
+import { ServiceError } from '../base/errors';
 
 /**
  * Turns what a user types into "Add an agent" (`crm.example.com`, `https://host/path/manifest.json`,

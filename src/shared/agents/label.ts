@@ -1,4 +1,4 @@
-import { ServiceError } from '../ipc/errors';
+import { ServiceError } from '../base/errors';
 
 /** The longest name a user may give an agent (Rename), in characters. */
 export const agentLabelMaxLength = 100;

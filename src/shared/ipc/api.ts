@@ -9,7 +9,7 @@ import {
   type MethodRequest,
   type MethodResponse,
 } from './contract';
-import type { IpcResult } from './errors';
+import type { IpcResult } from '../base/errors';
 
 /**
  * The renderer's API, derived from the contract: `window.agentdesk.<namespace>.<method>(request)`

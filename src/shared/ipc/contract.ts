@@ -14,11 +14,11 @@ import { agentCallEvents, agentCallMethods } from '../agentcall/ipc-schemas';
 import { conversationEvents, conversationMethods } from '../conversation/ipc-schemas';
 import { webPagesSchema } from '../agentmesh/ipc-schemas';
 import { aguiMethods } from '../agui/ipc-schemas';
-import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, talkieVoiceEvents, talkieVoiceMethods, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
+import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, talkieRunEvents, talkieVoiceEvents, talkieVoiceMethods, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
 import { agentLabelMaxLength } from '../agents/label';
 import { earlierRequestFields, earlierResponseSchema, windowFields } from '../conversation/bounds';
 import { threadSearchRequestSchema, threadSearchResponseSchema } from '../threads/thread-search';
-import { ipcBytes } from './binary';
+import { ipcBytes } from '../base/binary';
 import { noticeLimits, noticeSchema } from './notices';
 import { uiMemoryMethods } from './ui-memory-schemas';
 import { speechEvents, speechMethods } from '../speech/ipc-schemas';
@@ -110,14 +110,6 @@ export type A2AAgentView = z.infer<typeof a2aAgentViewSchema>;
 
 const agentId = z.string().min(1).max(64);
 const protocolId = z.string().min(1).max(200);
-/** How a run ended, as the UI shows it (Talkie §5: disconnect is not cancel). */
-export const runOutcomeSchema = z.strictObject({
-  kind: z.enum(['finished', 'error', 'not_sent', 'interrupted', 'cancelled']),
-  code: z.string().max(64).optional(),
-  message: z.string().max(2000).optional(),
-  retryable: z.boolean().optional(),
-});
-
 /** The id of the built-in demo agent (never stored in agents.json: its port changes per start). */
 export const builtInDemoAgentId = 'builtin-demo';
 /** The built-in demo's AgentCall side (the same demo process, its A2A card and WebSocket endpoint). */
@@ -345,16 +337,7 @@ export const contract = {
   events: {
     /** A message for the user that is not the answer to a call: a saved file moved aside or from a newer AgentDesk, a background save that failed. */
     'app.notice': noticeSchema,
-    'talkie.update': z.strictObject({ agentId, runKey: z.string().max(100), update: runUpdateSchema }),
-    'talkie.runEnded': z.strictObject({
-      agentId,
-      runKey: z.string().max(100),
-      threadId: protocolId.optional(),
-      outcome: runOutcomeSchema,
-      /** After an interrupted stream: the thread as the server stored it (its newest window, as `talkie.thread`). */
-      items: z.array(conversationItemSchema).max(5000).optional(),
-      ...windowFields,
-    }),
+    ...talkieRunEvents,
     /** A browser sign-in's link (to copy or open again), its time limit, and why the browser did not open, if it did not. */
     'talkie.signInLink': z.strictObject({ agentId, url: z.string().max(8192), timeoutMs: z.number().int().positive(), openError: z.string().max(500).optional() }),
     'talkie.downloadProgress': z.strictObject({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ipcBytes } from '../ipc/binary';
+import { ipcBytes } from '../base/binary';
 
 /**
  * Speech for client-owned voice (#17, AgentCall `voice.owner: "client"`): main synthesises and

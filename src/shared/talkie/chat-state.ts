@@ -1,7 +1,8 @@
 import { earlierJoins, type EarlierItems } from '../conversation/bounds';
-import type { EventPayload } from '../ipc/contract';
-import type { IpcError } from '../ipc/errors';
+import type { z } from 'zod';
+import type { IpcError } from '../base/errors';
 import type { Action, UsageMeter } from './content';
+import type { talkieRunEvents } from './ipc-schemas';
 import {
   addSpoken,
   addUserMessage,
@@ -29,7 +30,8 @@ export type ShownError = Pick<IpcError, 'message' | 'retryable'> & { code: strin
 /** What the status line says about the run that ended last (beyond the conversation's runState). */
 export type RunNote = 'recovered' | 'interrupted' | 'cancelled';
 
-export type RunEvent = { kind: 'update'; payload: EventPayload<'talkie.update'> } | { kind: 'ended'; payload: EventPayload<'talkie.runEnded'> };
+type RunEndedPayload = z.infer<(typeof talkieRunEvents)['talkie.runEnded']>;
+export type RunEvent = { kind: 'update'; payload: z.infer<(typeof talkieRunEvents)['talkie.update']> } | { kind: 'ended'; payload: RunEndedPayload };
 
 /** Events of a run kept until `talkie.send` answers with its runKey (a hostile stream cannot grow it without end). */
 export const maxBufferedEvents = 5000;
@@ -130,7 +132,7 @@ export function lastUserMessage(conversation: Conversation): Extract<Conversatio
 }
 
 /** Why a run ended without its message being sent, as the screen shows it. */
-export function notSentError(outcome: EventPayload<'talkie.runEnded'>['outcome']): ShownError {
+export function notSentError(outcome: RunEndedPayload['outcome']): ShownError {
   return {
     code: outcome.code === 'unauthorized' ? 'sign_in_required' : 'server_error',
     message: outcome.message ?? '',

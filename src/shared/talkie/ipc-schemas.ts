@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { windowFields } from '../conversation/bounds';
 import { actionStatuses, type Action, type Card, type UsageMeter } from './content';
 import type { ConversationItem, RunUpdate } from './conversation';
 import type { Problem } from './problems';
@@ -112,8 +113,8 @@ export const serverViewSchema = z.strictObject({
 });
 export type ServerView = z.infer<typeof serverViewSchema>;
 
-const voiceAgentId = z.string().min(1).max(64);
-const voiceProtocolId = z.string().min(1).max(200);
+const talkieAgentId = z.string().min(1).max(64);
+const talkieProtocolId = z.string().min(1).max(200);
 /** The opaque id main gives one voice call; the session's clientSecret stays behind it, in main. */
 const voiceCallId = z.string().min(1).max(100);
 
@@ -129,10 +130,10 @@ export const talkieVoiceMethods = {
    * screen needs: no secret, no signalling address.
    */
   'talkie.voiceStart': {
-    request: z.strictObject({ agentId: voiceAgentId, threadId: voiceProtocolId.optional(), locale: s(35).optional() }),
+    request: z.strictObject({ agentId: talkieAgentId, threadId: talkieProtocolId.optional(), locale: s(35).optional() }),
     response: z.strictObject({
       callId: voiceCallId,
-      threadId: voiceProtocolId,
+      threadId: talkieProtocolId,
       /** Connect before this (the secret is short-lived); after it, start a new call. */
       expiresAt: s(40),
       maxSeconds: z.number().int().positive().max(24 * 3600),
@@ -167,7 +168,7 @@ export const talkieVoiceMethods = {
    * (the server answered 409, or it was asked twice): the tool did not run, and the model is told so.
    */
   'talkie.voiceTool': {
-    request: z.strictObject({ callId: voiceCallId, providerCallId: voiceProtocolId, name: s(64).min(1), arguments: s(256 * 1024) }),
+    request: z.strictObject({ callId: voiceCallId, providerCallId: talkieProtocolId, name: s(64).min(1), arguments: s(256 * 1024) }),
     response: z.discriminatedUnion('outcome', [
       z.strictObject({ outcome: z.literal('ok'), output: s(256 * 1024), updates: z.array(runUpdateSchema).max(200) }),
       z.strictObject({ outcome: z.literal('failed'), output: s(2500), code: s(64), message: s(2000), retryable: z.boolean() }),
@@ -184,7 +185,7 @@ export const talkieVoiceMethods = {
    * with the authoritative action).
    */
   'talkie.voiceDecide': {
-    request: z.strictObject({ callId: voiceCallId, actionId: voiceProtocolId, paramsHash: s(200).min(1), decision: z.enum(['confirm', 'cancel']) }),
+    request: z.strictObject({ callId: voiceCallId, actionId: talkieProtocolId, paramsHash: s(200).min(1), decision: z.enum(['confirm', 'cancel']) }),
     response: z.strictObject({ action: actionSchema, updates: z.array(runUpdateSchema).max(200), note: s(500).optional() }),
   },
   /**
@@ -210,12 +211,12 @@ export const talkieVoiceMethods = {
    * conversation of the call's thread, added once and then updated in place. Bounded per call.
    */
   'talkie.voiceLine': {
-    request: z.strictObject({ callId: voiceCallId, itemId: voiceProtocolId, role: z.enum(['user', 'assistant']), text: s(20_000), state: z.enum(['hearing', 'final', 'unavailable']) }),
+    request: z.strictObject({ callId: voiceCallId, itemId: talkieProtocolId, role: z.enum(['user', 'assistant']), text: s(20_000), state: z.enum(['hearing', 'final', 'unavailable']) }),
     response: z.strictObject({ shown: z.boolean() }),
   },
   /** One final transcript (`POST voiceTranscript`), once per provider item id; `stored: false` for a repeat. */
   'talkie.voiceTranscript': {
-    request: z.strictObject({ callId: voiceCallId, role: z.enum(['user', 'assistant']), text: s(20_000).min(1), itemId: voiceProtocolId }),
+    request: z.strictObject({ callId: voiceCallId, role: z.enum(['user', 'assistant']), text: s(20_000).min(1), itemId: talkieProtocolId }),
     response: z.strictObject({ stored: z.boolean() }),
   },
   /** A usage report (`POST voiceUsage`, every 30 s): cumulative connected seconds; the server's remainingSeconds wins. */
@@ -249,4 +250,26 @@ export const talkieVoiceMethods = {
 /** §10 voice events: the call's global shortcut was pressed (while armed, for that call). */
 export const talkieVoiceEvents = {
   'talkie.voiceShortcutPressed': z.strictObject({ callId: voiceCallId }),
+} as const;
+
+/** How a run ended, as the UI shows it (Talkie §5: disconnect is not cancel). */
+export const runOutcomeSchema = z.strictObject({
+  kind: z.enum(['finished', 'error', 'not_sent', 'interrupted', 'cancelled']),
+  code: z.string().max(64).optional(),
+  message: z.string().max(2000).optional(),
+  retryable: z.boolean().optional(),
+});
+
+/** A Talkie run's events: its updates as they stream, and how it ended. */
+export const talkieRunEvents = {
+  'talkie.update': z.strictObject({ agentId: talkieAgentId, runKey: z.string().max(100), update: runUpdateSchema }),
+  'talkie.runEnded': z.strictObject({
+    agentId: talkieAgentId,
+    runKey: z.string().max(100),
+    threadId: talkieProtocolId.optional(),
+    outcome: runOutcomeSchema,
+    /** After an interrupted stream: the thread as the server stored it (its newest window, as `talkie.thread`). */
+    items: z.array(conversationItemSchema).max(5000).optional(),
+    ...windowFields,
+  }),
 } as const;

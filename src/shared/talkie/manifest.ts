@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError } from '../ipc/errors';
+import { ServiceError } from '../base/errors';
 import { pointer, type Problem } from './problems';
 
 /**

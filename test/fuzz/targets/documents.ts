@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { agentCardUrlFor, cardLimits, validateAgentCard } from '../../../src/shared/agentcall/card';
 import { displayText, parseUiLinks, uiLinkHost, uiLinksLimits } from '../../../src/shared/agentmesh/ui-links';
 import { endpointNames, endpointUrl, validateManifest } from '../../../src/shared/talkie/manifest';
-import { ServiceError } from '../../../src/shared/ipc/errors';
+import { ServiceError } from '../../../src/shared/base/errors';
 import type { Problem } from '../../../src/shared/talkie/problems';
 import { anyJson, check, isJsonSerializable, mutatedFrom, nastyStrings, target } from '../kit';
 

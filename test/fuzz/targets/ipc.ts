@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { createDispatcher, type Handlers } from '../../../src/main/ipc/dispatcher';
 import { EventBus } from '../../../src/main/ipc/event-bus';
 import { contract, eventNames, methodChannel, methodNames, type EventName } from '../../../src/shared/ipc/contract';
-import { ipcErrorCodes, ServiceError, type IpcErrorCode } from '../../../src/shared/ipc/errors';
+import { ipcErrorCodes, ServiceError, type IpcErrorCode } from '../../../src/shared/base/errors';
 import { decodeWireFrame, encodeWireFrame, maxBinaryParts } from '../../../src/shared/ipc/web-shell-protocol';
 import { memoryLogger } from '../../support/logger';
 import { anyJson, aroundZod, check, mutatedBytes, nastyStrings, target } from '../kit';

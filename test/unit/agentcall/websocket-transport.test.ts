@@ -1,6 +1,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { connectAgentCall, TransportError, type TransportClose } from '../../../src/main/agentcall/websocket-transport';
+import { TransportError, type TransportClose } from '../../../src/main/agentcall/connection';
+import { connectAgentCall } from '../../../src/main/agentcall/websocket-transport';
 import { maxFrameBytes } from '../../../src/shared/agentcall/protocol';
 import { memoryLogger } from '../../support/logger';
 import { startScriptedAgent } from '../../support/agentcall/scripted-agent';

@@ -8,7 +8,7 @@ import { conversationBounds, itemsChars } from '../../../src/shared/conversation
 import { createAguiProjector } from '../../../src/shared/conversation/project-agui';
 import { applyConversationOps } from '../../../src/shared/conversation/update';
 import { builtInAguiDemoId } from '../../../src/shared/ipc/contract';
-import type { IpcResult } from '../../../src/shared/ipc/errors';
+import type { IpcResult } from '../../../src/shared/base/errors';
 import { memoryLogger } from '../../support/logger';
 import { startServer, type TestServer } from '../../support/http-server';
 import { startTestServices, type TestServices } from '../../support/services';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAguiDemoServer, type AguiDemoServer } from '../../../src/main/demo/agui/agui-demo-server';
 import { builtInAguiDemoId } from '../../../src/shared/ipc/contract';
-import type { IpcResult } from '../../../src/shared/ipc/errors';
+import type { IpcResult } from '../../../src/shared/base/errors';
 import { followAguiRuns, runToEnd } from '../../support/agui-runs';
 import { startTestServices, type TestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';

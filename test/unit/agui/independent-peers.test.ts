@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AguiItem, AguiThreadView } from '../../../src/shared/agui/run-model';
-import type { IpcResult } from '../../../src/shared/ipc/errors';
+import type { IpcResult } from '../../../src/shared/base/errors';
 import { peerMissing, startPeer, type PeerName, type RunningPeer } from '../../support/agui-peers';
 import { followAguiRuns, runToEnd } from '../../support/agui-runs';
 import { startTestServices, type TestServices } from '../../support/services';

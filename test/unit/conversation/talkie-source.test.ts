@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ConversationItem } from '../../../src/shared/conversation/items';
 import type { EventName, EventPayload } from '../../../src/shared/ipc/contract';
-import { ServiceError } from '../../../src/shared/ipc/errors';
+import { ServiceError } from '../../../src/shared/base/errors';
 import type { Action } from '../../../src/shared/talkie/content';
 import type { ConversationItem as TalkieItem, RunUpdate } from '../../../src/shared/talkie/conversation';
 import type { ServerView } from '../../../src/shared/talkie/ipc-schemas';

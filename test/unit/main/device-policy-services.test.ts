@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { policyFailedServices } from '../../../src/main/app/policy-handlers';
+import { policyFailedServices } from '../../../src/main/app/start-under-policy';
 import { hashAdminPin } from '../../../src/main/policy/admin-pin';
 import { loadDevicePolicy } from '../../../src/main/policy/device-policy-file';
 import type { DevicePolicy } from '../../../src/shared/device-policy/device-policy';

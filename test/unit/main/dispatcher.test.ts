@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createDispatcher, type Handlers } from '../../../src/main/ipc/dispatcher';
 import { gestureMessage, methodNames, type MethodName } from '../../../src/shared/ipc/contract';
-import { ServiceError } from '../../../src/shared/ipc/errors';
+import { ServiceError } from '../../../src/shared/base/errors';
 import { defaultSettings } from '../../../src/shared/settings/settings';
 import { memoryLogger } from '../../support/logger';
 

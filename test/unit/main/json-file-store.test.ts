@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { JsonFileStore, type StoreFs } from '../../../src/main/store/json-file-store';
-import { ServiceError } from '../../../src/shared/ipc/errors';
+import { ServiceError } from '../../../src/shared/base/errors';
 import type { SavedFileFormat } from '../../../src/shared/storage/saved-file-format';
 import { chattrUnavailable, tmpfsUnavailable, useFaultyFolders } from '../../support/faulty-folders';
 import { useTempDirs } from '../../support/temp-dir';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { fail, ok, type IpcError } from '../../../src/shared/ipc/errors';
+import { fail, ok, type IpcError } from '../../../src/shared/base/errors';
 import { AgentCallCall, type CallProblem } from '../../../src/renderer/conversation/protocols/agentcall/agentcall-call';
 import { createFakeBackend, type FakeBackend } from './fake-api';
 import { installFakeWebRtc, uninstallFakeWebRtc, type FakeMedia } from './fake-webrtc';

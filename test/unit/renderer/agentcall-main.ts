@@ -1,8 +1,8 @@
 import type { AgentCallOpenResponse } from '../../../src/shared/agentcall/ipc-schemas';
 import type { SessionOpened } from '../../../src/shared/agentcall/session-view';
 import type { MethodRequest } from '../../../src/shared/ipc/contract';
-import { ServiceError, type IpcResult } from '../../../src/shared/ipc/errors';
-import { Listeners } from '../../../src/shared/listeners';
+import { ServiceError, type IpcResult } from '../../../src/shared/base/errors';
+import { Listeners } from '../../../src/shared/base/listeners';
 import { agentCallAdapter, type AgentCallSessions } from '../../../src/main/conversation/agentcall-source';
 import { ConversationService } from '../../../src/main/conversation/conversation-service';
 import type { ConversationAdapter } from '../../../src/main/conversation/conversation-source';

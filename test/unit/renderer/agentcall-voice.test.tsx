@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { createRef } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SessionUpdate } from '../../../src/shared/agentcall/session-view';
-import { fail, ok } from '../../../src/shared/ipc/errors';
+import { fail, ok } from '../../../src/shared/base/errors';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import { AgentScreen } from '../../../src/renderer/screens/AgentScreen';
 import { agentCallMain } from './agentcall-main';

@@ -4,7 +4,7 @@ import { createRef } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SessionUpdate } from '../../../src/shared/agentcall/session-view';
 import { builtInAgentCallDemoId } from '../../../src/shared/ipc/contract';
-import { ok } from '../../../src/shared/ipc/errors';
+import { ok } from '../../../src/shared/base/errors';
 import { nfcScanResultSchema, type NfcScanResult, type NfcStatus } from '../../../src/shared/nfc/ipc-schemas';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import { AgentScreen } from '../../../src/renderer/screens/AgentScreen';

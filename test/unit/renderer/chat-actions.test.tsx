@@ -1,7 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { builtInDemoAgentId } from '../../../src/shared/ipc/contract';
-import { ok } from '../../../src/shared/ipc/errors';
+import { ok } from '../../../src/shared/base/errors';
 import type { Action } from '../../../src/shared/talkie/content';
 import { openDemo, pendingAction, push, send } from './chat-helpers';
 import { createFakeBackend } from './fake-api';

@@ -1,6 +1,6 @@
 import { act, renderHook, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ok } from '../../../src/shared/ipc/errors';
+import { ok } from '../../../src/shared/base/errors';
 import type { BargeInSetting } from '../../../src/shared/settings/settings';
 import { useClientListening, type ListeningDeps } from '../../../src/renderer/conversation/protocols/agentcall/useClientListening';
 import type * as VadModule from '../../../src/renderer/voice/vad';

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { createRef } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { builtInAgentCallDemoId } from '../../../src/shared/ipc/contract';
-import { ok } from '../../../src/shared/ipc/errors';
+import { ok } from '../../../src/shared/base/errors';
 import type { SpeechStatus } from '../../../src/shared/speech/ipc-schemas';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import { AgentScreen } from '../../../src/renderer/screens/AgentScreen';

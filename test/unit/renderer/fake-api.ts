@@ -27,7 +27,7 @@ import {
   type MethodResponse,
 } from '../../../src/shared/ipc/contract';
 import type { A2AAgentView } from '../../../src/shared/ipc/contract';
-import { fail, ok, ServiceError, type IpcError, type IpcResult } from '../../../src/shared/ipc/errors';
+import { fail, ok, ServiceError, type IpcError, type IpcResult } from '../../../src/shared/base/errors';
 import { applySettingsPatch, defaultSettings, type Settings } from '../../../src/shared/settings/settings';
 import type { Action } from '../../../src/shared/talkie/content';
 import type { DevicePolicyStatus } from '../../../src/shared/device-policy/ipc-schemas';

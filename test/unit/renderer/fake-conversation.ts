@@ -1,6 +1,6 @@
 import type { ConversationItem } from '../../../src/shared/conversation/items';
 import type { ConversationProtocol, ConversationStatus } from '../../../src/shared/conversation/view';
-import { fail, ok, ServiceError, type IpcResult } from '../../../src/shared/ipc/errors';
+import { fail, ok, ServiceError, type IpcResult } from '../../../src/shared/base/errors';
 import { ConversationService } from '../../../src/main/conversation/conversation-service';
 import type { ConversationAdapter, ConversationSource } from '../../../src/main/conversation/conversation-source';
 

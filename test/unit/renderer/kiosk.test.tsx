@@ -2,7 +2,7 @@ import { act, cleanup, render, screen, waitFor, within } from '@testing-library/
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DevicePolicyStatus } from '../../../src/shared/device-policy/ipc-schemas';
-import { ok } from '../../../src/shared/ipc/errors';
+import { ok } from '../../../src/shared/base/errors';
 import { App } from '../../../src/renderer/App';
 import { defaultSettings } from '../../../src/shared/settings/settings';
 import { agentCallMain } from './agentcall-main';

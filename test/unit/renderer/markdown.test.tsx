@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ChatEnvironmentContext } from '../../../src/renderer/components/ChatContext';
 import { CopyButton } from '../../../src/renderer/components/CopyButton';
 import { Markdown } from '../../../src/renderer/components/Markdown';
-import { fail } from '../../../src/shared/ipc/errors';
+import { fail } from '../../../src/shared/base/errors';
 
 afterEach(() => {
   cleanup();

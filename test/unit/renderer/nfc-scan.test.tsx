@@ -1,7 +1,7 @@
 import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { fail, ok } from '../../../src/shared/ipc/errors';
+import { fail, ok } from '../../../src/shared/base/errors';
 import { defaultNfcSettings, nfcScanResultSchema, type NfcScanResult, type NfcStatus } from '../../../src/shared/nfc/ipc-schemas';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import { resetTonesForTests, toneNotes } from '../../../src/renderer/screens/nfc/feedback-tones';

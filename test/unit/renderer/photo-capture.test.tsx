@@ -2,7 +2,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import { useState } from 'react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { fail, ok, type IpcResult } from '../../../src/shared/ipc/errors';
+import { fail, ok, type IpcResult } from '../../../src/shared/base/errors';
 import { cameraStorageKey } from '../../../src/renderer/hooks/useCamera';
 import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import { type PhotoCaptureApi, type PhotoStageRequest, type StagedPhotoView } from '../../../src/renderer/screens/photo/photo-api';

@@ -1,6 +1,6 @@
 import { act, screen, within } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import type { IpcError } from '../../../src/shared/ipc/errors';
+import type { IpcError } from '../../../src/shared/base/errors';
 import { createFakeBackend } from './fake-api';
 import { renderApp } from './render-app';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ipcErrorCodes } from '../../../src/shared/ipc/errors';
+import { ipcErrorCodes } from '../../../src/shared/base/errors';
 import { cs, en, errorKey, format, placeholders, resolveLanguage, translate } from '../../../src/renderer/i18n/strings';
 
 describe('string catalogue', () => {

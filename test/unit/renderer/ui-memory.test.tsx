@@ -7,7 +7,7 @@ import { I18nProvider } from '../../../src/renderer/i18n/I18nProvider';
 import { applyAguiEvent, beginRun } from '../../../src/shared/agui/run-model';
 import { builtInDemoAgentId } from '../../../src/shared/ipc/contract';
 import { messageField, openDemo, pendingAction, transcript } from './chat-helpers';
-import { ok } from '../../../src/shared/ipc/errors';
+import { ok } from '../../../src/shared/base/errors';
 import { agentCallMain } from './agentcall-main';
 import { createFakeBackend, type FakeBackend } from './fake-api';
 

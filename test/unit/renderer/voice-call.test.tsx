@@ -1,7 +1,7 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { builtInDemoAgentId } from '../../../src/shared/ipc/contract';
-import { ok } from '../../../src/shared/ipc/errors';
+import { ok } from '../../../src/shared/base/errors';
 import { applySettingsPatch } from '../../../src/shared/settings/settings';
 import type { Action } from '../../../src/shared/talkie/content';
 import { goHome, openDemo, openDetails, pendingAction, transcript } from './chat-helpers';

@@ -145,12 +145,12 @@ async function openInChild(env: Record<string, string>, prefix: string[] = []): 
     const output = await transpile(sourcePath);
     expect(output).toContain("import('@napi-rs/keyring')");
     // Its one module of the app: the shared error class (no imports of its own).
-    expect(output).toContain("from '../../shared/ipc/errors'");
-    await writeFile(join(dir, 'errors.mjs'), await transpile(fileURLToPath(new URL('../../../src/shared/ipc/errors.ts', import.meta.url))));
+    expect(output).toContain("from '../../shared/base/errors'");
+    await writeFile(join(dir, 'errors.mjs'), await transpile(fileURLToPath(new URL('../../../src/shared/base/errors.ts', import.meta.url))));
     const modulePath = join(dir, 'secret-store.mjs');
     await writeFile(
       modulePath,
-      output.replace("import('@napi-rs/keyring')", `import(${JSON.stringify(keyringUrl)})`).replace("from '../../shared/ipc/errors'", "from './errors.mjs'"),
+      output.replace("import('@napi-rs/keyring')", `import(${JSON.stringify(keyringUrl)})`).replace("from '../../shared/base/errors'", "from './errors.mjs'"),
     );
     const script = `const { openSecretStore } = await import(${JSON.stringify(pathToFileURL(modulePath).href)});
 const store = await openSecretStore({ service: ${JSON.stringify(testService)} });

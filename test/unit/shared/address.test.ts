@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isLocalDevelopmentHost, normalizeAgentAddress } from '../../../src/shared/agents/address';
-import type { ServiceError } from '../../../src/shared/ipc/errors';
+import type { ServiceError } from '../../../src/shared/base/errors';
 
 const production = { allowLocalHttp: false };
 const development = { allowLocalHttp: true };

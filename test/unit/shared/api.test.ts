@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { buildApi, type AgentDeskApi, type ApiTransport } from '../../../src/shared/ipc/api';
 import { eventNames, methodNames, type EventPayload, type MethodResponse } from '../../../src/shared/ipc/contract';
-import type { IpcResult } from '../../../src/shared/ipc/errors';
+import type { IpcResult } from '../../../src/shared/base/errors';
 
 function recordingTransport() {
   const calls: { channel: string; request: unknown }[] = [];

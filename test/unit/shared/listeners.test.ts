@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { Listeners } from '../../../src/shared/listeners';
+import { Listeners } from '../../../src/shared/base/listeners';
 
 describe('Listeners', () => {
   it('calls every subscribed listener with the emitted arguments, until it unsubscribes', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ipcBytes } from '../../../src/shared/ipc/binary';
+import { ipcBytes } from '../../../src/shared/base/binary';
 import { decodeWireFrame, encodeWireFrame, maxBinaryParts } from '../../../src/shared/ipc/web-shell-protocol';
 import { concatBytes } from '../../../src/shared/nfc/bytes';
 

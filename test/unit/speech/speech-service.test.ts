@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceError } from '../../../src/shared/ipc/errors';
+import { ServiceError } from '../../../src/shared/base/errors';
 import { bytesFromInt16, parseWav, resample, rms } from '../../../src/main/speech/pcm';
 import { basicRecognizerFromEnvironment, recognizerFromEnvironment, SpeechService } from '../../../src/main/speech/speech-service';
 import type { SpeechToText } from '../../../src/main/speech/speech-to-text';

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AgentCallAgent } from '../../../shared/agentcall/ipc-schemas';
 import { limits, type Intent } from '../../../shared/agentcall/protocol';
 import type { ConversationItem, ItemOfKind } from '../../../shared/conversation/items';
-import type { IpcError } from '../../../shared/ipc/errors';
+import type { IpcError } from '../../../shared/base/errors';
 import { bargeInSettingOf } from '../../../shared/settings/settings';
 import { ErrorAlert } from '../../components/ErrorText';
 import { originOf } from '../../components/format';

@@ -4,7 +4,7 @@ import type { AguiServerView } from '../../../shared/agui/ipc-schemas';
 import { isJsonObject, type JsonObject } from '../../../shared/agui/json-values';
 import { sourceIdOf, type ConversationItem, type ItemOfKind } from '../../../shared/conversation/items';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { IpcError } from '../../../shared/ipc/errors';
+import type { IpcError } from '../../../shared/base/errors';
 import { ErrorAlert } from '../../components/ErrorText';
 import { formatDateTime, hostOf, originOf } from '../../components/format';
 import { LinkOpenError } from '../../components/LinkOpenError';

@@ -2,7 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore
 import { sourceIdOf, type ConversationItem, type ItemOfKind } from '../../../shared/conversation/items';
 import type { ConversationView } from '../../../shared/conversation/view';
 import { builtInDemoAgentId } from '../../../shared/ipc/contract';
-import type { IpcError } from '../../../shared/ipc/errors';
+import type { IpcError } from '../../../shared/base/errors';
 import type { Action, UsageMeter } from '../../../shared/talkie/content';
 import type { RunUpdate } from '../../../shared/talkie/conversation';
 import type { ServerView } from '../../../shared/talkie/ipc-schemas';

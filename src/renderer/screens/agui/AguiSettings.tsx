@@ -2,7 +2,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { parseForwardedProps } from '../../../shared/agui/interrupts';
 import type { AguiServerSettings } from '../../../shared/agui/ipc-schemas';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { IpcError } from '../../../shared/ipc/errors';
+import type { IpcError } from '../../../shared/base/errors';
 import { ErrorText, type ShownError } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';
 import { TokenField } from '../../components/TokenField';

@@ -3,7 +3,7 @@ import type { InterruptAnswer } from '../../../shared/agui/interrupts';
 import { isInterruptExpired, type AguiInterrupt } from '../../../shared/agui/interrupts';
 import type { JsonObject } from '../../../shared/agui/json-values';
 import { answerSuggestions, describeResponseSchema, settleAnswer, validateAnswer, type AnswerSuggestions, type ResponseForm } from '../../../shared/agui/response-form';
-import type { IpcError } from '../../../shared/ipc/errors';
+import type { IpcError } from '../../../shared/base/errors';
 import type { Problem } from '../../../shared/talkie/problems';
 import { ErrorAlert, ErrorDetails } from '../../components/ErrorText';
 import { useI18n } from '../../i18n/I18nProvider';

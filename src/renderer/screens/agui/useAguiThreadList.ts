@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { AguiThreadList } from '../../../shared/agui/ipc-schemas';
-import type { IpcError, IpcResult } from '../../../shared/ipc/errors';
+import type { IpcError, IpcResult } from '../../../shared/base/errors';
 import { call } from '../../hooks/useLiveResource';
 
 export interface AguiThreads {

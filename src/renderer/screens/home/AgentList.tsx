@@ -3,7 +3,7 @@ import { useEffect, useId, useRef, useState, type FormEvent, type RefObject } fr
 import { agentLabelMaxLength, agentTitle } from '../../../shared/agents/label';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { AgentEntry } from '../../../shared/ipc/contract';
-import type { IpcError } from '../../../shared/ipc/errors';
+import type { IpcError } from '../../../shared/base/errors';
 import { ErrorText } from '../../components/ErrorText';
 import { call, type LiveResource } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';

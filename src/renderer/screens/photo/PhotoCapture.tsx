@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useId, useRef, useState, type DragEvent } from 'react';
 import { ErrorText, type ShownError } from '../../components/ErrorText';
 import { useCamera, type CameraError } from '../../hooks/useCamera';
-import { asBytes } from '../../../shared/ipc/binary';
+import { asBytes } from '../../../shared/base/binary';
 import { jpegDataUrlToBlob, maxFrameSide, maxPhotoRequestBytes, type PhotoCaptureApi, type PhotoStageRequest, type StagedPhotoView } from './photo-api';
 import { useI18n } from '../../i18n/I18nProvider';
 import type { MessageKey } from '../../i18n/strings';

@@ -1,5 +1,5 @@
 import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { IpcResult } from '../../../shared/ipc/errors';
+import type { IpcResult } from '../../../shared/base/errors';
 
 /**
  * What the photo screens need from main. Written out here until the contract has the `photo.*`

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { IpcError, IpcResult } from '../../../shared/ipc/errors';
+import type { IpcError, IpcResult } from '../../../shared/base/errors';
 import type { ThreadSearchResult } from '../../../shared/threads/thread-search';
 import { ErrorAlert, ErrorText } from '../../components/ErrorText';
 import { call } from '../../hooks/useLiveResource';

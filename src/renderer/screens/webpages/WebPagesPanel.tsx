@@ -2,7 +2,7 @@ import { useEffect, useId, useState } from 'react';
 import type { WebPages } from '../../../shared/agentmesh/ipc-schemas';
 import { uiLinkSkippedCodes } from '../../../shared/agentmesh/ui-links';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
-import type { IpcError } from '../../../shared/ipc/errors';
+import type { IpcError } from '../../../shared/base/errors';
 import { ErrorAlert } from '../../components/ErrorText';
 import { UntrustedLink } from '../../components/UntrustedLink';
 import { call } from '../../hooks/useLiveResource';

@@ -1,7 +1,8 @@
 import { useEffect, useRef } from 'react';
 import { ErrorAlert } from '../../../components/ErrorText';
 import { useI18n } from '../../../i18n/I18nProvider';
-import { CallBar, type CallPhase } from '../../../voice/CallBar';
+import { CallBar } from '../../../voice/CallBar';
+import type { CallPhase } from '../../../voice/call-phase';
 import { CallControlGroup, MicrophoneProblemText } from '../../../voice/CallControlGroup';
 import { useHeldWhile } from '../../../voice/speaking-hold';
 import { PhoneIcon } from './icons';

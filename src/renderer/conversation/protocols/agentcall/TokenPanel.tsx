@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import type { AgentDeskApi } from '../../../../shared/ipc/api';
-import type { IpcError } from '../../../../shared/ipc/errors';
+import type { IpcError } from '../../../../shared/base/errors';
 import { ErrorText } from '../../../components/ErrorText';
 import { TokenField } from '../../../components/TokenField';
 import { call } from '../../../hooks/useLiveResource';

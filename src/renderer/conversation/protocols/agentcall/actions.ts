@@ -1,6 +1,6 @@
 import type { Modality } from '../../../../shared/agentcall/protocol';
 import type { AgentDeskApi } from '../../../../shared/ipc/api';
-import type { IpcError } from '../../../../shared/ipc/errors';
+import type { IpcError } from '../../../../shared/base/errors';
 import type { NfcObservationResult } from '../../../screens/nfc/ScanControl';
 
 /**

@@ -1,7 +1,7 @@
 import type { AgentCallOpenResponse } from '../../../../shared/agentcall/ipc-schemas';
 import { eventsChannel } from '../../../../shared/agentcall/webrtc-profile';
 import type { AgentDeskApi } from '../../../../shared/ipc/api';
-import type { IpcError } from '../../../../shared/ipc/errors';
+import type { IpcError } from '../../../../shared/base/errors';
 import { call } from '../../../hooks/useLiveResource';
 import { classify, iceGathered, mediaDevices, MicrophoneError, openMicrophone, stopTracks, type MicrophoneProblem } from '../../../voice/call-media';
 

@@ -2,7 +2,7 @@ import { memo, useEffect, useId, useRef, useState } from 'react';
 import type { Intent } from '../../../../shared/agentcall/protocol';
 import type { ImageSummary } from '../../../../shared/agentcall/session-view';
 import type { ItemOfKind } from '../../../../shared/conversation/items';
-import type { IpcError } from '../../../../shared/ipc/errors';
+import type { IpcError } from '../../../../shared/base/errors';
 import { ErrorAlert } from '../../../components/ErrorText';
 import { LinkView } from '../../../components/LinkView';
 import { useI18n } from '../../../i18n/I18nProvider';

@@ -1,6 +1,6 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import type { Intent } from '../../../../shared/agentcall/protocol';
-import type { IpcError } from '../../../../shared/ipc/errors';
+import type { IpcError } from '../../../../shared/base/errors';
 import { localTagCarrier, portableTagCarrier, unverifiedTagAssurance } from '../../../../shared/nfc/object-ref';
 import { ErrorAlert } from '../../../components/ErrorText';
 import { useI18n } from '../../../i18n/I18nProvider';

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentDeskApi } from '../../../../shared/ipc/api';
-import type { IpcError } from '../../../../shared/ipc/errors';
+import type { IpcError } from '../../../../shared/base/errors';
 import { recognizerInUse, type RecognizerInUse } from '../../../../shared/speech/ipc-schemas';
 import type { CallMode } from '../../../../shared/talkie/voice/voice-call';
 import { call } from '../../../hooks/useLiveResource';

@@ -1,6 +1,6 @@
 import { usePolicyView } from '../../../kiosk/policy-context';
 import { useId, useState } from 'react';
-import type { IpcError } from '../../../../shared/ipc/errors';
+import type { IpcError } from '../../../../shared/base/errors';
 import { ErrorText } from '../../../components/ErrorText';
 import type { Card, CardBlock } from '../../../../shared/talkie/content';
 import { useI18n } from '../../../i18n/I18nProvider';

@@ -1,6 +1,6 @@
 import { useId, useState, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../../shared/ipc/api';
-import type { IpcError } from '../../../../shared/ipc/errors';
+import type { IpcError } from '../../../../shared/base/errors';
 import type { ServerView } from '../../../../shared/talkie/ipc-schemas';
 import { ErrorAlert } from '../../../components/ErrorText';
 import { call } from '../../../hooks/useLiveResource';

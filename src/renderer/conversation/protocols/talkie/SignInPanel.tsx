@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type RefObject } from 'react';
 import type { AgentDeskApi } from '../../../../shared/ipc/api';
-import type { IpcError } from '../../../../shared/ipc/errors';
+import type { IpcError } from '../../../../shared/base/errors';
 import type { ServerView } from '../../../../shared/talkie/ipc-schemas';
 import { ErrorAlert, ErrorDetails, ErrorText, type ShownError } from '../../../components/ErrorText';
 import { LinkOpenError } from '../../../components/LinkOpenError';

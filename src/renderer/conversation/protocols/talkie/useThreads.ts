@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentDeskApi } from '../../../../shared/ipc/api';
 import type { MethodResponse } from '../../../../shared/ipc/contract';
-import type { IpcError, IpcResult } from '../../../../shared/ipc/errors';
+import type { IpcError, IpcResult } from '../../../../shared/base/errors';
 import { call } from '../../../hooks/useLiveResource';
 
 export type ThreadSummary = MethodResponse<'talkie.threads'>['threads'][number];

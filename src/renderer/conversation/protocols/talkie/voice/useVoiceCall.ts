@@ -2,7 +2,7 @@ import { usePolicyView } from '../../../../kiosk/policy-context';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { AgentDeskApi } from '../../../../../shared/ipc/api';
 import type { MethodResponse } from '../../../../../shared/ipc/contract';
-import type { IpcError } from '../../../../../shared/ipc/errors';
+import type { IpcError } from '../../../../../shared/base/errors';
 import type { RunUpdate } from '../../../../../shared/talkie/conversation';
 import {
   callView,
