@@ -15,8 +15,8 @@ import { DiagnosticsSection } from './settings/DiagnosticsSection';
 import { LanguageGroup } from './settings/LanguageGroup';
 import { NfcGroup } from './settings/NfcGroup';
 import { SignInGroup } from './settings/SignInGroup';
+import { SpeechSettings } from './settings/SpeechSettings';
 import { VoiceGroup } from './settings/VoiceGroup';
-import { SpeechSettings } from './SpeechSettings';
 
 export interface SettingsScreenProps {
   api: AgentDeskApi;
