@@ -8,7 +8,19 @@ import './styles/tokens.css';
 import './styles/base.css';
 import './styles/components.css';
 import './styles/screens.css';
-import './styles/chat.css';
+// The chat screen's styles, in this order (a later file's rules override an earlier one's).
+import './styles/chat/header.css';
+import './styles/chat/panels.css';
+import './styles/chat/layout.css';
+import './styles/chat/threads.css';
+import './styles/chat/account.css';
+import './styles/chat/transcript.css';
+import './styles/chat/markdown.css';
+import './styles/chat/links.css';
+import './styles/chat/tool-lines.css';
+import './styles/chat/cards.css';
+import './styles/chat/actions.css';
+import './styles/chat/composer.css';
 import './styles/kiosk.css';
 
 function findBridge(): Bridge {

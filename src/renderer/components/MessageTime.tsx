@@ -4,7 +4,7 @@ import { dayName, dayStarts, formatClock, formatFullDateTime, readTime, untilMid
 
 /**
  * A message's time ("14:05"), subtle: shown when its entry is hovered or something in it has focus
- * (chat.css), always in the page for screen readers; the full date and time are its title.
+ * (styles/chat/transcript.css), always in the page for screen readers; the full date and time are its title.
  */
 export function MessageTime({ at }: { at: string | number | undefined }) {
   const { language } = useI18n();

@@ -10,7 +10,7 @@ const stickDistance = 48;
  * delta by delta); focusable, since scrollable content must be reachable from the keyboard.
  *
  * Content also grows without a new render: entries off screen are laid out at an estimated height
- * until they are shown (`content-visibility: auto` in chat.css), pictures load, code blocks wrap.
+ * until they are shown (`content-visibility: auto` in styles/chat/transcript.css), pictures load, code blocks wrap.
  * So the end is followed whenever the content's size changes (a ResizeObserver: it reports after
  * layout and before paint, so there is no forced layout per streamed delta).
  *

@@ -11,7 +11,7 @@ function rule(text: string, selector: string): string {
 
 describe('text never passes through low contrast while it fades (#15)', () => {
   it('a message time is shown and hidden at once, never half-transparent', () => {
-    const chat = css('chat.css');
+    const chat = css('chat/transcript.css');
     expect(rule(chat, '.item-time')).not.toMatch(/transition/);
     expect(chat).not.toMatch(/\.item-time[^{]*\{[^}]*transition/);
   });

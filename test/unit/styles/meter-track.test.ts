@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-const css = readFileSync(new URL('../../../src/renderer/styles/chat.css', import.meta.url), 'utf8');
+const css = readFileSync(new URL('../../../src/renderer/styles/chat/account.css', import.meta.url), 'utf8');
 
 function rule(selector: string): string {
   const start = css.indexOf(`${selector} {`);

@@ -1,11 +1,11 @@
 import { useCallback, useEffect, useId, useState, type ReactNode } from 'react';
-import type { AgentDeskApi } from '../../shared/ipc/api';
-import type { IpcError, IpcResult } from '../../shared/base/errors';
-import { recognitionModelsUrl, recognizerInUse, type RecognizerInUse, type SpeechImportProgress, type SpeechPurpose, type SpeechStatus } from '../../shared/speech/ipc-schemas';
-import { ErrorDetails, ErrorText } from '../components/ErrorText';
-import { call, useLiveResource } from '../hooks/useLiveResource';
-import { useI18n } from '../i18n/I18nProvider';
-import type { MessageKey } from '../i18n/strings';
+import type { AgentDeskApi } from '../../../shared/ipc/api';
+import type { IpcError, IpcResult } from '../../../shared/base/errors';
+import { recognitionModelsUrl, recognizerInUse, type RecognizerInUse, type SpeechImportProgress, type SpeechPurpose, type SpeechStatus } from '../../../shared/speech/ipc-schemas';
+import { ErrorDetails, ErrorText } from '../../components/ErrorText';
+import { call, useLiveResource } from '../../hooks/useLiveResource';
+import { useI18n } from '../../i18n/I18nProvider';
+import type { MessageKey } from '../../i18n/strings';
 
 /**
  * Settings → Speech (#17), in two parts. Recognition: which recognizer is in use (the imported model,
