@@ -7,7 +7,7 @@ import { closeBrowser, explainFailure, openApp, startShell } from './support/app
 import { inboundEnergy, installTestMicrophone, say } from './support/voice-page';
 
 /**
- * Talkie §10 voice end to end: the built app in Chromium (its real RTCPeerConnection, Opus and
+ * Talkie 1 §10 voice end to end: the built app in Chromium (its real RTCPeerConnection, Opus and
  * data channel) calls the built-in demo, whose provider on 127.0.0.1 hears with an energy VAD and
  * pocketsphinx and speaks with espeak-ng. The microphone is a Web Audio source the test speaks
  * espeak-ng sentences into (Chromium's own fake device only beeps), so each turn starts when the

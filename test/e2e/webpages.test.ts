@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { closeBrowser, openApp, startShell } from './support/app';
 
 /**
- * The AgentMesh UI links worked example (spec §11) in Chromium through the web shell: an AgentCall
+ * The AgentMesh UI links 0.1 §11 worked example in Chromium through the web shell: an AgentCall
  * agent on 127.0.0.1 whose card carries the example's UI links extension, added through the UI
  * with the development setting on. The card names a WebSocket endpoint nobody serves, so the
  * session fails to open: the "Web pages" panel stands on its own. The system browser is a script

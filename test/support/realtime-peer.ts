@@ -29,11 +29,11 @@ import { keepUntilExit } from '../../src/main/platform/keep-until-exit';
  *
  * On top, it checks what the client sends and records every breach in `problems` (each also answered
  * with an `error`): an event it does not know, a `session.update` that changes more than turn detection
- * (Talkie §10.1), a `response.create` carrying a `response` object, a `function_call_output` for a call
+ * (Talkie 1 §10.1), a `response.create` carrying a `response` object, a `function_call_output` for a call
  * it never made, for one whose item ended `incomplete`, or a second one for the same call.
  *
- * node-datachannel rules (voice brief §5a): strong references to the peer, its track and channel (kept
- * until the process ends once closed), nothing thrown inside its callbacks.
+ * node-datachannel rules: strong references to the peer, its track and channel (kept until the process
+ * ends once closed: a collected wrapper silently stops receiving), nothing thrown inside its callbacks.
  */
 
 /** What the next response says or does. */
@@ -65,7 +65,7 @@ export interface RealtimePeer {
   readonly received: Record<string, unknown>[];
   /** Every server event sent. */
   readonly sent: ServerEvent[];
-  /** What the client sent that breaks the protocol or Talkie §10.1. */
+  /** What the client sent that breaks the protocol or Talkie 1 §10.1. */
   readonly problems: string[];
   /** Replies for the next responses (auto or `response.create`), in order; then it reads out tool output, or says "Okay." */
   readonly replies: ScriptedReply[];

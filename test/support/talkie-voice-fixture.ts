@@ -5,7 +5,7 @@ import { gatheredDescription } from '../../src/main/demo/voice/realtime-provider
 import { json, manifestFor, startLoopbackServer, type TestServer } from './loopback-server';
 
 /**
- * A loopback Talkie server that offers voice (§10, test mode) and its signalling host, recording every
+ * A loopback Talkie 1 server that offers voice (§10, test mode) and its signalling host, recording every
  * request with headers and body, so tests can prove where the client secret went. The SDP answer is a
  * fixed description by default; `ndcAnswerer()` makes a real node-datachannel one (Opus sendrecv and
  * `oai-events`, `session.created` on open) for checks that connect. Used by the VoiceService tests, the
@@ -178,7 +178,7 @@ export async function startVoiceFixture(options: VoiceFixtureOptions = {}): Prom
   };
 }
 
-/** One answered offer: the provider side of a call (strong refs to the PC, its track and channel, §5a). */
+/** One answered offer: the provider side of a call (strong refs to the PC, its track and channel: a collected one stops receiving). */
 export interface AnsweredCall {
   readonly pc: ndc.PeerConnection;
   readonly track: ndc.Track;

@@ -327,7 +327,7 @@ function builtInDemo(options: AppServicesOptions, { log, notices }: Pick<Ground,
   };
 }
 
-/** Talkie (with its sign-in) and §10 voice on top of it. */
+/** Talkie 1 (with its sign-in) and its §10 voice on top of it. */
 function startTalkie(options: AppServicesOptions, ground: Ground, demo: DemoPort) {
   const { settings, secrets, tokens, log } = ground;
   const oauth =

@@ -10,11 +10,11 @@ import type { NetPolicy } from '../net/address-policy';
  * `agents.webPages`: the web pages an agent's A2A card lists (AgentMesh UI links 0.1), for the
  * renderer's "Web pages" panel. The card is read through src/main/agentcall/discovery.ts under the
  * same network policy the app uses to identify the agent; nothing listed is fetched, opened or
- * checked here (§5, §7: a page that loads or fails to load proves nothing).
+ * checked here (AgentMesh UI links 0.1 §5, §7: a page that loads or fails to load proves nothing).
  *
  * No card (HTTP error, not JSON, too large, no address) → no pages and no problems: absence states
- * nothing (§7.2). A network failure → `network_error` (retryable), so the panel can say it could
- * not look rather than that there is nothing.
+ * nothing (AgentMesh UI links 0.1 §7 rule 2). A network failure → `network_error` (retryable), so the
+ * panel can say it could not look rather than that there is nothing.
  */
 
 /** Where to read the card and under which policy; undefined: the agent has no card to read. */

@@ -6,7 +6,7 @@ import { sameTalkieServer, type TalkieServerKey } from '../../shared/talkie/mani
 import { tokenAccount, type TokenKey, type TokenSet, type TokenStore } from './token-store';
 
 /**
- * Talkie §2 sign-in: OAuth 2.1 Authorization Code + PKCE S256 for a public native client
+ * Talkie 1 §2 sign-in: OAuth 2.1 Authorization Code + PKCE S256 for a public native client
  * (RFC 8252), with RFC 8414 discovery, RFC 9207 `iss` checking, refresh and RFC 7009 revocation,
  * all through oauth4webapi. Tokens go to a TokenStore (the OS keychain) and never leave main;
  * no function here logs or puts a token in an error message.
@@ -15,7 +15,7 @@ import { tokenAccount, type TokenKey, type TokenSet, type TokenStore } from './t
 export interface OAuthConfig {
   /** The Client ID Metadata Document URL (the client_id of a public client). */
   clientId: string;
-  /** `loopback`: `http://127.0.0.1:<random port>/oauth/callback` (RFC 8252 §7.3), the default. A private-use scheme: `<scheme>:/oauth/callback` (§7.1), delivered by the OS to `completePrivateUseRedirect`. */
+  /** `loopback`: `http://127.0.0.1:<random port>/oauth/callback` (RFC 8252 §7.3), the default. A private-use scheme: `<scheme>:/oauth/callback` (RFC 8252 §7.1), delivered by the OS to `completePrivateUseRedirect`. */
   redirect: 'loopback' | { privateUseScheme: string };
 }
 
@@ -90,7 +90,7 @@ const expirySkewMs = 30_000;
 const requestTimeoutMs = 30_000;
 
 /**
- * The development token (§2.2) is offered only when the manifest has `auth.token` (an object) and
+ * The development token (Talkie 1 §2.2) is offered only when the manifest has `auth.token` (an object) and
  * the developer switch is on.
  */
 export function acceptsPastedToken(manifestAuth: { token?: unknown } | undefined, developerSwitchOn: boolean): boolean {

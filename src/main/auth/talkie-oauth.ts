@@ -6,7 +6,7 @@ import { accessToken, AuthError, pendingSignInUrl, signIn, signOut, type OAuthCo
 import type { TokenStore } from './token-store';
 
 /**
- * Talkie §2 sign-in for the app: oauth-client over the guarded network layer, with the client_id
+ * Talkie 1 §2 sign-in for the app: oauth-client over the guarded network layer, with the client_id
  * from the Client ID Metadata Document we publish (resources/oauth/client.json), overridable with
  * AGENTDESK_OAUTH_CLIENT_ID for forks and test deployments.
  */

@@ -11,11 +11,12 @@ import { exitCodes, type Io } from './output';
 import { markWebRtcLoaded } from './webrtc-loaded';
 
 /**
- * `agentdesk conformance <address> [--token T] [--json] [--dev] [--wait-expiry] [--no-voice]`: Talkie
- * §11 test mode, against any server whose manifest says `testMode: true`, then its §10 voice when the
- * manifest offers voice (voice-conformance.ts; skipped with the reason otherwise, or with --no-voice).
- * One line per check; exit 0 only when no check failed. The expiry check waits for a real expiry
- * (≥ 60 s by §11), so it runs only with --wait-expiry and is otherwise reported as skipped, with that reason.
+ * `agentdesk conformance <address> [--token T] [--json] [--dev] [--wait-expiry] [--no-voice]`: the
+ * Talkie 1 §11 test mode, then §10 voice: the first against any server whose manifest says
+ * `testMode: true`, voice when the manifest offers it (voice-conformance.ts; skipped with the reason
+ * otherwise, or with --no-voice). One line per check; exit 0 only when no check failed. The expiry
+ * check waits for a real expiry (≥ 60 s by Talkie 1 §11), so it runs only with --wait-expiry and is
+ * otherwise reported as skipped, with that reason.
  */
 interface Options {
   dev: boolean;
@@ -26,9 +27,9 @@ interface Options {
   recoveryTimeoutMs?: number;
   /** AgentCall agents: how long each wait of the suite lasts (default 10 s). */
   stepTimeoutMs?: number;
-  /** false (--no-voice): the §10 voice checks are skipped. */
+  /** false (--no-voice): the Talkie 1 §10 voice checks are skipped. */
   voice?: boolean;
-  /** For tests against servers that speak only §10: false runs no §11 chat checks. */
+  /** For tests against servers that speak only Talkie 1 §10: false runs no §11 chat checks. */
   chatChecks?: boolean;
 }
 
@@ -61,13 +62,13 @@ export async function conformance(address: string, options: Options, io: Io): Pr
   return finish() ? exitCodes.ok : exitCodes.rejected;
 }
 
-/** §10, when the manifest offers voice: the checks live in voice-conformance.ts, loaded (with node-datachannel) only here. */
+/** Talkie 1 §10, when the manifest offers voice: the checks live in voice-conformance.ts, loaded (with node-datachannel) only here. */
 async function voice(client: TalkieClient, options: Options, report: (result: CheckResult) => void): Promise<void> {
   const skip = (detail: string) => report({ name: 'voice', ok: true, skipped: true, detail });
   if (options.voice === false) return skip('--no-voice');
   const availability = voiceAvailability(client.manifest);
   if (!availability.offered) {
-    // Voice declared without its endpoints breaks §1; voice AgentDesk cannot speak is only not checked.
+    // Voice declared without its endpoints breaks Talkie 1 §1; voice AgentDesk cannot speak is only not checked.
     if (availability.code === 'voice_endpoint_missing') return report({ name: 'voice', ok: false, detail: availability.message });
     return skip(`${availability.message} Nothing to check.`);
   }

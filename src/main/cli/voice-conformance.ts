@@ -13,7 +13,7 @@ import { CheckFailed, expect, refusal, type CheckResult } from './checks';
 import { createVoiceOfferer, opusProfile, within, type VoiceOfferer } from './voice-peer';
 
 /**
- * `agentdesk conformance`: Talkie §10 voice, for a test-mode server whose manifest offers voice.
+ * `agentdesk conformance`: Talkie 1 §10 voice, for a test-mode server whose manifest offers voice.
  * Server checks, in the order a call makes them: the `POST voiceSessions` answer as the app judges
  * it (validateVoiceSession under the same --dev rule), a real WebRTC connection (a node-datachannel
  * offerer posts its offer with the client secret alone, through the app's postSdpOffer, to the
@@ -41,7 +41,7 @@ type VoiceCheckName = (typeof voiceCheckNames)[number];
 export const voiceLimits = {
   /** Each wait of the WebRTC connection: the data channel opening, then its first event. */
   timeoutMs: 10_000,
-  /** A client secret is short-lived (§10.1): an expiresAt further away than this fails. */
+  /** A client secret is short-lived (Talkie 1 §10.1): an expiresAt further away than this fails. */
   secretLifetimeSeconds: 2 * 3600,
 } as const;
 

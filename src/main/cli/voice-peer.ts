@@ -8,11 +8,12 @@ import type { Logger } from '../platform/logger';
 import { gatheredDescription } from '../demo/voice/realtime-provider';
 
 /**
- * A Node stand-in for the app's side of a Talkie voice call (§10.1): a node-datachannel offerer on
+ * A Node stand-in for the app's side of a Talkie 1 voice call (§10.1): a node-datachannel offerer on
  * 127.0.0.1 with what the app offers, one sendrecv Opus track (48 kHz, `minptime=10;useinbandfec=1`,
- * no stereo) and the `oai-events` data channel. It sends no audio. node-datachannel rules (voice
- * brief §5a): strong refs to the PC, track and channel (held here until close), nothing thrown inside
- * its callbacks, close() here and ndc.cleanup() once by whoever owns the process.
+ * no stereo) and the `oai-events` data channel. It sends no audio. node-datachannel rules: strong refs to
+ * the PC, track and channel (held here until close: a wrapper nothing references is collected and
+ * reception silently stops), nothing thrown inside its callbacks, close() here and ndc.cleanup() once
+ * by whoever owns the process.
  *
  * The offer goes without its host candidates (`a=candidate` lines; `a=end-of-candidates` stays): the
  * provider learns the address from this peer's own connectivity checks (peer-reflexive), as it does

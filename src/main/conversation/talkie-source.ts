@@ -53,7 +53,7 @@ export interface TalkieConversations extends ConversationAdapter {
   decided(agentId: string, answer: { action: Action; updates: RunUpdate[] }): void;
   /** The action as the server has it now (GET action): a changed status also brings the thread's newer cards. */
   actionRead(agentId: string, action: Action): void;
-  /** A voice call started on `threadId` (§10.1): the open conversation is that thread from now on. */
+  /** A voice call started on `threadId` (Talkie 1 §10.1): the open conversation is that thread from now on. */
   voiceThread(agentId: string, threadId: string): void;
   /** A voice call's tool lines, cards and actions, for the conversation of the call's thread. */
   voiceUpdates(agentId: string, threadId: string, updates: RunUpdate[]): void;
@@ -197,7 +197,7 @@ export function talkieAdapter(talkie: TalkiePort, events: MainEvents, now: () =>
         },
         async send(message) {
           if (state.run) throw new ServiceError('rejected', 'The agent is still answering.');
-          // A message sent again keeps its id and its text (Talkie §5: the server ignores a duplicate);
+          // A message sent again keeps its id and its text (Talkie 1 §5: the server ignores a duplicate);
           // after an answer that failed, its error gives way to the new attempt.
           const again = state.conversation.items.find((item) => item.kind === 'user' && item.id === message.messageId);
           const text = again?.kind === 'user' ? again.text : message.text;

@@ -5,8 +5,8 @@ import { httpErrors } from './http-util';
 import type { TalkieAction, TalkieCard } from './talkie-types';
 
 /**
- * §8 decisions. Only the HTTP decision endpoint imports this module: the demo agent (demo-agent.ts,
- * demo-run.ts) has no path to it, as §8 requires.
+ * Talkie 1 §8 decisions. Only the HTTP decision endpoint imports this module: the demo agent (demo-agent.ts,
+ * demo-run.ts) has no path to it, as Talkie 1 §8 requires.
  */
 
 export const decisionBodySchema = z.object({
@@ -76,7 +76,7 @@ export function decide(record: ActionRecord, body: DecisionBody, env: DecisionEn
     return snapshot();
   }
   if (record.kind === 'send-offer') {
-    // An outbound e-mail: delayed so the user can still undo it (§8 "SHOULD delay … allow cancel").
+    // An outbound e-mail: delayed so the user can still undo it (Talkie 1 §8 "SHOULD delay … allow cancel").
     const delay = undoWindowMs * env.timeScale;
     action.status = 'running';
     action.undoUntil = iso(now + delay);
@@ -128,7 +128,7 @@ function complete(record: ActionRecord, env: DecisionEnv): void {
   env.log.info('demo', `action ${action.id} done`);
 }
 
-/** DELETE thread (§9): its pending actions are cancelled. A running (already confirmed) one goes on. */
+/** DELETE thread (Talkie 1 §9): its pending actions are cancelled. A running (already confirmed) one goes on. */
 export function cancelForDeletedThread(record: ActionRecord, env: DecisionEnv): void {
   settle(record, env);
   if (record.action.status !== 'pending') return;

@@ -4,7 +4,7 @@ import type { TalkieCard } from './talkie-types';
 import { newId } from './demo-store';
 
 /**
- * The demo's assistant: fixed rules, no model. It answers the §11 test-mode messages exactly and a
+ * The demo's assistant: fixed rules, no model. It answers the Talkie 1 §11 test-mode messages exactly and a
  * handful of phrases that show every part of Talkie (text, tool calls, cards, actions with undo,
  * links, usage). All delays go through `context.sleep`, which applies the server's timeScale.
  */
@@ -20,7 +20,7 @@ export const demoFile = {
 export const testCardLabel = 'Looking up the record…';
 export const searchLabel = 'Searching contacts…';
 export const offerLabel = 'Preparing the offer…';
-/** The word a spoken confirmation of "send the offer" must contain (§10.4); Czech voice sessions use their own. */
+/** The word a spoken confirmation of "send the offer" must contain (Talkie 1 §10.4); Czech voice sessions use their own. */
 export const sendKeyword = 'send';
 export const slowDeltaCount = 20;
 /** Before timeScale: 20 × 250 ms ≈ 5 s. */
@@ -63,8 +63,8 @@ async function testMode(raw: string, trimmed: string, context: AgentContext): Pr
     case 'talkie-test:error':
       throw new AgentFailure('upstream_unavailable', 'The model provider is unavailable (test).', true);
     case 'talkie-test:error-once':
-      // Not in §11: the demo's own, for trying a client's Retry. The first run of the message fails
-      // (retryable); the same message sent again (same id, §5) is answered.
+      // Not in Talkie 1 §11: the demo's own, for trying a client's Retry. The first run of the message fails
+      // (retryable); the same message sent again (same id, Talkie 1 §5) is answered.
       if (!context.retry) throw new AgentFailure('upstream_unavailable', 'The model provider is unavailable (test, this once: Retry gets an answer).', true);
       return context.say('Answered on the second try.');
     case 'talkie-test:slow': {

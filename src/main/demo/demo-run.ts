@@ -3,7 +3,7 @@ import { iso, newId, type ActionProposal, type ThreadRecord, type UserSpace } fr
 import type { TalkieAction, TalkieCard, UsageEntry } from './talkie-types';
 
 /**
- * One chat run (§5). The run lives on its own, independent of any HTTP response:
+ * One chat run (Talkie 1 §5). The run lives on its own, independent of any HTTP response:
  * - **Disconnect is not cancel.** Streams are sinks that attach and detach; when the last one goes
  *   away the run goes on and stores its result in the thread.
  * - A retried request for a message whose run is still going attaches another sink: it gets the
@@ -14,12 +14,12 @@ import type { TalkieAction, TalkieCard, UsageEntry } from './talkie-types';
  *   become an assistant message with empty content.
  */
 
-/** What the agent can do. Deliberately nothing that decides an action (§8: the decision endpoint is HTTP-only). */
+/** What the agent can do. Deliberately nothing that decides an action (Talkie 1 §8: the decision endpoint is HTTP-only). */
 export interface AgentContext {
   readonly testMode: boolean;
   /**
    * This run answers a message whose earlier run failed or was cancelled: the client retried it
-   * with the same message id (§5). `talkie-test:error-once` fails only when this is false.
+   * with the same message id (Talkie 1 §5). `talkie-test:error-once` fails only when this is false.
    */
   readonly retry: boolean;
   /** Streams Markdown as one assistant text message in several deltas that concatenate to exactly `text`. */
@@ -36,7 +36,7 @@ export interface AgentContext {
 
 export type DemoAgent = (text: string, context: AgentContext) => Promise<void>;
 
-/** Thrown by the agent to end the run with RUN_ERROR and a §3 code. */
+/** Thrown by the agent to end the run with RUN_ERROR and a Talkie 1 §3 code. */
 export class AgentFailure extends Error {
   constructor(
     readonly code: string,
@@ -289,10 +289,10 @@ export function stamp<E extends Event>(event: E): E {
   return event.timestamp === undefined ? { ...event, timestamp: Date.now() } : event;
 }
 
-/** §6: a result card as the CUSTOM event a run streams, a decision or a voice tool returns. */
+/** Talkie 1 §6: a result card as the CUSTOM event a run streams, a decision or a voice tool returns. */
 export const cardEvent = (card: TalkieCard): Event => stamp({ type: EventType.CUSTOM, name: 'talkie.card', value: card });
 
-/** §8: an action (a copy, as it is now) as the CUSTOM event a run streams or a voice tool returns. */
+/** Talkie 1 §8: an action (a copy, as it is now) as the CUSTOM event a run streams or a voice tool returns. */
 export const actionEvent = (action: TalkieAction): Event => stamp({ type: EventType.CUSTOM, name: 'talkie.action', value: structuredClone(action) });
 
 /** Splits text into deltas of about three words that concatenate to exactly `text`. */

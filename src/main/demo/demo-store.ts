@@ -28,7 +28,7 @@ export function paramsHash(params: unknown): string {
   return `sha256:${createHash('sha256').update(canonicalJson(params)).digest('hex')}`;
 }
 
-/** §9 thread title: the first user message on one line, at most 60 characters. */
+/** Talkie 1 §9 thread title: the first user message on one line, at most 60 characters. */
 export function threadTitle(text: string): string {
   const line = text.replace(/\s+/g, ' ').trim();
   if (line === '') return 'New conversation';
@@ -42,7 +42,7 @@ export type AnswerState = { state: 'running'; runId: string } | { state: 'answer
 export interface ThreadRecord {
   id: string;
   title: string;
-  /** Where it was started: a chat run, or a voice session (§9). */
+  /** Where it was started: a chat run, or a voice session (Talkie 1 §9). */
   channel: Channel;
   createdAt: string;
   updatedAt: string;

@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TalkieErrorBody } from './talkie-types';
 
-/** A §3 error: thrown anywhere in a handler, turned into `{ error: { code, message, retryable } }` with `status`. */
+/** A Talkie 1 §3 error: thrown anywhere in a handler, turned into `{ error: { code, message, retryable } }` with `status`. */
 export class TalkieHttpError extends Error {
   constructor(
     readonly status: number,
@@ -23,7 +23,7 @@ export const httpErrors = {
       'WWW-Authenticate': invalidToken ? 'Bearer realm="talkie", error="invalid_token"' : 'Bearer realm="talkie"',
     }),
   notFound: (message = 'Not found.') => new TalkieHttpError(404, 'not_found', message),
-  /** §3 has no code for 405; `invalid_request` is the closest ("malformed input"). */
+  /** Talkie 1 §3 has no code for 405; `invalid_request` is the closest ("malformed input"). */
   method: (allowed: readonly string[]) =>
     new TalkieHttpError(405, 'invalid_request', `Use ${allowed.join(' or ')} here.`, false, { Allow: allowed.join(', ') }),
   conflict: (message: string) => new TalkieHttpError(409, 'conflict', message),

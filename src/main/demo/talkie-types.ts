@@ -1,5 +1,5 @@
 /**
- * The Talkie protocol 1 shapes the demo server sends (spec §4, §6, §8, §9). Only what the demo
+ * The Talkie 1 shapes the demo server sends (§4, §6, §8, §9). Only what the demo
  * produces is typed here; a client keeps its own validating schemas (it must not trust a server).
  */
 
@@ -21,7 +21,7 @@ export interface TalkieCard {
   subtitle?: string;
   url?: string;
   blocks: CardBlock[];
-  /** REQUIRED by §6: shown instead of the whole card by a client that cannot render a block. */
+  /** REQUIRED by Talkie 1 §6: shown instead of the whole card by a client that cannot render a block. */
   fallbackText: string;
   a11yLabel?: string;
 }
@@ -59,7 +59,7 @@ export interface TalkieUser {
   email?: string;
 }
 
-/** §9: where a thread was started, and where each message of it was said. */
+/** Talkie 1 §9: where a thread was started, and where each message of it was said. */
 export type Channel = 'chat' | 'voice';
 
 export interface ThreadSummary {
@@ -79,7 +79,7 @@ export interface ThreadMessage {
   channel: Channel;
 }
 
-/** §3: the body of every non-2xx response of a Talkie endpoint. */
+/** Talkie 1 §3: the body of every non-2xx response of a Talkie endpoint. */
 export interface TalkieErrorBody {
   error: { code: string; message: string; retryable: boolean };
 }

@@ -98,7 +98,7 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(),
     nfc: { launcher: utilityProcessLauncher((path, args, forkOptions) => utilityProcess.fork(path, args, forkOptions)) },
     // A voice call's shortcut, heard while AgentDesk is in the background; taken only during a connected call.
     globalKeys: { register: (accelerator, onPress) => globalShortcut.register(accelerator, onPress), unregister: (accelerator) => globalShortcut.unregister(accelerator) },
-    // §6 downloads: the user picks where the file goes.
+    // Talkie 1 §6 downloads: the user picks where the file goes.
     chooseDownloadPath: async (name) => {
       const options = { defaultPath: join(app.getPath('downloads'), name) };
       const result = window ? await dialog.showSaveDialog(window, options) : await dialog.showSaveDialog(options);

@@ -1,7 +1,7 @@
 import { guardedRequest, mediaTypeOf, NetError, type NetPolicy, type Timeouts } from './guarded-fetch';
 
 /**
- * One WebRTC signalling POST (WHIP-like: the offer in, the answer out), shared by Talkie §10.1 voice
+ * One WebRTC signalling POST (WHIP-like: the offer in, the answer out), shared by Talkie 1 §10.1 voice
  * (talkie/sdp-exchange.ts) and AgentCall's `agentcall-webrtc-0.1` (agentcall/webrtc-signalling.ts).
  * Through the guarded layer, so the URL gets the same checks as every other request main makes:
  * https (http only under the development setting, to local hosts), DNS resolved once and every address

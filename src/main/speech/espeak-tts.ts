@@ -4,7 +4,7 @@ import { parseWav, type Pcm } from './pcm';
 
 /**
  * The demo provider's voice (#16): Debian's espeak-ng as a child process (GPL kept at the process
- * boundary, voice-brief §3). The text goes in on stdin (never as an argument, so it cannot be read as
+ * boundary). The text goes in on stdin (never as an argument, so it cannot be read as
  * an option) and a 22050 Hz mono WAV comes back on stdout.
  */
 export interface TextToSpeech {

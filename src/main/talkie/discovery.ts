@@ -4,7 +4,7 @@ import type { Problem } from '../../shared/talkie/problems';
 import { guardedRequest, type NetPolicy, type Timeouts } from '../net/guarded-fetch';
 import { fetchJsonDocument } from '../net/json-document';
 
-/** Talkie §1 discovery: what the user typed → a validated manifest, cached per Cache-Control. */
+/** Talkie 1 §1 discovery: what the user typed → a validated manifest, cached per Cache-Control. */
 export interface DiscoveredServer {
   manifest: TalkieManifest;
   manifestUrl: string;
@@ -53,7 +53,7 @@ export function cacheMaxAge(header: string | undefined): number {
   return match ? Number(match[2]) * 1000 : defaultManifestMaxAgeMs;
 }
 
-/** Caches discoveries per address; `invalidate` after a 401/404 from the server (§1). */
+/** Caches discoveries per address; `invalidate` after a 401/404 from the server (Talkie 1 §1). */
 export class ManifestCache {
   private readonly entries = new Map<string, { server: DiscoveredServer; expiresAt: number }>();
 
@@ -73,7 +73,7 @@ export class ManifestCache {
 }
 
 /**
- * §1 brand logo: same-origin or https, PNG/JPEG only, ≤ 256 kB, decoded with sharp before it is
+ * Talkie 1 §1 brand logo: same-origin or https, PNG/JPEG only, ≤ 256 kB, decoded with sharp before it is
  * shown (never SVG), re-encoded as a small PNG data URL so the page never fetches it itself.
  */
 export async function fetchLogo(manifest: TalkieManifest, policy: NetPolicy): Promise<string | undefined> {

@@ -26,7 +26,7 @@ type Approval = z.output<typeof approvalSchema>;
 export const approvalsFileFormat: SavedFileFormat = { versionField: 'schemaVersion', current: 2, migrations: { 1: () => ({ servers: [] }) } };
 
 /**
- * Talkie §1: endpoints on another origin are used only after the user accepts them, and the
+ * Talkie 1 §1: endpoints on another origin are used only after the user accepts them, and the
  * acceptance is remembered per server, its serverId at its origin (`talkie-servers.json` in the
  * user-data folder): a server elsewhere that claims the same serverId has accepted nothing. What is
  * remembered is the exact URLs: a manifest that later points somewhere else must be accepted again.

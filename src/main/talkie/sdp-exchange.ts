@@ -2,7 +2,7 @@ import type { NetPolicy } from '../net/guarded-fetch';
 import { postSdp, sdpPostDefaults, SdpPostError } from '../net/sdp-post';
 
 /**
- * Talkie §10.1 signalling: the renderer's SDP offer goes to `signaling.url` (already checked by
+ * Talkie 1 §10.1 signalling: the renderer's SDP offer goes to `signaling.url` (already checked by
  * checkSignalingUrl) with `Authorization: Bearer <clientSecret>`, and only the SDP answer comes back.
  * The POST itself is the shared one (net/sdp-post.ts, also AgentCall's): no redirect is followed (the
  * secret is sent on the first hop only and never to a Location), the answer is capped and read within

@@ -6,7 +6,7 @@ import { guardedRequest, NetError, type GuardedRequest, type GuardedResponse, ty
 import { readSse } from '../net/sse-reader';
 
 /**
- * One Talkie server's endpoints (§3–§9), through the guarded network layer. The bearer token is
+ * One Talkie server's endpoints (Talkie 1 §3–§10), through the guarded network layer. The bearer token is
  * bound to the issuer origin and asked for per request; on 401 the client refreshes once and
  * retries, then reports `unauthorized` so the UI asks to sign in again.
  */
@@ -35,7 +35,7 @@ export const limits = {
   eventBytes: 1024 * 1024,
   /** Servers ping every 15 s; a stream silent for this long is dead. */
   streamIdleMs: 45_000,
-  /** A downloaded file (§6 file blocks). */
+  /** A downloaded file (Talkie 1 §6 file blocks). */
   downloadBytes: 512 * 1024 * 1024,
 } as const;
 
@@ -44,7 +44,7 @@ export type RunOutcome =
   | { kind: 'error'; code: string; message: string; retryable: boolean }
   /** The request never reached the server (or got no stream): the message was not delivered. */
   | { kind: 'not_sent'; code: string; message: string; retryable: boolean }
-  /** The stream broke after it started: the server keeps running (§5); reload the thread. */
+  /** The stream broke after it started: the server keeps running (Talkie 1 §5); reload the thread. */
   | { kind: 'interrupted'; message: string }
   | { kind: 'cancelled' };
 
@@ -98,24 +98,24 @@ export class TalkieClient {
     return this.authorized({ url, maxBytes: limits.jsonBytes, redirect: 'error', ...(signal === undefined ? {} : { signal }) });
   }
 
-  /** §10.1: a new voice session; the answer (with its clientSecret) is validated by the caller before any use. */
+  /** Talkie 1 §10.1: a new voice session; the answer (with its clientSecret) is validated by the caller before any use. */
   voiceSession(body: { threadId?: string; locale?: string }): Promise<unknown> {
     return this.json('POST', 'voiceSessions', {}, body);
   }
 
-  /** §10.2: one provider function call, bound by the server to the voice session (a reused callId gets 409). */
+  /** Talkie 1 §10.2: one provider function call, bound by the server to the voice session (a reused callId gets 409). */
   voiceTool(voiceSessionId: string, name: string, body: { callId: string; arguments: string }): Promise<unknown> {
     return this.json('POST', 'voiceTool', { voiceSessionId, name }, body);
   }
 
-  /** §10.3: one final transcript; resolves with the 2xx status (201 by the spec), the body is not read. */
+  /** Talkie 1 §10.3: one final transcript; resolves with the 2xx status (201 by the spec), the body is not read. */
   async voiceTranscript(voiceSessionId: string, body: { role: 'user' | 'assistant'; text: string; itemId: string }): Promise<number> {
     const response = await this.send('POST', 'voiceTranscript', { voiceSessionId }, body);
     response.cancel();
     return response.status;
   }
 
-  /** §10.3: cumulative connected seconds; the answer carries remainingSeconds. */
+  /** Talkie 1 §10.3: cumulative connected seconds; the answer carries remainingSeconds. */
   voiceUsage(voiceSessionId: string, body: { seconds: number; final: boolean }): Promise<unknown> {
     return this.json('POST', 'voiceUsage', { voiceSessionId }, body);
   }
@@ -222,7 +222,7 @@ export class TalkieClient {
 
   /**
    * One request with the bearer token bound to the issuer origin: on 401 refresh once and retry,
-   * then `unauthorized`; any other non-2xx becomes a TalkieError with the server's §3 message.
+   * then `unauthorized`; any other non-2xx becomes a TalkieError with the server's Talkie 1 §3 message.
    */
   private async authorized(request: Omit<GuardedRequest, 'bearer'>): Promise<GuardedResponse> {
     let token = await this.tokens.get();

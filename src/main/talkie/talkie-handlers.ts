@@ -3,7 +3,7 @@ import type { TalkieService } from './talkie-service';
 import type { VoiceService } from './voice-service';
 
 /**
- * `talkie.*`: a Talkie agent's connection, sign-in, threads, runs and actions, and §10 voice calls.
+ * `talkie.*`: a Talkie agent's connection, sign-in, threads, runs and actions, and Talkie 1 §10 voice calls.
  * What they change in the open conversation is folded in by the composition root (talkie-conversation.ts).
  */
 export function talkieHandlers({ talkie, voice }: { talkie: TalkieService; voice: VoiceService }): TalkieServiceTable {

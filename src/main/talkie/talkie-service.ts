@@ -367,7 +367,7 @@ export class TalkieService {
   }
 
   /**
-   * §8: POST decision with the paramsHash the user saw (or heard). Conflicts, stale proposals and expiry are
+   * Talkie 1 §8: POST decision with the paramsHash the user saw (or heard). Conflicts, stale proposals and expiry are
    * explained and followed by GET action, so the UI always shows the authoritative state.
    */
   async decide(
@@ -384,7 +384,7 @@ export class TalkieService {
       response = (await client.decide(actionId, { decision, paramsHash, method: voice ? 'voice' : 'button' })) as typeof response;
     } catch (error) {
       if (!(error instanceof TalkieError) || ![409, 410].includes(error.status)) throw toServiceError(error);
-      // §8: conflict, stale and expired are explained, then the authoritative state is shown.
+      // Talkie 1 §8: conflict, stale and expired are explained, then the authoritative state is shown.
       const fresh = (await this.action(agentId, actionId)).action;
       const note =
         error.code === 'stale'
@@ -403,7 +403,7 @@ export class TalkieService {
     return { action: fresh, updates };
   }
 
-  /** §6: a same-origin file block, downloaded with the bearer token through main, with progress. */
+  /** Talkie 1 §6: a same-origin file block, downloaded with the bearer token through main, with progress. */
   async download(agentId: string, request: { downloadId: string; url: string; name: string }): Promise<{ saved: boolean; path?: string; bytes?: number }> {
     const { client } = await this.usable(agentId);
     const link = safeLink(request.url, client.manifest.issuer);
@@ -431,7 +431,7 @@ export class TalkieService {
     return { client, policy };
   }
 
-  /** One voice request with the same §3 error mapping (and manifest invalidation on 401/404) as every other call. */
+  /** One voice request with the same Talkie 1 §3 error mapping (and manifest invalidation on 401/404) as every other call. */
   voiceCall<T>(agentId: string, request: () => Promise<T>): Promise<T> {
     return this.call(agentId, request);
   }
@@ -450,7 +450,7 @@ export class TalkieService {
     if (outcome.kind === 'not_sent' && outcome.code === 'unauthorized') this.deps.log.info('talkie', 'run refused: sign-in needed');
     const ended = { agentId, runKey: runId, threadId, outcome: { kind: outcome.kind, ...('code' in outcome ? { code: outcome.code } : {}), ...('message' in outcome ? { message: outcome.message } : {}), ...('retryable' in outcome ? { retryable: outcome.retryable } : {}) } };
     if (outcome.kind !== 'interrupted') return this.deps.events.emit('talkie.runEnded', ended);
-    // §5: disconnect is not cancel. The server finishes the run and stores it; reload the thread (its newest window).
+    // Talkie 1 §5: disconnect is not cancel. The server finishes the run and stores it; reload the thread (its newest window).
     const reloaded = await this.recover(agentId, threadId, request.messageId);
     this.deps.events.emit('talkie.runEnded', reloaded ? { ...ended, ...reloaded } : ended);
   }
@@ -472,7 +472,7 @@ export class TalkieService {
     return last;
   }
 
-  /** Runs a request; maps §3 errors to ServiceErrors and invalidates the manifest on 401/404. */
+  /** Runs a request; maps Talkie 1 §3 errors to ServiceErrors and invalidates the manifest on 401/404. */
   private async call<T>(agentId: string, request: () => Promise<T>): Promise<T> {
     try {
       return await request();
@@ -567,14 +567,14 @@ export class TalkieService {
   }
 }
 
-/** §10: whether the Call button shows, and where the audio would go (no secret: the manifest's own words). */
+/** Talkie 1 §10: whether the Call button shows, and where the audio would go (no secret: the manifest's own words). */
 function voiceView(manifest: DiscoveredServer['manifest']): ServerView['voice'] {
   const availability = voiceAvailability(manifest);
   if (!availability.offered) return { offered: false, code: availability.code, message: availability.message.slice(0, 500) };
   return { offered: true, voiceConfirm: availability.voiceConfirm, signalingHosts: availability.signalingHosts.slice(0, 20) };
 }
 
-/** §3 and network failures → what the UI shows: the server's own message, and whether Retry helps. */
+/** Talkie 1 §3 and network failures → what the UI shows: the server's own message, and whether Retry helps. */
 export function toServiceError(error: unknown): ServiceError {
   if (error instanceof ServiceError) return error;
   const problem = describe(error);

@@ -3,7 +3,7 @@ import { parseAction, parseCard, type Action } from '../../shared/talkie/content
 import type { ConversationItem } from '../../shared/talkie/conversation';
 import { threadTitleFromMessage } from '../../shared/talkie/thread-title';
 
-/** Talkie §9 thread bodies → the same conversation items a live run produces. */
+/** Talkie 1 §9 thread bodies → the same conversation items a live run produces. */
 const threadSchema = z.looseObject({
   thread: z.looseObject({ id: z.string().max(200) }).optional(),
   messages: z.array(
@@ -23,7 +23,7 @@ export function threadItems(json: unknown): { items: ConversationItem[]; actions
   const parsed = threadSchema.safeParse(json);
   if (!parsed.success) return undefined;
   const actions = (parsed.data.actions ?? []).map(parseAction).filter((action): action is Action => action !== undefined);
-  // §9 lists a thread's actions apart from its messages: each goes where it was proposed, before the
+  // Talkie 1 §9 lists a thread's actions apart from its messages: each goes where it was proposed, before the
   // first message said after it (a live run shows it there too); one without a readable time goes last.
   const placed = actions
     .map((action) => ({ action, time: timeOf(action.createdAt) }))
@@ -41,7 +41,7 @@ export function threadItems(json: unknown): { items: ConversationItem[]; actions
     const at = readableTime(message.createdAt);
     actionsUntil(timeOf(message.createdAt));
     if (message.channel === 'voice' && (message.role === 'user' || message.role === 'assistant')) {
-      // What was said in a voice call (§10.3 transcripts) stays marked as spoken.
+      // What was said in a voice call (Talkie 1 §10.3 transcripts) stays marked as spoken.
       if (text !== '') items.push({ kind: 'spoken', id: message.id, role: message.role, text, state: 'final', ...at });
     } else if (message.role === 'user') items.push({ kind: 'user', id: message.id, text, state: 'sent', ...at });
     else if (message.role === 'assistant' && text !== '') items.push({ kind: 'assistant', id: message.id, text, streaming: false, ...at });

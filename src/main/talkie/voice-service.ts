@@ -13,13 +13,13 @@ import { postSdpOffer, SdpError } from './sdp-exchange';
 import { TalkieError, type TalkieClient } from './talkie-client';
 import { toServiceError } from './talkie-service';
 
-/** What the voice service needs from TalkieService: the agent's signed-in client, its §3 error mapping, and actions. */
+/** What the voice service needs from TalkieService: the agent's signed-in client, its Talkie 1 §3 error mapping, and actions. */
 export interface VoiceTalkiePort {
   voiceClient(agentId: string): Promise<{ client: TalkieClient; policy: NetPolicy }>;
   voiceCall<T>(agentId: string, request: () => Promise<T>): Promise<T>;
   /** GET action: the authoritative action (its confirm policy). */
   action(agentId: string, actionId: string): Promise<{ action: Action }>;
-  /** POST decision (§8) with `method: "voice"` and the paramsHash that was read out. */
+  /** POST decision (Talkie 1 §8) with `method: "voice"` and the paramsHash that was read out. */
   decide(agentId: string, actionId: string, decision: 'confirm' | 'cancel', voice: { paramsHash: string }): Promise<{ action: Action; updates: RunUpdate[]; note?: string }>;
 }
 
@@ -62,8 +62,8 @@ const usageAnswerSchema = z.looseObject({ remainingSeconds: z.number().finite() 
 const expired = () => new ServiceError('voice_session_expired', 'The voice connection expired before it was made; start the call again.', undefined, true);
 
 /**
- * Talkie §10 on main's side (voice brief rules 1–25): creates voice sessions, refuses one that fails
- * §10.1 before anything reaches the signalling host, does the SDP exchange with the secret, and calls
+ * Talkie 1 §10 on main's side (voice brief rules 1–25): creates voice sessions, refuses one that
+ * fails Talkie 1 §10.1 before anything reaches the signalling host, does the SDP exchange with the secret, and calls
  * voiceTool (once per provider call id), voiceTranscript (once per item) and voiceUsage (one final).
  * The renderer holds only the call id; the clientSecret never leaves this object.
  */
@@ -92,7 +92,7 @@ export class VoiceService {
     const callId = `vc_${randomUUID()}`;
     this.calls.set(callId, { agentId, client, policy, session, clientSecret, toolCalls: new Set(), transcripts: new Set(), lastSeconds: 0, connected: false, proposals: new Set(), providerErrors: 0 });
     this.deps.log.info('talkie', `voice call ${callId} started (session ${session.voiceSessionId})`);
-    // §10.1 requires https; the development setting lets http:// to this computer through, and then
+    // Talkie 1 §10.1 requires https; the development setting lets http:// to this computer through, and then
     // the secret travels unencrypted: said in the log and on the call bar (the in-process demo aside).
     const unencrypted = new URL(session.signalingUrl).protocol === 'http:' && agentId !== builtInDemoAgentId;
     if (unencrypted) this.deps.log.warn('talkie', `voice call ${callId}: the signalling address ${new URL(session.signalingUrl).host} is http://, allowed by the development setting; the call's key travels unencrypted`);
@@ -119,7 +119,7 @@ export class VoiceService {
       call.clientSecret = undefined;
       throw expired();
     }
-    // Taken before the POST, so two overlapping offers cannot both send it; it only opens the connection (§10.1).
+    // Taken before the POST, so two overlapping offers cannot both send it; it only opens the connection (Talkie 1 §10.1).
     call.clientSecret = undefined;
     try {
       const answer = { sdp: await postSdpOffer(call.session.signalingUrl, secret, sdp, call.policy) };
@@ -173,7 +173,7 @@ export class VoiceService {
   }
 
   /**
-   * §10.4 C11: a decision the user spoke. Not a gesture method, so main checks what a click would
+   * Talkie 1 §10.4 C11: a decision the user spoke. Not a gesture method, so main checks what a click would
    * have proved: the call is live and connected, the proposal was read out in it (its own tool
    * results), the server allows voice confirmation, and the action's policy — read again from the
    * server — lists voice. Then `POST decision` with `method: "voice"` and the paramsHash that was heard.

@@ -43,7 +43,7 @@ export function ErrorText({ error }: { error: ShownError }) {
       </>
     );
   }
-  // A server's own message (Talkie §3) is written in the user's language, not main's English.
+  // A server's own message (Talkie 1 §3) is written in the user's language, not main's English.
   if (language === 'en' || error.code === 'server_error') return <>{message}</>;
   // Main's English specifics are one click away; the main line is the user's language.
   return (

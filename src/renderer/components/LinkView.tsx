@@ -4,7 +4,7 @@ import { useI18n } from '../i18n/I18nProvider';
 import { useChatEnvironment } from './ChatContext';
 import { usePolicyView } from '../kiosk/policy-context';
 
-/** What may be done with a URL the server sent (Talkie §6/§7). */
+/** What may be done with a URL the server sent (Talkie 1 §6/§7). */
 export type LinkTarget = { kind: 'open'; href: string } | { kind: 'show'; href: string } | { kind: 'none' };
 
 /**

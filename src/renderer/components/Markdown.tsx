@@ -65,7 +65,7 @@ const components: Components = {
 const remarkPlugins = [remarkGfm];
 
 /**
- * Talkie §7 Markdown, with GitHub's tables, task lists and strikethrough (remark-gfm): no
+ * Talkie 1 §7 Markdown, with GitHub's tables, task lists and strikethrough (remark-gfm): no
  * rehype-raw, so raw HTML stays literal text; an image is never loaded, only shown as a link to it;
  * links only through LinkView / safeLink; code blocks with a language label, Copy and (lazily loaded)
  * highlighting. The one Markdown of every screen (Talkie, AgentCall, AG-UI).

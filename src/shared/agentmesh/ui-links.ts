@@ -8,7 +8,7 @@ import { pointer, type Problem } from '../talkie/problems';
  * and output, whatever it carries.
  *
  * Binding choices (the spec leaves them to the consumer):
- * - `url` must be https:// with no user name or password, always. The spec (§3.3) has no
+ * - `url` must be https:// with no user name or password, always. AgentMesh UI links 0.1 §3 rule 3 has no
  *   local-development allowance, so the development setting does not admit http:// here (unlike an
  *   AgentCall AG-UI URL, whose spec has one). javascript:, data:, file:, http: … → entry skipped.
  * - The URL kept is the parsed `href` (punycode host, normalised path): what is shown is what opens.
@@ -17,13 +17,13 @@ import { pointer, type Problem } from '../talkie/problems';
  *   every displayed string, after it has been cut to a bounded length, never before.
  * - `audience` other than public/client/operator is treated as not stated (never as public), with a note.
  * - `access` other than open/authenticated is dropped with a note (a label the spec does not define
- *   could claim anything); `kind` is kept as given, whatever its value (§3.7).
+ *   could claim anything); `kind` is kept as given, whatever its value (AgentMesh UI links 0.1 §3 rule 7).
  * - Only the first `uiLinksLimits.entries` entries are read, the first declaration of the extension
  *   counts, and at most `uiLinksLimits.problems` problems are listed (then one saying how many more).
  *
- * Nothing here fetches, opens or embeds anything. §5: every entry is an untrusted link, opened only
- * when a person clicks it, after seeing the full URL; §7: no entry (nor its absence, nor a page that
- * fails to load) is evidence of anything.
+ * Nothing here fetches, opens or embeds anything. AgentMesh UI links 0.1 §5 and §7: every entry is
+ * an untrusted link, opened only when a person clicks it, after seeing the full URL, and no entry (nor
+ * its absence, nor a page that fails to load) is evidence of anything.
  */
 
 export { uiLinksExtensionUri };
@@ -48,9 +48,9 @@ export const uiLinksLimits = {
 export type UiLinkAudience = 'public' | 'client' | 'operator' | 'unstated';
 export type UiLinkAccess = 'open' | 'authenticated';
 
-/** The audiences the spec defines (§3.5), in the order a panel lists them. */
+/** The audiences the spec defines (AgentMesh UI links 0.1 §3 rule 5), in the order a panel lists them. */
 export const uiLinkAudiences = ['public', 'client', 'operator'] as const;
-/** The spec's suggested kinds (§3.7); any other value is kept and shown as-is. */
+/** The spec's suggested kinds (AgentMesh UI links 0.1 §3 rule 7); any other value is kept and shown as-is. */
 export const suggestedUiLinkKinds = ['dashboard', 'status', 'reports', 'settings', 'docs', 'chat', 'storefront'] as const;
 
 export interface UiLink {
@@ -61,7 +61,7 @@ export interface UiLink {
   purpose?: string;
   /** `unstated` when the card gives none or an unknown value: show it as "audience not stated", never as public. */
   audience: UiLinkAudience;
-  /** A label only (§4): says nothing about safety or secrecy. */
+  /** A label only (AgentMesh UI links 0.1 §4): says nothing about safety or secrecy. */
   access?: UiLinkAccess;
   /** As given (an unknown kind is shown as-is). */
   kind?: string;
@@ -78,7 +78,7 @@ export interface UiLink {
 }
 
 export interface UiLinksResult {
-  /** The card declares the extension (exact URI). false says nothing about the agent (§7.2). */
+  /** The card declares the extension (exact URI). false says nothing about the agent (AgentMesh UI links 0.1 §7 rule 2). */
   declared: boolean;
   /** Usable entries, in card order. */
   links: UiLink[];

@@ -38,7 +38,7 @@ export const ipcErrorCodes = [
   'not_allowed',
   /** The server lists endpoints on other sites that the user has not accepted yet. */
   'endpoints_not_accepted',
-  /** The agent's server answered with an error; the message is the server's own (§3). */
+  /** The agent's server answered with an error; the message is the server's own (Talkie 1 §3). */
   'server_error',
   /** The agent could not be reached (network, DNS, TLS, timeouts, blocked addresses). */
   'network_error',

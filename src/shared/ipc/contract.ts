@@ -287,7 +287,7 @@ export const contract = {
       response: z.strictObject({
         user: z.strictObject({ name: z.string().max(200), email: z.string().max(320).optional() }).optional(),
         usage: usageSchema,
-        /** §4 `voice`: false when the server has voice switched off for this user now (the Call button is greyed out). */
+        /** Talkie 1 §4 `voice`: false when the server has voice switched off for this user now (the Call button is greyed out). */
         voice: z.boolean().optional(),
       }),
     },
@@ -314,7 +314,7 @@ export const contract = {
      * `conversation.open` of the agent starts an empty one, its first message a new thread.
      */
     'talkie.newChat': { request: z.strictObject({ agentId }), response: z.strictObject({}) },
-    /** The user's decision on a proposed action (§8: only on the user's explicit gesture, never on the agent's behalf). */
+    /** The user's decision on a proposed action (Talkie 1 §8: only on the user's explicit gesture, never on the agent's behalf). */
     'talkie.decide': {
       request: z.strictObject({ agentId, actionId: protocolId, decision: z.enum(['confirm', 'cancel']) }),
       response: z.strictObject({ action: actionSchema, updates: z.array(runUpdateSchema).max(200), note: z.string().max(500).optional() }),
@@ -322,7 +322,7 @@ export const contract = {
     },
     'talkie.action': { request: z.strictObject({ agentId, actionId: protocolId }), response: z.strictObject({ action: actionSchema }) },
     /**
-     * Downloads a same-origin `file` block with the user's token (§6), asking where to save it.
+     * Downloads a same-origin `file` block with the user's token (Talkie 1 §6), asking where to save it.
      * Progress arrives as `talkie.downloadProgress` events with the caller's downloadId.
      */
     'talkie.download': {

@@ -52,7 +52,7 @@ export const settingsSchema = z.strictObject({
   /** The notices (their text) the user dismissed: they are not shown again, also after a restart. Optional so that older settings files still load. */
   notices: z.strictObject({ dismissed: z.array(z.string().max(2000)).max(maxDismissedNotices) }).optional(),
   /**
-   * Talkie voice (§12): the servers (each its serverId at its origin) whose first call the user agreed
+   * Talkie 1 voice (§12): the servers (each its serverId at its origin) whose first call the user agreed
    * to, with the speech provider hosts they were told their voice goes to; a server that names another
    * host asks again, and so does a server on another origin that claims the same serverId.
    * Optional so that older settings files still load; read it through `voiceConsentGiven`.
@@ -143,7 +143,7 @@ function withConsent(consents: readonly VoiceConsent[], consent: VoiceConsent): 
   return [...consents.filter((entry) => !sameTalkieServer(entry, consent)), consent].slice(-maxVoiceConsents);
 }
 
-/** The user agreed to this server's (its serverId at its origin) voice calls, told every host its audio may go to now (§12). */
+/** The user agreed to this server's (its serverId at its origin) voice calls, told every host its audio may go to now (Talkie 1 §12). */
 export function voiceConsentGiven(settings: Settings, server: TalkieServerKey, signalingHosts: readonly string[]): boolean {
   const consent = settings.voice?.consents.find((entry) => sameTalkieServer(entry, server));
   return consent !== undefined && signalingHosts.every((host) => consent.signalingHosts.includes(host));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Talkie §3 errors, §6 cards, §7 links and §8 actions, as the client accepts them.
+ * Talkie 1 §3 errors, §6 cards, §7 links and §8 actions, as the client accepts them.
  * Everything here is untrusted server data: bounded, never HTML, links only https: or same-origin.
  */
 
@@ -15,7 +15,7 @@ export interface SafeLink {
   kind: 'same-origin' | 'external';
 }
 
-/** §6/§7: same-origin paths (resolved against the issuer) and https: URLs; anything else is no link. */
+/** Talkie 1 §6/§7: same-origin paths (resolved against the issuer) and https: URLs; anything else is no link. */
 export function safeLink(url: string | undefined, issuer: string): SafeLink | undefined {
   if (url === undefined || url.length > 4096) return undefined;
   if (url.startsWith('/') && !url.startsWith('//')) {
@@ -128,7 +128,7 @@ export interface Action {
   undoUntil?: string;
   /** The UI may show Confirm/Cancel buttons only when the server's policy lists `button`. */
   buttons: boolean;
-  /** The server's policy lists `voice` (§10.4, C1): a voice call may decide it (when the server allows voice confirmation at all). */
+  /** The server's policy lists `voice` (Talkie 1 §10.4, C1): a voice call may decide it (when the server allows voice confirmation at all). */
   voice: boolean;
   voiceKeyword?: string;
 }

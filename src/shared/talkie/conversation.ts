@@ -36,7 +36,7 @@ export type ConversationItem = (
   | { kind: 'link'; id: string; url: string; label: string }
   | { kind: 'error'; id: string; code: string; message: string; retryable: boolean }
   /**
-   * A line said in a voice call (§10): `hearing` until the provider's final transcript arrives,
+   * A line said in a voice call (Talkie 1 §10): `hearing` until the provider's final transcript arrives,
    * `unavailable` when its transcription failed (a placeholder, never silently dropped).
    */
   | { kind: 'spoken'; id: string; role: 'user' | 'assistant'; text: string; state: 'hearing' | 'final' | 'unavailable' }

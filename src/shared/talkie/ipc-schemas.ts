@@ -102,7 +102,7 @@ export const serverViewSchema = z.strictObject({
   /** Where tokens are kept: the OS keychain, or memory for this session only (with why). */
   tokenStorage: z.strictObject({ kind: z.enum(['keychain', 'memory']), reason: s(500).optional() }),
   /**
-   * Talkie §10 voice as the manifest offers it (`voiceAvailability`): the Call button shows only when
+   * Talkie 1 §10 voice as the manifest offers it (`voiceAvailability`): the Call button shows only when
    * offered; `signalingHosts` is where audio goes (told to the user before the first call). Whether
    * voice is switched on for this user now is `talkie.status`'s `voice`.
    */
@@ -119,13 +119,13 @@ const talkieProtocolId = z.string().min(1).max(200);
 const voiceCallId = z.string().min(1).max(100);
 
 /**
- * Talkie §10 voice through main. The renderer owns the RTCPeerConnection and the data channel; main
+ * Talkie 1 §10 voice through main. The renderer owns the RTCPeerConnection and the data channel; main
  * creates the session, keeps its clientSecret (never in an answer, event, log line or file), posts the
  * SDP offer to the checked signalling URL and calls voiceTool / voiceTranscript / voiceUsage.
  */
 export const talkieVoiceMethods = {
   /**
-   * Creates a voice session (`POST voiceSessions`), refused whole unless it passes §10.1 (webrtc,
+   * Creates a voice session (`POST voiceSessions`), refused whole unless it passes Talkie 1 §10.1 (webrtc,
    * openai-realtime/1, sdp-post to an https host the manifest lists). The answer is what the call
    * screen needs: no secret, no signalling address.
    */
@@ -146,7 +146,7 @@ export const talkieVoiceMethods = {
       /** `capabilities.actions.voiceConfirm`: whether actions may be confirmed by voice at all (C1). */
       voiceConfirm: z.boolean(),
       /**
-       * The signalling URL is http:// (to this computer, allowed only by the development setting; §10.1
+       * The signalling URL is http:// (to this computer, allowed only by the development setting; Talkie 1 §10.1
        * requires https): the call's key travels unencrypted, and the call bar says so. Never for the built-in demo.
        */
       unencrypted: z.literal(true).optional(),
@@ -176,7 +176,7 @@ export const talkieVoiceMethods = {
     ]),
   },
   /**
-   * A decision the user spoke in a voice call (§10.4), posted with `method: "voice"` and the paramsHash
+   * A decision the user spoke in a voice call (Talkie 1 §10.4), posted with `method: "voice"` and the paramsHash
    * of the proposal the assistant read out. Not a `gesture` method: the user said it, they did not
    * click. Main takes it only from a connected call that is still live, only for a proposal that came
    * in this call's own tool results, only when the server allows voice confirmation
@@ -247,12 +247,12 @@ export const talkieVoiceMethods = {
   },
 } as const;
 
-/** §10 voice events: the call's global shortcut was pressed (while armed, for that call). */
+/** Talkie 1 §10 voice events: the call's global shortcut was pressed (while armed, for that call). */
 export const talkieVoiceEvents = {
   'talkie.voiceShortcutPressed': z.strictObject({ callId: voiceCallId }),
 } as const;
 
-/** How a run ended, as the UI shows it (Talkie §5: disconnect is not cancel). */
+/** How a run ended, as the UI shows it (Talkie 1 §5: disconnect is not cancel). */
 export const runOutcomeSchema = z.strictObject({
   kind: z.enum(['finished', 'error', 'not_sent', 'interrupted', 'cancelled']),
   code: z.string().max(64).optional(),

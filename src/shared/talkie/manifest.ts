@@ -3,7 +3,7 @@ import { ServiceError } from '../base/errors';
 import { pointer, type Problem } from './problems';
 
 /**
- * Talkie protocol 1, §1: the manifest at /.well-known/talkie.json.
+ * Talkie 1 §1: the manifest at /.well-known/talkie.json.
  * Unknown fields are ignored (the schemas are loose); every rule the client must enforce is a
  * Problem with a stable code, so `agentdesk probe` and the UI explain refusals the same way.
  */
@@ -52,9 +52,9 @@ export interface TalkieManifest {
   crossOriginEndpoints: { name: EndpointName; url: string }[];
   maxMessageChars?: number;
   testMode: boolean;
-  /** `capabilities.voice` when well-formed (§10); whether voice is offered is `voiceAvailability` (voice/voice-session.ts). */
+  /** `capabilities.voice` when well-formed (Talkie 1 §10); whether voice is offered is `voiceAvailability` (voice/voice-session.ts). */
   voice?: VoiceCapability;
-  /** `capabilities.actions.voiceConfirm === true` (§10.4, C1). */
+  /** `capabilities.actions.voiceConfirm === true` (Talkie 1 §1, C1). */
   voiceConfirm: boolean;
   /** Raw capabilities (voice, actions, cards), for later features. */
   capabilities: Record<string, unknown>;
@@ -74,7 +74,7 @@ export function sameTalkieServer(a: TalkieServerKey, b: TalkieServerKey): boolea
   return a.serverId === b.serverId && a.issuer === b.issuer;
 }
 
-/** §1 `capabilities.voice`; signalling hosts are lower-cased here, once. */
+/** Talkie 1 §1 `capabilities.voice`; signalling hosts are lower-cased here, once. */
 export interface VoiceCapability {
   transports: string[];
   eventProtocols: string[];

@@ -3,7 +3,7 @@ import { parseAction, parseCard, parseUsage, safeLink } from './content';
 import type { RunUpdate } from './conversation';
 
 /**
- * Talkie §5: one AG-UI event (already JSON-parsed) → what it means for the UI.
+ * Talkie 1 §5: one AG-UI event (already JSON-parsed) → what it means for the UI.
  * - Every event is validated with @ag-ui/core's schemas (loose: unknown fields pass).
  * - Unknown event types, unknown CUSTOM names, and TOOL_CALL_RESULT (never displayed) yield nothing.
  * - A known event that fails validation is reported as `invalid`, so the caller can count or log it.

@@ -33,7 +33,7 @@ const one = (entry: unknown) => parse(cardWith([entry]));
 const codes = (result: UiLinksResult) => result.problems.map((problem) => problem.code);
 
 describe('the extension URI', () => {
-  it('is the spec\'s §2 identifier, shared with the AgentCall card validator', () => {
+  it('is the AgentMesh UI links 0.1 §2 identifier, shared with the AgentCall card validator', () => {
     expect(uiLinksExtensionUri).toBe('https://dev.agentmesh.ai/extensions/ui-links/v1');
     expect(uiLinksExtensionUri).toBe(cardUiLinksUri);
   });
@@ -57,8 +57,8 @@ describe('a card without the extension', () => {
   });
 });
 
-describe('§3 the declaration', () => {
-  it('reads the §3 example entry with every field', () => {
+describe('AgentMesh UI links 0.1 §3 the declaration', () => {
+  it('reads the AgentMesh UI links 0.1 §3 example entry with every field', () => {
     const example = {
       url: 'https://agent.example/reports',
       label: 'Reports',
@@ -221,7 +221,7 @@ describe('§3 the declaration', () => {
       { code: 'ui_link_audience_unknown', path: `${uisPath}/4/audience` },
       { code: 'ui_link_audience_unknown', path: `${uisPath}/5/audience` },
     ]);
-    // §4: operator is a label, not secrecy: the entry is there, only not shown by default.
+    // AgentMesh UI links 0.1 §4: operator is a label, not secrecy: the entry is there, only not shown by default.
     expect(visibleUiLinks(result.links, { showOperator: false }).map((link) => link.label)).toEqual(['Public', 'Client', 'Unstated', 'Odd', 'Array']);
     expect(visibleUiLinks(result.links, { showOperator: true })).toHaveLength(6);
     expect(hiddenUiLinkCount(result.links)).toBe(1);
@@ -279,7 +279,7 @@ describe('§3 the declaration', () => {
   });
 });
 
-describe('§6 same-origin, computed against the card\'s own origin', () => {
+describe('AgentMesh UI links 0.1 §6 same-origin, computed against the card\'s own origin', () => {
   const entries = [
     { url: 'https://agent.example/same', label: 'Same', audience: 'public' },
     { url: 'https://agent.example:443/default-port', label: 'Default port', audience: 'public' },
@@ -314,7 +314,7 @@ describe('§6 same-origin, computed against the card\'s own origin', () => {
   });
 });
 
-describe('§11 worked example (test/fixtures/agentmesh/worked-example.json, the spec\'s extension verbatim)', () => {
+describe('AgentMesh UI links 0.1 §11 worked example (test/fixtures/agentmesh/worked-example.json, the spec\'s extension verbatim)', () => {
   const card: unknown = JSON.parse(readFileSync(new URL('../../fixtures/agentmesh/worked-example.json', import.meta.url), 'utf8'));
   const result = parseUiLinks(card, { cardUrl: 'https://agent.larkfield.example/.well-known/agent-card.json' });
 

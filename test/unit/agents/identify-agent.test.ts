@@ -10,7 +10,7 @@ import { startTestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 
 const dev = { allowLocalHttp: true };
-/** The §11 worked example of AgentMesh UI links: a plain A2A card (no AgentCall extension) with three web pages. */
+/** The AgentMesh UI links 0.1 §11 worked example: a plain A2A card (no AgentCall extension) with three web pages. */
 const workedExample = JSON.parse(readFileSync(new URL('../../fixtures/agentmesh/worked-example.json', import.meta.url), 'utf8')) as Record<string, unknown>;
 
 function cardServer(card: unknown) {

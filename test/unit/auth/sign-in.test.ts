@@ -49,8 +49,8 @@ describe('the sample Client ID Metadata Document (resources/oauth/client.json)',
     expect(clientDocument.grant_types.sort()).toEqual(['authorization_code', 'refresh_token']);
     expect(clientDocument.response_types).toEqual(['code']);
     expect(clientDocument.scope.split(' ').sort()).toEqual(['offline_access', 'talkie']);
-    // RFC 8252: the loopback IP literal without a port (§7.3, any port matches) and AgentDesk's
-    // private-use scheme (§7.1), both on our callback path.
+    // The loopback IP literal without a port (RFC 8252 §7.3: any port matches) and AgentDesk's
+    // private-use scheme (RFC 8252 §7.1), both on our callback path.
     expect(clientDocument.redirect_uris).toEqual(['http://127.0.0.1/oauth/callback', 'dev.agentdesk.app:/oauth/callback']);
     for (const uri of clientDocument.redirect_uris) expect(new URL(uri).pathname).toBe(callbackPath);
   });

@@ -112,7 +112,7 @@ describe('TokenStore', () => {
   });
 });
 
-describe('acceptsPastedToken (Talkie §2.2)', () => {
+describe('acceptsPastedToken (Talkie 1 §2.2)', () => {
   const table: [string, { token?: unknown } | undefined, boolean, boolean][] = [
     ['manifest offers auth.token, developer switch on', { token: { hint: 'Settings → Devices → New token' } }, true, true],
     ['auth.token without a hint, switch on', { token: {} }, true, true],

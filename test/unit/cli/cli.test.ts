@@ -15,7 +15,7 @@ afterEach(async () => {
   await Promise.all(demos.splice(0).map((demo) => demo.close()));
 });
 async function demo() {
-  // 0.2 keeps the test-mode action's expiry (600 s scaled) above §11's 60 s and the slow run at ~1 s.
+  // 0.2 keeps the test-mode action's expiry (600 s scaled) above Talkie 1 §11's 60 s and the slow run at ~1 s.
   // The probe reads the manifest only, so the Authorization Server it names need not run here.
   const server = await startTalkieDemoServer({ timeScale: 0.2, oauthIssuer: 'http://127.0.0.1:9/oauth' });
   demos.push(server);
@@ -76,7 +76,7 @@ describe('agentdesk conformance', () => {
     expect(io.lines.filter((line) => line.startsWith('FAIL'))).toEqual([]);
     expect(code).toBe(0);
     const passed = io.lines.filter((line) => line.startsWith('PASS'));
-    // The nine chat checks of §11, then §10: the demo offers voice (its own provider on loopback, --dev).
+    // The nine chat checks of Talkie 1 §11, then §10: the demo offers voice (its own provider on loopback, --dev).
     expect(passed.filter((line) => !/^PASS (voice|client:)/.test(line))).toHaveLength(9);
     for (const check of ['voice session', 'voice SDP exchange', 'voice secret used twice', 'voice tool', 'voice tool callId reused → 409', 'voice transcript', 'voice usage', 'client: http signalling refused without --dev', 'client: unlisted signalling host refused']) {
       expect(passed.some((line) => line.startsWith(`PASS ${check}:`)), check).toBe(true);

@@ -47,7 +47,7 @@ function agentCallWithUis(uis: unknown[]) {
 }
 
 describe('agentdesk probe and AgentMesh UI links', () => {
-  it('lists the §11 worked example\'s pages for a plain A2A card, flagged against the loopback origin the card came from', async () => {
+  it('lists the AgentMesh UI links 0.1 §11 worked example\'s pages for a plain A2A card, flagged against the loopback origin the card came from', async () => {
     const server = await agentServer(() => workedExample);
     const { code, report } = await probeJson(server.url);
     // A plain A2A card: the app shows it as a page with these web pages.

@@ -8,9 +8,9 @@ import { json, manifestFor, startServer } from '../../support/http-server';
 import { ndcAnswerer, startVoiceFixture, voiceSecret, type NdcAnswerer, type VoiceFixtureOptions } from '../../support/talkie-voice-fixture';
 
 /**
- * `agentdesk conformance` on Talkie §10 voice, against the loopback voice fixture with a real
- * node-datachannel answerer as the speech provider. The §11 chat checks are left out (chatChecks:
- * false): this fixture speaks only §10; cli.test.ts runs them against the demo agent.
+ * `agentdesk conformance` on Talkie 1 §10 voice, against the loopback voice fixture with a real
+ * node-datachannel answerer as the speech provider. The Talkie 1 §11 chat checks are left out (chatChecks:
+ * false): this fixture speaks only Talkie 1 §10; cli.test.ts runs them against the demo agent.
  */
 const answerers: NdcAnswerer[] = [];
 afterEach(() => {
@@ -33,7 +33,7 @@ async function run(url: string, options: { json?: boolean; voice?: boolean } = {
 
 const line = (lines: string[], name: string) => lines.find((text) => text.slice(5).startsWith(`${name}: `));
 
-describe('agentdesk conformance: Talkie §10 voice', { timeout: 60_000 }, () => {
+describe('agentdesk conformance: Talkie 1 §10 voice', { timeout: 60_000 }, () => {
   it('passes every voice check against a server that offers voice, and the secret goes to the signalling host alone', async () => {
     const f = await voiceServer();
     const { code, lines } = await run(f.talkie.url);

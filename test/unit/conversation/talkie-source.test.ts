@@ -106,7 +106,7 @@ describe('a Talkie conversation in main', () => {
     expect(source.snapshot().status.phase).toBe('ready');
   });
 
-  it('sends a message again with its own id and text (§5), in its place; after a failed answer, its error gives way', async () => {
+  it('sends a message again with its own id and text (Talkie 1 §5), in its place; after a failed answer, its error gives way', async () => {
     const { talkie, sent, push, end } = setup();
     const source = await talkie.open(agentId, {});
     await source.send({ messageId: 'm1', text: 'talkie-test:error' });

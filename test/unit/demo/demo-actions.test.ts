@@ -32,7 +32,7 @@ const decide = (server: TalkieDemoServer, action: Action, decision: 'confirm' | 
 
 const getAction = async (server: TalkieDemoServer, id: string) => (await api(server, 'GET', `/api/talkie/actions/${encodeURIComponent(id)}`)).json as unknown as Action;
 
-describe('demo actions (§8)', () => {
+describe('demo actions (Talkie 1 §8)', () => {
   it('confirming the test action → done, with a result card in events and in the thread', async () => {
     const server = await start();
     const { action } = await propose(server);
@@ -173,7 +173,7 @@ describe('demo actions: "send the offer" with an undo window', () => {
   });
 });
 
-describe('demo threads (§9)', () => {
+describe('demo threads (Talkie 1 §9)', () => {
   it('lists threads newest first with id, title, channel and timestamps', async () => {
     const server = await start();
     await stream(server, runInput('first thread', { threadId: 't_a' }));

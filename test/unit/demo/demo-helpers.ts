@@ -55,7 +55,7 @@ export interface StreamResult {
   headers: Headers;
   events: AnyEvent[];
   comments: string[];
-  /** The §3 error body when the server refused before the stream. */
+  /** The Talkie 1 §3 error body when the server refused before the stream. */
   error?: Json;
   /** True when the stream was dropped by the test (`until`). */
   disconnected: boolean;

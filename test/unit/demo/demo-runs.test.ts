@@ -6,7 +6,7 @@ const start = useDemoServers({ timeScale: 0.02 });
 
 const contentDeltas = (events: AnyEvent[]) => ofType(events, 'TEXT_MESSAGE_CONTENT').length;
 
-describe('demo runs: §11 test mode', () => {
+describe('demo runs: Talkie 1 §11 test mode', () => {
   it('talkie-test:echo streams one text message whose content is exactly the text, in several deltas', async () => {
     const server = await start();
     const exact = '  Spaced  out,\nwith a newline, **not bold to me**, ünïcödé 🚀 and trailing space ';

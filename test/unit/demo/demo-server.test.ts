@@ -9,7 +9,7 @@ import { api, runInput, stream, useDemoServers } from './demo-helpers';
 const start = useDemoServers();
 
 describe('demo server: discovery', () => {
-  it('serves the manifest on 127.0.0.1 with the issuer, endpoints with voice (§10), capabilities and cache header', async () => {
+  it('serves the manifest on 127.0.0.1 with the issuer, endpoints with voice (Talkie 1 §10), capabilities and cache header', async () => {
     const server = await start();
     expect(server.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(server.manifestUrl).toBe(`${server.baseUrl}/.well-known/talkie.json`);
@@ -92,7 +92,7 @@ describe('demo server: discovery', () => {
 });
 
 describe('demo server: auth and errors', () => {
-  it('answers 401 with the §3 body without a token or with a wrong one', async () => {
+  it('answers 401 with the Talkie 1 §3 body without a token or with a wrong one', async () => {
     const server = await start();
     for (const token of [null, 'wrong-token']) {
       const response = await api(server, 'GET', '/api/talkie/status', { token });
@@ -147,7 +147,7 @@ describe('demo server: auth and errors', () => {
     expect(a.token).not.toBe(b.token);
   });
 
-  it('answers unknown paths with 404 and wrong methods with 405, both in the §3 format', async () => {
+  it('answers unknown paths with 404 and wrong methods with 405, both in the Talkie 1 §3 format', async () => {
     const server = await start();
     const missing = await api(server, 'GET', '/api/talkie/nothing');
     expect(missing.status).toBe(404);

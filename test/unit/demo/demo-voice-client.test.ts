@@ -87,7 +87,7 @@ describe("the built-in demo's voice through the app's voice service", () => {
     const unknownTool = await call('talkie.voiceTool', { callId, providerCallId: 'call_3', name: 'format_disk', arguments: '{}' });
     expect(unknownTool).toMatchObject({ ok: true, value: { outcome: 'failed', output: expect.stringContaining('The tool failed: The demo has no voice tool named "format_disk"') } });
 
-    // The user says "yes, send it" after the proposal: the client decides with method "voice" (§10.4).
+    // The user says "yes, send it" after the proposal: the client decides with method "voice" (Talkie 1 §10.4).
     const action = offer.ok && offer.value.outcome === 'ok' ? offer.value.updates.find((update) => update.type === 'action') : undefined;
     const pending = action && 'action' in action ? (action.action as { id: string; paramsHash?: string }) : undefined;
     expect(pending?.id).toEqual(expect.any(String));

@@ -46,7 +46,7 @@ const usage = (server: TalkieDemoServer, s: Session, seconds: number, final: boo
 const threadSummary = async (server: TalkieDemoServer, threadId: string) =>
   ((await api(server, 'GET', '/api/talkie/threads')).json.threads as Json[]).find((thread) => thread.id === threadId);
 
-describe('demo voice (§10): manifest and status', () => {
+describe('demo voice (Talkie 1 §10): manifest and status', () => {
   it('offers voice in a manifest the app itself accepts, and status says voice: true while the speech engines run', async () => {
     const server = await start();
     const json = (await (await fetch(server.manifestUrl)).json()) as Json;
@@ -94,7 +94,7 @@ describe('demo voice (§10): manifest and status', () => {
   });
 });
 
-describe('demo voice (§10.1): sessions', () => {
+describe('demo voice (Talkie 1 §10.1): sessions', () => {
   it('creates a session the app accepts in development, refused outside it (http); a new voice thread', async () => {
     const server = await start({ voice: { speechEngines: () => speechAvailable, maxSeconds: 120 } });
     const before = Date.now();
@@ -140,7 +140,7 @@ describe('demo voice (§10.1): sessions', () => {
     expect(await threadSummary(server, 't_client_voice')).toMatchObject({ channel: 'voice' });
   });
 
-  it('refuses bad requests with §3 errors, and needs the bearer token', async () => {
+  it('refuses bad requests with Talkie 1 §3 errors, and needs the bearer token', async () => {
     const server = await start();
     expect((await api(server, 'POST', base, { body: {}, token: null })).status).toBe(401);
     expect((await api(server, 'POST', base, { body: {}, token: 'wrong' })).json).toMatchObject({ error: { code: 'unauthorized' } });
@@ -244,7 +244,7 @@ describe('demo voice (§10.1): sessions', () => {
   });
 });
 
-describe('demo voice (§10.2): tools', () => {
+describe('demo voice (Talkie 1 §10.2): tools', () => {
   it('search_contacts: a short text for the model and a talkie.card the app reads, also stored in the thread', async () => {
     const server = await start();
     const s = await session(server);
@@ -289,7 +289,7 @@ describe('demo voice (§10.2): tools', () => {
     // The same action as typed: same parameters, so the same paramsHash.
     const chat = await stream(server, runInput('send the offer'));
     expect(custom(chat.events, 'talkie.action')[0]).toMatchObject({ paramsHash: action!.paramsHash, summary: action!.summary, riskLevel: 'medium' });
-    // What the model tells the user to say confirms it under §10.4 (C7), with the session's consent words.
+    // What the model tells the user to say confirms it under Talkie 1 §10.4 (C7), with the session's consent words.
     expect(classifyUtterance('yes, send it', { ...s.consent, locale: s.locale }, 'send')).toEqual({ kind: 'confirm' });
 
     const decided = await api(server, 'POST', `/api/talkie/actions/${seg(String(action!.id))}/decision`, { body: { decision: 'confirm', paramsHash: action!.paramsHash, method: 'voice' } });
@@ -350,7 +350,7 @@ describe('demo voice (§10.2): tools', () => {
   });
 });
 
-describe('demo voice (§10.3): transcripts and usage', () => {
+describe('demo voice (Talkie 1 §10.3): transcripts and usage', () => {
   it('stores each transcript item once (201, then 200), as voice messages; the first user words title a voice thread; 409 for a changed text', async () => {
     const server = await start();
     const s = await session(server);

@@ -14,7 +14,7 @@ const unavailable = speechUnavailableReason(['espeak-ng']);
 if (unavailable) console.log(`RTP/Opus loopback test skipped: ${unavailable}`);
 
 const peers: ndc.PeerConnection[] = [];
-const keep: unknown[] = []; // strong refs to the tracks (§5a)
+const keep: unknown[] = []; // strong refs: a collected track silently stops receiving
 afterAll(() => {
   for (const pc of peers) pc.close();
   ndc.cleanup();

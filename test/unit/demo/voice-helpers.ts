@@ -21,7 +21,7 @@ export interface AppPeer {
 
 /**
  * The app's side of a call in tests: an offerer with one sendrecv Opus track and the `oai-events` data
- * channel, kept referenced until the process ends (voice brief §5a). Its offer leaves out host
+ * channel, kept referenced until the process ends (a collected one stops receiving). Its offer leaves out host
  * candidates, as `agentdesk conformance` offers (src/main/cli/voice-peer.ts): the answerer then cannot
  * start the handshake before this side has the answer.
  */
@@ -39,7 +39,7 @@ export async function appOfferer(): Promise<{ pc: ndc.PeerConnection; track: ndc
 
 /**
  * The app's side of a call, as the renderer makes it: an offerer with one sendrecv Opus track and the
- * `oai-events` data channel (strong refs kept, voice brief §5a), closed after the file's tests.
+ * `oai-events` data channel (strong refs kept), closed after the file's tests.
  *
  * No `ndc.cleanup()` here: the demo server closes its provider after each test, and the provider then
  * drops its peers, tracks and channels; once the garbage collector has finalized those wrappers,

@@ -8,7 +8,7 @@ import { useTempDirs } from '../../support/temp-dir';
 const tempDir = useTempDirs();
 const crm = { serverId: 'crm.example.com', issuer: 'https://crm.example.com' };
 
-describe('settings: consent to a Talkie server’s voice calls (§12)', () => {
+describe('settings: consent to a Talkie server’s voice calls (Talkie 1 §12)', () => {
   it('is kept per server (serverId at its origin) in settings.json, with the hosts the user was told, and survives a restart', async () => {
     const dir = await tempDir();
     const app = await startTestServices(dir);

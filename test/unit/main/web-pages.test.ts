@@ -21,7 +21,7 @@ async function withAgent(address: string): Promise<{ services: TestServices; age
 const cardRequests = (server: { requests: { path: string }[] }) => server.requests.filter((request) => request.path === '/.well-known/agent-card.json').length;
 
 describe('agents.webPages through the real dispatcher', () => {
-  it('answers the worked example card (§11) with its three pages, the operator one not shown by default, and reuses the answer', async () => {
+  it('answers the worked example card (AgentMesh UI links 0.1 §11) with its three pages, the operator one not shown by default, and reuses the answer', async () => {
     const server = await startServer((request, response) => {
       if (request.url === '/.well-known/agent-card.json') json(response, 200, workedExample);
       else json(response, 404, {});

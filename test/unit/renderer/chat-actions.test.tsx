@@ -18,7 +18,7 @@ function actionCard(summary: string) {
   return screen.getByRole('article', { name: summary });
 }
 
-describe('chat: actions (Talkie §8)', () => {
+describe('chat: actions (Talkie 1 §8)', () => {
   it('shows summary, risk, status and countdown; decides only when Confirm is clicked', async () => {
     const action = pendingAction();
     const { user, backend } = await proposed(action);

@@ -31,7 +31,7 @@ async function withCard(card: Card) {
   return { ...app, backend, runKey };
 }
 
-describe('chat: Markdown (Talkie §7)', () => {
+describe('chat: Markdown (Talkie 1 §7)', () => {
   it('renders the Markdown subset', async () => {
     const { message } = await streamed('Some **bold**, *italic* and `code`.\n\n- one\n- two');
     expect(message.querySelector('strong')?.textContent).toBe('bold');

@@ -14,7 +14,7 @@ function threadList() {
   return within(screen.getByRole('navigation', { name: 'Chats' }));
 }
 
-describe('chat: threads (Talkie §9)', () => {
+describe('chat: threads (Talkie 1 §9)', () => {
   it('lists the threads newest first as given, opens one into the transcript', async () => {
     const backend = createFakeBackend();
     backend.state.talkie.threads = threads;

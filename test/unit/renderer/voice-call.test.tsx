@@ -88,13 +88,13 @@ async function inCall(backend = voiceBackend()) {
 const announced = () => document.querySelector('.talkie-announcer')?.textContent ?? '';
 const sentTypes = () => media.channel().sent.map((event) => String(event.type));
 
-describe('voice calls on the Talkie screen (§10)', () => {
+describe('voice calls on the Talkie screen (Talkie 1 §10)', () => {
   it('shows Call only when the server offers voice, greyed out with the reason when status says voice is off', async () => {
     await openDemo(createFakeBackend());
     expect(screen.queryByRole('button', { name: /Start a voice call/ })).toBeNull();
   });
 
-  it('greys Call out with the reason when §4 status says voice is off now', async () => {
+  it('greys Call out with the reason when Talkie 1 §4 status says voice is off now', async () => {
     const backend = voiceBackend();
     backend.state.talkie.status = { ...backend.state.talkie.status, voice: false };
     await openDemo(backend);
@@ -349,7 +349,7 @@ describe('voice calls on the Talkie screen (§10)', () => {
     expect(screen.queryByText(/unencrypted http/)).toBeNull();
     await secure.user.click(callBar().getByRole('button', { name: 'Hang up' }));
 
-    // Main says the signalling address was http:// (allowed only by the developer setting; §10.1 requires https).
+    // Main says the signalling address was http:// (allowed only by the developer setting; Talkie 1 §10.1 requires https).
     development.on = true;
     await secure.user.click(callButton());
     await waitFor(() => expect(backend.callsOf('talkie.voiceOffer')).toHaveLength(2));

@@ -14,9 +14,9 @@ import { WebPagesPanel } from '../../../src/renderer/screens/webpages/WebPagesPa
 import workedExampleJson from '../../fixtures/agentmesh/worked-example.json';
 import { createFakeBackend, type FakeBackend } from './fake-api';
 
-// The spec's worked example (§11) as a module: jsdom's import.meta.url is not a file URL.
+// The spec's worked example (AgentMesh UI links 0.1 §11) as a module: jsdom's import.meta.url is not a file URL.
 const workedExample = workedExampleJson as { capabilities: { extensions: { params: { uis: Record<string, unknown>[] } }[] } };
-/** Where §11 says the card is served from: its own pages are same-origin, the status page is not. */
+/** Where AgentMesh UI links 0.1 §11 says the card is served from: its own pages are same-origin, the status page is not. */
 const larkfieldCardUrl = 'https://agent.larkfield.example/.well-known/agent-card.json';
 
 /** What main answers for a card, built with the real parser (so the fixture is what main could send). */
@@ -63,7 +63,7 @@ async function expand(user: ReturnType<typeof userEvent.setup>, name: string | R
 }
 
 describe('the Web pages panel', () => {
-  it('renders the worked example (§11): client and public pages shown with their labels, the operator page behind a toggle, only the status page flagged', async () => {
+  it('renders the worked example (AgentMesh UI links 0.1 §11): client and public pages shown with their labels, the operator page behind a toggle, only the status page flagged', async () => {
     const backend = createFakeBackend({ webPages: { 'agent-a': webPagesOf(workedExample) } });
     const { user } = renderPanel(backend);
     // Collapsed: the count of pages shown by default, nothing listed yet.

@@ -34,7 +34,7 @@ async function app(folder: string, choose: (name: string) => string | undefined 
   return { services, progress, issuer: view.ok ? view.value.issuer : '' };
 }
 
-describe('downloading a card\'s file (Talkie §6)', () => {
+describe('downloading a card\'s file (Talkie 1 §6)', () => {
   it('downloads a same-origin file with the token, reports progress, and saves it whole', async () => {
     const folder = await tempDir();
     const { services, progress, issuer } = await app(folder);

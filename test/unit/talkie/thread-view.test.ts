@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { threadItems } from '../../../src/main/talkie/thread-view';
 
-describe('a stored thread (§9) as conversation items', () => {
+describe('a stored thread (Talkie 1 §9) as conversation items', () => {
   it('keeps what was said in a voice call marked as spoken, and chat messages as they were', () => {
     const view = threadItems({
       thread: { id: 't_voice' },
@@ -59,7 +59,7 @@ describe('a reopened thread keeps its order (#26)', () => {
         { id: 'u2', role: 'user', content: 'Thanks', createdAt: '2026-03-02T10:05:00Z' },
         { id: 'a2', role: 'assistant', content: 'You are welcome.', createdAt: '2026-03-02T10:05:01Z', cards: [{ id: 'c1', fallbackText: 'Card' }] },
       ],
-      // Listed apart from the messages (§9), the later one first.
+      // Listed apart from the messages (Talkie 1 §9), the later one first.
       actions: [action('p2', '2026-03-02T10:05:01Z'), action('p1', '2026-03-02T10:00:01Z'), action('p3')],
     });
     expect(view?.items.map((item) => item.id)).toEqual(['u1', 'p1', 'a1', 'u2', 'a2', 'c1', 'p2', 'p3']);

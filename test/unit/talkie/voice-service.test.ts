@@ -41,7 +41,7 @@ async function started(f: Fixture) {
   return start.value;
 }
 
-describe('Talkie voice through the contract (main side, §10)', () => {
+describe('Talkie 1 voice through the contract (main side, §10)', () => {
   it('starts a call, exchanges SDP with the secret, runs a tool once, posts transcripts and usage, and ends once', async () => {
     const f = await fixture();
     const answers: unknown[] = [];
@@ -56,7 +56,7 @@ describe('Talkie voice through the contract (main side, §10)', () => {
       ok: true,
       value: { voice: { offered: true, voiceConfirm: true, signalingHosts: [f.signaling.origin.replace('http://', '')] } },
     });
-    // §4: voice switched off for this user now (the button is greyed out with the reason).
+    // Talkie 1 §4: voice switched off for this user now (the button is greyed out with the reason).
     expect(await f.app.call('talkie.status', { agentId: f.agentId })).toEqual({ ok: true, value: { user: { name: 'Jana' }, usage: [], voice: false } });
     expect(await call('talkie.voiceStart', { agentId: f.agentId }, false)).toMatchObject({ ok: false, error: { code: 'no_user_gesture' } });
     const start = await call('talkie.voiceStart', { agentId: f.agentId, threadId: 't_voice', locale: 'cs' });
@@ -210,7 +210,7 @@ describe('Talkie voice through the contract (main side, §10)', () => {
     expect(log.lines.join('\n')).not.toContain(secret);
   });
 
-  it('says when a call is set up over http:// (the development setting, §10.1 requires https): in voiceStart’s answer for the call bar, and in the log', async () => {
+  it('says when a call is set up over http:// (the development setting, Talkie 1 §10.1 requires https): in voiceStart’s answer for the call bar, and in the log', async () => {
     const f = await fixture();
     const plain = await started(f);
     expect(plain.unencrypted).toBe(true);
@@ -295,7 +295,7 @@ describe('Talkie voice through the contract (main side, §10)', () => {
     expect(await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_seen_by_server', name: 'search_records', arguments: '{}' })).toEqual({ ok: true, value: { outcome: 'duplicate' } });
   });
 
-  describe('talkie.voiceDecide (§10.4: a decision spoken in the call)', () => {
+  describe('talkie.voiceDecide (Talkie 1 §10.4: a decision spoken in the call)', () => {
     const decisions = (f: Fixture) => f.talkieSeen.filter((r) => r.path.endsWith('/decision')).map((r) => JSON.parse(r.body) as unknown);
     async function connectedCall(f: Fixture) {
       const { callId } = await started(f);

@@ -26,7 +26,7 @@ import { AgentCallDemoSession, demoCommands, type AgentCallModalities } from './
  * same id), the bearer when the card declares one (401), an offer ≤ 64 KiB (413), the answer as
  * `application/sdp` (201). A channel with another label or subprotocol is closed unused. The call
  * ends with its channel or peer; nothing it learned survives it (no resume).
- * node-datachannel rules (voice brief §5a): loopback only, strong refs kept until exit, nothing thrown
+ * node-datachannel rules: loopback only, strong refs kept until exit (else reception silently stops), nothing thrown
  * inside its callbacks; the process owner calls ndc.cleanup().
  */
 
@@ -295,7 +295,7 @@ export function createAgentCallWebrtcEndpoint(options: AgentCallWebrtcOptions): 
       if (!call.channel) end(call);
     }, channelOpenMs).unref();
     pc.onTrack((remote) => {
-      call.remoteTrack = remote; // strong ref, or reception stops (§5a)
+      call.remoteTrack = remote; // strong ref: a collected track silently stops receiving
       safely('the app track', () => {
         remote.setMediaHandler(new ndc.RtcpReceivingSession());
         remote.onMessage((message) => onAudio(call, message));

@@ -2,7 +2,7 @@
  * The demo provider's turn detection (#16): an energy VAD on 48 kHz mono PCM in 20 ms frames.
  * Speech starts after `startMs` of frames louder than `threshold` (RMS, full scale 1) and ends after
  * `silenceMs` below it (the provider's `silence_duration_ms`). The utterance handed to the recognizer
- * keeps `prefixPaddingMs` before the first loud frame (the first word is not lost, voice-brief §4) and
+ * keeps `prefixPaddingMs` before the first loud frame (so the first word is not lost) and
  * `hangoverMs` after the last one.
  */
 export interface VadSettings {

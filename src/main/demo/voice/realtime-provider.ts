@@ -17,7 +17,7 @@ export type { SpeechEngines } from './demo-conversation';
  * the app's SDP offer (bearer = a client secret the demo minted) and answers with one sendrecv Opus track
  * and the `oai-events` data channel. It listens (energy VAD, pocketsphinx with the demo's grammar) and
  * speaks (espeak-ng as Opus RTP); the turns are in demo-conversation.ts.
- * node-datachannel rules (voice-brief §5a): loopback only, strong refs to PC/track/DC, never throw in its
+ * node-datachannel rules: loopback only, strong refs to PC/track/DC (else reception silently stops), never throw in its
  * callbacks, close() then ndc.cleanup() (the owner of the process calls cleanup).
  */
 export const realtimeCallsPath = '/v1/realtime/calls';
@@ -249,7 +249,7 @@ export function createRealtimeProvider(options: RealtimeProviderOptions): Realti
     made.call = current;
     calls.push(current);
     pc.onTrack((remote) => {
-      current.remoteTrack = remote; // strong ref, or reception stops (§5a)
+      current.remoteTrack = remote; // strong ref: a collected track silently stops receiving
       try {
         remote.setMediaHandler(new ndc.RtcpReceivingSession());
         remote.onMessage((message) => onAudio(current, message));

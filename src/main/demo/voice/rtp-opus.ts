@@ -4,7 +4,7 @@ import { bytesFromInt16, int16FromBytes } from '../../speech/pcm';
 
 /**
  * Opus over RTP for the demo provider (#16): node-datachannel carries whole RTP packets but codes no
- * audio (voice-brief §5a), so opusscript (libopus in WebAssembly) encodes and decodes 20 ms frames of
+ * audio, so opusscript (libopus in WebAssembly) encodes and decodes 20 ms frames of
  * 48 kHz mono and this file writes and reads the 12-byte RTP header (RFC 3550; Opus RTP is RFC 7587).
  */
 export const opusRate = 48_000;

@@ -7,7 +7,7 @@ import { demoSpeechEngines, speechUnavailableMessage, type SpeechEngines } from 
 import { runVoiceTool, voiceConsent, voiceLabels, type VoiceLocale, type VoiceToolResult } from './voice-tools';
 
 /**
- * The demo's Talkie §10 voice sessions: `POST voiceSessions`, `voiceTool`, `voiceTranscript` and
+ * The demo's Talkie 1 §10 voice sessions: `POST voiceSessions`, `voiceTool`, `voiceTranscript` and
  * `voiceUsage`, and the check of the client secrets the demo's realtime provider is handed.
  * Sessions live in memory only (a restart ends them); what is said lands in the saved threads.
  *
@@ -47,9 +47,9 @@ export function parseDemoVoiceSeconds(text: string, where: string): number {
 }
 
 export interface DemoVoiceOptions {
-  /** §10.1 maxSeconds of a session. Default 300. */
+  /** Talkie 1 §10.1 maxSeconds of a session. Default 300. */
   maxSeconds?: number;
-  /** §10.1 warnSeconds. Default 30. */
+  /** Talkie 1 §10.1 warnSeconds. Default 30. */
   warnSeconds?: number;
   /** How long a client secret may open a connection (ms, not scaled by timeScale). Default 60 000. */
   secretTtlMs?: number;
@@ -219,7 +219,7 @@ export class DemoVoiceSessions {
 
   /**
    * For the realtime provider: whether `secret` may open a connection now. It is spent by this
-   * question (one connection per secret, §10.1), so a second offer with it is refused.
+   * question (one connection per secret, Talkie 1 §10.1), so a second offer with it is refused.
    */
   isClientSecret(secret: string): boolean {
     if (!secret.startsWith('ek_demo_') || secret.length > 200) return false;

@@ -6,9 +6,9 @@ import type { ThreadRecord, UserSpace } from '../demo-store';
 import { httpErrors } from '../http-util';
 
 /**
- * The demo's voice tools (§10.2): what the speech provider may ask for during a call, run by the
+ * The demo's voice tools (Talkie 1 §10.2): what the speech provider may ask for during a call, run by the
  * server for the session's user. They read the same records as the chat agent (demo-records.ts) and
- * propose the same action; like the agent they have no path to a decision (§8: action-decisions.ts
+ * propose the same action; like the agent they have no path to a decision (Talkie 1 §8: action-decisions.ts
  * is imported by the decision endpoint only).
  */
 
@@ -22,19 +22,19 @@ export const voiceTools: readonly { name: VoiceToolName; description: string }[]
   { name: 'send_offer', description: `Prepares sending offer ${offer.id} by e-mail; a person must confirm it. Arguments: {"client"?: string}.` },
 ];
 
-/** §10.1 `labels`: the status line while each tool runs. */
+/** Talkie 1 §10.1 `labels`: the status line while each tool runs. */
 export const voiceLabels: Record<VoiceLocale, Record<VoiceToolName, string>> = {
   en: { search_contacts: searchLabel, send_offer: offerLabel },
   cs: { search_contacts: 'Hledám kontakty…', send_offer: 'Připravuji nabídku…' },
 };
 
-/** §10.1 `consent`: words added to the client's built-in confirm and refuse vocabularies. */
+/** Talkie 1 §10.1 `consent`: words added to the client's built-in confirm and refuse vocabularies. */
 export const voiceConsent: Record<VoiceLocale, { confirm: string[]; refuse: string[] }> = {
   en: { confirm: ['confirm', 'yes'], refuse: ['no', 'cancel'] },
   cs: { confirm: ['ano', 'potvrzuji'], refuse: ['ne', 'zrušit'] },
 };
 
-/** The word a spoken confirmation of the offer must contain (§10.4), in the session's language. */
+/** The word a spoken confirmation of the offer must contain (Talkie 1 §10.4), in the session's language. */
 export const voiceSendKeyword: Record<VoiceLocale, string> = { en: sendKeyword, cs: 'odeslat' };
 
 export interface VoiceToolContext {
@@ -55,7 +55,7 @@ export interface VoiceToolResult {
 
 export const isVoiceToolName = (name: string): name is VoiceToolName => (voiceToolNames as readonly string[]).includes(name);
 
-/** Runs one tool; a bad name or bad arguments throw a §3 error (the client tells the model "The tool failed: …"). */
+/** Runs one tool; a bad name or bad arguments throw a Talkie 1 §3 error (the client tells the model "The tool failed: …"). */
 export function runVoiceTool(name: string, rawArguments: string, context: VoiceToolContext): VoiceToolResult {
   if (!isVoiceToolName(name)) {
     throw httpErrors.notFound(`The demo has no voice tool named "${name.slice(0, 64)}"; it has ${voiceToolNames.join(' and ')}.`);

@@ -87,9 +87,9 @@ class LineStore {
  * A Talkie agent's share of the conversation screen (Talkie 1): the steps before the conversation
  * (the connection, endpoints on other sites to accept, signing in), the server's name, logo and accent
  * in the header; cards and proposed actions in the transcript (Confirm, Cancel, Undo, the voice
- * window's line); Retry of a message not sent (the same message id, §5) and after a failed answer;
- * Edit on the last message (sent as a new one: the server keeps every message, §5, §9); the threads
- * with their search in the sidebar; the §10 voice call (Call in the composer's row, its bar above);
+ * window's line); Retry of a message not sent (the same message id, Talkie 1 §5) and after a failed answer;
+ * Edit on the last message (sent as a new one: the server keeps every message, Talkie 1 §5, §9); the threads
+ * with their search in the sidebar; the Talkie 1 §10 voice call (Call in the composer's row, its bar above);
  * and in the details the server's description and address, the account and its usage meters, Sign
  * out, the manifest's notes and the agent's web pages. Main holds the conversation (talkie-source.ts):
  * this only asks.
@@ -149,7 +149,7 @@ export function useTalkieProfile({ api, agentId, label, store, state, view, comp
   }, []);
   useGateProblems(view, onAuthProblem);
 
-  // The account (§4) and its usage meters, which runs, decisions and calls move.
+  // The account (Talkie 1 §4) and its usage meters, which runs, decisions and calls move.
   const loadStatus = useCallback(
     // Before the steps are done the server has nothing to say about the account.
     () => (chatReady ? call(() => api.talkie.status({ agentId })) : new Promise<never>(() => undefined)),
@@ -193,7 +193,7 @@ export function useTalkieProfile({ api, agentId, label, store, state, view, comp
   );
   const refreshThreads = threads.refresh;
 
-  // Talkie §10: a voice call in this conversation; main shows what it says and does in the thread.
+  // Talkie 1 §10: a voice call in this conversation; main shows what it says and does in the thread.
   const phrase = useConfirmPhrase();
   const voiceHandlers = useMemo<VoiceCallHandlers>(
     () => ({
@@ -261,7 +261,7 @@ export function useTalkieProfile({ api, agentId, label, store, state, view, comp
     actionHandlers.current = { decide, refresh, announce };
   }, [decide, refresh, announce]);
 
-  // Retry: a message not sent goes again with its own id (§5); after a failed answer, the last message does.
+  // Retry: a message not sent goes again with its own id (Talkie 1 §5); after a failed answer, the last message does.
   const running = view !== undefined && view.status.run !== 'idle';
   const [retryError, setRetryError] = useState<IpcError | undefined>();
   const sendAgain = useCallback(
@@ -293,7 +293,7 @@ export function useTalkieProfile({ api, agentId, label, store, state, view, comp
   );
 
   // Edit on the user's last message (and ArrowUp in the empty composer) puts its text back in the
-  // composer. Talkie servers keep every message of a thread and have no way to drop one (§5, §9), so
+  // composer. Talkie servers keep every message of a thread and have no way to drop one (Talkie 1 §5, §9), so
   // the edited text goes as a new message and the composer says so; Stop editing (or Escape) puts
   // back what the composer held before.
   const lastUser = lastTyped(view);
@@ -580,7 +580,7 @@ function useGateProblems(view: ConversationView | undefined, report: (error: Sho
 }
 
 /**
- * What the announcer says about proposed actions (§8): a new proposal waiting for a decision, and an
+ * What the announcer says about proposed actions (Talkie 1 §8): a new proposal waiting for a decision, and an
  * action whose status changed — once each, never for what a conversation showed when it opened or
  * a thread it loaded.
  */

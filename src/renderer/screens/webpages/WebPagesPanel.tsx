@@ -35,7 +35,7 @@ type Loaded = { status: 'loading' } | { status: 'ready'; pages: WebPages } | { s
 
 /**
  * The "Web pages" panel: the pages an agent's A2A card lists (AgentMesh UI links 0.1, read by main).
- * Every entry is an untrusted link (§5, `UntrustedLink`): shown as plain text with its labels, never
+ * Every entry is an untrusted link (AgentMesh UI links 0.1 §5, `UntrustedLink`): shown as plain text with its labels, never
  * opened, embedded or fetched here; a click shows the full URL, and only "Open in browser" hands it
  * to `external.open`. Operator pages wait behind "Show operator pages"; a missing audience is shown as
  * such, never as public; pages on another site than the card are flagged (main computes it).

@@ -1,6 +1,6 @@
 /**
- * Talkie §10.4 step 3 (C7, C8): what one final user transcript means while a proposal waits.
- * Built-in English and Czech vocabularies; the session's `consent` words add to them (§10.1).
+ * Talkie 1 §10.4 step 3 (C7, C8): what one final user transcript means while a proposal waits.
+ * Built-in English and Czech vocabularies; the session's `consent` words add to them (Talkie 1 §10.1).
  * Every doubt falls to `conversation`, so only a short, plain, unhedged "yes" confirms.
  */
 export type Utterance =

@@ -2,7 +2,7 @@ import { classifyUtterance, type ConsentVocabulary } from './confirm-words';
 import { functionCallOutput, responseCreate, sessionTurnDetection, turnDetectionUpdate, type ClientEvent, type RealtimeEvent, type TurnDetection } from './realtime-events';
 
 /**
- * Talkie §10.4 (brief rules C1–C15) as a pure state machine:
+ * Talkie 1 §10.4 (brief rules C1–C15) as a pure state machine:
  * idle → proposing → open(misses 0..1) → deciding → closed.
  * `stepWindow(state, input)` returns the next state and the effects to perform, in order. The caller
  * sends every `send` through `allowedClientEvent`, calls `POST decision` for `decide`, and feeds back
@@ -41,7 +41,7 @@ export type WindowState =
   | { phase: 'closed'; actionId: string; reason: CloseReason };
 
 export type WindowInput =
-  /** A voiceTool result (§10.2); `proposal` when its events carry a pending `talkie.action`. */
+  /** A voiceTool result (Talkie 1 §10.2); `proposal` when its events carry a pending `talkie.action`. */
   | { type: 'tool.result'; callId: string; output: string; proposal?: VoiceProposal }
   | { type: 'provider'; event: RealtimeEvent }
   /** The provider refused the `session.update` that turned automatic responses off for this action. */

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 
 /**
- * The `openai-realtime/1` event protocol (Talkie §10), only the part AgentDesk reads and sends.
+ * The `openai-realtime/1` event protocol (Talkie 1 §10), only the part AgentDesk reads and sends.
  * - Provider → client: `parseRealtimeMessage` validates the events the client acts on (loose:
  *   unknown fields pass); other event types are ignored, malformed known ones reported invalid.
  * - Client → provider: `allowedClientEvent` is the one gate every outgoing message passes. It lets
- *   through only what §10 allows the client to say: a `session.update` that touches nothing but
+ *   through only what Talkie 1 §10 allows the client to say: a `session.update` that touches nothing but
  *   turn detection, a function call's output, and response/audio-buffer control.
  */
 export const realtimeMessageMaxChars = 256 * 1024;
@@ -157,7 +157,7 @@ export type ClientEvent = z.infer<typeof clientEventSchema>;
 
 export type ClientEventCheck = { ok: true; event: ClientEvent } | { ok: false; reason: string };
 
-/** §10.1: the only gate for messages to the provider. Anything not listed is refused with why. */
+/** Talkie 1 §10.1: the only gate for messages to the provider. Anything not listed is refused with why. */
 export function allowedClientEvent(message: unknown): ClientEventCheck {
   const parsed = clientEventSchema.safeParse(message);
   if (parsed.success) return { ok: true, event: parsed.data };

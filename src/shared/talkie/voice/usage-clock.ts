@@ -1,5 +1,5 @@
 /**
- * Talkie §10.3 (brief rules 19–25), pure: the usage clock and the transcript log of one voice call.
+ * Talkie 1 §10.3 (brief rules 19–25), pure: the usage clock and the transcript log of one voice call.
  * Time comes in as `now` (milliseconds, monotonic); the caller runs the timers and performs the effects.
  */
 export const usageReportEverySeconds = 30;

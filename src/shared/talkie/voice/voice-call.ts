@@ -7,9 +7,9 @@ import { allowedClientEvent, defaultTurnDetection, functionCallOutput, parseReal
 import { addTranscript, emptyTranscriptLog, flushTranscripts, noteItem, remainingSeconds, startUsageClock, stepUsage, type TranscriptLog, type TranscriptPost, type UsageClock, type UsageEffect } from './usage-clock';
 
 /**
- * One Talkie voice call on the client (§10), as a pure controller: `stepCall(state, input)` returns
+ * One Talkie 1 voice call on the client (§10), as a pure controller: `stepCall(state, input)` returns
  * the next state and the effects to perform, in order. It composes the event parser, the one send
- * gate (`allowedClientEvent`), the §10.4 confirmation window, the usage clock and the transcript log;
+ * gate (`allowedClientEvent`), the Talkie 1 §10.4 confirmation window, the usage clock and the transcript log;
  * the caller (the renderer's useVoiceCall) owns the RTCPeerConnection, the data channel, the timers
  * and the IPC calls, and feeds their outcomes back in. Nothing here touches the DOM or Node.
  *
@@ -66,7 +66,7 @@ export interface CallState {
   responses: readonly string[];
   /** The response whose audio plays now (output_audio_buffer.started … stopped/cleared). */
   playing?: string;
-  /** The server's turn detection (session.created); only `create_response` is ever changed (§10.1). */
+  /** The server's turn detection (session.created); only `create_response` is ever changed (Talkie 1 §10.1). */
   turnDetection: TurnDetection;
   window: WindowState;
   usage: UsageClock;
@@ -238,7 +238,7 @@ export function callPhase(state: CallState): CallPhase {
   return 'listening';
 }
 
-/** §10.4 voice confirmation rules need the action's policy as methods. */
+/** Talkie 1 §10.4 voice confirmation rules need the action's policy as methods. */
 export function proposalOf(action: Action): VoiceProposal {
   return {
     actionId: action.id,
@@ -527,7 +527,7 @@ function transcribed(state: CallState, role: 'user' | 'assistant', itemId: strin
 
 const postEffect = (post: TranscriptPost): CallEffect => ({ type: 'transcript', role: post.role, itemId: post.itemId, text: post.text });
 
-/** A voice tool's line as it starts: the session's status text for the tool (§10.1 `labels`), else its name. */
+/** A voice tool's line as it starts: the session's status text for the tool (Talkie 1 §10.1 `labels`), else its name. */
 export function toolStarted(labels: Readonly<Record<string, string>>, callId: string, name: string): Extract<RunUpdate, { type: 'tool.start' }> {
   return { type: 'tool.start', toolCallId: callId, label: labels[name] ?? name };
 }
@@ -568,7 +568,7 @@ export function toolAnswer(callId: string, answer: { result: VoiceToolResult } |
   return { shown, output, ...(proposal === undefined ? {} : { proposal }) };
 }
 
-/** §10.2: the tool's output goes back unchanged; a pending action it carries may open the voice window. */
+/** Talkie 1 §10.2: the tool's output goes back unchanged; a pending action it carries may open the voice window. */
 function toolOutcome(state: CallState, input: Extract<CallInput, { type: 'tool.result' | 'tool.error' }>): CallStep {
   const callId = input.providerCallId;
   if (!state.running.some((tool) => tool.callId === callId)) return { state, effects: [] };

@@ -3,7 +3,7 @@ import type { TalkieManifest } from '../manifest';
 import { pointer, type Problem } from '../problems';
 
 /**
- * Talkie §10.1: when voice is offered, and the `POST voiceSessions` response.
+ * Talkie 1 §10.1: when voice is offered, and the `POST voiceSessions` response.
  * Everything here runs before any network call to the speech provider: a response that fails
  * `validateVoiceSession` (wrong transport, a signalling URL on an unlisted host, …) is refused,
  * so the client secret is never sent anywhere the manifest did not name.
@@ -13,7 +13,7 @@ export const voiceEventProtocol = 'openai-realtime/1';
 export const voiceEndpointNames = ['voiceSessions', 'voiceTool', 'voiceTranscript', 'voiceUsage'] as const;
 
 export type VoiceAvailability =
-  | { offered: true; /** false when `GET status` says `voice: false` (§4): shown, greyed out. */ enabled: boolean; signalingHosts: string[]; voiceConfirm: boolean }
+  | { offered: true; /** false when `GET status` says `voice: false` (Talkie 1 §4): shown, greyed out. */ enabled: boolean; signalingHosts: string[]; voiceConfirm: boolean }
   | { offered: false; code: 'voice_not_offered' | 'voice_transport_unsupported' | 'voice_protocol_unsupported' | 'voice_endpoint_missing'; message: string };
 
 /** Rules 1–2: voice needs `capabilities.voice` with webrtc + openai-realtime/1 and all four voice endpoints. */
@@ -96,7 +96,7 @@ export interface VoiceSession {
   locale?: string;
   /** Tool name → status text while that voice tool runs. */
   labels: Record<string, string>;
-  /** Words the server adds to the built-in vocabularies (§10.1). */
+  /** Words the server adds to the built-in vocabularies (Talkie 1 §10.1). */
   consent: { confirm: string[]; refuse: string[] };
 }
 

@@ -18,7 +18,7 @@ function codes(json: unknown, fetchedFrom = from): string[] {
   return validateManifest(json, fetchedFrom).problems.map((problem) => problem.code);
 }
 
-describe('validateManifest (Talkie §1)', () => {
+describe('validateManifest (Talkie 1 §1)', () => {
   it('accepts the spec example, ignoring unknown fields and normalizing the accent', () => {
     const result = validateManifest(base, from);
     expect(result).toMatchObject({ ok: true, problems: [] });

@@ -10,7 +10,7 @@ const updatesOf = (event: unknown): RunUpdate[] => {
   return result.kind === 'updates' ? result.updates : [];
 };
 
-describe('safeLink (Talkie §6/§7)', () => {
+describe('safeLink (Talkie 1 §6/§7)', () => {
   it.each([
     ['/?record=abc', { href: 'https://crm.example.com/?record=abc', kind: 'same-origin' }],
     ['https://crm.example.com/files/1.pdf', { href: 'https://crm.example.com/files/1.pdf', kind: 'same-origin' }],
@@ -46,7 +46,7 @@ describe('parseCard', () => {
   });
 });
 
-describe('interpretEvent (Talkie §5)', () => {
+describe('interpretEvent (Talkie 1 §5)', () => {
   it('maps the text, tool and run events', () => {
     expect(updatesOf({ type: 'RUN_STARTED', threadId: 't', runId: 'r' })).toEqual([{ type: 'run.started', threadId: 't', runId: 'r' }]);
     expect(updatesOf({ type: 'TOOL_CALL_START', toolCallId: 'c', toolCallName: 'search', metadata: { label: 'Searching contacts…' } })).toEqual([

@@ -56,7 +56,7 @@ function brief(effects: WindowEffect[]): string[] {
 const opened = run([toolResult(), applied, created('resp_p'), done('resp_p'), stopped('resp_p')]);
 const decides = (effects: WindowEffect[]) => effects.filter((effect) => effect.type === 'decide');
 
-describe('confirmation window (Talkie §10.4)', () => {
+describe('confirmation window (Talkie 1 §10.4)', () => {
   it('C1 applies only to actions whose confirm.methods includes voice, and only when capabilities.actions.voiceConfirm is true', () => {
     const buttonOnly = run([toolResult({ ...proposal, methods: ['button'] })]);
     expect(buttonOnly.state.phase).toBe('idle');

@@ -17,7 +17,7 @@ function run(inputs: UsageInput[], from: UsageClock = startUsageClock({ maxSecon
 const s = (seconds: number) => seconds * 1000;
 const ticks = (from: number, to: number): UsageInput[] => Array.from({ length: to - from + 1 }, (_, i) => ({ type: 'tick', now: s(from + i) }));
 
-describe('usage clock (Talkie §10.3)', () => {
+describe('usage clock (Talkie 1 §10.3)', () => {
   it('rule 21: reports cumulative connected seconds every 30 s', () => {
     const { effects, clock } = run([{ type: 'connected', now: 0 }, ...ticks(1, 65)]);
     expect(effects).toEqual([{ type: 'report', seconds: 30, final: false }, { type: 'report', seconds: 60, final: false }]);

@@ -83,7 +83,7 @@ function sent(effects: CallEffect[]): string[] {
 }
 const ofType = <T extends CallEffect['type']>(effects: CallEffect[], type: T) => effects.filter((effect): effect is Extract<CallEffect, { type: T }> => effect.type === type);
 
-describe('voice call controller (Talkie §10 on the client)', () => {
+describe('voice call controller (Talkie 1 §10 on the client)', () => {
   it('runs a function call through voiceTool exactly once and sends its output unchanged, then response.create', () => {
     const call = run([created('resp_f'), ...functionCall(), ...functionCall(), done('resp_f')], live);
     expect(ofType(call.effects, 'tool')).toEqual([{ type: 'tool', providerCallId: 'call_1', name: 'send_offer', arguments: '{"offer":"N-2026-014"}' }]);
@@ -184,7 +184,7 @@ describe('voice call controller (Talkie §10 on the client)', () => {
     expect(callView(run([created('r9')], server.state).state).providerError).toBeUndefined();
   });
 
-  describe('§10.4: a pending voice-confirmable action', () => {
+  describe('Talkie 1 §10.4: a pending voice-confirmable action', () => {
     const proposed = run([created('resp_f'), ...functionCall(), done('resp_f'), toolOk([{ type: 'action', action }]), turnsOff], live);
 
     it('turns automatic responses off before the model reads the proposal', () => {

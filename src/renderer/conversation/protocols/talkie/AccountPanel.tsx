@@ -8,7 +8,7 @@ import { formatNumber } from '../../../components/format';
 
 export type TalkieStatus = MethodResponse<'talkie.status'>;
 
-/** Talkie §4: who is signed in and the usage meters (updated by `talkie.usage` during runs). */
+/** Talkie 1 §4: who is signed in and the usage meters (updated by `talkie.usage` during runs). */
 export function AccountPanel({ status, usage, onRetry }: { status: Resource<TalkieStatus>; usage: UsageMeter[] | undefined; onRetry: () => void }) {
   const { t } = useI18n();
   const headingId = `${useId()}-account`;

@@ -14,7 +14,7 @@ export interface DecisionOutcome {
 }
 
 export interface ActionHandlers {
-  /** Sends the user's decision; called only from a button's click handler (Talkie §8). */
+  /** Sends the user's decision; called only from a button's click handler (Talkie 1 §8). */
   decide: (actionId: string, decision: Decision) => Promise<DecisionOutcome>;
   /** GET action: the authoritative state after a countdown ran out. */
   refresh: (actionId: string) => Promise<void>;
@@ -51,7 +51,7 @@ const riskKeys: Record<Action['riskLevel'], MessageKey> = {
 const riskTones: Record<Action['riskLevel'], string> = { low: 'neutral', medium: 'warning', high: 'negative', unknown: 'neutral' };
 
 /**
- * A proposed action (Talkie §8): summary, risk, status and a countdown. Confirm/Cancel appear only
+ * A proposed action (Talkie 1 §8): summary, risk, status and a countdown. Confirm/Cancel appear only
  * when the server's policy allows buttons and the action is pending; a running action with
  * `undoUntil` offers Undo (a `cancel` decision) until then. When a countdown ends the buttons are
  * disabled and the action is fetched once again, so the server's state is what stays on screen.

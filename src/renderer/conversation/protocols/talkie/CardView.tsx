@@ -10,7 +10,7 @@ import { linkTarget, LinkView } from '../../../components/LinkView';
 import { Markdown } from '../../../components/Markdown';
 
 /**
- * A Talkie §6 card. Never HTML: every value is text, `text` blocks are the same Markdown as
+ * A Talkie 1 §6 card. Never HTML: every value is text, `text` blocks are the same Markdown as
  * messages, links go through LinkView. Without blocks (one could not be rendered) the card shows
  * its fallbackText instead.
  */

@@ -6,7 +6,7 @@ import { ErrorAlert } from '../../../components/ErrorText';
 import { call } from '../../../hooks/useLiveResource';
 import { useI18n } from '../../../i18n/I18nProvider';
 
-/** Talkie §1: endpoints on another origin are used only after the user saw them in full and accepted. */
+/** Talkie 1 §1: endpoints on another origin are used only after the user saw them in full and accepted. */
 export function EndpointsPanel({
   api,
   view,

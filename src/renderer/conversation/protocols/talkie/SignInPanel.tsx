@@ -10,7 +10,7 @@ import { useCopy } from '../../../components/CopyButton';
 import { useI18n } from '../../../i18n/I18nProvider';
 
 /**
- * Sign-in (Talkie §2): through the system browser when the server offers OAuth; a pasted
+ * Sign-in (Talkie 1 §2): through the system browser when the server offers OAuth; a pasted
  * development token when the server and the developer switch allow it. While the browser sign-in
  * waits, the link main opened is shown to copy or open again, with main's time limit and Cancel;
  * a browser that did not open says so.

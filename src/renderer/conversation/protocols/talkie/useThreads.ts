@@ -15,7 +15,7 @@ export interface Threads {
 }
 
 /**
- * The agent's threads (Talkie §9): loaded once `enabled` (the server's steps are done) and again after
+ * The agent's threads (Talkie 1 §9): loaded once `enabled` (the server's steps are done) and again after
  * every run of this agent ends.
  */
 export function useThreads(api: AgentDeskApi, agentId: string, enabled: boolean, onError: (error: IpcError) => void): Threads {

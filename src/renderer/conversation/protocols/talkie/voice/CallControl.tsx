@@ -26,10 +26,10 @@ export const endedKeys: Record<NonNullable<CallView['ended']>, MessageKey> = {
 };
 
 /**
- * A Talkie voice call's controls (§10) on the conversation screen: `tool`, the Call button in the
- * composer's row (only when the server offers voice; greyed out with the reason when §4 status says
+ * A Talkie 1 voice call's controls (§10) on the conversation screen: `tool`, the Call button in the
+ * composer's row (only when the server offers voice; greyed out with the reason when Talkie 1 §4 status says
  * voice is off), and `bar`, above the composer, the labelled group of the call — before the first
- * call with a server the consent dialog (§12); in a call, what it is doing (Connecting…, Listening,
+ * call with a server the consent dialog (Talkie 1 §12); in a call, what it is doing (Connecting…, Listening,
  * Thinking…, Speaking), the microphone level, Mute, the mode (hands-free, or push to talk with a
  * Hold-to-talk button: hold it, or hold Space while it has focus), the microphone, the time left
  * (with the warning) and Hang up; after it, why it ended or could not start. The element that plays
@@ -158,7 +158,7 @@ export function useCallControls({ api, view, switchedOff, voice, threadId }: { a
               <CallNote text={t('voice.shortcutTaken', { keys: shortcut.label })} />
             ) : null}
             {shown.providerError !== undefined ? <CallNote text={t('voice.providerError', { message: shown.providerError })} /> : null}
-            {/* §10.1 requires https: a call the development setting let through on http:// says so. */}
+            {/* Talkie 1 §10.1 requires https: a call the development setting let through on http:// says so. */}
             {unencrypted ? <CallNote text={t('voice.unencrypted')} muted={false} /> : null}
           </>
         }

@@ -3,7 +3,7 @@ import { useDialogFocus } from '../../../../hooks/useDialogFocus';
 import { useI18n } from '../../../../i18n/I18nProvider';
 
 /**
- * Asked before the first voice call with a server (Talkie §12: tell users that voice audio goes to
+ * Asked before the first voice call with a server (Talkie 1 §12: tell users that voice audio goes to
  * the speech provider): where the audio goes, Continue or Cancel. Focus moves in, Tab stays inside,
  * Escape cancels and focus goes back to Call (useDialogFocus). Continue's click starts the call.
  */

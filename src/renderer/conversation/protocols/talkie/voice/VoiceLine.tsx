@@ -2,7 +2,7 @@ import { createContext, useContext } from 'react';
 import type { ConfirmationLine } from '../../../../../shared/talkie/voice/voice-call';
 import { useI18n } from '../../../../i18n/I18nProvider';
 
-/** The live voice call's confirmation line (§10.4), for the action card it is about. */
+/** The live voice call's confirmation line (Talkie 1 §10.4), for the action card it is about. */
 export const VoiceLineContext = createContext<ConfirmationLine>({ line: 'none' });
 
 /** What to say to confirm: "yes, confirm", or "yes, <keyword>" when the action names one (C7). */

@@ -20,7 +20,7 @@ import { call } from '../../../../hooks/useLiveResource';
 import { LevelMeter, microphoneStorageKey, remember, remembered } from '../../../../voice/microphone-choice';
 import { classify, iceGathered, mediaDevices, MicrophoneError, openMicrophone, stopTracks, type MicrophoneProblem } from '../../../../voice/call-media';
 
-/** The data channel the provider speaks `openai-realtime/1` on (Talkie §10, OpenAI Realtime over WebRTC). */
+/** The data channel the provider speaks `openai-realtime/1` on (Talkie 1 §10, OpenAI Realtime over WebRTC). */
 export const voiceDataChannelLabel = 'oai-events';
 /** How long the offer waits for ICE gathering before it goes with the candidates it has. */
 export const iceGatheringMs = 3000;
@@ -40,7 +40,7 @@ export type CallShortcutState = MethodResponse<'talkie.voiceShortcut'>;
 export interface VoiceCallHandlers {
   /** A tool's updates as the call shows them (the account's meters follow a usage update). */
   onUpdates(updates: RunUpdate[]): void;
-  /** The voice session's thread (§10.1): the conversation is that thread now (main adopted it). */
+  /** The voice session's thread (Talkie 1 §10.1): the conversation is that thread now (main adopted it). */
   onThread(threadId: string): void;
   onAnnounce(announcement: CallAnnouncement): void;
   /** The server counted the call's seconds (a usage report, or the final one): the account's meters moved. */
@@ -101,7 +101,7 @@ class OfferRefused extends Error {
 }
 
 /**
- * One Talkie voice call from the renderer (§10): the microphone (getUserMedia with echo cancellation),
+ * One Talkie 1 voice call from the renderer (§10): the microphone (getUserMedia with echo cancellation),
  * an RTCPeerConnection with one sendrecv audio transceiver and the `oai-events` data channel, the SDP
  * offer through main (`talkie.voiceOffer`: the client secret stays in main; this side only ever sees
  * a callId), the provider's audio through an <audio> element, a level meter, and the clock.
