@@ -15,7 +15,14 @@ export default defineConfig({
       },
       {
         plugins: [react()],
-        test: { name: 'renderer', environment: 'jsdom', include: ['test/unit/renderer/**/*.test.{ts,tsx}'] },
+        test: {
+          name: 'renderer',
+          environment: 'jsdom',
+          include: ['test/unit/renderer/**/*.test.{ts,tsx}'],
+          setupFiles: ['test/unit/renderer/setup.ts'],
+          // A test's first render transforms the screens it opens (seconds when both cores are busy).
+          testTimeout: 20_000,
+        },
       },
       {
         test: {
