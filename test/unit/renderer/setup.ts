@@ -1,4 +1,14 @@
-import { configure } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
+import { afterEach } from 'vitest';
+
+/**
+ * Every renderer test file's set-up (vitest.config.ts `setupFiles`).
+ *
+ * Without vitest globals Testing Library cannot register its own cleanup: a file that did not call it
+ * left its hooks mounted, and an interval of one (useClientListening's level meter) fired after jsdom
+ * was gone ("window is not defined", an unhandled error in a full run). Every test unmounts here.
+ */
+afterEach(() => cleanup());
 
 /**
  * How long a `findBy…`/`waitFor` waits before it fails: Testing Library's 1 s is a bound, not a
