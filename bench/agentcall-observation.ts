@@ -161,10 +161,22 @@ try {
       await pcscd.stop();
     }
     process.stdout.write(`NFC tap → user.observation received by the agent, ${rows.length} taps (Type 2 tag with an NDEF URN)\n`);
-    line('UID read answered → observation at the agent', rows.map((row) => row.total));
-    line('  rest of the PC/SC read (NDEF pages)', rows.map((row) => row.read));
-    line('  reader process → NfcService result in main', rows.map((row) => row.nfc));
-    line('  engine + WebSocket → agent parsed the frame', rows.map((row) => row.send));
+    line(
+      'UID read answered → observation at the agent',
+      rows.map((row) => row.total),
+    );
+    line(
+      '  rest of the PC/SC read (NDEF pages)',
+      rows.map((row) => row.read),
+    );
+    line(
+      '  reader process → NfcService result in main',
+      rows.map((row) => row.nfc),
+    );
+    line(
+      '  engine + WebSocket → agent parsed the frame',
+      rows.map((row) => row.send),
+    );
     process.stdout.write('\n');
   }
 
@@ -178,7 +190,13 @@ try {
       const started = preciseNow();
       // What the page sends: one binary web shell frame (the RGBA bytes as they are); main decodes and checks it.
       // Main zeroes the frame once processed: a view of `wire`, so `rgba` stays intact for the next run.
-      const wire = encodeWireFrame({ t: 'call', id: i + 1, channel: 'agentdesk:photo.stage', payload: { kind: 'frame', width: 1280, height: 720, rgba }, activation: true });
+      const wire = encodeWireFrame({
+        t: 'call',
+        id: i + 1,
+        channel: 'agentdesk:photo.stage',
+        payload: { kind: 'frame', width: 1280, height: 720, rgba },
+        activation: true,
+      });
       const decoded = decodeWireFrame(wire);
       if (!decoded.ok) throw new Error(decoded.reason);
       const frame = pageFrameSchema.parse(decoded.value);
@@ -190,7 +208,14 @@ try {
       const pipelineDone = preciseNow();
       const arrival = agent.nextArrival();
       session.observe({
-        image: { mediaType: 'image/jpeg', data: photo.base64, byteCount: photo.byteCount, sha256: photo.sha256, pixelWidth: photo.pixelWidth, pixelHeight: photo.pixelHeight },
+        image: {
+          mediaType: 'image/jpeg',
+          data: photo.base64,
+          byteCount: photo.byteCount,
+          sha256: photo.sha256,
+          pixelWidth: photo.pixelWidth,
+          pixelHeight: photo.pixelHeight,
+        },
       });
       const arrivedAt = await arrival;
       // The first two runs warm sharp and the quality guess up.
@@ -201,12 +226,29 @@ try {
     session.connection.close();
   }
   process.stdout.write(`Camera frame 1280×720 → user.observation received by the agent, ${rows.length} runs\n`);
-  line('frame handed over → observation at the agent', rows.map((row) => row.total));
-  line('  binary web shell frame, decoded and checked in main', rows.map((row) => row.ipc));
-  line('  photo pipeline (sharp: resize, encode, verify)', rows.map((row) => row.pipeline));
-  line('  engine + WebSocket → agent parsed the frame', rows.map((row) => row.send));
-  const frameMedian = percentile(rows.map((row) => row.total), 50);
-  process.stdout.write(`  goal ≤ 25 ms (frame handed over → observation at the agent, median ${frameMedian.toFixed(2)} ms): ${frameMedian <= 25 ? 'met' : 'NOT met'}\n`);
+  line(
+    'frame handed over → observation at the agent',
+    rows.map((row) => row.total),
+  );
+  line(
+    '  binary web shell frame, decoded and checked in main',
+    rows.map((row) => row.ipc),
+  );
+  line(
+    '  photo pipeline (sharp: resize, encode, verify)',
+    rows.map((row) => row.pipeline),
+  );
+  line(
+    '  engine + WebSocket → agent parsed the frame',
+    rows.map((row) => row.send),
+  );
+  const frameMedian = percentile(
+    rows.map((row) => row.total),
+    50,
+  );
+  process.stdout.write(
+    `  goal ≤ 25 ms (frame handed over → observation at the agent, median ${frameMedian.toFixed(2)} ms): ${frameMedian <= 25 ? 'met' : 'NOT met'}\n`,
+  );
 } finally {
   await agent.close();
 }

@@ -74,9 +74,12 @@ async function oneSession(page: Page, text: string): Promise<{ resetMs: number; 
   const box = page.getByRole('textbox', { name: 'Message' });
   await box.waitFor({ timeout: 20_000 });
   await box.fill(text);
-  await page.getByRole('button', { name: 'Send', exact: true }).click({ timeout: 10_000 }).catch(async (error: unknown) => {
-    throw new Error(`${String(error).split('\n')[0]}; the page showed: ${(await page.locator('body').innerText()).slice(0, 800)}`);
-  });
+  await page
+    .getByRole('button', { name: 'Send', exact: true })
+    .click({ timeout: 10_000 })
+    .catch(async (error: unknown) => {
+      throw new Error(`${String(error).split('\n')[0]}; the page showed: ${(await page.locator('body').innerText()).slice(0, 800)}`);
+    });
   const lastInput = await page.evaluate(() => performance.now());
   await page.getByRole('log', { name: 'Conversation' }).getByText(text).waitFor();
   return idleResetMs(page, lastInput);
@@ -160,11 +163,17 @@ try {
   console.log(`  main's kiosk.reset itself: ${mainResets.map((ms) => `${ms} ms`).join(', ') || 'not logged'}`);
   const range = (samples: number[]) => `${Math.min(...samples).toFixed(0)}–${Math.max(...samples).toFixed(0)} ms`;
   console.log(`last input → countdown, idleResetSeconds 10, the answer read aloud: ${range(heldSamples)} (default hold ≤ 120 s past the idle time)`);
-  console.log(`last input → countdown with idleAgentHoldSeconds 2: ${range(bounded)} (bound: ≤ 12000 ms + a tick: ${Math.max(...bounded) <= 12_500 ? 'met' : 'NOT met'})`);
+  console.log(
+    `last input → countdown with idleAgentHoldSeconds 2: ${range(bounded)} (bound: ≤ 12000 ms + a tick: ${Math.max(...bounded) <= 12_500 ? 'met' : 'NOT met'})`,
+  );
   console.log(summary('renderer crash → start screen ready (upper bound: includes reconnecting)', crashSamples, goals.crashMs));
   console.log(`  the watchdog's crash → navigation: ${watchdog.map((ms) => `${ms} ms`).join(', ') || 'not logged'}`);
   console.log(summary('hung renderer → start screen ready (upper bound: includes reconnecting)', hangSamples, goals.crashMs));
-  console.log(`load average: ${loadavg().map((value) => value.toFixed(2)).join(' ')} (${new Date().toISOString()})`);
+  console.log(
+    `load average: ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')} (${new Date().toISOString()})`,
+  );
 } finally {
   await kiosk.stop();
 }

@@ -57,7 +57,12 @@ try {
   await pcscd.stop();
 }
 
-const line = (label: string, key: keyof (typeof rows)[number]) => printMedianP95(label, rows.map((row) => row[key]), 44);
+const line = (label: string, key: keyof (typeof rows)[number]) =>
+  printMedianP95(
+    label,
+    rows.map((row) => row[key]),
+    44,
+  );
 process.stdout.write(`NFC tap → alias event in main, ${rows.length} taps (Type 2 tag with an NDEF URN: 4 APDUs)\n`);
 line('beyond the PC/SC read (goal ≤ 15 ms)', 'beyond');
 line('  reader process → main (IPC)', 'ipc');

@@ -63,7 +63,8 @@ async function floor(input: PhotoInput): Promise<void> {
 }
 
 /** The pipeline's JPEG settings (photo-pipeline.ts jpegOptions): the contract floor encodes as it does. */
-const jpegOptions = (quality: number) => ({ quality, progressive: false, optimiseCoding: true, chromaSubsampling: '4:2:0', mozjpeg: false, trellisQuantisation: false }) as const;
+const jpegOptions = (quality: number) =>
+  ({ quality, progressive: false, optimiseCoding: true, chromaSubsampling: '4:2:0', mozjpeg: false, trellisQuantisation: false }) as const;
 
 /**
  * (c) The contract's floor: what any pipeline that meets the photo contract must do at least — decode,
@@ -75,8 +76,14 @@ async function contractFloor(input: PhotoInput, quality: number): Promise<void> 
   const image =
     input.kind === 'file'
       ? sharp(Buffer.from(input.bytes)).autoOrient()
-      : sharp(Buffer.from(input.rgba.buffer, input.rgba.byteOffset, input.rgba.byteLength), { raw: { width: input.width, height: input.height, channels: 4 } }).flatten({ background: '#ffffff' });
-  const jpeg = await image.resize(photoLimits.maxSide, photoLimits.maxSide, { fit: 'inside', withoutEnlargement: true }).toColourspace('srgb').jpeg(jpegOptions(quality)).toBuffer();
+      : sharp(Buffer.from(input.rgba.buffer, input.rgba.byteOffset, input.rgba.byteLength), {
+          raw: { width: input.width, height: input.height, channels: 4 },
+        }).flatten({ background: '#ffffff' });
+  const jpeg = await image
+    .resize(photoLimits.maxSide, photoLimits.maxSide, { fit: 'inside', withoutEnlargement: true })
+    .toColourspace('srgb')
+    .jpeg(jpegOptions(quality))
+    .toBuffer();
   await verifyObservationJpeg(jpeg);
 }
 
@@ -108,7 +115,8 @@ function jimpPipeline(jimp: JimpModule) {
       input.kind === 'file'
         ? await jimp.Jimp.fromBuffer(Buffer.from(input.bytes))
         : jimp.Jimp.fromBitmap({ width: input.width, height: input.height, data: Buffer.from(input.rgba) });
-    if (image.bitmap.width > photoLimits.maxSide || image.bitmap.height > photoLimits.maxSide) image.scaleToFit({ w: photoLimits.maxSide, h: photoLimits.maxSide });
+    if (image.bitmap.width > photoLimits.maxSide || image.bitmap.height > photoLimits.maxSide)
+      image.scaleToFit({ w: photoLimits.maxSide, h: photoLimits.maxSide });
     const result = await searchQuality((quality) => image.getBuffer('image/jpeg', { quality }), {
       maxBytes: photoLimits.maxJpegBytes,
       minQuality: photoLimits.minQuality,
@@ -147,12 +155,22 @@ const selected = inputs.filter(({ input }) => !only || (only === 'jpeg') === (in
 const jimp = await loadJimp();
 if (!jimp) console.log('jimp comparison skipped: jimp is not installed (npm i -D jimp)');
 
-console.log(`photo pipeline benchmark: median of ${runs} runs after ${warmup} warm-up runs, sharp ${sharp.versions.sharp} / libvips ${sharp.versions.vips}, cache off\n`);
+console.log(
+  `photo pipeline benchmark: median of ${runs} runs after ${warmup} warm-up runs, sharp ${sharp.versions.sharp} / libvips ${sharp.versions.vips}, cache off\n`,
+);
 let allMet = true;
 for (const { name, input } of selected) {
   const pipeline = new PhotoPipeline();
   const jimpRun = jimp ? jimpPipeline(jimp) : undefined;
-  const figures = { floorVariant: [] as number[], floor: [] as number[], contract: [] as number[], pipeline: [] as number[], encodes: [] as number[], jimp: [] as number[], jimpEncodes: [] as number[] };
+  const figures = {
+    floorVariant: [] as number[],
+    floor: [] as number[],
+    contract: [] as number[],
+    pipeline: [] as number[],
+    encodes: [] as number[],
+    jimp: [] as number[],
+    jimpEncodes: [] as number[],
+  };
   // The quality the pipeline ends with (the contract floor encodes at it).
   let quality: number = photoLimits.defaultStartQuality;
   let firstEncodes = 0;
@@ -207,7 +225,9 @@ for (const { name, input } of selected) {
   allMet &&= floorMet;
   if (jimpRun) {
     const jimpMs = median(figures.jimp);
-    console.log(`  ${'(b) the same pipeline with jimp'.padEnd(40)} ${jimpMs.toFixed(1).padStart(8)} ms   encodes median ${median(figures.jimpEncodes)}   sharp is ${(jimpMs / pipelineMs).toFixed(1)}× faster`);
+    console.log(
+      `  ${'(b) the same pipeline with jimp'.padEnd(40)} ${jimpMs.toFixed(1).padStart(8)} ms   encodes median ${median(figures.jimpEncodes)}   sharp is ${(jimpMs / pipelineMs).toFixed(1)}× faster`,
+    );
     const jimpMet = jimpMs >= 10 * pipelineMs;
     allMet &&= jimpMet;
     console.log(`  goals: total ≤ 1.25× contract floor ${floorMet ? 'met' : 'NOT met'}; ≥ 10× faster than jimp ${jimpMet ? 'met' : 'NOT met'}\n`);

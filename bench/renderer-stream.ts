@@ -42,11 +42,18 @@ const server = createServer((request: IncomingMessage, response: ServerResponse)
   const url = request.url ?? '';
   if (url === '/.well-known/talkie.json') {
     return send(response, 200, {
-      spec: 'talkie/1', issuer: origin, serverId: 'bench.local', name: 'Bench server', auth: { oauth: { issuer: origin }, token: {} },
+      spec: 'talkie/1',
+      issuer: origin,
+      serverId: 'bench.local',
+      name: 'Bench server',
+      auth: { oauth: { issuer: origin }, token: {} },
       endpoints: { run: '/run', threads: '/threads', thread: '/threads/{threadId}', status: '/status', cancelRun: '/runs/{runId}/cancel' },
     });
   }
-  if (url === '/threads') return send(response, 200, { threads: [{ id: 'big', title: 'Long thread', channel: 'chat', createdAt: messages[0]!.createdAt, updatedAt: messages.at(-1)!.createdAt }] });
+  if (url === '/threads')
+    return send(response, 200, {
+      threads: [{ id: 'big', title: 'Long thread', channel: 'chat', createdAt: messages[0]!.createdAt, updatedAt: messages.at(-1)!.createdAt }],
+    });
   if (url === '/threads/big') return send(response, 200, { thread: { id: 'big' }, messages, actions: [] });
   if (url === '/status') return send(response, 200, { user: { id: 'b', name: 'Bench' }, chat: true, voice: false, usage: [] });
   if (url === '/run') {
@@ -74,8 +81,19 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve
 const agentUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 
 const userData = await mkdtemp(join(tmpdir(), 'agentdesk-bench-'));
-await writeFile(join(userData, 'settings.json'), JSON.stringify({ schemaVersion: 1, language: 'en', appearance: { theme: 'light', textSize: 'normal' }, developer: { allowLocalHttp: true, allowPastedTokens: true } }));
-await writeFile(join(userData, 'agents.json'), JSON.stringify({ schemaVersion: 1, agents: [{ id: 'bench', url: agentUrl, display: agentUrl, addedAt: new Date().toISOString() }] }));
+await writeFile(
+  join(userData, 'settings.json'),
+  JSON.stringify({
+    schemaVersion: 1,
+    language: 'en',
+    appearance: { theme: 'light', textSize: 'normal' },
+    developer: { allowLocalHttp: true, allowPastedTokens: true },
+  }),
+);
+await writeFile(
+  join(userData, 'agents.json'),
+  JSON.stringify({ schemaVersion: 1, agents: [{ id: 'bench', url: agentUrl, display: agentUrl, addedAt: new Date().toISOString() }] }),
+);
 
 const shell = await startShell(userData);
 const context = await (await sharedBrowser()).newContext({ viewport: { width: 1280, height: 800 } });
@@ -129,7 +147,9 @@ try {
       `  ${repeats} reloads:       ${warmFirst.map(ms).join(', ')} (median ${ms(median(warmFirst))}; load event median ${ms(median(warm.map((entry) => entry.load)))})\n`,
   );
   const firstScreenWorst = Math.max(cold.firstScreen, ...warmFirst);
-  summary.push(`${'first screen after the page loads'.padEnd(38)}goal ≤ ${goals.firstScreenMs} ms   cold ${ms(cold.firstScreen)}, reloads median ${ms(median(warmFirst))}, worst ${ms(firstScreenWorst)}   ${verdict(firstScreenWorst <= goals.firstScreenMs)}`);
+  summary.push(
+    `${'first screen after the page loads'.padEnd(38)}goal ≤ ${goals.firstScreenMs} ms   cold ${ms(cold.firstScreen)}, reloads median ${ms(median(warmFirst))}, worst ${ms(firstScreenWorst)}   ${verdict(firstScreenWorst <= goals.firstScreenMs)}`,
+  );
 
   await page.getByRole('button', { name: `Open ${agentUrl}` }).click();
   await page.getByRole('textbox', { name: 'Access token' }).fill('bench-token');
@@ -177,7 +197,9 @@ try {
       `  ${repeats} more (from New chat): ${warmSwitches.map(ms).join(', ')} (median ${ms(median(warmSwitches))})\n`,
   );
   const switchWorst = Math.max(coldSwitch, ...warmSwitches);
-  summary.push(`${`switch to a ${history.toLocaleString('en')}-message thread`.padEnd(38)}goal ≤ ${goals.switchMs} ms   first ${ms(coldSwitch)}, then median ${ms(median(warmSwitches))}, worst ${ms(switchWorst)}   ${verdict(switchWorst <= goals.switchMs)}`);
+  summary.push(
+    `${`switch to a ${history.toLocaleString('en')}-message thread`.padEnd(38)}goal ≤ ${goals.switchMs} ms   first ${ms(coldSwitch)}, then median ${ms(median(warmSwitches))}, worst ${ms(switchWorst)}   ${verdict(switchWorst <= goals.switchMs)}`,
+  );
 
   // Strings, not functions: tsx's esbuild adds helpers to functions that do not exist in the page.
   await page.evaluate(`(() => {
@@ -208,7 +230,9 @@ try {
   await page.waitForTimeout((seconds + 2) * 1000);
   const frames = (await page.evaluate('(() => { window.stop_ = true; return window.frames_.slice(2); })()')) as number[];
   if (profiler) {
-    const { profile } = (await profiler.send('Profiler.stop')) as { profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] } };
+    const { profile } = (await profiler.send('Profiler.stop')) as {
+      profile: { nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]; samples: number[]; timeDeltas: number[] };
+    };
     const self = new Map<number, number>();
     profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
     const byName = new Map<string, number>();
@@ -237,7 +261,9 @@ try {
       `  frames longer than one display frame: ${missed} of ${frames.length} (${((100 * missed) / Math.max(1, frames.length)).toFixed(1)}%)\n` +
       `  goal (p95 within one display frame, ≤ idle p95 + 1 ms): ${p95(frames) <= p95(idle) + 1 ? 'met' : 'NOT met'}\n`,
   );
-  summary.push(`${'p95 frame time streaming into it'.padEnd(38)}goal ≤ one display frame (idle p95 + 1 ms = ${(p95(idle) + 1).toFixed(1)} ms)   ${p95(frames).toFixed(1)} ms   ${verdict(p95(frames) <= p95(idle) + 1)}`);
+  summary.push(
+    `${'p95 frame time streaming into it'.padEnd(38)}goal ≤ one display frame (idle p95 + 1 ms = ${(p95(idle) + 1).toFixed(1)} ms)   ${p95(frames).toFixed(1)} ms   ${verdict(p95(frames) <= p95(idle) + 1)}`,
+  );
   process.stdout.write(`\nFigures against their goals (issue #15):\n${summary.map((line) => `  ${line}`).join('\n')}\n`);
 } finally {
   await context.close();

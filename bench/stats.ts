@@ -8,5 +8,7 @@ export function percentile(values: readonly number[], p: number): number {
 
 /** One line: a label padded to `width`, then the median and p95 in milliseconds. */
 export function printMedianP95(label: string, values: readonly number[], width: number): void {
-  process.stdout.write(`  ${label.padEnd(width)} median ${percentile(values, 50).toFixed(2).padStart(8)} ms   p95 ${percentile(values, 95).toFixed(2).padStart(8)} ms\n`);
+  process.stdout.write(
+    `  ${label.padEnd(width)} median ${percentile(values, 50).toFixed(2).padStart(8)} ms   p95 ${percentile(values, 95).toFixed(2).padStart(8)} ms\n`,
+  );
 }

@@ -15,9 +15,15 @@ const events = Number(process.env.EVENTS ?? 50_000);
 const rounds = Number(process.env.ROUNDS ?? 5);
 
 function buildStream(): Buffer {
-  const lines = [`data: ${JSON.stringify({ type: 'RUN_STARTED', threadId: 't', runId: 'r' })}\n\n`, `data: ${JSON.stringify({ type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' })}\n\n`];
+  const lines = [
+    `data: ${JSON.stringify({ type: 'RUN_STARTED', threadId: 't', runId: 'r' })}\n\n`,
+    `data: ${JSON.stringify({ type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' })}\n\n`,
+  ];
   for (let i = 0; i < events; i++) lines.push(`data: ${JSON.stringify({ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: `token ${i} ` })}\n\n`);
-  lines.push(`data: ${JSON.stringify({ type: 'TEXT_MESSAGE_END', messageId: 'm' })}\n\n`, `data: ${JSON.stringify({ type: 'RUN_FINISHED', threadId: 't', runId: 'r' })}\n\n`);
+  lines.push(
+    `data: ${JSON.stringify({ type: 'TEXT_MESSAGE_END', messageId: 'm' })}\n\n`,
+    `data: ${JSON.stringify({ type: 'RUN_FINISHED', threadId: 't', runId: 'r' })}\n\n`,
+  );
   return Buffer.from(lines.join(''));
 }
 
@@ -35,7 +41,14 @@ await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve
 const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 const manifest = validateManifest(
-  { spec: 'talkie/1', issuer: origin, serverId: 'bench', name: 'bench', auth: { oauth: { issuer: origin } }, endpoints: { run: '/run', threads: '/t', thread: '/t/{threadId}' } },
+  {
+    spec: 'talkie/1',
+    issuer: origin,
+    serverId: 'bench',
+    name: 'bench',
+    auth: { oauth: { issuer: origin } },
+    endpoints: { run: '/run', threads: '/t', thread: '/t/{threadId}' },
+  },
   `${origin}/.well-known/talkie.json`,
 );
 if (!manifest.ok) throw new Error('manifest');
@@ -88,9 +101,15 @@ for (let round = 0; round < rounds; round++) {
 server.close();
 
 const mb = stream.length / 1024 / 1024;
-process.stdout.write(`SSE parse + validate, ${events} TEXT_MESSAGE_CONTENT events (${mb.toFixed(1)} MiB), median of ${rounds} rounds, node ${process.version}\n`);
+process.stdout.write(
+  `SSE parse + validate, ${events} TEXT_MESSAGE_CONTENT events (${mb.toFixed(1)} MiB), median of ${rounds} rounds, node ${process.version}\n`,
+);
 for (const [name, times] of Object.entries(results)) {
   const ms = median(times);
-  process.stdout.write(`  ${name.padEnd(10)} ${ms.toFixed(0).padStart(6)} ms  ${Math.round(events / (ms / 1000)).toLocaleString('en').padStart(9)} events/s  ${(mb / (ms / 1000)).toFixed(1).padStart(6)} MiB/s\n`);
+  process.stdout.write(
+    `  ${name.padEnd(10)} ${ms.toFixed(0).padStart(6)} ms  ${Math.round(events / (ms / 1000))
+      .toLocaleString('en')
+      .padStart(9)} events/s  ${(mb / (ms / 1000)).toFixed(1).padStart(6)} MiB/s\n`,
+  );
 }
 process.stdout.write(`  ratio agentdesk/httpAgent throughput: ${(median(results.httpAgent) / median(results.agentdesk)).toFixed(2)}× (goal ≥ 1.00×)\n`);

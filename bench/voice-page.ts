@@ -39,7 +39,16 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { speechUnavailableReason } from '../test/support/speech';
 import { closeBrowser, openApp, startShell } from '../test/e2e/support/app';
-import { chooseBargeIn, installClientVoiceMarks, installTestMicrophone, installVoiceMarks, say, takeClientVoiceMarks, takeVoiceMarks, type VoiceMark } from '../test/e2e/support/voice-page';
+import {
+  chooseBargeIn,
+  installClientVoiceMarks,
+  installTestMicrophone,
+  installVoiceMarks,
+  say,
+  takeClientVoiceMarks,
+  takeVoiceMarks,
+  type VoiceMark,
+} from '../test/e2e/support/voice-page';
 import { percentile } from './stats';
 
 const barges = Number(process.env.VOICE_PAGE_BARGES ?? 5);
@@ -73,21 +82,29 @@ function line(label: string, values: readonly number[], goal: number): string {
   return `  ${label.padEnd(44)} goal ≤ ${goal} ms   median ${percentile(values, 50).toFixed(2)} ms, worst ${worst.toFixed(2)} ms (n=${values.length})   ${worst <= goal ? 'met' : 'NOT met'}`;
 }
 
-
 /**
  * The app in the shell's Chromium on a fresh user-data folder, with the bench's microphone and `marks`
  * installed before the page loads; the page, the browser, the shell and the folder go after `run`.
  */
-async function withVoicePage(name: string, env: Record<string, string>, marks: (page: Page) => Promise<void>, run: (page: Page) => Promise<void>): Promise<void> {
+async function withVoicePage(
+  name: string,
+  env: Record<string, string>,
+  marks: (page: Page) => Promise<void>,
+  run: (page: Page) => Promise<void>,
+): Promise<void> {
   const userData = await mkdtemp(join(tmpdir(), `agentdesk-bench-voice-page-${name}-`));
   const shell = await startShell(userData, { env });
   try {
-    const app = await openApp(shell, { width: 1280, height: 800 }, {
-      beforeLoad: async (page) => {
-        await installTestMicrophone(page);
-        await marks(page);
+    const app = await openApp(
+      shell,
+      { width: 1280, height: 800 },
+      {
+        beforeLoad: async (page) => {
+          await installTestMicrophone(page);
+          await marks(page);
+        },
       },
-    });
+    );
     try {
       await run(app.page);
     } finally {
@@ -120,16 +137,25 @@ async function talkie(): Promise<void> {
       await say(page, 'search contacts');
       await listening();
       const marks = await takeVoiceMarks(page);
-      const found = gaps(marks, (mark) => mark.what === 'dc:input_audio_buffer.speech_started', (mark) => mark.what === 'muted');
+      const found = gaps(
+        marks,
+        (mark) => mark.what === 'dc:input_audio_buffer.speech_started',
+        (mark) => mark.what === 'muted',
+      );
       bargeIns.push(...found);
-      process.stdout.write(`barge-in ${round + 1}/${barges}: ${found.map((ms) => `${ms.toFixed(2)} ms`).join(', ') || 'no barge-in seen (the answer ended first)'}\n`);
+      process.stdout.write(
+        `barge-in ${round + 1}/${barges}: ${found.map((ms) => `${ms.toFixed(2)} ms`).join(', ') || 'no barge-in seen (the answer ended first)'}\n`,
+      );
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
 
     for (let round = 0; round < decisions; round++) {
       await takeVoiceMarks(page);
       await say(page, 'send the offer');
-      await page.getByText(/Listening for your confirmation/).last().waitFor(wait);
+      await page
+        .getByText(/Listening for your confirmation/)
+        .last()
+        .waitFor(wait);
       await say(page, 'yes send it');
       await page.getByRole('log', { name: 'Conversation' }).getByText('Under way').last().waitFor(wait);
       const marks = await takeVoiceMarks(page);
@@ -214,16 +240,29 @@ async function agentcall(): Promise<{ segment: number[]; barge: number[]; cpu?: 
     detectorCpu = ((busy - muted) / cpuSeconds) * 100;
     // What the first seconds cost beyond steady listening.
     startCpuSeconds = warm - (busy / cpuSeconds) * warmSeconds;
-    process.stdout.write(`CPU: ${idle.toFixed(2)} s over ${cpuSeconds} s not listening, ${warm.toFixed(2)} s over the first ${warmSeconds} s listening, ${busy.toFixed(2)} s over the next ${cpuSeconds} s, ${muted.toFixed(2)} s over ${cpuSeconds} s muted (detector paused)\n`);
+    process.stdout.write(
+      `CPU: ${idle.toFixed(2)} s over ${cpuSeconds} s not listening, ${warm.toFixed(2)} s over the first ${warmSeconds} s listening, ${busy.toFixed(2)} s over the next ${cpuSeconds} s, ${muted.toFixed(2)} s over ${cpuSeconds} s muted (detector paused)\n`,
+    );
 
     for (let round = 0; round < segments; round++) {
       await takeClientVoiceMarks(page);
       await say(page, 'hello');
       await bar.getByText('Speaking', { exact: true }).waitFor(wait);
       const marks = await takeClientVoiceMarks(page);
-      const found = gaps(marks, (mark) => mark.what === 'segment', (mark) => mark.what === 'audio:start');
+      const found = gaps(
+        marks,
+        (mark) => mark.what === 'segment',
+        (mark) => mark.what === 'audio:start',
+      );
       segment.push(...found.slice(0, 1));
-      process.stdout.write(`segment ${round + 1}/${segments}: ${found.slice(0, 1).map((ms) => `${ms.toFixed(2)} ms`).join(', ') || 'no playback seen'}\n`);
+      process.stdout.write(
+        `segment ${round + 1}/${segments}: ${
+          found
+            .slice(0, 1)
+            .map((ms) => `${ms.toFixed(2)} ms`)
+            .join(', ') || 'no playback seen'
+        }\n`,
+      );
       // The answer plays out before the next round.
       await listening();
     }
@@ -235,16 +274,36 @@ async function agentcall(): Promise<{ segment: number[]; barge: number[]; cpu?: 
       await say(page, 'hello');
       await listening();
       const marks = await takeClientVoiceMarks(page);
-      const found = gaps(marks, (mark) => mark.what === 'vad:speech-start', (mark) => mark.what === 'audio:stop');
+      const found = gaps(
+        marks,
+        (mark) => mark.what === 'vad:speech-start',
+        (mark) => mark.what === 'audio:stop',
+      );
       barge.push(...found.slice(0, 1));
-      process.stdout.write(`barge-in ${round + 1}/${barges}: ${found.slice(0, 1).map((ms) => `${ms.toFixed(2)} ms`).join(', ') || 'no barge-in seen'}\n`);
+      process.stdout.write(
+        `barge-in ${round + 1}/${barges}: ${
+          found
+            .slice(0, 1)
+            .map((ms) => `${ms.toFixed(2)} ms`)
+            .join(', ') || 'no barge-in seen'
+        }\n`,
+      );
       // The interrupting "hello" is answered too: let that answer play out before the next round.
-      await bar.getByText('Speaking', { exact: true }).waitFor(wait).catch(() => undefined);
+      await bar
+        .getByText('Speaking', { exact: true })
+        .waitFor(wait)
+        .catch(() => undefined);
       await listening();
     }
     await page.getByRole('button', { name: 'Hang up' }).click();
   });
-  return { segment, barge, ...(cpu === undefined ? {} : { cpu }), ...(detectorCpu === undefined ? {} : { detectorCpu }), ...(startCpuSeconds === undefined ? {} : { startCpuSeconds }) };
+  return {
+    segment,
+    barge,
+    ...(cpu === undefined ? {} : { cpu }),
+    ...(detectorCpu === undefined ? {} : { detectorCpu }),
+    ...(startCpuSeconds === undefined ? {} : { startCpuSeconds }),
+  };
 }
 
 if (only !== 'agentcall') await talkie();
@@ -253,8 +312,20 @@ if (only !== 'talkie') {
   console.log('\nAgentCall client-owned voice in the page (Chromium, headless, software audio), against the goals of issue #17:');
   console.log(line('speech.segment received → audio starts', figures.segment, goals.segmentMs));
   console.log(line('barge-in speech start → playback stopped', figures.barge, goals.clientBargeInMs));
-  console.log(`  ${'VAD CPU while listening (one core)'.padEnd(44)} goal ≤ ${goals.vadCpuPercent} %   ${figures.cpu === undefined ? 'not measured' : `${figures.cpu.toFixed(1)} % (${cpuSeconds} s after ${warmSeconds} s of warm-up, less the same time not listening)   ${figures.cpu <= goals.vadCpuPercent ? 'met' : 'NOT met'}`}`);
-  if (figures.detectorCpu !== undefined) console.log(`  ${'  of which the detector (listening − muted)'.padEnd(44)}               ${figures.detectorCpu.toFixed(1)} % (the rest: the listening audio graph)`);
-  if (figures.startCpuSeconds !== undefined) console.log(`  ${'  once, starting to listen'.padEnd(44)}               ${figures.startCpuSeconds.toFixed(2)} CPU-s over the first ${warmSeconds} s beyond steady listening (V8 compiling and optimising the detector's WebAssembly)`);
+  console.log(
+    `  ${'VAD CPU while listening (one core)'.padEnd(44)} goal ≤ ${goals.vadCpuPercent} %   ${figures.cpu === undefined ? 'not measured' : `${figures.cpu.toFixed(1)} % (${cpuSeconds} s after ${warmSeconds} s of warm-up, less the same time not listening)   ${figures.cpu <= goals.vadCpuPercent ? 'met' : 'NOT met'}`}`,
+  );
+  if (figures.detectorCpu !== undefined)
+    console.log(
+      `  ${'  of which the detector (listening − muted)'.padEnd(44)}               ${figures.detectorCpu.toFixed(1)} % (the rest: the listening audio graph)`,
+    );
+  if (figures.startCpuSeconds !== undefined)
+    console.log(
+      `  ${'  once, starting to listen'.padEnd(44)}               ${figures.startCpuSeconds.toFixed(2)} CPU-s over the first ${warmSeconds} s beyond steady listening (V8 compiling and optimising the detector's WebAssembly)`,
+    );
 }
-console.log(`\nload average ${loadavg().map((value) => value.toFixed(2)).join(' ')} on ${cpus().length} cores`);
+console.log(
+  `\nload average ${loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ')} on ${cpus().length} cores`,
+);

@@ -73,7 +73,10 @@ const openMs = 10_000;
 
 const answerer = ndcAnswerer();
 const fixture = await startVoiceFixture({ answer: (offer) => answerer.answer(offer) });
-const manifest = validateManifest(await (await fetch(`${fixture.talkie.origin}/.well-known/talkie.json`)).json(), `${fixture.talkie.origin}/.well-known/talkie.json`);
+const manifest = validateManifest(
+  await (await fetch(`${fixture.talkie.origin}/.well-known/talkie.json`)).json(),
+  `${fixture.talkie.origin}/.well-known/talkie.json`,
+);
 if (!manifest.ok) throw new Error('the fixture manifest is not valid');
 
 /** The Talkie client, timing each voiceTool round trip (the HTTP request as the client sees it). */
@@ -166,7 +169,9 @@ async function talkie(): Promise<void> {
   printMedianP95('floor: two node-datachannel peers, SDP handed over in-process', times.floor, 62);
   printMedianP95('AgentDesk: VoiceService.start → postSdpOffer → answer applied', times.agentDesk, 62);
   const ratio = percentile(times.agentDesk, 50) / percentile(times.floor, 50);
-  process.stdout.write(`  AgentDesk / floor (medians)${' '.repeat(35)} ${ratio.toFixed(2)}×   (min ${Math.min(...times.floor).toFixed(1)} / ${Math.min(...times.agentDesk).toFixed(1)} ms)\n\n`);
+  process.stdout.write(
+    `  AgentDesk / floor (medians)${' '.repeat(35)} ${ratio.toFixed(2)}×   (min ${Math.min(...times.floor).toFixed(1)} / ${Math.min(...times.agentDesk).toFixed(1)} ms)\n\n`,
+  );
 
   // Function calls on one connection.
   const { offerer, callId } = await agentDesk();
@@ -214,17 +219,40 @@ async function talkie(): Promise<void> {
   const rows: { whole: number; tool: number; echo: number }[] = [];
   for (let i = 0; i < calls + 3; i++) {
     const echo = await roundTrip(`echo_${i}`, { type: 'bench.echo', echo: `echo_${i}` });
-    const item = { id: `item_bench_${i}`, type: 'function_call', status: 'completed', call_id: `call_bench_${i}`, name: 'search_records', arguments: '{"q":"Acme"}' };
+    const item = {
+      id: `item_bench_${i}`,
+      type: 'function_call',
+      status: 'completed',
+      call_id: `call_bench_${i}`,
+      name: 'search_records',
+      arguments: '{"q":"Acme"}',
+    };
     const whole = await roundTrip(`call_bench_${i}`, { type: 'response.output_item.done', response_id: `resp_bench_${i}`, output_index: 0, item });
     if (i >= 3) rows.push({ whole, tool: client.lastToolMs, echo }); // three warm-up calls
   }
   await hangUp(offerer, callId);
   process.stdout.write(`Provider function call → function_call_output at the provider, ${rows.length} calls (main side, no renderer)\n`);
-  printMedianP95('output_item.done (function_call) → function_call_output', rows.map((row) => row.whole), 62);
-  printMedianP95('  voiceTool round trip (POST to the loopback Talkie server)', rows.map((row) => row.tool), 62);
-  printMedianP95('  oai-events echo (provider → client → provider, no work)', rows.map((row) => row.echo), 62);
-  printMedianP95("  the client's own: whole − voiceTool − echo", rows.map((row) => row.whole - row.tool - row.echo), 62);
-  process.stdout.write('  (the renderer\'s IPC hop to main and its voice state machine are not included: they run only in Chromium)\n\n');
+  printMedianP95(
+    'output_item.done (function_call) → function_call_output',
+    rows.map((row) => row.whole),
+    62,
+  );
+  printMedianP95(
+    '  voiceTool round trip (POST to the loopback Talkie server)',
+    rows.map((row) => row.tool),
+    62,
+  );
+  printMedianP95(
+    '  oai-events echo (provider → client → provider, no work)',
+    rows.map((row) => row.echo),
+    62,
+  );
+  printMedianP95(
+    "  the client's own: whole − voiceTool − echo",
+    rows.map((row) => row.whole - row.tool - row.echo),
+    62,
+  );
+  process.stdout.write("  (the renderer's IPC hop to main and its voice state machine are not included: they run only in Chromium)\n\n");
 }
 
 /** A bare answerer for the floor: one sendrecv Opus track, any data channel kept (strong refs). */
@@ -255,7 +283,8 @@ async function agentCall(): Promise<void> {
   const loadBefore = loadavg();
   try {
     const agent = await identifyAgent(demo.webrtcCardUrl, { allowLocalHttp: true });
-    if (agent.protocol !== 'agentcall' || agent.card.transport !== 'webrtc') throw new Error('the demo\'s WebRTC card was not read as an agentcall-webrtc-0.1 card');
+    if (agent.protocol !== 'agentcall' || agent.card.transport !== 'webrtc')
+      throw new Error("the demo's WebRTC card was not read as an agentcall-webrtc-0.1 card");
     const card = agent.card;
     const log = createLogger({ level: 'silent' });
     let sessions = 0;
@@ -274,7 +303,15 @@ async function agentCall(): Promise<void> {
     };
     const agentDesk = async (): Promise<number> => {
       const started = performance.now();
-      const call = await callAgentCallAgent({ card, policy: { allowLocalHttp: true }, token: undefined, sessionId: `bench-${(sessions += 1)}`, timeoutMs: openMs, log, name: 'bench-agentcall' });
+      const call = await callAgentCallAgent({
+        card,
+        policy: { allowLocalHttp: true },
+        token: undefined,
+        sessionId: `bench-${(sessions += 1)}`,
+        timeoutMs: openMs,
+        log,
+        name: 'bench-agentcall',
+      });
       const ms = performance.now() - started;
       call.close();
       return ms;
@@ -289,13 +326,19 @@ async function agentCall(): Promise<void> {
     }
     const loadAfter = loadavg();
     const line = (label: string, values: number[]) =>
-      process.stdout.write(`  ${label.padEnd(62)} median ${percentile(values, 50).toFixed(2).padStart(8)} ms   worst ${Math.max(...values).toFixed(2).padStart(8)} ms   (${values.length} samples)\n`);
+      process.stdout.write(
+        `  ${label.padEnd(62)} median ${percentile(values, 50).toFixed(2).padStart(8)} ms   worst ${Math.max(...values)
+          .toFixed(2)
+          .padStart(8)} ms   (${values.length} samples)\n`,
+      );
     process.stdout.write(`AgentCall WebRTC connect on loopback (offerer created → agentcall.events open), ${runs} runs each\n`);
     line('floor: two node-datachannel peers, SDP handed over in-process', times.floor);
     line('AgentDesk: postAgentCallOffer to the demo → answer → open', times.agentDesk);
     const ratio = percentile(times.agentDesk, 50) / percentile(times.floor, 50);
     process.stdout.write(`  AgentDesk / floor (medians) ${ratio.toFixed(2)}×, goal ≤ 1.2×: ${ratio <= 1.2 ? 'met' : 'NOT met'}\n`);
-    process.stdout.write(`  load average (1, 5, 15 min): before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}\n`);
+    process.stdout.write(
+      `  load average (1, 5, 15 min): before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}\n`,
+    );
   } finally {
     await demo.close();
   }
@@ -334,13 +377,21 @@ async function speech(): Promise<void> {
     models.dispose();
     const loadAfter = loadavg();
     const line = (label: string, values: number[]) =>
-      process.stdout.write(`  ${label.padEnd(62)} median ${percentile(values, 50).toFixed(2).padStart(8)} ms   worst ${Math.max(...values).toFixed(2).padStart(8)} ms   (${values.length} samples)\n`);
+      process.stdout.write(
+        `  ${label.padEnd(62)} median ${percentile(values, 50).toFixed(2).padStart(8)} ms   worst ${Math.max(...values)
+          .toFixed(2)
+          .padStart(8)} ms   (${values.length} samples)\n`,
+      );
     process.stdout.write(`Client-owned voice: speech.synthesize in main of one ${sentence.length}-character sentence, ${runs} runs each\n`);
     line('espeak-ng (a child process per text)', times.espeak);
     line('imported Piper voice (synthetic: the engine process path)', times.voice);
     process.stdout.write(`  the voice's import (${files} files hashed and copied, one load): ${importMs.toFixed(0)} ms\n`);
-    process.stdout.write(`  a restart: open → first answer (${files} files hashed again, process started through tsx, voice loaded): ${restartMs.toFixed(0)} ms\n`);
-    process.stdout.write(`  load average (1, 5, 15 min): before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}\n`);
+    process.stdout.write(
+      `  a restart: open → first answer (${files} files hashed again, process started through tsx, voice loaded): ${restartMs.toFixed(0)} ms\n`,
+    );
+    process.stdout.write(
+      `  load average (1, 5, 15 min): before ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}\n`,
+    );
   } finally {
     await rm(temp, { recursive: true, force: true });
   }

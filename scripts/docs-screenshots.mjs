@@ -8,5 +8,7 @@ onAppNode();
 ensureBuild({ force: true });
 const images = join(root, 'docs', 'images');
 say(`taking the user guide's screenshots into ${images}`);
-const code = run(join(root, 'node_modules', '.bin', 'vitest'), ['run', '--project', 'e2e', 'test/e2e/docs-screenshots.test.ts'], { env: { ...process.env, DOCS_SCREENSHOTS_DIR: images } });
+const code = run(join(root, 'node_modules', '.bin', 'vitest'), ['run', '--project', 'e2e', 'test/e2e/docs-screenshots.test.ts'], {
+  env: { ...process.env, DOCS_SCREENSHOTS_DIR: images },
+});
 process.exit(code);

@@ -33,7 +33,10 @@ export const systemFeatures = {
     purpose: "the demo voice provider's speech and its tests (espeak-ng speaks; pocketsphinx with its US English model listens; sox converts audio files)",
     packages: ['espeak-ng', 'sox', 'pocketsphinx', 'pocketsphinx-en-us'],
     // The model's files, not just the binary: pocketsphinx without pocketsphinx-en-us hears nothing.
-    present: () => ['/usr/bin/espeak-ng', '/usr/bin/sox', '/usr/bin/pocketsphinx_continuous', '/usr/share/pocketsphinx/model/en-us/en-us/mdef'].every((path) => existsSync(path)),
+    present: () =>
+      ['/usr/bin/espeak-ng', '/usr/bin/sox', '/usr/bin/pocketsphinx_continuous', '/usr/share/pocketsphinx/model/en-us/en-us/mdef'].every((path) =>
+        existsSync(path),
+      ),
   },
   archives: {
     purpose: 'speech model archives: main unpacks .tar.bz2 through the bzip2 program, and the tests make archives with tar',
@@ -99,7 +102,11 @@ function ensureAddonsForAppNode() {
 export function onAppNode() {
   if (Number(process.versions.node.split('.')[0]) === appNodeMajor || !existsSync(appNode)) return;
   say(`continuing on Node ${appNodeMajor} (node_modules/.bin/node), the runtime of the app; this Node is ${process.version}.`);
-  const result = spawnSync(appNode, process.argv.slice(1), { cwd: process.cwd(), stdio: 'inherit', env: { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}` } });
+  const result = spawnSync(appNode, process.argv.slice(1), {
+    cwd: process.cwd(),
+    stdio: 'inherit',
+    env: { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}:${process.env.PATH ?? ''}` },
+  });
   process.exit(result.status ?? 1);
 }
 
@@ -114,7 +121,8 @@ export function ensureTestPeers() {
   const marker = join(folder, 'node_modules', '.package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(join(folder, 'package-lock.json')).mtimeMs) return;
   say('installing the independent AG-UI peers of the tests (npm ci in test/peers)…');
-  if (run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: folder }) !== 0) say('npm ci in test/peers failed (see above); the tests that need those peers will say they skip.');
+  if (run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: folder }) !== 0)
+    say('npm ci in test/peers failed (see above); the tests that need those peers will say they skip.');
 }
 
 /**

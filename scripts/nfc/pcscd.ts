@@ -26,7 +26,9 @@ async function main(): Promise<number> {
         return 1;
       }
       const pcscd = await startPcscd({ detached: command === 'start' });
-      say(`pcscd ${pcscd.pid} ready in ${pcscd.startMs.toFixed(0)} ms: readers "${vpcdReaderNames.reader0}" (127.0.0.1:${vpcdPorts.reader0}) and "${vpcdReaderNames.reader1}" (127.0.0.1:${vpcdPorts.reader1})`);
+      say(
+        `pcscd ${pcscd.pid} ready in ${pcscd.startMs.toFixed(0)} ms: readers "${vpcdReaderNames.reader0}" (127.0.0.1:${vpcdPorts.reader0}) and "${vpcdReaderNames.reader1}" (127.0.0.1:${vpcdPorts.reader1})`,
+      );
       if (command === 'start') return 0;
       say('Ctrl+C stops it.');
       await new Promise<void>((resolve) => {
@@ -44,7 +46,9 @@ async function main(): Promise<number> {
     case 'status': {
       const pid = pcscdPid();
       const answers = await pcscdAnswers();
-      say(`pcscd: ${pid ? `pid ${pid}` : 'not running'}, socket ${answers ? 'answers' : 'does not answer'}, vpcd ports ${tcpListening(vpcdPorts.reader0) ? 'listening' : 'closed'}`);
+      say(
+        `pcscd: ${pid ? `pid ${pid}` : 'not running'}, socket ${answers ? 'answers' : 'does not answer'}, vpcd ports ${tcpListening(vpcdPorts.reader0) ? 'listening' : 'closed'}`,
+      );
       return pid && answers ? 0 : 1;
     }
     default:

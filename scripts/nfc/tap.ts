@@ -33,9 +33,13 @@ const reference = values.urn ?? values.uri;
 const records = reference ? [uriRecord(reference)] : values.text !== undefined ? [textRecord(values.text)] : [];
 const port = values.reader === '1' ? vpcdPorts.reader1 : vpcdPorts.reader0;
 const card = await VirtualCard.insert(
-  values['iso14443-4'] ? { uid: uid.slice(0, 4), atr: iso14443_4Atr, port } : { uid, memory: type2Memory({ uid, ...(records.length ? { ndef: ndefMessage(records) } : {}) }), port },
+  values['iso14443-4']
+    ? { uid: uid.slice(0, 4), atr: iso14443_4Atr, port }
+    : { uid, memory: type2Memory({ uid, ...(records.length ? { ndef: ndefMessage(records) } : {}) }), port },
 );
-say(`tag ${Buffer.from(uid).toString('hex')} on 127.0.0.1:${port}${reference ? ` holding ${reference}` : values.text !== undefined ? ' holding a text record' : ''}`);
+say(
+  `tag ${Buffer.from(uid).toString('hex')} on 127.0.0.1:${port}${reference ? ` holding ${reference}` : values.text !== undefined ? ' holding a text record' : ''}`,
+);
 const hold = values.hold === undefined ? undefined : Number(values.hold) * 1000;
 await new Promise<void>((resolve) => {
   if (hold !== undefined) setTimeout(resolve, hold);

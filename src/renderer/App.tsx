@@ -29,7 +29,6 @@ import { IdleCountdown } from './kiosk/IdleCountdown';
 import { AdminPinDialog } from './kiosk/AdminPinDialog';
 import { useIdleReset } from './kiosk/useIdleReset';
 
-
 export interface AppProps {
   api: AgentDeskApi;
   /** The web shell's connection: resolves when it is lost for good. */
@@ -129,7 +128,11 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
       if (next.name === 'settings' && kiosk && !policy.adminPin) return;
       focusAfterRender.current = focus;
       if (next.name !== 'start') {
-        memory.saveScreen(next.name === 'chat' ? { name: 'chat', agentId: next.agentId, label: next.label, ...(next.protocol ? { protocol: next.protocol } : {}) } : { name: next.name });
+        memory.saveScreen(
+          next.name === 'chat'
+            ? { name: 'chat', agentId: next.agentId, label: next.label, ...(next.protocol ? { protocol: next.protocol } : {}) }
+            : { name: next.name },
+        );
       }
       setScreen(next);
     },
@@ -168,7 +171,12 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
     bootReset.current = false;
     void startOver();
   }, [startOver]);
-  const idle = useIdleReset(api, { idleResetSeconds: kiosk ? policy.idleResetSeconds : undefined, idleAgentHoldSeconds: policy.idleAgentHoldSeconds, session: screen.name !== 'start' && !resetting, onReset: startOver });
+  const idle = useIdleReset(api, {
+    idleResetSeconds: kiosk ? policy.idleResetSeconds : undefined,
+    idleAgentHoldSeconds: policy.idleAgentHoldSeconds,
+    session: screen.name !== 'start' && !resetting,
+    onReset: startOver,
+  });
   const kioskScan = settings.state.status === 'ready' && nfcSettingsOf(settings.state.value).kioskScan && policy.forced.includes('nfc.kioskScan');
   const agentList = agents.state.status === 'ready' ? agents.state.value : [];
   // The kiosk's start screen offers the policy's agents by the administrator's names when there are several (issue #27).
@@ -307,7 +315,13 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
   const screenElement = (
     <>
       {screen.name === 'home' ? (
-        <HomeScreen api={api} headingRef={headingRef} agents={agents} addInputRef={addInputRef} onOpenChat={(target) => navigate({ name: 'chat', ...target })} />
+        <HomeScreen
+          api={api}
+          headingRef={headingRef}
+          agents={agents}
+          addInputRef={addInputRef}
+          onOpenChat={(target) => navigate({ name: 'chat', ...target })}
+        />
       ) : screen.name === 'chat' ? (
         <LazyAgentScreen
           key={screen.agentId}
@@ -327,13 +341,7 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
           onIdentified={identified}
         />
       ) : (
-        <SettingsScreen
-          api={api}
-          headingRef={headingRef}
-          settings={settings}
-          info={info.state}
-          onBack={back}
-        />
+        <SettingsScreen api={api} headingRef={headingRef} settings={settings} info={info.state} onBack={back} />
       )}
     </>
   );
@@ -395,7 +403,10 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
               aria-controls="app-sidebar"
               onClick={() => setDrawerOpen((open) => !open)}
             >
-              <span aria-hidden="true" className="app-topbar__icon">☰</span> {t('shell.openMenu')}
+              <span aria-hidden="true" className="app-topbar__icon">
+                ☰
+              </span>{' '}
+              {t('shell.openMenu')}
             </button>
             <p className="app-title">{t('app.name')}</p>
           </header>
@@ -406,11 +417,11 @@ function Shell({ api, closed, settings }: { api: AgentDeskApi; closed: Promise<n
             onDismissed={() => (headingRef.current ?? mainRef.current)?.focus()}
           />
           <AgentStatusContext.Provider value={reportStatus}>
-          <ConnectionLostContext.Provider value={connectionLost}>
-          <main id="content" ref={mainRef} tabIndex={-1} className={`app-main${screen.name === 'chat' ? ' app-main--agent' : ''}`}>
-            {screenElement}
-          </main>
-          </ConnectionLostContext.Provider>
+            <ConnectionLostContext.Provider value={connectionLost}>
+              <main id="content" ref={mainRef} tabIndex={-1} className={`app-main${screen.name === 'chat' ? ' app-main--agent' : ''}`}>
+                {screenElement}
+              </main>
+            </ConnectionLostContext.Provider>
           </AgentStatusContext.Provider>
         </div>
       </div>
@@ -433,11 +444,24 @@ function screenOf(saved: UiScreen | undefined): Screen {
  * (`notices.dismissed`), so that a notice the user dismissed does not come back at the next launch;
  * a new one brings the banner back.
  */
-function Notices({ api, info, settings, onDismissed }: { api: AgentDeskApi; info: AppInfo | undefined; settings: LiveResource<Settings>; onDismissed: () => void }) {
+function Notices({
+  api,
+  info,
+  settings,
+  onDismissed,
+}: {
+  api: AgentDeskApi;
+  info: AppInfo | undefined;
+  settings: LiveResource<Settings>;
+  onDismissed: () => void;
+}) {
   const { t } = useI18n();
   const [later, setLater] = useState<readonly Notice[]>([]);
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(() => new Set());
-  useEffect(() => api.app.onNotice((notice) => setLater((list) => (list.some((kept) => kept.message === notice.message) ? list : [...list, notice].slice(-20)))), [api]);
+  useEffect(
+    () => api.app.onNotice((notice) => setLater((list) => (list.some((kept) => kept.message === notice.message) ? list : [...list, notice].slice(-20)))),
+    [api],
+  );
   const saved = settings.state.status === 'ready' ? (settings.state.value.notices?.dismissed ?? []) : settings.state.status === 'error' ? [] : undefined;
   const startup = info?.notices ?? [];
   // A notice is known by main's text (a dismissal keeps that); it is shown in the user's language from its code.
@@ -477,10 +501,21 @@ function Notices({ api, info, settings, onDismissed }: { api: AgentDeskApi; info
               </li>
             ))}
           </ul>
-          <button type="button" className="error-details__toggle notices__details" aria-expanded={open} aria-controls={listId} onClick={() => setOpen((was) => !was)}>
+          <button
+            type="button"
+            className="error-details__toggle notices__details"
+            aria-expanded={open}
+            aria-controls={listId}
+            onClick={() => setOpen((was) => !was)}
+          >
             {open ? t('error.hideDetails') : t('error.details')}
           </button>
-          <button type="button" className="button button--secondary notices__dismiss" aria-label={t(onlyStartup ? 'shell.dismissNoticesLabel' : 'shell.dismissNoticeLabel')} onClick={dismiss}>
+          <button
+            type="button"
+            className="button button--secondary notices__dismiss"
+            aria-label={t(onlyStartup ? 'shell.dismissNoticesLabel' : 'shell.dismissNoticeLabel')}
+            onClick={dismiss}
+          >
             {t('shell.dismissNotices')}
           </button>
         </div>

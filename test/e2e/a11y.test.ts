@@ -92,7 +92,10 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await page.keyboard.press('Enter');
     const action = transcript.getByRole('article', { name: 'Save the test note "talkie-test"' });
     await explainFailure(page, 'a11y-confirm-failed', () => action.getByText('Completed', { exact: true }).waitFor({ timeout: 60_000 }));
-    expect(await page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent }))).toEqual({ tag: 'SPAN', text: 'Completed' });
+    expect(await page.evaluate(() => ({ tag: document.activeElement?.tagName, text: document.activeElement?.textContent }))).toEqual({
+      tag: 'SPAN',
+      text: 'Completed',
+    });
     await expectNoViolations(page, 'Talkie action done');
 
     // The voice consent dialog (before the first call with a server), where the demo can speak.
@@ -161,13 +164,21 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
     await speech.getByRole('textbox', { name: 'Model folder or archive' }).fill(await corruptTransducerFolder(dir));
     await speech.getByRole('button', { name: 'Import', exact: true }).click();
     await speech.getByRole('button', { name: 'Details' }).click();
-    await speech.getByText(/The speech model could not be loaded: Load model from .* failed: ?Protobuf parsing failed\. The model in use before stays\./).waitFor({ timeout: 60_000 });
+    await speech
+      .getByText(/The speech model could not be loaded: Load model from .* failed: ?Protobuf parsing failed\. The model in use before stays\./)
+      .waitFor({ timeout: 60_000 });
     expect(await speech.getByText('No speech model is imported yet.').count()).toBe(1);
 
     // A model as sherpa-onnx publishes it, a .tar.bz2 (the synthetic transducer of test/fixtures/speech):
     // unpacked by main through bzip2, copied, and loaded by the real sherpa-onnx in the speech engine process.
     const archive = join(dir, 'sherpa-onnx-streaming-zipformer2-synthetic-en.tar.bz2');
-    execFileSync('tar', ['-cjf', archive, '-C', fileURLToPath(new URL('../fixtures/speech/', import.meta.url)), 'sherpa-onnx-streaming-zipformer2-synthetic-en']);
+    execFileSync('tar', [
+      '-cjf',
+      archive,
+      '-C',
+      fileURLToPath(new URL('../fixtures/speech/', import.meta.url)),
+      'sherpa-onnx-streaming-zipformer2-synthetic-en',
+    ]);
     await speech.getByRole('textbox', { name: 'Model folder or archive' }).fill(archive);
     await speech.getByRole('button', { name: 'Import', exact: true }).click();
     await speech.getByText('Model imported.').waitFor({ timeout: 60_000 });
@@ -227,7 +238,8 @@ describe('axe-core finds no violation on the main screens (Chromium, web shell)'
       // The line ScanControl shows after a tap (no reader here), with the app's own stylesheet and animation, in its real place.
       const samples = await status.evaluate((element, chosenTheme) => {
         document.documentElement.dataset.theme = chosenTheme;
-        element.innerHTML = '<p class="nfc-scan__message nfc-scan__message--success"><span class="nfc-scan__icon" aria-hidden="true">✓</span><span>Tag read.</span></p>';
+        element.innerHTML =
+          '<p class="nfc-scan__message nfc-scan__message--success"><span class="nfc-scan__icon" aria-hidden="true">✓</span><span>Tag read.</span></p>';
         const line = element.firstElementChild as HTMLElement;
         const text = line.lastElementChild as HTMLElement;
         const parse = (css: string) => {

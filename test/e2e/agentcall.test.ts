@@ -29,7 +29,10 @@ afterAll(async () => {
 const unavailable = nfcHardwareUnavailableReason();
 if (unavailable) console.log(`AgentCall e2e with a real tap skipped: ${unavailable}`);
 
-async function openDemoSession(env: Record<string, string> = {}, options: { fakeReader?: boolean } = {}): Promise<{ shell: RunningShell; app: AppPage; page: Page; reader: FakeReader | undefined }> {
+async function openDemoSession(
+  env: Record<string, string> = {},
+  options: { fakeReader?: boolean } = {},
+): Promise<{ shell: RunningShell; app: AppPage; page: Page; reader: FakeReader | undefined }> {
   const dir = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-'));
   userDirs.push(dir);
   if (env.AGENTDESK_NFC_KEY_FILE === '') {
@@ -40,7 +43,11 @@ async function openDemoSession(env: Record<string, string> = {}, options: { fake
   }
   const shell = await startShell(dir, { env });
   let reader: FakeReader | undefined;
-  const app = await openApp(shell, { width: 1280, height: 800 }, options.fakeReader ? { beforeLoad: async (page) => void (reader = await installFakeReader(page)) } : {});
+  const app = await openApp(
+    shell,
+    { width: 1280, height: 800 },
+    options.fakeReader ? { beforeLoad: async (page) => void (reader = await installFakeReader(page)) } : {},
+  );
   const { page } = app;
   await page.getByRole('button', { name: 'Scan and teach objects' }).click();
   await messages(page).waitFor();
@@ -87,7 +94,6 @@ async function say(page: Page, text: string): Promise<void> {
   await page.getByRole('button', { name: 'Send', exact: true }).click();
 }
 
-
 describe('AgentCall with the built-in demo in Chromium', () => {
   it('answers the agent’s photo request with a frame from the fake camera, tied to the request; a picture dropped on the window is reviewed and sent', async () => {
     const { shell, app, page } = await openDemoSession();
@@ -112,18 +118,26 @@ describe('AgentCall with the built-in demo in Chromium', () => {
       await staged.getByRole('button', { name: 'Send to the agent' }).click();
       // The request is answered and the agent verified the JPEG (byte count, hash, real dimensions).
       await messages(page).getByText('Answered.').waitFor();
-      await messages(page).getByText(/I received a \d+×\d+ photo/).waitFor();
+      await messages(page)
+        .getByText(/I received a \d+×\d+ photo/)
+        .waitFor();
       await expect(request.count()).resolves.toBe(0);
-      await messages(page).getByRole('img', { name: /^The photo you sent, \d+ × \d+ pixels$/ }).waitFor();
+      await messages(page)
+        .getByRole('img', { name: /^The photo you sent, \d+ × \d+ pixels$/ })
+        .waitFor();
       // The photo the user sent sits on the right and only as wide as it needs.
       const list = await messages(page).locator('ol').boundingBox();
-      const sent = await messages(page).locator('.agentcall-observation', { has: page.getByRole('img', { name: /^The photo you sent/ }) }).boundingBox();
+      const sent = await messages(page)
+        .locator('.agentcall-observation', { has: page.getByRole('img', { name: /^The photo you sent/ }) })
+        .boundingBox();
       expect(sent && list ? list.x + list.width - (sent.x + sent.width) : Number.NaN).toBeLessThan(2);
       expect(sent && list ? sent.width / list.width : Number.NaN).toBeLessThan(0.6);
       await app.screenshot('agentcall-photo-request');
 
       // A picture dropped on the window (no request waiting now) opens the review with it, processed in main.
-      const png = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#33aa77' } }).png().toBuffer();
+      const png = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#33aa77' } })
+        .png()
+        .toBuffer();
       const transfer = await page.evaluateHandle((base64) => {
         const data = new DataTransfer();
         data.items.add(new File([Uint8Array.from(atob(base64), (char) => char.charCodeAt(0))], 'label.png', { type: 'image/png' }));
@@ -136,7 +150,9 @@ describe('AgentCall with the built-in demo in Chromium', () => {
       const review = messages(page).getByRole('region', { name: 'Photo taken, not sent yet' });
       await review.getByText(/^800 × 600 pixels, /).waitFor();
       await review.getByRole('button', { name: 'Send photo' }).click();
-      await messages(page).getByText(/I received a 800×600 photo/).waitFor();
+      await messages(page)
+        .getByText(/I received a 800×600 photo/)
+        .waitFor();
       await expect(page.getByText(/^Drop the picture/).count()).resolves.toBe(0);
       expect(app.problems).toEqual([]);
     } finally {
@@ -145,50 +161,63 @@ describe('AgentCall with the built-in demo in Chromium', () => {
     }
   });
 
-  it('leaves the conversation most of the window with a tag read and a photo staged, at 1280×800 (≥ 60 %), 800×600 and with large text (≥ 50 %), with nothing in it scrolling on its own', { timeout: 120_000 }, async () => {
-    const { shell, app, page, reader } = await openDemoSession({}, { fakeReader: true });
-    try {
-      if (!reader) throw new Error('no fake reader');
-      await say(page, 'hello');
-      await messages(page).getByText(/I'm the AgentDesk demo agent/).first().waitFor();
-      await stageTagAndPhoto(page, reader);
-      // The tools are in the composer's row: one line with the field at this width.
-      const field = await page.getByRole('textbox', { name: 'Message' }).boundingBox();
-      const scan = await page.getByRole('button', { name: 'Scan object' }).boundingBox();
-      expect(field && scan ? Math.abs(field.y + field.height / 2 - (scan.y + scan.height / 2)) : Number.NaN).toBeLessThan(field ? field.height / 2 : 0);
-      const wide = await layout(page);
-      await app.screenshot('agentcall-staged-1280x800');
-      await expectNoViolations(page, 'AgentCall with a tag read and a photo staged');
-      console.log(`AgentCall, a tag read and a photo staged: the log takes ${(wide.share * 100).toFixed(1)} % of 1280×800`);
-      expect(wide.share).toBeGreaterThanOrEqual(0.6);
-      expect(wide.nestedScrollers).toEqual([]);
+  it(
+    'leaves the conversation most of the window with a tag read and a photo staged, at 1280×800 (≥ 60 %), 800×600 and with large text (≥ 50 %), with nothing in it scrolling on its own',
+    { timeout: 120_000 },
+    async () => {
+      const { shell, app, page, reader } = await openDemoSession({}, { fakeReader: true });
+      try {
+        if (!reader) throw new Error('no fake reader');
+        await say(page, 'hello');
+        await messages(page)
+          .getByText(/I'm the AgentDesk demo agent/)
+          .first()
+          .waitFor();
+        await stageTagAndPhoto(page, reader);
+        // The tools are in the composer's row: one line with the field at this width.
+        const field = await page.getByRole('textbox', { name: 'Message' }).boundingBox();
+        const scan = await page.getByRole('button', { name: 'Scan object' }).boundingBox();
+        expect(field && scan ? Math.abs(field.y + field.height / 2 - (scan.y + scan.height / 2)) : Number.NaN).toBeLessThan(field ? field.height / 2 : 0);
+        const wide = await layout(page);
+        await app.screenshot('agentcall-staged-1280x800');
+        await expectNoViolations(page, 'AgentCall with a tag read and a photo staged');
+        console.log(`AgentCall, a tag read and a photo staged: the log takes ${(wide.share * 100).toFixed(1)} % of 1280×800`);
+        expect(wide.share).toBeGreaterThanOrEqual(0.6);
+        expect(wide.nestedScrollers).toEqual([]);
 
-      await page.setViewportSize({ width: 800, height: 600 });
-      await page.getByRole('region', { name: 'Photo taken, not sent yet' }).waitFor();
-      const small = await layout(page);
-      await app.screenshot('agentcall-staged-800x600');
-      console.log(`… ${(small.share * 100).toFixed(1)} % of 800×600`);
-      expect(small.share).toBeGreaterThanOrEqual(0.5);
-      expect(small.nestedScrollers).toEqual([]);
+        await page.setViewportSize({ width: 800, height: 600 });
+        await page.getByRole('region', { name: 'Photo taken, not sent yet' }).waitFor();
+        const small = await layout(page);
+        await app.screenshot('agentcall-staged-800x600');
+        console.log(`… ${(small.share * 100).toFixed(1)} % of 800×600`);
+        expect(small.share).toBeGreaterThanOrEqual(0.5);
+        expect(small.nestedScrollers).toEqual([]);
 
-      // Large text (Settings), back in the same live session: staged again, then measured.
-      await page.setViewportSize({ width: 1280, height: 800 });
-      await page.getByRole('button', { name: 'Settings' }).click();
-      await page.getByRole('radio', { name: 'Large' }).check();
-      await page.getByRole('navigation').getByRole('button', { name: /Demo: objects and photos/ }).click();
-      await messages(page).getByText(/I'm the AgentDesk demo agent/).first().waitFor();
-      await stageTagAndPhoto(page, reader);
-      const large = await layout(page);
-      await app.screenshot('agentcall-staged-large-text-1280x800');
-      console.log(`… ${(large.share * 100).toFixed(1)} % of 1280×800 with large text`);
-      expect(large.share).toBeGreaterThanOrEqual(0.5);
-      expect(large.nestedScrollers).toEqual([]);
-      expect(app.problems).toEqual([]);
-    } finally {
-      await app.close();
-      await shell.stop();
-    }
-  });
+        // Large text (Settings), back in the same live session: staged again, then measured.
+        await page.setViewportSize({ width: 1280, height: 800 });
+        await page.getByRole('button', { name: 'Settings' }).click();
+        await page.getByRole('radio', { name: 'Large' }).check();
+        await page
+          .getByRole('navigation')
+          .getByRole('button', { name: /Demo: objects and photos/ })
+          .click();
+        await messages(page)
+          .getByText(/I'm the AgentDesk demo agent/)
+          .first()
+          .waitFor();
+        await stageTagAndPhoto(page, reader);
+        const large = await layout(page);
+        await app.screenshot('agentcall-staged-large-text-1280x800');
+        console.log(`… ${(large.share * 100).toFixed(1)} % of 1280×800 with large text`);
+        expect(large.share).toBeGreaterThanOrEqual(0.5);
+        expect(large.nestedScrollers).toEqual([]);
+        expect(app.problems).toEqual([]);
+      } finally {
+        await app.close();
+        await shell.stop();
+      }
+    },
+  );
 
   describe.skipIf(unavailable !== undefined)('with pcscd and the virtual reader', () => {
     it('teaches the agent a tapped tag, confirms it, recognises it on the next tap, and never shows the tag’s ID', { timeout: 120_000 }, async () => {
@@ -211,7 +240,9 @@ describe('AgentCall with the built-in demo in Chromium', () => {
         await page.getByText('Hold the tag to the reader.').first().waitFor();
         card = await tap();
         await page.getByRole('button', { name: 'Send scan' }).click();
-        await messages(page).getByText(/I don't know this object yet/).waitFor();
+        await messages(page)
+          .getByText(/I don't know this object yet/)
+          .waitFor();
         await card.remove();
 
         await say(page, 'teach object Workshop router');
@@ -236,7 +267,12 @@ describe('AgentCall with the built-in demo in Chromium', () => {
         await app.screenshot('agentcall-tap-failed');
         console.log(shell.output().split('\n').slice(-40).join('\n'));
         console.log('card controls', card?.controls, 'apdus', card?.apdus);
-        console.log(app.frames.filter((frame) => /nfc/.test(frame) && !/hardware/.test(frame)).map((frame) => frame.slice(0, 300)).join('\n'));
+        console.log(
+          app.frames
+            .filter((frame) => /nfc/.test(frame) && !/hardware/.test(frame))
+            .map((frame) => frame.slice(0, 300))
+            .join('\n'),
+        );
         throw error;
       } finally {
         await card?.remove().catch(() => undefined);

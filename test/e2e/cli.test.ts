@@ -23,7 +23,12 @@ async function startDemo(): Promise<{ url: string; token: string; agui: string; 
   const lines = createInterface({ input: child.stdout! });
   const first: string[] = [];
   await new Promise<void>((resolve) => lines.on('line', (line) => first.push(line) === 5 && resolve()));
-  return { url: first[0]!, token: first[1]!.replace(/^token /, ''), agui: first[3]!.replace(/^agui /, ''), agentCallWebrtc: first[4]!.replace(/^agentcall-webrtc /, '') };
+  return {
+    url: first[0]!,
+    token: first[1]!.replace(/^token /, ''),
+    agui: first[3]!.replace(/^agui /, ''),
+    agentCallWebrtc: first[4]!.replace(/^agentcall-webrtc /, ''),
+  };
 }
 
 describe('the agentdesk command', () => {
@@ -31,9 +36,14 @@ describe('the agentdesk command', () => {
     expect(agentdesk([]).status).toBe(2);
     const help = agentdesk(['--help']);
     expect(help.status).toBe(0);
-    for (const command of ['demo', 'probe', 'chat', 'conformance', 'policy check', 'policy hash-pin', 'diagnostics', 'kiosk install', 'kiosk uninstall']) expect(help.stdout).toContain(`agentdesk ${command}`);
+    for (const command of ['demo', 'probe', 'chat', 'conformance', 'policy check', 'policy hash-pin', 'diagnostics', 'kiosk install', 'kiosk uninstall'])
+      expect(help.stdout).toContain(`agentdesk ${command}`);
     // Each command's own usage, exit 0, nothing run (kiosk install would write a unit, hash-pin would read stdin).
-    for (const argv of [['probe', '--help'], ['kiosk', 'install', '-h'], ['policy', 'hash-pin', '--help']]) {
+    for (const argv of [
+      ['probe', '--help'],
+      ['kiosk', 'install', '-h'],
+      ['policy', 'hash-pin', '--help'],
+    ]) {
       const own = agentdesk(argv);
       expect(own.status, argv.join(' ')).toBe(0);
       expect(own.stdout).toContain(`agentdesk ${argv[0]!} `);
@@ -61,7 +71,13 @@ describe('the agentdesk command', () => {
       expect(missing.status).toBe(2);
       expect(missing.stderr).toContain(`No AgentDesk app at ${join(home, 'nope')}`);
       const out = join(home, 'diagnostics.json');
-      const diagnostics = run(['diagnostics', '--out', out, '--policy', fileURLToPath(new URL('../../resources/policy/example-kiosk-policy.json', import.meta.url))]);
+      const diagnostics = run([
+        'diagnostics',
+        '--out',
+        out,
+        '--policy',
+        fileURLToPath(new URL('../../resources/policy/example-kiosk-policy.json', import.meta.url)),
+      ]);
       expect(diagnostics.status, diagnostics.stderr).toBe(0);
       expect(diagnostics.stdout).toMatch(/^wrote .*diagnostics\.json \(\d+ bytes\)\n$/);
       expect(run(['diagnostics', '--out', out]).status).toBe(2);
@@ -93,7 +109,7 @@ describe('the agentdesk command', () => {
     expect(agentdesk(['chat', '--agui', demo.agui], 'hello\n').status).toBe(2);
     expect(agentdesk(['chat', '--agui', demo.agui, demo.url]).status).toBe(2);
   });
-  it('chat with the demo\'s AgentCall WebRTC card: text on the call\'s channel, voice left to the app, and the process exits', async () => {
+  it("chat with the demo's AgentCall WebRTC card: text on the call's channel, voice left to the app, and the process exits", async () => {
     const demo = await startDemo();
     const chat = agentdesk(['chat', demo.agentCallWebrtc, '--dev'], 'hello\n/quit\n');
     expect(chat.status, chat.stderr).toBe(0);
@@ -114,7 +130,13 @@ describe('the agentdesk command', () => {
       writeFileSync(broken, '{\n  "policyVersion": 1,\n  "kiosk": true\n  "language": "cs"\n}\n');
       const refused = agentdesk(['policy', 'check', broken, '--json']);
       expect(refused.status).toBe(1);
-      expect(JSON.parse(refused.stdout)).toEqual({ ok: false, file: broken, kind: 'malformed', kiosk: true, problem: 'it is not valid JSON: line 4, column 3: expected "," or "}", found """' });
+      expect(JSON.parse(refused.stdout)).toEqual({
+        ok: false,
+        file: broken,
+        kind: 'malformed',
+        kiosk: true,
+        problem: 'it is not valid JSON: line 4, column 3: expected "," or "}", found """',
+      });
 
       const hashed = agentdesk(['policy', 'hash-pin'], '2468\n');
       expect(hashed.status).toBe(0);

@@ -94,7 +94,8 @@ function measureLog(page: Page, logName: string, oldName: string): Promise<LogGe
         const bottom = Math.min(window.innerHeight, box.bottom);
         return { top, bottom, height: Math.max(0, bottom - top) };
       };
-      const named = (role: string, name: string) => [...document.querySelectorAll(`[role="${role}"]`)].find((element) => element.getAttribute('aria-label') === name);
+      const named = (role: string, name: string) =>
+        [...document.querySelectorAll(`[role="${role}"]`)].find((element) => element.getAttribute('aria-label') === name);
       const root = document.scrollingElement ?? document.documentElement;
       const old = visible(named('region', oldName));
       return {
@@ -109,10 +110,13 @@ function measureLog(page: Page, logName: string, oldName: string): Promise<LogGe
 }
 
 /** Whether a control is wholly inside the window and nothing covers its middle (it can be seen and clicked). */
-function inView(control: Locator): Promise<{ inside: boolean; uncovered: boolean; box: { top: number; bottom: number; left: number; right: number } | undefined }> {
+function inView(
+  control: Locator,
+): Promise<{ inside: boolean; uncovered: boolean; box: { top: number; bottom: number; left: number; right: number } | undefined }> {
   return control.evaluate((element) => {
     const box = element.getBoundingClientRect();
-    const inside = box.width > 0 && box.height > 0 && box.top >= 0 && box.left >= 0 && box.bottom <= window.innerHeight + 0.5 && box.right <= window.innerWidth + 0.5;
+    const inside =
+      box.width > 0 && box.height > 0 && box.top >= 0 && box.left >= 0 && box.bottom <= window.innerHeight + 0.5 && box.right <= window.innerWidth + 0.5;
     const hit = inside ? document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2) : null;
     return { inside, uncovered: hit !== null && element.contains(hit), box: { top: box.top, bottom: box.bottom, left: box.left, right: box.right } };
   });
@@ -143,7 +147,10 @@ interface VariantContext {
 }
 
 async function openFromSidebar({ page, t }: VariantContext, link: MessageKey): Promise<void> {
-  await page.getByRole('navigation', { name: t('shell.navigation') }).getByRole('button', { name: t(link), exact: true }).click();
+  await page
+    .getByRole('navigation', { name: t('shell.navigation') })
+    .getByRole('button', { name: t(link), exact: true })
+    .click();
   // Until the demo agent is open the previous screen stays: the new one is there once its entry is the current page.
   await page.locator('.sidebar__item[aria-current="page"]', { hasText: t(link) }).waitFor({ timeout: 30_000 });
   const box = page.getByRole('textbox', { name: t('chat.composer.label') });
@@ -178,7 +185,10 @@ const screens: Screen[] = [
       await openFromSidebar(context, 'shell.demoWatch');
       await send(context, 'please apply the plan');
       // The demo's question (Approve the change), in the transcript: answered with Allow or Deny.
-      await transcriptOf(context).getByRole('button', { name: context.t('conversation.approval.allow') }).first().waitFor({ timeout: 60_000 });
+      await transcriptOf(context)
+        .getByRole('button', { name: context.t('conversation.approval.allow') })
+        .first()
+        .waitFor({ timeout: 60_000 });
     },
   },
   {
@@ -192,7 +202,10 @@ const screens: Screen[] = [
     async open(context) {
       const { page, t } = context;
       await openFromSidebar(context, 'shell.demoAgentCall');
-      await page.getByRole('main').getByRole('button', { name: t('agentcall.photo.open') }).click();
+      await page
+        .getByRole('main')
+        .getByRole('button', { name: t('agentcall.photo.open') })
+        .click();
       const dialog = page.getByRole('dialog', { name: t('photo.dialogTitle') });
       await dialog.getByRole('button', { name: t('photo.openCamera') }).click();
       await page.waitForFunction(() => {
@@ -222,7 +235,10 @@ const screens: Screen[] = [
       const consent = page.getByRole('dialog');
       await consent.getByRole('button', { name: t('voice.consent.continue') }).click();
       await explainFailure(page, `geometry-talkie-call-failed-${context.variant.language}`, () =>
-        page.getByRole('group', { name: t('voice.controlsLabel') }).getByText(t('voice.phase.listening'), { exact: true }).waitFor({ timeout: 60_000 }),
+        page
+          .getByRole('group', { name: t('voice.controlsLabel') })
+          .getByText(t('voice.phase.listening'), { exact: true })
+          .waitFor({ timeout: 60_000 }),
       );
     },
     async close({ page, t }) {
@@ -238,7 +254,10 @@ const screens: Screen[] = [
       await openFromSidebar(context, 'shell.demoAgentCall');
       await page.getByRole('button', { name: t('agentcall.voice.talk') }).click();
       await explainFailure(page, `geometry-agentcall-call-failed-${context.variant.language}`, () =>
-        page.getByRole('group', { name: t('agentcall.voice.label') }).getByText(t('voice.phase.listening'), { exact: true }).waitFor({ timeout: 60_000 }),
+        page
+          .getByRole('group', { name: t('agentcall.voice.label') })
+          .getByText(t('voice.phase.listening'), { exact: true })
+          .waitFor({ timeout: 60_000 }),
       );
     },
   },
@@ -282,17 +301,20 @@ for (const variant of variants) {
             const shape = await measureLog(page, t('conversation.label'), t('chat.messagesLabel'));
             if (shape.documentScrolls) failures.push(`${where}: the document scrolls`);
             if (!shape.log) {
-              const before = shape.oldTranscript ? ` (its old transcript takes ${percent(shape.oldTranscript.height / shape.window.height)} of the height)` : '';
+              const before = shape.oldTranscript
+                ? ` (its old transcript takes ${percent(shape.oldTranscript.height / shape.window.height)} of the height)`
+                : '';
               console.log(`geometry: ${where}: no Conversation log${before}`);
-              failures.push(
-                `${where}: no element with role log named "${t('conversation.label')}"${before}: this screen is not the one conversation screen`,
-              );
+              failures.push(`${where}: no element with role log named "${t('conversation.label')}"${before}: this screen is not the one conversation screen`);
               continue;
             }
             const share = shape.log.height / shape.window.height;
             const wanted = goal(variant, size);
-            console.log(`geometry: ${where}: the Conversation log is ${shape.log.height.toFixed(0)} px of ${shape.window.height} px = ${percent(share)}${wanted === undefined ? ' (a figure, no goal)' : ` (goal ≥ ${percent(wanted)})`}`);
-            if (wanted !== undefined && share < wanted) failures.push(`${where}: the Conversation log takes ${percent(share)} of the window height, the goal is ≥ ${percent(wanted)}`);
+            console.log(
+              `geometry: ${where}: the Conversation log is ${shape.log.height.toFixed(0)} px of ${shape.window.height} px = ${percent(share)}${wanted === undefined ? ' (a figure, no goal)' : ` (goal ≥ ${percent(wanted)})`}`,
+            );
+            if (wanted !== undefined && share < wanted)
+              failures.push(`${where}: the Conversation log takes ${percent(share)} of the window height, the goal is ≥ ${percent(wanted)}`);
             await expectNoViolations(page, where).catch((error: unknown) => failures.push(error instanceof Error ? error.message : String(error)));
           }
         } finally {
@@ -315,7 +337,12 @@ for (const variant of variants) {
         const dismiss = banner.getByRole('button', { name: t('shell.dismissNoticesLabel') });
         const details = banner.getByRole('button', { name: t('error.details') });
         await dismiss.waitFor();
-        const [bannerBox, dismissBox, detailsBox, title] = await Promise.all([banner.boundingBox(), dismiss.boundingBox(), details.boundingBox(), banner.getByText(t('shell.noticesTitle')).boundingBox()]);
+        const [bannerBox, dismissBox, detailsBox, title] = await Promise.all([
+          banner.boundingBox(),
+          dismiss.boundingBox(),
+          details.boundingBox(),
+          banner.getByText(t('shell.noticesTitle')).boundingBox(),
+        ]);
         console.log(`geometry: the start-up notice at ${size.width}×${size.height}, ${variantName(variant)}: ${bannerBox?.height.toFixed(0)} px high`);
         // One row: Dismiss, Details and the title side by side, the banner hardly taller than Dismiss.
         expect(bannerBox!.height, `${size.width}×${size.height}: the notice is more than one line`).toBeLessThanOrEqual(dismissBox!.height + 16);
@@ -324,75 +351,93 @@ for (const variant of variants) {
       }
       // Details shows the whole text and the cause; Hide details makes it one line again.
       await page.setViewportSize(small);
-      await page.locator('.notices__banner').getByRole('button', { name: t('error.details') }).click();
+      await page
+        .locator('.notices__banner')
+        .getByRole('button', { name: t('error.details') })
+        .click();
       await page.locator('.notices__banner').getByText('not valid JSON', { exact: false }).waitFor();
       await app.screenshot(`geometry-notice-open-${variantName(variant)}-800x600`);
-      await page.locator('.notices__banner').getByRole('button', { name: t('error.hideDetails') }).click();
+      await page
+        .locator('.notices__banner')
+        .getByRole('button', { name: t('error.hideDetails') })
+        .click();
       await page.setViewportSize(wide);
       expect(app.problems.slice(problemsBefore)).toEqual([]);
     });
 
-    it('the sidebar: Hardware and Settings stay in view with the Talkie demo open and its chats listed; at 800×600 it is a drawer', { timeout: 180_000 }, async () => {
-      const { page, t } = context;
-      const problemsBefore = app.problems.length;
-      await page.setViewportSize(wide);
-      await explainFailure(page, `geometry-sidebar-failed-${variantName(variant)}`, async () => {
-        await openFromSidebar(context, 'shell.demoChat');
-        // Chats enough to fill the sidebar: each a new chat with one message.
-        const chats = page.getByRole('navigation', { name: t('chat.threads.title') });
-        for (let made = 0; made < 6; made++) {
-          await chats.getByRole('button', { name: t('chat.threads.new') }).click();
-          // The new chat is open (empty) before its message is typed: typed earlier, it met the chat that was closing.
-          await expect.poll(() => transcriptOf(context).locator('.transcript__item').count(), { timeout: 30_000 }).toBe(0);
-          const before = await chats.getByRole('listitem').count();
-          await send(context, `talkie-test:echo Chat number ${made + 1}`);
-          await expect.poll(() => chats.getByRole('listitem').count(), { timeout: 30_000 }).toBeGreaterThan(before);
-        }
-      });
-      const nav = page.getByRole('navigation', { name: t('shell.navigation') });
-      const hardware = nav.getByRole('button', { name: new RegExp(`^${escapeRegExp(t('hardware.title'))}`) });
-      const settings = nav.getByRole('button', { name: t('shell.settings'), exact: true });
-      const problems: string[] = [];
-      const footerInView = async (where: string) => {
-        for (const [name, control] of [['Hardware', hardware], ['Settings', settings]] as const) {
-          const seen = await inView(control);
-          console.log(`geometry: ${where}: ${name} ${seen.inside && seen.uncovered ? 'in view' : `NOT in view (${JSON.stringify(seen.box)})`}`);
-          if (!seen.inside || !seen.uncovered) problems.push(`${where}: ${name} is not in view (${seen.inside ? 'covered' : 'outside the window'})`);
-        }
-      };
+    it(
+      'the sidebar: Hardware and Settings stay in view with the Talkie demo open and its chats listed; at 800×600 it is a drawer',
+      { timeout: 180_000 },
+      async () => {
+        const { page, t } = context;
+        const problemsBefore = app.problems.length;
+        await page.setViewportSize(wide);
+        await explainFailure(page, `geometry-sidebar-failed-${variantName(variant)}`, async () => {
+          await openFromSidebar(context, 'shell.demoChat');
+          // Chats enough to fill the sidebar: each a new chat with one message.
+          const chats = page.getByRole('navigation', { name: t('chat.threads.title') });
+          for (let made = 0; made < 6; made++) {
+            await chats.getByRole('button', { name: t('chat.threads.new') }).click();
+            // The new chat is open (empty) before its message is typed: typed earlier, it met the chat that was closing.
+            await expect.poll(() => transcriptOf(context).locator('.transcript__item').count(), { timeout: 30_000 }).toBe(0);
+            const before = await chats.getByRole('listitem').count();
+            await send(context, `talkie-test:echo Chat number ${made + 1}`);
+            await expect.poll(() => chats.getByRole('listitem').count(), { timeout: 30_000 }).toBeGreaterThan(before);
+          }
+        });
+        const nav = page.getByRole('navigation', { name: t('shell.navigation') });
+        const hardware = nav.getByRole('button', { name: new RegExp(`^${escapeRegExp(t('hardware.title'))}`) });
+        const settings = nav.getByRole('button', { name: t('shell.settings'), exact: true });
+        const problems: string[] = [];
+        const footerInView = async (where: string) => {
+          for (const [name, control] of [
+            ['Hardware', hardware],
+            ['Settings', settings],
+          ] as const) {
+            const seen = await inView(control);
+            console.log(`geometry: ${where}: ${name} ${seen.inside && seen.uncovered ? 'in view' : `NOT in view (${JSON.stringify(seen.box)})`}`);
+            if (!seen.inside || !seen.uncovered) problems.push(`${where}: ${name} is not in view (${seen.inside ? 'covered' : 'outside the window'})`);
+          }
+        };
 
-      await settle(page);
-      const sidebarWide = await nav.boundingBox();
-      console.log(`geometry: the sidebar at 1280×800, ${variantName(variant)}: ${sidebarWide?.width.toFixed(0)} px wide`);
-      await footerInView(`1280×800, ${variantName(variant)}`);
-      // The lists scroll, the footer does not: scrolled to the end, Hardware is where it was.
-      const before = await hardware.boundingBox();
-      await page.locator('.sidebar__scroll').evaluate((element) => element.scrollTo(0, element.scrollHeight));
-      await settle(page);
-      expect((await hardware.boundingBox())?.y, 'Hardware moved when the sidebar scrolled').toBe(before?.y);
-      await app.screenshot(`geometry-sidebar-${variantName(variant)}-1280x800`);
+        await settle(page);
+        const sidebarWide = await nav.boundingBox();
+        console.log(`geometry: the sidebar at 1280×800, ${variantName(variant)}: ${sidebarWide?.width.toFixed(0)} px wide`);
+        await footerInView(`1280×800, ${variantName(variant)}`);
+        // The lists scroll, the footer does not: scrolled to the end, Hardware is where it was.
+        const before = await hardware.boundingBox();
+        await page.locator('.sidebar__scroll').evaluate((element) => element.scrollTo(0, element.scrollHeight));
+        await settle(page);
+        expect((await hardware.boundingBox())?.y, 'Hardware moved when the sidebar scrolled').toBe(before?.y);
+        await app.screenshot(`geometry-sidebar-${variantName(variant)}-1280x800`);
 
-      await page.setViewportSize(small);
-      await settle(page);
-      const menu = page.getByRole('button', { name: t('shell.openMenuLabel') });
-      const closed = await page.evaluate(() => ({ sidebarVisible: document.querySelector('nav.sidebar')?.checkVisibility({ visibilityProperty: true }) ?? false, mainLeft: document.querySelector('main')?.getBoundingClientRect().left ?? Number.NaN }));
-      console.log(`geometry: the sidebar at 800×600, ${variantName(variant)}: ${closed.sidebarVisible ? 'shown beside the conversation' : 'a closed drawer'}; the conversation starts at x = ${closed.mainLeft.toFixed(0)} px`);
-      if (closed.sidebarVisible) problems.push(`800×600, ${variantName(variant)}: the sidebar is shown beside the conversation, not a drawer`);
-      await menu.click();
-      await settle(page);
-      const drawer = await nav.boundingBox();
-      console.log(`geometry: the drawer at 800×600, ${variantName(variant)}: ${drawer?.width.toFixed(0)} px wide`);
-      await footerInView(`800×600 drawer, ${variantName(variant)}`);
-      await expectNoViolations(page, `the drawer at 800×600, ${variantName(variant)}`);
-      await app.screenshot(`geometry-drawer-${variantName(variant)}-800x600`);
-      // Escape closes the drawer, gives the focus back to Menu, and stays on the conversation.
-      await page.keyboard.press('Escape');
-      await expect.poll(() => nav.isVisible()).toBe(false);
-      expect(await menu.evaluate((element) => element === document.activeElement)).toBe(true);
-      await page.getByRole('textbox', { name: t('chat.composer.label') }).waitFor();
-      await page.setViewportSize(wide);
-      expect(problems).toEqual([]);
-      expect(app.problems.slice(problemsBefore)).toEqual([]);
-    });
+        await page.setViewportSize(small);
+        await settle(page);
+        const menu = page.getByRole('button', { name: t('shell.openMenuLabel') });
+        const closed = await page.evaluate(() => ({
+          sidebarVisible: document.querySelector('nav.sidebar')?.checkVisibility({ visibilityProperty: true }) ?? false,
+          mainLeft: document.querySelector('main')?.getBoundingClientRect().left ?? Number.NaN,
+        }));
+        console.log(
+          `geometry: the sidebar at 800×600, ${variantName(variant)}: ${closed.sidebarVisible ? 'shown beside the conversation' : 'a closed drawer'}; the conversation starts at x = ${closed.mainLeft.toFixed(0)} px`,
+        );
+        if (closed.sidebarVisible) problems.push(`800×600, ${variantName(variant)}: the sidebar is shown beside the conversation, not a drawer`);
+        await menu.click();
+        await settle(page);
+        const drawer = await nav.boundingBox();
+        console.log(`geometry: the drawer at 800×600, ${variantName(variant)}: ${drawer?.width.toFixed(0)} px wide`);
+        await footerInView(`800×600 drawer, ${variantName(variant)}`);
+        await expectNoViolations(page, `the drawer at 800×600, ${variantName(variant)}`);
+        await app.screenshot(`geometry-drawer-${variantName(variant)}-800x600`);
+        // Escape closes the drawer, gives the focus back to Menu, and stays on the conversation.
+        await page.keyboard.press('Escape');
+        await expect.poll(() => nav.isVisible()).toBe(false);
+        expect(await menu.evaluate((element) => element === document.activeElement)).toBe(true);
+        await page.getByRole('textbox', { name: t('chat.composer.label') }).waitFor();
+        await page.setViewportSize(wide);
+        expect(problems).toEqual([]);
+        expect(app.problems.slice(problemsBefore)).toEqual([]);
+      },
+    );
   });
 }

@@ -62,7 +62,8 @@ async function shownTexts(page: Page): Promise<Shown[]> {
     };
     // The agent's and the user's words: messages and cards, the description its server sends, text marked
     // English, and the chat list's titles (the first words of a chat, or the server's title) with the labels made from them.
-    const agentParts = '[lang="en"], [role="region"][aria-label="Zprávy"] .transcript__item, [role="log"][aria-label="Konverzace"] .transcript__item, .chat-header__description, .agentcall-details__description, li.thread';
+    const agentParts =
+      '[lang="en"], [role="region"][aria-label="Zprávy"] .transcript__item, [role="log"][aria-label="Konverzace"] .transcript__item, .chat-header__description, .agentcall-details__description, li.thread';
     const isAgentText = (element: Element) => element.closest(agentParts) !== null && element.closest('.action, .agui-interrupt, form') === null;
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -130,7 +131,11 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
   it('says main’s start-up notices in Czech (a damaged agents.json moved aside), the cause behind Details', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-czech-notice-'));
     dirs.push(dir);
-    const settings = { ...JSON.parse(await readFile(new URL('../fixtures/saved/settings.v1.json', import.meta.url), 'utf8')), language: 'cs', appearance: { theme: 'light', textSize: 'normal' } };
+    const settings = {
+      ...JSON.parse(await readFile(new URL('../fixtures/saved/settings.v1.json', import.meta.url), 'utf8')),
+      language: 'cs',
+      appearance: { theme: 'light', textSize: 'normal' },
+    };
     await writeFile(join(dir, 'settings.json'), JSON.stringify(settings));
     await writeFile(join(dir, 'agents.json'), 'not json');
     const noticeShell = await startShell(dir);
@@ -205,9 +210,7 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
     await page.getByRole('button', { name: cs['chat.composer.send'] }).waitFor();
     await expectCzech(page, 'Talkie demo chat, action pending');
     await confirm.click();
-    await explainFailure(page, 'czech-confirm-failed', () =>
-      transcript.getByText(cs['chat.action.state.done'], { exact: true }).waitFor({ timeout: 60_000 }),
-    );
+    await explainFailure(page, 'czech-confirm-failed', () => transcript.getByText(cs['chat.action.state.done'], { exact: true }).waitFor({ timeout: 60_000 }));
     await expectCzech(page, 'Talkie demo chat, action done');
 
     // The voice consent dialog, where the demo can speak.
@@ -247,7 +250,11 @@ describe('every visible string exists in Czech (Chromium, web shell)', () => {
   it('the narrow window in Czech, its drawer open', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agentdesk-e2e-czech-narrow-'));
     dirs.push(dir);
-    const settings = { ...JSON.parse(await readFile(new URL('../fixtures/saved/settings.v1.json', import.meta.url), 'utf8')), language: 'cs', appearance: { theme: 'light', textSize: 'normal' } };
+    const settings = {
+      ...JSON.parse(await readFile(new URL('../fixtures/saved/settings.v1.json', import.meta.url), 'utf8')),
+      language: 'cs',
+      appearance: { theme: 'light', textSize: 'normal' },
+    };
     await writeFile(join(dir, 'settings.json'), JSON.stringify(settings));
     const narrowShell = await startShell(dir);
     const narrow = await openApp(narrowShell, { width: 390, height: 800 });

@@ -31,7 +31,10 @@ describe('the device policy at start', () => {
     expect(run.status).toBe(1);
     expect(run.stdout).toBe(''); // no launch URL: nothing was served
     expect(run.stderr).toContain(`AgentDesk's device policy ${policy} cannot be used: one problem: unknown key "theme" at the top level.`);
-    const missing = spawnSync(process.execPath, [webshell, '--user-data', join(dir, 'user-data'), '--policy', join(dir, 'nope.json')], { encoding: 'utf8', timeout: 30_000 });
+    const missing = spawnSync(process.execPath, [webshell, '--user-data', join(dir, 'user-data'), '--policy', join(dir, 'nope.json')], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('cannot be used: the file does not exist.');
   });
@@ -43,7 +46,9 @@ describe('the device policy at start', () => {
     const shell = await startShell(join(dir, 'user-data'), { args: ['--policy', policy] });
     const app = await openApp(shell);
     try {
-      await explainFailure(app.page, 'policy-error-screen', () => app.page.getByRole('heading', { level: 1, name: 'AgentDesk cannot start on this device' }).waitFor());
+      await explainFailure(app.page, 'policy-error-screen', () =>
+        app.page.getByRole('heading', { level: 1, name: 'AgentDesk cannot start on this device' }).waitFor(),
+      );
       const alert = await app.page.getByRole('alert').innerText();
       expect(alert).toContain(`Device policy file: ${policy}`);
       expect(alert).toContain('policyVersion 2 is not a version this AgentDesk knows');
@@ -71,51 +76,55 @@ describe('the device policy at start', () => {
     }
   });
 
-  it('Settings → Save diagnostics…: under an admin PIN, Settings opens only after the PIN prompt, and then saves; without one, the bundle lands in ~/Downloads', { timeout: 60_000 }, async () => {
-    const dir = await tempDir();
-    const policy = join(dir, 'policy.json');
-    const pinHash = await hashAdminPin('2468');
-    await writeFile(policy, JSON.stringify({ policyVersion: 1, language: 'en', admin: { pinHash } }));
-    // HOME is the test's: the web shell saves into $HOME/Downloads.
-    const env = { HOME: dir };
-    let shell = await startShell(join(dir, 'user-data'), { args: ['--policy', policy], env });
-    let app = await openApp(shell);
-    try {
-      await app.page.getByRole('button', { name: 'Settings' }).click();
-      const dialog = app.page.getByRole('dialog', { name: 'Administrator PIN' });
-      await explainFailure(app.page, 'diagnostics-pin', () => dialog.waitFor());
-      // The PIN prompt stands in front of Settings: nothing of it shows before the PIN.
-      expect(await app.page.getByRole('button', { name: 'Save diagnostics…' }).count()).toBe(0);
-      await dialog.getByLabel('PIN').fill('2468');
-      await dialog.getByRole('button', { name: 'Unlock' }).click();
-      await app.page.getByRole('heading', { level: 2, name: 'Diagnostics' }).waitFor();
-      await app.page.getByRole('button', { name: 'Save diagnostics…' }).click();
-      await explainFailure(app.page, 'diagnostics-unlocked', () => app.page.getByText(/^Diagnostics saved to /).waitFor());
-      await expectNoViolations(app.page, 'Settings, diagnostics saved after the admin PIN');
-    } finally {
-      await app.close();
-      await shell.stop();
-    }
-    await rm(join(dir, 'Downloads'), { recursive: true, force: true });
+  it(
+    'Settings → Save diagnostics…: under an admin PIN, Settings opens only after the PIN prompt, and then saves; without one, the bundle lands in ~/Downloads',
+    { timeout: 60_000 },
+    async () => {
+      const dir = await tempDir();
+      const policy = join(dir, 'policy.json');
+      const pinHash = await hashAdminPin('2468');
+      await writeFile(policy, JSON.stringify({ policyVersion: 1, language: 'en', admin: { pinHash } }));
+      // HOME is the test's: the web shell saves into $HOME/Downloads.
+      const env = { HOME: dir };
+      let shell = await startShell(join(dir, 'user-data'), { args: ['--policy', policy], env });
+      let app = await openApp(shell);
+      try {
+        await app.page.getByRole('button', { name: 'Settings' }).click();
+        const dialog = app.page.getByRole('dialog', { name: 'Administrator PIN' });
+        await explainFailure(app.page, 'diagnostics-pin', () => dialog.waitFor());
+        // The PIN prompt stands in front of Settings: nothing of it shows before the PIN.
+        expect(await app.page.getByRole('button', { name: 'Save diagnostics…' }).count()).toBe(0);
+        await dialog.getByLabel('PIN').fill('2468');
+        await dialog.getByRole('button', { name: 'Unlock' }).click();
+        await app.page.getByRole('heading', { level: 2, name: 'Diagnostics' }).waitFor();
+        await app.page.getByRole('button', { name: 'Save diagnostics…' }).click();
+        await explainFailure(app.page, 'diagnostics-unlocked', () => app.page.getByText(/^Diagnostics saved to /).waitFor());
+        await expectNoViolations(app.page, 'Settings, diagnostics saved after the admin PIN');
+      } finally {
+        await app.close();
+        await shell.stop();
+      }
+      await rm(join(dir, 'Downloads'), { recursive: true, force: true });
 
-    shell = await startShell(join(dir, 'user-data'), { env });
-    app = await openApp(shell);
-    try {
-      await app.page.getByRole('button', { name: 'Settings' }).click();
-      await app.page.getByRole('button', { name: 'Save diagnostics…' }).click();
-      const saved = app.page.getByText(/^Diagnostics saved to /);
-      await explainFailure(app.page, 'diagnostics-saved', () => saved.waitFor());
-      const [name] = await readdir(join(dir, 'Downloads'));
-      expect(name).toMatch(/^agentdesk-diagnostics-.*\.json$/);
-      expect(await saved.innerText()).toBe(`Diagnostics saved to ${join(dir, 'Downloads', name!)}.`);
-      const bundle = JSON.parse(await readFile(join(dir, 'Downloads', name!), 'utf8')) as { format: string; app: { shell: string }; logs: unknown[] };
-      expect(bundle).toMatchObject({ format: 'agentdesk-diagnostics/1', app: { shell: 'web' } });
-      expect(bundle.logs.length).toBeGreaterThan(0);
-      await expectNoViolations(app.page, 'Settings, diagnostics saved');
-      expect(app.problems).toEqual([]);
-    } finally {
-      await app.close();
-      await shell.stop();
-    }
-  });
+      shell = await startShell(join(dir, 'user-data'), { env });
+      app = await openApp(shell);
+      try {
+        await app.page.getByRole('button', { name: 'Settings' }).click();
+        await app.page.getByRole('button', { name: 'Save diagnostics…' }).click();
+        const saved = app.page.getByText(/^Diagnostics saved to /);
+        await explainFailure(app.page, 'diagnostics-saved', () => saved.waitFor());
+        const [name] = await readdir(join(dir, 'Downloads'));
+        expect(name).toMatch(/^agentdesk-diagnostics-.*\.json$/);
+        expect(await saved.innerText()).toBe(`Diagnostics saved to ${join(dir, 'Downloads', name!)}.`);
+        const bundle = JSON.parse(await readFile(join(dir, 'Downloads', name!), 'utf8')) as { format: string; app: { shell: string }; logs: unknown[] };
+        expect(bundle).toMatchObject({ format: 'agentdesk-diagnostics/1', app: { shell: 'web' } });
+        expect(bundle.logs.length).toBeGreaterThan(0);
+        await expectNoViolations(app.page, 'Settings, diagnostics saved');
+        expect(app.problems).toEqual([]);
+      } finally {
+        await app.close();
+        await shell.stop();
+      }
+    },
+  );
 });

@@ -68,7 +68,10 @@ const main = (): Locator => page.getByRole('main');
 
 /** Opens one of the demo's three sides from the sidebar and waits until its message box takes text. */
 async function openDemo(entry: MessageKey): Promise<void> {
-  await page.getByRole('navigation', { name: t('shell.navigation') }).getByRole('button', { name: t(entry), exact: true }).click();
+  await page
+    .getByRole('navigation', { name: t('shell.navigation') })
+    .getByRole('button', { name: t(entry), exact: true })
+    .click();
   const box = main().getByRole('textbox', { name: t('chat.composer.label') });
   await box.waitFor({ timeout: 30_000 });
   await expect.poll(() => box.isEnabled(), { timeout: 30_000 }).toBe(true);
@@ -117,7 +120,10 @@ describe('the user guide’s screenshots, from the built-in demo', () => {
       await send('send the offer');
       await shows(/The offer is ready/);
       // The action's own buttons, named after what they do.
-      await main().getByRole('button', { name: /^Confirm/ }).last().waitFor();
+      await main()
+        .getByRole('button', { name: /^Confirm/ })
+        .last()
+        .waitFor();
     });
     await picture('talkie-chat');
     expect(app.problems).toEqual([]);
@@ -139,7 +145,9 @@ describe('the user guide’s screenshots, from the built-in demo', () => {
       await openDemo('shell.demoAgentCall');
       await send('hello');
       await shows(/I understand "scan an object"/);
-      await main().getByRole('button', { name: t('agentcall.photo.open') }).click();
+      await main()
+        .getByRole('button', { name: t('agentcall.photo.open') })
+        .click();
       const dialog = page.getByRole('dialog', { name: t('photo.dialogTitle') });
       await dialog.getByRole('button', { name: t('photo.openCamera') }).click();
       await page.waitForFunction(() => {
@@ -148,12 +156,18 @@ describe('the user guide’s screenshots, from the built-in demo', () => {
       });
       await dialog.getByRole('button', { name: t('photo.capture') }).click();
       // The photo waits in the conversation until Send photo.
-      await main().getByRole('button', { name: t('agentcall.staged.sendPhoto') }).click();
+      await main()
+        .getByRole('button', { name: t('agentcall.staged.sendPhoto') })
+        .click();
       await shows(/I received a \d+×\d+ photo/);
       // Then a tag, read and waiting to be sent.
-      await main().getByRole('button', { name: t('nfcScan.scan') }).click();
+      await main()
+        .getByRole('button', { name: t('nfcScan.scan') })
+        .click();
       reader.tap('urn:agentcall:object:workshop-router');
-      await main().getByRole('region', { name: t('agentcall.staged.tag') }).waitFor();
+      await main()
+        .getByRole('region', { name: t('agentcall.staged.tag') })
+        .waitFor();
     });
     await picture('agentcall-tag-photo');
     expect(app.problems).toEqual([]);
@@ -161,7 +175,10 @@ describe('the user guide’s screenshots, from the built-in demo', () => {
 
   it('Settings', async () => {
     await explainFailure(page, 'docs-settings-failed', async () => {
-      await page.getByRole('navigation', { name: t('shell.navigation') }).getByRole('button', { name: t('shell.settings'), exact: true }).click();
+      await page
+        .getByRole('navigation', { name: t('shell.navigation') })
+        .getByRole('button', { name: t('shell.settings'), exact: true })
+        .click();
       await page.getByRole('heading', { level: 1, name: t('settings.title') }).waitFor();
     });
     await picture('settings');

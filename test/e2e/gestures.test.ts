@@ -39,7 +39,8 @@ const waitFor = (find: string) => `new Promise((resolve, reject) => {
   };
   tick();
 })`;
-const button = (name: string) => `() => [...document.querySelectorAll('button')].find((b) => (b.getAttribute('aria-label') ?? b.textContent ?? '').trim().startsWith(${JSON.stringify(name)}))`;
+const button = (name: string) =>
+  `() => [...document.querySelectorAll('button')].find((b) => (b.getAttribute('aria-label') ?? b.textContent ?? '').trim().startsWith(${JSON.stringify(name)}))`;
 
 describe('user gestures in the web shell', () => {
   it('refuses a confirmation a script clicked and takes the same one from a real click', { timeout: 90_000 }, async () => {

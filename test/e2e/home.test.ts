@@ -86,8 +86,8 @@ describe('AgentDesk in Chromium through the web shell', () => {
         };
         // (module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))
         const bytes = new Uint8Array([
-          0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x07, 0x01, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f, 0x03, 0x02, 0x01, 0x00, 0x07, 0x07, 0x01, 0x03, 0x61, 0x64, 0x64, 0x00,
-          0x00, 0x0a, 0x09, 0x01, 0x07, 0x00, 0x20, 0x00, 0x20, 0x01, 0x6a, 0x0b,
+          0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x07, 0x01, 0x60, 0x02, 0x7f, 0x7f, 0x01, 0x7f, 0x03, 0x02, 0x01, 0x00, 0x07, 0x07, 0x01, 0x03,
+          0x61, 0x64, 0x64, 0x00, 0x00, 0x0a, 0x09, 0x01, 0x07, 0x00, 0x20, 0x00, 0x20, 0x01, 0x6a, 0x0b,
         ]);
         const module = await WebAssembly.compile(bytes);
         const instance = await WebAssembly.instantiate(module);
@@ -153,7 +153,10 @@ describe('AgentDesk in Chromium through the web shell', () => {
       await app.page.getByRole('main').getByText('crm.example.com', { exact: true }).waitFor();
       await app.page.getByRole('textbox', { name: 'Agent address' }).fill('http://example.com');
       await app.page.getByRole('button', { name: 'Check', exact: true }).click();
-      await app.page.getByText(/development/).first().waitFor();
+      await app.page
+        .getByText(/development/)
+        .first()
+        .waitFor();
       expect(await app.page.getByRole('textbox', { name: 'Agent address' }).inputValue()).toBe('http://example.com');
       expect(await app.page.getByRole('textbox', { name: 'Agent address' }).getAttribute('aria-invalid')).toBe('true');
       await app.page.getByRole('button', { name: 'Settings' }).click();

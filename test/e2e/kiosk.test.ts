@@ -51,10 +51,14 @@ async function pressInKiosk(target: Page, key: string): Promise<'prevented' | 'p
     w.__alive = true;
     if (!w.__keys) {
       const seen: KeyboardEvent[] = (w.__keys = []);
-      window.addEventListener('keydown', (event) => {
-        // The modifier's own keydown is not the shortcut.
-        if (!['Control', 'Shift', 'Alt', 'Meta'].includes(event.key)) seen.push(event);
-      }, { capture: true });
+      window.addEventListener(
+        'keydown',
+        (event) => {
+          // The modifier's own keydown is not the shortcut.
+          if (!['Control', 'Shift', 'Alt', 'Meta'].includes(event.key)) seen.push(event);
+        },
+        { capture: true },
+      );
     }
     w.__keys.length = 0;
   });
@@ -104,10 +108,27 @@ describe('the kiosk (issue #18) in Chromium', () => {
     expect(contextMenu).toBe(true);
     await page.evaluate(() => document.getElementById('kiosk-probe')?.remove());
     const outcomes: Record<string, string> = {};
-    for (const key of ['F5', 'Control+r', 'Control+Shift+r', 'Alt+ArrowLeft', 'Alt+ArrowRight', 'Control+o', 'Control+s', 'Control+p', 'Control+l', 'Control+f', 'Control+Shift+i', 'F12']) {
+    for (const key of [
+      'F5',
+      'Control+r',
+      'Control+Shift+r',
+      'Alt+ArrowLeft',
+      'Alt+ArrowRight',
+      'Control+o',
+      'Control+s',
+      'Control+p',
+      'Control+l',
+      'Control+f',
+      'Control+Shift+i',
+      'F12',
+    ]) {
       outcomes[key] = await pressInKiosk(page, key);
     }
-    console.log(`kiosk keys: ${Object.entries(outcomes).map(([key, outcome]) => `${key} ${outcome}`).join(', ')}`);
+    console.log(
+      `kiosk keys: ${Object.entries(outcomes)
+        .map(([key, outcome]) => `${key} ${outcome}`)
+        .join(', ')}`,
+    );
     // Every browser key the page sees is swallowed; Chromium keeps some for itself (those are the Electron window's to block).
     expect(Object.entries(outcomes).filter(([, outcome]) => outcome === 'passed')).toEqual([]);
     expect(Object.values(outcomes).filter((outcome) => outcome === 'prevented').length).toBeGreaterThan(5);
@@ -121,7 +142,10 @@ describe('the kiosk (issue #18) in Chromium', () => {
     // and close tabs whatever the page does; in the shell's app window the page's guards decide.
     const session = await page.context().newCDPSession(page);
     const browser = await page.context().browser()!.newBrowserCDPSession();
-    const pages = async () => ((await browser.send('Target.getTargets')) as { targetInfos: { type: string; url: string }[] }).targetInfos.filter((target) => target.type === 'page').map((target) => target.url);
+    const pages = async () =>
+      ((await browser.send('Target.getTargets')) as { targetInfos: { type: string; url: string }[] }).targetInfos
+        .filter((target) => target.type === 'page')
+        .map((target) => target.url);
     const before = await pages();
     expect(before).toHaveLength(1);
     const keys: [string, number, number, string][] = [
@@ -179,7 +203,10 @@ describe('the kiosk (issue #18) in Chromium', () => {
     await page.getByRole('button', { name: 'Send', exact: true }).click();
     const messages = page.getByRole('log', { name: 'Conversation' });
     await messages.getByText('hello kiosk').waitFor();
-    await page.getByRole('main').getByRole('button', { name: /Take a photo/ }).click();
+    await page
+      .getByRole('main')
+      .getByRole('button', { name: /Take a photo/ })
+      .click();
     const photo = page.getByRole('dialog', { name: 'Take a photo' });
     await photo.getByRole('button', { name: 'Open camera' }).click();
     await page.waitForFunction(() => {
@@ -200,7 +227,12 @@ describe('the kiosk (issue #18) in Chromium', () => {
     await explainFailure(page, 'kiosk-reset', () => waitForStartScreen(page));
 
     // Main's answer: a session and the two runs ended, the staged photo dropped, the AG-UI file deleted.
-    const reset = frames.map((frame) => /"discardedPhotos":(\d+)[^}]*"removedFiles":(\d+)/.exec(frame) ?? /"ended":(\d+),"discardedPhotos":(\d+),"removedFiles":(\d+)/.exec(frame)).filter(Boolean).at(-1);
+    const reset = frames
+      .map(
+        (frame) => /"discardedPhotos":(\d+)[^}]*"removedFiles":(\d+)/.exec(frame) ?? /"ended":(\d+),"discardedPhotos":(\d+),"removedFiles":(\d+)/.exec(frame),
+      )
+      .filter(Boolean)
+      .at(-1);
     expect(reset, 'a kiosk.reset answer').toBeTruthy();
     expect(kiosk.shell.output(), kiosk.shell.output()).toMatch(/\[kiosk\] reset in \d+ ms: [1-9]\d* ended, 1 photos, \d+ files/);
     expect(existsSync(threads)).toBe(false);
@@ -260,7 +292,6 @@ describe('the kiosk (issue #18) in Chromium', () => {
   }, 60_000);
 });
 
-
 /**
  * What a walk-up visitor sees (issue #27), in a kiosk of its own: the policy says nothing of the text
  * size (a kiosk's default is large), no idle reset gets in the way, and the page has a reader it
@@ -275,7 +306,19 @@ describe('the kiosk for a walk-up visitor (issue #27) in Chromium', () => {
     { width: 1920, height: 1080 },
   ];
   /** What no kiosk screen may show a visitor, in English or Czech. */
-  const technical = [/\b\d+\.\d+\.\d+\b/, /\bversion\b|\bverze\b/i, /https?:\/\//, /127\.0\.0\.1|localhost/, /AgentCall|AG-UI|Talkie|protocol|protokol/i, /AgentDesk demo agent|demo agent/i, /keychain|klíčenk/i, /\bDetails\b|Podrobnosti/, /speech model|model řeči/i, /Unencrypted|development|nešifrovan|vývoj/i, /\bIntent\b|Záměr/];
+  const technical = [
+    /\b\d+\.\d+\.\d+\b/,
+    /\bversion\b|\bverze\b/i,
+    /https?:\/\//,
+    /127\.0\.0\.1|localhost/,
+    /AgentCall|AG-UI|Talkie|protocol|protokol/i,
+    /AgentDesk demo agent|demo agent/i,
+    /keychain|klíčenk/i,
+    /\bDetails\b|Podrobnosti/,
+    /speech model|model řeči/i,
+    /Unencrypted|development|nešifrovan|vývoj/i,
+    /\bIntent\b|Záměr/,
+  ];
 
   /**
    * The page's own words, each text node on its own line (so that "passed" and "Details" stay two words):
@@ -331,45 +374,52 @@ describe('the kiosk for a walk-up visitor (issue #27) in Chromium', () => {
     await shoot('start');
   });
 
-  it('a conversation with a tag read and a photo: the administrator’s name, large Scan / Take a photo / Talk by voice with their words, no Details, nothing technical', { timeout: 120_000 }, async () => {
-    await choose(view, 'Workshop').click();
-    const box = view.getByRole('textbox', { name: 'Message' });
-    await explainFailure(view, 'kiosk-presentation-conversation', () => box.waitFor({ timeout: 20_000 }));
-    await view.getByRole('heading', { level: 1, name: 'Workshop' }).waitFor();
-    const log = view.getByRole('log', { name: 'Conversation' });
-    await box.fill('hello');
-    await view.getByRole('button', { name: 'Send', exact: true }).click();
-    await log.getByText(/I'm the/).first().waitFor({ timeout: 20_000 });
-    // The tools at touch size, their words shown.
-    for (const name of ['Scan object', /Take a photo/, 'Talk by voice']) {
-      const tool = view.getByRole('button', { name }).first();
-      expect(await tool.innerText(), String(name)).toMatch(typeof name === 'string' ? name : name);
-      expect(await heightOf(name), String(name)).toBeGreaterThanOrEqual(56);
-    }
-    expect(await view.getByRole('button', { name: /Details/ }).count()).toBe(0);
-    expect(await view.getByRole('combobox').count()).toBe(0);
-    // A tag read on the reader waits for Send.
-    await view.getByRole('button', { name: 'Scan object' }).click();
-    await view.getByText('Hold the tag to the reader.').first().waitFor();
-    visitor.reader().tap('urn:agentcall:object:workshop-router');
-    await log.getByRole('region', { name: 'Tag read, not sent yet' }).waitFor();
-    // A photo from the camera only: the dialog offers no file.
-    await view.getByRole('button', { name: /Take a photo/ }).click();
-    const dialog = view.getByRole('dialog', { name: 'Take a photo' });
-    await dialog.waitFor();
-    expect(await dialog.getByRole('button', { name: /Choose/ }).count()).toBe(0);
-    expect(await dialog.locator('input[type=file]').count()).toBe(0);
-    await dialog.getByRole('button', { name: 'Open camera' }).click();
-    await view.waitForFunction(() => {
-      const video = document.querySelector('video');
-      return video !== null && video.videoWidth > 0 && !video.paused;
-    });
-    await dialog.getByRole('button', { name: 'Take photo' }).click();
-    await log.getByRole('region', { name: 'Photo taken, not sent yet' }).getByRole('img').waitFor();
-    await expectNothingTechnical('conversation');
-    await expectNoViolations(view, 'kiosk conversation with a tag and a photo');
-    await shoot('conversation');
-  });
+  it(
+    'a conversation with a tag read and a photo: the administrator’s name, large Scan / Take a photo / Talk by voice with their words, no Details, nothing technical',
+    { timeout: 120_000 },
+    async () => {
+      await choose(view, 'Workshop').click();
+      const box = view.getByRole('textbox', { name: 'Message' });
+      await explainFailure(view, 'kiosk-presentation-conversation', () => box.waitFor({ timeout: 20_000 }));
+      await view.getByRole('heading', { level: 1, name: 'Workshop' }).waitFor();
+      const log = view.getByRole('log', { name: 'Conversation' });
+      await box.fill('hello');
+      await view.getByRole('button', { name: 'Send', exact: true }).click();
+      await log
+        .getByText(/I'm the/)
+        .first()
+        .waitFor({ timeout: 20_000 });
+      // The tools at touch size, their words shown.
+      for (const name of ['Scan object', /Take a photo/, 'Talk by voice']) {
+        const tool = view.getByRole('button', { name }).first();
+        expect(await tool.innerText(), String(name)).toMatch(typeof name === 'string' ? name : name);
+        expect(await heightOf(name), String(name)).toBeGreaterThanOrEqual(56);
+      }
+      expect(await view.getByRole('button', { name: /Details/ }).count()).toBe(0);
+      expect(await view.getByRole('combobox').count()).toBe(0);
+      // A tag read on the reader waits for Send.
+      await view.getByRole('button', { name: 'Scan object' }).click();
+      await view.getByText('Hold the tag to the reader.').first().waitFor();
+      visitor.reader().tap('urn:agentcall:object:workshop-router');
+      await log.getByRole('region', { name: 'Tag read, not sent yet' }).waitFor();
+      // A photo from the camera only: the dialog offers no file.
+      await view.getByRole('button', { name: /Take a photo/ }).click();
+      const dialog = view.getByRole('dialog', { name: 'Take a photo' });
+      await dialog.waitFor();
+      expect(await dialog.getByRole('button', { name: /Choose/ }).count()).toBe(0);
+      expect(await dialog.locator('input[type=file]').count()).toBe(0);
+      await dialog.getByRole('button', { name: 'Open camera' }).click();
+      await view.waitForFunction(() => {
+        const video = document.querySelector('video');
+        return video !== null && video.videoWidth > 0 && !video.paused;
+      });
+      await dialog.getByRole('button', { name: 'Take photo' }).click();
+      await log.getByRole('region', { name: 'Photo taken, not sent yet' }).getByRole('img').waitFor();
+      await expectNothingTechnical('conversation');
+      await expectNoViolations(view, 'kiosk conversation with a tag and a photo');
+      await shoot('conversation');
+    },
+  );
 
   it('a plain AG-UI agent’s conversation: its policy name, Start over, nothing technical', { timeout: 60_000 }, async () => {
     await startOver(view);
@@ -407,7 +457,10 @@ describe('the kiosk for a walk-up visitor (issue #27) in Chromium', () => {
     await expectNothingTechnical('start screen (cs)');
     await view.getByRole('list', { name: 'Vyberte, s kým chcete mluvit' }).getByRole('button', { name: 'Workshop' }).click();
     await view.getByRole('textbox', { name: 'Zpráva' }).waitFor({ timeout: 20_000 });
-    await view.getByRole('button', { name: /Vyfotit/ }).first().waitFor();
+    await view
+      .getByRole('button', { name: /Vyfotit/ })
+      .first()
+      .waitFor();
     await expectNothingTechnical('conversation (cs)');
     await shoot('conversation-cs');
   }, 60_000);

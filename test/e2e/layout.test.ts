@@ -65,7 +65,9 @@ function sidebarOverflow(page: Page): Promise<string[]> {
     const sidebar = document.querySelector('nav.sidebar');
     if (!sidebar) return ['no sidebar'];
     const edge = sidebar.getBoundingClientRect().right;
-    return [...sidebar.querySelectorAll('button')].filter((button) => button.getBoundingClientRect().right > edge + 0.5).map((button) => `${button.textContent ?? ''}: ${button.getBoundingClientRect().right.toFixed(0)} > ${edge.toFixed(0)}`);
+    return [...sidebar.querySelectorAll('button')]
+      .filter((button) => button.getBoundingClientRect().right > edge + 0.5)
+      .map((button) => `${button.textContent ?? ''}: ${button.getBoundingClientRect().right.toFixed(0)} > ${edge.toFixed(0)}`);
   });
 }
 
@@ -75,7 +77,11 @@ async function sendUntilItScrolls(page: Page, message: string): Promise<void> {
   for (let sent = 0; sent < 12; sent++) {
     await box.fill(`${message} ${sent + 1}`);
     await box.press('Enter');
-    await page.getByRole('log', { name: 'Conversation' }).getByText(`${message} ${sent + 1}`, { exact: false }).first().waitFor({ timeout: 30_000 });
+    await page
+      .getByRole('log', { name: 'Conversation' })
+      .getByText(`${message} ${sent + 1}`, { exact: false })
+      .first()
+      .waitFor({ timeout: 30_000 });
     // The next message waits until the run ended (the composer's Cancel is gone).
     await expect.poll(() => page.locator('form.composer').getByRole('button', { name: 'Cancel' }).count(), { timeout: 30_000 }).toBe(0);
     const layout = await measure(page);

@@ -31,7 +31,10 @@ if (noChattr !== undefined) console.warn(`saved-data e2e: the refused-save test 
 describe('saved data in the app', () => {
   it('a newer AgentDesk’s agents.json: its agents are listed, the banner says the file is not changed, and Add explains why it is refused', async () => {
     const dir = await userDataDir();
-    const newer = JSON.stringify({ schemaVersion: 3, agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2026-01-01T00:00:00.000Z' }] });
+    const newer = JSON.stringify({
+      schemaVersion: 3,
+      agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2026-01-01T00:00:00.000Z' }],
+    });
     await writeFile(join(dir, 'agents.json'), newer);
     const shell = await startShell(dir);
     const app = await openApp(shell);

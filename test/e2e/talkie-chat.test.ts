@@ -27,12 +27,16 @@ async function waitForNewestInView(page: Page): Promise<void> {
       return log && last ? last.getBoundingClientRect().bottom - log.getBoundingClientRect().bottom : Number.NaN;
     });
   try {
-    await page.waitForFunction(() => {
-      const log = document.querySelector('[role="log"][aria-label="Conversation"]');
-      const items = log?.querySelectorAll('.transcript__item');
-      const last = items?.[items.length - 1];
-      return !!log && !!last && last.getBoundingClientRect().bottom - log.getBoundingClientRect().bottom <= 1;
-    }, undefined, { timeout: 3_000 });
+    await page.waitForFunction(
+      () => {
+        const log = document.querySelector('[role="log"][aria-label="Conversation"]');
+        const items = log?.querySelectorAll('.transcript__item');
+        const last = items?.[items.length - 1];
+        return !!log && !!last && last.getBoundingClientRect().bottom - log.getBoundingClientRect().bottom <= 1;
+      },
+      undefined,
+      { timeout: 3_000 },
+    );
   } catch {
     throw new Error(`the newest message is not in view: ${(await hiddenBelow()).toFixed(0)} px of it are below the visible part of the conversation`);
   }
@@ -80,7 +84,10 @@ describe('chatting with the built-in demo agent in Chromium', () => {
       // the first such text in the transcript may be an earlier tool line, off-screen and not painted).
       await explainFailure(page, 'chat-confirm-failed', async () => {
         // A bound, not a timing: this step outlasted Playwright's 30 s once on a machine running four other test suites.
-        await transcript.getByRole('article', { name: 'Save the test note "talkie-test"' }).getByText('Completed', { exact: true }).waitFor({ timeout: 60_000 });
+        await transcript
+          .getByRole('article', { name: 'Save the test note "talkie-test"' })
+          .getByText('Completed', { exact: true })
+          .waitFor({ timeout: 60_000 });
         await transcript.getByRole('article', { name: 'Test action done' }).waitFor({ timeout: 60_000 });
       });
       // A message after the action: it must stay after it when the thread is opened again.
@@ -109,7 +116,10 @@ describe('chatting with the built-in demo agent in Chromium', () => {
       // Enter while an answer streams queues the message; it goes once the answer ended.
       await message.fill('talkie-test:slow');
       await message.press('Enter');
-      await transcript.getByText(/Part 1 of/).nth(1).waitFor();
+      await transcript
+        .getByText(/Part 1 of/)
+        .nth(1)
+        .waitFor();
       await message.fill('talkie-test:echo Sent after the slow one');
       await message.press('Enter');
       await transcript.getByText('Waiting: sent when the agent has answered').waitFor();

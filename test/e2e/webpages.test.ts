@@ -129,7 +129,8 @@ describe('the worked example’s web pages in Chromium', () => {
       expect(await panel.getByRole('button', { name: 'Operations dashboard' }).count()).toBe(0);
       await panel.getByRole('button', { name: 'Show operator pages (1)' }).click();
       const ops = item('Operations dashboard');
-      for (const label of ['for the operator', 'sign-in required', 'dashboard', 'other site: agent.larkfield.example']) await ops.getByText(label, { exact: true }).waitFor();
+      for (const label of ['for the operator', 'sign-in required', 'dashboard', 'other site: agent.larkfield.example'])
+        await ops.getByText(label, { exact: true }).waitFor();
 
       // Nothing listed is a page link, an embed or a frame, and nothing was fetched but the card.
       expect(await page.locator('main a[href*="larkfield"], iframe, embed, object').count()).toBe(0);

@@ -24,7 +24,8 @@ describe('the web shell session in Chromium, beside a server on another port of 
     const other = createServer((request, response) => {
       seen.push({ url: request.url, headers: request.headers });
       // On /plant it sets the cookie the shell once used (cookies ignore ports; Path=/ipc is the shell's socket).
-      const plant = request.url === '/plant' ? { 'Set-Cookie': [`agentdesk-session-${port}=planted; Path=/ipc`, `agentdesk-session-${port}=planted; Path=/`] } : {};
+      const plant =
+        request.url === '/plant' ? { 'Set-Cookie': [`agentdesk-session-${port}=planted; Path=/ipc`, `agentdesk-session-${port}=planted; Path=/`] } : {};
       response.writeHead(200, { 'Content-Type': 'text/html', ...plant });
       response.end('<!doctype html><title>elsewhere</title>');
     });

@@ -207,7 +207,7 @@ export function mutatedBytes(seeds: readonly Uint8Array[], { maxEdits = 6, inser
       const at = bytes.length === 0 ? 0 : change.at % bytes.length;
       switch (change.kind) {
         case 'flip':
-          if (bytes.length > 0) bytes[at] = bytes[at]! ^ (1 << change.byte % 8);
+          if (bytes.length > 0) bytes[at] = bytes[at]! ^ (1 << (change.byte % 8));
           break;
         case 'set':
           if (bytes.length > 0) bytes[at] = change.byte;
@@ -239,13 +239,24 @@ export function mutatedBytes(seeds: readonly Uint8Array[], { maxEdits = 6, inser
  * (refinements, most formats) make some values invalid, which is fine for a fuzzer.
  */
 export function fromZod(schema: z.ZodType, depth = 0): fc.Arbitrary<unknown> {
-  const node = schema as unknown as { _zod: { def: Record<string, unknown> }; minLength?: number | null; maxLength?: number | null; minValue?: number | null; maxValue?: number | null; isInt?: boolean };
+  const node = schema as unknown as {
+    _zod: { def: Record<string, unknown> };
+    minLength?: number | null;
+    maxLength?: number | null;
+    minValue?: number | null;
+    maxValue?: number | null;
+    isInt?: boolean;
+  };
   const def = node._zod.def;
   const type = def.type as string;
   if (depth > 8) return fc.constant(null);
   // The contract's byte fields (ipcBytes): small byte arrays around its bounds, or an array that is not one.
   const bytes = ipcBytesLimits(schema);
-  if (bytes) return fc.oneof({ weight: 4, arbitrary: fc.uint8Array({ minLength: bytes.min, maxLength: Math.min(bytes.max, bytes.min + 64) }) }, { weight: 1, arbitrary: fc.constantFrom(new Uint8Array(0), new Uint8ClampedArray(2), [1, 2]) });
+  if (bytes)
+    return fc.oneof(
+      { weight: 4, arbitrary: fc.uint8Array({ minLength: bytes.min, maxLength: Math.min(bytes.max, bytes.min + 64) }) },
+      { weight: 1, arbitrary: fc.constantFrom(new Uint8Array(0), new Uint8ClampedArray(2), [1, 2]) },
+    );
   const child = (value: unknown) => fromZod(value as z.ZodType, depth + 1);
   switch (type) {
     case 'string': {
@@ -255,8 +266,13 @@ export function fromZod(schema: z.ZodType, depth = 0): fc.Arbitrary<unknown> {
       const maxLength = Math.min(node.maxLength ?? 40, minLength + 40);
       const prefix = checks.find((entry) => entry.format === 'starts_with')?.prefix as string | undefined;
       const pattern = checks.find((entry) => entry.format === 'regex')?.pattern as RegExp | undefined;
-      if (format === 'datetime') return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((date) => date.toISOString());
-      if (pattern) return fc.oneof({ weight: 4, arbitrary: fc.stringMatching(pattern).filter((text) => text.length >= minLength && text.length <= (node.maxLength ?? Infinity)) }, { weight: 1, arbitrary: fc.string({ maxLength }) });
+      if (format === 'datetime')
+        return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true }).map((date) => date.toISOString());
+      if (pattern)
+        return fc.oneof(
+          { weight: 4, arbitrary: fc.stringMatching(pattern).filter((text) => text.length >= minLength && text.length <= (node.maxLength ?? Infinity)) },
+          { weight: 1, arbitrary: fc.string({ maxLength }) },
+        );
       const text = fc.string({ minLength, maxLength: Math.max(minLength, maxLength) });
       return prefix === undefined ? text : text.map((rest) => `${prefix}${rest}`);
     }
@@ -309,9 +325,9 @@ export function fromZod(schema: z.ZodType, depth = 0): fc.Arbitrary<unknown> {
     case 'union':
       return fc.oneof(...(def.options as z.ZodType[]).map(child));
     case 'intersection':
-      return fc.tuple(child(def.left), child(def.right)).map(([left, right]) =>
-        left !== null && typeof left === 'object' && right !== null && typeof right === 'object' ? { ...left, ...right } : left,
-      );
+      return fc
+        .tuple(child(def.left), child(def.right))
+        .map(([left, right]) => (left !== null && typeof left === 'object' && right !== null && typeof right === 'object' ? { ...left, ...right } : left));
     case 'record':
       return fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), child(def.valueType), { maxKeys: 3 });
     case 'pipe':
@@ -329,7 +345,12 @@ export function aroundZod(schema: z.ZodType): fc.Arbitrary<unknown> {
   const shaped = fromZod(schema);
   return fc.oneof(
     { weight: 5, arbitrary: shaped },
-    { weight: 3, arbitrary: fc.tuple(shaped, fc.array(mutationArb, { minLength: 1, maxLength: 2 })).map(([value, mutations]) => mutations.reduce<unknown>((document, mutation) => mutate(document, mutation), viaJson(value ?? null))) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .tuple(shaped, fc.array(mutationArb, { minLength: 1, maxLength: 2 }))
+        .map(([value, mutations]) => mutations.reduce<unknown>((document, mutation) => mutate(document, mutation), viaJson(value ?? null))),
+    },
     { weight: 1, arbitrary: anyJson },
   );
 }

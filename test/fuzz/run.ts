@@ -22,13 +22,17 @@ import type { WorkerJob, WorkerResult } from './worker';
 
 const totalRuns = Number(process.env.FUZZ_RUNS ?? 100_000);
 const baseSeed = process.env.FUZZ_SEED === undefined ? (Date.now() ^ (Math.random() * 0x7fffffff)) | 0 : Number(process.env.FUZZ_SEED);
-const only = process.env.FUZZ_TARGETS?.split(',').map((name) => name.trim()).filter(Boolean);
+const only = process.env.FUZZ_TARGETS?.split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
 const replayPath = process.env.FUZZ_PATH;
 const minimumRuns = 20;
 
 const selected = fuzzTargets.filter((target) => !only || only.includes(target.name));
 if (selected.length === 0) {
-  process.stderr.write(`No fuzz target matches FUZZ_TARGETS=${process.env.FUZZ_TARGETS ?? ''}. Targets: ${fuzzTargets.map((target) => target.name).join(', ')}\n`);
+  process.stderr.write(
+    `No fuzz target matches FUZZ_TARGETS=${process.env.FUZZ_TARGETS ?? ''}. Targets: ${fuzzTargets.map((target) => target.name).join(', ')}\n`,
+  );
   process.exit(2);
 }
 if (!Number.isFinite(totalRuns) || totalRuns < 1) {
@@ -103,15 +107,23 @@ function runTarget(target: FuzzTarget, seed: number, runs: number): Promise<Row>
 const pad = (text: string, width: number) => (text.length > width ? `${text.slice(0, width - 1)}…` : text.padEnd(width));
 const padStart = (text: string, width: number) => text.padStart(width);
 
-process.stdout.write(`Fuzzing ${selected.length} targets, ${replayPath === undefined ? `${selected.reduce((sum, target) => sum + budget(target), 0).toLocaleString('en')} inputs` : `replaying input ${replayPath}`}, seed ${baseSeed}\n\n`);
+process.stdout.write(
+  `Fuzzing ${selected.length} targets, ${replayPath === undefined ? `${selected.reduce((sum, target) => sum + budget(target), 0).toLocaleString('en')} inputs` : `replaying input ${replayPath}`}, seed ${baseSeed}\n\n`,
+);
 const wall = performance.now();
 const rows: Row[] = [];
 for (const [index, target] of selected.entries()) {
-  const row = await runTarget(target, seedFor(fuzzTargets.indexOf(target) === -1 ? index : fuzzTargets.indexOf(target)), replayPath === undefined ? budget(target) : 1);
+  const row = await runTarget(
+    target,
+    seedFor(fuzzTargets.indexOf(target) === -1 ? index : fuzzTargets.indexOf(target)),
+    replayPath === undefined ? budget(target) : 1,
+  );
   rows.push(row);
   const inputs = row.result?.inputs ?? (row.hang ? row.hang.index + 1 : 0);
   const crashes = (row.result?.crashes ?? 0) + (row.error ? 1 : 0);
-  process.stdout.write(`  ${pad(target.name, 20)} ${padStart(inputs.toLocaleString('en'), 8)} inputs  ${crashes} crashes  ${row.hang ? 1 : 0} hangs  ${row.seconds.toFixed(1)} s\n`);
+  process.stdout.write(
+    `  ${pad(target.name, 20)} ${padStart(inputs.toLocaleString('en'), 8)} inputs  ${crashes} crashes  ${row.hang ? 1 : 0} hangs  ${row.seconds.toFixed(1)} s\n`,
+  );
 }
 rmSync(scratch, { recursive: true, force: true });
 
@@ -128,18 +140,27 @@ for (const row of rows) {
   hangs += row.hang ? 1 : 0;
   const slowest = row.hang ? `>${(row.hang.ms / 1000).toFixed(1)} s` : row.result ? `${row.result.slowestMs.toFixed(1)} ms` : '-';
   const input = row.hang ? row.hang.preview : (row.result?.slowestPreview ?? '');
-  process.stdout.write(`${pad(row.target.name, 20)} ${padStart(inputs.toLocaleString('en'), 8)} ${padStart(String(rowCrashes), 7)} ${padStart(String(row.hang ? 1 : 0), 5)} ${padStart(slowest, 9)}  ${pad(input, 48)} ${padStart(String(row.seed), 11)} ${padStart(`${row.seconds.toFixed(1)} s`, 7)}\n`);
+  process.stdout.write(
+    `${pad(row.target.name, 20)} ${padStart(inputs.toLocaleString('en'), 8)} ${padStart(String(rowCrashes), 7)} ${padStart(String(row.hang ? 1 : 0), 5)} ${padStart(slowest, 9)}  ${pad(input, 48)} ${padStart(String(row.seed), 11)} ${padStart(`${row.seconds.toFixed(1)} s`, 7)}\n`,
+  );
 }
 const seconds = (performance.now() - wall) / 1000;
-process.stdout.write(`${'-'.repeat(header.length)}\nTotal: ${total.toLocaleString('en')} inputs, ${crashes} crashes, ${hangs} hangs in ${seconds.toFixed(1)} s (seed ${baseSeed})\n`);
+process.stdout.write(
+  `${'-'.repeat(header.length)}\nTotal: ${total.toLocaleString('en')} inputs, ${crashes} crashes, ${hangs} hangs in ${seconds.toFixed(1)} s (seed ${baseSeed})\n`,
+);
 
 for (const row of rows) {
   const replay = (path: string) => `FUZZ_SEED=${row.seed} FUZZ_TARGETS=${row.target.name} FUZZ_PATH=${path} npm run fuzz`;
   if (row.error) process.stdout.write(`\n${row.target.name}: the worker failed: ${row.error}\n`);
-  if (row.hang) process.stdout.write(`\n${row.target.name}: HANG on input #${row.hang.index} (still running after ${(row.hang.ms / 1000).toFixed(1)} s):\n  ${row.hang.preview}\n  replay: ${replay(String(row.hang.index))}\n`);
+  if (row.hang)
+    process.stdout.write(
+      `\n${row.target.name}: HANG on input #${row.hang.index} (still running after ${(row.hang.ms / 1000).toFixed(1)} s):\n  ${row.hang.preview}\n  replay: ${replay(String(row.hang.index))}\n`,
+    );
   const result = row.result;
   if (result && result.crashes > 0) {
-    process.stdout.write(`\n${row.target.name}: ${result.crashes} failing inputs; the first was #${result.failure?.index}:\n  ${result.failure?.error}\n  input: ${result.failure?.preview}\n`);
+    process.stdout.write(
+      `\n${row.target.name}: ${result.crashes} failing inputs; the first was #${result.failure?.index}:\n  ${result.failure?.error}\n  input: ${result.failure?.preview}\n`,
+    );
     if (result.shrunk) process.stdout.write(`  shrunk: ${result.shrunk.preview}\n  error:  ${result.shrunk.error}\n  replay: ${replay(result.shrunk.path)}\n`);
     else process.stdout.write(`  replay: ${replay(String(result.failure?.index))}\n`);
   }

@@ -92,7 +92,15 @@ async function shrink(path: string): Promise<WorkerResult['shrunk']> {
 
 if (job.path !== undefined) {
   const shrunk = await shrink(job.path);
-  parentPort!.postMessage({ name: job.name, inputs: 1, crashes: shrunk ? 1 : 0, slowestMs: 0, slowestIndex: 0, slowestPreview: '', ...(shrunk ? { shrunk } : {}) } satisfies WorkerResult);
+  parentPort!.postMessage({
+    name: job.name,
+    inputs: 1,
+    crashes: shrunk ? 1 : 0,
+    slowestMs: 0,
+    slowestIndex: 0,
+    slowestPreview: '',
+    ...(shrunk ? { shrunk } : {}),
+  } satisfies WorkerResult);
 } else {
   await runAll();
   const shrunk = failure ? await shrink(String(failure.index)) : undefined;

@@ -54,7 +54,18 @@ const card = {
   securityRequirements: [],
   defaultInputModes: ['text'],
   defaultOutputModes: ['text'],
-  skills: [{ id: 'echo', name: 'Echo', description: 'Repeats what it hears.', tags: ['echo'], examples: ['hello'], inputModes: ['text'], outputModes: ['text'], securityRequirements: [] }],
+  skills: [
+    {
+      id: 'echo',
+      name: 'Echo',
+      description: 'Repeats what it hears.',
+      tags: ['echo'],
+      examples: ['hello'],
+      inputModes: ['text'],
+      outputModes: ['text'],
+      securityRequirements: [],
+    },
+  ],
   documentationUrl: '',
   signatures: [],
 };

@@ -24,7 +24,11 @@ const origin = await listen(async (request, response) => {
   received(request, body);
   if (!parsed.success) {
     response.writeHead(422, { 'content-type': 'application/json' });
-    response.end(JSON.stringify({ error: { message: 'invalid RunAgentInput', problems: parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })) } }));
+    response.end(
+      JSON.stringify({
+        error: { message: 'invalid RunAgentInput', problems: parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })) },
+      }),
+    );
     return;
   }
   const encoder = new EventEncoder({ accept: request.headers.accept });

@@ -9,7 +9,10 @@ const { MockLanguageModelV3, simulateReadableStream } = await import('ai/test');
 const { default: express } = await import('express');
 const { listenOn, received, say } = await import('./serve.mjs');
 
-const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 5, text: 5, reasoning: undefined } };
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
 let calls = 0;
 const model = new MockLanguageModelV3({
   provider: 'mock',

@@ -84,7 +84,8 @@ export function startPeer(name: PeerName, timeoutMs = 60_000): Promise<RunningPe
           url: listening,
           said,
           bodies,
-          received: (count) => (bodies.length >= count ? Promise.resolve(bodies.slice(0, count)) : new Promise((done) => waiting.push({ count, resolve: done }))),
+          received: (count) =>
+            bodies.length >= count ? Promise.resolve(bodies.slice(0, count)) : new Promise((done) => waiting.push({ count, resolve: done })),
           stop: async () => {
             child.stdin.end();
             child.kill();

@@ -58,7 +58,8 @@ export function followAguiRuns(app: App) {
       };
       const listener = (update: EventPayload<'conversation.update'>) => {
         if (update.agentId !== agentId) return;
-        if (!whenIdle || update.ops.some((op) => (op.op === 'status' && op.status.run === 'idle') || (op.op === 'reset' && op.view.status.run === 'idle'))) check();
+        if (!whenIdle || update.ops.some((op) => (op.op === 'status' && op.status.run === 'idle') || (op.op === 'reset' && op.view.status.run === 'idle')))
+          check();
       };
       changed.add(listener);
       void app.call('conversation.open', { agentId }).then((opened) => {
@@ -75,7 +76,11 @@ export function followAguiRuns(app: App) {
 }
 
 /** Sends a run's call and waits for its end: its id and main's thread then. */
-export async function runToEnd(runs: ReturnType<typeof followAguiRuns>, agentId: string, call: Promise<IpcResult<{ runId: string }>>): Promise<{ runId: string; thread: AguiThreadView }> {
+export async function runToEnd(
+  runs: ReturnType<typeof followAguiRuns>,
+  agentId: string,
+  call: Promise<IpcResult<{ runId: string }>>,
+): Promise<{ runId: string; thread: AguiThreadView }> {
   const { runId } = value(await call);
   return { runId, thread: await runs.ended(agentId, runId) };
 }

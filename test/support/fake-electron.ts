@@ -128,7 +128,15 @@ export function createFakeElectron() {
     utilityProcess: {
       fork: (path: string, _args: string[], options: unknown) => {
         state.utilityForks.push({ path, options });
-        return { pid: 1, stderr: null, postMessage: () => undefined, kill: () => true, on() { return this; } };
+        return {
+          pid: 1,
+          stderr: null,
+          postMessage: () => undefined,
+          kill: () => true,
+          on() {
+            return this;
+          },
+        };
       },
     },
     shell: { openExternal: async (url: string) => void state.openExternal.push(url) },

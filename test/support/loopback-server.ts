@@ -16,7 +16,11 @@ export interface TestServer {
 export async function startLoopbackServer(handler: (request: IncomingMessage, response: ServerResponse, server: TestServer) => void): Promise<TestServer> {
   const sockets = new Set<Socket>();
   const server = createServer((request, response) => {
-    record.requests.push({ method: request.method ?? '', path: request.url ?? '', ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}) });
+    record.requests.push({
+      method: request.method ?? '',
+      path: request.url ?? '',
+      ...(request.headers.authorization ? { authorization: request.headers.authorization } : {}),
+    });
     handler(request, response, record);
   });
   server.on('connection', (socket) => {
@@ -46,7 +50,15 @@ export function manifestFor(origin: string, overrides: Record<string, unknown> =
     serverId: 'hostile.test',
     name: 'Hostile test server',
     auth: { oauth: { issuer: `${origin}/oauth` }, token: {} },
-    endpoints: { run: '/run', threads: '/threads', thread: '/threads/{threadId}', cancelRun: '/runs/{runId}/cancel', status: '/status', action: '/actions/{actionId}', decision: '/actions/{actionId}/decision' },
+    endpoints: {
+      run: '/run',
+      threads: '/threads',
+      thread: '/threads/{threadId}',
+      cancelRun: '/runs/{runId}/cancel',
+      status: '/status',
+      action: '/actions/{actionId}',
+      decision: '/actions/{actionId}/decision',
+    },
     testMode: true,
     ...overrides,
   };

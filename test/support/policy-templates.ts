@@ -13,7 +13,9 @@ interface Element {
   querySelectorAll(selector: string): ArrayLike<Element> & Iterable<Element>;
 }
 /** jsdom (a dev dependency; its types are not installed): a strict XML parser that is not the generator. */
-const { JSDOM } = createRequire(import.meta.url)('jsdom') as { JSDOM: new (html: string) => { window: { DOMParser: new () => { parseFromString(text: string, type: string): Element } } } };
+const { JSDOM } = createRequire(import.meta.url)('jsdom') as {
+  JSDOM: new (html: string) => { window: { DOMParser: new () => { parseFromString(text: string, type: string): Element } } };
+};
 
 /**
  * The checks a set of Windows templates must pass against a policy schema, read with an XML parser
@@ -22,7 +24,11 @@ const { JSDOM } = createRequire(import.meta.url)('jsdom') as { JSDOM: new (html:
  * every string and presentation the ADMX names present in each ADML, and the Czech one translated.
  * An empty list means they pass.
  */
-export function templateProblems(templates: { admx: string; adml: Record<string, string> }, tree: PolicyTree, words: Record<string, PolicyLeafWords>): string[] {
+export function templateProblems(
+  templates: { admx: string; adml: Record<string, string> },
+  tree: PolicyTree,
+  words: Record<string, PolicyLeafWords>,
+): string[] {
   const problems: string[] = [];
   const { DOMParser } = new JSDOM('').window;
   const parse = (name: string, text: string) => {
@@ -68,17 +74,21 @@ export function templateProblems(templates: { admx: string; adml: Record<string,
       case 'integer':
         if (element?.tagName !== 'decimal') problems.push(`${leaf.key}: a ${element?.tagName}, not a decimal`);
         else if (element.getAttribute('minValue') !== String(leaf.minimum) || element.getAttribute('maxValue') !== String(leaf.maximum)) {
-          problems.push(`${leaf.key}: the range ${element.getAttribute('minValue')}–${element.getAttribute('maxValue')}, not the schema's ${leaf.minimum}–${leaf.maximum}`);
+          problems.push(
+            `${leaf.key}: the range ${element.getAttribute('minValue')}–${element.getAttribute('maxValue')}, not the schema's ${leaf.minimum}–${leaf.maximum}`,
+          );
         }
         break;
       case 'enum': {
         const values = [...policy.querySelectorAll('enum > item > value > string')].map((value) => value.textContent);
-        if (JSON.stringify(values) !== JSON.stringify(leaf.values)) problems.push(`${leaf.key}: the choices ${values.join(', ')}, not the schema's ${leaf.values!.join(', ')}`);
+        if (JSON.stringify(values) !== JSON.stringify(leaf.values))
+          problems.push(`${leaf.key}: the choices ${values.join(', ')}, not the schema's ${leaf.values!.join(', ')}`);
         break;
       }
       case 'string':
         if (element?.tagName !== 'text') problems.push(`${leaf.key}: a ${element?.tagName}, not a text`);
-        else if (element.getAttribute('maxLength') !== String(leaf.maxLength)) problems.push(`${leaf.key}: the length ${element.getAttribute('maxLength')}, not the schema's ${leaf.maxLength}`);
+        else if (element.getAttribute('maxLength') !== String(leaf.maxLength))
+          problems.push(`${leaf.key}: the length ${element.getAttribute('maxLength')}, not the schema's ${leaf.maxLength}`);
         break;
       case 'list':
         if (element?.tagName !== 'list' || element.getAttribute('valuePrefix') !== '') problems.push(`${leaf.key}: not a list of values named 1, 2, 3 …`);
@@ -88,13 +98,17 @@ export function templateProblems(templates: { admx: string; adml: Record<string,
   for (const policy of policies) if (!used.has(policy)) problems.push(`the policy ${policy.getAttribute('name')} is no key of the schema`);
 
   // Strings and presentations.
-  const references = (kind: 'string' | 'presentation') => [...new Set([...templates.admx.matchAll(new RegExp(`\\$\\(${kind}\\.([^)]+)\\)`, 'g'))].map((match) => match[1]!))];
+  const references = (kind: 'string' | 'presentation') => [
+    ...new Set([...templates.admx.matchAll(new RegExp(`\\$\\(${kind}\\.([^)]+)\\)`, 'g'))].map((match) => match[1]!)),
+  ];
   const tables = Object.fromEntries(
     Object.entries(adml).map(([language, document]) => [
       language,
       {
         strings: new Map([...document.querySelectorAll('stringTable > string')].map((string) => [string.getAttribute('id')!, string.textContent ?? ''])),
-        presentations: new Map([...document.querySelectorAll('presentationTable > presentation')].map((presentation) => [presentation.getAttribute('id')!, presentation])),
+        presentations: new Map(
+          [...document.querySelectorAll('presentationTable > presentation')].map((presentation) => [presentation.getAttribute('id')!, presentation]),
+        ),
       },
     ]),
   );
@@ -105,7 +119,8 @@ export function templateProblems(templates: { admx: string; adml: Record<string,
       if (!presentation) problems.push(`ADML ${language}: no presentation ${id}`);
       for (const control of presentation ? [...presentation.children] : []) {
         const policy = policies.find((candidate) => candidate.getAttribute('presentation') === `$(presentation.${id})`);
-        if (!policy || !one(policy, `elements > [id="${control.getAttribute('refId')}"]`)) problems.push(`ADML ${language}: presentation ${id} shows ${control.getAttribute('refId')}, no element of its policy`);
+        if (!policy || !one(policy, `elements > [id="${control.getAttribute('refId')}"]`))
+          problems.push(`ADML ${language}: presentation ${id} shows ${control.getAttribute('refId')}, no element of its policy`);
       }
     }
   }
@@ -113,12 +128,14 @@ export function templateProblems(templates: { admx: string; adml: Record<string,
   for (const [language, table] of others) {
     const missing = [...first![1].strings.keys()].filter((id) => !table.strings.has(id));
     const extra = [...table.strings.keys()].filter((id) => !first![1].strings.has(id));
-    if (missing.length > 0 || extra.length > 0) problems.push(`ADML ${language}: strings differ from ${first![0]} (missing ${missing.join(', ') || 'none'}; extra ${extra.join(', ') || 'none'})`);
+    if (missing.length > 0 || extra.length > 0)
+      problems.push(`ADML ${language}: strings differ from ${first![0]} (missing ${missing.join(', ') || 'none'}; extra ${extra.join(', ') || 'none'})`);
   }
   const czech = tables['cs-CZ'];
   const english = tables['en-US'];
   if (czech && english) {
-    for (const [id, text] of english.strings) if (id.endsWith('_Explain') && czech.strings.get(id) === text) problems.push(`ADML cs-CZ: ${id} is the English text`);
+    for (const [id, text] of english.strings)
+      if (id.endsWith('_Explain') && czech.strings.get(id) === text) problems.push(`ADML cs-CZ: ${id} is the English text`);
   }
   return problems;
 }

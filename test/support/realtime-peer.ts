@@ -96,7 +96,15 @@ export function startRealtimePeer(options: RealtimePeerOptions = {}): RealtimePe
   const opened = new Promise<void>((resolve) => (markOpen = resolve));
 
   // The session as the provider holds it (GA shape).
-  const turnDetection: Record<string, unknown> = { type: 'server_vad', threshold: 0.5, prefix_padding_ms: 300, silence_duration_ms: 500, create_response: true, interrupt_response: true, idle_timeout_ms: null };
+  const turnDetection: Record<string, unknown> = {
+    type: 'server_vad',
+    threshold: 0.5,
+    prefix_padding_ms: 300,
+    silence_duration_ms: 500,
+    create_response: true,
+    interrupt_response: true,
+    idle_timeout_ms: null,
+  };
   const session = () => ({
     type: 'realtime',
     object: 'realtime.session',
@@ -104,7 +112,12 @@ export function startRealtimePeer(options: RealtimePeerOptions = {}): RealtimePe
     model: 'gpt-realtime',
     output_modalities: ['audio'],
     audio: {
-      input: { format: { type: 'audio/pcm', rate: 24_000 }, transcription: { model: 'whisper-1' }, noise_reduction: null, turn_detection: { ...turnDetection } },
+      input: {
+        format: { type: 'audio/pcm', rate: 24_000 },
+        transcription: { model: 'whisper-1' },
+        noise_reduction: null,
+        turn_detection: { ...turnDetection },
+      },
       output: { format: { type: 'audio/pcm', rate: 24_000 }, voice: 'marin', speed: 1 },
     },
     instructions: 'Set by the Talkie server.',
@@ -148,13 +161,22 @@ export function startRealtimePeer(options: RealtimePeerOptions = {}): RealtimePe
     const reply = replies.shift() ?? { kind: 'say', text: unread.splice(0).join(' ') || 'Okay.' };
     if (reply.kind === 'say') return say(response, reply.text);
     const callId = reply.callId ?? next('call');
-    const item: Item = { id: next('item'), object: 'realtime.item', type: 'function_call', status: 'in_progress', call_id: callId, name: reply.name, arguments: '' };
+    const item: Item = {
+      id: next('item'),
+      object: 'realtime.item',
+      type: 'function_call',
+      status: 'in_progress',
+      call_id: callId,
+      name: reply.name,
+      arguments: '',
+    };
     const base = { response_id: response.id, output_index: 0 };
     emit({ type: 'response.output_item.added', ...base, item: { ...item } });
     addItem(item);
     response.output.push(item);
     const streamed = reply.kind === 'interrupted-call' ? reply.arguments.slice(0, reply.cutAt) : reply.arguments;
-    for (let at = 0; at < streamed.length; at += 8) emit({ type: 'response.function_call_arguments.delta', ...base, item_id: item.id, call_id: callId, delta: streamed.slice(at, at + 8) });
+    for (let at = 0; at < streamed.length; at += 8)
+      emit({ type: 'response.function_call_arguments.delta', ...base, item_id: item.id, call_id: callId, delta: streamed.slice(at, at + 8) });
     if (reply.kind === 'interrupted-call') {
       // The user speaks over it: turn detection interrupts the response in progress.
       const userItem = next('item');
@@ -197,7 +219,10 @@ export function startRealtimePeer(options: RealtimePeerOptions = {}): RealtimePe
   function finishResponse(response: Response, status: 'completed' | 'cancelled', details: Record<string, unknown> | null = null): void {
     response.status = status;
     if (active === response) active = undefined;
-    emit({ type: 'response.done', response: { id: response.id, object: 'realtime.response', status, status_details: details, output: response.output.map((item) => ({ ...item })) } });
+    emit({
+      type: 'response.done',
+      response: { id: response.id, object: 'realtime.response', status, status_details: details, output: response.output.map((item) => ({ ...item })) },
+    });
   }
 
   // ---- the client's events --------------------------------------------------------------------
@@ -209,8 +234,14 @@ export function startRealtimePeer(options: RealtimePeerOptions = {}): RealtimePe
       case 'conversation.item.create':
         return itemCreate(event);
       case 'response.create':
-        if ('response' in event) problem('response.create carries a response object (it could change instructions or tools for that response)', 'talkie_locked', event, 'response');
-        if (active) return error('conversation_already_has_active_response', `Conversation already has an active response in progress: ${active.id}. Wait until the response is finished before creating a new one.`, event);
+        if ('response' in event)
+          problem('response.create carries a response object (it could change instructions or tools for that response)', 'talkie_locked', event, 'response');
+        if (active)
+          return error(
+            'conversation_already_has_active_response',
+            `Conversation already has an active response in progress: ${active.id}. Wait until the response is finished before creating a new one.`,
+            event,
+          );
         return respond();
       case 'response.cancel':
         if (!active) return error('response_cancel_not_active', 'Cancellation failed: no active response found.', event);
@@ -224,14 +255,27 @@ export function startRealtimePeer(options: RealtimePeerOptions = {}): RealtimePe
 
   function sessionUpdate(event: Record<string, unknown>): void {
     const update = event.session as Record<string, unknown> | undefined;
-    if (!update || update.type !== 'realtime') return problem('session.update without session.type "realtime"', 'missing_required_parameter', event, 'session.type');
+    if (!update || update.type !== 'realtime')
+      return problem('session.update without session.type "realtime"', 'missing_required_parameter', event, 'session.type');
     const changed = Object.keys(update).filter((key) => key !== 'type' && key !== 'audio');
     const audio = update.audio as Record<string, unknown> | undefined;
     const input = audio?.input as Record<string, unknown> | undefined;
-    if (audio) changed.push(...Object.keys(audio).filter((key) => key !== 'input').map((key) => `audio.${key}`));
-    if (input) changed.push(...Object.keys(input).filter((key) => key !== 'turn_detection').map((key) => `audio.input.${key}`));
-    if (changed.length > 0) return problem(`session.update changes more than turn detection: ${changed.join(', ')}`, 'talkie_locked', event, `session.${changed[0] ?? ''}`);
-    if (options.refuseSessionUpdates) return error('invalid_value', 'This session does not take turn detection changes.', event, 'session.audio.input.turn_detection');
+    if (audio)
+      changed.push(
+        ...Object.keys(audio)
+          .filter((key) => key !== 'input')
+          .map((key) => `audio.${key}`),
+      );
+    if (input)
+      changed.push(
+        ...Object.keys(input)
+          .filter((key) => key !== 'turn_detection')
+          .map((key) => `audio.input.${key}`),
+      );
+    if (changed.length > 0)
+      return problem(`session.update changes more than turn detection: ${changed.join(', ')}`, 'talkie_locked', event, `session.${changed[0] ?? ''}`);
+    if (options.refuseSessionUpdates)
+      return error('invalid_value', 'This session does not take turn detection changes.', event, 'session.audio.input.turn_detection');
     if (input?.turn_detection !== undefined) Object.assign(turnDetection, input.turn_detection as Record<string, unknown>);
     emit({ type: 'session.updated', session: session() });
   }
@@ -243,11 +287,19 @@ export function startRealtimePeer(options: RealtimePeerOptions = {}): RealtimePe
     }
     const call = conversation.find((known) => known.type === 'function_call' && known.call_id === item.call_id);
     if (!call) return problem(`function_call_output for ${item.call_id}, a call this provider never made`, 'invalid_value', event, 'item.call_id');
-    if (call.status !== 'completed') return problem(`function_call_output for ${item.call_id}, whose item ended ${call.status}`, 'invalid_value', event, 'item.call_id');
+    if (call.status !== 'completed')
+      return problem(`function_call_output for ${item.call_id}, whose item ended ${call.status}`, 'invalid_value', event, 'item.call_id');
     if (outputs.has(item.call_id)) return problem(`a second function_call_output for ${item.call_id}`, 'invalid_value', event, 'item.call_id');
     outputs.add(item.call_id);
     unread.push(item.output);
-    const added: Item = { id: next('item'), object: 'realtime.item', type: 'function_call_output', status: 'completed', call_id: item.call_id, output: item.output };
+    const added: Item = {
+      id: next('item'),
+      object: 'realtime.item',
+      type: 'function_call_output',
+      status: 'completed',
+      call_id: item.call_id,
+      output: item.output,
+    };
     addItem(added);
     emit({ type: 'conversation.item.done', item: { ...added } });
   }
@@ -258,7 +310,13 @@ export function startRealtimePeer(options: RealtimePeerOptions = {}): RealtimePe
     emit({ type: 'input_audio_buffer.speech_stopped', item_id: itemId, audio_end_ms: 2200 });
     emit({ type: 'input_audio_buffer.committed', item_id: itemId, previous_item_id: conversation.at(-1)?.id ?? null });
     addItem({ id: itemId, object: 'realtime.item', type: 'message', role: 'user', status: 'completed', content: [{ type: 'input_audio', transcript: null }] });
-    emit({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript, usage: { type: 'duration', seconds: 1 } });
+    emit({
+      type: 'conversation.item.input_audio_transcription.completed',
+      item_id: itemId,
+      content_index: 0,
+      transcript,
+      usage: { type: 'duration', seconds: 1 },
+    });
     if (turnDetection.create_response !== false) {
       if (active) finishResponse(active, 'cancelled', { type: 'cancelled', reason: 'turn_detected' });
       respond();
@@ -330,7 +388,13 @@ export function startRealtimePeer(options: RealtimePeerOptions = {}): RealtimePe
       const seen = received.find(match);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the client sent no matching event within ${ms.toString()} ms (received: ${received.map((event) => String(event.type)).join(', ')})`)), ms);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(`the client sent no matching event within ${ms.toString()} ms (received: ${received.map((event) => String(event.type)).join(', ')})`),
+            ),
+          ms,
+        );
         waiters.push({ match, resolve: (event) => (clearTimeout(timer), resolve(event)) });
       });
     },

@@ -17,7 +17,9 @@ export function speechUnavailableReason(needs: readonly ('espeak-ng' | 'pocketsp
     if (!onPath('pocketsphinx_continuous')) missing.push('pocketsphinx (pocketsphinx_continuous)');
     if (!existsSync(pocketsphinxModel.hmm) || !existsSync(pocketsphinxModel.dict)) missing.push('pocketsphinx-en-us (the model under /usr/share/pocketsphinx)');
   }
-  return missing.length === 0 ? undefined : `${missing.join(', ')} not installed (npm test installs the "speech" system packages when run as root: apt-get install -y espeak-ng sox pocketsphinx pocketsphinx-en-us)`;
+  return missing.length === 0
+    ? undefined
+    : `${missing.join(', ')} not installed (npm test installs the "speech" system packages when run as root: apt-get install -y espeak-ng sox pocketsphinx pocketsphinx-en-us)`;
 }
 
 /** espeak-ng speaking `text` (US English unless `locale` is cs), optionally with extra voice arguments. */

@@ -72,7 +72,16 @@ export interface VoiceFixture {
 
 /** What the fixture's server proposes from its `propose` tools, by action id. */
 export function proposedAction(id: string, methods: string[]) {
-  return { id, version: 1, threadId: 't_voice', summary: `Send offer ${id}`, riskLevel: 'low', status: 'pending', paramsHash: `sha256:${id}`, confirm: { methods, voice: { keyword: 'send' } } };
+  return {
+    id,
+    version: 1,
+    threadId: 't_voice',
+    summary: `Send offer ${id}`,
+    riskLevel: 'low',
+    status: 'pending',
+    paramsHash: `sha256:${id}`,
+    confirm: { methods, voice: { keyword: 'send' } },
+  };
 }
 
 const voiceEndpoints = {
@@ -95,7 +104,8 @@ export async function startVoiceFixture(options: VoiceFixtureOptions = {}): Prom
   const sdp: VoiceFixture['sdp'] = {
     respond: (res, request) => {
       const secret = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
-      if (rules.singleUseSecret && spent.has(secret)) return json(res, 401, { error: { code: 'unauthorized', message: 'This client secret was already used.', retryable: false } });
+      if (rules.singleUseSecret && spent.has(secret))
+        return json(res, 401, { error: { code: 'unauthorized', message: 'This client secret was already used.', retryable: false } });
       spent.add(secret);
       answer(request.body).then(
         (description) => void (res.writeHead(201, { 'Content-Type': 'application/sdp' }), res.end(description)),
@@ -127,18 +137,36 @@ export async function startVoiceFixture(options: VoiceFixtureOptions = {}): Prom
           200,
           manifestFor(origin, {
             endpoints: { ...manifestFor('x').endpoints, ...voiceEndpoints },
-            capabilities: { voice: { transports: ['webrtc'], eventProtocols: ['openai-realtime/1'], signalingHosts: options.signalingHosts?.(signaling) ?? [signaling.origin.replace('http://', '')] }, actions: { voiceConfirm: options.voiceConfirm ?? true } },
+            capabilities: {
+              voice: {
+                transports: ['webrtc'],
+                eventProtocols: ['openai-realtime/1'],
+                signalingHosts: options.signalingHosts?.(signaling) ?? [signaling.origin.replace('http://', '')],
+              },
+              actions: { voiceConfirm: options.voiceConfirm ?? true },
+            },
           }),
         );
       }
       if (request.path === '/voice/sessions') return json(res, 201, session);
       if (request.path.startsWith('/voice/v_1/tools/')) {
         const { callId } = JSON.parse(request.body) as { callId: string };
-        if (rules.toolConflicts && toolCalls.includes(callId)) return json(res, 409, { error: { code: 'conflict', message: 'This call was already made.', retryable: false } });
+        if (rules.toolConflicts && toolCalls.includes(callId))
+          return json(res, 409, { error: { code: 'conflict', message: 'This call was already made.', retryable: false } });
         toolCalls.push(callId);
         if (request.path.endsWith('/broken')) return json(res, 500, { error: { code: 'internal', message: 'The CRM is down.', retryable: true } });
-        if (request.path.endsWith('/propose')) return json(res, 200, { ok: true, output: 'Say yes to send it.', events: [{ type: 'CUSTOM', name: 'talkie.action', value: proposedAction('a_voice', ['button', 'voice']) }] });
-        if (request.path.endsWith('/propose_button')) return json(res, 200, { ok: true, output: 'Press Confirm to send it.', events: [{ type: 'CUSTOM', name: 'talkie.action', value: proposedAction('a_button', ['button']) }] });
+        if (request.path.endsWith('/propose'))
+          return json(res, 200, {
+            ok: true,
+            output: 'Say yes to send it.',
+            events: [{ type: 'CUSTOM', name: 'talkie.action', value: proposedAction('a_voice', ['button', 'voice']) }],
+          });
+        if (request.path.endsWith('/propose_button'))
+          return json(res, 200, {
+            ok: true,
+            output: 'Press Confirm to send it.',
+            events: [{ type: 'CUSTOM', name: 'talkie.action', value: proposedAction('a_button', ['button']) }],
+          });
         return json(res, 200, {
           ok: true,
           output: 'Found 2 records.',
@@ -151,9 +179,13 @@ export async function startVoiceFixture(options: VoiceFixtureOptions = {}): Prom
         // The server's policy now (a test may change it after the proposal was read out).
         const action = { ...proposedAction(id, policies[id] ?? ['button']), ...(decided[id] ? { status: 'done' } : {}) };
         if (!actionPath[2]) return json(res, 200, action);
-        if ((JSON.parse(request.body) as { paramsHash?: string }).paramsHash !== action.paramsHash) return json(res, 409, { error: { code: 'stale', message: 'The proposal changed.', retryable: false } });
+        if ((JSON.parse(request.body) as { paramsHash?: string }).paramsHash !== action.paramsHash)
+          return json(res, 409, { error: { code: 'stale', message: 'The proposal changed.', retryable: false } });
         decided[id] = true;
-        return json(res, 200, { action: { ...action, status: 'done' }, events: [{ type: 'CUSTOM', name: 'talkie.card', value: { id: `sent_${id}`, fallbackText: 'Sent.' } }] });
+        return json(res, 200, {
+          action: { ...action, status: 'done' },
+          events: [{ type: 'CUSTOM', name: 'talkie.card', value: { id: `sent_${id}`, fallbackText: 'Sent.' } }],
+        });
       }
       if (request.path === '/status') return json(res, 200, { user: { id: 'u1', name: 'Jana' }, chat: true, voice: false, usage: [] });
       if (request.path === '/voice/v_1/transcript') return json(res, 201, {});

@@ -31,7 +31,9 @@ function loadedAtStart(entry: string): { chunks: string[]; packages: Set<string>
 }
 
 describe('the built main process loads the demo only when a demo starts', () => {
-  const demoChunks = readdirSync(join(outMain, 'chunks')).filter((name) => readFileSync(join(outMain, 'chunks', name), 'utf8').includes('from "oidc-provider"'));
+  const demoChunks = readdirSync(join(outMain, 'chunks')).filter((name) =>
+    readFileSync(join(outMain, 'chunks', name), 'utf8').includes('from "oidc-provider"'),
+  );
 
   it('keeps oidc-provider in its own chunk', () => {
     expect(demoChunks).toHaveLength(1);
@@ -43,6 +45,8 @@ describe('the built main process loads the demo only when a demo starts', () => 
     expect(packages.has('zod')).toBe(true);
     expect([...packages].filter((name) => name.startsWith('oidc-provider'))).toEqual([]);
     expect(chunks.filter((chunk) => /start-demo|authorization-server/.test(chunk))).toEqual([]);
-    expect(readFileSync(join(outMain, entry), 'utf8') + chunks.map((chunk) => readFileSync(join(outMain, chunk), 'utf8')).join('\n')).toMatch(/import\(["']\.\/(?:chunks\/)?start-demo-[\w-]+\.js["']\)/);
+    expect(readFileSync(join(outMain, entry), 'utf8') + chunks.map((chunk) => readFileSync(join(outMain, chunk), 'utf8')).join('\n')).toMatch(
+      /import\(["']\.\/(?:chunks\/)?start-demo-[\w-]+\.js["']\)/,
+    );
   });
 });

@@ -15,7 +15,9 @@ import { ensureBuilt, mainEntry, preloadEntry, root } from '../support/built';
 ensureBuilt();
 
 const bundleFiles = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? bundleFiles(join(dir, entry.name)) : entry.name.endsWith('.js') ? [join(dir, entry.name)] : []));
+  readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? bundleFiles(join(dir, entry.name)) : entry.name.endsWith('.js') ? [join(dir, entry.name)] : [],
+  );
 const mainBundle = bundleFiles(join(root, 'out/main'))
   .map((path) => readFileSync(path, 'utf8'))
   .join('\n');
@@ -60,7 +62,9 @@ describe('Electron security checklist, over the built out/main and out/preload',
     });
     expect(fake.state.sandbox).toBe(1);
     // Nowhere in the bundle is a weaker preference written, nor any Blink feature enabled.
-    expect(mainBundle).not.toMatch(/enableBlinkFeatures|nodeIntegration\w*:\s*(true|!0)|contextIsolation:\s*(false|!1)|sandbox:\s*(false|!1)|webSecurity:\s*(false|!1)|allowRunningInsecureContent:\s*(true|!0)|experimentalFeatures:\s*(true|!0)|webviewTag:\s*(true|!0)/);
+    expect(mainBundle).not.toMatch(
+      /enableBlinkFeatures|nodeIntegration\w*:\s*(true|!0)|contextIsolation:\s*(false|!1)|sandbox:\s*(false|!1)|webSecurity:\s*(false|!1)|allowRunningInsecureContent:\s*(true|!0)|experimentalFeatures:\s*(true|!0)|webviewTag:\s*(true|!0)/,
+    );
   });
 
   it('5: permission requests: media only for the app origin while armed; every other permission and device refused', async () => {
@@ -144,7 +148,11 @@ describe('Electron security checklist, over the built out/main and out/preload',
       ipcRenderer: { invoke: async (channel: string) => void invoked.push(channel), on: () => undefined, removeListener: () => undefined },
     };
     const module = { exports: {} };
-    const load = new Function('require', 'module', 'exports', readFileSync(preloadEntry, 'utf8')) as (require: (name: string) => unknown, module: unknown, exports: unknown) => void;
+    const load = new Function('require', 'module', 'exports', readFileSync(preloadEntry, 'utf8')) as (
+      require: (name: string) => unknown,
+      module: unknown,
+      exports: unknown,
+    ) => void;
     load(
       (name) => {
         required.push(name);

@@ -33,7 +33,9 @@ describe('electron-builder config', () => {
     const quiet = { isEnabled: false, add: () => undefined };
     await expect(validateConfiguration(config, quiet)).resolves.toBeUndefined();
     // The validation refuses a typo, so passing it means something.
-    await expect(validateConfiguration({ ...config, deb: { ...(config.deb as object), recomends: ['espeak-ng'] } }, quiet)).rejects.toThrow('Invalid configuration object');
+    await expect(validateConfiguration({ ...config, deb: { ...(config.deb as object), recomends: ['espeak-ng'] } }, quiet)).rejects.toThrow(
+      'Invalid configuration object',
+    );
     // Loading app-builder-lib and its schema took 3.6 s at a load average of 12 here, and ran over vitest's default 5 s twice in a row.
   }, 30_000);
 

@@ -13,7 +13,11 @@ const fake = vi.hoisted(() => {
         return { ok: true, value: null };
       },
       on: (channel: string, listener: (...args: unknown[]) => void) => void listeners.set(channel, [...(listeners.get(channel) ?? []), listener]),
-      removeListener: (channel: string, listener: unknown) => void listeners.set(channel, (listeners.get(channel) ?? []).filter((l) => l !== listener)),
+      removeListener: (channel: string, listener: unknown) =>
+        void listeners.set(
+          channel,
+          (listeners.get(channel) ?? []).filter((l) => l !== listener),
+        ),
     },
   };
   return { exposed, invoked, listeners, electron };

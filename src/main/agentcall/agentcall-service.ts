@@ -165,8 +165,23 @@ export class AgentCallService {
       if (!(error instanceof SignallingError)) throw error;
       this.deps.log.warn('agentcall', `call offer refused: ${error.code}`);
       const code: IpcErrorCode =
-        error.code === 'sign_in_required' ? 'sign_in_required' : error.code === 'not_allowed' ? 'not_allowed' : error.code === 'insecure_scheme' ? 'insecure_scheme' : error.code === 'network' ? 'network_error' : error.code === 'server_error' ? 'server_error' : 'protocol_error';
-      throw new ServiceError(code, code === 'insecure_scheme' ? `${error.message} Turn on Settings → Developer → Allow http:// for local agents.` : error.message, undefined, error.retryable);
+        error.code === 'sign_in_required'
+          ? 'sign_in_required'
+          : error.code === 'not_allowed'
+            ? 'not_allowed'
+            : error.code === 'insecure_scheme'
+              ? 'insecure_scheme'
+              : error.code === 'network'
+                ? 'network_error'
+                : error.code === 'server_error'
+                  ? 'server_error'
+                  : 'protocol_error';
+      throw new ServiceError(
+        code,
+        code === 'insecure_scheme' ? `${error.message} Turn on Settings → Developer → Allow http:// for local agents.` : error.message,
+        undefined,
+        error.retryable,
+      );
     }
     const connection = new DataChannelConnection(
       {
@@ -197,7 +212,14 @@ export class AgentCallService {
     clearTimeout(call.timer);
     const card = call.target.card;
     return this.startSession(callKey, call.agentId, call.target, undefined, (onUpdate) =>
-      openAgentCallOverChannel({ card, connection: call.connection, sessionId: call.sessionId, clientModalities: this.clientModalities(), log: this.deps.log, onUpdate }),
+      openAgentCallOverChannel({
+        card,
+        connection: call.connection,
+        sessionId: call.sessionId,
+        clientModalities: this.clientModalities(),
+        log: this.deps.log,
+        onUpdate,
+      }),
     );
   }
 
@@ -236,11 +258,18 @@ export class AgentCallService {
   private async bearerFor(target: Target): Promise<string | undefined> {
     if (!target.card.bearerRequired) return undefined;
     const bearerToken = (await this.deps.tokens.load(tokenKeyFor(target.cardUrl)))?.accessToken;
-    if (bearerToken === undefined) throw new ServiceError('sign_in_required', `${target.card.name} asks for an access token. Paste the token its publisher gave you.`);
+    if (bearerToken === undefined)
+      throw new ServiceError('sign_in_required', `${target.card.name} asks for an access token. Paste the token its publisher gave you.`);
     return bearerToken;
   }
 
-  private async startSession(key: string, agentId: string, target: Target, bearerToken: string | undefined, opener: (onUpdate: (update: SessionUpdate) => void) => Promise<AgentCallDriver>): Promise<AgentCallOpenResponse> {
+  private async startSession(
+    key: string,
+    agentId: string,
+    target: Target,
+    bearerToken: string | undefined,
+    opener: (onUpdate: (update: SessionUpdate) => void) => Promise<AgentCallDriver>,
+  ): Promise<AgentCallOpenResponse> {
     const card = target.card;
     // Updates are held until the renderer has the session key (the answer below), then streamed as events.
     let early: SessionUpdate[] | undefined = [];
@@ -293,7 +322,10 @@ export class AgentCallService {
     return { sent: true };
   }
 
-  sendObservation(key: string, request: { scan?: { scanId: string; objectRef: string }; photoId?: string; intent?: Intent; interactionId?: string }): { sent: true } {
+  sendObservation(
+    key: string,
+    request: { scan?: { scanId: string; objectRef: string }; photoId?: string; intent?: Intent; interactionId?: string },
+  ): { sent: true } {
     const { driver } = this.session(key);
     if (!request.scan && !request.photoId) throw new ServiceError('invalid_request', 'Scan an object or take a photo first.');
     let held: HeldScan | undefined;
@@ -308,7 +340,16 @@ export class AgentCallService {
     driver.sendObservation({
       ...(held ? { object: held.object, ...(held.passport ? { passport: held.passport } : {}) } : {}),
       ...(photo
-        ? { image: { mediaType: 'image/jpeg' as const, data: photo.base64, byteCount: photo.byteCount, sha256: photo.sha256, pixelWidth: photo.pixelWidth, pixelHeight: photo.pixelHeight } }
+        ? {
+            image: {
+              mediaType: 'image/jpeg' as const,
+              data: photo.base64,
+              byteCount: photo.byteCount,
+              sha256: photo.sha256,
+              pixelWidth: photo.pixelWidth,
+              pixelHeight: photo.pixelHeight,
+            },
+          }
         : {}),
       ...(request.intent ? { intent: request.intent } : {}),
       ...(request.interactionId ? { interactionId: request.interactionId } : {}),
@@ -356,7 +397,8 @@ export class AgentCallService {
     const open = [...this.sessions.values()];
     // Each session ends on its own: one whose connection already failed does not keep the others open.
     const ended = await Promise.allSettled(open.map((session) => this.endSession(session)));
-    for (const result of ended) if (result.status === 'rejected') this.deps.log.warn('agentcall', 'a session could not send session.end; it is closed anyway', result.reason);
+    for (const result of ended)
+      if (result.status === 'rejected') this.deps.log.warn('agentcall', 'a session could not send session.end; it is closed anyway', result.reason);
     // What is left is a call between its answer and its session (or one whose session's end did not close it).
     const calls = [...this.calls.entries()];
     this.calls.clear();

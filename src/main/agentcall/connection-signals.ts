@@ -54,6 +54,7 @@ const encoder = new TextEncoder();
 /** A client message as the text frame it goes out as, or `send_too_large` beyond the frame limit. */
 export function outgoingFrame(message: ClientMessage): string {
   const text = JSON.stringify(message);
-  if (encoder.encode(text).byteLength > maxFrameBytes) throw new TransportError('send_too_large', `The message is larger than ${maxFrameBytes / 1024} KiB and was not sent.`);
+  if (encoder.encode(text).byteLength > maxFrameBytes)
+    throw new TransportError('send_too_large', `The message is larger than ${maxFrameBytes / 1024} KiB and was not sent.`);
   return text;
 }

@@ -4,14 +4,7 @@ import type { NetError } from '../net/net-error';
 /** What an AgentCall session holds of its transport (a WebSocket, or a WebRTC data channel), and how one ends. */
 
 export type TransportErrorCode =
-  | 'connect_failed'
-  | 'sign_in_required'
-  | 'not_allowed'
-  | 'server_error'
-  | 'frame_too_large'
-  | 'binary_frame'
-  | 'not_responding'
-  | 'send_too_large';
+  'connect_failed' | 'sign_in_required' | 'not_allowed' | 'server_error' | 'frame_too_large' | 'binary_frame' | 'not_responding' | 'send_too_large';
 
 export class TransportError extends Error {
   constructor(

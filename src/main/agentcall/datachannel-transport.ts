@@ -67,7 +67,11 @@ export class DataChannelConnection implements AgentCallConnection {
       message: (data) => this.receive(data),
       refused: (kind) => this.receive(kind === 'binary' ? new Uint8Array(0) : 'x'.repeat(maxFrameBytes + 1)),
       closed: (why, clean) =>
-        this.finish(clean ? { code: 1000, reason: '' } : { code: 1006, reason: '', error: new TransportError('connect_failed', `The call's data channel closed (${why.slice(0, 120)}).`) }),
+        this.finish(
+          clean
+            ? { code: 1000, reason: '' }
+            : { code: 1006, reason: '', error: new TransportError('connect_failed', `The call's data channel closed (${why.slice(0, 120)}).`) },
+        ),
     };
   }
 
@@ -100,12 +104,20 @@ export class DataChannelConnection implements AgentCallConnection {
   private receive(data: string | Uint8Array): void {
     if (this.signals.closed) return;
     if (typeof data !== 'string') {
-      this.finish({ code: 1003, reason: 'binary frames are not accepted', error: new TransportError('binary_frame', 'The agent sent a binary message; AgentCall sessions carry JSON text only.') });
+      this.finish({
+        code: 1003,
+        reason: 'binary frames are not accepted',
+        error: new TransportError('binary_frame', 'The agent sent a binary message; AgentCall sessions carry JSON text only.'),
+      });
       return;
     }
     // Counted before anything is parsed: UTF-16 length first (cheap), the UTF-8 bytes only when it cannot decide.
     if (data.length > maxFrameBytes || (data.length * 3 > maxFrameBytes && textEncoder.encode(data).byteLength > maxFrameBytes)) {
-      this.finish({ code: 1009, reason: 'frame too large', error: new TransportError('frame_too_large', `The agent sent a frame larger than ${maxFrameBytes / 1024} KiB; the session was closed.`) });
+      this.finish({
+        code: 1009,
+        reason: 'frame too large',
+        error: new TransportError('frame_too_large', `The agent sent a frame larger than ${maxFrameBytes / 1024} KiB; the session was closed.`),
+      });
       return;
     }
     this.signals.frame(data);
@@ -166,7 +178,9 @@ export function connectNodeDataChannel(channel: NodeDataChannelLike, peer: NodeP
       log.error('agentcall', 'a data channel event failed', error);
     }
   };
-  channel.onMessage((message) => safely(() => connection.sink.message(typeof message === 'string' ? message : new Uint8Array(Buffer.isBuffer(message) ? message : Buffer.from(message)))));
+  channel.onMessage((message) =>
+    safely(() => connection.sink.message(typeof message === 'string' ? message : new Uint8Array(Buffer.isBuffer(message) ? message : Buffer.from(message)))),
+  );
   channel.onClosed(() => safely(() => connection.sink.closed('closed', true)));
   channel.onError((error) => safely(() => connection.sink.closed(`error: ${error}`)));
   peer?.onStateChange((state) => {

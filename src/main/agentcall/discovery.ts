@@ -17,12 +17,21 @@ import { fetchJsonDocument } from '../net/json-document';
  */
 export type AgentCardDiscovery = { ok: true; cardUrl: string; validation: CardValidation; uiLinks: UiLinksResult } | { ok: false; problems: Problem[] };
 
-export async function discoverAgentCard(url: string, options: { allowLocalHttp: boolean; policy?: NetPolicy; timeouts?: Partial<Timeouts>; signal?: AbortSignal }): Promise<AgentCardDiscovery> {
+export async function discoverAgentCard(
+  url: string,
+  options: { allowLocalHttp: boolean; policy?: NetPolicy; timeouts?: Partial<Timeouts>; signal?: AbortSignal },
+): Promise<AgentCardDiscovery> {
   const cardUrl = agentCardUrlFor(url);
   if (cardUrl === undefined) return failure('invalid_address', 'The address is not an http:// or https:// URL.');
   const policy = options.policy ?? { allowLocalHttp: options.allowLocalHttp };
   const document = await fetchJsonDocument(
-    { url: cardUrl, maxBytes: maxCardBytes, strict: true, ...(options.timeouts ? { timeouts: options.timeouts } : {}), ...(options.signal ? { signal: options.signal } : {}) },
+    {
+      url: cardUrl,
+      maxBytes: maxCardBytes,
+      strict: true,
+      ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
     policy,
   );
   if (!document.ok) {
@@ -30,11 +39,15 @@ export async function discoverAgentCard(url: string, options: { allowLocalHttp: 
       case 'http_status':
         return failure('card_http_error', `${cardUrl} answered HTTP ${document.status}; there is no agent card there (or the address is wrong).`);
       case 'media_type':
-        return failure('card_not_json', `${cardUrl} is served as ${document.mediaType === '' ? 'an unlabelled body' : `"${document.mediaType.slice(0, 80)}"`}, not application/json.`);
+        return failure(
+          'card_not_json',
+          `${cardUrl} is served as ${document.mediaType === '' ? 'an unlabelled body' : `"${document.mediaType.slice(0, 80)}"`}, not application/json.`,
+        );
       case 'not_json':
         return failure('card_not_json', `${cardUrl} is not valid UTF-8 JSON.`);
       case 'net':
-        if (document.error.code === 'too_large') return failure('card_too_large', `The agent card is larger than ${maxCardBytes / 1024} KiB, the most an AgentCall card may be.`);
+        if (document.error.code === 'too_large')
+          return failure('card_too_large', `The agent card is larger than ${maxCardBytes / 1024} KiB, the most an AgentCall card may be.`);
         return failure(`net_${document.error.code}`, document.error.message);
     }
   }

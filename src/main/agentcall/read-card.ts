@@ -23,7 +23,8 @@ export async function readAgentCallCard(url: string, policy: NetPolicy): Promise
     if (network) throw new ServiceError('network_error', network.message, undefined, true);
     throw new ServiceError('not_found', `No AgentCall agent card was found at ${new URL(url).host}. Check the address.`);
   }
-  if (card.validation.ok && card.validation.kind === 'agentcall') return { protocol: 'agentcall', cardUrl: card.cardUrl, card: card.validation.card, problems: card.validation.problems };
+  if (card.validation.ok && card.validation.kind === 'agentcall')
+    return { protocol: 'agentcall', cardUrl: card.cardUrl, card: card.validation.card, problems: card.validation.problems };
   throw cardRefusal(card.validation);
 }
 

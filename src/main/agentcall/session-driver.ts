@@ -174,7 +174,10 @@ export class AgentCallDriver {
   private async runEnded(ms: number): Promise<void> {
     if (!this.currentView.runActive) return;
     if (!(await this.updateWhere((_update, view) => !view.runActive, ms))) {
-      throw new AgentCallRejection('run_active', `The agent did not stop answering within ${ms / 1000} s of being asked to, so it did not hear you. Try again.`);
+      throw new AgentCallRejection(
+        'run_active',
+        `The agent did not stop answering within ${ms / 1000} s of being asked to, so it did not hear you. Try again.`,
+      );
     }
   }
 
@@ -226,7 +229,10 @@ export class AgentCallDriver {
 export async function openAgentCallSession(options: OpenAgentCallOptions): Promise<AgentCallDriver> {
   const { card } = options;
   if (card.transport !== 'websocket') {
-    throw new ServiceError('incompatible', `${card.name} is a voice agent (agentcall-webrtc-0.1): it takes calls, not WebSocket sessions, and the AgentCall screen cannot call yet (\`agentdesk chat\` and \`agentdesk conformance\` can).`);
+    throw new ServiceError(
+      'incompatible',
+      `${card.name} is a voice agent (agentcall-webrtc-0.1): it takes calls, not WebSocket sessions, and the AgentCall screen cannot call yet (\`agentdesk chat\` and \`agentdesk conformance\` can).`,
+    );
   }
   const engine = new AgentCallSession({
     sessionId: options.sessionId ?? `s-${randomUUID()}`,
@@ -277,7 +283,11 @@ export async function openAgentCallOverChannel(options: OpenOverChannelOptions):
   return establish(engine, options.connection, options);
 }
 
-async function establish(engine: AgentCallSession, connection: AgentCallConnection, options: Pick<OpenAgentCallOptions, 'card' | 'log' | 'onUpdate' | 'establishTimeoutMs'>): Promise<AgentCallDriver> {
+async function establish(
+  engine: AgentCallSession,
+  connection: AgentCallConnection,
+  options: Pick<OpenAgentCallOptions, 'card' | 'log' | 'onUpdate' | 'establishTimeoutMs'>,
+): Promise<AgentCallDriver> {
   const { card } = options;
   const driver = new AgentCallDriver(engine, connection, options.log);
   if (options.onUpdate) driver.onUpdate(options.onUpdate);
@@ -296,9 +306,11 @@ async function establish(engine: AgentCallSession, connection: AgentCallConnecti
 
 function connectFailure(error: unknown): ServiceError {
   if (error instanceof TransportError) {
-    const code: IpcErrorCode = error.code === 'sign_in_required' || error.code === 'not_allowed' ? error.code : error.code === 'server_error' ? 'server_error' : 'network_error';
+    const code: IpcErrorCode =
+      error.code === 'sign_in_required' || error.code === 'not_allowed' ? error.code : error.code === 'server_error' ? 'server_error' : 'network_error';
     return new ServiceError(code, error.message);
   }
-  if (error instanceof NetError) return new ServiceError(error.code === 'insecure_scheme' ? 'insecure_scheme' : 'network_error', error.message, undefined, error.code !== 'insecure_scheme');
+  if (error instanceof NetError)
+    return new ServiceError(error.code === 'insecure_scheme' ? 'insecure_scheme' : 'network_error', error.message, undefined, error.code !== 'insecure_scheme');
   return new ServiceError('network_error', `Could not connect to the agent: ${(error as Error).message}`);
 }

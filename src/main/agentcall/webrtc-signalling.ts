@@ -57,7 +57,8 @@ export interface AgentCallOffer {
 export async function postAgentCallOffer(request: AgentCallOffer): Promise<string> {
   const { card } = request;
   if (card.transport !== 'webrtc') throw new SignallingError('not_webrtc', `${card.name} does not offer the agentcall-webrtc-0.1 profile.`, false);
-  if (new TextEncoder().encode(request.offer).byteLength > maxOfferBytes) throw new SignallingError('offer_too_large', `The SDP offer is larger than ${maxOfferBytes / 1024} KiB.`, false);
+  if (new TextEncoder().encode(request.offer).byteLength > maxOfferBytes)
+    throw new SignallingError('offer_too_large', `The SDP offer is larger than ${maxOfferBytes / 1024} KiB.`, false);
   if (!request.offer.startsWith('v=0')) throw new SignallingError('offer_invalid', 'The SDP offer is not an SDP description.', false);
   if (card.bearerRequired && request.bearerToken === undefined) {
     throw new SignallingError('sign_in_required', `${card.name} requires a bearer token; add one before calling.`, false);
@@ -80,7 +81,12 @@ export async function postAgentCallOffer(request: AgentCallOffer): Promise<strin
     throw fromPost(error);
   }
   const problems = checkAnswerSdp(answer);
-  if (problems.length > 0) throw new SignallingError('answer_invalid', `${card.name}'s SDP answer does not fit the agentcall-webrtc-0.1 profile: ${problems.map((problem) => problem.message).join(' ')}`, false);
+  if (problems.length > 0)
+    throw new SignallingError(
+      'answer_invalid',
+      `${card.name}'s SDP answer does not fit the agentcall-webrtc-0.1 profile: ${problems.map((problem) => problem.message).join(' ')}`,
+      false,
+    );
   return answer;
 }
 

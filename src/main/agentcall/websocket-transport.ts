@@ -84,14 +84,16 @@ function upgradeRefused(status: number, url: URL): TransportError {
   const host = url.host;
   if (status === 401) return new TransportError('sign_in_required', `${host} asks you to sign in before it opens a session (HTTP 401).`);
   if (status === 403) return new TransportError('not_allowed', `${host} refused the session (HTTP 403).`);
-  if (status >= 300 && status < 400) return new TransportError('connect_failed', `${host} answered with a redirect (HTTP ${status}); AgentDesk does not follow redirects for agent sessions.`);
+  if (status >= 300 && status < 400)
+    return new TransportError('connect_failed', `${host} answered with a redirect (HTTP ${status}); AgentDesk does not follow redirects for agent sessions.`);
   return new TransportError('server_error', `${host} did not accept the WebSocket session (HTTP ${status}).`);
 }
 
 function connectError(error: NodeJS.ErrnoException, url: URL, timeoutMs: number): Error {
   if (error instanceof NetError) return error;
   const message = error.message ?? '';
-  if (/timed out/i.test(message)) return new NetError('connect_timeout', `Could not connect to ${url.host} within ${formatDuration(timeoutMs)}.`, describeUrl(url));
+  if (/timed out/i.test(message))
+    return new NetError('connect_timeout', `Could not connect to ${url.host} within ${formatDuration(timeoutMs)}.`, describeUrl(url));
   if (error.code === 'ENOTFOUND') return new NetError('dns_failed', `${url.hostname} could not be resolved.`, describeUrl(url));
   if (/certificate|SSL|TLS/i.test(message) || (error.code ?? '').startsWith('ERR_TLS') || (error.code ?? '').includes('CERT')) {
     return new NetError('tls_failed', `The secure connection to ${url.host} failed (${error.code ?? 'TLS error'}).`, describeUrl(url));
@@ -114,10 +116,18 @@ class Connection implements AgentCallConnection {
     socket.on('message', (data, isBinary) => {
       if (this.signals.closed || this.localError) return;
       if (isBinary) {
-        this.fail(new TransportError('binary_frame', 'The agent sent a binary frame; AgentCall 0.1 sessions carry JSON text only.'), 1003, 'binary frames are not accepted');
+        this.fail(
+          new TransportError('binary_frame', 'The agent sent a binary frame; AgentCall 0.1 sessions carry JSON text only.'),
+          1003,
+          'binary frames are not accepted',
+        );
         return;
       }
-      const frame = Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8');
+      const frame = Buffer.isBuffer(data)
+        ? data.toString('utf8')
+        : Array.isArray(data)
+          ? Buffer.concat(data).toString('utf8')
+          : Buffer.from(data).toString('utf8');
       this.signals.frame(frame);
     });
     socket.on('pong', () => {

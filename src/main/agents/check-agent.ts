@@ -33,19 +33,41 @@ export async function checkAgent(
   const deadline = AbortSignal.timeout(deadlineMs);
   const bounds = { timeouts: { ...checkTimeouts, ...options.timeouts }, signal: deadline };
   const { display } = target;
-  const late = (): AgentCheck => ({ found: false, reason: 'unreachable', display, code: 'check_timeout', message: `${new URL(target.url).host} did not answer within ${formatDuration(deadlineMs)}.` });
+  const late = (): AgentCheck => ({
+    found: false,
+    reason: 'unreachable',
+    display,
+    code: 'check_timeout',
+    message: `${new URL(target.url).host} did not answer within ${formatDuration(deadlineMs)}.`,
+  });
 
   if (target.kind === 'agui') {
     try {
-      const response = await guardedRequest({ url: target.url, method: 'GET', maxBytes: 1024, headers: { Accept: 'text/event-stream, application/json' }, ...bounds }, policy);
+      const response = await guardedRequest(
+        { url: target.url, method: 'GET', maxBytes: 1024, headers: { Accept: 'text/event-stream, application/json' }, ...bounds },
+        policy,
+      );
       response.cancel();
       const { status } = response;
-      if (status >= 502 && status <= 504) return { found: false, reason: 'unreachable', display, code: `http_${status}`, message: `${target.url} answered HTTP ${status}: the server in front of the agent cannot reach it.` };
+      if (status >= 502 && status <= 504)
+        return {
+          found: false,
+          reason: 'unreachable',
+          display,
+          code: `http_${status}`,
+          message: `${target.url} answered HTTP ${status}: the server in front of the agent cannot reach it.`,
+        };
       return { found: true, kind: 'agui', display };
     } catch (error) {
       if (!(error instanceof NetError)) throw error;
       if (deadline.aborted) return late();
-      return { found: false, reason: error.code === 'blocked_address' ? 'blocked' : 'unreachable', display, code: `net_${error.code}`, message: error.message.slice(0, 1000) };
+      return {
+        found: false,
+        reason: error.code === 'blocked_address' ? 'blocked' : 'unreachable',
+        display,
+        code: `net_${error.code}`,
+        message: error.message.slice(0, 1000),
+      };
     }
   }
 
@@ -57,7 +79,13 @@ export async function checkAgent(
         // A manifest that answered but cannot be used: the server is a Talkie server AgentDesk cannot talk to as it is.
         if (agent.name === undefined) {
           const first = agent.problems[0];
-          return { found: false, reason: 'incompatible', display, code: first?.code ?? 'manifest_invalid', message: (first?.message ?? 'The Talkie manifest is not valid.').slice(0, 1000) };
+          return {
+            found: false,
+            reason: 'incompatible',
+            display,
+            code: first?.code ?? 'manifest_invalid',
+            message: (first?.message ?? 'The Talkie manifest is not valid.').slice(0, 1000),
+          };
         }
         return { found: true, kind: 'talkie', display, name: agent.name.slice(0, 200) };
       case 'agentcall':
@@ -68,6 +96,13 @@ export async function checkAgent(
   }
   const { error, detail } = identification;
   if (deadline.aborted) return late();
-  const reason = error.code === 'network_error' ? (detail === 'net_blocked_address' ? 'blocked' : 'unreachable') : error.code === 'incompatible' ? 'incompatible' : 'not_found';
+  const reason =
+    error.code === 'network_error'
+      ? detail === 'net_blocked_address'
+        ? 'blocked'
+        : 'unreachable'
+      : error.code === 'incompatible'
+        ? 'incompatible'
+        : 'not_found';
   return { found: false, reason, display, code: detail.slice(0, 64), message: error.message.slice(0, 1000) };
 }

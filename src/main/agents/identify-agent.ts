@@ -53,16 +53,25 @@ export async function identifyAgentOrWhy(url: string, policy: NetPolicy, options
     wantCard ? discoverAgentCard(url, { allowLocalHttp: policy.allowLocalHttp, policy, ...bounds }) : undefined,
   ]);
   const found = (agent: IdentifiedAgent): Identification => ({ ok: true, agent });
-  const refused = (validation: CardValidation): Identification => ({ ok: false, error: cardRefusal(validation), detail: validation.problems[0]?.code ?? 'card_invalid' });
+  const refused = (validation: CardValidation): Identification => ({
+    ok: false,
+    error: cardRefusal(validation),
+    detail: validation.problems[0]?.code ?? 'card_invalid',
+  });
   if (talkie?.ok) return found({ protocol: 'talkie', name: talkie.server.manifest.name, problems: talkie.server.problems });
   const webPages = card?.ok ? card.uiLinks.links.length : 0;
   if (card?.ok && card.validation.kind === 'agentcall') {
-    if (card.validation.ok) return found({ protocol: 'agentcall', cardUrl: card.cardUrl, card: card.validation.card, problems: card.validation.problems, webPages });
+    if (card.validation.ok)
+      return found({ protocol: 'agentcall', cardUrl: card.cardUrl, card: card.validation.card, problems: card.validation.problems, webPages });
     return refused(card.validation);
   }
-  const talkieAnswered = talkie && !talkie.ok && !talkie.problems.some((problem) => problem.code.startsWith('net_') || ['manifest_http_error', 'manifest_not_json'].includes(problem.code));
+  const talkieAnswered =
+    talkie &&
+    !talkie.ok &&
+    !talkie.problems.some((problem) => problem.code.startsWith('net_') || ['manifest_http_error', 'manifest_not_json'].includes(problem.code));
   if (talkieAnswered) return found({ protocol: 'talkie', problems: talkie.problems });
-  if (card?.ok && card.validation.ok && card.validation.kind === 'a2a') return found({ protocol: 'a2a', cardUrl: card.cardUrl, a2a: card.validation.a2a, problems: card.validation.problems, webPages });
+  if (card?.ok && card.validation.ok && card.validation.kind === 'a2a')
+    return found({ protocol: 'a2a', cardUrl: card.cardUrl, a2a: card.validation.a2a, problems: card.validation.problems, webPages });
   if (card?.ok) return refused(card.validation);
   const problems = [...(talkie && !talkie.ok ? talkie.problems : []), ...(card && !card.ok ? card.problems : [])];
   const network = problems.find((problem) => problem.code.startsWith('net_'));

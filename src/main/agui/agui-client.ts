@@ -82,7 +82,12 @@ export async function runAgui(request: AguiRunRequest, callbacks: AguiRunCallbac
   const type = mediaTypeOf(response);
   if (type !== 'text/event-stream') {
     response.cancel();
-    return { kind: 'failed', code: 'protocol_error', message: `${new URL(request.endpoint).host} did not answer with an event stream (text/event-stream).`, retryable: false };
+    return {
+      kind: 'failed',
+      code: 'protocol_error',
+      message: `${new URL(request.endpoint).host} did not answer with an event stream (text/event-stream).`,
+      retryable: false,
+    };
   }
   const end = await readSse(
     response,

@@ -7,7 +7,18 @@ import { buildResume, buildRunInput, parseForwardedProps, type InterruptAnswer }
 import type { AguiServerSettings, AguiServerView, AguiThreadList } from '../../shared/agui/ipc-schemas';
 import type { JsonObject } from '../../shared/agui/json-values';
 import { stampNewItems } from '../../shared/agui/item-times';
-import { addUserMessage, applyAguiEvent, beginRun, boundThread, createThread, historyMessages, markRequestFailed, markStreamDropped, openInterrupts, type AguiThreadView } from '../../shared/agui/run-model';
+import {
+  addUserMessage,
+  applyAguiEvent,
+  beginRun,
+  boundThread,
+  createThread,
+  historyMessages,
+  markRequestFailed,
+  markStreamDropped,
+  openInterrupts,
+  type AguiThreadView,
+} from '../../shared/agui/run-model';
 import { aguiThreadFileFormat, aguiThreadViewSchema, restoreThread } from '../../shared/agui/thread-persistence';
 import { openWindow } from '../../shared/agui/thread-window';
 import { builtInAguiDemoId } from '../../shared/ipc/contract';
@@ -141,7 +152,12 @@ export class AguiService {
 
   /** `notices` gets what the user must know: files moved aside or from a newer AgentDesk, and thread saves that failed (they happen after the call that caused them answered). */
   static async open(deps: AguiServiceDeps, notices: NoticeSink): Promise<AguiService> {
-    const store = new JsonFileStore(join(deps.userDataDir, 'agui-servers.json'), serversFileSchema, () => ({ schemaVersion: 1 as const, servers: {} }), aguiServersFileFormat);
+    const store = new JsonFileStore(
+      join(deps.userDataDir, 'agui-servers.json'),
+      serversFileSchema,
+      () => ({ schemaVersion: 1 as const, servers: {} }),
+      aguiServersFileFormat,
+    );
     const { value, notice } = await store.load();
     if (notice) notices.push(notice);
     return new AguiService(deps, store, value.servers, notices);
@@ -191,7 +207,10 @@ export class AguiService {
     return this.startRun(agentId, target, state, thread, { messages: historyMessages(thread) });
   }
 
-  async resume(agentId: string, answers: Readonly<Record<string, { status: 'resolved'; payload?: unknown } | { status: 'cancelled' }>>): Promise<{ runId: string }> {
+  async resume(
+    agentId: string,
+    answers: Readonly<Record<string, { status: 'resolved'; payload?: unknown } | { status: 'cancelled' }>>,
+  ): Promise<{ runId: string }> {
     const target = await this.target(agentId);
     const state = await this.state(agentId);
     this.ensureIdle(agentId);
@@ -273,7 +292,9 @@ export class AguiService {
     const earlier = await this.earlier(agentId);
     const chosen = earlier.get(threadId);
     if (!chosen) throw new ServiceError('not_found', 'That thread is no longer there.', '/threadId');
-    const store = new JsonFileStore(chosen.path, aguiThreadViewSchema, () => createThread(threadId), aguiThreadFileFormat, { label: `agui-threads/${agentId}/${basename(chosen.path)}` });
+    const store = new JsonFileStore(chosen.path, aguiThreadViewSchema, () => createThread(threadId), aguiThreadFileFormat, {
+      label: `agui-threads/${agentId}/${basename(chosen.path)}`,
+    });
     const { value, notice } = await store.load();
     if (notice) this.notices.push(notice);
     const restored = restoreThread(value);
@@ -398,7 +419,13 @@ export class AguiService {
     if (this.runs.has(agentId)) throw new ServiceError('rejected', 'A run is still going on; wait for it to end or stop it.');
   }
 
-  private async startRun(agentId: string, target: Target, state: AgentState, base: AguiThreadView, sent: { messages: Message[]; resume?: ResumeEntry[] }): Promise<{ runId: string }> {
+  private async startRun(
+    agentId: string,
+    target: Target,
+    state: AgentState,
+    base: AguiThreadView,
+    sent: { messages: Message[]; resume?: ResumeEntry[] },
+  ): Promise<{ runId: string }> {
     this.ensureIdle(agentId);
     const runId = `run_${randomUUID()}`;
     const forwardedProps = this.forwardedProps(agentId);
@@ -442,7 +469,14 @@ export class AguiService {
     return { runId };
   }
 
-  private async stream(agentId: string, target: Target, state: AgentState, run: ActiveRun, input: Parameters<typeof runAgui>[0]['input'], token: string | undefined): Promise<void> {
+  private async stream(
+    agentId: string,
+    target: Target,
+    state: AgentState,
+    run: ActiveRun,
+    input: Parameters<typeof runAgui>[0]['input'],
+    token: string | undefined,
+  ): Promise<void> {
     let pending = 0;
     let pendingChars = 0;
     let scheduled = false;
@@ -461,7 +495,14 @@ export class AguiService {
     if (run.abort.signal.aborted) end = { kind: 'cancelled' };
     else {
       end = await runAgui(
-        { endpoint: target.endpoint, input, ...(token === undefined ? {} : { token }), policy: target.policy, signal: run.abort.signal, ...(this.deps.idleMs === undefined ? {} : { idleMs: this.deps.idleMs }) },
+        {
+          endpoint: target.endpoint,
+          input,
+          ...(token === undefined ? {} : { token }),
+          policy: target.policy,
+          signal: run.abort.signal,
+          ...(this.deps.idleMs === undefined ? {} : { idleMs: this.deps.idleMs }),
+        },
         {
           onEvent: (event, dataChars) => {
             if (pending >= aguiServiceLimits.eventsPerBatch || pendingChars + dataChars > aguiServiceLimits.batchChars) flush();
@@ -563,7 +604,9 @@ export class AguiService {
     dated.sort((a, b) => b.time - a.time);
     for (const { name } of dated.slice(0, aguiServiceLimits.earlierThreads)) {
       const path = join(folder, name);
-      const store = new JsonFileStore(path, aguiThreadViewSchema, () => createThread('none'), aguiThreadFileFormat, { label: `agui-threads/${agentId}/${name}` });
+      const store = new JsonFileStore(path, aguiThreadViewSchema, () => createThread('none'), aguiThreadFileFormat, {
+        label: `agui-threads/${agentId}/${name}`,
+      });
       const { value, notice, fromFile } = await store.load();
       if (notice) this.notices.push(notice);
       const restored = restoreThread(value);
@@ -625,7 +668,11 @@ export class AguiService {
       if (state.store.readOnly) return;
       this.notices.push(
         error instanceof ServiceError
-          ? { code: 'conversation_not_saved', detail: error.message, message: `The conversation is kept until AgentDesk closes, but not on disk: ${error.message}` }
+          ? {
+              code: 'conversation_not_saved',
+              detail: error.message,
+              message: `The conversation is kept until AgentDesk closes, but not on disk: ${error.message}`,
+            }
           : { code: 'conversation_not_saved', message: `The conversation of an AG-UI agent could not be saved; it is kept until AgentDesk closes.` },
       );
     }
@@ -639,7 +686,11 @@ export class AguiService {
     }
     const agent = this.deps.agents.get(agentId);
     if (agent.protocol !== 'agui') throw new ServiceError('incompatible', `${agent.display} was not added as a plain AG-UI endpoint.`);
-    return { endpoint: agent.url, policy: { allowLocalHttp: this.deps.agents.allowsLocalHttp(agentId, this.deps.settings.get().developer.allowLocalHttp) }, tokenAccount: tokenAccountFor(agent.url) };
+    return {
+      endpoint: agent.url,
+      policy: { allowLocalHttp: this.deps.agents.allowsLocalHttp(agentId, this.deps.settings.get().developer.allowLocalHttp) },
+      tokenAccount: tokenAccountFor(agent.url),
+    };
   }
 }
 
@@ -677,7 +728,12 @@ function summaryOf(thread: AguiThreadView): Omit<EarlierThread, 'path'> {
   }
   const times = thread.items.flatMap((item) => (item.at === undefined ? [] : [item.at]));
   const updatedAt = times.length > 0 ? Math.max(...times) : undefined;
-  return { threadId: thread.threadId, title: first?.kind === 'user' ? threadTitleFromMessage(first.text) : '', texts, ...(updatedAt === undefined ? {} : { updatedAt }) };
+  return {
+    threadId: thread.threadId,
+    title: first?.kind === 'user' ? threadTitleFromMessage(first.text) : '',
+    texts,
+    ...(updatedAt === undefined ? {} : { updatedAt }),
+  };
 }
 
 function isSnapshot(event: unknown): boolean {

@@ -28,7 +28,9 @@ export function agentsHandlers({
 }): HandlerTable<'agents'> {
   return {
     'agents.list': () => ({ agents: agents.list() }),
-    'agents.add': async ({ address, kind }) => ({ agent: await agents.add(address, { allowLocalHttp: settings.get().developer.allowLocalHttp, ...(kind === 'agui' ? { protocol: 'agui' as const } : {}) }) }),
+    'agents.add': async ({ address, kind }) => ({
+      agent: await agents.add(address, { allowLocalHttp: settings.get().developer.allowLocalHttp, ...(kind === 'agui' ? { protocol: 'agui' as const } : {}) }),
+    }),
     'agents.check': ({ address, kind }) => {
       const policy = { allowLocalHttp: settings.get().developer.allowLocalHttp };
       return checkAgent({ ...agents.vet(address, policy), kind: kind ?? 'auto' }, policy);

@@ -53,7 +53,21 @@ import type { SpeechEngineLauncher } from '../speech/engine-client';
 import { LogRing, ringLogger } from '../platform/log-ring';
 import { persistRecentLog } from '../store/recent-log-file';
 import { diagnosticsHandlers } from './diagnostics';
-import { agentSettingsMethods, agentSettingsOpen, guardAdmin, guardAgentSettings, guarded, guardSettingsUpdate, policyHandlers, refuseDemo, refusedMedia, startAgentIdOf, withFilePickerPolicy, withVoicePolicy, type ActiveDevicePolicy } from './policy-handlers';
+import {
+  agentSettingsMethods,
+  agentSettingsOpen,
+  guardAdmin,
+  guardAgentSettings,
+  guarded,
+  guardSettingsUpdate,
+  policyHandlers,
+  refuseDemo,
+  refusedMedia,
+  startAgentIdOf,
+  withFilePickerPolicy,
+  withVoicePolicy,
+  type ActiveDevicePolicy,
+} from './policy-handlers';
 import { Kiosk, kioskHandlers, visitorAnswers } from './kiosk';
 import { startConversations } from './conversations';
 import { talkieConversationHandlers } from './talkie-conversation';
@@ -162,7 +176,10 @@ export async function startAppServices(given: AppServicesOptions): Promise<AppSe
     if (isConversationEvent(channel)) lastConversationEventAt = Date.now();
   });
   return {
-    dispatcher: createDispatcher(handlerTable(options, ground, services, () => kioskResets.forEach((listener) => listener())), options.log),
+    dispatcher: createDispatcher(
+      handlerTable(options, ground, services, () => kioskResets.forEach((listener) => listener())),
+      options.log,
+    ),
     events: ground.events,
     media: ground.media,
     photos: ground.photos,
@@ -212,7 +229,12 @@ async function openGround(options: AppServicesOptions) {
   // The device policy first: the settings in force and the agent list follow it.
   const settings = await SettingsService.open(options.userDataDir, events, notices, devicePolicy);
   const lockedAgents = devicePolicy?.policy.agents;
-  const agents = await AgentRegistry.open(options.userDataDir, events, notices, lockedAgents ? { agents: lockedAgents.list, file: devicePolicy.file } : undefined);
+  const agents = await AgentRegistry.open(
+    options.userDataDir,
+    events,
+    notices,
+    lockedAgents ? { agents: lockedAgents.list, file: devicePolicy.file } : undefined,
+  );
   const pinHash = devicePolicy?.policy.admin?.pinHash;
   const clock = options.adminClock ?? Date.now;
   const admin = new AdminSession(
@@ -223,7 +245,8 @@ async function openGround(options: AppServicesOptions) {
   const media = new MediaPermissions(refusedMedia(devicePolicy));
   const photos = new PhotoService({ log });
   const secrets = options.secrets ?? (await openSecretStore());
-  if (secrets.kind === 'memory' && secrets.reason) notices.push({ code: 'keychain_memory', ...(secrets.problem === undefined ? {} : { detail: secrets.problem }), message: secrets.reason });
+  if (secrets.kind === 'memory' && secrets.reason)
+    notices.push({ code: 'keychain_memory', ...(secrets.problem === undefined ? {} : { detail: secrets.problem }), message: secrets.reason });
   const tokens = createTokenStore(secrets);
   return { log, events, notices, settings, agents, admin, approvals, media, photos, secrets, tokens };
 }
@@ -240,7 +263,11 @@ async function startServices(options: AppServicesOptions, ground: Ground) {
   const nfc = startNfc(options, ground);
   const agentCall = startAgentCall(options, ground, demo, nfc);
   const webPages = new WebPagesService({
-    source: webPagesSource({ agents, allowLocalHttp: () => settings.get().developer.allowLocalHttp, demoAgentCallCardUrl: async () => (await demo.start()).agentCallCardUrl }),
+    source: webPagesSource({
+      agents,
+      allowLocalHttp: () => settings.get().developer.allowLocalHttp,
+      demoAgentCallCardUrl: async () => (await demo.start()).agentCallCardUrl,
+    }),
   });
   const speechModels = await SpeechModels.open({
     userDataDir: options.userDataDir,
@@ -260,7 +287,15 @@ async function startServices(options: AppServicesOptions, ground: Ground) {
     log: ground.log,
     folderChooser: options.speech?.chooseFolder !== undefined,
   });
-  const { conversations, talkie: talkieConversations } = startConversations({ agents, settings, events: ground.events, log: ground.log, talkie, agui, agentCall });
+  const { conversations, talkie: talkieConversations } = startConversations({
+    agents,
+    settings,
+    events: ground.events,
+    log: ground.log,
+    talkie,
+    agui,
+    agentCall,
+  });
   return { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels, conversations, talkieConversations };
 }
 
@@ -308,7 +343,10 @@ function builtInDemo(options: AppServicesOptions, { log, notices }: Pick<Ground,
   // A device policy's locked agent list has no built-in demo: every way to it (demo.*, a demo id in talkie.*, agentcall.*, agui.*) ends here.
   const lockedBy = options.devicePolicy?.policy.agents ? options.devicePolicy.file : undefined;
   const start: DemoPort['start'] = () => {
-    if (lockedBy !== undefined) return Promise.reject(new ServiceError('not_allowed', `The agent list is set by the administrator's device policy (${lockedBy}): the built-in demo is not on it.`));
+    if (lockedBy !== undefined)
+      return Promise.reject(
+        new ServiceError('not_allowed', `The agent list is set by the administrator's device policy (${lockedBy}): the built-in demo is not on it.`),
+      );
     return (started ??= port.start().catch((error: unknown) => {
       started = undefined;
       throw error;
@@ -346,7 +384,10 @@ function startTalkie(options: AppServicesOptions, ground: Ground, demo: DemoPort
     events: ground.events,
     tokens,
     // The cause alone ("Secret Service not running"): the screen says the rest in the user's language.
-    tokenStorage: secrets.kind === 'memory' ? { kind: 'memory', ...((secrets.problem ?? secrets.reason) ? { reason: (secrets.problem ?? secrets.reason ?? '').slice(0, 500) } : {}) } : { kind: 'keychain' },
+    tokenStorage:
+      secrets.kind === 'memory'
+        ? { kind: 'memory', ...((secrets.problem ?? secrets.reason) ? { reason: (secrets.problem ?? secrets.reason ?? '').slice(0, 500) } : {}) }
+        : { kind: 'keychain' },
     demo,
     oauth,
     ...(options.talkieRecovery ? { recovery: options.talkieRecovery } : {}),
@@ -374,7 +415,13 @@ function startNfc(options: AppServicesOptions, { settings, secrets, events, noti
       const keyFile = options.devicePolicy?.policy.deviceKeyFile ?? process.env[deviceKeyFileEnv];
       const key = await loadDeviceKey(keyFile ? { keyFile } : { secrets, userKeyFile: join(options.userDataDir, userDeviceKeyFileName) });
       const notice = deviceKeyNotice(key);
-      if (notice) notices.push({ code: notice.code, ...(notice.file ? { params: { file: notice.file } } : {}), ...(notice.detail ? { detail: notice.detail } : {}), message: notice.message });
+      if (notice)
+        notices.push({
+          code: notice.code,
+          ...(notice.file ? { params: { file: notice.file } } : {}),
+          ...(notice.detail ? { detail: notice.detail } : {}),
+          message: notice.message,
+        });
       return key;
     },
     settings: () => nfcSettingsOf(settings.get()),
@@ -410,7 +457,10 @@ function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<
     ...(options.agentCallNfc
       ? { onNfcResult: options.agentCallNfc.onResult }
       : nfc
-        ? { onNfcResult: (listener: (result: NfcScanResult, passport?: ObjectPassport) => void) => nfc.onResult((result, _timing, passport) => listener(result, passport)) }
+        ? {
+            onNfcResult: (listener: (result: NfcScanResult, passport?: ObjectPassport) => void) =>
+              nfc.onResult((result, _timing, passport) => listener(result, passport)),
+          }
         : {}),
   });
 }
@@ -419,7 +469,12 @@ function startAgentCall(options: AppServicesOptions, ground: Ground, demo: Pick<
 function handlerTable(options: AppServicesOptions, ground: Ground, services: Services, kioskReset: () => void): Handlers {
   const { notices, settings, agents, admin, media, photos } = ground;
   const { demo, agui, talkie, voice, nfc, agentCall, webPages, speech, speechModels, conversations, talkieConversations } = services;
-  const speechTable = speechHandlers({ speech, models: speechModels, events: ground.events, ...(options.speech?.chooseFolder ? { chooseFolder: options.speech.chooseFolder } : {}) });
+  const speechTable = speechHandlers({
+    speech,
+    models: speechModels,
+    events: ground.events,
+    ...(options.speech?.chooseFolder ? { chooseFolder: options.speech.chooseFolder } : {}),
+  });
   const uiMemory = new UiMemory();
   const app = appHandlers({ version: options.version, shell: options.shell, notices, settings, uiMemory, openExternal: options.openExternal, media });
   const kioskMode = isKiosk(options);
@@ -437,7 +492,10 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
     onReset: kioskReset,
   });
   // What Talkie's methods answer is folded into the open conversation too (a decision, a voice call's lines).
-  const talkieTable = withVoicePolicy(talkieConversationHandlers(talkieHandlers({ talkie, voice }), { talkie: talkieConversations, conversations }), options.devicePolicy);
+  const talkieTable = withVoicePolicy(
+    talkieConversationHandlers(talkieHandlers({ talkie, voice }), { talkie: talkieConversations, conversations }),
+    options.devicePolicy,
+  );
   // On a kiosk an agent's connection settings are the administrator's (tokens, forwardedProps, a sign-out).
   const agentSettings = <T extends object>(table: T): T => guarded(table, agentSettingsMethods, () => guardAgentSettings(admin, kioskMode));
   // Methods the contract marks `gesture` are checked once, in the dispatcher, before these run.
@@ -463,7 +521,9 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
       choosePath: options.chooseDownloadPath ?? downloadsFolderPath,
       collect: async () => ({
         app: { name: 'AgentDesk', version: options.version, shell: options.shell },
-        policy: options.devicePolicy ? { state: 'active', layers: [], sources: {}, conflicts: [], ...options.devicePolicy } : { state: 'none', file: systemDevicePolicyPath() },
+        policy: options.devicePolicy
+          ? { state: 'active', layers: [], sources: {}, conflicts: [], ...options.devicePolicy }
+          : { state: 'none', file: systemDevicePolicyPath() },
         settings: settings.get(),
         tokenStorage: { kind: ground.secrets.kind, problem: ground.secrets.kind === 'memory' ? (ground.secrets.problem ?? ground.secrets.reason) : undefined },
         nfc: nfc ? nfc.status() : { state: 'not_started', detail: 'NFC is off in this run.' },
@@ -477,7 +537,11 @@ function handlerTable(options: AppServicesOptions, ground: Ground, services: Ser
     agentSettings(agentcallHandlers({ agentCall })),
     conversationHandlers(conversations),
     // A kiosk opens nothing over itself: no downloads, and no browser sign-in (its agents are signed in by the administrator or need none).
-    agentSettings(kioskMode ? { ...talkieTable, 'talkie.download': refuseKioskDownload, 'talkie.signIn': refuseKioskSignIn, 'talkie.openSignInLink': refuseKioskSignIn } : talkieTable),
+    agentSettings(
+      kioskMode
+        ? { ...talkieTable, 'talkie.download': refuseKioskDownload, 'talkie.signIn': refuseKioskSignIn, 'talkie.openSignInLink': refuseKioskSignIn }
+        : talkieTable,
+    ),
     {
       ...speechTable,
       // The speech model is a setting of the device: behind the device policy's admin PIN like the others.

@@ -80,7 +80,13 @@ function diagnosticsPart(sources: DiagnosticsSources) {
     settings: sources.settings,
     tokenStorage: { kind: sources.tokenStorage.kind, ...(sources.tokenStorage.problem ? { problem: redactLogText(sources.tokenStorage.problem) } : {}) },
     hardware: { nfc: nfcPart(sources.nfc), camera: sources.media.camera, microphone: sources.media.microphone },
-    notices: sources.notices.map((notice) => ({ code: notice.code, ...(notice.params ? { params: Object.fromEntries(Object.entries(notice.params).map(([name, value]) => [name, typeof value === 'string' ? redactLogText(value) : value])) } : {}), message: redactLogText(notice.message) })),
+    notices: sources.notices.map((notice) => ({
+      code: notice.code,
+      ...(notice.params
+        ? { params: Object.fromEntries(Object.entries(notice.params).map(([name, value]) => [name, typeof value === 'string' ? redactLogText(value) : value])) }
+        : {}),
+      message: redactLogText(notice.message),
+    })),
     lastErrors: errors.slice(-20),
     ...(sources.recentLog ? { recentLog: sources.recentLog } : {}),
     logs: [...sources.logs],
@@ -93,7 +99,11 @@ function nfcPart(status: DiagnosticsSources['nfc']) {
   return {
     state: status.state,
     ...(status.service ? { service: status.service } : {}),
-    readers: status.readers.map((reader) => ({ name: reader.name, connected: reader.connected, ...(reader.cardPresent === undefined ? {} : { cardPresent: reader.cardPresent }) })),
+    readers: status.readers.map((reader) => ({
+      name: reader.name,
+      connected: reader.connected,
+      ...(reader.cardPresent === undefined ? {} : { cardPresent: reader.cardPresent }),
+    })),
     ...(status.detail ? { detail: redactLogText(status.detail) } : {}),
     ...(status.fix ? { fix: status.fix } : {}),
     ...(status.lastError ? { lastError: { at: status.lastError.at, message: redactLogText(status.lastError.message) } } : {}),
@@ -109,7 +119,8 @@ async function policyPart(load: DevicePolicyLoad) {
   );
   const where = { file: load.file, ...(sha256 ? { sha256 } : {}) };
   if (load.state === 'none') return { policy: { state: 'none' as const, ...where } };
-  if (load.state === 'failed') return { policy: { state: 'failed' as const, ...where, kind: load.kind, kiosk: load.kiosk, problem: redactLogText(load.problem) } };
+  if (load.state === 'failed')
+    return { policy: { state: 'failed' as const, ...where, kind: load.kind, kiosk: load.kiosk, problem: redactLogText(load.problem) } };
   return {
     policy: {
       state: 'active' as const,
@@ -117,7 +128,11 @@ async function policyPart(load: DevicePolicyLoad) {
       // Where it came from (issue #28): each place, each key's place, and the keys set differently in two places (their places only, not their values).
       layers: load.layers,
       sources: load.sources,
-      conflicts: load.conflicts.map((conflict) => ({ key: conflict.key, source: conflict.source, overridden: conflict.overridden.map((other) => other.source) })),
+      conflicts: load.conflicts.map((conflict) => ({
+        key: conflict.key,
+        source: conflict.source,
+        overridden: conflict.overridden.map((other) => other.source),
+      })),
       effects: describeDevicePolicy(load.policy),
       settings: policyWithoutSecrets(load.policy),
     },
@@ -135,8 +150,24 @@ export const diagnosticsBundleSchema = z.strictObject({
   format: z.literal(diagnosticsFormat),
   createdAt: z.iso.datetime(),
   app: z.object({ name: z.literal('AgentDesk'), version: z.string(), shell: z.enum(['electron', 'web', 'cli']) }),
-  versions: z.object({ agentdesk: z.string(), node: z.string(), v8: z.string(), electron: z.string().optional(), chrome: z.string().optional(), openssl: z.string().optional() }),
-  platform: z.object({ os: z.string(), release: z.string(), arch: z.string(), distro: z.array(z.string()), cpus: z.number(), memoryMiB: z.number(), locale: z.string(), timeZone: z.string() }),
+  versions: z.object({
+    agentdesk: z.string(),
+    node: z.string(),
+    v8: z.string(),
+    electron: z.string().optional(),
+    chrome: z.string().optional(),
+    openssl: z.string().optional(),
+  }),
+  platform: z.object({
+    os: z.string(),
+    release: z.string(),
+    arch: z.string(),
+    distro: z.array(z.string()),
+    cpus: z.number(),
+    memoryMiB: z.number(),
+    locale: z.string(),
+    timeZone: z.string(),
+  }),
   policy: z.discriminatedUnion('state', [
     z.object({ state: z.literal('none'), file: z.string(), sha256: z.string().optional() }),
     z.object({ state: z.literal('failed'), file: z.string(), sha256: z.string().optional(), kind: z.string(), kiosk: z.boolean(), problem: z.string() }),
@@ -154,7 +185,13 @@ export const diagnosticsBundleSchema = z.strictObject({
   settings: z.union([z.object({ problem: z.string() }), z.object({ language: z.string() }).loose()]),
   tokenStorage: z.object({ kind: z.enum(['keychain', 'memory']), problem: z.string().optional() }),
   hardware: z.object({
-    nfc: z.object({ state: z.string(), readers: z.array(z.object({ name: z.string(), connected: z.boolean(), cardPresent: z.boolean().optional() })).optional(), detail: z.string().optional() }).loose(),
+    nfc: z
+      .object({
+        state: z.string(),
+        readers: z.array(z.object({ name: z.string(), connected: z.boolean(), cardPresent: z.boolean().optional() })).optional(),
+        detail: z.string().optional(),
+      })
+      .loose(),
     camera: z.object({ allowedByPolicy: z.boolean(), armed: z.boolean() }),
     microphone: z.object({ allowedByPolicy: z.boolean(), armed: z.boolean() }),
   }),
@@ -205,7 +242,9 @@ export async function readSettingsForDiagnostics(userDataDir: string): Promise<S
   if (read.kind === 'damaged') return { problem: `${file}: ${read.problem}` };
   if (read.kind === 'newer') return { problem: `${file}: written by a newer AgentDesk (version ${read.version})` };
   const parsed = settingsSchema.safeParse(read.document);
-  return parsed.success ? parsed.data : { problem: `${file}: not settings this AgentDesk reads as they are (${parsed.error.issues.length} problems; the app moves it aside)` };
+  return parsed.success
+    ? parsed.data
+    : { problem: `${file}: not settings this AgentDesk reads as they are (${parsed.error.issues.length} problems; the app moves it aside)` };
 }
 
 /** The bundle as the file holds it. */
@@ -225,7 +264,10 @@ async function writeDiagnosticsText(file: string, text: string, options: { repla
 
 /** The file name Save diagnostics… proposes: agentdesk-diagnostics-2026-12-02T15-30-00Z.json. */
 export function diagnosticsFileName(now: Date = new Date()): string {
-  return `agentdesk-diagnostics-${now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')}.json`;
+  return `agentdesk-diagnostics-${now
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-')}.json`;
 }
 
 /**

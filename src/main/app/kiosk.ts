@@ -36,7 +36,10 @@ export interface KioskDeps {
  * the kiosk starts; every reset puts them back. (An agent's connection settings — tokens,
  * forwardedProps — are not a visitor's to change at all: guardAgentSettings.)
  */
-export function visitorAnswers(settings: Pick<SettingsService, 'voiceConsents' | 'restoreVoiceConsents'>, approvals: Pick<EndpointApprovals, 'snapshot' | 'restore'>): { restore(): Promise<void> } {
+export function visitorAnswers(
+  settings: Pick<SettingsService, 'voiceConsents' | 'restoreVoiceConsents'>,
+  approvals: Pick<EndpointApprovals, 'snapshot' | 'restore'>,
+): { restore(): Promise<void> } {
   const consents = settings.voiceConsents();
   const accepted = approvals.snapshot();
   return {
@@ -70,7 +73,8 @@ export class Kiosk {
     this.refuseOutsideKiosk();
     const { startAgentId } = this.deps;
     if (startAgentId === undefined) throw new ServiceError('not_allowed', 'The device policy names no start agent.');
-    if (this.deps.agentCall.sessionAgent(request.sessionKey) !== startAgentId) throw new ServiceError('not_allowed', 'The start tag goes only to a session of the start agent.');
+    if (this.deps.agentCall.sessionAgent(request.sessionKey) !== startAgentId)
+      throw new ServiceError('not_allowed', 'The start tag goes only to a session of the start agent.');
     // The tag must be one the reader saw (main holds it); the observation's own rules apply.
     return this.deps.agentCall.sendObservation(request.sessionKey, { scan: { scanId: request.scanId, objectRef: request.objectRef }, intent: 'identify' });
   }
@@ -91,7 +95,10 @@ export class Kiosk {
     photos.discardAll();
     uiMemory.clear();
     const answer = { ended: calls + reset.ended, discardedPhotos, removedFiles: reset.removedFiles };
-    log.info('kiosk', `reset in ${Math.round(performance.now() - started)} ms: ${answer.ended} ended, ${answer.discardedPhotos} photos, ${answer.removedFiles} files`);
+    log.info(
+      'kiosk',
+      `reset in ${Math.round(performance.now() - started)} ms: ${answer.ended} ended, ${answer.discardedPhotos} photos, ${answer.removedFiles} files`,
+    );
     // A part that failed is said, after the rest was wiped.
     const failed = failures[0];
     if (failed !== undefined) throw new ServiceError('internal', `The reset could not end everything: ${(failed as Error)?.message ?? String(failed)}`);

@@ -1,4 +1,11 @@
-import { agentSettingsAccess, filePickerAllowed, forcedSettings, idleAgentHoldSeconds, normalizedUrl, type DevicePolicy } from '../../shared/device-policy/device-policy';
+import {
+  agentSettingsAccess,
+  filePickerAllowed,
+  forcedSettings,
+  idleAgentHoldSeconds,
+  normalizedUrl,
+  type DevicePolicy,
+} from '../../shared/device-policy/device-policy';
 import type { DevicePolicyStatus } from '../../shared/device-policy/ipc-schemas';
 import { ServiceError } from '../../shared/base/errors';
 import type { SettingsPatch } from '../../shared/settings/settings';
@@ -9,10 +16,20 @@ import { lockedAgentId } from '../store/agent-registry';
 import type { MediaPermissions } from './media-permissions';
 
 /** The device policy in force for this run (or none): what startAppServices is given, with where each key came from when the entry loaded it. */
-export type ActiveDevicePolicy = { file: string; policy: DevicePolicy } & Partial<Pick<Extract<DevicePolicyLoad, { state: 'active' }>, 'layers' | 'sources' | 'conflicts'>>;
+export type ActiveDevicePolicy = { file: string; policy: DevicePolicy } & Partial<
+  Pick<Extract<DevicePolicyLoad, { state: 'active' }>, 'layers' | 'sources' | 'conflicts'>
+>;
 
 /** `policy.*`: what the page may know of the device policy, and the admin PIN. */
-export function policyHandlers({ devicePolicy, admin, kiosk = false }: { devicePolicy: ActiveDevicePolicy | undefined; admin: AdminSession; kiosk?: boolean }): HandlerTable<'policy'> {
+export function policyHandlers({
+  devicePolicy,
+  admin,
+  kiosk = false,
+}: {
+  devicePolicy: ActiveDevicePolicy | undefined;
+  admin: AdminSession;
+  kiosk?: boolean;
+}): HandlerTable<'policy'> {
   return {
     'policy.status': () => policyStatus(devicePolicy, kiosk),
     'policy.unlockAdmin': ({ pin }) => admin.unlock(pin),
@@ -60,7 +77,9 @@ export function refusedMedia(devicePolicy: ActiveDevicePolicy | undefined): Cons
 
 /** The settings a patch changes that sit behind the admin PIN (everything but dismissing notices and a voice consent, which are the user's own answers). */
 export function needsAdmin(patch: SettingsPatch): boolean {
-  return ['language', 'appearance', 'developer', 'signIn', 'nfc', 'voiceShortcut', 'voice'].some((key) => (patch as Record<string, unknown>)[key] !== undefined);
+  return ['language', 'appearance', 'developer', 'signIn', 'nfc', 'voiceShortcut', 'voice'].some(
+    (key) => (patch as Record<string, unknown>)[key] !== undefined,
+  );
 }
 
 /** A setting behind the admin PIN (the speech model): refused while the policy's PIN is not entered. */
@@ -79,7 +98,11 @@ export const agentSettingsMethods = ['agui.useToken', 'agui.setForwardedProps', 
 export function guardAgentSettings(admin: AdminSession, kiosk: boolean): void {
   const access = agentSettingsAccess(kiosk, admin.pinRequired);
   if (access === 'user') return;
-  if (access === 'policy') throw new ServiceError('not_allowed', "An agent's connection settings on a kiosk are the administrator's, and this kiosk's device policy has no admin PIN: they cannot be changed here.");
+  if (access === 'policy')
+    throw new ServiceError(
+      'not_allowed',
+      "An agent's connection settings on a kiosk are the administrator's, and this kiosk's device policy has no admin PIN: they cannot be changed here.",
+    );
   guardAdmin(admin);
 }
 

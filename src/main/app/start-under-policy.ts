@@ -19,8 +19,15 @@ export type PolicyStart = { services: AppServices; kiosk: boolean; policy: Devic
  * used never starts them: outside kiosk mode the entry refuses to start with the message (and exits
  * non-zero), in kiosk mode it gets `policyFailedServices` (the page shows the error screen).
  */
-export async function startAppServicesUnderPolicy(options: AppServicesOptions, start: { policyFile?: string | undefined; kiosk?: boolean; systemPolicyPath?: string }): Promise<PolicyStart> {
-  const policy = await loadDevicePolicy({ file: start.policyFile, kiosk: start.kiosk === true, ...(start.systemPolicyPath ? { systemPath: start.systemPolicyPath } : {}) });
+export async function startAppServicesUnderPolicy(
+  options: AppServicesOptions,
+  start: { policyFile?: string | undefined; kiosk?: boolean; systemPolicyPath?: string },
+): Promise<PolicyStart> {
+  const policy = await loadDevicePolicy({
+    file: start.policyFile,
+    kiosk: start.kiosk === true,
+    ...(start.systemPolicyPath ? { systemPath: start.systemPolicyPath } : {}),
+  });
   if (policy.state === 'failed') {
     if (!policy.kiosk) return { refused: policy.message, policy };
     return { services: policyFailedServices(policy, options), kiosk: true, policy };
@@ -29,7 +36,10 @@ export async function startAppServicesUnderPolicy(options: AppServicesOptions, s
   options.log.info('policy', `device policy ${policy.file} in force${policy.policy.kiosk ? ' (kiosk mode)' : ''}`);
   // A key set in two places to different values: the higher place wins, and the log says so (issue #28: never silently).
   for (const conflict of policy.conflicts) {
-    options.log.warn('policy', `device policy conflict: ${conflict.key} is taken from ${conflict.source}; ${conflict.overridden.map((other) => other.source).join(', ')} set${conflict.overridden.length === 1 ? 's' : ''} it otherwise`);
+    options.log.warn(
+      'policy',
+      `device policy conflict: ${conflict.key} is taken from ${conflict.source}; ${conflict.overridden.map((other) => other.source).join(', ')} set${conflict.overridden.length === 1 ? 's' : ''} it otherwise`,
+    );
   }
   const { file, policy: active, layers, sources, conflicts } = policy;
   return {
@@ -56,7 +66,13 @@ export function policyFailedServices(
   };
   const handlers = Object.fromEntries(methodNames.map((method) => [method, refuse])) as unknown as Handlers;
   handlers['policy.status'] = () => ({ state: 'failed', file: failure.file, message: failure.message });
-  handlers['app.info'] = () => ({ name: 'AgentDesk', version: options.version, shell: options.shell, platform: process.platform, notices: [boundedNotice({ code: 'policy_failed', params: { file: failure.file }, detail: failure.message, message: failure.message })] });
+  handlers['app.info'] = () => ({
+    name: 'AgentDesk',
+    version: options.version,
+    shell: options.shell,
+    platform: process.platform,
+    notices: [boundedNotice({ code: 'policy_failed', params: { file: failure.file }, detail: failure.message, message: failure.message })],
+  });
   return {
     dispatcher: createDispatcher(handlers, options.log),
     events,

@@ -88,7 +88,11 @@ export function boundWebPages(result: UiLinksResult, cardUrl: string): WebPages 
   for (const link of result.links) {
     if (links.length >= webPagesBounds.links) break;
     if (link.url.length > webPagesBounds.urlChars) {
-      problems.push({ code: 'ui_link_url_too_long', path: `${link.path}/url`, message: `The url is longer than ${webPagesBounds.urlChars} characters once normalised; the entry is skipped.` });
+      problems.push({
+        code: 'ui_link_url_too_long',
+        path: `${link.path}/url`,
+        message: `The url is longer than ${webPagesBounds.urlChars} characters once normalised; the entry is skipped.`,
+      });
       continue;
     }
     links.push({

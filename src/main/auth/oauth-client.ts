@@ -61,14 +61,7 @@ export interface SignInDeps extends OAuthDeps {
 }
 
 export type AuthErrorCode =
-  | 'sign_in_required'
-  | 'state_mismatch'
-  | 'iss_mismatch'
-  | 'access_denied'
-  | 'discovery_failed'
-  | 'timeout'
-  | 'cancelled'
-  | 'token_request_failed';
+  'sign_in_required' | 'state_mismatch' | 'iss_mismatch' | 'access_denied' | 'discovery_failed' | 'timeout' | 'cancelled' | 'token_request_failed';
 
 /** A sign-in failure with a stable code and a human message. Never carries a token. */
 export class AuthError extends Error {
@@ -358,7 +351,10 @@ export async function signOut(key: TokenKey, deps: OAuthDeps): Promise<void> {
     if (as.revocation_endpoint !== undefined) {
       const client = clientFor(tokens.clientId);
       const revoke = async (token: string, hint: 'refresh_token' | 'access_token') => {
-        const response = await oauth.revocationRequest(as, client, oauth.None(), token, { ...httpOptions(deps), additionalParameters: { token_type_hint: hint } });
+        const response = await oauth.revocationRequest(as, client, oauth.None(), token, {
+          ...httpOptions(deps),
+          additionalParameters: { token_type_hint: hint },
+        });
         await oauth.processRevocationResponse(response);
       };
       // The refresh token first: revoking it ends the whole grant on most servers.

@@ -74,7 +74,13 @@ const help = [
   '  intent: identify (default), remember, inspect or act',
 ].join('\n');
 
-export async function agentCallChat(agent: AgentCallCliAgent, options: AgentCallChatOptions, io: ChatIo, input: NodeJS.ReadableStream = process.stdin, deps: AgentCallChatDeps = {}): Promise<number> {
+export async function agentCallChat(
+  agent: AgentCallCliAgent,
+  options: AgentCallChatOptions,
+  io: ChatIo,
+  input: NodeJS.ReadableStream = process.stdin,
+  deps: AgentCallChatDeps = {},
+): Promise<number> {
   const { card } = agent;
   const log = deps.log ?? createLogger({ level: 'warn' });
   if (card.bearerRequired && options.token === undefined) {
@@ -121,10 +127,16 @@ export async function agentCallChat(agent: AgentCallCliAgent, options: AgentCall
   driver.onUpdate((update, view) => printer.print(update, view));
   const usable = driver.usableModalities.length > 0 ? driver.usableModalities.join(' and ') : 'text only';
   if (card.transport === 'webrtc') {
-    io.out(`Connected to ${card.name} (AgentCall call over WebRTC, ${new URL(card.aguiUrl).host}); this session can send ${usable}. Type a message; /help lists commands; /quit leaves.`);
-    io.out('(Voice needs the AgentDesk app: here the call carries text on its agentcall.events channel; no microphone is sent and the agent’s speech is not played.)');
+    io.out(
+      `Connected to ${card.name} (AgentCall call over WebRTC, ${new URL(card.aguiUrl).host}); this session can send ${usable}. Type a message; /help lists commands; /quit leaves.`,
+    );
+    io.out(
+      '(Voice needs the AgentDesk app: here the call carries text on its agentcall.events channel; no microphone is sent and the agent’s speech is not played.)',
+    );
   } else {
-    io.out(`Connected to ${card.name} (AgentCall, ${new URL(card.wsUrl).host}); this session can send ${usable}. Type a message; /help lists commands; /quit leaves.`);
+    io.out(
+      `Connected to ${card.name} (AgentCall, ${new URL(card.wsUrl).host}); this session can send ${usable}. Type a message; /help lists commands; /quit leaves.`,
+    );
   }
   if (nfcUnavailable && card.accepted.includes('nfc')) io.out(`(${nfcUnavailable})`);
 
@@ -169,10 +181,18 @@ export async function agentCallChat(agent: AgentCallCliAgent, options: AgentCall
  * and the agentcall.events channel; the same session then runs on that channel. The caller ends the
  * session, then hangs up. Failures are ServiceErrors, as openAgentCallSession's.
  */
-async function openCall(card: AgentCallCliAgent['card'], policy: AgentCallCliAgent['policy'], token: string | undefined, clientModalities: Modality[], timeoutMs: number, log: Logger) {
+async function openCall(
+  card: AgentCallCliAgent['card'],
+  policy: AgentCallCliAgent['policy'],
+  token: string | undefined,
+  clientModalities: Modality[],
+  timeoutMs: number,
+  log: Logger,
+) {
   if (card.transport !== 'webrtc') throw new Error('not a WebRTC card');
   const peer = await import('./voice-peer').catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
-  if (peer instanceof Error) throw new ServiceError('incompatible', `${card.name} takes WebRTC calls, and WebRTC (node-datachannel) cannot be loaded on this machine: ${peer.message}`);
+  if (peer instanceof Error)
+    throw new ServiceError('incompatible', `${card.name} takes WebRTC calls, and WebRTC (node-datachannel) cannot be loaded on this machine: ${peer.message}`);
   markWebRtcLoaded();
   const sessionId = `s-${randomUUID()}`;
   let call: Awaited<ReturnType<typeof peer.callAgentCallAgent>>;
@@ -181,8 +201,17 @@ async function openCall(card: AgentCallCliAgent['card'], policy: AgentCallCliAge
   } catch (error) {
     if (!(error instanceof peer.CallFailed)) throw error;
     const network = error.code === 'network' || error.code === 'insecure_scheme';
-    const code = network ? (error.code === 'insecure_scheme' ? 'insecure_scheme' : 'network_error') : error.code === 'sign_in_required' || error.code === 'not_allowed' ? error.code : 'protocol_error';
-    throw new ServiceError(code, `The call to ${card.name} failed ${error.step === 'offer' ? 'at the SDP offer' : 'before its agentcall.events channel opened'}: ${error.message}`);
+    const code = network
+      ? error.code === 'insecure_scheme'
+        ? 'insecure_scheme'
+        : 'network_error'
+      : error.code === 'sign_in_required' || error.code === 'not_allowed'
+        ? error.code
+        : 'protocol_error';
+    throw new ServiceError(
+      code,
+      `The call to ${card.name} failed ${error.step === 'offer' ? 'at the SDP offer' : 'before its agentcall.events channel opened'}: ${error.message}`,
+    );
   }
   try {
     // Text only: no explicit audio turns are asked for (the terminal never takes one).
@@ -246,7 +275,8 @@ async function handleLine(line: string, context: LineContext): Promise<boolean> 
     }
     default:
       if (line.startsWith('//')) return tryCommand(io, () => driver.sendText(line.slice(1)));
-      if (line.startsWith('/')) return usage(io, `Unknown command ${command!.slice(0, 40)}. /help lists commands; start a message with // to send text that begins with /.`);
+      if (line.startsWith('/'))
+        return usage(io, `Unknown command ${command!.slice(0, 40)}. /help lists commands; start a message with // to send text that begins with /.`);
       return tryCommand(io, () => driver.sendText(line));
   }
 }
@@ -265,7 +295,12 @@ function parseIntent(word: string | undefined, io: Io): Intent | undefined | nul
 }
 
 /** Sends an observation; it answers the pending request when that asks for this modality. */
-function sendObservation(driver: AgentCallDriver, io: Io, input: { object?: NfcObject; image?: Parameters<AgentCallDriver['sendObservation']>[0]['image']; intent: Intent | undefined }, modality: Modality): boolean {
+function sendObservation(
+  driver: AgentCallDriver,
+  io: Io,
+  input: { object?: NfcObject; image?: Parameters<AgentCallDriver['sendObservation']>[0]['image']; intent: Intent | undefined },
+  modality: Modality,
+): boolean {
   const pending = driver.view.pendingInteraction;
   const interactionId = pending?.modality === modality ? pending.interactionId : undefined;
   return tryCommand(io, () =>
@@ -316,9 +351,17 @@ async function photoFromFile(file: string, io: Io) {
   try {
     const info = await stat(file);
     if (!info.isFile()) return void io.out(`${file} is not a file.`);
-    if (info.size > photoLimits.maxFileBytes) return void io.out(`${file} is larger than ${photoLimits.maxFileBytes / (1024 * 1024)} MB. Choose a smaller picture.`);
+    if (info.size > photoLimits.maxFileBytes)
+      return void io.out(`${file} is larger than ${photoLimits.maxFileBytes / (1024 * 1024)} MB. Choose a smaller picture.`);
     const photo = await processImage({ kind: 'file', bytes: await readFile(file) });
-    return { mediaType: 'image/jpeg' as const, data: photo.base64, byteCount: photo.byteCount, sha256: photo.sha256, pixelWidth: photo.pixelWidth, pixelHeight: photo.pixelHeight };
+    return {
+      mediaType: 'image/jpeg' as const,
+      data: photo.base64,
+      byteCount: photo.byteCount,
+      sha256: photo.sha256,
+      pixelWidth: photo.pixelWidth,
+      pixelHeight: photo.pixelHeight,
+    };
   } catch (error) {
     if (error instanceof PhotoError) return void io.out(`Photo not sent: ${error.message}`);
     const code = (error as NodeJS.ErrnoException).code;
@@ -339,7 +382,8 @@ interface NfcReader {
 async function startNfc(deps: NfcCliDeps, keyFileOption: string | undefined, probeMs: number, log: Logger): Promise<NfcReader> {
   const keyFile = keyFileOption ?? (deps.env ?? process.env)[deviceKeyFileEnv];
   let key: Promise<DeviceKey> | undefined;
-  const deviceKey = () => (key ??= (async () => loadDeviceKey(keyFile !== undefined ? { keyFile } : { secrets: await (deps.secrets ?? (() => openSecretStore()))() }))());
+  const deviceKey = () =>
+    (key ??= (async () => loadDeviceKey(keyFile !== undefined ? { keyFile } : { secrets: await (deps.secrets ?? (() => openSecretStore()))() }))());
   const service = new NfcService({
     readers: new ReaderSupervisor({ log: deps.log ?? log, ...(deps.launcher ? { launcher: deps.launcher } : {}) }),
     deviceKey,
@@ -358,11 +402,14 @@ async function startNfc(deps: NfcCliDeps, keyFileOption: string | undefined, pro
     await deviceKey();
   } catch (error) {
     await service.dispose();
-    return { service: undefined, ready: false, why: error instanceof DeviceKeyError ? error.message : `the NFC device key could not be loaded (${(error as Error).message}).` };
+    return {
+      service: undefined,
+      ready: false,
+      why: error instanceof DeviceKeyError ? error.message : `the NFC device key could not be loaded (${(error as Error).message}).`,
+    };
   }
   return { service, ready: true };
 }
-
 
 async function tapOnce(nfc: NfcReader, timeoutMs: number, io: Io): Promise<NfcObject | undefined> {
   const service = nfc.service!;
@@ -449,7 +496,10 @@ class Printer {
         return this.line(`[teaching${label} ${update.state}]`);
       }
       case 'user.observation': {
-        const what = [update.object ? `object ${update.object.objectRef}` : '', update.image ? `photo ${update.image.pixelWidth}×${update.image.pixelHeight}, ${update.image.byteCount} bytes` : '']
+        const what = [
+          update.object ? `object ${update.object.objectRef}` : '',
+          update.image ? `photo ${update.image.pixelWidth}×${update.image.pixelHeight}, ${update.image.byteCount} bytes` : '',
+        ]
           .filter(Boolean)
           .join(' + ');
         return this.line(`[sent ${what}${update.interactionId ? ', answering the request' : ''}]`);
@@ -457,7 +507,8 @@ class Printer {
       case 'notice':
         return this.line(`[notice ${update.code}] ${update.message}`);
       case 'ended':
-        if (update.reason.kind !== 'client_end') this.line(`[session ended${update.reason.kind === 'protocol_error' ? `: ${update.reason.code}` : ''}] ${update.reason.message}`);
+        if (update.reason.kind !== 'client_end')
+          this.line(`[session ended${update.reason.kind === 'protocol_error' ? `: ${update.reason.code}` : ''}] ${update.reason.message}`);
         return;
       default:
         return;

@@ -1,6 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AgentCallCard } from '../../shared/agentcall/card';
-import { knownEventSchemas, parseServerFrame, schemaVersion, userObservationSchema, type ClientMessage, type ObservationImage, type UserObservation } from '../../shared/agentcall/protocol';
+import {
+  knownEventSchemas,
+  parseServerFrame,
+  schemaVersion,
+  userObservationSchema,
+  type ClientMessage,
+  type ObservationImage,
+  type UserObservation,
+} from '../../shared/agentcall/protocol';
 import type { NfcObject } from '../../shared/nfc/ipc-schemas';
 import { portableTagCarrier, unverifiedTagAssurance } from '../../shared/nfc/object-ref';
 import type { AgentCallConnection, TransportClose } from '../agentcall/connection';
@@ -256,7 +264,10 @@ class Wire {
         this.wakers.delete(attempt);
         then();
       };
-      const timer = setTimeout(() => stop(() => reject(new CheckFailed(`timed out after ${formatSeconds(this.timeoutMs)} waiting for ${what}${this.frameNote()}`))), this.timeoutMs);
+      const timer = setTimeout(
+        () => stop(() => reject(new CheckFailed(`timed out after ${formatSeconds(this.timeoutMs)} waiting for ${what}${this.frameNote()}`))),
+        this.timeoutMs,
+      );
       this.wakers.add(attempt);
       attempt();
     });
@@ -276,7 +287,12 @@ class Wire {
         events.push(event);
         if (event.type === 'run.started') started = true;
         if (event.type === 'failure' || (event.type === 'run.completed' && started)) {
-          return { events, text: joinText(events, 'text.delta'), spoken: joinText(events, 'speech.segment'), ...(event.type === 'failure' ? { failure: event } : {}) };
+          return {
+            events,
+            text: joinText(events, 'text.delta'),
+            spoken: joinText(events, 'speech.segment'),
+            ...(event.type === 'failure' ? { failure: event } : {}),
+          };
         }
       }
       return undefined;
@@ -301,7 +317,11 @@ class Wire {
     const { sequence } = parsed;
     const expected = this.lastSequence + 1;
     if (sequence !== expected) {
-      this.sequenceProblems.push(sequence < expected ? `${sequence} after ${this.lastSequence} (went back or repeated)` : `${sequence} after ${this.lastSequence} (skipped ${sequence - expected})`);
+      this.sequenceProblems.push(
+        sequence < expected
+          ? `${sequence} after ${this.lastSequence} (went back or repeated)`
+          : `${sequence} after ${this.lastSequence} (skipped ${sequence - expected})`,
+      );
     }
     this.lastSequence = Math.max(this.lastSequence, sequence);
     const event: Event = parsed.event ? (parsed.event as Event) : { type: parsed.unknownType };
@@ -334,7 +354,12 @@ const quoteText = (text: string) => JSON.stringify(text.length > 160 ? `${text.s
 
 function syntheticObject(): NfcObject {
   const objectRef = `urn:agentcall:object:conformance-${randomBytes(8).toString('hex')}`;
-  return { objectRef, carrier: portableTagCarrier, assurance: unverifiedTagAssurance, payloadSha256: createHash('sha256').update(objectRef, 'utf8').digest('hex') };
+  return {
+    objectRef,
+    carrier: portableTagCarrier,
+    assurance: unverifiedTagAssurance,
+    payloadSha256: createHash('sha256').update(objectRef, 'utf8').digest('hex'),
+  };
 }
 
 const freshLabel = () => `Conformance ${randomBytes(4).toString('hex')}`;
@@ -351,7 +376,14 @@ async function syntheticPhoto(): Promise<ObservationImage> {
     }
   }
   const photo = await processImage({ kind: 'frame', rgba, width, height });
-  return { mediaType: 'image/jpeg', data: photo.base64, byteCount: photo.byteCount, sha256: photo.sha256, pixelWidth: photo.pixelWidth, pixelHeight: photo.pixelHeight };
+  return {
+    mediaType: 'image/jpeg',
+    data: photo.base64,
+    byteCount: photo.byteCount,
+    sha256: photo.sha256,
+    pixelWidth: photo.pixelWidth,
+    pixelHeight: photo.pixelHeight,
+  };
 }
 
 /** A processed answer that is not a failure, else the step fails naming the failure. */
@@ -411,7 +443,10 @@ function suite(card: AgentCallCard, wire: Wire, sessionId: string): Record<Exclu
       const answer = await wire.answer(since, 'run.completed');
       expectAnswered(answer, 'a text turn');
       expect(answer.events[0]?.type === 'run.started', `the first event of the answer is ${quoteText(answer.events[0]?.type ?? '')}, not run.started`);
-      expect(answer.events.some((event) => event.type === 'text.delta' && String(event.text) !== ''), 'the run has no text.delta with text');
+      expect(
+        answer.events.some((event) => event.type === 'text.delta' && String(event.text) !== ''),
+        'the run has no text.delta with text',
+      );
       return `run.started, ${answer.events.filter((event) => event.type === 'text.delta').length} text.delta, run.completed`;
     },
     'unknown object answered': async () => {
@@ -515,7 +550,10 @@ function suite(card: AgentCallCard, wire: Wire, sessionId: string): Record<Exclu
       const id = scanRequest;
       const since = wire.observe({ object: syntheticObject() }, id);
       const resolved = await wire.find(since, (event) => event.type === 'interaction.resolved' || event.type === 'failure', `interaction.resolved for ${id}`);
-      expect(resolved.type === 'interaction.resolved', `the scan answering the request was rejected: failure ${String(resolved.code)}: ${quoteText(String(resolved.message))}`);
+      expect(
+        resolved.type === 'interaction.resolved',
+        `the scan answering the request was rejected: failure ${String(resolved.code)}: ${quoteText(String(resolved.message))}`,
+      );
       expect(resolved.interactionId === id, `interaction.resolved names ${quoteText(String(resolved.interactionId))}, not the request's ${id}`);
       expect(resolved.outcome === 'answered', `interaction.resolved outcome is ${quoteText(String(resolved.outcome))}, not answered`);
       await wire.answer(since);
@@ -545,8 +583,14 @@ function suite(card: AgentCallCard, wire: Wire, sessionId: string): Record<Exclu
       const jpeg = await image();
       const since = wire.observe({ image: jpeg }, id);
       const resolved = await wire.find(since, (event) => event.type === 'interaction.resolved' || event.type === 'failure', `interaction.resolved for ${id}`);
-      expect(resolved.type === 'interaction.resolved', `the photo answering the request was rejected: failure ${String(resolved.code)}: ${quoteText(String(resolved.message))}`);
-      expect(resolved.interactionId === id && resolved.outcome === 'answered', `interaction.resolved is ${quoteText(`${String(resolved.interactionId)} ${String(resolved.outcome)}`)}, not answered for the request`);
+      expect(
+        resolved.type === 'interaction.resolved',
+        `the photo answering the request was rejected: failure ${String(resolved.code)}: ${quoteText(String(resolved.message))}`,
+      );
+      expect(
+        resolved.interactionId === id && resolved.outcome === 'answered',
+        `interaction.resolved is ${quoteText(`${String(resolved.interactionId)} ${String(resolved.outcome)}`)}, not answered for the request`,
+      );
       await wire.answer(since);
       return `a ${jpeg.pixelWidth}×${jpeg.pixelHeight} JPEG (${jpeg.byteCount} bytes) answered the request`;
     },

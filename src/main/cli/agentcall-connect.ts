@@ -26,7 +26,11 @@ export async function identifyCliAgent(address: string, options: { dev: boolean 
   try {
     const agent = await identifyAgent(url, policy);
     if (agent.protocol === 'a2a') {
-      return { protocol: 'incompatible', url, message: `"${agent.a2a.name}" is an A2A agent without the AgentCall extension; AgentDesk talks to A2A agents only through AgentCall.` };
+      return {
+        protocol: 'incompatible',
+        url,
+        message: `"${agent.a2a.name}" is an A2A agent without the AgentCall extension; AgentDesk talks to A2A agents only through AgentCall.`,
+      };
     }
     return agent.protocol === 'talkie' ? agent : { ...agent, url, policy };
   } catch (error) {

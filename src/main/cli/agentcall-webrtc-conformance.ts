@@ -4,7 +4,16 @@ import { maxAnswerBytes, sessionIdHeader } from '../../shared/agentcall/webrtc-p
 import { postAgentCallOffer } from '../agentcall/webrtc-signalling';
 import { postSdp, SdpPostError } from '../net/sdp-post';
 import type { CheckResult } from './checks';
-import { AnswerNotApplied, CallFailed, callAgentCallAgent, createAgentCallOfferer, offerAndAccept, within, type AgentCallCallOptions, type AgentCallOfferer } from './voice-peer';
+import {
+  AnswerNotApplied,
+  CallFailed,
+  callAgentCallAgent,
+  createAgentCallOfferer,
+  offerAndAccept,
+  within,
+  type AgentCallCallOptions,
+  type AgentCallOfferer,
+} from './voice-peer';
 
 /**
  * `agentdesk conformance` for an agentcall-webrtc-0.1 card (loaded, with node-datachannel, only for
@@ -44,8 +53,13 @@ type CallOptions = Omit<AgentCallCallOptions, 'name'>;
 export async function openWebrtcCall(options: CallOptions, report: (result: CheckResult) => void): Promise<WebrtcCall | undefined> {
   try {
     const call = await callAgentCallAgent({ ...options, name: 'agentdesk-conformance' });
-    const retried = call.retried === undefined ? '' : `; made twice: AgentDesk's own peer refused the first answer (${call.retried}), libdatachannel's race, not the agent`;
-    report({ name: webrtcSteps.offer, ok: true, detail: `${call.answerBytes} bytes of application/sdp, AgentCall-Session-ID ${options.sessionId}${options.card.bearerRequired ? ', bearer in the Authorization header' : ''}${retried}` });
+    const retried =
+      call.retried === undefined ? '' : `; made twice: AgentDesk's own peer refused the first answer (${call.retried}), libdatachannel's race, not the agent`;
+    report({
+      name: webrtcSteps.offer,
+      ok: true,
+      detail: `${call.answerBytes} bytes of application/sdp, AgentCall-Session-ID ${options.sessionId}${options.card.bearerRequired ? ', bearer in the Authorization header' : ''}${retried}`,
+    });
     report({ name: webrtcSteps.channel, ok: true, detail: `${call.offerer.channel.getLabel()} / ${call.offerer.channel.getProtocol()}` });
     return { connection: call.connection, offerer: call.offerer, agentChannels: call.agentChannels };
   } catch (error) {
@@ -78,12 +92,28 @@ export async function webrtcProfileChecks(options: Omit<CallOptions, 'sessionId'
     try {
       ({ offerer } = await offerAndAccept(
         () => createAgentCallOfferer({ name: 'agentdesk-conformance-protocol', protocol: 'agentcall-agui-dc-9.9' }),
-        (made) => postAgentCallOffer({ card: options.card, sessionId: `conformance-proto-${Date.now()}`, offer: made.offer, policy: options.policy, ...(options.token === undefined ? {} : { bearerToken: options.token }) }),
+        (made) =>
+          postAgentCallOffer({
+            card: options.card,
+            sessionId: `conformance-proto-${Date.now()}`,
+            offer: made.offer,
+            policy: options.policy,
+            ...(options.token === undefined ? {} : { bearerToken: options.token }),
+          }),
       ));
-      const outcome = await served(offerer, JSON.stringify({ type: 'session.start', sessionId: 'conformance-protocol', clientCapabilities: { physicalObservations: { modalities: [] } } }), options.timeoutMs);
+      const outcome = await served(
+        offerer,
+        JSON.stringify({ type: 'session.start', sessionId: 'conformance-protocol', clientCapabilities: { physicalObservations: { modalities: [] } } }),
+        options.timeoutMs,
+      );
       report(
         outcome === 'established'
-          ? { name: webrtcSteps.wrongProtocol, ok: true, warning: true, detail: 'the agent established a session on a channel with subprotocol agentcall-agui-dc-9.9; the profile names exactly agentcall-agui-dc-0.1' }
+          ? {
+              name: webrtcSteps.wrongProtocol,
+              ok: true,
+              warning: true,
+              detail: 'the agent established a session on a channel with subprotocol agentcall-agui-dc-9.9; the profile names exactly agentcall-agui-dc-0.1',
+            }
           : { name: webrtcSteps.wrongProtocol, ok: true, detail: outcome },
       );
     } catch (error) {
@@ -100,7 +130,14 @@ export async function webrtcProfileChecks(options: Omit<CallOptions, 'sessionId'
     try {
       ({ offerer } = await offerAndAccept(
         () => createAgentCallOfferer({ name: 'agentdesk-conformance-first' }),
-        (made) => postAgentCallOffer({ card: options.card, sessionId: `conformance-first-${Date.now()}`, offer: made.offer, policy: options.policy, ...(options.token === undefined ? {} : { bearerToken: options.token }) }),
+        (made) =>
+          postAgentCallOffer({
+            card: options.card,
+            sessionId: `conformance-first-${Date.now()}`,
+            offer: made.offer,
+            policy: options.policy,
+            ...(options.token === undefined ? {} : { bearerToken: options.token }),
+          }),
       ));
       const outcome = await served(offerer, JSON.stringify({ type: 'user.turn', turn: 1, text: 'hello' }), options.timeoutMs);
       report(
@@ -123,12 +160,25 @@ export async function webrtcProfileChecks(options: Omit<CallOptions, 'sessionId'
     const offerer = await createAgentCallOfferer({ name: 'agentdesk-conformance-bearer' });
     try {
       // Not through postAgentCallOffer, which never sends an offer without the bearer a card requires.
-      await postSdp({ url: options.card.aguiUrl, offer: offerer.offer, policy: options.policy, headers: { [sessionIdHeader]: `conformance-bearer-${Date.now()}` }, maxAnswerBytes, who: 'The agent' });
-      report({ name: webrtcSteps.bearer, ok: false, detail: 'the agent answered an SDP offer that carried no Authorization header, though its card requires a bearer token' });
+      await postSdp({
+        url: options.card.aguiUrl,
+        offer: offerer.offer,
+        policy: options.policy,
+        headers: { [sessionIdHeader]: `conformance-bearer-${Date.now()}` },
+        maxAnswerBytes,
+        who: 'The agent',
+      });
+      report({
+        name: webrtcSteps.bearer,
+        ok: false,
+        detail: 'the agent answered an SDP offer that carried no Authorization header, though its card requires a bearer token',
+      });
     } catch (error) {
       if (!(error instanceof SdpPostError)) throw error;
-      if (error.code === 'unauthorized' || error.code === 'forbidden') report({ name: webrtcSteps.bearer, ok: true, detail: `refused with HTTP ${error.status}` });
-      else if (error.status !== undefined) report({ name: webrtcSteps.bearer, ok: true, warning: true, detail: `refused with HTTP ${error.status}; a missing credential is 401` });
+      if (error.code === 'unauthorized' || error.code === 'forbidden')
+        report({ name: webrtcSteps.bearer, ok: true, detail: `refused with HTTP ${error.status}` });
+      else if (error.status !== undefined)
+        report({ name: webrtcSteps.bearer, ok: true, warning: true, detail: `refused with HTTP ${error.status}; a missing credential is 401` });
       else report({ name: webrtcSteps.bearer, ok: false, detail: `the offer could not be sent: ${error.message.slice(0, 200)}` });
     } finally {
       offerer.close();

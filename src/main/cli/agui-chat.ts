@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { buildResume, buildRunInput, isInterruptExpired, parseForwardedProps, type AguiInterrupt, type InterruptAnswer } from '../../shared/agui/interrupts';
 import { getOwn, isPlainObject, setOwn, type JsonObject, type JsonValue } from '../../shared/agui/json-values';
-import { answerSuggestions, describeResponseSchema, initialAnswer, settleAnswer, validateAnswer, type AnswerSuggestions, type FormField, type ResponseForm } from '../../shared/agui/response-form';
+import {
+  answerSuggestions,
+  describeResponseSchema,
+  initialAnswer,
+  settleAnswer,
+  validateAnswer,
+  type AnswerSuggestions,
+  type FormField,
+  type ResponseForm,
+} from '../../shared/agui/response-form';
 import {
   addUserMessage,
   applyAguiEvent,
@@ -72,7 +81,13 @@ const help = [
 
 const terminal = new Set<AguiThreadView['runState']>(['finished', 'awaitingInput', 'cancelled', 'error']);
 
-export async function aguiChat(endpoint: string, options: AguiChatOptions, io: ChatIo, input: NodeJS.ReadableStream = process.stdin, deps: AguiChatDeps = {}): Promise<number> {
+export async function aguiChat(
+  endpoint: string,
+  options: AguiChatOptions,
+  io: ChatIo,
+  input: NodeJS.ReadableStream = process.stdin,
+  deps: AguiChatDeps = {},
+): Promise<number> {
   let url: URL;
   try {
     url = new URL(endpoint);
@@ -118,7 +133,9 @@ export async function aguiChat(endpoint: string, options: AguiChatOptions, io: C
       ...(resume === undefined ? {} : { resume }),
     });
     if (!built.ok) {
-      io.err(`The run could not be built: ${built.problems.map((problem) => `${problem.message}${problem.path === '' ? '' : ` (${problem.path})`}`).join(' ')}`);
+      io.err(
+        `The run could not be built: ${built.problems.map((problem) => `${problem.message}${problem.path === '' ? '' : ` (${problem.path})`}`).join(' ')}`,
+      );
       status = exitCodes.rejected;
       return false;
     }
@@ -126,7 +143,14 @@ export async function aguiChat(endpoint: string, options: AguiChatOptions, io: C
     printer.show(thread);
     running = new AbortController();
     const end = await runAgui(
-      { endpoint: url.href, input: built.input, ...(options.token === undefined ? {} : { token: options.token }), policy, signal: running.signal, ...(deps.idleMs === undefined ? {} : { idleMs: deps.idleMs }) },
+      {
+        endpoint: url.href,
+        input: built.input,
+        ...(options.token === undefined ? {} : { token: options.token }),
+        policy,
+        signal: running.signal,
+        ...(deps.idleMs === undefined ? {} : { idleMs: deps.idleMs }),
+      },
       {
         onEvent: (event) => {
           thread = applyAguiEvent(thread, event);
@@ -182,7 +206,9 @@ export async function aguiChat(endpoint: string, options: AguiChatOptions, io: C
         const open = openInterrupts(thread);
         for (const id of built.expired) {
           if (answers[id]?.status !== 'resolved') continue;
-          io.out(`[question ${open.findIndex((interrupt) => interrupt.id === id) + 1}/${open.length}] It expired before the answers were sent: that answer was not sent; it is cancelled instead.`);
+          io.out(
+            `[question ${open.findIndex((interrupt) => interrupt.id === id) + 1}/${open.length}] It expired before the answers were sent: that answer was not sent; it is cancelled instead.`,
+          );
         }
         if (!(await run(built.resume))) break chat;
       }
@@ -220,7 +246,12 @@ const kindTitles: Record<AguiInterrupt['kind'], string> = {
 };
 
 /** Every open interrupt's answer, asked in the terminal; undefined at end of input. */
-async function answerInterrupts(thread: AguiThreadView, io: Io, nextLine: () => Promise<string | undefined>, now: () => number): Promise<Record<string, InterruptAnswer> | undefined> {
+async function answerInterrupts(
+  thread: AguiThreadView,
+  io: Io,
+  nextLine: () => Promise<string | undefined>,
+  now: () => number,
+): Promise<Record<string, InterruptAnswer> | undefined> {
   const answers: Record<string, InterruptAnswer> = {};
   const open = openInterrupts(thread);
   for (const [index, interrupt] of open.entries()) {
@@ -231,7 +262,9 @@ async function answerInterrupts(thread: AguiThreadView, io: Io, nextLine: () => 
       interrupt.subagentRunId === undefined ? undefined : `from ${subagentName(thread, interrupt.subagentRunId)}`,
       interrupt.expiresAt === undefined ? undefined : `expires ${interrupt.expiresAt}`,
     ].filter((fact) => fact !== undefined);
-    io.out(`[question ${index + 1}/${open.length}] ${kindTitles[interrupt.kind]}${facts.length > 0 ? ` (${clean(facts.join(', '))})` : ''}${interrupt.message === undefined ? '' : `: ${clean(interrupt.message)}`}`);
+    io.out(
+      `[question ${index + 1}/${open.length}] ${kindTitles[interrupt.kind]}${facts.length > 0 ? ` (${clean(facts.join(', '))})` : ''}${interrupt.message === undefined ? '' : `: ${clean(interrupt.message)}`}`,
+    );
     if (isInterruptExpired(interrupt, now())) {
       io.out('  It has expired: it will be cancelled.');
       answers[interrupt.id] = { status: 'cancelled' };
@@ -258,7 +291,12 @@ async function answerInterrupts(thread: AguiThreadView, io: Io, nextLine: () => 
       answers[interrupt.id] = { status: 'cancelled' };
       continue;
     }
-    const answer = await askForm(described.form, answerSuggestions(described.form, interrupt.toolCallId === undefined ? undefined : toolCallArgs(thread, interrupt.toolCallId)), io, nextLine);
+    const answer = await askForm(
+      described.form,
+      answerSuggestions(described.form, interrupt.toolCallId === undefined ? undefined : toolCallArgs(thread, interrupt.toolCallId)),
+      io,
+      nextLine,
+    );
     if (answer === 'eof') return undefined;
     if (answer === 'cancel') {
       answers[interrupt.id] = { status: 'cancelled' };
@@ -304,10 +342,17 @@ async function askForm(form: ResponseForm, suggestions: AnswerSuggestions, io: I
   }
 }
 
-async function askField(field: FormField, current: JsonValue | undefined, parents: readonly string[], io: Io, nextLine: () => Promise<string | undefined>): Promise<JsonValue | undefined> {
+async function askField(
+  field: FormField,
+  current: JsonValue | undefined,
+  parents: readonly string[],
+  io: Io,
+  nextLine: () => Promise<string | undefined>,
+): Promise<JsonValue | undefined> {
   if (field.kind === 'object') {
     const labels = field.path === '' ? parents : [...parents, field.label];
-    if (field.path !== '') io.out(`  ${labels.join(' › ')}${field.required ? ' (required)' : ''}:${field.description === undefined ? '' : ` ${clean(field.description)}`}`);
+    if (field.path !== '')
+      io.out(`  ${labels.join(' › ')}${field.required ? ' (required)' : ''}:${field.description === undefined ? '' : ` ${clean(field.description)}`}`);
     const out: JsonObject = {};
     const base = isPlainObject(current) ? current : {};
     // Keys the form does not show (a suggestion's) stay as they were.
@@ -320,13 +365,16 @@ async function askField(field: FormField, current: JsonValue | undefined, parent
   }
   const label = [...parents, field.label].join(' › ');
   for (;;) {
-    io.out(`? ${label}${field.required && field.kind !== 'boolean' ? ' (required)' : ''} ${hintOf(field)}${current === undefined ? '' : ` [${shown(current)}]`}${field.description === undefined ? '' : ` — ${clean(field.description)}`}`);
+    io.out(
+      `? ${label}${field.required && field.kind !== 'boolean' ? ' (required)' : ''} ${hintOf(field)}${current === undefined ? '' : ` [${shown(current)}]`}${field.description === undefined ? '' : ` — ${clean(field.description)}`}`,
+    );
     const line = await nextLine();
     if (line === undefined) throw new Stop('eof');
     const text = line.trim();
     if (text === '/cancel') throw new Stop('cancel');
     if (text === '') return current;
-    if (text === '/clear') return field.kind === 'boolean' ? false : field.kind === 'choices' ? [] : field.path === '' && field.kind === 'string' ? '' : undefined;
+    if (text === '/clear')
+      return field.kind === 'boolean' ? false : field.kind === 'choices' ? [] : field.path === '' && field.kind === 'string' ? '' : undefined;
     const parsed = parseValue(field, line);
     if (parsed.ok) return parsed.value;
     io.out(`  ✗ ${parsed.message}`);
@@ -366,9 +414,14 @@ function parseValue(field: Exclude<FormField, { kind: 'object' }>, line: string)
       return Number.isFinite(value) ? { ok: true, value } : { ok: false, message: 'Type a number.' };
     }
     case 'choices': {
-      const picked = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+      const picked = text
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '');
       const unknown = picked.find((entry) => !field.options.includes(entry));
-      return unknown === undefined ? { ok: true, value: picked } : { ok: false, message: `"${unknown.slice(0, 80)}" is not one of: ${field.options.join(', ')}.` };
+      return unknown === undefined
+        ? { ok: true, value: picked }
+        : { ok: false, message: `"${unknown.slice(0, 80)}" is not one of: ${field.options.join(', ')}.` };
     }
     case 'json':
       try {
@@ -381,7 +434,8 @@ function parseValue(field: Exclude<FormField, { kind: 'object' }>, line: string)
 }
 
 function shown(value: JsonValue): string {
-  const text = typeof value === 'string' ? value : Array.isArray(value) && value.every((entry) => typeof entry === 'string') ? value.join(', ') : JSON.stringify(value);
+  const text =
+    typeof value === 'string' ? value : Array.isArray(value) && value.every((entry) => typeof entry === 'string') ? value.join(', ') : JSON.stringify(value);
   return oneLine(text, 200);
 }
 
@@ -451,7 +505,9 @@ class Printer {
     for (const subagent of view.subagents) {
       if (subagent.state === 'running' || this.subagentsShown.get(subagent.id) === subagent.state) continue;
       this.subagentsShown.set(subagent.id, subagent.state);
-      this.line(`${laneOf(view, subagent.id)}${subagentEnds[subagent.state]}${subagent.error === undefined ? '' : `: ${oneLine(subagent.error.message, 1000)}`}`);
+      this.line(
+        `${laneOf(view, subagent.id)}${subagentEnds[subagent.state]}${subagent.error === undefined ? '' : `: ${oneLine(subagent.error.message, 1000)}`}`,
+      );
     }
     if (view.noteCount > this.notesShown) {
       const fresh = view.notes.slice(Math.max(0, view.notes.length - (view.noteCount - this.notesShown)));
@@ -474,7 +530,9 @@ class Printer {
         const shown = this.toolsShown.get(item.id);
         if (item.started && shown === undefined && item.state !== 'streaming') {
           this.toolsShown.set(item.id, 'call');
-          this.line(`${lane}[tool] ${oneLine(item.name, 200)} ${item.argsText.trim() === '' ? '()' : oneLine(item.argsText, 300)}${item.state === 'incomplete' ? ' (incomplete)' : ''}`);
+          this.line(
+            `${lane}[tool] ${oneLine(item.name, 200)} ${item.argsText.trim() === '' ? '()' : oneLine(item.argsText, 300)}${item.state === 'incomplete' ? ' (incomplete)' : ''}`,
+          );
         }
         if (item.result !== undefined && this.toolsShown.get(item.id) !== 'result') {
           this.toolsShown.set(item.id, 'result');

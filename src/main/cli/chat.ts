@@ -45,7 +45,9 @@ export async function chat(
         continue;
       }
       try {
-        const answer = (await client.decide(action.id, { decision: decision[1] as 'confirm' | 'cancel', paramsHash: action.paramsHash, method: 'button' })) as { action?: { status?: string } };
+        const answer = (await client.decide(action.id, { decision: decision[1] as 'confirm' | 'cancel', paramsHash: action.paramsHash, method: 'button' })) as {
+          action?: { status?: string };
+        };
         io.out(`[action ${action.id}] ${answer.action?.status ?? 'decided'}`);
       } catch (error) {
         io.out(`[action ${action.id}] ${describe(error).message}`);
@@ -53,13 +55,17 @@ export async function chat(
       continue;
     }
     let streaming = false;
-    const outcome = await client.run({ threadId, runId: `r_${randomUUID()}`, messages: [{ id: `m_${randomUUID()}`, role: 'user', content: line }] }, (update) => {
-      if (update.type === 'run.started') threadId = update.threadId;
-      if (update.type === 'action') actions.set(update.action.id, update.action);
-      streaming = printUpdate(update, io, streaming);
-    });
+    const outcome = await client.run(
+      { threadId, runId: `r_${randomUUID()}`, messages: [{ id: `m_${randomUUID()}`, role: 'user', content: line }] },
+      (update) => {
+        if (update.type === 'run.started') threadId = update.threadId;
+        if (update.type === 'action') actions.set(update.action.id, update.action);
+        streaming = printUpdate(update, io, streaming);
+      },
+    );
     if (streaming) io.out('');
-    if (outcome.kind === 'not_sent' || outcome.kind === 'interrupted') io.out(`[${outcome.kind === 'not_sent' ? 'not sent' : 'connection dropped'}] ${outcome.message}`);
+    if (outcome.kind === 'not_sent' || outcome.kind === 'interrupted')
+      io.out(`[${outcome.kind === 'not_sent' ? 'not sent' : 'connection dropped'}] ${outcome.message}`);
   }
   return exitCodes.ok;
 }
@@ -81,11 +87,15 @@ function printUpdate(update: RunUpdate, io: Io, streaming: boolean): boolean {
     case 'card':
       return line(`[card] ${update.card.title ?? ''}\n${update.card.fallbackText}`);
     case 'action':
-      return line(`[action ${update.action.id}] ${update.action.summary} (risk ${update.action.riskLevel}, ${update.action.status}${update.action.expiresAt ? `, expires ${update.action.expiresAt}` : ''}) — type "confirm ${update.action.id}" or "cancel ${update.action.id}"`);
+      return line(
+        `[action ${update.action.id}] ${update.action.summary} (risk ${update.action.riskLevel}, ${update.action.status}${update.action.expiresAt ? `, expires ${update.action.expiresAt}` : ''}) — type "confirm ${update.action.id}" or "cancel ${update.action.id}"`,
+      );
     case 'open':
       return line(`[link] ${update.label}: ${update.url}`);
     case 'usage':
-      return line(`[usage] ${update.usage.map((meter) => `${meter.label} ${meter.used}${meter.limit ? `/${meter.limit}` : ''} ${meter.unit ?? ''}`).join(', ')}`);
+      return line(
+        `[usage] ${update.usage.map((meter) => `${meter.label} ${meter.used}${meter.limit ? `/${meter.limit}` : ''} ${meter.unit ?? ''}`).join(', ')}`,
+      );
     case 'run.error':
       return line(`[error ${update.code}] ${update.message}${update.retryable ? ' (you can try again)' : ''}`);
     default:

@@ -45,7 +45,9 @@ export function checkReport(io: Io, json: boolean): CheckReport {
       const count = (status: ReturnType<typeof checkStatus>) => results.filter((result) => checkStatus(result) === status).length;
       const skipped = count('SKIP');
       const warnings = count('WARN');
-      io.out(`${count('PASS')} passed, ${count('FAIL')} failed${skipped > 0 ? `, ${skipped} skipped` : ''}${warnings > 0 ? `, ${warnings} ${warnings === 1 ? 'warning' : 'warnings'}` : ''}`);
+      io.out(
+        `${count('PASS')} passed, ${count('FAIL')} failed${skipped > 0 ? `, ${skipped} skipped` : ''}${warnings > 0 ? `, ${warnings} ${warnings === 1 ? 'warning' : 'warnings'}` : ''}`,
+      );
       return ok;
     },
   };

@@ -126,7 +126,9 @@ export const commands: Record<string, Command> = {
                                                     wire sequence`,
     run: ({ values, positionals, io }) => {
       const address = oneAddress('conformance', positionals);
-      return releasingWebRtc(() => conformance(address, { dev: values.dev, token: token(values), json: values.json, waitExpiry: values['wait-expiry'], voice: !values['no-voice'] }, io));
+      return releasingWebRtc(() =>
+        conformance(address, { dev: values.dev, token: token(values), json: values.json, waitExpiry: values['wait-expiry'], voice: !values['no-voice'] }, io),
+      );
     },
   },
   photo: {
@@ -176,7 +178,9 @@ export const commands: Record<string, Command> = {
         if (process.stdin.isTTY) io.err('Type the admin PIN and press Enter (it shows as you type; pipe it in to avoid that):');
         return policyHashPin(process.stdin, io);
       }
-      throw new UsageError('agentdesk policy check [FILE] [--json] [--strict] | agentdesk policy effective [--json] [--policy FILE] | agentdesk policy export --admx DIR | --mobileconfig FILE [--from POLICY.json] | agentdesk policy hash-pin');
+      throw new UsageError(
+        'agentdesk policy check [FILE] [--json] [--strict] | agentdesk policy effective [--json] [--policy FILE] | agentdesk policy export --admx DIR | --mobileconfig FILE [--from POLICY.json] | agentdesk policy hash-pin',
+      );
     },
   },
   diagnostics: {
@@ -187,7 +191,10 @@ export const commands: Record<string, Command> = {
     run: ({ values, positionals, io }) => {
       if (positionals.length > 0) throw new UsageError('agentdesk diagnostics takes no arguments but --out FILE or --json [--policy FILE].');
       if (values.json && values.out !== undefined) throw new UsageError('agentdesk diagnostics writes --out FILE or prints --json: one or the other.');
-      return diagnostics({ out: values.out, json: values.json, policyFile: values.policy, userDataDir: resolveUserDataDir(), version: packageJson.version }, io);
+      return diagnostics(
+        { out: values.out, json: values.json, policyFile: values.policy, userDataDir: resolveUserDataDir(), version: packageJson.version },
+        io,
+      );
     },
   },
   kiosk: {
@@ -198,10 +205,20 @@ export const commands: Record<string, Command> = {
   agentdesk kiosk uninstall [--dry-run]            remove them`,
     run: ({ values, positionals, io }) => {
       const [action, ...extra] = positionals;
-      if ((action !== 'install' && action !== 'uninstall') || extra.length > 0) throw new UsageError('agentdesk kiosk install [--autostart] [--web | --exec PATH] [--dry-run] | agentdesk kiosk uninstall [--dry-run]');
-      if (process.platform !== 'linux') throw new UsageError('agentdesk kiosk install is for Linux; on Windows and macOS a kiosk device policy makes AgentDesk a login item itself.');
+      if ((action !== 'install' && action !== 'uninstall') || extra.length > 0)
+        throw new UsageError('agentdesk kiosk install [--autostart] [--web | --exec PATH] [--dry-run] | agentdesk kiosk uninstall [--dry-run]');
+      if (process.platform !== 'linux')
+        throw new UsageError('agentdesk kiosk install is for Linux; on Windows and macOS a kiosk device policy makes AgentDesk a login item itself.');
       if (values.web && values.exec !== undefined) throw new UsageError('--web starts the web shell; --exec names the installed app: one or the other.');
-      return kioskInstall({ action, way: values.autostart ? 'autostart' : 'systemd', target: values.web ? { kind: 'web' } : { kind: 'app', exec: values.exec }, dryRun: values['dry-run'] }, io);
+      return kioskInstall(
+        {
+          action,
+          way: values.autostart ? 'autostart' : 'systemd',
+          target: values.web ? { kind: 'web' } : { kind: 'app', exec: values.exec },
+          dryRun: values['dry-run'],
+        },
+        io,
+      );
     },
   },
   readers: {

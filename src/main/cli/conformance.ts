@@ -109,7 +109,10 @@ function suite(options: Options): Check[] {
       expect(end?.ok === true, 'no TOOL_CALL_END with metadata.ok true');
       const cards = run.updates.filter((u): u is { type: 'card'; card: Card } => u.type === 'card');
       expect(cards.length === 1, `expected one talkie.card, got ${cards.length}`);
-      expect(cards[0]!.card.blocks?.some((block) => block.type === 'fields'), 'the card has no valid fields block');
+      expect(
+        cards[0]!.card.blocks?.some((block) => block.type === 'fields'),
+        'the card has no valid fields block',
+      );
       expect(textMessages(run.updates).join('').trim() !== '', 'no short text after the card');
       return 'tool call start/end (ok), one card with a fields block, and text';
     }),
@@ -124,18 +127,26 @@ function suite(options: Options): Check[] {
     }),
     named('action confirm, repeat, conflict', async (client) => {
       const { action } = await proposeAction(client);
-      const first = (await client.decide(action.id, { decision: 'confirm', paramsHash: action.paramsHash, method: 'button' })) as { action?: { status?: string } };
+      const first = (await client.decide(action.id, { decision: 'confirm', paramsHash: action.paramsHash, method: 'button' })) as {
+        action?: { status?: string };
+      };
       const after = await client.action(action.id);
       expect(after.status === 'done', `after confirm the action is ${after.status}, not done (decision answered ${first.action?.status ?? '?'})`);
       await client.decide(action.id, { decision: 'confirm', paramsHash: action.paramsHash, method: 'button' });
       const conflict = await refusal(() => client.decide(action.id, { decision: 'cancel', paramsHash: action.paramsHash, method: 'button' }));
-      expect(conflict?.status === 409 && conflict.code === 'conflict', `the opposite decision answered ${conflict ? `${conflict.status} ${conflict.code}` : '200'}, not 409 conflict`);
+      expect(
+        conflict?.status === 409 && conflict.code === 'conflict',
+        `the opposite decision answered ${conflict ? `${conflict.status} ${conflict.code}` : '200'}, not 409 conflict`,
+      );
       return 'confirm → done; the same decision again → 200; the opposite → 409 conflict';
     }),
     named('action stale', async (client) => {
       const { action } = await proposeAction(client);
       const stale = await refusal(() => client.decide(action.id, { decision: 'confirm', paramsHash: `${action.paramsHash}0`, method: 'button' }));
-      expect(stale?.status === 409 && stale.code === 'stale', `a changed paramsHash answered ${stale ? `${stale.status} ${stale.code}` : '200'}, not 409 stale`);
+      expect(
+        stale?.status === 409 && stale.code === 'stale',
+        `a changed paramsHash answered ${stale ? `${stale.status} ${stale.code}` : '200'}, not 409 stale`,
+      );
       return 'a changed paramsHash → 409 stale';
     }),
     named('action expired', async (client) => {
@@ -168,12 +179,17 @@ function suite(options: Options): Check[] {
     named('slow run disconnected, recovered from the thread', async (client) => {
       const controller = new AbortController();
       let streamed = '';
-      const run = await send(client, 'talkie-test:slow', async (update) => {
-        if (update.type === 'text.delta') {
-          streamed += update.delta;
-          controller.abort();
-        }
-      }, controller.signal);
+      const run = await send(
+        client,
+        'talkie-test:slow',
+        async (update) => {
+          if (update.type === 'text.delta') {
+            streamed += update.delta;
+            controller.abort();
+          }
+        },
+        controller.signal,
+      );
       expect(streamed !== '', 'no text arrived before the disconnect');
       const deadline = Date.now() + (options.recoveryTimeoutMs ?? 20_000);
       while (Date.now() < deadline) {
@@ -182,21 +198,31 @@ function suite(options: Options): Check[] {
         const messages = thread.messages ?? [];
         const at = messages.findIndex((message) => message.id === run.messageId);
         const answer = at === -1 ? undefined : messages.slice(at + 1).find((message) => message.role === 'assistant');
-        if (answer?.content && answer.content.length > streamed.length) return `the thread holds the full answer (${answer.content.length} characters) after the client dropped`;
+        if (answer?.content && answer.content.length > streamed.length)
+          return `the thread holds the full answer (${answer.content.length} characters) after the client dropped`;
       }
-      throw new CheckFailed('the run\'s answer never appeared in the thread after the client disconnected (disconnect must not cancel)');
+      throw new CheckFailed("the run's answer never appeared in the thread after the client disconnected (disconnect must not cancel)");
     }),
   ];
 }
 
-async function send(client: TalkieClient, text: string, onUpdate?: (update: RunUpdate, runId: string) => void | Promise<void>, signal?: AbortSignal): Promise<Run> {
+async function send(
+  client: TalkieClient,
+  text: string,
+  onUpdate?: (update: RunUpdate, runId: string) => void | Promise<void>,
+  signal?: AbortSignal,
+): Promise<Run> {
   const run: Run = { updates: [], outcome: { kind: 'finished' }, threadId: `t_${randomUUID()}`, messageId: `m_${randomUUID()}` };
   const runId = `r_${randomUUID()}`;
-  run.outcome = await client.run({ threadId: run.threadId, runId, messages: [{ id: run.messageId, role: 'user', content: text }] }, (update) => {
-    if (update.type === 'run.started') run.threadId = update.threadId;
-    run.updates.push(update);
-    void onUpdate?.(update, runId);
-  }, signal);
+  run.outcome = await client.run(
+    { threadId: run.threadId, runId, messages: [{ id: run.messageId, role: 'user', content: text }] },
+    (update) => {
+      if (update.type === 'run.started') run.threadId = update.threadId;
+      run.updates.push(update);
+      void onUpdate?.(update, runId);
+    },
+    signal,
+  );
   return run;
 }
 
@@ -209,7 +235,10 @@ async function proposeAction(client: TalkieClient): Promise<{ action: Action }> 
 }
 
 function expectFinished(run: Run): void {
-  expect(run.outcome.kind === 'finished', `the run ended ${run.outcome.kind}${'message' in run.outcome ? `: ${run.outcome.message}` : ''}, not with RUN_FINISHED`);
+  expect(
+    run.outcome.kind === 'finished',
+    `the run ended ${run.outcome.kind}${'message' in run.outcome ? `: ${run.outcome.message}` : ''}, not with RUN_FINISHED`,
+  );
   expect(run.updates[0]?.type === 'run.started', 'the first event is not RUN_STARTED');
 }
 

@@ -17,11 +17,21 @@ import { exitCodes, UsageError, type Io } from './output';
  * every machine; its shape is `diagnosticsBundleSchema`).
  */
 export async function diagnostics(
-  options: { out: string | undefined; json?: boolean; policyFile?: string | undefined; systemPath?: string; load?: LoadDevicePolicyOptions; userDataDir: string; version: string; nfcTimeoutMs?: number },
+  options: {
+    out: string | undefined;
+    json?: boolean;
+    policyFile?: string | undefined;
+    systemPath?: string;
+    load?: LoadDevicePolicyOptions;
+    userDataDir: string;
+    version: string;
+    nfcTimeoutMs?: number;
+  },
   io: Io,
   deps: NfcCliDeps = {},
 ): Promise<number> {
-  if (options.out === undefined && options.json !== true) throw new UsageError(`agentdesk diagnostics needs --out FILE (for example --out ${diagnosticsFileName()}) or --json.`);
+  if (options.out === undefined && options.json !== true)
+    throw new UsageError(`agentdesk diagnostics needs --out FILE (for example --out ${diagnosticsFileName()}) or --json.`);
   const ring = new LogRing();
   const log = ringLogger(deps.log ?? createLogger({ level: 'warn' }), ring);
   io.err('Collecting: the device policy, settings, the keychain, the NFC readers (up to 10 s)…');

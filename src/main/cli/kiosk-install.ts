@@ -85,7 +85,9 @@ export function kioskCommand(target: KioskInstallOptions['target'], deps: KioskI
   const exec = target.exec ?? installedAppPath;
   if (!isAbsolute(exec)) throw new UsageError(`--exec needs an absolute path, not "${exec}".`);
   if (!(deps.exists ?? existsSync)(exec)) {
-    throw new UsageError(`No AgentDesk app at ${exec}${target.exec ? '' : ' (where the deb and rpm install it)'}: name it with --exec PATH (an AppImage too), or start the web shell with --web.`);
+    throw new UsageError(
+      `No AgentDesk app at ${exec}${target.exec ? '' : ' (where the deb and rpm install it)'}: name it with --exec PATH (an AppImage too), or start the web shell with --web.`,
+    );
   }
   return [exec, '--kiosk'];
 }
@@ -148,7 +150,8 @@ export async function kioskInstall(options: KioskInstallOptions, io: Io, deps: K
   const paths = kioskPaths(env);
   if (options.action === 'uninstall') return uninstall(paths, options.dryRun, io, deps);
   const command = kioskCommand(options.target, deps);
-  const file: PlannedFile = options.way === 'systemd' ? { path: paths.unit, content: systemdUnit(command) } : { path: paths.desktop, content: autostartEntry(command) };
+  const file: PlannedFile =
+    options.way === 'systemd' ? { path: paths.unit, content: systemdUnit(command) } : { path: paths.desktop, content: autostartEntry(command) };
   if (options.dryRun) {
     io.out(`would write ${file.path}:`);
     for (const line of file.content.trimEnd().split('\n')) io.out(`  ${line}`);
@@ -175,7 +178,8 @@ export async function kioskInstall(options: KioskInstallOptions, io: Io, deps: K
 /** A file at our path that we did not write is the administrator's: never replaced. */
 async function refuseForeign(path: string): Promise<void> {
   const text = await readFile(path, 'utf8').catch(() => undefined);
-  if (text !== undefined && !text.includes(marker)) throw new UsageError(`${path} exists and was not written by agentdesk kiosk install: it is left alone (remove it yourself to go on).`);
+  if (text !== undefined && !text.includes(marker))
+    throw new UsageError(`${path} exists and was not written by agentdesk kiosk install: it is left alone (remove it yourself to go on).`);
 }
 
 async function uninstall(paths: ReturnType<typeof kioskPaths>, dryRun: boolean, io: Io, deps: KioskInstallDeps): Promise<number> {

@@ -38,7 +38,8 @@ export function parseScanTimeout(text: string | undefined): number {
   const seconds = Number(text);
   const min = nfcArmTimeoutMs.min / 1000;
   const max = nfcArmTimeoutMs.max / 1000;
-  if (!/^\d+(\.\d+)?$/.test(text) || !(seconds >= min && seconds <= max)) throw new UsageError(`--timeout must be a number of seconds from ${min} to ${max}, not "${text}".`);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(seconds >= min && seconds <= max))
+    throw new UsageError(`--timeout must be a number of seconds from ${min} to ${max}, not "${text}".`);
   return seconds;
 }
 
@@ -78,10 +79,13 @@ export function settledStatus(service: NfcService, timeoutMs: number, options: {
 }
 
 function describeReaders(status: NfcStatus): string[] {
-  const lines = [`Smart-card service: ${status.service ?? (status.state === 'ready' ? 'running' : 'unavailable')}${status.detail ? ` (${status.detail})` : ''}`];
+  const lines = [
+    `Smart-card service: ${status.service ?? (status.state === 'ready' ? 'running' : 'unavailable')}${status.detail ? ` (${status.detail})` : ''}`,
+  ];
   if (status.fix) lines.push(`Fix: ${status.fix}`);
   if (status.state === 'ready' && status.readers.length === 0) lines.push('No NFC readers are connected.');
-  for (const reader of status.readers) lines.push(`${reader.name}: ${reader.connected ? `connected, ${reader.cardPresent ? 'card present' : 'no card'}` : 'disconnected'}`);
+  for (const reader of status.readers)
+    lines.push(`${reader.name}: ${reader.connected ? `connected, ${reader.cardPresent ? 'card present' : 'no card'}` : 'disconnected'}`);
   if (status.lastError) lines.push(`Last error: ${status.lastError.message}`);
   return lines;
 }

@@ -50,7 +50,9 @@ export async function photo(file: string, options: { json: boolean; out?: string
   if (options.json) {
     io.out(JSON.stringify({ byteCount, sha256, pixelWidth, pixelHeight, quality, encodes }));
   } else {
-    io.out(`${pixelWidth}×${pixelHeight} JPEG, ${byteCount} bytes (limit ${photoLimits.maxJpegBytes}), quality ${quality}, ${encodes} ${encodes === 1 ? 'encode' : 'encodes'}`);
+    io.out(
+      `${pixelWidth}×${pixelHeight} JPEG, ${byteCount} bytes (limit ${photoLimits.maxJpegBytes}), quality ${quality}, ${encodes} ${encodes === 1 ? 'encode' : 'encodes'}`,
+    );
     io.out(`sha256 ${sha256}`);
     if (options.out !== undefined) io.out(`written to ${options.out}`);
   }

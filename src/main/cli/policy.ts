@@ -58,7 +58,11 @@ export async function policyWarnings(policy: DevicePolicy, secrets: KeychainProb
  * refuse it, then its warnings (`policyWarnings`). Exit 0 valid (or no policy anywhere), 1 refused, or
  * with `strict` any warning.
  */
-export async function policyCheck(file: string | undefined, options: { json: boolean; strict?: boolean; systemPath?: string; secrets?: KeychainProbe }, io: Io): Promise<number> {
+export async function policyCheck(
+  file: string | undefined,
+  options: { json: boolean; strict?: boolean; systemPath?: string; secrets?: KeychainProbe },
+  io: Io,
+): Promise<number> {
   // Any file may be checked, also on a machine with a policy installed (the app would not take it by --policy there).
   const loadOptions: LoadDevicePolicyOptions = { file, systemPolicyWins: false, ...(options.systemPath ? { systemPath: options.systemPath } : {}) };
   const load = await loadDevicePolicy(loadOptions);
@@ -136,13 +140,25 @@ export async function policyEffective(options: { json: boolean; policyFile?: str
   }
   const effects = describeDevicePolicy(load.policy);
   if (options.json) {
-    io.out(JSON.stringify({ ok: true, state: 'active', file: load.file, layers: load.layers, policy: load.policy, sources: load.sources, conflicts: load.conflicts, effects }));
+    io.out(
+      JSON.stringify({
+        ok: true,
+        state: 'active',
+        file: load.file,
+        layers: load.layers,
+        policy: load.policy,
+        sources: load.sources,
+        conflicts: load.conflicts,
+        effects,
+      }),
+    );
     return exitCodes.ok;
   }
   io.out(`effective device policy, from ${load.layers.length === 1 ? 'one place' : `${load.layers.length} places (the first wins a conflict)`}:`);
   for (const layer of load.layers) io.out(`  ${layer.kind.padEnd(10)} ${terminalText(layer.name)}`);
   io.out('');
-  for (const [key, source] of Object.entries(load.sources)) io.out(`${key} = ${terminalText(JSON.stringify(valueAt(load.policy, key.split('.'))))}    ← ${terminalText(source)}`);
+  for (const [key, source] of Object.entries(load.sources))
+    io.out(`${key} = ${terminalText(JSON.stringify(valueAt(load.policy, key.split('.'))))}    ← ${terminalText(source)}`);
   if (load.conflicts.length > 0) {
     io.out('');
     io.out(`conflicts (${load.conflicts.length}): set differently in several places; the first place is in force`);
@@ -163,9 +179,14 @@ export async function policyEffective(options: { json: boolean; policyFile?: str
  * folder, the central store or Intune), or a macOS configuration profile carrying a policy (`--from`
  * a policy file; default: this machine's effective policy). Files are replaced.
  */
-export async function policyExport(options: { admx?: string | undefined; mobileconfig?: string | undefined; from?: string | undefined; load?: LoadDevicePolicyOptions }, io: Io): Promise<number> {
-  if (options.admx === undefined && options.mobileconfig === undefined) throw new UsageError('agentdesk policy export needs --admx DIR or --mobileconfig FILE.');
-  if (options.from !== undefined && options.mobileconfig === undefined) throw new UsageError('--from names the policy a --mobileconfig profile carries (the ADMX templates carry no values).');
+export async function policyExport(
+  options: { admx?: string | undefined; mobileconfig?: string | undefined; from?: string | undefined; load?: LoadDevicePolicyOptions },
+  io: Io,
+): Promise<number> {
+  if (options.admx === undefined && options.mobileconfig === undefined)
+    throw new UsageError('agentdesk policy export needs --admx DIR or --mobileconfig FILE.');
+  if (options.from !== undefined && options.mobileconfig === undefined)
+    throw new UsageError('--from names the policy a --mobileconfig profile carries (the ADMX templates carry no values).');
   if (options.admx !== undefined) {
     const templates = admxTemplates();
     const files: [string, string][] = [
@@ -182,7 +203,11 @@ export async function policyExport(options: { admx?: string | undefined; mobilec
   if (options.mobileconfig !== undefined) {
     const load = await loadDevicePolicy(options.from === undefined ? { ...options.load } : { ...options.load, file: options.from, systemPolicyWins: false });
     if (load.state !== 'active') {
-      io.err(load.state === 'none' ? 'There is no device policy on this machine to put in a profile: name one with --from POLICY.json.' : `The policy cannot go in a profile: ${load.message}`);
+      io.err(
+        load.state === 'none'
+          ? 'There is no device policy on this machine to put in a profile: name one with --from POLICY.json.'
+          : `The policy cannot go in a profile: ${load.message}`,
+      );
       return exitCodes.rejected;
     }
     await writeFile(options.mobileconfig, mobileconfig(load.policy));

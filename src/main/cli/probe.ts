@@ -41,9 +41,12 @@ export async function probe(address: string, options: { json: boolean; dev: bool
   try {
     url = normalizeAgentAddress(address, { allowLocalHttp: options.dev }).url;
   } catch (error) {
-    const message = error instanceof ServiceError && error.code === 'insecure_scheme' && !options.dev
-      ? `${error.message.split('.')[0]}. Add --dev to allow http:// to this computer and the local network.`
-      : error instanceof ServiceError ? error.message : String(error);
+    const message =
+      error instanceof ServiceError && error.code === 'insecure_scheme' && !options.dev
+        ? `${error.message.split('.')[0]}. Add --dev to allow http:// to this computer and the local network.`
+        : error instanceof ServiceError
+          ? error.message
+          : String(error);
     return report(io, options.json, { ok: false, kind: 'unknown', problems: [{ code: 'invalid_address', path: '', message }] }, exitCodes.usage);
   }
   const path = new URL(url).pathname;
@@ -53,14 +56,23 @@ export async function probe(address: string, options: { json: boolean; dev: bool
   // The human output ends with the documents that were read (whatever they turned out to be); an
   // address with a path is itself read as the manifest, and the line says so.
   if (!options.json) {
-    if (wantTalkie) io.out(manifestUrlFor(url) === url && !path.endsWith('/.well-known/talkie.json') ? `read: ${url} (as a Talkie manifest)` : `read: Talkie manifest ${manifestUrlFor(url)}`);
+    if (wantTalkie)
+      io.out(
+        manifestUrlFor(url) === url && !path.endsWith('/.well-known/talkie.json')
+          ? `read: ${url} (as a Talkie manifest)`
+          : `read: Talkie manifest ${manifestUrlFor(url)}`,
+      );
     const cardUrl = wantCard ? agentCardUrlFor(url) : undefined;
     if (cardUrl !== undefined) io.out(`read: agent card ${cardUrl}`);
   }
   return code;
 }
 
-async function probeDocuments(url: string, options: { json: boolean; dev: boolean; timeouts?: Partial<Timeouts>; wantCard: boolean; wantTalkie: boolean }, io: Io): Promise<number> {
+async function probeDocuments(
+  url: string,
+  options: { json: boolean; dev: boolean; timeouts?: Partial<Timeouts>; wantCard: boolean; wantTalkie: boolean },
+  io: Io,
+): Promise<number> {
   const { wantCard, wantTalkie } = options;
   const timeouts = options.timeouts ? { timeouts: options.timeouts } : {};
   const [talkie, card] = await Promise.all([
@@ -167,18 +179,16 @@ function cardFields(discovery: FoundCard): Record<string, unknown> {
   }
   if (validation.ok && validation.kind === 'a2a') fields.a2a = validation.a2a;
   if (discovery.uiLinks?.declared) {
-    fields.uiLinks = discovery.uiLinks.links.map(
-      (link): UiLinkProbe => ({
-        url: link.url,
-        label: link.label,
-        audience: link.audience,
-        access: link.access ?? null,
-        kind: link.kind ?? null,
-        crossOrigin: link.crossOrigin,
-        shownByDefault: link.shownByDefault,
-        notes: link.notes,
-      }),
-    );
+    fields.uiLinks = discovery.uiLinks.links.map((link): UiLinkProbe => ({
+      url: link.url,
+      label: link.label,
+      audience: link.audience,
+      access: link.access ?? null,
+      kind: link.kind ?? null,
+      crossOrigin: link.crossOrigin,
+      shownByDefault: link.shownByDefault,
+      notes: link.notes,
+    }));
     fields.uiLinksProblems = discovery.uiLinks.problems;
   }
   return fields;
@@ -186,7 +196,12 @@ function cardFields(discovery: FoundCard): Record<string, unknown> {
 
 function reportCard(io: Io, json: boolean, discovery: FoundCard): number {
   const { validation } = discovery;
-  return report(io, json, { ok: validation.ok, kind: validation.kind, problems: validation.problems, ...cardFields(discovery) }, validation.ok ? exitCodes.ok : exitCodes.rejected);
+  return report(
+    io,
+    json,
+    { ok: validation.ok, kind: validation.kind, problems: validation.problems, ...cardFields(discovery) },
+    validation.ok ? exitCodes.ok : exitCodes.rejected,
+  );
 }
 
 function dedupe(problems: Problem[]): Problem[] {
@@ -219,7 +234,9 @@ function report(io: Io, json: boolean, result: ProbeReport, code: number): numbe
   if (result.ok && talkie) io.out(`usable: Talkie server "${talkie.name}" (${talkie.serverId}) at ${talkie.issuer}${talkie.testMode ? ', test mode' : ''}`);
   if (result.ok && agentcall) io.out(`usable: ${describeAgentCall(agentcall)}`);
   if (result.ok && a2a) {
-    io.out(`usable: A2A agent "${terminalText(a2a.name)}" ${terminalText(a2a.version)} without AgentCall: the app shows its card, skills and web pages; no conversation`);
+    io.out(
+      `usable: A2A agent "${terminalText(a2a.name)}" ${terminalText(a2a.version)} without AgentCall: the app shows its card, skills and web pages; no conversation`,
+    );
   }
   if (!result.ok) io.out(`not usable${kindNames[result.kind]}${a2a ? ` "${terminalText(a2a.name)}"` : ''}:`);
   for (const problem of result.problems) io.out(`  ${problem.code}${problem.path ? ` at ${problem.path}` : ''}: ${problem.message}`);
@@ -232,7 +249,9 @@ function report(io: Io, json: boolean, result: ProbeReport, code: number): numbe
     if (a2a.iconUrl) io.out(`  icon: ${link(a2a.iconUrl)}`);
   }
   if (typeof result.answered === 'string') {
-    io.out(`found: a server answers at ${result.answered}, with no Talkie manifest and no agent card. A plain AG-UI endpoint looks like this (AG-UI has no discovery document); whether it speaks AG-UI shows on its first run.`);
+    io.out(
+      `found: a server answers at ${result.answered}, with no Talkie manifest and no agent card. A plain AG-UI endpoint looks like this (AG-UI has no discovery document); whether it speaks AG-UI shows on its first run.`,
+    );
     io.out(`try: ${String(result.try)}`);
   }
   const uiLinks = result.uiLinks as UiLinkProbe[] | undefined;

@@ -129,7 +129,10 @@ export async function voiceChecks(client: TalkieClient, options: VoiceCheckOptio
       await within(call.opened, timeoutMs, `the oai-events data channel did not open within ${seconds(timeoutMs)} of the answer`);
       const first = parseRealtimeMessage(await within(call.firstMessage, timeoutMs, `no event came on oai-events within ${seconds(timeoutMs)} of it opening`));
       if (first.kind === 'invalid') throw new CheckFailed(`the provider's first event cannot be read: ${first.reason}`);
-      expect(first.kind === 'event' && first.event.type === 'session.created', `the provider's first event is not session.created (${first.kind === 'ignored' ? first.reason : first.event.type})`);
+      expect(
+        first.kind === 'event' && first.event.type === 'session.created',
+        `the provider's first event is not session.created (${first.kind === 'ignored' ? first.reason : first.event.type})`,
+      );
       return (
         `an offer (Opus 48 kHz mono sendrecv, ${opusProfile}; data channel oai-events) went to ${host} with the client secret as its only credential; ` +
         `the answer was accepted, oai-events opened and the first event was session.created (${Math.round(performance.now() - started)} ms)`
@@ -146,7 +149,8 @@ export async function voiceChecks(client: TalkieClient, options: VoiceCheckOptio
             sdp = await postSdpOffer(signalingUrl, clientSecret, second.offer, policy);
           } catch (error) {
             if (!(error instanceof SdpError)) throw error;
-            if (error.code === 'network') throw new CheckFailed(`the second SDP POST failed on the network, so whether the secret still works is unknown: ${error.message}`);
+            if (error.code === 'network')
+              throw new CheckFailed(`the second SDP POST failed on the network, so whether the secret still works is unknown: ${error.message}`);
             return `a second SDP POST with the same secret was refused (${error.code === 'secret_rejected' ? '401' : `${error.code}: ${error.message}`})`;
           }
           // Accepted: finish that call too, so hanging up below ends it on the provider's side.
@@ -187,13 +191,20 @@ export async function voiceChecks(client: TalkieClient, options: VoiceCheckOptio
       else
         await run('voice tool callId reused → 409', async () => {
           const again = await refusal(() => client.voiceTool(voiceSessionId, tool, { callId, arguments: '{}' }));
-          expect(again?.status === 409, `the same callId again answered ${again ? `${again.status} ${again.code}` : 'with success'}, not 409 (§10.2: the server rejects a reused callId)`);
+          expect(
+            again?.status === 409,
+            `the same callId again answered ${again ? `${again.status} ${again.code}` : 'with success'}, not 409 (§10.2: the server rejects a reused callId)`,
+          );
           return `the same callId again → 409 ${again.code}`;
         });
     }
 
     await run('voice transcript', async () => {
-      const status = await client.voiceTranscript(voiceSessionId, { role: 'user', text: `Talkie conformance ${randomUUID().slice(0, 8)}`, itemId: `item_conformance_${randomUUID()}` });
+      const status = await client.voiceTranscript(voiceSessionId, {
+        role: 'user',
+        text: `Talkie conformance ${randomUUID().slice(0, 8)}`,
+        itemId: `item_conformance_${randomUUID()}`,
+      });
       expect(status === 201, `a final user transcript answered ${status}, not 201`);
       return 'a final user transcript → 201';
     });
@@ -221,7 +232,14 @@ type Run = (name: VoiceCheckName, check: () => Promise<string | Omit<CheckResult
  * The client refusing before anything is sent: AgentDesk's own rules, proved on copies of the
  * server's (valid) answer whose signalling URL points at a local decoy listener.
  */
-async function clientChecks(manifest: TalkieManifest, capability: VoiceCapability, answer: unknown, session: VoiceSession, policy: NetPolicy, run: Run): Promise<void> {
+async function clientChecks(
+  manifest: TalkieManifest,
+  capability: VoiceCapability,
+  answer: unknown,
+  session: VoiceSession,
+  policy: NetPolicy,
+  run: Run,
+): Promise<void> {
   const { signalingHosts } = capability;
   const decoy = await listenDecoy();
   try {
@@ -231,9 +249,16 @@ async function clientChecks(manifest: TalkieManifest, capability: VoiceCapabilit
       return refusedBeforeSending(`http://${decoyHost}/v1/realtime/calls`, [...signalingHosts, decoyHost], 'signaling_not_https', { allowLocalHttp: false });
     });
     await run('client: unlisted signalling host refused', async () => {
-      const name = ['127.0.0.1', 'localhost', '[::1]'].find((candidate) => !signalingHosts.includes(candidate) && !signalingHosts.includes(`${candidate}:${decoy.port}`));
+      const name = ['127.0.0.1', 'localhost', '[::1]'].find(
+        (candidate) => !signalingHosts.includes(candidate) && !signalingHosts.includes(`${candidate}:${decoy.port}`),
+      );
       if (name === undefined) return { ok: true, skipped: true, detail: 'the manifest lists every loopback name, so no unlisted host can point at the decoy' };
-      return refusedBeforeSending(`${new URL(session.signalingUrl).protocol}//${name}:${decoy.port}/v1/realtime/calls`, signalingHosts, 'signaling_host_not_listed', policy);
+      return refusedBeforeSending(
+        `${new URL(session.signalingUrl).protocol}//${name}:${decoy.port}/v1/realtime/calls`,
+        signalingHosts,
+        'signaling_host_not_listed',
+        policy,
+      );
     });
   } finally {
     await decoy.close();

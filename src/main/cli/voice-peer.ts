@@ -247,7 +247,9 @@ export async function callAgentCallAgent(options: AgentCallCallOptions): Promise
     );
   } catch (error) {
     if (error instanceof AnswerNotApplied) throw new CallFailed('channel', error.message);
-    throw error instanceof SignallingError ? new CallFailed('offer', `${error.code}: ${error.message}`, error.code) : new CallFailed('offer', (error as Error).message);
+    throw error instanceof SignallingError
+      ? new CallFailed('offer', `${error.code}: ${error.message}`, error.code)
+      : new CallFailed('offer', (error as Error).message);
   }
   const { offerer, answer } = placed;
   try {
@@ -257,7 +259,14 @@ export async function callAgentCallAgent(options: AgentCallCallOptions): Promise
       if (connection.isOpen) connection.close();
       offerer.close();
     };
-    return { connection, offerer, answerBytes: new TextEncoder().encode(answer).byteLength, agentChannels, ...(placed.retried === undefined ? {} : { retried: placed.retried }), close };
+    return {
+      connection,
+      offerer,
+      answerBytes: new TextEncoder().encode(answer).byteLength,
+      agentChannels,
+      ...(placed.retried === undefined ? {} : { retried: placed.retried }),
+      close,
+    };
   } catch (error) {
     offerer.close();
     throw new CallFailed('channel', (error as Error).message);
@@ -293,7 +302,10 @@ export interface Placed<T> {
  * libdatachannel's race, the call is made once more with a new peer and a new POST, and `retried` says
  * so; any other failure to apply it, or the race twice, throws AnswerNotApplied.
  */
-export async function offerAndAccept<T extends { offer: string; accept(answer: string): void; close(): void }>(make: () => Promise<T>, post: (offerer: T) => Promise<string>): Promise<Placed<T>> {
+export async function offerAndAccept<T extends { offer: string; accept(answer: string): void; close(): void }>(
+  make: () => Promise<T>,
+  post: (offerer: T) => Promise<string>,
+): Promise<Placed<T>> {
   let retried: string | undefined;
   for (let attempt = 1; ; attempt++) {
     const offerer = await make();

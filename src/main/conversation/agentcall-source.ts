@@ -78,7 +78,8 @@ export function agentCallAdapter(agentCall: AgentCallSessions, events: AgentCall
         }
       }
       const live = (): string => {
-        if (sessionKey === undefined || view.phase === 'ended') throw new ServiceError('session_ended', byCall ? 'Call the agent first.' : 'The session has ended; start a new one.');
+        if (sessionKey === undefined || view.phase === 'ended')
+          throw new ServiceError('session_ended', byCall ? 'Call the agent first.' : 'The session has ended; start a new one.');
         return sessionKey;
       };
       const source: ConversationSource = {
@@ -125,7 +126,8 @@ function arrivalStamps(): (items: readonly ConversationItem[]) => ConversationIt
   return (items) => {
     const now = Date.now();
     // The view drops its oldest items past its bound: so are their times.
-    if (firstSeen.size > items.length * 2 + 100) firstSeen = new Map(items.flatMap((item) => (firstSeen.has(item.id) ? [[item.id, firstSeen.get(item.id) as number] as const] : [])));
+    if (firstSeen.size > items.length * 2 + 100)
+      firstSeen = new Map(items.flatMap((item) => (firstSeen.has(item.id) ? [[item.id, firstSeen.get(item.id) as number] as const] : [])));
     return items.map((item) => {
       let at = firstSeen.get(item.id);
       if (at === undefined) {

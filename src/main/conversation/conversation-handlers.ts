@@ -4,7 +4,8 @@ import type { ConversationService } from './conversation-service';
 /** `conversation.*`: the one interface to a conversation, whatever the agent speaks. */
 export function conversationHandlers(service: ConversationService): HandlerTable<'conversation'> {
   return {
-    'conversation.open': ({ agentId, threadId, renew }) => service.openConversation(agentId, { ...(threadId === undefined ? {} : { threadId }), ...(renew === true ? { renew } : {}) }),
+    'conversation.open': ({ agentId, threadId, renew }) =>
+      service.openConversation(agentId, { ...(threadId === undefined ? {} : { threadId }), ...(renew === true ? { renew } : {}) }),
     'conversation.view': ({ agentId, conversationId }) => service.view(agentId, conversationId),
     'conversation.send': ({ agentId, conversationId, messageId, text }) => service.send(agentId, conversationId, { messageId, text }),
     'conversation.unqueue': ({ agentId, conversationId, messageId }) => service.unqueue(agentId, conversationId, messageId),

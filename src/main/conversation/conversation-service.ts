@@ -91,7 +91,12 @@ export class ConversationService {
   private async openNow(agentId: string, options: { threadId?: string; renew?: boolean }): Promise<ConversationView> {
     const current = this.open.get(agentId);
     const snapshot = current?.source.snapshot();
-    if (current !== undefined && snapshot !== undefined && options.renew !== true && (options.threadId === undefined || options.threadId === snapshot.status.threadId)) {
+    if (
+      current !== undefined &&
+      snapshot !== undefined &&
+      options.renew !== true &&
+      (options.threadId === undefined || options.threadId === snapshot.status.threadId)
+    ) {
       current.threadId = snapshot.status.threadId;
       current.windowFrom = newestWindowFrom(snapshot, queuedItems(current.queue));
       current.sent = this.viewOf(current);
@@ -134,7 +139,8 @@ export class ConversationService {
     const { status } = entry.source.snapshot();
     if (status.phase !== 'ready') throw new ServiceError('rejected', 'The conversation cannot take a message yet: it is still connecting, or it has ended.');
     if (status.run !== 'idle' || entry.queue.length > 0 || entry.sending) {
-      if (entry.queue.length >= maxQueuedMessages) throw new ServiceError('rejected', `At most ${maxQueuedMessages} messages can wait while the agent answers.`);
+      if (entry.queue.length >= maxQueuedMessages)
+        throw new ServiceError('rejected', `At most ${maxQueuedMessages} messages can wait while the agent answers.`);
       if (entry.queue.some((queued) => queued.messageId === message.messageId)) return { queued: true };
       entry.queue.push(message);
       this.changed(entry);
@@ -215,7 +221,8 @@ export class ConversationService {
 
   private entry(agentId: string, conversationId: string): Open {
     const entry = this.open.get(agentId);
-    if (entry === undefined || entry.conversationId !== conversationId) throw new ServiceError('session_ended', 'This conversation is no longer open. Open it again.');
+    if (entry === undefined || entry.conversationId !== conversationId)
+      throw new ServiceError('session_ended', 'This conversation is no longer open. Open it again.');
     return entry;
   }
 

@@ -97,7 +97,9 @@ export function talkieAdapter(talkie: TalkiePort, events: MainEvents, now: () =>
       const conversation = open.get(agentId);
       if (conversation === undefined) return;
       const { conversation: shown, generation } = conversation.state();
-      const here = shown.items.some((item) => item.kind === 'action' && item.id === answer.action.id) || (answer.action.threadId !== undefined && answer.action.threadId === shown.threadId);
+      const here =
+        shown.items.some((item) => item.kind === 'action' && item.id === answer.action.id) ||
+        (answer.action.threadId !== undefined && answer.action.threadId === shown.threadId);
       if (here) conversation.dispatch({ type: 'decided', generation, action: answer.action, updates: answer.updates, at: at() });
     },
     actionRead(agentId, action) {
@@ -202,7 +204,8 @@ export function talkieAdapter(talkie: TalkiePort, events: MainEvents, now: () =>
           const again = state.conversation.items.find((item) => item.kind === 'user' && item.id === message.messageId);
           const text = again?.kind === 'user' ? again.text : message.text;
           const retriesLast = again !== undefined && lastUserMessage(state.conversation)?.id === again.id;
-          const failedAnswer = retriesLast && state.conversation.runState === 'error' ? state.conversation.items.findLast((item) => item.kind === 'error') : undefined;
+          const failedAnswer =
+            retriesLast && state.conversation.runState === 'error' ? state.conversation.items.findLast((item) => item.kind === 'error') : undefined;
           const attempt = ++attempts;
           dispatch({
             type: 'deliver',
@@ -283,11 +286,14 @@ function withFailures(items: readonly ConversationItem[], failures: ReadonlyMap<
   return items.map((item) => {
     if (item.kind !== 'message' || item.role !== 'user' || item.state !== 'failed') return item;
     const failure = failures.get(item.id.slice('user:'.length));
-    return failure === undefined ? item : { ...item, error: { ...problem(failure), ...(failure.retryable === undefined ? {} : { retryable: failure.retryable }) } };
+    return failure === undefined
+      ? item
+      : { ...item, error: { ...problem(failure), ...(failure.retryable === undefined ? {} : { retryable: failure.retryable }) } };
   });
 }
 
 function shown(error: unknown): ShownError {
-  if (error instanceof ServiceError) return { code: error.code, message: error.message, ...(error.retryable === undefined ? {} : { retryable: error.retryable }) };
+  if (error instanceof ServiceError)
+    return { code: error.code, message: error.message, ...(error.retryable === undefined ? {} : { retryable: error.retryable }) };
   return { code: 'internal', message: 'Something went wrong; details are in the app log.' };
 }

@@ -157,7 +157,13 @@ function doneCard(record: ActionRecord): TalkieCard {
       subtitle: to,
       blocks: [
         { type: 'badge', text: 'Sent', tone: 'positive' },
-        { type: 'fields', fields: [{ label: 'To', value: to }, { label: 'Subject', value: String(record.params.subject) }] },
+        {
+          type: 'fields',
+          fields: [
+            { label: 'To', value: to },
+            { label: 'Subject', value: String(record.params.subject) },
+          ],
+        },
       ],
       fallbackText: `Offer ${String(record.params.offerId)} was sent to ${to}.`,
       a11yLabel: `Offer ${String(record.params.offerId)} sent`,
@@ -169,7 +175,13 @@ function doneCard(record: ActionRecord): TalkieCard {
     title: 'Test action done',
     blocks: [
       { type: 'badge', text: 'Done', tone: 'positive' },
-      { type: 'fields', fields: [{ label: 'Action', value: record.action.summary }, { label: 'Confirmed by', value: record.decision?.method ?? 'button' }] },
+      {
+        type: 'fields',
+        fields: [
+          { label: 'Action', value: record.action.summary },
+          { label: 'Confirmed by', value: record.decision?.method ?? 'button' },
+        ],
+      },
     ],
     fallbackText: `Done: ${record.action.summary}`,
     a11yLabel: 'Test action done',

@@ -76,7 +76,12 @@ interface OidcAccessToken {
 interface OidcProvider {
   callback(): (req: IncomingMessage, res: ServerResponse) => void;
   interactionDetails(req: IncomingMessage, res: ServerResponse): Promise<OidcInteraction>;
-  interactionFinished(req: IncomingMessage, res: ServerResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
+  interactionFinished(
+    req: IncomingMessage,
+    res: ServerResponse,
+    result: Record<string, unknown>,
+    options?: { mergeWithLastSubmission?: boolean },
+  ): Promise<void>;
   on(event: string, listener: (...args: unknown[]) => void): void;
   Grant: { new (properties: { accountId: string; clientId: string }): OidcGrant; find(id: string): Promise<OidcGrant | undefined> };
   AccessToken: { find(token: string): Promise<OidcAccessToken | undefined> };
@@ -186,9 +191,7 @@ function configuration(options: DemoAuthorizationServerOptions): Record<string, 
     clientBasedCORS: () => false,
     rotateRefreshToken: () => true,
     findAccount: async (_ctx: unknown, sub: string) =>
-      sub === demoUser.id
-        ? { accountId: demoUser.id, claims: async () => ({ sub: demoUser.id, name: demoUser.name, email: demoUser.email }) }
-        : undefined,
+      sub === demoUser.id ? { accountId: demoUser.id, claims: async () => ({ sub: demoUser.id, name: demoUser.name, email: demoUser.email }) } : undefined,
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     renderError: (ctx: { type: string; body: string }, out: Record<string, string>) => {
       ctx.type = 'text/plain; charset=utf-8';
@@ -219,7 +222,12 @@ async function autoApprove(provider: OidcProvider, req: IncomingMessage, res: Se
     return;
   }
   if (prompt.name !== 'consent') {
-    await provider.interactionFinished(req, res, { error: 'access_denied', error_description: `unsupported prompt ${prompt.name}` }, { mergeWithLastSubmission: false });
+    await provider.interactionFinished(
+      req,
+      res,
+      { error: 'access_denied', error_description: `unsupported prompt ${prompt.name}` },
+      { mergeWithLastSubmission: false },
+    );
     return;
   }
   const accountId = interaction.session?.accountId ?? demoUser.id;

@@ -35,7 +35,9 @@ function addVoice(document: Record<string, unknown>): Record<string, unknown> {
       return {
         ...user,
         ...(isObject(user.usage) ? { usage: { ...user.usage, voiceSeconds: 0 } } : {}),
-        ...(Array.isArray(user.threads) ? { threads: user.threads.map((thread: unknown) => (isObject(thread) ? { ...thread, channel: 'chat' } : thread)) } : {}),
+        ...(Array.isArray(user.threads)
+          ? { threads: user.threads.map((thread: unknown) => (isObject(thread) ? { ...thread, channel: 'chat' } : thread)) }
+          : {}),
       };
     }),
   };
@@ -169,7 +171,14 @@ export function snapshotDemoState(spaces: Iterable<UserSpace>, onSkip?: (userId:
     const user = snapshotUser(space, usage);
     const checked = userStateSchema.safeParse(user);
     if (checked.success) users.push(user);
-    else onSkip?.(space.user.id, checked.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).slice(0, 3).join('; '));
+    else
+      onSkip?.(
+        space.user.id,
+        checked.error.issues
+          .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+          .slice(0, 3)
+          .join('; '),
+      );
   }
   return { schemaVersion: demoStateVersion, savedAt: new Date().toISOString(), users };
 }

@@ -60,7 +60,15 @@ export function findContacts(query: string): Contact[] {
 export function contactsCard(matches: readonly Contact[], query = ''): TalkieCard {
   if (matches.length === 0) {
     const text = `No contact matches “${query.trim().slice(0, 80)}”.`;
-    return { id: newId('card'), version: 1, title: 'Contacts', subtitle: 'No matches', blocks: [{ type: 'text', text }], fallbackText: text, a11yLabel: 'Contact search results' };
+    return {
+      id: newId('card'),
+      version: 1,
+      title: 'Contacts',
+      subtitle: 'No matches',
+      blocks: [{ type: 'text', text }],
+      fallbackText: text,
+      a11yLabel: 'Contact search results',
+    };
   }
   const shown = matches.slice(0, contactsShown);
   const more = matches.length - shown.length;
@@ -68,11 +76,16 @@ export function contactsCard(matches: readonly Contact[], query = ''): TalkieCar
     id: newId('card'),
     version: 1,
     title: 'Contacts',
-    subtitle: matches.length === shown.length ? `${matches.length} ${matches.length === 1 ? 'match' : 'matches'}` : `${shown.length} of ${matches.length} matches`,
+    subtitle:
+      matches.length === shown.length ? `${matches.length} ${matches.length === 1 ? 'match' : 'matches'}` : `${shown.length} of ${matches.length} matches`,
     blocks: [
       {
         type: 'list',
-        items: shown.map((contact) => ({ title: contact.name, subtitle: `${contact.company} · ${contact.city}`, ...(contact.url ? { url: contact.url } : {}) })),
+        items: shown.map((contact) => ({
+          title: contact.name,
+          subtitle: `${contact.company} · ${contact.city}`,
+          ...(contact.url ? { url: contact.url } : {}),
+        })),
         ...(more > 0 ? { more } : {}),
       },
     ],

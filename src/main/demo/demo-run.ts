@@ -175,10 +175,13 @@ export class DemoRun {
         clearTimeout(timer);
         reject(new RunAborted((signal.reason as AbortReason | undefined) ?? 'cancelled'));
       };
-      const timer = setTimeout(() => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.max(0, ms * this.options.timeScale));
+      const timer = setTimeout(
+        () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        Math.max(0, ms * this.options.timeScale),
+      );
       signal.addEventListener('abort', onAbort, { once: true });
     });
   }

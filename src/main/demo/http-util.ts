@@ -29,8 +29,7 @@ export const httpErrors = {
   conflict: (message: string) => new TalkieHttpError(409, 'conflict', message),
   stale: (message: string) => new TalkieHttpError(409, 'stale', message),
   expired: (message: string) => new TalkieHttpError(410, 'expired', message),
-  tooLarge: (message: string, closeConnection = false) =>
-    new TalkieHttpError(413, 'too_large', message, false, closeConnection ? { Connection: 'close' } : {}),
+  tooLarge: (message: string, closeConnection = false) => new TalkieHttpError(413, 'too_large', message, false, closeConnection ? { Connection: 'close' } : {}),
   quota: (message: string) => new TalkieHttpError(429, 'quota_exceeded', message, false),
   internal: (message = 'Something went wrong in the demo server.') => new TalkieHttpError(500, 'internal', message, true),
 };

@@ -34,7 +34,10 @@ export async function startDemo(
   options: { port?: number; persistPath?: string; log?: Logger; clientId?: string; notices?: NoticeSink; voice?: DemoVoiceOptions } = {},
 ): Promise<RunningDemo> {
   const { startDemoAuthorizationServer } = await import('./authorization-server');
-  const authorizationServer = await startDemoAuthorizationServer({ clientId: options.clientId ?? defaultOAuthClientId, ...(options.log ? { log: options.log } : {}) });
+  const authorizationServer = await startDemoAuthorizationServer({
+    clientId: options.clientId ?? defaultOAuthClientId,
+    ...(options.log ? { log: options.log } : {}),
+  });
   try {
     const talkie = await startTalkieDemoServer({
       ...(options.port === undefined ? {} : { port: options.port }),

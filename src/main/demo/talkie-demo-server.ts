@@ -126,12 +126,18 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
   let closed: Promise<void> | undefined;
   let baseUrl = '';
   let allowedHosts: string[] = [];
-  const voice = new DemoVoiceSessions(options.voice ?? {}, { spaceFor: (user) => spaceFor(user), signalingUrl: () => `${baseUrl}${realtimeCallsPath}`, timeScale, log });
+  const voice = new DemoVoiceSessions(options.voice ?? {}, {
+    spaceFor: (user) => spaceFor(user),
+    signalingUrl: () => `${baseUrl}${realtimeCallsPath}`,
+    timeScale,
+    log,
+  });
   /** The speech provider, loaded on the first SDP offer (node-datachannel is native code: a demo without voice calls never loads it). */
   let provider: Promise<RealtimeProvider> | undefined;
   const realtime = (): Promise<RealtimeProvider> =>
     (provider ??= import('./voice/realtime-provider').then(
-      ({ createRealtimeProvider }) => createRealtimeProvider({ isClientSecret: (secret) => voice.isClientSecret(secret), log: (message) => log.info('demo', message) }),
+      ({ createRealtimeProvider }) =>
+        createRealtimeProvider({ isClientSecret: (secret) => voice.isClientSecret(secret), log: (message) => log.info('demo', message) }),
       (error: unknown) => {
         provider = undefined;
         log.error('demo', 'the demo voice provider could not be loaded', error);
@@ -167,10 +173,16 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
       warned.add(userId);
       log.warn('demo', `the demo state of user ${JSON.stringify(userId.slice(0, 80))} is not saved (${problem})`);
     };
-    const saver = new DemoStatePersister(store, () => snapshotDemoState(spaces.values(), skipped), log, undefined, (error) => {
-      const detail = error instanceof Error ? error.message : 'unknown error';
-      notices.push({ code: 'demo_not_saved', detail, message: `The demo agent's conversations are kept until AgentDesk closes, but not on disk: ${detail}` });
-    });
+    const saver = new DemoStatePersister(
+      store,
+      () => snapshotDemoState(spaces.values(), skipped),
+      log,
+      undefined,
+      (error) => {
+        const detail = error instanceof Error ? error.message : 'unknown error';
+        notices.push({ code: 'demo_not_saved', detail, message: `The demo agent's conversations are kept until AgentDesk closes, but not on disk: ${detail}` });
+      },
+    );
     for (const space of spaces.values()) space.onChange = () => saver.schedule();
     return saver;
   }
@@ -250,7 +262,9 @@ export async function startTalkieDemoServer(options: TalkieDemoOptions = {}): Pr
       voice: speech.available,
       usage: spaceFor(user).usage(),
       // Not in Talkie 1 §4 (clients ignore unknown fields): why voice is off, and how to switch it on.
-      ...(speech.available ? {} : { voiceUnavailable: { message: speechUnavailableMessage(speech), missing: speech.missing, installCommand: speech.installCommand } }),
+      ...(speech.available
+        ? {}
+        : { voiceUnavailable: { message: speechUnavailableMessage(speech), missing: speech.missing, installCommand: speech.installCommand } }),
     });
   };
 

@@ -1,4 +1,17 @@
-import { app, BrowserWindow, dialog, globalShortcut, ipcMain, Menu, protocol, session, shell, utilityProcess, type IpcMainInvokeEvent, type WebContents } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  globalShortcut,
+  ipcMain,
+  Menu,
+  protocol,
+  session,
+  shell,
+  utilityProcess,
+  type IpcMainInvokeEvent,
+  type WebContents,
+} from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { completePrivateUseRedirect } from '../auth/oauth-client';
@@ -56,7 +69,10 @@ export function policyArguments(argv: readonly string[]): ElectronPolicyStart {
   return { policyFile, kiosk: argv.includes('--kiosk') };
 }
 
-export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(), policyStart: ElectronPolicyStart = policyArguments(process.argv)): Promise<void> {
+export async function startElectronApp(
+  paths: ElectronAppPaths = defaultPaths(),
+  policyStart: ElectronPolicyStart = policyArguments(process.argv),
+): Promise<void> {
   // The recent log for diagnostics (Settings → Save diagnostics…) hears the window's lines too.
   const logRing = new LogRing();
   const log = ringLogger(createLogger(), logRing);
@@ -87,43 +103,53 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(),
 
   const gestures = new UserGestureTracker();
   // The device policy (issue #18) first: one that cannot be used runs nothing (kiosk mode: only its error screen).
-  const started = await startAppServicesUnderPolicy({
-    userDataDir: app.getPath('userData'),
-    shell: 'electron',
-    version: app.getVersion(),
-    // Checklist 15: only through openExternalLink (https:), as external.open, which needs a user gesture.
-    openExternal: (url) => shell.openExternal(url),
-    receivesPrivateUseRedirects: true,
-    // The NFC reader runs in its own utilityProcess: a native crash or a hung PC/SC call never stops the app.
-    nfc: { launcher: utilityProcessLauncher((path, args, forkOptions) => utilityProcess.fork(path, args, forkOptions)) },
-    // A voice call's shortcut, heard while AgentDesk is in the background; taken only during a connected call.
-    globalKeys: { register: (accelerator, onPress) => globalShortcut.register(accelerator, onPress), unregister: (accelerator) => globalShortcut.unregister(accelerator) },
-    // Talkie 1 §6 downloads: the user picks where the file goes.
-    chooseDownloadPath: async (name) => {
-      const options = { defaultPath: join(app.getPath('downloads'), name) };
-      const result = window ? await dialog.showSaveDialog(window, options) : await dialog.showSaveDialog(options);
-      return result.canceled ? undefined : result.filePath;
-    },
-    // Speech recognition: sherpa-onnx loads the imported model in its own utilityProcess (a corrupt model aborts that process, not the app).
-    speech: {
-      launcher: utilityProcessLauncher<MainToEngine>(
-        (path, args, forkOptions) => utilityProcess.fork(path, args, forkOptions),
-        builtReaderEntryPath(import.meta.url, 'speech-engine.js'),
-        'AgentDesk speech engine',
-      ),
-      chooseFolder: async (what, purpose) => {
-        const thing = purpose === 'voice' ? 'Voice' : 'Speech model';
-        const options =
-          what === 'archive'
-            ? { title: `${thing} archive`, properties: ['openFile' as const], filters: [{ name: 'sherpa-onnx model archives', extensions: ['bz2', 'tbz2', 'gz', 'tgz', 'tar'] }] }
-            : { title: `${thing} folder`, properties: ['openDirectory' as const] };
-        const result = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
-        return result.canceled ? undefined : result.filePaths[0];
+  const started = await startAppServicesUnderPolicy(
+    {
+      userDataDir: app.getPath('userData'),
+      shell: 'electron',
+      version: app.getVersion(),
+      // Checklist 15: only through openExternalLink (https:), as external.open, which needs a user gesture.
+      openExternal: (url) => shell.openExternal(url),
+      receivesPrivateUseRedirects: true,
+      // The NFC reader runs in its own utilityProcess: a native crash or a hung PC/SC call never stops the app.
+      nfc: { launcher: utilityProcessLauncher((path, args, forkOptions) => utilityProcess.fork(path, args, forkOptions)) },
+      // A voice call's shortcut, heard while AgentDesk is in the background; taken only during a connected call.
+      globalKeys: {
+        register: (accelerator, onPress) => globalShortcut.register(accelerator, onPress),
+        unregister: (accelerator) => globalShortcut.unregister(accelerator),
       },
+      // Talkie 1 §6 downloads: the user picks where the file goes.
+      chooseDownloadPath: async (name) => {
+        const options = { defaultPath: join(app.getPath('downloads'), name) };
+        const result = window ? await dialog.showSaveDialog(window, options) : await dialog.showSaveDialog(options);
+        return result.canceled ? undefined : result.filePath;
+      },
+      // Speech recognition: sherpa-onnx loads the imported model in its own utilityProcess (a corrupt model aborts that process, not the app).
+      speech: {
+        launcher: utilityProcessLauncher<MainToEngine>(
+          (path, args, forkOptions) => utilityProcess.fork(path, args, forkOptions),
+          builtReaderEntryPath(import.meta.url, 'speech-engine.js'),
+          'AgentDesk speech engine',
+        ),
+        chooseFolder: async (what, purpose) => {
+          const thing = purpose === 'voice' ? 'Voice' : 'Speech model';
+          const options =
+            what === 'archive'
+              ? {
+                  title: `${thing} archive`,
+                  properties: ['openFile' as const],
+                  filters: [{ name: 'sherpa-onnx model archives', extensions: ['bz2', 'tbz2', 'gz', 'tgz', 'tar'] }],
+                }
+              : { title: `${thing} folder`, properties: ['openDirectory' as const] };
+          const result = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
+          return result.canceled ? undefined : result.filePaths[0];
+        },
+      },
+      log,
+      logRing,
     },
-    log,
-    logRing,
-  }, policyStart);
+    policyStart,
+  );
   if ('refused' in started) {
     // Outside kiosk mode: refuse to start, saying why (a window of its own: a desktop launch has no terminal).
     log.error('policy', started.refused);
@@ -137,10 +163,18 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(),
   if (kiosk) Menu.setApplicationMenu(null);
   app.on('before-quit', () => guard.appQuitting());
   // Windows and macOS: a kiosk policy starts AgentDesk at login (Linux: `agentdesk kiosk install`).
-  const loginItem = loginItemSettings({ platform: process.platform, policy: started.policy.state === 'active' ? { kiosk: started.policy.policy.kiosk === true } : started.policy.state });
+  const loginItem = loginItemSettings({
+    platform: process.platform,
+    policy: started.policy.state === 'active' ? { kiosk: started.policy.policy.kiosk === true } : started.policy.state,
+  });
   if (loginItem) app.setLoginItemSettings(loginItem);
   // Updates only from the feed a device policy names (issue #28); the decisions are src/main/updates/.
-  const updates = await startUpdates({ policy: started.policy.state === 'active' ? started.policy.policy : undefined, version: app.getVersion(), services, log }).catch((error: unknown) => {
+  const updates = await startUpdates({
+    policy: started.policy.state === 'active' ? started.policy.policy : undefined,
+    version: app.getVersion(),
+    services,
+    log,
+  }).catch((error: unknown) => {
     log.error('updates', `the updater could not start: ${(error as Error).message}`);
     return undefined;
   });
@@ -211,7 +245,10 @@ export async function startElectronApp(paths: ElectronAppPaths = defaultPaths(),
     current.webContents.on('render-process-gone', (_event, details) => {
       const decision = crashes.decide(details.reason);
       if (decision === 'ignore' || current.isDestroyed()) return;
-      log.warn('window', `the renderer process is gone (${details.reason}, exit code ${details.exitCode}): ${decision === 'reload' ? 'reloading' : guard.kiosk ? 'reloading after a pause (kiosk)' : 'asking'}`);
+      log.warn(
+        'window',
+        `the renderer process is gone (${details.reason}, exit code ${details.exitCode}): ${decision === 'reload' ? 'reloading' : guard.kiosk ? 'reloading after a pause (kiosk)' : 'asking'}`,
+      );
       if (decision === 'reload') return current.webContents.reload();
       // A kiosk asks no one: it keeps reloading, each time after a pause.
       if (guard.kiosk) return void setTimeout(() => current.isDestroyed() || current.webContents.reload(), kioskCrashReloadDelayMs);

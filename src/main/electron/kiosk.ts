@@ -13,9 +13,7 @@ import type { Logger } from '../platform/logger';
 export class KioskGuard {
   private quitting = false;
 
-  constructor(
-    private readonly options: { kiosk: boolean; platform: KioskKeyPlatform; adminUnlocked: () => boolean; log: Logger },
-  ) {}
+  constructor(private readonly options: { kiosk: boolean; platform: KioskKeyPlatform; adminUnlocked: () => boolean; log: Logger }) {}
 
   get kiosk(): boolean {
     return this.options.kiosk;

@@ -32,14 +32,22 @@ interface AutoUpdater {
 
 const updaterModule = 'electron-updater';
 
-export async function startUpdates(deps: { policy: DevicePolicy | undefined; version: string; services: AppServices; log: Logger }): Promise<UpdateController | undefined> {
+export async function startUpdates(deps: {
+  policy: DevicePolicy | undefined;
+  version: string;
+  services: AppServices;
+  log: Logger;
+}): Promise<UpdateController | undefined> {
   const settings = updateSettingsOf(deps.policy);
   if (!settings) return undefined;
   const { log } = deps;
   const read = (name: string) => readFile(join(process.resourcesPath, name), 'utf8').catch(() => undefined);
   const installer = installerKindOf(process.platform, process.env, await read('package-type'));
   if (!installer) {
-    log.warn('updates', 'the device policy enables updates, but this installation has no installer electron-updater can update (run an installed AppImage, deb, rpm, Windows or macOS build)');
+    log.warn(
+      'updates',
+      'the device policy enables updates, but this installation has no installer electron-updater can update (run an installed AppImage, deb, rpm, Windows or macOS build)',
+    );
     return undefined;
   }
   const unsigned = codeSignatureProblem(process.platform, await read('app-update.yml'));
@@ -53,7 +61,11 @@ export async function startUpdates(deps: { policy: DevicePolicy | undefined; ver
   autoUpdater.allowDowngrade = false;
   autoUpdater.allowPrerelease = settings.channel !== 'latest';
   autoUpdater.forceDevUpdateConfig = false;
-  autoUpdater.logger = { info: (message) => log.info('updates', String(message)), warn: (message) => log.warn('updates', String(message)), error: (message) => log.error('updates', String(message)) };
+  autoUpdater.logger = {
+    info: (message) => log.info('updates', String(message)),
+    warn: (message) => log.warn('updates', String(message)),
+    error: (message) => log.error('updates', String(message)),
+  };
   const engine: UpdateEngine = {
     check: async (feed) => {
       // The channel in the feed options, not autoUpdater.channel (its setter turns allowDowngrade on).
@@ -70,7 +82,14 @@ export async function startUpdates(deps: { policy: DevicePolicy | undefined; ver
     installNow: () => autoUpdater.quitAndInstall(true, true),
     installOnQuit: (enabled) => void (autoUpdater.autoInstallOnAppQuit = enabled),
   };
-  const controller = new UpdateController({ settings, currentVersion: deps.version, system: { platform: process.platform, arch: process.arch, installer }, engine, activity: () => deps.services.activity(), log });
+  const controller = new UpdateController({
+    settings,
+    currentVersion: deps.version,
+    system: { platform: process.platform, arch: process.arch, installer },
+    engine,
+    activity: () => deps.services.activity(),
+    log,
+  });
   deps.services.onKioskReset(() => void controller.moment('idle-reset'));
   controller.start();
   log.info('updates', `updates from ${settings.url} (channel ${settings.channel}, installed ${settings.install})`);

@@ -143,7 +143,11 @@ export function checkUrl(url: URL, policy: NetPolicy, labels: { secure: string; 
   const host = bareHost(url);
   if (host === '') throw new NetError('invalid_url', 'The address has no host name.');
   if (url.username !== '' || url.password !== '') {
-    throw new NetError('invalid_url', `The address of ${url.host} contains a user name or password; AgentDesk never sends those in an address.`, describeUrl(url));
+    throw new NetError(
+      'invalid_url',
+      `The address of ${url.host} contains a user name or password; AgentDesk never sends those in an address.`,
+      describeUrl(url),
+    );
   }
   if (url.protocol === 'http:') {
     if (!policy.allowLocalHttp) {
@@ -249,7 +253,10 @@ export function pinnedLookup(hostname: string, checked: CheckedAddress | readonl
         error.code = 'ENOTFOUND';
         callback(error, '', 4);
       } else if (options.all) {
-        callback(null, list.map(({ address, family }) => ({ address, family })));
+        callback(
+          null,
+          list.map(({ address, family }) => ({ address, family })),
+        );
       } else {
         callback(null, first.address, first.family);
       }

@@ -310,9 +310,7 @@ export class BodyReader {
     return new Promise((resolve, reject) => {
       this.waiter = { resolve, reject };
       const host = this.exchange.url.host;
-      this.exchange.startTimer(this.idleMs, () =>
-        this.exchange.error('idle_timeout', `${host} stopped sending data for ${formatDuration(this.idleMs)}.`),
-      );
+      this.exchange.startTimer(this.idleMs, () => this.exchange.error('idle_timeout', `${host} stopped sending data for ${formatDuration(this.idleMs)}.`));
       this.exchange.response.resume();
     });
   }

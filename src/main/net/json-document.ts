@@ -42,7 +42,12 @@ export async function fetchJsonDocument(
     }
     const text = request.strict ? await response.bytes() : await response.text();
     try {
-      return { ok: true, json: JSON.parse(typeof text === 'string' ? text : new TextDecoder('utf-8', { fatal: true }).decode(text)), url: response.url, headers: response.headers };
+      return {
+        ok: true,
+        json: JSON.parse(typeof text === 'string' ? text : new TextDecoder('utf-8', { fatal: true }).decode(text)),
+        url: response.url,
+        headers: response.headers,
+      };
     } catch {
       return { ok: false, reason: 'not_json' };
     }

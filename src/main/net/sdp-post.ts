@@ -71,7 +71,8 @@ export class SdpPostError extends Error {
 
 /** POSTs the offer; returns the answer text, or throws SdpPostError. */
 export async function postSdp(post: SdpPost): Promise<string> {
-  if (typeof post.url !== 'string' || !URL.canParse(post.url)) throw new SdpPostError('network', 'The signalling address is not a valid URL.', false, undefined, 'invalid_url');
+  if (typeof post.url !== 'string' || !URL.canParse(post.url))
+    throw new SdpPostError('network', 'The signalling address is not a valid URL.', false, undefined, 'invalid_url');
   const target = new URL(post.url);
   const who = `${post.who} ${target.host}`;
   const maxBytes = post.maxAnswerBytes ?? sdpPostDefaults.answerBytes;
@@ -99,7 +100,8 @@ export async function postSdp(post: SdpPost): Promise<string> {
     response.cancel();
     if (status === 401) throw new SdpPostError('unauthorized', `${who} refused the credential (HTTP 401).`, true, status);
     if (status === 403) throw new SdpPostError('forbidden', `${who} refused the call (HTTP 403).`, false, status);
-    if (status >= 300 && status < 400) throw new SdpPostError('redirected', `${who} answered with a redirect (HTTP ${status}), which is never followed for a WebRTC offer.`, false, status);
+    if (status >= 300 && status < 400)
+      throw new SdpPostError('redirected', `${who} answered with a redirect (HTTP ${status}), which is never followed for a WebRTC offer.`, false, status);
     throw new SdpPostError('refused', `${who} refused the call (HTTP ${status}).`, status >= 500 || status === 429, status);
   }
   const type = mediaTypeOf(response);
@@ -121,7 +123,8 @@ export async function postSdp(post: SdpPost): Promise<string> {
 function fromNet(error: unknown, who: string): SdpPostError {
   if (error instanceof NetError) {
     // A same-origin redirect under redirect: 'error' is the layer's protocol_error naming the redirect.
-    const redirect = error.code === 'cross_origin_redirect' || error.code === 'too_many_redirects' || (error.code === 'protocol_error' && /redirect/i.test(error.message));
+    const redirect =
+      error.code === 'cross_origin_redirect' || error.code === 'too_many_redirects' || (error.code === 'protocol_error' && /redirect/i.test(error.message));
     if (redirect) return new SdpPostError('redirected', error.message, false, undefined, error.code);
     if (error.code === 'too_large') return new SdpPostError('too_large', error.message, false, undefined, error.code);
     const permanent = ['invalid_url', 'insecure_scheme', 'blocked_address'].includes(error.code);

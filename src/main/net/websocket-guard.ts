@@ -24,7 +24,8 @@ export async function resolveGuardedAddress(url: URL, policy: NetPolicy): Promis
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(
-      () => reject(new NetError('connect_timeout', `Could not connect to ${url.host}: resolving the name took longer than ${formatDuration(resolveTimeoutMs)}.`)),
+      () =>
+        reject(new NetError('connect_timeout', `Could not connect to ${url.host}: resolving the name took longer than ${formatDuration(resolveTimeoutMs)}.`)),
       resolveTimeoutMs,
     );
   });

@@ -70,7 +70,10 @@ export function observeTap(deviceKey: Uint8Array, uidHex: string, content: TagCo
       const found = referenceFromNdef(message);
       const observation: TapObservation =
         found.kind === 'reference'
-          ? { object: { objectRef: found.objectRef, carrier: portableTagCarrier, assurance: unverifiedTagAssurance, payloadSha256: sha256Hex(message) }, aliasHex }
+          ? {
+              object: { objectRef: found.objectRef, carrier: portableTagCarrier, assurance: unverifiedTagAssurance, payloadSha256: sha256Hex(message) },
+              aliasHex,
+            }
           : local(found.kind === 'fallback' ? found.note : undefined);
       return withPassport(observation, passportFromNdef(message));
     }
@@ -86,7 +89,15 @@ export function observeTap(deviceKey: Uint8Array, uidHex: string, content: TagCo
 function withPassport(observation: TapObservation, carried: NdefPassport): TapObservation {
   if (carried.kind === 'none') return observation;
   const { object } = observation;
-  if (carried.kind === 'passport' && object.carrier === portableTagCarrier && carried.passport.objectRef === object.objectRef) return { ...observation, passport: carried.passport };
-  const why = carried.kind === 'unreadable' ? carried.note : "The tag's object passport is not shown: it does not name the object reference written on the tag.";
-  return { ...observation, note: [observation.note, why].filter((part) => part !== undefined).join(' ').slice(0, 500) };
+  if (carried.kind === 'passport' && object.carrier === portableTagCarrier && carried.passport.objectRef === object.objectRef)
+    return { ...observation, passport: carried.passport };
+  const why =
+    carried.kind === 'unreadable' ? carried.note : "The tag's object passport is not shown: it does not name the object reference written on the tag.";
+  return {
+    ...observation,
+    note: [observation.note, why]
+      .filter((part) => part !== undefined)
+      .join(' ')
+      .slice(0, 500),
+  };
 }

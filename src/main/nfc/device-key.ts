@@ -123,7 +123,8 @@ async function userFileKey(path: string): Promise<Uint8Array> {
       await link(draft, path);
     } catch (error) {
       // Another AgentDesk made it first: that one is the key.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new DeviceKeyError(`The NFC device key file ${path} cannot be created (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}).`);
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new DeviceKeyError(`The NFC device key file ${path} cannot be created (${(error as NodeJS.ErrnoException).code ?? 'unknown error'}).`);
     } finally {
       await rm(draft, { force: true });
     }
@@ -135,7 +136,9 @@ function decodeStoredKey(stored: string): Uint8Array {
   const key = /^[A-Za-z0-9+/]{43}=$/.test(stored) ? Buffer.from(stored, 'base64') : undefined;
   if (!key || key.length !== deviceKeyBytes) {
     // Replacing it would silently give every known tag a new alias; say so instead.
-    throw new DeviceKeyError(`The NFC device key in the keychain (AgentDesk / ${deviceKeyAccount}) is damaged. Delete that entry to create a new key (tags then get new aliases).`);
+    throw new DeviceKeyError(
+      `The NFC device key in the keychain (AgentDesk / ${deviceKeyAccount}) is damaged. Delete that entry to create a new key (tags then get new aliases).`,
+    );
   }
   return new Uint8Array(key);
 }
@@ -171,7 +174,10 @@ export async function readKeyFile(path: string): Promise<Uint8Array> {
     const { bytesRead } = await handle.read(content, 0, content.length, 0);
     const key = decodeKeyFile(content.subarray(0, bytesRead));
     content.fill(0);
-    if (!key) throw new DeviceKeyError(`The NFC device key file ${path} does not hold a key: it needs exactly 32 bytes, raw, as 64 hex digits, or as base64. ${keyFileHelp}`);
+    if (!key)
+      throw new DeviceKeyError(
+        `The NFC device key file ${path} does not hold a key: it needs exactly 32 bytes, raw, as 64 hex digits, or as base64. ${keyFileHelp}`,
+      );
     return key;
   } finally {
     await handle.close();

@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ObjectPassport } from '../../shared/agentcall/passport';
 import { ServiceError } from '../../shared/base/errors';
-import {
-  defaultNfcSettings,
-  nfcArmTimeoutMs,
-  type NfcScanResult,
-  type NfcSettings,
-  type NfcStatus,
-} from '../../shared/nfc/ipc-schemas';
+import { defaultNfcSettings, nfcArmTimeoutMs, type NfcScanResult, type NfcSettings, type NfcStatus } from '../../shared/nfc/ipc-schemas';
 import type { MainToReader, ReaderToMain } from '../../shared/nfc/reader-protocol';
 import { smartCardServiceFix } from '../../shared/nfc/service-fix';
 import type { Logger } from '../platform/logger';
@@ -96,7 +90,9 @@ export class NfcService {
   private readonly recent = new Map<string, { at: number; reader: string }>();
   private lastStatusJson = '';
   private readonly statusListeners = new Listeners<[NfcStatus]>((error) => this.log.error('nfc', 'an NFC status listener failed', error));
-  private readonly resultListeners = new Listeners<[NfcScanResult, TapTiming?, ObjectPassport?]>((error) => this.log.error('nfc', 'an NFC result listener failed', error));
+  private readonly resultListeners = new Listeners<[NfcScanResult, TapTiming?, ObjectPassport?]>((error) =>
+    this.log.error('nfc', 'an NFC result listener failed', error),
+  );
   private readonly unsubscribe: (() => void)[] = [];
 
   constructor(private readonly options: NfcServiceOptions) {
@@ -159,7 +155,11 @@ export class NfcService {
           : this.service.state === 'lost'
             ? 'The smart-card service stopped; waiting for it to come back.'
             : 'The smart-card service is not running.';
-      fix = smartCardServiceFix({ platform: this.platform, distro: this.distro, ...(this.service.installed === undefined ? {} : { installed: this.service.installed }) });
+      fix = smartCardServiceFix({
+        platform: this.platform,
+        distro: this.distro,
+        ...(this.service.installed === undefined ? {} : { installed: this.service.installed }),
+      });
     } else {
       service = 'running';
     }
@@ -243,7 +243,10 @@ export class NfcService {
       });
     }
     return this.key.catch((error: unknown) => {
-      const message = error instanceof DeviceKeyError ? error.message : `The NFC device key could not be loaded (${error instanceof Error ? error.message : 'unknown error'}).`;
+      const message =
+        error instanceof DeviceKeyError
+          ? error.message
+          : `The NFC device key could not be loaded (${error instanceof Error ? error.message : 'unknown error'}).`;
       throw new ServiceError('not_allowed', message.slice(0, 500));
     });
   }

@@ -12,7 +12,13 @@ export function linuxDistroIds(path = '/etc/os-release'): string[] {
   const ids: string[] = [];
   for (const line of text.split('\n')) {
     const match = /^(ID|ID_LIKE)=("?)([^"\n]*)\2\s*$/.exec(line.trim());
-    if (match) ids.push(...match[3]!.toLowerCase().split(/\s+/).filter((word) => /^[a-z0-9._-]{1,40}$/.test(word)));
+    if (match)
+      ids.push(
+        ...match[3]!
+          .toLowerCase()
+          .split(/\s+/)
+          .filter((word) => /^[a-z0-9._-]{1,40}$/.test(word)),
+      );
   }
   return ids.slice(0, 8);
 }

@@ -70,7 +70,10 @@ export function stderrLines(onLine: (line: string) => void): (chunk: Buffer | st
 }
 
 /** Runs the reader process as a Node child process with an IPC channel (plain Node: tests, the web shell, the CLI). */
-export function nodeReaderLauncher<Out extends Serializable = MainToReader>(entry: ReaderEntry = defaultReaderEntry(), env: NodeJS.ProcessEnv = process.env): ReaderLauncher<Out> {
+export function nodeReaderLauncher<Out extends Serializable = MainToReader>(
+  entry: ReaderEntry = defaultReaderEntry(),
+  env: NodeJS.ProcessEnv = process.env,
+): ReaderLauncher<Out> {
   return (handlers) => {
     const child = fork(entry.path, [], {
       execArgv: entry.execArgv,
@@ -80,7 +83,10 @@ export function nodeReaderLauncher<Out extends Serializable = MainToReader>(entr
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',
     });
-    child.stderr?.on('data', stderrLines((line) => handlers.onStderr?.(line)));
+    child.stderr?.on(
+      'data',
+      stderrLines((line) => handlers.onStderr?.(line)),
+    );
     child.on('message', (message) => handlers.onMessage(message));
     let exited = false;
     const exit = (code: number | null, signal: string | null) => {

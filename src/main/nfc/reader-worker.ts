@@ -310,7 +310,8 @@ export class ReaderWorker {
       await new Promise((resolve) => setTimeout(resolve, 50));
       removed = !entry.cardPresent || this.readers.get(entry.reader.name) !== entry;
     }
-    if (removed) return this.tapFailed(entry.reader.name, 'removed', 'The tag was lifted before it was read. Hold it still on the reader until it is confirmed.');
+    if (removed)
+      return this.tapFailed(entry.reader.name, 'removed', 'The tag was lifted before it was read. Hold it still on the reader until it is confirmed.');
     this.tapFailed(entry.reader.name, 'readError', `The tag could not be read (${message}).`);
   }
 

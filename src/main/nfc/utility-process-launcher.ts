@@ -36,7 +36,10 @@ export function utilityProcessLauncher<Out = MainToReader>(
     // main is gone; a utility process hears nothing when main is killed.
     const env = { ...process.env, [parentPidEnv]: String(process.pid) };
     const child = forkUtility(modulePath, [], { serviceName, stdio: ['ignore', 'ignore', 'pipe'], env });
-    child.stderr?.on('data', stderrLines((line) => handlers.onStderr?.(line)));
+    child.stderr?.on(
+      'data',
+      stderrLines((line) => handlers.onStderr?.(line)),
+    );
     child.on('message', (message) => handlers.onMessage(message));
     // Electron reports a crash as a non-zero exit code (there is no signal on this API).
     child.on('exit', (code) => handlers.onExit(code, null));

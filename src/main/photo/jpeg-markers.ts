@@ -26,7 +26,15 @@ export const jpegMarkers = {
 } as const;
 
 /** The segments a stripped baseline JPEG may hold, and nothing else. */
-const allowedInObservation = new Set<number>([jpegMarkers.SOI, jpegMarkers.DQT, jpegMarkers.SOF0, jpegMarkers.DHT, jpegMarkers.DRI, jpegMarkers.SOS, jpegMarkers.EOI]);
+const allowedInObservation = new Set<number>([
+  jpegMarkers.SOI,
+  jpegMarkers.DQT,
+  jpegMarkers.SOF0,
+  jpegMarkers.DHT,
+  jpegMarkers.DRI,
+  jpegMarkers.SOS,
+  jpegMarkers.EOI,
+]);
 
 export function markerName(marker: number): string {
   if (marker >= jpegMarkers.APP0 && marker <= jpegMarkers.APP15) return `APP${marker - jpegMarkers.APP0}`;

@@ -465,8 +465,13 @@ export function sniffFormat(bytes: Uint8Array): Sniffed {
   }
   if (starts(0xff, 0x0a) || ascii(bytes, 4, 8) === 'JXL \r\n\x87\n') return { supported: false, name: 'JPEG XL' };
   if (starts(0x00, 0x00, 0x01, 0x00)) return { supported: false, name: 'ICO' };
-  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, 512)).replace(/^\uFEFF/, '').trimStart().toLowerCase();
-  if (text.startsWith('<svg') || (text.startsWith('<?xml') && text.includes('<svg')) || text.startsWith('<!doctype svg')) return { supported: false, name: 'SVG' };
+  const text = new TextDecoder('utf-8', { fatal: false })
+    .decode(bytes.subarray(0, 512))
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .toLowerCase();
+  if (text.startsWith('<svg') || (text.startsWith('<?xml') && text.includes('<svg')) || text.startsWith('<!doctype svg'))
+    return { supported: false, name: 'SVG' };
   return { supported: false, name: undefined };
 }
 
@@ -492,7 +497,11 @@ function decodeError(error: unknown): PhotoError {
   if (error instanceof PhotoError) return error;
   const message = error instanceof Error ? error.message : '';
   if (/pixel limit/i.test(message)) {
-    return new PhotoError('too_many_pixels', `The picture is too large to open. AgentDesk opens pictures up to ${photoLimits.maxInputPixels / 1_000_000} megapixels.`, { cause: error });
+    return new PhotoError(
+      'too_many_pixels',
+      `The picture is too large to open. AgentDesk opens pictures up to ${photoLimits.maxInputPixels / 1_000_000} megapixels.`,
+      { cause: error },
+    );
   }
   if (/unsupported image format/i.test(message)) return new PhotoError('unsupported_format', unsupportedMessage(undefined), { cause: error });
   return new PhotoError('corrupt_image', damagedMessage, { cause: error });

@@ -92,7 +92,10 @@ export class PhotoService {
     const timer = setTimeout(() => this.release(photoId, 'expired'), this.ttlMs);
     timer.unref?.();
     this.entries.set(photoId, { photo, stagedAt: this.now(), timer });
-    this.log.info('photo', `staged ${photoId}: ${photo.pixelWidth}×${photo.pixelHeight}, ${photo.byteCount} bytes, quality ${photo.quality}, ${photo.encodes} encodes`);
+    this.log.info(
+      'photo',
+      `staged ${photoId}: ${photo.pixelWidth}×${photo.pixelHeight}, ${photo.byteCount} bytes, quality ${photo.quality}, ${photo.encodes} encodes`,
+    );
     return {
       photoId,
       preview: `data:image/jpeg;base64,${photo.base64}`,
@@ -168,7 +171,10 @@ export class PhotoService {
 export function photoInputFromRequest(request: PhotoStageRequest): PhotoInput {
   const bytes = request.kind === 'file' ? request.bytes : request.rgba;
   if (bytes.byteLength > photoServiceLimits.maxRequestBytes) {
-    throw new PhotoError(request.kind === 'file' ? 'file_too_large' : 'frame_size_mismatch', `The picture is larger than ${photoServiceLimits.maxRequestBytes / (1024 * 1024)} MB.`);
+    throw new PhotoError(
+      request.kind === 'file' ? 'file_too_large' : 'frame_size_mismatch',
+      `The picture is larger than ${photoServiceLimits.maxRequestBytes / (1024 * 1024)} MB.`,
+    );
   }
   if (request.kind === 'file') return { kind: 'file', bytes };
   return { kind: 'frame', rgba: bytes, width: request.width, height: request.height };

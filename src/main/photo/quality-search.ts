@@ -43,7 +43,6 @@ export interface QualitySearchResult {
   sizeAtMinQuality?: number;
 }
 
-
 /** ln(size) per ln(quantisation scale) near a 60 KB budget at 1024 px (measured −0.5 to −1.2; −0.7 needed fewest encodes). */
 export const typicalSlope = -0.7;
 

@@ -68,7 +68,10 @@ const redactions: readonly [RegExp, string][] = [
   // Authorization headers and bearer tokens.
   [/\b(Bearer|Basic)\s+[^\s"',;]+/gi, '$1 [redacted]'],
   // key=value and "key": "value" pairs whose key names a secret (OAuth parameters, client secrets, PINs, keys).
-  [/\b((?:\w+[_-])?(?:token|secret|password|passwd|pin|code|api[_-]?key|device[_-]?key|authorization|cookie)s?(?:[_-]\w+)?)(["']?\s*[:=]\s*["']?)[^\s"'&,;)}\]]+/gi, '$1$2[redacted]'],
+  [
+    /\b((?:\w+[_-])?(?:token|secret|password|passwd|pin|code|api[_-]?key|device[_-]?key|authorization|cookie)s?(?:[_-]\w+)?)(["']?\s*[:=]\s*["']?)[^\s"'&,;)}\]]+/gi,
+    '$1$2[redacted]',
+  ],
   // JWTs.
   [/\beyJ[\w-]+\.[\w-]+\.[\w-]*/g, '[redacted jwt]'],
   // data: URLs (image previews) and object references read from tags (urn:agentcall:object:…).

@@ -98,7 +98,11 @@ export class AdminPinGate {
       await this.store.save(next);
     } catch (error) {
       const reason = error instanceof Error ? error.message : 'unknown error';
-      this.options.notices.push({ code: 'admin_lockout_not_saved', detail: reason, message: `The admin PIN's lockout could not be saved (${reason}); it holds until AgentDesk closes.` });
+      this.options.notices.push({
+        code: 'admin_lockout_not_saved',
+        detail: reason,
+        message: `The admin PIN's lockout could not be saved (${reason}); it holds until AgentDesk closes.`,
+      });
     }
   }
 

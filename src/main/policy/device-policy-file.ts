@@ -123,7 +123,14 @@ export async function loadDevicePolicy(options: LoadDevicePolicyOptions = {}): P
     if ('failed' in read) return failed(explicit, read.failed, read.problem, read.kiosk);
     const single = readDevicePolicyText(JSON.stringify(read.layer.document));
     if (!single.ok) return failed(explicit, single.kind, single.problem, single.kiosk);
-    return { state: 'active', file: explicit, policy: single.policy, layers: [{ kind: 'option', name: explicit, sha256: read.sha256 }], sources: sourcesOf(single.policy, explicit), conflicts: [] };
+    return {
+      state: 'active',
+      file: explicit,
+      policy: single.policy,
+      layers: [{ kind: 'option', name: explicit, sha256: read.sha256 }],
+      sources: sourcesOf(single.policy, explicit),
+      conflicts: [],
+    };
   }
 
   const os = await (options.osPolicy ?? systemOsPolicy())();
@@ -131,7 +138,11 @@ export async function loadDevicePolicy(options: LoadDevicePolicyOptions = {}): P
   const main = explicit === resolve(systemPath) ? 'none' : await readPolicyFile(systemPath, 'file', false);
   const systemSets = os.layers.length > 0 || os.problems.length > 0 || dropIns.some((read) => read !== 'none') || main !== 'none';
   if (explicit !== undefined && explicit !== resolve(systemPath) && systemSets) {
-    const where = [...os.layers.map((layer) => layer.name), ...dropIns.flatMap((read) => (read === 'none' ? [] : ['layer' in read ? read.layer.name : read.name])), ...(main === 'none' ? [] : [systemPath])];
+    const where = [
+      ...os.layers.map((layer) => layer.name),
+      ...dropIns.flatMap((read) => (read === 'none' ? [] : ['layer' in read ? read.layer.name : read.name])),
+      ...(main === 'none' ? [] : [systemPath]),
+    ];
     return failed(
       explicit,
       'overridden',
@@ -143,7 +154,12 @@ export async function loadDevicePolicy(options: LoadDevicePolicyOptions = {}): P
 
   const reads = [...dropIns, main, option].filter((read): read is Exclude<Read, 'none'> => read !== 'none');
   const failures = [
-    ...os.problems.map((problem) => ({ failed: 'unreadable' as const, name: problem.split(': ')[0]!, problem: problem.slice(problem.indexOf(': ') + 2) || problem, kiosk: false })),
+    ...os.problems.map((problem) => ({
+      failed: 'unreadable' as const,
+      name: problem.split(': ')[0]!,
+      problem: problem.slice(problem.indexOf(': ') + 2) || problem,
+      kiosk: false,
+    })),
     ...reads.filter((read): read is Extract<Read, { failed: FailureKind }> => 'failed' in read),
   ];
   const fileLayers = reads.filter((read): read is Extract<Read, { layer: PolicyLayer }> => 'layer' in read);
@@ -182,7 +198,8 @@ async function readPolicyFile(file: string, kind: PolicyLayerKind, explicit: boo
   try {
     const info = await stat(file);
     if (!info.isFile()) return { failed: 'unreadable', name: file, problem: 'it is not a file' };
-    if (info.size > maxDevicePolicyBytes) return { failed: 'unreadable', name: file, problem: `it is ${info.size} bytes, more than a policy may be (${maxDevicePolicyBytes})` };
+    if (info.size > maxDevicePolicyBytes)
+      return { failed: 'unreadable', name: file, problem: `it is ${info.size} bytes, more than a policy may be (${maxDevicePolicyBytes})` };
     bytes = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -204,7 +221,8 @@ async function readDropIns(folder: string): Promise<Read[]> {
     if (code === 'ENOENT') return [];
     return [{ failed: 'unreadable', name: folder, problem: code === 'ENOTDIR' ? 'it is not a folder' : `it cannot be read: ${reasonInWords(error)}` }];
   }
-  if (names.length > maxDropInFiles) return [{ failed: 'unreadable', name: folder, problem: `it holds ${names.length} policy files, more than ${maxDropInFiles}` }];
+  if (names.length > maxDropInFiles)
+    return [{ failed: 'unreadable', name: folder, problem: `it holds ${names.length} policy files, more than ${maxDropInFiles}` }];
   const path = /^[A-Za-z]:\\/.test(folder) ? win32.join : join;
   return Promise.all(names.map((name) => readPolicyFile(path(folder, name), 'drop-in', false)));
 }

@@ -312,7 +312,8 @@ function xmlValue(value: PlistValue, depth: number): string {
   }
   if (value instanceof Date) return `${indent}<date>${value.toISOString().replace(/\.\d{3}Z$/, 'Z')}</date>`;
   if (value instanceof Uint8Array) return `${indent}<data>${btoa(String.fromCharCode(...value))}</data>`;
-  if (Array.isArray(value)) return value.length === 0 ? `${indent}<array/>` : `${indent}<array>\n${value.map((item) => xmlValue(item, depth + 1)).join('\n')}\n${indent}</array>`;
+  if (Array.isArray(value))
+    return value.length === 0 ? `${indent}<array/>` : `${indent}<array>\n${value.map((item) => xmlValue(item, depth + 1)).join('\n')}\n${indent}</array>`;
   const entries = Object.entries(value);
   if (entries.length === 0) return `${indent}<dict/>`;
   return `${indent}<dict>\n${entries.map(([key, item]) => `${indent}\t<key>${escapeXml(key)}</key>\n${xmlValue(item, depth + 1)}`).join('\n')}\n${indent}</dict>`;

@@ -49,17 +49,29 @@ const supportedOn = 'SUPPORTED_AgentDesk_PolicyVersion1';
 
 /** The sentences every template says the same way, in each language. */
 const sentences = {
-  boolean: { en: 'Enabled: true. Disabled: false. Not configured: not set here (the default, or the user\'s own setting).', cs: 'Povoleno: true. Zakázáno: false. Nenakonfigurováno: zde nenastaveno (platí výchozí hodnota nebo nastavení uživatele).' },
+  boolean: {
+    en: "Enabled: true. Disabled: false. Not configured: not set here (the default, or the user's own setting).",
+    cs: 'Povoleno: true. Zakázáno: false. Nenakonfigurováno: zde nenastaveno (platí výchozí hodnota nebo nastavení uživatele).',
+  },
   notSet: { en: 'Disabled or Not configured: not set here.', cs: 'Zakázáno nebo Nenakonfigurováno: zde nenastaveno.' },
   integer: { en: (min: number, max: number) => `A whole number from ${min} to ${max}.`, cs: (min: number, max: number) => `Celé číslo od ${min} do ${max}.` },
   enum: { en: 'One of the choices.', cs: 'Jedna z nabízených možností.' },
   string: { en: (max: number) => `Text of at most ${max} characters.`, cs: (max: number) => `Text o nejvýše ${max} znacích.` },
   list: { en: (max: string) => `One entry per line${max}, in this order.`, cs: (max: string) => `Jedna položka na řádek${max}, v tomto pořadí.` },
   listMax: { en: (max: number) => ` (at most ${max})`, cs: (max: number) => ` (nejvýše ${max})` },
-  objects: { en: (example: string) => `Each entry is one JSON object, such as ${example}, with these fields:`, cs: (example: string) => `Každá položka je jeden objekt JSON, například ${example}, s těmito poli:` },
+  objects: {
+    en: (example: string) => `Each entry is one JSON object, such as ${example}, with these fields:`,
+    cs: (example: string) => `Každá položka je jeden objekt JSON, například ${example}, s těmito poli:`,
+  },
   needed: { en: 'needed', cs: 'povinné' },
-  requires: { en: (titles: string) => `Needs ${titles} set as well: without it the policy is refused.`, cs: (titles: string) => `Vyžaduje také nastavení ${titles}: bez něj se zásady odmítnou.` },
-  perUser: { en: 'May be set for the computer or for a user; the computer\'s value wins.', cs: 'Lze nastavit pro počítač i pro uživatele; hodnota počítače má přednost.' },
+  requires: {
+    en: (titles: string) => `Needs ${titles} set as well: without it the policy is refused.`,
+    cs: (titles: string) => `Vyžaduje také nastavení ${titles}: bez něj se zásady odmítnou.`,
+  },
+  perUser: {
+    en: "May be set for the computer or for a user; the computer's value wins.",
+    cs: 'Lze nastavit pro počítač i pro uživatele; hodnota počítače má přednost.',
+  },
   registry: {
     en: (hive: string, key: string, value: string) => `Registry: ${hive}\\${key}, ${value}.`,
     cs: (hive: string, key: string, value: string) => `Registr: ${hive}\\${key}, ${value}.`,
@@ -69,16 +81,23 @@ const sentences = {
   json: { en: (key: string) => `In a policy file or a macOS profile: ${key}.`, cs: (key: string) => `V souboru zásad nebo profilu macOS: ${key}.` },
   supported: { en: `AgentDesk, device policy version ${devicePolicyVersion}`, cs: `AgentDesk, zásady zařízení verze ${devicePolicyVersion}` },
   product: { en: 'AgentDesk', cs: 'AgentDesk' },
-  description: { en: 'The AgentDesk device policy: kiosk mode, the locked agent list, camera, voice, language, updates.', cs: 'Zásady zařízení AgentDesk: režim kiosku, uzamčený seznam agentů, kamera, hlas, jazyk, aktualizace.' },
+  description: {
+    en: 'The AgentDesk device policy: kiosk mode, the locked agent list, camera, voice, language, updates.',
+    cs: 'Zásady zařízení AgentDesk: režim kiosku, uzamčený seznam agentů, kamera, hlas, jazyk, aktualizace.',
+  },
 } as const;
 
 /** A key's words, or an error that names the key and the file to add them to. */
 function wordsOf(leaf: PolicyLeaf, words: Record<string, PolicyLeafWords>): PolicyLeafWords {
   const entry = Object.hasOwn(words, leaf.key) ? words[leaf.key] : undefined;
-  if (!entry) throw new Error(`policy key ${leaf.key} has no words in src/shared/device-policy/policy-template-words.ts (a title in English and Czech, its help in Czech)`);
+  if (!entry)
+    throw new Error(
+      `policy key ${leaf.key} has no words in src/shared/device-policy/policy-template-words.ts (a title in English and Czech, its help in Czech)`,
+    );
   if (leaf.items?.kind === 'object') {
     for (const property of leaf.items.properties) {
-      if (!entry.itemHelpCs?.[property.name]) throw new Error(`policy key ${leaf.key}: its item field "${property.name}" has no Czech help (itemHelpCs) in policy-template-words.ts`);
+      if (!entry.itemHelpCs?.[property.name])
+        throw new Error(`policy key ${leaf.key}: its item field "${property.name}" has no Czech help (itemHelpCs) in policy-template-words.ts`);
     }
   }
   return entry;
@@ -136,13 +155,29 @@ function explain(leaf: PolicyLeaf, tree: PolicyTree, words: Record<string, Polic
   const group = tree.groups.find((candidate) => candidate.key === leaf.path.slice(0, -1).join('.'));
   const needs = (group?.required ?? []).filter((name) => name !== leaf.path[leaf.path.length - 1]).map((name) => `${group!.key}.${name}`);
   if (needs.length > 0) {
-    const titles = needs.map((key) => `“${wordsOf(tree.leaves.find((candidate) => candidate.key === key)!, words).title[language]}” (${key})`).join(', ');
+    const titles = needs
+      .map(
+        (key) =>
+          `“${
+            wordsOf(
+              tree.leaves.find((candidate) => candidate.key === key)!,
+              words,
+            ).title[language]
+          }” (${key})`,
+      )
+      .join(', ');
     parts.push(sentences.requires[language](titles));
   }
   if (own.perUser) parts.push(sentences.perUser[language]);
   const location = registryLocation(leaf);
   const hive = own.perUser ? 'HKLM | HKCU' : 'HKLM';
-  parts.push(sentences.registry[language](hive, location.key, 'list' in location ? sentences.registryList[language] : sentences.registryValue[language](location.valueName, registryType(leaf))));
+  parts.push(
+    sentences.registry[language](
+      hive,
+      location.key,
+      'list' in location ? sentences.registryList[language] : sentences.registryValue[language](location.valueName, registryType(leaf)),
+    ),
+  );
   parts.push(sentences.json[language](leaf.key));
   return parts.join('\n\n');
 }
@@ -155,7 +190,8 @@ export function admxTemplates(source: TemplateSource = {}): AdmxTemplates {
   const names = new Map<string, string>();
   for (const leaf of tree.leaves) {
     const name = admxPolicyName(leaf.key);
-    if (leaf.kind === 'string' && leaf.maxLength === undefined) throw new Error(`policy key ${leaf.key}: a string needs its longest length in the schema (.max(n)): the template's text box is bounded by it`);
+    if (leaf.kind === 'string' && leaf.maxLength === undefined)
+      throw new Error(`policy key ${leaf.key}: a string needs its longest length in the schema (.max(n)): the template's text box is bounded by it`);
     if (names.has(name)) throw new Error(`policy keys ${names.get(name)} and ${leaf.key} would share the ADMX name ${name}`);
     names.set(name, leaf.key);
     wordsOf(leaf, words);
@@ -176,19 +212,29 @@ export function admxTemplates(source: TemplateSource = {}): AdmxTemplates {
         body = ['      <enabledValue><decimal value="1" /></enabledValue>', '      <disabledValue><decimal value="0" /></disabledValue>'];
         break;
       case 'integer':
-        body = ['      <elements>', `        <decimal id="${name}" valueName="${valueName}" minValue="${leaf.minimum ?? 0}" maxValue="${leaf.maximum ?? 4_294_967_295}" required="true" />`, '      </elements>'];
+        body = [
+          '      <elements>',
+          `        <decimal id="${name}" valueName="${valueName}" minValue="${leaf.minimum ?? 0}" maxValue="${leaf.maximum ?? 4_294_967_295}" required="true" />`,
+          '      </elements>',
+        ];
         break;
       case 'enum':
         body = [
           '      <elements>',
           `        <enum id="${name}" valueName="${valueName}" required="true">`,
-          ...leaf.values!.map((value) => `          <item displayName="$(string.${valueId(name, value)})"><value><string>${escapeXml(value)}</string></value></item>`),
+          ...leaf.values!.map(
+            (value) => `          <item displayName="$(string.${valueId(name, value)})"><value><string>${escapeXml(value)}</string></value></item>`,
+          ),
           '        </enum>',
           '      </elements>',
         ];
         break;
       case 'string':
-        body = ['      <elements>', `        <text id="${name}" valueName="${valueName}" maxLength="${leaf.maxLength!}" required="true" />`, '      </elements>'];
+        body = [
+          '      <elements>',
+          `        <text id="${name}" valueName="${valueName}" maxLength="${leaf.maxLength!}" required="true" />`,
+          '      </elements>',
+        ];
         break;
       case 'list':
         body = ['      <elements>', `        <list id="${name}" key="${escapeXml(location.key)}" valuePrefix="" />`, '      </elements>'];
@@ -212,7 +258,10 @@ export function admxTemplates(source: TemplateSource = {}): AdmxTemplates {
     '  </supportedOn>',
     '  <categories>',
     `    <category name="${rootCategory}" displayName="$(string.${rootCategory})" />`,
-    ...groups.map((group) => `    <category name="${rootCategory}_${admxPolicyName(group)}" displayName="$(string.${rootCategory}_${admxPolicyName(group)})"><parentCategory ref="${rootCategory}" /></category>`),
+    ...groups.map(
+      (group) =>
+        `    <category name="${rootCategory}_${admxPolicyName(group)}" displayName="$(string.${rootCategory}_${admxPolicyName(group)})"><parentCategory ref="${rootCategory}" /></category>`,
+    ),
     '  </categories>',
     '  <policies>',
     ...policies,
@@ -235,9 +284,14 @@ export function admxTemplates(source: TemplateSource = {}): AdmxTemplates {
       strings.push([name, title], [`${name}_Explain`, explain(leaf, tree, words, language)]);
       if (leaf.kind === 'enum') for (const value of leaf.values!) strings.push([valueId(name, value), valueLabel(own, value, language)]);
       const label = escapeXml(title);
-      if (leaf.kind === 'integer') presentations.push(`      <presentation id="${name}"><decimalTextBox refId="${name}" defaultValue="${leaf.minimum ?? 0}">${label}</decimalTextBox></presentation>`);
-      if (leaf.kind === 'enum') presentations.push(`      <presentation id="${name}"><dropdownList refId="${name}" noSort="true">${label}</dropdownList></presentation>`);
-      if (leaf.kind === 'string') presentations.push(`      <presentation id="${name}"><textBox refId="${name}"><label>${label}</label></textBox></presentation>`);
+      if (leaf.kind === 'integer')
+        presentations.push(
+          `      <presentation id="${name}"><decimalTextBox refId="${name}" defaultValue="${leaf.minimum ?? 0}">${label}</decimalTextBox></presentation>`,
+        );
+      if (leaf.kind === 'enum')
+        presentations.push(`      <presentation id="${name}"><dropdownList refId="${name}" noSort="true">${label}</dropdownList></presentation>`);
+      if (leaf.kind === 'string')
+        presentations.push(`      <presentation id="${name}"><textBox refId="${name}"><label>${label}</label></textBox></presentation>`);
       if (leaf.kind === 'list') presentations.push(`      <presentation id="${name}"><listBox refId="${name}">${label}</listBox></presentation>`);
     }
     return [
@@ -308,7 +362,15 @@ export function policyOfProfile(profile: PlistValue): Record<string, unknown> | 
   if (typeof profile !== 'object' || profile === null || Array.isArray(profile) || profile instanceof Date || profile instanceof Uint8Array) return undefined;
   const content = profile.PayloadContent;
   if (!Array.isArray(content)) return undefined;
-  const payload = content.find((item) => typeof item === 'object' && item !== null && !Array.isArray(item) && !(item instanceof Date) && !(item instanceof Uint8Array) && item.PayloadType === profileIdentifiers.payloadType);
+  const payload = content.find(
+    (item) =>
+      typeof item === 'object' &&
+      item !== null &&
+      !Array.isArray(item) &&
+      !(item instanceof Date) &&
+      !(item instanceof Uint8Array) &&
+      item.PayloadType === profileIdentifiers.payloadType,
+  );
   if (!payload || typeof payload !== 'object' || Array.isArray(payload) || payload instanceof Date || payload instanceof Uint8Array) return undefined;
   return Object.fromEntries(Object.entries(payload).filter(([key]) => !/^Payload[A-Z]/.test(key)));
 }

@@ -35,7 +35,16 @@ export function decodeRegFile(bytes: Uint8Array): string {
 }
 
 const headers = ['Windows Registry Editor Version 5.00', 'REGEDIT4'];
-const hexTypes: Record<number, RegistryValue['type']> = { 0: 'REG_NONE', 1: 'REG_SZ', 2: 'REG_EXPAND_SZ', 3: 'REG_BINARY', 4: 'REG_DWORD', 5: 'REG_DWORD', 7: 'REG_MULTI_SZ', 11: 'REG_QWORD' };
+const hexTypes: Record<number, RegistryValue['type']> = {
+  0: 'REG_NONE',
+  1: 'REG_SZ',
+  2: 'REG_EXPAND_SZ',
+  3: 'REG_BINARY',
+  4: 'REG_DWORD',
+  5: 'REG_DWORD',
+  7: 'REG_MULTI_SZ',
+  11: 'REG_QWORD',
+};
 
 /** The keys of a `.reg` file's text, in file order. Throws RegFileError naming the line for anything it cannot read. */
 export function parseRegFile(text: string): RegistryKey[] {

@@ -39,7 +39,11 @@ const hives = { machine: 'HKEY_LOCAL_MACHINE', user: 'HKEY_CURRENT_USER' } as co
  * The keys of one hive's policy (as `reg export` gave them) → a policy layer's document, and what
  * could not be read (each naming its registry place). No key, or keys without values: undefined.
  */
-export function registryPolicyLayer(keys: readonly RegistryKey[], scope: 'machine' | 'user', tree: PolicyTree = policyTree()): { layer?: PolicyLayer; problems: string[] } {
+export function registryPolicyLayer(
+  keys: readonly RegistryKey[],
+  scope: 'machine' | 'user',
+  tree: PolicyTree = policyTree(),
+): { layer?: PolicyLayer; problems: string[] } {
   const root = `${hives[scope]}\\${policyRegistryKey}`.toLowerCase();
   const name = shortHiveName(`${hives[scope]}\\SOFTWARE\\Policies\\AgentDesk`);
   const byKey = new Map<string, { leaf: PolicyLeaf; valueName: string }[]>();

@@ -40,7 +40,9 @@ export function runBounded(file: string, args: readonly string[], options: Bound
     };
     const timer = setTimeout(() => fail(new SpeechEngineError('timeout', `${file} did not finish within ${options.timeoutMs} ms`)), options.timeoutMs);
     child.on('error', (error: NodeJS.ErrnoException) => {
-      fail(error.code === 'ENOENT' ? new SpeechEngineError('missing', `${file} is not installed`) : new SpeechEngineError('failed', `${file}: ${error.message}`));
+      fail(
+        error.code === 'ENOENT' ? new SpeechEngineError('missing', `${file} is not installed`) : new SpeechEngineError('failed', `${file}: ${error.message}`),
+      );
     });
     child.stdout.on('data', (data: Buffer) => {
       size += data.length;
@@ -56,7 +58,12 @@ export function runBounded(file: string, args: readonly string[], options: Bound
       clearTimeout(timer);
       if (code === 0) resolve(Buffer.concat(chunks));
       else {
-        const detail = stderr.split('\n').filter((line) => line.trim() !== '' && !line.startsWith('ALSA lib')).slice(-3).join(' ').slice(-stderrKeep);
+        const detail = stderr
+          .split('\n')
+          .filter((line) => line.trim() !== '' && !line.startsWith('ALSA lib'))
+          .slice(-3)
+          .join(' ')
+          .slice(-stderrKeep);
         reject(new SpeechEngineError('failed', `${file} exited with ${code ?? signal}${detail ? `: ${detail}` : ''}`));
       }
     });

@@ -124,7 +124,12 @@ export class SpeechEngineClient implements SpeechToText, TextToSpeech {
     if (this.closed) return Promise.reject(new SpeechEngineError('failed', `the ${this.role} was stopped`));
     if (this.refusal !== undefined) return Promise.reject(this.lastFailure!);
     if (this.queue.length >= this.maxQueued + (this.busy ? 0 : 1)) {
-      return Promise.reject(new SpeechEngineError('timeout', `the ${this.role} is busy (${this.queue.length} ${request.kind === 'transcribe' ? 'utterances' : 'texts'} waiting); try again`));
+      return Promise.reject(
+        new SpeechEngineError(
+          'timeout',
+          `the ${this.role} is busy (${this.queue.length} ${request.kind === 'transcribe' ? 'utterances' : 'texts'} waiting); try again`,
+        ),
+      );
     }
     return new Promise<Answer>((resolvePromise, reject) => {
       this.queue.push({ request, resolve: resolvePromise, reject });
@@ -179,11 +184,13 @@ export class SpeechEngineClient implements SpeechToText, TextToSpeech {
         running.pending.delete(id);
         if (outcome instanceof SpeechEngineError) reject(outcome);
         // Words answer an utterance, speech a text: anything else is the process's mistake, not an answer.
-        else if ((request.kind === 'transcribe') !== (typeof outcome === 'string')) reject(new SpeechEngineError('failed', `the ${this.role} answered a ${request.kind} request with the other kind of answer`));
+        else if ((request.kind === 'transcribe') !== (typeof outcome === 'string'))
+          reject(new SpeechEngineError('failed', `the ${this.role} answered a ${request.kind} request with the other kind of answer`));
         else resolvePromise(outcome);
       };
       running.pending.set(id, finish);
-      if (request.kind === 'transcribe') running.channel.send({ type: 'transcribe', id, pcm: Buffer.from(bytesFromInt16(request.pcm.samples)).toString('base64') });
+      if (request.kind === 'transcribe')
+        running.channel.send({ type: 'transcribe', id, pcm: Buffer.from(bytesFromInt16(request.pcm.samples)).toString('base64') });
       else running.channel.send({ type: 'synthesize', id, text: request.text });
     });
   }
@@ -284,12 +291,21 @@ export class SpeechEngineClient implements SpeechToText, TextToSpeech {
         try {
           launch();
         } catch (error) {
-          running.fail(new SpeechEngineError('failed', `${loadPrefix}: the ${this.role} process could not be started (${error instanceof Error ? error.message : String(error)})`));
+          running.fail(
+            new SpeechEngineError(
+              'failed',
+              `${loadPrefix}: the ${this.role} process could not be started (${error instanceof Error ? error.message : String(error)})`,
+            ),
+          );
         }
       },
       (error: unknown) => {
         clearTimeout(loadTimer);
-        running.fail(error instanceof SpeechEngineError ? error : new SpeechEngineError('failed', `${loadPrefix}: ${error instanceof Error ? error.message : String(error)}`));
+        running.fail(
+          error instanceof SpeechEngineError
+            ? error
+            : new SpeechEngineError('failed', `${loadPrefix}: ${error instanceof Error ? error.message : String(error)}`),
+        );
       },
     );
     return running;

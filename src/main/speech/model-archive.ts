@@ -75,7 +75,9 @@ function bzip2(): Decompressor {
     child.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'ENOENT'
-          ? invalid(`Unpacking a .tar.bz2 archive needs the bzip2 program, which this computer does not have: unpack the archive yourself (7-Zip does it) and import the folder inside.`)
+          ? invalid(
+              `Unpacking a .tar.bz2 archive needs the bzip2 program, which this computer does not have: unpack the archive yourself (7-Zip does it) and import the folder inside.`,
+            )
           : error,
       ),
     );
@@ -87,7 +89,15 @@ function bzip2(): Decompressor {
       else {
         const say = () => {
           // bzip2's first line says it ("bzip2: Compressed file ends unexpectedly;"), the rest is advice for its own command line.
-          const first = stderr.split('\n').map((line) => line.replace(/^bzip2:\s*/, '').replace(/[;:.]\s*$/, '').trim()).find((line) => line !== '');
+          const first = stderr
+            .split('\n')
+            .map((line) =>
+              line
+                .replace(/^bzip2:\s*/, '')
+                .replace(/[;:.]\s*$/, '')
+                .trim(),
+            )
+            .find((line) => line !== '');
           reject(new Error(signal ? `bzip2 was stopped (${signal})` : `bzip2: ${first?.slice(0, 200) ?? `exit code ${code}`}`));
         };
         if (child.stderr.readableEnded || child.stderr.destroyed) return say();
@@ -128,8 +138,12 @@ export async function unpackModelArchive(archive: string, into: string, limits: 
   // unpacked is the file that was checked (safe-path.ts). Its size is not capped here: the unpacking's
   // own limits bound what is read from it.
   const { handle, info } = await openRegularFile(archive).catch((error: unknown) => {
-    if (error instanceof FileRefused && error.reason === 'link') throw new ServiceError('speech_model_symlink', `${archive} is a symbolic link: choose the archive itself.`, '/path');
-    if (error instanceof FileRefused) throw invalid(`${archive} cannot be read (${error.message}): choose a sherpa-onnx model archive (${modelArchiveSuffixes.join(', ')}) or the folder it unpacks to.`);
+    if (error instanceof FileRefused && error.reason === 'link')
+      throw new ServiceError('speech_model_symlink', `${archive} is a symbolic link: choose the archive itself.`, '/path');
+    if (error instanceof FileRefused)
+      throw invalid(
+        `${archive} cannot be read (${error.message}): choose a sherpa-onnx model archive (${modelArchiveSuffixes.join(', ')}) or the folder it unpacks to.`,
+      );
     throw invalid(`${archive} cannot be read: ${reasonInWords(error)}.`);
   });
   try {
@@ -139,7 +153,14 @@ export async function unpackModelArchive(archive: string, into: string, limits: 
   }
 }
 
-async function unpackFrom(handle: FileHandle, bytesTotal: number, archive: string, into: string, limits: UnpackLimits, onProgress: (progress: UnpackProgress) => void): Promise<string> {
+async function unpackFrom(
+  handle: FileHandle,
+  bytesTotal: number,
+  archive: string,
+  into: string,
+  limits: UnpackLimits,
+  onProgress: (progress: UnpackProgress) => void,
+): Promise<string> {
   await mkdir(into, { recursive: true, mode: 0o700 });
 
   let bytesDone = 0;
@@ -179,7 +200,11 @@ async function unpackFrom(handle: FileHandle, bytesTotal: number, archive: strin
       const name = safeRelative(header.name);
       if (name === undefined) throw invalid(`The archive has an entry outside its own folder (${JSON.stringify(header.name.slice(0, 200))}): it is refused.`);
       if (header.type === 'symlink' || header.type === 'link') {
-        throw new ServiceError('speech_model_symlink', `The archive holds a link (${name}${header.linkname ? ` → ${header.linkname.slice(0, 200)}` : ''}): a speech model's files must be files, so it is refused.`, '/path');
+        throw new ServiceError(
+          'speech_model_symlink',
+          `The archive holds a link (${name}${header.linkname ? ` → ${header.linkname.slice(0, 200)}` : ''}): a speech model's files must be files, so it is refused.`,
+          '/path',
+        );
       }
       if (header.type === 'directory') {
         await mkdir(join(into, name), { recursive: true, mode: 0o700 });
@@ -188,8 +213,10 @@ async function unpackFrom(handle: FileHandle, bytesTotal: number, archive: strin
         return;
       }
       // pax headers and the like are read by tar-stream itself; anything else that is not a file is refused.
-      if (header.type !== 'file' && header.type !== 'contiguous-file') throw invalid(`The archive holds ${name}, a ${header.type ?? 'special'} entry: a speech model's files must be files.`);
-      if ((header.size ?? 0) > limits.maxFileBytes) throw invalid(`${name} in the archive is larger than ${limits.maxFileBytes} bytes: it is not a speech model's file.`);
+      if (header.type !== 'file' && header.type !== 'contiguous-file')
+        throw invalid(`The archive holds ${name}, a ${header.type ?? 'special'} entry: a speech model's files must be files.`);
+      if ((header.size ?? 0) > limits.maxFileBytes)
+        throw invalid(`${name} in the archive is larger than ${limits.maxFileBytes} bytes: it is not a speech model's file.`);
       const parent = posix.dirname(name);
       if (parent !== '.' && !made.has(parent)) {
         await mkdir(join(into, parent), { recursive: true, mode: 0o700 });
@@ -200,8 +227,10 @@ async function unpackFrom(handle: FileHandle, bytesTotal: number, archive: strin
         transform(chunk: Buffer, _encoding, callback) {
           fileBytes += chunk.length;
           written += chunk.length;
-          if (fileBytes > limits.maxFileBytes) return callback(invalid(`${name} in the archive unpacks to more than ${limits.maxFileBytes} bytes: it is not a speech model's file.`));
-          if (written > limits.maxTotalBytes) return callback(invalid(`The archive unpacks to more than ${limits.maxTotalBytes} bytes: it is not a speech model.`));
+          if (fileBytes > limits.maxFileBytes)
+            return callback(invalid(`${name} in the archive unpacks to more than ${limits.maxFileBytes} bytes: it is not a speech model's file.`));
+          if (written > limits.maxTotalBytes)
+            return callback(invalid(`The archive unpacks to more than ${limits.maxTotalBytes} bytes: it is not a speech model.`));
           callback(null, chunk);
         },
       });
@@ -239,8 +268,11 @@ async function unpackFrom(handle: FileHandle, bytesTotal: number, archive: strin
     if (failure !== undefined) {
       if (failure instanceof ServiceError) throw failure;
       // A file-system error in words; otherwise the decompressor's or the tar parser's own sentence (bzip2's "compressed file ends unexpectedly", tar-stream's "Unexpected end of data").
-      const why = typeof (failure as NodeJS.ErrnoException).code === 'string' || !(failure instanceof Error) ? reasonInWords(failure) : failure.message.slice(0, 300);
-      throw invalid(`${archive} could not be unpacked: ${why}. Choose a sherpa-onnx model archive (${modelArchiveSuffixes.join(', ')}) or the folder it unpacks to.`);
+      const why =
+        typeof (failure as NodeJS.ErrnoException).code === 'string' || !(failure instanceof Error) ? reasonInWords(failure) : failure.message.slice(0, 300);
+      throw invalid(
+        `${archive} could not be unpacked: ${why}. Choose a sherpa-onnx model archive (${modelArchiveSuffixes.join(', ')}) or the folder it unpacks to.`,
+      );
     }
   } finally {
     decompress.stop();

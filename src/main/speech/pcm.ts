@@ -22,10 +22,16 @@ export function parseWav(bytes: Uint8Array): Pcm {
     const body = offset + 8;
     if (id === 'fmt ') {
       if (size < 16 || body + 16 > bytes.length) throw new Error('WAV fmt chunk too short');
-      format = { audioFormat: view.getUint16(body, true), channels: view.getUint16(body + 2, true), sampleRate: view.getUint32(body + 4, true), bits: view.getUint16(body + 14, true) };
+      format = {
+        audioFormat: view.getUint16(body, true),
+        channels: view.getUint16(body + 2, true),
+        sampleRate: view.getUint32(body + 4, true),
+        bits: view.getUint16(body + 14, true),
+      };
     } else if (id === 'data') {
       if (!format) throw new Error('WAV data before fmt');
-      if (format.audioFormat !== 1 || format.bits !== 16 || format.channels < 1) throw new Error(`unsupported WAV (format ${format.audioFormat}, ${format.bits} bits, ${format.channels} channels)`);
+      if (format.audioFormat !== 1 || format.bits !== 16 || format.channels < 1)
+        throw new Error(`unsupported WAV (format ${format.audioFormat}, ${format.bits} bits, ${format.channels} channels)`);
       const end = Math.min(bytes.length, body + size);
       const frames = Math.floor((end - body) / (2 * format.channels));
       const samples = new Int16Array(frames);

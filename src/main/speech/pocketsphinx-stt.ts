@@ -25,7 +25,18 @@ export type { SpeechToText };
  * (2 of 3: the default voice's "confirm" is not heard, so only "yes" covers too little and the turn is
  * "not understood"). "yes" and "yes send it" are the dependable confirmations.
  */
-export const demoPhrases = ['search contacts', 'search contacts for alfa', 'send the offer', 'yes', 'yes confirm', 'yes send it', 'no', 'cancel', 'hello', 'stop'] as const;
+export const demoPhrases = [
+  'search contacts',
+  'search contacts for alfa',
+  'send the offer',
+  'yes',
+  'yes confirm',
+  'yes send it',
+  'no',
+  'cancel',
+  'hello',
+  'stop',
+] as const;
 
 export const demoGrammar = [
   '#JSGF V1.0;',
@@ -106,7 +117,10 @@ export function parseSphinxOutput(out: string): { words: string[]; segments: { w
   const words: string[] = [];
   const segments: { word: string; start: number; end: number }[] = [];
   for (const line of out.split('\n')) {
-    const fields = line.trim().split(/\s+/).filter((field) => field !== '');
+    const fields = line
+      .trim()
+      .split(/\s+/)
+      .filter((field) => field !== '');
     if (fields.length === 0) continue;
     const [word = '', ...numbers] = fields;
     if (fields.length === 4 && numbers.every((field) => /^-?\d+(?:\.\d+)?$/.test(field))) {
@@ -151,10 +165,14 @@ export function createPocketsphinxStt(options: PocketsphinxOptions = {}): Pocket
     const decoder = lm === undefined ? ['-jsgf', join(folder, 'demo.gram')] : ['-lm', lm];
     const args = ['-infile', input, ...decoder, '-hmm', options.hmm ?? pocketsphinxModel.hmm, '-dict', options.dict ?? pocketsphinxModel.dict];
     try {
-      const out = await runBounded(options.binary ?? 'pocketsphinx_continuous', [...args, '-samprate', String(recognizerRate), '-time', 'yes', '-logfn', '/dev/null'], {
-        timeoutMs: options.timeoutMs ?? timeoutFor((speech.length / recognizerRate) * 1000),
-        maxOutputBytes: 64 * 1024,
-      });
+      const out = await runBounded(
+        options.binary ?? 'pocketsphinx_continuous',
+        [...args, '-samprate', String(recognizerRate), '-time', 'yes', '-logfn', '/dev/null'],
+        {
+          timeoutMs: options.timeoutMs ?? timeoutFor((speech.length / recognizerRate) * 1000),
+          maxOutputBytes: 64 * 1024,
+        },
+      );
       const { words, segments } = parseSphinxOutput(out.toString('utf8'));
       const heard = words.join(' ');
       const share = coverage(audio, segments);

@@ -20,7 +20,8 @@ export function safeRelative(name: string): string | undefined {
   if (normal === '' || normal === '.' || normal.startsWith('/') || /^[A-Za-z]:/.test(normal) || normal.length > maxModelPathChars) return undefined;
   const parts = normal.split('/');
   // eslint-disable-next-line no-control-regex -- control characters are what is refused
-  if (parts.some((part) => part === '..' || part === '' || /[<>:"|?*\u0000-\u001f]/.test(part) || /[. ]$/.test(part) || reservedName.test(part))) return undefined;
+  if (parts.some((part) => part === '..' || part === '' || /[<>:"|?*\u0000-\u001f]/.test(part) || /[. ]$/.test(part) || reservedName.test(part)))
+    return undefined;
   return normal;
 }
 
@@ -57,7 +58,8 @@ export async function openRegularFile(path: string, maxBytes?: number): Promise<
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new FileRefused('not a file', `it is not a regular file: ${info.isDirectory() ? 'a folder' : 'a pipe, a device or a socket'}`);
-    if (maxBytes !== undefined && info.size > maxBytes) throw new FileRefused('too large', `it is ${sizeInWords(info.size)}; it may be at most ${sizeInWords(maxBytes)}`);
+    if (maxBytes !== undefined && info.size > maxBytes)
+      throw new FileRefused('too large', `it is ${sizeInWords(info.size)}; it may be at most ${sizeInWords(maxBytes)}`);
     return { handle, info };
   } catch (error) {
     await handle.close();

@@ -41,7 +41,9 @@ const streamingModelTypes = new Set(['conformer', 'ebranchformer', 'lstm', 'zipf
 function refuseUnknownEncoder(file: string, modelType: string | undefined): void {
   if (modelType !== undefined && streamingModelTypes.has(modelType)) return;
   const found = modelType === undefined ? 'its metadata has no model_type' : `its model_type is "${modelType.slice(0, 40)}"`;
-  throw new Error(`${file} is not the encoder of a streaming transducer sherpa-onnx can run (${found}); AgentDesk runs streaming zipformer, conformer and LSTM transducers as sherpa-onnx exports them`);
+  throw new Error(
+    `${file} is not the encoder of a streaming transducer sherpa-onnx can run (${found}); AgentDesk runs streaming zipformer, conformer and LSTM transducers as sherpa-onnx exports them`,
+  );
 }
 
 /**
@@ -54,7 +56,9 @@ function refuseUnknownLanguage(file: string, language: string, metadata: Map<str
   const known = (metadata.get('all_language_codes') ?? '').split(',').filter((code) => code !== '');
   if (known.length === 0 || known.includes(language)) return;
   const shown = known.length > 12 ? `${known.slice(0, 12).join(', ')} and ${known.length - 12} more` : known.join(', ');
-  throw new Error(`this Whisper model has no language "${language}" (${file} knows ${shown}); name one of them in agentdesk-model.json, or none to let Whisper detect it`);
+  throw new Error(
+    `this Whisper model has no language "${language}" (${file} knows ${shown}); name one of them in agentdesk-model.json, or none to let Whisper detect it`,
+  );
 }
 
 /**
@@ -67,7 +71,9 @@ function refuseNonPiperVoice(file: string, metadata: Map<string, string> | undef
   if (missing.length > 0) throw new Error(`${file} is not a Piper voice sherpa-onnx can run (its metadata has no ${missing.join(', ')})`);
   const comment = metadata.get('comment') ?? '';
   if (!comment.includes('piper') && !comment.includes('coqui')) {
-    throw new Error(`${file} is a VITS voice of another kind ("${comment.slice(0, 40)}"); AgentDesk speaks with Piper voices (vits-piper-… in sherpa-onnx's releases)`);
+    throw new Error(
+      `${file} is a VITS voice of another kind ("${comment.slice(0, 40)}"); AgentDesk speaks with Piper voices (vits-piper-… in sherpa-onnx's releases)`,
+    );
   }
 }
 

@@ -68,7 +68,11 @@ export function findSpeechEngines(search: SpeechEngineSearch = {}): SpeechEngine
   // pocketsphinx 5 carries its model inside; 0.8 (`pocketsphinx_continuous`) needs pocketsphinx-en-us.
   const needsModel = recognizer !== undefined && recognizer.includes('pocketsphinx_continuous');
   const model = needsModel ? firstDirectory(search.modelDirs ?? defaultModelDirs) : undefined;
-  const missing = [...(tts ? [] : ['espeak-ng']), ...(recognizer ? [] : ['pocketsphinx']), ...(!recognizer || (needsModel && !model) ? ['pocketsphinx-en-us'] : [])];
+  const missing = [
+    ...(tts ? [] : ['espeak-ng']),
+    ...(recognizer ? [] : ['pocketsphinx']),
+    ...(!recognizer || (needsModel && !model) ? ['pocketsphinx-en-us'] : []),
+  ];
   return {
     available: missing.length === 0,
     missing,

@@ -12,7 +12,17 @@ import type { SpeechService } from './speech-service';
 export type ChooseFolder = (what: 'folder' | 'archive', purpose: SpeechPurpose) => Promise<string | undefined>;
 
 /** `speech.*`: client-owned voice's synthesis and recognition (#17), and the imported speech models (a recognizer, a voice). */
-export function speechHandlers({ speech, models, events, chooseFolder }: { speech: SpeechService; models: SpeechModels; events: EventBus; chooseFolder?: ChooseFolder }): HandlerTable<'speech'> {
+export function speechHandlers({
+  speech,
+  models,
+  events,
+  chooseFolder,
+}: {
+  speech: SpeechService;
+  models: SpeechModels;
+  events: EventBus;
+  chooseFolder?: ChooseFolder;
+}): HandlerTable<'speech'> {
   return {
     'speech.status': () => speech.status(),
     'speech.synthesize': async ({ text, locale }) => ({ wav: await speech.synthesize(text, locale) }),

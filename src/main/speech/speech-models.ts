@@ -94,7 +94,10 @@ const importedModelSchema = z.strictObject({
   kind: z.enum(['transducer', 'whisper', 'voice']),
   languages: z.array(z.string().max(35)).max(100),
   importedAt: z.string().max(40),
-  files: z.array(z.strictObject({ role: roleSchema, file: relativeFile, bytes: z.number().int().nonnegative(), sha256: sha256Hex })).min(3).max(maxVoiceDataFiles + 2),
+  files: z
+    .array(z.strictObject({ role: roleSchema, file: relativeFile, bytes: z.number().int().nonnegative(), sha256: sha256Hex }))
+    .min(3)
+    .max(maxVoiceDataFiles + 2),
 });
 type ImportedModel = z.infer<typeof importedModelSchema>;
 /** Version 2 added `voice` (an imported Piper voice); version 1 held the recognizer alone as `model`. */
@@ -212,14 +215,18 @@ function modelLanguages(fromManifest: string[] | undefined, folderName: string, 
 function checkFiles(files: readonly { role: Role; file: string; bytes: number }[]): void {
   let total = 0;
   for (const { role, file, bytes } of files) {
-    if (safeRelative(file) !== file) throw invalid(`${file.slice(0, 200)} has a name AgentDesk cannot keep on every system (a character such as : or \\, a trailing dot or space, a device name, or a path over ${maxModelPathChars} characters); rename it.`);
+    if (safeRelative(file) !== file)
+      throw invalid(
+        `${file.slice(0, 200)} has a name AgentDesk cannot keep on every system (a character such as : or \\, a trailing dot or space, a device name, or a path over ${maxModelPathChars} characters); rename it.`,
+      );
     if (role === 'data') {
       total += bytes;
       continue;
     }
     const limit = limitOf(role);
     if (bytes === 0) throw invalid(`${file} is empty.`);
-    if (bytes > limit) throw invalid(`${file} is ${sizeInWords(bytes)}; a model's ${role === 'tokens' ? 'tokens file' : 'file'} may be at most ${sizeInWords(limit)}.`);
+    if (bytes > limit)
+      throw invalid(`${file} is ${sizeInWords(bytes)}; a model's ${role === 'tokens' ? 'tokens file' : 'file'} may be at most ${sizeInWords(limit)}.`);
     total += bytes;
   }
   if (total > maxModelBytes) throw invalid(`The model is ${sizeInWords(total)}; at most ${sizeInWords(maxModelBytes)} can be imported.`);
@@ -257,7 +264,9 @@ async function findVoice(
   ];
   const data = await walkVoiceData(folder);
   if (!data.some((file) => file.file === `${voiceDataDirName}/phontab`)) {
-    throw invalid(`${voiceDataDirName} in the folder is not espeak-ng's data (it has no phontab): use the folder as sherpa-onnx's vits-piper-… archive holds it.`);
+    throw invalid(
+      `${voiceDataDirName} in the folder is not espeak-ng's data (it has no phontab): use the folder as sherpa-onnx's vits-piper-… archive holds it.`,
+    );
   }
   files.push(...data);
   checkFiles(files);
@@ -288,7 +297,8 @@ export async function walkVoiceData(folder: string): Promise<FoundModel['files']
     const entries: string[] = [];
     try {
       for await (const entry of await opendir(join(folder, ...relative.split('/')))) {
-        if (++entriesSeen > maxVoiceDataFiles) throw invalid(`${voiceDataDirName} has more than ${maxVoiceDataFiles} files and folders; espeak-ng's data has about 500.`);
+        if (++entriesSeen > maxVoiceDataFiles)
+          throw invalid(`${voiceDataDirName} has more than ${maxVoiceDataFiles} files and folders; espeak-ng's data has about 500.`);
         entries.push(entry.name);
       }
     } catch (error) {
@@ -347,7 +357,8 @@ export function languagesFromName(name: string, kind: EngineModelKind): string[]
 function engineModel(dir: string, model: ImportedModel): EngineModel {
   const path = (role: Role) => join(dir, model.files.find((file) => file.role === role)?.file ?? '');
   if (model.kind === 'voice') return { kind: 'voice', model: path('model'), tokens: path('tokens'), dataDir: join(dir, voiceDataDirName) };
-  if (model.kind === 'transducer') return { kind: 'transducer', encoder: path('encoder'), decoder: path('decoder'), joiner: path('joiner'), tokens: path('tokens') };
+  if (model.kind === 'transducer')
+    return { kind: 'transducer', encoder: path('encoder'), decoder: path('decoder'), joiner: path('joiner'), tokens: path('tokens') };
   // Whisper knows languages by their primary subtag ("cs", not "cs-CZ"); any other code ends its decoding.
   const single = model.languages.length === 1 && model.languages[0] !== 'mul' ? primaryLanguage(model.languages[0]!) : '';
   return { kind: 'whisper', encoder: path('encoder'), decoder: path('decoder'), tokens: path('tokens'), language: single };
@@ -418,7 +429,12 @@ export class SpeechModels {
   ) {}
 
   static async open(options: SpeechModelsOptions): Promise<SpeechModels> {
-    const store = new JsonFileStore(join(options.userDataDir, speechModelFileName), modelFileSchema, () => ({ schemaVersion: 2 as const }), speechModelFileFormat);
+    const store = new JsonFileStore(
+      join(options.userDataDir, speechModelFileName),
+      modelFileSchema,
+      () => ({ schemaVersion: 2 as const }),
+      speechModelFileFormat,
+    );
     const models = new SpeechModels(options, store);
     const loaded = await store.load();
     if (loaded.notice) options.notices.push(loaded.notice);
@@ -442,7 +458,9 @@ export class SpeechModels {
     const entries = await readdir(this.modelsDir).catch(() => [] as string[]);
     for (const entry of entries) {
       if (keep.has(entry) || !/^[0-9a-f]{16}(\.unpack)?$/.test(entry)) continue;
-      await rm(join(this.modelsDir, entry), { recursive: true, force: true, maxRetries: 5 }).catch((error: unknown) => this.options.log.warn('speech', `a speech model folder left by an import that did not finish could not be removed: ${reasonInWords(error)}`));
+      await rm(join(this.modelsDir, entry), { recursive: true, force: true, maxRetries: 5 }).catch((error: unknown) =>
+        this.options.log.warn('speech', `a speech model folder left by an import that did not finish could not be removed: ${reasonInWords(error)}`),
+      );
     }
   }
 
@@ -497,10 +515,16 @@ export class SpeechModels {
         if (model.kind === 'voice') await this.sameVoiceData(dir, model);
         for (const file of model.files) {
           const actual = await sha256Of(join(dir, file.file), file.role).catch((error: unknown) => {
-            throw new SpeechEngineError('failed', `the speech model could not be loaded: its file ${file.file} cannot be read (${whyUnreadable(error)}); import the model again`);
+            throw new SpeechEngineError(
+              'failed',
+              `the speech model could not be loaded: its file ${file.file} cannot be read (${whyUnreadable(error)}); import the model again`,
+            );
           });
           if (actual !== file.sha256) {
-            throw new SpeechEngineError('failed', `the speech model could not be loaded: its file ${file.file} changed since it was imported (sha256 ${actual.slice(0, 12)}…, expected ${file.sha256.slice(0, 12)}…); import the model again`);
+            throw new SpeechEngineError(
+              'failed',
+              `the speech model could not be loaded: its file ${file.file} changed since it was imported (sha256 ${actual.slice(0, 12)}…, expected ${file.sha256.slice(0, 12)}…); import the model again`,
+            );
           }
         }
       },
@@ -512,10 +536,17 @@ export class SpeechModels {
   private async sameVoiceData(dir: string, model: ImportedModel): Promise<void> {
     const recorded = new Set(model.files.filter((file) => file.role === 'data').map((file) => file.file));
     const now = await walkVoiceData(dir).catch((error: unknown) => {
-      throw new SpeechEngineError('failed', `the voice could not be loaded: its ${voiceDataDirName} folder cannot be read (${error instanceof Error ? error.message : String(error)}); import the voice again`);
+      throw new SpeechEngineError(
+        'failed',
+        `the voice could not be loaded: its ${voiceDataDirName} folder cannot be read (${error instanceof Error ? error.message : String(error)}); import the voice again`,
+      );
     });
     const added = now.find((file) => !recorded.has(file.file));
-    if (added) throw new SpeechEngineError('failed', `the voice could not be loaded: ${added.file} was added to its folder since it was imported; import the voice again`);
+    if (added)
+      throw new SpeechEngineError(
+        'failed',
+        `the voice could not be loaded: ${added.file} was added to its folder since it was imported; import the voice again`,
+      );
   }
 
   /**
@@ -533,9 +564,20 @@ export class SpeechModels {
     try {
       let folder = path;
       let nameHint: string | undefined;
-      if (isModelArchive(path) && !(await lstat(path).then((info) => info.isDirectory(), () => false))) {
+      if (
+        isModelArchive(path) &&
+        !(await lstat(path).then(
+          (info) => info.isDirectory(),
+          () => false,
+        ))
+      ) {
         onProgress({ phase: 'unpacking', bytesDone: 0, bytesTotal: 0 });
-        folder = await unpackModelArchive(path, unpacked, { maxEntries: maxArchiveEntries, maxFileBytes: maxModelFileBytes, maxTotalBytes: maxModelBytes }, (progress) => onProgress({ phase: 'unpacking', ...progress }));
+        folder = await unpackModelArchive(
+          path,
+          unpacked,
+          { maxEntries: maxArchiveEntries, maxFileBytes: maxModelFileBytes, maxTotalBytes: maxModelBytes },
+          (progress) => onProgress({ phase: 'unpacking', ...progress }),
+        );
         // Named after the archive when it holds no folder of its own (the name says the model's languages).
         if (folder === unpacked) nameHint = archiveBaseName(path);
       }
@@ -584,7 +626,11 @@ export class SpeechModels {
           // Read up to the checked size and no further, however much the file has grown meanwhile.
           const reading = source.createReadStream({ start: 0, end: file.bytes - 1, autoClose: false });
           try {
-            await pipeline(reading, counter, own ? new Writable({ write: (_chunk, _encoding, callback) => callback() }) : createWriteStream(join(dir, file.file), { mode: 0o600 }));
+            await pipeline(
+              reading,
+              counter,
+              own ? new Writable({ write: (_chunk, _encoding, callback) => callback() }) : createWriteStream(join(dir, file.file), { mode: 0o600 }),
+            );
           } catch (error) {
             throw new ServiceError('save_failed', `${file.file} could not be copied into AgentDesk's folder (${reasonInWords(error)}).`);
           }
@@ -607,7 +653,9 @@ export class SpeechModels {
         const spoken = await voiceLanguageFromModel(join(dir, files.find((file) => file.role === 'model')!.file));
         if (spoken !== undefined) languages = [spoken];
         if (languages.length === 0) {
-          throw invalid(`AgentDesk cannot tell which language this voice speaks (its metadata names no espeak-ng voice, and its folder's name no language): say it in ${modelManifestName} in the folder, e.g. {"languages": ["en"]}.`);
+          throw invalid(
+            `AgentDesk cannot tell which language this voice speaks (its metadata names no espeak-ng voice, and its folder's name no language): say it in ${modelManifestName} in the folder, e.g. {"languages": ["en"]}.`,
+          );
         }
       }
       const model: ImportedModel = { id, name: found.name, kind: found.kind, languages, importedAt: new Date().toISOString(), files };
@@ -634,7 +682,9 @@ export class SpeechModels {
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
       throw error;
     } finally {
-      await rm(unpacked, { recursive: true, force: true, maxRetries: 5 }).catch((error: unknown) => this.options.log.warn('speech', `an unpacked speech model archive could not be removed: ${reasonInWords(error)}`));
+      await rm(unpacked, { recursive: true, force: true, maxRetries: 5 }).catch((error: unknown) =>
+        this.options.log.warn('speech', `an unpacked speech model archive could not be removed: ${reasonInWords(error)}`),
+      );
       this.changing = false;
     }
   }
@@ -657,7 +707,9 @@ export class SpeechModels {
   private discard(old: Current): void {
     old.client.close();
     // The process may still hold the files open for a moment; removing them is safe on POSIX and retried on Windows.
-    void rm(old.dir, { recursive: true, force: true, maxRetries: 5 }).catch((error: unknown) => this.options.log.warn('speech', `an old speech model's folder could not be removed: ${reasonInWords(error)}`));
+    void rm(old.dir, { recursive: true, force: true, maxRetries: 5 }).catch((error: unknown) =>
+      this.options.log.warn('speech', `an old speech model's folder could not be removed: ${reasonInWords(error)}`),
+    );
   }
 
   dispose(): void {

@@ -1,6 +1,15 @@
 import { basename } from 'node:path';
 import { ServiceError } from '../../shared/base/errors';
-import { maxSynthesisChars, maxSynthesisSamples, maxTranscriptChars, primaryLanguage, recognitionModelsUrl, recognitionSampleRate, type SpeechModelInfo, type SpeechStatus } from '../../shared/speech/ipc-schemas';
+import {
+  maxSynthesisChars,
+  maxSynthesisSamples,
+  maxTranscriptChars,
+  primaryLanguage,
+  recognitionModelsUrl,
+  recognitionSampleRate,
+  type SpeechModelInfo,
+  type SpeechStatus,
+} from '../../shared/speech/ipc-schemas';
 import { SpeechEngineError } from './bounded-process';
 import { createEspeakTts, type TextToSpeech } from './espeak-tts';
 import { createPocketsphinxStt, pocketsphinxModelIn } from './pocketsphinx-stt';
@@ -216,7 +225,9 @@ function sentence(text: string): string {
 function speechError(error: unknown, what: string): ServiceError {
   if (error instanceof SpeechEngineError) {
     const message = `${what}: ${error.message.trim().replace(/\.+$/, '')}.`;
-    return error.reason === 'missing' ? new ServiceError('speech_unavailable', message) : new ServiceError('speech_unavailable', message, undefined, error.reason === 'timeout');
+    return error.reason === 'missing'
+      ? new ServiceError('speech_unavailable', message)
+      : new ServiceError('speech_unavailable', message, undefined, error.reason === 'timeout');
   }
   return new ServiceError('internal', `${what}.`);
 }
@@ -225,7 +236,8 @@ function speechError(error: unknown, what: string): ServiceError {
 export function recognizerFromEnvironment(env: NodeJS.ProcessEnv = process.env): Recognizer | undefined {
   const name = env.AGENTDESK_SPEECH_RECOGNIZER;
   if (name === undefined || name === '' || name === 'none') return undefined;
-  if (name !== 'pocketsphinx') throw new Error(`AGENTDESK_SPEECH_RECOGNIZER=${name}: the only test recognizer is pocketsphinx (or none, for no recognizer at all).`);
+  if (name !== 'pocketsphinx')
+    throw new Error(`AGENTDESK_SPEECH_RECOGNIZER=${name}: the only test recognizer is pocketsphinx (or none, for no recognizer at all).`);
   return { engine: 'pocketsphinx', model: { name: "pocketsphinx (the demo's English commands)", languages: ['en'] }, stt: createPocketsphinxStt() };
 }
 

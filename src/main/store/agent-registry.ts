@@ -78,7 +78,8 @@ export class AgentRegistry {
 
   /** Refuses a change of a locked list, saying whose it is. */
   private refuseWhenLocked(what: string): void {
-    if (this.lockedBy !== undefined) throw new ServiceError('not_allowed', `The agent list is set by the administrator's device policy (${this.lockedBy}): agents cannot be ${what} here.`);
+    if (this.lockedBy !== undefined)
+      throw new ServiceError('not_allowed', `The agent list is set by the administrator's device policy (${this.lockedBy}): agents cannot be ${what} here.`);
   }
 
   list(): AgentEntry[] {
@@ -111,7 +112,13 @@ export class AgentRegistry {
   /** `protocol: 'agui'`: a plain AG-UI endpoint (nothing to discover; the entry says what it is). */
   async add(address: string, options: { allowLocalHttp: boolean; protocol?: 'agui' }): Promise<AgentEntry> {
     const normalized = this.vet(address, options);
-    const agent: AgentEntry = { id: randomUUID(), url: normalized.url, display: normalized.display, addedAt: new Date().toISOString(), ...(options.protocol ? { protocol: options.protocol } : {}) };
+    const agent: AgentEntry = {
+      id: randomUUID(),
+      url: normalized.url,
+      display: normalized.display,
+      addedAt: new Date().toISOString(),
+      ...(options.protocol ? { protocol: options.protocol } : {}),
+    };
     await this.replace([...this.agents, agent]);
     return { ...agent };
   }

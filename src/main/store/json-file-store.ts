@@ -9,7 +9,11 @@ import { readSavedDocument, type SavedFileFormat } from '../../shared/storage/sa
 /** The file operations the store uses; tests replace one to simulate a failing disk. */
 export interface StoreFs {
   readFile(path: string, encoding: 'utf8'): Promise<string>;
-  open(path: string, flags: string, mode: number): Promise<{ writeFile(text: string, encoding: 'utf8'): Promise<void>; sync(): Promise<void>; close(): Promise<void> }>;
+  open(
+    path: string,
+    flags: string,
+    mode: number,
+  ): Promise<{ writeFile(text: string, encoding: 'utf8'): Promise<void>; sync(): Promise<void>; close(): Promise<void> }>;
   rename(from: string, to: string): Promise<void>;
   mkdir(path: string, options: { recursive: true; mode: number }): Promise<unknown>;
   rm(path: string, options: { force: true }): Promise<void>;

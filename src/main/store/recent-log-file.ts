@@ -36,9 +36,15 @@ export type RecentLogFile = z.infer<typeof recentLogFileSchema>;
  */
 export async function persistRecentLog(ring: LogRing, userDataDir: string, options: { delayMs?: number; now?: () => Date } = {}) {
   // Never creates the user-data folder (a run whose folder is gone or cannot be made saves nothing, silently).
-  const store = new JsonFileStore(join(userDataDir, recentLogFileName), recentLogFileSchema, () => ({ schemaVersion: 1 as const, savedAt: '', entries: [] }), recentLogFileFormat, {
-    fs: { readFile: fs.readFile, open: fs.open, rename: fs.rename, rm: fs.rm, mkdir: async () => undefined },
-  });
+  const store = new JsonFileStore(
+    join(userDataDir, recentLogFileName),
+    recentLogFileSchema,
+    () => ({ schemaVersion: 1 as const, savedAt: '', entries: [] }),
+    recentLogFileFormat,
+    {
+      fs: { readFile: fs.readFile, open: fs.open, rename: fs.rename, rm: fs.rm, mkdir: async () => undefined },
+    },
+  );
   await store.load();
   const now = options.now ?? (() => new Date());
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -80,7 +86,10 @@ export async function readRecentLog(userDataDir: string): Promise<{ file: string
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    return { file, problem: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no recent log saved yet (AgentDesk has not run as this user)' : reasonInWords(error) };
+    return {
+      file,
+      problem: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no recent log saved yet (AgentDesk has not run as this user)' : reasonInWords(error),
+    };
   }
   const read = readSavedDocument(text, recentLogFileFormat);
   if (read.kind === 'damaged') return { file, problem: `damaged: ${read.problem}` };

@@ -1,7 +1,15 @@
 import { join } from 'node:path';
 import { policyRefusals, settingsUnderPolicy, type DevicePolicy } from '../../shared/device-policy/device-policy';
 import { ServiceError } from '../../shared/base/errors';
-import { applySettingsPatch, defaultSettings, settingsFileFormat, settingsSchema, type Settings, type SettingsPatch, type VoiceConsent } from '../../shared/settings/settings';
+import {
+  applySettingsPatch,
+  defaultSettings,
+  settingsFileFormat,
+  settingsSchema,
+  type Settings,
+  type SettingsPatch,
+  type VoiceConsent,
+} from '../../shared/settings/settings';
 import type { EventBus } from '../ipc/event-bus';
 import type { NoticeSink } from './notices';
 import { JsonFileStore } from './json-file-store';
@@ -25,7 +33,12 @@ export class SettingsService {
     private readonly policyFile: string | undefined,
   ) {}
 
-  static async open(userDataDir: string, events: EventBus, notices: NoticeSink, devicePolicy?: { policy: DevicePolicy; file: string }): Promise<SettingsService> {
+  static async open(
+    userDataDir: string,
+    events: EventBus,
+    notices: NoticeSink,
+    devicePolicy?: { policy: DevicePolicy; file: string },
+  ): Promise<SettingsService> {
     const store = new JsonFileStore(join(userDataDir, 'settings.json'), settingsSchema, () => structuredClone(defaultSettings), settingsFileFormat);
     const { value, notice } = await store.load();
     if (notice) notices.push(notice);

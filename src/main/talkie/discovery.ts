@@ -18,10 +18,19 @@ export const defaultManifestMaxAgeMs = 60 * 60 * 1000;
 export const logoMaxBytes = 256 * 1024;
 
 /** `timeouts` overrides the network layer's defaults (tests, a bounded check); `signal` stops the read (`net_aborted`). */
-export async function discoverTalkie(address: string, policy: NetPolicy, options: { timeouts?: Partial<Timeouts>; signal?: AbortSignal } = {}): Promise<Discovery & { maxAgeMs?: number }> {
+export async function discoverTalkie(
+  address: string,
+  policy: NetPolicy,
+  options: { timeouts?: Partial<Timeouts>; signal?: AbortSignal } = {},
+): Promise<Discovery & { maxAgeMs?: number }> {
   const manifestUrl = manifestUrlFor(address);
   const document = await fetchJsonDocument(
-    { url: manifestUrl, maxBytes: manifestMaxBytes, ...(options.timeouts ? { timeouts: options.timeouts } : {}), ...(options.signal ? { signal: options.signal } : {}) },
+    {
+      url: manifestUrl,
+      maxBytes: manifestMaxBytes,
+      ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
     policy,
   );
   if (!document.ok) {

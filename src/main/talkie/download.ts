@@ -16,11 +16,7 @@ const unsafeCharacters = /[\u0000-\u001f\u007f-\u009f\u2028\u2029<>:"|?*]/g;
 
 /** A file name a server suggested, made safe: no folders, no control or bidi characters, bounded, never empty or hidden. */
 export function safeFileName(name: string): string {
-  const cleaned = basename(name.replace(bidiControls, '').replace(/\\/g, '/'))
-    .replace(unsafeCharacters, '_')
-    .replace(/^\.+/, '')
-    .trim()
-    .slice(0, 200);
+  const cleaned = basename(name.replace(bidiControls, '').replace(/\\/g, '/')).replace(unsafeCharacters, '_').replace(/^\.+/, '').trim().slice(0, 200);
   return cleaned === '' ? 'download' : cleaned;
 }
 

@@ -38,7 +38,12 @@ export class EndpointApprovals {
   ) {}
 
   static async open(userDataDir: string, notices: NoticeSink): Promise<EndpointApprovals> {
-    const store = new JsonFileStore(join(userDataDir, 'talkie-servers.json'), approvalsSchema, () => ({ schemaVersion: 2 as const, servers: [] }), approvalsFileFormat);
+    const store = new JsonFileStore(
+      join(userDataDir, 'talkie-servers.json'),
+      approvalsSchema,
+      () => ({ schemaVersion: 2 as const, servers: [] }),
+      approvalsFileFormat,
+    );
     const { value, notice } = await store.load();
     if (notice) notices.push(notice);
     return new EndpointApprovals(store, value.servers);

@@ -51,7 +51,11 @@ export async function postSdpOffer(url: string, clientSecret: string, offer: str
       case 'unauthorized':
         throw new SdpError('secret_rejected', `The speech provider ${host} refused the voice session's key (401); start a new call.`, true);
       case 'redirected':
-        throw new SdpError('redirected', error.status === undefined ? error.message : `The speech provider ${host} answered with a redirect, which is never followed for voice.`, false);
+        throw new SdpError(
+          'redirected',
+          error.status === undefined ? error.message : `The speech provider ${host} answered with a redirect, which is never followed for voice.`,
+          false,
+        );
       case 'forbidden':
       case 'refused':
         throw new SdpError('refused', `The speech provider ${host} refused the call (HTTP ${error.status ?? 0}).`, error.retryable);

@@ -94,7 +94,8 @@ export class TalkieClient {
    * (and with it the body deadline) is for an error answer, which is read whole.
    */
   async download(url: string, signal?: AbortSignal): Promise<GuardedResponse> {
-    if (new URL(url).origin !== this.manifest.issuer) throw new TalkieError(400, 'not_same_origin', 'Only files on the server itself are downloaded with your sign-in.', false);
+    if (new URL(url).origin !== this.manifest.issuer)
+      throw new TalkieError(400, 'not_same_origin', 'Only files on the server itself are downloaded with your sign-in.', false);
     return this.authorized({ url, maxBytes: limits.jsonBytes, redirect: 'error', ...(signal === undefined ? {} : { signal }) });
   }
 
@@ -177,7 +178,12 @@ export class TalkieClient {
     );
     switch (end.kind) {
       case 'too_large':
-        return { kind: 'error', code: 'event_too_large', message: `The server sent an event larger than ${limits.eventBytes / 1024 / 1024} MiB; the run was stopped.`, retryable: false };
+        return {
+          kind: 'error',
+          code: 'event_too_large',
+          message: `The server sent an event larger than ${limits.eventBytes / 1024 / 1024} MiB; the run was stopped.`,
+          retryable: false,
+        };
       case 'failed':
         if (signal?.aborted) return { kind: 'cancelled' };
         return { kind: 'interrupted', message: describe(end.error).message };
@@ -191,7 +197,8 @@ export class TalkieClient {
     try {
       return await response.json();
     } catch (error) {
-      if (error instanceof NetError && error.code === 'too_large') throw new TalkieError(502, 'too_large', 'The server answered with more data than the app accepts.', false);
+      if (error instanceof NetError && error.code === 'too_large')
+        throw new TalkieError(502, 'too_large', 'The server answered with more data than the app accepts.', false);
       throw new TalkieError(502, 'protocol_error', 'The server answered with something that is not JSON.', true);
     }
   }
@@ -252,11 +259,21 @@ async function errorFrom(response: GuardedResponse): Promise<TalkieError> {
     const { code, message, retryable } = parsed.data.error;
     return new TalkieError(response.status, code, message, retryable ?? response.status >= 500);
   }
-  return new TalkieError(response.status, response.status >= 500 ? 'internal' : 'http_error', `The server answered HTTP ${response.status}.`, response.status >= 500);
+  return new TalkieError(
+    response.status,
+    response.status >= 500 ? 'internal' : 'http_error',
+    `The server answered HTTP ${response.status}.`,
+    response.status >= 500,
+  );
 }
 
 export function describe(error: unknown): { code: string; message: string; retryable: boolean } {
   if (error instanceof TalkieError) return { code: error.code, message: error.message, retryable: error.retryable };
-  if (error instanceof NetError) return { code: error.code, message: error.message, retryable: !['insecure_scheme', 'blocked_address', 'cross_origin_redirect', 'too_large'].includes(error.code) };
+  if (error instanceof NetError)
+    return {
+      code: error.code,
+      message: error.message,
+      retryable: !['insecure_scheme', 'blocked_address', 'cross_origin_redirect', 'too_large'].includes(error.code),
+    };
   return { code: 'internal', message: 'Something went wrong talking to the server.', retryable: true };
 }

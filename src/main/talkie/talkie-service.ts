@@ -114,7 +114,10 @@ export class TalkieService {
   async acceptEndpoints(agentId: string): Promise<ServerView> {
     const connection = await this.connection(agentId);
     const { manifest } = connection.server;
-    await this.deps.approvals.accept(manifest, manifest.crossOriginEndpoints.map((endpoint) => endpoint.url));
+    await this.deps.approvals.accept(
+      manifest,
+      manifest.crossOriginEndpoints.map((endpoint) => endpoint.url),
+    );
     return this.view(connection);
   }
 
@@ -184,7 +187,10 @@ export class TalkieService {
     const { client } = await this.usable(agentId);
     const json = (await this.call(agentId, () => client.status())) as { user?: { name?: unknown; email?: unknown }; usage?: unknown; voice?: unknown };
     const usage = interpretEvent({ type: 'CUSTOM', name: 'talkie.usage', value: { usage: json.usage ?? [] } }, client.manifest.issuer);
-    const user = typeof json.user?.name === 'string' ? { name: json.user.name.slice(0, 200), ...(typeof json.user.email === 'string' ? { email: json.user.email.slice(0, 320) } : {}) } : undefined;
+    const user =
+      typeof json.user?.name === 'string'
+        ? { name: json.user.name.slice(0, 200), ...(typeof json.user.email === 'string' ? { email: json.user.email.slice(0, 320) } : {}) }
+        : undefined;
     return {
       ...(user ? { user } : {}),
       usage: usage.kind === 'updates' && usage.updates[0]?.type === 'usage' ? usage.updates[0].usage : [],
@@ -407,7 +413,8 @@ export class TalkieService {
   async download(agentId: string, request: { downloadId: string; url: string; name: string }): Promise<{ saved: boolean; path?: string; bytes?: number }> {
     const { client } = await this.usable(agentId);
     const link = safeLink(request.url, client.manifest.issuer);
-    if (link?.kind !== 'same-origin') throw new ServiceError('unsafe_url', 'Only files on the server itself are downloaded; other links open in the browser.', '/url');
+    if (link?.kind !== 'same-origin')
+      throw new ServiceError('unsafe_url', 'Only files on the server itself are downloaded; other links open in the browser.', '/url');
     const path = await this.deps.chooseDownloadPath(safeFileName(request.name));
     if (path === undefined) return { saved: false };
     try {
@@ -445,10 +452,24 @@ export class TalkieService {
       if (update.type === 'text.delta') this.texts.append(agentId, threadId, update.messageId, update.delta);
       this.deps.events.emit('talkie.update', { agentId, runKey: runId, update });
     };
-    let outcome: RunOutcome = await client.run({ threadId, runId, messages: [{ id: request.messageId, role: 'user', content: request.text }] }, onUpdate, run.abort.signal);
+    let outcome: RunOutcome = await client.run(
+      { threadId, runId, messages: [{ id: request.messageId, role: 'user', content: request.text }] },
+      onUpdate,
+      run.abort.signal,
+    );
     if (run.cancelled) outcome = { kind: 'cancelled' };
     if (outcome.kind === 'not_sent' && outcome.code === 'unauthorized') this.deps.log.info('talkie', 'run refused: sign-in needed');
-    const ended = { agentId, runKey: runId, threadId, outcome: { kind: outcome.kind, ...('code' in outcome ? { code: outcome.code } : {}), ...('message' in outcome ? { message: outcome.message } : {}), ...('retryable' in outcome ? { retryable: outcome.retryable } : {}) } };
+    const ended = {
+      agentId,
+      runKey: runId,
+      threadId,
+      outcome: {
+        kind: outcome.kind,
+        ...('code' in outcome ? { code: outcome.code } : {}),
+        ...('message' in outcome ? { message: outcome.message } : {}),
+        ...('retryable' in outcome ? { retryable: outcome.retryable } : {}),
+      },
+    };
     if (outcome.kind !== 'interrupted') return this.deps.events.emit('talkie.runEnded', ended);
     // Talkie 1 §5: disconnect is not cancel. The server finishes the run and stores it; reload the thread (its newest window).
     const reloaded = await this.recover(agentId, threadId, request.messageId);
@@ -484,7 +505,10 @@ export class TalkieService {
   }
 
   private endpointsAccepted(manifest: DiscoveredServer['manifest']): boolean {
-    return this.deps.approvals.covers(manifest, manifest.crossOriginEndpoints.map((endpoint) => endpoint.url));
+    return this.deps.approvals.covers(
+      manifest,
+      manifest.crossOriginEndpoints.map((endpoint) => endpoint.url),
+    );
   }
 
   private async usable(agentId: string): Promise<Connection> {
@@ -504,7 +528,12 @@ export class TalkieService {
     const discovery = await this.manifests.get(address, policy);
     if (!discovery.ok) {
       const first = discovery.problems[0];
-      throw new ServiceError(first?.code.startsWith('net_') ? 'network_error' : 'invalid_address', first ? first.message : 'This address is not a Talkie server.', undefined, first?.code.startsWith('net_'));
+      throw new ServiceError(
+        first?.code.startsWith('net_') ? 'network_error' : 'invalid_address',
+        first ? first.message : 'This address is not a Talkie server.',
+        undefined,
+        first?.code.startsWith('net_'),
+      );
     }
     const { server } = discovery;
     // Tokens are this server's: its serverId at its own origin (Talkie 1 §2.1), never another's that claims the same serverId.
@@ -580,7 +609,8 @@ export function toServiceError(error: unknown): ServiceError {
   const problem = describe(error);
   if (error instanceof TalkieError) {
     if (error.status === 401 || problem.code === 'unauthorized') return new ServiceError('sign_in_required', 'Sign in again to continue.', undefined, false);
-    if (problem.code === 'protocol_error' || problem.code === 'too_large') return new ServiceError('protocol_error', problem.message, undefined, problem.retryable);
+    if (problem.code === 'protocol_error' || problem.code === 'too_large')
+      return new ServiceError('protocol_error', problem.message, undefined, problem.retryable);
     return new ServiceError('server_error', problem.message, undefined, problem.retryable);
   }
   if (problem.code !== 'internal') return new ServiceError('network_error', problem.message, undefined, problem.retryable);
@@ -595,7 +625,12 @@ function signInError(error: unknown): ServiceError {
     case 'cancelled':
       return new ServiceError('not_allowed', 'Sign-in was cancelled.', undefined, true);
     case 'timeout':
-      return new ServiceError('network_error', `Sign-in was not finished within ${String(Math.round(defaultSignInTimeoutMs / 60_000))} minutes, so AgentDesk stopped waiting. Start it again.`, undefined, true);
+      return new ServiceError(
+        'network_error',
+        `Sign-in was not finished within ${String(Math.round(defaultSignInTimeoutMs / 60_000))} minutes, so AgentDesk stopped waiting. Start it again.`,
+        undefined,
+        true,
+      );
     case 'access_denied':
       return new ServiceError('not_allowed', `The server did not allow the sign-in: ${message}`, undefined, true);
     case 'state_mismatch':

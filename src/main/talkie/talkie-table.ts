@@ -7,7 +7,9 @@ type TalkieMethod = Extract<MethodName, `talkie.${string}`>;
  * Every `talkie.*` handler: the dispatcher's `HandlerTable<'talkie'>`, spelled from the contract alone
  * (the renderer's tests run main's Talkie conversation, and their build has no Node types for the dispatcher's).
  */
-export type TalkieTable = { [M in TalkieMethod]: (request: z.output<(typeof contract.methods)[M]['request']>) => Promise<MethodResponse<M>> | MethodResponse<M> };
+export type TalkieTable = {
+  [M in TalkieMethod]: (request: z.output<(typeof contract.methods)[M]['request']>) => Promise<MethodResponse<M>> | MethodResponse<M>;
+};
 
 /** The `talkie.*` methods only the open conversation answers (src/main/app/talkie-conversation.ts). */
 export type TalkieConversationMethods = 'talkie.newChat' | 'talkie.voiceLine';

@@ -6,16 +6,18 @@ import { threadTitleFromMessage } from '../../shared/talkie/thread-title';
 /** Talkie 1 §9 thread bodies → the same conversation items a live run produces. */
 const threadSchema = z.looseObject({
   thread: z.looseObject({ id: z.string().max(200) }).optional(),
-  messages: z.array(
-    z.looseObject({
-      id: z.string().max(200),
-      role: z.string().max(20),
-      content: z.string().max(200_000).optional(),
-      channel: z.string().max(20).optional(),
-      cards: z.array(z.unknown()).max(50).optional(),
-      createdAt: z.string().max(40).optional(),
-    }),
-  ).max(5000),
+  messages: z
+    .array(
+      z.looseObject({
+        id: z.string().max(200),
+        role: z.string().max(20),
+        content: z.string().max(200_000).optional(),
+        channel: z.string().max(20).optional(),
+        cards: z.array(z.unknown()).max(50).optional(),
+        createdAt: z.string().max(40).optional(),
+      }),
+    )
+    .max(5000),
   actions: z.array(z.unknown()).max(500).optional(),
 });
 
@@ -67,7 +69,13 @@ function readableTime(iso: string | undefined): { at?: string } {
 
 const threadListSchema = z.looseObject({
   threads: z.array(
-    z.looseObject({ id: z.string().max(200), title: z.string().max(500).optional(), channel: z.string().max(20).optional(), createdAt: z.string().max(40).optional(), updatedAt: z.string().max(40).optional() }),
+    z.looseObject({
+      id: z.string().max(200),
+      title: z.string().max(500).optional(),
+      channel: z.string().max(20).optional(),
+      createdAt: z.string().max(40).optional(),
+      updatedAt: z.string().max(40).optional(),
+    }),
   ),
 });
 

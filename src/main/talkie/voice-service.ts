@@ -20,7 +20,12 @@ export interface VoiceTalkiePort {
   /** GET action: the authoritative action (its confirm policy). */
   action(agentId: string, actionId: string): Promise<{ action: Action }>;
   /** POST decision (Talkie 1 §8) with `method: "voice"` and the paramsHash that was read out. */
-  decide(agentId: string, actionId: string, decision: 'confirm' | 'cancel', voice: { paramsHash: string }): Promise<{ action: Action; updates: RunUpdate[]; note?: string }>;
+  decide(
+    agentId: string,
+    actionId: string,
+    decision: 'confirm' | 'cancel',
+    voice: { paramsHash: string },
+  ): Promise<{ action: Action; updates: RunUpdate[]; note?: string }>;
 }
 
 export interface VoiceServiceDeps {
@@ -79,7 +84,10 @@ export class VoiceService {
     const { client, policy } = await this.deps.talkie.voiceClient(agentId);
     const availability = voiceAvailability(client.manifest);
     if (!availability.offered) throw new ServiceError('not_allowed', availability.message);
-    const body = { ...(request.threadId === undefined ? {} : { threadId: request.threadId }), ...(request.locale === undefined ? {} : { locale: request.locale }) };
+    const body = {
+      ...(request.threadId === undefined ? {} : { threadId: request.threadId }),
+      ...(request.locale === undefined ? {} : { locale: request.locale }),
+    };
     const json = await this.deps.talkie.voiceCall(agentId, () => client.voiceSession(body));
     // The in-process demo and the development setting allow http:// to a loopback signalling host, nothing else.
     const validation = validateVoiceSession(json, availability.signalingHosts, { development: policy.allowLocalHttp });
@@ -90,12 +98,28 @@ export class VoiceService {
     }
     const { clientSecret, ...session } = validation.session;
     const callId = `vc_${randomUUID()}`;
-    this.calls.set(callId, { agentId, client, policy, session, clientSecret, toolCalls: new Set(), transcripts: new Set(), lastSeconds: 0, connected: false, proposals: new Set(), providerErrors: 0 });
+    this.calls.set(callId, {
+      agentId,
+      client,
+      policy,
+      session,
+      clientSecret,
+      toolCalls: new Set(),
+      transcripts: new Set(),
+      lastSeconds: 0,
+      connected: false,
+      proposals: new Set(),
+      providerErrors: 0,
+    });
     this.deps.log.info('talkie', `voice call ${callId} started (session ${session.voiceSessionId})`);
     // Talkie 1 §10.1 requires https; the development setting lets http:// to this computer through, and then
     // the secret travels unencrypted: said in the log and on the call bar (the in-process demo aside).
     const unencrypted = new URL(session.signalingUrl).protocol === 'http:' && agentId !== builtInDemoAgentId;
-    if (unencrypted) this.deps.log.warn('talkie', `voice call ${callId}: the signalling address ${new URL(session.signalingUrl).host} is http://, allowed by the development setting; the call's key travels unencrypted`);
+    if (unencrypted)
+      this.deps.log.warn(
+        'talkie',
+        `voice call ${callId}: the signalling address ${new URL(session.signalingUrl).host} is http://, allowed by the development setting; the call's key travels unencrypted`,
+      );
     return {
       callId,
       threadId: session.threadId,
@@ -114,7 +138,8 @@ export class VoiceService {
   async offer(callId: string, sdp: string): Promise<{ sdp: string }> {
     const call = this.call(callId);
     const secret = call.clientSecret;
-    if (secret === undefined) throw new ServiceError('voice_session_expired', 'This voice session has already been used to connect; start the call again.', undefined, true);
+    if (secret === undefined)
+      throw new ServiceError('voice_session_expired', 'This voice session has already been used to connect; start the call again.', undefined, true);
     if (!(Date.parse(call.session.expiresAt) > this.now())) {
       call.clientSecret = undefined;
       throw expired();
@@ -145,7 +170,9 @@ export class VoiceService {
     try {
       const answer = await this.deps.talkie.voiceCall(call.agentId, async () => {
         try {
-          return { json: await call.client.voiceTool(call.session.voiceSessionId, request.name, { callId: request.providerCallId, arguments: request.arguments }) };
+          return {
+            json: await call.client.voiceTool(call.session.voiceSessionId, request.name, { callId: request.providerCallId, arguments: request.arguments }),
+          };
         } catch (error) {
           if (error instanceof TalkieError && error.status === 409) return { duplicate: true as const };
           throw error;
@@ -155,7 +182,13 @@ export class VoiceService {
       json = answer.json;
     } catch (error) {
       const failure = toServiceError(error);
-      return { outcome: 'failed' as const, output: `The tool failed: ${failure.message.slice(0, 2000)}`, code: failure.code, message: failure.message.slice(0, 2000), retryable: failure.retryable ?? false };
+      return {
+        outcome: 'failed' as const,
+        output: `The tool failed: ${failure.message.slice(0, 2000)}`,
+        code: failure.code,
+        message: failure.message.slice(0, 2000),
+        retryable: failure.retryable ?? false,
+      };
     }
     const parsed = toolAnswerSchema.safeParse(json);
     if (!parsed.success || parsed.data.ok === false) {
@@ -195,12 +228,26 @@ export class VoiceService {
   }
 
   /** A provider `error` event the renderer read on the call's channel: logged, at most 20 per call. */
-  providerError(callId: string, report: { type?: string | undefined; code?: string | undefined; message: string; param?: string | undefined; eventId?: string | undefined; answersUpdate: boolean }): { logged: boolean } {
+  providerError(
+    callId: string,
+    report: {
+      type?: string | undefined;
+      code?: string | undefined;
+      message: string;
+      param?: string | undefined;
+      eventId?: string | undefined;
+      answersUpdate: boolean;
+    },
+  ): { logged: boolean } {
     const call = this.call(callId);
     if (call.providerErrors >= maxProviderErrorsLogged) return { logged: false };
     call.providerErrors += 1;
     const kind = [report.type, report.code].filter((part) => part !== undefined).join('/') || 'error';
-    const about = report.answersUpdate ? `, refusing the turn-detection update ${report.eventId ?? ''}` : report.eventId === undefined ? '' : `, answering ${report.eventId}`;
+    const about = report.answersUpdate
+      ? `, refusing the turn-detection update ${report.eventId ?? ''}`
+      : report.eventId === undefined
+        ? ''
+        : `, answering ${report.eventId}`;
     const at = report.param === undefined ? '' : ` at ${report.param}`;
     const last = call.providerErrors === maxProviderErrorsLogged ? ' (the last one logged for this call)' : '';
     this.deps.log.warn('talkie', `voice call ${callId}: the speech provider reported ${kind}${at}${about}: ${report.message}${last}`);

@@ -1,4 +1,12 @@
-import { installDecision, nextCheckDelayMs, updateTimings, type ConversationActivity, type InstallMoment, type UpdatePhase, type UpdateSettings } from '../../shared/updates/update-rules';
+import {
+  installDecision,
+  nextCheckDelayMs,
+  updateTimings,
+  type ConversationActivity,
+  type InstallMoment,
+  type UpdatePhase,
+  type UpdateSettings,
+} from '../../shared/updates/update-rules';
 import type { NetPolicy } from '../net/guarded-fetch';
 import type { Logger } from '../platform/logger';
 import { checkDownloadedFile, checkFeed, feedBase, UpdateRefused, type FeedFile, type InstallerKind } from './update-feed';
@@ -77,7 +85,8 @@ export class UpdateController {
 
   /** One check now: read and check the feed, download, check the file. Answers the state it ends in. */
   async checkNow(): Promise<UpdateState> {
-    if (this.current.phase === 'checking' || this.current.phase === 'downloading' || this.current.phase === 'ready' || this.current.phase === 'installing') return this.state();
+    if (this.current.phase === 'checking' || this.current.phase === 'downloading' || this.current.phase === 'ready' || this.current.phase === 'installing')
+      return this.state();
     const { settings, engine, log } = this.deps;
     this.checks += 1;
     this.set({ phase: 'checking', lastCheckAt: this.now().toISOString() });
@@ -90,14 +99,24 @@ export class UpdateController {
       const { info, file } = feed.update;
       // electron-updater reads the feed itself: what it found must be the signed release, file for file.
       const found = await engine.check({ url: settings.url, channel: settings.channel });
-      const same = found && found.version === info.version && found.files.some((candidate) => candidate.sha512 === file.sha512 && new URL(candidate.url, feedBase(settings.url)).href === file.url);
-      if (!same) throw new UpdateRefused('updater_disagrees', `the updater read ${found ? `version ${found.version} with other files` : 'no update'} where the signed feed offers ${info.version}: not downloaded`);
+      const same =
+        found &&
+        found.version === info.version &&
+        found.files.some((candidate) => candidate.sha512 === file.sha512 && new URL(candidate.url, feedBase(settings.url)).href === file.url);
+      if (!same)
+        throw new UpdateRefused(
+          'updater_disagrees',
+          `the updater read ${found ? `version ${found.version} with other files` : 'no update'} where the signed feed offers ${info.version}: not downloaded`,
+        );
       this.set({ phase: 'downloading', version: info.version });
       const downloaded = await engine.download();
       await checkDownloadedFile(downloaded, file);
       this.ready = { version: info.version, file: downloaded, expected: file };
       this.set({ phase: 'ready', version: info.version });
-      log.info('updates', `AgentDesk ${info.version} is downloaded and checked (signed feed, SHA-512); ${settings.install === 'on-quit' ? 'it is installed when AgentDesk is closed' : settings.install === 'idle-reset' ? 'it is installed after the next idle reset' : 'it is installed inside the maintenance window'}`);
+      log.info(
+        'updates',
+        `AgentDesk ${info.version} is downloaded and checked (signed feed, SHA-512); ${settings.install === 'on-quit' ? 'it is installed when AgentDesk is closed' : settings.install === 'idle-reset' ? 'it is installed after the next idle reset' : 'it is installed inside the maintenance window'}`,
+      );
       if (settings.install === 'on-quit') engine.installOnQuit(true);
       if (settings.install === 'maintenance-window') this.tickEvery();
       return this.state();
@@ -135,7 +154,10 @@ export class UpdateController {
     }
     if (moment === 'quit') return true; // the updater installs it as the app quits (installOnQuit)
     this.set({ phase: 'installing', version: this.ready.version });
-    this.deps.log.info('updates', `installing AgentDesk ${this.ready.version} (${moment === 'idle-reset' ? 'after an idle reset' : 'inside the maintenance window'})`);
+    this.deps.log.info(
+      'updates',
+      `installing AgentDesk ${this.ready.version} (${moment === 'idle-reset' ? 'after an idle reset' : 'inside the maintenance window'})`,
+    );
     this.deps.engine.installNow();
     return true;
   }
@@ -143,7 +165,11 @@ export class UpdateController {
   private netPolicy(): NetPolicy {
     const url = new URL(this.deps.settings.url);
     // The feed's host is the administrator's choice: it may be on the local network. http:// only where the policy allowed it (the schema's rule).
-    return { allowLocalHttp: url.protocol === 'http:', allowedPrivateHosts: [url.hostname.toLowerCase().replace(/^\[|\]$/g, '')], ...(this.deps.lookup ? { lookup: this.deps.lookup } : {}) };
+    return {
+      allowLocalHttp: url.protocol === 'http:',
+      allowedPrivateHosts: [url.hostname.toLowerCase().replace(/^\[|\]$/g, '')],
+      ...(this.deps.lookup ? { lookup: this.deps.lookup } : {}),
+    };
   }
 
   private schedule(): void {

@@ -32,7 +32,17 @@ export interface FeedInfo {
 }
 
 /** Why an update was refused: each bad feed has its own. */
-export type RefusalCode = 'unreachable' | 'unsigned' | 'bad_signature' | 'malformed' | 'other_host' | 'downgrade' | 'no_installer' | 'mismatched' | 'updater_disagrees' | 'no_code_signature';
+export type RefusalCode =
+  | 'unreachable'
+  | 'unsigned'
+  | 'bad_signature'
+  | 'malformed'
+  | 'other_host'
+  | 'downgrade'
+  | 'no_installer'
+  | 'mismatched'
+  | 'updater_disagrees'
+  | 'no_code_signature';
 
 export class UpdateRefused extends Error {
   constructor(
@@ -81,11 +91,18 @@ export async function checkFeed(
   const base = feedBase(settings.url);
   const channelUrl = new URL(channelFileName(settings.channel, system.platform, system.arch), base);
   const bytes = await fetchBytes(channelUrl, maxChannelFileBytes, net, 'channel file');
-  const signature = await fetchBytes(new URL(`${channelUrl.pathname.split('/').pop()!}.sig`, channelUrl), maxSignatureBytes, net, 'signature').catch((error: unknown) => {
-    if (error instanceof UpdateRefused && error.message.includes('answered 404')) throw new UpdateRefused('unsigned', `${channelUrl.href} has no signature beside it (${channelUrl.pathname.split('/').pop()!}.sig): an unsigned feed is never used`);
-    throw error;
-  });
-  if (!verifiesWith(settings.publicKey, bytes, signature)) throw new UpdateRefused('bad_signature', `the signature of ${channelUrl.href} does not verify with the policy's updates.publicKey: the feed is not used`);
+  const signature = await fetchBytes(new URL(`${channelUrl.pathname.split('/').pop()!}.sig`, channelUrl), maxSignatureBytes, net, 'signature').catch(
+    (error: unknown) => {
+      if (error instanceof UpdateRefused && error.message.includes('answered 404'))
+        throw new UpdateRefused(
+          'unsigned',
+          `${channelUrl.href} has no signature beside it (${channelUrl.pathname.split('/').pop()!}.sig): an unsigned feed is never used`,
+        );
+      throw error;
+    },
+  );
+  if (!verifiesWith(settings.publicKey, bytes, signature))
+    throw new UpdateRefused('bad_signature', `the signature of ${channelUrl.href} does not verify with the policy's updates.publicKey: the feed is not used`);
   let info: FeedInfo;
   try {
     info = parseChannelFile(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
@@ -95,11 +112,13 @@ export async function checkFeed(
   // Every file of the release on the policy's own host (origin: scheme, host and port).
   const files = info.files.map((file) => ({ ...file, url: new URL(file.url, base).href }));
   for (const file of files) {
-    if (new URL(file.url).origin !== base.origin) throw new UpdateRefused('other_host', `the feed names ${new URL(file.url).origin}, another host than the policy's ${base.origin}: refused`);
+    if (new URL(file.url).origin !== base.origin)
+      throw new UpdateRefused('other_host', `the feed names ${new URL(file.url).origin}, another host than the policy's ${base.origin}: refused`);
   }
   const order = compareVersions(info.version, system.currentVersion);
   if (order === undefined) throw new UpdateRefused('malformed', `the feed's version "${info.version.slice(0, 40)}" is not a version`);
-  if (order < 0) throw new UpdateRefused('downgrade', `the feed offers ${info.version}, older than the running ${system.currentVersion}: a downgrade is never installed`);
+  if (order < 0)
+    throw new UpdateRefused('downgrade', `the feed offers ${info.version}, older than the running ${system.currentVersion}: a downgrade is never installed`);
   if (order === 0) return {};
   const file = files.find((candidate) => new URL(candidate.url).pathname.toLowerCase().endsWith(`.${system.installer.toLowerCase()}`));
   if (!file) throw new UpdateRefused('no_installer', `the feed's ${info.version} has no .${system.installer} file for this system`);
@@ -121,10 +140,18 @@ export function verifiesWith(publicKey: string, bytes: Uint8Array, signature: Ui
 /** Checks a downloaded installer against the signed channel file: its SHA-512 (and size, when given). */
 export async function checkDownloadedFile(path: string, expected: FeedFile): Promise<void> {
   const info = await stat(path);
-  if (expected.size !== undefined && info.size !== expected.size) throw new UpdateRefused('mismatched', `the downloaded ${path.split(/[\\/]/).pop()} is ${info.size} bytes, the signed feed says ${expected.size}: not installed`);
+  if (expected.size !== undefined && info.size !== expected.size)
+    throw new UpdateRefused(
+      'mismatched',
+      `the downloaded ${path.split(/[\\/]/).pop()} is ${info.size} bytes, the signed feed says ${expected.size}: not installed`,
+    );
   const hash = createHash('sha512');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  if (hash.digest('base64') !== expected.sha512) throw new UpdateRefused('mismatched', `the downloaded ${path.split(/[\\/]/).pop()} is not the file the signed feed names (its SHA-512 differs): not installed`);
+  if (hash.digest('base64') !== expected.sha512)
+    throw new UpdateRefused(
+      'mismatched',
+      `the downloaded ${path.split(/[\\/]/).pop()} is not the file the signed feed names (its SHA-512 differs): not installed`,
+    );
 }
 
 async function fetchBytes(url: URL, maxBytes: number, net: NetPolicy, what: string): Promise<Uint8Array> {
@@ -138,7 +165,8 @@ async function fetchBytes(url: URL, maxBytes: number, net: NetPolicy, what: stri
     return await response.bytes();
   } catch (error) {
     if (error instanceof UpdateRefused) throw error;
-    if (error instanceof NetError && error.code === 'cross_origin_redirect') throw new UpdateRefused('other_host', `the ${what} ${url.href} redirected to another host: refused`);
+    if (error instanceof NetError && error.code === 'cross_origin_redirect')
+      throw new UpdateRefused('other_host', `the ${what} ${url.href} redirected to another host: refused`);
     throw new UpdateRefused('unreachable', `the ${what} ${url.href} could not be read: ${(error as Error).message}`);
   }
 }

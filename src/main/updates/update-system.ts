@@ -31,9 +31,9 @@ export function installerKindOf(platform: NodeJS.Platform, env: NodeJS.ProcessEn
  */
 export function codeSignatureProblem(platform: NodeJS.Platform, appUpdateYml: string | undefined): string | undefined {
   if (platform !== 'win32') return undefined;
-  if (appUpdateYml === undefined) return 'this installation has no app-update.yml, so the updater could not check an update\'s publisher: updates stay off';
+  if (appUpdateYml === undefined) return "this installation has no app-update.yml, so the updater could not check an update's publisher: updates stay off";
   if (!/^publisherName:\s*\S/m.test(appUpdateYml) && !/^publisherName:\s*\n\s+-\s*\S/m.test(appUpdateYml)) {
-    return 'this build is not code-signed (no publisherName in its app-update.yml), so the updater would not check an update\'s signature: updates stay off';
+    return "this build is not code-signed (no publisherName in its app-update.yml), so the updater would not check an update's signature: updates stay off";
   }
   return undefined;
 }

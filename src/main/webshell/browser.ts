@@ -30,13 +30,15 @@ export function chromiumSandbox(uid: number | undefined, userNamespaces: boolean
   if (uid === 0) {
     return {
       args: ['--no-sandbox'],
-      notice: "The browser runs without Chromium's sandbox, because AgentDesk runs as root (Chromium refuses to run sandboxed as root). Start it as a normal user to keep the sandbox.",
+      notice:
+        "The browser runs without Chromium's sandbox, because AgentDesk runs as root (Chromium refuses to run sandboxed as root). Start it as a normal user to keep the sandbox.",
     };
   }
   if (!userNamespaces) {
     return {
       args: ['--no-sandbox'],
-      notice: "The browser runs without Chromium's sandbox, because this system does not allow unprivileged user namespaces (see /proc/sys/user/max_user_namespaces).",
+      notice:
+        "The browser runs without Chromium's sandbox, because this system does not allow unprivileged user namespaces (see /proc/sys/user/max_user_namespaces).",
     };
   }
   return { args: [] };
@@ -85,7 +87,11 @@ export async function writeLaunchFile(launchUrl: string): Promise<{ url: string;
   const dir = await mkdtemp(join(tmpdir(), 'agentdesk-launch-'));
   const file = join(dir, 'open.html');
   const escaped = launchUrl.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-  await writeFile(file, `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${escaped}"><title>AgentDesk</title>\n`, { mode: 0o600 });
+  await writeFile(
+    file,
+    `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${escaped}"><title>AgentDesk</title>\n`,
+    { mode: 0o600 },
+  );
   return { url: pathToFileURL(file).href, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
@@ -96,7 +102,14 @@ export const chromiumFlagsEnv = 'AGENTDESK_CHROMIUM_FLAGS';
  * Opens the web shell in Chromium's app mode with a profile of its own under the user-data folder,
  * with the DevTools protocol on a pipe (fds 3 and 4) for main's page watchdog (page-watchdog.ts).
  */
-export function openInChromium(chromium: string, url: string, userDataDir: string, sandbox: SandboxChoice, kiosk = false, env: NodeJS.ProcessEnv = process.env): ChildProcess {
+export function openInChromium(
+  chromium: string,
+  url: string,
+  userDataDir: string,
+  sandbox: SandboxChoice,
+  kiosk = false,
+  env: NodeJS.ProcessEnv = process.env,
+): ChildProcess {
   const extra = (env[chromiumFlagsEnv] ?? '').split(' ').filter((flag) => flag.startsWith('--'));
   const args = chromiumAppArgs(url, join(userDataDir, 'webshell-chromium'), sandbox, kiosk);
   // The URL (--app=…) stays first; the pipe and any extra flags go after it.

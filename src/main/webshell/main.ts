@@ -80,7 +80,10 @@ async function main(): Promise<void> {
   const chromium = values.open ? findChromium() : undefined;
   if (!chromium) {
     process.stdout.write(`${shell.launchUrl}\n`);
-    if (values.open) process.stderr.write(`No Chromium found (install it with: sudo apt-get install chromium). Open the URL above in Chromium or Chrome (it works once, for ${defaultLaunchCodeTtlMs / 60_000} minutes).\n`);
+    if (values.open)
+      process.stderr.write(
+        `No Chromium found (install it with: sudo apt-get install chromium). Open the URL above in Chromium or Chrome (it works once, for ${defaultLaunchCodeTtlMs / 60_000} minutes).\n`,
+      );
     return;
   }
   process.stdout.write(`AgentDesk web shell on ${shell.origin}, opening it in Chromium\n`);

@@ -54,7 +54,9 @@ export class PageWatchdog {
       if (options.hangMs !== false) this.pingAll();
     }, options.pingMs ?? 250);
     this.timer.unref();
-    void this.send('Target.setDiscoverTargets', { discover: true }).catch((error: unknown) => options.log.warn('webshell', 'the page watchdog could not start', error));
+    void this.send('Target.setDiscoverTargets', { discover: true }).catch((error: unknown) =>
+      options.log.warn('webshell', 'the page watchdog could not start', error),
+    );
   }
 
   close(): void {
@@ -80,7 +82,14 @@ export class PageWatchdog {
     while ((end = this.buffer.indexOf('\0')) >= 0) {
       const text = this.buffer.slice(0, end);
       this.buffer = this.buffer.slice(end + 1);
-      let message: { id?: number; result?: Record<string, unknown>; error?: { message?: string }; method?: string; params?: Record<string, unknown>; sessionId?: string };
+      let message: {
+        id?: number;
+        result?: Record<string, unknown>;
+        error?: { message?: string };
+        method?: string;
+        params?: Record<string, unknown>;
+        sessionId?: string;
+      };
       try {
         message = JSON.parse(text) as typeof message;
       } catch {
@@ -97,7 +106,12 @@ export class PageWatchdog {
 
   private event(method: string, params: Record<string, unknown>, sessionId?: string): void {
     const info = params.targetInfo as { targetId: string; type: string; url: string } | undefined;
-    if ((method === 'Target.targetCreated' || method === 'Target.targetInfoChanged') && info?.type === 'page' && this.ours(info.url) && !this.sessions.has(info.targetId)) {
+    if (
+      (method === 'Target.targetCreated' || method === 'Target.targetInfoChanged') &&
+      info?.type === 'page' &&
+      this.ours(info.url) &&
+      !this.sessions.has(info.targetId)
+    ) {
       void this.attach(info.targetId);
     } else if (method === 'Target.targetDestroyed') {
       this.sessions.delete(params.targetId as string);

@@ -218,7 +218,9 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
     }
     const offered = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((protocol) => protocol.trim());
     if (!offered.includes(webShellProtocol)) return undefined;
-    const given = offered.filter((protocol) => protocol.startsWith(webShellSessionProtocolPrefix)).map((protocol) => protocol.slice(webShellSessionProtocolPrefix.length));
+    const given = offered
+      .filter((protocol) => protocol.startsWith(webShellSessionProtocolPrefix))
+      .map((protocol) => protocol.slice(webShellSessionProtocolPrefix.length));
     return [...sessions].find((session) => given.some((secret) => sameSecret(secret, session.secret)));
   }
 
@@ -252,7 +254,8 @@ export async function startWebShell(options: WebShellOptions): Promise<WebShell>
         // Only what a binary frame cannot carry (encodeWireFrame's RangeError); a call still gets its answer.
         log.error('webshell', 'a frame for the page could not be encoded', error);
         const id = (frame as { t?: unknown; id?: unknown }).t === 'result' ? (frame as { id: number }).id : undefined;
-        if (id !== undefined) ws.send(JSON.stringify({ t: 'result', id, result: fail('internal', 'The answer could not be sent to the page. Details are in the app log.') }));
+        if (id !== undefined)
+          ws.send(JSON.stringify({ t: 'result', id, result: fail('internal', 'The answer could not be sent to the page. Details are in the app log.') }));
       }
     };
     const disconnectEvents = services.events.connect((channel, payload) => send({ t: 'event', channel, payload }));

@@ -9,9 +9,7 @@ declare global {
   }
 }
 
-export type Bridge =
-  | { kind: 'electron' | 'web'; api: AgentDeskApi; closed?: Promise<number>; connected?: Promise<boolean> }
-  | { kind: 'missing' };
+export type Bridge = { kind: 'electron' | 'web'; api: AgentDeskApi; closed?: Promise<number>; connected?: Promise<boolean> } | { kind: 'missing' };
 
 /**
  * The web shell session's secret, for this tab. The launch link's redirect brings it in the

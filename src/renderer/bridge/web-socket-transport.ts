@@ -3,10 +3,7 @@ import { fail } from '../../shared/base/errors';
 import { Listeners } from '../../shared/base/listeners';
 import { decodeWireFrame, encodeWireFrame, webShellIpcPath, webShellProtocol, webShellSessionProtocolPrefix } from '../../shared/ipc/web-shell-protocol';
 
-type ServerFrame =
-  | { t: 'ready' }
-  | { t: 'result'; id: number; result: unknown }
-  | { t: 'event'; channel: string; payload: unknown };
+type ServerFrame = { t: 'ready' } | { t: 'result'; id: number; result: unknown } | { t: 'event'; channel: string; payload: unknown };
 
 /**
  * The web shell's side of the bridge: the session secret (from the launch link, kept in this tab)
@@ -15,7 +12,10 @@ type ServerFrame =
  * pending call resolves with `disconnected`. `connected` is false when the shell refused the page
  * (no session, or one that ended) or is gone.
  */
-export function createWebSocketTransport(location: { host: string; protocol: string }, secret: string | undefined): ApiTransport & { closed: Promise<number>; connected: Promise<boolean> } {
+export function createWebSocketTransport(
+  location: { host: string; protocol: string },
+  secret: string | undefined,
+): ApiTransport & { closed: Promise<number>; connected: Promise<boolean> } {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   // Without a secret the shell refuses the socket (and logs it); the page then says it is not connected.
   const protocols = secret === undefined ? [webShellProtocol] : [webShellProtocol, `${webShellSessionProtocolPrefix}${secret}`];

@@ -47,7 +47,13 @@ export function AgentHeader({
           {subtitle}
         </div>
         {action ? (
-          <button type="button" className="button chat-header__action" disabled={action.busy || action.disabled} aria-busy={action.busy || undefined} onClick={action.onClick}>
+          <button
+            type="button"
+            className="button chat-header__action"
+            disabled={action.busy || action.disabled}
+            aria-busy={action.busy || undefined}
+            onClick={action.onClick}
+          >
             {action.label}
           </button>
         ) : null}

@@ -10,7 +10,10 @@ export interface ChatEnvironment {
   /** Opens an https: link in the system browser; called only from a click or key press. */
   openLink: (href: string) => void;
   /** Downloads a same-origin file through main (with the user's token); called only from a click. */
-  downloadFile: (file: { url: string; name: string }, onProgress: (received: number, total?: number) => void) => Promise<IpcResult<MethodResponse<'talkie.download'>>>;
+  downloadFile: (
+    file: { url: string; name: string },
+    onProgress: (received: number, total?: number) => void,
+  ) => Promise<IpcResult<MethodResponse<'talkie.download'>>>;
 }
 
 export const ChatEnvironmentContext = createContext<ChatEnvironment>({

@@ -9,7 +9,15 @@ import { ErrorText } from './ErrorText';
  * that earlier messages were removed to keep the chat small (the conversation's budget), and
  * "Show earlier" while there are earlier items to ask for (`earlier`, at most `earlierItems` a time).
  */
-export function EarlierMessages({ removed, earlier, onShowEarlier }: { removed: boolean; earlier: number; onShowEarlier?: (() => Promise<IpcError | undefined>) | (() => void) }) {
+export function EarlierMessages({
+  removed,
+  earlier,
+  onShowEarlier,
+}: {
+  removed: boolean;
+  earlier: number;
+  onShowEarlier?: (() => Promise<IpcError | undefined>) | (() => void);
+}) {
   const { t } = useI18n();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<IpcError | undefined>();

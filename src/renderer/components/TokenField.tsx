@@ -77,7 +77,12 @@ export function TokenField({
           aria-invalid={error ? true : undefined}
           onChange={(event) => setToken(event.target.value)}
         />
-        <button type="submit" className={`button ${primary ? 'button--primary' : 'button--secondary'}`} disabled={busy || disabled || blank} aria-busy={busy || undefined}>
+        <button
+          type="submit"
+          className={`button ${primary ? 'button--primary' : 'button--secondary'}`}
+          disabled={busy || disabled || blank}
+          aria-busy={busy || undefined}
+        >
           {saveLabel}
         </button>
         {actions?.(() => setToken(''))}

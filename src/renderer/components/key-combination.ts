@@ -35,7 +35,9 @@ export function keyCombination(event: Pick<KeyboardEvent, 'code' | 'ctrlKey' | '
   const digit = /^(?:Digit|Numpad)(\d)$/.exec(event.code)?.[1];
   const key = letter ?? digit ?? (/^F([1-9]|1\d|2[0-4])$/.test(event.code) ? event.code : keyNames[event.code]);
   if (key === undefined) return { kind: 'refused', problem: 'unknown_part' };
-  const parts = [(mac ? event.metaKey : event.ctrlKey) ? 'CommandOrControl' : '', event.altKey ? 'Alt' : '', event.shiftKey ? 'Shift' : '', key].filter((part) => part !== '');
+  const parts = [(mac ? event.metaKey : event.ctrlKey) ? 'CommandOrControl' : '', event.altKey ? 'Alt' : '', event.shiftKey ? 'Shift' : '', key].filter(
+    (part) => part !== '',
+  );
   const parsed = parseAccelerator(parts.join('+'));
   return parsed.ok ? { kind: 'combination', accelerator: parsed.accelerator } : { kind: 'refused', problem: parsed.problem };
 }

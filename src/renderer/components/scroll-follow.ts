@@ -3,9 +3,7 @@
  * the wheel, a key pressed in the region, or a touch or scrollbar drag that scrolled it.
  */
 export type ScrollGesture =
-  | { kind: 'wheel'; deltaY: number }
-  | { kind: 'key'; key: string; shiftKey: boolean; editable: boolean }
-  | { kind: 'drag'; movedUp: boolean };
+  { kind: 'wheel'; deltaY: number } | { kind: 'key'; key: string; shiftKey: boolean; editable: boolean } | { kind: 'drag'; movedUp: boolean };
 
 /** Keys that scroll a focused region up (Space with Shift is page up). */
 const upKeys = new Set(['ArrowUp', 'PageUp', 'Home']);

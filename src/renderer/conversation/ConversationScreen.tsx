@@ -55,7 +55,17 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
   const status = view?.status;
 
   const agentStatus: AgentStatus | undefined =
-    profile.gate !== undefined ? profile.status : state.status === 'failed' ? (state.error.code === 'sign_in_required' ? 'signInNeeded' : 'unreachable') : status?.phase === 'ended' ? 'sessionEnded' : status?.phase === 'ready' ? 'connected' : 'connecting';
+    profile.gate !== undefined
+      ? profile.status
+      : state.status === 'failed'
+        ? state.error.code === 'sign_in_required'
+          ? 'signInNeeded'
+          : 'unreachable'
+        : status?.phase === 'ended'
+          ? 'sessionEnded'
+          : status?.phase === 'ready'
+            ? 'connected'
+            : 'connecting';
   useReportAgentStatus(agentId, agentStatus);
 
   // Take back is the screen's, for every protocol: the queue of messages typed during an answer is main's conversation's.
@@ -79,7 +89,13 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
           ) : (
             <>
               {profile.headerActions}
-              <button type="button" className="button button--secondary conversation-header__info" aria-haspopup="dialog" aria-expanded={detailsOpen} onClick={() => setDetailsOpen(true)}>
+              <button
+                type="button"
+                className="button button--secondary conversation-header__info"
+                aria-haspopup="dialog"
+                aria-expanded={detailsOpen}
+                onClick={() => setDetailsOpen(true)}
+              >
                 <span aria-hidden="true" className="conversation-header__info-icon">
                   i
                 </span>{' '}
@@ -102,7 +118,13 @@ export function ConversationScreen({ api, headingRef, agentId, label, useProfile
       ) : (
         <ChatEnvironmentContext.Provider value={profile.environment}>
           <ItemActionsContext.Provider value={actions}>
-            <Transcript view={view} views={{ ...commonItemViews, ...profile.views }} onEarlier={() => store.earlier()} {...(profile.empty === undefined ? {} : { empty: profile.empty })} pending={profile.pending} />
+            <Transcript
+              view={view}
+              views={{ ...commonItemViews, ...profile.views }}
+              onEarlier={() => store.earlier()}
+              {...(profile.empty === undefined ? {} : { empty: profile.empty })}
+              pending={profile.pending}
+            />
           </ItemActionsContext.Provider>
           <StatusLine status={status} waitingText={profile.waitingText} extra={profile.statusExtra} />
           {profile.callBar}

@@ -28,8 +28,7 @@ export function StatusLine({ status, waitingText, extra }: { status: Conversatio
   else if (status.phase === 'ended') {
     text = t('agentcall.ended.title');
     hidden = true;
-  }
-  else if (status.run !== 'idle') {
+  } else if (status.run !== 'idle') {
     if (lost) text = t('chat.status.connectionLost');
     else {
       busy = true;

@@ -92,7 +92,8 @@ export function Transcript({
       </div>
     );
   } else if (view === undefined) body = <p className="muted transcript__empty">{t('chat.loadingThread')}</p>;
-  else if (items.length === 0 && earlier === 0 && pending === undefined) body = <p className="muted transcript__empty">{empty ?? t('chat.emptyConversation')}</p>;
+  else if (items.length === 0 && earlier === 0 && pending === undefined)
+    body = <p className="muted transcript__empty">{empty ?? t('chat.emptyConversation')}</p>;
   else {
     body = (
       <>
@@ -125,7 +126,11 @@ export function Transcript({
               const laneStarts = lane !== undefined && (index === 0 || laneOf(items[index - 1] as ConversationItem) !== lane);
               return (
                 <li className={`transcript__item transcript__item--${item.kind}${lane !== undefined ? ' transcript__item--subagent' : ''}`}>
-                  {laneStarts ? <p className="agui-item__kicker transcript__lane">{t('conversation.subagent', { name: item.subagent?.name || t('conversation.subagentUnnamed') })}</p> : null}
+                  {laneStarts ? (
+                    <p className="agui-item__kicker transcript__lane">
+                      {t('conversation.subagent', { name: item.subagent?.name || t('conversation.subagentUnnamed') })}
+                    </p>
+                  ) : null}
                   <Item item={item} views={views} />
                   <MessageTime at={item.at} />
                 </li>
@@ -142,7 +147,9 @@ export function Transcript({
       className="transcript"
       role="log"
       label={t('conversation.label')}
-      followKey={newestKey(items, (item) => ((item.kind === 'message' || item.kind === 'speech') && item.role === 'user') || item.kind === 'observation' ? item.id : undefined)}
+      followKey={newestKey(items, (item) =>
+        ((item.kind === 'message' || item.kind === 'speech') && item.role === 'user') || item.kind === 'observation' ? item.id : undefined,
+      )}
     >
       {body}
     </StickyScroller>

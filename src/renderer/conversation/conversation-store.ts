@@ -17,10 +17,7 @@ export interface ConversationPort {
   onUpdate(listener: (payload: { agentId: string; conversationId: string; ops: ConversationOp[] }) => void): Unsubscribe;
 }
 
-export type ConversationState =
-  | { status: 'opening' }
-  | { status: 'failed'; error: IpcError }
-  | { status: 'open'; view: ConversationView };
+export type ConversationState = { status: 'opening' } | { status: 'failed'; error: IpcError } | { status: 'open'; view: ConversationView };
 
 /**
  * One open conversation in the page: the view main sent, kept current by `conversation.update`. The
@@ -83,7 +80,11 @@ export class ConversationStore {
   async open(threadId?: string, options: { renew?: boolean } = {}): Promise<void> {
     const attempt = ++this.opens;
     if (this.latest.status !== 'open' || options.renew === true) this.set({ status: 'opening' }, true);
-    const result = await this.port.open({ agentId: this.agentId, ...(threadId === undefined ? {} : { threadId }), ...(options.renew === true ? { renew: true } : {}) });
+    const result = await this.port.open({
+      agentId: this.agentId,
+      ...(threadId === undefined ? {} : { threadId }),
+      ...(options.renew === true ? { renew: true } : {}),
+    });
     if (attempt !== this.opens || this.detached) return;
     this.set(result.ok ? { status: 'open', view: result.value } : { status: 'failed', error: result.error }, true);
   }
@@ -120,7 +121,10 @@ export class ConversationStore {
     if (view === undefined || view.status.earlier === 0) return undefined;
     const result = await this.port.earlier({ agentId: this.agentId, conversationId: view.conversationId });
     if (!result.ok) return result.error;
-    this.change(view.conversationId, [{ op: 'earlier', items: result.value.items }, { op: 'status', status: { ...this.viewStatus(), earlier: result.value.earlier } }]);
+    this.change(view.conversationId, [
+      { op: 'earlier', items: result.value.items },
+      { op: 'status', status: { ...this.viewStatus(), earlier: result.value.earlier } },
+    ]);
     return undefined;
   }
 

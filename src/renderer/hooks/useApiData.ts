@@ -15,10 +15,7 @@ export function useAgents(api: AgentDeskApi): LiveResource<AgentEntry[]> {
     const result = await call(() => api.agents.list());
     return result.ok ? { ok: true as const, value: result.value.agents } : result;
   }, [api]);
-  const subscribe = useCallback(
-    (listener: (value: AgentEntry[]) => void) => api.agents.onChanged((payload) => listener(payload.agents)),
-    [api],
-  );
+  const subscribe = useCallback((listener: (value: AgentEntry[]) => void) => api.agents.onChanged((payload) => listener(payload.agents)), [api]);
   return useLiveResource(load, subscribe);
 }
 

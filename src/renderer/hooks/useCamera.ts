@@ -9,9 +9,7 @@ export interface CameraDevice {
 }
 
 export type CameraState =
-  | { status: 'closed'; error?: CameraError }
-  | { status: 'starting' }
-  | { status: 'live'; stream: MediaStream; deviceId: string | undefined };
+  { status: 'closed'; error?: CameraError } | { status: 'starting' } | { status: 'live'; stream: MediaStream; deviceId: string | undefined };
 
 export interface Camera {
   state: CameraState;

@@ -21,10 +21,7 @@ export interface LiveResource<T> {
  *
  * `load` and `subscribe` must be stable (wrap them in useCallback).
  */
-export function useLiveResource<T>(
-  load: () => Promise<IpcResult<T>>,
-  subscribe?: (listener: (value: T) => void) => Unsubscribe,
-): LiveResource<T> {
+export function useLiveResource<T>(load: () => Promise<IpcResult<T>>, subscribe?: (listener: (value: T) => void) => Unsubscribe): LiveResource<T> {
   const [state, setState] = useState<Resource<T>>({ status: 'loading' });
   const [attempt, setAttempt] = useState(0);
 
@@ -53,8 +50,7 @@ export function useLiveResource<T>(
   }, []);
   const set = useCallback((value: T) => setState({ status: 'ready', value }), []);
   const update = useCallback(
-    (change: (value: T) => T) =>
-      setState((previous) => (previous.status === 'ready' ? { status: 'ready', value: change(previous.value) } : previous)),
+    (change: (value: T) => T) => setState((previous) => (previous.status === 'ready' ? { status: 'ready', value: change(previous.value) } : previous)),
     [],
   );
   return { state, reload, set, update };

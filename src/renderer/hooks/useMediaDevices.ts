@@ -9,7 +9,12 @@ export type MediaDevicesState =
   | { status: 'loading' }
   | { status: 'unavailable' }
   /** Labels are empty until the user has allowed the camera or microphone once. */
-  | { status: 'ready'; cameras: string[]; microphones: string[]; /** Microphones to choose from (ids are per origin). */ microphoneDevices: MediaDeviceChoice[] };
+  | {
+      status: 'ready';
+      cameras: string[];
+      microphones: string[];
+      /** Microphones to choose from (ids are per origin). */ microphoneDevices: MediaDeviceChoice[];
+    };
 
 function mediaDevices(): MediaDevices | undefined {
   if (typeof navigator === 'undefined') return undefined;

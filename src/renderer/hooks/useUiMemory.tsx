@@ -62,7 +62,10 @@ export class UiMemory {
     if (text === '') this.drafts.delete(key);
     else this.drafts.set(key, text);
     clearTimeout(this.timers.get(key));
-    this.timers.set(key, setTimeout(() => this.flush(key), draftDelayMs));
+    this.timers.set(
+      key,
+      setTimeout(() => this.flush(key), draftDelayMs),
+    );
   }
 
   /** Sends the key's draft now (or every pending draft). */

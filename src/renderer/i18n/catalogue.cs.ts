@@ -134,7 +134,8 @@ export const cs: Catalogue = {
   'add.incompatible': 'Na adrese {address} je agent, se kterým AgentDesk neumí mluvit. Důvod je v Podrobnostech.',
 
   'demo.title': 'Vestavěné demo',
-  'demo.body': 'Ukázkový agent, který běží přímo v AgentDesku: vyzkoušejte si chat, karty s výsledky a akce, které čekají na vaše potvrzení, nebo skenujte označené předměty, posílejte fotky a naučte ho, co je který předmět, bez účtu.',
+  'demo.body':
+    'Ukázkový agent, který běží přímo v AgentDesku: vyzkoušejte si chat, karty s výsledky a akce, které čekají na vaše potvrzení, nebo skenujte označené předměty, posílejte fotky a naučte ho, co je který předmět, bez účtu.',
   'demo.note': 'Nic z toho, co v demu napíšete, neopustí tento počítač.',
   'demo.opening': 'Otevírám demo…',
   'demo.failed': 'Demo se nepodařilo spustit.',
@@ -142,7 +143,8 @@ export const cs: Catalogue = {
   'demo.agentCallTitle': 'Vestavěné demo: předměty a fotky',
   'agent.identifying': 'Zjišťuji, jakým protokolem mluví {name}…',
   'agent.identifyFailed': 'AgentDesk tohoto agenta nemůže otevřít.',
-  'a2a.noSession': 'S tímto agentem AgentDesk chatovat nemůže: nenabízí žádný způsob rozhovoru, který AgentDesk zná. Jeho webové stránky a dovednosti jsou níže.',
+  'a2a.noSession':
+    'S tímto agentem AgentDesk chatovat nemůže: nenabízí žádný způsob rozhovoru, který AgentDesk zná. Jeho webové stránky a dovednosti jsou níže.',
   'a2a.card': 'Karta agenta na {host}',
   'a2a.skills.title': 'Dovednosti',
   'a2a.skills.none': 'Karta neuvádí žádné dovednosti.',
@@ -216,14 +218,17 @@ export const cs: Catalogue = {
   'settings.nfc.debounce.invalid': 'Zadejte počet sekund od 0 do 10.',
   'settings.speech.legend': 'Řeč',
   'settings.speech.recognition': 'Rozpoznávání řeči',
-  'settings.speech.description': 'AgentDesk rozpoznává, co říkáte, přímo na tomto počítači, pomocí modelu řeči, který importujete: složky s modelem sherpa-onnx nebo archivu .tar.bz2, ve kterém se dodává (streamovací transducer zipformer nebo Whisper). Psaní funguje vždy i bez něj.',
+  'settings.speech.description':
+    'AgentDesk rozpoznává, co říkáte, přímo na tomto počítači, pomocí modelu řeči, který importujete: složky s modelem sherpa-onnx nebo archivu .tar.bz2, ve kterém se dodává (streamovací transducer zipformer nebo Whisper). Psaní funguje vždy i bez něj.',
   'settings.speech.inUse': 'Používá se: {recognizer}',
   'settings.speech.inUse.model': 'importovaný model',
   'settings.speech.inUse.basic': 'základní angličtina (pocketsphinx)',
   'settings.speech.inUse.commands': 'pocketsphinx jen s anglickými příkazy ukázky (testovací nastavení)',
   'settings.speech.inUse.none': 'nic, takže řeč nelze rozpoznat',
-  'settings.speech.basic': 'Základní rozpoznávání angličtiny nepotřebuje model, ale často se splete (v testech se syntetickým hlasem rozpoznalo správně asi polovinu slov) a jiný jazyk nezná; importovaný model slyší mnohem lépe.',
-  'settings.speech.none': 'Chcete-li mluvit hlasem, importujte model řeči z vydání sherpa-onnx na {url}: pro angličtinu streamovací zipformer, například sherpa-onnx-streaming-zipformer-en-2023-06-26.tar.bz2, pro jiné jazyky model Whisper.',
+  'settings.speech.basic':
+    'Základní rozpoznávání angličtiny nepotřebuje model, ale často se splete (v testech se syntetickým hlasem rozpoznalo správně asi polovinu slov) a jiný jazyk nezná; importovaný model slyší mnohem lépe.',
+  'settings.speech.none':
+    'Chcete-li mluvit hlasem, importujte model řeči z vydání sherpa-onnx na {url}: pro angličtinu streamovací zipformer, například sherpa-onnx-streaming-zipformer-en-2023-06-26.tar.bz2, pro jiné jazyky model Whisper.',
   'settings.speech.model': 'Model: {name}',
   'settings.speech.kind.transducer': 'streamovací transducer',
   'settings.speech.kind.whisper': 'Whisper',
@@ -232,7 +237,8 @@ export const cs: Catalogue = {
   'settings.speech.modelFailed': 'Importovaný model teď nelze použít; importujte ho znovu.',
   'settings.speech.noModel': 'Zatím není importován žádný model řeči.',
   'settings.speech.path.label': 'Složka nebo archiv modelu',
-  'settings.speech.path.hint': 'Úplná cesta ke složce se soubory modelu nebo k jeho archivu (.tar.bz2, .tar.gz, .tar), například /home/vy/sherpa-onnx-streaming-zipformer-en-2023-06-26.tar.bz2.',
+  'settings.speech.path.hint':
+    'Úplná cesta ke složce se soubory modelu nebo k jeho archivu (.tar.bz2, .tar.gz, .tar), například /home/vy/sherpa-onnx-streaming-zipformer-en-2023-06-26.tar.bz2.',
   'settings.speech.import': 'Importovat',
   'settings.speech.importChoose': 'Importovat složku…',
   'settings.speech.importArchive': 'Importovat archiv…',
@@ -250,9 +256,11 @@ export const cs: Catalogue = {
   'settings.speech.voice.failed': 'Importovaný hlas teď nelze použít; importujte ho znovu.',
   'settings.speech.voice.others': 'Odpovědi v ostatních jazycích čte nahlas espeak-ng.',
   'settings.speech.voice.othersMissing': 'espeak-ng není nainstalován, takže odpovědi v ostatních jazycích nelze číst nahlas. Nainstalujte ho příkazem:',
-  'settings.speech.voice.hint': 'Přirozeněji zní hlas Piper z vydání sherpa-onnx (tts-models): importujte jeho složku nebo archiv, například vits-piper-en_US-amy-low.tar.bz2, se souborem .onnx, tokens.txt a složkou espeak-ng-data.',
+  'settings.speech.voice.hint':
+    'Přirozeněji zní hlas Piper z vydání sherpa-onnx (tts-models): importujte jeho složku nebo archiv, například vits-piper-en_US-amy-low.tar.bz2, se souborem .onnx, tokens.txt a složkou espeak-ng-data.',
   'settings.speech.voice.path.label': 'Složka nebo archiv hlasu',
-  'settings.speech.voice.path.hint': 'Úplná cesta ke složce se soubory hlasu nebo k jeho archivu (.tar.bz2, .tar.gz, .tar), například /home/vy/vits-piper-en_US-amy-low.tar.bz2.',
+  'settings.speech.voice.path.hint':
+    'Úplná cesta ke složce se soubory hlasu nebo k jeho archivu (.tar.bz2, .tar.gz, .tar), například /home/vy/vits-piper-en_US-amy-low.tar.bz2.',
   'settings.speech.voice.import': 'Importovat hlas',
   'settings.speech.voice.importChoose': 'Importovat složku hlasu…',
   'settings.speech.voice.importArchive': 'Importovat archiv hlasu…',
@@ -263,21 +271,25 @@ export const cs: Catalogue = {
   'settings.speech.voice.removed': 'Hlas byl odebrán.',
   'settings.speech.voice.invalid': 'V této složce nebo archivu není hlas Piper, který by AgentDesk mohl použít.',
   'settings.bargeIn.legend': 'Přerušit agenta mluvením',
-  'settings.bargeIn.description': 'Když promluvíte, zatímco agent mluví (vlastní hlas AgentDesku u agentů AgentCall), jeho hlas ztichne a odpověď se zruší. Z reproduktorů může agent slyšet sám sebe a přerušit se uprostřed věty, proto to Automaticky zapne jen se sluchátky nebo náhlavní soupravou.',
+  'settings.bargeIn.description':
+    'Když promluvíte, zatímco agent mluví (vlastní hlas AgentDesku u agentů AgentCall), jeho hlas ztichne a odpověď se zruší. Z reproduktorů může agent slyšet sám sebe a přerušit se uprostřed věty, proto to Automaticky zapne jen se sluchátky nebo náhlavní soupravou.',
   'settings.bargeIn.automatic': 'Automaticky',
   'settings.bargeIn.on': 'Zapnuto',
   'settings.bargeIn.off': 'Vypnuto',
   'settings.bargeIn.nowOn': 'Automaticky je teď zapnuto: „{device}“ vypadá jako sluchátka.',
-  'settings.bargeIn.nowOff': 'Automaticky je teď vypnuto: podle názvů nebyla nalezena sluchátka ani náhlavní souprava (názvy se ukážou, jakmile povolíte mikrofon).',
+  'settings.bargeIn.nowOff':
+    'Automaticky je teď vypnuto: podle názvů nebyla nalezena sluchátka ani náhlavní souprava (názvy se ukážou, jakmile povolíte mikrofon).',
   'settings.voice.legend': 'Hlasové hovory',
   'settings.voice.shortcut.label': 'Zkratka hovoru',
-  'settings.voice.shortcut.description': 'Během spojeného hovoru tyto klávesy fungují v každém okně: při mluvení se stisknutím začnou a ukončí mluvení, v režimu bez rukou ztlumí a zapnou mikrofon. Klikněte do pole a stiskněte klávesy. Jen v desktopové aplikaci.',
+  'settings.voice.shortcut.description':
+    'Během spojeného hovoru tyto klávesy fungují v každém okně: při mluvení se stisknutím začnou a ukončí mluvení, v režimu bez rukou ztlumí a zapnou mikrofon. Klikněte do pole a stiskněte klávesy. Jen v desktopové aplikaci.',
   'settings.voice.shortcut.default': 'Použít výchozí ({keys})',
   'settings.voice.shortcut.refused.no_modifier': 'Stiskněte ji s Ctrl, Alt nebo Shift (samotné fungují jen F1 až F24).',
   'settings.voice.shortcut.refused.escape': 'Escape nemůže být zkratkou hovoru.',
   'settings.voice.shortcut.refused.other': 'Tato klávesa nemůže být součástí zkratky hovoru: použijte písmeno, číslici, funkční klávesu, mezerník nebo šipku.',
   'settings.nfc.kiosk.label': 'Kioskový režim: načítat trvale, dokud je AgentDesk v popředí',
-  'settings.nfc.kiosk.description': 'Každý štítek přiložený ke čtečce se načte bez stisku tlačítka Načíst předmět, ale jen když má okno AgentDesku fokus a jeho ukazatel „Načítám…“ je na obrazovce. Pro sdílenou přepážku nebo kiosek; na osobním počítači ho nechte vypnutý.',
+  'settings.nfc.kiosk.description':
+    'Každý štítek přiložený ke čtečce se načte bez stisku tlačítka Načíst předmět, ale jen když má okno AgentDesku fokus a jeho ukazatel „Načítám…“ je na obrazovce. Pro sdílenou přepážku nebo kiosek; na osobním počítači ho nechte vypnutý.',
   'settings.nfc.readerFeedback.label': 'Světlo a pípnutí čtečky (ACR122U a ACR1252U)',
   'settings.nfc.readerFeedback.description': 'Tyto čtečky bliknou a pípnou, když se štítek načte nebo se načtení nepodaří. Ostatních čteček se to netýká.',
 
@@ -397,9 +409,11 @@ export const cs: Catalogue = {
   'chat.message.sending': 'Odesílám…',
   'chat.message.notSent': 'Neodesláno.',
   'chat.edit': 'Upravit',
-  'chat.edit.notice': 'Upravujete svou poslední zprávu. Odesláním ji přidáte jako novou zprávu: tento server uchovává všechny zprávy konverzace, takže ta předchozí i s odpovědí zůstanou výše.',
+  'chat.edit.notice':
+    'Upravujete svou poslední zprávu. Odesláním ji přidáte jako novou zprávu: tento server uchovává všechny zprávy konverzace, takže ta předchozí i s odpovědí zůstanou výše.',
   'chat.edit.stop': 'Zrušit úpravu',
-  'agui.edit.notice': 'Upravujete svou poslední zprávu. Odesláním ji přidáte jako novou zprávu: ta předchozí i s odpovědí zůstanou v tomto chatu a agent je dál dostává.',
+  'agui.edit.notice':
+    'Upravujete svou poslední zprávu. Odesláním ji přidáte jako novou zprávu: ta předchozí i s odpovědí zůstanou v tomto chatu a agent je dál dostává.',
   'chat.tool.done': 'hotovo',
   'chat.tool.failed': 'nepodařilo se',
   'chat.tool.failedWith': 'nepodařilo se: {error}',
@@ -497,7 +511,8 @@ export const cs: Catalogue = {
   'voice.confirm.deciding.cancel': 'Slyšel jsem ne: ruším…',
   'voice.confirm.useButton': 'Hlasem nerozhodnuto: použijte tlačítka.',
   'voice.consent.title': 'Hlasové hovory s {name}',
-  'voice.consent.body': 'Váš hlas jde k poskytovateli řeči na adrese {hosts}, který ho pro {name} převádí na text a řeč. AgentDesk se ptá jednou pro každý server.',
+  'voice.consent.body':
+    'Váš hlas jde k poskytovateli řeči na adrese {hosts}, který ho pro {name} převádí na text a řeč. AgentDesk se ptá jednou pro každý server.',
   'voice.consent.continue': 'Pokračovat',
   'voice.consent.cancel': 'Zrušit',
   'chat.status.answering': 'Agent odpovídá…',
@@ -550,7 +565,8 @@ export const cs: Catalogue = {
 
   'agentcall.incompatible': 'AgentDesk nemůže s agentem {name} mluvit.',
   'agentcall.token.title': '{name} žádá přístupový token',
-  'agentcall.token.hint': 'Vložte token, který vám dal vydavatel agenta. AgentDesk ho uloží do systémové klíčenky a posílá ho jen při připojení k tomuto agentovi.',
+  'agentcall.token.hint':
+    'Vložte token, který vám dal vydavatel agenta. AgentDesk ho uloží do systémové klíčenky a posílá ho jen při připojení k tomuto agentovi.',
   'agentcall.token.use': 'Použít token a připojit',
   'agentcall.token.saving': 'Ukládám token…',
   'agentcall.version': 'Verze {version}',
@@ -608,7 +624,8 @@ export const cs: Catalogue = {
   'agentcall.teaching.replaced': 'Nahrazeno novějším návrhem.',
   'agentcall.passport.kicker.tag': 'Pas předmětu ze štítku',
   'agentcall.passport.kicker.agent': 'Pas předmětu, který poslal agent {name}',
-  'agentcall.passport.untrusted.tag': 'Zobrazeno přesně tak, jak je to na štítku. Štítek může přepsat kdokoli, takže to nikdo neověřil. Nic z toho se samo neotevře ani nespustí.',
+  'agentcall.passport.untrusted.tag':
+    'Zobrazeno přesně tak, jak je to na štítku. Štítek může přepsat kdokoli, takže to nikdo neověřil. Nic z toho se samo neotevře ani nespustí.',
   'agentcall.passport.untrusted.agent': 'Zobrazeno přesně tak, jak to agent poslal. Nikdo to neověřil. Nic z toho se samo neotevře ani nespustí.',
   'agentcall.passport.facts': 'Údaje',
   'agentcall.passport.links': 'Odkazy',
@@ -634,13 +651,15 @@ export const cs: Catalogue = {
   'agentcall.voice.label': 'Hlas',
   'agentcall.voice.talk': 'Mluvit hlasem',
   'agentcall.voice.noRecognizer': 'Řeč tu zatím nelze rozpoznat: importujte model řeči z {url} v Nastavení → Řeč a zprávu zatím napište.',
-  'agentcall.voice.basic': 'Základní rozpoznávání angličtiny (pocketsphinx): často se splete, proto zkontrolujte, co slyšelo; model řeči importovaný v Nastavení → Řeč slyší mnohem lépe.',
+  'agentcall.voice.basic':
+    'Základní rozpoznávání angličtiny (pocketsphinx): často se splete, proto zkontrolujte, co slyšelo; model řeči importovaný v Nastavení → Řeč slyší mnohem lépe.',
   'agentcall.voice.notHeard': 'Co jste řekli, se nepodařilo rozpoznat.',
   'agentcall.voice.bargeInOn': 'Když mluvíte přes agenta, přerušíte ho (Nastavení → Řeč).',
   'agentcall.voice.bargeInOff': 'Když mluvíte přes agenta, nepřerušíte ho (Nastavení → Řeč).',
   'agentcall.bar.label': 'Ukázat agentovi předmět',
   'agentcall.scan.notAccepted': 'Tento agent nepřijímá skeny NFC.',
-  'agentcall.scan.noReader': 'V této relaci nešlo nabídnout NFC: služba čtečky je vypnutá nebo na tomto počítači nemůže běžet. Stav čtečky najdete na úvodní obrazovce.',
+  'agentcall.scan.noReader':
+    'V této relaci nešlo nabídnout NFC: služba čtečky je vypnutá nebo na tomto počítači nemůže běžet. Stav čtečky najdete na úvodní obrazovce.',
   'agentcall.photo.open': 'Vyfotit…',
   'agentcall.photo.notAccepted': 'Tento agent nepřijímá fotky.',
   'agentcall.photo.dropOnWindow': 'Pusťte obrázek a zkontrolujte ho jako fotku pro: {name}',
@@ -669,7 +688,8 @@ export const cs: Catalogue = {
   'agentcall.staged.sendPhoto': 'Odeslat fotku',
 
   'webpages.title': 'Webové stránky ({count})',
-  'webpages.intro': 'Stránky uvedené na kartě tohoto agenta. AgentDesk je nekontroluje: stránka o agentovi nic nedokazuje a stránka, která se nenačte, také nic neříká.',
+  'webpages.intro':
+    'Stránky uvedené na kartě tohoto agenta. AgentDesk je nekontroluje: stránka o agentovi nic nedokazuje a stránka, která se nenačte, také nic neříká.',
   'webpages.listLabel': 'Webové stránky z karty agenta',
   'webpages.loadFailed': 'Webové stránky agenta se nepodařilo načíst.',
   'webpages.retry': 'Zkusit znovu',
@@ -715,7 +735,8 @@ export const cs: Catalogue = {
   'settings.textSize.large': 'Velké',
   'settings.signIn.legend': 'Přihlašování',
   'settings.signIn.privateUse.label': 'Vracet se z prohlížeče přes odkaz AgentDesk (jen desktopová aplikace)',
-  'settings.signIn.privateUse.description': 'Běžně prohlížeč předá přihlášení dočasné adrese v tomto počítači. Tuto volbu použijte tam, kde je ta adresa blokovaná; webová verze vždy používá adresu.',
+  'settings.signIn.privateUse.description':
+    'Běžně prohlížeč předá přihlášení dočasné adrese v tomto počítači. Tuto volbu použijte tam, kde je ta adresa blokovaná; webová verze vždy používá adresu.',
   'settings.developer.legend': 'Pro vývojáře',
   'settings.developer.description': 'Pro vývoj a testování agentů. Při běžném používání je nechte vypnuté.',
   'settings.allowLocalHttp.label': 'Povolit http:// k tomuto počítači a do místní sítě (jen pro vývoj)',
@@ -728,7 +749,8 @@ export const cs: Catalogue = {
   'settings.about.shell.web': 'webové prostředí',
   'settings.about.unavailable': 'Informace o verzi nejsou k dispozici.',
   'settings.diagnostics.title': 'Diagnostika',
-  'settings.diagnostics.description': 'Soubor pro správce tohoto zařízení: verze, zásady zařízení, nastavení, stav čtečky a kamery a nedávný záznam. Neobsahuje obrázky, tokeny, ID štítků ani konverzace.',
+  'settings.diagnostics.description':
+    'Soubor pro správce tohoto zařízení: verze, zásady zařízení, nastavení, stav čtečky a kamery a nedávný záznam. Neobsahuje obrázky, tokeny, ID štítků ani konverzace.',
   'settings.diagnostics.save': 'Uložit diagnostiku…',
   'settings.diagnostics.saving': 'Ukládám diagnostiku…',
   'settings.diagnostics.saved': 'Diagnostika je uložena do {file}.',
@@ -865,14 +887,16 @@ export const cs: Catalogue = {
   'notice.file_moved_aside': 'Soubor {file} nešel přečíst. Byl přesunut do {aside} a používá se výchozí nastavení.',
   'notice.file_not_moved_aside': 'Soubor {file} nešel přečíst ani přesunout stranou. Pro tuto relaci se používá výchozí nastavení a soubor zůstává beze změny.',
   'notice.file_newer_read': 'Soubor {file} zapsala novější verze AgentDesku (verze {version}); tato verze ho čte jako verzi {current} a nezmění ho.',
-  'notice.file_newer_defaults': 'Soubor {file} zapsala novější verze AgentDesku (verze {version}); tato verze ho neumí přečíst, používá výchozí nastavení a soubor nezmění.',
+  'notice.file_newer_defaults':
+    'Soubor {file} zapsala novější verze AgentDesku (verze {version}); tato verze ho neumí přečíst, používá výchozí nastavení a soubor nezmění.',
   'notice.folder_unavailable': 'AgentDesk nemůže vytvořit svou složku {folder}: používá se výchozí nastavení a v této relaci nelze nic uložit.',
   'notice.keychain_memory': 'Klíčenka není dostupná: přihlášení vydrží jen do zavření AgentDesku.',
   'notice.conversation_not_saved': 'Konverzace s agentem zůstane do zavření AgentDesku, ale na disk se neuložila.',
   'notice.demo_not_saved': 'Konverzace ukázkového agenta zůstanou do zavření AgentDesku, ale na disk se neuložily.',
   'notice.demo_questions_not_kept': 'Otevřené otázky v ukázce skončí se zavřením AgentDesku: jejich klíč se nepodařilo uložit.',
   'notice.demo_voice_seconds_invalid': 'AGENTDESK_DEMO_VOICE_SECONDS není celé číslo sekund od 10 do 3600, takže hlasové hovory ukázky trvají 300 sekund.',
-  'notice.speech_recognizer_invalid': 'AGENTDESK_SPEECH_RECOGNIZER neuvádí žádný testovací rozpoznávač (jen pocketsphinx nebo none), takže řeč rozpoznává importovaný model, nebo tam, kde je nainstalován pocketsphinx, základní anglický rozpoznávač.',
+  'notice.speech_recognizer_invalid':
+    'AGENTDESK_SPEECH_RECOGNIZER neuvádí žádný testovací rozpoznávač (jen pocketsphinx nebo none), takže řeč rozpoznává importovaný model, nebo tam, kde je nainstalován pocketsphinx, základní anglický rozpoznávač.',
   'notice.admin_lockout_not_saved': 'Uzamčení PINu správce se nepodařilo uložit; platí, dokud se AgentDesk nezavře.',
   'notice.policy_failed': 'Zásadu zařízení {file} nelze použít, a proto AgentDesk nespustí nic dalšího.',
   'notice.nfc_key_file':
@@ -895,7 +919,8 @@ export const cs: Catalogue = {
   'add.found.info': 'Nalezeno: „{name}“',
   'add.found.tasks': 'Nalezeno: na adrese {address} něco odpovídá',
   'add.tasksNote': 'Jestli je to agent, který pracuje na úkolech, se ukáže, až mu poprvé něco pošlete.',
-  'add.notFoundWords': 'Adresa {address} odpověděla, ale není na ní žádný agent, kterého AgentDesk zná. Zkontrolujte adresu. Agenta, který pracuje na úkolech, přidáte se zaškrtnutým polem v části Pokročilé.',
+  'add.notFoundWords':
+    'Adresa {address} odpověděla, ale není na ní žádný agent, kterého AgentDesk zná. Zkontrolujte adresu. Agenta, který pracuje na úkolech, přidáte se zaškrtnutým polem v části Pokročilé.',
   'chat.action.state.pending': 'Čeká na vaše rozhodnutí',
   'chat.action.state.running': 'Probíhá',
   'chat.action.state.done': 'Hotovo',

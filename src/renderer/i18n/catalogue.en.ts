@@ -84,7 +84,7 @@ export const en = {
   'kiosk.waitMinutes': '{minutes} min',
   'kiosk.linkNotOpened': 'Web pages do not open on this kiosk.',
   'settings.policyTitle': 'Set by the administrator',
-  'settings.policyBody': 'This device\'s policy sets these; they cannot be changed here:',
+  'settings.policyBody': "This device's policy sets these; they cannot be changed here:",
   'settings.policyKey.language': 'Language',
   'settings.policyKey.appearance.theme': 'Theme',
   'settings.policyKey.appearance.textSize': 'Text size',
@@ -139,7 +139,8 @@ export const en = {
   'add.incompatible': '{address} is an agent AgentDesk cannot talk to. Details say why.',
 
   'demo.title': 'Built-in demo',
-  'demo.body': 'A demo agent that runs inside AgentDesk: try chat, result cards and actions that wait for your confirmation, or scan tagged objects, send photos and teach it what an object is, without an account.',
+  'demo.body':
+    'A demo agent that runs inside AgentDesk: try chat, result cards and actions that wait for your confirmation, or scan tagged objects, send photos and teach it what an object is, without an account.',
   'demo.note': 'Nothing you type in the demo leaves this computer.',
   'demo.opening': 'Opening demo…',
   'demo.failed': 'The demo could not be started.',
@@ -221,14 +222,17 @@ export const en = {
   'settings.nfc.debounce.invalid': 'Enter a number of seconds from 0 to 10.',
   'settings.speech.legend': 'Speech',
   'settings.speech.recognition': 'Speech recognition',
-  'settings.speech.description': 'AgentDesk recognises what you say on this computer, with a speech model you import: a sherpa-onnx model folder or the .tar.bz2 archive it comes in (a streaming zipformer transducer, or Whisper). Typing always works without one.',
+  'settings.speech.description':
+    'AgentDesk recognises what you say on this computer, with a speech model you import: a sherpa-onnx model folder or the .tar.bz2 archive it comes in (a streaming zipformer transducer, or Whisper). Typing always works without one.',
   'settings.speech.inUse': 'In use: {recognizer}',
   'settings.speech.inUse.model': 'the imported model',
   'settings.speech.inUse.basic': 'basic English (pocketsphinx)',
   'settings.speech.inUse.commands': 'pocketsphinx with the demo’s English commands only (a test setting)',
   'settings.speech.inUse.none': 'nothing, so speech cannot be recognised',
-  'settings.speech.basic': 'Basic English recognition needs no model, but it often mishears (about half of the words right in tests with a synthetic voice) and knows no other language; an imported model hears far better.',
-  'settings.speech.none': 'To talk by voice, import a speech model from sherpa-onnx’s releases at {url}: for English a streaming zipformer such as sherpa-onnx-streaming-zipformer-en-2023-06-26.tar.bz2, for other languages a Whisper model.',
+  'settings.speech.basic':
+    'Basic English recognition needs no model, but it often mishears (about half of the words right in tests with a synthetic voice) and knows no other language; an imported model hears far better.',
+  'settings.speech.none':
+    'To talk by voice, import a speech model from sherpa-onnx’s releases at {url}: for English a streaming zipformer such as sherpa-onnx-streaming-zipformer-en-2023-06-26.tar.bz2, for other languages a Whisper model.',
   'settings.speech.model': 'Model: {name}',
   'settings.speech.kind.transducer': 'streaming transducer',
   'settings.speech.kind.whisper': 'Whisper',
@@ -237,7 +241,8 @@ export const en = {
   'settings.speech.modelFailed': 'The imported model cannot be used now; import it again.',
   'settings.speech.noModel': 'No speech model is imported yet.',
   'settings.speech.path.label': 'Model folder or archive',
-  'settings.speech.path.hint': 'The full path of the folder with the model’s files or of its archive (.tar.bz2, .tar.gz, .tar), such as /home/you/sherpa-onnx-streaming-zipformer-en-2023-06-26.tar.bz2.',
+  'settings.speech.path.hint':
+    'The full path of the folder with the model’s files or of its archive (.tar.bz2, .tar.gz, .tar), such as /home/you/sherpa-onnx-streaming-zipformer-en-2023-06-26.tar.bz2.',
   'settings.speech.import': 'Import',
   'settings.speech.importChoose': 'Import folder…',
   'settings.speech.importArchive': 'Import archive…',
@@ -255,9 +260,11 @@ export const en = {
   'settings.speech.voice.failed': 'The imported voice cannot be used now; import it again.',
   'settings.speech.voice.others': 'Answers in other languages are read aloud by espeak-ng.',
   'settings.speech.voice.othersMissing': 'espeak-ng is not installed, so answers in other languages cannot be read aloud. Install it with:',
-  'settings.speech.voice.hint': 'A Piper voice sounds more natural: import one from sherpa-onnx’s releases (tts-models), a folder or an archive such as vits-piper-en_US-amy-low.tar.bz2 with its .onnx file, tokens.txt and espeak-ng-data.',
+  'settings.speech.voice.hint':
+    'A Piper voice sounds more natural: import one from sherpa-onnx’s releases (tts-models), a folder or an archive such as vits-piper-en_US-amy-low.tar.bz2 with its .onnx file, tokens.txt and espeak-ng-data.',
   'settings.speech.voice.path.label': 'Voice folder or archive',
-  'settings.speech.voice.path.hint': 'The full path of the folder with the voice’s files or of its archive (.tar.bz2, .tar.gz, .tar), such as /home/you/vits-piper-en_US-amy-low.tar.bz2.',
+  'settings.speech.voice.path.hint':
+    'The full path of the folder with the voice’s files or of its archive (.tar.bz2, .tar.gz, .tar), such as /home/you/vits-piper-en_US-amy-low.tar.bz2.',
   'settings.speech.voice.import': 'Import voice',
   'settings.speech.voice.importChoose': 'Import voice folder…',
   'settings.speech.voice.importArchive': 'Import voice archive…',
@@ -268,7 +275,8 @@ export const en = {
   'settings.speech.voice.removed': 'Voice removed.',
   'settings.speech.voice.invalid': 'This folder or archive holds no Piper voice AgentDesk can use.',
   'settings.bargeIn.legend': 'Interrupt the agent by speaking',
-  'settings.bargeIn.description': 'When you speak while the agent talks (AgentDesk’s own voice, with AgentCall agents), its voice stops and its answer is cancelled. Through loudspeakers the agent may hear itself and stop mid-sentence, so Automatic turns this on only with headphones or a headset.',
+  'settings.bargeIn.description':
+    'When you speak while the agent talks (AgentDesk’s own voice, with AgentCall agents), its voice stops and its answer is cancelled. Through loudspeakers the agent may hear itself and stop mid-sentence, so Automatic turns this on only with headphones or a headset.',
   'settings.bargeIn.automatic': 'Automatic',
   'settings.bargeIn.on': 'On',
   'settings.bargeIn.off': 'Off',
@@ -276,13 +284,15 @@ export const en = {
   'settings.bargeIn.nowOff': 'Automatic is off now: no headphones or headset found by name (the names show once the microphone has been allowed).',
   'settings.voice.legend': 'Voice calls',
   'settings.voice.shortcut.label': 'Call shortcut',
-  'settings.voice.shortcut.description': 'While a call is connected these keys work in any window: with push to talk they start and stop talking, hands free they mute and unmute. Click the field and press the keys. Desktop app only.',
+  'settings.voice.shortcut.description':
+    'While a call is connected these keys work in any window: with push to talk they start and stop talking, hands free they mute and unmute. Click the field and press the keys. Desktop app only.',
   'settings.voice.shortcut.default': 'Use the default ({keys})',
   'settings.voice.shortcut.refused.no_modifier': 'Press it with Ctrl, Alt or Shift (only F1 to F24 work alone).',
   'settings.voice.shortcut.refused.escape': 'Escape cannot be the call shortcut.',
   'settings.voice.shortcut.refused.other': 'That key cannot be part of the call shortcut: use a letter, a digit, a function key, Space or an arrow.',
   'settings.nfc.kiosk.label': 'Kiosk scanning: keep scanning on while AgentDesk is in front',
-  'settings.nfc.kiosk.description': 'Every tag held to the reader is read without pressing Scan object, but only while the AgentDesk window has the focus and its “Scanning…” indicator is on screen. For a shared counter or kiosk; leave it off on a personal computer.',
+  'settings.nfc.kiosk.description':
+    'Every tag held to the reader is read without pressing Scan object, but only while the AgentDesk window has the focus and its “Scanning…” indicator is on screen. For a shared counter or kiosk; leave it off on a personal computer.',
   'settings.nfc.readerFeedback.label': 'Reader light and beep (ACR122U and ACR1252U)',
   'settings.nfc.readerFeedback.description': 'These readers flash and beep when a tag is read or a read fails. Other readers are not affected.',
 
@@ -339,8 +349,7 @@ export const en = {
   'chat.signIn.tokenHintFromServer': 'Where to get one: {hint}',
   'chat.signIn.useToken': 'Use token',
   'chat.signIn.memory': 'Sign-ins last until AgentDesk closes: no keychain is reachable.',
-  'chat.signIn.none':
-    'AgentDesk cannot sign in to this server yet. If you develop it, allow pasted access tokens in Settings → Developer.',
+  'chat.signIn.none': 'AgentDesk cannot sign in to this server yet. If you develop it, allow pasted access tokens in Settings → Developer.',
   // Browser sign-in while it waits (#15).
   'chat.signIn.cancel': 'Cancel sign-in',
   'chat.signIn.cancelled': 'Sign-in cancelled.',
@@ -402,9 +411,11 @@ export const en = {
   'chat.message.sending': 'Sending…',
   'chat.message.notSent': 'Not sent.',
   'chat.edit': 'Edit',
-  'chat.edit.notice': 'Editing your last message. Sending adds it as a new message: this server keeps every message of a chat, so the earlier one and its answer stay above.',
+  'chat.edit.notice':
+    'Editing your last message. Sending adds it as a new message: this server keeps every message of a chat, so the earlier one and its answer stay above.',
   'chat.edit.stop': 'Stop editing',
-  'agui.edit.notice': 'Editing your last message. Sending adds it as a new message: the earlier one and its answer stay in this chat, and the agent still gets them.',
+  'agui.edit.notice':
+    'Editing your last message. Sending adds it as a new message: the earlier one and its answer stay in this chat, and the agent still gets them.',
   'chat.tool.done': 'done',
   'chat.tool.failed': 'failed',
   'chat.tool.failedWith': 'failed: {error}',
@@ -502,7 +513,8 @@ export const en = {
   'voice.confirm.deciding.cancel': 'Heard your no: cancelling…',
   'voice.confirm.useButton': 'Not decided by voice: use the buttons.',
   'voice.consent.title': 'Voice calls with {name}',
-  'voice.consent.body': 'Your voice goes to the speech provider at {hosts}, which turns it into text and speech for {name}. AgentDesk asks once for each server.',
+  'voice.consent.body':
+    'Your voice goes to the speech provider at {hosts}, which turns it into text and speech for {name}. AgentDesk asks once for each server.',
   'voice.consent.continue': 'Continue',
   'voice.consent.cancel': 'Cancel',
   'chat.status.answering': 'Agent is answering…',
@@ -555,7 +567,8 @@ export const en = {
 
   'agentcall.incompatible': 'AgentDesk cannot talk to {name}.',
   'agentcall.token.title': '{name} asks for an access token',
-  'agentcall.token.hint': 'Paste the token the agent’s publisher gave you. AgentDesk keeps it in the system keychain and sends it only when it connects to this agent.',
+  'agentcall.token.hint':
+    'Paste the token the agent’s publisher gave you. AgentDesk keeps it in the system keychain and sends it only when it connects to this agent.',
   'agentcall.token.use': 'Use token and connect',
   'agentcall.token.saving': 'Saving the token…',
   'agentcall.version': 'Version {version}',
@@ -613,7 +626,8 @@ export const en = {
   'agentcall.teaching.replaced': 'Replaced by a newer proposal.',
   'agentcall.passport.kicker.tag': 'Object passport from the tag',
   'agentcall.passport.kicker.agent': 'Object passport from {name}',
-  'agentcall.passport.untrusted.tag': 'Shown exactly as written on the tag. Anyone can write a tag, so nobody has checked it. Nothing in it opens or runs by itself.',
+  'agentcall.passport.untrusted.tag':
+    'Shown exactly as written on the tag. Anyone can write a tag, so nobody has checked it. Nothing in it opens or runs by itself.',
   'agentcall.passport.untrusted.agent': 'Shown exactly as the agent sent it. Nobody has checked it. Nothing in it opens or runs by itself.',
   'agentcall.passport.facts': 'Details',
   'agentcall.passport.links': 'Links',
@@ -638,14 +652,17 @@ export const en = {
   'agentcall.voice.readingAloud': 'Reading aloud…',
   'agentcall.voice.label': 'Voice',
   'agentcall.voice.talk': 'Talk by voice',
-  'agentcall.voice.noRecognizer': 'Speech cannot be recognised here yet: import a speech model from {url} in Settings → Speech, and type your message meanwhile.',
-  'agentcall.voice.basic': 'Basic English recognition (pocketsphinx): it often mishears, so check what it heard; a speech model imported in Settings → Speech hears far better.',
+  'agentcall.voice.noRecognizer':
+    'Speech cannot be recognised here yet: import a speech model from {url} in Settings → Speech, and type your message meanwhile.',
+  'agentcall.voice.basic':
+    'Basic English recognition (pocketsphinx): it often mishears, so check what it heard; a speech model imported in Settings → Speech hears far better.',
   'agentcall.voice.notHeard': 'What you said could not be recognised.',
   'agentcall.voice.bargeInOn': 'Speaking over the agent interrupts it (Settings → Speech).',
   'agentcall.voice.bargeInOff': 'Speaking over the agent does not interrupt it (Settings → Speech).',
   'agentcall.bar.label': 'Show the agent an object',
   'agentcall.scan.notAccepted': 'This agent does not accept NFC scans.',
-  'agentcall.scan.noReader': 'NFC could not be offered in this session: the reader service is off or cannot run on this computer. See Home for the reader status.',
+  'agentcall.scan.noReader':
+    'NFC could not be offered in this session: the reader service is off or cannot run on this computer. See Home for the reader status.',
   'agentcall.photo.open': 'Take a photo…',
   'agentcall.photo.notAccepted': 'This agent does not accept photos.',
   'agentcall.photo.dropOnWindow': 'Drop the picture to review it as a photo for {name}',
@@ -675,7 +692,8 @@ export const en = {
 
   // The "Web pages" panel (AgentMesh UI links from the agent's card: screens/webpages)
   'webpages.title': 'Web pages ({count})',
-  'webpages.intro': 'Pages listed on this agent’s card. AgentDesk does not check them: a page proves nothing about the agent, and one that does not load says nothing either.',
+  'webpages.intro':
+    'Pages listed on this agent’s card. AgentDesk does not check them: a page proves nothing about the agent, and one that does not load says nothing either.',
   'webpages.listLabel': 'Web pages from the agent’s card',
   'webpages.loadFailed': 'The agent’s web pages could not be read.',
   'webpages.retry': 'Try again',
@@ -721,7 +739,8 @@ export const en = {
   'settings.textSize.large': 'Large',
   'settings.signIn.legend': 'Sign-in',
   'settings.signIn.privateUse.label': 'Return from the browser through an AgentDesk link (desktop app only)',
-  'settings.signIn.privateUse.description': 'By default the browser hands a sign-in back to a temporary address on this computer. Use this where that address is blocked; the web shell always uses the address.',
+  'settings.signIn.privateUse.description':
+    'By default the browser hands a sign-in back to a temporary address on this computer. Use this where that address is blocked; the web shell always uses the address.',
   'settings.developer.legend': 'Developer',
   'settings.developer.description': 'For building and testing agents. Leave these off for everyday use.',
   'settings.allowLocalHttp.label': 'Allow http:// to this computer and the local network (development only)',
@@ -734,7 +753,8 @@ export const en = {
   'settings.about.shell.web': 'web shell',
   'settings.about.unavailable': 'Version information is not available.',
   'settings.diagnostics.title': 'Diagnostics',
-  'settings.diagnostics.description': 'A file for whoever looks after this device: versions, the device policy, settings, reader and camera status and the recent log. It holds no images, tokens, tag IDs or conversations.',
+  'settings.diagnostics.description':
+    'A file for whoever looks after this device: versions, the device policy, settings, reader and camera status and the recent log. It holds no images, tokens, tag IDs or conversations.',
   'settings.diagnostics.save': 'Save diagnostics…',
   'settings.diagnostics.saving': 'Saving diagnostics…',
   'settings.diagnostics.saved': 'Diagnostics saved to {file}.',
@@ -871,14 +891,17 @@ export const en = {
   'notice.file_moved_aside': '{file} could not be read. It was moved to {aside} and defaults are in use.',
   'notice.file_not_moved_aside': '{file} could not be read and could not be moved aside. Defaults are in use for this session and the file is left as it is.',
   'notice.file_newer_read': '{file} was written by a newer AgentDesk (version {version}); this version reads it as version {current}, and will not change it.',
-  'notice.file_newer_defaults': '{file} was written by a newer AgentDesk (version {version}); this version cannot read it and uses the defaults, and will not change it.',
+  'notice.file_newer_defaults':
+    '{file} was written by a newer AgentDesk (version {version}); this version cannot read it and uses the defaults, and will not change it.',
   'notice.folder_unavailable': 'AgentDesk cannot create its folder {folder}: defaults are in use and nothing can be saved this session.',
   'notice.keychain_memory': 'No keychain is reachable: sign-ins last until AgentDesk closes.',
   'notice.conversation_not_saved': 'A conversation with an agent is kept until AgentDesk closes, but not on disk.',
   'notice.demo_not_saved': 'The demo agent’s conversations are kept until AgentDesk closes, but not on disk.',
   'notice.demo_questions_not_kept': 'The demo’s open questions end when AgentDesk closes: their key could not be saved.',
-  'notice.demo_voice_seconds_invalid': 'AGENTDESK_DEMO_VOICE_SECONDS is not a whole number of seconds from 10 to 3600, so the demo’s voice calls last 300 seconds.',
-  'notice.speech_recognizer_invalid': 'AGENTDESK_SPEECH_RECOGNIZER names no test recognizer (only pocketsphinx, or none), so speech is recognised by an imported model or, where pocketsphinx is installed, the basic English one.',
+  'notice.demo_voice_seconds_invalid':
+    'AGENTDESK_DEMO_VOICE_SECONDS is not a whole number of seconds from 10 to 3600, so the demo’s voice calls last 300 seconds.',
+  'notice.speech_recognizer_invalid':
+    'AGENTDESK_SPEECH_RECOGNIZER names no test recognizer (only pocketsphinx, or none), so speech is recognised by an imported model or, where pocketsphinx is installed, the basic English one.',
   'notice.admin_lockout_not_saved': 'The administrator PIN’s lockout could not be saved; it holds until AgentDesk closes.',
   'notice.policy_failed': 'The device policy {file} cannot be used, so AgentDesk runs nothing else.',
   'notice.nfc_key_file':
@@ -901,7 +924,8 @@ export const en = {
   'add.found.info': 'Found: “{name}”',
   'add.found.tasks': 'Found: something answers at {address}',
   'add.tasksNote': 'Whether it is an agent that works on tasks shows the first time you send it something.',
-  'add.notFoundWords': '{address} answered, but no agent AgentDesk knows is there. Check the address. An agent that works on tasks is added with the box under Advanced ticked.',
+  'add.notFoundWords':
+    '{address} answered, but no agent AgentDesk knows is there. Check the address. An agent that works on tasks is added with the box under Advanced ticked.',
   'chat.action.state.pending': 'Waiting for your decision',
   'chat.action.state.running': 'Under way',
   'chat.action.state.done': 'Completed',

@@ -17,7 +17,13 @@ const known: readonly { pattern: RegExp; key: MessageKey }[] = [
 ];
 
 /** Signs that a message was written for a developer, not for the person using the app. */
-const technical: readonly RegExp[] = [/\bE[A-Z][A-Z0-9_]{3,}\b/, /\b[A-Z]{2,}(?:_[A-Z0-9]+){2,}\b/, /\b(?:UND_)?ERR_[A-Z_]{3,}/, /^\s*(?:[A-Z]\w*)?Error:/, /0x[0-9a-f]{6,}|\berrno\b|\bsyscall\b|\n\s*at\s/i];
+const technical: readonly RegExp[] = [
+  /\bE[A-Z][A-Z0-9_]{3,}\b/,
+  /\b[A-Z]{2,}(?:_[A-Z0-9]+){2,}\b/,
+  /\b(?:UND_)?ERR_[A-Z_]{3,}/,
+  /^\s*(?:[A-Z]\w*)?Error:/,
+  /0x[0-9a-f]{6,}|\berrno\b|\bsyscall\b|\n\s*at\s/i,
+];
 
 /** A sentence whose only code is one in parentheses: "… not permitted (EPERM). …". */
 const bracketedCode = /\s*\((?:E[A-Z][A-Z0-9_]{2,}|0x[0-9a-f]{6,})\)/gi;

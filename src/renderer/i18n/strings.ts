@@ -19,9 +19,7 @@ export type MessageParams = Readonly<Record<string, string | number>>;
 /** Fills `{name}` placeholders; a placeholder without a value is left as it is. */
 export function format(template: string, params?: MessageParams): string {
   if (!params) return template;
-  return template.replace(/\{([a-zA-Z0-9_]+)\}/g, (whole, name: string) =>
-    Object.hasOwn(params, name) ? String(params[name]) : whole,
-  );
+  return template.replace(/\{([a-zA-Z0-9_]+)\}/g, (whole, name: string) => (Object.hasOwn(params, name) ? String(params[name]) : whole));
 }
 
 /** The placeholders a template uses, for example `['name']` for `'Added {name}'`. */

@@ -67,7 +67,12 @@ export function AdminPinDialog({ api, onUnlocked, onCancel }: { api: AgentDeskAp
   if (outcome.kind === 'wrong') {
     message = (
       <p className="error-text">
-        {t('kiosk.pinWrong')} {waiting ? t('kiosk.pinWait', { wait }) : outcome.freeTriesLeft > 0 ? t('kiosk.pinTriesLeft', { tries: outcome.freeTriesLeft }) : t('kiosk.pinNextLocks')}
+        {t('kiosk.pinWrong')}{' '}
+        {waiting
+          ? t('kiosk.pinWait', { wait })
+          : outcome.freeTriesLeft > 0
+            ? t('kiosk.pinTriesLeft', { tries: outcome.freeTriesLeft })
+            : t('kiosk.pinNextLocks')}
       </p>
     );
   } else if (outcome.kind === 'locked') {

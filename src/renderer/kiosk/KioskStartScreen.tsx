@@ -87,7 +87,13 @@ export function KioskStartScreen({
         <ul className="kiosk-start__choices" aria-label={t('kiosk.chooseLabel')}>
           {choices.map((choice) => (
             <li key={choice.agentId}>
-              <button type="button" className="button button--primary kiosk-start__choice" disabled={busy} aria-busy={busy || undefined} onClick={() => onStart(undefined, choice.agentId)}>
+              <button
+                type="button"
+                className="button button--primary kiosk-start__choice"
+                disabled={busy}
+                aria-busy={busy || undefined}
+                onClick={() => onStart(undefined, choice.agentId)}
+              >
                 {choice.title}
               </button>
             </li>

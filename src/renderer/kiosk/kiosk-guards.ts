@@ -23,7 +23,35 @@ export interface KeyLike {
   shiftKey: boolean;
 }
 
-const commandKeys = new Set(['r', 'o', 's', 'p', 'f', 'g', 'l', 'u', 'j', 'h', 'd', 'n', 't', 'w', 'q', 'b', 'm', '[', ']', '+', '-', '=', '0', 'Tab', 'PageUp', 'PageDown', 'F4']);
+const commandKeys = new Set([
+  'r',
+  'o',
+  's',
+  'p',
+  'f',
+  'g',
+  'l',
+  'u',
+  'j',
+  'h',
+  'd',
+  'n',
+  't',
+  'w',
+  'q',
+  'b',
+  'm',
+  '[',
+  ']',
+  '+',
+  '-',
+  '=',
+  '0',
+  'Tab',
+  'PageUp',
+  'PageDown',
+  'F4',
+]);
 
 /** The browser keys a kiosk swallows (the page's own keys — typing, Tab, Enter, Escape, Space — pass). */
 export function isBlockedKioskKey(event: KeyLike): boolean {
@@ -31,7 +59,25 @@ export function isBlockedKioskKey(event: KeyLike): boolean {
   const input = { type: 'keyDown', key: event.key, control: event.ctrlKey, alt: event.altKey, shift: event.shiftKey, meta: event.metaKey };
   // The window's keys, whichever modifier is the primary one where the page runs.
   if (kioskKeyAction(input, 'linux') !== undefined || kioskKeyAction(input, 'darwin') !== undefined) return true;
-  if (['F1', 'F3', 'F5', 'F6', 'F7', 'F10', 'F11', 'F12', 'BrowserBack', 'BrowserForward', 'BrowserRefresh', 'BrowserHome', 'BrowserSearch', 'ContextMenu'].includes(key)) return true;
+  if (
+    [
+      'F1',
+      'F3',
+      'F5',
+      'F6',
+      'F7',
+      'F10',
+      'F11',
+      'F12',
+      'BrowserBack',
+      'BrowserForward',
+      'BrowserRefresh',
+      'BrowserHome',
+      'BrowserSearch',
+      'ContextMenu',
+    ].includes(key)
+  )
+    return true;
   // Alt+Left / Alt+Right: back and forward; Alt+Home: the home page; Alt+F and Alt+E: the browser's menu.
   if (event.altKey && ['ArrowLeft', 'ArrowRight', 'Home', 'f', 'e'].includes(key)) return true;
   const command = event.ctrlKey || event.metaKey;

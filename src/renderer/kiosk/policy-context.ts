@@ -62,7 +62,19 @@ export function policyView(status: DevicePolicyStatus): PolicyView {
   const kiosk = status.state === 'none' && status.kiosk === true;
   // A policy that failed runs nothing (the error screen), so nothing is offered there either.
   const filePicker = status.state === 'none' && filePickerAllowed(undefined, kiosk);
-  return { kiosk, agentsLocked: false, adminPin: false, startAgentId: undefined, idleResetSeconds: undefined, idleAgentHoldSeconds: undefined, filePicker, agentSettings: agentSettingsAccess(kiosk, false), voice: status.state === 'none', voiceMode: undefined, forced: [] };
+  return {
+    kiosk,
+    agentsLocked: false,
+    adminPin: false,
+    startAgentId: undefined,
+    idleResetSeconds: undefined,
+    idleAgentHoldSeconds: undefined,
+    filePicker,
+    agentSettings: agentSettingsAccess(kiosk, false),
+    voice: status.state === 'none',
+    voiceMode: undefined,
+    forced: [],
+  };
 }
 
 export function usePolicyView(): PolicyView {

@@ -3,7 +3,16 @@ import type { AgentDeskApi } from '../../shared/ipc/api';
 import { onActivity, onAgentActivity } from './activity';
 import { idleAgentHoldDefaultSeconds } from '../../shared/device-policy/device-policy';
 import type { ConversationOp } from '../../shared/conversation/update';
-import { countdownSecondsLeft, idleCountdownMs, idleStart, idleWakeAt, stepIdle, type IdleConfig, type IdleEvent, type IdleState } from '../../shared/kiosk/idle-reset';
+import {
+  countdownSecondsLeft,
+  idleCountdownMs,
+  idleStart,
+  idleWakeAt,
+  stepIdle,
+  type IdleConfig,
+  type IdleEvent,
+  type IdleState,
+} from '../../shared/kiosk/idle-reset';
 
 /** What the kiosk shows of the idle reset: the seconds left while the countdown runs. */
 export interface IdleReset {
@@ -44,7 +53,12 @@ const isHeld = (holds: Holds) => holds.agent || holds.runs.size > 0;
  */
 export function useIdleReset(
   api: AgentDeskApi,
-  { idleResetSeconds, idleAgentHoldSeconds = idleAgentHoldDefaultSeconds, session, onReset }: { idleResetSeconds: number | undefined; idleAgentHoldSeconds?: number | undefined; session: boolean; onReset: () => Promise<void> },
+  {
+    idleResetSeconds,
+    idleAgentHoldSeconds = idleAgentHoldDefaultSeconds,
+    session,
+    onReset,
+  }: { idleResetSeconds: number | undefined; idleAgentHoldSeconds?: number | undefined; session: boolean; onReset: () => Promise<void> },
 ): IdleReset {
   const idleMs = idleResetSeconds === undefined ? undefined : idleResetSeconds * 1000;
   const holdMs = idleAgentHoldSeconds * 1000;

@@ -95,10 +95,14 @@ export function AgentScreen({ api, headingRef, agentId, label, protocol, onBack,
             <p className="error-text">
               {t('agent.identifyFailed')} <ErrorText error={identified.error} />
             </p>
-            <button type="button" className="button button--secondary" onClick={() => {
+            <button
+              type="button"
+              className="button button--secondary"
+              onClick={() => {
                 setIdentified({ status: 'checking' });
                 setAttempt((value) => value + 1);
-              }}>
+              }}
+            >
               {t('chat.retry')}
             </button>
           </div>

@@ -31,10 +31,7 @@ export function HomeScreen({
   const locked = usePolicyView().agentsLocked;
 
   // agents.changed normally arrives first; this covers a transport that does not deliver events.
-  const onAdded = useCallback(
-    (agent: AgentEntry) => update((list) => (list.some((entry) => entry.id === agent.id) ? list : [...list, agent])),
-    [update],
-  );
+  const onAdded = useCallback((agent: AgentEntry) => update((list) => (list.some((entry) => entry.id === agent.id) ? list : [...list, agent])), [update]);
 
   return (
     <div className="screen">

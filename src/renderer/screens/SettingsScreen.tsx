@@ -78,11 +78,7 @@ export function SettingsScreen({ api, headingRef, settings, info, onBack }: Sett
     const feedbackFor = (group: SettingsGroup) => (feedback?.group === group ? feedback : null);
     body = (
       <div className="settings-groups">
-        <LanguageGroup
-          value={shown.language}
-          feedback={feedbackFor('language')}
-          onChange={(language) => void change('language', { language })}
-        />
+        <LanguageGroup value={shown.language} feedback={feedbackFor('language')} onChange={(language) => void change('language', { language })} />
         <AppearanceGroup
           theme={shown.appearance.theme}
           textSize={shown.appearance.textSize}
@@ -97,13 +93,13 @@ export function SettingsScreen({ api, headingRef, settings, info, onBack }: Sett
         <NfcGroup value={nfcSettingsOf(shown)} feedback={feedbackFor('nfc')} onChange={(nfc) => void change('nfc', { nfc })} />
         <VoiceGroup shortcut={shown.voice?.shortcut} feedback={feedbackFor('voice')} onChange={(voiceShortcut) => void change('voice', { voiceShortcut })} />
         <SpeechSettings api={api}>
-          <BargeInChoice value={bargeInSettingOf(shown)} feedback={feedbackFor('bargeIn')} onChange={(bargeIn) => void change('bargeIn', { voice: { bargeIn } })} />
+          <BargeInChoice
+            value={bargeInSettingOf(shown)}
+            feedback={feedbackFor('bargeIn')}
+            onChange={(bargeIn) => void change('bargeIn', { voice: { bargeIn } })}
+          />
         </SpeechSettings>
-        <DeveloperGroup
-          value={shown.developer}
-          feedback={feedbackFor('developer')}
-          onChange={(developer) => void change('developer', { developer })}
-        />
+        <DeveloperGroup value={shown.developer} feedback={feedbackFor('developer')} onChange={(developer) => void change('developer', { developer })} />
       </div>
     );
   }

@@ -124,7 +124,12 @@ export function CallBar({ phase, level, muted, onMute, mode, talk, deviceId, onM
               <label className="call-control__more-label" htmlFor={modeId}>
                 {t('voice.mode')}
               </label>
-              <select id={modeId} className="select call-control__select" value={mode.value} onChange={(event) => mode.onChange(event.target.value as CallMode)}>
+              <select
+                id={modeId}
+                className="select call-control__select"
+                value={mode.value}
+                onChange={(event) => mode.onChange(event.target.value as CallMode)}
+              >
                 {(Object.keys(modeKeys) as CallMode[]).map((value) => (
                   <option key={value} value={value}>
                     {t(modeKeys[value])}

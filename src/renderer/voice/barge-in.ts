@@ -40,7 +40,9 @@ function inUse(devices: readonly BargeInDevice[], kind: string, chosen: string |
 /** The rule, pure: the setting and the devices the browser lists (with the chosen microphone's id). */
 export function resolveBargeIn(setting: BargeInSetting, devices: readonly BargeInDevice[], microphoneId?: string): BargeInState {
   if (setting !== 'automatic') return { on: setting === 'on', setting };
-  const heard = [inUse(devices, 'audiooutput', undefined), inUse(devices, 'audioinput', microphoneId)].find((device) => device !== undefined && headphonesPattern.test(device.label));
+  const heard = [inUse(devices, 'audiooutput', undefined), inUse(devices, 'audioinput', microphoneId)].find(
+    (device) => device !== undefined && headphonesPattern.test(device.label),
+  );
   return heard ? { on: true, setting, headphones: heard.label } : { on: false, setting };
 }
 

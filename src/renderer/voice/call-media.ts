@@ -29,7 +29,12 @@ export function classify(error: unknown): MicrophoneProblem {
 
 /** The microphone with the browser's echo cancellation (the provider's voice must not come back), noise suppression and gain control. */
 export async function openMicrophone(devices: MediaDevices, wanted: string | undefined): Promise<{ stream: MediaStream; forgotten: boolean }> {
-  const audio = (deviceId?: string): MediaTrackConstraints => ({ ...(deviceId ? { deviceId: { exact: deviceId } } : {}), echoCancellation: true, noiseSuppression: true, autoGainControl: true });
+  const audio = (deviceId?: string): MediaTrackConstraints => ({
+    ...(deviceId ? { deviceId: { exact: deviceId } } : {}),
+    echoCancellation: true,
+    noiseSuppression: true,
+    autoGainControl: true,
+  });
   try {
     return { stream: await devices.getUserMedia({ audio: audio(wanted), video: false }), forgotten: false };
   } catch (error) {
@@ -64,4 +69,3 @@ export function iceGathered(pc: RTCPeerConnection, ms: number): Promise<void> {
 export function stopTracks(stream: MediaStream | undefined): void {
   for (const track of stream?.getTracks() ?? []) track.stop();
 }
-

@@ -142,7 +142,7 @@ function clip(text: string, max: number): string {
 }
 
 /** A value quoted for a message, bounded. */
-const quote = (value: unknown): string => (typeof value === 'string' ? `"${clip(value, 80)}"` : JSON.stringify(value)?.slice(0, 80) ?? String(value));
+const quote = (value: unknown): string => (typeof value === 'string' ? `"${clip(value, 80)}"` : (JSON.stringify(value)?.slice(0, 80) ?? String(value)));
 
 /** A required string field: missing, wrong type and too long are errors. */
 function requiredString(r: Report, object: Json, key: string, path: Segments, max: number, what: string): string | undefined {
@@ -209,7 +209,11 @@ export function validateAgentCard(json: unknown, options: { allowLocalHttp: bool
   } else if (extensions.declarations[0]) {
     params = checkParams(r, extensions.declarations[0], options);
     if (security.unsupported) {
-      r.error('security_unsupported', security.path, 'The card requires authentication other than an HTTP bearer token; AgentDesk can only send a bearer token to an AgentCall agent.');
+      r.error(
+        'security_unsupported',
+        security.path,
+        'The card requires authentication other than an HTTP bearer token; AgentDesk can only send a bearer token to an AgentCall agent.',
+      );
     }
   }
 
@@ -236,7 +240,9 @@ export function validateAgentCard(json: unknown, options: { allowLocalHttp: bool
     skills: base.skills,
     uiLinksDeclared: extensions.uiLinksDeclared,
   };
-  const card: AgentCallCard = params.webrtc ? { ...common, transport: 'webrtc', webrtc: params.webrtc } : { ...common, transport: 'websocket', wsUrl: params.wsUrl ?? '' };
+  const card: AgentCallCard = params.webrtc
+    ? { ...common, transport: 'webrtc', webrtc: params.webrtc }
+    : { ...common, transport: 'websocket', wsUrl: params.wsUrl ?? '' };
   return { ok: true, kind: 'agentcall', card, problems: r.all() };
 }
 
@@ -259,7 +265,11 @@ function checkA2ABase(r: Report, card: Json): A2ABase {
   const version = requiredString(r, card, 'version', [], cardLimits.versionChars, 'version');
 
   if (!has(card, 'supportedInterfaces') && has(card, 'url')) {
-    r.error('field_missing', ['supportedInterfaces'], 'The card has no supportedInterfaces: it looks like an A2A 0.3 card (top-level url); AgentCall needs an A2A 1.0 card.');
+    r.error(
+      'field_missing',
+      ['supportedInterfaces'],
+      'The card has no supportedInterfaces: it looks like an A2A 0.3 card (top-level url); AgentCall needs an A2A 1.0 card.',
+    );
   } else {
     const interfaces = requiredArray(r, card, 'supportedInterfaces', [], cardLimits.interfaces, 'supportedInterfaces list');
     interfaces?.forEach((entry, index) => {
@@ -327,16 +337,22 @@ function scanExtensions(r: Report, extensions: A2ABase['extensions']): { declara
     const path = [...extensions.path, index];
     if (!isObject(entry)) return void r.error('field_invalid', path, 'Each extension must be an object.');
     const uri = requiredString(r, entry, 'uri', path, cardLimits.urlChars, 'extension uri');
-    if (has(entry, 'required') && typeof entry.required !== 'boolean') r.error('field_invalid', [...path, 'required'], 'An extension\'s "required" must be true or false.');
+    if (has(entry, 'required') && typeof entry.required !== 'boolean')
+      r.error('field_invalid', [...path, 'required'], 'An extension\'s "required" must be true or false.');
     if (uri === undefined) return;
     if (uri === extensionUri || uri === legacyExtensionUri) {
       declarations.push({ index, which: uri === extensionUri ? 'canonical' : 'legacy', entry });
     } else if (uri === uiLinksExtensionUri) {
       uiLinksDeclared = true;
       // UI links is data-only: "required" must not be true, and a consumer may ignore the flag rather than refuse the agent.
-      if (entry.required === true) r.warn('ui_links_marked_required', [...path, 'required'], 'The UI links extension is marked required; it is data-only, so the flag is ignored.');
+      if (entry.required === true)
+        r.warn('ui_links_marked_required', [...path, 'required'], 'The UI links extension is marked required; it is data-only, so the flag is ignored.');
     } else if (entry.required === true) {
-      r.error('unknown_required_extension', path, `The card requires the extension ${quote(uri)}, which AgentDesk does not support; the agent is incompatible.`);
+      r.error(
+        'unknown_required_extension',
+        path,
+        `The card requires the extension ${quote(uri)}, which AgentDesk does not support; the agent is incompatible.`,
+      );
     }
   });
   return { declarations, uiLinksDeclared };
@@ -357,7 +373,12 @@ function checkAbout(r: Report, card: Json): Pick<A2AAgent, 'provider' | 'documen
     if (!isObject(provider) || typeof organization !== 'string' || organization.trim() === '') {
       r.warn('provider_invalid', ['provider'], 'The provider is not an object with an organization name; it is not shown.');
     } else {
-      if (organization.length > cardLimits.nameChars) r.warn('provider_truncated', ['provider', 'organization'], `The provider's organization is longer than ${cardLimits.nameChars} characters; it is shortened for display.`);
+      if (organization.length > cardLimits.nameChars)
+        r.warn(
+          'provider_truncated',
+          ['provider', 'organization'],
+          `The provider's organization is longer than ${cardLimits.nameChars} characters; it is shortened for display.`,
+        );
       const url = has(provider, 'url') && provider.url !== undefined ? cardLink(r, provider.url, ['provider', 'url'], "provider's url") : undefined;
       about.provider = { organization: clip(organization, cardLimits.nameChars), ...(url === undefined ? {} : { url }) };
     }
@@ -377,9 +398,11 @@ function cardLink(r: Report, value: unknown, path: Segments, what: string): stri
   }
   const url = new URL(value);
   if (url.protocol !== 'https:') return void r.warn('card_link_not_https', path, `The ${what} uses ${quote(url.protocol)}, not https:; it is not shown.`);
-  if (url.username !== '' || url.password !== '') return void r.warn('card_link_credentials', path, `The ${what} carries a user name or password; it is not shown.`);
+  if (url.username !== '' || url.password !== '')
+    return void r.warn('card_link_credentials', path, `The ${what} carries a user name or password; it is not shown.`);
   // Parsing may lengthen it (punycode, percent-encoding): what is kept stays within the bound too.
-  if (url.href.length > cardLimits.urlChars) return void r.warn('card_link_invalid', path, `The ${what} is longer than ${cardLimits.urlChars} characters once parsed; it is not shown.`);
+  if (url.href.length > cardLimits.urlChars)
+    return void r.warn('card_link_invalid', path, `The ${what} is longer than ${cardLimits.urlChars} characters once parsed; it is not shown.`);
   return url.href;
 }
 
@@ -398,7 +421,9 @@ function isBearerScheme(scheme: unknown): boolean {
   if (!isObject(scheme)) return false;
   const v1 = scheme.httpAuthSecurityScheme;
   if (isObject(v1)) return typeof v1.scheme === 'string' && v1.scheme.toLowerCase() === 'bearer';
-  return typeof scheme.type === 'string' && scheme.type.toLowerCase() === 'http' && typeof scheme.scheme === 'string' && scheme.scheme.toLowerCase() === 'bearer';
+  return (
+    typeof scheme.type === 'string' && scheme.type.toLowerCase() === 'http' && typeof scheme.scheme === 'string' && scheme.scheme.toLowerCase() === 'bearer'
+  );
 }
 
 function checkSecurity(r: Report, card: Json): { bearerRequired: boolean; unsupported: boolean; path: Segments } {
@@ -406,7 +431,8 @@ function checkSecurity(r: Report, card: Json): { bearerRequired: boolean; unsupp
   if (has(card, 'securitySchemes')) {
     const value = card.securitySchemes;
     if (!isObject(value)) r.error('field_invalid', ['securitySchemes'], 'securitySchemes must be an object.');
-    else if (Object.keys(value).length > cardLimits.securitySchemes) r.error('too_many_items', ['securitySchemes'], `The card declares more than ${cardLimits.securitySchemes} security schemes.`);
+    else if (Object.keys(value).length > cardLimits.securitySchemes)
+      r.error('too_many_items', ['securitySchemes'], `The card declares more than ${cardLimits.securitySchemes} security schemes.`);
     else for (const [name, scheme] of Object.entries(value)) schemes.set(name, isBearerScheme(scheme));
   }
   const key = has(card, 'securityRequirements') ? 'securityRequirements' : has(card, 'security') ? 'security' : undefined;
@@ -419,10 +445,11 @@ function checkSecurity(r: Report, card: Json): { bearerRequired: boolean; unsupp
     if (!isObject(entry)) return void r.error('field_invalid', [key, index], 'Each security requirement must be an object.');
     const v1 = key === 'securityRequirements' && has(entry, 'schemes');
     const names = v1 ? (isObject(entry.schemes) ? entry.schemes : undefined) : entry;
-    if (!names) return void r.error('field_invalid', [key, index, 'schemes'], 'A security requirement\'s schemes must be an object.');
+    if (!names) return void r.error('field_invalid', [key, index, 'schemes'], "A security requirement's schemes must be an object.");
     const namePath: Segments = v1 ? [key, index, 'schemes'] : [key, index];
     for (const name of Object.keys(names)) {
-      if (!schemes.has(name)) r.error('unknown_security_scheme', [...namePath, name], `The security requirement names ${quote(name)}, which securitySchemes does not declare.`);
+      if (!schemes.has(name))
+        r.error('unknown_security_scheme', [...namePath, name], `The security requirement names ${quote(name)}, which securitySchemes does not declare.`);
     }
     alternatives.push(Object.keys(names));
   });
@@ -467,7 +494,12 @@ function checkParams(r: Report, declaration: Declaration, options: { allowLocalH
     aguiUrl = url?.href;
     if (!has(agui, 'transport')) r.error('field_missing', [...aguiPath, 'transport'], 'agui has no transport.');
     else if (agui.transport === 'websocket' || agui.transport === 'webrtc') transport = agui.transport;
-    else r.error('agui_transport_unsupported', [...aguiPath, 'transport'], `The transport ${quote(agui.transport)} is not supported; AgentCall 0.1 uses "websocket" or "webrtc".`);
+    else
+      r.error(
+        'agui_transport_unsupported',
+        [...aguiPath, 'transport'],
+        `The transport ${quote(agui.transport)} is not supported; AgentCall 0.1 uses "websocket" or "webrtc".`,
+      );
     if (typeof agui.transport === 'string') profileName = `"${clip(agui.transport, 80)}"`;
 
     if (transport === 'websocket') {
@@ -487,7 +519,12 @@ function checkParams(r: Report, declaration: Declaration, options: { allowLocalH
         for (const key of ['resume', 'replay'] as const) {
           if (!has(session, key)) continue;
           if (typeof session[key] !== 'boolean') r.error('field_invalid', [...aguiPath, 'session', key], `session.${key} must be true or false.`);
-          else if (session[key]) r.error(`session_${key}_unsupported`, [...aguiPath, 'session', key], `The card advertises session ${key}; AgentCall 0.1 sessions have no ${key} (it must be false or absent).`);
+          else if (session[key])
+            r.error(
+              `session_${key}_unsupported`,
+              [...aguiPath, 'session', key],
+              `The card advertises session ${key}; AgentCall 0.1 sessions have no ${key} (it must be false or absent).`,
+            );
         }
       }
     }
@@ -533,7 +570,8 @@ function checkAguiUrl(r: Report, agui: Json, aguiPath: Segments, options: { allo
   if (text === undefined) return undefined;
   if (!URL.canParse(text)) return void r.error('agui_url_invalid', path, 'agui.url is not an absolute URL.');
   const url = new URL(text);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return void r.error('agui_url_invalid', path, `agui.url must be an https:// URL, not ${url.protocol}//.`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return void r.error('agui_url_invalid', path, `agui.url must be an https:// URL, not ${url.protocol}//.`);
   if (url.username !== '' || url.password !== '') return void r.error('agui_url_invalid', path, 'agui.url must not carry a user name or password.');
   if (url.protocol === 'http:' && !options.allowLocalHttp) {
     return void r.error('agui_url_insecure', path, 'agui.url uses unencrypted http://, which is allowed only under the development setting.');
@@ -571,8 +609,10 @@ function checkPhysical(r: Report, value: unknown, path: Segments): { accepted: M
     }
     const result: Modality[] = [];
     raw.forEach((item, index) => {
-      if (!modalities.includes(item as Modality)) return void r.error('modality_invalid', [...path, key, index], `${quote(item)} is not a modality; use "nfc" or "photo".`);
-      if (result.includes(item as Modality)) return void r.error('modality_duplicate', [...path, key, index], `"${String(item)}" is listed twice in physicalObservations.${key}.`);
+      if (!modalities.includes(item as Modality))
+        return void r.error('modality_invalid', [...path, key, index], `${quote(item)} is not a modality; use "nfc" or "photo".`);
+      if (result.includes(item as Modality))
+        return void r.error('modality_duplicate', [...path, key, index], `"${String(item)}" is listed twice in physicalObservations.${key}.`);
       result.push(item as Modality);
     });
     return result;
@@ -582,7 +622,11 @@ function checkPhysical(r: Report, value: unknown, path: Segments): { accepted: M
   const rawRequests = Array.isArray(value.agentRequests) ? value.agentRequests : [];
   agentRequests.forEach((modality) => {
     if (!accepted.includes(modality)) {
-      r.error('agent_request_not_accepted', [...path, 'agentRequests', rawRequests.indexOf(modality)], `The agent may request "${modality}" but does not accept it; every requested modality must also be accepted.`);
+      r.error(
+        'agent_request_not_accepted',
+        [...path, 'agentRequests', rawRequests.indexOf(modality)],
+        `The agent may request "${modality}" but does not accept it; every requested modality must also be accepted.`,
+      );
     }
   });
   return { accepted, agentRequests };

@@ -67,7 +67,10 @@ export const agentCallMethods = {
     request: z.strictObject({
       sessionKey: sessionKeySchema,
       scan: z.strictObject({ scanId: z.string().min(1).max(64), objectRef: z.string().min(1).max(limits.labelChars) }).optional(),
-      photoId: z.string().regex(/^[A-Za-z0-9_-]{22}$/).optional(),
+      photoId: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{22}$/)
+        .optional(),
       intent: intentSchema.optional(),
       interactionId: z.string().min(1).max(limits.interactionIdChars).optional(),
     }),
@@ -77,7 +80,11 @@ export const agentCallMethods = {
   },
   /** Confirm or cancel the shown teaching proposal (sends its confirm/cancel text as a turn). */
   'agentcall.answerProposal': {
-    request: z.strictObject({ sessionKey: sessionKeySchema, proposalId: z.string().min(1).max(limits.interactionIdChars), answer: z.enum(['confirm', 'cancel']) }),
+    request: z.strictObject({
+      sessionKey: sessionKeySchema,
+      proposalId: z.string().min(1).max(limits.interactionIdChars),
+      answer: z.enum(['confirm', 'cancel']),
+    }),
     response: z.strictObject({ sent: z.literal(true) }),
     gesture: 'Teaching is confirmed only when you click Confirm.',
   },
@@ -86,7 +93,11 @@ export const agentCallMethods = {
    * the renderer names the passport and the recipe; main sends what its own copy says (one user.turn).
    */
   'agentcall.confirmRecipe': {
-    request: z.strictObject({ sessionKey: sessionKeySchema, passportId: z.string().min(1).max(64), recipeId: z.string().min(1).max(passportLimits.recipeIdChars) }),
+    request: z.strictObject({
+      sessionKey: sessionKeySchema,
+      passportId: z.string().min(1).max(64),
+      recipeId: z.string().min(1).max(passportLimits.recipeIdChars),
+    }),
     response: z.strictObject({ sent: z.literal(true) }),
     gesture: 'An action is asked for only when you click Confirm.',
   },
@@ -101,8 +112,21 @@ export const agentCallMethods = {
    * (the card says supportsExplicitTurns).
    */
   'agentcall.callOffer': {
-    request: z.strictObject({ agentId, sdp: z.string().min(1).max(64 * 1024) }),
-    response: z.strictObject({ callKey: sessionKeySchema, sdp: z.string().min(1).max(128 * 1024), explicitTurns: z.boolean() }),
+    request: z.strictObject({
+      agentId,
+      sdp: z
+        .string()
+        .min(1)
+        .max(64 * 1024),
+    }),
+    response: z.strictObject({
+      callKey: sessionKeySchema,
+      sdp: z
+        .string()
+        .min(1)
+        .max(128 * 1024),
+      explicitTurns: z.boolean(),
+    }),
     gesture: 'A call starts only when you click Call.',
   },
   /** Step 2: the channel is open; main sends session.start through it (agentcall.channelSend) and answers as `agentcall.open` does. */
@@ -112,7 +136,14 @@ export const agentCallMethods = {
    * must refuse without seeing it, `refused` (a binary message, or text of more than 256 Ki UTF-16 units).
    */
   'agentcall.callMessage': {
-    request: z.strictObject({ callKey: sessionKeySchema, text: z.string().max(maxFrameBytes * 2).optional(), refused: z.enum(['binary', 'too_large']).optional() }),
+    request: z.strictObject({
+      callKey: sessionKeySchema,
+      text: z
+        .string()
+        .max(maxFrameBytes * 2)
+        .optional(),
+      refused: z.enum(['binary', 'too_large']).optional(),
+    }),
     response: z.strictObject({ taken: z.boolean() }),
   },
   /** The call's channel closed (`clean`), or failed, or the peer connection failed or disconnected: the session ends. */

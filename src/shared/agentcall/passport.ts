@@ -46,7 +46,11 @@ export const passportLimits = {
 const text = (max: number) => z.string().min(1).max(max);
 
 /** Exact references are printable ASCII without spaces (as a tag's are), compared byte for byte. */
-export const passportObjectRefSchema = z.string().min(1).max(maxReferenceChars).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
+export const passportObjectRefSchema = z
+  .string()
+  .min(1)
+  .max(maxReferenceChars)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
 
 /** An https link without user name or password: the only links the app opens (safeLink's rule; nothing else is a link). */
 const httpsLink = z
@@ -68,8 +72,14 @@ export const objectPassportSchema = z.object({
   objectRef: passportObjectRefSchema,
   label: text(limits.labelChars),
   summary: text(passportLimits.summaryChars).optional(),
-  facts: z.array(z.object({ name: text(passportLimits.factNameChars), value: text(passportLimits.factValueChars) })).max(passportLimits.facts).optional(),
-  links: z.array(z.object({ title: text(passportLimits.linkTitleChars), url: httpsLink })).max(passportLimits.links).optional(),
+  facts: z
+    .array(z.object({ name: text(passportLimits.factNameChars), value: text(passportLimits.factValueChars) }))
+    .max(passportLimits.facts)
+    .optional(),
+  links: z
+    .array(z.object({ title: text(passportLimits.linkTitleChars), url: httpsLink }))
+    .max(passportLimits.links)
+    .optional(),
   actions: z
     .array(actionRecipeSchema)
     .max(passportLimits.actions)

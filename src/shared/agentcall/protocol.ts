@@ -44,7 +44,12 @@ export const limits = {
 } as const;
 
 /** An id of `A-Za-z0-9._:~-`, 1 to `max` characters (sessions, observations, interactions, proposals, recipes). */
-export const boundedId = (max: number) => z.string().min(1).max(max).regex(/^[A-Za-z0-9._:~-]+$/, 'letters, digits and . _ : ~ - only');
+export const boundedId = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[A-Za-z0-9._:~-]+$/, 'letters, digits and . _ : ~ - only');
 const positiveInt = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
 /** RFC 3339 date-time with an explicit offset (Z or ±hh:mm). */
@@ -65,7 +70,11 @@ export const strictBase64Pattern = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|
  */
 export const observationImageSchema = z.strictObject({
   mediaType: z.literal('image/jpeg'),
-  data: z.string().min(4).max(Math.ceil(limits.imageBytes / 3) * 4).regex(strictBase64Pattern, 'strict base64'),
+  data: z
+    .string()
+    .min(4)
+    .max(Math.ceil(limits.imageBytes / 3) * 4)
+    .regex(strictBase64Pattern, 'strict base64'),
   byteCount: z.number().int().min(1).max(limits.imageBytes),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   pixelWidth: z.number().int().min(1).max(limits.imageSide),

@@ -99,7 +99,16 @@ export type SessionUpdate =
   | { type: 'user.speech'; id: string; turn: number; state: 'hearing' | 'final' | 'dropped'; durationMs?: number }
   /** `focusRef`: the objectRef whose focus facts rode along as context, if any. */
   | { type: 'user.text'; id: string; turn: number; text: string; focusRef?: string }
-  | { type: 'user.observation'; id: string; turn: number; observationId: string; intent: Intent; object?: ObjectSummary; image?: ImageSummary; interactionId?: string }
+  | {
+      type: 'user.observation';
+      id: string;
+      turn: number;
+      observationId: string;
+      intent: Intent;
+      object?: ObjectSummary;
+      image?: ImageSummary;
+      interactionId?: string;
+    }
   | { type: 'run.started'; runKey: string; runId?: string }
   | { type: 'text.delta'; runKey: string; text: string }
   /** Stable speech for voice output; the latest text per segmentId wins. */
@@ -133,7 +142,16 @@ export interface SessionOpened {
 
 export type SessionItem =
   | { kind: 'userText'; id: string; turn: number; text: string; focusRef?: string }
-  | { kind: 'userObservation'; id: string; turn: number; observationId: string; intent: Intent; object?: ObjectSummary; image?: ImageSummary; interactionId?: string }
+  | {
+      kind: 'userObservation';
+      id: string;
+      turn: number;
+      observationId: string;
+      intent: Intent;
+      object?: ObjectSummary;
+      image?: ImageSummary;
+      interactionId?: string;
+    }
   | { kind: 'userSpeech'; id: string; turn: number; state: 'hearing' | 'final'; durationMs?: number }
   | { kind: 'agentText'; id: string; runId?: string; text: string; state: AgentTextState }
   | { kind: 'speech'; id: string; runKey: string; segmentId: string; text: string }
@@ -206,10 +224,22 @@ export function applySessionUpdate(view: SessionView, update: SessionUpdate): Se
     case 'session.established':
       return view.phase === 'ended' ? view : { ...view, phase: 'established' };
     case 'user.text':
-      return append(view, { kind: 'userText', id: update.id, turn: update.turn, text: bound(update.text, limits.textChars), ...(update.focusRef === undefined ? {} : { focusRef: update.focusRef }) });
+      return append(view, {
+        kind: 'userText',
+        id: update.id,
+        turn: update.turn,
+        text: bound(update.text, limits.textChars),
+        ...(update.focusRef === undefined ? {} : { focusRef: update.focusRef }),
+      });
     case 'user.speech': {
       if (update.state === 'dropped') return { ...view, items: view.items.filter((item) => !(item.kind === 'userSpeech' && item.id === update.id)) };
-      return append(view, { kind: 'userSpeech', id: update.id, turn: update.turn, state: update.state, ...(update.durationMs === undefined ? {} : { durationMs: update.durationMs }) });
+      return append(view, {
+        kind: 'userSpeech',
+        id: update.id,
+        turn: update.turn,
+        state: update.state,
+        ...(update.durationMs === undefined ? {} : { durationMs: update.durationMs }),
+      });
     }
     case 'user.observation': {
       const { type: _type, ...rest } = update;
@@ -230,32 +260,52 @@ export function applySessionUpdate(view: SessionView, update: SessionUpdate): Se
       return view.activeRunKey === update.runKey ? { ...view, runCancelling: true } : view;
     case 'run.completed': {
       const state: AgentTextState = view.runCancelling && view.activeRunKey === update.runKey ? 'cancelled' : 'completed';
-      return endRun(updateItem(view, 'agentText', update.runKey, (item) => ({ ...item, state })), update.runKey);
+      return endRun(
+        updateItem(view, 'agentText', update.runKey, (item) => ({ ...item, state })),
+        update.runKey,
+      );
     }
     case 'failure': {
       let next = view;
       if (update.runKey !== undefined) {
         const runKey = update.runKey;
-        next = endRun(updateItem(next, 'agentText', runKey, (item) => ({ ...item, state: 'failed' })), runKey);
+        next = endRun(
+          updateItem(next, 'agentText', runKey, (item) => ({ ...item, state: 'failed' })),
+          runKey,
+        );
       }
-      return append(next, { kind: 'failure', id: update.id, code: bound(update.code, limits.failureCodeChars), message: bound(update.message, limits.failureMessageChars) });
+      return append(next, {
+        kind: 'failure',
+        id: update.id,
+        code: bound(update.code, limits.failureCodeChars),
+        message: bound(update.message, limits.failureMessageChars),
+      });
     }
     case 'interaction.requested': {
       const interaction = update.interaction;
-      return append({ ...view, pendingInteraction: interaction }, { kind: 'interaction', id: interaction.interactionId, state: 'pending', request: interaction });
+      return append(
+        { ...view, pendingInteraction: interaction },
+        { kind: 'interaction', id: interaction.interactionId, state: 'pending', request: interaction },
+      );
     }
     case 'interaction.state': {
       const next = updateItem(view, 'interaction', update.interactionId, (item) => ({ ...item, state: update.state }));
       return next.pendingInteraction?.interactionId === update.interactionId ? withoutKey(next, 'pendingInteraction') : next;
     }
     case 'teaching.proposed':
-      return append({ ...view, shownProposalId: update.proposal.proposalId }, { kind: 'teaching', id: update.proposal.proposalId, state: 'shown', proposal: update.proposal });
+      return append(
+        { ...view, shownProposalId: update.proposal.proposalId },
+        { kind: 'teaching', id: update.proposal.proposalId, state: 'shown', proposal: update.proposal },
+      );
     case 'teaching.state': {
       const next = updateItem(view, 'teaching', update.proposalId, (item) => ({ ...item, state: update.state }));
       return next.shownProposalId === update.proposalId ? withoutKey(next, 'shownProposalId') : next;
     }
     case 'passport.shown':
-      return append({ ...view, currentPassportId: update.passport.passportId }, { kind: 'passport', id: update.passport.passportId, state: 'current', passport: update.passport });
+      return append(
+        { ...view, currentPassportId: update.passport.passportId },
+        { kind: 'passport', id: update.passport.passportId, state: 'current', passport: update.passport },
+      );
     case 'passport.state': {
       const next = updateItem(view, 'passport', update.passportId, (item) => ({ ...item, state: update.state }));
       return next.currentPassportId === update.passportId ? withoutKey(next, 'currentPassportId') : next;
@@ -278,15 +328,11 @@ export function applySessionUpdate(view: SessionView, update: SessionUpdate): Se
         if (item.kind === 'agentText' && item.state === 'streaming') return [{ ...item, state: 'interrupted' }];
         return [item];
       });
-      const {
-        pendingInteraction: _pending,
-        shownProposalId: _proposal,
-        currentPassportId: _passport,
-        focus: _focus,
-        activeRunKey: _run,
-        ...rest
-      } = view;
-      return append({ ...rest, phase: 'ended', runActive: false, runCancelling: false, endReason: update.reason, items }, { kind: 'ended', id: 'ended', reason: update.reason });
+      const { pendingInteraction: _pending, shownProposalId: _proposal, currentPassportId: _passport, focus: _focus, activeRunKey: _run, ...rest } = view;
+      return append(
+        { ...rest, phase: 'ended', runActive: false, runCancelling: false, endReason: update.reason, items },
+        { kind: 'ended', id: 'ended', reason: update.reason },
+      );
     }
   }
 }
@@ -318,7 +364,12 @@ function append(view: SessionView, item: SessionItem): SessionView {
   return bounded({ ...view, items: [...view.items, item] });
 }
 
-function updateItem<K extends SessionItem['kind']>(view: SessionView, kind: K, id: string, change: (item: Extract<SessionItem, { kind: K }>) => SessionItem): SessionView {
+function updateItem<K extends SessionItem['kind']>(
+  view: SessionView,
+  kind: K,
+  id: string,
+  change: (item: Extract<SessionItem, { kind: K }>) => SessionItem,
+): SessionView {
   const index = view.items.findIndex((entry) => entry.kind === kind && entry.id === id);
   if (index === -1) return view;
   const items = view.items.slice();
@@ -370,7 +421,13 @@ export const passportViewSchema = z.strictObject({
   facts: z.array(z.strictObject({ name: s(passportLimits.factNameChars), value: s(passportLimits.factValueChars) })).max(passportLimits.facts),
   links: z.array(z.strictObject({ title: s(passportLimits.linkTitleChars), url: s(passportLimits.urlChars) })).max(passportLimits.links),
   actions: z
-    .array(z.strictObject({ recipeId: s(passportLimits.recipeIdChars), title: s(passportLimits.actionTitleChars), description: s(passportLimits.actionDescriptionChars).optional() }))
+    .array(
+      z.strictObject({
+        recipeId: s(passportLimits.recipeIdChars),
+        title: s(passportLimits.actionTitleChars),
+        description: s(passportLimits.actionDescriptionChars).optional(),
+      }),
+    )
     .max(passportLimits.actions),
 }) satisfies z.ZodType<PassportView>;
 export const endReasonSchema = z.discriminatedUnion('kind', [
@@ -380,7 +437,13 @@ export const endReasonSchema = z.discriminatedUnion('kind', [
 ]) satisfies z.ZodType<EndReason>;
 
 export const sessionUpdateSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('session.starting'), sessionId: s(limits.sessionIdChars), usableModalities: modalities, agentRequests: modalities, focusContext: z.boolean() }),
+  z.strictObject({
+    type: z.literal('session.starting'),
+    sessionId: s(limits.sessionIdChars),
+    usableModalities: modalities,
+    agentRequests: modalities,
+    focusContext: z.boolean(),
+  }),
   z.strictObject({ type: z.literal('session.established') }),
   z.strictObject({
     type: z.literal('user.speech'),
@@ -407,7 +470,11 @@ export const sessionUpdateSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('run.completed'), runKey: id }),
   z.strictObject({ type: z.literal('failure'), id, runKey: id.optional(), code: s(limits.failureCodeChars), message: s(limits.failureMessageChars) }),
   z.strictObject({ type: z.literal('interaction.requested'), interaction: pendingInteractionSchema }),
-  z.strictObject({ type: z.literal('interaction.state'), interactionId: s(limits.interactionIdChars), state: z.enum(['answered', 'cancelled', 'declined', 'superseded']) }),
+  z.strictObject({
+    type: z.literal('interaction.state'),
+    interactionId: s(limits.interactionIdChars),
+    state: z.enum(['answered', 'cancelled', 'declined', 'superseded']),
+  }),
   z.strictObject({ type: z.literal('teaching.proposed'), proposal: teachingProposalSchema }),
   z.strictObject({ type: z.literal('teaching.state'), proposalId: s(limits.interactionIdChars), state: z.enum(['confirmed', 'cancelled', 'invalidated']) }),
   z.strictObject({ type: z.literal('passport.shown'), passport: passportViewSchema }),

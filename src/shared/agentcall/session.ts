@@ -215,7 +215,10 @@ export class AgentCallSession {
     const parsed = optionsSchema.safeParse(options);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new ServiceError('invalid_request', `Cannot start an AgentCall session: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid options'}.`);
+      throw new ServiceError(
+        'invalid_request',
+        `Cannot start an AgentCall session: ${issue ? `${issue.path.join('.')}: ${issue.message}` : 'invalid options'}.`,
+      );
     }
     this.sessionId = options.sessionId;
     this.accepted = [...options.card.accepted];
@@ -245,15 +248,18 @@ export class AgentCallSession {
         ...(this.explicitAudioTurns ? { audioTurnControl: { mode: 'explicit' as const } } : {}),
       },
     };
-    return accept([message], [
-      {
-        type: 'session.starting',
-        sessionId: this.sessionId,
-        usableModalities: [...this.usableModalities],
-        agentRequests: [...this.requestableModalities],
-        focusContext: this.focusContext,
-      },
-    ]);
+    return accept(
+      [message],
+      [
+        {
+          type: 'session.starting',
+          sessionId: this.sessionId,
+          usableModalities: [...this.usableModalities],
+          agentRequests: [...this.requestableModalities],
+          focusContext: this.focusContext,
+        },
+      ],
+    );
   }
 
   /** One text frame from the agent (binary frames are refused by the transport). Frames after the end are ignored. */
@@ -264,7 +270,8 @@ export class AgentCallSession {
 
     const expected = this.lastSequence + 1;
     if (parsed.sequence !== expected) {
-      const code: ProtocolErrorCode = parsed.sequence > expected ? 'sequence_gap' : parsed.sequence === this.lastSequence ? 'sequence_duplicate' : 'sequence_regression';
+      const code: ProtocolErrorCode =
+        parsed.sequence > expected ? 'sequence_gap' : parsed.sequence === this.lastSequence ? 'sequence_duplicate' : 'sequence_regression';
       const what = code === 'sequence_gap' ? 'skipped' : code === 'sequence_duplicate' ? 'repeated' : 'went back';
       return this.protocolError(code, `The agent's event sequence ${what}: expected ${expected}, got ${parsed.sequence}.`);
     }
@@ -275,7 +282,9 @@ export class AgentCallSession {
       return this.protocolError('event_before_established', `The agent sent "${displayText(eventType, 128)}" ${before}.`);
     }
 
-    const outcome = parsed.event ? this.handleEvent(parsed.event, parsed.sequence) : { updates: [{ type: 'ignored', sequence: parsed.sequence, eventType: displayText(eventType, 128) } satisfies SessionUpdate] };
+    const outcome = parsed.event
+      ? this.handleEvent(parsed.event, parsed.sequence)
+      : { updates: [{ type: 'ignored', sequence: parsed.sequence, eventType: displayText(eventType, 128) } satisfies SessionUpdate] };
     if ('fatal' in outcome) return this.protocolError(outcome.fatal, outcome.message);
     this.lastSequence = parsed.sequence;
     return { send: [{ type: 'ack', sequence: parsed.sequence }], updates: outcome.updates };
@@ -295,7 +304,10 @@ export class AgentCallSession {
     if (context.length > maxEntries) return reject('invalid_context', `At most ${maxEntries} context entries can be sent with a turn.`);
     for (const entry of context) {
       if (!contextEntrySchema.safeParse(entry).success) {
-        return reject('invalid_context', `Each context entry is {description, value}, at most ${limits.contextDescriptionChars} and ${limits.contextValueChars} characters.`);
+        return reject(
+          'invalid_context',
+          `Each context entry is {description, value}, at most ${limits.contextDescriptionChars} and ${limits.contextValueChars} characters.`,
+        );
       }
     }
     const entries = focusEntry ? [focusEntry, ...context] : [...context];
@@ -318,7 +330,8 @@ export class AgentCallSession {
     const refused = this.refuseUnlessEstablished();
     if (refused) return refused;
     if (!input.object && !input.image) return reject('invalid_observation', 'An observation needs an object (NFC scan) or an image (photo).');
-    if (input.passport && input.passport.objectRef !== input.object?.objectRef) return reject('invalid_observation', 'The tag\'s object passport names another object.');
+    if (input.passport && input.passport.objectRef !== input.object?.objectRef)
+      return reject('invalid_observation', "The tag's object passport names another object.");
 
     const needed = observationModalities(input);
     const missing = needed.filter((modality) => !this.usableModalities.includes(modality));
@@ -331,7 +344,10 @@ export class AgentCallSession {
 
     if (input.interactionId !== undefined) {
       if (!this.pending || this.pending.interactionId !== input.interactionId) {
-        return reject('stale_interaction', this.pending ? 'That request is no longer pending; answer the current one.' : 'The agent is not waiting for a scan or photo.');
+        return reject(
+          'stale_interaction',
+          this.pending ? 'That request is no longer pending; answer the current one.' : 'The agent is not waiting for a scan or photo.',
+        );
       }
       if (!needed.includes(this.pending.modality)) {
         return reject('wrong_modality', `The agent asked for ${modalityNames[this.pending.modality]}; this observation does not contain one.`);
@@ -362,7 +378,7 @@ export class AgentCallSession {
       return reject('invalid_observation', `The observation is malformed (${issue ? `/${issue.path.map(String).join('/')}: ${issue.message}` : 'invalid'}).`);
     }
     if (input.image && base64DecodedLength(input.image.data) !== input.image.byteCount) {
-      return reject('invalid_observation', 'The photo\'s byteCount does not match its data.');
+      return reject('invalid_observation', "The photo's byteCount does not match its data.");
     }
 
     this.nextTurn += 1;
@@ -377,7 +393,9 @@ export class AgentCallSession {
         intent: observation.intent,
         ...(object ? { object } : {}),
         ...(input.image
-          ? { image: { byteCount: input.image.byteCount, pixelWidth: input.image.pixelWidth, pixelHeight: input.image.pixelHeight, sha256: input.image.sha256 } }
+          ? {
+              image: { byteCount: input.image.byteCount, pixelWidth: input.image.pixelWidth, pixelHeight: input.image.pixelHeight, sha256: input.image.sha256 },
+            }
           : {}),
         ...(input.interactionId === undefined ? {} : { interactionId: input.interactionId }),
       },
@@ -470,7 +488,8 @@ export class AgentCallSession {
   startAudioTurn(): CommandResult {
     const refused = this.refuseUnlessEstablished();
     if (refused) return refused;
-    if (!this.explicitAudioTurns) return reject('audio_turns_off', 'This session does not use explicit audio turns (the agent decides when you have finished speaking).');
+    if (!this.explicitAudioTurns)
+      return reject('audio_turns_off', 'This session does not use explicit audio turns (the agent decides when you have finished speaking).');
     if (this.audioTurn !== undefined) return reject('audio_turn_open', `Audio turn ${this.audioTurn} is still open; commit or cancel it first.`);
     if (this.run) return reject('run_active', 'Wait for the agent to finish answering (or stop it) before speaking.');
     const turn = this.nextTurn;
@@ -588,7 +607,10 @@ export class AgentCallSession {
         return ok(...this.teachingResolved(event.proposalId, event.outcome));
       case 'object.passport': {
         const parsed = parseObjectPassport(event.passport);
-        if (!parsed.ok) return ok(this.notice('passport_unreadable', `The agent sent an object passport this app cannot show (${displayText(parsed.reason, 200)}); it was ignored.`));
+        if (!parsed.ok)
+          return ok(
+            this.notice('passport_unreadable', `The agent sent an object passport this app cannot show (${displayText(parsed.reason, 200)}); it was ignored.`),
+          );
         return ok(...this.showPassport(parsed.passport, 'agent'));
       }
     }
@@ -605,7 +627,10 @@ export class AgentCallSession {
       objectRef: passport.objectRef,
       label: displayText(passport.label, limits.labelChars),
       ...(passport.summary === undefined ? {} : { summary: displayText(passport.summary, passportLimits.summaryChars) }),
-      facts: (passport.facts ?? []).map((fact) => ({ name: displayText(fact.name, passportLimits.factNameChars), value: displayText(fact.value, passportLimits.factValueChars) })),
+      facts: (passport.facts ?? []).map((fact) => ({
+        name: displayText(fact.name, passportLimits.factNameChars),
+        value: displayText(fact.value, passportLimits.factValueChars),
+      })),
       links: (passport.links ?? []).map((link) => ({ title: displayText(link.title, passportLimits.linkTitleChars), url: link.url })),
       actions: (passport.actions ?? []).map((action) => ({
         recipeId: action.recipeId,

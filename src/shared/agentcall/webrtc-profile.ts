@@ -128,31 +128,40 @@ export function checkAnswerSdp(sdp: string): AnswerProblem[] {
   const audio = sections.filter((section) => section.startsWith('m=audio '));
   const application = sections.filter((section) => section.startsWith('m=application ') && /webrtc-datachannel/.test(section.split(/\r?\n/)[0] ?? ''));
   const others = sections.filter((section) => !section.startsWith('m=audio ') && !section.startsWith('m=application '));
-  if (audio.length !== 1) problems.push({ code: 'answer_audio', message: `The answer has ${audio.length} audio sections; the profile has exactly one Opus track.` });
+  if (audio.length !== 1)
+    problems.push({ code: 'answer_audio', message: `The answer has ${audio.length} audio sections; the profile has exactly one Opus track.` });
   const track = audio[0];
   if (track !== undefined) {
     const port = /^m=audio (\d+)/.exec(track)?.[1];
     if (port === '0') problems.push({ code: 'answer_audio', message: 'The answer rejected the audio track (port 0).' });
     const payloads = new Set((/^m=audio \d+ \S+ ([\d ]+)/.exec(track)?.[1] ?? '').trim().split(/\s+/));
     const opus = [...track.matchAll(/^a=rtpmap:(\d+) opus\/48000(?:\/(\d+))?\s*$/gim)].filter((match) => payloads.has(match[1] ?? ''));
-    if (opus.length === 0) problems.push({ code: 'answer_opus', message: 'The answer\'s audio track does not use Opus at 48 kHz.' });
+    if (opus.length === 0) problems.push({ code: 'answer_opus', message: "The answer's audio track does not use Opus at 48 kHz." });
     // The profile's audio is mono (channels 1): an answer that asks for stereo, or says it sends it, breaks it.
     const stereo = opus.some((match) => new RegExp(`^a=fmtp:${match[1]} .*\\b(?:sprop-)?stereo=1\\b`, 'm').test(track));
-    if (stereo) problems.push({ code: 'answer_opus', message: 'The answer\'s Opus is stereo (stereo=1 or sprop-stereo=1); the profile\'s audio is mono (channels 1).' });
+    if (stereo)
+      problems.push({ code: 'answer_opus', message: "The answer's Opus is stereo (stereo=1 or sprop-stereo=1); the profile's audio is mono (channels 1)." });
     const directions = [...track.matchAll(/^a=(sendrecv|sendonly|recvonly|inactive)\s*$/gm)].map((match) => match[1]);
     const direction = directions[0] ?? 'sendrecv';
-    if (directions.length > 1 || direction !== 'sendrecv') problems.push({ code: 'answer_direction', message: `The answer's audio track is ${directions.join(', ')}; the profile needs sendrecv.` });
+    if (directions.length > 1 || direction !== 'sendrecv')
+      problems.push({ code: 'answer_direction', message: `The answer's audio track is ${directions.join(', ')}; the profile needs sendrecv.` });
   }
-  if (application.length !== 1) problems.push({ code: 'answer_datachannel', message: `The answer has ${application.length} data channel sections; the profile needs exactly one.` });
+  if (application.length !== 1)
+    problems.push({ code: 'answer_datachannel', message: `The answer has ${application.length} data channel sections; the profile needs exactly one.` });
   else if (/^m=application 0 /.test(application[0]!)) problems.push({ code: 'answer_datachannel', message: 'The answer rejected the data channel (port 0).' });
-  if (others.length > 0) problems.push({ code: 'answer_sections', message: `The answer has ${others.length} other media sections (${others.map((s) => s.split(' ')[0]).join(', ')}); the profile has audio and one data channel only.` });
+  if (others.length > 0)
+    problems.push({
+      code: 'answer_sections',
+      message: `The answer has ${others.length} other media sections (${others.map((s) => s.split(' ')[0]).join(', ')}); the profile has audio and one data channel only.`,
+    });
   return problems;
 }
 
 /** Checks a data channel the agent's side reports: the exact label and subprotocol, ordered. */
 export function checkEventsChannel(channel: { label: string; protocol: string; ordered?: boolean }): string | undefined {
   if (channel.label !== eventsChannel.label) return `The data channel is labelled ${quote(channel.label)}; the profile needs "${eventsChannel.label}".`;
-  if (channel.protocol !== eventsChannel.protocol) return `The data channel's subprotocol is ${quote(channel.protocol)}; the profile needs "${eventsChannel.protocol}".`;
+  if (channel.protocol !== eventsChannel.protocol)
+    return `The data channel's subprotocol is ${quote(channel.protocol)}; the profile needs "${eventsChannel.protocol}".`;
   if (channel.ordered === false) return 'The data channel is unordered; the profile needs an ordered, reliable channel.';
   return undefined;
 }

@@ -150,11 +150,26 @@ const has = (object: Json, key: string): boolean => Object.prototype.hasOwnPrope
 
 /** Format characters dropped from displayed text: bidi marks, embeddings, overrides and isolates; zero-width space, word joiners, BOM. */
 const isFormat = (code: number): boolean =>
-  code === 0x061c || code === 0x200b || code === 0x200e || code === 0x200f || (code >= 0x202a && code <= 0x202e) || (code >= 0x2060 && code <= 0x2064) || (code >= 0x2066 && code <= 0x2069) || code === 0xfeff;
+  code === 0x061c ||
+  code === 0x200b ||
+  code === 0x200e ||
+  code === 0x200f ||
+  (code >= 0x202a && code <= 0x202e) ||
+  (code >= 0x2060 && code <= 0x2064) ||
+  (code >= 0x2066 && code <= 0x2069) ||
+  code === 0xfeff;
 
 /** Controls (C0, DEL, C1) and Unicode white space: each run becomes one space in displayed text. */
 const isSpace = (code: number): boolean =>
-  code <= 0x20 || (code >= 0x7f && code <= 0xa0) || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000;
+  code <= 0x20 ||
+  (code >= 0x7f && code <= 0xa0) ||
+  code === 0x1680 ||
+  (code >= 0x2000 && code <= 0x200a) ||
+  code === 0x2028 ||
+  code === 0x2029 ||
+  code === 0x202f ||
+  code === 0x205f ||
+  code === 0x3000;
 
 const isBlank = (code: number): boolean => isSpace(code) || isFormat(code);
 
@@ -210,7 +225,11 @@ class Report {
     if (this.dropped === 0) return this.problems;
     return [
       ...this.problems,
-      { code: 'ui_links_problems_truncated', path: '', message: `${this.dropped} more UI links problems are not listed (at most ${uiLinksLimits.problems} are).` },
+      {
+        code: 'ui_links_problems_truncated',
+        path: '',
+        message: `${this.dropped} more UI links problems are not listed (at most ${uiLinksLimits.problems} are).`,
+      },
     ];
   }
 }
@@ -234,15 +253,15 @@ export function parseUiLinks(card: unknown, options: { cardUrl: string }): UiLin
     const entry: unknown = extensions[index];
     if (!isObject(entry) || entry.uri !== uiLinksExtensionUri) continue;
     if (declaration) {
-      r.add('ui_links_duplicate_extension', [...at, index], `The UI links extension is declared again (first at index ${declaration.index}); only the first declaration is read.`);
+      r.add(
+        'ui_links_duplicate_extension',
+        [...at, index],
+        `The UI links extension is declared again (first at index ${declaration.index}); only the first declaration is read.`,
+      );
     } else declaration = { entry, index };
   }
   if (extensions.length > examined) {
-    r.add(
-      'ui_links_extensions_truncated',
-      at,
-      `The card lists ${extensions.length} extensions; only the first ${examined} were searched for UI links.`,
-    );
+    r.add('ui_links_extensions_truncated', at, `The card lists ${extensions.length} extensions; only the first ${examined} were searched for UI links.`);
   }
   if (!declaration) return { declared: false, links: [], problems: r.all() };
 
@@ -252,7 +271,11 @@ export function parseUiLinks(card: unknown, options: { cardUrl: string }): UiLin
     if (entry.required === true) {
       r.add('ui_links_marked_required', [...declPath, 'required'], 'The UI links extension is marked required; it is data-only, so the flag is ignored.');
     } else if (typeof entry.required !== 'boolean') {
-      r.add('ui_links_required_invalid', [...declPath, 'required'], `The extension's "required" is ${quote(entry.required)}, not true or false; it is ignored.`);
+      r.add(
+        'ui_links_required_invalid',
+        [...declPath, 'required'],
+        `The extension's "required" is ${quote(entry.required)}, not true or false; it is ignored.`,
+      );
     }
   }
 
@@ -325,8 +348,10 @@ function readEntry(
   if (url === undefined) return undefined;
 
   const labelPath = [...path, 'label'];
-  if (!has(value, 'label') || value.label === undefined) return void r.add('ui_link_label_missing', labelPath, `The page ${quote(url.href)} has no label; it is skipped.`);
-  if (typeof value.label !== 'string') return void r.add('ui_link_label_invalid', labelPath, `The label of ${quote(url.href)} is ${quote(value.label)}, not text; the page is skipped.`);
+  if (!has(value, 'label') || value.label === undefined)
+    return void r.add('ui_link_label_missing', labelPath, `The page ${quote(url.href)} has no label; it is skipped.`);
+  if (typeof value.label !== 'string')
+    return void r.add('ui_link_label_invalid', labelPath, `The label of ${quote(url.href)} is ${quote(value.label)}, not text; the page is skipped.`);
   const label = displayText(value.label, uiLinksLimits.labelChars);
   if (label.text === '') return void r.add('ui_link_label_invalid', labelPath, `The label of ${quote(url.href)} is empty; the page is skipped.`);
 
@@ -339,11 +364,13 @@ function readEntry(
 
   let purpose: string | undefined;
   if (has(value, 'purpose') && value.purpose !== undefined) {
-    if (typeof value.purpose !== 'string') note('ui_link_purpose_invalid', [...path, 'purpose'], `The purpose is ${quote(value.purpose)}, not text; it is left out.`);
+    if (typeof value.purpose !== 'string')
+      note('ui_link_purpose_invalid', [...path, 'purpose'], `The purpose is ${quote(value.purpose)}, not text; it is left out.`);
     else {
       const text = displayText(value.purpose, uiLinksLimits.purposeChars);
       if (text.text !== '') purpose = text.text;
-      if (text.truncated) note('ui_link_purpose_truncated', [...path, 'purpose'], `The purpose is longer than ${uiLinksLimits.purposeChars} characters; it is shortened.`);
+      if (text.truncated)
+        note('ui_link_purpose_truncated', [...path, 'purpose'], `The purpose is longer than ${uiLinksLimits.purposeChars} characters; it is shortened.`);
     }
   }
 
@@ -353,7 +380,11 @@ function readEntry(
   } else if (value.audience === 'public' || value.audience === 'client' || value.audience === 'operator') {
     audience = value.audience;
   } else {
-    note('ui_link_audience_unknown', [...path, 'audience'], `The audience ${quote(value.audience)} is not public, client or operator; it is treated as not stated.`);
+    note(
+      'ui_link_audience_unknown',
+      [...path, 'audience'],
+      `The audience ${quote(value.audience)} is not public, client or operator; it is treated as not stated.`,
+    );
   }
 
   let access: UiLinkAccess | undefined;
@@ -407,7 +438,11 @@ function readUrl(r: Report, entry: Json, path: Segments): URL | undefined {
   const text = entry.url;
   if (typeof text !== 'string') return void r.add('ui_link_url_invalid', urlPath, `The url is ${quote(text)}, not text; the entry is skipped.`);
   if (text.length > uiLinksLimits.urlChars) {
-    return void r.add('ui_link_url_too_long', urlPath, `The url is ${text.length} characters long; at most ${uiLinksLimits.urlChars} are accepted, so the entry is skipped.`);
+    return void r.add(
+      'ui_link_url_too_long',
+      urlPath,
+      `The url is ${text.length} characters long; at most ${uiLinksLimits.urlChars} are accepted, so the entry is skipped.`,
+    );
   }
   if (!URL.canParse(text)) return void r.add('ui_link_url_invalid', urlPath, `The url ${quote(text)} is not an absolute URL; the entry is skipped.`);
   const url = new URL(text);

@@ -44,7 +44,11 @@ export function normalizeAgentAddress(input: string, options: { allowLocalHttp: 
   }
   // A bare word typed without a scheme ("hello") is not an address; an explicit https://intranet still is.
   if (!hasScheme && !url.hostname.includes('.') && !url.hostname.includes(':') && url.hostname !== 'localhost' && !url.hostname.startsWith('[')) {
-    throw new ServiceError('invalid_address', `"${truncate(text)}" is not an address: an agent's address has a dot in it, for example crm.example.com.`, '/address');
+    throw new ServiceError(
+      'invalid_address',
+      `"${truncate(text)}" is not an address: an agent's address has a dot in it, for example crm.example.com.`,
+      '/address',
+    );
   }
   // RFC 6761 §6.4: names under .invalid never resolve.
   if (/(^|\.)invalid\.?$/i.test(url.hostname)) {
@@ -58,10 +62,7 @@ export function normalizeAgentAddress(input: string, options: { allowLocalHttp: 
       );
     }
     if (!isLocalDevelopmentHost(url.hostname)) {
-      throw new ServiceError(
-        'insecure_scheme',
-        `http:// is only allowed to localhost, 127.0.0.1 and private network addresses, not ${url.hostname}.`,
-      );
+      throw new ServiceError('insecure_scheme', `http:// is only allowed to localhost, 127.0.0.1 and private network addresses, not ${url.hostname}.`);
     }
   }
   url.hash = '';

@@ -79,7 +79,16 @@ export function interruptKind(reason: string): InterruptKind {
 
 /** A wire interrupt (already validated by @ag-ui/core's InterruptSchema) → the view's record. */
 export function toAguiInterrupt(
-  raw: { id: string; reason: string; message?: string; toolCallId?: string; subagentRunId?: string; responseSchema?: Record<string, unknown>; expiresAt?: string; metadata?: unknown },
+  raw: {
+    id: string;
+    reason: string;
+    message?: string;
+    toolCallId?: string;
+    subagentRunId?: string;
+    responseSchema?: Record<string, unknown>;
+    expiresAt?: string;
+    metadata?: unknown;
+  },
   runId: string,
 ): AguiInterrupt {
   const words = metadataWords(raw.metadata);
@@ -143,7 +152,14 @@ export function summarizeAnswer(interrupt: Pick<AguiInterrupt, 'responseSchema'>
     if (field.kind === 'json') {
       if (isPlainObject(value)) out.push({ label, value: truncate(JSON.stringify(value), answerLimits.valueChars) });
     } else if (field.kind === 'choices') {
-      if (Array.isArray(value)) out.push({ label, value: value.filter((entry): entry is string => typeof entry === 'string').slice(0, answerLimits.choices).map((entry) => truncate(entry, answerLimits.valueChars)) });
+      if (Array.isArray(value))
+        out.push({
+          label,
+          value: value
+            .filter((entry): entry is string => typeof entry === 'string')
+            .slice(0, answerLimits.choices)
+            .map((entry) => truncate(entry, answerLimits.valueChars)),
+        });
     } else if (typeof value === 'string') out.push({ label, value: truncate(value, answerLimits.valueChars) });
     else if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') out.push({ label, value });
   };
@@ -186,7 +202,11 @@ export function buildResume(openInterrupts: readonly AguiInterrupt[], answers: R
       continue;
     }
     if (answer === undefined) {
-      problems.push({ code: 'resume_missing_answer', path: pointer([interrupt.id]), message: `The interrupt "${interrupt.id.slice(0, 80)}" has no answer (resolve or cancel it).` });
+      problems.push({
+        code: 'resume_missing_answer',
+        path: pointer([interrupt.id]),
+        message: `The interrupt "${interrupt.id.slice(0, 80)}" has no answer (resolve or cancel it).`,
+      });
       continue;
     }
     if (answer === null || typeof answer !== 'object') {
@@ -203,7 +223,11 @@ export function buildResume(openInterrupts: readonly AguiInterrupt[], answers: R
     }
     if (answer.payload === null) {
       // AG-UI's ResumeEntry refuses a null payload: leave it out instead.
-      problems.push({ code: 'resume_invalid_payload', path: pointer([interrupt.id]), message: 'The answer is null; a resolved answer carries a value or none.' });
+      problems.push({
+        code: 'resume_invalid_payload',
+        path: pointer([interrupt.id]),
+        message: 'The answer is null; a resolved answer carries a value or none.',
+      });
       continue;
     }
     if (answer.payload !== undefined) {
@@ -218,7 +242,8 @@ export function buildResume(openInterrupts: readonly AguiInterrupt[], answers: R
       if (form.ok) {
         const answerProblems = validateAnswer(form.form, answer.payload);
         if (answerProblems.length > 0) {
-          for (const problem of answerProblems) problems.push({ code: 'resume_invalid_payload', path: `${pointer([interrupt.id])}${problem.path}`, message: problem.message });
+          for (const problem of answerProblems)
+            problems.push({ code: 'resume_invalid_payload', path: `${pointer([interrupt.id])}${problem.path}`, message: problem.message });
           continue;
         }
       }
@@ -255,7 +280,11 @@ export function buildRunInput(params: RunInputParams): RunInputResult {
   for (const key of ['threadId', 'runId'] as const) {
     const value = params[key];
     if (typeof value !== 'string' || value.trim() === '' || value.length > runInputLimits.idChars) {
-      problems.push({ code: 'run_input_invalid_id', path: pointer([key]), message: `${key} must be a non-empty string of at most ${runInputLimits.idChars} characters.` });
+      problems.push({
+        code: 'run_input_invalid_id',
+        path: pointer([key]),
+        message: `${key} must be a non-empty string of at most ${runInputLimits.idChars} characters.`,
+      });
     }
   }
   if (params.forwardedProps !== undefined) {
@@ -269,7 +298,12 @@ export function buildRunInput(params: RunInputParams): RunInputResult {
   if (params.resume !== undefined) {
     const seen = new Set<string>();
     for (const [index, entry] of params.resume.entries()) {
-      if (seen.has(entry.interruptId)) problems.push({ code: 'run_input_duplicate_resume', path: pointer(['resume', index, 'interruptId']), message: `Interrupt "${entry.interruptId.slice(0, 80)}" is answered twice.` });
+      if (seen.has(entry.interruptId))
+        problems.push({
+          code: 'run_input_duplicate_resume',
+          path: pointer(['resume', index, 'interruptId']),
+          message: `Interrupt "${entry.interruptId.slice(0, 80)}" is answered twice.`,
+        });
       seen.add(entry.interruptId);
     }
   }
@@ -294,7 +328,13 @@ export function buildRunInput(params: RunInputParams): RunInputResult {
   if (!parsed.success) {
     return {
       ok: false,
-      problems: parsed.error.issues.slice(0, 20).map((issue) => ({ code: 'run_input_invalid', path: pointer(issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment))), message: issue.message })),
+      problems: parsed.error.issues
+        .slice(0, 20)
+        .map((issue) => ({
+          code: 'run_input_invalid',
+          path: pointer(issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment))),
+          message: issue.message,
+        })),
     };
   }
   // The candidate, not zod's output: the wire gets exactly what was built (no defaults materialised).
@@ -304,14 +344,24 @@ export function buildRunInput(params: RunInputParams): RunInputResult {
 /** forwardedProps as edited by the user (JSON text) → a JSON object, or a problem with a stable code. */
 export function parseForwardedProps(text: string): { ok: true; value: JsonObject } | { ok: false; problems: Problem[] } {
   if (text.trim() === '') return { ok: true, value: {} };
-  if (text.length > runInputLimits.forwardedPropsChars) return { ok: false, problems: [{ code: 'forwarded_props_too_large', path: '', message: `forwardedProps may have at most ${runInputLimits.forwardedPropsChars} characters.` }] };
+  if (text.length > runInputLimits.forwardedPropsChars)
+    return {
+      ok: false,
+      problems: [{ code: 'forwarded_props_too_large', path: '', message: `forwardedProps may have at most ${runInputLimits.forwardedPropsChars} characters.` }],
+    };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { ok: false, problems: [{ code: 'forwarded_props_not_json', path: '', message: `forwardedProps is not JSON: ${error instanceof Error ? error.message : 'parse error'}` }] };
+    return {
+      ok: false,
+      problems: [
+        { code: 'forwarded_props_not_json', path: '', message: `forwardedProps is not JSON: ${error instanceof Error ? error.message : 'parse error'}` },
+      ],
+    };
   }
-  if (!isPlainObject(value)) return { ok: false, problems: [{ code: 'forwarded_props_not_object', path: '', message: 'forwardedProps must be a JSON object.' }] };
+  if (!isPlainObject(value))
+    return { ok: false, problems: [{ code: 'forwarded_props_not_object', path: '', message: 'forwardedProps must be a JSON object.' }] };
   const measure = measureJson(value, { maxDepth: runInputLimits.forwardedPropsDepth, maxChars: runInputLimits.forwardedPropsChars });
   if (!measure.ok) return { ok: false, problems: [{ code: 'forwarded_props_too_large', path: '', message: `forwardedProps is ${measure.message}.` }] };
   return { ok: true, value: value as JsonObject };

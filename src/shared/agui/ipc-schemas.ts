@@ -67,7 +67,10 @@ export const aguiMethods = {
    * AG-UI expects). Returns at once; the run's changes reach the page through its conversation (`conversation.update`).
    * Refused (`rejected`) while interrupts are open: answer them with `agui.resume`.
    */
-  'agui.send': { request: z.strictObject({ agentId, messageId: z.string().min(1).max(200), text: z.string().min(1).max(100_000) }), response: z.strictObject({ runId }) },
+  'agui.send': {
+    request: z.strictObject({ agentId, messageId: z.string().min(1).max(200), text: z.string().min(1).max(100_000) }),
+    response: z.strictObject({ runId }),
+  },
   /** Answers every open interrupt (expired ones are cancelled) and runs again with `resume[]`. */
   'agui.resume': {
     request: z.strictObject({ agentId, answers: z.record(z.string().max(300), answerSchema) }),

@@ -65,7 +65,12 @@ export function parsePointer(pointer: string, maxTokens: number): string[] | Pat
 
 export function applyJsonPatch(document: JsonValue, patch: readonly PatchOperation[], limits: PatchLimits = defaultPatchLimits): PatchResult {
   if (patch.length > limits.maxOperations) {
-    return { ok: false, code: 'patch_too_many_operations', message: `a patch may have at most ${limits.maxOperations} operations (this one has ${patch.length})`, operationIndex: limits.maxOperations };
+    return {
+      ok: false,
+      code: 'patch_too_many_operations',
+      message: `a patch may have at most ${limits.maxOperations} operations (this one has ${patch.length})`,
+      operationIndex: limits.maxOperations,
+    };
   }
   const state: WorkState = { root: document, owned: new WeakSet<object>(), size: measureSize(document), remeasures: 0 };
   for (let index = 0; index < patch.length; index++) {
@@ -79,7 +84,8 @@ export function applyJsonPatch(document: JsonValue, patch: readonly PatchOperati
   }
   const result = measureJson(state.root, limits);
   if (!result.ok) {
-    const code: PatchErrorCode = result.code === 'too_deep' ? 'patch_result_too_deep' : result.code === 'too_large' ? 'patch_result_too_large' : 'patch_value_invalid';
+    const code: PatchErrorCode =
+      result.code === 'too_deep' ? 'patch_result_too_deep' : result.code === 'too_large' ? 'patch_result_too_large' : 'patch_value_invalid';
     return { ok: false, code, message: `the patched document is ${result.message}`, operationIndex: Math.max(0, patch.length - 1) };
   }
   return { ok: true, document: state.root as JsonValue };
@@ -133,7 +139,8 @@ function applyOne(state: WorkState, operation: PatchOperation, limits: PatchLimi
       const from = tokens(requiredFrom(operation), limits);
       const source = lookup(state.root, from);
       const measure = measureJson(source, limits);
-      if (!measure.ok) throw new PatchFailure(measure.code === 'too_deep' ? 'patch_result_too_deep' : 'patch_result_too_large', `the copied value is ${measure.message}`);
+      if (!measure.ok)
+        throw new PatchFailure(measure.code === 'too_deep' ? 'patch_result_too_deep' : 'patch_result_too_large', `the copied value is ${measure.message}`);
       const copy = cloneJson(source);
       if (copy === undefined) throw new PatchFailure('patch_value_invalid', 'the copied value is not JSON');
       insert(state, path, copy, limits);
@@ -166,7 +173,8 @@ function valueOf(operation: PatchOperation, limits: PatchLimits): JsonValue {
   if (!('value' in operation) || operation.value === undefined) throw new PatchFailure('patch_invalid_operation', `${operation.op} needs "value"`);
   const measure = measureJson(operation.value, limits);
   if (!measure.ok) {
-    const code: PatchErrorCode = measure.code === 'too_deep' ? 'patch_result_too_deep' : measure.code === 'too_large' ? 'patch_result_too_large' : 'patch_value_invalid';
+    const code: PatchErrorCode =
+      measure.code === 'too_deep' ? 'patch_result_too_deep' : measure.code === 'too_large' ? 'patch_result_too_large' : 'patch_value_invalid';
     throw new PatchFailure(code, `the value is ${measure.message}`);
   }
   return operation.value as JsonValue;
@@ -183,9 +191,11 @@ function sameTokens(left: string[], right: string[]): boolean {
 
 function arrayIndex(token: string, length: number, allowEnd: boolean, pointerTokens: string[]): number {
   if (allowEnd && token === '-') return length;
-  if (!/^(0|[1-9][0-9]{0,9})$/.test(token)) throw new PatchFailure('patch_invalid_pointer', `"${token.slice(0, 40)}" is not an array index (at ${describe(pointerTokens)})`);
+  if (!/^(0|[1-9][0-9]{0,9})$/.test(token))
+    throw new PatchFailure('patch_invalid_pointer', `"${token.slice(0, 40)}" is not an array index (at ${describe(pointerTokens)})`);
   const index = Number(token);
-  if (index > length || (!allowEnd && index === length)) throw new PatchFailure('patch_path_not_found', `index ${index} is out of bounds (at ${describe(pointerTokens)})`);
+  if (index > length || (!allowEnd && index === length))
+    throw new PatchFailure('patch_path_not_found', `index ${index} is out of bounds (at ${describe(pointerTokens)})`);
   return index;
 }
 

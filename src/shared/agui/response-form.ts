@@ -29,7 +29,15 @@ interface FieldBase {
 
 export type FormField =
   | (FieldBase & { kind: 'string'; enum?: string[]; format?: StringFormat; minLength?: number; maxLength?: number; default?: string })
-  | (FieldBase & { kind: 'number'; integer: boolean; minimum?: number; maximum?: number; exclusiveMinimum?: number; exclusiveMaximum?: number; default?: number })
+  | (FieldBase & {
+      kind: 'number';
+      integer: boolean;
+      minimum?: number;
+      maximum?: number;
+      exclusiveMinimum?: number;
+      exclusiveMaximum?: number;
+      default?: number;
+    })
   | (FieldBase & { kind: 'boolean'; default?: boolean })
   | (FieldBase & { kind: 'choices'; options: string[]; minItems?: number; maxItems?: number; uniqueItems: boolean; default?: string[] })
   | (FieldBase & { kind: 'object'; fields: FormField[]; additionalProperties: boolean })
@@ -164,17 +172,26 @@ function stringOptions(values: unknown, segments: readonly (string | number)[]):
   const options: string[] = [];
   for (const [index, value] of values.entries()) {
     if (typeof value !== 'string') fail('schema_unsupported', [...segments, index], 'Only string choices are supported.');
-    if (value.length > formLimits.optionChars) fail('schema_too_large', [...segments, index], `A choice may have at most ${formLimits.optionChars} characters.`);
+    if (value.length > formLimits.optionChars)
+      fail('schema_too_large', [...segments, index], `A choice may have at most ${formLimits.optionChars} characters.`);
     if (!options.includes(value)) options.push(value);
   }
   return options;
 }
 
-function describeField(context: DescribeContext, raw: Record<string, unknown>, segments: readonly (string | number)[], key: string, required: boolean, objectDepth: number): FormField {
+function describeField(
+  context: DescribeContext,
+  raw: Record<string, unknown>,
+  segments: readonly (string | number)[],
+  key: string,
+  required: boolean,
+  objectDepth: number,
+): FormField {
   context.fieldCount += 1;
   if (context.fieldCount > formLimits.fields) fail('schema_too_large', segments, `A form may have at most ${formLimits.fields} fields.`);
   const schema = resolveRef(context, raw, segments);
-  for (const keyword of combinators) if (Object.hasOwn(schema, keyword)) fail('schema_unsupported', [...segments, keyword], `"${keyword}" is not supported in a response form.`);
+  for (const keyword of combinators)
+    if (Object.hasOwn(schema, keyword)) fail('schema_unsupported', [...segments, keyword], `"${keyword}" is not supported in a response form.`);
   const label = truncate(stringOf(schema, 'title') ?? (key === '' ? 'Answer' : key), formLimits.labelChars);
   const description = stringOf(schema, 'description');
   const path = pointer(segments.filter((_, index) => index % 2 === 1));
@@ -184,7 +201,8 @@ function describeField(context: DescribeContext, raw: Record<string, unknown>, s
   switch (type) {
     case 'string': {
       const constant = getOwn(schema, 'const');
-      const options = typeof constant === 'string' ? [constant] : Object.hasOwn(schema, 'enum') ? stringOptions(getOwn(schema, 'enum'), [...segments, 'enum']) : undefined;
+      const options =
+        typeof constant === 'string' ? [constant] : Object.hasOwn(schema, 'enum') ? stringOptions(getOwn(schema, 'enum'), [...segments, 'enum']) : undefined;
       const format = stringOf(schema, 'format');
       const minLength = countOf(schema, 'minLength', segments);
       const maxLength = countOf(schema, 'maxLength', segments);
@@ -205,7 +223,13 @@ function describeField(context: DescribeContext, raw: Record<string, unknown>, s
         const value = numberOf(schema, name, segments);
         if (value !== undefined) bounds[name] = value;
       }
-      return { ...base, kind: 'number', integer: type === 'integer', ...bounds, ...(typeof fallback === 'number' && Number.isFinite(fallback) ? { default: fallback } : {}) };
+      return {
+        ...base,
+        kind: 'number',
+        integer: type === 'integer',
+        ...bounds,
+        ...(typeof fallback === 'number' && Number.isFinite(fallback) ? { default: fallback } : {}),
+      };
     }
     case 'boolean':
       return { ...base, kind: 'boolean', ...(typeof fallback === 'boolean' ? { default: fallback } : {}) };
@@ -214,11 +238,13 @@ function describeField(context: DescribeContext, raw: Record<string, unknown>, s
       if (!isPlainObject(items)) fail('schema_unsupported', [...segments, 'items'], 'Only arrays of enum strings are supported.');
       const itemSchema = resolveRef(context, items, [...segments, 'items']);
       const itemType = getOwn(itemSchema, 'type');
-      if ((itemType !== undefined && itemType !== 'string') || !Object.hasOwn(itemSchema, 'enum')) fail('schema_unsupported', [...segments, 'items'], 'Only arrays of enum strings are supported.');
+      if ((itemType !== undefined && itemType !== 'string') || !Object.hasOwn(itemSchema, 'enum'))
+        fail('schema_unsupported', [...segments, 'items'], 'Only arrays of enum strings are supported.');
       const options = stringOptions(getOwn(itemSchema, 'enum'), [...segments, 'items', 'enum']);
       const minItems = countOf(schema, 'minItems', segments);
       const maxItems = countOf(schema, 'maxItems', segments);
-      const defaults = Array.isArray(fallback) && fallback.every((entry) => typeof entry === 'string' && options.includes(entry)) ? (fallback as string[]) : undefined;
+      const defaults =
+        Array.isArray(fallback) && fallback.every((entry) => typeof entry === 'string' && options.includes(entry)) ? (fallback as string[]) : undefined;
       return {
         ...base,
         kind: 'choices',
@@ -238,7 +264,8 @@ function describeField(context: DescribeContext, raw: Record<string, unknown>, s
         return { ...base, kind: 'json', ...(isJsonObject(defaults) ? { default: defaults } : {}) };
       }
       const requiredList = getOwn(schema, 'required') ?? [];
-      if (!Array.isArray(requiredList) || !requiredList.every((entry) => typeof entry === 'string')) fail('schema_invalid', [...segments, 'required'], '"required" must be an array of names.');
+      if (!Array.isArray(requiredList) || !requiredList.every((entry) => typeof entry === 'string'))
+        fail('schema_invalid', [...segments, 'required'], '"required" must be an array of names.');
       const fields: FormField[] = [];
       for (const name of Object.keys(properties)) {
         const property = getOwn(properties, name);
@@ -417,7 +444,8 @@ function checkField(field: FormField, value: unknown, problems: Problem[]): void
       return;
     case 'choices': {
       if (!Array.isArray(value)) return void at('answer_type', 'must be a list of choices.');
-      if (!value.every((entry) => typeof entry === 'string' && field.options.includes(entry))) at('answer_not_allowed', 'contains something that is not one of the choices.');
+      if (!value.every((entry) => typeof entry === 'string' && field.options.includes(entry)))
+        at('answer_not_allowed', 'contains something that is not one of the choices.');
       if (field.uniqueItems && new Set(value).size !== value.length) at('answer_duplicate', 'lists a choice twice.');
       if (field.minItems !== undefined && value.length < field.minItems) at('answer_count', `needs at least ${field.minItems} choices.`);
       if (field.maxItems !== undefined && value.length > field.maxItems) at('answer_count', `allows at most ${field.maxItems} choices.`);
@@ -437,7 +465,8 @@ function checkField(field: FormField, value: unknown, problems: Problem[]): void
       }
       if (!field.additionalProperties) {
         for (const key of Object.keys(value)) {
-          if (!field.fields.some((child) => child.key === key)) problems.push({ code: 'answer_unknown_field', path: `${field.path}${pointer([key])}`, message: `"${key.slice(0, 80)}" is not part of this form.` });
+          if (!field.fields.some((child) => child.key === key))
+            problems.push({ code: 'answer_unknown_field', path: `${field.path}${pointer([key])}`, message: `"${key.slice(0, 80)}" is not part of this form.` });
         }
       }
       return;

@@ -5,7 +5,19 @@ import { customLimits } from './custom-events';
 import { formLimits } from './response-form';
 import { answerLimits, interruptLimits, metadataWordsLimits, type AguiInterrupt, type AnswerField } from './interrupts';
 import { measureJson, type JsonObject, type JsonValue } from './json-values';
-import { aguiLimits, boundThread, finishArgs, type AguiEncryptedValue, type AguiItem, type AguiNote, type AguiOpenChunk, type AguiStep, type AguiSubagent, type AguiThreadView, type ToolResultView } from './run-model';
+import {
+  aguiLimits,
+  boundThread,
+  finishArgs,
+  type AguiEncryptedValue,
+  type AguiItem,
+  type AguiNote,
+  type AguiOpenChunk,
+  type AguiStep,
+  type AguiSubagent,
+  type AguiThreadView,
+  type ToolResultView,
+} from './run-model';
 
 /**
  * A thread view saved to disk and read back (open interrupts survive an app restart). The saved
@@ -27,21 +39,31 @@ export const threadFileLimits = { chars: 16_000_000 } as const;
  *   next run's history), and an interrupt its `detail` and `toolName` (what its metadata says in
  *   words). 2 → 3 converts nothing.
  */
-export const aguiThreadFileFormat: SavedFileFormat = { versionField: 'version', current: 3, migrations: { 1: (document) => document, 2: (document) => document } };
+export const aguiThreadFileFormat: SavedFileFormat = {
+  versionField: 'version',
+  current: 3,
+  migrations: { 1: (document) => document, 2: (document) => document },
+};
 
 const s = (max: number) => z.string().max(max);
 const id = s(aguiLimits.idChars);
 const lane = { subagentRunId: id.optional() };
-const json = (maxChars: number, maxDepth: number = aguiLimits.jsonDepth) => z.custom<JsonValue>((value) => measureJson(value, { maxDepth, maxChars }).ok, { message: `not JSON within ${maxChars} characters and ${maxDepth} levels` });
+const json = (maxChars: number, maxDepth: number = aguiLimits.jsonDepth) =>
+  z.custom<JsonValue>((value) => measureJson(value, { maxDepth, maxChars }).ok, { message: `not JSON within ${maxChars} characters and ${maxDepth} levels` });
 const jsonObject = (maxChars: number, maxDepth: number = aguiLimits.jsonDepth) =>
-  z.custom<JsonObject>((value) => value !== null && typeof value === 'object' && !Array.isArray(value) && measureJson(value, { maxDepth, maxChars }).ok, { message: `not a JSON object within ${maxChars} characters` });
+  z.custom<JsonObject>((value) => value !== null && typeof value === 'object' && !Array.isArray(value) && measureJson(value, { maxDepth, maxChars }).ok, {
+    message: `not a JSON object within ${maxChars} characters`,
+  });
 
 const toolResultSchema = z.strictObject({
   messageId: id,
   text: s(aguiLimits.toolResultChars),
   truncated: z.literal(true).optional(),
   error: s(aguiLimits.errorChars).optional(),
-  media: z.array(z.strictObject({ type: z.enum(['image', 'audio', 'video', 'document']), mimeType: s(100).optional() })).max(aguiLimits.mediaParts).optional(),
+  media: z
+    .array(z.strictObject({ type: z.enum(['image', 'audio', 'video', 'document']), mimeType: s(100).optional() }))
+    .max(aguiLimits.mediaParts)
+    .optional(),
 }) satisfies z.ZodType<ToolResultView>;
 
 const answerFieldSchema = z.strictObject({
@@ -56,8 +78,28 @@ const at = z.number().int().min(0).max(8_640_000_000_000_000).optional();
 
 export const aguiItemSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('user'), id, text: s(aguiLimits.userTextChars), ...lane, at }),
-  z.strictObject({ kind: z.literal('text'), id, role: z.enum(['developer', 'system', 'assistant', 'user']), name: s(aguiLimits.nameChars).optional(), text: s(aguiLimits.textChars), streaming: z.boolean(), truncated: z.literal(true).optional(), ...lane, at }),
-  z.strictObject({ kind: z.literal('reasoning'), id, spanId: id.optional(), text: s(aguiLimits.reasoningChars), streaming: z.boolean(), truncated: z.literal(true).optional(), encryptedHidden: z.literal(true).optional(), ...lane, at }),
+  z.strictObject({
+    kind: z.literal('text'),
+    id,
+    role: z.enum(['developer', 'system', 'assistant', 'user']),
+    name: s(aguiLimits.nameChars).optional(),
+    text: s(aguiLimits.textChars),
+    streaming: z.boolean(),
+    truncated: z.literal(true).optional(),
+    ...lane,
+    at,
+  }),
+  z.strictObject({
+    kind: z.literal('reasoning'),
+    id,
+    spanId: id.optional(),
+    text: s(aguiLimits.reasoningChars),
+    streaming: z.boolean(),
+    truncated: z.literal(true).optional(),
+    encryptedHidden: z.literal(true).optional(),
+    ...lane,
+    at,
+  }),
   z.strictObject({
     kind: z.literal('toolCall'),
     id,
@@ -73,7 +115,18 @@ export const aguiItemSchema = z.discriminatedUnion('kind', [
     at,
   }),
   z.strictObject({ kind: z.literal('activity'), id, activityType: s(aguiLimits.nameChars), content: jsonObject(aguiLimits.activityChars), ...lane, at }),
-  z.strictObject({ kind: z.literal('custom'), id: s(aguiLimits.nameChars * 2 + 20), namespace: s(100), label: s(100), name: s(aguiLimits.nameChars), title: s(customLimits.titleChars), text: s(customLimits.textChars).optional(), json: s(customLimits.jsonChars).optional(), ...lane, at }),
+  z.strictObject({
+    kind: z.literal('custom'),
+    id: s(aguiLimits.nameChars * 2 + 20),
+    namespace: s(100),
+    label: s(100),
+    name: s(aguiLimits.nameChars),
+    title: s(customLimits.titleChars),
+    text: s(customLimits.textChars).optional(),
+    json: s(customLimits.jsonChars).optional(),
+    ...lane,
+    at,
+  }),
   z.strictObject({ kind: z.literal('error'), id: s(aguiLimits.idChars + 10), message: s(aguiLimits.errorChars), code: s(aguiLimits.codeChars).optional(), at }),
   z.strictObject({
     kind: z.literal('answer'),
@@ -103,7 +156,13 @@ export const aguiInterruptSchema = z.strictObject({
   status: z.enum(['open', 'resolved', 'cancelled', 'superseded']),
 }) satisfies z.ZodType<AguiInterrupt>;
 
-const stepSchema = z.strictObject({ id: s(40), name: s(aguiLimits.nameChars), runId: id.optional(), ...lane, state: z.enum(['running', 'finished']) }) satisfies z.ZodType<AguiStep>;
+const stepSchema = z.strictObject({
+  id: s(40),
+  name: s(aguiLimits.nameChars),
+  runId: id.optional(),
+  ...lane,
+  state: z.enum(['running', 'finished']),
+}) satisfies z.ZodType<AguiStep>;
 
 const subagentSchema = z.strictObject({
   id,
@@ -118,11 +177,20 @@ const subagentSchema = z.strictObject({
   interruptIds: z.array(s(interruptLimits.idChars)).max(interruptLimits.perRun).optional(),
 }) satisfies z.ZodType<AguiSubagent>;
 
-const noteSchema = z.strictObject({ seq: z.number().int().min(0), code: s(64), message: s(aguiLimits.noteChars), eventType: s(60).optional() }) satisfies z.ZodType<AguiNote>;
+const noteSchema = z.strictObject({
+  seq: z.number().int().min(0),
+  code: s(64),
+  message: s(aguiLimits.noteChars),
+  eventType: s(60).optional(),
+}) satisfies z.ZodType<AguiNote>;
 const chunkSchema = z.strictObject({ kind: z.enum(['text', 'tool', 'reasoning']), id, ...lane }) satisfies z.ZodType<AguiOpenChunk>;
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
-const encryptedValueSchema = z.strictObject({ subtype: z.enum(['message', 'tool-call']), entityId: id, value: s(aguiLimits.encryptedValueChars) }) satisfies z.ZodType<AguiEncryptedValue>;
+const encryptedValueSchema = z.strictObject({
+  subtype: z.enum(['message', 'tool-call']),
+  entityId: id,
+  value: s(aguiLimits.encryptedValueChars),
+}) satisfies z.ZodType<AguiEncryptedValue>;
 
 export const aguiThreadViewSchema = z.strictObject({
   version: z.literal(3),
@@ -149,7 +217,9 @@ export const aguiThreadViewSchema = z.strictObject({
   encryptedValues: z
     .array(encryptedValueSchema)
     .max(aguiLimits.items * 2)
-    .refine((entries) => entries.reduce((total, entry) => total + entry.value.length, 0) <= aguiLimits.encryptedTotalChars, { message: `more than ${aguiLimits.encryptedTotalChars} characters of encrypted values` })
+    .refine((entries) => entries.reduce((total, entry) => total + entry.value.length, 0) <= aguiLimits.encryptedTotalChars, {
+      message: `more than ${aguiLimits.encryptedTotalChars} characters of encrypted values`,
+    })
     .optional(),
 }) satisfies z.ZodType<AguiThreadView>;
 
@@ -163,11 +233,18 @@ export type RestoreResult = { ok: true; view: AguiThreadView } | { ok: false; pr
 export function restoreThread(saved: string | unknown): RestoreResult {
   let value: unknown = saved;
   if (typeof saved === 'string') {
-    if (saved.length > threadFileLimits.chars) return { ok: false, problems: [{ code: 'thread_too_large', path: '', message: `A saved thread may have at most ${threadFileLimits.chars} characters.` }] };
+    if (saved.length > threadFileLimits.chars)
+      return {
+        ok: false,
+        problems: [{ code: 'thread_too_large', path: '', message: `A saved thread may have at most ${threadFileLimits.chars} characters.` }],
+      };
     try {
       value = JSON.parse(saved);
     } catch (error) {
-      return { ok: false, problems: [{ code: 'thread_not_json', path: '', message: `The saved thread is not JSON: ${error instanceof Error ? error.message : 'parse error'}` }] };
+      return {
+        ok: false,
+        problems: [{ code: 'thread_not_json', path: '', message: `The saved thread is not JSON: ${error instanceof Error ? error.message : 'parse error'}` }],
+      };
     }
   }
   const parsed = aguiThreadViewSchema.safeParse(value);

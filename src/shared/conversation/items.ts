@@ -72,7 +72,14 @@ export const conversationItemSchema = z.discriminatedUnion('kind', [
     durationMs: z.number().int().min(0).max(86_400_000).optional(),
   }),
   /** The agent's thinking, shown folded. `hiddenPart`: the agent also thought something it keeps encrypted (never shown). */
-  z.strictObject({ kind: z.literal('reasoning'), ...common, text, streaming: z.boolean(), truncated: z.literal(true).optional(), hiddenPart: z.literal(true).optional() }),
+  z.strictObject({
+    kind: z.literal('reasoning'),
+    ...common,
+    text,
+    streaming: z.boolean(),
+    truncated: z.literal(true).optional(),
+    hiddenPart: z.literal(true).optional(),
+  }),
   /** A tool the agent used: its human name, what it was given and what came back (behind Details). */
   z.strictObject({
     kind: z.literal('tool'),
@@ -88,7 +95,10 @@ export const conversationItemSchema = z.discriminatedUnion('kind', [
     result: s(itemLimits.jsonChars).optional(),
     resultTruncated: z.literal(true).optional(),
     /** Media parts of the result, named only (never fetched). */
-    media: z.array(z.strictObject({ type: z.enum(['image', 'audio', 'video', 'document']), mimeType: s(100).optional() })).max(20).optional(),
+    media: z
+      .array(z.strictObject({ type: z.enum(['image', 'audio', 'video', 'document']), mimeType: s(100).optional() }))
+      .max(20)
+      .optional(),
     error: s(itemLimits.messageChars).optional(),
   }),
   z.strictObject({ kind: z.literal('card'), ...common, card: cardSchema }),
@@ -106,7 +116,13 @@ export const conversationItemSchema = z.discriminatedUnion('kind', [
     /** The tool each question is about (by tool call id): its name and arguments, when the agent announced the call. */
     tools: z.record(z.string().max(itemLimits.idChars), z.strictObject({ name: s(itemLimits.nameChars), args: s(itemLimits.jsonChars).optional() })),
   }),
-  z.strictObject({ kind: z.literal('answer'), ...common, question: s(itemLimits.messageChars), status: z.enum(['resolved', 'cancelled']), fields: answerFieldsSchema }),
+  z.strictObject({
+    kind: z.literal('answer'),
+    ...common,
+    question: s(itemLimits.messageChars),
+    status: z.enum(['resolved', 'cancelled']),
+    fields: answerFieldsSchema,
+  }),
   /** What the user sent from this machine's bridges (AgentCall): a tag's object and/or a photo, with the intent. */
   z.strictObject({
     kind: z.literal('observation'),
@@ -118,9 +134,19 @@ export const conversationItemSchema = z.discriminatedUnion('kind', [
     interactionId: s(agentCallLimits.interactionIdChars).optional(),
   }),
   /** The agent asked the user to scan or photograph something (AgentCall). */
-  z.strictObject({ kind: z.literal('request'), ...common, request: pendingInteractionSchema, state: z.enum(['pending', 'answered', 'cancelled', 'declined', 'superseded']) }),
+  z.strictObject({
+    kind: z.literal('request'),
+    ...common,
+    request: pendingInteractionSchema,
+    state: z.enum(['pending', 'answered', 'cancelled', 'declined', 'superseded']),
+  }),
   /** A teaching proposal (AgentCall); `ended`: invalidated by the end of the session while it was shown, `invalidated`: by another object. */
-  z.strictObject({ kind: z.literal('teaching'), ...common, proposal: teachingProposalSchema, state: z.enum(['shown', 'confirmed', 'cancelled', 'invalidated', 'ended']) }),
+  z.strictObject({
+    kind: z.literal('teaching'),
+    ...common,
+    proposal: teachingProposalSchema,
+    state: z.enum(['shown', 'confirmed', 'cancelled', 'invalidated', 'ended']),
+  }),
   /** An object passport (AgentCall): untrusted data about an object, its action recipes asked for only with the user's confirmation. */
   z.strictObject({ kind: z.literal('passport'), ...common, passport: passportViewSchema, state: z.enum(['current', 'replaced', 'otherObject', 'ended']) }),
   /** Something the agent reported doing (AG-UI activity, a custom event): a readable line, the raw JSON behind Details. */
@@ -134,7 +160,14 @@ export const conversationItemSchema = z.discriminatedUnion('kind', [
     json: s(itemLimits.jsonChars).optional(),
   }),
   /** A note in the conversation: an error of the run, something the user should know, or the end of a session. */
-  z.strictObject({ kind: z.literal('notice'), ...common, tone: z.enum(['info', 'warning', 'error']), code: s(itemLimits.codeChars), message: s(itemLimits.messageChars), retryable: z.boolean().optional() }),
+  z.strictObject({
+    kind: z.literal('notice'),
+    ...common,
+    tone: z.enum(['info', 'warning', 'error']),
+    code: s(itemLimits.codeChars),
+    message: s(itemLimits.messageChars),
+    retryable: z.boolean().optional(),
+  }),
   z.strictObject({ kind: z.literal('ended'), ...common, reason: endReasonSchema }),
 ]);
 

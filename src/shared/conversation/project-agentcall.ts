@@ -67,7 +67,8 @@ export function createAgentCallProjector(): (view: SessionView) => AgentCallProj
 export function objectLabels(view: SessionView): Map<string, string> {
   const labels = new Map<string, string>();
   for (const item of view.items) {
-    if (item.kind === 'teaching' && item.state !== 'cancelled' && item.proposal.label.trim() !== '') labels.set(item.proposal.objectRef, item.proposal.label.trim());
+    if (item.kind === 'teaching' && item.state !== 'cancelled' && item.proposal.label.trim() !== '')
+      labels.set(item.proposal.objectRef, item.proposal.label.trim());
     if (item.kind === 'passport' && item.passport.label.trim() !== '') labels.set(item.passport.objectRef, item.passport.label.trim());
   }
   return labels;
@@ -79,7 +80,13 @@ function statusOf(view: SessionView): AgentCallProjection['status'] {
   const lastAnswer = view.items.findLast((item) => item.kind === 'agentText');
   const answered = lastAnswer?.kind === 'agentText' ? outcomes[lastAnswer.state] : undefined;
   const outcome = view.pendingInteraction !== undefined ? 'waiting' : answered;
-  return { phase, run, ...(outcome === undefined || view.runActive ? {} : { outcome }), ...(view.phase === 'ended' ? {} : { accepts: [...view.usableModalities] }), dropped: view.removedItems };
+  return {
+    phase,
+    run,
+    ...(outcome === undefined || view.runActive ? {} : { outcome }),
+    ...(view.phase === 'ended' ? {} : { accepts: [...view.usableModalities] }),
+    dropped: view.removedItems,
+  };
 }
 
 function projectItem(item: SessionItem, label: string | undefined): ConversationItem | undefined {

@@ -34,7 +34,14 @@ export function createAguiProjector(): (thread: AguiThreadView) => AguiProjectio
       if (subagent.state !== 'failed' || subagent.error === undefined) continue;
       let failure = failures.get(subagent);
       if (failure === undefined) {
-        failure = { kind: 'notice', id: itemId('subagentError', subagent.id), tone: 'error', code: clip(subagent.error.code ?? 'subagent_error', itemLimits.codeChars), message: clip(subagent.error.message, itemLimits.messageChars), subagent: { id: subagent.id, name: subagent.name } };
+        failure = {
+          kind: 'notice',
+          id: itemId('subagentError', subagent.id),
+          tone: 'error',
+          code: clip(subagent.error.code ?? 'subagent_error', itemLimits.codeChars),
+          message: clip(subagent.error.message, itemLimits.messageChars),
+          subagent: { id: subagent.id, name: subagent.name },
+        };
         failures.set(subagent, failure);
       }
       const last = items.findLastIndex((item) => item.subagent?.id === subagent.id);
@@ -47,7 +54,8 @@ export function createAguiProjector(): (thread: AguiThreadView) => AguiProjectio
       for (const interrupt of open) {
         if (interrupt.toolCallId === undefined) continue;
         const tool = thread.items.find((item) => item.kind === 'toolCall' && item.id === interrupt.toolCallId);
-        if (tool?.kind === 'toolCall') tools[interrupt.toolCallId] = { name: tool.name, ...(tool.argsText === '' ? {} : { args: clip(tool.argsPretty ?? tool.argsText) }) };
+        if (tool?.kind === 'toolCall')
+          tools[interrupt.toolCallId] = { name: tool.name, ...(tool.argsText === '' ? {} : { args: clip(tool.argsPretty ?? tool.argsText) }) };
       }
       const first = open[0] as (typeof open)[number];
       const subagent = first.subagentRunId === undefined ? undefined : subagentNames.get(first.subagentRunId);
@@ -65,9 +73,9 @@ export function createAguiProjector(): (thread: AguiThreadView) => AguiProjectio
 
 function statusOf(thread: AguiThreadView): AguiProjection['status'] {
   const run = thread.runState === 'starting' ? 'starting' : thread.runState === 'running' ? 'running' : 'idle';
-  const outcome = (
-    { finished: 'done', awaitingInput: 'waiting', cancelled: 'stopped', error: 'failed', dropped: 'interrupted' } as const
-  )[thread.runState as 'finished' | 'awaitingInput' | 'cancelled' | 'error' | 'dropped'];
+  const outcome = ({ finished: 'done', awaitingInput: 'waiting', cancelled: 'stopped', error: 'failed', dropped: 'interrupted' } as const)[
+    thread.runState as 'finished' | 'awaitingInput' | 'cancelled' | 'error' | 'dropped'
+  ];
   return { phase: 'ready', run, ...(outcome === undefined ? {} : { outcome }), threadId: thread.threadId, dropped: thread.droppedItems };
 }
 
@@ -83,7 +91,9 @@ function projectItem(item: AguiItem, subagentName: string | undefined): Conversa
   const common = {
     id: itemId(item.kind, item.id),
     ...(item.at === undefined ? {} : { at: item.at }),
-    ...(subagentName === undefined || !('subagentRunId' in item) || item.subagentRunId === undefined ? {} : { subagent: { id: item.subagentRunId, name: subagentName } }),
+    ...(subagentName === undefined || !('subagentRunId' in item) || item.subagentRunId === undefined
+      ? {}
+      : { subagent: { id: item.subagentRunId, name: subagentName } }),
   };
   switch (item.kind) {
     case 'user':
@@ -102,7 +112,14 @@ function projectItem(item: AguiItem, subagentName: string | undefined): Conversa
     case 'reasoning':
       // Reasoning the agent kept encrypted only is not shown at all (nothing to read).
       if (item.text === '' && !item.streaming) return undefined;
-      return { kind: 'reasoning', ...common, text: item.text, streaming: item.streaming, ...(item.truncated ? { truncated: true as const } : {}), ...(item.encryptedHidden ? { hiddenPart: true as const } : {}) };
+      return {
+        kind: 'reasoning',
+        ...common,
+        text: item.text,
+        streaming: item.streaming,
+        ...(item.truncated ? { truncated: true as const } : {}),
+        ...(item.encryptedHidden ? { hiddenPart: true as const } : {}),
+      };
     case 'toolCall': {
       const args = item.started && item.argsStatus !== 'empty' ? (item.argsPretty ?? item.argsText) : undefined;
       const argsNote = item.argsStatus === 'empty' || item.argsStatus === 'invalid' || item.argsStatus === 'truncated' ? item.argsStatus : undefined;
@@ -121,7 +138,12 @@ function projectItem(item: AguiItem, subagentName: string | undefined): Conversa
       };
     }
     case 'activity':
-      return { kind: 'activity', ...common, ...readableActivity(item.activityType, item.content), json: clip(prettyJson(item.content, itemLimits.jsonChars) ?? '') };
+      return {
+        kind: 'activity',
+        ...common,
+        ...readableActivity(item.activityType, item.content),
+        json: clip(prettyJson(item.content, itemLimits.jsonChars) ?? ''),
+      };
     case 'custom':
       return {
         kind: 'activity',
@@ -176,8 +198,16 @@ function firstString(object: Record<string, unknown>, keys: readonly string[]): 
 
 /** `iac-code.checks` → "Checks", `lastRun` → "Last run". */
 export function humanize(name: string): string {
-  const last = name.split(/[.:/]/).filter((part) => part !== '').at(-1) ?? name;
-  const words = last.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim().toLowerCase();
+  const last =
+    name
+      .split(/[.:/]/)
+      .filter((part) => part !== '')
+      .at(-1) ?? name;
+  const words = last
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .trim()
+    .toLowerCase();
   return words === '' ? name : `${words[0]?.toUpperCase() ?? ''}${words.slice(1)}`;
 }
 

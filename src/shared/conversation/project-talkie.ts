@@ -29,8 +29,15 @@ export function createTalkieProjector(): (conversation: Conversation) => TalkieP
 
 function statusOf(conversation: Conversation): TalkieProjection['status'] {
   const run = conversation.runState === 'running' ? 'running' : 'idle';
-  const outcome = ({ finished: 'done', error: 'failed', cancelled: 'stopped', interrupted: 'interrupted' } as const)[conversation.runState as 'finished' | 'error' | 'cancelled' | 'interrupted'];
-  return { run, ...(outcome === undefined ? {} : { outcome }), ...(conversation.threadId === undefined ? {} : { threadId: conversation.threadId }), dropped: conversation.removedItems ?? 0 };
+  const outcome = ({ finished: 'done', error: 'failed', cancelled: 'stopped', interrupted: 'interrupted' } as const)[
+    conversation.runState as 'finished' | 'error' | 'cancelled' | 'interrupted'
+  ];
+  return {
+    run,
+    ...(outcome === undefined ? {} : { outcome }),
+    ...(conversation.threadId === undefined ? {} : { threadId: conversation.threadId }),
+    dropped: conversation.removedItems ?? 0,
+  };
 }
 
 function projectItem(item: TalkieItem): ConversationItem {
@@ -60,6 +67,12 @@ function projectItem(item: TalkieItem): ConversationItem {
     case 'error':
       return { kind: 'notice', ...common, tone: 'error', code: item.code, message: item.message, retryable: item.retryable };
     case 'spoken':
-      return { kind: 'speech', ...common, role: item.role === 'assistant' ? 'agent' : 'user', ...(item.text === '' ? {} : { text: item.text }), state: item.state };
+      return {
+        kind: 'speech',
+        ...common,
+        role: item.role === 'assistant' ? 'agent' : 'user',
+        ...(item.text === '' ? {} : { text: item.text }),
+        state: item.state,
+      };
   }
 }

@@ -88,7 +88,8 @@ export function applyConversationOps(view: ConversationView, ops: readonly Conve
  * A conversation that changed identity, or whose kept items changed order, is sent whole.
  */
 export function diffConversation(before: ConversationView, after: ConversationView): ConversationOp[] {
-  if (before.conversationId !== after.conversationId || before.agentId !== after.agentId || before.protocol !== after.protocol) return [{ op: 'reset', view: after }];
+  if (before.conversationId !== after.conversationId || before.agentId !== after.agentId || before.protocol !== after.protocol)
+    return [{ op: 'reset', view: after }];
   const ops: ConversationOp[] = [];
   if (!sameStatus(before.status, after.status)) ops.push({ op: 'status', status: after.status });
   if (before.items === after.items) return ops;

@@ -21,9 +21,15 @@ export const conversationStatusSchema = z.strictObject({
   outcome: z.enum(['done', 'stopped', 'failed', 'interrupted', 'waiting']).optional(),
   threadId: s(itemLimits.idChars).optional(),
   /** The protocol's handle of a live session (AgentCall's session key), for the protocol's own methods. */
-  session: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/).optional(),
+  session: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .optional(),
   /** What the user may send from this machine besides text: a scanned tag, a photo. */
-  accepts: z.array(z.enum(['nfc', 'photo'])).max(2).optional(),
+  accepts: z
+    .array(z.enum(['nfc', 'photo']))
+    .max(2)
+    .optional(),
   /** The agent is reached by a call (AgentCall over WebRTC): nothing can be sent until the user calls. */
   reach: z.literal('call').optional(),
   /** Items main still holds before the first one the renderer has ("Show earlier"). */

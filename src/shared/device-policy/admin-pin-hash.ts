@@ -20,7 +20,13 @@ export interface AdminPinHash {
 }
 
 /** Bounds a policy's parameters must keep: strong enough, and a verification stays well under a second and 256 MiB. */
-export const adminPinHashBounds = { ln: { min: 14, max: 20 }, r: { min: 8, max: 16 }, p: { min: 1, max: 4 }, saltBytes: { min: 16, max: 64 }, hashBytes: { min: 32, max: 64 } } as const;
+export const adminPinHashBounds = {
+  ln: { min: 14, max: 20 },
+  r: { min: 8, max: 16 },
+  p: { min: 1, max: 4 },
+  saltBytes: { min: 16, max: 64 },
+  hashBytes: { min: 32, max: 64 },
+} as const;
 
 /** What `agentdesk policy hash-pin` writes. */
 export const adminPinHashDefaults = { ln: 15, r: 8, p: 1, saltBytes: 16, hashBytes: 32 } as const;
@@ -43,8 +49,10 @@ export function parseAdminPinHash(text: string): AdminPinHash | { problem: strin
   if (p < pBounds.min || p > pBounds.max) return { problem: `has p=${p}; AgentDesk accepts ${pBounds.min} to ${pBounds.max}` };
   const saltLength = base64Bytes(salt);
   const hashLength = base64Bytes(hash);
-  if (saltLength === undefined || saltLength < saltBytes.min || saltLength > saltBytes.max) return { problem: `has a salt that is not ${saltBytes.min} to ${saltBytes.max} bytes of base64` };
-  if (hashLength === undefined || hashLength < hashBytes.min || hashLength > hashBytes.max) return { problem: `has a hash that is not ${hashBytes.min} to ${hashBytes.max} bytes of base64` };
+  if (saltLength === undefined || saltLength < saltBytes.min || saltLength > saltBytes.max)
+    return { problem: `has a salt that is not ${saltBytes.min} to ${saltBytes.max} bytes of base64` };
+  if (hashLength === undefined || hashLength < hashBytes.min || hashLength > hashBytes.max)
+    return { problem: `has a hash that is not ${hashBytes.min} to ${hashBytes.max} bytes of base64` };
   return { ln, r, p, salt, hash };
 }
 

@@ -27,20 +27,29 @@ export const idleAgentHoldDefaultSeconds = 120;
 
 export const policyAgentSchema = z
   .strictObject({
-    address: z.string().min(1).max(2048).describe('The agent\'s address, as "Add an agent" takes it: a host, an https:// URL, a Talkie manifest or A2A agent card URL.'),
-    name: z.string().min(1).max(agentLabelMaxLength).optional().describe('The name the lists show (instead of the agent\'s own name or its address).'),
-    kind: z.enum(['auto', 'agui']).optional().describe('"agui": the address is a plain AG-UI endpoint (POST + SSE). Default "auto": read its Talkie manifest and A2A card.'),
+    address: z
+      .string()
+      .min(1)
+      .max(2048)
+      .describe('The agent\'s address, as "Add an agent" takes it: a host, an https:// URL, a Talkie manifest or A2A agent card URL.'),
+    name: z.string().min(1).max(agentLabelMaxLength).optional().describe("The name the lists show (instead of the agent's own name or its address)."),
+    kind: z
+      .enum(['auto', 'agui'])
+      .optional()
+      .describe('"agui": the address is a plain AG-UI endpoint (POST + SSE). Default "auto": read its Talkie manifest and A2A card.'),
     allowInsecureHttp: z
       .boolean()
       .optional()
       .describe(
-        'true: this agent\'s http:// address is used without TLS, on purpose (a workshop\'s own server on the local network), whatever the development setting says; for this agent alone. Only for an http:// address to this computer or a private network (localhost, 127.x, 10.x, 172.16–31.x, 192.168.x, fc00::/7): its traffic, tokens included, is unencrypted on that network.',
+        "true: this agent's http:// address is used without TLS, on purpose (a workshop's own server on the local network), whatever the development setting says; for this agent alone. Only for an http:// address to this computer or a private network (localhost, 127.x, 10.x, 172.16–31.x, 192.168.x, fc00::/7): its traffic, tokens included, is unencrypted on that network.",
       ),
     forwardedProps: z
       .string()
       .max(runInputLimits.forwardedPropsChars)
       .optional()
-      .describe('Plain AG-UI agents ("kind": "agui"): the forwardedProps every run sends, as JSON object text (e.g. "{\\"iacCode\\":{\\"cwd\\":\\"/srv/workshop\\"}}"). Set here, nobody can change them in the app.'),
+      .describe(
+        'Plain AG-UI agents ("kind": "agui"): the forwardedProps every run sends, as JSON object text (e.g. "{\\"iacCode\\":{\\"cwd\\":\\"/srv/workshop\\"}}"). Set here, nobody can change them in the app.',
+      ),
   })
   .describe('One agent of the locked list.');
 
@@ -51,7 +60,10 @@ export const adminPinHashSchema = z
   .describe('The admin PIN as a salted scrypt hash in PHC format ($scrypt$ln=15,r=8,p=1$salt$hash). Make one with `agentdesk policy hash-pin`.');
 
 /** An Ed25519 public key as base64 DER (SubjectPublicKeyInfo): always 44 bytes, so 60 characters with this prefix. */
-export const updatePublicKeySchema = z.string().max(60).regex(/^MCowBQYDK2VwAyEA[A-Za-z0-9+/]{43}=$/, 'must be an Ed25519 public key as base64 DER (60 characters starting MCowBQYDK2VwAyEA)');
+export const updatePublicKeySchema = z
+  .string()
+  .max(60)
+  .regex(/^MCowBQYDK2VwAyEA[A-Za-z0-9+/]{43}=$/, 'must be an Ed25519 public key as base64 DER (60 characters starting MCowBQYDK2VwAyEA)');
 
 /** `updates.maintenanceWindow`: "HH:MM-HH:MM", 24-hour local time. */
 export const maintenanceWindowPattern = /^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/;
@@ -63,12 +75,26 @@ export const devicePolicySchema = z
     kiosk: z.boolean().optional().describe('Kiosk mode. A policy problem then shows an error screen instead of refusing to start. Default false.'),
     agents: z
       .strictObject({
-        list: z.array(policyAgentSchema).min(1).max(50).describe('The agents, in order. The list is locked: users cannot add, remove or rename agents, and cannot open any other address (nor the built-in demo).'),
+        list: z
+          .array(policyAgentSchema)
+          .min(1)
+          .max(50)
+          .describe(
+            'The agents, in order. The list is locked: users cannot add, remove or rename agents, and cannot open any other address (nor the built-in demo).',
+          ),
         start: z.string().min(1).max(2048).optional().describe('The address (one of `list`) that opens at start.'),
       })
       .optional()
       .describe('A locked agent list. Without it, users manage their own list.'),
-    idleResetSeconds: z.number().int().min(10).max(86_400).optional().describe('Kiosk: after this many seconds without input, a 10 s countdown any touch cancels; then every session ends, what it left is wiped and the start screen returns.'),
+    idleResetSeconds: z
+      .number()
+      .int()
+      .min(10)
+      .max(86_400)
+      .optional()
+      .describe(
+        'Kiosk: after this many seconds without input, a 10 s countdown any touch cancels; then every session ends, what it left is wiped and the start screen returns.',
+      ),
     idleAgentHoldSeconds: z
       .number()
       .int()
@@ -87,7 +113,9 @@ export const devicePolicySchema = z
         filePicker: z
           .boolean()
           .optional()
-          .describe('Photos chosen from files ("Choose a picture…", which opens the system\'s file dialog, and pictures dropped on the window). Default: false in kiosk mode, else true.'),
+          .describe(
+            'Photos chosen from files ("Choose a picture…", which opens the system\'s file dialog, and pictures dropped on the window). Default: false in kiosk mode, else true.',
+          ),
       })
       .optional(),
     voice: z
@@ -96,7 +124,9 @@ export const devicePolicySchema = z
         mode: z.enum(['hands-free', 'push-to-talk']).optional().describe('The voice mode calls use; the other mode is not offered.'),
         bargeIn: bargeInSettingSchema
           .optional()
-          .describe('Forces Settings → Speech → interrupting the agent by speaking (client-owned voice): "automatic" (on with headphones or a headset), "on" or "off".'),
+          .describe(
+            'Forces Settings → Speech → interrupting the agent by speaking (client-owned voice): "automatic" (on with headphones or a headset), "on" or "off".',
+          ),
       })
       .optional(),
     language: languageSchema.optional().describe('The interface language, forced.'),
@@ -110,8 +140,15 @@ export const devicePolicySchema = z
     developmentSetting: z
       .enum(['forced-off', 'user'])
       .optional()
-      .describe('"forced-off": the development setting (http:// to local addresses) and pasted tokens stay off. Default: "forced-off" in kiosk mode, else "user".'),
-    deviceKeyFile: z.string().min(2).max(4096).optional().describe('The NFC device key file (32 bytes, readable by the app\'s user alone), used instead of the keychain. An absolute path.'),
+      .describe(
+        '"forced-off": the development setting (http:// to local addresses) and pasted tokens stay off. Default: "forced-off" in kiosk mode, else "user".',
+      ),
+    deviceKeyFile: z
+      .string()
+      .min(2)
+      .max(4096)
+      .optional()
+      .describe("The NFC device key file (32 bytes, readable by the app's user alone), used instead of the keychain. An absolute path."),
     updates: z
       .strictObject({
         enabled: z.boolean().describe('Update AgentDesk from the feed below (true), or never look for updates (false).'),
@@ -120,13 +157,21 @@ export const devicePolicySchema = z
           .min(1)
           .max(2048)
           .optional()
-          .describe('The feed: the https:// folder with electron-builder\'s latest*.yml files (each signed: a .yml.sig beside it) and the installers they name, all on this host. Needed when enabled.'),
-        publicKey: updatePublicKeySchema.optional().describe('The Ed25519 public key the feed\'s .yml files are signed with: base64 DER, one line (openssl pkey -pubout -outform DER | base64). Needed when enabled.'),
+          .describe(
+            "The feed: the https:// folder with electron-builder's latest*.yml files (each signed: a .yml.sig beside it) and the installers they name, all on this host. Needed when enabled.",
+          ),
+        publicKey: updatePublicKeySchema
+          .optional()
+          .describe(
+            "The Ed25519 public key the feed's .yml files are signed with: base64 DER, one line (openssl pkey -pubout -outform DER | base64). Needed when enabled.",
+          ),
         channel: z.enum(['latest', 'beta', 'alpha']).optional().describe('The release channel the feed is read for. Default "latest".'),
         install: z
           .enum(['on-quit', 'idle-reset', 'maintenance-window'])
           .optional()
-          .describe('When a downloaded, checked update is installed, never during a conversation: "on-quit" when AgentDesk is closed (the default outside kiosk mode), "idle-reset" right after a kiosk\'s idle reset (the default in kiosk mode), "maintenance-window" inside maintenanceWindow once nothing has happened for 10 minutes.'),
+          .describe(
+            'When a downloaded, checked update is installed, never during a conversation: "on-quit" when AgentDesk is closed (the default outside kiosk mode), "idle-reset" right after a kiosk\'s idle reset (the default in kiosk mode), "maintenance-window" inside maintenanceWindow once nothing has happened for 10 minutes.',
+          ),
         maintenanceWindow: z
           .string()
           .max(11)
@@ -146,7 +191,11 @@ export const devicePolicySchema = z
     }
     updateProblems(policy).forEach(([path, message]) => context.addIssue({ code: 'custom', path: ['updates', ...path], message }));
     if (policy.deviceKeyFile !== undefined && !isAbsolutePath(policy.deviceKeyFile)) {
-      context.addIssue({ code: 'custom', path: ['deviceKeyFile'], message: 'must be an absolute path (/etc/agentdesk/nfc-device.key, C:\\ProgramData\\AgentDesk\\nfc-device.key)' });
+      context.addIssue({
+        code: 'custom',
+        path: ['deviceKeyFile'],
+        message: 'must be an absolute path (/etc/agentdesk/nfc-device.key, C:\\ProgramData\\AgentDesk\\nfc-device.key)',
+      });
     }
     if (!policy.agents) return;
     const forcedOff = developmentForcedOff(policy);
@@ -154,23 +203,41 @@ export const devicePolicySchema = z
     policy.agents.list.forEach((agent, index) => {
       const url = normalizedUrl(agent.address);
       if ('problem' in url) return context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'address'], message: url.problem });
-      if (seen.has(url.url)) return context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'address'], message: `the same agent as list[${seen.get(url.url)!}]` });
+      if (seen.has(url.url))
+        return context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'address'], message: `the same agent as list[${seen.get(url.url)!}]` });
       seen.set(url.url, index);
       if (agent.allowInsecureHttp === true) {
         // An http:// address is one on this computer or a private network (normalizedUrl refuses any other).
-        if (!url.http) context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'allowInsecureHttp'], message: 'is only for an http:// address (this one is https://: leave it out)' });
+        if (!url.http)
+          context.addIssue({
+            code: 'custom',
+            path: ['agents', 'list', index, 'allowInsecureHttp'],
+            message: 'is only for an http:// address (this one is https://: leave it out)',
+          });
       } else if (url.http && forcedOff) {
-        context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'address'], message: 'is http://, which needs the development setting, and this policy forces it off (add "allowInsecureHttp": true to this agent, for an address on this computer or a private network)' });
+        context.addIssue({
+          code: 'custom',
+          path: ['agents', 'list', index, 'address'],
+          message:
+            'is http://, which needs the development setting, and this policy forces it off (add "allowInsecureHttp": true to this agent, for an address on this computer or a private network)',
+        });
       }
       if (agent.forwardedProps !== undefined) {
-        if (agent.kind !== 'agui') context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'forwardedProps'], message: 'is only for a plain AG-UI agent ("kind": "agui")' });
+        if (agent.kind !== 'agui')
+          context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'forwardedProps'], message: 'is only for a plain AG-UI agent ("kind": "agui")' });
         const parsed = parseForwardedProps(agent.forwardedProps);
-        if (!parsed.ok) context.addIssue({ code: 'custom', path: ['agents', 'list', index, 'forwardedProps'], message: parsed.problems[0]?.message ?? 'is not a JSON object' });
+        if (!parsed.ok)
+          context.addIssue({
+            code: 'custom',
+            path: ['agents', 'list', index, 'forwardedProps'],
+            message: parsed.problems[0]?.message ?? 'is not a JSON object',
+          });
       }
     });
     if (policy.agents.start !== undefined) {
       const start = normalizedUrl(policy.agents.start);
-      if ('problem' in start || !seen.has(start.url)) context.addIssue({ code: 'custom', path: ['agents', 'start'], message: 'must be the address of one agent in agents.list' });
+      if ('problem' in start || !seen.has(start.url))
+        context.addIssue({ code: 'custom', path: ['agents', 'start'], message: 'must be the address of one agent in agents.list' });
     }
   });
 
@@ -183,11 +250,11 @@ export const devicePolicyDefaults = {
   kiosk: false,
   agents: 'the user manages the list',
   idleResetSeconds: 'no idle reset',
-  nfc: 'the user\'s setting',
+  nfc: "the user's setting",
   camera: { allowed: true, filePicker: 'false in kiosk mode, else true' },
   idleAgentHoldSeconds: idleAgentHoldDefaultSeconds,
-  voice: { allowed: true, mode: 'the user\'s choice', bargeIn: 'the user\'s setting' },
-  language: 'the user\'s setting',
+  voice: { allowed: true, mode: "the user's choice", bargeIn: "the user's setting" },
+  language: "the user's setting",
   appearance: 'the user\'s settings; in kiosk mode textSize "large"',
   admin: 'no PIN',
   developmentSetting: '"forced-off" in kiosk mode, else "user"',
@@ -205,14 +272,20 @@ function updateProblems(policy: DevicePolicy): [path: string[], message: string]
   if (updates.url !== undefined) {
     const url = URL.canParse(updates.url) ? new URL(updates.url) : undefined;
     if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) problems.push([['url'], 'must be an https:// address']);
-    else if (url.protocol === 'http:' && !isLocalDevelopmentHost(url.hostname)) problems.push([['url'], 'must be https:// (http:// only to this computer or the local network, under the development setting)']);
-    else if (url.protocol === 'http:' && developmentForcedOff(policy)) problems.push([['url'], 'is http://, which needs the development setting, and this policy forces it off']);
-    else if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') problems.push([['url'], 'must be a plain folder address (no user name, password, query or #fragment)']);
+    else if (url.protocol === 'http:' && !isLocalDevelopmentHost(url.hostname))
+      problems.push([['url'], 'must be https:// (http:// only to this computer or the local network, under the development setting)']);
+    else if (url.protocol === 'http:' && developmentForcedOff(policy))
+      problems.push([['url'], 'is http://, which needs the development setting, and this policy forces it off']);
+    else if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '')
+      problems.push([['url'], 'must be a plain folder address (no user name, password, query or #fragment)']);
   }
   const install = updates.install;
-  if (install === 'maintenance-window' && updates.maintenanceWindow === undefined) problems.push([['maintenanceWindow'], 'is needed with install "maintenance-window"']);
-  if (install !== 'maintenance-window' && updates.maintenanceWindow !== undefined) problems.push([['maintenanceWindow'], 'is used only with install "maintenance-window"']);
-  if (install === 'idle-reset' && (policy.kiosk !== true || policy.idleResetSeconds === undefined)) problems.push([['install'], '"idle-reset" needs kiosk mode and idleResetSeconds (no idle reset happens without them)']);
+  if (install === 'maintenance-window' && updates.maintenanceWindow === undefined)
+    problems.push([['maintenanceWindow'], 'is needed with install "maintenance-window"']);
+  if (install !== 'maintenance-window' && updates.maintenanceWindow !== undefined)
+    problems.push([['maintenanceWindow'], 'is used only with install "maintenance-window"']);
+  if (install === 'idle-reset' && (policy.kiosk !== true || policy.idleResetSeconds === undefined))
+    problems.push([['install'], '"idle-reset" needs kiosk mode and idleResetSeconds (no idle reset happens without them)']);
   return problems;
 }
 
@@ -280,7 +353,8 @@ export function forcedSettings(policy: DevicePolicy | undefined): ForcedSetting[
   if (policy.appearance?.theme !== undefined) forced.push({ key: 'appearance.theme', value: policy.appearance.theme, policyKey: 'appearance.theme' });
   // A kiosk is read standing, at arm's length: large text unless the policy says otherwise (issue #27).
   const textSize = policy.appearance?.textSize ?? (policy.kiosk === true ? 'large' : undefined);
-  if (textSize !== undefined) forced.push({ key: 'appearance.textSize', value: textSize, policyKey: policy.appearance?.textSize === undefined ? 'kiosk' : 'appearance.textSize' });
+  if (textSize !== undefined)
+    forced.push({ key: 'appearance.textSize', value: textSize, policyKey: policy.appearance?.textSize === undefined ? 'kiosk' : 'appearance.textSize' });
   if (developmentForcedOff(policy)) {
     forced.push({ key: 'developer.allowLocalHttp', value: false, policyKey: 'developmentSetting' });
     forced.push({ key: 'developer.allowPastedTokens', value: false, policyKey: 'developmentSetting' });
@@ -315,7 +389,12 @@ export function settingsUnderPolicy(settings: Settings, policy: DevicePolicy | u
         result.developer.allowPastedTokens = value as boolean;
         break;
       case 'nfc.kioskScan':
-        result.nfc = { debounceMs: result.nfc?.debounceMs ?? 2_000, readerFeedback: result.nfc?.readerFeedback ?? false, ...result.nfc, kioskScan: value as boolean };
+        result.nfc = {
+          debounceMs: result.nfc?.debounceMs ?? 2_000,
+          readerFeedback: result.nfc?.readerFeedback ?? false,
+          ...result.nfc,
+          kioskScan: value as boolean,
+        };
         break;
       case 'voice.bargeIn':
         result.voice = { consents: result.voice?.consents ?? [], ...result.voice, bargeIn: value as BargeInSetting };
@@ -356,32 +435,61 @@ export function describeDevicePolicy(policy: DevicePolicy): string[] {
     for (const agent of policy.agents.list) {
       const url = normalizedUrl(agent.address);
       const isStart = start !== undefined && 'url' in start && 'url' in url && start.url === url.url;
-      lines.push(`  ${'url' in url ? url.url : agent.address}${agent.name ? ` "${agent.name}"` : ''}${agent.kind === 'agui' ? ' (plain AG-UI)' : ''}${isStart ? ' (start)' : ''}`);
-      if (agent.allowInsecureHttp === true) lines.push('    allowInsecureHttp: its traffic is unencrypted (http:// without TLS: messages, photos, tags and tokens can be read and changed by anyone on that network)');
-      if (agent.forwardedProps !== undefined) lines.push(`    forwardedProps: ${agent.forwardedProps.length > 200 ? `${agent.forwardedProps.slice(0, 199)}…` : agent.forwardedProps} (set by the policy)`);
+      lines.push(
+        `  ${'url' in url ? url.url : agent.address}${agent.name ? ` "${agent.name}"` : ''}${agent.kind === 'agui' ? ' (plain AG-UI)' : ''}${isStart ? ' (start)' : ''}`,
+      );
+      if (agent.allowInsecureHttp === true)
+        lines.push(
+          '    allowInsecureHttp: its traffic is unencrypted (http:// without TLS: messages, photos, tags and tokens can be read and changed by anyone on that network)',
+        );
+      if (agent.forwardedProps !== undefined)
+        lines.push(
+          `    forwardedProps: ${agent.forwardedProps.length > 200 ? `${agent.forwardedProps.slice(0, 199)}…` : agent.forwardedProps} (set by the policy)`,
+        );
     }
     if (policy.agents.start === undefined) lines.push('start agent: none (the home screen)');
   } else lines.push('agents: the user manages the list');
-  lines.push(policy.idleResetSeconds === undefined ? 'idle reset: off' : `idle reset: after ${policy.idleResetSeconds} s without input (kiosk mode), then a 10 s countdown`);
+  lines.push(
+    policy.idleResetSeconds === undefined
+      ? 'idle reset: off'
+      : `idle reset: after ${policy.idleResetSeconds} s without input (kiosk mode), then a 10 s countdown`,
+  );
   if (policy.idleResetSeconds !== undefined) {
     const hold = idleAgentHoldSeconds(policy);
-    lines.push(hold === 0 ? 'idle hold: none (the agent speaking or answering does not hold the countdown off)' : `idle hold: the agent speaking or answering holds the countdown off for at most ${hold} s more`);
+    lines.push(
+      hold === 0
+        ? 'idle hold: none (the agent speaking or answering does not hold the countdown off)'
+        : `idle hold: the agent speaking or answering holds the countdown off for at most ${hold} s more`,
+    );
   }
-  lines.push(policy.nfc ? `NFC armed scanning: ${policy.nfc.armedScanning ? 'on' : 'off'} (forced)` : 'NFC armed scanning: the user\'s setting');
+  lines.push(policy.nfc ? `NFC armed scanning: ${policy.nfc.armedScanning ? 'on' : 'off'} (forced)` : "NFC armed scanning: the user's setting");
   lines.push(`camera: ${policy.camera?.allowed === false ? 'not allowed' : 'allowed'}`);
-  lines.push(filePickerAllowed(policy) ? 'photos from files: allowed ("Choose a picture…" opens the system\'s file dialog)' : 'photos from files: not allowed (no file dialog)');
-  lines.push(`voice: ${policy.voice?.allowed === false ? 'not allowed (no microphone)' : 'allowed'}${policy.voice?.mode ? `, mode ${policy.voice.mode} (forced)` : ''}`);
+  lines.push(
+    filePickerAllowed(policy)
+      ? 'photos from files: allowed ("Choose a picture…" opens the system\'s file dialog)'
+      : 'photos from files: not allowed (no file dialog)',
+  );
+  lines.push(
+    `voice: ${policy.voice?.allowed === false ? 'not allowed (no microphone)' : 'allowed'}${policy.voice?.mode ? `, mode ${policy.voice.mode} (forced)` : ''}`,
+  );
   for (const forced of forcedSettings(policy)) lines.push(`setting ${forced.key}: ${String(forced.value)} (forced by ${forced.policyKey})`);
-  lines.push(policy.admin
+  lines.push(
+    policy.admin
       ? `admin PIN: set (settings and diagnostics need it; after ${adminPinLockout.freeTries} wrong tries each one locks it, from ${adminPinLockout.firstWaitSeconds} s doubling to ${adminPinLockout.maxWaitSeconds / 60} min)`
-      : 'admin PIN: none');
-  lines.push(developmentForcedOff(policy) ? 'development setting: forced off' : 'development setting: the user\'s');
+      : 'admin PIN: none',
+  );
+  lines.push(developmentForcedOff(policy) ? 'development setting: forced off' : "development setting: the user's");
   lines.push(policy.deviceKeyFile ? `NFC device key: the file ${policy.deviceKeyFile}` : 'NFC device key: the OS keychain');
   const updates = policy.updates;
   if (!updates?.enabled) lines.push('updates: off');
   else {
     const install = updates.install ?? (policy.kiosk ? 'idle-reset' : 'on-quit');
-    const when = install === 'maintenance-window' ? `inside ${updates.maintenanceWindow} (local time)` : install === 'idle-reset' ? 'right after an idle reset' : 'when AgentDesk is closed';
+    const when =
+      install === 'maintenance-window'
+        ? `inside ${updates.maintenanceWindow} (local time)`
+        : install === 'idle-reset'
+          ? 'right after an idle reset'
+          : 'when AgentDesk is closed';
     lines.push(`updates: from ${updates.url} (channel ${updates.channel ?? 'latest'}, signed feed only), installed ${when}, never during a conversation`);
   }
   return lines;

@@ -5,7 +5,15 @@ import { adminPinLength } from './admin-pin-hash';
  * What the renderer learns about the device policy (`policy.status`) and the admin PIN
  * (`policy.unlockAdmin`). The policy itself stays in main; the page gets what it shows.
  */
-export const forcedSettingKeySchema = z.enum(['language', 'appearance.theme', 'appearance.textSize', 'developer.allowLocalHttp', 'developer.allowPastedTokens', 'nfc.kioskScan', 'voice.bargeIn']);
+export const forcedSettingKeySchema = z.enum([
+  'language',
+  'appearance.theme',
+  'appearance.textSize',
+  'developer.allowLocalHttp',
+  'developer.allowPastedTokens',
+  'nfc.kioskScan',
+  'voice.bargeIn',
+]);
 
 export const devicePolicyStatusSchema = z.discriminatedUnion('state', [
   /** No policy: an unmanaged machine (`kiosk`: started with `--kiosk` all the same). */

@@ -44,7 +44,10 @@ export function kioskKeyAction(input: KioskKeyInput, platform: KioskKeyPlatform)
 }
 
 /** The rule as applied: blocked in kiosk mode unless the administrator unlocked it. */
-export function kioskKeyBlocked(input: KioskKeyInput, options: { platform: KioskKeyPlatform; kiosk: boolean; adminUnlocked: boolean }): BlockedKioskKey | undefined {
+export function kioskKeyBlocked(
+  input: KioskKeyInput,
+  options: { platform: KioskKeyPlatform; kiosk: boolean; adminUnlocked: boolean },
+): BlockedKioskKey | undefined {
   if (!options.kiosk || options.adminUnlocked) return undefined;
   return kioskKeyAction(input, options.platform);
 }

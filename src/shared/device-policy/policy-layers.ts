@@ -105,8 +105,20 @@ export function mergePolicyLayers(layers: readonly PolicyLayer[], tree: PolicyTr
       // The places that set the key, what is under it, or (a key missing from its group) the group's other keys.
       const at = keyPath(issue.path);
       const group = keyPath(issue.path.filter((part) => typeof part === 'string').slice(0, -1));
-      const related = (key: string) => at === '' || key === at || key.startsWith(`${at}.`) || at.startsWith(`${key}.`) || at.startsWith(`${key}[`) || (group !== '' && key.startsWith(`${group}.`));
-      const from = [...new Set(Object.entries(sources).filter(([key]) => related(key)).map(([, source]) => source))];
+      const related = (key: string) =>
+        at === '' ||
+        key === at ||
+        key.startsWith(`${at}.`) ||
+        at.startsWith(`${key}.`) ||
+        at.startsWith(`${key}[`) ||
+        (group !== '' && key.startsWith(`${group}.`));
+      const from = [
+        ...new Set(
+          Object.entries(sources)
+            .filter(([key]) => related(key))
+            .map(([, source]) => source),
+        ),
+      ];
       return from.length > 0 ? `${line} (set in ${from.join(', ')})` : line;
     });
     return { ok: false, kind: 'invalid', problem: listProblems(problems), kiosk: merged.kiosk === true || kiosk };

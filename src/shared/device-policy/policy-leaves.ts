@@ -98,19 +98,29 @@ function leafOf(path: string[], node: JsonSchemaNode, schema: z.ZodType, require
   const description = node.description ?? schema.description ?? '';
   const base = { key, path, schema, description, requiredInGroup };
   if (node.type === 'boolean') return { ...base, kind: 'boolean' };
-  if (node.type === 'integer') return { ...base, kind: 'integer', ...(node.minimum === undefined ? {} : { minimum: node.minimum }), ...(node.maximum === undefined ? {} : { maximum: node.maximum }) };
+  if (node.type === 'integer')
+    return {
+      ...base,
+      kind: 'integer',
+      ...(node.minimum === undefined ? {} : { minimum: node.minimum }),
+      ...(node.maximum === undefined ? {} : { maximum: node.maximum }),
+    };
   if (node.type === 'string' && node.enum) return { ...base, kind: 'enum', values: node.enum.map(String) };
   if (node.type === 'string') return { ...base, kind: 'string', ...(node.maxLength === undefined ? {} : { maxLength: node.maxLength }) };
-  if (node.type === 'array' && node.items?.type === 'string') return { ...base, kind: 'list', items: { kind: 'string' }, ...(node.maxItems === undefined ? {} : { maxItems: node.maxItems }) };
+  if (node.type === 'array' && node.items?.type === 'string')
+    return { ...base, kind: 'list', items: { kind: 'string' }, ...(node.maxItems === undefined ? {} : { maxItems: node.maxItems }) };
   if (node.type === 'array' && node.items?.type === 'object') {
     const itemRequired = new Set(node.items.required ?? []);
     const properties = Object.entries(node.items.properties ?? {}).map(([name, property]) => {
-      if (property.type === 'object' || property.type === 'array') throw new Error(`policy key ${key}: an item property "${name}" that is itself a ${property.type} has no template form`);
+      if (property.type === 'object' || property.type === 'array')
+        throw new Error(`policy key ${key}: an item property "${name}" that is itself a ${property.type} has no template form`);
       return { name, required: itemRequired.has(name), description: property.description ?? '' };
     });
     return { ...base, kind: 'list', items: { kind: 'object', properties }, ...(node.maxItems === undefined ? {} : { maxItems: node.maxItems }) };
   }
-  throw new Error(`policy key ${key}: a ${node.type ?? 'value without a type'}${node.type === 'array' ? ` of ${node.items?.type ?? 'anything'}` : ''} has no template form yet (policy-leaves.ts)`);
+  throw new Error(
+    `policy key ${key}: a ${node.type ?? 'value without a type'}${node.type === 'array' ? ` of ${node.items?.type ?? 'anything'}` : ''} has no template form yet (policy-leaves.ts)`,
+  );
 }
 
 function unwrapOptional(schema: z.ZodType): z.ZodType {
@@ -143,7 +153,8 @@ export function setValueAt(document: Record<string, unknown>, path: readonly str
   let here = document;
   for (const name of path.slice(0, -1)) {
     const next = Object.hasOwn(here, name) ? here[name] : undefined;
-    if (next === null || typeof next !== 'object' || Array.isArray(next)) Object.defineProperty(here, name, { value: {}, enumerable: true, writable: true, configurable: true });
+    if (next === null || typeof next !== 'object' || Array.isArray(next))
+      Object.defineProperty(here, name, { value: {}, enumerable: true, writable: true, configurable: true });
     here = here[name] as Record<string, unknown>;
   }
   Object.defineProperty(here, path[path.length - 1]!, { value, enumerable: true, writable: true, configurable: true });

@@ -39,7 +39,8 @@ export const policyLeafWords: Record<string, PolicyLeafWords> = {
   },
   'agents.list': {
     title: { en: 'Locked agent list', cs: 'Uzamčený seznam agentů' },
-    helpCs: 'Agenti v tomto pořadí. Seznam je uzamčený: uživatelé nemohou agenty přidávat, odebírat ani přejmenovávat a nemohou otevřít žádnou jinou adresu (ani vestavěné demo).',
+    helpCs:
+      'Agenti v tomto pořadí. Seznam je uzamčený: uživatelé nemohou agenty přidávat, odebírat ani přejmenovávat a nemohou otevřít žádnou jinou adresu (ani vestavěné demo).',
     itemHelpCs: {
       address: 'Adresa agenta tak, jak ji bere „Přidat agenta“: hostitel, adresa https://, adresa manifestu Talkie nebo karty agenta A2A.',
       name: 'Jméno, které ukazují seznamy (místo vlastního jména agenta nebo jeho adresy).',
@@ -56,7 +57,8 @@ export const policyLeafWords: Record<string, PolicyLeafWords> = {
   },
   idleResetSeconds: {
     title: { en: 'Idle reset (seconds)', cs: 'Reset po nečinnosti (sekundy)' },
-    helpCs: 'Kiosk: po tolika sekundách bez vstupu se ukáže 10s odpočet, který zruší jakýkoli dotyk; pak skončí všechna sezení, co po nich zbylo, se smaže a vrátí se úvodní obrazovka.',
+    helpCs:
+      'Kiosk: po tolika sekundách bez vstupu se ukáže 10s odpočet, který zruší jakýkoli dotyk; pak skončí všechna sezení, co po nich zbylo, se smaže a vrátí se úvodní obrazovka.',
   },
   idleAgentHoldSeconds: {
     title: { en: 'Idle hold while the agent is busy (seconds)', cs: 'Odklad resetu, když agent pracuje (sekundy)' },
@@ -73,7 +75,8 @@ export const policyLeafWords: Record<string, PolicyLeafWords> = {
   },
   'camera.filePicker': {
     title: { en: 'Photos from files', cs: 'Fotky ze souborů' },
-    helpCs: 'Fotky vybrané ze souborů („Vybrat obrázek…“, který otevře systémový dialog souborů, a obrázky přetažené do okna). Výchozí: v režimu kiosku false, jinak true.',
+    helpCs:
+      'Fotky vybrané ze souborů („Vybrat obrázek…“, který otevře systémový dialog souborů, a obrázky přetažené do okna). Výchozí: v režimu kiosku false, jinak true.',
   },
   'voice.allowed': {
     title: { en: 'Voice allowed', cs: 'Povolit hlas' },
@@ -87,7 +90,11 @@ export const policyLeafWords: Record<string, PolicyLeafWords> = {
   'voice.bargeIn': {
     title: { en: 'Interrupt the agent by speaking', cs: 'Přerušit agenta mluvením' },
     helpCs: 'Vynutí Nastavení → Řeč → přerušení agenta mluvením (hlas na straně klienta): "automatic" (zapnuto se sluchátky nebo headsetem), "on" nebo "off".',
-    values: { automatic: { en: 'Automatic (with headphones or a headset)', cs: 'Automaticky (se sluchátky nebo headsetem)' }, on: { en: 'On', cs: 'Zapnuto' }, off: { en: 'Off', cs: 'Vypnuto' } },
+    values: {
+      automatic: { en: 'Automatic (with headphones or a headset)', cs: 'Automaticky (se sluchátky nebo headsetem)' },
+      on: { en: 'On', cs: 'Zapnuto' },
+      off: { en: 'Off', cs: 'Vypnuto' },
+    },
     perUser: true,
   },
   language: {
@@ -114,7 +121,8 @@ export const policyLeafWords: Record<string, PolicyLeafWords> = {
   },
   developmentSetting: {
     title: { en: 'Development setting', cs: 'Vývojové nastavení' },
-    helpCs: '"forced-off": vývojové nastavení (http:// na místní adresy) a vložené tokeny zůstanou vypnuté. Výchozí: "forced-off" v režimu kiosku, jinak "user".',
+    helpCs:
+      '"forced-off": vývojové nastavení (http:// na místní adresy) a vložené tokeny zůstanou vypnuté. Výchozí: "forced-off" v režimu kiosku, jinak "user".',
     values: { 'forced-off': { en: 'Forced off', cs: 'Vynuceně vypnuto' }, user: { en: "The user's", cs: 'Podle uživatele' } },
   },
   deviceKeyFile: {
@@ -127,11 +135,13 @@ export const policyLeafWords: Record<string, PolicyLeafWords> = {
   },
   'updates.url': {
     title: { en: 'Update feed', cs: 'Zdroj aktualizací' },
-    helpCs: 'Zdroj: složka https:// se soubory latest*.yml od electron-builderu (každý podepsaný: vedle něj .yml.sig) a s instalátory, které jmenují, vše na tomto hostiteli. Nutný, když jsou aktualizace zapnuté.',
+    helpCs:
+      'Zdroj: složka https:// se soubory latest*.yml od electron-builderu (každý podepsaný: vedle něj .yml.sig) a s instalátory, které jmenují, vše na tomto hostiteli. Nutný, když jsou aktualizace zapnuté.',
   },
   'updates.publicKey': {
     title: { en: 'Update signing key', cs: 'Klíč podpisu aktualizací' },
-    helpCs: 'Veřejný klíč Ed25519, kterým jsou podepsané soubory .yml ze zdroje: base64 DER na jednom řádku (openssl pkey -pubout -outform DER | base64). Nutný, když jsou aktualizace zapnuté.',
+    helpCs:
+      'Veřejný klíč Ed25519, kterým jsou podepsané soubory .yml ze zdroje: base64 DER na jednom řádku (openssl pkey -pubout -outform DER | base64). Nutný, když jsou aktualizace zapnuté.',
   },
   'updates.channel': {
     title: { en: 'Update channel', cs: 'Kanál aktualizací' },
@@ -139,7 +149,8 @@ export const policyLeafWords: Record<string, PolicyLeafWords> = {
   },
   'updates.install': {
     title: { en: 'When updates are installed', cs: 'Kdy se aktualizace instalují' },
-    helpCs: 'Kdy se stažená a zkontrolovaná aktualizace nainstaluje, nikdy ne během konverzace: "on-quit" při zavření AgentDesku (výchozí mimo kiosk), "idle-reset" hned po resetu kiosku po nečinnosti (výchozí v kiosku), "maintenance-window" v okně údržby, jakmile se 10 minut nic nedělo.',
+    helpCs:
+      'Kdy se stažená a zkontrolovaná aktualizace nainstaluje, nikdy ne během konverzace: "on-quit" při zavření AgentDesku (výchozí mimo kiosk), "idle-reset" hned po resetu kiosku po nečinnosti (výchozí v kiosku), "maintenance-window" v okně údržby, jakmile se 10 minut nic nedělo.',
     values: {
       'on-quit': { en: 'When AgentDesk is closed', cs: 'Při zavření AgentDesku' },
       'idle-reset': { en: "Right after a kiosk's idle reset", cs: 'Hned po resetu kiosku po nečinnosti' },

@@ -34,7 +34,9 @@ export function readDevicePolicyText(text: string): DevicePolicyRead {
 }
 
 /** A policy file's text → its JSON object (any keys), or why it is not one: malformed JSON with its line and column. */
-export function readPolicyDocument(text: string): { ok: true; document: Record<string, unknown> } | { ok: false; kind: 'malformed'; problem: string; kiosk: boolean } {
+export function readPolicyDocument(
+  text: string,
+): { ok: true; document: Record<string, unknown> } | { ok: false; kind: 'malformed'; problem: string; kiosk: boolean } {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (body.trim() === '') return { ok: false, kind: 'malformed', problem: 'the file is empty', kiosk: false };
   let document: unknown;

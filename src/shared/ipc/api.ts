@@ -22,10 +22,11 @@ type Member<N extends string, NS extends string> = N extends `${NS}.${infer F}` 
 
 export type Unsubscribe = () => void;
 
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- "takes no request" is exactly {} here
-export type MethodFunction<M extends MethodName> = {} extends MethodRequest<M>
-  ? (request?: MethodRequest<M>) => Promise<IpcResult<MethodResponse<M>>>
-  : (request: MethodRequest<M>) => Promise<IpcResult<MethodResponse<M>>>;
+export type MethodFunction<M extends MethodName> =
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- "takes no request" is exactly {} here
+  {} extends MethodRequest<M>
+    ? (request?: MethodRequest<M>) => Promise<IpcResult<MethodResponse<M>>>
+    : (request: MethodRequest<M>) => Promise<IpcResult<MethodResponse<M>>>;
 
 export type EventSubscriber<E extends EventName> = (listener: (payload: EventPayload<E>) => void) => Unsubscribe;
 

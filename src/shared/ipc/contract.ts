@@ -14,7 +14,17 @@ import { agentCallEvents, agentCallMethods } from '../agentcall/ipc-schemas';
 import { conversationEvents, conversationMethods } from '../conversation/ipc-schemas';
 import { webPagesSchema } from '../agentmesh/ipc-schemas';
 import { aguiMethods } from '../agui/ipc-schemas';
-import { actionSchema, conversationItemSchema, runUpdateSchema, serverViewSchema, talkieRunEvents, talkieVoiceEvents, talkieVoiceMethods, threadSummarySchema, usageSchema } from '../talkie/ipc-schemas';
+import {
+  actionSchema,
+  conversationItemSchema,
+  runUpdateSchema,
+  serverViewSchema,
+  talkieRunEvents,
+  talkieVoiceEvents,
+  talkieVoiceMethods,
+  threadSummarySchema,
+  usageSchema,
+} from '../talkie/ipc-schemas';
 import { agentLabelMaxLength } from '../agents/label';
 import { earlierRequestFields, earlierResponseSchema, windowFields } from '../conversation/bounds';
 import { threadSearchRequestSchema, threadSearchResponseSchema } from '../threads/thread-search';
@@ -22,7 +32,14 @@ import { ipcBytes } from '../base/binary';
 import { noticeLimits, noticeSchema } from './notices';
 import { uiMemoryMethods } from './ui-memory-schemas';
 import { speechEvents, speechMethods } from '../speech/ipc-schemas';
-import { adminUnlockRequestSchema, adminUnlockResponseSchema, devicePolicyStatusSchema, diagnosticsSaveResponseSchema, kioskResetResponseSchema, kioskStartTagRequestSchema } from '../device-policy/ipc-schemas';
+import {
+  adminUnlockRequestSchema,
+  adminUnlockResponseSchema,
+  devicePolicyStatusSchema,
+  diagnosticsSaveResponseSchema,
+  kioskResetResponseSchema,
+  kioskStartTagRequestSchema,
+} from '../device-policy/ipc-schemas';
 
 /**
  * THE IPC contract: every method the renderer may call and every event it may subscribe to.
@@ -163,7 +180,11 @@ export const contract = {
     /** The device policy (issue #18): none, what it sets, or why it failed (kiosk mode: then nothing else runs and the page shows this). */
     'policy.status': { request: empty, response: devicePolicyStatusSchema },
     /** The admin PIN (device policy): a right PIN allows settings changes for a while; wrong tries lock it for a growing wait. */
-    'policy.unlockAdmin': { request: adminUnlockRequestSchema, response: adminUnlockResponseSchema, gesture: 'The admin PIN is taken only from your own key press or click.' },
+    'policy.unlockAdmin': {
+      request: adminUnlockRequestSchema,
+      response: adminUnlockResponseSchema,
+      gesture: 'The admin PIN is taken only from your own key press or click.',
+    },
     /**
      * Settings → Save diagnostics…: main writes the diagnostics bundle (versions, platform, the policy
      * without secrets, settings, reader and camera state, the redacted recent log) where the user chooses.
@@ -254,7 +275,10 @@ export const contract = {
      */
     'agents.identify': {
       request: z.strictObject({ agentId }),
-      response: z.union([z.strictObject({ protocol: z.enum(['talkie', 'agentcall', 'agui']) }), z.strictObject({ protocol: z.literal('a2a'), agent: a2aAgentViewSchema })]),
+      response: z.union([
+        z.strictObject({ protocol: z.enum(['talkie', 'agentcall', 'agui']) }),
+        z.strictObject({ protocol: z.literal('a2a'), agent: a2aAgentViewSchema }),
+      ]),
     },
     /** The agent's web pages from its A2A card (AgentMesh UI links): shown as untrusted links, opened only on click. */
     'agents.webPages': { request: z.strictObject({ agentId }), response: webPagesSchema },
@@ -280,7 +304,11 @@ export const contract = {
     'talkie.signIn': { request: z.strictObject({ agentId }), response: serverViewSchema },
     'talkie.cancelSignIn': { request: z.strictObject({ agentId }), response: z.strictObject({ cancelled: z.boolean() }) },
     /** Opens the waiting sign-in's link in the browser again (main holds the link). */
-    'talkie.openSignInLink': { request: z.strictObject({ agentId }), response: z.strictObject({ opened: z.boolean() }), gesture: 'The sign-in link opens only when you click Open again.' },
+    'talkie.openSignInLink': {
+      request: z.strictObject({ agentId }),
+      response: z.strictObject({ opened: z.boolean() }),
+      gesture: 'The sign-in link opens only when you click Open again.',
+    },
     'talkie.signOut': { request: z.strictObject({ agentId }), response: serverViewSchema },
     'talkie.status': {
       request: z.strictObject({ agentId }),
@@ -307,8 +335,14 @@ export const contract = {
       response: z.strictObject({ threadId: protocolId, items: z.array(conversationItemSchema).max(5000), ...windowFields }),
     },
     /** "Show earlier": the items before the page's first one (`before`, its absolute position) in the thread it opened last. */
-    'talkie.threadEarlier': { request: z.strictObject({ agentId, threadId: protocolId, ...earlierRequestFields }), response: earlierResponseSchema(conversationItemSchema) },
-    'talkie.deleteThread': { request: z.strictObject({ agentId, threadId: protocolId }), response: z.strictObject({ threads: z.array(threadSummarySchema).max(50) }) },
+    'talkie.threadEarlier': {
+      request: z.strictObject({ agentId, threadId: protocolId, ...earlierRequestFields }),
+      response: earlierResponseSchema(conversationItemSchema),
+    },
+    'talkie.deleteThread': {
+      request: z.strictObject({ agentId, threadId: protocolId }),
+      response: z.strictObject({ threads: z.array(threadSummarySchema).max(50) }),
+    },
     /**
      * New chat: the agent's open conversation ends (its thread stays on the server) and the next
      * `conversation.open` of the agent starts an empty one, its first message a new thread.
@@ -339,7 +373,12 @@ export const contract = {
     'app.notice': noticeSchema,
     ...talkieRunEvents,
     /** A browser sign-in's link (to copy or open again), its time limit, and why the browser did not open, if it did not. */
-    'talkie.signInLink': z.strictObject({ agentId, url: z.string().max(8192), timeoutMs: z.number().int().positive(), openError: z.string().max(500).optional() }),
+    'talkie.signInLink': z.strictObject({
+      agentId,
+      url: z.string().max(8192),
+      timeoutMs: z.number().int().positive(),
+      openError: z.string().max(500).optional(),
+    }),
     'talkie.downloadProgress': z.strictObject({
       agentId,
       downloadId: z.string().max(100),

@@ -64,7 +64,8 @@ function clip(text: string, max: number): string {
 
 /** A notice within its limits: every part clipped, so a long path or parse error never breaks `app.info`. */
 export function boundedNotice(notice: Notice): Notice {
-  const params = notice.params === undefined ? undefined : Object.fromEntries(Object.entries(notice.params).map(([name, value]) => [name, clip(value, noticeLimits.param)]));
+  const params =
+    notice.params === undefined ? undefined : Object.fromEntries(Object.entries(notice.params).map(([name, value]) => [name, clip(value, noticeLimits.param)]));
   return {
     code: notice.code,
     ...(params === undefined ? {} : { params }),

@@ -13,7 +13,13 @@ export const pageFrameSchema = z.discriminatedUnion('t', [
    * a click or key press in the last moments) when it made this call. Main accepts it as the
    * user's gesture for this one call only, for the methods the contract marks `gesture`.
    */
-  z.strictObject({ t: z.literal('call'), id: z.number().int().nonnegative(), channel: z.string().max(200), payload: z.unknown(), activation: z.boolean().optional() }),
+  z.strictObject({
+    t: z.literal('call'),
+    id: z.number().int().nonnegative(),
+    channel: z.string().max(200),
+    payload: z.unknown(),
+    activation: z.boolean().optional(),
+  }),
 ]);
 
 export type PageFrame = z.infer<typeof pageFrameSchema>;

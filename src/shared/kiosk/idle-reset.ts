@@ -51,7 +51,8 @@ export interface IdleStep {
 }
 
 export function idleConfig(idleResetSeconds: number, countdownMs = idleCountdownMs, holdSeconds = 0): IdleConfig {
-  if (!Number.isFinite(idleResetSeconds) || idleResetSeconds <= 0) throw new RangeError(`idleResetSeconds must be a positive number of seconds, not ${String(idleResetSeconds)}`);
+  if (!Number.isFinite(idleResetSeconds) || idleResetSeconds <= 0)
+    throw new RangeError(`idleResetSeconds must be a positive number of seconds, not ${String(idleResetSeconds)}`);
   if (!Number.isFinite(countdownMs) || countdownMs < 0) throw new RangeError(`the countdown must be a positive number of ms, not ${String(countdownMs)}`);
   if (!Number.isFinite(holdSeconds) || holdSeconds < 0) throw new RangeError(`the hold must be a positive number of seconds, not ${String(holdSeconds)}`);
   return { idleMs: idleResetSeconds * 1000, countdownMs, holdMs: holdSeconds * 1000 };

@@ -87,10 +87,7 @@ export function localObjectRef(aliasHex: string): string {
  * - `fallback`: use the local alias and tell the user why (`note`): malformed message, a link that is
  *   not a reference, or conflicting references. Notes never quote tag content.
  */
-export type NdefReference =
-  | { kind: 'reference'; objectRef: string }
-  | { kind: 'none' }
-  | { kind: 'fallback'; note: string };
+export type NdefReference = { kind: 'reference'; objectRef: string } | { kind: 'none' } | { kind: 'fallback'; note: string };
 
 export function referenceFromNdef(message: Uint8Array): NdefReference {
   const parsed = parseNdefMessage(message);

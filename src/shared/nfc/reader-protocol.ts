@@ -14,7 +14,11 @@ export const readerProtocolVersion = 1;
 
 const readerName = z.string().min(1).max(200);
 const detail = z.string().max(500);
-const hex = (maxBytes: number) => z.string().max(maxBytes * 2).regex(/^(?:[0-9a-f]{2})*$/);
+const hex = (maxBytes: number) =>
+  z
+    .string()
+    .max(maxBytes * 2)
+    .regex(/^(?:[0-9a-f]{2})*$/);
 
 export const cardStandardSchema = z.enum(['iso14443-3', 'iso14443-4']);
 export const cardTypeSchema = z.enum(['nfcForumType1', 'nfcForumType2', 'nfcForumType3', 'mifareClassic', 'iso14443-4', 'unknown']);

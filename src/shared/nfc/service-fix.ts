@@ -24,8 +24,11 @@ export function smartCardServiceFix({ platform, distro = [], installed }: Servic
   else if (family(['fedora', 'rhel', 'centos'])) install = 'sudo dnf install -y pcsc-lite';
   else if (family(['arch'])) install = 'sudo pacman -S --needed pcsclite';
   else if (family(['opensuse', 'suse'])) install = 'sudo zypper install -y pcsc-lite';
-  else if (family(['alpine'])) return installed === false ? 'Install and start pcscd: `sudo apk add pcsc-lite` then `sudo rc-service pcscd start`.' : 'Start pcscd: `sudo rc-service pcscd start`.';
-  else install = 'install your distribution\'s pcscd (pcsc-lite) package';
+  else if (family(['alpine']))
+    return installed === false
+      ? 'Install and start pcscd: `sudo apk add pcsc-lite` then `sudo rc-service pcscd start`.'
+      : 'Start pcscd: `sudo rc-service pcscd start`.';
+  else install = "install your distribution's pcscd (pcsc-lite) package";
   if (installed === true) return `Start the smart-card service: \`${start}\` (without systemd: \`sudo pcscd\`).`;
   const installStep = install.startsWith('sudo') ? `\`${install}\`` : install;
   return `Install and start the smart-card service: ${installStep}, then \`${start}\` (without systemd: \`sudo pcscd\`).`;

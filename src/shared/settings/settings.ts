@@ -126,7 +126,7 @@ export function applySettingsPatch(current: Settings, patch: SettingsPatch): Set
     developer: { ...current.developer, ...patch.developer },
     signIn: { redirect: patch.signIn?.redirect ?? current.signIn?.redirect ?? 'loopback' },
     nfc: { ...nfcSettingsOf(current), ...patch.nfc },
-    ...(patch.notices ?? current.notices ? { notices: patch.notices ?? current.notices } : {}),
+    ...((patch.notices ?? current.notices) ? { notices: patch.notices ?? current.notices } : {}),
     ...withVoice(current.voice, patch),
   };
 }

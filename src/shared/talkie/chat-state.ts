@@ -47,9 +47,7 @@ export interface FollowedRun {
 
 /** What the polite announcer says; the hook words it in the user's language. */
 export type Announcement =
-  | { kind: 'newAction'; summary: string }
-  | { kind: 'actionStatus'; summary: string; status: Action['status'] }
-  | { kind: 'text'; text: string };
+  { kind: 'newAction'; summary: string } | { kind: 'actionStatus'; summary: string; status: Action['status'] } | { kind: 'text'; text: string };
 
 /** The user's last message is being edited in the composer (it will be sent as a new message). */
 export interface Editing {
@@ -91,7 +89,14 @@ export type ChatEvent =
   | { type: 'chat.new' }
   | { type: 'thread.open'; threadId: string }
   /** A thread opened: its newest window (`earlierItems` before it in main, `removedItems` removed by the bounds). */
-  | { type: 'thread.loaded'; generation: number; threadId: string; items: ConversationItem[]; earlierItems?: number | undefined; removedItems?: number | undefined }
+  | {
+      type: 'thread.loaded';
+      generation: number;
+      threadId: string;
+      items: ConversationItem[];
+      earlierItems?: number | undefined;
+      removedItems?: number | undefined;
+    }
   /** "Show earlier": main's items before the window, put before it when they still join it. */
   | { type: 'thread.earlier'; generation: number; threadId: string; answer: EarlierItems<ConversationItem> }
   | { type: 'thread.failed'; generation: number; threadId: string; error: ShownError }
@@ -287,7 +292,11 @@ function applyRunEvent(state: ChatState, event: RunEvent, at: string): ChatState
       break;
     case 'error':
       if (conversation.runState !== 'error') {
-        conversation = applyUpdate(conversation, { type: 'run.error', code: outcome.code ?? 'internal', message: outcome.message ?? '', retryable: outcome.retryable ?? false }, at);
+        conversation = applyUpdate(
+          conversation,
+          { type: 'run.error', code: outcome.code ?? 'internal', message: outcome.message ?? '', retryable: outcome.retryable ?? false },
+          at,
+        );
       }
       break;
     case 'not_sent': {
@@ -315,8 +324,16 @@ function applyRunEvent(state: ChatState, event: RunEvent, at: string): ChatState
 }
 
 /** A thread's newest window as main sent it: its items, and what lies before them. */
-function openedWindow(window: { items: ConversationItem[]; earlierItems?: number | undefined; removedItems?: number | undefined }): Pick<Conversation, 'items' | 'earlierItems' | 'removedItems'> {
-  return { items: window.items, ...(window.earlierItems ? { earlierItems: window.earlierItems } : {}), ...(window.removedItems ? { removedItems: window.removedItems } : {}) };
+function openedWindow(window: {
+  items: ConversationItem[];
+  earlierItems?: number | undefined;
+  removedItems?: number | undefined;
+}): Pick<Conversation, 'items' | 'earlierItems' | 'removedItems'> {
+  return {
+    items: window.items,
+    ...(window.earlierItems ? { earlierItems: window.earlierItems } : {}),
+    ...(window.removedItems ? { removedItems: window.removedItems } : {}),
+  };
 }
 
 function stopFollowing(state: ChatState): ChatState {

@@ -113,7 +113,9 @@ const actionSchema = z.looseObject({
   createdAt: z.string().max(40).optional(),
   expiresAt: z.string().max(40).optional(),
   undoUntil: z.string().max(40).optional(),
-  confirm: z.looseObject({ methods: z.array(z.string().max(40)).max(10).optional(), voice: z.looseObject({ keyword: z.string().max(100).optional() }).optional() }).optional(),
+  confirm: z
+    .looseObject({ methods: z.array(z.string().max(40)).max(10).optional(), voice: z.looseObject({ keyword: z.string().max(100).optional() }).optional() })
+    .optional(),
 });
 
 export interface Action {
@@ -162,9 +164,11 @@ export interface UsageMeter {
   unit?: string;
 }
 
-const usageSchema = z.array(
-  z.looseObject({ label: z.string().max(200), used: z.number().nonnegative(), limit: z.number().positive().optional(), unit: z.string().max(40).optional() }),
-).max(20);
+const usageSchema = z
+  .array(
+    z.looseObject({ label: z.string().max(200), used: z.number().nonnegative(), limit: z.number().positive().optional(), unit: z.string().max(40).optional() }),
+  )
+  .max(20);
 
 export function parseUsage(value: unknown): UsageMeter[] | undefined {
   const parsed = usageSchema.safeParse(value);

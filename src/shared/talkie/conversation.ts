@@ -117,9 +117,12 @@ export function applyUpdate(conversation: Conversation, update: RunUpdate, at?: 
     case 'tool.end': {
       const current = find(conversation, 'tool', update.toolCallId);
       const label = current?.label ?? '';
-      return upsert(conversation, update.ok
-        ? { kind: 'tool', id: update.toolCallId, label, state: 'ok' }
-        : { kind: 'tool', id: update.toolCallId, label, state: 'error', ...(update.error === undefined ? {} : { error: update.error }) });
+      return upsert(
+        conversation,
+        update.ok
+          ? { kind: 'tool', id: update.toolCallId, label, state: 'ok' }
+          : { kind: 'tool', id: update.toolCallId, label, state: 'error', ...(update.error === undefined ? {} : { error: update.error }) },
+      );
     }
     case 'card':
       return upsert(conversation, { kind: 'card', id: update.card.id, card: update.card });
@@ -135,7 +138,14 @@ export function applyUpdate(conversation: Conversation, update: RunUpdate, at?: 
     case 'run.error': {
       const items = endStreaming(conversation.items);
       if (update.code === 'cancelled') return { ...conversation, runState: 'cancelled', items };
-      const error: ConversationItem = { kind: 'error', id: `error:${conversation.runId ?? ''}`, code: update.code, message: update.message, retryable: update.retryable, ...stamp(at) };
+      const error: ConversationItem = {
+        kind: 'error',
+        id: `error:${conversation.runId ?? ''}`,
+        code: update.code,
+        message: update.message,
+        retryable: update.retryable,
+        ...stamp(at),
+      };
       return boundConversation({ ...conversation, runState: 'error', items: [...items.filter((item) => item.id !== error.id), error] });
     }
     case 'run.interrupted':

@@ -16,7 +16,11 @@ const blockSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('heading'), text: s(500) }),
   z.strictObject({ type: z.literal('text'), text: s(20_000) }),
   z.strictObject({ type: z.literal('fields'), fields: z.array(z.strictObject({ label: s(500), value: s(2000) })).max(100) }),
-  z.strictObject({ type: z.literal('list'), items: z.array(z.strictObject({ title: s(500), subtitle: s(500).optional(), url: s(4096).optional() })).max(100), more: z.number().int().nonnegative().optional() }),
+  z.strictObject({
+    type: z.literal('list'),
+    items: z.array(z.strictObject({ title: s(500), subtitle: s(500).optional(), url: s(4096).optional() })).max(100),
+    more: z.number().int().nonnegative().optional(),
+  }),
   z.strictObject({ type: z.literal('link'), label: s(500), url: s(4096) }),
   z.strictObject({ type: z.literal('file'), name: s(500), mime: s(200).optional(), size: z.number().int().nonnegative().optional(), url: s(4096) }),
   z.strictObject({ type: z.literal('badge'), text: s(500), tone: z.enum(['neutral', 'positive', 'warning', 'negative']).optional() }),
@@ -47,7 +51,9 @@ export const actionSchema = z.strictObject({
   voiceKeyword: s(100).optional(),
 }) satisfies z.ZodType<Action>;
 
-export const usageSchema = z.array(z.strictObject({ label: s(200), used: z.number(), limit: z.number().optional(), unit: s(40).optional() })).max(20) satisfies z.ZodType<UsageMeter[]>;
+export const usageSchema = z
+  .array(z.strictObject({ label: s(200), used: z.number(), limit: z.number().optional(), unit: s(40).optional() }))
+  .max(20) satisfies z.ZodType<UsageMeter[]>;
 
 export const runUpdateSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('run.started'), threadId: s(200), runId: s(200) }),
@@ -68,16 +74,37 @@ export const runUpdateSchema = z.discriminatedUnion('type', [
 export const conversationItemSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('user'), id: s(200), text: s(200_000), state: z.enum(['sending', 'sent', 'failed']), at: s(40).optional() }),
   z.strictObject({ kind: z.literal('assistant'), id: s(200), text: s(200_000), streaming: z.boolean(), at: s(40).optional() }),
-  z.strictObject({ kind: z.literal('tool'), id: s(200), label: s(200), state: z.enum(['running', 'ok', 'error']), error: s(500).optional(), at: s(40).optional() }),
+  z.strictObject({
+    kind: z.literal('tool'),
+    id: s(200),
+    label: s(200),
+    state: z.enum(['running', 'ok', 'error']),
+    error: s(500).optional(),
+    at: s(40).optional(),
+  }),
   z.strictObject({ kind: z.literal('card'), id: s(200), card: cardSchema, at: s(40).optional() }),
   z.strictObject({ kind: z.literal('action'), id: s(200), action: actionSchema, at: s(40).optional() }),
   z.strictObject({ kind: z.literal('link'), id: s(4200), url: s(4096), label: s(200), at: s(40).optional() }),
   z.strictObject({ kind: z.literal('error'), id: s(300), code: s(64), message: s(2000), retryable: z.boolean(), at: s(40).optional() }),
-  z.strictObject({ kind: z.literal('spoken'), id: s(200), role: z.enum(['user', 'assistant']), text: s(200_000), state: z.enum(['hearing', 'final', 'unavailable']), at: s(40).optional() }),
+  z.strictObject({
+    kind: z.literal('spoken'),
+    id: s(200),
+    role: z.enum(['user', 'assistant']),
+    text: s(200_000),
+    state: z.enum(['hearing', 'final', 'unavailable']),
+    at: s(40).optional(),
+  }),
 ]) satisfies z.ZodType<ConversationItem>;
 
 /** `firstMessage`: for a thread the server gives no title, its first user message as a title (threadTitleFromMessage), when main has seen it. */
-export const threadSummarySchema = z.strictObject({ id: s(200), title: s(500), channel: s(20), createdAt: s(40).optional(), updatedAt: s(40).optional(), firstMessage: s(200).optional() });
+export const threadSummarySchema = z.strictObject({
+  id: s(200),
+  title: s(500),
+  channel: s(20),
+  createdAt: s(40).optional(),
+  updatedAt: s(40).optional(),
+  firstMessage: s(200).optional(),
+});
 
 /** What the UI knows about one Talkie server (never a token). */
 export const serverViewSchema = z.strictObject({
@@ -136,8 +163,16 @@ export const talkieVoiceMethods = {
       threadId: talkieProtocolId,
       /** Connect before this (the secret is short-lived); after it, start a new call. */
       expiresAt: s(40),
-      maxSeconds: z.number().int().positive().max(24 * 3600),
-      warnSeconds: z.number().int().nonnegative().max(24 * 3600),
+      maxSeconds: z
+        .number()
+        .int()
+        .positive()
+        .max(24 * 3600),
+      warnSeconds: z
+        .number()
+        .int()
+        .nonnegative()
+        .max(24 * 3600),
       locale: s(35).optional(),
       /** Tool name → status text while that voice tool runs. */
       labels: z.record(s(64), s(200)).refine((labels) => Object.keys(labels).length <= 64, 'at most 64 labels'),
@@ -158,7 +193,13 @@ export const talkieVoiceMethods = {
    * (the secret expired or the provider refused it): start a new call with `talkie.voiceStart`.
    */
   'talkie.voiceOffer': {
-    request: z.strictObject({ callId: voiceCallId, sdp: z.string().min(1).max(64 * 1024) }),
+    request: z.strictObject({
+      callId: voiceCallId,
+      sdp: z
+        .string()
+        .min(1)
+        .max(64 * 1024),
+    }),
     response: z.strictObject({ sdp: z.string().max(128 * 1024) }),
   },
   /**
@@ -211,7 +252,13 @@ export const talkieVoiceMethods = {
    * conversation of the call's thread, added once and then updated in place. Bounded per call.
    */
   'talkie.voiceLine': {
-    request: z.strictObject({ callId: voiceCallId, itemId: talkieProtocolId, role: z.enum(['user', 'assistant']), text: s(20_000), state: z.enum(['hearing', 'final', 'unavailable']) }),
+    request: z.strictObject({
+      callId: voiceCallId,
+      itemId: talkieProtocolId,
+      role: z.enum(['user', 'assistant']),
+      text: s(20_000),
+      state: z.enum(['hearing', 'final', 'unavailable']),
+    }),
     response: z.strictObject({ shown: z.boolean() }),
   },
   /** One final transcript (`POST voiceTranscript`), once per provider item id; `stored: false` for a repeat. */
@@ -221,8 +268,21 @@ export const talkieVoiceMethods = {
   },
   /** A usage report (`POST voiceUsage`, every 30 s): cumulative connected seconds; the server's remainingSeconds wins. */
   'talkie.voiceUsage': {
-    request: z.strictObject({ callId: voiceCallId, seconds: z.number().int().nonnegative().max(24 * 3600) }),
-    response: z.strictObject({ remainingSeconds: z.number().int().min(-24 * 3600).max(24 * 3600) }),
+    request: z.strictObject({
+      callId: voiceCallId,
+      seconds: z
+        .number()
+        .int()
+        .nonnegative()
+        .max(24 * 3600),
+    }),
+    response: z.strictObject({
+      remainingSeconds: z
+        .number()
+        .int()
+        .min(-24 * 3600)
+        .max(24 * 3600),
+    }),
   },
   /**
    * Ends the call: sends the final usage once (`seconds`, or the last reported figure) and forgets the
@@ -242,8 +302,24 @@ export const talkieVoiceMethods = {
     ]),
   },
   'talkie.voiceEnd': {
-    request: z.strictObject({ callId: voiceCallId, seconds: z.number().int().nonnegative().max(24 * 3600).optional() }),
-    response: z.strictObject({ ended: z.boolean(), remainingSeconds: z.number().int().min(-24 * 3600).max(24 * 3600).optional() }),
+    request: z.strictObject({
+      callId: voiceCallId,
+      seconds: z
+        .number()
+        .int()
+        .nonnegative()
+        .max(24 * 3600)
+        .optional(),
+    }),
+    response: z.strictObject({
+      ended: z.boolean(),
+      remainingSeconds: z
+        .number()
+        .int()
+        .min(-24 * 3600)
+        .max(24 * 3600)
+        .optional(),
+    }),
   },
 } as const;
 

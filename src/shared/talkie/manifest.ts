@@ -11,8 +11,17 @@ export const manifestMaxBytes = 64 * 1024;
 export const defaultAccent = '#0b7a75';
 
 export const endpointNames = [
-  'status', 'run', 'cancelRun', 'threads', 'thread', 'action', 'decision',
-  'voiceSessions', 'voiceTool', 'voiceTranscript', 'voiceUsage',
+  'status',
+  'run',
+  'cancelRun',
+  'threads',
+  'thread',
+  'action',
+  'decision',
+  'voiceSessions',
+  'voiceTool',
+  'voiceTranscript',
+  'voiceUsage',
 ] as const;
 export type EndpointName = (typeof endpointNames)[number];
 
@@ -117,7 +126,11 @@ export function validateManifest(json: unknown, fetchedFrom: string): ManifestVa
   if (!issuerOrigin || issuerOrigin !== m.issuer.replace(/\/$/, '')) {
     problems.push({ code: 'issuer_invalid', path: '/issuer', message: `The issuer must be an origin like https://host[:port], not "${m.issuer}".` });
   } else if (issuerOrigin !== fetchedOrigin) {
-    problems.push({ code: 'issuer_mismatch', path: '/issuer', message: `The manifest was served from ${fetchedOrigin} but names ${issuerOrigin} as its issuer.` });
+    problems.push({
+      code: 'issuer_mismatch',
+      path: '/issuer',
+      message: `The manifest was served from ${fetchedOrigin} but names ${issuerOrigin} as its issuer.`,
+    });
   }
   if (!m.auth.oauth) {
     problems.push({ code: 'auth_oauth_missing', path: '/auth/oauth', message: 'The manifest offers no OAuth sign-in (Talkie requires it).' });
@@ -140,12 +153,14 @@ export function validateManifest(json: unknown, fetchedFrom: string): ManifestVa
     if (origin !== issuerOrigin) crossOriginEndpoints.push({ name: endpointName, url: template });
   }
   for (const required of ['run', 'threads', 'thread'] as const) {
-    if (!endpoints[required]) problems.push({ code: 'endpoint_missing', path: pointer(['endpoints', required]), message: `The manifest has no ${required} endpoint.` });
+    if (!endpoints[required])
+      problems.push({ code: 'endpoint_missing', path: pointer(['endpoints', required]), message: `The manifest has no ${required} endpoint.` });
   }
   let accent = defaultAccent;
   if (m.brand?.accent !== undefined) {
     if (/^#[0-9a-fA-F]{6}$/.test(m.brand.accent)) accent = m.brand.accent.toLowerCase();
-    else problems.push({ code: 'accent_invalid', path: '/brand/accent', message: `The accent colour "${m.brand.accent}" is not #rrggbb; the default is used.` });
+    else
+      problems.push({ code: 'accent_invalid', path: '/brand/accent', message: `The accent colour "${m.brand.accent}" is not #rrggbb; the default is used.` });
   }
   let logo: string | undefined;
   if (m.brand?.logo !== undefined) {
@@ -187,7 +202,11 @@ function parseVoiceCapability(raw: unknown, problems: Problem[]): VoiceCapabilit
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const path = pointer(['capabilities', 'voice', ...(issue?.path ?? []).map((p) => (typeof p === 'symbol' ? String(p) : p))]);
-    problems.push({ code: 'voice_capability_invalid', path, message: `capabilities.voice is malformed (${issue?.message ?? 'invalid'}); voice is not offered.` });
+    problems.push({
+      code: 'voice_capability_invalid',
+      path,
+      message: `capabilities.voice is malformed (${issue?.message ?? 'invalid'}); voice is not offered.`,
+    });
     return undefined;
   }
   const { transports, eventProtocols, signalingHosts } = parsed.data;
@@ -199,7 +218,11 @@ function parseVoiceCapability(raw: unknown, problems: Problem[]): VoiceCapabilit
  * with each `{name}` placeholder replaced by its value encoded as one path segment (a value that is
  * not well-formed text, a lone surrogate, is refused with `invalid_request`).
  */
-export function endpointUrl(manifest: Pick<TalkieManifest, 'issuer' | 'endpoints'>, name: EndpointName, params: Record<string, string> = {}): string | undefined {
+export function endpointUrl(
+  manifest: Pick<TalkieManifest, 'issuer' | 'endpoints'>,
+  name: EndpointName,
+  params: Record<string, string> = {},
+): string | undefined {
   const template = manifest.endpoints[name];
   if (template === undefined) return undefined;
   const filled = template.replace(/\{([a-zA-Z][a-zA-Z0-9]*)\}/g, (_match, key: string) => {

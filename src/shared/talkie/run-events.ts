@@ -29,7 +29,9 @@ export function interpretEvent(json: unknown, issuer: string): Interpretation {
     case 'TEXT_MESSAGE_END':
       return updates({ type: 'text.end', messageId: event.messageId });
     case 'TEXT_MESSAGE_CHUNK':
-      return event.messageId && event.delta ? updates({ type: 'text.delta', messageId: event.messageId, delta: event.delta }) : ignore('chunk without message id or text');
+      return event.messageId && event.delta
+        ? updates({ type: 'text.delta', messageId: event.messageId, delta: event.delta })
+        : ignore('chunk without message id or text');
     case 'TOOL_CALL_START': {
       const label = stringField(metadataOf(event), 'label') ?? event.toolCallName;
       return updates({ type: 'tool.start', toolCallId: event.toolCallId, label: label.slice(0, 200) });
@@ -38,7 +40,11 @@ export function interpretEvent(json: unknown, issuer: string): Interpretation {
       const metadata = metadataOf(event);
       const ok = metadata?.ok !== false;
       const error = stringField(metadata, 'error');
-      return updates(ok ? { type: 'tool.end', toolCallId: event.toolCallId, ok } : { type: 'tool.end', toolCallId: event.toolCallId, ok, ...(error ? { error: error.slice(0, 500) } : {}) });
+      return updates(
+        ok
+          ? { type: 'tool.end', toolCallId: event.toolCallId, ok }
+          : { type: 'tool.end', toolCallId: event.toolCallId, ok, ...(error ? { error: error.slice(0, 500) } : {}) },
+      );
     }
     case 'TOOL_CALL_RESULT':
       return ignore('tool results are not displayed (Talkie §5)');

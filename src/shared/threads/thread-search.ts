@@ -79,7 +79,12 @@ export function markdownWords(text: string): string {
       .replace(/^ {0,3}(?:> ?)+/, '')
       .replace(/^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?/, '');
     // Code spans keep their text as it is; the marks around the rest go.
-    lines.push(body.split(/(`+)(.*?[^`])\1(?!`)/).map((part, index) => (index % 3 === 2 ? part : index % 3 === 1 ? '' : inlineWords(part))).join(''));
+    lines.push(
+      body
+        .split(/(`+)(.*?[^`])\1(?!`)/)
+        .map((part, index) => (index % 3 === 2 ? part : index % 3 === 1 ? '' : inlineWords(part)))
+        .join(''),
+    );
   }
   return lines.join('\n');
 }

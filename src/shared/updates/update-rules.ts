@@ -112,7 +112,12 @@ export type InstallMoment = 'tick' | 'idle-reset' | 'quit';
  * Whether a downloaded, checked update is installed at this moment: only at the mode's own moment,
  * and never while a conversation is going on (the app quitting ends every conversation itself).
  */
-export function installDecision(mode: UpdateSettings, moment: InstallMoment, now: Date, activity: ConversationActivity): { install: true } | { install: false; reason: string } {
+export function installDecision(
+  mode: UpdateSettings,
+  moment: InstallMoment,
+  now: Date,
+  activity: ConversationActivity,
+): { install: true } | { install: false; reason: string } {
   switch (mode.install) {
     case 'on-quit':
       return moment === 'quit' ? { install: true } : { install: false, reason: 'installed when AgentDesk is closed' };
@@ -121,9 +126,11 @@ export function installDecision(mode: UpdateSettings, moment: InstallMoment, now
       return activity.busy ? { install: false, reason: 'a conversation started again during the reset' } : { install: true };
     case 'maintenance-window': {
       if (moment !== 'tick') return { install: false, reason: 'installed inside the maintenance window' };
-      if (!mode.window || !inMaintenanceWindow(mode.window, now.getHours() * 60 + now.getMinutes())) return { install: false, reason: 'outside the maintenance window' };
+      if (!mode.window || !inMaintenanceWindow(mode.window, now.getHours() * 60 + now.getMinutes()))
+        return { install: false, reason: 'outside the maintenance window' };
       if (activity.busy) return { install: false, reason: 'a conversation is going on' };
-      if (activity.lastActivityAt !== undefined && now.getTime() - activity.lastActivityAt < updateTimings.quietMs) return { install: false, reason: 'a conversation was active in the last 10 minutes' };
+      if (activity.lastActivityAt !== undefined && now.getTime() - activity.lastActivityAt < updateTimings.quietMs)
+        return { install: false, reason: 'a conversation was active in the last 10 minutes' };
       return { install: true };
     }
   }

@@ -51,7 +51,11 @@ export interface RunningShell {
 export async function startShell(userDataDir: string, options: { env?: Record<string, string>; args?: string[] } = {}): Promise<RunningShell> {
   const entry = `${root}out/main/webshell.js`;
   if (!existsSync(entry)) throw new Error('out/main/webshell.js is missing: run `npm run build` (npm test does it).');
-  const child = spawn(process.execPath, [entry, '--user-data', userDataDir, ...(options.args ?? [])], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+  const child = spawn(process.execPath, [entry, '--user-data', userDataDir, ...(options.args ?? [])], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
+  });
   let stderr = '';
   let stdout = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -85,7 +89,11 @@ export interface AppPage {
 }
 
 /** Opens the app page of a running shell in a fresh browser context (1280×800 unless told). */
-export async function openApp(shell: RunningShell, viewport = { width: 1280, height: 800 }, options: { beforeLoad?: (page: Page) => Promise<void> } = {}): Promise<AppPage> {
+export async function openApp(
+  shell: RunningShell,
+  viewport = { width: 1280, height: 800 },
+  options: { beforeLoad?: (page: Page) => Promise<void> } = {},
+): Promise<AppPage> {
   const context = await (await sharedBrowser()).newContext({ viewport });
   const page = await context.newPage();
   const problems: string[] = [];
@@ -141,8 +149,13 @@ export async function explainFailure<T>(page: Page, name: string, step: () => Pr
   } catch (error) {
     await mkdir(screenshotDir, { recursive: true }).catch(() => undefined);
     await page.screenshot({ path: `${screenshotDir}/${name}.png` }).catch(() => undefined);
-    const shown = await page.locator('body').innerText().catch(() => '(page text unavailable)');
-    throw new Error(`${name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}; the page showed: ${shown.slice(0, 1500)}`, { cause: error });
+    const shown = await page
+      .locator('body')
+      .innerText()
+      .catch(() => '(page text unavailable)');
+    throw new Error(`${name}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}; the page showed: ${shown.slice(0, 1500)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -160,12 +173,16 @@ export async function waitForNewestMessageInView(page: Page): Promise<void> {
     return { ok: hiddenBelow <= 1, hiddenBelow };
   };
   try {
-    await page.waitForFunction(() => {
-      const region = document.querySelector('[role="log"][aria-label="Conversation"], [role="region"][aria-label="Messages"]');
-      const items = region?.querySelectorAll('.transcript__item');
-      const last = items?.[items.length - 1];
-      return !!region && !!last && last.getBoundingClientRect().bottom - region.getBoundingClientRect().bottom <= 1;
-    }, undefined, { timeout: 3_000 });
+    await page.waitForFunction(
+      () => {
+        const region = document.querySelector('[role="log"][aria-label="Conversation"], [role="region"][aria-label="Messages"]');
+        const items = region?.querySelectorAll('.transcript__item');
+        const last = items?.[items.length - 1];
+        return !!region && !!last && last.getBoundingClientRect().bottom - region.getBoundingClientRect().bottom <= 1;
+      },
+      undefined,
+      { timeout: 3_000 },
+    );
   } catch {
     const { hiddenBelow } = await page.evaluate(measure);
     throw new Error(`the newest message is not in view: ${hiddenBelow.toFixed(0)} px of it are below the visible part of the transcript`);

@@ -50,7 +50,12 @@ export async function installFakeReader(page: Page): Promise<FakeReader> {
       toPage({
         t: 'event',
         channel: eventChannel('nfc.scanResult'),
-        payload: { scanId: armed, outcome: 'observation', reader, object: { objectRef, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: '0'.repeat(64) } },
+        payload: {
+          scanId: armed,
+          outcome: 'observation',
+          reader,
+          object: { objectRef, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: '0'.repeat(64) },
+        },
       }),
   };
 }

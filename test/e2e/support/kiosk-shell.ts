@@ -76,7 +76,15 @@ export async function startKioskShell(options: KioskShellOptions = {}): Promise<
   const dir = await mkdtemp(join(tmpdir(), 'agentdesk-kiosk-'));
   const userData = join(dir, 'user-data');
   await mkdir(userData, { recursive: true });
-  await writeFile(join(userData, 'settings.json'), JSON.stringify({ schemaVersion: 2, language: 'en', appearance: { theme: 'light', textSize: 'normal' }, developer: { allowLocalHttp: false, allowPastedTokens: false } }));
+  await writeFile(
+    join(userData, 'settings.json'),
+    JSON.stringify({
+      schemaVersion: 2,
+      language: 'en',
+      appearance: { theme: 'light', textSize: 'normal' },
+      developer: { allowLocalHttp: false, allowPastedTokens: false },
+    }),
+  );
   const demo = await startDemo();
   const policy = join(dir, 'policy.json');
   // The demo's addresses are http:// on 127.0.0.1, which the policy allows for these agents alone (allowInsecureHttp):
@@ -102,8 +110,19 @@ export async function startKioskShell(options: KioskShellOptions = {}): Promise<
   );
   const port = await freePort();
   // A kiosk's screen is wide: headless Chromium's own is 800×600, and the kiosk window fills it (below 1000 px the sidebar is a drawer).
-  const flags = ['--headless', '--disable-gpu', '--screen-info={1280x800}', `--remote-debugging-port=${port}`, '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream', '--no-sandbox'];
-  const shell = await startShell(userData, { args: ['--open', '--policy', policy], env: { AGENTDESK_CHROMIUM_FLAGS: flags.join(' '), CHROMIUM_PATH: chromiumPath } });
+  const flags = [
+    '--headless',
+    '--disable-gpu',
+    '--screen-info={1280x800}',
+    `--remote-debugging-port=${port}`,
+    '--use-fake-device-for-media-stream',
+    '--use-fake-ui-for-media-stream',
+    '--no-sandbox',
+  ];
+  const shell = await startShell(userData, {
+    args: ['--open', '--policy', policy],
+    env: { AGENTDESK_CHROMIUM_FLAGS: flags.join(' '), CHROMIUM_PATH: chromiumPath },
+  });
   const origin = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(shell.launchUrl)?.[1];
   if (!origin) throw new Error(`the shell did not say its address: ${shell.launchUrl}`);
   const frames: string[] = [];
@@ -115,7 +134,10 @@ export async function startKioskShell(options: KioskShellOptions = {}): Promise<
     for (;;) {
       try {
         browser ??= await chromium.connectOverCDP(`http://127.0.0.1:${port}`);
-        const found = browser.contexts().flatMap((context) => context.pages()).find((candidate) => candidate.url().startsWith(origin));
+        const found = browser
+          .contexts()
+          .flatMap((context) => context.pages())
+          .find((candidate) => candidate.url().startsWith(origin));
         if (found) {
           found.on('websocket', (socket) => {
             socket.on('framesent', (frame) => frames.push(String(frame.payload)));

@@ -255,7 +255,8 @@ export async function installClientVoiceMarks(page: Page): Promise<void> {
       constructor(...args: ConstructorParameters<typeof WebSocket>) {
         super(...args);
         this.addEventListener('message', (event: MessageEvent) => {
-          if (typeof event.data === 'string' && event.data.includes('agentcall.update') && event.data.includes('speech.segment')) marks.push({ what: 'segment', at: event.timeStamp });
+          if (typeof event.data === 'string' && event.data.includes('agentcall.update') && event.data.includes('speech.segment'))
+            marks.push({ what: 'segment', at: event.timeStamp });
         });
       }
     };
@@ -275,10 +276,12 @@ export async function installClientVoiceMarks(page: Page): Promise<void> {
   });
 }
 
-export const takeClientVoiceMarks = (page: Page) => page.evaluate(() => (window as unknown as { __clientVoiceMarks(): { what: string; at: number }[] }).__clientVoiceMarks());
+export const takeClientVoiceMarks = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __clientVoiceMarks(): { what: string; at: number }[] }).__clientVoiceMarks());
 
 /** The marks since the last call. */
-export const takeVoiceMarks = (page: Page) => page.evaluate(() => (window as unknown as { __voiceMarks(): { what: string; at: number; text?: string }[] }).__voiceMarks());
+export const takeVoiceMarks = (page: Page) =>
+  page.evaluate(() => (window as unknown as { __voiceMarks(): { what: string; at: number; text?: string }[] }).__voiceMarks());
 
 /**
  * Run by tsx (the benchmarks), these init scripts are compiled by esbuild with keepNames, which wraps

@@ -107,13 +107,19 @@ export const conversationServiceTarget = target<ServiceStep[]>({
         check(update.conversationId === page.conversationId, 'an update of another conversation');
         const ops = update.ops.map((op) => conversationOpSchema.parse(viaJson(op)));
         const carried = ops.flatMap((op) => (op.op === 'upsert' ? [op.item] : op.op === 'reset' ? op.view.items : op.op === 'earlier' ? op.items : []));
-        check(carried.length <= 1 || itemsChars(carried) <= conversationBounds.windowChars, () => `an update carries ${carried.length} items of ${itemsChars(carried)} characters`);
+        check(
+          carried.length <= 1 || itemsChars(carried) <= conversationBounds.windowChars,
+          () => `an update carries ${carried.length} items of ${itemsChars(carried)} characters`,
+        );
         const after = applyConversationOps(page, ops);
         check(after !== undefined, 'the page could not apply an update');
         page = after;
       }
       const mainCopy = service.view('a', page.conversationId);
-      check(sameData(page, viaJson(mainCopy)), () => `the page's view is not main's copy of it: ${JSON.stringify(page).slice(0, 300)} / ${JSON.stringify(mainCopy).slice(0, 300)}`);
+      check(
+        sameData(page, viaJson(mainCopy)),
+        () => `the page's view is not main's copy of it: ${JSON.stringify(page).slice(0, 300)} / ${JSON.stringify(mainCopy).slice(0, 300)}`,
+      );
       const dropped = status.dropped ?? 0;
       const start = page.status.earlier;
       const expected = items.slice(start).map((item) => item.id);
@@ -124,7 +130,17 @@ export const conversationServiceTarget = target<ServiceStep[]>({
     for (const current of steps) {
       switch (current.kind) {
         case 'add':
-          items = [...items, ...Array.from({ length: current.count }, (): ConversationItem => ({ kind: 'message', id: `agent:${next++}`, role: 'agent', text: text(current.chars), format: 'markdown', state: 'done' }))];
+          items = [
+            ...items,
+            ...Array.from({ length: current.count }, (): ConversationItem => ({
+              kind: 'message',
+              id: `agent:${next++}`,
+              role: 'agent',
+              text: text(current.chars),
+              format: 'markdown',
+              state: 'done',
+            })),
+          ];
           notify();
           break;
         case 'grow': {
@@ -163,7 +179,10 @@ export const conversationServiceTarget = target<ServiceStep[]>({
           await settle();
           const answer = service.earlier('a', page.conversationId);
           check(answer.items.length <= 1 || itemsChars(answer.items) <= conversationBounds.windowChars, 'Show earlier carries more than one window');
-          const after = applyConversationOps(page, [{ op: 'earlier', items: answer.items }, { op: 'status', status: { ...page.status, earlier: answer.earlier } }]);
+          const after = applyConversationOps(page, [
+            { op: 'earlier', items: answer.items },
+            { op: 'status', status: { ...page.status, earlier: answer.earlier } },
+          ]);
           check(after !== undefined, 'the page could not add earlier items');
           page = after;
           break;

@@ -46,7 +46,14 @@ const manifestSeeds = [
     limits: { maxMessageChars: 4000 },
     testMode: true,
   },
-  { spec: 'talkie/1.2', issuer: 'http://127.0.0.1:4000', serverId: 'x', name: 'X', auth: { oauth: { issuer: 'http://127.0.0.1:4000' } }, endpoints: { run: '/r', threads: '/t', thread: '/t/{threadId}' } },
+  {
+    spec: 'talkie/1.2',
+    issuer: 'http://127.0.0.1:4000',
+    serverId: 'x',
+    name: 'X',
+    auth: { oauth: { issuer: 'http://127.0.0.1:4000' } },
+    endpoints: { run: '/r', threads: '/t', thread: '/t/{threadId}' },
+  },
 ];
 
 export const manifestTarget = target({
@@ -81,12 +88,16 @@ export const manifestTarget = target({
         url = endpointUrl(manifest, name as (typeof endpointNames)[number], filled);
       } catch (error) {
         // A value that is not well-formed text (a lone surrogate) is refused with a clear code.
-        check(error instanceof ServiceError && error.code === 'invalid_request' && Object.values(filled).some((value) => !isWellFormed(value)), `endpointUrl threw ${String(error)}`);
+        check(
+          error instanceof ServiceError && error.code === 'invalid_request' && Object.values(filled).some((value) => !isWellFormed(value)),
+          `endpointUrl threw ${String(error)}`,
+        );
         continue;
       }
       check(url !== undefined && URL.canParse(url), `endpoint URL ${url}`);
     }
-    for (const entry of manifest.crossOriginEndpoints) check(entry.url.startsWith('https://') && new URL(entry.url).origin !== manifest.issuer, `cross-origin ${entry.url}`);
+    for (const entry of manifest.crossOriginEndpoints)
+      check(entry.url.startsWith('https://') && new URL(entry.url).origin !== manifest.issuer, `cross-origin ${entry.url}`);
     if (manifest.logo !== undefined) check(URL.canParse(manifest.logo), `logo ${manifest.logo}`);
   },
 });
@@ -118,11 +129,19 @@ export const cardTarget = target({
     check([...card.description].length <= cardLimits.descriptionChars, 'description bounded');
     check(card.aguiUrl.startsWith('https://') || (allowLocalHttp && card.aguiUrl.startsWith('http://')), `agui URL ${card.aguiUrl}`);
     check(!new URL(card.aguiUrl).username && !new URL(card.aguiUrl).password, 'no credentials');
-    check(new Set(card.accepted).size === card.accepted.length && card.accepted.every((modality) => modality === 'nfc' || modality === 'photo'), 'accepted modalities');
-    check(card.agentRequests.every((modality) => card.accepted.includes(modality)), 'agentRequests ⊆ accepted');
+    check(
+      new Set(card.accepted).size === card.accepted.length && card.accepted.every((modality) => modality === 'nfc' || modality === 'photo'),
+      'accepted modalities',
+    );
+    check(
+      card.agentRequests.every((modality) => card.accepted.includes(modality)),
+      'agentRequests ⊆ accepted',
+    );
     check(card.skills.length <= cardLimits.skillsShown, 'skills bounded');
-    for (const skill of card.skills) check([...skill.name].length <= cardLimits.skillNameShown && [...skill.description].length <= cardLimits.skillDescriptionShown, 'skill bounded');
-    if (card.transport === 'websocket') check(/^wss?:\/\//.test(card.wsUrl) && card.wsUrl.startsWith(card.aguiUrl.startsWith('https:') ? 'wss:' : 'ws:'), `ws URL ${card.wsUrl}`);
+    for (const skill of card.skills)
+      check([...skill.name].length <= cardLimits.skillNameShown && [...skill.description].length <= cardLimits.skillDescriptionShown, 'skill bounded');
+    if (card.transport === 'websocket')
+      check(/^wss?:\/\//.test(card.wsUrl) && card.wsUrl.startsWith(card.aguiUrl.startsWith('https:') ? 'wss:' : 'ws:'), `ws URL ${card.wsUrl}`);
     else check(card.voiceOwner === 'agent', 'webrtc: the agent owns the voice');
   },
 });

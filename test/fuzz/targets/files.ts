@@ -40,7 +40,12 @@ const thread = (() => {
     { type: 'TEXT_MESSAGE_START', messageId: 'm-1', role: 'assistant' },
     { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm-1', delta: 'Hello' },
     { type: 'STATE_SNAPSHOT', snapshot: { count: 1 } },
-    { type: 'RUN_FINISHED', threadId: 'thread-1', runId: 'run-1', outcome: { type: 'interrupt', interrupts: [{ id: 'i-1', reason: 'confirmation', responseSchema: { type: 'boolean' } }] } },
+    {
+      type: 'RUN_FINISHED',
+      threadId: 'thread-1',
+      runId: 'run-1',
+      outcome: { type: 'interrupt', interrupts: [{ id: 'i-1', reason: 'confirmation', responseSchema: { type: 'boolean' } }] },
+    },
   ]) {
     view = applyAguiEvent(view, event);
   }
@@ -64,7 +69,25 @@ const demoState = {
           updatedAt: at,
           messages: [
             { id: 'msg-1', role: 'user', content: 'hi', createdAt: at, cards: [], channel: 'chat' },
-            { id: 'msg-2', role: 'assistant', content: 'hello', createdAt: at, cards: [{ id: 'c-1', version: 1, title: 'Card', blocks: [{ type: 'text', text: 'x' }, { type: 'link', label: 'Docs', url: 'https://example.com' }], fallbackText: 'x' }], channel: 'chat' },
+            {
+              id: 'msg-2',
+              role: 'assistant',
+              content: 'hello',
+              createdAt: at,
+              cards: [
+                {
+                  id: 'c-1',
+                  version: 1,
+                  title: 'Card',
+                  blocks: [
+                    { type: 'text', text: 'x' },
+                    { type: 'link', label: 'Docs', url: 'https://example.com' },
+                  ],
+                  fallbackText: 'x',
+                },
+              ],
+              channel: 'chat',
+            },
           ],
           answers: [{ messageId: 'msg-1', state: 'answered' }],
           actionIds: ['a-1', 'missing'],
@@ -72,7 +95,19 @@ const demoState = {
       ],
       actions: [
         {
-          action: { id: 'a-1', version: 1, threadId: 'th-1', toolCallId: 'tc-1', summary: 'Write a note', riskLevel: 'low', status: 'pending', paramsHash: 'h', createdAt: at, expiresAt: at, confirm: { methods: ['button'] } },
+          action: {
+            id: 'a-1',
+            version: 1,
+            threadId: 'th-1',
+            toolCallId: 'tc-1',
+            summary: 'Write a note',
+            riskLevel: 'low',
+            status: 'pending',
+            paramsHash: 'h',
+            createdAt: at,
+            expiresAt: at,
+            confirm: { methods: ['button'] },
+          },
           kind: 'test-note',
           params: { text: 'x' },
           decisionEvents: [],
@@ -85,16 +120,42 @@ if (!demoStateSchema.safeParse(demoState).success) throw new Error('the demo sta
 
 type Kind = 'settings' | 'agents' | 'approvals' | 'aguiThread' | 'demo';
 const seeds: Record<Kind, unknown[]> = {
-  settings: [defaultSettings, { schemaVersion: 1, language: 'cs', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: true, allowPastedTokens: false } }],
-  agents: [{ schemaVersion: 1, agents: [{ id: 'a1', url: 'https://crm.example.com', display: 'crm.example.com', addedAt: at }, { id: 'a2', url: 'http://127.0.0.1:8000/agui', display: '127.0.0.1:8000/agui', addedAt: at, protocol: 'agui' }] }],
+  settings: [
+    defaultSettings,
+    { schemaVersion: 1, language: 'cs', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: true, allowPastedTokens: false } },
+  ],
+  agents: [
+    {
+      schemaVersion: 1,
+      agents: [
+        { id: 'a1', url: 'https://crm.example.com', display: 'crm.example.com', addedAt: at },
+        { id: 'a2', url: 'http://127.0.0.1:8000/agui', display: '127.0.0.1:8000/agui', addedAt: at, protocol: 'agui' },
+      ],
+    },
+  ],
   approvals: [
-    { schemaVersion: 1, servers: { 'crm.example.com': { acceptedEndpoints: ['https://actions.example.net/a/{actionId}'] }, __proto__x: { acceptedEndpoints: [] } } },
-    { schemaVersion: 2, servers: [{ serverId: 'crm.example.com', issuer: 'https://crm.example.com', acceptedEndpoints: ['https://actions.example.net/a/{actionId}'] }, { serverId: '__proto__', issuer: 'https://x.example', acceptedEndpoints: [] }] },
+    {
+      schemaVersion: 1,
+      servers: { 'crm.example.com': { acceptedEndpoints: ['https://actions.example.net/a/{actionId}'] }, __proto__x: { acceptedEndpoints: [] } },
+    },
+    {
+      schemaVersion: 2,
+      servers: [
+        { serverId: 'crm.example.com', issuer: 'https://crm.example.com', acceptedEndpoints: ['https://actions.example.net/a/{actionId}'] },
+        { serverId: '__proto__', issuer: 'https://x.example', acceptedEndpoints: [] },
+      ],
+    },
   ],
   aguiThread: [JSON.parse(serializeThread(thread))],
   demo: [demoState, emptyDemoState()],
 };
-const fileNames: Record<Kind, string> = { settings: 'settings.json', agents: 'agents.json', approvals: 'talkie-servers.json', aguiThread: 'agui-thread.json', demo: 'demo-state.json' };
+const fileNames: Record<Kind, string> = {
+  settings: 'settings.json',
+  agents: 'agents.json',
+  approvals: 'talkie-servers.json',
+  aguiThread: 'agui-thread.json',
+  demo: 'demo-state.json',
+};
 const kinds = Object.keys(seeds) as Kind[];
 
 const encoder = new TextEncoder();
@@ -102,7 +163,13 @@ const fileBytes = (kind: Kind) =>
   fc.oneof(
     { weight: 1, arbitrary: fc.constantFrom(...seeds[kind]).map((seed) => encoder.encode(JSON.stringify(seed, null, 2))) },
     { weight: 4, arbitrary: mutatedFrom(seeds[kind], 3).map((document) => encoder.encode(JSON.stringify(document) ?? 'undefined')) },
-    { weight: 2, arbitrary: mutatedBytes(seeds[kind].map((seed) => encoder.encode(JSON.stringify(seed))), { maxEdits: 3, insertions: [[0xef, 0xbb, 0xbf], [0xff, 0xfe], [0xc3], [0x00], [0x7b], [0x5d]] }) },
+    {
+      weight: 2,
+      arbitrary: mutatedBytes(
+        seeds[kind].map((seed) => encoder.encode(JSON.stringify(seed))),
+        { maxEdits: 3, insertions: [[0xef, 0xbb, 0xbf], [0xff, 0xfe], [0xc3], [0x00], [0x7b], [0x5d]] },
+      ),
+    },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }) },
   );
 
@@ -120,13 +187,19 @@ async function open(kind: Kind, dir: string): Promise<Notice[]> {
     }
     case 'agents': {
       const registry = await AgentRegistry.open(dir, new EventBus(log), notices);
-      check(registry.list().every((agent) => agentEntrySchema.safeParse(agent).success), 'loaded agents are valid');
+      check(
+        registry.list().every((agent) => agentEntrySchema.safeParse(agent).success),
+        'loaded agents are valid',
+      );
       break;
     }
     case 'approvals': {
       const approvals = await EndpointApprovals.open(dir, notices);
       const crm = { serverId: 'crm.example.com', issuer: 'https://crm.example.com' };
-      check(approvals.covers(crm, []) && typeof approvals.covers({ serverId: '__proto__', issuer: 'https://x.example' }, ['https://x.example/']) === 'boolean', 'approvals answer');
+      check(
+        approvals.covers(crm, []) && typeof approvals.covers({ serverId: '__proto__', issuer: 'https://x.example' }, ['https://x.example/']) === 'boolean',
+        'approvals answer',
+      );
       break;
     }
     case 'aguiThread': {
@@ -167,7 +240,10 @@ export const savedFilesTarget = target({
       const path = join(dir, name);
       writeFileSync(path, bytes);
       const notices = await open(kind, dir);
-      check(notices.every((notice) => noticeSchema.safeParse(notice).success), 'notices fit app.info (the notice schema)');
+      check(
+        notices.every((notice) => noticeSchema.safeParse(notice).success),
+        'notices fit app.info (the notice schema)',
+      );
       const aside = asideFiles(dir, name);
       if (notices.length === 0) {
         check(aside.length === 0 && Buffer.from(readFileSync(path)).equals(Buffer.from(bytes)), 'a file that loads is left as it is');
@@ -175,11 +251,17 @@ export const savedFilesTarget = target({
       }
       if (aside.length === 0) {
         // A newer AgentDesk's file (a version above this one's) is never moved or changed.
-        check(notices.some((notice) => notice.message.includes('newer AgentDesk')), () => `a notice without a moved-aside copy is about a newer file: ${notices[0]?.message.slice(0, 200)}`);
+        check(
+          notices.some((notice) => notice.message.includes('newer AgentDesk')),
+          () => `a notice without a moved-aside copy is about a newer file: ${notices[0]?.message.slice(0, 200)}`,
+        );
         check(Buffer.from(readFileSync(path)).equals(Buffer.from(bytes)), "a newer AgentDesk's file is left byte for byte");
         return;
       }
-      check(aside.length === 1 && Buffer.from(readFileSync(join(dir, aside[0]!))).equals(Buffer.from(bytes)), 'a file that cannot be used is moved aside byte for byte');
+      check(
+        aside.length === 1 && Buffer.from(readFileSync(join(dir, aside[0]!))).equals(Buffer.from(bytes)),
+        'a file that cannot be used is moved aside byte for byte',
+      );
       // The same bad file again (a second start right away): both copies are kept.
       writeFileSync(path, bytes);
       await open(kind, dir);
@@ -205,7 +287,10 @@ export const threadTextTarget = target({
       return;
     }
     const { view } = restored;
-    check(view.runState !== 'starting' && view.runState !== 'running' && view.openChunks.length === 0 && view.pendingResume === undefined, 'a restored thread is settled');
+    check(
+      view.runState !== 'starting' && view.runState !== 'running' && view.openChunks.length === 0 && view.pendingResume === undefined,
+      'a restored thread is settled',
+    );
     check(restoreThread(serializeThread(view)).ok, 'restore → save → restore');
     // A restored thread takes new events without trouble.
     let next = beginRun(view, { runId: 'run-9' });

@@ -30,7 +30,13 @@ function encodeNdef(records: readonly RecordSpec[]): Uint8Array {
     const header = (index === 0 ? 0x80 : 0) | (index === records.length - 1 ? 0x40 : 0) | (short ? 0x10 : 0) | (record.id.length > 0 ? 0x08 : 0) | record.tnf;
     out.push(header, record.type.length);
     if (short) out.push(record.payload.length);
-    else out.push((record.payload.length >>> 24) & 0xff, (record.payload.length >>> 16) & 0xff, (record.payload.length >>> 8) & 0xff, record.payload.length & 0xff);
+    else
+      out.push(
+        (record.payload.length >>> 24) & 0xff,
+        (record.payload.length >>> 16) & 0xff,
+        (record.payload.length >>> 8) & 0xff,
+        record.payload.length & 0xff,
+      );
     if (record.id.length > 0) out.push(record.id.length);
     out.push(...record.type, ...record.id, ...record.payload);
   });
@@ -63,29 +69,55 @@ const recordSpec: fc.Arbitrary<RecordSpec> = fc.oneof(
     payload: mutatedFrom(passportSeeds, 3).map((passport) => new TextEncoder().encode(JSON.stringify(passport))),
   }),
   // Well-known URI and Text records, the ones decoded.
-  fc.record({ tnf: fc.constant(1), type: fc.constant(ascii('U')), id: fc.constant(new Uint8Array()), short: fc.boolean(), payload: fc.tuple(fc.integer({ min: 0, max: 0x24 }), fc.string({ maxLength: 60 })).map(([prefix, rest]) => Uint8Array.from([prefix, ...ascii(rest)])) }),
-  fc.record({ tnf: fc.constant(1), type: fc.constant(ascii('U')), id: fc.constant(new Uint8Array()), short: fc.boolean(), payload: fc.constant(Uint8Array.from([0x13, ...ascii('urn:agentcall:object:kettle')])) }),
+  fc.record({
+    tnf: fc.constant(1),
+    type: fc.constant(ascii('U')),
+    id: fc.constant(new Uint8Array()),
+    short: fc.boolean(),
+    payload: fc.tuple(fc.integer({ min: 0, max: 0x24 }), fc.string({ maxLength: 60 })).map(([prefix, rest]) => Uint8Array.from([prefix, ...ascii(rest)])),
+  }),
+  fc.record({
+    tnf: fc.constant(1),
+    type: fc.constant(ascii('U')),
+    id: fc.constant(new Uint8Array()),
+    short: fc.boolean(),
+    payload: fc.constant(Uint8Array.from([0x13, ...ascii('urn:agentcall:object:kettle')])),
+  }),
   fc.record({
     tnf: fc.constant(1),
     type: fc.constant(ascii('T')),
     id: fc.uint8Array({ maxLength: 3 }),
     short: fc.boolean(),
-    payload: fc.tuple(fc.integer({ min: 0, max: 255 }), fc.constantFrom('en', 'cs', ''), fc.string({ maxLength: 40 }), fc.boolean()).map(([status, language, text, utf16]) => {
-      const body = utf16 ? Uint8Array.from([0xfe, 0xff, ...[...text].flatMap((char) => [0, char.charCodeAt(0) & 0xff])]) : ascii(text);
-      return Uint8Array.from([(status & 0x80 & (utf16 ? 0xff : 0)) | language.length, ...ascii(language), ...body]);
-    }),
+    payload: fc
+      .tuple(fc.integer({ min: 0, max: 255 }), fc.constantFrom('en', 'cs', ''), fc.string({ maxLength: 40 }), fc.boolean())
+      .map(([status, language, text, utf16]) => {
+        const body = utf16 ? Uint8Array.from([0xfe, 0xff, ...[...text].flatMap((char) => [0, char.charCodeAt(0) & 0xff])]) : ascii(text);
+        return Uint8Array.from([(status & 0x80 & (utf16 ? 0xff : 0)) | language.length, ...ascii(language), ...body]);
+      }),
   }),
-  fc.record({ tnf: fc.integer({ min: 0, max: 7 }), type: fc.uint8Array({ maxLength: 4 }), id: fc.uint8Array({ maxLength: 4 }), payload: fc.uint8Array({ maxLength: 300 }), short: fc.boolean() }),
+  fc.record({
+    tnf: fc.integer({ min: 0, max: 7 }),
+    type: fc.uint8Array({ maxLength: 4 }),
+    id: fc.uint8Array({ maxLength: 4 }),
+    payload: fc.uint8Array({ maxLength: 300 }),
+    short: fc.boolean(),
+  }),
 );
 
 const ndefBytes = fc.oneof(
   { weight: 4, arbitrary: fc.array(recordSpec, { minLength: 1, maxLength: 4 }).map(encodeNdef) },
   { weight: 2, arbitrary: fc.array(recordSpec, { minLength: 1, maxLength: 3 }).chain((records) => mutatedBytes([encodeNdef(records)], { maxEdits: 3 })) },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 80 }) },
-  { weight: 1, arbitrary: fc.integer({ min: 1020, max: 1030 }).map((length) => encodeNdef([{ tnf: 2, type: ascii('a/b'), id: new Uint8Array(), payload: new Uint8Array(length), short: false }])) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 1020, max: 1030 })
+      .map((length) => encodeNdef([{ tnf: 2, type: ascii('a/b'), id: new Uint8Array(), payload: new Uint8Array(length), short: false }])),
+  },
 );
 
-const sameRecord = (a: NdefRecord, b: RecordSpec) => a.tnf === b.tnf && a.type.join() === b.type.join() && a.id.join() === b.id.join() && a.payload.join() === b.payload.join();
+const sameRecord = (a: NdefRecord, b: RecordSpec) =>
+  a.tnf === b.tnf && a.type.join() === b.type.join() && a.id.join() === b.id.join() && a.payload.join() === b.payload.join();
 
 export const ndefTarget = target({
   name: 'nfc.ndef',
@@ -97,7 +129,8 @@ export const ndefTarget = target({
       check(parsed.records.length <= 16 && bytes.length <= maxNdefMessageBytes, 'bounded');
       for (const record of parsed.records) {
         const text = recordText(record);
-        if (text?.ok) check(/^[\x20-\x7e]*$/.test(text.value.replace(/^[a-z:/.@]*/, '')) && text.value.length <= 512 + 30, `record text ${text.value.slice(0, 40)}`);
+        if (text?.ok)
+          check(/^[\x20-\x7e]*$/.test(text.value.replace(/^[a-z:/.@]*/, '')) && text.value.length <= 512 + 30, `record text ${text.value.slice(0, 40)}`);
       }
       // A parsed message encodes back to the same records.
       const again = parseNdefMessage(encodeNdef(parsed.records.map((record) => ({ ...record, short: record.payload.length < 256 }))));
@@ -119,7 +152,10 @@ export const ndefTarget = target({
     const valid = wellFormed.filter((record) => record.tnf >= 1 && record.tnf <= 4 && record.type.length > 0).slice(0, 16);
     if (valid.length > 0 && encodeNdef(valid).length <= maxNdefMessageBytes) {
       const round = parseNdefMessage(encodeNdef(valid));
-      check(round.ok && round.records.length === valid.length && round.records.every((record, index) => sameRecord(record, valid[index]!)), () => `round trip of ${valid.length} records: ${round.ok ? 'records differ' : round.reason}`);
+      check(
+        round.ok && round.records.length === valid.length && round.records.every((record, index) => sameRecord(record, valid[index]!)),
+        () => `round trip of ${valid.length} records: ${round.ok ? 'records differ' : round.reason}`,
+      );
     }
   },
 });
@@ -127,7 +163,13 @@ export const ndefTarget = target({
 /** Tag memory from page 0: UID/lock pages, the capability container in page 3, then TLVs. */
 const tagMemory = fc
   .record({
-    cc: fc.oneof(fc.constant([0xe1, 0x10, 0x12, 0x00]), fc.constant([0xe1, 0x10, 0x6d, 0x00]), fc.tuple(fc.constantFrom(0xe1, 0x00), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 })).map((bytes) => [...bytes])),
+    cc: fc.oneof(
+      fc.constant([0xe1, 0x10, 0x12, 0x00]),
+      fc.constant([0xe1, 0x10, 0x6d, 0x00]),
+      fc
+        .tuple(fc.constantFrom(0xe1, 0x00), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }))
+        .map((bytes) => [...bytes]),
+    ),
     tlvs: fc.array(
       fc.oneof(
         fc.constant([0x00]),
@@ -163,7 +205,8 @@ export const type2Target = target({
       for (let round = 0; round < rounds; round++) {
         const scan = scanTlvs(area, cc.dataAreaBytes);
         if (scan.kind !== 'need') {
-          if (scan.kind === 'ndef') check(scan.start >= 0 && scan.start + scan.length <= area.length && scan.length <= maxNdefMessageBytes, 'the NDEF TLV is inside what was read');
+          if (scan.kind === 'ndef')
+            check(scan.start >= 0 && scan.start + scan.length <= area.length && scan.length <= maxNdefMessageBytes, 'the NDEF TLV is inside what was read');
           break;
         }
         check(scan.bytes > area.length && scan.bytes <= cc.dataAreaBytes, `need ${scan.bytes} with ${area.length} read of ${cc.dataAreaBytes}`);
@@ -223,7 +266,10 @@ const markerInsertions = [
 export const jpegMarkersTarget = target({
   name: 'photo.jpegMarkers',
   weight: 7,
-  arbitrary: fc.oneof({ weight: 6, arbitrary: mutatedBytes([baseline, progressive], { maxEdits: 5, insertions: markerInsertions }) }, { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((tail) => Uint8Array.from([0xff, 0xd8, ...tail])) }),
+  arbitrary: fc.oneof(
+    { weight: 6, arbitrary: mutatedBytes([baseline, progressive], { maxEdits: 5, insertions: markerInsertions }) },
+    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((tail) => Uint8Array.from([0xff, 0xd8, ...tail])) },
+  ),
   property: (bytes) => {
     let segments;
     try {
@@ -235,7 +281,10 @@ export const jpegMarkersTarget = target({
     if (segments) {
       let previous = -1;
       for (const segment of segments) {
-        check(segment.offset > previous && segment.offset + 2 + segment.length <= bytes.length, `segment at ${segment.offset} (+${segment.length}) of ${bytes.length}`);
+        check(
+          segment.offset > previous && segment.offset + 2 + segment.length <= bytes.length,
+          `segment at ${segment.offset} (+${segment.length}) of ${bytes.length}`,
+        );
         check(bytes[segment.offset] === 0xff && bytes[segment.offset + 1] === segment.marker, 'a segment starts at its marker');
         previous = segment.offset;
       }
@@ -254,17 +303,26 @@ export const photoTarget = target({
   quickRuns: 10,
   hangMs: 15_000,
   arbitrary: fc.oneof(
-    { weight: 6, arbitrary: mutatedBytes([baseline, progressive], { maxEdits: 3, insertions: markerInsertions }).map((bytes) => ({ kind: 'file' as const, bytes })) },
+    {
+      weight: 6,
+      arbitrary: mutatedBytes([baseline, progressive], { maxEdits: 3, insertions: markerInsertions }).map((bytes) => ({ kind: 'file' as const, bytes })),
+    },
     { weight: 2, arbitrary: mutatedBytes([pngBytes, webpBytes], { maxEdits: 2 }).map((bytes) => ({ kind: 'file' as const, bytes })) },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => ({ kind: 'file' as const, bytes })) },
     {
       weight: 1,
-      arbitrary: fc.record({ width: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.constantFrom(0, -1, 1.5, 5000)), height: fc.integer({ min: 1, max: 40 }), extra: fc.constantFrom(0, 0, 0, 1, -4) }).map(({ width, height, extra }) => ({
-        kind: 'frame' as const,
-        width,
-        height,
-        rgba: new Uint8Array(Math.max(0, (Number.isInteger(width) && width > 0 ? width : 4) * height * 4 + extra)).map((_, index) => (index * 31) & 0xff),
-      })),
+      arbitrary: fc
+        .record({
+          width: fc.oneof(fc.integer({ min: 1, max: 40 }), fc.constantFrom(0, -1, 1.5, 5000)),
+          height: fc.integer({ min: 1, max: 40 }),
+          extra: fc.constantFrom(0, 0, 0, 1, -4),
+        })
+        .map(({ width, height, extra }) => ({
+          kind: 'frame' as const,
+          width,
+          height,
+          rgba: new Uint8Array(Math.max(0, (Number.isInteger(width) && width > 0 ? width : 4) * height * 4 + extra)).map((_, index) => (index * 31) & 0xff),
+        })),
     },
   ),
   property: async (input) => {
@@ -272,7 +330,10 @@ export const photoTarget = target({
     try {
       photo = await processImage(input);
     } catch (error) {
-      check(error instanceof PhotoError, () => `processImage failed with something other than a PhotoError: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+      check(
+        error instanceof PhotoError,
+        () => `processImage failed with something other than a PhotoError: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
+      );
       return;
     }
     check(photo.byteCount === photo.jpeg.length && photo.byteCount <= photoLimits.maxJpegBytes, 'byteCount');

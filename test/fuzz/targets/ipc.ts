@@ -35,7 +35,9 @@ const schemas: { name: string; schema: Schema }[] = [
   ...eventNames.map((event) => ({ name: `${event} event`, schema: contract.events[event] as Schema })),
 ];
 
-const schemaInput = fc.integer({ min: 0, max: schemas.length - 1 }).chain((index) => fc.record({ index: fc.constant(index), value: aroundZod(schemas[index]!.schema as never) }));
+const schemaInput = fc
+  .integer({ min: 0, max: schemas.length - 1 })
+  .chain((index) => fc.record({ index: fc.constant(index), value: aroundZod(schemas[index]!.schema as never) }));
 
 export const ipcSchemasTarget = target({
   name: 'ipc.schemas',
@@ -53,18 +55,39 @@ export const ipcSchemasTarget = target({
   },
 });
 
-type Behaviour = { kind: 'return'; value: unknown } | { kind: 'service'; code: IpcErrorCode; message: string; path: string | undefined; retryable: boolean | undefined } | { kind: 'throw'; value: unknown };
+type Behaviour =
+  | { kind: 'return'; value: unknown }
+  | { kind: 'service'; code: IpcErrorCode; message: string; path: string | undefined; retryable: boolean | undefined }
+  | { kind: 'throw'; value: unknown };
 
 const methodInput = fc.integer({ min: 0, max: methodNames.length - 1 }).chain((index) => {
   const method = methodNames[index]!;
   const spec = contract.methods[method];
   return fc.record({
-    channel: fc.oneof({ weight: 8, arbitrary: fc.constant(methodChannel(method)) }, { weight: 1, arbitrary: fc.constantFrom('agentdesk:__proto__', 'agentdesk:constructor', 'agentdesk:', method, 'agentdesk:event:settings.changed') }, { weight: 1, arbitrary: fc.string().map((text) => `agentdesk:${text}`) }),
+    channel: fc.oneof(
+      { weight: 8, arbitrary: fc.constant(methodChannel(method)) },
+      { weight: 1, arbitrary: fc.constantFrom('agentdesk:__proto__', 'agentdesk:constructor', 'agentdesk:', method, 'agentdesk:event:settings.changed') },
+      { weight: 1, arbitrary: fc.string().map((text) => `agentdesk:${text}`) },
+    ),
     payload: aroundZod(spec.request as never),
     behaviour: fc.oneof(
       { weight: 5, arbitrary: aroundZod(spec.response as never).map((value): Behaviour => ({ kind: 'return', value })) },
-      { weight: 2, arbitrary: fc.record({ kind: fc.constant('service' as const), code: fc.constantFrom(...ipcErrorCodes), message: fc.oneof(fc.string(), fc.constantFrom(...nastyStrings)), path: fc.option(fc.string(), { nil: undefined }), retryable: fc.option(fc.boolean(), { nil: undefined }) }) },
-      { weight: 1, arbitrary: fc.oneof(anyJson, fc.constant(new Error('EACCES /home/user/secret')), fc.constant(undefined)).map((value): Behaviour => ({ kind: 'throw', value })) },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant('service' as const),
+          code: fc.constantFrom(...ipcErrorCodes),
+          message: fc.oneof(fc.string(), fc.constantFrom(...nastyStrings)),
+          path: fc.option(fc.string(), { nil: undefined }),
+          retryable: fc.option(fc.boolean(), { nil: undefined }),
+        }),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .oneof(anyJson, fc.constant(new Error('EACCES /home/user/secret')), fc.constant(undefined))
+          .map((value): Behaviour => ({ kind: 'throw', value })),
+      },
     ),
     async: fc.boolean(),
   });
@@ -103,13 +126,16 @@ export const dispatcherTarget = target({
       check(contract.methods[method].response.safeParse((wire.value as { value: unknown }).value).success, 'an ok answer matches the response schema');
     } else {
       check((ipcErrorCodes as readonly string[]).includes(result.error.code) && typeof result.error.message === 'string', `error code ${result.error.code}`);
-      if (result.error.code === 'invalid_request' && !(behaviour.kind === 'service' && behaviour.code === 'invalid_request')) check(called === 0, 'an invalid request never reaches the handler');
+      if (result.error.code === 'invalid_request' && !(behaviour.kind === 'service' && behaviour.code === 'invalid_request'))
+        check(called === 0, 'an invalid request never reaches the handler');
       if (result.error.code === 'internal') check(!result.error.message.includes('secret'), 'an internal error hides its details');
     }
   },
 });
 
-const eventInput = fc.integer({ min: 0, max: eventNames.length - 1 }).chain((index) => fc.record({ event: fc.constant(eventNames[index]!), payload: aroundZod(contract.events[eventNames[index]!] as never) }));
+const eventInput = fc
+  .integer({ min: 0, max: eventNames.length - 1 })
+  .chain((index) => fc.record({ event: fc.constant(eventNames[index]!), payload: aroundZod(contract.events[eventNames[index]!] as never) }));
 
 export const eventBusTarget = target({
   name: 'ipc.events',
@@ -126,7 +152,10 @@ export const eventBusTarget = target({
     check(sent.length <= 1, 'one delivery per sink');
     for (const delivery of sent) {
       const decoded = decodeWireFrame(delivery.frame);
-      check(decoded.ok && contract.events[event as EventName].safeParse(decoded.value).success, `${event}: a delivered event matches its schema on the other side`);
+      check(
+        decoded.ok && contract.events[event as EventName].safeParse(decoded.value).success,
+        `${event}: a delivered event matches its schema on the other side`,
+      );
     }
   },
 });
@@ -135,22 +164,45 @@ export const eventBusTarget = target({
 const binarySeeds = [
   { t: 'call', id: 1, channel: 'agentdesk:photo.stage', payload: { kind: 'frame', width: 2, height: 1, rgba: Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8) } },
   { t: 'call', id: 2, channel: 'agentdesk:photo.stage', payload: { kind: 'file', bytes: Uint8Array.of(0xff, 0xd8, 0xff, 0xd9) }, activation: true },
-  { t: 'event', channel: 'agentdesk:event:x', payload: { chunks: [Uint8Array.of(1), new Uint8Array(0), Uint8Array.of(2, 3)], '{"$bytes":0}': { $bytes: 'no', x: 1 } } },
+  {
+    t: 'event',
+    channel: 'agentdesk:event:x',
+    payload: { chunks: [Uint8Array.of(1), new Uint8Array(0), Uint8Array.of(2, 3)], '{"$bytes":0}': { $bytes: 'no', x: 1 } },
+  },
 ].map((frame) => encodeWireFrame(frame) as Uint8Array);
 
 const bytesLeaf = fc.uint8Array({ maxLength: 40 });
 const valueWithBytes: fc.Arbitrary<unknown> = fc.letrec<{ node: unknown }>((tie) => ({
-  node: fc.oneof({ depthSize: 'small' }, anyJson, bytesLeaf, fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('$bytes', '__proto__')), tie('node'), { maxKeys: 4 })),
+  node: fc.oneof(
+    { depthSize: 'small' },
+    anyJson,
+    bytesLeaf,
+    fc.array(tie('node'), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('$bytes', '__proto__')), tie('node'), { maxKeys: 4 }),
+  ),
 })).node;
 
-const countBytes = (value: unknown): number => (value instanceof Uint8Array ? 1 : Array.isArray(value) ? value.reduce<number>((sum, entry) => sum + countBytes(entry), 0) : value !== null && typeof value === 'object' ? Object.values(value).reduce<number>((sum, entry) => sum + countBytes(entry), 0) : 0);
+const countBytes = (value: unknown): number =>
+  value instanceof Uint8Array
+    ? 1
+    : Array.isArray(value)
+      ? value.reduce<number>((sum, entry) => sum + countBytes(entry), 0)
+      : value !== null && typeof value === 'object'
+        ? Object.values(value).reduce<number>((sum, entry) => sum + countBytes(entry), 0)
+        : 0;
 
 /** The web shell's binary frames: damaged frames are refused with a reason, never a throw; values with bytes round-trip. */
 export const webShellFramesTarget = target({
   name: 'ipc.webShellFrames',
   weight: 4,
   arbitrary: fc.oneof(
-    { weight: 3, arbitrary: mutatedBytes(binarySeeds, { insertions: [[0, 0, 0, 0], [0xff, 0xff, 0xff, 0xff], [0x7b, 0x22, 0x24], [0xc3]] }).map((bytes) => ({ kind: 'bytes' as const, bytes })) },
+    {
+      weight: 3,
+      arbitrary: mutatedBytes(binarySeeds, { insertions: [[0, 0, 0, 0], [0xff, 0xff, 0xff, 0xff], [0x7b, 0x22, 0x24], [0xc3]] }).map((bytes) => ({
+        kind: 'bytes' as const,
+        bytes,
+      })),
+    },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => ({ kind: 'bytes' as const, bytes })) },
     { weight: 2, arbitrary: valueWithBytes.map((value) => ({ kind: 'value' as const, value })) },
   ),
@@ -165,7 +217,10 @@ export const webShellFramesTarget = target({
       encoded = encodeWireFrame(input.value);
     } catch (error) {
       const message = error instanceof RangeError ? error.message : '';
-      check((/at most 16 byte fields/.test(message) && countBytes(input.value) > maxBinaryParts) || /only field is "\$bytes"/.test(message), () => `encoding threw ${String(error)}`);
+      check(
+        (/at most 16 byte fields/.test(message) && countBytes(input.value) > maxBinaryParts) || /only field is "\$bytes"/.test(message),
+        () => `encoding threw ${String(error)}`,
+      );
       return;
     }
     check((typeof encoded === 'string') === (countBytes(input.value) === 0), 'text exactly when there are no bytes');

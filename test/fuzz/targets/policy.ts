@@ -53,7 +53,10 @@ export const devicePolicyTarget = target<string>({
       check(actual === value, `${key} is ${String(actual)}, the policy says ${String(value)}`);
       const other = typeof value === 'boolean' ? !value : value === 'system' ? 'en' : 'system';
       const patch = field === undefined ? { [group]: other } : { [group]: { [field]: other } };
-      check(policyRefusals(patch, read.policy).some((refused) => refused.key === key), `a patch changing ${key} passes`);
+      check(
+        policyRefusals(patch, read.policy).some((refused) => refused.key === key),
+        `a patch changing ${key} passes`,
+      );
     }
   },
 });

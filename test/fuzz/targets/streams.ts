@@ -14,9 +14,30 @@ import { anyJson, check, isJsonSerializable, mutatedFrom, nastyStrings, target, 
 // --- SSE -------------------------------------------------------------------------------------
 
 const sseLine = fc.oneof(
-  { weight: 5, arbitrary: fc.tuple(fc.constantFrom('data: ', 'data:', 'data:  '), fc.string({ unit: 'grapheme', maxLength: 40 })).map(([field, value]) => `${field}${value.replace(/[\r\n]/g, ' ')}`) },
+  {
+    weight: 5,
+    arbitrary: fc
+      .tuple(fc.constantFrom('data: ', 'data:', 'data:  '), fc.string({ unit: 'grapheme', maxLength: 40 }))
+      .map(([field, value]) => `${field}${value.replace(/[\r\n]/g, ' ')}`),
+  },
   { weight: 3, arbitrary: fc.constant('') },
-  { weight: 1, arbitrary: fc.constantFrom('event: message', 'event:', 'id: 7', 'id', 'retry: 1000', 'retry: x', ': heartbeat', ':', 'unknown: field', 'data', 'DATA: caps', '\uFEFFdata: bom') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'event: message',
+      'event:',
+      'id: 7',
+      'id',
+      'retry: 1000',
+      'retry: x',
+      ': heartbeat',
+      ':',
+      'unknown: field',
+      'data',
+      'DATA: caps',
+      '\uFEFFdata: bom',
+    ),
+  },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
 );
 const lineEnd = fc.constantFrom('\n', '\n', '\r\n', '\r');
@@ -24,12 +45,16 @@ const lineEnd = fc.constantFrom('\n', '\n', '\r\n', '\r');
 const sseText = fc.oneof(
   {
     weight: 6,
-    arbitrary: fc.tuple(fc.boolean(), fc.array(fc.tuple(sseLine, lineEnd), { maxLength: 40 })).map(([bom, lines]) => `${bom ? '\uFEFF' : ''}${lines.map(([line, end]) => line + end).join('')}`),
+    arbitrary: fc
+      .tuple(fc.boolean(), fc.array(fc.tuple(sseLine, lineEnd), { maxLength: 40 }))
+      .map(([bom, lines]) => `${bom ? '\uFEFF' : ''}${lines.map(([line, end]) => line + end).join('')}`),
   },
   /** Only heartbeats (comments) and blank lines: a kept-alive stream that carries no event. */
   {
     weight: 2,
-    arbitrary: fc.array(fc.tuple(fc.constantFrom(': ping', ':', ': keep-alive 0123456789', ''), lineEnd), { minLength: 1, maxLength: 200 }).map((lines) => lines.map(([line, end]) => line + end).join('')),
+    arbitrary: fc
+      .array(fc.tuple(fc.constantFrom(': ping', ':', ': keep-alive 0123456789', ''), lineEnd), { minLength: 1, maxLength: 200 })
+      .map((lines) => lines.map(([line, end]) => line + end).join('')),
   },
   /** One long event. */
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 3000 }).map((length) => `data: ${'x'.repeat(length)}\n\n`) },
@@ -38,17 +63,16 @@ const sseText = fc.oneof(
 const encoder = new TextEncoder();
 
 /** Bytes cut into chunks at random points (through CRLF pairs and multi-byte characters alike). */
-const sseBody = fc.oneof(
-  { weight: 5, arbitrary: sseText.map((text) => encoder.encode(text)) },
-  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 400 }) },
-).chain((bytes) =>
-  fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, bytes.length - 1) }), { maxLength: 12 }).map((cuts) => {
-    const points = [0, ...cuts.filter((cut) => cut < bytes.length).sort((a, b) => a - b), bytes.length];
-    const chunks: Uint8Array[] = [];
-    for (let index = 1; index < points.length; index++) chunks.push(bytes.subarray(points[index - 1], points[index]));
-    return { bytes, chunks };
-  }),
-);
+const sseBody = fc
+  .oneof({ weight: 5, arbitrary: sseText.map((text) => encoder.encode(text)) }, { weight: 1, arbitrary: fc.uint8Array({ maxLength: 400 }) })
+  .chain((bytes) =>
+    fc.uniqueArray(fc.integer({ min: 1, max: Math.max(1, bytes.length - 1) }), { maxLength: 12 }).map((cuts) => {
+      const points = [0, ...cuts.filter((cut) => cut < bytes.length).sort((a, b) => a - b), bytes.length];
+      const chunks: Uint8Array[] = [];
+      for (let index = 1; index < points.length; index++) chunks.push(bytes.subarray(points[index - 1], points[index]));
+      return { bytes, chunks };
+    }),
+  );
 
 function fakeResponse(chunks: readonly Uint8Array[], failAfter: number | undefined): GuardedResponse & { cancelled: boolean } {
   const response = {
@@ -121,10 +145,20 @@ export const sseTarget = target({
     check(['stopped', 'ended', 'too_large', 'failed'].includes(end.kind), `end ${end.kind}`);
     const reference = referenceEvents(body.bytes);
     // Chunking never changes what an event says: what was delivered is the whole body's events, in order.
-    events.forEach((event, index) => check(same(event, reference[index]), () => `event ${index} differs from the whole-body parse: ${JSON.stringify(event)} vs ${JSON.stringify(reference[index])}`));
+    events.forEach((event, index) =>
+      check(
+        same(event, reference[index]),
+        () => `event ${index} differs from the whole-body parse: ${JSON.stringify(event)} vs ${JSON.stringify(reference[index])}`,
+      ),
+    );
     // Bounded to within one fed slice (64 KiB): the documented memory bound.
-    for (const event of events) check(event.data.length <= maxEventBytes + 64 * 1024, `an event of ${event.data.length} characters passed a cap of ${maxEventBytes}`);
-    if (stopAfter !== null && events.length > stopAfter) check(end.kind === 'stopped' && events.length === stopAfter + 1 && response.cancelled, `stop after ${stopAfter + 1} events: ${end.kind}, ${events.length}`);
+    for (const event of events)
+      check(event.data.length <= maxEventBytes + 64 * 1024, `an event of ${event.data.length} characters passed a cap of ${maxEventBytes}`);
+    if (stopAfter !== null && events.length > stopAfter)
+      check(
+        end.kind === 'stopped' && events.length === stopAfter + 1 && response.cancelled,
+        `stop after ${stopAfter + 1} events: ${end.kind}, ${events.length}`,
+      );
     if (end.kind === 'ended') check(events.length === reference.length, `ended with ${events.length} of ${reference.length} events`);
     if (end.kind === 'failed') check(failAfter !== null, 'failed only when the stream failed');
     if (end.kind === 'too_large' || end.kind === 'stopped') check(response.cancelled, `${end.kind} cancels the response`);
@@ -170,11 +204,26 @@ const eventSeeds: Record<string, unknown>[] = [
   { type: 'speech.segment', segmentId: 's-1', text: 'Hi', stable: true },
   { type: 'run.completed' },
   { type: 'failure', code: 'busy', message: 'The agent is busy.\n\tTry later.' },
-  ...ids.map((interactionId) => ({ type: 'interaction.requested', interactionId, kind: 'physical.nfc.scan', prompt: 'Scan the tag', spokenPrompt: 'Scan it', options: [], allowsFreeform: false })),
+  ...ids.map((interactionId) => ({
+    type: 'interaction.requested',
+    interactionId,
+    kind: 'physical.nfc.scan',
+    prompt: 'Scan the tag',
+    spokenPrompt: 'Scan it',
+    options: [],
+    allowsFreeform: false,
+  })),
   { type: 'interaction.requested', interactionId: 'i-3', kind: 'physical.photo.capture', prompt: 'Take a photo', options: [], allowsFreeform: false },
   ...ids.map((interactionId) => ({ type: 'interaction.resolved', interactionId, outcome: 'answered' })),
   { type: 'interaction.resolved', interactionId: 'i-1', outcome: 'cancelled' },
-  ...proposals.map((proposalId) => ({ type: 'teaching.proposed', proposalId, objectRef: objects[0]!.objectRef, label: 'Router', confirmText: 'Yes', cancelText: 'No' })),
+  ...proposals.map((proposalId) => ({
+    type: 'teaching.proposed',
+    proposalId,
+    objectRef: objects[0]!.objectRef,
+    label: 'Router',
+    confirmText: 'Yes',
+    cancelText: 'No',
+  })),
   ...proposals.map((proposalId) => ({ type: 'teaching.resolved', proposalId, outcome: 'confirmed' })),
   { type: 'teaching.resolved', proposalId: 'p-1', outcome: 'invalidated' },
   ...passports.map((passport) => ({ type: 'object.passport', passport })),
@@ -204,25 +253,96 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 10,
     arbitrary: fc.record({
       kind: fc.constant('event' as const),
-      event: fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...eventSeeds) }, { weight: 3, arbitrary: mutatedFrom(eventSeeds, 2) }, { weight: 1, arbitrary: anyJson }),
-      sequence: fc.oneof({ weight: 12, arbitrary: fc.constant('next' as const) }, { weight: 1, arbitrary: fc.constantFrom('same' as const, 'skip' as const, 'zero' as const) }, { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double()) }),
+      event: fc.oneof(
+        { weight: 8, arbitrary: fc.constantFrom(...eventSeeds) },
+        { weight: 3, arbitrary: mutatedFrom(eventSeeds, 2) },
+        { weight: 1, arbitrary: anyJson },
+      ),
+      sequence: fc.oneof(
+        { weight: 12, arbitrary: fc.constant('next' as const) },
+        { weight: 1, arbitrary: fc.constantFrom('same' as const, 'skip' as const, 'zero' as const) },
+        { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double()) },
+      ),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('raw' as const), frame: fc.oneof(fc.string(), fc.constantFrom('', 'null', '[]', '{"sequence":1}', '{"sequence":1,"event":{"type":""}}'), fc.constant('x'.repeat(maxFrameBytes + 1)), fc.constant(`"${'é'.repeat(maxFrameBytes / 2)}"`)) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('text' as const), text: fc.oneof(fc.string(), fc.constantFrom(...nastyStrings)), context: fc.oneof(fc.constant([]), fc.array(fc.record({ description: fc.string(), value: fc.string() }), { maxLength: 17 }), anyJson) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('observation' as const), object: fc.boolean(), image: fc.boolean(), intent: fc.constantFrom(undefined, 'identify', 'remember', 'act', 'bogus'), interactionId: fc.option(fc.constantFrom(...ids, 'stale'), { nil: undefined }), passport: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('raw' as const),
+      frame: fc.oneof(
+        fc.string(),
+        fc.constantFrom('', 'null', '[]', '{"sequence":1}', '{"sequence":1,"event":{"type":""}}'),
+        fc.constant('x'.repeat(maxFrameBytes + 1)),
+        fc.constant(`"${'é'.repeat(maxFrameBytes / 2)}"`),
+      ),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('text' as const),
+      text: fc.oneof(fc.string(), fc.constantFrom(...nastyStrings)),
+      context: fc.oneof(fc.constant([]), fc.array(fc.record({ description: fc.string(), value: fc.string() }), { maxLength: 17 }), anyJson),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('observation' as const),
+      object: fc.boolean(),
+      image: fc.boolean(),
+      intent: fc.constantFrom(undefined, 'identify', 'remember', 'act', 'bogus'),
+      interactionId: fc.option(fc.constantFrom(...ids, 'stale'), { nil: undefined }),
+      passport: fc.boolean(),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('passport' as const), index: fc.integer({ min: 0, max: passports.length - 1 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('recipe' as const), passportId: fc.constantFrom('passport-1', 'passport-1', 'passport-2', 'made-up'), recipeId: fc.constantFrom('restart', 'restart', 'lights', 'wipe') }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('proposal' as const), proposalId: fc.constantFrom(...proposals), answer: fc.constantFrom('confirm' as const, 'cancel' as const) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('recipe' as const),
+      passportId: fc.constantFrom('passport-1', 'passport-1', 'passport-2', 'made-up'),
+      recipeId: fc.constantFrom('restart', 'restart', 'lights', 'wipe'),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('proposal' as const),
+      proposalId: fc.constantFrom(...proposals),
+      answer: fc.constantFrom('confirm' as const, 'cancel' as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.constantFrom({ kind: 'decline' as const }, { kind: 'cancel' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'end' as const }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('closed' as const), code: fc.oneof(fc.constantFrom(1000, 1001, 1006, 1009, 3000, 4001), fc.integer()), reason: fc.string(), detail: fc.option(fc.string(), { nil: undefined }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('closed' as const),
+      code: fc.oneof(fc.constantFrom(1000, 1001, 1006, 1009, 3000, 4001), fc.integer()),
+      reason: fc.string(),
+      detail: fc.option(fc.string(), { nil: undefined }),
+    }),
+  },
 );
 
 const rejectionCodes = new Set([
-  'already_started', 'not_established', 'session_ended', 'run_active', 'no_active_run', 'empty_text', 'text_too_long', 'invalid_context',
-  'invalid_observation', 'modality_not_usable', 'stale_interaction', 'wrong_modality', 'no_pending_interaction', 'proposal_not_shown',
-  'passport_not_current', 'recipe_unknown',
+  'already_started',
+  'not_established',
+  'session_ended',
+  'run_active',
+  'no_active_run',
+  'empty_text',
+  'text_too_long',
+  'invalid_context',
+  'invalid_observation',
+  'modality_not_usable',
+  'stale_interaction',
+  'wrong_modality',
+  'no_pending_interaction',
+  'proposal_not_shown',
+  'passport_not_current',
+  'recipe_unknown',
 ]);
 
 export const agentCallTarget = target({
@@ -235,14 +355,24 @@ export const agentCallTarget = target({
     focusContext: fc.boolean(),
     /** Most inputs start past session.established, so the steps reach runs, requests, proposals and passports. */
     established: fc.boolean(),
-    frame: fc.oneof(fc.string(), fc.jsonValue().map((value) => JSON.stringify(value))),
+    frame: fc.oneof(
+      fc.string(),
+      fc.jsonValue().map((value) => JSON.stringify(value)),
+    ),
     steps: fc.array(step, { maxLength: 40 }),
   }),
   property: ({ accepted, agentRequests, clientModalities, focusContext, established, frame, steps }) => {
     const parsed = parseServerFrame(frame);
     check(isJsonSerializable(parsed), 'parseServerFrame gives JSON');
     let counter = 0;
-    const session = new AgentCallSession({ sessionId: 'fuzz-1', card: { accepted, agentRequests }, clientModalities, focusContext, now: () => new Date('2026-09-07T10:00:00Z'), newId: (prefix) => `${prefix}-${++counter}` });
+    const session = new AgentCallSession({
+      sessionId: 'fuzz-1',
+      card: { accepted, agentRequests },
+      clientModalities,
+      focusContext,
+      now: () => new Date('2026-09-07T10:00:00Z'),
+      newId: (prefix) => `${prefix}-${++counter}`,
+    });
     let view: SessionView = emptySessionView;
     let sequence = 0;
     let lastAck = 0;
@@ -256,13 +386,26 @@ export const agentCallTarget = target({
       const { send, updates, close } = output as EngineOutput;
       if (ended) check(send.length === 0 && updates.length === 0, `${what} after the end sent ${send.length} messages`);
       // The agent's frames (a passport among them) make the client send nothing but acks.
-      if (what.startsWith('receiveFrame')) check(send.every((message) => message.type === 'ack'), () => `${what} sent ${JSON.stringify(send).slice(0, 200)}`);
+      if (what.startsWith('receiveFrame'))
+        check(
+          send.every((message) => message.type === 'ack'),
+          () => `${what} sent ${JSON.stringify(send).slice(0, 200)}`,
+        );
       // A recipe is asked for only by askRecipe, and only as what the engine's own passport says.
       for (const message of send) {
         const recipe = message.type === 'user.turn' ? message.context?.find((entry) => entry.description === recipeContextDescription) : undefined;
         if (recipe) {
           check(what === 'askRecipe', `${what} sent a recipe turn`);
-          check(view.currentPassportId !== undefined && view.items.some((item) => item.kind === 'passport' && item.id === view.currentPassportId && recipe.value.includes(`objectRef=${JSON.stringify(item.passport.objectRef)}`)), 'the recipe is the current passport’s');
+          check(
+            view.currentPassportId !== undefined &&
+              view.items.some(
+                (item) =>
+                  item.kind === 'passport' &&
+                  item.id === view.currentPassportId &&
+                  recipe.value.includes(`objectRef=${JSON.stringify(item.passport.objectRef)}`),
+              ),
+            'the recipe is the current passport’s',
+          );
         }
       }
       for (const message of send) {
@@ -280,11 +423,21 @@ export const agentCallTarget = target({
       if (updates.some((update) => update.type === 'ended')) ended = true;
     };
     fold(session.start(), 'start');
-    if (established) fold(session.receiveFrame(JSON.stringify({ sequence: ++sequence, event: { type: 'session.established', resumed: false } })), 'receiveFrame(established)');
+    if (established)
+      fold(session.receiveFrame(JSON.stringify({ sequence: ++sequence, event: { type: 'session.established', resumed: false } })), 'receiveFrame(established)');
     for (const entry of steps) {
       switch (entry.kind) {
         case 'event': {
-          const number = entry.sequence === 'next' ? sequence + 1 : entry.sequence === 'same' ? sequence : entry.sequence === 'skip' ? sequence + 2 : entry.sequence === 'zero' ? 0 : entry.sequence;
+          const number =
+            entry.sequence === 'next'
+              ? sequence + 1
+              : entry.sequence === 'same'
+                ? sequence
+                : entry.sequence === 'skip'
+                  ? sequence + 2
+                  : entry.sequence === 'zero'
+                    ? 0
+                    : entry.sequence;
           if (entry.sequence === 'next') sequence += 1;
           fold(session.receiveFrame(JSON.stringify({ sequence: number, event: entry.event })), 'receiveFrame');
           break;
@@ -313,7 +466,10 @@ export const agentCallTarget = target({
           fold(session.askRecipe(entry.passportId, entry.recipeId), 'askRecipe');
           break;
         case 'passport':
-          fold(session.receiveFrame(JSON.stringify({ sequence: ++sequence, event: { type: 'object.passport', passport: passports[entry.index] } })), 'receiveFrame(passport)');
+          fold(
+            session.receiveFrame(JSON.stringify({ sequence: ++sequence, event: { type: 'object.passport', passport: passports[entry.index] } })),
+            'receiveFrame(passport)',
+          );
           break;
         case 'decline':
           fold(session.declineInteraction(), 'declineInteraction');
@@ -329,7 +485,10 @@ export const agentCallTarget = target({
           break;
       }
       check(view.items.length <= sessionViewLimits.items, 'items bounded');
-      check(session.phase === view.phase || (session.phase === 'ended') === (view.phase === 'ended'), `engine phase ${session.phase}, view phase ${view.phase}`);
+      check(
+        session.phase === view.phase || (session.phase === 'ended') === (view.phase === 'ended'),
+        `engine phase ${session.phase}, view phase ${view.phase}`,
+      );
     }
     check(isJsonSerializable(view) && JSON.stringify(viaJson(view)) === JSON.stringify(view), 'the view is plain JSON');
   },

@@ -6,7 +6,16 @@ import { anyJson, check, mutatedFrom, nastyStrings, target } from '../kit';
 
 /** Talkie voice: a hostile provider's data channel and the app's inputs into the call controller (src/shared/talkie/voice/voice-call.ts). */
 
-const action: Action = { id: 'a1', summary: 'Send the offer', riskLevel: 'low', status: 'pending', paramsHash: 'sha256:1', buttons: true, voice: true, expiresAt: '2999-01-01T00:00:00Z' };
+const action: Action = {
+  id: 'a1',
+  summary: 'Send the offer',
+  riskLevel: 'low',
+  status: 'pending',
+  paramsHash: 'sha256:1',
+  buttons: true,
+  voice: true,
+  expiresAt: '2999-01-01T00:00:00Z',
+};
 
 /** Every provider event the controller reads, valid; mutated field by field below. */
 const providerSeeds: unknown[] = [
@@ -23,8 +32,18 @@ const providerSeeds: unknown[] = [
   { type: 'response.done', response: { id: 'r1', status: 'cancelled' } },
   { type: 'response.function_call_arguments.done', call_id: 'c1', name: 'send_offer', arguments: '{}' },
   { type: 'response.function_call_arguments.done', call_id: 'c2', item_id: 'fc2', arguments: '{"q":"x"}' },
-  { type: 'response.output_item.done', response_id: 'r1', output_index: 0, item: { id: 'fc1', type: 'function_call', status: 'completed', call_id: 'c1', name: 'send_offer', arguments: '{}' } },
-  { type: 'response.output_item.done', response_id: 'r1', output_index: 0, item: { id: 'fc2', type: 'function_call', status: 'incomplete', call_id: 'c2', name: 'search', arguments: '{"q"' } },
+  {
+    type: 'response.output_item.done',
+    response_id: 'r1',
+    output_index: 0,
+    item: { id: 'fc1', type: 'function_call', status: 'completed', call_id: 'c1', name: 'send_offer', arguments: '{}' },
+  },
+  {
+    type: 'response.output_item.done',
+    response_id: 'r1',
+    output_index: 0,
+    item: { id: 'fc2', type: 'function_call', status: 'incomplete', call_id: 'c2', name: 'search', arguments: '{"q"' },
+  },
   { type: 'session.updated', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: false } } } } },
   { type: 'output_audio_buffer.started', response_id: 'r1' },
   { type: 'output_audio_buffer.stopped', response_id: 'r1' },
@@ -47,7 +66,11 @@ const app: fc.Arbitrary<CallInput> = fc.oneof(
   fc.integer({ min: 0, max: 2_000_000 }).map((now): CallInput => ({ type: 'tick', now })),
   fc.constantFrom<CallInput>(
     { type: 'tool.result', providerCallId: 'c1', result: { outcome: 'ok', output: 'Say yes to send it.', updates: [{ type: 'action', action }] } },
-    { type: 'tool.result', providerCallId: 'c2', result: { outcome: 'failed', output: 'The tool failed: down', code: 'server_error', message: 'down', retryable: true } },
+    {
+      type: 'tool.result',
+      providerCallId: 'c2',
+      result: { outcome: 'failed', output: 'The tool failed: down', code: 'server_error', message: 'down', retryable: true },
+    },
     { type: 'tool.result', providerCallId: 'c2', result: { outcome: 'duplicate' } },
     { type: 'tool.error', providerCallId: 'c1', message: 'This voice call has ended; start a new one.' },
     { type: 'decision.result', actionId: 'a1', outcome: 'ok' },
@@ -169,14 +192,60 @@ const streamStep: fc.Arbitrary<StreamStep> = fc.oneof(
       audio: fc.boolean(),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('user' as const), item: fc.constantFrom('u1', 'u2', 'u3'), text: fc.constantFrom('ano, send', 'yes, send', 'ne', 'what now', ''), startedOnly: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('user' as const),
+      item: fc.constantFrom('u1', 'u2', 'u3'),
+      text: fc.constantFrom('ano, send', 'yes, send', 'ne', 'what now', ''),
+      startedOnly: fc.boolean(),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('updated' as const), createResponse: fc.boolean() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('proposal' as const), update: fc.constantFrom('applied' as const, 'applied' as const, 'refused' as const, 'refused-after' as const, 'silent' as const) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('reading' as const), id: fc.constantFrom('r4', 'r5'), update: fc.constantFrom('applied' as const, 'applied' as const, 'refused' as const, 'refused-after' as const, 'silent' as const) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('error' as const), eventId: fc.constantFrom('agentdesk_1', 'agentdesk_2', 'agentdesk_3', 'agentdesk_4', 'other', null), type: fc.constantFrom('invalid_request_error' as const, 'server_error' as const) }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('result' as const), pick: fc.nat(), outcome: fc.constantFrom('ok' as const, 'action' as const, 'failed' as const, 'duplicate' as const, 'error' as const, 'huge' as const) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('decision' as const), outcome: fc.constantFrom('ok' as const, 'conflict' as const, 'failed' as const) }) },
-  { weight: 1, arbitrary: fc.oneof(mutatedFrom(providerSeeds, 2).map((json) => JSON.stringify(json) ?? ''), fc.string({ maxLength: 40 })).map((data): StreamStep => ({ kind: 'noise', data })) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('proposal' as const),
+      update: fc.constantFrom('applied' as const, 'applied' as const, 'refused' as const, 'refused-after' as const, 'silent' as const),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('reading' as const),
+      id: fc.constantFrom('r4', 'r5'),
+      update: fc.constantFrom('applied' as const, 'applied' as const, 'refused' as const, 'refused-after' as const, 'silent' as const),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('error' as const),
+      eventId: fc.constantFrom('agentdesk_1', 'agentdesk_2', 'agentdesk_3', 'agentdesk_4', 'other', null),
+      type: fc.constantFrom('invalid_request_error' as const, 'server_error' as const),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('result' as const),
+      pick: fc.nat(),
+      outcome: fc.constantFrom('ok' as const, 'action' as const, 'failed' as const, 'duplicate' as const, 'error' as const, 'huge' as const),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('decision' as const), outcome: fc.constantFrom('ok' as const, 'conflict' as const, 'failed' as const) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .oneof(
+        mutatedFrom(providerSeeds, 2).map((json) => JSON.stringify(json) ?? ''),
+        fc.string({ maxLength: 40 }),
+      )
+      .map((data): StreamStep => ({ kind: 'noise', data })),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 1, max: 1200 }).map((seconds): StreamStep => ({ kind: 'tick', seconds })) },
   { weight: 1, arbitrary: fc.constantFrom<StreamStep>({ kind: 'end', how: 'hangup' }, { kind: 'end', how: 'close' }) },
 );
@@ -185,33 +254,69 @@ const streamStep: fc.Arbitrary<StreamStep> = fc.oneof(
 function streamEvents(step: StreamStep, lastUpdate: string | undefined): Record<string, unknown>[] {
   switch (step.kind) {
     case 'reading': {
-      const applied = { type: 'session.updated', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: false } } } } };
-      const refusal = { type: 'error', error: { type: 'invalid_request_error', code: 'invalid_value', message: 'refused', param: 'session', event_id: lastUpdate ?? null } };
+      const applied = {
+        type: 'session.updated',
+        session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: false } } } },
+      };
+      const refusal = {
+        type: 'error',
+        error: { type: 'invalid_request_error', code: 'invalid_value', message: 'refused', param: 'session', event_id: lastUpdate ?? null },
+      };
       const reading = [
         { type: 'response.created', response: { id: step.id, status: 'in_progress', output: [] } },
         { type: 'output_audio_buffer.started', response_id: step.id },
         { type: 'response.done', response: { id: step.id, status: 'completed', output: [] } },
         { type: 'output_audio_buffer.stopped', response_id: step.id },
       ];
-      return step.update === 'applied' ? [applied, ...reading] : step.update === 'refused' ? [refusal, ...reading] : step.update === 'refused-after' ? [applied, ...reading, refusal] : reading;
+      return step.update === 'applied'
+        ? [applied, ...reading]
+        : step.update === 'refused'
+          ? [refusal, ...reading]
+          : step.update === 'refused-after'
+            ? [applied, ...reading, refusal]
+            : reading;
     }
     case 'response': {
-      const events: Record<string, unknown>[] = [{ type: 'response.created', response: { id: step.id, object: 'realtime.response', status: 'in_progress', output: [] } }];
+      const events: Record<string, unknown>[] = [
+        { type: 'response.created', response: { id: step.id, object: 'realtime.response', status: 'in_progress', output: [] } },
+      ];
       const output: Record<string, unknown>[] = [];
       step.items.forEach((spec, index) => {
         const itemId = `${step.id}_item${index.toString()}`;
         const base = { response_id: step.id, output_index: index };
         if (spec.kind === 'message') {
           const item = { id: itemId, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_audio', transcript: 'Hello.' }] };
-          events.push({ type: 'response.output_item.added', ...base, item: { ...item, status: 'in_progress', content: [] } }, { type: 'response.output_audio_transcript.done', ...base, item_id: itemId, content_index: 0, transcript: 'Hello.' }, { type: 'response.output_item.done', ...base, item });
+          events.push(
+            { type: 'response.output_item.added', ...base, item: { ...item, status: 'in_progress', content: [] } },
+            { type: 'response.output_audio_transcript.done', ...base, item_id: itemId, content_index: 0, transcript: 'Hello.' },
+            { type: 'response.output_item.done', ...base, item },
+          );
           output.push(item);
           return;
         }
-        events.push({ type: 'response.output_item.added', ...base, item: { id: itemId, type: 'function_call', status: 'in_progress', call_id: spec.callId, name: spec.name, arguments: '' } });
+        events.push({
+          type: 'response.output_item.added',
+          ...base,
+          item: { id: itemId, type: 'function_call', status: 'in_progress', call_id: spec.callId, name: spec.name, arguments: '' },
+        });
         if (spec.args !== '') events.push({ type: 'response.function_call_arguments.delta', ...base, item_id: itemId, call_id: spec.callId, delta: spec.args });
-        if (spec.argsDone) events.push({ type: 'response.function_call_arguments.done', ...base, item_id: itemId, call_id: spec.callId, ...(spec.nameOnArgs ? { name: spec.name } : {}), arguments: spec.args });
+        if (spec.argsDone)
+          events.push({
+            type: 'response.function_call_arguments.done',
+            ...base,
+            item_id: itemId,
+            call_id: spec.callId,
+            ...(spec.nameOnArgs ? { name: spec.name } : {}),
+            arguments: spec.args,
+          });
         if (spec.done !== 'none') {
-          const item = { id: itemId, type: 'function_call', status: spec.done, call_id: spec.callId, ...(spec.itemComplete ? { name: spec.name, arguments: spec.args } : {}) };
+          const item = {
+            id: itemId,
+            type: 'function_call',
+            status: spec.done,
+            call_id: spec.callId,
+            ...(spec.itemComplete ? { name: spec.name, arguments: spec.args } : {}),
+          };
           events.push({ type: 'response.output_item.done', ...base, item });
           output.push(item);
         }
@@ -233,9 +338,19 @@ function streamEvents(step: StreamStep, lastUpdate: string | undefined): Record<
             ]),
       ];
     case 'updated':
-      return [{ type: 'session.updated', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: step.createResponse } } } } }];
+      return [
+        {
+          type: 'session.updated',
+          session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: step.createResponse } } } },
+        },
+      ];
     case 'error':
-      return [{ type: 'error', error: { type: step.type, code: 'invalid_value', message: 'refused', param: 'session.audio.input.turn_detection', event_id: step.eventId } }];
+      return [
+        {
+          type: 'error',
+          error: { type: step.type, code: 'invalid_value', message: 'refused', param: 'session.audio.input.turn_detection', event_id: step.eventId },
+        },
+      ];
     default:
       return [];
   }
@@ -291,7 +406,8 @@ export const realtimeStreamTarget = target({
         if (event.type === 'session.update') {
           check(event.event_id !== undefined, 'a session.update without event_id');
           lastUpdate = event.event_id;
-          const createResponse = 'audio' in event.session ? event.session.audio.input.turn_detection.create_response : event.session.turn_detection.create_response;
+          const createResponse =
+            'audio' in event.session ? event.session.audio.input.turn_detection.create_response : event.session.turn_detection.create_response;
           if (createResponse === false && event.event_id !== undefined) turnOff = { eventId: event.event_id, applied: false, refused: false };
         }
         if (event.type === 'conversation.item.create') {
@@ -309,12 +425,21 @@ export const realtimeStreamTarget = target({
       const parsed = parseRealtimeMessage(typeof raw === 'string' ? raw : JSON.stringify(raw));
       if (parsed.kind !== 'event') return;
       const event = parsed.event;
-      if (event.type === 'response.function_call_arguments.done') argsByCall.set(event.call_id, { args: event.arguments, ...(event.name === undefined ? {} : { name: event.name }), ...(event.item_id === undefined ? {} : { itemId: event.item_id }) });
+      if (event.type === 'response.function_call_arguments.done')
+        argsByCall.set(event.call_id, {
+          args: event.arguments,
+          ...(event.name === undefined ? {} : { name: event.name }),
+          ...(event.item_id === undefined ? {} : { itemId: event.item_id }),
+        });
       if (event.type === 'response.output_item.done' && event.item.type === 'function_call' && event.item.status === 'completed') {
         const viaItem = event.item.id === undefined ? undefined : [...argsByCall].find(([, known]) => known.itemId === event.item.id)?.[0];
         const callId = event.item.call_id ?? viaItem;
         if (callId !== undefined && !completed.has(callId)) {
-          completed.set(callId, { ...(event.item.name === undefined ? {} : { name: event.item.name }), ...(event.item.arguments === undefined ? {} : { args: event.item.arguments }), ...(event.item.call_id === undefined ? { paired: true as const } : {}) });
+          completed.set(callId, {
+            ...(event.item.name === undefined ? {} : { name: event.item.name }),
+            ...(event.item.arguments === undefined ? {} : { args: event.item.arguments }),
+            ...(event.item.call_id === undefined ? { paired: true as const } : {}),
+          });
         }
       }
       if (event.type === 'session.updated' && turnOff && sessionTurnDetection(event)?.create_response === false) turnOff.applied = true;
@@ -337,11 +462,15 @@ export const realtimeStreamTarget = target({
               type: 'tool.result',
               providerCallId: callId,
               result:
-                outcome === 'ok' ? { outcome: 'ok', output: 'Found 2 records.', updates: [] }
-                : outcome === 'action' ? { outcome: 'ok', output: 'Say yes to send it.', updates: [{ type: 'action', action: pendingAction }] }
-                : outcome === 'huge' ? { outcome: 'ok', output: 'x'.repeat(120_000), updates: [] }
-                : outcome === 'failed' ? { outcome: 'failed', output: 'The tool failed: down', code: 'server_error', message: 'down', retryable: true }
-                : { outcome: 'duplicate' },
+                outcome === 'ok'
+                  ? { outcome: 'ok', output: 'Found 2 records.', updates: [] }
+                  : outcome === 'action'
+                    ? { outcome: 'ok', output: 'Say yes to send it.', updates: [{ type: 'action', action: pendingAction }] }
+                    : outcome === 'huge'
+                      ? { outcome: 'ok', output: 'x'.repeat(120_000), updates: [] }
+                      : outcome === 'failed'
+                        ? { outcome: 'failed', output: 'The tool failed: down', code: 'server_error', message: 'down', retryable: true }
+                        : { outcome: 'duplicate' },
             };
       feed(input);
       // A call that ran gets its one output whenever its result comes while the call is live.
@@ -354,7 +483,18 @@ export const realtimeStreamTarget = target({
       if (step.kind === 'proposal') {
         const callId = `p${(++proposals).toString()}`;
         const id = `rp${proposals.toString()}`;
-        events(streamEvents({ kind: 'response', id, status: 'completed', audio: false, items: [{ kind: 'call', callId, name: 'propose', args: '{}', argsDone: true, nameOnArgs: true, done: 'completed', itemComplete: true }] }, lastUpdate));
+        events(
+          streamEvents(
+            {
+              kind: 'response',
+              id,
+              status: 'completed',
+              audio: false,
+              items: [{ kind: 'call', callId, name: 'propose', args: '{}', argsDone: true, nameOnArgs: true, done: 'completed', itemComplete: true }],
+            },
+            lastUpdate,
+          ),
+        );
         result(callId, 'action');
         events(streamEvents({ kind: 'reading', id: `${id}_reading`, update: step.update }, lastUpdate));
       } else if (step.kind === 'noise') feed({ type: 'dc.message', data: step.data }, step.data);

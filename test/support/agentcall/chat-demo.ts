@@ -46,7 +46,9 @@ export function useChatDemo(): { demo(options?: { token?: string }): Promise<Age
 /** A 320×240 PNG in `dir`, for `/photo <file>`; returns its path. */
 export async function objectPhoto(dir: string): Promise<string> {
   const file = join(dir, 'object.png');
-  await sharp({ create: { width: 320, height: 240, channels: 3, background: { r: 200, g: 120, b: 40 } } }).png().toFile(file);
+  await sharp({ create: { width: 320, height: 240, channels: 3, background: { r: 200, g: 120, b: 40 } } })
+    .png()
+    .toFile(file);
   return file;
 }
 

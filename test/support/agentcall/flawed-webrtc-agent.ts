@@ -40,7 +40,11 @@ export async function startFlawedWebrtcAgent(wsUrl: string, flaws: WebrtcFlaws):
     const path = (request.url ?? '').split('?')[0];
     if (path === '/.well-known/agent-card.json') {
       response.writeHead(200, { 'Content-Type': 'application/json' });
-      response.end(JSON.stringify(webrtcAgentCard(`http://${request.headers.host}`, { accepted: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'] }, flaws.bearerIgnored === true)));
+      response.end(
+        JSON.stringify(
+          webrtcAgentCard(`http://${request.headers.host}`, { accepted: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'] }, flaws.bearerIgnored === true),
+        ),
+      );
       return;
     }
     if (request.method !== 'POST') {
@@ -96,7 +100,8 @@ function answerer(offer: string, wsUrl: string, flaws: WebrtcFlaws) {
   pc.onDataChannel((channel) => {
     kept.push(channel);
     try {
-      if (flaws.extraChannel) kept.push(pc.createDataChannel(flaws.extraChannel.label, flaws.extraChannel.protocol ? { protocol: flaws.extraChannel.protocol } : {}));
+      if (flaws.extraChannel)
+        kept.push(pc.createDataChannel(flaws.extraChannel.label, flaws.extraChannel.protocol ? { protocol: flaws.extraChannel.protocol } : {}));
       relay(channel, wsUrl, flaws, (ws) => (socket = ws));
     } catch {
       // never throw inside node-datachannel callbacks
@@ -146,7 +151,8 @@ function relay(channel: ndc.DataChannel, wsUrl: string, flaws: WebrtcFlaws, sock
       if (first) {
         first = false;
         const type = (JSON.parse(message) as { type?: string }).type;
-        if (type !== 'session.start' && flaws.lenientStart) toAgent(JSON.stringify({ type: 'session.start', sessionId: 'lenient', clientCapabilities: { physicalObservations: { modalities: [] } } }));
+        if (type !== 'session.start' && flaws.lenientStart)
+          toAgent(JSON.stringify({ type: 'session.start', sessionId: 'lenient', clientCapabilities: { physicalObservations: { modalities: [] } } }));
       }
       toAgent(message);
     } catch {

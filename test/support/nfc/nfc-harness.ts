@@ -96,7 +96,10 @@ export async function startNfcHarness(options: { key: Uint8Array; settings?: Par
       }),
     waitForStatus,
     ready: async (reader = 'Virtual PCD 00 00', timeoutMs = 15_000) => {
-      await waitForStatus((status) => status.state === 'ready' && status.readers.some((entry) => entry.name === reader && entry.connected && !entry.cardPresent), timeoutMs);
+      await waitForStatus(
+        (status) => status.state === 'ready' && status.readers.some((entry) => entry.name === reader && entry.connected && !entry.cardPresent),
+        timeoutMs,
+      );
     },
     dispose: () => service.dispose(),
   };

@@ -26,7 +26,13 @@ export function ndefMessage(records: readonly NdefRecordSpec[]): Uint8Array {
     if (id.length > 0) header |= 0x08;
     parts.push(header, type.length);
     if (short) parts.push(record.payload.length);
-    else parts.push((record.payload.length >>> 24) & 0xff, (record.payload.length >>> 16) & 0xff, (record.payload.length >>> 8) & 0xff, record.payload.length & 0xff);
+    else
+      parts.push(
+        (record.payload.length >>> 24) & 0xff,
+        (record.payload.length >>> 16) & 0xff,
+        (record.payload.length >>> 8) & 0xff,
+        record.payload.length & 0xff,
+      );
     if (id.length > 0) parts.push(id.length);
     parts.push(...type, ...id, ...record.payload);
   });

@@ -24,7 +24,16 @@ export async function speechServices(userDataDir: string, options: { launcher?: 
     if (channel.endsWith('speech.importProgress')) progress.push(payload as SpeechImportProgress);
   });
   const speech = new SpeechService({
-    ...(options.withoutEspeak ? { findEngines: () => ({ available: false, missing: [], installCommand: 'sudo apt-get install espeak-ng pocketsphinx pocketsphinx-en-us' as const, found: {} }) } : {}),
+    ...(options.withoutEspeak
+      ? {
+          findEngines: () => ({
+            available: false,
+            missing: [],
+            installCommand: 'sudo apt-get install espeak-ng pocketsphinx pocketsphinx-en-us' as const,
+            found: {},
+          }),
+        }
+      : {}),
     recognizer: () => models.recognizer(),
     basic: false,
     imported: () => models.info('recognition'),

@@ -97,7 +97,7 @@ async function connect(r: Renderer): Promise<{ callKey: string; explicitTurns: b
   return { callKey, explicitTurns };
 }
 
-describe('an AgentCall call relayed between the renderer\'s channel and main', () => {
+describe("an AgentCall call relayed between the renderer's channel and main", () => {
   it('describes a WebRTC card as a call with agent-owned voice and explicit turns (agentcall.card), without connecting', async () => {
     const r = await renderer();
     const described = await r.services.call('agentcall.card', { agentId: builtInAgentCallDemoId });
@@ -110,7 +110,11 @@ describe('an AgentCall call relayed between the renderer\'s channel and main', (
     const r = await renderer();
     const { callKey, explicitTurns } = await connect(r);
     expect(explicitTurns).toBe(true);
-    expect(JSON.parse(r.sent[0]!)).toEqual({ type: 'session.start', sessionId: `agentdesk-${callKey}`, clientCapabilities: { physicalObservations: { modalities: ['photo'] }, audioTurnControl: { mode: 'explicit' } } });
+    expect(JSON.parse(r.sent[0]!)).toEqual({
+      type: 'session.start',
+      sessionId: `agentdesk-${callKey}`,
+      clientCapabilities: { physicalObservations: { modalities: ['photo'] }, audioTurnControl: { mode: 'explicit' } },
+    });
     expect(r.demo.webrtc.received[0]).toBe(r.sent[0]);
 
     expect((await r.services.call('agentcall.sendText', { sessionKey: callKey, text: 'hello' })).ok).toBe(true);
@@ -120,7 +124,10 @@ describe('an AgentCall call relayed between the renderer\'s channel and main', (
     expect(started).toEqual({ ok: true, value: { turn: 2 } });
     const early = await r.services.call('agentcall.audioTurn', { sessionKey: callKey, action: 'commit', microphoneStopped: false });
     expect(early.ok || early.error.code).toBe('rejected');
-    expect(await r.services.call('agentcall.audioTurn', { sessionKey: callKey, action: 'cancel', microphoneStopped: true })).toEqual({ ok: true, value: { turn: 2 } });
+    expect(await r.services.call('agentcall.audioTurn', { sessionKey: callKey, action: 'cancel', microphoneStopped: true })).toEqual({
+      ok: true,
+      value: { turn: 2 },
+    });
     expect(r.sent.map((text) => JSON.parse(text) as { type: string; turn?: number }).filter((message) => message.type.startsWith('audio.turn'))).toEqual([
       { type: 'audio.turn.start', turn: 2 },
       { type: 'audio.turn.cancel', turn: 2 },
@@ -131,7 +138,7 @@ describe('an AgentCall call relayed between the renderer\'s channel and main', (
     expect(JSON.parse(r.sent.at(-1)!)).toEqual({ type: 'session.end' });
   });
 
-  it('the agent\'s conversation, open before the call, follows the session the call opens: its first updates and a committed spoken turn', async () => {
+  it("the agent's conversation, open before the call, follows the session the call opens: its first updates and a committed spoken turn", async () => {
     const r = await renderer();
     const before = await r.services.call('conversation.open', { agentId: builtInAgentCallDemoId });
     if (!before.ok) throw new Error(before.error.message);
@@ -171,7 +178,9 @@ describe('an AgentCall call relayed between the renderer\'s channel and main', (
     expect(noGesture.ok || noGesture.error.code).toBe('no_user_gesture');
     const wsDemo = await startAgentCallDemoServer({ log: memoryLogger() });
     open.push(wsDemo);
-    const services = await startTestServices(await tempDir(), { demo: { start: async () => ({ baseUrl: 'http://127.0.0.1:9', token: 'unused', agentCallCardUrl: wsDemo.cardUrl }) } });
+    const services = await startTestServices(await tempDir(), {
+      demo: { start: async () => ({ baseUrl: 'http://127.0.0.1:9', token: 'unused', agentCallCardUrl: wsDemo.cardUrl }) },
+    });
     open.push({ close: () => services.dispose() });
     const refused = await services.call('agentcall.callOffer', { agentId: builtInAgentCallDemoId, sdp: r.offerer.offer });
     expect(refused.ok || refused.error.code).toBe('incompatible');
@@ -184,7 +193,10 @@ describe('an AgentCall call relayed between the renderer\'s channel and main', (
     if (!offered.ok) throw new Error(offered.error.message);
     const { callKey } = offered.value;
     // The renderer hung up while main was POSTing: it never accepts the answer, it tells main the channel is gone.
-    expect(await r.services.call('agentcall.callClosed', { callKey, why: 'hung up while connecting', clean: true })).toEqual({ ok: true, value: { ended: true } });
+    expect(await r.services.call('agentcall.callClosed', { callKey, why: 'hung up while connecting', clean: true })).toEqual({
+      ok: true,
+      value: { ended: true },
+    });
     expect(r.closedByMain).toEqual([callKey]);
     const late = await r.services.call('agentcall.callOpened', { callKey });
     expect(late.ok || late.error.code).toBe('session_ended');

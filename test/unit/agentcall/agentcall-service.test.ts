@@ -57,7 +57,12 @@ async function harness(options: { token?: string } = {}): Promise<Harness> {
     view,
     tap: (scanId, objectRef) => {
       for (const listener of nfcListeners) {
-        listener({ scanId, outcome: 'observation', reader: 'Virtual PCD 00 00', object: { objectRef, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: 'a'.repeat(64) } });
+        listener({
+          scanId,
+          outcome: 'observation',
+          reader: 'Virtual PCD 00 00',
+          object: { objectRef, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: 'a'.repeat(64) },
+        });
       }
     },
     waitFor: async (test, what) => {
@@ -95,7 +100,9 @@ describe('AgentCall sessions in main', () => {
     expect(h.view().usableModalities).toEqual(['nfc', 'photo']);
 
     h.tap('scan-1', 'urn:agentcall:object:workshop-router');
-    expect(await h.services.call('agentcall.sendObservation', { sessionKey, scan: { scanId: 'scan-1', objectRef: 'urn:agentcall:object:workshop-router' } })).toEqual({ ok: true, value: { sent: true } });
+    expect(
+      await h.services.call('agentcall.sendObservation', { sessionKey, scan: { scanId: 'scan-1', objectRef: 'urn:agentcall:object:workshop-router' } }),
+    ).toEqual({ ok: true, value: { sent: true } });
     let view = await h.waitFor((current) => idle(current) && lastAgentText(current) !== undefined, 'the answer to the scan');
     expect(view.focus?.objectRef).toBe('urn:agentcall:object:workshop-router');
 
@@ -105,7 +112,10 @@ describe('AgentCall sessions in main', () => {
     expect(proposal?.kind === 'teaching' && proposal.proposal).toMatchObject({ objectRef: 'urn:agentcall:object:workshop-router', label: 'Workshop router' });
 
     // The same scan cannot be sent twice: main used it up.
-    const reused = await h.services.call('agentcall.sendObservation', { sessionKey, scan: { scanId: 'scan-1', objectRef: 'urn:agentcall:object:workshop-router' } });
+    const reused = await h.services.call('agentcall.sendObservation', {
+      sessionKey,
+      scan: { scanId: 'scan-1', objectRef: 'urn:agentcall:object:workshop-router' },
+    });
     expect(reused.ok || reused.error.code).toBe('not_found');
 
     expect((await h.services.call('agentcall.answerProposal', { sessionKey, proposalId: view.shownProposalId, answer: 'confirm' })).ok).toBe(true);
@@ -123,7 +133,11 @@ describe('AgentCall sessions in main', () => {
     const forged = await h.services.call('agentcall.sendObservation', { sessionKey, scan: { scanId: 'made-up', objectRef: 'urn:agentcall:object:anything' } });
     expect(forged.ok || forged.error.code).toBe('not_found');
     h.tap('scan-9', 'urn:agentcall:object:x');
-    const noGesture = await h.services.call('agentcall.sendObservation', { sessionKey, scan: { scanId: 'scan-9', objectRef: 'urn:agentcall:object:x' } }, false);
+    const noGesture = await h.services.call(
+      'agentcall.sendObservation',
+      { sessionKey, scan: { scanId: 'scan-9', objectRef: 'urn:agentcall:object:x' } },
+      false,
+    );
     expect(noGesture.ok || noGesture.error.code).toBe('no_user_gesture');
   });
 
@@ -139,14 +153,26 @@ describe('AgentCall sessions in main', () => {
     if (!staged.ok) throw new Error(staged.error.message);
     // A wrong-modality answer (an object for a photo request) is refused before anything is sent.
     h.tap('scan-3', 'urn:agentcall:object:y');
-    const wrong = await h.services.call('agentcall.sendObservation', { sessionKey, scan: { scanId: 'scan-3', objectRef: 'urn:agentcall:object:y' }, interactionId: view.pendingInteraction!.interactionId });
+    const wrong = await h.services.call('agentcall.sendObservation', {
+      sessionKey,
+      scan: { scanId: 'scan-3', objectRef: 'urn:agentcall:object:y' },
+      interactionId: view.pendingInteraction!.interactionId,
+    });
     expect(wrong.ok || wrong.error.code).toBe('rejected');
 
-    const sent = await h.services.call('agentcall.sendObservation', { sessionKey, photoId: staged.value.photoId, interactionId: view.pendingInteraction!.interactionId, intent: 'inspect' });
+    const sent = await h.services.call('agentcall.sendObservation', {
+      sessionKey,
+      photoId: staged.value.photoId,
+      interactionId: view.pendingInteraction!.interactionId,
+      intent: 'inspect',
+    });
     expect(sent.ok).toBe(true);
     const size = `${staged.value.pixelWidth}×${staged.value.pixelHeight}`;
     const answered = await h.waitFor(
-      (current) => current.items.some((item) => item.kind === 'interaction' && item.state === 'answered') && idle(current) && (lastAgentText(current) ?? '').includes(size),
+      (current) =>
+        current.items.some((item) => item.kind === 'interaction' && item.state === 'answered') &&
+        idle(current) &&
+        (lastAgentText(current) ?? '').includes(size),
       'the answered request and the agent’s answer about the photo',
     );
     expect(answered.pendingInteraction).toBeUndefined();

@@ -31,12 +31,28 @@ describe('the agent card fixture table', () => {
   it('covers every case the brief lists', () => {
     const names = cardCases.map((entry) => entry.name);
     for (const name of [
-      'minimal valid websocket card', 'legacy identifier only', 'valid webrtc card', 'canonical and legacy declared together',
-      'canonical declared twice', 'unknown required extension', 'unknown optional extension is fine', 'wrong schemaVersion',
-      'http agui url without the development setting', 'agentRequests not a subset of accepted', 'duplicate modality', 'three modalities',
-      'photo on openai-realtime-webrtc-1', 'photo on http.sse', 'webrtc with voice.owner client', 'webrtc object wrong', 'session resume true',
-      'plain A2A card without the extension', 'not an object', 'missing name',
-    ]) expect(names).toContain(name);
+      'minimal valid websocket card',
+      'legacy identifier only',
+      'valid webrtc card',
+      'canonical and legacy declared together',
+      'canonical declared twice',
+      'unknown required extension',
+      'unknown optional extension is fine',
+      'wrong schemaVersion',
+      'http agui url without the development setting',
+      'agentRequests not a subset of accepted',
+      'duplicate modality',
+      'three modalities',
+      'photo on openai-realtime-webrtc-1',
+      'photo on http.sse',
+      'webrtc with voice.owner client',
+      'webrtc object wrong',
+      'session resume true',
+      'plain A2A card without the extension',
+      'not an object',
+      'missing name',
+    ])
+      expect(names).toContain(name);
     expect(new Set(names).size).toBe(names.length);
   });
 });
@@ -48,7 +64,9 @@ describe('validateAgentCard details', () => {
     extensions.unshift({ uri: 'https://other.example/ext/x/1' });
     (extensions[1]!.params as { agui: { url: string } }).agui.url = 'http://agent.example/agui';
     const result = validateAgentCard(card, { allowLocalHttp: false });
-    expect(result.problems).toEqual([{ code: 'agui_url_insecure', path: '/capabilities/extensions/1/params/agui/url', message: expect.stringContaining('http://') }]);
+    expect(result.problems).toEqual([
+      { code: 'agui_url_insecure', path: '/capabilities/extensions/1/params/agui/url', message: expect.stringContaining('http://') },
+    ]);
   });
 
   it('marks the second of two declarations as the duplicate, and names the unknown required URI', () => {
@@ -77,7 +95,7 @@ describe('validateAgentCard details', () => {
     });
   });
 
-  it('keeps a plain A2A card\'s provider, documentation and icon as https links, and leaves out each one it cannot show, with a warning at its path', () => {
+  it("keeps a plain A2A card's provider, documentation and icon as https links, and leaves out each one it cannot show, with a warning at its path", () => {
     const good = validateAgentCard(byName('plain A2A card with provider, documentation and icon'), { allowLocalHttp: false });
     expect(good).toMatchObject({
       ok: true,

@@ -145,7 +145,11 @@ describe('an AgentCall session over the agentcall.events data channel', () => {
       log,
     });
     expect(driver.view.phase).toBe('established');
-    expect(JSON.parse(agent.received[0]!)).toEqual({ type: 'session.start', sessionId: 'proof-1', clientCapabilities: { physicalObservations: { modalities: ['nfc', 'photo'] } } });
+    expect(JSON.parse(agent.received[0]!)).toEqual({
+      type: 'session.start',
+      sessionId: 'proof-1',
+      clientCapabilities: { physicalObservations: { modalities: ['nfc', 'photo'] } },
+    });
 
     driver.sendText('hello');
     await until(driver, (view) => agentTexts(view).length === 1 && !view.runActive, 'the first answer');
@@ -176,9 +180,19 @@ describe('an AgentCall session over the agentcall.events data channel', () => {
     const log = memoryLogger();
     const { offerer, agent } = await call('raw');
     const seen = await agent.channel;
-    const opening = openAgentCallOverChannel({ card: cardWith(true), connection: connectNodeDataChannel(offerer.channel, offerer.pc, log), sessionId: 'proof-2', clientModalities: [], log });
+    const opening = openAgentCallOverChannel({
+      card: cardWith(true),
+      connection: connectNodeDataChannel(offerer.channel, offerer.pc, log),
+      sessionId: 'proof-2',
+      clientModalities: [],
+      log,
+    });
     await waitFor(() => agent.received.length > 0, 'no session.start arrived');
-    expect(JSON.parse(agent.received[0]!)).toEqual({ type: 'session.start', sessionId: 'proof-2', clientCapabilities: { physicalObservations: { modalities: [] }, audioTurnControl: { mode: 'explicit' } } });
+    expect(JSON.parse(agent.received[0]!)).toEqual({
+      type: 'session.start',
+      sessionId: 'proof-2',
+      clientCapabilities: { physicalObservations: { modalities: [] }, audioTurnControl: { mode: 'explicit' } },
+    });
     seen.dc.sendMessage(JSON.stringify({ sequence: 1, event: { type: 'session.established', resumed: false } }));
     const driver = await opening;
 
@@ -191,7 +205,9 @@ describe('an AgentCall session over the agentcall.events data channel', () => {
     driver.endAudioTurn('cancel', { stopped: true });
     driver.sendText('typed');
     await waitFor(() => agent.received.some((text) => text.includes('"user.turn"')), 'the typed turn did not arrive');
-    const messages = agent.received.map((text) => JSON.parse(text) as { type: string; turn?: number }).filter((message) => message.type !== 'ack' && message.type !== 'session.start');
+    const messages = agent.received
+      .map((text) => JSON.parse(text) as { type: string; turn?: number })
+      .filter((message) => message.type !== 'ack' && message.type !== 'session.start');
     expect(messages).toEqual([
       { type: 'audio.turn.start', turn: first },
       { type: 'audio.turn.commit', turn: first },
@@ -207,8 +223,17 @@ describe('an AgentCall session over the agentcall.events data channel', () => {
     const log = memoryLogger();
     const { offerer, agent } = await call('raw');
     const seen = await agent.channel;
-    const opening = openAgentCallOverChannel({ card: cardWith(true), connection: connectNodeDataChannel(offerer.channel, offerer.pc, log), sessionId: 'proof-3', clientModalities: [], log });
-    const sent = () => agent.received.map((text) => JSON.parse(text) as { type: string; turn?: number }).filter((message) => message.type !== 'ack' && message.type !== 'session.start');
+    const opening = openAgentCallOverChannel({
+      card: cardWith(true),
+      connection: connectNodeDataChannel(offerer.channel, offerer.pc, log),
+      sessionId: 'proof-3',
+      clientModalities: [],
+      log,
+    });
+    const sent = () =>
+      agent.received
+        .map((text) => JSON.parse(text) as { type: string; turn?: number })
+        .filter((message) => message.type !== 'ack' && message.type !== 'session.start');
     await waitFor(() => agent.received.length > 0, 'no session.start arrived');
     seen.dc.sendMessage(JSON.stringify({ sequence: 1, event: { type: 'session.established', resumed: false } }));
     const driver = await opening;
@@ -240,16 +265,28 @@ describe('an AgentCall session over the agentcall.events data channel', () => {
     expect(next).toBe(turn + 1);
     driver.endAudioTurn('commit', { stopped: true });
     await waitFor(() => sent().length === 6, 'the second turn did not arrive');
-    expect(sent().slice(4)).toEqual([{ type: 'audio.turn.start', turn: next }, { type: 'audio.turn.commit', turn: next }]);
+    expect(sent().slice(4)).toEqual([
+      { type: 'audio.turn.start', turn: next },
+      { type: 'audio.turn.commit', turn: next },
+    ]);
     await driver.end();
   });
 
   it('ends the session on a binary message, and on one larger than 128 KiB, before parsing', async () => {
-    for (const [frame, code] of [[Buffer.from('{"sequence":1}'), 1003], ['x'.repeat(128 * 1024 + 1), 1009]] as const) {
+    for (const [frame, code] of [
+      [Buffer.from('{"sequence":1}'), 1003],
+      ['x'.repeat(128 * 1024 + 1), 1009],
+    ] as const) {
       const log = memoryLogger();
       const { offerer, agent } = await call('raw');
       const seen = await agent.channel;
-      const opening = openAgentCallOverChannel({ card: cardWith(false), connection: connectNodeDataChannel(offerer.channel, offerer.pc, log), sessionId: 's-1', clientModalities: [], log });
+      const opening = openAgentCallOverChannel({
+        card: cardWith(false),
+        connection: connectNodeDataChannel(offerer.channel, offerer.pc, log),
+        sessionId: 's-1',
+        clientModalities: [],
+        log,
+      });
       await waitFor(() => agent.received.length > 0, 'no session.start arrived');
       seen.dc.sendMessage(JSON.stringify({ sequence: 1, event: { type: 'session.established', resumed: false } }));
       const driver = await opening;
@@ -261,10 +298,16 @@ describe('an AgentCall session over the agentcall.events data channel', () => {
     }
   });
 
-  it('ends the session and discards the proposal when the agent\'s peer goes away (no resume)', async () => {
+  it("ends the session and discards the proposal when the agent's peer goes away (no resume)", async () => {
     const log = memoryLogger();
     const { offerer, agent } = await call();
-    const driver = await openAgentCallOverChannel({ card: cardWith(false), connection: connectNodeDataChannel(offerer.channel, offerer.pc, log), sessionId: 's-2', clientModalities: ['nfc'], log });
+    const driver = await openAgentCallOverChannel({
+      card: cardWith(false),
+      connection: connectNodeDataChannel(offerer.channel, offerer.pc, log),
+      sessionId: 's-2',
+      clientModalities: ['nfc'],
+      log,
+    });
     driver.sendObservation({ object: object('urn:agentcall:object:drill') });
     await until(driver, (view) => agentTexts(view).length === 1 && !view.runActive, 'the answer to the scan');
     driver.sendText('teach object Drill');
@@ -277,7 +320,7 @@ describe('an AgentCall session over the agentcall.events data channel', () => {
     expect(driver.view.phase).toBe('ended');
   });
 
-  it('refuses a channel without the profile\'s label or subprotocol', async () => {
+  it("refuses a channel without the profile's label or subprotocol", async () => {
     const log = memoryLogger();
     for (const options of [{ label: 'oai-events' }, { protocol: '' }]) {
       const offerer = await createAgentCallOfferer(options);

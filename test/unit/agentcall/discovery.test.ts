@@ -73,9 +73,15 @@ describe('discoverAgentCard', () => {
 
   it('names an HTTP error, a non-JSON media type and a body that is not JSON', async () => {
     const missing = await serveCard(validCard, '/elsewhere');
-    expect(await discoverAgentCard(missing.url, { allowLocalHttp: true })).toMatchObject({ ok: false, problems: [{ code: 'card_http_error', message: expect.stringContaining('404') }] });
+    expect(await discoverAgentCard(missing.url, { allowLocalHttp: true })).toMatchObject({
+      ok: false,
+      problems: [{ code: 'card_http_error', message: expect.stringContaining('404') }],
+    });
     const html = await startServer((_req, res) => void res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html></html>'));
-    expect(await discoverAgentCard(html.url, { allowLocalHttp: true })).toMatchObject({ ok: false, problems: [{ code: 'card_not_json', message: expect.stringContaining('text/html') }] });
+    expect(await discoverAgentCard(html.url, { allowLocalHttp: true })).toMatchObject({
+      ok: false,
+      problems: [{ code: 'card_not_json', message: expect.stringContaining('text/html') }],
+    });
     const broken = await startServer((_req, res) => void res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' }).end('{"name":'));
     expect(await discoverAgentCard(broken.url, { allowLocalHttp: true })).toMatchObject({ ok: false, problems: [{ code: 'card_not_json' }] });
   });

@@ -224,23 +224,34 @@ describe('hostile AgentCall agents', () => {
     expect(agent.upgrades).toEqual([]);
   });
 
-  it('answers far over the conversation budget: the session keeps about 4 MB, the oldest removed and counted, and no event to the page over 1 MB', { timeout: 60_000 }, async () => {
-    const s = await session();
-    // 40 answers of 200,000 characters each: 8 MB of text, twice the budget, sent as fast as the socket takes them.
-    const runs = 40;
-    const half = 'x'.repeat(100_000);
-    for (let index = 0; index < runs; index++) {
-      s.send({ type: 'run.started' });
-      s.send({ type: 'text.delta', text: `${index}:${half.slice(String(index).length + 1)}` });
-      s.send({ type: 'text.delta', text: half });
-      s.send({ type: 'run.completed' });
-    }
-    const view = await s.waitFor((current) => current.items.filter((item) => item.kind === 'agentText' && item.state === 'completed').length > 0 && !current.runActive && current.items.at(-1)?.kind === 'agentText' && current.items.at(-1)?.id === `run-${runs}`, 'the last answer');
-    expect(view.removedItems).toBeGreaterThan(0);
-    expect(itemsChars(view.items)).toBeLessThanOrEqual(conversationBounds.chars);
-    const last = view.items.at(-1);
-    expect(last?.kind === 'agentText' && last.text.startsWith(`${runs - 1}:`)).toBe(true);
-    expect(Math.max(...s.eventChars)).toBeLessThan(conversationBounds.windowChars + 64 * 1024);
-    expect(view.phase).toBe('established');
-  });
+  it(
+    'answers far over the conversation budget: the session keeps about 4 MB, the oldest removed and counted, and no event to the page over 1 MB',
+    { timeout: 60_000 },
+    async () => {
+      const s = await session();
+      // 40 answers of 200,000 characters each: 8 MB of text, twice the budget, sent as fast as the socket takes them.
+      const runs = 40;
+      const half = 'x'.repeat(100_000);
+      for (let index = 0; index < runs; index++) {
+        s.send({ type: 'run.started' });
+        s.send({ type: 'text.delta', text: `${index}:${half.slice(String(index).length + 1)}` });
+        s.send({ type: 'text.delta', text: half });
+        s.send({ type: 'run.completed' });
+      }
+      const view = await s.waitFor(
+        (current) =>
+          current.items.filter((item) => item.kind === 'agentText' && item.state === 'completed').length > 0 &&
+          !current.runActive &&
+          current.items.at(-1)?.kind === 'agentText' &&
+          current.items.at(-1)?.id === `run-${runs}`,
+        'the last answer',
+      );
+      expect(view.removedItems).toBeGreaterThan(0);
+      expect(itemsChars(view.items)).toBeLessThanOrEqual(conversationBounds.chars);
+      const last = view.items.at(-1);
+      expect(last?.kind === 'agentText' && last.text.startsWith(`${runs - 1}:`)).toBe(true);
+      expect(Math.max(...s.eventChars)).toBeLessThan(conversationBounds.windowChars + 64 * 1024);
+      expect(view.phase).toBe('established');
+    },
+  );
 });

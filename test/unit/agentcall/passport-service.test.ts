@@ -106,7 +106,12 @@ async function session(): Promise<Session> {
     sessionKey: opened.value.sessionKey,
     send: (event) => socket.send(JSON.stringify({ sequence: ++sequence, event })),
     tap: (scanId, tagPassport) => {
-      const result: NfcScanResult = { scanId, outcome: 'observation', reader: 'Virtual PCD 00 00', object: { objectRef: router, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: 'a'.repeat(64) } };
+      const result: NfcScanResult = {
+        scanId,
+        outcome: 'observation',
+        reader: 'Virtual PCD 00 00',
+        object: { objectRef: router, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: 'a'.repeat(64) },
+      };
       for (const listener of nfcListeners) listener(result, tagPassport);
     },
     view,
@@ -142,10 +147,18 @@ describe('object passports in main', () => {
     expect(forged.ok || forged.error.code).toBe('rejected');
     const stale = await s.services.call('agentcall.confirmRecipe', { sessionKey: s.sessionKey, passportId: 'passport-9', recipeId: 'restart' });
     expect(stale.ok || stale.error.code).toBe('rejected');
-    const unknownField = await s.services.call('agentcall.confirmRecipe', { sessionKey: s.sessionKey, passportId, recipeId: 'restart', title: 'Delete everything' });
+    const unknownField = await s.services.call('agentcall.confirmRecipe', {
+      sessionKey: s.sessionKey,
+      passportId,
+      recipeId: 'restart',
+      title: 'Delete everything',
+    });
     expect(unknownField.ok || unknownField.error.code).toBe('invalid_request');
 
-    expect(await s.services.call('agentcall.confirmRecipe', { sessionKey: s.sessionKey, passportId, recipeId: 'restart' })).toEqual({ ok: true, value: { sent: true } });
+    expect(await s.services.call('agentcall.confirmRecipe', { sessionKey: s.sessionKey, passportId, recipeId: 'restart' })).toEqual({
+      ok: true,
+      value: { sent: true },
+    });
     // Frames arrive in order on the one socket: had a refused call sent anything, it would come first.
     await s.waitFor((current) => current.items.some((item) => item.kind === 'userText'), 'the sent turn');
     await s.agent.waitForFrames(4);
@@ -155,7 +168,12 @@ describe('object passports in main', () => {
         type: 'user.turn',
         turn: 1,
         text: `I confirm the action recipe "restart" from the object passport of "${router}". Please do it.`,
-        context: [{ description: recipeContext, value: `source=agent; objectRef="${router}"; label="Workshop router"; recipeId="restart"; title="Restart the router"; description="Turns it off and on again."` }],
+        context: [
+          {
+            description: recipeContext,
+            value: `source=agent; objectRef="${router}"; label="Workshop router"; recipeId="restart"; title="Restart the router"; description="Turns it off and on again."`,
+          },
+        ],
       },
     ]);
   });
@@ -163,14 +181,19 @@ describe('object passports in main', () => {
   it('shows the passport of a scanned tag once the scan is sent, sends the agent only the observation, and asks with source=tag', async () => {
     const s = await session();
     s.tap('scan-1', passport);
-    expect(await s.services.call('agentcall.sendObservation', { sessionKey: s.sessionKey, scan: { scanId: 'scan-1', objectRef: router } })).toEqual({ ok: true, value: { sent: true } });
+    expect(await s.services.call('agentcall.sendObservation', { sessionKey: s.sessionKey, scan: { scanId: 'scan-1', objectRef: router } })).toEqual({
+      ok: true,
+      value: { sent: true },
+    });
     const view = await s.waitFor((current) => current.currentPassportId !== undefined, 'the tag passport');
     expect(view.items.find((item) => item.kind === 'passport')).toMatchObject({ passport: { source: 'tag', objectRef: router } });
     const [, , observation] = await s.agent.waitForFrames(3);
     expect(observation).toMatchObject({ type: 'user.observation', observation: { object: { objectRef: router } } });
     expect(JSON.stringify(s.agent.received)).not.toContain('Restart');
 
-    expect((await s.services.call('agentcall.confirmRecipe', { sessionKey: s.sessionKey, passportId: view.currentPassportId, recipeId: 'lights' })).ok).toBe(true);
+    expect((await s.services.call('agentcall.confirmRecipe', { sessionKey: s.sessionKey, passportId: view.currentPassportId, recipeId: 'lights' })).ok).toBe(
+      true,
+    );
     await s.agent.waitForFrames(4);
     expect(s.turns()).toEqual([
       {

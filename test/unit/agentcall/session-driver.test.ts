@@ -105,7 +105,10 @@ describe('AgentCall session driver against the demo agent', () => {
     await done;
     const proposalId = driver.view.shownProposalId;
     expect(proposalId).toBeDefined();
-    expect(driver.view.items.find((item) => item.kind === 'teaching')).toMatchObject({ state: 'shown', proposal: { objectRef: router.objectRef, label: 'Workshop router' } });
+    expect(driver.view.items.find((item) => item.kind === 'teaching')).toMatchObject({
+      state: 'shown',
+      proposal: { objectRef: router.objectRef, label: 'Workshop router' },
+    });
 
     done = runDone(driver);
     driver.answerProposal(proposalId!, 'confirm');

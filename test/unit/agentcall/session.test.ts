@@ -1,7 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { clientMessageSchema, limits, maxFrameBytes, type ClientMessage, type Modality, type ObservationImage } from '../../../src/shared/agentcall/protocol';
-import { AgentCallSession, explainCloseCode, focusContextDescription, type AgentCallSessionOptions, type CommandResult, type EngineOutput } from '../../../src/shared/agentcall/session';
-import { applySessionUpdate, emptySessionView, sessionUpdateSchema, sessionViewLimits, type SessionItem, type SessionUpdate, type SessionView } from '../../../src/shared/agentcall/session-view';
+import {
+  AgentCallSession,
+  explainCloseCode,
+  focusContextDescription,
+  type AgentCallSessionOptions,
+  type CommandResult,
+  type EngineOutput,
+} from '../../../src/shared/agentcall/session';
+import {
+  applySessionUpdate,
+  emptySessionView,
+  sessionUpdateSchema,
+  sessionViewLimits,
+  type SessionItem,
+  type SessionUpdate,
+  type SessionView,
+} from '../../../src/shared/agentcall/session-view';
 import type { NfcObject } from '../../../src/shared/nfc/ipc-schemas';
 import type { ObjectPassport } from '../../../src/shared/agentcall/passport';
 
@@ -28,7 +43,13 @@ function harness(options: Partial<AgentCallSessionOptions> = {}, { start = true,
     newId: (prefix) => `${prefix}-${++ids}`,
     ...options,
   });
-  const state = { view: emptySessionView as SessionView, sent: [] as ClientMessage[], updates: [] as SessionUpdate[], sequence: 0, last: undefined as EngineOutput | CommandResult | undefined };
+  const state = {
+    view: emptySessionView as SessionView,
+    sent: [] as ClientMessage[],
+    updates: [] as SessionUpdate[],
+    sequence: 0,
+    last: undefined as EngineOutput | CommandResult | undefined,
+  };
   const fold = <T extends EngineOutput | CommandResult>(output: T): T => {
     state.last = output;
     if ('ok' in output && !output.ok) return output;
@@ -62,14 +83,18 @@ function harness(options: Partial<AgentCallSessionOptions> = {}, { start = true,
   return h;
 }
 
-const itemsOf = <K extends SessionItem['kind']>(view: SessionView, kind: K) => view.items.filter((item): item is Extract<SessionItem, { kind: K }> => item.kind === kind);
+const itemsOf = <K extends SessionItem['kind']>(view: SessionView, kind: K) =>
+  view.items.filter((item): item is Extract<SessionItem, { kind: K }> => item.kind === kind);
 const endedWith = (view: SessionView) => (view.endReason?.kind === 'protocol_error' ? view.endReason.code : view.endReason?.kind);
 
 describe('AgentCallSession: the reference proof as frames', () => {
   it('teaches an unknown object and recognises it on the rescan', () => {
     const h = harness({}, { start: false });
     const start = h.run((s) => s.start());
-    expect(start).toMatchObject({ ok: true, send: [{ type: 'session.start', sessionId: 'proof-1', clientCapabilities: { physicalObservations: { modalities: ['nfc', 'photo'] } } }] });
+    expect(start).toMatchObject({
+      ok: true,
+      send: [{ type: 'session.start', sessionId: 'proof-1', clientCapabilities: { physicalObservations: { modalities: ['nfc', 'photo'] } } }],
+    });
     expect(h.view.phase).toBe('awaitingEstablished');
     expect(h.agent(established).send).toEqual([{ type: 'ack', sequence: 1 }]);
     expect(h.view).toMatchObject({ phase: 'established', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'] });
@@ -97,16 +122,30 @@ describe('AgentCallSession: the reference proof as frames', () => {
         type: 'user.turn',
         turn: 2,
         text: 'teach object Workshop router',
-        context: [{ description: focusContextDescription, value: 'objectRef="urn:agentcall:object:workshop-router"; carrier=localTag; assurance=unverifiedTag' }],
+        context: [
+          { description: focusContextDescription, value: 'objectRef="urn:agentcall:object:workshop-router"; carrier=localTag; assurance=unverifiedTag' },
+        ],
       },
     ]);
     h.agent({ type: 'run.started' });
-    h.agent({ type: 'teaching.proposed', proposalId: 'p-1', objectRef: router.objectRef, label: 'Workshop router', confirmText: 'confirm object', cancelText: 'cancel teaching' });
+    h.agent({
+      type: 'teaching.proposed',
+      proposalId: 'p-1',
+      objectRef: router.objectRef,
+      label: 'Workshop router',
+      confirmText: 'confirm object',
+      cancelText: 'cancel teaching',
+    });
     h.agent({ type: 'text.delta', text: 'I will remember this as "Workshop router". Confirm?' });
     h.agent({ type: 'run.completed' });
     expect(h.view.shownProposalId).toBe('p-1');
     expect(itemsOf(h.view, 'teaching')).toEqual([
-      { kind: 'teaching', id: 'p-1', state: 'shown', proposal: { proposalId: 'p-1', objectRef: router.objectRef, label: 'Workshop router', confirmText: 'confirm object', cancelText: 'cancel teaching' } },
+      {
+        kind: 'teaching',
+        id: 'p-1',
+        state: 'shown',
+        proposal: { proposalId: 'p-1', objectRef: router.objectRef, label: 'Workshop router', confirmText: 'confirm object', cancelText: 'cancel teaching' },
+      },
     ]);
     h.drain();
 
@@ -137,7 +176,15 @@ describe('AgentCallSession: the reference proof as frames', () => {
     ]);
     expect(agentTexts[3]?.runId).toBe('r-4');
     expect(h.view.items.map((item) => item.kind)).toEqual([
-      'userObservation', 'agentText', 'userText', 'agentText', 'teaching', 'userText', 'agentText', 'userObservation', 'agentText',
+      'userObservation',
+      'agentText',
+      'userText',
+      'agentText',
+      'teaching',
+      'userText',
+      'agentText',
+      'userObservation',
+      'agentText',
     ]);
     expect(h.view).toMatchObject({ runActive: false, focus: { objectRef: router.objectRef, carrier: 'localTag', assurance: 'unverifiedTag' } });
   });
@@ -174,8 +221,18 @@ describe('AgentCallSession: protocol errors end the session', () => {
     ['an unknown event before session.established', (h) => h.agent({ type: 'hello' }), 'event_before_established', 1002],
     ['session.established with resumed:true', (h) => h.agent({ type: 'session.established', resumed: true }), 'session_resumed', 1002],
     ['a first sequence other than 1', (h) => h.frame(JSON.stringify({ sequence: 2, event: established })), 'sequence_gap', 1002],
-    ['a frame over 128 KiB', (h) => h.frame(JSON.stringify({ sequence: 1, event: { ...established, pad: 'x'.repeat(maxFrameBytes) } })), 'frame_too_large', 1009],
-    ['a frame over 128 KiB in UTF-8 only', (h) => h.frame(JSON.stringify({ sequence: 1, event: { ...established, pad: '€'.repeat(50_000) } })), 'frame_too_large', 1009],
+    [
+      'a frame over 128 KiB',
+      (h) => h.frame(JSON.stringify({ sequence: 1, event: { ...established, pad: 'x'.repeat(maxFrameBytes) } })),
+      'frame_too_large',
+      1009,
+    ],
+    [
+      'a frame over 128 KiB in UTF-8 only',
+      (h) => h.frame(JSON.stringify({ sequence: 1, event: { ...established, pad: '€'.repeat(50_000) } })),
+      'frame_too_large',
+      1009,
+    ],
     ['invalid JSON', (h) => h.frame('{"sequence":1,'), 'invalid_json', 1002],
     ['an invalid envelope', (h) => h.frame(JSON.stringify({ sequence: 0, event: established })), 'invalid_envelope', 1002],
     ['an invalid known event', (h) => h.frame(JSON.stringify({ sequence: 1, event: { type: 'session.established' } })), 'invalid_event', 1002],
@@ -203,7 +260,9 @@ describe('AgentCallSession: protocol errors end the session', () => {
     ['gap', [1, 2, 4], 'sequence_gap', 'expected 3, got 4'],
   ])('a sequence %s, naming expected and got', (_name, sequences, code, text) => {
     const h = harness({}, { establish: false });
-    const outputs = sequences.map((sequence, index) => h.frame(JSON.stringify({ sequence, event: index === 0 ? established : { type: 'capability.grant', modalities: ['nfc'] } })));
+    const outputs = sequences.map((sequence, index) =>
+      h.frame(JSON.stringify({ sequence, event: index === 0 ? established : { type: 'capability.grant', modalities: ['nfc'] } })),
+    );
     const last = outputs.at(-1);
     expect(last).toMatchObject({ send: [], close: { code: 1002 } });
     expect(h.view.endReason).toMatchObject({ kind: 'protocol_error', code });
@@ -226,11 +285,14 @@ describe('AgentCallSession: protocol errors end the session', () => {
     expect(itemsOf(h.view, 'agentText')[0]?.state).toBe('interrupted');
   });
 
-  it.each([{ type: 'text.delta', text: 'x' }, { type: 'speech.segment', segmentId: 's', text: 'x', stable: true }, { type: 'run.completed' }])('$type outside a run', (event) => {
-    const h = harness();
-    h.agent(event);
-    expect(endedWith(h.view)).toBe('event_outside_run');
-  });
+  it.each([{ type: 'text.delta', text: 'x' }, { type: 'speech.segment', segmentId: 's', text: 'x', stable: true }, { type: 'run.completed' }])(
+    '$type outside a run',
+    (event) => {
+      const h = harness();
+      h.agent(event);
+      expect(endedWith(h.view)).toBe('event_outside_run');
+    },
+  );
 
   it('ignores frames after the end', () => {
     const h = harness();
@@ -252,7 +314,10 @@ describe('AgentCallSession: runs', () => {
 
   it('acknowledges unknown event types and ignores them: they grant nothing', () => {
     const h = harness({ card: { accepted: ['photo'], agentRequests: [] }, clientModalities: ['nfc', 'photo'] });
-    expect(h.agent({ type: 'capability.grant', modalities: ['nfc'], allow: true })).toEqual({ send: [{ type: 'ack', sequence: 2 }], updates: [{ type: 'ignored', sequence: 2, eventType: 'capability.grant' }] });
+    expect(h.agent({ type: 'capability.grant', modalities: ['nfc'], allow: true })).toEqual({
+      send: [{ type: 'ack', sequence: 2 }],
+      updates: [{ type: 'ignored', sequence: 2, eventType: 'capability.grant' }],
+    });
     expect(h.view).toMatchObject({ ignoredEvents: 1, usableModalities: ['photo'], agentRequests: [], phase: 'established' });
     expect(h.view.items).toEqual([]);
     expect(h.session.sendObservation({ object: router })).toMatchObject({ ok: false, code: 'modality_not_usable' });
@@ -272,7 +337,10 @@ describe('AgentCallSession: runs', () => {
     h.agent({ type: 'speech.segment', segmentId: 'a', text: 'Hel', stable: true });
     h.agent({ type: 'speech.segment', segmentId: 'b', text: 'World', stable: true });
     h.agent({ type: 'speech.segment', segmentId: 'a', text: 'Hello', stable: true });
-    expect(itemsOf(h.view, 'speech').map((item) => [item.segmentId, item.text])).toEqual([['a', 'Hello'], ['b', 'World']]);
+    expect(itemsOf(h.view, 'speech').map((item) => [item.segmentId, item.text])).toEqual([
+      ['a', 'Hello'],
+      ['b', 'World'],
+    ]);
   });
 
   it('a failure ends the run with a bounded code and message free of control characters; the session goes on', () => {
@@ -285,7 +353,11 @@ describe('AgentCallSession: runs', () => {
     expect(failure?.message.length).toBe(limits.failureMessageChars);
     expect(failure?.message.startsWith('line one line[31m two mmm')).toBe(true);
     expect(failure?.message.endsWith('…')).toBe(true);
-    expect([...(failure?.message ?? '')].filter((char) => char.charCodeAt(0) < 0x20 || (char.charCodeAt(0) >= 0x7f && char.charCodeAt(0) <= 0x9f) || char === '\u202e')).toEqual([]);
+    expect(
+      [...(failure?.message ?? '')].filter(
+        (char) => char.charCodeAt(0) < 0x20 || (char.charCodeAt(0) >= 0x7f && char.charCodeAt(0) <= 0x9f) || char === '\u202e',
+      ),
+    ).toEqual([]);
     expect(h.view).toMatchObject({ phase: 'established', runActive: false });
     expect(itemsOf(h.view, 'agentText')[0]?.state).toBe('failed');
     // One trailing run.completed after a failure is tolerated and acknowledged.
@@ -321,8 +393,16 @@ describe('AgentCallSession: user input', () => {
     const h = harness();
     expect(h.session.sendText('   ')).toMatchObject({ ok: false, code: 'empty_text' });
     expect(h.session.sendText('x'.repeat(limits.textChars + 1))).toMatchObject({ ok: false, code: 'text_too_long' });
-    expect(h.session.sendText('hi', [{ description: 'd', value: 'v'.repeat(limits.contextValueChars + 1) }])).toMatchObject({ ok: false, code: 'invalid_context' });
-    expect(h.session.sendText('hi', Array.from({ length: limits.contextEntries + 1 }, () => ({ description: 'd', value: 'v' })))).toMatchObject({ ok: false, code: 'invalid_context' });
+    expect(h.session.sendText('hi', [{ description: 'd', value: 'v'.repeat(limits.contextValueChars + 1) }])).toMatchObject({
+      ok: false,
+      code: 'invalid_context',
+    });
+    expect(
+      h.session.sendText(
+        'hi',
+        Array.from({ length: limits.contextEntries + 1 }, () => ({ description: 'd', value: 'v' })),
+      ),
+    ).toMatchObject({ ok: false, code: 'invalid_context' });
     expect(h.state.sent).toEqual([]);
     expect(h.run((s) => s.sendText('x'.repeat(limits.textChars)))).toMatchObject({ ok: true, send: [{ turn: 1 }] });
   });
@@ -411,7 +491,12 @@ describe('AgentCallSession: user input', () => {
       ],
     });
     expect(itemsOf(on.view, 'userText').at(-1)?.focusRef).toBe(hostileRef.objectRef);
-    expect(on.session.sendText('x', Array.from({ length: limits.contextEntries }, () => ({ description: 'd', value: 'v' })))).toMatchObject({ ok: false, code: 'invalid_context' });
+    expect(
+      on.session.sendText(
+        'x',
+        Array.from({ length: limits.contextEntries }, () => ({ description: 'd', value: 'v' })),
+      ),
+    ).toMatchObject({ ok: false, code: 'invalid_context' });
 
     const off = harness({ focusContext: false });
     off.run((s) => s.sendObservation({ object: router }));
@@ -424,7 +509,15 @@ describe('AgentCallSession: user input', () => {
 });
 
 describe('AgentCallSession: agent-requested collection', () => {
-  const scanRequest = { type: 'interaction.requested', interactionId: 'i-1', kind: 'physical.nfc.scan', prompt: 'Scan the router', spokenPrompt: 'Please scan it', options: [], allowsFreeform: false };
+  const scanRequest = {
+    type: 'interaction.requested',
+    interactionId: 'i-1',
+    kind: 'physical.nfc.scan',
+    prompt: 'Scan the router',
+    spokenPrompt: 'Please scan it',
+    options: [],
+    allowsFreeform: false,
+  };
   const photoRequest = { ...scanRequest, interactionId: 'i-2', kind: 'physical.photo.capture', prompt: 'Take a photo' };
 
   it('answers the pending request exactly once, with its id and modality', () => {
@@ -432,7 +525,13 @@ describe('AgentCallSession: agent-requested collection', () => {
     h.agent({ type: 'run.started' });
     h.agent(scanRequest);
     h.agent({ type: 'run.completed' });
-    expect(h.view.pendingInteraction).toEqual({ interactionId: 'i-1', kind: 'physical.nfc.scan', modality: 'nfc', prompt: 'Scan the router', spokenPrompt: 'Please scan it' });
+    expect(h.view.pendingInteraction).toEqual({
+      interactionId: 'i-1',
+      kind: 'physical.nfc.scan',
+      modality: 'nfc',
+      prompt: 'Scan the router',
+      spokenPrompt: 'Please scan it',
+    });
     h.drain();
 
     // Wrong modality and stale ids are refused with nothing sent.
@@ -481,7 +580,7 @@ describe('AgentCallSession: agent-requested collection', () => {
   });
 
   it.each([
-    ['not in the card’s agentRequests', { accepted: ['nfc', 'photo'], agentRequests: ['nfc'] }, ['nfc', 'photo'], photoRequest, "card does not list a photo"],
+    ['not in the card’s agentRequests', { accepted: ['nfc', 'photo'], agentRequests: ['nfc'] }, ['nfc', 'photo'], photoRequest, 'card does not list a photo'],
     ['not usable on this machine', { accepted: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'] }, ['photo'], scanRequest, 'cannot use an NFC scan'],
     ['not accepted by the card', { accepted: ['photo'], agentRequests: [] }, ['nfc', 'photo'], scanRequest, 'cannot use an NFC scan'],
   ] as const)('ignores a request for a modality %s, opening nothing', (_name, card, client, request, text) => {
@@ -499,7 +598,10 @@ describe('AgentCallSession: agent-requested collection', () => {
     const h = harness();
     h.agent(scanRequest);
     h.agent(photoRequest);
-    expect(itemsOf(h.view, 'interaction').map((item) => [item.id, item.state])).toEqual([['i-1', 'superseded'], ['i-2', 'pending']]);
+    expect(itemsOf(h.view, 'interaction').map((item) => [item.id, item.state])).toEqual([
+      ['i-1', 'superseded'],
+      ['i-2', 'pending'],
+    ]);
     expect(h.view.pendingInteraction?.interactionId).toBe('i-2');
     expect(h.session.sendObservation({ object: router, interactionId: 'i-1' })).toMatchObject({ ok: false, code: 'stale_interaction' });
     expect(h.session.sendObservation({ object: router, interactionId: 'i-2' })).toMatchObject({ ok: false, code: 'wrong_modality' });
@@ -513,7 +615,14 @@ describe('AgentCallSession: agent-requested collection', () => {
   it('decline sends response.cancel and marks the request declined (and the run and proposal cancelled)', () => {
     const h = harness();
     expect(h.session.declineInteraction()).toMatchObject({ ok: false, code: 'no_pending_interaction' });
-    h.agent({ type: 'teaching.proposed', proposalId: 'p-1', objectRef: router.objectRef, label: 'Router', confirmText: 'confirm object', cancelText: 'cancel teaching' });
+    h.agent({
+      type: 'teaching.proposed',
+      proposalId: 'p-1',
+      objectRef: router.objectRef,
+      label: 'Router',
+      confirmText: 'confirm object',
+      cancelText: 'cancel teaching',
+    });
     h.agent({ type: 'run.started' });
     h.agent(scanRequest);
     h.drain();
@@ -536,7 +645,14 @@ describe('AgentCallSession: agent-requested collection', () => {
 });
 
 describe('AgentCallSession: teaching proposals', () => {
-  const proposal = (proposalId: string, objectRef = router.objectRef) => ({ type: 'teaching.proposed', proposalId, objectRef, label: 'Workshop <b>router</b>', confirmText: 'confirm object', cancelText: 'cancel teaching' });
+  const proposal = (proposalId: string, objectRef = router.objectRef) => ({
+    type: 'teaching.proposed',
+    proposalId,
+    objectRef,
+    label: 'Workshop <b>router</b>',
+    confirmText: 'confirm object',
+    cancelText: 'cancel teaching',
+  });
 
   it('scanning a different object invalidates the shown proposal at once; the same object keeps it', () => {
     const h = harness();
@@ -556,7 +672,10 @@ describe('AgentCallSession: teaching proposals', () => {
     const h = harness();
     h.agent(proposal('p-1'));
     h.agent(proposal('p-2'));
-    expect(itemsOf(h.view, 'teaching').map((item) => [item.id, item.state])).toEqual([['p-1', 'invalidated'], ['p-2', 'shown']]);
+    expect(itemsOf(h.view, 'teaching').map((item) => [item.id, item.state])).toEqual([
+      ['p-1', 'invalidated'],
+      ['p-2', 'shown'],
+    ]);
     expect(h.session.answerProposal('p-1', 'confirm')).toMatchObject({ ok: false, code: 'proposal_not_shown' });
     expect(h.run((s) => s.answerProposal('p-2', 'cancel'))).toMatchObject({ ok: true, send: [{ type: 'user.turn', text: 'cancel teaching' }] });
     h.agent({ type: 'run.started' });
@@ -584,15 +703,37 @@ describe('AgentCallSession: object passports', () => {
   const recipeTurn = (recipeId: string, source: 'agent' | 'tag', rest: string) => ({
     type: 'user.turn',
     text: `I confirm the action recipe "${recipeId}" from the object passport of "${router.objectRef}". Please do it.`,
-    context: [{ description: 'Action recipe the user confirmed (object passport data, not an instruction)', value: `source=${source}; objectRef="${router.objectRef}"; label="Workshop router"; recipeId="${recipeId}"; ${rest}` }],
+    context: [
+      {
+        description: 'Action recipe the user confirmed (object passport data, not an instruction)',
+        value: `source=${source}; objectRef="${router.objectRef}"; label="Workshop router"; recipeId="${recipeId}"; ${rest}`,
+      },
+    ],
   });
 
   it('shows a passport from the agent as data and sends nothing for it but the ack; its text is cleaned and bounded', () => {
     const h = harness();
-    const output = h.agent({ type: 'object.passport', passport: passport({ label: 'Workshop\u0000 <b>router</b>\u202e', summary: `Under\u0007 the\nbench${'.'.repeat(980)}`, image: 'https://tracker.example/p.png' }) });
+    const output = h.agent({
+      type: 'object.passport',
+      passport: passport({
+        label: 'Workshop\u0000 <b>router</b>\u202e',
+        summary: `Under\u0007 the\nbench${'.'.repeat(980)}`,
+        image: 'https://tracker.example/p.png',
+      }),
+    });
     expect(output.send).toEqual([{ type: 'ack', sequence: 2 }]);
     const [item] = itemsOf(h.view, 'passport');
-    expect(item).toMatchObject({ id: 'passport-1', state: 'current', passport: { passportId: 'passport-1', source: 'agent', objectRef: router.objectRef, label: 'Workshop <b>router</b>', links: [{ title: 'Manual', url: 'https://example.com/manual' }] } });
+    expect(item).toMatchObject({
+      id: 'passport-1',
+      state: 'current',
+      passport: {
+        passportId: 'passport-1',
+        source: 'agent',
+        objectRef: router.objectRef,
+        label: 'Workshop <b>router</b>',
+        links: [{ title: 'Manual', url: 'https://example.com/manual' }],
+      },
+    });
     expect(item!.passport.summary).toBe(`Under the bench${'.'.repeat(980)}`);
     expect(JSON.stringify(h.view)).not.toContain('tracker.example');
     expect(h.view.currentPassportId).toBe('passport-1');
@@ -607,10 +748,15 @@ describe('AgentCallSession: object passports', () => {
       passport({ summary: 'x'.repeat(20_000) }),
       undefined,
     ];
-    for (const value of refused) expect(h.agent({ type: 'object.passport', ...(value === undefined ? {} : { passport: value }) }).send).toEqual([{ type: 'ack', sequence: h.state.sequence }]);
+    for (const value of refused)
+      expect(h.agent({ type: 'object.passport', ...(value === undefined ? {} : { passport: value }) }).send).toEqual([
+        { type: 'ack', sequence: h.state.sequence },
+      ]);
     expect(itemsOf(h.view, 'passport')).toEqual([]);
     expect(itemsOf(h.view, 'notice').map((notice) => notice.code)).toEqual(Array(refused.length).fill('passport_unreadable'));
-    expect(itemsOf(h.view, 'notice')[0]!.message).toBe('The agent sent an object passport this app cannot show (/schemaVersion: Invalid input: expected "0.1"); it was ignored.');
+    expect(itemsOf(h.view, 'notice')[0]!.message).toBe(
+      'The agent sent an object passport this app cannot show (/schemaVersion: Invalid input: expected "0.1"); it was ignored.',
+    );
     expect(h.view.phase).toBe('established');
   });
 
@@ -620,7 +766,9 @@ describe('AgentCallSession: object passports', () => {
     expect(h.drain()).toEqual([{ type: 'ack', sequence: 2 }]);
     expect(h.run((s) => s.askRecipe('passport-1', 'restart'))).toMatchObject({ ok: true });
     expect(h.drain()).toEqual([{ turn: 1, ...recipeTurn('restart', 'agent', 'title="Restart the router"; description="Turns it off and on again."') }]);
-    expect(itemsOf(h.view, 'userText')).toMatchObject([{ turn: 1, text: 'I confirm the action recipe "restart" from the object passport of "urn:agentcall:object:workshop-router". Please do it.' }]);
+    expect(itemsOf(h.view, 'userText')).toMatchObject([
+      { turn: 1, text: 'I confirm the action recipe "restart" from the object passport of "urn:agentcall:object:workshop-router". Please do it.' },
+    ]);
     // The passport stays current: another action (or the same again) is a new confirmation.
     expect(h.view.currentPassportId).toBe('passport-1');
   });
@@ -639,7 +787,10 @@ describe('AgentCallSession: object passports', () => {
 
     // A newer passport replaces it: the old one's recipes are gone.
     h.agent({ type: 'object.passport', passport: passport({ label: 'Router, again' }) });
-    expect(itemsOf(h.view, 'passport').map((item) => [item.id, item.state])).toEqual([['passport-1', 'replaced'], ['passport-2', 'current']]);
+    expect(itemsOf(h.view, 'passport').map((item) => [item.id, item.state])).toEqual([
+      ['passport-1', 'replaced'],
+      ['passport-2', 'current'],
+    ]);
     expect(h.session.askRecipe('passport-1', 'restart')).toMatchObject({ ok: false, code: 'passport_not_current' });
     h.drain();
 
@@ -713,8 +864,22 @@ describe('AgentCallSession: ending', () => {
     const h = harness();
     h.run((s) => s.sendObservation({ object: router }));
     h.agent({ type: 'run.started' });
-    h.agent({ type: 'teaching.proposed', proposalId: 'p-1', objectRef: router.objectRef, label: 'Router', confirmText: 'confirm object', cancelText: 'cancel teaching' });
-    h.agent({ type: 'interaction.requested', interactionId: 'i-1', kind: 'physical.photo.capture', prompt: 'Photo please', options: [], allowsFreeform: false });
+    h.agent({
+      type: 'teaching.proposed',
+      proposalId: 'p-1',
+      objectRef: router.objectRef,
+      label: 'Router',
+      confirmText: 'confirm object',
+      cancelText: 'cancel teaching',
+    });
+    h.agent({
+      type: 'interaction.requested',
+      interactionId: 'i-1',
+      kind: 'physical.photo.capture',
+      prompt: 'Photo please',
+      options: [],
+      allowsFreeform: false,
+    });
     h.agent({ type: 'text.delta', text: 'Half an ans' });
     expect(h.view.focus).toBeDefined();
     h.drain();
@@ -757,7 +922,8 @@ describe('AgentCallSession: ending', () => {
       kind: 'transport_closed',
       closeCode: 4003,
       closeReason: 'token revoked <b>now</b>',
-      message: 'The agent stopped answering; the session was closed. The agent closed the connection with its own code 4003. Reason given: "token revoked <b>now</b>".',
+      message:
+        'The agent stopped answering; the session was closed. The agent closed the connection with its own code 4003. Reason given: "token revoked <b>now</b>".',
     });
   });
 });
@@ -778,7 +944,8 @@ describe('applySessionUpdate bounds', () => {
     let view = applySessionUpdate(emptySessionView, { type: 'run.started', runKey: 'run-1' });
     for (let index = 0; index < 30; index += 1) view = applySessionUpdate(view, { type: 'text.delta', runKey: 'run-1', text: 'x'.repeat(10_000) });
     expect(itemsOf(view, 'agentText')[0]?.text.length).toBe(sessionViewLimits.textChars);
-    for (let index = 0; index < sessionViewLimits.items + 10; index += 1) view = applySessionUpdate(view, { type: 'notice', id: `n-${index}`, code: 'c', message: 'm' });
+    for (let index = 0; index < sessionViewLimits.items + 10; index += 1)
+      view = applySessionUpdate(view, { type: 'notice', id: `n-${index}`, code: 'c', message: 'm' });
     expect(view.items).toHaveLength(sessionViewLimits.items);
     expect(view.items[0]).toMatchObject({ kind: 'notice', id: 'n-10' });
     expect(view.items.at(-1)).toMatchObject({ id: `n-${sessionViewLimits.items + 9}` });
@@ -790,7 +957,19 @@ describe('applySessionUpdate bounds', () => {
     applySessionUpdate(before, { type: 'text.delta', runKey: 'run-1', text: 'x' });
     applySessionUpdate(before, { type: 'ended', reason: { kind: 'client_end', message: 'bye' } });
     expect(JSON.stringify(before)).toBe(snapshot);
-    expect(JSON.stringify(emptySessionView)).toBe(JSON.stringify({ phase: 'connecting', usableModalities: [], agentRequests: [], focusContext: true, runActive: false, runCancelling: false, items: [], removedItems: 0, ignoredEvents: 0 }));
+    expect(JSON.stringify(emptySessionView)).toBe(
+      JSON.stringify({
+        phase: 'connecting',
+        usableModalities: [],
+        agentRequests: [],
+        focusContext: true,
+        runActive: false,
+        runCancelling: false,
+        items: [],
+        removedItems: 0,
+        ignoredEvents: 0,
+      }),
+    );
   });
 });
 
@@ -800,10 +979,18 @@ describe('explicit audio turns (agentcall-webrtc-0.1 with supportsExplicitTurns)
   it('asks for audioTurnControl in session.start only when enabled', () => {
     const off = harness({}, { start: false });
     off.run((s) => s.start());
-    expect(off.state.sent[0]).toEqual({ type: 'session.start', sessionId: 'proof-1', clientCapabilities: { physicalObservations: { modalities: ['nfc', 'photo'] } } });
+    expect(off.state.sent[0]).toEqual({
+      type: 'session.start',
+      sessionId: 'proof-1',
+      clientCapabilities: { physicalObservations: { modalities: ['nfc', 'photo'] } },
+    });
     const on = harness({ explicitAudioTurns: true }, { start: false });
     on.run((s) => s.start());
-    expect(on.state.sent[0]).toEqual({ type: 'session.start', sessionId: 'proof-1', clientCapabilities: { physicalObservations: { modalities: ['nfc', 'photo'] }, audioTurnControl: { mode: 'explicit' } } });
+    expect(on.state.sent[0]).toEqual({
+      type: 'session.start',
+      sessionId: 'proof-1',
+      clientCapabilities: { physicalObservations: { modalities: ['nfc', 'photo'] }, audioTurnControl: { mode: 'explicit' } },
+    });
   });
 
   it('refuses audio turns on a session without them (every WebSocket session), sending nothing', () => {
@@ -852,14 +1039,14 @@ describe('explicit audio turns (agentcall-webrtc-0.1 with supportsExplicitTurns)
     h.run((s) => s.endAudioTurn('cancel', { stopped: true }));
     expect(itemsOf(h.view, 'userSpeech').map((item) => item.id)).toEqual(['audio-1']);
     h.run((s) => s.startAudioTurn());
-    h.close(1006, '', 'The call\'s data channel closed (ICE failed).');
+    h.close(1006, '', "The call's data channel closed (ICE failed).");
     expect(itemsOf(h.view, 'userSpeech').map((item) => [item.id, item.state])).toEqual([['audio-1', 'final']]);
   });
 
   it('forgets an open audio turn when the transport closes (no resume)', () => {
     const h = harness({ explicitAudioTurns: true });
     h.run((s) => s.startAudioTurn());
-    h.close(1006, '', 'The call\'s data channel closed (ICE failed).');
+    h.close(1006, '', "The call's data channel closed (ICE failed).");
     expect(h.session.openAudioTurn).toBeUndefined();
     expect(code(h.run((s) => s.endAudioTurn('commit', { stopped: true })))).toBe('session_ended');
     expect(h.view.phase).toBe('ended');

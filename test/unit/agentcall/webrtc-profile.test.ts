@@ -30,7 +30,11 @@ describe('the agentcall-webrtc-0.1 profile object', () => {
 
   it.each([
     ['missing', undefined, 'The WebRTC profile is missing; AgentDesk supports exactly "agentcall-webrtc-0.1".'],
-    ['another vendor profile', 'openai-realtime-webrtc-1', 'The WebRTC profile is "openai-realtime-webrtc-1"; AgentDesk supports exactly "agentcall-webrtc-0.1".'],
+    [
+      'another vendor profile',
+      'openai-realtime-webrtc-1',
+      'The WebRTC profile is "openai-realtime-webrtc-1"; AgentDesk supports exactly "agentcall-webrtc-0.1".',
+    ],
     ['a later version', 'agentcall-webrtc-0.2', 'The WebRTC profile is "agentcall-webrtc-0.2"; AgentDesk supports exactly "agentcall-webrtc-0.1".'],
     ['a number', 1, 'The WebRTC profile is 1; AgentDesk supports exactly "agentcall-webrtc-0.1".'],
   ])('refuses the profile name when it is %s', (_name, profile, message) => {
@@ -72,7 +76,9 @@ describe('the agentcall-webrtc-0.1 profile object', () => {
       const profile = exact();
       if (value === undefined) delete profile[group];
       else profile[group] = value;
-      expect(refused(profile).problems).toEqual([{ code: 'webrtc_params_invalid', path: [group], message: `agui.webrtc.${group} must be ${JSON.stringify(webrtcDescriptor[group])}.` }]);
+      expect(refused(profile).problems).toEqual([
+        { code: 'webrtc_params_invalid', path: [group], message: `agui.webrtc.${group} must be ${JSON.stringify(webrtcDescriptor[group])}.` },
+      ]);
     }
   });
 
@@ -86,7 +92,7 @@ describe('the agentcall-webrtc-0.1 profile object', () => {
     expect(refused(profile).problems.map((problem) => problem.path.join('.'))).toEqual(['audio.channels', 'events.label']);
   });
 
-  it('is what the card validator reports, at the card\'s JSON path, with the same text', () => {
+  it("is what the card validator reports, at the card's JSON path, with the same text", () => {
     const card = structuredClone(cardCases.find((entry) => entry.name === 'valid webrtc card')!.card) as {
       capabilities: { extensions: { params: { agui: { webrtc: { audio: Record<string, unknown> } } } }[] };
     };
@@ -94,24 +100,33 @@ describe('the agentcall-webrtc-0.1 profile object', () => {
     const result = validateAgentCard(card, { allowLocalHttp: false });
     expect(result.ok).toBe(false);
     expect(result.problems).toEqual([
-      { code: 'webrtc_params_invalid', path: '/capabilities/extensions/0/params/agui/webrtc/audio/channels', message: 'agui.webrtc.audio.channels must be 1, not 2.' },
+      {
+        code: 'webrtc_params_invalid',
+        path: '/capabilities/extensions/0/params/agui/webrtc/audio/channels',
+        message: 'agui.webrtc.audio.channels must be 1, not 2.',
+      },
     ]);
   });
 
-  it('refuses a WebRTC card whose voice is not the agent\'s, with the reason', () => {
+  it("refuses a WebRTC card whose voice is not the agent's, with the reason", () => {
     const card = structuredClone(cardCases.find((entry) => entry.name === 'webrtc with voice.owner client')!.card);
     const result = validateAgentCard(card, { allowLocalHttp: false });
     expect(result.problems).toEqual([
-      { code: 'webrtc_voice_owner_not_agent', path: '/capabilities/extensions/0/params/voice/owner', message: 'A WebRTC card must declare voice.owner "agent" (the agent owns the audio).' },
+      {
+        code: 'webrtc_voice_owner_not_agent',
+        path: '/capabilities/extensions/0/params/voice/owner',
+        message: 'A WebRTC card must declare voice.owner "agent" (the agent owns the audio).',
+      },
     ]);
   });
 });
 
 const answer = (audio: string, application = 'm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:1\r\na=sctp-port:5000\r\n') =>
   `v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\na=group:BUNDLE 0 1\r\n${audio}${application}`;
-const opusAudio = (direction = 'a=sendrecv\r\n', rtpmap = 'a=rtpmap:111 opus/48000/2\r\n') => `m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:0\r\n${direction}${rtpmap}a=fmtp:111 minptime=10;useinbandfec=1\r\n`;
+const opusAudio = (direction = 'a=sendrecv\r\n', rtpmap = 'a=rtpmap:111 opus/48000/2\r\n') =>
+  `m=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:0\r\n${direction}${rtpmap}a=fmtp:111 minptime=10;useinbandfec=1\r\n`;
 
-describe('the agent\'s SDP answer', () => {
+describe("the agent's SDP answer", () => {
   it('accepts one sendrecv Opus 48 kHz track and one data channel (no direction attribute means sendrecv)', () => {
     expect(checkAnswerSdp(answer(opusAudio()))).toEqual([]);
     expect(checkAnswerSdp(answer(opusAudio('')))).toEqual([]);
@@ -143,8 +158,14 @@ describe('the agent\'s SDP answer', () => {
 describe('the events data channel', () => {
   it('needs the exact label and subprotocol, ordered', () => {
     expect(checkEventsChannel({ label: 'agentcall.events', protocol: 'agentcall-agui-dc-0.1', ordered: true })).toBeUndefined();
-    expect(checkEventsChannel({ label: 'oai-events', protocol: 'agentcall-agui-dc-0.1' })).toBe('The data channel is labelled "oai-events"; the profile needs "agentcall.events".');
-    expect(checkEventsChannel({ label: 'agentcall.events', protocol: '' })).toBe('The data channel\'s subprotocol is ""; the profile needs "agentcall-agui-dc-0.1".');
-    expect(checkEventsChannel({ label: 'agentcall.events', protocol: 'agentcall-agui-dc-0.1', ordered: false })).toBe('The data channel is unordered; the profile needs an ordered, reliable channel.');
+    expect(checkEventsChannel({ label: 'oai-events', protocol: 'agentcall-agui-dc-0.1' })).toBe(
+      'The data channel is labelled "oai-events"; the profile needs "agentcall.events".',
+    );
+    expect(checkEventsChannel({ label: 'agentcall.events', protocol: '' })).toBe(
+      'The data channel\'s subprotocol is ""; the profile needs "agentcall-agui-dc-0.1".',
+    );
+    expect(checkEventsChannel({ label: 'agentcall.events', protocol: 'agentcall-agui-dc-0.1', ordered: false })).toBe(
+      'The data channel is unordered; the profile needs an ordered, reliable channel.',
+    );
   });
 });

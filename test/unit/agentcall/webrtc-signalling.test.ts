@@ -11,7 +11,8 @@ import { startServer, type TestServer } from '../../support/http-server';
  * the answer) and the network checks it shares with the WebSocket transport.
  */
 
-const offer = 'v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:0\r\na=sendrecv\r\na=rtpmap:111 opus/48000/2\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:1\r\n';
+const offer =
+  'v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=mid:0\r\na=sendrecv\r\na=rtpmap:111 opus/48000/2\r\nm=application 9 UDP/DTLS/SCTP webrtc-datachannel\r\na=mid:1\r\n';
 const answerSdp = offer.replace('o=- 1 1', 'o=- 2 2');
 const token = 'tok_0123456789abcdef';
 
@@ -36,10 +37,12 @@ async function agent(reply: (response: ServerResponse, seen: Seen) => void): Pro
   return { server, seen };
 }
 
-const sdpReply = (body = answerSdp, type = 'application/sdp') => (response: ServerResponse) => {
-  response.writeHead(201, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
-  response.end(body);
-};
+const sdpReply =
+  (body = answerSdp, type = 'application/sdp') =>
+  (response: ServerResponse) => {
+    response.writeHead(201, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
+    response.end(body);
+  };
 
 function cardFor(url: string, bearerRequired = false): AgentCallCard {
   return {
@@ -102,7 +105,11 @@ describe('the agentcall-webrtc-0.1 SDP POST', () => {
   });
 
   it('maps 401 and 403 to sign-in and not allowed, and a 5xx to a retryable server error', async () => {
-    for (const [status, code, retryable] of [[401, 'sign_in_required', false], [403, 'not_allowed', false], [503, 'server_error', true]] as const) {
+    for (const [status, code, retryable] of [
+      [401, 'sign_in_required', false],
+      [403, 'not_allowed', false],
+      [503, 'server_error', true],
+    ] as const) {
       const { server } = await agent((response) => {
         response.writeHead(status, { 'Content-Type': 'application/json' });
         response.end('{}');
@@ -189,7 +196,11 @@ describe('the agentcall-webrtc-0.1 SDP POST', () => {
 
   it('refuses a WebSocket card and an offer that is not SDP, before any request', async () => {
     const { server, seen } = await agent(sdpReply());
-    const ws = { ...cardFor(`${server.origin}/agui`), transport: 'websocket', wsUrl: `ws://127.0.0.1:${new URL(server.origin).port}/agui` } as unknown as AgentCallCard;
+    const ws = {
+      ...cardFor(`${server.origin}/agui`),
+      transport: 'websocket',
+      wsUrl: `ws://127.0.0.1:${new URL(server.origin).port}/agui`,
+    } as unknown as AgentCallCard;
     expect((await refusal({ card: ws, sessionId: 's-1', offer, policy: dev })).code).toBe('not_webrtc');
     expect((await refusal({ card: cardFor(`${server.origin}/agui`), sessionId: 's-1', offer: 'hello', policy: dev })).code).toBe('offer_invalid');
     expect(seen).toHaveLength(0);

@@ -29,7 +29,9 @@ describe('AgentCall WebSocket transport', () => {
     const frames: string[] = [];
     connection.onFrame((frame) => frames.push(frame));
     connection.send({ type: 'session.start', sessionId: 's-1', clientCapabilities: { physicalObservations: { modalities: ['nfc'] } } });
-    expect(await agent.waitForFrames(1)).toEqual([{ type: 'session.start', sessionId: 's-1', clientCapabilities: { physicalObservations: { modalities: ['nfc'] } } }]);
+    expect(await agent.waitForFrames(1)).toEqual([
+      { type: 'session.start', sessionId: 's-1', clientCapabilities: { physicalObservations: { modalities: ['nfc'] } } },
+    ]);
     socket.send(JSON.stringify({ sequence: 1, event: { type: 'session.established', resumed: false } }));
     await expect.poll(() => frames).toEqual(['{"sequence":1,"event":{"type":"session.established","resumed":false}}']);
     const done = closed(connection);
@@ -49,7 +51,9 @@ describe('AgentCall WebSocket transport', () => {
     const agent = await startScriptedAgent();
     expect((await failure(connectAgentCall({ url: agent.url, policy: { allowLocalHttp: false }, log: memoryLogger() }))).code).toBe('insecure_scheme');
     const lookup = () => Promise.resolve([{ address: '127.0.0.1', family: 4 as const }]);
-    const blocked = await failure(connectAgentCall({ url: `wss://agent.example.com:${agent.port}/agui`, policy: { allowLocalHttp: false, lookup }, log: memoryLogger() }));
+    const blocked = await failure(
+      connectAgentCall({ url: `wss://agent.example.com:${agent.port}/agui`, policy: { allowLocalHttp: false, lookup }, log: memoryLogger() }),
+    );
     expect(blocked.code).toBe('blocked_address');
     expect(agent.upgrades).toEqual([]);
   });

@@ -39,7 +39,12 @@ describe('the extension URI', () => {
   });
 
   it('is matched exactly: another version, a trailing slash or a different case is not a declaration', () => {
-    for (const uri of ['https://dev.agentmesh.ai/extensions/ui-links/v2', `${uiLinksExtensionUri}/`, uiLinksExtensionUri.toUpperCase(), 'http://dev.agentmesh.ai/extensions/ui-links/v1']) {
+    for (const uri of [
+      'https://dev.agentmesh.ai/extensions/ui-links/v2',
+      `${uiLinksExtensionUri}/`,
+      uiLinksExtensionUri.toUpperCase(),
+      'http://dev.agentmesh.ai/extensions/ui-links/v1',
+    ]) {
       expect(parse(cardWith([{ url: 'https://agent.example/a', label: 'A' }], { uri }))).toEqual({ declared: false, links: [], problems: [] });
     }
   });
@@ -68,9 +73,13 @@ describe('AgentMesh UI links 0.1 §3 the declaration', () => {
       kind: 'reports',
       skill: 'some-declared-skill-id',
     };
-    const card = cardWith([example], { description: 'Web surfaces this agent\'s publisher offers to people' }, {
-      skills: [{ id: 'some-declared-skill-id', name: 'S', description: 'S', tags: [] }],
-    });
+    const card = cardWith(
+      [example],
+      { description: "Web surfaces this agent's publisher offers to people" },
+      {
+        skills: [{ id: 'some-declared-skill-id', name: 'S', description: 'S', tags: [] }],
+      },
+    );
     expect(parse(card)).toEqual({
       declared: true,
       links: [{ ...example, crossOrigin: false, shownByDefault: true, notes: [], path: `${uisPath}/0` }],
@@ -81,7 +90,9 @@ describe('AgentMesh UI links 0.1 §3 the declaration', () => {
   it('rule 1: required true is ignored with a note, and the entries are still read', () => {
     const result = parse(cardWith([{ url: 'https://agent.example/a', label: 'A', audience: 'public' }], { required: true }));
     expect(result.links).toHaveLength(1);
-    expect(result.problems).toEqual([{ code: 'ui_links_marked_required', path: '/capabilities/extensions/0/required', message: expect.stringContaining('ignored') }]);
+    expect(result.problems).toEqual([
+      { code: 'ui_links_marked_required', path: '/capabilities/extensions/0/required', message: expect.stringContaining('ignored') },
+    ]);
     const odd = parse(cardWith([{ url: 'https://agent.example/a', label: 'A', audience: 'public' }], { required: 'yes' }));
     expect(odd.links).toHaveLength(1);
     expect(codes(odd)).toEqual(['ui_links_required_invalid']);
@@ -115,7 +126,9 @@ describe('AgentMesh UI links 0.1 §3 the declaration', () => {
     const result = parse(card);
     expect(result.links.map((link) => link.label)).toEqual(['First']);
     expect(result.links[0]!.path).toBe('/capabilities/extensions/1/params/uis/0');
-    expect(result.problems).toEqual([{ code: 'ui_links_duplicate_extension', path: '/capabilities/extensions/2', message: expect.stringContaining('index 1') }]);
+    expect(result.problems).toEqual([
+      { code: 'ui_links_duplicate_extension', path: '/capabilities/extensions/2', message: expect.stringContaining('index 1') },
+    ]);
   });
 
   it('rule 3: url and label are required; an entry without either is skipped with a problem at its path', () => {
@@ -182,7 +195,9 @@ describe('AgentMesh UI links 0.1 §3 the declaration', () => {
     expect(result.links[0]!.notes).toEqual([expect.stringContaining('shortened')]);
     expect(codes(result)).toEqual(['ui_link_label_truncated']);
     // Exactly at the limit: kept whole.
-    expect(one({ url: 'https://agent.example/a', label: 'L'.repeat(uiLinksLimits.labelChars), audience: 'public' }).links[0]!.label).toHaveLength(uiLinksLimits.labelChars);
+    expect(one({ url: 'https://agent.example/a', label: 'L'.repeat(uiLinksLimits.labelChars), audience: 'public' }).links[0]!.label).toHaveLength(
+      uiLinksLimits.labelChars,
+    );
   });
 
   it('rule 4: purpose is optional text, cleaned and bounded; a non-text purpose is left out with a note', () => {
@@ -269,17 +284,36 @@ describe('AgentMesh UI links 0.1 §3 the declaration', () => {
       { code: 'ui_link_skill_invalid', path: `${uisPath}/2/skill` },
     ]);
     // A card without a skills list: every reference dangles.
-    const bare = parse({ capabilities: { extensions: [{ uri: uiLinksExtensionUri, params: { uis: [{ url: 'https://agent.example/a', label: 'A', audience: 'public', skill: 'identify' }] } }] } });
+    const bare = parse({
+      capabilities: {
+        extensions: [{ uri: uiLinksExtensionUri, params: { uis: [{ url: 'https://agent.example/a', label: 'A', audience: 'public', skill: 'identify' }] } }],
+      },
+    });
     expect(codes(bare)).toEqual(['ui_link_skill_dangling']);
   });
 
   it('ignores unknown fields: they never grant anything (no declared "sameOrigin", no "embed")', () => {
-    const [link] = one({ url: 'https://status.example/', label: 'S', audience: 'public', sameOrigin: true, embed: true, screenshot: 'data:image/png;base64,AA' }).links;
-    expect(link).toEqual({ url: 'https://status.example/', label: 'S', audience: 'public', crossOrigin: true, shownByDefault: true, notes: [], path: `${uisPath}/0` });
+    const [link] = one({
+      url: 'https://status.example/',
+      label: 'S',
+      audience: 'public',
+      sameOrigin: true,
+      embed: true,
+      screenshot: 'data:image/png;base64,AA',
+    }).links;
+    expect(link).toEqual({
+      url: 'https://status.example/',
+      label: 'S',
+      audience: 'public',
+      crossOrigin: true,
+      shownByDefault: true,
+      notes: [],
+      path: `${uisPath}/0`,
+    });
   });
 });
 
-describe('AgentMesh UI links 0.1 §6 same-origin, computed against the card\'s own origin', () => {
+describe("AgentMesh UI links 0.1 §6 same-origin, computed against the card's own origin", () => {
   const entries = [
     { url: 'https://agent.example/same', label: 'Same', audience: 'public' },
     { url: 'https://agent.example:443/default-port', label: 'Default port', audience: 'public' },
@@ -314,7 +348,7 @@ describe('AgentMesh UI links 0.1 §6 same-origin, computed against the card\'s o
   });
 });
 
-describe('AgentMesh UI links 0.1 §11 worked example (test/fixtures/agentmesh/worked-example.json, the spec\'s extension verbatim)', () => {
+describe("AgentMesh UI links 0.1 §11 worked example (test/fixtures/agentmesh/worked-example.json, the spec's extension verbatim)", () => {
   const card: unknown = JSON.parse(readFileSync(new URL('../../fixtures/agentmesh/worked-example.json', import.meta.url), 'utf8'));
   const result = parseUiLinks(card, { cardUrl: 'https://agent.larkfield.example/.well-known/agent-card.json' });
 
@@ -325,16 +359,49 @@ describe('AgentMesh UI links 0.1 §11 worked example (test/fixtures/agentmesh/wo
   it('reads all three entries without a problem (run-payroll is a declared skill)', () => {
     expect(result.declared).toBe(true);
     expect(result.problems).toEqual([]);
-    expect(result.links.map(({ label, audience, access, kind, skill, crossOrigin, shownByDefault, notes }) => ({ label, audience, access, kind, skill, crossOrigin, shownByDefault, notes }))).toEqual([
-      { label: 'Operations dashboard', audience: 'operator', access: 'authenticated', kind: 'dashboard', skill: undefined, crossOrigin: false, shownByDefault: false, notes: [] },
-      { label: 'Payroll reports', audience: 'client', access: 'authenticated', kind: 'reports', skill: 'run-payroll', crossOrigin: false, shownByDefault: true, notes: [] },
+    expect(
+      result.links.map(({ label, audience, access, kind, skill, crossOrigin, shownByDefault, notes }) => ({
+        label,
+        audience,
+        access,
+        kind,
+        skill,
+        crossOrigin,
+        shownByDefault,
+        notes,
+      })),
+    ).toEqual([
+      {
+        label: 'Operations dashboard',
+        audience: 'operator',
+        access: 'authenticated',
+        kind: 'dashboard',
+        skill: undefined,
+        crossOrigin: false,
+        shownByDefault: false,
+        notes: [],
+      },
+      {
+        label: 'Payroll reports',
+        audience: 'client',
+        access: 'authenticated',
+        kind: 'reports',
+        skill: 'run-payroll',
+        crossOrigin: false,
+        shownByDefault: true,
+        notes: [],
+      },
       { label: 'Service status', audience: 'public', access: 'open', kind: 'status', skill: undefined, crossOrigin: true, shownByDefault: true, notes: [] },
     ]);
   });
 
   it('shows Payroll reports and Service status, keeps Operations dashboard behind operator, flags the status page as another site', () => {
     expect(visibleUiLinks(result.links, { showOperator: false }).map((link) => link.label)).toEqual(['Payroll reports', 'Service status']);
-    expect(visibleUiLinks(result.links, { showOperator: true }).map((link) => link.label)).toEqual(['Operations dashboard', 'Payroll reports', 'Service status']);
+    expect(visibleUiLinks(result.links, { showOperator: true }).map((link) => link.label)).toEqual([
+      'Operations dashboard',
+      'Payroll reports',
+      'Service status',
+    ]);
     expect(result.links.filter((link) => link.crossOrigin).map((link) => uiLinkHost(link))).toEqual(['status.larkfield.example']);
   });
 });
@@ -376,9 +443,16 @@ describe('a hostile card', () => {
   });
 
   it('looks at only the first 64 extensions', () => {
-    const extensions = [...Array.from({ length: 5_000 }, (_, index) => ({ uri: `https://x.example/${index}` })), { uri: uiLinksExtensionUri, params: { uis: [{ url: 'https://agent.example/a', label: 'A' }] } }];
+    const extensions = [
+      ...Array.from({ length: 5_000 }, (_, index) => ({ uri: `https://x.example/${index}` })),
+      { uri: uiLinksExtensionUri, params: { uis: [{ url: 'https://agent.example/a', label: 'A' }] } },
+    ];
     const result = parse({ capabilities: { extensions } });
-    expect(result).toEqual({ declared: false, links: [], problems: [{ code: 'ui_links_extensions_truncated', path: '/capabilities/extensions', message: expect.stringContaining('5001') }] });
+    expect(result).toEqual({
+      declared: false,
+      links: [],
+      problems: [{ code: 'ui_links_extensions_truncated', path: '/capabilities/extensions', message: expect.stringContaining('5001') }],
+    });
   });
 
   it('shortens 1 MB labels, purposes and kinds to bounded text, and refuses a 1 MB url before parsing it', () => {
@@ -434,7 +508,13 @@ describe('problem codes', () => {
   it('every code the parser can report is in uiLinksProblemCodes', () => {
     const seen = new Set<string>();
     const collect = (result: UiLinksResult) => result.problems.forEach((problem) => seen.add(problem.code));
-    collect(parse(cardWith([{ url: 'https://agent.example/a', label: 'L'.repeat(500), purpose: 5, audience: 'x', access: 'y', kind: 'k'.repeat(100), skill: 'nope' }], { required: true })));
+    collect(
+      parse(
+        cardWith([{ url: 'https://agent.example/a', label: 'L'.repeat(500), purpose: 5, audience: 'x', access: 'y', kind: 'k'.repeat(100), skill: 'nope' }], {
+          required: true,
+        }),
+      ),
+    );
     collect(parse(cardWith([{ url: 'https://agent.example/a', label: 'A', purpose: 'p'.repeat(400), kind: [], skill: 3 }])));
     for (const code of seen) expect(uiLinksProblemCodes).toContain(code);
     expect(seen.size).toBeGreaterThanOrEqual(10);

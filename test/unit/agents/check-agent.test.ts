@@ -16,7 +16,9 @@ import { useTempDirs } from '../../support/temp-dir';
  */
 const dev = { allowLocalHttp: true };
 const workedExample = JSON.parse(readFileSync(new URL('../../fixtures/agentmesh/worked-example.json', import.meta.url), 'utf8')) as Record<string, unknown>;
-const cardCases = (JSON.parse(readFileSync(new URL('../../fixtures/agentcall-cards/cases.json', import.meta.url), 'utf8')) as { cases: { name: string; card: unknown }[] }).cases;
+const cardCases = (
+  JSON.parse(readFileSync(new URL('../../fixtures/agentcall-cards/cases.json', import.meta.url), 'utf8')) as { cases: { name: string; card: unknown }[] }
+).cases;
 const cardCase = (name: string) => cardCases.find((entry) => entry.name === name)!.card;
 
 /** A server with these documents at their well-known paths (404 elsewhere). */
@@ -66,7 +68,12 @@ describe('checkAgent: what an address is', () => {
   it('says that an AgentCall card AgentDesk cannot use is incompatible, with the card’s problem', async () => {
     const server = await documentServer({ card: cardCase('session resume true') });
     const answer = await check(server.url);
-    expect(answer).toMatchObject({ found: false, reason: 'incompatible', code: 'session_resume_unsupported', message: expect.stringMatching(/^AgentDesk cannot talk to this agent: /) });
+    expect(answer).toMatchObject({
+      found: false,
+      reason: 'incompatible',
+      code: 'session_resume_unsupported',
+      message: expect.stringMatching(/^AgentDesk cannot talk to this agent: /),
+    });
   });
 
   it('says that a Talkie manifest with fatal problems is incompatible, with its first problem', async () => {
@@ -88,7 +95,8 @@ describe('checkAgent: what an address is', () => {
   it('finds a server at an AG-UI address whatever its GET answers (AG-UI has no discovery document; Express answers 404), and says unreachable for a gateway’s 503', async () => {
     const statuses: Record<string, number> = { '/express': 404, '/gone': 410, '/post-only': 405, '/down': 503 };
     const server = await startServer((request, response) => json(response, statuses[request.url ?? ''] ?? 200, { error: 'no' }));
-    for (const path of ['express', 'gone', 'post-only']) expect(await check(`${server.url}${path}`, 'agui')).toEqual({ found: true, kind: 'agui', display: new URL(server.url).host });
+    for (const path of ['express', 'gone', 'post-only'])
+      expect(await check(`${server.url}${path}`, 'agui')).toEqual({ found: true, kind: 'agui', display: new URL(server.url).host });
     expect(await check(`${server.url}down`, 'agui')).toMatchObject({ found: false, reason: 'unreachable', code: 'http_503' });
   });
 
@@ -117,7 +125,13 @@ describe('checkAgent: what an address is', () => {
     const started = Date.now();
     const answer = await check(server.url, 'auto', { deadlineMs: 400 });
     expect(Date.now() - started).toBeLessThan(3000);
-    expect(answer).toEqual({ found: false, reason: 'unreachable', display: new URL(server.url).host, code: 'check_timeout', message: `${new URL(server.url).host} did not answer within 400 ms.` });
+    expect(answer).toEqual({
+      found: false,
+      reason: 'unreachable',
+      display: new URL(server.url).host,
+      code: 'check_timeout',
+      message: `${new URL(server.url).host} did not answer within 400 ms.`,
+    });
     const agui = await check(server.url, 'agui', { deadlineMs: 1500 });
     expect(agui).toMatchObject({ reason: 'unreachable', code: 'check_timeout', message: expect.stringMatching(/did not answer within 1\.5 s\.$/) });
   });
@@ -136,7 +150,10 @@ describe('agents.check and agents.rename through the real dispatcher', () => {
     const { services } = await open();
     try {
       const server = await documentServer({ manifest: (origin) => manifestFor(origin, { name: 'Example CRM' }) });
-      expect(await services.call('agents.check', { address: server.url })).toEqual({ ok: true, value: { found: true, kind: 'talkie', display: new URL(server.url).host, name: 'Example CRM' } });
+      expect(await services.call('agents.check', { address: server.url })).toEqual({
+        ok: true,
+        value: { found: true, kind: 'talkie', display: new URL(server.url).host, name: 'Example CRM' },
+      });
       expect(await services.call('agents.list')).toEqual({ ok: true, value: { agents: [] } });
       const added = await services.call('agents.add', { address: server.url });
       expect(added.ok).toBe(true);
@@ -145,7 +162,10 @@ describe('agents.check and agents.rename through the real dispatcher', () => {
       expect(await services.call('agents.check', { address: 'hello' })).toMatchObject({ ok: false, error: { code: 'invalid_address' } });
       expect(await services.call('agents.check', { address: 'unreachable.invalid' })).toMatchObject({ ok: false, error: { code: 'invalid_address' } });
       expect(server.requests).toHaveLength(requests);
-      expect(await services.call('agents.check', { address: `${server.url}agui`, kind: 'agui' })).toMatchObject({ ok: true, value: { found: true, kind: 'agui' } });
+      expect(await services.call('agents.check', { address: `${server.url}agui`, kind: 'agui' })).toMatchObject({
+        ok: true,
+        value: { found: true, kind: 'agui' },
+      });
     } finally {
       await services.dispose();
     }
@@ -161,11 +181,17 @@ describe('agents.check and agents.rename through the real dispatcher', () => {
       services.events.connect((channel, payload) => {
         if (channel === 'agentdesk:event:agents.changed') events.push(payload);
       });
-      expect(await services.call('agents.rename', { id, name: '  Work\n CRM\u202e  ' })).toEqual({ ok: true, value: { agent: { ...added.value.agent, label: 'Work CRM' } } });
+      expect(await services.call('agents.rename', { id, name: '  Work\n CRM\u202e  ' })).toEqual({
+        ok: true,
+        value: { agent: { ...added.value.agent, label: 'Work CRM' } },
+      });
       expect(events).toEqual([{ agents: [{ ...added.value.agent, label: 'Work CRM' }] }]);
       expect(JSON.parse(await readFile(join(dir, 'agents.json'), 'utf8'))).toEqual({ schemaVersion: 2, agents: [{ ...added.value.agent, label: 'Work CRM' }] });
       // The same address again says under which name it is listed.
-      expect(await services.call('agents.add', { address: 'https://crm.example.com' })).toMatchObject({ ok: false, error: { code: 'already_exists', message: 'crm.example.com is already in your list, as "Work CRM".' } });
+      expect(await services.call('agents.add', { address: 'https://crm.example.com' })).toMatchObject({
+        ok: false,
+        error: { code: 'already_exists', message: 'crm.example.com is already in your list, as "Work CRM".' },
+      });
     } finally {
       await services.dispose();
     }
@@ -177,8 +203,14 @@ describe('agents.check and agents.rename through the real dispatcher', () => {
       const added = await services.call('agents.add', { address: 'crm.example.com' });
       if (!added.ok) throw new Error(added.error.message);
       const { id } = added.value.agent;
-      expect(await services.call('agents.rename', { id, name: ' \n ' })).toEqual({ ok: false, error: { code: 'invalid_request', message: 'Type a name for the agent.', path: '/name' } });
-      expect(await services.call('agents.rename', { id, name: 'x'.repeat(101) })).toMatchObject({ ok: false, error: { code: 'invalid_request', message: 'A name can be at most 100 characters long.' } });
+      expect(await services.call('agents.rename', { id, name: ' \n ' })).toEqual({
+        ok: false,
+        error: { code: 'invalid_request', message: 'Type a name for the agent.', path: '/name' },
+      });
+      expect(await services.call('agents.rename', { id, name: 'x'.repeat(101) })).toMatchObject({
+        ok: false,
+        error: { code: 'invalid_request', message: 'A name can be at most 100 characters long.' },
+      });
       expect(await services.call('agents.rename', { id, name: 'x'.repeat(1001) })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
       expect(await services.call('agents.rename', { id: 'gone', name: 'Name' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
       expect(await services.call('agents.list')).toEqual({ ok: true, value: { agents: [added.value.agent] } });

@@ -40,14 +40,22 @@ describe('identifyAgent: a plain A2A card', () => {
     expect(view.skills).toEqual([{ name: 'Run payroll', description: 'Runs a payroll for a client account.', tags: ['payroll'] }]);
   });
 
-  it('carries the card\'s provider, documentation and icon links to the page, within the contract', async () => {
-    const card = { ...structuredClone(workedExample), provider: { organization: 'Larkfield Payroll Ltd', url: 'https://larkfield.example/' }, documentationUrl: 'https://docs.larkfield.example/agent', iconUrl: 'javascript:alert(1)' };
+  it("carries the card's provider, documentation and icon links to the page, within the contract", async () => {
+    const card = {
+      ...structuredClone(workedExample),
+      provider: { organization: 'Larkfield Payroll Ltd', url: 'https://larkfield.example/' },
+      documentationUrl: 'https://docs.larkfield.example/agent',
+      iconUrl: 'javascript:alert(1)',
+    };
     const server = await cardServer(card);
     const identified = await identifyAgent(server.url, dev);
     if (identified.protocol !== 'a2a') throw new Error('not a2a');
     const view = a2aAgentView(identified);
     expect(a2aAgentViewSchema.parse(view)).toEqual(view);
-    expect(view).toMatchObject({ provider: { organization: 'Larkfield Payroll Ltd', url: 'https://larkfield.example/' }, documentationUrl: 'https://docs.larkfield.example/agent' });
+    expect(view).toMatchObject({
+      provider: { organization: 'Larkfield Payroll Ltd', url: 'https://larkfield.example/' },
+      documentationUrl: 'https://docs.larkfield.example/agent',
+    });
     expect(view.iconUrl).toBeUndefined();
     // Nothing but the card was fetched: the links are only shown.
     expect(server.requests.map((request) => request.path).sort()).toEqual(['/.well-known/agent-card.json', '/.well-known/talkie.json']);
@@ -96,9 +104,15 @@ describe('agents.identify through the real dispatcher', () => {
     expect(added.value.agent.name).toBeUndefined();
 
     const identified = await services.call('agents.identify', { agentId });
-    expect(identified).toMatchObject({ ok: true, value: { protocol: 'a2a', agent: { name: 'Larkfield Payroll', version: '1.0.0', cardUrl: `${server.origin}/.well-known/agent-card.json` } } });
+    expect(identified).toMatchObject({
+      ok: true,
+      value: { protocol: 'a2a', agent: { name: 'Larkfield Payroll', version: '1.0.0', cardUrl: `${server.origin}/.well-known/agent-card.json` } },
+    });
     const listed = await services.call('agents.list');
-    expect(listed.ok && listed.value.agents.find((agent) => agent.id === agentId)).toMatchObject({ name: 'Larkfield Payroll', display: `127.0.0.1:${new URL(server.origin).port}` });
+    expect(listed.ok && listed.value.agents.find((agent) => agent.id === agentId)).toMatchObject({
+      name: 'Larkfield Payroll',
+      display: `127.0.0.1:${new URL(server.origin).port}`,
+    });
     expect(await readFile(join(dir, 'agents.json'), 'utf8')).toContain('"name": "Larkfield Payroll"');
   });
 });

@@ -65,8 +65,10 @@ function runTo(watcher: Watch, agentId: string, call: Promise<IpcResult<{ runId:
   return runToEnd(watcher, agentId, call);
 }
 
-const texts = (thread: AguiThreadView) => thread.items.filter((item): item is Extract<AguiItem, { kind: 'text' }> => item.kind === 'text').map((item) => item.text);
-const ofKind = <K extends AguiItem['kind']>(thread: AguiThreadView, kind: K) => thread.items.filter((item): item is Extract<AguiItem, { kind: K }> => item.kind === kind);
+const texts = (thread: AguiThreadView) =>
+  thread.items.filter((item): item is Extract<AguiItem, { kind: 'text' }> => item.kind === 'text').map((item) => item.text);
+const ofKind = <K extends AguiItem['kind']>(thread: AguiThreadView, kind: K) =>
+  thread.items.filter((item): item is Extract<AguiItem, { kind: K }> => item.kind === kind);
 
 /**
  * A proxy in front of an AG-UI endpoint: records each request (Authorization, path, body) and
@@ -83,21 +85,24 @@ async function proxyTo(target: string) {
       const body = Buffer.concat(chunks);
       seen.bodies.push(body.toString('utf8'));
       const { connection: _hop, ...headers } = { ...request.headers, host: upstreamUrl.host };
-      const upstream = httpRequest({ host: upstreamUrl.hostname, port: upstreamUrl.port, path: upstreamUrl.pathname, method: request.method, headers, agent: false }, (answer) => {
-        response.writeHead(answer.statusCode ?? 502, { 'Content-Type': answer.headers['content-type'] ?? 'application/octet-stream' });
-        answer.on('data', (chunk: Buffer) => {
-          const text = chunk.toString('utf8');
-          if (text.includes('\r\n')) seen.crlf = true;
-          if (seen.cutWhen !== undefined && text.includes(seen.cutWhen)) {
-            response.socket?.destroy();
-            answer.destroy();
-            return;
-          }
-          response.write(chunk);
-        });
-        answer.on('end', () => response.end());
-        answer.on('error', () => undefined);
-      });
+      const upstream = httpRequest(
+        { host: upstreamUrl.hostname, port: upstreamUrl.port, path: upstreamUrl.pathname, method: request.method, headers, agent: false },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 502, { 'Content-Type': answer.headers['content-type'] ?? 'application/octet-stream' });
+          answer.on('data', (chunk: Buffer) => {
+            const text = chunk.toString('utf8');
+            if (text.includes('\r\n')) seen.crlf = true;
+            if (seen.cutWhen !== undefined && text.includes(seen.cutWhen)) {
+              response.socket?.destroy();
+              answer.destroy();
+              return;
+            }
+            response.write(chunk);
+          });
+          answer.on('end', () => response.end());
+          answer.on('error', () => undefined);
+        },
+      );
       upstream.on('error', () => response.destroy());
       upstream.end(body);
     });
@@ -126,7 +131,11 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const first = value(await app.call('conversation.open', { agentId: builtInAguiDemoId }));
     await watcher.follow(builtInAguiDemoId);
 
-    const { runId, thread } = await runTo(watcher, builtInAguiDemoId, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-1', text: 'What would change?' }));
+    const { runId, thread } = await runTo(
+      watcher,
+      builtInAguiDemoId,
+      app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-1', text: 'What would change?' }),
+    );
     expect(thread.runState).toBe('finished');
     expect(thread.runId).toBe(runId);
     // Main stamped the user's message with its time.
@@ -152,8 +161,22 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
       ['plan', 'finished'],
       ['check', 'finished'],
     ]);
-    expect(ofKind(thread, 'toolCall')).toEqual([expect.objectContaining({ name: 'iac_plan', state: 'completed', argsStatus: 'json', result: expect.objectContaining({ text: expect.stringContaining('"add":1') }) })]);
-    expect(ofKind(thread, 'activity')).toEqual([expect.objectContaining({ activityType: 'iac-code.checks', content: expect.objectContaining({ checks: [expect.objectContaining({ status: 'passed' }), expect.objectContaining({ status: 'passed' }), expect.objectContaining({ name: 'estimate' })] }) })]);
+    expect(ofKind(thread, 'toolCall')).toEqual([
+      expect.objectContaining({
+        name: 'iac_plan',
+        state: 'completed',
+        argsStatus: 'json',
+        result: expect.objectContaining({ text: expect.stringContaining('"add":1') }),
+      }),
+    ]);
+    expect(ofKind(thread, 'activity')).toEqual([
+      expect.objectContaining({
+        activityType: 'iac-code.checks',
+        content: expect.objectContaining({
+          checks: [expect.objectContaining({ status: 'passed' }), expect.objectContaining({ status: 'passed' }), expect.objectContaining({ name: 'estimate' })],
+        }),
+      }),
+    ]);
     expect(texts(thread).join('\n')).toContain('This is the first message of the thread.');
     expect(thread.state).toMatchObject({ status: 'checked' });
 
@@ -175,8 +198,12 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const watcher = watch(app);
     const { conversationId } = value(await app.call('conversation.open', { agentId: builtInAguiDemoId }));
     await watcher.follow(builtInAguiDemoId);
-    expect(value(await app.call('conversation.send', { agentId: builtInAguiDemoId, conversationId, messageId: 'u-1', text: 'What would change?' }))).toEqual({ queued: false });
-    expect(value(await app.call('conversation.send', { agentId: builtInAguiDemoId, conversationId, messageId: 'u-2', text: 'And now?' }))).toEqual({ queued: true });
+    expect(value(await app.call('conversation.send', { agentId: builtInAguiDemoId, conversationId, messageId: 'u-1', text: 'What would change?' }))).toEqual({
+      queued: false,
+    });
+    expect(value(await app.call('conversation.send', { agentId: builtInAguiDemoId, conversationId, messageId: 'u-2', text: 'And now?' }))).toEqual({
+      queued: true,
+    });
     const users = (thread: AguiThreadView) => ofKind(thread, 'user').map((item) => item.text);
     const thread = await watcher.until(builtInAguiDemoId, (shown) => users(shown).length === 2 && shown.runState === 'finished', true);
     expect(users(thread)).toEqual(['What would change?', 'And now?']);
@@ -192,21 +219,42 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     let watcher = watch(app);
     value(await app.call('demo.openAgui'));
     const opened = value(await app.call('agui.open', { agentId: builtInAguiDemoId }));
-    const asked = await runTo(watcher, builtInAguiDemoId, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-1', text: 'Please apply the plan' }));
+    const asked = await runTo(
+      watcher,
+      builtInAguiDemoId,
+      app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-1', text: 'Please apply the plan' }),
+    );
     expect(asked.thread.runState).toBe('awaitingInput');
     const [interrupt, ...others] = openInterrupts(asked.thread);
     expect(others).toEqual([]);
-    expect(interrupt).toMatchObject({ reason: 'confirmation', kind: 'confirmation', message: expect.stringContaining('demo-network'), responseSchema: { required: ['approve'] } });
+    expect(interrupt).toMatchObject({
+      reason: 'confirmation',
+      kind: 'confirmation',
+      message: expect.stringContaining('demo-network'),
+      responseSchema: { required: ['approve'] },
+    });
     expect(opened.thread.threadId).toBe(asked.thread.threadId);
 
-    expect(await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-2', text: 'hello?' })).toMatchObject({ ok: false, error: { code: 'rejected' } });
+    expect(await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'user-2', text: 'hello?' })).toMatchObject({
+      ok: false,
+      error: { code: 'rejected' },
+    });
     expect(await app.call('agui.retry', { agentId: builtInAguiDemoId })).toMatchObject({ ok: false, error: { code: 'rejected' } });
     const answers = { [interrupt!.id]: { status: 'resolved', payload: { approve: true } } };
     expect(await app.call('agui.resume', { agentId: builtInAguiDemoId, answers }, false)).toMatchObject({ ok: false, error: { code: 'no_user_gesture' } });
-    const wrong = await app.call('agui.resume', { agentId: builtInAguiDemoId, answers: { [interrupt!.id]: { status: 'resolved', payload: { approve: 'yes' } } } });
+    const wrong = await app.call('agui.resume', {
+      agentId: builtInAguiDemoId,
+      answers: { [interrupt!.id]: { status: 'resolved', payload: { approve: 'yes' } } },
+    });
     expect(wrong).toMatchObject({ ok: false, error: { code: 'invalid_request', path: `/answers/${interrupt!.id}/approve` } });
-    expect(await app.call('agui.resume', { agentId: builtInAguiDemoId, answers: {} })).toMatchObject({ ok: false, error: { code: 'invalid_request', path: `/answers/${interrupt!.id}` } });
-    expect(await app.call('agui.resume', { agentId: builtInAguiDemoId, answers: { ...answers, nope: { status: 'cancelled' } } })).toMatchObject({ ok: false, error: { code: 'invalid_request', path: '/answers/nope' } });
+    expect(await app.call('agui.resume', { agentId: builtInAguiDemoId, answers: {} })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', path: `/answers/${interrupt!.id}` },
+    });
+    expect(await app.call('agui.resume', { agentId: builtInAguiDemoId, answers: { ...answers, nope: { status: 'cancelled' } } })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', path: '/answers/nope' },
+    });
 
     // Quit the app and the demo; start both again on the same folders (the demo on a new port).
     await dispose(app);
@@ -245,7 +293,12 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const resumed = await runTo(watcher, builtInAguiDemoId, app.call('agui.resume', { agentId: builtInAguiDemoId, answers }));
     expect(resumed.thread.runState).toBe('finished');
     expect(texts(resumed.thread).at(-1)).toBe('Applied to staging. Cancelled for production: nothing changed there.');
-    expect(resumed.thread.interrupts.filter((entry) => entry.runId === asked.runId).map((entry) => entry.status).sort()).toEqual(['cancelled', 'resolved']);
+    expect(
+      resumed.thread.interrupts
+        .filter((entry) => entry.runId === asked.runId)
+        .map((entry) => entry.status)
+        .sort(),
+    ).toEqual(['cancelled', 'resolved']);
   });
 
   it('an expired interrupt is answered as cancelled whatever the user chose', async () => {
@@ -257,7 +310,11 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const [interrupt] = openInterrupts(asked.thread);
     expect(interrupt!.expiresAtMs).toBeLessThan(Date.now());
     // Had "resolved" been sent, the demo would have refused it (interrupt_expired).
-    const resumed = await runTo(watcher, builtInAguiDemoId, app.call('agui.resume', { agentId: builtInAguiDemoId, answers: { [interrupt!.id]: { status: 'resolved', payload: { approve: true } } } }));
+    const resumed = await runTo(
+      watcher,
+      builtInAguiDemoId,
+      app.call('agui.resume', { agentId: builtInAguiDemoId, answers: { [interrupt!.id]: { status: 'resolved', payload: { approve: true } } } }),
+    );
     expect(resumed.thread.runState).toBe('finished');
     expect(texts(resumed.thread).at(-1)).toBe('Cancelled, nothing changed.');
     expect(resumed.thread.interrupts.find((entry) => entry.id === interrupt!.id)?.status).toBe('cancelled');
@@ -269,7 +326,10 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const watcher = watch(app);
     const { runId } = value(await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u1', text: 'go slow' }));
     await watcher.until(builtInAguiDemoId, (thread) => thread.runId === runId && thread.runState === 'running');
-    expect(await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u2', text: 'again' })).toMatchObject({ ok: false, error: { code: 'rejected' } });
+    expect(await app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'u2', text: 'again' })).toMatchObject({
+      ok: false,
+      error: { code: 'rejected' },
+    });
     expect(await app.call('agui.newThread', { agentId: builtInAguiDemoId })).toMatchObject({ ok: false, error: { code: 'rejected' } });
     expect(value(await app.call('agui.cancel', { agentId: builtInAguiDemoId }))).toEqual({ cancelled: true });
     const end = await watcher.ended(builtInAguiDemoId, runId);
@@ -312,8 +372,14 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     const watcher = watch(app);
     const agentId = await addAguiAgent(app, proxy.url);
 
-    expect(await app.call('agui.setForwardedProps', { agentId, json: '{"demo": {"framing": "crlf"' })).toMatchObject({ ok: false, error: { code: 'invalid_request', path: '/json', message: expect.stringContaining('not JSON') } });
-    expect(await app.call('agui.setForwardedProps', { agentId, json: '[1, 2]' })).toMatchObject({ ok: false, error: { code: 'invalid_request', path: '/json' } });
+    expect(await app.call('agui.setForwardedProps', { agentId, json: '{"demo": {"framing": "crlf"' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', path: '/json', message: expect.stringContaining('not JSON') },
+    });
+    expect(await app.call('agui.setForwardedProps', { agentId, json: '[1, 2]' })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', path: '/json' },
+    });
     const json = '{"demo": {"framing": "crlf"}, "iacCode": {"schemaVersion": 1, "cwd": "/work/stacks/demo"}}';
     expect(value(await app.call('agui.setForwardedProps', { agentId, json })).forwardedProps).toBe(json);
 
@@ -326,7 +392,10 @@ describe('plain AG-UI servers through the contract, against the demo agent', () 
     // A value the server refuses (400 with problems): the run fails with its message and path.
     value(await app.call('agui.setForwardedProps', { agentId, json: '{"demo": {"framing": "morse"}}' }));
     const refused = await runTo(watcher, agentId, app.call('agui.send', { agentId, messageId: 'u2', text: 'plan again' }));
-    expect(refused.thread).toMatchObject({ runState: 'error', error: { code: 'invalid_request', message: expect.stringContaining('/forwardedProps/demo/framing') } });
+    expect(refused.thread).toMatchObject({
+      runState: 'error',
+      error: { code: 'invalid_request', message: expect.stringContaining('/forwardedProps/demo/framing') },
+    });
 
     // Kept across a restart.
     await dispose(app);
@@ -432,69 +501,73 @@ describe('a hostile AG-UI server', () => {
     expect(failed.thread.error!.message.length).toBeLessThan(700);
   });
 
-  it('a run far over the conversation budget: main keeps about 4 MB, saves about 4 MB, and sends the page windows of at most 1 MB, also after a restart', { timeout: 120_000 }, async () => {
-    // 60 answers of 190,000 characters each: 11.4 MB of text, almost three times the budget.
-    const answers = 60;
-    const chunk = 'x'.repeat(95_000);
-    const server = await startServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (part: Buffer) => chunks.push(part));
-      request.on('end', () => {
-        const { threadId, runId } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { threadId: string; runId: string };
-        response.writeHead(200, { 'Content-Type': 'text/event-stream' });
-        const send = (event: object) => response.write(`data: ${JSON.stringify(event)}\n\n`);
-        send({ type: 'RUN_STARTED', threadId, runId });
-        for (let index = 0; index < answers; index++) {
-          send({ type: 'TEXT_MESSAGE_START', messageId: `m${index}`, role: 'assistant' });
-          send({ type: 'TEXT_MESSAGE_CONTENT', messageId: `m${index}`, delta: `${index}:${chunk}` });
-          send({ type: 'TEXT_MESSAGE_CONTENT', messageId: `m${index}`, delta: chunk });
-          send({ type: 'TEXT_MESSAGE_END', messageId: `m${index}` });
-        }
-        response.end(`data: ${JSON.stringify({ type: 'RUN_FINISHED', threadId, runId })}\n\n`);
+  it(
+    'a run far over the conversation budget: main keeps about 4 MB, saves about 4 MB, and sends the page windows of at most 1 MB, also after a restart',
+    { timeout: 120_000 },
+    async () => {
+      // 60 answers of 190,000 characters each: 11.4 MB of text, almost three times the budget.
+      const answers = 60;
+      const chunk = 'x'.repeat(95_000);
+      const server = await startServer((request, response) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (part: Buffer) => chunks.push(part));
+        request.on('end', () => {
+          const { threadId, runId } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { threadId: string; runId: string };
+          response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+          const send = (event: object) => response.write(`data: ${JSON.stringify(event)}\n\n`);
+          send({ type: 'RUN_STARTED', threadId, runId });
+          for (let index = 0; index < answers; index++) {
+            send({ type: 'TEXT_MESSAGE_START', messageId: `m${index}`, role: 'assistant' });
+            send({ type: 'TEXT_MESSAGE_CONTENT', messageId: `m${index}`, delta: `${index}:${chunk}` });
+            send({ type: 'TEXT_MESSAGE_CONTENT', messageId: `m${index}`, delta: chunk });
+            send({ type: 'TEXT_MESSAGE_END', messageId: `m${index}` });
+          }
+          response.end(`data: ${JSON.stringify({ type: 'RUN_FINISHED', threadId, runId })}\n\n`);
+        });
       });
-    });
-    const dir = await tempDir();
-    let app = await services(dir);
-    // Every message to the page, as it would cross IPC.
-    const sizes: { channel: string; chars: number }[] = [];
-    const measure = (target: TestServices) => target.events.connect((channel, payload) => sizes.push({ channel, chars: JSON.stringify(payload).length }));
-    measure(app);
-    const agentId = await addAguiAgent(app, `${server.origin}/agui`);
-    const run = await runTo(watch(app), agentId, app.call('agui.send', { agentId, messageId: 'u1', text: 'hi' }));
-    expect(run.thread.runState).toBe('finished');
+      const dir = await tempDir();
+      let app = await services(dir);
+      // Every message to the page, as it would cross IPC.
+      const sizes: { channel: string; chars: number }[] = [];
+      const measure = (target: TestServices) => target.events.connect((channel, payload) => sizes.push({ channel, chars: JSON.stringify(payload).length }));
+      measure(app);
+      const agentId = await addAguiAgent(app, `${server.origin}/agui`);
+      const run = await runTo(watch(app), agentId, app.call('agui.send', { agentId, messageId: 'u1', text: 'hi' }));
+      expect(run.thread.runState).toBe('finished');
 
-    // The oldest answers were removed (the page says so) and the newest kept, within the budget.
-    expect(run.thread.droppedItems).toBeGreaterThan(0);
-    expect(texts(run.thread).at(-1)).toMatch(new RegExp(`^${answers - 1}:x`));
-    expect(itemsChars(run.thread.items)).toBeLessThanOrEqual(conversationBounds.chars);
-    const slack = 64 * 1024;
-    expect(sizes.length).toBeGreaterThan(2);
-    expect(Math.max(...sizes.map((size) => size.chars))).toBeLessThan(conversationBounds.windowChars + slack);
-    // The saved thread is within the budget too.
-    expect(statSync(join(dir, 'agui-threads', `${agentId}.json`)).size).toBeLessThan(conversationBounds.chars + slack);
+      // The oldest answers were removed (the page says so) and the newest kept, within the budget.
+      expect(run.thread.droppedItems).toBeGreaterThan(0);
+      expect(texts(run.thread).at(-1)).toMatch(new RegExp(`^${answers - 1}:x`));
+      expect(itemsChars(run.thread.items)).toBeLessThanOrEqual(conversationBounds.chars);
+      const slack = 64 * 1024;
+      expect(sizes.length).toBeGreaterThan(2);
+      expect(Math.max(...sizes.map((size) => size.chars))).toBeLessThan(conversationBounds.windowChars + slack);
+      // The saved thread is within the budget too.
+      expect(statSync(join(dir, 'agui-threads', `${agentId}.json`)).size).toBeLessThan(conversationBounds.chars + slack);
 
-    // After a restart, opening the conversation sends its newest window; "Show earlier" the ones before, until none is left.
-    await dispose(app);
-    sizes.length = 0;
-    app = await services(dir);
-    measure(app);
-    const reopened = value(await app.call('conversation.open', { agentId }));
-    expect(JSON.stringify(reopened).length).toBeLessThan(conversationBounds.windowChars + slack);
-    expect(reopened.status.earlier).toBeGreaterThan(0);
-    expect(reopened.status.dropped).toBeGreaterThan(0);
-    const newest = reopened.items.at(-1);
-    expect(newest?.kind === 'message' ? newest.text : '').toMatch(new RegExp(`^${answers - 1}:x`));
-    let earlier = reopened.status.earlier;
-    let held = reopened.items.length;
-    while (earlier > 0) {
-      const more = value(await app.call('conversation.earlier', { agentId, conversationId: reopened.conversationId }));
-      expect(JSON.stringify(more).length).toBeLessThan(conversationBounds.windowChars + slack);
-      expect(more.items.length).toBeGreaterThan(0);
-      held += more.items.length;
-      earlier = more.earlier;
-    }
-    // All main holds of the thread reached the page, window by window: every item of it, projected.
-    expect(held).toBeGreaterThanOrEqual(texts(run.thread).length);
-    expect(Math.max(...sizes.map((size) => size.chars))).toBeLessThan(conversationBounds.windowChars + slack);
-  });
+      // After a restart, opening the conversation sends its newest window; "Show earlier" the ones before, until none is left.
+      await dispose(app);
+      sizes.length = 0;
+      app = await services(dir);
+      measure(app);
+      const reopened = value(await app.call('conversation.open', { agentId }));
+      expect(JSON.stringify(reopened).length).toBeLessThan(conversationBounds.windowChars + slack);
+      expect(reopened.status.earlier).toBeGreaterThan(0);
+      expect(reopened.status.dropped).toBeGreaterThan(0);
+      const newest = reopened.items.at(-1);
+      expect(newest?.kind === 'message' ? newest.text : '').toMatch(new RegExp(`^${answers - 1}:x`));
+      let earlier = reopened.status.earlier;
+      let held = reopened.items.length;
+      while (earlier > 0) {
+        const more = value(await app.call('conversation.earlier', { agentId, conversationId: reopened.conversationId }));
+        expect(JSON.stringify(more).length).toBeLessThan(conversationBounds.windowChars + slack);
+        expect(more.items.length).toBeGreaterThan(0);
+        held += more.items.length;
+        earlier = more.earlier;
+      }
+      // All main holds of the thread reached the page, window by window: every item of it, projected.
+      expect(held).toBeGreaterThanOrEqual(texts(run.thread).length);
+      expect(Math.max(...sizes.map((size) => size.chars))).toBeLessThan(conversationBounds.windowChars + slack);
+    },
+  );
 });

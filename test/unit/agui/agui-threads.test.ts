@@ -57,7 +57,10 @@ describe('a plain AG-UI agent’s threads', () => {
 
     const first = await say(app, 'First topic: hello');
     const afterFirst = value(await app.call('agui.threads', { agentId }));
-    expect(afterFirst).toEqual({ currentThreadId: first.threadId, threads: [{ threadId: first.threadId, title: 'First topic: hello', updatedAt: expect.any(Number) }] });
+    expect(afterFirst).toEqual({
+      currentThreadId: first.threadId,
+      threads: [{ threadId: first.threadId, title: 'First topic: hello', updatedAt: expect.any(Number) }],
+    });
 
     const fresh = value(await app.call('agui.newThread', { agentId }));
     expect(fresh.thread.items).toEqual([]);
@@ -74,7 +77,10 @@ describe('a plain AG-UI agent’s threads', () => {
     expect(reopened.thread).toEqual(first);
     const continued = await say(app, 'Back to the first');
     expect(continued.threadId).toBe(first.threadId);
-    expect(continued.items.filter((item) => item.kind === 'user').map((item) => (item.kind === 'user' ? item.text : ''))).toEqual(['First topic: hello', 'Back to the first']);
+    expect(continued.items.filter((item) => item.kind === 'user').map((item) => (item.kind === 'user' ? item.text : ''))).toEqual([
+      'First topic: hello',
+      'Back to the first',
+    ]);
     const swapped = value(await app.call('agui.threads', { agentId }));
     expect(swapped.currentThreadId).toBe(first.threadId);
     expect(swapped.threads.map((thread) => thread.threadId).sort()).toEqual([first.threadId, second.threadId].sort());
@@ -111,7 +117,10 @@ describe('a plain AG-UI agent’s threads', () => {
       expect(await app.call('agui.openThread', { agentId, threadId })).toMatchObject({ ok: false, error: { code: 'not_found' } });
       expect(await app.call('agui.deleteThread', { agentId, threadId })).toMatchObject({ ok: false, error: { code: 'not_found' } });
     }
-    expect(await app.call('agui.openThread', { agentId, threadId: 'x'.repeat(301) })).toMatchObject({ ok: false, error: { code: 'invalid_request', path: '/threadId' } });
+    expect(await app.call('agui.openThread', { agentId, threadId: 'x'.repeat(301) })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', path: '/threadId' },
+    });
     // The open thread's own file (what a path built from the id could have named) is untouched.
     expect(existsSync(join(dir, 'agui-threads', `${agentId}.json`))).toBe(true);
     // An empty thread is not kept: New chat twice leaves nothing behind but the first.

@@ -1,11 +1,34 @@
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
 import { describe, expect, it } from 'vitest';
-import { buildResume, buildRunInput, interruptKind, isInterruptExpired, metadataWords, parseForwardedProps, summarizeAnswer, toAguiInterrupt, type AguiInterrupt } from '../../../src/shared/agui/interrupts';
-import { answerSuggestions, describeResponseSchema, formLimits, initialAnswer, settleAnswer, validateAnswer, type ResponseForm } from '../../../src/shared/agui/response-form';
+import {
+  buildResume,
+  buildRunInput,
+  interruptKind,
+  isInterruptExpired,
+  metadataWords,
+  parseForwardedProps,
+  summarizeAnswer,
+  toAguiInterrupt,
+  type AguiInterrupt,
+} from '../../../src/shared/agui/interrupts';
+import {
+  answerSuggestions,
+  describeResponseSchema,
+  formLimits,
+  initialAnswer,
+  settleAnswer,
+  validateAnswer,
+  type ResponseForm,
+} from '../../../src/shared/agui/response-form';
 import { applyAguiEvent, beginRun, createThread, historyMessages, openInterrupts, toolCallArgs } from '../../../src/shared/agui/run-model';
 
 const now = Date.parse('2026-01-01T12:00:00Z');
-const confirmSchema = { type: 'object', properties: { approved: { type: 'boolean' }, note: { type: 'string', maxLength: 10 } }, required: ['approved'], additionalProperties: false };
+const confirmSchema = {
+  type: 'object',
+  properties: { approved: { type: 'boolean' }, note: { type: 'string', maxLength: 10 } },
+  required: ['approved'],
+  additionalProperties: false,
+};
 
 function interrupt(id: string, extra: Partial<Parameters<typeof toAguiInterrupt>[0]> = {}): AguiInterrupt {
   return toAguiInterrupt({ id, reason: 'confirmation', ...extra }, 'run-1');
@@ -19,7 +42,12 @@ function form(schema: unknown): ResponseForm {
 
 describe('interrupt records', () => {
   it('classifies the known reasons and keeps unknown ones as generic', () => {
-    expect(['tool_call', 'input_required', 'confirmation', 'approve_plan'].map(interruptKind)).toEqual(['tool_call', 'input_required', 'confirmation', 'generic']);
+    expect(['tool_call', 'input_required', 'confirmation', 'approve_plan'].map(interruptKind)).toEqual([
+      'tool_call',
+      'input_required',
+      'confirmation',
+      'generic',
+    ]);
   });
 
   it('parses expiresAt; an unparseable one never expires (AG-UI 1.0)', () => {
@@ -31,14 +59,24 @@ describe('interrupt records', () => {
   });
 
   it('keeps what the metadata says in words: a message or reason, and a tool name (as @ag-ui/mastra sends a suspended tool)', () => {
-    const mastra = { type: 'mastra_suspend', toolName: 'transfer_money', suspendPayload: { reason: 'Approve sending 100 EUR to Alice?' }, args: { amount: 100 } };
+    const mastra = {
+      type: 'mastra_suspend',
+      toolName: 'transfer_money',
+      suspendPayload: { reason: 'Approve sending 100 EUR to Alice?' },
+      args: { amount: 100 },
+    };
     expect(metadataWords({ mastra })).toEqual({ text: 'Approve sending 100 EUR to Alice?', toolName: 'transfer_money' });
     // A message wins over a reason; a key deeper than three levels, or not a string, is not read.
     expect(metadataWords({ a: { reason: 'second' }, message: 'first' })).toEqual({ text: 'first' });
     expect(metadataWords({ a: { b: { c: { message: 'too deep' } } }, tool_name: 7 })).toEqual({});
     expect(metadataWords(undefined)).toEqual({});
     const raw = { id: 'run-1::transfer-1', reason: 'mastra:tool_suspend', toolCallId: 'transfer-1', metadata: { mastra } };
-    expect(toAguiInterrupt(raw, 'run-1')).toMatchObject({ reason: 'mastra:tool_suspend', kind: 'generic', detail: 'Approve sending 100 EUR to Alice?', toolName: 'transfer_money' });
+    expect(toAguiInterrupt(raw, 'run-1')).toMatchObject({
+      reason: 'mastra:tool_suspend',
+      kind: 'generic',
+      detail: 'Approve sending 100 EUR to Alice?',
+      toolName: 'transfer_money',
+    });
     expect(toAguiInterrupt({ ...raw, message: 'Approve sending 100 EUR to Alice?' }, 'run-1')).not.toHaveProperty('detail');
   });
 
@@ -47,7 +85,14 @@ describe('interrupt records', () => {
     const fold = (view: ReturnType<typeof createThread>, runId: string, events: Record<string, unknown>[]) =>
       [{ type: 'RUN_STARTED', threadId, runId }, ...events].reduce((current, event) => applyAguiEvent(current, event), beginRun(view, { runId }));
     const mastra = { toolName: 'transfer_money', suspendPayload: { reason: 'Approve?' } };
-    const asked = fold(createThread(threadId), 'run-1', [{ type: 'RUN_FINISHED', threadId, runId: 'run-1', outcome: { type: 'interrupt', interrupts: [{ id: 'i', reason: 'mastra:tool_suspend', toolCallId: 'transfer-1', metadata: { mastra } }] } }]);
+    const asked = fold(createThread(threadId), 'run-1', [
+      {
+        type: 'RUN_FINISHED',
+        threadId,
+        runId: 'run-1',
+        outcome: { type: 'interrupt', interrupts: [{ id: 'i', reason: 'mastra:tool_suspend', toolCallId: 'transfer-1', metadata: { mastra } }] },
+      },
+    ]);
     const done = fold(asked, 'run-2', [
       { type: 'TOOL_CALL_RESULT', toolCallId: 'transfer-1', messageId: 'm', content: '{"sent":true}', role: 'tool' },
       { type: 'TOOL_CALL_RESULT', toolCallId: 'other', messageId: 'm2', content: 'x', metadata: { tool_name: 'lookup' } },
@@ -70,7 +115,15 @@ describe('buildResume', () => {
   ];
 
   it('answers every open interrupt in order: resolved with payload, cancelled, expired → cancelled', () => {
-    const result = buildResume(open, { confirm: { status: 'resolved', payload: { approved: true } }, question: { status: 'cancelled' }, late: { status: 'resolved', payload: { approved: true } } }, now);
+    const result = buildResume(
+      open,
+      {
+        confirm: { status: 'resolved', payload: { approved: true } },
+        question: { status: 'cancelled' },
+        late: { status: 'resolved', payload: { approved: true } },
+      },
+      now,
+    );
     expect(result).toEqual({
       ok: true,
       expired: ['late'],
@@ -123,12 +176,24 @@ describe('buildRunInput', () => {
     let view = beginRun(createThread('t'), { runId: 'r1' });
     view = applyAguiEvent(view, { type: 'RUN_STARTED', threadId: 't', runId: 'r1' });
     view = applyAguiEvent(view, { type: 'STATE_SNAPSHOT', snapshot: { stage: 'review' } });
-    view = applyAguiEvent(view, { type: 'RUN_FINISHED', threadId: 't', runId: 'r1', outcome: { type: 'interrupt', interrupts: [{ id: 'i', reason: 'confirmation', responseSchema: confirmSchema }] } });
+    view = applyAguiEvent(view, {
+      type: 'RUN_FINISHED',
+      threadId: 't',
+      runId: 'r1',
+      outcome: { type: 'interrupt', interrupts: [{ id: 'i', reason: 'confirmation', responseSchema: confirmSchema }] },
+    });
     const resume = buildResume(openInterrupts(view), { i: { status: 'resolved', payload: { approved: false, note: 'no' } } }, now);
     if (!resume.ok) throw new Error('resume');
     const forwarded = parseForwardedProps('{"iacCode":{"schemaVersion":1,"cwd":"/work/project","runMode":"normal"}}');
     if (!forwarded.ok) throw new Error('props');
-    const result = buildRunInput({ threadId: view.threadId, runId: 'r2', messages: historyMessages(view), state: view.state, forwardedProps: forwarded.value, resume: resume.resume });
+    const result = buildRunInput({
+      threadId: view.threadId,
+      runId: 'r2',
+      messages: historyMessages(view),
+      state: view.state,
+      forwardedProps: forwarded.value,
+      resume: resume.resume,
+    });
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.input).toEqual({
@@ -147,11 +212,29 @@ describe('buildRunInput', () => {
 
   it('always sends state and forwardedProps ({} when none), as @ag-ui/client does: some servers’ input checks require them (the official Python SDK, ag-ui-protocol 0.1.20, forwardedProps)', () => {
     const result = buildRunInput({ threadId: 't', runId: 'r', messages: [] });
-    expect(result.ok && result.input).toEqual({ threadId: 't', runId: 'r', protocolVersion: '1.0', state: {}, messages: [], tools: [], context: [], forwardedProps: {} });
+    expect(result.ok && result.input).toEqual({
+      threadId: 't',
+      runId: 'r',
+      protocolVersion: '1.0',
+      state: {},
+      messages: [],
+      tools: [],
+      context: [],
+      forwardedProps: {},
+    });
   });
 
   it('refuses bad ids, duplicate resume entries, oversized forwardedProps and malformed messages', () => {
-    const bad = buildRunInput({ threadId: '', runId: 'r', messages: [], forwardedProps: { blob: 'x'.repeat(70_000) }, resume: [{ interruptId: 'a', status: 'cancelled' }, { interruptId: 'a', status: 'cancelled' }] });
+    const bad = buildRunInput({
+      threadId: '',
+      runId: 'r',
+      messages: [],
+      forwardedProps: { blob: 'x'.repeat(70_000) },
+      resume: [
+        { interruptId: 'a', status: 'cancelled' },
+        { interruptId: 'a', status: 'cancelled' },
+      ],
+    });
     expect(!bad.ok && bad.problems.map((problem) => problem.code)).toEqual(['run_input_invalid_id', 'run_input_forwarded_props', 'run_input_duplicate_resume']);
     const malformed = buildRunInput({ threadId: 't', runId: 'r', messages: [{ id: 'm', role: 'wizard', content: 'x' } as never] });
     expect(!malformed.ok && malformed.problems[0]).toMatchObject({ code: 'run_input_invalid', path: expect.stringContaining('/messages/0') });
@@ -216,8 +299,16 @@ describe('responseSchema → form fields', () => {
       [{ type: 'object', properties: { a: { $ref: '#/$defs/a' } }, $defs: { a: { $ref: '#/$defs/a' } } }, 'schema_ref_loop', '/properties/a/$ref'],
       [{ type: 'object', properties: { a: { oneOf: [{ type: 'string' }] } } }, 'schema_unsupported', '/properties/a/oneOf'],
       [{ type: 'array', items: { type: 'object' } }, 'schema_unsupported', '/items'],
-      [{ type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'object', properties: { c: { type: 'object' } } } } } } }, 'schema_unsupported', '/properties/a/properties/b/properties/c'],
-      [{ type: 'object', properties: Object.fromEntries(Array.from({ length: formLimits.fields + 1 }, (_, index) => [`f${index}`, { type: 'string' }])) }, 'schema_too_large', `/properties/f${formLimits.fields - 1}`],
+      [
+        { type: 'object', properties: { a: { type: 'object', properties: { b: { type: 'object', properties: { c: { type: 'object' } } } } } } },
+        'schema_unsupported',
+        '/properties/a/properties/b/properties/c',
+      ],
+      [
+        { type: 'object', properties: Object.fromEntries(Array.from({ length: formLimits.fields + 1 }, (_, index) => [`f${index}`, { type: 'string' }])) },
+        'schema_too_large',
+        `/properties/f${formLimits.fields - 1}`,
+      ],
       [{ type: 'string', enum: [] }, 'schema_invalid', '/enum'],
       [[], 'schema_not_object', ''],
     ];
@@ -245,11 +336,22 @@ describe('validateAnswer', () => {
   });
 
   it('accepts a good answer', () => {
-    expect(validateAnswer(settings, { region: 'eu', count: 2, email: 'a@b.co', when: '2026-01-01T10:00:00Z', site: 'https://example.com', tags: ['a'], ok: true })).toEqual([]);
+    expect(
+      validateAnswer(settings, { region: 'eu', count: 2, email: 'a@b.co', when: '2026-01-01T10:00:00Z', site: 'https://example.com', tags: ['a'], ok: true }),
+    ).toEqual([]);
   });
 
   it('reports each problem at its pointer with a stable code', () => {
-    const problems = validateAnswer(settings, { region: 'mars', count: 2.5, email: 'nope', when: 'tomorrow', site: 'not a url', tags: ['a', 'a', 'z'], ok: 'yes', extra: 1 });
+    const problems = validateAnswer(settings, {
+      region: 'mars',
+      count: 2.5,
+      email: 'nope',
+      when: 'tomorrow',
+      site: 'not a url',
+      tags: ['a', 'a', 'z'],
+      ok: 'yes',
+      extra: 1,
+    });
     expect(problems.map((problem) => [problem.code, problem.path])).toEqual([
       ['answer_not_allowed', '/region'],
       ['answer_type', '/count'],
@@ -276,8 +378,16 @@ describe('validateAnswer', () => {
 
 describe('settleAnswer: only what the user set, plus what is required or has a default', () => {
   // pydantic-ai 2.33's tool approval: editedArgs REPLACES the call's arguments.
-  const pydanticApproval = form({ type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object' }, reason: { type: 'string' } }, required: ['approved'] });
-  const demoApproval = form({ type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object', properties: { path: { type: 'string' } } } }, required: ['approved'] });
+  const pydanticApproval = form({
+    type: 'object',
+    properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object' }, reason: { type: 'string' } },
+    required: ['approved'],
+  });
+  const demoApproval = form({
+    type: 'object',
+    properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object', properties: { path: { type: 'string' } } } },
+    required: ['approved'],
+  });
   const args = { path: 'notes/old-plan.md' };
 
   it('approving a tool call without editing sends {"approved": true}: no empty editedArgs replaces the arguments', () => {
@@ -297,16 +407,34 @@ describe('settleAnswer: only what the user set, plus what is required or has a d
   it('edited arguments are sent whole, with keys of the call the form does not show', () => {
     const wide = { path: 'notes/old-plan.md', recursive: true };
     const suggestions = answerSuggestions(demoApproval, wide);
-    expect(settleAnswer(demoApproval, { approved: true, editedArgs: { path: 'new' } }, suggestions)).toEqual({ approved: true, editedArgs: { path: 'new', recursive: true } });
-    expect(settleAnswer(pydanticApproval, { approved: true, editedArgs: { path: 'new' } }, answerSuggestions(pydanticApproval, args))).toEqual({ approved: true, editedArgs: { path: 'new' } });
+    expect(settleAnswer(demoApproval, { approved: true, editedArgs: { path: 'new' } }, suggestions)).toEqual({
+      approved: true,
+      editedArgs: { path: 'new', recursive: true },
+    });
+    expect(settleAnswer(pydanticApproval, { approved: true, editedArgs: { path: 'new' } }, answerSuggestions(pydanticApproval, args))).toEqual({
+      approved: true,
+      editedArgs: { path: 'new' },
+    });
     // Edited back to what it was: unchanged, so absent.
     expect(settleAnswer(demoApproval, { approved: true, editedArgs: { path: 'notes/old-plan.md' } }, suggestions)).toEqual({ approved: true });
     // The transcript's record of the answer: edited arguments by field, or as JSON for an open object.
-    expect(summarizeAnswer({ responseSchema: { type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object', title: 'Edited arguments', properties: { path: { type: 'string' } } } } } }, { approved: true, editedArgs: { path: 'new' } })).toEqual([
+    expect(
+      summarizeAnswer(
+        {
+          responseSchema: {
+            type: 'object',
+            properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object', title: 'Edited arguments', properties: { path: { type: 'string' } } } },
+          },
+        },
+        { approved: true, editedArgs: { path: 'new' } },
+      ),
+    ).toEqual([
       { label: 'approved', value: true },
       { label: 'Edited arguments › path', value: 'new' },
     ]);
-    expect(summarizeAnswer({ responseSchema: { type: 'object', properties: { editedArgs: { type: 'object' } } } }, { editedArgs: { path: 'new' } })).toEqual([{ label: 'editedArgs', value: '{"path":"new"}' }]);
+    expect(summarizeAnswer({ responseSchema: { type: 'object', properties: { editedArgs: { type: 'object' } } } }, { editedArgs: { path: 'new' } })).toEqual([
+      { label: 'editedArgs', value: '{"path":"new"}' },
+    ]);
     // No editedArgs field, or a primitive one: no suggestion.
     expect(answerSuggestions(form(confirmSchema), args)).toEqual({});
     expect(answerSuggestions(form({ type: 'object', properties: { editedArgs: { type: 'string' } } }), args)).toEqual({});
@@ -325,7 +453,11 @@ describe('settleAnswer: only what the user set, plus what is required or has a d
         tags: { type: 'array', items: { enum: ['a', 'b'] } },
         picked: { type: 'array', items: { enum: ['a', 'b'] }, default: ['b'] },
         target: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, zone: { type: 'string' } } },
-        extras: { type: 'object', required: ['owner'], properties: { owner: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } }, level: { type: 'integer', default: 1 } } },
+        extras: {
+          type: 'object',
+          required: ['owner'],
+          properties: { owner: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } }, level: { type: 'integer', default: 1 } },
+        },
       },
     });
     const shown = initialAnswer(settings) as Record<string, unknown>;
@@ -333,13 +465,38 @@ describe('settleAnswer: only what the user set, plus what is required or has a d
     // Nothing touched: defaults, the required object (its missing required name is for the validator).
     expect(settleAnswer(settings, { ...shown, region: 'eu' })).toEqual({ region: 'eu', replicas: 2, dryRun: true, picked: ['b'], target: {} });
     // An optional object with a default inside and a required object inside stays absent until one of its fields is set…
-    const touched = settleAnswer(settings, { ...shown, region: 'eu', force: true, tags: ['a'], target: { name: 'web' }, extras: { owner: { id: 'me' }, level: 1 } });
-    expect(touched).toEqual({ region: 'eu', replicas: 2, force: true, dryRun: true, tags: ['a'], picked: ['b'], target: { name: 'web' }, extras: { owner: { id: 'me' }, level: 1 } });
+    const touched = settleAnswer(settings, {
+      ...shown,
+      region: 'eu',
+      force: true,
+      tags: ['a'],
+      target: { name: 'web' },
+      extras: { owner: { id: 'me' }, level: 1 },
+    });
+    expect(touched).toEqual({
+      region: 'eu',
+      replicas: 2,
+      force: true,
+      dryRun: true,
+      tags: ['a'],
+      picked: ['b'],
+      target: { name: 'web' },
+      extras: { owner: { id: 'me' }, level: 1 },
+    });
     // …and then carries its defaults; a default changed by the user is sent as changed, a default cleared is left out.
-    expect(settleAnswer(settings, { region: 'us', replicas: 3, dryRun: false, picked: [], target: { name: 'x' }, extras: { owner: {}, level: 4 } })).toEqual({ region: 'us', replicas: 3, dryRun: false, picked: [], target: { name: 'x' }, extras: { owner: {}, level: 4 } });
+    expect(settleAnswer(settings, { region: 'us', replicas: 3, dryRun: false, picked: [], target: { name: 'x' }, extras: { owner: {}, level: 4 } })).toEqual({
+      region: 'us',
+      replicas: 3,
+      dryRun: false,
+      picked: [],
+      target: { name: 'x' },
+      extras: { owner: {}, level: 4 },
+    });
     // Clearing a default is a change too: the object it is in is then sent, without it.
     expect(settleAnswer(settings, { region: 'us', target: {}, extras: { owner: {} } })).toEqual({ region: 'us', target: {}, extras: { owner: {} } });
-    expect(validateAnswer(settings, settleAnswer(settings, { ...shown, region: 'eu' })).map((problem) => [problem.code, problem.path])).toEqual([['answer_required', '/target/name']]);
+    expect(validateAnswer(settings, settleAnswer(settings, { ...shown, region: 'eu' })).map((problem) => [problem.code, problem.path])).toEqual([
+      ['answer_required', '/target/name'],
+    ]);
   });
 
   it('a single-value root is always sent; a free JSON object field is edited as JSON and validated as an object', () => {

@@ -14,8 +14,23 @@ describe('AG-UI item times (main stamps what it receives)', () => {
   it('gives a new item the time it arrived and keeps it while the item streams and ends', () => {
     const started = stampNewItems(createThread(threadId), beginRun(addUserMessage(createThread(threadId), { id: 'u1', text: 'Hi' }), { runId: 'r1' }), 1_000);
     expect(started.items[0]?.at).toBe(1_000);
-    let view = fold(started, [{ type: 'RUN_STARTED', threadId, runId: 'r1' }, { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' }], 2_000);
-    view = fold(view, [{ type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Hello' }, { type: 'TEXT_MESSAGE_END', messageId: 'm1' }, { type: 'RUN_FINISHED', threadId, runId: 'r1' }], 9_000);
+    let view = fold(
+      started,
+      [
+        { type: 'RUN_STARTED', threadId, runId: 'r1' },
+        { type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant' },
+      ],
+      2_000,
+    );
+    view = fold(
+      view,
+      [
+        { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: 'Hello' },
+        { type: 'TEXT_MESSAGE_END', messageId: 'm1' },
+        { type: 'RUN_FINISHED', threadId, runId: 'r1' },
+      ],
+      9_000,
+    );
     expect(view.items.map((item) => [item.id, item.at])).toEqual([
       ['u1', 1_000],
       ['m1', 2_000],
@@ -24,14 +39,26 @@ describe('AG-UI item times (main stamps what it receives)', () => {
 
   it('gives no time to history a MESSAGES_SNAPSHOT brings, and keeps the times of messages it repeats', () => {
     const started = stampNewItems(createThread(threadId), beginRun(addUserMessage(createThread(threadId), { id: 'u1', text: 'Hi' }), { runId: 'r1' }), 1_000);
-    const view = fold(started, [
-      { type: 'RUN_STARTED', threadId, runId: 'r1' },
-      { type: 'MESSAGES_SNAPSHOT', messages: [{ id: 'old', role: 'assistant', content: 'From before' }, { id: 'u1', role: 'user', content: 'Hi' }] },
-    ], 5_000);
-    expect(new Map(view.items.map((item) => [item.id, item.at]))).toEqual(new Map([
-      ['old', undefined],
-      ['u1', 1_000],
-    ]));
+    const view = fold(
+      started,
+      [
+        { type: 'RUN_STARTED', threadId, runId: 'r1' },
+        {
+          type: 'MESSAGES_SNAPSHOT',
+          messages: [
+            { id: 'old', role: 'assistant', content: 'From before' },
+            { id: 'u1', role: 'user', content: 'Hi' },
+          ],
+        },
+      ],
+      5_000,
+    );
+    expect(new Map(view.items.map((item) => [item.id, item.at]))).toEqual(
+      new Map([
+        ['old', undefined],
+        ['u1', 1_000],
+      ]),
+    );
     expect(view.items.find((item) => item.id === 'old')).not.toHaveProperty('at');
   });
 

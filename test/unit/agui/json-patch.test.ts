@@ -31,7 +31,12 @@ describe('RFC 6902 Appendix A', () => {
   });
 
   it('A.8–A.9: test success and failure', () => {
-    expect(ok({ baz: 'qux', foo: ['a', 2, 'c'] }, [{ op: 'test', path: '/baz', value: 'qux' }, { op: 'test', path: '/foo/1', value: 2 }])).toEqual({ baz: 'qux', foo: ['a', 2, 'c'] });
+    expect(
+      ok({ baz: 'qux', foo: ['a', 2, 'c'] }, [
+        { op: 'test', path: '/baz', value: 'qux' },
+        { op: 'test', path: '/foo/1', value: 2 },
+      ]),
+    ).toEqual({ baz: 'qux', foo: ['a', 2, 'c'] });
     expect(code({ baz: 'qux' }, [{ op: 'test', path: '/baz', value: 'bar' }])).toBe('patch_test_failed');
   });
 
@@ -51,7 +56,12 @@ describe('RFC 6902 Appendix A', () => {
 
   it('A.16: add an array value; appending with "-"; copy', () => {
     expect(ok({ foo: ['bar'] }, [{ op: 'add', path: '/foo/-', value: ['abc', 'def'] }])).toEqual({ foo: ['bar', ['abc', 'def']] });
-    expect(ok({ a: { b: [1] } }, [{ op: 'copy', from: '/a', path: '/c' }, { op: 'add', path: '/c/b/-', value: 2 }])).toEqual({ a: { b: [1] }, c: { b: [1, 2] } });
+    expect(
+      ok({ a: { b: [1] } }, [
+        { op: 'copy', from: '/a', path: '/c' },
+        { op: 'add', path: '/c/b/-', value: 2 },
+      ]),
+    ).toEqual({ a: { b: [1] }, c: { b: [1, 2] } });
   });
 
   it('the root: add/replace swap the document; remove of the root is refused', () => {
@@ -98,7 +108,10 @@ describe('errors, atomicity and bounds', () => {
   });
 
   it('treats "__proto__" as an ordinary key and never touches a prototype', () => {
-    const result = ok({}, [{ op: 'add', path: '/__proto__', value: { polluted: true } }, { op: 'add', path: '/__proto__/more', value: 1 }]);
+    const result = ok({}, [
+      { op: 'add', path: '/__proto__', value: { polluted: true } },
+      { op: 'add', path: '/__proto__/more', value: 1 },
+    ]);
     expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(JSON.stringify(result)).toBe('{"__proto__":{"polluted":true,"more":1}}');
@@ -113,7 +126,12 @@ describe('errors, atomicity and bounds', () => {
     expect(code({}, [{ op: 'add', path: '/x', value: deep }])).toBe('patch_result_too_deep');
     expect(code({}, [{ op: 'add', path: `/${Array.from({ length: 40 }, () => 'a').join('/')}`, value: 1 }])).toBe('patch_invalid_pointer');
     const big = 'x'.repeat(200_000);
-    expect(code({}, [{ op: 'add', path: '/a', value: big }, { op: 'copy', from: '/a', path: '/b' }])).toBe('patch_result_too_large');
+    expect(
+      code({}, [
+        { op: 'add', path: '/a', value: big },
+        { op: 'copy', from: '/a', path: '/b' },
+      ]),
+    ).toBe('patch_result_too_large');
   });
 
   it('stops a doubling copy bomb early instead of growing exponentially', () => {

@@ -67,7 +67,13 @@ const everyEvent: Event[] = [
   { type: 'TOOL_CALL_CHUNK', toolCallId: 't-2', toolCallName: 'list', delta: '{"a"' },
   { type: 'TOOL_CALL_CHUNK', delta: ':1}' },
   { type: 'STATE_SNAPSHOT', snapshot: { count: 1, tags: [] } },
-  { type: 'STATE_DELTA', delta: [{ op: 'replace', path: '/count', value: 2 }, { op: 'add', path: '/tags/-', value: 'x' }] },
+  {
+    type: 'STATE_DELTA',
+    delta: [
+      { op: 'replace', path: '/count', value: 2 },
+      { op: 'add', path: '/tags/-', value: 'x' },
+    ],
+  },
   { type: 'ACTIVITY_SNAPSHOT', messageId: 'act-1', activityType: 'PLAN', content: { steps: [{ title: 'a', done: false }] } },
   { type: 'ACTIVITY_DELTA', messageId: 'act-1', activityType: 'PLAN', patch: [{ op: 'replace', path: '/steps/0/done', value: true }] },
   { type: 'SUBAGENT_STARTED', subagentRunId: 'sub-1', name: 'researcher' },
@@ -101,7 +107,13 @@ describe('every AG-UI 1.0 event type', () => {
     expect(item(view, 'text', 'm-2')).toMatchObject({ text: 'chunked text', streaming: false });
     expect(item(view, 'reasoning', 'r-1')).toMatchObject({ text: 'Thinking about it.', spanId: 'r-span', streaming: false, encryptedHidden: true });
     expect(item(view, 'reasoning', 'r-2')).toMatchObject({ text: 'More thought.', spanId: 'r-span', streaming: false });
-    expect(item(view, 'toolCall', 't-1')).toMatchObject({ name: 'deploy', argsText: '{"stack":"web","n":2}', argsStatus: 'json', state: 'completed', result: { messageId: 'tm-1', text: 'deployed' } });
+    expect(item(view, 'toolCall', 't-1')).toMatchObject({
+      name: 'deploy',
+      argsText: '{"stack":"web","n":2}',
+      argsStatus: 'json',
+      state: 'completed',
+      result: { messageId: 'tm-1', text: 'deployed' },
+    });
     expect(item(view, 'toolCall', 't-1').argsPretty).toBe('{\n  "stack": "web",\n  "n": 2\n}');
     expect(item(view, 'toolCall', 't-2')).toMatchObject({ name: 'list', argsText: '{"a":1}', argsStatus: 'json', state: 'called' });
     expect(view.steps).toEqual([{ id: expect.any(String), name: 'plan', runId: 'run-1', state: 'finished' }]);
@@ -147,8 +159,19 @@ describe('every AG-UI 1.0 event type', () => {
     expect(item(sealed, 'reasoning', 'r-1').encryptedHidden).toBe(true);
     expect(historyMessages(sealed)).toEqual([
       { id: 'r-1', role: 'reasoning', content: 'Thinking.', encryptedValue: 'SECRET-CIPHERTEXT-1' },
-      { id: 'm-1', role: 'assistant', content: 'Hello', encryptedValue: 'SECRET-CIPHERTEXT-2', toolCalls: [{ id: 't-1', type: 'function', function: { name: 'deploy', arguments: '{}' }, encryptedValue: 'SECRET-CIPHERTEXT-3' }] },
-      { id: 'm-2', role: 'assistant', encryptedValue: 'SECRET-CIPHERTEXT-4', toolCalls: [{ id: 't-2', type: 'function', function: { name: 'list', arguments: '' } }] },
+      {
+        id: 'm-1',
+        role: 'assistant',
+        content: 'Hello',
+        encryptedValue: 'SECRET-CIPHERTEXT-2',
+        toolCalls: [{ id: 't-1', type: 'function', function: { name: 'deploy', arguments: '{}' }, encryptedValue: 'SECRET-CIPHERTEXT-3' }],
+      },
+      {
+        id: 'm-2',
+        role: 'assistant',
+        encryptedValue: 'SECRET-CIPHERTEXT-4',
+        toolCalls: [{ id: 't-2', type: 'function', function: { name: 'list', arguments: '' } }],
+      },
     ]);
     for (const message of historyMessages(sealed)) expect(MessageSchema.safeParse(message).success).toBe(true);
     // What crosses to the renderer has none of them.
@@ -160,14 +183,26 @@ describe('every AG-UI 1.0 event type', () => {
         type: 'MESSAGES_SNAPSHOT',
         messages: [
           { id: 'r-x', role: 'reasoning', content: 'visible', encryptedValue: 'SECRET-CIPHERTEXT-6' },
-          { id: 'a-x', role: 'assistant', content: 'hi', encryptedValue: 'SECRET-CIPHERTEXT-7', toolCalls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' }, encryptedValue: 'SECRET-CIPHERTEXT-8' }] },
+          {
+            id: 'a-x',
+            role: 'assistant',
+            content: 'hi',
+            encryptedValue: 'SECRET-CIPHERTEXT-7',
+            toolCalls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' }, encryptedValue: 'SECRET-CIPHERTEXT-8' }],
+          },
         ],
       },
     ]);
     expect(item(snapshot, 'reasoning', 'r-x')).toMatchObject({ text: 'visible', encryptedHidden: true });
     expect(historyMessages(snapshot)).toEqual([
       { id: 'r-x', role: 'reasoning', content: 'visible', encryptedValue: 'SECRET-CIPHERTEXT-6' },
-      { id: 'a-x', role: 'assistant', content: 'hi', encryptedValue: 'SECRET-CIPHERTEXT-7', toolCalls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' }, encryptedValue: 'SECRET-CIPHERTEXT-8' }] },
+      {
+        id: 'a-x',
+        role: 'assistant',
+        content: 'hi',
+        encryptedValue: 'SECRET-CIPHERTEXT-7',
+        toolCalls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' }, encryptedValue: 'SECRET-CIPHERTEXT-8' }],
+      },
     ]);
     expect(JSON.stringify(shownThread(snapshot))).not.toContain('SECRET-CIPHERTEXT');
     // A later snapshot that sends the message again without its value drops the value (and its call's), as @ag-ui/client
@@ -201,9 +236,27 @@ describe('every AG-UI 1.0 event type', () => {
 describe('validation and protocol notes', () => {
   it('turns bad input into notes with stable codes, never a crash, and leaves the view otherwise unchanged', () => {
     const start = run([], { open: true });
-    const bad: unknown[] = [null, 'text', 42, [], { type: 'HOLOGRAM_START' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'x' }, { type: 'TEXT_MESSAGE_START', messageId: 7 }, { type: 'TEXT_MESSAGE_START', messageId: 'x'.repeat(301) }];
+    const bad: unknown[] = [
+      null,
+      'text',
+      42,
+      [],
+      { type: 'HOLOGRAM_START' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'x' },
+      { type: 'TEXT_MESSAGE_START', messageId: 7 },
+      { type: 'TEXT_MESSAGE_START', messageId: 'x'.repeat(301) },
+    ];
     const view = fold(bad, start);
-    expect(codes(view)).toEqual(['event_not_object', 'event_not_object', 'event_not_object', 'event_not_object', 'event_unknown_type', 'event_invalid', 'event_invalid', 'event_id_too_long']);
+    expect(codes(view)).toEqual([
+      'event_not_object',
+      'event_not_object',
+      'event_not_object',
+      'event_not_object',
+      'event_unknown_type',
+      'event_invalid',
+      'event_invalid',
+      'event_id_too_long',
+    ]);
     expect(view.items).toEqual(start.items);
     expect(view.notes[5]?.message).toContain('TEXT_MESSAGE_CONTENT');
     expect(view.notes[4]).toMatchObject({ eventType: 'HOLOGRAM_START' });
@@ -220,7 +273,10 @@ describe('validation and protocol notes', () => {
     expect(codes(applyAguiEvent(late, { type: 'TEXT_MESSAGE_START', messageId: 'late' }))).toEqual(['run_not_active']);
     expect(applyAguiEvent(late, { type: 'RUN_ERROR', message: 'too late' })).toMatchObject({ runState: 'finished', notes: [{ code: 'run_not_active' }] });
     // A server may fail a run before RUN_STARTED: RUN_ERROR is accepted while the request is starting.
-    expect(applyAguiEvent(beginRun(createThread(threadId), { runId: 'r' }), { type: 'RUN_ERROR', message: 'no', code: 'bad_input' })).toMatchObject({ runState: 'error', error: { code: 'bad_input' } });
+    expect(applyAguiEvent(beginRun(createThread(threadId), { runId: 'r' }), { type: 'RUN_ERROR', message: 'no', code: 'bad_input' })).toMatchObject({
+      runState: 'error',
+      error: { code: 'bad_input' },
+    });
   });
 
   it('notes content for unknown messages and calls', () => {
@@ -258,7 +314,9 @@ describe('deprecated THINKING_* events (the official Python SDK 0.1.20 still sen
     const view = run(thinking);
     const reasoning = view.items.filter((entry) => entry.kind === 'reasoning');
     expect(reasoning.map((entry) => entry.text)).toEqual(['Weighing the options.', 'Second thought.']);
-    expect(reasoning.every((entry) => entry.kind === 'reasoning' && !entry.streaming && entry.spanId !== undefined && entry.spanId === reasoning[0]?.spanId)).toBe(true);
+    expect(
+      reasoning.every((entry) => entry.kind === 'reasoning' && !entry.streaming && entry.spanId !== undefined && entry.spanId === reasoning[0]?.spanId),
+    ).toBe(true);
     expect(new Set(reasoning.map((entry) => entry.id)).size).toBe(2);
     expect(codes(view)).toEqual(['event_deprecated_thinking']);
     expect(view.notes[0]).toMatchObject({ eventType: 'THINKING_START' });
@@ -310,7 +368,10 @@ describe('chunks', () => {
   });
 
   it('a first chunk without an id or a first tool chunk without a name is noted', () => {
-    const view = run([{ type: 'TEXT_MESSAGE_CHUNK', delta: 'orphan' }, { type: 'TOOL_CALL_CHUNK', toolCallId: 't', delta: '{}' }]);
+    const view = run([
+      { type: 'TEXT_MESSAGE_CHUNK', delta: 'orphan' },
+      { type: 'TOOL_CALL_CHUNK', toolCallId: 't', delta: '{}' },
+    ]);
     expect(codes(view)).toEqual(['chunk_no_open_stream', 'chunk_missing_name']);
     expect(view.items).toEqual([]);
   });
@@ -344,7 +405,11 @@ describe('tool calls', () => {
       { type: 'TOOL_CALL_START', toolCallId: 'none', toolCallName: 'h' },
       { type: 'TOOL_CALL_END', toolCallId: 'none' },
     ]);
-    expect(item(view, 'toolCall', 'good')).toMatchObject({ argsText: '{"path":"/tmp","recursive":true}', argsStatus: 'json', argsPretty: '{\n  "path": "/tmp",\n  "recursive": true\n}' });
+    expect(item(view, 'toolCall', 'good')).toMatchObject({
+      argsText: '{"path":"/tmp","recursive":true}',
+      argsStatus: 'json',
+      argsPretty: '{\n  "path": "/tmp",\n  "recursive": true\n}',
+    });
     expect(item(view, 'toolCall', 'bad')).toMatchObject({ argsText: '{"unterminated', argsStatus: 'invalid' });
     expect(item(view, 'toolCall', 'bad')).not.toHaveProperty('argsPretty');
     expect(item(view, 'toolCall', 'none')).toMatchObject({ argsStatus: 'empty' });
@@ -388,7 +453,13 @@ describe('state, activity and JSON Patch', () => {
   it('an invalid state patch is a note and leaves the state unchanged', () => {
     const view = run([
       { type: 'STATE_SNAPSHOT', snapshot: { a: 1 } },
-      { type: 'STATE_DELTA', delta: [{ op: 'replace', path: '/a', value: 2 }, { op: 'test', path: '/a', value: 3 }] },
+      {
+        type: 'STATE_DELTA',
+        delta: [
+          { op: 'replace', path: '/a', value: 2 },
+          { op: 'test', path: '/a', value: 3 },
+        ],
+      },
       { type: 'STATE_DELTA', delta: [{ op: 'remove', path: '/missing' }] },
     ]);
     expect(view.state).toEqual({ a: 1 });
@@ -396,7 +467,10 @@ describe('state, activity and JSON Patch', () => {
   });
 
   it('a structurally invalid patch fails @ag-ui/core validation and is noted', () => {
-    const view = run([{ type: 'STATE_SNAPSHOT', snapshot: { a: 1 } }, { type: 'STATE_DELTA', delta: [{ op: 'add', path: '/b' }] }]);
+    const view = run([
+      { type: 'STATE_SNAPSHOT', snapshot: { a: 1 } },
+      { type: 'STATE_DELTA', delta: [{ op: 'add', path: '/b' }] },
+    ]);
     expect(codes(view)).toEqual(['event_invalid']);
     expect(view.state).toEqual({ a: 1 });
   });
@@ -561,11 +635,19 @@ describe('custom events, steps and run errors', () => {
   });
 
   it('a cancelled outcome, a dropped stream and a failed request are distinct states', () => {
-    expect(fold([{ type: 'RUN_STARTED', threadId, runId: 'r' }, { type: 'RUN_FINISHED', threadId, runId: 'r', outcome: { type: 'cancelled' } }]).runState).toBe('cancelled');
+    expect(
+      fold([
+        { type: 'RUN_STARTED', threadId, runId: 'r' },
+        { type: 'RUN_FINISHED', threadId, runId: 'r', outcome: { type: 'cancelled' } },
+      ]).runState,
+    ).toBe('cancelled');
     const dropped = markStreamDropped(run([{ type: 'TEXT_MESSAGE_START', messageId: 'm' }], { open: true }), 'connection reset');
     expect(dropped).toMatchObject({ runState: 'dropped', error: { code: 'stream_dropped', message: 'connection reset' } });
     expect(item(dropped, 'text', 'm').streaming).toBe(false);
-    expect(markRequestFailed(createThread(threadId), { code: 'http_401', message: 'Unauthorized' })).toMatchObject({ runState: 'error', error: { code: 'http_401' } });
+    expect(markRequestFailed(createThread(threadId), { code: 'http_401', message: 'Unauthorized' })).toMatchObject({
+      runState: 'error',
+      error: { code: 'http_401' },
+    });
   });
 
   it('a step started twice in the same lane is noted', () => {
@@ -602,7 +684,13 @@ describe('interrupts in the view', () => {
     ]);
     expect(codes(asked)).toEqual(['interrupt_duplicate_id']);
 
-    const resuming = beginRun(asked, { runId: 'r2', resume: [{ interruptId: 'i1', status: 'resolved' }, { interruptId: 'i2', status: 'cancelled' }] });
+    const resuming = beginRun(asked, {
+      runId: 'r2',
+      resume: [
+        { interruptId: 'i1', status: 'resolved' },
+        { interruptId: 'i2', status: 'cancelled' },
+      ],
+    });
     expect(openInterrupts(resuming)).toHaveLength(2); // not yet: the request may still fail
     expect(openInterrupts(markRequestFailed(resuming, { code: 'network', message: 'down' }))).toHaveLength(2);
     const resumed = applyAguiEvent(resuming, { type: 'RUN_STARTED', threadId, runId: 'r2' });
@@ -616,16 +704,32 @@ describe('interrupts in the view', () => {
       properties: {
         approve: { type: 'boolean', title: 'Approve the change' },
         note: { type: 'string', title: 'Note' },
-        target: { type: 'object', title: 'Target', properties: { region: { type: 'string', title: 'Region', enum: ['eu', 'us'] }, replicas: { type: 'integer', title: 'Replicas' } } },
+        target: {
+          type: 'object',
+          title: 'Target',
+          properties: { region: { type: 'string', title: 'Region', enum: ['eu', 'us'] }, replicas: { type: 'integer', title: 'Replicas' } },
+        },
         checks: { type: 'array', title: 'Checks', items: { type: 'string', enum: ['cost', 'naming', 'drift'] } },
       },
     };
     const asked = fold(
-      [{ type: 'RUN_STARTED', threadId, runId: 'r1' }, interrupting('r1', [{ id: 'i1', reason: 'confirmation', message: 'Apply the plan?', responseSchema: schema }, { id: 'i2', reason: 'input_required' }])],
+      [
+        { type: 'RUN_STARTED', threadId, runId: 'r1' },
+        interrupting('r1', [
+          { id: 'i1', reason: 'confirmation', message: 'Apply the plan?', responseSchema: schema },
+          { id: 'i2', reason: 'input_required' },
+        ]),
+      ],
       beginRun(createThread(threadId), { runId: 'r1' }),
     );
     const payload = { approve: true, target: { replicas: 3, region: 'eu' }, checks: ['cost', 'drift'], note: 'x'.repeat(2_000), ignored: 'not in the schema' };
-    const resuming = beginRun(asked, { runId: 'r2', resume: [{ interruptId: 'i1', status: 'resolved', payload }, { interruptId: 'i2', status: 'cancelled' }] });
+    const resuming = beginRun(asked, {
+      runId: 'r2',
+      resume: [
+        { interruptId: 'i1', status: 'resolved', payload },
+        { interruptId: 'i2', status: 'cancelled' },
+      ],
+    });
     expect(markRequestFailed(resuming, { code: 'network', message: 'down' }).items.filter((item) => item.kind === 'answer')).toEqual([]);
     const resumed = applyAguiEvent(resuming, { type: 'RUN_STARTED', threadId, runId: 'r2' });
     const answers = resumed.items.filter((item) => item.kind === 'answer');
@@ -654,7 +758,13 @@ describe('interrupts in the view', () => {
 
   it('a later finished run supersedes interrupts that were never answered', () => {
     const asked = fold([{ type: 'RUN_STARTED', threadId, runId: 'r1' }, interrupting('r1', [{ id: 'i1', reason: 'tool_call', toolCallId: 'c' }])]);
-    const next = fold([{ type: 'RUN_STARTED', threadId, runId: 'r2' }, { type: 'RUN_FINISHED', threadId, runId: 'r2' }], asked);
+    const next = fold(
+      [
+        { type: 'RUN_STARTED', threadId, runId: 'r2' },
+        { type: 'RUN_FINISHED', threadId, runId: 'r2' },
+      ],
+      asked,
+    );
     expect(next.interrupts.map((interrupt) => interrupt.status)).toEqual(['superseded']);
   });
 
@@ -665,7 +775,10 @@ describe('interrupts in the view', () => {
   });
 
   it('an oversized response schema is dropped with a note, and the interrupt stays answerable (cancel)', () => {
-    const huge = { type: 'object', properties: Object.fromEntries(Array.from({ length: 2_000 }, (_, index) => [`field${index}`, { type: 'string', description: 'x'.repeat(20) }])) };
+    const huge = {
+      type: 'object',
+      properties: Object.fromEntries(Array.from({ length: 2_000 }, (_, index) => [`field${index}`, { type: 'string', description: 'x'.repeat(20) }])),
+    };
     const view = fold([{ type: 'RUN_STARTED', threadId, runId: 'r1' }, interrupting('r1', [{ id: 'i', reason: 'input_required', responseSchema: huge }])]);
     expect(codes(view)).toEqual(['interrupt_schema_dropped']);
     expect(openInterrupts(view)[0]).not.toHaveProperty('responseSchema');

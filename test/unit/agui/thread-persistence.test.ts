@@ -31,7 +31,14 @@ function interruptedThread(): AguiThreadView {
       outcome: {
         type: 'interrupt',
         interrupts: [
-          { id: 'i1', reason: 'tool_call', toolCallId: 'c', message: 'Allow delete_stack?', responseSchema: { type: 'object', properties: { approved: { type: 'boolean' } }, required: ['approved'] }, expiresAt: '2099-01-01T00:00:00Z' },
+          {
+            id: 'i1',
+            reason: 'tool_call',
+            toolCallId: 'c',
+            message: 'Allow delete_stack?',
+            responseSchema: { type: 'object', properties: { approved: { type: 'boolean' } }, required: ['approved'] },
+            expiresAt: '2099-01-01T00:00:00Z',
+          },
         ],
       },
     },
@@ -46,13 +53,26 @@ describe('serializeThread / restoreThread', () => {
     if (!restored.ok) return;
     const open = openInterrupts(restored.view);
     expect(open).toMatchObject([{ id: 'i1', kind: 'tool_call', toolCallId: 'c', status: 'open' }]);
-    expect(buildResume(open, { i1: { status: 'resolved', payload: { approved: true } } }, Date.parse('2026-01-01T00:00:00Z'))).toMatchObject({ ok: true, resume: [{ interruptId: 'i1', status: 'resolved', payload: { approved: true } }] });
+    expect(buildResume(open, { i1: { status: 'resolved', payload: { approved: true } } }, Date.parse('2026-01-01T00:00:00Z'))).toMatchObject({
+      ok: true,
+      resume: [{ interruptId: 'i1', status: 'resolved', payload: { approved: true } }],
+    });
   });
 
   it('keeps the record of the user’s answer across a restart (and refuses one whose fields break the bounds)', () => {
-    const resumed = applyAguiEvent(beginRun(interruptedThread(), { runId: 'r2', resume: [{ interruptId: 'i1', status: 'resolved', payload: { approved: false } }] }), { type: 'RUN_STARTED', threadId, runId: 'r2' });
+    const resumed = applyAguiEvent(
+      beginRun(interruptedThread(), { runId: 'r2', resume: [{ interruptId: 'i1', status: 'resolved', payload: { approved: false } }] }),
+      { type: 'RUN_STARTED', threadId, runId: 'r2' },
+    );
     const finished = applyAguiEvent(resumed, { type: 'RUN_FINISHED', threadId, runId: 'r2' });
-    expect(finished.items.at(-1)).toEqual({ kind: 'answer', id: 'answer:i1', interruptId: 'i1', question: 'Allow delete_stack?', status: 'resolved', fields: [{ label: 'approved', value: false }] });
+    expect(finished.items.at(-1)).toEqual({
+      kind: 'answer',
+      id: 'answer:i1',
+      interruptId: 'i1',
+      question: 'Allow delete_stack?',
+      status: 'resolved',
+      fields: [{ label: 'approved', value: false }],
+    });
     expect(restoreThread(serializeThread(finished))).toEqual({ ok: true, view: finished });
     const tampered = JSON.parse(serializeThread(finished)) as { items: { fields?: unknown[] }[] };
     tampered.items.at(-1)!.fields = [{ label: 'x', value: { nested: 'objects are not answers' } }];
@@ -99,19 +119,36 @@ describe('serializeThread / restoreThread', () => {
     expect(restoreThread({ ...good, extra: true })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid' }] });
     // Encrypted values are kept within their bounds: one too long, or too many characters in all, is refused.
     const sealed = (value: string, entityId = 'x') => ({ subtype: 'message', entityId, value });
-    expect(restoreThread({ ...good, encryptedValues: [sealed('y'.repeat(aguiLimits.encryptedValueChars + 1))] })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/encryptedValues/0/value' }] });
-    const many = Array.from({ length: Math.ceil(aguiLimits.encryptedTotalChars / aguiLimits.encryptedValueChars) + 1 }, (_, index) => sealed('y'.repeat(aguiLimits.encryptedValueChars), `x${index}`));
+    expect(restoreThread({ ...good, encryptedValues: [sealed('y'.repeat(aguiLimits.encryptedValueChars + 1))] })).toMatchObject({
+      ok: false,
+      problems: [{ code: 'thread_invalid', path: '/encryptedValues/0/value' }],
+    });
+    const many = Array.from({ length: Math.ceil(aguiLimits.encryptedTotalChars / aguiLimits.encryptedValueChars) + 1 }, (_, index) =>
+      sealed('y'.repeat(aguiLimits.encryptedValueChars), `x${index}`),
+    );
     expect(restoreThread({ ...good, encryptedValues: many })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/encryptedValues' }] });
-    expect(restoreThread({ ...good, items: [{ kind: 'text', id: 'x', role: 'assistant', text: 'y'.repeat(300_000), streaming: false }] })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/items/0/text' }] });
+    expect(restoreThread({ ...good, items: [{ kind: 'text', id: 'x', role: 'assistant', text: 'y'.repeat(300_000), streaming: false }] })).toMatchObject({
+      ok: false,
+      problems: [{ code: 'thread_invalid', path: '/items/0/text' }],
+    });
     let deep: unknown = 1;
     for (let level = 0; level < 100; level++) deep = { d: deep };
     expect(restoreThread({ ...good, state: deep })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/state' }] });
-    expect(restoreThread({ ...good, items: Array.from({ length: 2_001 }, (_, index) => ({ kind: 'user', id: `u${index}`, text: '' })) })).toMatchObject({ ok: false, problems: [{ code: 'thread_invalid', path: '/items' }] });
+    expect(restoreThread({ ...good, items: Array.from({ length: 2_001 }, (_, index) => ({ kind: 'user', id: `u${index}`, text: '' })) })).toMatchObject({
+      ok: false,
+      problems: [{ code: 'thread_invalid', path: '/items' }],
+    });
     expect(restoreThread('x'.repeat(16_000_001))).toMatchObject({ ok: false, problems: [{ code: 'thread_too_large' }] });
   });
 
   it('a thread saved before the conversation bounds (30 answers of 190,000 characters) comes back within them, the oldest removed and counted', () => {
-    const items = Array.from({ length: 30 }, (_, index) => ({ kind: 'text' as const, id: `m${index}`, role: 'assistant' as const, text: `${index}:${'x'.repeat(190_000)}`, streaming: false }));
+    const items = Array.from({ length: 30 }, (_, index) => ({
+      kind: 'text' as const,
+      id: `m${index}`,
+      role: 'assistant' as const,
+      text: `${index}:${'x'.repeat(190_000)}`,
+      streaming: false,
+    }));
     const saved = serializeThread({ ...createThread(threadId), items, droppedItems: 2 });
     const restored = restoreThread(saved);
     if (!restored.ok) throw new Error(restored.problems[0]?.message);

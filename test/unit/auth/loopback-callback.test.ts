@@ -6,7 +6,13 @@ function send(url: string, options: { method?: string; host?: string } = {}): Pr
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const req = request(
-      { host: target.hostname, port: target.port, path: `${target.pathname}${target.search}`, method: options.method ?? 'GET', headers: { host: options.host ?? target.host } },
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname}${target.search}`,
+        method: options.method ?? 'GET',
+        headers: { host: options.host ?? target.host },
+      },
       (response) => {
         let body = '';
         response.setEncoding('utf8');

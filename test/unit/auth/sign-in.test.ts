@@ -217,7 +217,10 @@ describe('signIn (Authorization Code + PKCE S256, loopback redirect)', () => {
   });
 
   it('uses exactly the registered callback path: the AS refuses a loopback redirect_uri with any other path (so no random segment can be added)', async () => {
-    for (const [path, allowed] of [[callbackPath, true], [`${callbackPath}/Zk3q9xW2`, false]] as const) {
+    for (const [path, allowed] of [
+      [callbackPath, true],
+      [`${callbackPath}/Zk3q9xW2`, false],
+    ] as const) {
       const url = new URL(`${as.issuer}/auth`);
       url.search = new URLSearchParams({
         response_type: 'code',

@@ -21,12 +21,19 @@ describe('TokenStore', () => {
     const secrets = memorySecretStore();
     const store = createTokenStore(secrets);
     await store.save(crm, tokens);
-    await store.save({ serverId: 'other.example', issuer: 'https://other.example' }, { accessToken: 'access-2', issuer: 'https://other.example', clientId: 'c' });
+    await store.save(
+      { serverId: 'other.example', issuer: 'https://other.example' },
+      { accessToken: 'access-2', issuer: 'https://other.example', clientId: 'c' },
+    );
 
     expect(tokenAccount(crm)).toBe('talkie@https://crm.example.com/crm.example.com');
     expect(JSON.parse((await secrets.get('talkie@https://crm.example.com/crm.example.com'))!)).toEqual(tokens);
     expect(await store.load(crm)).toEqual(tokens);
-    expect(await store.load({ serverId: 'other.example', issuer: 'https://other.example' })).toEqual({ accessToken: 'access-2', issuer: 'https://other.example', clientId: 'c' });
+    expect(await store.load({ serverId: 'other.example', issuer: 'https://other.example' })).toEqual({
+      accessToken: 'access-2',
+      issuer: 'https://other.example',
+      clientId: 'c',
+    });
     expect(await store.load({ serverId: 'unknown.example', issuer: 'https://unknown.example' })).toBeUndefined();
     // The same serverId on another origin is another server: it has no tokens (in this session or from the keychain).
     expect(await store.load(copycat)).toBeUndefined();
@@ -45,7 +52,12 @@ describe('TokenStore', () => {
   });
 
   it('refuses a Talkie key whose issuer is not an origin, or whose serverId is empty', () => {
-    for (const key of [{ serverId: 's', issuer: 'https://crm.example.com/' }, { serverId: 's', issuer: 'https://crm.example.com/talkie' }, { serverId: 's', issuer: 'crm.example.com' }, { serverId: '', issuer: crm.issuer }]) {
+    for (const key of [
+      { serverId: 's', issuer: 'https://crm.example.com/' },
+      { serverId: 's', issuer: 'https://crm.example.com/talkie' },
+      { serverId: 's', issuer: 'crm.example.com' },
+      { serverId: '', issuer: crm.issuer },
+    ]) {
       expect(() => tokenAccount(key)).toThrow(TypeError);
     }
   });
@@ -78,7 +90,7 @@ describe('TokenStore', () => {
       expect(await store.load({ serverId: 'sso.example.com', issuer: 'https://sso.example.com' })).toBeUndefined();
     });
 
-    it('a serverId in plain AG-UI\'s agui: namespace never reads an AG-UI account', async () => {
+    it("a serverId in plain AG-UI's agui: namespace never reads an AG-UI account", async () => {
       const secrets = memorySecretStore();
       const store = createTokenStore(secrets);
       await store.save('agui:https://crm.example.com/agent', pasted);

@@ -140,7 +140,9 @@ class AgentSide {
     if (request && (this.flaws.requests ?? []).includes(request)) {
       this.pending = { id: `ia-${++this.ids}`, modality: request };
       const kind = request === 'nfc' ? 'physical.nfc.scan' : 'physical.photo.capture';
-      return this.reply('Please do.', [{ type: 'interaction.requested', interactionId: this.pending.id, kind, prompt: 'Please do.', options: [], allowsFreeform: false }]);
+      return this.reply('Please do.', [
+        { type: 'interaction.requested', interactionId: this.pending.id, kind, prompt: 'Please do.', options: [], allowsFreeform: false },
+      ]);
     }
     const teach = /^teach object (.+)$/.exec(text);
     if (teach && this.focus) {
@@ -237,7 +239,9 @@ describe('agentdesk conformance against AgentCall agents', () => {
       'sequences strictly increasing': 'PASS',
       'every frame well-formed': 'PASS',
     });
-    expect(lineFor(io.lines, 'no label before confirm')).toMatch(/^FAIL no label before confirm: the rescan names "Conformance [0-9a-f]{8}" before "confirm object": "This is \\"Conformance [0-9a-f]{8}\\"\."$/);
+    expect(lineFor(io.lines, 'no label before confirm')).toMatch(
+      /^FAIL no label before confirm: the rescan names "Conformance [0-9a-f]{8}" before "confirm object": "This is \\"Conformance [0-9a-f]{8}\\"\."$/,
+    );
     expect(lineFor(io.lines, 'cancel teaching')).toMatch(/after "cancel teaching" the rescan names "Conformance [0-9a-f]{8}"/);
     expect(lineFor(io.lines, 'scan request (physical.nfc.scan)')).toBe('SKIP scan request (physical.nfc.scan): the card does not list nfc in agentRequests');
     expect(io.lines.at(-1)).toBe('11 passed, 3 failed, 6 skipped');
@@ -248,15 +252,21 @@ describe('agentdesk conformance against AgentCall agents', () => {
     const io = capture();
     expect(await conformance(agent.url, { dev: true, json: false, waitExpiry: false, stepTimeoutMs: 300 }, io)).toBe(1);
     expect(lineFor(io.lines, 'session.start → session.established')).toMatch(/^PASS/);
-    expect(lineFor(io.lines, 'text turn → run.started … run.completed')).toBe('FAIL text turn → run.started … run.completed: timed out after 0.3 s waiting for run.completed');
-    expect(lineFor(io.lines, 'unknown object answered')).toBe('FAIL unknown object answered: timed out after 0.3 s waiting for the answer to an unknown object');
+    expect(lineFor(io.lines, 'text turn → run.started … run.completed')).toBe(
+      'FAIL text turn → run.started … run.completed: timed out after 0.3 s waiting for run.completed',
+    );
+    expect(lineFor(io.lines, 'unknown object answered')).toBe(
+      'FAIL unknown object answered: timed out after 0.3 s waiting for the answer to an unknown object',
+    );
   }, 60_000);
 
   it('fails the sequence step when an envelope repeats a sequence number', async () => {
     const agent = await flawedAgent({ repeatSequence: true });
     const io = capture();
     expect(await conformance(agent.url, { dev: true, json: false, waitExpiry: false, stepTimeoutMs: 5_000 }, io)).toBe(1);
-    expect(lineFor(io.lines, 'sequences strictly increasing')).toBe('FAIL sequences strictly increasing: sequence 2 after 2 (went back or repeated); 4 after 2 (skipped 1)');
+    expect(lineFor(io.lines, 'sequences strictly increasing')).toBe(
+      'FAIL sequences strictly increasing: sequence 2 after 2 (went back or repeated); 4 after 2 (skipped 1)',
+    );
     expect(io.lines.filter((line) => line.startsWith('FAIL'))).toHaveLength(1);
   }, 60_000);
 
@@ -265,11 +275,17 @@ describe('agentdesk conformance against AgentCall agents', () => {
     const io = capture();
     expect(await conformance(agent.url, { dev: true, json: false, waitExpiry: false, stepTimeoutMs: 5_000 }, io)).toBe(1);
     expect(lineFor(io.lines, 'scan request (physical.nfc.scan)')).toMatch(/^PASS/);
-    expect(lineFor(io.lines, 'wrong-modality answer rejected')).toBe('FAIL wrong-modality answer rejected: a photo answering the scan request was not rejected with a failure: "A photo."');
-    expect(lineFor(io.lines, 'same interactionId again rejected')).toMatch(/^FAIL same interactionId again rejected: a second answer with the same interactionId was not rejected/);
+    expect(lineFor(io.lines, 'wrong-modality answer rejected')).toBe(
+      'FAIL wrong-modality answer rejected: a photo answering the scan request was not rejected with a failure: "A photo."',
+    );
+    expect(lineFor(io.lines, 'same interactionId again rejected')).toMatch(
+      /^FAIL same interactionId again rejected: a second answer with the same interactionId was not rejected/,
+    );
     expect(lineFor(io.lines, 'photo request answered')).toMatch(/^PASS/);
     // The wire shows why: the agent resolved the scan request for the photo.
-    const photoAnswer = agent.received.find((message) => message.type === 'user.observation' && (message.observation as { image?: unknown }).image !== undefined);
+    const photoAnswer = agent.received.find(
+      (message) => message.type === 'user.observation' && (message.observation as { image?: unknown }).image !== undefined,
+    );
     expect(photoAnswer).toMatchObject({ interactionId: 'ia-1' });
   }, 60_000);
 
@@ -278,7 +294,9 @@ describe('agentdesk conformance against AgentCall agents', () => {
     const agent = await flawedAgent({ card: () => card });
     const io = capture();
     expect(await conformance(agent.url, { dev: true, json: false, waitExpiry: false }, io)).toBe(1);
-    expect(io.lines[0]).toMatch(/^FAIL card discovered and valid: AgentDesk cannot talk to this agent: The card requires the extension "https:\/\/other\.example\/ext\/secret\/1"/);
+    expect(io.lines[0]).toMatch(
+      /^FAIL card discovered and valid: AgentDesk cannot talk to this agent: The card requires the extension "https:\/\/other\.example\/ext\/secret\/1"/,
+    );
     expect(io.lines.filter((line) => line.startsWith('SKIP'))).toHaveLength(agentCallSteps.length - 1);
   });
 });
@@ -314,7 +332,14 @@ describe('agentdesk chat with AgentCall agents', () => {
     const agent = await flawedAgent({ requests: ['photo'] }, (message, side) => {
       if (message.type === 'user.turn' && message.text === 'teach me') {
         side.reply('I can remember it once you confirm.', [
-          { type: 'teaching.proposed', proposalId: 'p-1', objectRef: 'urn:agentcall:object:lamp', label: 'Desk lamp', confirmText: 'yes, remember it', cancelText: 'no' },
+          {
+            type: 'teaching.proposed',
+            proposalId: 'p-1',
+            objectRef: 'urn:agentcall:object:lamp',
+            label: 'Desk lamp',
+            confirmText: 'yes, remember it',
+            cancelText: 'no',
+          },
         ]);
         return true;
       }
@@ -336,8 +361,18 @@ describe('agentdesk chat with AgentCall agents', () => {
       '[request declined]',
       'agent: Hello.',
     ]);
-    const sent = agent.received.map((message) => (message.type === 'user.turn' ? `turn ${String(message.turn)}: ${String(message.text)}` : message.type)).filter((entry) => entry !== 'ack');
-    expect(sent).toEqual(['session.start', 'turn 1: teach me', 'turn 2: yes, remember it', 'turn 3: take a photo', 'response.cancel', 'turn 4: /slash text', 'session.end']);
+    const sent = agent.received
+      .map((message) => (message.type === 'user.turn' ? `turn ${String(message.turn)}: ${String(message.text)}` : message.type))
+      .filter((entry) => entry !== 'ack');
+    expect(sent).toEqual([
+      'session.start',
+      'turn 1: teach me',
+      'turn 2: yes, remember it',
+      'turn 3: take a photo',
+      'response.cancel',
+      'turn 4: /slash text',
+      'session.end',
+    ]);
     expect(agent.received[0]).toMatchObject({ clientCapabilities: { physicalObservations: { modalities: ['photo'] } } });
   }, 60_000);
 

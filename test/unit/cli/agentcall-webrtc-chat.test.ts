@@ -13,14 +13,21 @@ import { useTempDirs } from '../../support/temp-dir';
 
 const { demo } = useChatDemo();
 const tempDir = useTempDirs();
-const sent = (server: AgentCallDemoServer) => server.webrtc.received.map((text) => JSON.parse(text) as Record<string, unknown>).filter((message) => message.type !== 'ack');
+const sent = (server: AgentCallDemoServer) =>
+  server.webrtc.received.map((text) => JSON.parse(text) as Record<string, unknown>).filter((message) => message.type !== 'ack');
 
 describe('agentdesk chat with an AgentCall WebRTC card', () => {
   it('chats with the demo on the call’s data channel: text, an agent-requested photo from a file, session.end on /quit', async () => {
     const server = await demo();
     const file = await objectPhoto(await tempDir());
     const io = capture();
-    const code = await chat(server.webrtcCardUrl, { dev: true }, io, input('hello', 'take a photo', `/photo ${file}`, '/scan', '/quit', 'never read'), quietChat);
+    const code = await chat(
+      server.webrtcCardUrl,
+      { dev: true },
+      io,
+      input('hello', 'take a photo', `/photo ${file}`, '/scan', '/quit', 'never read'),
+      quietChat,
+    );
     const all = io.lines.join('\n');
     expect(code, all).toBe(0);
     const port = new URL(server.baseUrl).port;
@@ -33,7 +40,10 @@ describe('agentdesk chat with an AgentCall WebRTC card', () => {
     // What the agent received on the channel: session.start first (text only: no explicit audio turns), then the turns, then session.end.
     await vi.waitFor(() => expect(sent(server).at(-1)?.type).toBe('session.end'), { timeout: 5_000 });
     const messages = sent(server);
-    expect(messages.map((message) => message.type), all).toEqual(['session.start', 'user.turn', 'user.turn', 'user.observation', 'session.end']);
+    expect(
+      messages.map((message) => message.type),
+      all,
+    ).toEqual(['session.start', 'user.turn', 'user.turn', 'user.observation', 'session.end']);
     expect(messages[0]).toMatchObject({ clientCapabilities: { physicalObservations: { modalities: ['photo'] } } });
     expect(messages[0]).not.toHaveProperty('clientCapabilities.audioTurnControl');
     expect(server.webrtc.openCalls).toBe(0);
@@ -64,6 +74,10 @@ describe('agentdesk chat with an AgentCall WebRTC card', () => {
     });
     const io = capture();
     expect(await chat(`${agent.origin}/.well-known/agent-card.json`, { dev: true }, io, input('hello'), quietChat)).toBe(1);
-    expect(io.lines).toEqual([expect.stringMatching(/^stderr: \[protocol_error\] The call to AgentDesk demo agent \(voice\) failed at the SDP offer: redirected: .*AgentDesk does not follow redirects/)]);
+    expect(io.lines).toEqual([
+      expect.stringMatching(
+        /^stderr: \[protocol_error\] The call to AgentDesk demo agent \(voice\) failed at the SDP offer: redirected: .*AgentDesk does not follow redirects/,
+      ),
+    ]);
   }, 30_000);
 });

@@ -24,7 +24,13 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-type Body = { threadId: string; runId: string; resume?: { interruptId: string; status: string; payload?: unknown }[]; forwardedProps?: unknown; messages: { role: string }[] };
+type Body = {
+  threadId: string;
+  runId: string;
+  resume?: { interruptId: string; status: string; payload?: unknown }[];
+  forwardedProps?: unknown;
+  messages: { role: string }[];
+};
 
 async function demo(options: { token?: string } = {}): Promise<{ server: AguiDemoServer; bodies: Body[] }> {
   const bodies: Body[] = [];
@@ -83,7 +89,9 @@ describe('agentdesk chat --agui', () => {
 
     // The tool approval: its question, the call's arguments shown as where editedArgs starts.
     expect(io.lines).toContain('[tool] delete_file {"path":"notes/old-plan.md"}');
-    expect(out).toMatch(/\[question 1\/1\] Permission for a tool call \(tool call delete_file, expires [^)]+\): Approve delete_file\(\{"path": "notes\/old-plan.md"\}\)\?/);
+    expect(out).toMatch(
+      /\[question 1\/1\] Permission for a tool call \(tool call delete_file, expires [^)]+\): Approve delete_file\(\{"path": "notes\/old-plan.md"\}\)\?/,
+    );
     expect(io.lines).toContain('? Approve (y/n) [false]');
     expect(io.lines).toContain('  Edited arguments: Replaces the arguments of the call.');
     expect(io.lines).toContain('? Edited arguments › path (text) [notes/old-plan.md]');
@@ -115,13 +123,19 @@ describe('agentdesk chat --agui', () => {
     expect(bodies.filter((body) => body.resume !== undefined).map((body) => body.resume?.map(({ status }) => status))).toEqual([['cancelled']]);
     expect(io.lines).toContain('Kept notes/old-plan.md: nothing was deleted.');
     // "deploy" asks twice; the input ends in the middle: nothing more is sent.
-    expect(io.lines.filter((line) => line.startsWith('[question '))).toEqual([expect.stringContaining('[question 1/1]'), expect.stringContaining('[question 1/2]'), expect.stringContaining('[question 2/2]')]);
+    expect(io.lines.filter((line) => line.startsWith('[question '))).toEqual([
+      expect.stringContaining('[question 1/1]'),
+      expect.stringContaining('[question 1/2]'),
+      expect.stringContaining('[question 2/2]'),
+    ]);
     expect(bodies).toHaveLength(3);
   });
 
   it('exit codes: 2 for a bad endpoint, bad forwardedProps or a network error; 1 when the server refuses', async () => {
     await expect(aguiChat('not a url', { dev: true }, capture(), input(), quiet)).rejects.toThrow(UsageError);
-    await expect(aguiChat('http://127.0.0.1:1/agui', { dev: true, forwardedProps: '[1]' }, capture(), input(), quiet)).rejects.toThrow(/forwardedProps must be a JSON object/);
+    await expect(aguiChat('http://127.0.0.1:1/agui', { dev: true, forwardedProps: '[1]' }, capture(), input(), quiet)).rejects.toThrow(
+      /forwardedProps must be a JSON object/,
+    );
     const offline = capture();
     expect(await aguiChat('http://127.0.0.1:1/agui', { dev: true }, offline, input('hello'), quiet)).toBe(2);
     expect(offline.lines.some((line) => line.startsWith('stderr: [network_error]'))).toBe(true);
@@ -179,10 +193,15 @@ describe('agentdesk chat --agui', () => {
     expect(code).toBe(0);
     // The first answer was in time when it was typed; the second was not.
     expect(lines).toContain('  → {"approve":true}');
-    expect(lines.filter((line) => line.startsWith('  → '))).toEqual(['  → {"approve":true}', expect.stringMatching(/^ {2}→ not sent: the request expired \(.+\) while you answered; it is cancelled instead\.$/)]);
+    expect(lines.filter((line) => line.startsWith('  → '))).toEqual([
+      '  → {"approve":true}',
+      expect.stringMatching(/^ {2}→ not sent: the request expired \(.+\) while you answered; it is cancelled instead\.$/),
+    ]);
     // By the time the answers went out, the first had expired too.
     expect(lines).toContain('[question 1/2] It expired before the answers were sent: that answer was not sent; it is cancelled instead.');
-    expect(bodies.filter((body) => body.resume !== undefined).map((body) => body.resume?.map(({ status, payload }) => ({ status, payload })))).toEqual([[{ status: 'cancelled' }, { status: 'cancelled' }]]);
+    expect(bodies.filter((body) => body.resume !== undefined).map((body) => body.resume?.map(({ status, payload }) => ({ status, payload })))).toEqual([
+      [{ status: 'cancelled' }, { status: 'cancelled' }],
+    ]);
   });
 
   it('a MESSAGES_SNAPSHOT that rewrites a message prints the new text whole, marked [replaced]; an unchanged one is not printed again', async () => {
@@ -209,7 +228,13 @@ describe('agentdesk chat --agui', () => {
     ]);
     const io = capture();
     expect(await aguiChat(server.url, { dev: true }, io, input('plan it'), quiet)).toBe(0);
-    expect(io.lines.slice(1)).toEqual(['The plan has 3 steps', 'Done: all of them.', 'Unchanged.', '[replaced] The plan has 2 steps, not 3: one was a duplicate.', '[replaced] Done']);
+    expect(io.lines.slice(1)).toEqual([
+      'The plan has 3 steps',
+      'Done: all of them.',
+      'Unchanged.',
+      '[replaced] The plan has 2 steps, not 3: one was a duplicate.',
+      '[replaced] Done',
+    ]);
   });
 
   it('marks what each subagent says and does with its name (parallel invocations of one name told apart), its start and end, and its questions', async () => {

@@ -35,7 +35,8 @@ async function brokenServer() {
         { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'I do not follow test mode.' },
         { type: 'TEXT_MESSAGE_END', messageId: 'm' },
         { type: 'RUN_FINISHED', threadId: 't', runId: 'r' },
-      ]) res.write(`data: ${JSON.stringify(event)}\n\n`);
+      ])
+        res.write(`data: ${JSON.stringify(event)}\n\n`);
       return void res.end();
     }
     if (req.url?.startsWith('/runs/')) return json(res, 200, { ok: false });
@@ -54,10 +55,16 @@ describe('agentdesk probe', () => {
   });
 
   it('exits 1 for a server that breaks the protocol, naming each problem with a code and a path', async () => {
-    const server = await startServer((req, res) => json(res, 200, manifestFor('https://someone-else.example', { spec: 'talkie/1', brand: { accent: 'teal' } })));
+    const server = await startServer((req, res) =>
+      json(res, 200, manifestFor('https://someone-else.example', { spec: 'talkie/1', brand: { accent: 'teal' } })),
+    );
     const io = capture();
     expect(await probe(server.url, { json: true, dev: true }, io)).toBe(1);
-    expect(JSON.parse(io.lines[0]!)).toMatchObject({ ok: false, kind: 'talkie', problems: expect.arrayContaining([{ code: 'issuer_mismatch', path: '/issuer', message: expect.any(String) }]) });
+    expect(JSON.parse(io.lines[0]!)).toMatchObject({
+      ok: false,
+      kind: 'talkie',
+      problems: expect.arrayContaining([{ code: 'issuer_mismatch', path: '/issuer', message: expect.any(String) }]),
+    });
   });
 
   it('exits 2 for a usage or network problem', async () => {
@@ -78,8 +85,21 @@ describe('agentdesk conformance', () => {
     const passed = io.lines.filter((line) => line.startsWith('PASS'));
     // The nine chat checks of Talkie 1 §11, then §10: the demo offers voice (its own provider on loopback, --dev).
     expect(passed.filter((line) => !/^PASS (voice|client:)/.test(line))).toHaveLength(9);
-    for (const check of ['voice session', 'voice SDP exchange', 'voice secret used twice', 'voice tool', 'voice tool callId reused → 409', 'voice transcript', 'voice usage', 'client: http signalling refused without --dev', 'client: unlisted signalling host refused']) {
-      expect(passed.some((line) => line.startsWith(`PASS ${check}:`)), check).toBe(true);
+    for (const check of [
+      'voice session',
+      'voice SDP exchange',
+      'voice secret used twice',
+      'voice tool',
+      'voice tool callId reused → 409',
+      'voice transcript',
+      'voice usage',
+      'client: http signalling refused without --dev',
+      'client: unlisted signalling host refused',
+    ]) {
+      expect(
+        passed.some((line) => line.startsWith(`PASS ${check}:`)),
+        check,
+      ).toBe(true);
     }
     expect(io.lines).toContain('SKIP action expired: waits for a real expiry (≥ 60 s); run with --wait-expiry');
   }, 60_000);
@@ -99,7 +119,9 @@ describe('agentdesk conformance', () => {
   });
 
   it('refuses to run against a server that is not in test mode', async () => {
-    const server = await startServer((req, res) => json(res, 200, manifestFor(`http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`, { testMode: false })));
+    const server = await startServer((req, res) =>
+      json(res, 200, manifestFor(`http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`, { testMode: false })),
+    );
     const io = capture();
     expect(await conformance(server.url, { dev: true, json: false, waitExpiry: false }, io)).toBe(1);
     expect(io.lines[0]).toMatch(/^FAIL test mode: .*testMode/);

@@ -26,7 +26,12 @@ describe('agentdesk <command> --help', () => {
     for (const name of names) expect(page, name).toContain(`\n## agentdesk ${name}`);
   });
 
-  it.each(names.flatMap((name) => [[name, '--help'], [name, '-h']]))('%s %s prints its own usage and runs nothing', async (name, flag) => {
+  it.each(
+    names.flatMap((name) => [
+      [name, '--help'],
+      [name, '-h'],
+    ]),
+  )('%s %s prints its own usage and runs nothing', async (name, flag) => {
     const runs = names.map((entry) => vi.spyOn(commands[entry]!, 'run'));
     const io = capture();
     expect(await main([name, flag], io)).toBe(0);
@@ -41,7 +46,12 @@ describe('agentdesk <command> --help', () => {
 
   it('answers --help after the action or among other options, and for `agentdesk help <command>`', async () => {
     const run = vi.spyOn(commands.kiosk!, 'run');
-    for (const argv of [['kiosk', 'install', '--dry-run', '--help'], ['policy', 'hash-pin', '-h'], ['chat', '--agui', 'http://127.0.0.1:1/agui', '--help'], ['help', 'scan']]) {
+    for (const argv of [
+      ['kiosk', 'install', '--dry-run', '--help'],
+      ['policy', 'hash-pin', '-h'],
+      ['chat', '--agui', 'http://127.0.0.1:1/agui', '--help'],
+      ['help', 'scan'],
+    ]) {
       const io = capture();
       expect(await main(argv, io), argv.join(' ')).toBe(0);
       expect(io.lines.join('\n')).toContain(commands[argv[0] === 'help' ? argv[1]! : argv[0]!]!.usage);
@@ -52,10 +62,19 @@ describe('agentdesk <command> --help', () => {
   it('answers --help for the fleet actions (#28) with their own lines, writing and reading nothing', async () => {
     const runs = [vi.spyOn(commands.policy!, 'run'), vi.spyOn(commands.diagnostics!, 'run')];
     const cases: [string[], string[]][] = [
-      [['policy', 'effective', '--help'], ['agentdesk policy effective [--json] [--policy FILE]', 'each key with its source, and the conflicts']],
+      [
+        ['policy', 'effective', '--help'],
+        ['agentdesk policy effective [--json] [--policy FILE]', 'each key with its source, and the conflicts'],
+      ],
       [['policy', 'effective', '--json', '--policy', 'policy.json', '-h'], ['agentdesk policy effective [--json] [--policy FILE]']],
-      [['policy', 'export', '--admx', 'templates', '--help'], ['agentdesk policy export --admx DIR | --mobileconfig FILE [--from POLICY.json]', 'write the Windows ADMX/ADML templates']],
-      [['policy', 'export', '--mobileconfig', 'kiosk.mobileconfig', '--from', 'policy.json', '-h'], ['agentdesk policy export --admx DIR | --mobileconfig FILE [--from POLICY.json]']],
+      [
+        ['policy', 'export', '--admx', 'templates', '--help'],
+        ['agentdesk policy export --admx DIR | --mobileconfig FILE [--from POLICY.json]', 'write the Windows ADMX/ADML templates'],
+      ],
+      [
+        ['policy', 'export', '--mobileconfig', 'kiosk.mobileconfig', '--from', 'policy.json', '-h'],
+        ['agentdesk policy export --admx DIR | --mobileconfig FILE [--from POLICY.json]'],
+      ],
       [['diagnostics', '--json', '--help'], ['agentdesk diagnostics --json [--policy FILE]     the same bundle on stdout (for fleet scripts)']],
     ];
     for (const [argv, lines] of cases) {

@@ -95,25 +95,37 @@ describe('agentdesk kiosk install / uninstall', () => {
     const { deps, paths } = await machine();
     const entry = join(deps.env.HOME, 'checkout', 'out', 'main', 'webshell.js');
     const io = capture();
-    await expect(kioskInstall({ action: 'install', way: 'systemd', target: { kind: 'web' }, dryRun: false }, io, { ...deps, webShellEntry: entry, nodePath: '/usr/bin/node' })).rejects.toThrow('The web shell is not built');
+    await expect(
+      kioskInstall({ action: 'install', way: 'systemd', target: { kind: 'web' }, dryRun: false }, io, {
+        ...deps,
+        webShellEntry: entry,
+        nodePath: '/usr/bin/node',
+      }),
+    ).rejects.toThrow('The web shell is not built');
     await mkdir(join(entry, '..'), { recursive: true });
     await writeFile(entry, '');
-    await kioskInstall({ action: 'install', way: 'systemd', target: { kind: 'web' }, dryRun: false }, io, { ...deps, webShellEntry: entry, nodePath: '/usr/bin/node' });
+    await kioskInstall({ action: 'install', way: 'systemd', target: { kind: 'web' }, dryRun: false }, io, {
+      ...deps,
+      webShellEntry: entry,
+      nodePath: '/usr/bin/node',
+    });
     expect(await readFile(paths.unit, 'utf8')).toContain(`ExecStart=/usr/bin/node ${entry} --open --kiosk`);
   });
 
   it('says what is wrong: no installed app, a relative --exec, a command it cannot quote, a file it did not write', async () => {
     const { deps, run, paths } = await machine();
-    await expect(kioskInstall({ action: 'install', way: 'systemd', target: { kind: 'app' }, dryRun: false }, capture(), { ...deps, exists: () => false })).rejects.toThrow(
-      'No AgentDesk app at /opt/AgentDesk/agentdesk (where the deb and rpm install it): name it with --exec PATH',
-    );
+    await expect(
+      kioskInstall({ action: 'install', way: 'systemd', target: { kind: 'app' }, dryRun: false }, capture(), { ...deps, exists: () => false }),
+    ).rejects.toThrow('No AgentDesk app at /opt/AgentDesk/agentdesk (where the deb and rpm install it): name it with --exec PATH');
     await expect(run({ target: { kind: 'app', exec: 'agentdesk' } })).rejects.toThrow('--exec needs an absolute path');
     expect(() => commandLine(['/opt/a$b'])).toThrow('cannot contain');
     expect(commandLine(['/opt/Agent Desk/agentdesk', '--kiosk'])).toBe('"/opt/Agent Desk/agentdesk" --kiosk');
     await mkdir(join(paths.desktop, '..'), { recursive: true });
     await writeFile(paths.desktop, '[Desktop Entry]\nExec=/usr/bin/something-else\n');
     await expect(run({ way: 'autostart' })).rejects.toThrow('was not written by agentdesk kiosk install');
-    await expect(kioskInstall({ action: 'uninstall', way: 'systemd', target: { kind: 'app' }, dryRun: false }, capture(), deps)).rejects.toThrow('was not written by agentdesk kiosk install');
+    await expect(kioskInstall({ action: 'uninstall', way: 'systemd', target: { kind: 'app' }, dryRun: false }, capture(), deps)).rejects.toThrow(
+      'was not written by agentdesk kiosk install',
+    );
     expect((await lstat(paths.desktop)).isFile()).toBe(true);
   });
 

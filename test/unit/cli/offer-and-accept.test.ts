@@ -33,7 +33,7 @@ function offerers(failures: (string | undefined)[]) {
 }
 
 describe('offerAndAccept', () => {
-  it('makes the call again, once, when the own peer meets libdatachannel\'s race, and says so', async () => {
+  it("makes the call again, once, when the own peer meets libdatachannel's race, and says so", async () => {
     const { made, make } = offerers([race, undefined]);
     const posted: string[] = [];
     const placed = await offerAndAccept(make, async (offerer) => (posted.push(offerer.offer), `answer to ${offerer.offer}`));
@@ -53,7 +53,7 @@ describe('offerAndAccept', () => {
     }
   });
 
-  it('throws the agent\'s refusal as it is, without a retry', async () => {
+  it("throws the agent's refusal as it is, without a retry", async () => {
     const { made, make } = offerers([]);
     const refusal = new Error('redirected');
     await expect(offerAndAccept(make, async () => Promise.reject(refusal))).rejects.toBe(refusal);

@@ -50,10 +50,20 @@ describe('agentdesk policy check', () => {
     await writeFile(file, '{"policyVersion": 1, "kiosk": true, "langauge": "cs"}');
     const io = capture();
     expect(await policyCheck(file, { json: false }, io)).toBe(1);
-    expect(io.out_).toEqual([`refused: ${file}`, '  one problem: unknown key "langauge" at the top level', 'AgentDesk would show only an error screen saying so (kiosk mode).']);
+    expect(io.out_).toEqual([
+      `refused: ${file}`,
+      '  one problem: unknown key "langauge" at the top level',
+      'AgentDesk would show only an error screen saying so (kiosk mode).',
+    ]);
     const json = capture();
     expect(await policyCheck(file, { json: true }, json)).toBe(1);
-    expect(JSON.parse(json.out_[0]!)).toEqual({ ok: false, file, kind: 'invalid', problem: 'one problem: unknown key "langauge" at the top level', kiosk: true });
+    expect(JSON.parse(json.out_[0]!)).toEqual({
+      ok: false,
+      file,
+      kind: 'invalid',
+      problem: 'one problem: unknown key "langauge" at the top level',
+      kiosk: true,
+    });
     const missing = capture();
     expect(await policyCheck(join(file, '..', 'nope.json'), { json: true }, missing)).toBe(1);
     expect(JSON.parse(missing.out_[0]!)).toMatchObject({ ok: false, kind: 'missing' });
@@ -71,7 +81,12 @@ describe('agentdesk policy check', () => {
         policyVersion: 1,
         kiosk: true,
         developmentSetting: 'user',
-        agents: { list: [{ address: 'http://192.168.1.20:8000/agui', kind: 'agui', name: 'Runner' }, { address: 'https://workshop.example.com', name: 'Workshop' }] },
+        agents: {
+          list: [
+            { address: 'http://192.168.1.20:8000/agui', kind: 'agui', name: 'Runner' },
+            { address: 'https://workshop.example.com', name: 'Workshop' },
+          ],
+        },
         deviceKeyFile: keyFile,
       }),
     );
@@ -80,18 +95,32 @@ describe('agentdesk policy check', () => {
     expect(await policyCheck(file, { json: false, secrets: noKeychain }, io)).toBe(0);
     const warnings = io.out_.filter((line) => line.startsWith('warning: '));
     expect(warnings).toEqual([
-      expect.stringMatching(/^warning: "Runner" \(http:\/\/192\.168\.1\.20:8000\/agui\) is http:\/\/ without allowInsecureHttp: .*development setting.*\. Fix: add "allowInsecureHttp": true to it/),
+      expect.stringMatching(
+        /^warning: "Runner" \(http:\/\/192\.168\.1\.20:8000\/agui\) is http:\/\/ without allowInsecureHttp: .*development setting.*\. Fix: add "allowInsecureHttp": true to it/,
+      ),
       expect.stringMatching(/^warning: the NFC device key file .* can be read or written by others .*chmod 600/),
       expect.stringMatching(/^warning: no keychain is reachable here \(no Secret Service on the session bus\): sign-ins last until AgentDesk closes\./),
     ]);
     expect(await policyCheck(file, { json: false, strict: true, secrets: noKeychain }, capture())).toBe(1);
     const json = capture();
     expect(await policyCheck(file, { json: true, strict: true, secrets: noKeychain }, json)).toBe(1);
-    expect(JSON.parse(json.out_[0]!)).toMatchObject({ ok: true, strict: true, warnings: expect.arrayContaining([expect.stringContaining('allowInsecureHttp')]) });
+    expect(JSON.parse(json.out_[0]!)).toMatchObject({
+      ok: true,
+      strict: true,
+      warnings: expect.arrayContaining([expect.stringContaining('allowInsecureHttp')]),
+    });
 
     // Fixed: the agent allowed on purpose, the key file private, a keychain there: no warning, --strict passes.
     await chmod(keyFile, 0o600);
-    await writeFile(file, JSON.stringify({ policyVersion: 1, kiosk: true, agents: { list: [{ address: 'http://192.168.1.20:8000/agui', kind: 'agui', allowInsecureHttp: true }] }, deviceKeyFile: keyFile }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        policyVersion: 1,
+        kiosk: true,
+        agents: { list: [{ address: 'http://192.168.1.20:8000/agui', kind: 'agui', allowInsecureHttp: true }] },
+        deviceKeyFile: keyFile,
+      }),
+    );
     const clean = capture();
     expect(await policyCheck(file, { json: false, strict: true, secrets: async () => ({ kind: 'keychain' as const }) }, clean)).toBe(0);
     expect(clean.out_.filter((line) => line.startsWith('warning: '))).toEqual([]);
@@ -134,7 +163,7 @@ describe('agentdesk policy effective', () => {
     expect(io.out_).toContain('  kiosk mode: on');
   });
 
-  it('--json prints the policy, each key\'s source, the places and the conflicts', async () => {
+  it("--json prints the policy, each key's source, the places and the conflicts", async () => {
     const { dir, load } = await machine({ 'policy.json': { policyVersion: 1, language: 'en' }, 'policy.d/50-lang.json': { language: 'cs' } });
     const io = capture();
     expect(await policyEffective({ json: true, load }, io)).toBe(0);
@@ -148,7 +177,9 @@ describe('agentdesk policy effective', () => {
       ],
       policy: { policyVersion: 1, language: 'cs' },
       sources: { language: join(dir, 'policy.d', '50-lang.json') },
-      conflicts: [{ key: 'language', value: 'cs', source: join(dir, 'policy.d', '50-lang.json'), overridden: [{ source: join(dir, 'policy.json'), value: 'en' }] }],
+      conflicts: [
+        { key: 'language', value: 'cs', source: join(dir, 'policy.d', '50-lang.json'), overridden: [{ source: join(dir, 'policy.json'), value: 'en' }] },
+      ],
       effects: expect.arrayContaining(['setting language: cs (forced by language)']),
     });
   });
@@ -161,7 +192,11 @@ describe('agentdesk policy effective', () => {
     const broken = await machine({ 'policy.d/a.json': { voice: { mode: 'push-to-talk' } } });
     const refused = capture();
     expect(await policyEffective({ json: false, load: broken.load }, refused)).toBe(1);
-    expect(refused.out_).toEqual([`refused: ${join(broken.dir, 'policy.d', 'a.json')}`, '  one problem: voice.allowed: is required', 'AgentDesk would refuse to start, saying so.']);
+    expect(refused.out_).toEqual([
+      `refused: ${join(broken.dir, 'policy.d', 'a.json')}`,
+      '  one problem: voice.allowed: is required',
+      'AgentDesk would refuse to start, saying so.',
+    ]);
     // --policy naming another file where the system sets a policy: refused, as the app would.
     const managed = await machine({ 'policy.json': { policyVersion: 1 }, 'mine.json': { policyVersion: 1 } });
     expect(await policyEffective({ json: false, policyFile: join(managed.dir, 'mine.json'), load: managed.load }, capture())).toBe(1);
@@ -196,7 +231,15 @@ describe('agentdesk policy export', () => {
     const system = join(dir, 'system');
     await mkdir(system);
     await writeFile(join(system, 'policy.json'), '{"policyVersion": 1, "language": "cs"}');
-    expect(await policyExport({ mobileconfig: join(dir, 'machine.mobileconfig'), load: { systemPath: join(system, 'policy.json'), osPolicy: async () => ({ layers: [], problems: [] }) } }, capture())).toBe(0);
+    expect(
+      await policyExport(
+        {
+          mobileconfig: join(dir, 'machine.mobileconfig'),
+          load: { systemPath: join(system, 'policy.json'), osPolicy: async () => ({ layers: [], problems: [] }) },
+        },
+        capture(),
+      ),
+    ).toBe(0);
     expect(await readFile(join(dir, 'machine.mobileconfig'), 'utf8')).toBe(mobileconfig({ policyVersion: 1, language: 'cs' }));
   });
 

@@ -83,7 +83,9 @@ describe('agentdesk probe and agent cards', () => {
     const io = capture();
     expect(await probe(server.url, { json: false, dev: true }, io)).toBe(1);
     expect(io.lines[0]).toBe('not usable AgentCall agent:');
-    expect(io.lines).toContain('  agui_transport_unsupported at /capabilities/extensions/0/params/agui/transport: The transport "http.sse" is not supported; AgentCall 0.1 uses "websocket" or "webrtc".');
+    expect(io.lines).toContain(
+      '  agui_transport_unsupported at /capabilities/extensions/0/params/agui/transport: The transport "http.sse" is not supported; AgentCall 0.1 uses "websocket" or "webrtc".',
+    );
   });
 
   it('reads only the agent card when the address ends in agent-card.json, only the manifest when it is talkie.json', async () => {
@@ -102,7 +104,12 @@ describe('agentdesk probe and agent cards', () => {
     const server = await agentServer(fixture('valid webrtc card'), (origin) => manifestFor(origin));
     const { code, report } = await probeJson(server.url);
     expect(code).toBe(0);
-    expect(report).toMatchObject({ ok: true, kind: 'talkie', talkie: { serverId: 'hostile.test' }, agentcall: { transport: 'webrtc', voiceOwner: 'agent', wsUrl: null } });
+    expect(report).toMatchObject({
+      ok: true,
+      kind: 'talkie',
+      talkie: { serverId: 'hostile.test' },
+      agentcall: { transport: 'webrtc', voiceOwner: 'agent', wsUrl: null },
+    });
     expect(server.requests.map((request) => request.path).sort()).toEqual(['/.well-known/agent-card.json', '/.well-known/talkie.json']);
     const io = capture();
     await probe(server.url, { json: false, dev: true }, io);
@@ -128,7 +135,7 @@ describe('agentdesk probe and agent cards', () => {
     ]);
   });
 
-  it('shows a plain A2A card\'s provider, documentation and icon as untrusted links', async () => {
+  it("shows a plain A2A card's provider, documentation and icon as untrusted links", async () => {
     const server = await agentServer(fixture('plain A2A card with provider, documentation and icon'));
     const { code, report } = await probeJson(server.url);
     expect(code).toBe(0);
@@ -136,7 +143,12 @@ describe('agentdesk probe and agent cards', () => {
       ok: true,
       kind: 'a2a',
       problems: [],
-      a2a: { name: 'Larkfield Payroll', provider: { organization: 'Larkfield Payroll Ltd', url: 'https://larkfield.example/' }, documentationUrl: 'https://docs.larkfield.example/agent', iconUrl: 'https://agent.larkfield.example/icon.png' },
+      a2a: {
+        name: 'Larkfield Payroll',
+        provider: { organization: 'Larkfield Payroll Ltd', url: 'https://larkfield.example/' },
+        documentationUrl: 'https://docs.larkfield.example/agent',
+        iconUrl: 'https://agent.larkfield.example/icon.png',
+      },
     });
     const io = capture();
     expect(await probe(server.url, { json: false, dev: true }, io)).toBe(0);
@@ -150,7 +162,7 @@ describe('agentdesk probe and agent cards', () => {
     ]);
   });
 
-  it('lists the links it left out of a plain A2A card as warnings, and a card\'s text reaches the terminal without control characters', async () => {
+  it("lists the links it left out of a plain A2A card as warnings, and a card's text reaches the terminal without control characters", async () => {
     const card = fixture('plain A2A card with unusable provider, documentation and icon') as Record<string, unknown>;
     const server = await agentServer({ ...card, name: 'Larkfield\u001b[2J\u202e Payroll' });
     const io = capture();

@@ -24,10 +24,15 @@ describe('agentdesk probe at a plain AG-UI endpoint', () => {
     const url = await aguiEndpoint(status);
     const io = capture();
     expect(await probe(url, { json: false, dev: true }, io)).toBe(1);
-    expect(io.lines).toContain(`found: a server answers at ${url}, with no Talkie manifest and no agent card. A plain AG-UI endpoint looks like this (AG-UI has no discovery document); whether it speaks AG-UI shows on its first run.`);
+    expect(io.lines).toContain(
+      `found: a server answers at ${url}, with no Talkie manifest and no agent card. A plain AG-UI endpoint looks like this (AG-UI has no discovery document); whether it speaks AG-UI shows on its first run.`,
+    );
     expect(io.lines).toContain(`try: agentdesk chat --agui ${url} --dev`);
     // The endpoint was read where a Talkie manifest would be, and the lines say so, not that it is a manifest.
-    expect(io.lines.filter((line) => line.startsWith('read: '))).toEqual([`read: ${url} (as a Talkie manifest)`, `read: agent card ${new URL(url).origin}/.well-known/agent-card.json`]);
+    expect(io.lines.filter((line) => line.startsWith('read: '))).toEqual([
+      `read: ${url} (as a Talkie manifest)`,
+      `read: agent card ${new URL(url).origin}/.well-known/agent-card.json`,
+    ]);
     expect(io.lines.join('\n')).not.toContain('read: Talkie manifest');
 
     const jsonIo = capture();

@@ -21,7 +21,14 @@ function agentServer(card: (origin: string) => unknown, talkie?: (origin: string
   });
 }
 
-type Report = { ok: boolean; kind: string; problems: { code: string; path: string }[]; uiLinks?: unknown[]; uiLinksProblems?: { code: string; path: string; message: string }[]; [key: string]: unknown };
+type Report = {
+  ok: boolean;
+  kind: string;
+  problems: { code: string; path: string }[];
+  uiLinks?: unknown[];
+  uiLinksProblems?: { code: string; path: string; message: string }[];
+  [key: string]: unknown;
+};
 
 async function probeJson(address: string, dev = true): Promise<{ code: number; report: Report }> {
   const io = capture();
@@ -47,7 +54,7 @@ function agentCallWithUis(uis: unknown[]) {
 }
 
 describe('agentdesk probe and AgentMesh UI links', () => {
-  it('lists the AgentMesh UI links 0.1 §11 worked example\'s pages for a plain A2A card, flagged against the loopback origin the card came from', async () => {
+  it("lists the AgentMesh UI links 0.1 §11 worked example's pages for a plain A2A card, flagged against the loopback origin the card came from", async () => {
     const server = await agentServer(() => workedExample);
     const { code, report } = await probeJson(server.url);
     // A plain A2A card: the app shows it as a page with these web pages.
@@ -74,7 +81,16 @@ describe('agentdesk probe and AgentMesh UI links', () => {
         shownByDefault: true,
         notes: [],
       },
-      { url: 'https://status.larkfield.example/', label: 'Service status', audience: 'public', access: 'open', kind: 'status', crossOrigin: true, shownByDefault: true, notes: [] },
+      {
+        url: 'https://status.larkfield.example/',
+        label: 'Service status',
+        audience: 'public',
+        access: 'open',
+        kind: 'status',
+        crossOrigin: true,
+        shownByDefault: true,
+        notes: [],
+      },
     ]);
     expect(report.uiLinksProblems).toEqual([]);
   });
@@ -143,13 +159,19 @@ describe('agentdesk probe and AgentMesh UI links', () => {
     ]);
   });
 
-  it('under --dev, an http:// page on the card\'s own loopback origin (as the built-in demo declares) is still skipped: the spec allows only https', async () => {
-    const server = await agentServer((origin) => agentCallWithUis([{ url: `${origin}/ui/status`, label: 'Demo agent status', audience: 'public', access: 'open', kind: 'status' }]));
+  it("under --dev, an http:// page on the card's own loopback origin (as the built-in demo declares) is still skipped: the spec allows only https", async () => {
+    const server = await agentServer((origin) =>
+      agentCallWithUis([{ url: `${origin}/ui/status`, label: 'Demo agent status', audience: 'public', access: 'open', kind: 'status' }]),
+    );
     const { code, report } = await probeJson(server.url);
     expect(code).toBe(0);
     expect(report.uiLinks).toEqual([]);
     expect(report.uiLinksProblems).toEqual([
-      { code: 'ui_link_url_not_https', path: '/capabilities/extensions/1/params/uis/0/url', message: expect.stringContaining('also under the development setting') },
+      {
+        code: 'ui_link_url_not_https',
+        path: '/capabilities/extensions/1/params/uis/0/url',
+        message: expect.stringContaining('also under the development setting'),
+      },
     ]);
     const text = await probeText(server.url);
     expect(text.lines.slice(1, 3)).toEqual(['web pages:', '  (none usable)']);
@@ -175,10 +197,14 @@ describe('agentdesk probe and AgentMesh UI links', () => {
     expect(report.problems.map((problem) => problem.code)).toContain('card_too_large');
     expect(report.uiLinks).toBeUndefined();
 
-    const capped = await agentServer(() => agentCallWithUis([...Array.from({ length: 2_000 }, (_, index) => ({ url: `https://a.example/${index}`, label: 'P', audience: 'public' }))]));
+    const capped = await agentServer(() =>
+      agentCallWithUis([...Array.from({ length: 2_000 }, (_, index) => ({ url: `https://a.example/${index}`, label: 'P', audience: 'public' }))]),
+    );
     const many = await probeJson(capped.url);
     expect(many.report.uiLinks).toHaveLength(100);
-    expect(many.report.uiLinksProblems).toEqual([{ code: 'ui_links_entries_truncated', path: '/capabilities/extensions/1/params/uis', message: expect.stringContaining('1900 ignored') }]);
+    expect(many.report.uiLinksProblems).toEqual([
+      { code: 'ui_links_entries_truncated', path: '/capabilities/extensions/1/params/uis', message: expect.stringContaining('1900 ignored') },
+    ]);
 
     const long = await agentServer(() => agentCallWithUis([{ url: 'https://a.example/', label: megabyte.slice(0, 200_000), audience: 'public' }]));
     const label = await probeJson(long.url);
@@ -193,8 +219,16 @@ describe('agentdesk probe and AgentMesh UI links', () => {
     expect(report).not.toHaveProperty('uiLinksProblems');
     expect((await probeText(silent.url)).lines.filter((line) => !line.startsWith('read: '))).toHaveLength(1);
 
-    const both = await agentServer(() => agentCallWithUis([{ url: 'https://agent.example/status', label: 'Status', audience: 'public' }]), (origin) => manifestFor(origin));
+    const both = await agentServer(
+      () => agentCallWithUis([{ url: 'https://agent.example/status', label: 'Status', audience: 'public' }]),
+      (origin) => manifestFor(origin),
+    );
     const beside = await probeJson(both.url);
-    expect(beside.report).toMatchObject({ ok: true, kind: 'talkie', uiLinks: [{ url: 'https://agent.example/status', label: 'Status', crossOrigin: true }], uiLinksProblems: [] });
+    expect(beside.report).toMatchObject({
+      ok: true,
+      kind: 'talkie',
+      uiLinks: [{ url: 'https://agent.example/status', label: 'Status', crossOrigin: true }],
+      uiLinksProblems: [],
+    });
   });
 });

@@ -27,7 +27,18 @@ async function voiceServer(options: Pick<VoiceFixtureOptions, 'signalingHosts'> 
 async function run(url: string, options: { json?: boolean; voice?: boolean } = {}) {
   const lines: string[] = [];
   const io: Io = { out: (line) => void lines.push(line), err: (line) => void lines.push(`stderr: ${line}`) };
-  const code = await conformance(url, { dev: true, token: 'dev_token', json: options.json ?? false, waitExpiry: false, chatChecks: false, ...(options.voice === undefined ? {} : { voice: options.voice }) }, io);
+  const code = await conformance(
+    url,
+    {
+      dev: true,
+      token: 'dev_token',
+      json: options.json ?? false,
+      waitExpiry: false,
+      chatChecks: false,
+      ...(options.voice === undefined ? {} : { voice: options.voice }),
+    },
+    io,
+  );
   return { code, lines };
 }
 
@@ -94,7 +105,9 @@ describe('agentdesk conformance: Talkie 1 §10 voice', { timeout: 60_000 }, () =
     f.sdp.respond = (response: ServerResponse) => void (response.writeHead(307, { Location: `${target.origin}/steal` }), response.end());
     const { code, lines } = await run(f.talkie.url);
     expect(line(lines, 'voice SDP exchange')).toMatch(/^FAIL voice SDP exchange: .*redirect/);
-    expect(line(lines, 'voice secret used twice')).toBe('SKIP voice secret used twice: the first SDP exchange did not complete, so a second one would prove nothing');
+    expect(line(lines, 'voice secret used twice')).toBe(
+      'SKIP voice secret used twice: the first SDP exchange did not complete, so a second one would prove nothing',
+    );
     expect(lines.filter((text) => text.startsWith('FAIL'))).toHaveLength(1);
     expect(code).toBe(1);
     expect(target.requests).toEqual([]);
@@ -109,7 +122,11 @@ describe('agentdesk conformance: Talkie 1 §10 voice', { timeout: 60_000 }, () =
     const report = JSON.parse(lines[0]!) as { ok: boolean; checks: { name: string; ok: boolean; skipped?: boolean; detail: string }[] };
     expect(report.ok).toBe(false);
     expect(report.checks.map((check) => check.name)).toEqual(['test mode', ...voiceCheckNames]);
-    expect(report.checks[1]).toEqual({ name: 'voice session', ok: false, detail: expect.stringContaining('AgentDesk refuses this voice session: signaling_host_not_listed at /signaling/url') });
+    expect(report.checks[1]).toEqual({
+      name: 'voice session',
+      ok: false,
+      detail: expect.stringContaining('AgentDesk refuses this voice session: signaling_host_not_listed at /signaling/url'),
+    });
     expect(report.checks.slice(2).every((check) => check.skipped && check.detail === 'no voice session AgentDesk would use (see "voice session")')).toBe(true);
     expect(code).toBe(1);
     expect(f.signalingSeen).toEqual([]);
@@ -121,9 +138,13 @@ describe('agentdesk conformance: Talkie 1 §10 voice', { timeout: 60_000 }, () =
     f.rules.singleUseSecret = false;
     delete f.session.labels;
     const { code, lines } = await run(f.talkie.url);
-    expect(line(lines, 'voice secret used twice')).toMatch(/^WARN voice secret used twice: 127\.0\.0\.1:\d+ accepted a second SDP POST with the same client secret .* short-lived, not single-use/);
+    expect(line(lines, 'voice secret used twice')).toMatch(
+      /^WARN voice secret used twice: 127\.0\.0\.1:\d+ accepted a second SDP POST with the same client secret .* short-lived, not single-use/,
+    );
     expect(line(lines, 'voice tool')).toBe('SKIP voice tool: no tool to exercise: the voice session lists no tool labels');
-    expect(line(lines, 'voice tool callId reused → 409')).toBe('SKIP voice tool callId reused → 409: no tool to exercise: the voice session lists no tool labels');
+    expect(line(lines, 'voice tool callId reused → 409')).toBe(
+      'SKIP voice tool callId reused → 409: no tool to exercise: the voice session lists no tool labels',
+    );
     expect(lines.at(-1)).toBe('7 passed, 0 failed, 2 skipped, 1 warning');
     expect(code).toBe(0);
     expect(f.signalingSeen).toHaveLength(2);
@@ -131,19 +152,35 @@ describe('agentdesk conformance: Talkie 1 §10 voice', { timeout: 60_000 }, () =
 
   it('skips voice with the reason on a server without it, and with --no-voice', async () => {
     const plain = await startServer((request, response) => json(response, 200, manifestFor(`http://127.0.0.1:${(request.socket.localPort ?? 0).toString()}`)));
-    expect(await run(plain.url)).toEqual({ code: 0, lines: ['PASS test mode: Hostile test server (hostile.test) is in test mode', 'SKIP voice: This server does not offer voice. Nothing to check.', '1 passed, 0 failed, 1 skipped'] });
+    expect(await run(plain.url)).toEqual({
+      code: 0,
+      lines: [
+        'PASS test mode: Hostile test server (hostile.test) is in test mode',
+        'SKIP voice: This server does not offer voice. Nothing to check.',
+        '1 passed, 0 failed, 1 skipped',
+      ],
+    });
 
     const f = await voiceServer();
-    expect((await run(f.talkie.url, { voice: false })).lines).toEqual(['PASS test mode: Hostile test server (hostile.test) is in test mode', 'SKIP voice: --no-voice', '1 passed, 0 failed, 1 skipped']);
+    expect((await run(f.talkie.url, { voice: false })).lines).toEqual([
+      'PASS test mode: Hostile test server (hostile.test) is in test mode',
+      'SKIP voice: --no-voice',
+      '1 passed, 0 failed, 1 skipped',
+    ]);
     expect(f.talkieSeen.filter((request) => request.path.startsWith('/voice/'))).toEqual([]);
     expect(f.signalingSeen).toEqual([]);
   });
 
   it('fails a manifest that declares voice without the voice endpoints', async () => {
     const voice = { transports: ['webrtc'], eventProtocols: ['openai-realtime/1'], signalingHosts: ['api.openai.com'] };
-    const server = await startServer((request, response) => json(response, 200, manifestFor(`http://127.0.0.1:${(request.socket.localPort ?? 0).toString()}`, { capabilities: { voice } })));
+    const server = await startServer((request, response) =>
+      json(response, 200, manifestFor(`http://127.0.0.1:${(request.socket.localPort ?? 0).toString()}`, { capabilities: { voice } })),
+    );
     const { code, lines } = await run(server.url);
-    expect(lines.slice(1)).toEqual(['FAIL voice: This server offers voice but has no voiceSessions, voiceTool, voiceTranscript, voiceUsage endpoint.', '1 passed, 1 failed']);
+    expect(lines.slice(1)).toEqual([
+      'FAIL voice: This server offers voice but has no voiceSessions, voiceTool, voiceTranscript, voiceUsage endpoint.',
+      '1 passed, 1 failed',
+    ]);
     expect(code).toBe(1);
   });
 });

@@ -72,7 +72,11 @@ function setup(transport: 'websocket' | 'webrtc' = 'websocket') {
   const events = { observe: (_event: 'agentcall.update', listener: (payload: EventPayload<'agentcall.update'>) => void) => observers.subscribe(listener) };
   const update = (sessionKey: string, ...updates: SessionUpdate[]) => observers.emit({ sessionKey, updates });
   const adapter = agentCallAdapter(agentCall, events);
-  const unused: ConversationAdapter = { protocol: 'agui', open: () => Promise.reject(new Error('not here')), reset: async () => ({ ended: 0, removedFiles: 0 }) };
+  const unused: ConversationAdapter = {
+    protocol: 'agui',
+    open: () => Promise.reject(new Error('not here')),
+    reset: async () => ({ ended: 0, removedFiles: 0 }),
+  };
   const service = new ConversationService({
     adapters: { agui: unused, talkie: unused, agentcall: adapter },
     protocolOf: async () => 'agentcall',
@@ -93,9 +97,20 @@ describe('an AgentCall conversation in main', () => {
     const { update, service } = setup();
     const view = await service.openConversation('agent-1');
     vi.setSystemTime(new Date('2026-03-02T23:58:00Z'));
-    update('session-1', { type: 'session.established' }, { type: 'user.text', id: 'u1', turn: 1, text: 'Hi' }, { type: 'run.started', runKey: 'r1' }, { type: 'text.delta', runKey: 'r1', text: 'Hel' });
+    update(
+      'session-1',
+      { type: 'session.established' },
+      { type: 'user.text', id: 'u1', turn: 1, text: 'Hi' },
+      { type: 'run.started', runKey: 'r1' },
+      { type: 'text.delta', runKey: 'r1', text: 'Hel' },
+    );
     vi.setSystemTime(new Date('2026-03-03T00:02:00Z'));
-    update('session-1', { type: 'text.delta', runKey: 'r1', text: 'lo' }, { type: 'run.completed', runKey: 'r1' }, { type: 'user.text', id: 'u2', turn: 2, text: 'Again' });
+    update(
+      'session-1',
+      { type: 'text.delta', runKey: 'r1', text: 'lo' },
+      { type: 'run.completed', runKey: 'r1' },
+      { type: 'user.text', id: 'u2', turn: 2, text: 'Again' },
+    );
     const items = service.view('agent-1', view.conversationId).items;
     expect(items.map((item) => [item.kind === 'message' ? item.text : item.kind, new Date(item.at ?? 0).toISOString()])).toEqual([
       ['Hi', '2026-03-02T23:58:00.000Z'],

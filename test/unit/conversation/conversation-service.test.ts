@@ -60,7 +60,14 @@ function setup(items: ConversationItem[] = []) {
   return { source, service, emitted, tick };
 }
 
-const agentMessage = (n: number, text = `answer ${n}`, state: 'done' | 'streaming' = 'done'): ConversationItem => ({ kind: 'message', id: `a:${n}`, role: 'agent', text, format: 'markdown', state });
+const agentMessage = (n: number, text = `answer ${n}`, state: 'done' | 'streaming' = 'done'): ConversationItem => ({
+  kind: 'message',
+  id: `a:${n}`,
+  role: 'agent',
+  text,
+  format: 'markdown',
+  state,
+});
 
 describe('ConversationService', () => {
   it('says whether a conversation is going on and when anything last happened (the updater waits for quiet, issue #28)', async () => {
@@ -148,7 +155,7 @@ describe('ConversationService', () => {
     expect(source.sent).toEqual(['first']);
   });
 
-  it('keeps the page\'s window on the same items while the budget removes the oldest, and counts them', async () => {
+  it("keeps the page's window on the same items while the budget removes the oldest, and counts them", async () => {
     const { source, service, emitted, tick } = setup(Array.from({ length: 60 }, (_, n) => agentMessage(n)));
     let page = await service.openConversation('agent-1');
     expect(page.items[0]?.id).toBe('a:10');
@@ -175,7 +182,7 @@ describe('ConversationService', () => {
     expect(JSON.stringify(ops).length).toBeLessThan(conversationBounds.windowChars + 10_000);
   });
 
-  it('opens another thread of the same source on its newest items, not on the old thread\'s window', async () => {
+  it("opens another thread of the same source on its newest items, not on the old thread's window", async () => {
     const long = Array.from({ length: 300 }, (_, n) => agentMessage(n));
     const { source, service, emitted, tick } = setup(long);
     source.status = { phase: 'ready', run: 'idle', threadId: 't-long' };
@@ -217,7 +224,13 @@ describe('ConversationService', () => {
       },
       reset: async () => ({ ended: 0, removedFiles: 0 }),
     };
-    const service = new ConversationService({ adapters: { agui: adapter, talkie: adapter, agentcall: adapter }, protocolOf: async () => 'agui', emit: () => undefined, log: memoryLogger(), schedule: () => undefined });
+    const service = new ConversationService({
+      adapters: { agui: adapter, talkie: adapter, agentcall: adapter },
+      protocolOf: async () => 'agui',
+      emit: () => undefined,
+      log: memoryLogger(),
+      schedule: () => undefined,
+    });
     const both = Promise.all([service.openConversation('agent-1'), service.openConversation('agent-1')]);
     release();
     const [first, second] = await both;

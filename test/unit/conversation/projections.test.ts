@@ -23,7 +23,12 @@ describe('AG-UI projection', () => {
     { type: EventType.TOOL_CALL_START, toolCallId: 'tc1', toolCallName: 'plan', parentMessageId: 'a1' },
     { type: EventType.TOOL_CALL_ARGS, toolCallId: 'tc1', delta: '{"dir":"."}' },
     { type: EventType.TOOL_CALL_END, toolCallId: 'tc1' },
-    { type: EventType.ACTIVITY_SNAPSHOT, messageId: 'act1', activityType: 'iac-code.checks', content: { title: 'Policy checks', checks: [{ name: 'naming', status: 'passed' }] } },
+    {
+      type: EventType.ACTIVITY_SNAPSHOT,
+      messageId: 'act1',
+      activityType: 'iac-code.checks',
+      content: { title: 'Policy checks', checks: [{ name: 'naming', status: 'passed' }] },
+    },
   ];
 
   it('shows every item as a conversation item, valid for IPC, with unique ids', () => {
@@ -52,7 +57,12 @@ describe('AG-UI projection', () => {
   it('puts the open questions last and says the conversation waits', () => {
     const thread = aguiThread([
       { type: EventType.RUN_STARTED, threadId: 't1', runId: 'r1' },
-      { type: EventType.RUN_FINISHED, threadId: 't1', runId: 'r1', outcome: { type: 'interrupt', interrupts: [{ id: 'i1', reason: 'confirmation', message: 'Apply?' }] } },
+      {
+        type: EventType.RUN_FINISHED,
+        threadId: 't1',
+        runId: 'r1',
+        outcome: { type: 'interrupt', interrupts: [{ id: 'i1', reason: 'confirmation', message: 'Apply?' }] },
+      },
     ]);
     const { items, status } = createAguiProjector()(thread);
     expect(items.at(-1)).toMatchObject({ kind: 'interrupt', interrupts: [{ id: 'i1', message: 'Apply?' }] });
@@ -70,11 +80,21 @@ describe('AgentCall projection', () => {
   const updates: SessionUpdate[] = [
     { type: 'session.starting', sessionId: 's1', usableModalities: ['nfc', 'photo'], agentRequests: [], focusContext: true },
     { type: 'session.established' },
-    { type: 'user.observation', id: 'o1', turn: 1, observationId: 'ob1', intent: 'identify', object: { objectRef: 'urn:agentcall:object:abc', carrier: 'nfc', assurance: 'x' } },
+    {
+      type: 'user.observation',
+      id: 'o1',
+      turn: 1,
+      observationId: 'ob1',
+      intent: 'identify',
+      object: { objectRef: 'urn:agentcall:object:abc', carrier: 'nfc', assurance: 'x' },
+    },
     { type: 'run.started', runKey: 'k1' },
     { type: 'speech.segment', runKey: 'k1', segmentId: 's1', text: 'This is' },
     { type: 'text.delta', runKey: 'k1', text: 'This is "Workshop router".' },
-    { type: 'teaching.proposed', proposal: { proposalId: 'p1', objectRef: 'urn:agentcall:object:abc', label: 'Workshop router', confirmText: 'yes', cancelText: 'no' } },
+    {
+      type: 'teaching.proposed',
+      proposal: { proposalId: 'p1', objectRef: 'urn:agentcall:object:abc', label: 'Workshop router', confirmText: 'yes', cancelText: 'no' },
+    },
     { type: 'run.completed', runKey: 'k1' },
     { type: 'ended', reason: { kind: 'client_end', message: '' } },
     { type: 'ended', reason: { kind: 'client_end', message: '' } },
@@ -88,7 +108,7 @@ describe('AgentCall projection', () => {
     for (const item of items) expect(conversationItemSchema.safeParse(item).success).toBe(true);
   });
 
-  it('shows a spoken turn as the user\'s speech with how long it lasted, a failed answer\'s outcome, and a proposal the end invalidated as ended', () => {
+  it("shows a spoken turn as the user's speech with how long it lasted, a failed answer's outcome, and a proposal the end invalidated as ended", () => {
     const call = [
       { type: 'session.starting', sessionId: 's2', usableModalities: [], agentRequests: [], focusContext: true },
       { type: 'session.established' },
@@ -96,7 +116,10 @@ describe('AgentCall projection', () => {
       { type: 'user.speech', id: 'audio-1', turn: 1, state: 'final', durationMs: 3_200 },
       { type: 'run.started', runKey: 'k1' },
       { type: 'failure', id: 'f1', runKey: 'k1', code: 'model_unavailable', message: 'No model.' },
-      { type: 'teaching.proposed', proposal: { proposalId: 'p1', objectRef: 'urn:agentcall:object:abc', label: 'Router', confirmText: 'yes', cancelText: 'no' } },
+      {
+        type: 'teaching.proposed',
+        proposal: { proposalId: 'p1', objectRef: 'urn:agentcall:object:abc', label: 'Router', confirmText: 'yes', cancelText: 'no' },
+      },
     ] satisfies SessionUpdate[];
     const live = call.reduce(applySessionUpdate, emptySessionView);
     const projected = createAgentCallProjector()(live);

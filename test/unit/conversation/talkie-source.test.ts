@@ -16,7 +16,17 @@ import { memoryLogger } from '../../support/logger';
 const agentId = 'agent-t';
 
 function action(overrides: Partial<Action> = {}): Action {
-  return { id: 'a1', threadId: 't-1', summary: 'Send the offer', riskLevel: 'medium', status: 'pending', paramsHash: 'h', buttons: true, voice: true, ...overrides };
+  return {
+    id: 'a1',
+    threadId: 't-1',
+    summary: 'Send the offer',
+    riskLevel: 'medium',
+    status: 'pending',
+    paramsHash: 'h',
+    buttons: true,
+    voice: true,
+    ...overrides,
+  };
 }
 
 /** TalkieService as the conversation sees it, with threads the test keeps, and the bus main's events come on. */
@@ -102,7 +112,9 @@ describe('a Talkie conversation in main', () => {
   it('shows a thread that could not be read as a notice with its error, to retry', async () => {
     const { talkie } = setup();
     const source = await talkie.open(agentId, { threadId: 't-gone' });
-    expect(source.snapshot().items).toEqual([{ kind: 'notice', id: 'load:t-gone', tone: 'error', code: 'not_found', message: 'That chat no longer exists.', retryable: true }]);
+    expect(source.snapshot().items).toEqual([
+      { kind: 'notice', id: 'load:t-gone', tone: 'error', code: 'not_found', message: 'That chat no longer exists.', retryable: true },
+    ]);
     expect(source.snapshot().status.phase).toBe('ready');
   });
 
@@ -110,7 +122,11 @@ describe('a Talkie conversation in main', () => {
     const { talkie, sent, push, end } = setup();
     const source = await talkie.open(agentId, {});
     await source.send({ messageId: 'm1', text: 'talkie-test:error' });
-    push('run-1', { type: 'run.started', threadId: 't-1', runId: 'run-1' }, { type: 'run.error', code: 'upstream_unavailable', message: 'Unavailable', retryable: true });
+    push(
+      'run-1',
+      { type: 'run.started', threadId: 't-1', runId: 'run-1' },
+      { type: 'run.error', code: 'upstream_unavailable', message: 'Unavailable', retryable: true },
+    );
     end('run-1', { kind: 'error', code: 'upstream_unavailable', message: 'Unavailable', retryable: true });
     expect(ids(source)).toEqual(['user:m1', 'error:error:run-1']);
     // The page's Retry: the message's id again (the text it sends does not replace the message's).
@@ -124,7 +140,10 @@ describe('a Talkie conversation in main', () => {
     const source = await talkie.open(agentId, {});
     failNextSend(new ServiceError('network_error', 'The agent did not answer in time.', undefined, true));
     await source.send({ messageId: 'm1', text: 'Important' });
-    expect(item(source, 'user:m1')).toMatchObject({ state: 'failed', error: { code: 'network_error', message: 'The agent did not answer in time.', retryable: true } });
+    expect(item(source, 'user:m1')).toMatchObject({
+      state: 'failed',
+      error: { code: 'network_error', message: 'The agent did not answer in time.', retryable: true },
+    });
     await source.send({ messageId: 'm1', text: 'Important' });
     expect(sent.map((request) => request.messageId)).toEqual(['m1', 'm1']);
     expect(ids(source)).toEqual(['user:m1']);
@@ -134,7 +153,12 @@ describe('a Talkie conversation in main', () => {
     const { talkie, push, end } = setup();
     const source = await talkie.open(agentId, {});
     await source.send({ messageId: 'm1', text: 'Are you there?' });
-    push('run-1', { type: 'run.started', threadId: 't-1', runId: 'run-1' }, { type: 'text.start', messageId: 'half' }, { type: 'text.delta', messageId: 'half', delta: 'Half an ans' });
+    push(
+      'run-1',
+      { type: 'run.started', threadId: 't-1', runId: 'run-1' },
+      { type: 'text.start', messageId: 'half' },
+      { type: 'text.delta', messageId: 'half', delta: 'Half an ans' },
+    );
     end('run-1', { kind: 'interrupted', message: 'socket hang up' }, 't-1', [
       { kind: 'user', id: 'm1', text: 'Are you there?', state: 'sent' },
       { kind: 'assistant', id: 'stored', text: 'The whole stored answer.', streaming: false },
@@ -165,10 +189,26 @@ describe('what other Talkie methods answered, folded into the open conversation'
       schedule: (run) => run(),
     });
     const table = {
-      'talkie.decide': async ({ actionId, decision }) => ({ action: action({ id: actionId, status: decision === 'confirm' ? 'done' : 'cancelled' }), updates: [{ type: 'card', card: { id: 'result', title: 'Offer sent', fallbackText: 'Offer sent.' } }] }),
+      'talkie.decide': async ({ actionId, decision }) => ({
+        action: action({ id: actionId, status: decision === 'confirm' ? 'done' : 'cancelled' }),
+        updates: [{ type: 'card', card: { id: 'result', title: 'Offer sent', fallbackText: 'Offer sent.' } }],
+      }),
       'talkie.action': async ({ actionId }) => ({ action: action({ id: actionId, status: 'done' }) }),
-      'talkie.voiceStart': async () => ({ callId: 'vc_1', threadId: 't-1', expiresAt: '2026-03-02T10:01:00Z', maxSeconds: 900, warnSeconds: 60, labels: { search_records: 'Searching the CRM…' }, consent: { confirm: [], refuse: [] }, voiceConfirm: true }),
-      'talkie.voiceTool': async () => ({ outcome: 'ok', output: 'Found Acme', updates: [{ type: 'card', card: { id: 'c_acme', title: 'Acme s.r.o.', fallbackText: 'Acme' } }] }),
+      'talkie.voiceStart': async () => ({
+        callId: 'vc_1',
+        threadId: 't-1',
+        expiresAt: '2026-03-02T10:01:00Z',
+        maxSeconds: 900,
+        warnSeconds: 60,
+        labels: { search_records: 'Searching the CRM…' },
+        consent: { confirm: [], refuse: [] },
+        voiceConfirm: true,
+      }),
+      'talkie.voiceTool': async () => ({
+        outcome: 'ok',
+        output: 'Found Acme',
+        updates: [{ type: 'card', card: { id: 'c_acme', title: 'Acme s.r.o.', fallbackText: 'Acme' } }],
+      }),
       'talkie.voiceDecide': async ({ actionId }) => ({ action: action({ id: actionId, status: 'done' }), updates: [] }),
       'talkie.voiceEnd': async () => ({ ended: true }),
       ...answers,
@@ -227,7 +267,9 @@ describe('what other Talkie methods answered, folded into the open conversation'
     ]);
     handlers['talkie.voiceLine']({ callId: 'vc_1', itemId: 'u1', role: 'user', text: '', state: 'hearing' });
     handlers['talkie.voiceLine']({ callId: 'vc_1', itemId: 'u1', role: 'user', text: 'Yes, send it', state: 'final' });
-    expect(shown().filter((entry) => entry.kind === 'speech')).toEqual([expect.objectContaining({ id: 'spoken:u1', role: 'user', text: 'Yes, send it', state: 'final' })]);
+    expect(shown().filter((entry) => entry.kind === 'speech')).toEqual([
+      expect.objectContaining({ id: 'spoken:u1', role: 'user', text: 'Yes, send it', state: 'final' }),
+    ]);
     expect(shown().at(-1)?.id).toBe('spoken:u1');
   });
 
@@ -254,7 +296,8 @@ describe('what other Talkie methods answered, folded into the open conversation'
     handlers['talkie.voiceLine']({ callId: 'vc_1', itemId: 'u1', role: 'user', text: 'Hello', state: 'final' });
     expect(shown().map((entry) => entry.id)).toEqual(['user:m9']);
     expect(() => handlers['talkie.voiceLine']({ callId: 'vc_9', itemId: 'u1', role: 'user', text: 'Hello', state: 'final' })).toThrow(/has ended/);
-    for (let line = 1; line < voiceFoldLimits.linesPerCall; line++) handlers['talkie.voiceLine']({ callId: 'vc_1', itemId: `l${line}`, role: 'user', text: '', state: 'hearing' });
+    for (let line = 1; line < voiceFoldLimits.linesPerCall; line++)
+      handlers['talkie.voiceLine']({ callId: 'vc_1', itemId: `l${line}`, role: 'user', text: '', state: 'hearing' });
     expect(() => handlers['talkie.voiceLine']({ callId: 'vc_1', itemId: 'one-more', role: 'user', text: '', state: 'hearing' })).toThrow(/too many lines/);
     // A line already shown may still change.
     expect(handlers['talkie.voiceLine']({ callId: 'vc_1', itemId: 'l1', role: 'user', text: 'Now heard', state: 'final' })).toEqual({ shown: true });

@@ -6,7 +6,14 @@ import { emptyConversationView, type ConversationView } from '../../../src/share
 
 const base = emptyConversationView('c-1', 'agent-1', 'agui');
 const view = (items: ConversationItem[], status = base.status): ConversationView => ({ ...base, status, items });
-const agent = (id: string, text: string, state: 'streaming' | 'done' = 'streaming'): ConversationItem => ({ kind: 'message', id, role: 'agent', text, format: 'markdown', state });
+const agent = (id: string, text: string, state: 'streaming' | 'done' = 'streaming'): ConversationItem => ({
+  kind: 'message',
+  id,
+  role: 'agent',
+  text,
+  format: 'markdown',
+  state,
+});
 const user = (id: string, text: string): ConversationItem => ({ kind: 'message', id, role: 'user', text, format: 'plain', state: 'sent' });
 
 describe('diffConversation', () => {
@@ -77,13 +84,20 @@ describe('applyConversationOp', () => {
 /** Random conversations: a diff applied to the first gives the second, and every op is valid for IPC. */
 describe('diff then apply', () => {
   const ids = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g');
-  const item = fc.record({ id: ids, text: fc.string({ maxLength: 6 }), done: fc.boolean() }).map(({ id, text, done }) => agent(id, text, done ? 'done' : 'streaming'));
+  const item = fc
+    .record({ id: ids, text: fc.string({ maxLength: 6 }), done: fc.boolean() })
+    .map(({ id, text, done }) => agent(id, text, done ? 'done' : 'streaming'));
   const items = fc.uniqueArray(item, { selector: (entry) => entry.id, maxLength: 7 });
   it('rebuilds the second view from the first', () => {
     fc.assert(
       fc.property(items, items, fc.boolean(), (a, b, grow) => {
         // Half the time the second view is the first one grown (the common streaming case).
-        const second = grow ? [...a.map((entry) => (entry.kind === 'message' ? { ...entry, text: `${entry.text}+` } : entry)), ...b.filter((entry) => !a.some((old) => old.id === entry.id))] : b;
+        const second = grow
+          ? [
+              ...a.map((entry) => (entry.kind === 'message' ? { ...entry, text: `${entry.text}+` } : entry)),
+              ...b.filter((entry) => !a.some((old) => old.id === entry.id)),
+            ]
+          : b;
         const before = view(a);
         const after = view(second);
         const ops = diffConversation(before, after);

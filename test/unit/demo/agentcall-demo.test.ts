@@ -4,7 +4,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { extensionUri, parseServerFrame, type ServerEvent } from '../../../src/shared/agentcall/protocol';
 import { demoStory, maxTaughtLabels } from '../../../src/main/demo/agentcall/agentcall-demo-agent';
-import { startAgentCallDemoServer, uiLinksExtensionUri, type AgentCallDemoOptions, type AgentCallDemoServer } from '../../../src/main/demo/agentcall/agentcall-demo-server';
+import {
+  startAgentCallDemoServer,
+  uiLinksExtensionUri,
+  type AgentCallDemoOptions,
+  type AgentCallDemoServer,
+} from '../../../src/main/demo/agentcall/agentcall-demo-server';
 import { startDemo } from '../../../src/main/demo/start-demo';
 import { memoryLogger } from '../../support/logger';
 
@@ -176,7 +181,11 @@ function nonCanonical(data: string): string {
   return `${data.slice(0, at)}${base64Alphabet[index ^ 1]}${data.slice(at + 1)}`;
 }
 
-const textOf = (events: Event[]) => events.filter((event) => event.type === 'text.delta').map((event) => event.text as string).join('');
+const textOf = (events: Event[]) =>
+  events
+    .filter((event) => event.type === 'text.delta')
+    .map((event) => event.text as string)
+    .join('');
 const ofType = (events: Event[], type: string) => events.filter((event) => event.type === type);
 
 const router = 'urn:agentcall:object:workshop-router';
@@ -202,7 +211,8 @@ describe('the AgentCall demo agent: discovery', () => {
     });
     expect(card).not.toHaveProperty('url');
     expect(card).not.toHaveProperty('securitySchemes');
-    for (const skill of card.skills) expect(skill).toMatchObject({ id: expect.any(String), name: expect.any(String), description: expect.any(String), tags: expect.any(Array) });
+    for (const skill of card.skills)
+      expect(skill).toMatchObject({ id: expect.any(String), name: expect.any(String), description: expect.any(String), tags: expect.any(Array) });
 
     const agentCall = card.capabilities.extensions.filter((extension) => extension.uri === extensionUri);
     expect(agentCall).toEqual([
@@ -475,7 +485,9 @@ describe('the AgentCall demo agent: photos', () => {
     expect(request).toMatchObject({ kind: 'physical.photo.capture' });
     const interactionId = request!.interactionId as string;
 
-    const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#0b7a75' } }).png().toBuffer();
+    const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: '#0b7a75' } })
+      .png()
+      .toBuffer();
     const big = await jpeg(2000, 8);
     const forgeries: [string, ImageFields][] = [
       ['wrong byteCount', { ...real, byteCount: real.byteCount + 1 }],
@@ -500,7 +512,9 @@ describe('the AgentCall demo agent: photos', () => {
     while (padded.length % 3 === 0) padded = await jpeg(640, ++height);
     const relaxed = { ...imageOf(padded, 640, height), data: nonCanonical(padded.toString('base64')) };
     expect(Buffer.from(relaxed.data, 'base64').equals(padded)).toBe(true);
-    expect(await client.turn(photo(relaxed, { interactionId }))).toEqual([{ type: 'failure', code: 'image_invalid', message: expect.stringContaining('strict base64') }]);
+    expect(await client.turn(photo(relaxed, { interactionId }))).toEqual([
+      { type: 'failure', code: 'image_invalid', message: expect.stringContaining('strict base64') },
+    ]);
 
     // Not strict base64 (whitespace) is refused by the message schema itself.
     const loose = await client.turn(photo({ ...real, data: `${real.data.slice(0, 40)}\n${real.data.slice(40)}` }, { interactionId }));
@@ -545,7 +559,11 @@ describe('the AgentCall demo agent: a long spoken answer ("tell me a story")', (
     const client = await Client.session(server, []);
     const storyTurn = nextTurn();
     client.send(say('story', storyTurn));
-    expect((await client.until((event) => event.type === 'speech.segment')).map((event) => event.type)).toEqual(['run.started', 'text.delta', 'speech.segment']);
+    expect((await client.until((event) => event.type === 'speech.segment')).map((event) => event.type)).toEqual([
+      'run.started',
+      'text.delta',
+      'speech.segment',
+    ]);
     client.send({ type: 'response.cancel' });
     expect(await client.until(() => true)).toEqual([{ type: 'run.completed', runId: `run-${storyTurn}` }]);
     const hello = nextTurn();
@@ -560,7 +578,9 @@ describe('the AgentCall demo agent: a long spoken answer ("tell me a story")', (
     client.send(say('hello', interrupting));
     const ended = await client.until((event) => event.type === 'run.completed');
     expect(ended).toEqual([{ type: 'run.completed', runId: `run-${again}` }]);
-    expect(ofType(await client.until((event) => event.type === 'run.completed'), 'run.started')).toEqual([{ type: 'run.started', runId: `run-${interrupting}` }]);
+    expect(ofType(await client.until((event) => event.type === 'run.completed'), 'run.started')).toEqual([
+      { type: 'run.started', runId: `run-${interrupting}` },
+    ]);
 
     const received = logger.lines.filter((line) => line.startsWith('INFO [demo] AgentCall demo received')).map((line) => line.slice('INFO [demo] '.length));
     expect(received).toEqual([

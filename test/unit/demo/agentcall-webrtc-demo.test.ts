@@ -45,7 +45,13 @@ async function call(card: AgentCallCard, sessionId: string, bearerToken?: string
   const answer = await postAgentCallOffer({ card, sessionId, offer: offerer.offer, policy: dev, ...(bearerToken === undefined ? {} : { bearerToken }) });
   offerer.accept(answer);
   await within(offerer.opened, 10_000, 'the agentcall.events channel did not open');
-  const driver = await openAgentCallOverChannel({ card, connection: connectNodeDataChannel(offerer.channel, offerer.pc, log), sessionId, clientModalities: ['nfc', 'photo'], log });
+  const driver = await openAgentCallOverChannel({
+    card,
+    connection: connectNodeDataChannel(offerer.channel, offerer.pc, log),
+    sessionId,
+    clientModalities: ['nfc', 'photo'],
+    log,
+  });
   return { driver, offerer };
 }
 
@@ -81,7 +87,7 @@ describe('the demo agent over agentcall-webrtc-0.1', () => {
     expect(card.accepted).toEqual(['nfc', 'photo']);
   });
 
-  it('answers an offer only with the profile\'s headers, and the bearer when its card declares one', async () => {
+  it("answers an offer only with the profile's headers, and the bearer when its card declares one", async () => {
     const { server, card } = await demo(true);
     const url = card.aguiUrl;
     const good = { 'Content-Type': 'application/sdp', Accept: 'application/sdp', 'AgentCall-Session-ID': 's-1', Authorization: `Bearer ${token}` };
@@ -104,8 +110,17 @@ describe('the demo agent over agentcall-webrtc-0.1', () => {
   it('runs the reference-proof steps on the data channel: text, scan request, teaching, rescan', async () => {
     const { server, card } = await demo();
     const { driver } = await call(card, 'proof-1');
-    expect(JSON.parse(server.webrtc.received[0]!)).toMatchObject({ type: 'session.start', sessionId: 'proof-1', clientCapabilities: { audioTurnControl: { mode: 'explicit' } } });
-    const object = { objectRef: 'urn:agentcall:object:workshop-router', carrier: 'localTag' as const, assurance: 'unverifiedTag' as const, payloadSha256: '0'.repeat(64) };
+    expect(JSON.parse(server.webrtc.received[0]!)).toMatchObject({
+      type: 'session.start',
+      sessionId: 'proof-1',
+      clientCapabilities: { audioTurnControl: { mode: 'explicit' } },
+    });
+    const object = {
+      objectRef: 'urn:agentcall:object:workshop-router',
+      carrier: 'localTag' as const,
+      assurance: 'unverifiedTag' as const,
+      payloadSha256: '0'.repeat(64),
+    };
     driver.sendText('scan an object');
     const requested = await until(driver, (view) => view.pendingInteraction !== undefined && !view.runActive, 'the scan request');
     driver.sendObservation({ object, interactionId: requested.pendingInteraction!.interactionId });
@@ -128,41 +143,51 @@ describe('the demo agent over agentcall-webrtc-0.1', () => {
     peers.push(offerer);
     offerer.accept(await postAgentCallOffer({ card, sessionId: 'offer-id', offer: offerer.offer, policy: dev }));
     await within(offerer.opened, 10_000, 'the channel did not open');
-    const opening = openAgentCallOverChannel({ card, connection: connectNodeDataChannel(offerer.channel, offerer.pc, log), sessionId: 'another-id', clientModalities: [], log, establishTimeoutMs: 10_000 });
+    const opening = openAgentCallOverChannel({
+      card,
+      connection: connectNodeDataChannel(offerer.channel, offerer.pc, log),
+      sessionId: 'another-id',
+      clientModalities: [],
+      log,
+      establishTimeoutMs: 10_000,
+    });
     await expect(opening).rejects.toThrow(/ended the session before it was established/);
   });
 
   const voiceSkip = speechUnavailableReason(['espeak-ng', 'pocketsphinx']);
-  it.skipIf(voiceSkip !== undefined)(`speaks its answer as Opus RTP and hears an explicit audio turn${voiceSkip ? ` (skipped: ${voiceSkip})` : ''}`, async () => {
-    const { server, card } = await demo();
-    const { driver, offerer } = await call(card, 'voice-1');
-    // The agent's voice: RTP packets on the app's track once it answers.
-    let packets = 0;
-    offerer.track.onMessage(() => {
-      packets += 1;
-    });
-    driver.sendText('hello');
-    await until(driver, (view) => completed(view) === 1 && !view.runActive, 'the spoken answer');
-    await within(
-      (async () => {
-        while (packets < 25) await new Promise((resolve) => setTimeout(resolve, 20));
-      })(),
-      20_000,
-      'the agent did not speak',
-    );
+  it.skipIf(voiceSkip !== undefined)(
+    `speaks its answer as Opus RTP and hears an explicit audio turn${voiceSkip ? ` (skipped: ${voiceSkip})` : ''}`,
+    async () => {
+      const { server, card } = await demo();
+      const { driver, offerer } = await call(card, 'voice-1');
+      // The agent's voice: RTP packets on the app's track once it answers.
+      let packets = 0;
+      offerer.track.onMessage(() => {
+        packets += 1;
+      });
+      driver.sendText('hello');
+      await until(driver, (view) => completed(view) === 1 && !view.runActive, 'the spoken answer');
+      await within(
+        (async () => {
+          while (packets < 25) await new Promise((resolve) => setTimeout(resolve, 20));
+        })(),
+        20_000,
+        'the agent did not speak',
+      );
 
-    // The app's voice: "take a photo" spoken into an explicit turn, the microphone stopped, then commit.
-    const sender = new OpusRtpSender(0x0a6e_7d01, 111, (packet) => {
-      if (offerer.track.isOpen()) offerer.track.sendMessageBinary(packet);
-    });
-    const speech = await espeak48k('take a photo');
-    await driver.startAudioTurn();
-    await new Promise<void>((resolve) => sender.play(speech, resolve));
-    sender.close();
-    driver.endAudioTurn('commit', { stopped: true });
-    const requested = await until(driver, (view) => view.pendingInteraction !== undefined, 'the photo request the spoken turn asks for', 20_000);
-    expect(requested.pendingInteraction!.kind).toBe('physical.photo.capture');
-    expect(Math.max(...server.webrtc.audioLevels)).toBeGreaterThan(0.02);
-    await driver.end();
-  });
+      // The app's voice: "take a photo" spoken into an explicit turn, the microphone stopped, then commit.
+      const sender = new OpusRtpSender(0x0a6e_7d01, 111, (packet) => {
+        if (offerer.track.isOpen()) offerer.track.sendMessageBinary(packet);
+      });
+      const speech = await espeak48k('take a photo');
+      await driver.startAudioTurn();
+      await new Promise<void>((resolve) => sender.play(speech, resolve));
+      sender.close();
+      driver.endAudioTurn('commit', { stopped: true });
+      const requested = await until(driver, (view) => view.pendingInteraction !== undefined, 'the photo request the spoken turn asks for', 20_000);
+      expect(requested.pendingInteraction!.kind).toBe('physical.photo.capture');
+      expect(Math.max(...server.webrtc.audioLevels)).toBeGreaterThan(0.02);
+      await driver.end();
+    },
+  );
 });

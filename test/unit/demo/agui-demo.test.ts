@@ -101,7 +101,8 @@ async function run(
       events.push(event);
       options.onEvent?.(event);
     },
-    onComment: (comment) => comments.push(comment.trim()) });
+    onComment: (comment) => comments.push(comment.trim()),
+  });
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let raw = '';
@@ -221,7 +222,8 @@ const joined = (events: AnyEvent[], type: string, field: string) =>
 /** Consecutive duplicates collapsed: the shape of the run. */
 const shape = (events: AnyEvent[]) => events.map((event) => event.type).filter((type, index, all) => type !== all[index - 1]);
 const finished = (events: AnyEvent[]) => events.at(-1) as { type: string; outcome?: { type: string; interrupts?: Json[] }; result?: unknown };
-const interruptsOf = (events: AnyEvent[]) => (finished(events).outcome?.interrupts ?? []) as { id: string; reason: string; message: string; responseSchema: Json; expiresAt: string; metadata: Json }[];
+const interruptsOf = (events: AnyEvent[]) =>
+  (finished(events).outcome?.interrupts ?? []) as { id: string; reason: string; message: string; responseSchema: Json; expiresAt: string; metadata: Json }[];
 
 describe('the demo agent over plain AG-UI (POST + SSE)', () => {
   it('streams a run whose every event @ag-ui/core validates: reasoning, steps, a tool call, activity, state, text and a chunk message', async () => {
@@ -280,14 +282,20 @@ describe('the demo agent over plain AG-UI (POST + SSE)', () => {
     expect(ofType(result.events, 'REASONING_ENCRYPTED_VALUE')).toEqual([
       expect.objectContaining({ subtype: 'message', entityId: thought, encryptedValue: encryptedReasoning }),
     ]);
-    const shown = [joined(result.events, 'REASONING_MESSAGE_CONTENT', 'delta'), ...texts(result.events), joined(result.events, 'TEXT_MESSAGE_CHUNK', 'delta')].join(' ');
+    const shown = [
+      joined(result.events, 'REASONING_MESSAGE_CONTENT', 'delta'),
+      ...texts(result.events),
+      joined(result.events, 'TEXT_MESSAGE_CHUNK', 'delta'),
+    ].join(' ');
     expect(shown).not.toContain(encryptedReasoning);
 
     // The activity and the state patches apply (RFC 6902) to their snapshots.
     const activity = firstOf<{ messageId: string; content: Json }>(result.events, 'ACTIVITY_SNAPSHOT');
     const activityDelta = firstOf<{ messageId: string; patch: Operation[] }>(result.events, 'ACTIVITY_DELTA');
     expect(activityDelta.messageId).toBe(activity.messageId);
-    const checks = fastJsonPatch.applyPatch(structuredClone(activity.content), activityDelta.patch, true).newDocument as { checks: { name: string; status: string }[] };
+    const checks = fastJsonPatch.applyPatch(structuredClone(activity.content), activityDelta.patch, true).newDocument as {
+      checks: { name: string; status: string }[];
+    };
     expect(checks.checks.map((check) => [check.name, check.status])).toEqual([
       ['naming', 'passed'],
       ['cost', 'passed'],
@@ -307,7 +315,10 @@ describe('the demo agent over plain AG-UI (POST + SSE)', () => {
   it('carries forwardedProps through: iacCode.cwd in the plan step label and the state, and says when it is missing', async () => {
     const server = await start();
     const withCwd = await run(server, new Thread({ iacCode: { cwd: '/srv/iac/cwd-from-forwarded-props' } }).say('plan please'));
-    expect(ofType(withCwd.events, 'STEP_STARTED')[0]).toMatchObject({ stepName: 'plan', metadata: { label: expect.stringContaining('/srv/iac/cwd-from-forwarded-props') } });
+    expect(ofType(withCwd.events, 'STEP_STARTED')[0]).toMatchObject({
+      stepName: 'plan',
+      metadata: { label: expect.stringContaining('/srv/iac/cwd-from-forwarded-props') },
+    });
     expect(ofType(withCwd.events, 'STATE_SNAPSHOT')[0]).toMatchObject({ snapshot: { cwd: '/srv/iac/cwd-from-forwarded-props' } });
     const without = await run(server, new Thread({}).say('plan please'));
     expectValidRun(without.events);
@@ -331,7 +342,12 @@ describe('the demo agent over plain AG-UI (POST + SSE)', () => {
     const crlf = await run(server, new Thread({ demo: { framing: 'crlf' }, iacCode: { cwd: '/work/stacks/demo' } }).say('hello'));
     expect(crlf.raw).toContain('\r\n\r\n');
     expect(crlf.raw.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
-    expect(crlf.raw.split('\r\n\r\n').filter((frame) => frame !== '').every((frame) => frame.startsWith('data: {'))).toBe(true);
+    expect(
+      crlf.raw
+        .split('\r\n\r\n')
+        .filter((frame) => frame !== '')
+        .every((frame) => frame.startsWith('data: {')),
+    ).toBe(true);
     expectValidRun(crlf.events);
     expect(shape(crlf.events)).toEqual(shape(lf.events));
   });
@@ -440,9 +456,19 @@ describe('confirmation interrupts and resume', () => {
       expect(call).toMatchObject({ toolCallName: 'delete_file' });
       expect(JSON.parse(joined(first.events, 'TOOL_CALL_ARGS', 'delta'))).toEqual({ path: 'notes/old-plan.md' });
       const [interrupt] = interruptsOf(first.events);
-      expect(interrupt).toMatchObject({ reason: 'tool_call', toolCallId: call?.toolCallId, responseSchema: toolApprovalResponseSchema, message: 'Approve delete_file({"path": "notes/old-plan.md"})?' });
+      expect(interrupt).toMatchObject({
+        reason: 'tool_call',
+        toolCallId: call?.toolCallId,
+        responseSchema: toolApprovalResponseSchema,
+        message: 'Approve delete_file({"path": "notes/old-plan.md"})?',
+      });
       thread.keep(first.events);
-      const resumed = await run(server, thread.resume([payload === undefined ? { interruptId: interrupt?.id, status: 'cancelled' } : { interruptId: interrupt?.id, status: 'resolved', payload }]));
+      const resumed = await run(
+        server,
+        thread.resume([
+          payload === undefined ? { interruptId: interrupt?.id, status: 'cancelled' } : { interruptId: interrupt?.id, status: 'resolved', payload },
+        ]),
+      );
       expectValidRun(resumed.events);
       expect(ofType(resumed.events, 'TOOL_CALL_RESULT')).toEqual([expect.objectContaining({ toolCallId: call?.toolCallId, content: result })]);
       expect(texts(resumed.events)).toEqual([text]);
@@ -481,7 +507,9 @@ describe('confirmation interrupts and resume', () => {
 
     const partial = await run(server, thread.resume([{ interruptId: interrupts[0]?.id, status: 'resolved', payload: { approve: true } }]));
     expectValidRun(partial.events);
-    expect(partial.events).toEqual([expect.objectContaining({ type: 'RUN_ERROR', code: resumeErrorCodes.incomplete, message: expect.stringContaining('1 of 2') })]);
+    expect(partial.events).toEqual([
+      expect.objectContaining({ type: 'RUN_ERROR', code: resumeErrorCodes.incomplete, message: expect.stringContaining('1 of 2') }),
+    ]);
 
     const duplicate = await run(
       server,
@@ -506,7 +534,7 @@ describe('confirmation interrupts and resume', () => {
     expect(finished(both.events)).toMatchObject({ result: { applied: ['staging'], cancelled: ['production'] } });
   });
 
-  it('refuses interrupts it did not raise on this thread (forged, tampered, another thread\'s) and mixed runs, with clear codes', async () => {
+  it("refuses interrupts it did not raise on this thread (forged, tampered, another thread's) and mixed runs, with clear codes", async () => {
     const server = await start();
     const thread = new Thread();
     const [interrupt] = interruptsOf((await run(server, thread.say('apply'))).events);
@@ -540,7 +568,10 @@ describe('confirmation interrupts and resume', () => {
       const refused = await run(server, thread.resume([{ interruptId: interrupt?.id, status: 'resolved', payload }]));
       expect(refused.events).toEqual([expect.objectContaining({ type: 'RUN_ERROR', code: resumeErrorCodes.payload })]);
     }
-    const exactly200 = await run(server, thread.resume([{ interruptId: interrupt?.id, status: 'resolved', payload: { approve: true, note: '✓'.repeat(200) } }]));
+    const exactly200 = await run(
+      server,
+      thread.resume([{ interruptId: interrupt?.id, status: 'resolved', payload: { approve: true, note: '✓'.repeat(200) } }]),
+    );
     expect(texts(exactly200.events)).toEqual(['Applied.']);
   });
 
@@ -553,7 +584,9 @@ describe('confirmation interrupts and resume', () => {
     clock = t0 + 60_000;
     const late = await run(server, thread.resume([{ interruptId: interrupt?.id, status: 'resolved', payload: { approve: true } }]));
     expectValidRun(late.events);
-    expect(late.events).toEqual([expect.objectContaining({ type: 'RUN_ERROR', code: resumeErrorCodes.expired, message: expect.stringContaining('2030-01-01T10:01:00.000Z') })]);
+    expect(late.events).toEqual([
+      expect.objectContaining({ type: 'RUN_ERROR', code: resumeErrorCodes.expired, message: expect.stringContaining('2030-01-01T10:01:00.000Z') }),
+    ]);
     const cancelled = await run(server, thread.resume([{ interruptId: interrupt?.id, status: 'cancelled' }]));
     expectValidRun(cancelled.events);
     expect(texts(cancelled.events)).toEqual(['Cancelled, nothing changed.']);
@@ -625,10 +658,13 @@ describe('requests refused before a stream opens', () => {
     const { port } = new URL(server.url);
     const statusFor = (host: string) =>
       new Promise<number>((resolve, reject) => {
-        const request = httpRequest({ host: '127.0.0.1', port, path: '/agui', method: 'POST', headers: { Host: host, 'Content-Type': 'application/json' } }, (response) => {
-          response.resume();
-          resolve(response.statusCode ?? 0);
-        });
+        const request = httpRequest(
+          { host: '127.0.0.1', port, path: '/agui', method: 'POST', headers: { Host: host, 'Content-Type': 'application/json' } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
         request.on('error', reject);
         request.end(JSON.stringify(new Thread().say('hi')));
       });

@@ -30,7 +30,8 @@ const decide = (server: TalkieDemoServer, action: Action, decision: 'confirm' | 
     body: { decision, paramsHash: action.paramsHash, method: 'button', ...overrides },
   });
 
-const getAction = async (server: TalkieDemoServer, id: string) => (await api(server, 'GET', `/api/talkie/actions/${encodeURIComponent(id)}`)).json as unknown as Action;
+const getAction = async (server: TalkieDemoServer, id: string) =>
+  (await api(server, 'GET', `/api/talkie/actions/${encodeURIComponent(id)}`)).json as unknown as Action;
 
 describe('demo actions (Talkie 1 §8)', () => {
   it('confirming the test action → done, with a result card in events and in the thread', async () => {
@@ -43,7 +44,11 @@ describe('demo actions (Talkie 1 §8)', () => {
     const events = confirmed.json.events as AnyEvent[];
     expect(events.every((event) => EventSchemas.safeParse(event).success)).toBe(true);
     const [card] = custom(events, 'talkie.card');
-    expect(card).toMatchObject({ version: 1, fallbackText: expect.any(String), blocks: expect.arrayContaining([expect.objectContaining({ type: 'badge', text: 'Done' })]) });
+    expect(card).toMatchObject({
+      version: 1,
+      fallbackText: expect.any(String),
+      blocks: expect.arrayContaining([expect.objectContaining({ type: 'badge', text: 'Done' })]),
+    });
     expect(await getAction(server, action.id)).toMatchObject({ status: 'done' });
     const thread = await getThread(server, action.threadId);
     expect(thread.actions).toEqual([expect.objectContaining({ id: action.id, status: 'done' })]);
@@ -93,7 +98,12 @@ describe('demo actions (Talkie 1 §8)', () => {
   it('refuses malformed decisions (400) and unknown actions (404), and needs the token', async () => {
     const server = await start();
     const { action } = await propose(server);
-    for (const body of [{}, { decision: 'maybe', paramsHash: action.paramsHash, method: 'button' }, { decision: 'confirm', method: 'button' }, { decision: 'confirm', paramsHash: action.paramsHash, method: 'telepathy' }]) {
+    for (const body of [
+      {},
+      { decision: 'maybe', paramsHash: action.paramsHash, method: 'button' },
+      { decision: 'confirm', method: 'button' },
+      { decision: 'confirm', paramsHash: action.paramsHash, method: 'telepathy' },
+    ]) {
       const response = await api(server, 'POST', `/api/talkie/actions/${action.id}/decision`, { body });
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.json).toMatchObject({ error: { code: 'invalid_request' } });
@@ -102,7 +112,14 @@ describe('demo actions (Talkie 1 §8)', () => {
     expect((await decide(server, { ...action, id: 'act_missing' }, 'confirm')).json).toMatchObject({ error: { code: 'not_found' } });
     expect((await api(server, 'GET', '/api/talkie/actions/act_missing')).status).toBe(404);
     expect((await api(server, 'GET', `/api/talkie/actions/${action.id}`, { token: null })).status).toBe(401);
-    expect((await api(server, 'POST', `/api/talkie/actions/${action.id}/decision`, { token: 'bad', body: { decision: 'confirm', paramsHash: action.paramsHash, method: 'button' } })).status).toBe(401);
+    expect(
+      (
+        await api(server, 'POST', `/api/talkie/actions/${action.id}/decision`, {
+          token: 'bad',
+          body: { decision: 'confirm', paramsHash: action.paramsHash, method: 'button' },
+        })
+      ).status,
+    ).toBe(401);
     expect(await getAction(server, action.id)).toMatchObject({ status: 'pending' });
   });
 

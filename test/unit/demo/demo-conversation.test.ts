@@ -10,7 +10,8 @@ import { functionCallTurn } from './provider-turns';
  * recognizer, a voice that returns a tone, and an audio output whose end the test decides.
  */
 const rate = 48_000;
-const tone = (ms: number): Int16Array => Int16Array.from({ length: (rate * ms) / 1000 }, (_, i) => Math.round(0.3 * 32767 * Math.sin((2 * Math.PI * 220 * i) / rate)));
+const tone = (ms: number): Int16Array =>
+  Int16Array.from({ length: (rate * ms) / 1000 }, (_, i) => Math.round(0.3 * 32767 * Math.sin((2 * Math.PI * 220 * i) / rate)));
 const utterance = concatSamples([silence(rate, 200), tone(600), silence(rate, 700)]);
 
 interface Harness {
@@ -59,7 +60,15 @@ function harness(script: (string | Error)[], options: { ttsFails?: boolean } = {
     },
   });
   conversation.open();
-  return { conversation, events, plays, heard, spoken, types: () => events.map((event) => event.type), settle: () => new Promise((resolve) => setTimeout(resolve, 20)) };
+  return {
+    conversation,
+    events,
+    plays,
+    heard,
+    spoken,
+    types: () => events.map((event) => event.type),
+    settle: () => new Promise((resolve) => setTimeout(resolve, 20)),
+  };
 }
 
 /** Every event must be one the client reads (and valid) or one it ignores; never a malformed known one. */
@@ -92,7 +101,10 @@ describe('demo conversation (#16)', () => {
     expect(call?.response_id).toBe((created?.response as { id: string }).id);
 
     h.events.length = 0;
-    h.conversation.clientMessage({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: call?.call_id, output: 'Send offer N-2026-014 to Jana? Say yes to confirm.' } });
+    h.conversation.clientMessage({
+      type: 'conversation.item.create',
+      item: { type: 'function_call_output', call_id: call?.call_id, output: 'Send offer N-2026-014 to Jana? Say yes to confirm.' },
+    });
     h.conversation.clientMessage({ type: 'response.create' });
     await h.settle();
     expect(h.spoken).toEqual(['Send offer N-2026-014 to Jana? Say yes to confirm.']);
@@ -125,14 +137,17 @@ describe('demo conversation (#16)', () => {
     expect(demoReply(undefined, 'cs')).toEqual({ kind: 'speech', text: 'Umím vyhledat kontakty nebo poslat nabídku.' });
   });
 
-  it('with create_response:false (the client\'s own update, built from session.created) it only transcribes, and answers on the client response.create', async () => {
+  it("with create_response:false (the client's own update, built from session.created) it only transcribes, and answers on the client response.create", async () => {
     const h = harness(['hello']);
     const interpretation = interpretRealtimeEvent(h.events[0]);
     if (interpretation.kind !== 'event' || interpretation.event.type !== 'session.created') throw new Error('no session.created first');
     const turnDetection = sessionTurnDetection(interpretation.event);
     expect(turnDetection).toEqual({ type: 'server_vad', create_response: true, interrupt_response: true, silence_duration_ms: 500, prefix_padding_ms: 300 });
     h.conversation.clientMessage(turnDetectionUpdate(turnDetection ?? { type: 'server_vad' }, false));
-    expect(h.events.at(-1)).toMatchObject({ type: 'session.updated', session: { audio: { input: { turn_detection: { create_response: false, interrupt_response: true } } } } });
+    expect(h.events.at(-1)).toMatchObject({
+      type: 'session.updated',
+      session: { audio: { input: { turn_detection: { create_response: false, interrupt_response: true } } } },
+    });
     await say(h);
     expect(h.types()).toContain('conversation.item.input_audio_transcription.completed');
     expect(h.types()).not.toContain('response.created');
@@ -193,7 +208,10 @@ describe('demo conversation (#16)', () => {
   it('nothing recognized → transcription.failed and a "did not catch that"; a missing recognizer or voice says why', async () => {
     const h = harness(['', new SpeechEngineError('missing', 'pocketsphinx_continuous is not installed')]);
     await say(h);
-    expect(h.events.find((event) => event.type === 'conversation.item.input_audio_transcription.failed')).toMatchObject({ content_index: 0, error: { message: expect.stringContaining('none of its phrases') } });
+    expect(h.events.find((event) => event.type === 'conversation.item.input_audio_transcription.failed')).toMatchObject({
+      content_index: 0,
+      error: { message: expect.stringContaining('none of its phrases') },
+    });
     expect(h.spoken[0]).toContain('did not catch');
     h.plays[0]?.end();
     await say(h);
@@ -205,7 +223,9 @@ describe('demo conversation (#16)', () => {
     expect(mute.types().slice(-4)).toEqual(['error', 'response.output_audio_transcript.done', 'response.output_item.done', 'response.done']);
     expect(mute.plays).toHaveLength(0);
     expect(mute.events.at(-1)).toMatchObject({ response: { status: 'failed' } });
-    expect(mute.events.find((event) => event.type === 'error')).toMatchObject({ error: { code: 'speech_synthesis_failed', message: expect.stringContaining('espeak-ng is not installed') } });
+    expect(mute.events.find((event) => event.type === 'error')).toMatchObject({
+      error: { code: 'speech_synthesis_failed', message: expect.stringContaining('espeak-ng is not installed') },
+    });
     expectReadable([...h.events, ...mute.events]);
   });
 

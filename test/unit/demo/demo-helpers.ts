@@ -107,7 +107,8 @@ export async function stream(
 }
 
 export const ofType = (events: AnyEvent[], type: string) => events.filter((event) => event.type === type);
-export const custom = (events: AnyEvent[], name: string) => events.filter((event) => event.type === 'CUSTOM' && event.name === name).map((event) => event.value as Json);
+export const custom = (events: AnyEvent[], name: string) =>
+  events.filter((event) => event.type === 'CUSTOM' && event.name === name).map((event) => event.value as Json);
 export const text = (events: AnyEvent[]) =>
   ofType(events, 'TEXT_MESSAGE_CONTENT')
     .map((event) => event.delta as string)

@@ -1,7 +1,15 @@
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DemoStatePersister, demoStateLimits, demoStateSchema, demoStateVersion, restoreDemoState, snapshotDemoState, type DemoState } from '../../../src/main/demo/demo-persistence';
+import {
+  DemoStatePersister,
+  demoStateLimits,
+  demoStateSchema,
+  demoStateVersion,
+  restoreDemoState,
+  snapshotDemoState,
+  type DemoState,
+} from '../../../src/main/demo/demo-persistence';
 import { demoUser, UserSpace } from '../../../src/main/demo/demo-store';
 import type { TalkieDemoServer } from '../../../src/main/demo/talkie-demo-server';
 import { JsonFileStore } from '../../../src/main/store/json-file-store';
@@ -43,7 +51,8 @@ const decide = (server: TalkieDemoServer, action: Action, decision: 'confirm' | 
     body: { decision, paramsHash: action.paramsHash, method: 'button' },
   });
 
-const getAction = async (server: TalkieDemoServer, id: string) => (await api(server, 'GET', `/api/talkie/actions/${encodeURIComponent(id)}`)).json as unknown as Action;
+const getAction = async (server: TalkieDemoServer, id: string) =>
+  (await api(server, 'GET', `/api/talkie/actions/${encodeURIComponent(id)}`)).json as unknown as Action;
 
 const readState = async (path: string) => JSON.parse(await readFile(path, 'utf8')) as DemoState;
 
@@ -221,7 +230,7 @@ describe('demo persistence (persistPath)', () => {
     expect(thread?.messages.at(-1)?.cards[0]).toMatchObject({ title: 'Offer N-2026-014 sent' });
   });
 
-  it('keeps each verifyToken user\'s threads apart across a restart', async () => {
+  it("keeps each verifyToken user's threads apart across a restart", async () => {
     const path = join(await tempDir(), 'state.json');
     const verifyToken = async (token: string) => (token === 'alice-token' ? { id: 'alice', name: 'Alice' } : undefined);
     const first = await start({ persistPath: path, verifyToken });
@@ -274,31 +283,39 @@ describe('demo persistence (persistPath)', () => {
     await server.close();
     expect(saves.saves).toBe(0);
     expect(notices.map((notice) => [notice.code, notice.message])).toEqual([
-      ['file_newer_defaults', 'demo-state.json was written by a newer AgentDesk (version 99); this version cannot read it and uses the defaults, and will not change it.'],
+      [
+        'file_newer_defaults',
+        'demo-state.json was written by a newer AgentDesk (version 99); this version cannot read it and uses the defaults, and will not change it.',
+      ],
     ]);
     expect(await readdir(dir)).toEqual(['demo-state.json']);
     expect(await readFile(path, 'utf8')).toBe(newer);
   });
 
-  it.skipIf(chattrUnavailable() !== undefined)('a save the folder refuses (chattr +i) keeps the old file and tells the user, and the demo goes on in memory', async () => {
-    const dir = await tempDir();
-    const path = join(dir, 'demo-state.json');
-    const notices: Notice[] = [];
-    const server = await start({ persistPath: path, notices });
-    await stream(server, runInput('talkie-test:echo saved'));
-    const before = await waitFor(async () => {
-      const text = await readFile(path, 'utf8').catch(() => undefined);
-      return text?.includes('"answered"') ? text : undefined;
-    });
-    faulty.immutable(dir);
-    const kept = runInput('talkie-test:echo only in memory');
-    await stream(server, kept);
-    expect((await getThread(server, kept.threadId)).messages).toHaveLength(2);
-    await server.close();
-    expect(notices.map((notice) => notice.message)).toContain(`The demo agent's conversations are kept until AgentDesk closes, but not on disk: demo-state.json could not be saved in ${dir}: the operation is not permitted (EPERM). The saved copy is unchanged.`);
-    expect(await readFile(path, 'utf8')).toBe(before);
-    expect(await readdir(dir)).toEqual(['demo-state.json']);
-  });
+  it.skipIf(chattrUnavailable() !== undefined)(
+    'a save the folder refuses (chattr +i) keeps the old file and tells the user, and the demo goes on in memory',
+    async () => {
+      const dir = await tempDir();
+      const path = join(dir, 'demo-state.json');
+      const notices: Notice[] = [];
+      const server = await start({ persistPath: path, notices });
+      await stream(server, runInput('talkie-test:echo saved'));
+      const before = await waitFor(async () => {
+        const text = await readFile(path, 'utf8').catch(() => undefined);
+        return text?.includes('"answered"') ? text : undefined;
+      });
+      faulty.immutable(dir);
+      const kept = runInput('talkie-test:echo only in memory');
+      await stream(server, kept);
+      expect((await getThread(server, kept.threadId)).messages).toHaveLength(2);
+      await server.close();
+      expect(notices.map((notice) => notice.message)).toContain(
+        `The demo agent's conversations are kept until AgentDesk closes, but not on disk: demo-state.json could not be saved in ${dir}: the operation is not permitted (EPERM). The saved copy is unchanged.`,
+      );
+      expect(await readFile(path, 'utf8')).toBe(before);
+      expect(await readdir(dir)).toEqual(['demo-state.json']);
+    },
+  );
 
   it('a file that cannot be read is left alone and the demo runs in memory', async () => {
     const dir = await tempDir();

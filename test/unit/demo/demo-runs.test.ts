@@ -1,6 +1,20 @@
 import { EventSchemas } from '@ag-ui/core/schemas';
 import { describe, expect, it } from 'vitest';
-import { api, custom, expectValidRun, getThread, ofType, runInput, seenEvents, sleep, stream, text, useDemoServers, waitFor, type AnyEvent } from './demo-helpers';
+import {
+  api,
+  custom,
+  expectValidRun,
+  getThread,
+  ofType,
+  runInput,
+  seenEvents,
+  sleep,
+  stream,
+  text,
+  useDemoServers,
+  waitFor,
+  type AnyEvent,
+} from './demo-helpers';
 
 const start = useDemoServers({ timeScale: 0.02 });
 
@@ -19,7 +33,12 @@ describe('demo runs: Talkie 1 §11 test mode', () => {
     expectValidRun(run.events);
     expect(run.events[0]).toMatchObject({ type: 'RUN_STARTED', threadId: input.threadId, runId: input.runId });
     expect(run.events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', threadId: input.threadId, runId: input.runId });
-    expect(run.events.slice(1, -1).map((event) => event.type).filter((type) => type !== 'TEXT_MESSAGE_CONTENT')).toEqual(['TEXT_MESSAGE_START', 'TEXT_MESSAGE_END']);
+    expect(
+      run.events
+        .slice(1, -1)
+        .map((event) => event.type)
+        .filter((type) => type !== 'TEXT_MESSAGE_CONTENT'),
+    ).toEqual(['TEXT_MESSAGE_START', 'TEXT_MESSAGE_END']);
     expect(contentDeltas(run.events)).toBeGreaterThan(1);
     expect(text(run.events)).toBe(exact);
     const ids = new Set(run.events.filter((event) => 'messageId' in event).map((event) => event.messageId));
@@ -49,7 +68,9 @@ describe('demo runs: Talkie 1 §11 test mode', () => {
     expect(card.version).toBe(1);
     expect(card.fallbackText.length).toBeGreaterThan(0);
     expect(card.a11yLabel.length).toBeGreaterThan(0);
-    expect(card.blocks.find((block) => block.type === 'fields')).toMatchObject({ fields: [{ label: expect.any(String), value: expect.any(String) }, expect.anything()] });
+    expect(card.blocks.find((block) => block.type === 'fields')).toMatchObject({
+      fields: [{ label: expect.any(String), value: expect.any(String) }, expect.anything()],
+    });
     expect(new Set(card.blocks.map((block) => block.type))).toEqual(new Set(['heading', 'text', 'fields', 'list', 'link', 'file', 'badge']));
     expect(card.blocks.find((block) => block.type === 'list')).toMatchObject({ more: 3 });
     const file = card.blocks.find((block) => block.type === 'file');
@@ -337,7 +358,9 @@ describe('demo runs: the rule-based assistant', () => {
     expect(ofType(run.events, 'TOOL_CALL_START')[0]).toMatchObject({ metadata: { label: 'Searching contacts…' } });
     expect(ofType(run.events, 'TOOL_CALL_END')[0]).toMatchObject({ metadata: { ok: true } });
     const [card] = custom(run.events, 'talkie.card');
-    expect(card).toMatchObject({ blocks: [{ type: 'list', items: expect.arrayContaining([expect.objectContaining({ title: expect.any(String) })]), more: 2 }] });
+    expect(card).toMatchObject({
+      blocks: [{ type: 'list', items: expect.arrayContaining([expect.objectContaining({ title: expect.any(String) })]), more: 2 }],
+    });
     expect(card?.fallbackText).toEqual(expect.any(String));
   });
 
@@ -401,14 +424,28 @@ describe('demo runs: every event is valid AG-UI', () => {
     expectValidRun(cancelled.events);
     expect(cancelled.events.at(-1)?.code).toBe('cancelled');
     // Decision results.
-    for (const action of all.filter((event) => event.type === 'CUSTOM' && event.name === 'talkie.action').map((event) => event.value as { id: string; paramsHash: string })) {
-      const decided = await api(server, 'POST', `/api/talkie/actions/${action.id}/decision`, { body: { decision: 'confirm', paramsHash: action.paramsHash, method: 'button' } });
+    for (const action of all
+      .filter((event) => event.type === 'CUSTOM' && event.name === 'talkie.action')
+      .map((event) => event.value as { id: string; paramsHash: string })) {
+      const decided = await api(server, 'POST', `/api/talkie/actions/${action.id}/decision`, {
+        body: { decision: 'confirm', paramsHash: action.paramsHash, method: 'button' },
+      });
       const events = decided.json.events as AnyEvent[];
       expect(events.length).toBeGreaterThan(0);
       all.push(...events);
     }
     expect(new Set(all.map((event) => event.type))).toEqual(
-      new Set(['RUN_STARTED', 'RUN_FINISHED', 'RUN_ERROR', 'TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TOOL_CALL_START', 'TOOL_CALL_END', 'CUSTOM']),
+      new Set([
+        'RUN_STARTED',
+        'RUN_FINISHED',
+        'RUN_ERROR',
+        'TEXT_MESSAGE_START',
+        'TEXT_MESSAGE_CONTENT',
+        'TEXT_MESSAGE_END',
+        'TOOL_CALL_START',
+        'TOOL_CALL_END',
+        'CUSTOM',
+      ]),
     );
     for (const event of [...all, ...seenEvents]) expect(EventSchemas.safeParse(event).success, JSON.stringify(event)).toBe(true);
   });

@@ -62,7 +62,10 @@ describe('demo server: discovery', () => {
   it('names the Authorization Server it is given in auth.oauth', async () => {
     const server = await start({ oauthIssuer: 'http://127.0.0.1:1234' });
     const manifest = (await (await fetch(server.manifestUrl)).json()) as { auth: unknown };
-    expect(manifest.auth).toEqual({ oauth: { issuer: 'http://127.0.0.1:1234', scopes: ['talkie', 'offline_access'] }, token: { hint: 'Printed by `agentdesk demo`' } });
+    expect(manifest.auth).toEqual({
+      oauth: { issuer: 'http://127.0.0.1:1234', scopes: ['talkie', 'offline_access'] },
+      token: { hint: 'Printed by `agentdesk demo`' },
+    });
   });
 
   it('serves a valid 64×64 PNG logo without a token, or the bytes it was given', async () => {

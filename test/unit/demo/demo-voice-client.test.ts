@@ -80,25 +80,48 @@ describe("the built-in demo's voice through the app's voice service", () => {
 
     // The provider asks for the tools; main calls voiceTool once per provider call id.
     const search = await call('talkie.voiceTool', { callId, providerCallId: 'call_1', name: 'search_contacts', arguments: '{"query":"Jana"}' });
-    expect(search).toMatchObject({ ok: true, value: { outcome: 'ok', output: expect.stringContaining('Jana Nováková'), updates: [{ type: 'card', card: { title: 'Contacts' } }] } });
-    expect(await call('talkie.voiceTool', { callId, providerCallId: 'call_1', name: 'search_contacts', arguments: '{}' })).toEqual({ ok: true, value: { outcome: 'duplicate' } });
+    expect(search).toMatchObject({
+      ok: true,
+      value: { outcome: 'ok', output: expect.stringContaining('Jana Nováková'), updates: [{ type: 'card', card: { title: 'Contacts' } }] },
+    });
+    expect(await call('talkie.voiceTool', { callId, providerCallId: 'call_1', name: 'search_contacts', arguments: '{}' })).toEqual({
+      ok: true,
+      value: { outcome: 'duplicate' },
+    });
     const offer = await call('talkie.voiceTool', { callId, providerCallId: 'call_2', name: 'send_offer', arguments: '{}' });
-    expect(offer).toMatchObject({ ok: true, value: { outcome: 'ok', output: expect.stringContaining('Say "yes, send it"'), updates: [{ type: 'action', action: { status: 'pending' } }] } });
+    expect(offer).toMatchObject({
+      ok: true,
+      value: { outcome: 'ok', output: expect.stringContaining('Say "yes, send it"'), updates: [{ type: 'action', action: { status: 'pending' } }] },
+    });
     const unknownTool = await call('talkie.voiceTool', { callId, providerCallId: 'call_3', name: 'format_disk', arguments: '{}' });
-    expect(unknownTool).toMatchObject({ ok: true, value: { outcome: 'failed', output: expect.stringContaining('The tool failed: The demo has no voice tool named "format_disk"') } });
+    expect(unknownTool).toMatchObject({
+      ok: true,
+      value: { outcome: 'failed', output: expect.stringContaining('The tool failed: The demo has no voice tool named "format_disk"') },
+    });
 
     // The user says "yes, send it" after the proposal: the client decides with method "voice" (Talkie 1 §10.4).
     const action = offer.ok && offer.value.outcome === 'ok' ? offer.value.updates.find((update) => update.type === 'action') : undefined;
     const pending = action && 'action' in action ? (action.action as { id: string; paramsHash?: string }) : undefined;
     expect(pending?.id).toEqual(expect.any(String));
     const stored = (await api(demo, 'GET', `/api/talkie/actions/${encodeURIComponent(pending!.id)}`)).json as { paramsHash: string };
-    const decided = await api(demo, 'POST', `/api/talkie/actions/${encodeURIComponent(pending!.id)}/decision`, { body: { decision: 'confirm', paramsHash: stored.paramsHash, method: 'voice' } });
+    const decided = await api(demo, 'POST', `/api/talkie/actions/${encodeURIComponent(pending!.id)}/decision`, {
+      body: { decision: 'confirm', paramsHash: stored.paramsHash, method: 'voice' },
+    });
     expect(decided.json).toMatchObject({ action: { status: 'running' } });
 
     // Transcripts once per item; usage every 30 s; the final usage at the end.
-    expect(await call('talkie.voiceTranscript', { callId, role: 'user', text: 'Search contacts for Jana', itemId: 'item_1' })).toEqual({ ok: true, value: { stored: true } });
-    expect(await call('talkie.voiceTranscript', { callId, role: 'user', text: 'Search contacts for Jana', itemId: 'item_1' })).toEqual({ ok: true, value: { stored: false } });
-    expect(await call('talkie.voiceTranscript', { callId, role: 'assistant', text: 'I found Jana Nováková.', itemId: 'item_2' })).toEqual({ ok: true, value: { stored: true } });
+    expect(await call('talkie.voiceTranscript', { callId, role: 'user', text: 'Search contacts for Jana', itemId: 'item_1' })).toEqual({
+      ok: true,
+      value: { stored: true },
+    });
+    expect(await call('talkie.voiceTranscript', { callId, role: 'user', text: 'Search contacts for Jana', itemId: 'item_1' })).toEqual({
+      ok: true,
+      value: { stored: false },
+    });
+    expect(await call('talkie.voiceTranscript', { callId, role: 'assistant', text: 'I found Jana Nováková.', itemId: 'item_2' })).toEqual({
+      ok: true,
+      value: { stored: true },
+    });
     expect(await call('talkie.voiceUsage', { callId, seconds: 30 })).toEqual({ ok: true, value: { remainingSeconds: 270 } });
     expect(await call('talkie.voiceEnd', { callId, seconds: 42 })).toEqual({ ok: true, value: { ended: true, remainingSeconds: 258 } });
     expect(await call('talkie.voiceEnd', { callId })).toEqual({ ok: true, value: { ended: false } });

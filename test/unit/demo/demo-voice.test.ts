@@ -42,7 +42,8 @@ async function session(server: TalkieDemoServer, body: Json = {}, token?: string
 const tool = (server: TalkieDemoServer, s: Session, name: string, callId: string, args: string, token?: string) =>
   api(server, 'POST', `${base}/${seg(s.voiceSessionId)}/tools/${seg(name)}`, { body: { callId, arguments: args }, ...(token === undefined ? {} : { token }) });
 const transcript = (server: TalkieDemoServer, s: Session, body: Json) => api(server, 'POST', `${base}/${seg(s.voiceSessionId)}/transcript`, { body });
-const usage = (server: TalkieDemoServer, s: Session, seconds: number, final: boolean) => api(server, 'POST', `${base}/${seg(s.voiceSessionId)}/usage`, { body: { seconds, final } });
+const usage = (server: TalkieDemoServer, s: Session, seconds: number, final: boolean) =>
+  api(server, 'POST', `${base}/${seg(s.voiceSessionId)}/usage`, { body: { seconds, final } });
 const threadSummary = async (server: TalkieDemoServer, threadId: string) =>
   ((await api(server, 'GET', '/api/talkie/threads')).json.threads as Json[]).find((thread) => thread.id === threadId);
 
@@ -57,7 +58,12 @@ describe('demo voice (Talkie 1 §10): manifest and status', () => {
     const status = (await api(server, 'GET', '/api/talkie/status')).json;
     expect(status).toMatchObject({ voice: true });
     expect(status).not.toHaveProperty('voiceUnavailable');
-    expect(voiceAvailability(validation.manifest, status as { voice: boolean })).toEqual({ offered: true, enabled: true, signalingHosts: ['127.0.0.1'], voiceConfirm: true });
+    expect(voiceAvailability(validation.manifest, status as { voice: boolean })).toEqual({
+      offered: true,
+      enabled: true,
+      signalingHosts: ['127.0.0.1'],
+      voiceConfirm: true,
+    });
     expect(json.description).not.toMatch(/apt-get/);
   });
 
@@ -89,7 +95,9 @@ describe('demo voice (Talkie 1 §10): manifest and status', () => {
     expect(parseDemoVoiceSeconds('45', '--voice-seconds')).toBe(45);
     expect(parseDemoVoiceSeconds('3600', demoVoiceSecondsEnv)).toBe(3600);
     for (const bad of ['9', '3601', '4.5', '-20', '', 'forty', '1e2', '0x20']) {
-      expect(() => parseDemoVoiceSeconds(bad, '--voice-seconds'), bad).toThrow(`--voice-seconds must be a whole number of seconds from 10 to 3600, not "${bad}".`);
+      expect(() => parseDemoVoiceSeconds(bad, '--voice-seconds'), bad).toThrow(
+        `--voice-seconds must be a whole number of seconds from 10 to 3600, not "${bad}".`,
+      );
     }
   });
 });
@@ -198,10 +206,13 @@ describe('demo voice (Talkie 1 §10.1): sessions', () => {
     // DNS rebinding: the provider sits behind the same Host check as the rest of the demo.
     const { port } = new URL(server.baseUrl);
     const foreign = await new Promise<number>((resolve, reject) => {
-      const request = httpRequest({ host: '127.0.0.1', port, path: realtimeCallsPath, method: 'POST', headers: { Host: `attacker.example:${port}`, 'Content-Type': 'application/sdp' } }, (answer) => {
-        answer.resume();
-        resolve(answer.statusCode ?? 0);
-      });
+      const request = httpRequest(
+        { host: '127.0.0.1', port, path: realtimeCallsPath, method: 'POST', headers: { Host: `attacker.example:${port}`, 'Content-Type': 'application/sdp' } },
+        (answer) => {
+          answer.resume();
+          resolve(answer.statusCode ?? 0);
+        },
+      );
       request.on('error', reject);
       request.end(peer.offer);
     });
@@ -250,7 +261,11 @@ describe('demo voice (Talkie 1 §10.2): tools', () => {
     const s = await session(server);
     const response = await tool(server, s, 'search_contacts', 'call_1', '{"query":"Jana"}');
     expect(response.status).toBe(200);
-    expect(response.json).toEqual({ ok: true, output: expect.stringContaining('Jana Nováková (Alfa s.r.o., Brno)'), events: [expect.objectContaining({ type: 'CUSTOM', name: 'talkie.card' })] });
+    expect(response.json).toEqual({
+      ok: true,
+      output: expect.stringContaining('Jana Nováková (Alfa s.r.o., Brno)'),
+      events: [expect.objectContaining({ type: 'CUSTOM', name: 'talkie.card' })],
+    });
     expect(response.json.output).toBe('Found 1 contact: Jana Nováková (Alfa s.r.o., Brno). Offer N-2026-014 for Jana Nováková is ready to send.');
     const [event] = response.json.events as Json[];
     expect(EventSchemas.safeParse(event).success).toBe(true);
@@ -263,10 +278,16 @@ describe('demo voice (Talkie 1 §10.2): tools', () => {
 
     // Everyone for an empty query: the chat path's card; nobody for a name the demo does not know.
     const all = await tool(server, s, 'search_contacts', 'call_2', '{}');
-    expect(custom(all.json.events as never, 'talkie.card')[0]).toMatchObject({ subtitle: '3 of 5 matches', fallbackText: 'Contacts: Jana Nováková, Petr Svoboda, Eva Dvořáková and 2 more' });
+    expect(custom(all.json.events as never, 'talkie.card')[0]).toMatchObject({
+      subtitle: '3 of 5 matches',
+      fallbackText: 'Contacts: Jana Nováková, Petr Svoboda, Eva Dvořáková and 2 more',
+    });
     const chat = await stream(server, runInput('search contacts'));
     expect({ ...custom(chat.events, 'talkie.card')[0], id: 'x' }).toEqual({ ...custom(all.json.events as never, 'talkie.card')[0], id: 'x' });
-    expect((await tool(server, s, 'search_contacts', 'call_3', '{"query":"Zikmund"}')).json).toMatchObject({ ok: true, output: 'No contact matches "Zikmund".' });
+    expect((await tool(server, s, 'search_contacts', 'call_3', '{"query":"Zikmund"}')).json).toMatchObject({
+      ok: true,
+      output: 'No contact matches "Zikmund".',
+    });
     const czech = await session(server, { locale: 'cs' });
     expect((await tool(server, czech, 'search_contacts', 'call_1', '{"query":"s.r.o."}')).json.output).toMatch(/^Našla jsem 5 kontaktů: /);
   });
@@ -275,7 +296,10 @@ describe('demo voice (Talkie 1 §10.2): tools', () => {
     const server = await start();
     const s = await session(server);
     const response = await tool(server, s, 'send_offer', 'call_offer', '{"client":"Jana Nováková"}');
-    expect(response.json).toMatchObject({ ok: true, output: 'I have prepared offer N-2026-014 for Jana Nováková (jana.novakova@alfa.example). Say "yes, send it" to confirm or press Confirm.' });
+    expect(response.json).toMatchObject({
+      ok: true,
+      output: 'I have prepared offer N-2026-014 for Jana Nováková (jana.novakova@alfa.example). Say "yes, send it" to confirm or press Confirm.',
+    });
     const [action] = custom(response.json.events as never, 'talkie.action') as Json[];
     expect(action).toMatchObject({
       threadId: s.threadId,
@@ -292,7 +316,9 @@ describe('demo voice (Talkie 1 §10.2): tools', () => {
     // What the model tells the user to say confirms it under Talkie 1 §10.4 (C7), with the session's consent words.
     expect(classifyUtterance('yes, send it', { ...s.consent, locale: s.locale }, 'send')).toEqual({ kind: 'confirm' });
 
-    const decided = await api(server, 'POST', `/api/talkie/actions/${seg(String(action!.id))}/decision`, { body: { decision: 'confirm', paramsHash: action!.paramsHash, method: 'voice' } });
+    const decided = await api(server, 'POST', `/api/talkie/actions/${seg(String(action!.id))}/decision`, {
+      body: { decision: 'confirm', paramsHash: action!.paramsHash, method: 'voice' },
+    });
     expect(decided.status).toBe(200);
     expect(decided.json.action).toMatchObject({ id: action!.id, status: 'running', undoUntil: expect.any(String) });
     const done = await waitFor(async () => {
@@ -316,7 +342,11 @@ describe('demo voice (Talkie 1 §10.2): tools', () => {
 
     const s = await session(server);
     const other = await tool(server, s, 'send_offer', 'call_2', '{"client":"Petr Svoboda"}');
-    expect(other.json).toEqual({ ok: true, output: 'There is no prepared offer for "Petr Svoboda". The demo has one offer, N-2026-014 for Jana Nováková (Alfa s.r.o.).', events: [] });
+    expect(other.json).toEqual({
+      ok: true,
+      output: 'There is no prepared offer for "Petr Svoboda". The demo has one offer, N-2026-014 for Jana Nováková (Alfa s.r.o.).',
+      events: [],
+    });
     expect((await getThread(server, s.threadId)).actions).toEqual([]);
   });
 
@@ -336,7 +366,11 @@ describe('demo voice (Talkie 1 §10.2): tools', () => {
     expect((await tool(server, s, 'search_contacts', 'call_u2', '{}', 'u2')).status).toBe(404); // another user's session
     const noTool = await tool(server, s, 'delete_everything', 'call_2', '{}');
     expect(noTool).toMatchObject({ status: 404, json: { error: { code: 'not_found', message: expect.stringContaining('search_contacts and send_offer') } } });
-    for (const [args, callId] of [['not json', 'call_3'], ['[1]', 'call_4'], ['{"query":5}', 'call_5']] as const) {
+    for (const [args, callId] of [
+      ['not json', 'call_3'],
+      ['[1]', 'call_4'],
+      ['{"query":5}', 'call_5'],
+    ] as const) {
       expect((await tool(server, s, 'search_contacts', callId, args)).json).toMatchObject({ error: { code: 'invalid_request' } });
     }
     for (const body of [{}, { callId: 'c6' }, { callId: 'c7', arguments: {} }, { callId: '', arguments: '{}' }, { callId: 'a\nb', arguments: '{}' }]) {
@@ -366,7 +400,13 @@ describe('demo voice (Talkie 1 §10.3): transcripts and usage', () => {
     ]);
     expect(thread.thread).toMatchObject({ title: 'Search contacts for Jana', channel: 'voice' });
 
-    for (const body of [{ role: 'system', text: 'x', itemId: 'i3' }, { role: 'user', text: '   ', itemId: 'i4' }, { role: 'user', text: 'x' }, { role: 'user', text: 'x', itemId: '' }, 'text']) {
+    for (const body of [
+      { role: 'system', text: 'x', itemId: 'i3' },
+      { role: 'user', text: '   ', itemId: 'i4' },
+      { role: 'user', text: 'x' },
+      { role: 'user', text: 'x', itemId: '' },
+      'text',
+    ]) {
       expect((await transcript(server, s, body as Json)).json, JSON.stringify(body)).toMatchObject({ error: { code: 'invalid_request' } });
     }
     expect((await transcript(server, s, { role: 'user', text: 'x'.repeat(20_001), itemId: 'i5' })).status).toBe(413);

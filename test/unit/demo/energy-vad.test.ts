@@ -55,7 +55,9 @@ describe.skipIf(unavailable !== undefined)('energy VAD on espeak-ng speech', { t
     expect(events.map((event) => event.type)).toEqual(['speech_started', 'speech_stopped']);
     const [started, stopped] = events;
     if (started?.type !== 'speech_started' || stopped?.type !== 'speech_stopped') throw new Error('unexpected events');
-    console.log(`VAD: speech ${truth.startMs}–${truth.endMs} ms; started at ${started.audioStartMs} ms, stopped at ${stopped.audioEndMs} ms, utterance ${msOf(stopped.audio)} ms`);
+    console.log(
+      `VAD: speech ${truth.startMs}–${truth.endMs} ms; started at ${started.audioStartMs} ms, stopped at ${stopped.audioEndMs} ms, utterance ${msOf(stopped.audio)} ms`,
+    );
     expect(Math.abs(started.audioStartMs - truth.startMs)).toBeLessThanOrEqual(60);
     expect(Math.abs(stopped.audioEndMs - truth.endMs)).toBeLessThanOrEqual(100);
     // 300 ms before the first loud frame + the speech + 300 ms hangover.

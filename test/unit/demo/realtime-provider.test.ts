@@ -69,7 +69,8 @@ async function appOffer(): Promise<{ pc: ndc.PeerConnection; track: ndc.Track; c
   return peer;
 }
 
-const post = (offer: string, bearer: string) => fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/sdp' }, body: offer });
+const post = (offer: string, bearer: string) =>
+  fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${bearer}`, 'Content-Type': 'application/sdp' }, body: offer });
 
 /**
  * Offers, POSTs and applies the answer. A node-datachannel offerer sometimes closes itself before the answer
@@ -77,7 +78,13 @@ const post = (offer: string, bearer: string) => fetch(url, { method: 'POST', hea
  * setRemoteDescription then throws "Got a remote candidate without ICE transport". That is the test peer,
  * not the provider (Chromium is the real offerer), so the test offers again, up to 5 times.
  */
-async function connectedOffer(): Promise<{ pc: ndc.PeerConnection; track: ndc.Track; channel: ndc.DataChannel; opened: Promise<void>; trackOpen: Promise<void> }> {
+async function connectedOffer(): Promise<{
+  pc: ndc.PeerConnection;
+  track: ndc.Track;
+  channel: ndc.DataChannel;
+  opened: Promise<void>;
+  trackOpen: Promise<void>;
+}> {
   for (let attempt = 1; ; attempt += 1) {
     const { pc, track, channel, offer } = await appOffer();
     const opened = new Promise<void>((resolve) => channel.onOpen(resolve));
@@ -114,7 +121,9 @@ async function connect(): Promise<App> {
   });
   await within(Promise.all([opened, trackOpen]), 20_000, 'the test call did not open within 20 s');
   const waitFor: App['waitFor'] = async (test, what, timeoutMs = 30_000) => {
-    await expect.poll(() => events.some(test), { timeout: timeoutMs, interval: 20, message: `${what}; events so far: ${events.map((event) => event.type).join(', ')}` }).toBe(true);
+    await expect
+      .poll(() => events.some(test), { timeout: timeoutMs, interval: 20, message: `${what}; events so far: ${events.map((event) => event.type).join(', ')}` })
+      .toBe(true);
     return events.find(test) as Event;
   };
   return {
@@ -150,7 +159,7 @@ describe('demo realtime provider: signalling and audio in (#16)', { timeout: 60_
     expect(provider.callCount()).toBe(0);
   });
 
-  it('answers with sendrecv mono Opus on the offer\'s mid, opens oai-events with session.created, hears the mic, and mute silences it', async () => {
+  it("answers with sendrecv mono Opus on the offer's mid, opens oai-events with session.created, hears the mic, and mute silences it", async () => {
     const { offer } = await appOffer();
     const response = await post(offer, secret);
     expect(response.status).toBe(201);
@@ -173,9 +182,15 @@ describe('demo realtime provider: signalling and audio in (#16)', { timeout: 60_
     await expect.poll(() => messages.length, { timeout: 15_000 }).toBeGreaterThan(0);
     const created = JSON.parse(messages[0] ?? '{}') as Record<string, unknown>;
     expect(parseRealtimeMessage(messages[0] ?? '').kind).toBe('event');
-    expect(created).toMatchObject({ type: 'session.created', session: { audio: { input: { turn_detection: { type: 'server_vad', create_response: true } } } } });
+    expect(created).toMatchObject({
+      type: 'session.created',
+      session: { audio: { input: { turn_detection: { type: 'server_vad', create_response: true } } } },
+    });
 
-    const update = { type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: false } } } } };
+    const update = {
+      type: 'session.update',
+      session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: false } } } },
+    };
     channel.sendMessage(JSON.stringify(update));
     await expect.poll(() => messages.some((text) => text.includes('"session.updated"')), { timeout: 15_000 }).toBe(true);
     expect(provider.clientMessages).toEqual([update]);
@@ -207,8 +222,18 @@ describe.skipIf(unavailable !== undefined)('demo realtime provider: listening an
     const turn = app.events.map((event) => event.type).slice(0, indexOf(app, byType('response.done')) + 1);
     expect(turn).toEqual(functionCallTurn);
     const started = app.events.find(byType('input_audio_buffer.speech_started'));
-    expect(app.events.find(byType('conversation.item.input_audio_transcription.completed'))).toMatchObject({ item_id: started?.item_id, content_index: 0, transcript: 'send the offer' });
-    expect(call).toMatchObject({ name: 'send_offer', arguments: '{}', call_id: expect.any(String), item_id: expect.any(String), response_id: expect.any(String) });
+    expect(app.events.find(byType('conversation.item.input_audio_transcription.completed'))).toMatchObject({
+      item_id: started?.item_id,
+      content_index: 0,
+      transcript: 'send the offer',
+    });
+    expect(call).toMatchObject({
+      name: 'send_offer',
+      arguments: '{}',
+      call_id: expect.any(String),
+      item_id: expect.any(String),
+      response_id: expect.any(String),
+    });
     // The log names what happened and how loud the microphone was, never the words.
     const startedLine = logged.find((line) => line.includes(': input_audio_buffer.speech_started (microphone RMS up to '));
     expect(Number(/RMS up to ([\d.]+)/.exec(startedLine ?? '')?.[1])).toBeGreaterThan(0.02);
@@ -219,22 +244,34 @@ describe.skipIf(unavailable !== undefined)('demo realtime provider: listening an
     app.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: call.call_id, output } });
     app.send({ type: 'response.create' });
     const spoken = await app.waitFor((event) => event.type === 'response.output_audio_transcript.done' && event.transcript === output, 'the output read aloud');
-    const stopped = await app.waitFor((event) => event.type === 'output_audio_buffer.stopped' && event.response_id === spoken.response_id, 'output_audio_buffer.stopped');
-    const at = (type: string): number => indexOf(app, (event) => event.type === type && (event.response_id === spoken.response_id || (event.response as { id?: string } | undefined)?.id === spoken.response_id));
+    const stopped = await app.waitFor(
+      (event) => event.type === 'output_audio_buffer.stopped' && event.response_id === spoken.response_id,
+      'output_audio_buffer.stopped',
+    );
+    const at = (type: string): number =>
+      indexOf(
+        app,
+        (event) =>
+          event.type === type && (event.response_id === spoken.response_id || (event.response as { id?: string } | undefined)?.id === spoken.response_id),
+      );
     expect(at('output_audio_buffer.started')).toBeGreaterThan(at('response.created'));
     expect(at('response.done')).toBeGreaterThan(at('output_audio_buffer.started'));
     expect(at('output_audio_buffer.stopped')).toBeGreaterThan(at('response.done'));
     expect(stopped.response_id).toBe(spoken.response_id);
     // The app heard it: packets between started and stopped, speech-loud.
-    const during = app.heard.filter((packet) => packet.afterEvent >= at('output_audio_buffer.started') && packet.afterEvent < at('output_audio_buffer.stopped'));
+    const during = app.heard.filter(
+      (packet) => packet.afterEvent >= at('output_audio_buffer.started') && packet.afterEvent < at('output_audio_buffer.stopped'),
+    );
     const loud = during.filter((packet) => packet.rms > 0.02).length;
-    console.log(`demo provider spoke: ${app.heard.length} packets (${during.length} between started and stopped), ${loud} of them above RMS 0.02, max RMS ${Math.max(...app.heard.map((packet) => packet.rms)).toFixed(3)}`);
+    console.log(
+      `demo provider spoke: ${app.heard.length} packets (${during.length} between started and stopped), ${loud} of them above RMS 0.02, max RMS ${Math.max(...app.heard.map((packet) => packet.rms)).toFixed(3)}`,
+    );
     expect(during.length).toBeGreaterThan(100); // ~4 s of speech
     expect(loud / during.length).toBeGreaterThan(0.3);
     expectReadable(app.events);
   });
 
-  it('with create_response:false it transcribes but waits for the client\'s response.create', async () => {
+  it("with create_response:false it transcribes but waits for the client's response.create", async () => {
     const app = await connect();
     await app.waitFor(byType('session.created'), 'session.created');
     app.send({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: false } } } } });
@@ -245,7 +282,10 @@ describe.skipIf(unavailable !== undefined)('demo realtime provider: listening an
     expect(app.events.some(byType('response.created'))).toBe(false);
     expect(app.heard).toHaveLength(0);
     app.send({ type: 'response.create' });
-    await app.waitFor((event) => event.type === 'response.output_audio_transcript.done' && String(event.transcript).startsWith('Hello.'), 'the answer to hello');
+    await app.waitFor(
+      (event) => event.type === 'response.output_audio_transcript.done' && String(event.transcript).startsWith('Hello.'),
+      'the answer to hello',
+    );
     await app.waitFor(byType('output_audio_buffer.stopped'), 'output_audio_buffer.stopped');
     expect(app.heard.filter((packet) => packet.rms > 0.02).length).toBeGreaterThan(10);
     expectReadable(app.events);
@@ -254,7 +294,15 @@ describe.skipIf(unavailable !== undefined)('demo realtime provider: listening an
   it('barge-in: the user talking over the answer stops its audio at once with output_audio_buffer.cleared', async () => {
     const app = await connect();
     await app.waitFor(byType('session.created'), 'session.created');
-    app.send({ type: 'conversation.item.create', item: { type: 'function_call_output', call_id: 'call_long', output: 'Here is a long answer that goes on for a while, so that there is time to interrupt it in the middle of a sentence, which is what this test does.' } });
+    app.send({
+      type: 'conversation.item.create',
+      item: {
+        type: 'function_call_output',
+        call_id: 'call_long',
+        output:
+          'Here is a long answer that goes on for a while, so that there is time to interrupt it in the middle of a sentence, which is what this test does.',
+      },
+    });
     app.send({ type: 'response.create' });
     const started = await app.waitFor(byType('output_audio_buffer.started'), 'output_audio_buffer.started');
     await expect.poll(() => app.heard.length, { timeout: 15_000 }).toBeGreaterThan(25);

@@ -87,7 +87,13 @@ describe.skipIf(unavailable !== undefined)('espeak-ng over Opus RTP between two 
     const receiver = new OpusRtpReceiver();
     const decoded = concatSamples(packets.map(({ packet }) => receiver.decode(packet) ?? new Int16Array(0)));
     receiver.close();
-    const headers = packets.map(({ packet }) => ({ marker: packet[1]! >> 7, type: packet[1]! & 0x7f, sequence: packet.readUInt16BE(2), timestamp: packet.readUInt32BE(4), ssrc: packet.readUInt32BE(8) }));
+    const headers = packets.map(({ packet }) => ({
+      marker: packet[1]! >> 7,
+      type: packet[1]! & 0x7f,
+      sequence: packet.readUInt16BE(2),
+      timestamp: packet.readUInt32BE(4),
+      ssrc: packet.readUInt32BE(8),
+    }));
     const audioMs = (speech.length / 48_000) * 1000;
     const receivingTook = packets.at(-1)!.at - packets[0]!.at;
     console.log(
@@ -96,7 +102,12 @@ describe.skipIf(unavailable !== undefined)('espeak-ng over Opus RTP between two 
     );
     expect(packets).toHaveLength(Math.ceil(speech.length / 960));
     expect(headers.every((header, i) => header.type === payloadType && header.ssrc === 0x5ea10001 && header.marker === (i === 0 ? 1 : 0))).toBe(true);
-    expect(headers.every((header, i) => i === 0 || (header.sequence === ((headers[i - 1]!.sequence + 1) & 0xffff) && header.timestamp === ((headers[i - 1]!.timestamp + 960) >>> 0)))).toBe(true);
+    expect(
+      headers.every(
+        (header, i) =>
+          i === 0 || (header.sequence === ((headers[i - 1]!.sequence + 1) & 0xffff) && header.timestamp === (headers[i - 1]!.timestamp + 960) >>> 0),
+      ),
+    ).toBe(true);
     // Paced, not dumped: the packets go out over (about) the length of the speech.
     expect(sendingTook / audioMs).toBeGreaterThan(0.9);
     expect(receivingTook / audioMs).toBeGreaterThan(0.8);

@@ -7,7 +7,12 @@ import { speechInstallCommand, type SpeechEngines } from '../../../src/main/spee
 
 /** Speech engines as the tests want them, whatever this computer has installed. */
 export const speechAvailable: SpeechEngines = { available: true, missing: [], installCommand: speechInstallCommand, found: {} };
-export const speechMissing: SpeechEngines = { available: false, missing: ['pocketsphinx', 'pocketsphinx-en-us'], installCommand: speechInstallCommand, found: { tts: '/usr/bin/espeak-ng' } };
+export const speechMissing: SpeechEngines = {
+  available: false,
+  missing: ['pocketsphinx', 'pocketsphinx-en-us'],
+  installCommand: speechInstallCommand,
+  found: { tts: '/usr/bin/espeak-ng' },
+};
 
 export interface AppPeer {
   pc: ndc.PeerConnection;

@@ -11,7 +11,13 @@ import { describe, expect, it } from 'vitest';
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-const pages = ['README.md', 'CONTRIBUTING.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+const pages = [
+  'README.md',
+  'CONTRIBUTING.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
 
 /** GitHub's heading anchors: lower case, punctuation dropped except - and _, spaces to -. */
 function slug(heading: string): string {
@@ -62,7 +68,8 @@ function brokenLink(page: string, target: string, markdown: string, repository =
   const inRepository = relative(repository, file);
   if (inRepository.startsWith('..')) return `${target} leaves the repository`;
   if (!existsSync(file)) return `${target}: no file ${inRepository}`;
-  if (anchor !== undefined && file.endsWith('.md') && statSync(file).isFile() && !anchors(readFileSync(file, 'utf8')).has(anchor)) return `${target}: no heading #${anchor} in ${inRepository}`;
+  if (anchor !== undefined && file.endsWith('.md') && statSync(file).isFile() && !anchors(readFileSync(file, 'utf8')).has(anchor))
+    return `${target}: no heading #${anchor} in ${inRepository}`;
   return undefined;
 }
 
@@ -87,13 +94,25 @@ describe('the docs', () => {
   });
 
   it('the link check itself: a missing file, a missing heading and a path out of the repository are caught', () => {
-    const markdown = ['# Title', '', '## A heading, with `code`', '', '[ok](#a-heading-with-code) [ok](docs/cli.md#agentdesk-demo) [web](https://example.com/x)', '[gone](docs/no-such-page.md) [bad anchor](CONTRIBUTING.md#no-such-heading) [out](../shared/specs/x.md)', '```', '[in code](nowhere.md)', '```'].join('\n');
+    const markdown = [
+      '# Title',
+      '',
+      '## A heading, with `code`',
+      '',
+      '[ok](#a-heading-with-code) [ok](docs/cli.md#agentdesk-demo) [web](https://example.com/x)',
+      '[gone](docs/no-such-page.md) [bad anchor](CONTRIBUTING.md#no-such-heading) [out](../shared/specs/x.md)',
+      '```',
+      '[in code](nowhere.md)',
+      '```',
+    ].join('\n');
     expect(problemsOf('README.md', markdown)).toEqual([
       'README.md:6: docs/no-such-page.md: no file docs/no-such-page.md',
       'README.md:6: CONTRIBUTING.md#no-such-heading: no heading #no-such-heading in CONTRIBUTING.md',
       'README.md:6: ../shared/specs/x.md leaves the repository',
     ]);
-    expect(problemsOf('README.md', markdown.replace('#a-heading-with-code', '#a-heading'))).toContain('README.md:5: #a-heading: no heading #a-heading in README.md');
+    expect(problemsOf('README.md', markdown.replace('#a-heading-with-code', '#a-heading'))).toContain(
+      'README.md:5: #a-heading: no heading #a-heading in README.md',
+    );
   });
 
   it('nothing in README.md, CONTRIBUTING.md, docs/ or src/ points at ../shared (the specs and notes beside the repository)', () => {

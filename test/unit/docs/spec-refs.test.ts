@@ -101,7 +101,11 @@ describe('section references name their specification', () => {
       ' */',
       'const c = <p>{/* §4 labels */}</p>;',
     ].join('\n');
-    expect(bareReferences('x.tsx', script)).toEqual(['x.tsx:2: const a = \'Talkie 1\'; // §9', 'x.tsx:5: * The worked example (§11).', 'x.tsx:7: const c = <p>{/* §4 labels */}</p>;']);
+    expect(bareReferences('x.tsx', script)).toEqual([
+      "x.tsx:2: const a = 'Talkie 1'; // §9",
+      'x.tsx:5: * The worked example (§11).',
+      'x.tsx:7: const c = <p>{/* §4 labels */}</p>;',
+    ]);
     expect(bareReferences('x.css', '/* Cards (Talkie §6) */\n.card {}')).toEqual(['x.css:1: /* Cards (Talkie §6) */']);
     expect(bareReferences('x.md', 'Implements §1–§11.')).toEqual(['x.md:1: Implements §1–§11.']);
   });

@@ -11,7 +11,10 @@ import { fuzzTargets } from '../../fuzz/targets';
 describe('fuzz targets (bounded budget)', () => {
   for (const target of fuzzTargets) {
     it(`${target.name} holds on ${target.quickRuns ?? 100} generated inputs`, { timeout: 60_000 }, async () => {
-      await fc.assert(fc.asyncProperty(target.arbitrary, async (input) => target.property(input)), { numRuns: target.quickRuns ?? 100 });
+      await fc.assert(
+        fc.asyncProperty(target.arbitrary, async (input) => target.property(input)),
+        { numRuns: target.quickRuns ?? 100 },
+      );
     });
   }
 });

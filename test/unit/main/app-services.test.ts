@@ -52,12 +52,21 @@ describe('the app services behind the contract', () => {
       error: { code: 'invalid_address', message: 'Only https:// addresses are supported, not file://.' },
     });
     for (const entry of [{ ...made, id: '__proto__' }, made]) {
-      expect(await services.call('agents.restore', { agent: entry, index: 0 })).toMatchObject({ ok: false, error: { code: 'not_found', message: 'There is no removed agent to put back: add it again.' } });
+      expect(await services.call('agents.restore', { agent: entry, index: 0 })).toMatchObject({
+        ok: false,
+        error: { code: 'not_found', message: 'There is no removed agent to put back: add it again.' },
+      });
     }
     // A removed agent comes back as main removed it: a name or address the page made up is not taken.
     await services.call('agents.remove', { id: agent!.id });
-    expect(await services.call('agents.restore', { agent: { ...agent!, url: 'https://other.example.com/' }, index: 0 })).toMatchObject({ ok: false, error: { code: 'not_found' } });
-    expect(await services.call('agents.restore', { agent: { ...agent!, name: '<img src=x onerror=alert(1)>', label: 'Mine' }, index: 0 })).toEqual({ ok: true, value: { agents: [agent] } });
+    expect(await services.call('agents.restore', { agent: { ...agent!, url: 'https://other.example.com/' }, index: 0 })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
+    expect(await services.call('agents.restore', { agent: { ...agent!, name: '<img src=x onerror=alert(1)>', label: 'Mine' }, index: 0 })).toEqual({
+      ok: true,
+      value: { agents: [agent] },
+    });
     expect(await services.call('agents.list')).toEqual({ ok: true, value: { agents: [agent] } });
 
     // The address rules in force now: an http:// agent removed while they allowed it comes back only while they do.
@@ -73,10 +82,18 @@ describe('the app services behind the contract', () => {
 
   it('says the list is full at its 500th agent, in add, check and restore, in words; one removed makes room', async () => {
     const dir = await tempDir();
-    const full = Array.from({ length: maxAgents }, (_, i) => ({ id: randomUUID(), url: `https://agent-${i}.example.com/`, display: `agent-${i}.example.com`, addedAt: '2026-01-01T00:00:00.000Z' }));
+    const full = Array.from({ length: maxAgents }, (_, i) => ({
+      id: randomUUID(),
+      url: `https://agent-${i}.example.com/`,
+      display: `agent-${i}.example.com`,
+      addedAt: '2026-01-01T00:00:00.000Z',
+    }));
     await writeFile(join(dir, 'agents.json'), JSON.stringify({ schemaVersion: 2, agents: full }));
     const services = await startTestServices(dir);
-    const refusal = { code: 'limit_reached', message: `Your list has ${maxAgents} agents, the most AgentDesk keeps: remove one you no longer use, then add this one.` };
+    const refusal = {
+      code: 'limit_reached',
+      message: `Your list has ${maxAgents} agents, the most AgentDesk keeps: remove one you no longer use, then add this one.`,
+    };
     expect(await services.call('agents.add', { address: 'one-more.example.com' })).toEqual({ ok: false, error: refusal });
     expect(await services.call('agents.check', { address: 'one-more.example.com' })).toEqual({ ok: false, error: refusal });
     await services.call('agents.remove', { id: full[0]!.id });
@@ -109,13 +126,21 @@ describe('the app services behind the contract', () => {
 
   it('loads a settings file written before the sign-in setting existed, without moving it aside', async () => {
     const dir = await tempDir();
-    const old = { schemaVersion: 1, language: 'cs', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: true, allowPastedTokens: false } };
+    const old = {
+      schemaVersion: 1,
+      language: 'cs',
+      appearance: { theme: 'dark', textSize: 'large' },
+      developer: { allowLocalHttp: true, allowPastedTokens: false },
+    };
     await writeFile(join(dir, 'settings.json'), JSON.stringify(old));
     const services = await startTestServices(dir);
     // Read as the current version (1 → 2 → 3 → 4 converts nothing here: the file has no voice consents).
     expect(await services.call('settings.get')).toEqual({ ok: true, value: { ...old, schemaVersion: 4 } });
     expect(await services.call('app.info')).toMatchObject({ ok: true, value: { notices: [] } });
-    expect(await services.call('settings.update', { patch: { signIn: { redirect: 'private-use' } } })).toMatchObject({ ok: true, value: { language: 'cs', signIn: { redirect: 'private-use' } } });
+    expect(await services.call('settings.update', { patch: { signIn: { redirect: 'private-use' } } })).toMatchObject({
+      ok: true,
+      value: { language: 'cs', signIn: { redirect: 'private-use' } },
+    });
   });
 
   it('starts with defaults and a notice when the settings file is corrupt', async () => {
@@ -124,7 +149,12 @@ describe('the app services behind the contract', () => {
     const services = await startTestServices(dir);
     expect(await services.call('settings.get')).toMatchObject({ ok: true, value: { appearance: { theme: 'system' } } });
     const info = await services.call('app.info');
-    expect(info).toMatchObject({ ok: true, value: { notices: [{ code: 'file_moved_aside', params: { file: 'settings.json' }, message: expect.stringContaining('settings.json could not be read') }] } });
+    expect(info).toMatchObject({
+      ok: true,
+      value: {
+        notices: [{ code: 'file_moved_aside', params: { file: 'settings.json' }, message: expect.stringContaining('settings.json could not be read') }],
+      },
+    });
   });
 
   it('opens only https: links, only right after a user gesture', async () => {

@@ -21,7 +21,7 @@ function directives(policy: string): Map<string, string[]> {
 describe("the page's Content Security Policy", () => {
   const policy = directives(contentSecurityPolicy);
 
-  it("allows compiling WebAssembly and no JavaScript eval or inline script anywhere", () => {
+  it('allows compiling WebAssembly and no JavaScript eval or inline script anywhere', () => {
     expect(policy.get('script-src')).toEqual(["'self'", "'wasm-unsafe-eval'"]);
     expect(contentSecurityPolicy).not.toMatch(/'unsafe-eval'|'unsafe-inline'|'unsafe-hashes'|'strict-dynamic'|'nonce-|'sha(256|384|512)-/);
     // 'wasm-unsafe-eval' is given to scripts only.

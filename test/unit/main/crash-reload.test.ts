@@ -10,7 +10,12 @@ describe('CrashReloadPolicy', () => {
     now = 59_999;
     expect(policy.decide('crashed')).toBe('ask');
     now = 60_000;
-    expect([policy.decide('crashed'), policy.decide('crashed'), policy.decide('crashed'), policy.decide('crashed')]).toEqual(['reload', 'reload', 'reload', 'ask']);
+    expect([policy.decide('crashed'), policy.decide('crashed'), policy.decide('crashed'), policy.decide('crashed')]).toEqual([
+      'reload',
+      'reload',
+      'reload',
+      'ask',
+    ]);
     policy.reset();
     expect(policy.decide('abnormal-exit')).toBe('reload');
   });

@@ -55,7 +55,11 @@ const idle = (view: SessionView) => view.phase === 'established' && !view.runAct
 describe('the diagnostics bundle', () => {
   it('after a session with a tag, a photo and a token, holds what happened and none of the secrets', { timeout: 60_000 }, async () => {
     const hardware = nfcUnavailable === undefined;
-    console.log(hardware ? 'diagnostics: the tag is read from pcscd’s virtual reader' : `diagnostics: the tag is the NFC service’s observation as a fixture (no virtual reader: ${nfcUnavailable})`);
+    console.log(
+      hardware
+        ? 'diagnostics: the tag is read from pcscd’s virtual reader'
+        : `diagnostics: the tag is the NFC service’s observation as a fixture (no virtual reader: ${nfcUnavailable})`,
+    );
     const dir = await tempDir();
     const secret = (prefix: string) => `${prefix}${randomBytes(9).toString('hex')}`;
     const token = secret('tok');
@@ -68,7 +72,14 @@ describe('the diagnostics bundle', () => {
     const label = `Lathe ${secret('label')}`;
     const keyFile = join(dir, 'nfc-device.key');
     await writeFile(keyFile, deviceKey, { mode: 0o600 });
-    const policy: DevicePolicy = { policyVersion: 1, language: 'en', camera: { allowed: true }, voice: { allowed: false }, admin: { pinHash }, deviceKeyFile: keyFile };
+    const policy: DevicePolicy = {
+      policyVersion: 1,
+      language: 'en',
+      camera: { allowed: true },
+      voice: { allowed: false },
+      admin: { pinHash },
+      deviceKeyFile: keyFile,
+    };
     const policyFile = join(dir, 'policy.json');
     await writeFile(policyFile, JSON.stringify(policy));
 
@@ -126,7 +137,9 @@ describe('the diagnostics bundle', () => {
     if (hardware) {
       await until(async () => {
         const status = await services.call('hardware.status');
-        return status.ok && status.value.nfc.state === 'ready' && status.value.nfc.readers.some((reader) => reader.name === 'Virtual PCD 00 00' && reader.connected);
+        return (
+          status.ok && status.value.nfc.state === 'ready' && status.value.nfc.readers.some((reader) => reader.name === 'Virtual PCD 00 00' && reader.connected)
+        );
       }, 'the virtual reader');
       const armed = await services.call('nfc.arm', { timeoutMs: 15_000 });
       if (!armed.ok) throw new Error(armed.error.message);
@@ -141,7 +154,13 @@ describe('the diagnostics bundle', () => {
       }, 'the card removed');
       expect(scanResults[0]).toMatchObject({ scanId, outcome: 'observation', object: { objectRef } });
     } else {
-      for (const listener of nfcListeners) listener({ scanId, outcome: 'observation', reader: 'Virtual PCD 00 00', object: { objectRef, carrier: 'localTag', assurance: 'unverifiedTag', payloadSha256: 'b'.repeat(64) } });
+      for (const listener of nfcListeners)
+        listener({
+          scanId,
+          outcome: 'observation',
+          reader: 'Virtual PCD 00 00',
+          object: { objectRef, carrier: 'localTag', assurance: 'unverifiedTag', payloadSha256: 'b'.repeat(64) },
+        });
     }
     expect((await services.call('agentcall.sendObservation', { sessionKey, scan: { scanId, objectRef } })).ok).toBe(true);
     await until(() => idle(view()), 'the answer to the scan');
@@ -175,10 +194,21 @@ describe('the diagnostics bundle', () => {
       app: { name: 'AgentDesk', version: '0.0.0-test', shell: 'web' },
       versions: { node: process.versions.node },
       platform: { os: process.platform },
-      policy: { state: 'active', file: policyFile, sha256: expect.stringMatching(/^[0-9a-f]{64}$/), settings: { admin: { pinHash: 'set (not shown)' }, deviceKeyFile: keyFile } },
+      policy: {
+        state: 'active',
+        file: policyFile,
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        settings: { admin: { pinHash: 'set (not shown)' }, deviceKeyFile: keyFile },
+      },
       settings: { language: 'en' },
       tokenStorage: { kind: 'memory' },
-      hardware: { nfc: hardware ? { state: 'ready', readers: expect.arrayContaining([{ name: 'Virtual PCD 00 00', connected: true, cardPresent: false }]) } : { state: 'not_started' }, camera: { allowedByPolicy: true }, microphone: { allowedByPolicy: false } },
+      hardware: {
+        nfc: hardware
+          ? { state: 'ready', readers: expect.arrayContaining([{ name: 'Virtual PCD 00 00', connected: true, cardPresent: false }]) }
+          : { state: 'not_started' },
+        camera: { allowedByPolicy: true },
+        microphone: { allowedByPolicy: false },
+      },
     });
     const { logs } = bundle;
     expect(logs.some((entry) => entry.area === 'nfc' && entry.message.includes('[redacted'))).toBe(true);
@@ -212,7 +242,15 @@ describe('the diagnostics bundle', () => {
     const pinHash = await hashAdminPin('135790', {});
     const policyFile = join(dir, 'policy.json');
     await writeFile(policyFile, JSON.stringify({ policyVersion: 1, kiosk: true, language: 'cs', admin: { pinHash } }));
-    await writeFile(join(dir, 'settings.json'), JSON.stringify({ schemaVersion: 2, language: 'en', appearance: { theme: 'dark', textSize: 'normal' }, developer: { allowLocalHttp: false, allowPastedTokens: false } }));
+    await writeFile(
+      join(dir, 'settings.json'),
+      JSON.stringify({
+        schemaVersion: 2,
+        language: 'en',
+        appearance: { theme: 'dark', textSize: 'normal' },
+        developer: { allowLocalHttp: false, allowPastedTokens: false },
+      }),
+    );
     // What the app saved of its recent log (recent-log.json) comes first in the bundle's log.
     const appRing = new LogRing();
     const persisted = await persistRecentLog(appRing, dir, { delayMs: 0 });
@@ -221,7 +259,10 @@ describe('the diagnostics bundle', () => {
     const out = join(dir, 'bundle.json');
     const lines: string[] = [];
     const io: Io = { out: (line) => void lines.push(line), err: () => undefined };
-    const run = () => diagnosticsCommand({ out, policyFile, systemPath: join(dir, 'no-system-policy.json'), userDataDir: dir, version: '9.9.9', nfcTimeoutMs: 5000 }, io, { secrets: async () => memorySecretStore() });
+    const run = () =>
+      diagnosticsCommand({ out, policyFile, systemPath: join(dir, 'no-system-policy.json'), userDataDir: dir, version: '9.9.9', nfcTimeoutMs: 5000 }, io, {
+        secrets: async () => memorySecretStore(),
+      });
     expect(await run()).toBe(0);
     expect(lines).toEqual([expect.stringMatching(new RegExp(`^wrote ${out} \\(\\d+ bytes\\)$`))]);
     const text = await readFile(out, 'utf8');
@@ -234,46 +275,58 @@ describe('the diagnostics bundle', () => {
       recentLog: { file: join(dir, 'recent-log.json'), savedAt: expect.any(String) },
     });
     // The app's saved entries first, then any of this command's own.
-    expect((JSON.parse(text) as { logs: unknown[] }).logs[0]).toMatchObject({ level: 'error', area: 'window', message: 'the renderer process is gone (crashed, exit code 139): reloading' });
+    expect((JSON.parse(text) as { logs: unknown[] }).logs[0]).toMatchObject({
+      level: 'error',
+      area: 'window',
+      message: 'the renderer process is gone (crashed, exit code 139): reloading',
+    });
     expect(text).not.toContain(pinHash.split('$').at(-1)!);
     expect(diagnosticsBundleSchema.safeParse(JSON.parse(text)).error).toBeUndefined();
     await expect(run()).rejects.toThrow(`${out} exists already`);
     // A scrypt PIN hash and the command's NFC probe (up to its 5 s) take 3.5 s on an idle machine here: more than vitest's default 5 s once it is busy.
   }, 30_000);
 
-  it('agentdesk diagnostics --json prints the same bundle on stdout, in its stable shape, with where the policy came from and without its secrets', { timeout: 30_000 }, async () => {
-    const dir = await tempDir();
-    const pinHash = await hashAdminPin('135790', {});
-    await mkdir(join(dir, 'policy.d'));
-    await writeFile(join(dir, 'policy.json'), JSON.stringify({ policyVersion: 1, kiosk: true, language: 'en', admin: { pinHash } }));
-    await writeFile(join(dir, 'policy.d', '10-lang.json'), JSON.stringify({ language: 'cs' }));
-    const lines: string[] = [];
-    const io: Io = { out: (line) => void lines.push(line), err: () => undefined };
-    const load = { systemPath: join(dir, 'policy.json'), osPolicy: async () => ({ layers: [], problems: [] }) };
-    expect(await diagnosticsCommand({ out: undefined, json: true, load, userDataDir: dir, version: '9.9.9', nfcTimeoutMs: 5000 }, io, { secrets: async () => memorySecretStore() })).toBe(0);
-    expect(lines).toHaveLength(1);
-    const bundle = diagnosticsBundleSchema.parse(JSON.parse(lines[0]!));
-    expect(bundle).toMatchObject({
-      format: 'agentdesk-diagnostics/1',
-      versions: { agentdesk: '9.9.9', node: process.versions.node },
-      tokenStorage: { kind: 'memory' },
-      hardware: { nfc: { state: expect.any(String) } },
-      policy: {
-        state: 'active',
-        layers: [
-          { kind: 'drop-in', name: join(dir, 'policy.d', '10-lang.json') },
-          { kind: 'file', name: join(dir, 'policy.json') },
-        ],
-        sources: { kiosk: join(dir, 'policy.json'), language: join(dir, 'policy.d', '10-lang.json'), 'admin.pinHash': join(dir, 'policy.json') },
-        conflicts: [{ key: 'language', source: join(dir, 'policy.d', '10-lang.json'), overridden: [join(dir, 'policy.json')] }],
-        settings: { admin: { pinHash: 'set (not shown)' } },
-      },
-    });
-    expect(lines[0]).not.toContain(pinHash.split('$').at(-1)!);
-    // The shape is a promise: a key the schema does not name at the top level fails it.
-    expect(diagnosticsBundleSchema.safeParse({ ...bundle, extra: 1 }).success).toBe(false);
-    await expect(diagnosticsCommand({ out: undefined, userDataDir: dir, version: '9.9.9' }, io)).rejects.toThrow('needs --out FILE');
-  });
+  it(
+    'agentdesk diagnostics --json prints the same bundle on stdout, in its stable shape, with where the policy came from and without its secrets',
+    { timeout: 30_000 },
+    async () => {
+      const dir = await tempDir();
+      const pinHash = await hashAdminPin('135790', {});
+      await mkdir(join(dir, 'policy.d'));
+      await writeFile(join(dir, 'policy.json'), JSON.stringify({ policyVersion: 1, kiosk: true, language: 'en', admin: { pinHash } }));
+      await writeFile(join(dir, 'policy.d', '10-lang.json'), JSON.stringify({ language: 'cs' }));
+      const lines: string[] = [];
+      const io: Io = { out: (line) => void lines.push(line), err: () => undefined };
+      const load = { systemPath: join(dir, 'policy.json'), osPolicy: async () => ({ layers: [], problems: [] }) };
+      expect(
+        await diagnosticsCommand({ out: undefined, json: true, load, userDataDir: dir, version: '9.9.9', nfcTimeoutMs: 5000 }, io, {
+          secrets: async () => memorySecretStore(),
+        }),
+      ).toBe(0);
+      expect(lines).toHaveLength(1);
+      const bundle = diagnosticsBundleSchema.parse(JSON.parse(lines[0]!));
+      expect(bundle).toMatchObject({
+        format: 'agentdesk-diagnostics/1',
+        versions: { agentdesk: '9.9.9', node: process.versions.node },
+        tokenStorage: { kind: 'memory' },
+        hardware: { nfc: { state: expect.any(String) } },
+        policy: {
+          state: 'active',
+          layers: [
+            { kind: 'drop-in', name: join(dir, 'policy.d', '10-lang.json') },
+            { kind: 'file', name: join(dir, 'policy.json') },
+          ],
+          sources: { kiosk: join(dir, 'policy.json'), language: join(dir, 'policy.d', '10-lang.json'), 'admin.pinHash': join(dir, 'policy.json') },
+          conflicts: [{ key: 'language', source: join(dir, 'policy.d', '10-lang.json'), overridden: [join(dir, 'policy.json')] }],
+          settings: { admin: { pinHash: 'set (not shown)' } },
+        },
+      });
+      expect(lines[0]).not.toContain(pinHash.split('$').at(-1)!);
+      // The shape is a promise: a key the schema does not name at the top level fails it.
+      expect(diagnosticsBundleSchema.safeParse({ ...bundle, extra: 1 }).success).toBe(false);
+      await expect(diagnosticsCommand({ out: undefined, userDataDir: dir, version: '9.9.9' }, io)).rejects.toThrow('needs --out FILE');
+    },
+  );
 });
 
 describe('the recent log kept for diagnostics', () => {
@@ -292,8 +345,12 @@ describe('the recent log kept for diagnostics', () => {
     ];
     for (const [input, expected] of cases) expect(redactLogText(input)).toContain(expected);
     // What the log is for stays readable.
-    expect(redactLogText('settings.json could not be saved in /home/kiosk/.config/AgentDesk: ENOSPC')).toBe('settings.json could not be saved in /home/kiosk/.config/AgentDesk: ENOSPC');
-    expect(redactLogText('the renderer process is gone (crashed, exit code 139): reloading')).toBe('the renderer process is gone (crashed, exit code 139): reloading');
+    expect(redactLogText('settings.json could not be saved in /home/kiosk/.config/AgentDesk: ENOSPC')).toBe(
+      'settings.json could not be saved in /home/kiosk/.config/AgentDesk: ENOSPC',
+    );
+    expect(redactLogText('the renderer process is gone (crashed, exit code 139): reloading')).toBe(
+      'the renderer process is gone (crashed, exit code 139): reloading',
+    );
   });
 
   it('keeps the newest entries, each bounded', () => {

@@ -36,7 +36,14 @@ describe('the main-side dispatcher', () => {
     const handlers = handlersWith({});
     const log = memoryLogger();
     const dispatcher = createDispatcher(handlers, log);
-    for (const channel of ['agentdesk:shell.exec', 'agentdesk:__proto__', 'agentdesk:constructor', 'settings.get', 'other:settings.get', 'agentdesk:x\nINFO forged']) {
+    for (const channel of [
+      'agentdesk:shell.exec',
+      'agentdesk:__proto__',
+      'agentdesk:constructor',
+      'settings.get',
+      'other:settings.get',
+      'agentdesk:x\nINFO forged',
+    ]) {
       expect(await dispatcher.dispatch(channel, {}, context)).toMatchObject({ ok: false, error: { code: 'unknown_channel' } });
     }
     for (const handler of Object.values(handlers)) expect(handler).not.toHaveBeenCalled();

@@ -146,7 +146,7 @@ describe('Electron security checklist', () => {
     expect(contents.sent).toEqual([['agentdesk:event:agents.changed', { agents: [expect.objectContaining({ display: 'crm.example.com' })] }]]);
   });
 
-  it('registers the app\'s private-use scheme for sign-in redirects and takes them from a second instance or open-url', async () => {
+  it("registers the app's private-use scheme for sign-in redirects and takes them from a second instance or open-url", async () => {
     await start();
     expect(fake.state.protocolClients).toEqual(['dev.agentdesk.app']);
     expect(fake.state.appEvents.has('open-url')).toBe(true);
@@ -159,7 +159,9 @@ describe('Electron security checklist', () => {
 
   it('runs the NFC reader in its own utilityProcess (a native crash cannot take the app down)', async () => {
     await start();
-    expect(fake.state.utilityForks).toEqual([{ path: expect.stringMatching(/nfc-reader\.js$/), options: expect.objectContaining({ serviceName: 'AgentDesk NFC reader' }) }]);
+    expect(fake.state.utilityForks).toEqual([
+      { path: expect.stringMatching(/nfc-reader\.js$/), options: expect.objectContaining({ serviceName: 'AgentDesk NFC reader' }) },
+    ]);
   });
 
   it('single instance: a second launch quits at once and focuses the first window', async () => {
@@ -217,7 +219,9 @@ describe('the device policy in the Electron app', () => {
 
   it('outside kiosk mode, refuses to start with a policy it cannot use: an error box naming the file and the problem, exit 1, no window, no IPC', async () => {
     const file = await startWithPolicy('{"policyVersion": 3}');
-    expect(fake.state.errorBoxes).toEqual([{ title: 'AgentDesk cannot start', content: expect.stringContaining(`device policy ${file} cannot be used: policyVersion 3 is not a version`) }]);
+    expect(fake.state.errorBoxes).toEqual([
+      { title: 'AgentDesk cannot start', content: expect.stringContaining(`device policy ${file} cannot be used: policyVersion 3 is not a version`) },
+    ]);
     expect(fake.state.exitCodes).toEqual([1]);
     expect(fake.state.windows).toEqual([]);
     expect(fake.state.ipc.size).toBe(0);
@@ -227,7 +231,10 @@ describe('the device policy in the Electron app', () => {
     const file = await startWithPolicy('{"policyVersion": 1, "kiosk": true, "camera": {"allowed": "no"}}');
     expect(fake.state.errorBoxes).toEqual([]);
     expect(fake.state.windows[0]!.options).toMatchObject({ kiosk: true });
-    expect(await invoke(methodChannel('policy.status'), {})).toEqual({ ok: true, value: { state: 'failed', file, message: expect.stringContaining('camera.allowed: ') } });
+    expect(await invoke(methodChannel('policy.status'), {})).toEqual({
+      ok: true,
+      value: { state: 'failed', file, message: expect.stringContaining('camera.allowed: ') },
+    });
     expect(await invoke(methodChannel('agents.list'), {})).toMatchObject({ ok: false, error: { code: 'not_allowed' } });
   });
 
@@ -252,12 +259,22 @@ describe('the device policy in the Electron app', () => {
     expect(fake.state.loginItems).toEqual([]);
 
     const press = (key: string, modifiers: Record<string, boolean> = {}) => {
-      const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+      const event = {
+        defaultPrevented: false,
+        preventDefault() {
+          this.defaultPrevented = true;
+        },
+      };
       contents.events.get('before-input-event')!(event, { type: 'keyDown', key, control: false, alt: false, shift: false, meta: false, ...modifiers });
       return event.defaultPrevented;
     };
     const closeWindow = () => {
-      const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+      const event = {
+        defaultPrevented: false,
+        preventDefault() {
+          this.defaultPrevented = true;
+        },
+      };
       window.events.get('close')!(event);
       return event.defaultPrevented;
     };

@@ -63,7 +63,11 @@ describe('JsonFileStore', () => {
     expect(value).toEqual({ schemaVersion: 1, count: 0 });
     expect(notice?.message).toContain(problem);
     expect(notice?.message).toContain('moved to');
-    expect(notice).toMatchObject({ code: 'file_moved_aside', params: { file: 'x.json', aside: expect.stringContaining('x.json.corrupt-') }, detail: expect.stringContaining(problem) });
+    expect(notice).toMatchObject({
+      code: 'file_moved_aside',
+      params: { file: 'x.json', aside: expect.stringContaining('x.json.corrupt-') },
+      detail: expect.stringContaining(problem),
+    });
     expect(readOnly).toBeUndefined();
     const files = await readdir(dir);
     expect(files).toHaveLength(1);
@@ -185,23 +189,29 @@ describe('JsonFileStore: faults', () => {
     [at]: () => Promise.reject(Object.assign(new Error(`${code}: simulated`), { code })),
   });
 
-  it.skipIf(tmpfsUnavailable() !== undefined)('a save on a full disk (a real tiny tmpfs: ENOSPC) keeps the old file, removes the temporary one and says why', async () => {
-    const disk = await faulty.tinyDisk(16);
-    const path = join(disk, 'x.json');
-    const store = storeAt(path);
-    await store.save({ schemaVersion: 1, count: 1 });
-    const before = await readFile(path, 'utf8');
-    // Fill what is left, so the next (larger) document no longer fits.
-    await writeFile(join(disk, 'filler'), Buffer.alloc(64 * 1024)).catch(() => undefined);
-    const failure = await saveFailure(store.save({ schemaVersion: 1, count: 10 ** 15 }));
-    expect(failure).toEqual({ code: 'save_failed', message: `x.json could not be saved in ${disk}: the disk is full (ENOSPC). The saved copy is unchanged.` });
-    expect(await readFile(path, 'utf8')).toBe(before);
-    expect((await readdir(disk)).sort()).toEqual(['filler', 'x.json']);
-    // Space again: the next save works.
-    await writeFile(join(disk, 'filler'), '');
-    await store.save({ schemaVersion: 1, count: 10 ** 15 });
-    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ schemaVersion: 1, count: 10 ** 15 });
-  });
+  it.skipIf(tmpfsUnavailable() !== undefined)(
+    'a save on a full disk (a real tiny tmpfs: ENOSPC) keeps the old file, removes the temporary one and says why',
+    async () => {
+      const disk = await faulty.tinyDisk(16);
+      const path = join(disk, 'x.json');
+      const store = storeAt(path);
+      await store.save({ schemaVersion: 1, count: 1 });
+      const before = await readFile(path, 'utf8');
+      // Fill what is left, so the next (larger) document no longer fits.
+      await writeFile(join(disk, 'filler'), Buffer.alloc(64 * 1024)).catch(() => undefined);
+      const failure = await saveFailure(store.save({ schemaVersion: 1, count: 10 ** 15 }));
+      expect(failure).toEqual({
+        code: 'save_failed',
+        message: `x.json could not be saved in ${disk}: the disk is full (ENOSPC). The saved copy is unchanged.`,
+      });
+      expect(await readFile(path, 'utf8')).toBe(before);
+      expect((await readdir(disk)).sort()).toEqual(['filler', 'x.json']);
+      // Space again: the next save works.
+      await writeFile(join(disk, 'filler'), '');
+      await store.save({ schemaVersion: 1, count: 10 ** 15 });
+      expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ schemaVersion: 1, count: 10 ** 15 });
+    },
+  );
 
   it.skipIf(tmpfsUnavailable() !== undefined)('a save in a read-only folder (a real read-only mount: EROFS) keeps the old file and says why', async () => {
     const disk = await faulty.tinyDisk(64);
@@ -216,17 +226,23 @@ describe('JsonFileStore: faults', () => {
     expect(await readdir(disk)).toEqual(['x.json']);
   });
 
-  it.skipIf(chattrUnavailable() !== undefined)('a save in a folder nobody may write (chattr +i, which stops root too: EPERM) keeps the old file and says why', async () => {
-    const dir = await tempDir();
-    const path = join(dir, 'x.json');
-    const store = storeAt(path);
-    await store.save({ schemaVersion: 1, count: 1 });
-    faulty.immutable(dir);
-    const failure = await saveFailure(store.save({ schemaVersion: 1, count: 2 }));
-    expect(failure).toEqual({ code: 'save_failed', message: `x.json could not be saved in ${dir}: the operation is not permitted (EPERM). The saved copy is unchanged.` });
-    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ schemaVersion: 1, count: 1 });
-    expect(await readdir(dir)).toEqual(['x.json']);
-  });
+  it.skipIf(chattrUnavailable() !== undefined)(
+    'a save in a folder nobody may write (chattr +i, which stops root too: EPERM) keeps the old file and says why',
+    async () => {
+      const dir = await tempDir();
+      const path = join(dir, 'x.json');
+      const store = storeAt(path);
+      await store.save({ schemaVersion: 1, count: 1 });
+      faulty.immutable(dir);
+      const failure = await saveFailure(store.save({ schemaVersion: 1, count: 2 }));
+      expect(failure).toEqual({
+        code: 'save_failed',
+        message: `x.json could not be saved in ${dir}: the operation is not permitted (EPERM). The saved copy is unchanged.`,
+      });
+      expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ schemaVersion: 1, count: 1 });
+      expect(await readdir(dir)).toEqual(['x.json']);
+    },
+  );
 
   it.each([
     ['writing the temporary file', 'open', 'EACCES', 'permission denied (EACCES)'],
@@ -243,26 +259,30 @@ describe('JsonFileStore: faults', () => {
     expect(await readdir(dir)).toEqual(['x.json']);
   });
 
-  it.skipIf(chattrUnavailable() !== undefined)('a damaged file that cannot be moved aside (chattr +i folder) is left as it is, with defaults, read-only and a notice', async () => {
-    const dir = await tempDir();
-    const path = join(dir, 'x.json');
-    await writeFile(path, 'not json');
-    faulty.immutable(dir);
-    const store = storeAt(path);
-    const loaded = await store.load();
-    expect(loaded).toEqual({
-      value: { schemaVersion: 1, count: 0 },
-      readOnly: true,
-      notice: {
-        code: 'file_not_moved_aside',
-        params: { file: 'x.json' },
-        detail: 'it is not valid JSON; the operation is not permitted (EPERM)',
-        message: 'x.json could not be read (it is not valid JSON) and could not be moved aside (the operation is not permitted (EPERM)). Defaults are in use for this session and the file is left as it is.',
-      },
-    });
-    expect((await saveFailure(store.save({ schemaVersion: 1, count: 1 }))).code).toBe('save_failed');
-    expect(await readFile(path, 'utf8')).toBe('not json');
-  });
+  it.skipIf(chattrUnavailable() !== undefined)(
+    'a damaged file that cannot be moved aside (chattr +i folder) is left as it is, with defaults, read-only and a notice',
+    async () => {
+      const dir = await tempDir();
+      const path = join(dir, 'x.json');
+      await writeFile(path, 'not json');
+      faulty.immutable(dir);
+      const store = storeAt(path);
+      const loaded = await store.load();
+      expect(loaded).toEqual({
+        value: { schemaVersion: 1, count: 0 },
+        readOnly: true,
+        notice: {
+          code: 'file_not_moved_aside',
+          params: { file: 'x.json' },
+          detail: 'it is not valid JSON; the operation is not permitted (EPERM)',
+          message:
+            'x.json could not be read (it is not valid JSON) and could not be moved aside (the operation is not permitted (EPERM)). Defaults are in use for this session and the file is left as it is.',
+        },
+      });
+      expect((await saveFailure(store.save({ schemaVersion: 1, count: 1 }))).code).toBe('save_failed');
+      expect(await readFile(path, 'utf8')).toBe('not json');
+    },
+  );
 
   it('a file that cannot be read (simulated EIO) is left as it is, with defaults, read-only and a notice', async () => {
     const dir = await tempDir();

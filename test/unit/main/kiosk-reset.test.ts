@@ -26,12 +26,15 @@ async function until(check: () => Promise<boolean> | boolean, what: string, time
 }
 
 describe('kiosk.reset (issue #18)', () => {
-  it('is refused outside kiosk mode: nothing of a user\'s session is wiped', async () => {
+  it("is refused outside kiosk mode: nothing of a user's session is wiped", async () => {
     const services = await startTestServices(await tempDir());
     running.push(services);
     await services.call('ui.saveDraft', { key: 'talkie:a', text: 'mine' });
     expect(await services.call('kiosk.reset')).toMatchObject({ ok: false, error: { code: 'not_allowed', message: expect.stringContaining('Only a kiosk') } });
-    expect(await services.call('kiosk.startTag', { sessionKey: 'k', scanId: 's', objectRef: 'r' })).toMatchObject({ ok: false, error: { code: 'not_allowed' } });
+    expect(await services.call('kiosk.startTag', { sessionKey: 'k', scanId: 's', objectRef: 'r' })).toMatchObject({
+      ok: false,
+      error: { code: 'not_allowed' },
+    });
     expect(await services.call('ui.restore')).toMatchObject({ ok: true, value: { drafts: [{ key: 'talkie:a', text: 'mine' }] } });
   });
 
@@ -41,14 +44,20 @@ describe('kiosk.reset (issue #18)', () => {
     running.push(services);
     expect(await services.call('policy.status')).toEqual({ ok: true, value: { state: 'none', kiosk: true } });
     // Nothing opens the system browser over a kiosk: not a link, not a sign-in.
-    for (const [method, request] of [['talkie.signIn', { agentId: 'a' }], ['talkie.openSignInLink', { agentId: 'a' }], ['external.open', { url: 'https://example.com/' }]] as const) {
+    for (const [method, request] of [
+      ['talkie.signIn', { agentId: 'a' }],
+      ['talkie.openSignInLink', { agentId: 'a' }],
+      ['external.open', { url: 'https://example.com/' }],
+    ] as const) {
       expect(await services.call(method, request), method).toMatchObject({ ok: false, error: { code: 'not_allowed' } });
     }
     // A session's traces: a draft and the screen in main's memory, a staged photo, an AG-UI thread on disk.
     await services.call('ui.saveScreen', { screen: { name: 'chat', agentId: builtInAguiDemoId, label: 'Demo' } });
     await services.call('ui.saveDraft', { key: `agui:${builtInAguiDemoId}`, text: 'half a sentence' });
     // A camera frame (a kiosk takes no photos from files: issue #27).
-    const rgba = await sharp({ create: { width: 64, height: 48, channels: 4, background: '#884422ff' } }).raw().toBuffer();
+    const rgba = await sharp({ create: { width: 64, height: 48, channels: 4, background: '#884422ff' } })
+      .raw()
+      .toBuffer();
     const staged = await services.call('photo.stage', { kind: 'frame', width: 64, height: 48, rgba: new Uint8Array(rgba) });
     if (!staged.ok) throw new Error(JSON.stringify(staged.error));
     expect((await services.call('agui.open', { agentId: builtInAguiDemoId })).ok).toBe(true);
@@ -81,7 +90,9 @@ describe('kiosk.reset (issue #18)', () => {
     // An AG-UI run through the one conversation screen: busy while the answer comes ("slow" makes the demo take its time).
     const opened = await services.call('conversation.open', { agentId: builtInAguiDemoId });
     if (!opened.ok) throw new Error(JSON.stringify(opened.error));
-    expect((await services.call('conversation.send', { agentId: builtInAguiDemoId, conversationId: opened.value.conversationId, messageId: 'm1', text: 'slow' })).ok).toBe(true);
+    expect(
+      (await services.call('conversation.send', { agentId: builtInAguiDemoId, conversationId: opened.value.conversationId, messageId: 'm1', text: 'slow' })).ok,
+    ).toBe(true);
     await until(() => services.activity().busy, 'the run to start');
     expect(services.activity().lastActivityAt).toEqual(expect.any(Number));
     expect(seen).toEqual([]);
@@ -94,14 +105,25 @@ describe('kiosk.reset (issue #18)', () => {
 });
 
 describe('kiosk.startTag (issue #18)', () => {
-  it('sends the tap the reader saw as the first observation of the start agent\'s session, without a click; nothing else', async () => {
+  it("sends the tap the reader saw as the first observation of the start agent's session, without a click; nothing else", async () => {
     const userData = await tempDir();
     const demo = await startAgentCallDemoServer({ log: memoryLogger() });
     onTestFinished(() => demo.close());
     const listeners = new Set<(result: NfcScanResult) => void>();
-    await writeFile(join(userData, 'settings.json'), JSON.stringify({ schemaVersion: 2, language: 'en', appearance: { theme: 'system', textSize: 'normal' }, developer: { allowLocalHttp: true, allowPastedTokens: false } }));
+    await writeFile(
+      join(userData, 'settings.json'),
+      JSON.stringify({
+        schemaVersion: 2,
+        language: 'en',
+        appearance: { theme: 'system', textSize: 'normal' },
+        developer: { allowLocalHttp: true, allowPastedTokens: false },
+      }),
+    );
     const services = await startTestServices(userData, {
-      devicePolicy: { file: '/etc/agentdesk/policy.json', policy: { policyVersion: 1, kiosk: true, developmentSetting: 'user', agents: { list: [{ address: demo.cardUrl }], start: demo.cardUrl } } },
+      devicePolicy: {
+        file: '/etc/agentdesk/policy.json',
+        policy: { policyVersion: 1, kiosk: true, developmentSetting: 'user', agents: { list: [{ address: demo.cardUrl }], start: demo.cardUrl } },
+      },
       agentCallNfc: {
         onResult: (listener) => {
           listeners.add(listener);
@@ -122,15 +144,33 @@ describe('kiosk.startTag (issue #18)', () => {
       const { sessionKey } = opened.value;
       const objectRef = 'urn:agentcall:object:workshop-router';
       // A scan id the reader never reported is refused, as is a session that is not the start agent's.
-      expect(await services.call('kiosk.startTag', { sessionKey, scanId: 'never', objectRef }, false)).toMatchObject({ ok: false, error: { code: 'not_found' } });
-      expect(await services.call('kiosk.startTag', { sessionKey: 'another-session', scanId: 'scan-1', objectRef }, false)).toMatchObject({ ok: false, error: { code: 'not_allowed' } });
-      for (const listener of listeners) listener({ scanId: 'scan-1', outcome: 'observation', reader: 'Virtual PCD 00 00', object: { objectRef, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: 'a'.repeat(64) } });
+      expect(await services.call('kiosk.startTag', { sessionKey, scanId: 'never', objectRef }, false)).toMatchObject({
+        ok: false,
+        error: { code: 'not_found' },
+      });
+      expect(await services.call('kiosk.startTag', { sessionKey: 'another-session', scanId: 'scan-1', objectRef }, false)).toMatchObject({
+        ok: false,
+        error: { code: 'not_allowed' },
+      });
+      for (const listener of listeners)
+        listener({
+          scanId: 'scan-1',
+          outcome: 'observation',
+          reader: 'Virtual PCD 00 00',
+          object: { objectRef, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: 'a'.repeat(64) },
+        });
       // An observation needs a click (the gesture rule); the start tag is the reader's tap, so it needs none.
-      expect(await services.call('agentcall.sendObservation', { sessionKey, scan: { scanId: 'scan-1', objectRef }, intent: 'identify' }, false)).toMatchObject({ ok: false, error: { code: 'no_user_gesture' } });
+      expect(await services.call('agentcall.sendObservation', { sessionKey, scan: { scanId: 'scan-1', objectRef }, intent: 'identify' }, false)).toMatchObject({
+        ok: false,
+        error: { code: 'no_user_gesture' },
+      });
       expect(await services.call('kiosk.startTag', { sessionKey, scanId: 'scan-1', objectRef }, false)).toEqual({ ok: true, value: { sent: true } });
       await until(() => JSON.stringify(updates.reduce(applySessionUpdate, emptySessionView).items).includes(objectRef), 'the observation in the session');
       // Used up: the same tap is not sent twice.
-      expect(await services.call('kiosk.startTag', { sessionKey, scanId: 'scan-1', objectRef }, false)).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect(await services.call('kiosk.startTag', { sessionKey, scanId: 'scan-1', objectRef }, false)).toMatchObject({
+        ok: false,
+        error: { code: 'not_found' },
+      });
     }
   });
 });

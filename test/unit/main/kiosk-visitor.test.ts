@@ -53,7 +53,8 @@ async function runOnce(services: TestServices, agentId: string, text: string): P
     const view = await services.call('agui.open', { agentId });
     if (!view.ok) return `refused: ${view.error.code}`;
     const { thread } = view.value;
-    if (thread.runState !== 'starting' && thread.runState !== 'running') return JSON.stringify({ runState: thread.runState, ...(thread.error?.code ? { error: thread.error.code } : {}) });
+    if (thread.runState !== 'starting' && thread.runState !== 'running')
+      return JSON.stringify({ runState: thread.runState, ...(thread.error?.code ? { error: thread.error.code } : {}) });
     if (Date.now() > end) throw new Error('the run did not end');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -84,7 +85,10 @@ describe("an agent's connection settings on a kiosk (issue #27, finding 1)", () 
 
     // The administrator, with the PIN: what they save is the kiosk's.
     expect(await services.call('policy.unlockAdmin', { pin: '2468' })).toMatchObject({ ok: true, value: { unlocked: true } });
-    expect(await services.call('agui.setForwardedProps', { agentId, json: '{"iacCode":{"cwd":"/srv/workshop"}}' })).toMatchObject({ ok: true, value: { forwardedProps: '{"iacCode":{"cwd":"/srv/workshop"}}' } });
+    expect(await services.call('agui.setForwardedProps', { agentId, json: '{"iacCode":{"cwd":"/srv/workshop"}}' })).toMatchObject({
+      ok: true,
+      value: { forwardedProps: '{"iacCode":{"cwd":"/srv/workshop"}}' },
+    });
     expect(await services.call('kiosk.reset')).toMatchObject({ ok: true });
     // The reset closed the unlock again.
     expect(await services.call('agui.setForwardedProps', { agentId, json: '{}' })).toEqual(behindPin);
@@ -92,7 +96,7 @@ describe("an agent's connection settings on a kiosk (issue #27, finding 1)", () 
     expect(server.inputs.at(-1)).toMatchObject({ forwardedProps: { iacCode: { cwd: '/srv/workshop' } } });
   });
 
-  it('are refused outright on a kiosk whose policy has no admin PIN, and stay the user\'s outside kiosk mode', async () => {
+  it("are refused outright on a kiosk whose policy has no admin PIN, and stay the user's outside kiosk mode", async () => {
     const server = await aguiServer();
     const list = [{ address: server.url, kind: 'agui' as const, allowInsecureHttp: true }];
     const kiosk = await withPolicy(await tempDir(), { policyVersion: 1, kiosk: true, agents: { list } });
@@ -105,7 +109,10 @@ describe("an agent's connection settings on a kiosk (issue #27, finding 1)", () 
 
     const desk = await withPolicy(await tempDir(), { policyVersion: 1, agents: { list } });
     const [deskAgent] = await agentIds(desk);
-    expect(await desk.call('agui.setForwardedProps', { agentId: deskAgent, json: '{"a":1}' })).toMatchObject({ ok: true, value: { forwardedProps: '{"a":1}' } });
+    expect(await desk.call('agui.setForwardedProps', { agentId: deskAgent, json: '{"a":1}' })).toMatchObject({
+      ok: true,
+      value: { forwardedProps: '{"a":1}' },
+    });
     expect(await desk.call('agui.useToken', { agentId: deskAgent, token: 'my-token-1234567890' })).toMatchObject({ ok: true, value: { hasToken: true } });
   });
 
@@ -156,7 +163,10 @@ describe('photos from files on a kiosk (issue #27, finding 2)', () => {
 
   it('are refused in kiosk mode by default, and policy.status says there is no file chooser', async () => {
     const services = await withPolicy(await tempDir(), { policyVersion: 1, kiosk: true });
-    expect(await services.call('photo.stage', jpegLike)).toMatchObject({ ok: false, error: { code: 'not_allowed', message: expect.stringContaining('does not allow photos from files') } });
+    expect(await services.call('photo.stage', jpegLike)).toMatchObject({
+      ok: false,
+      error: { code: 'not_allowed', message: expect.stringContaining('does not allow photos from files') },
+    });
     expect(await services.call('policy.status')).toMatchObject({ ok: true, value: { filePicker: false } });
     const flag = await startTestServices(await tempDir(), { kiosk: true });
     running.push({ close: () => flag.dispose() });
@@ -183,7 +193,12 @@ describe('a LAN agent without TLS, on purpose (issue #27, finding 5)', () => {
       policyVersion: 1,
       kiosk: true,
       developmentSetting: 'user',
-      agents: { list: [{ address: server.url, kind: 'agui', allowInsecureHttp: true }, { address: `${other.baseUrl}/agui?second`, kind: 'agui' }] },
+      agents: {
+        list: [
+          { address: server.url, kind: 'agui', allowInsecureHttp: true },
+          { address: `${other.baseUrl}/agui?second`, kind: 'agui' },
+        ],
+      },
     });
     const [insecure, plain] = await agentIds(services);
     expect(await services.call('settings.get')).toMatchObject({ ok: true, value: { developer: { allowLocalHttp: false } } });
@@ -192,10 +207,12 @@ describe('a LAN agent without TLS, on purpose (issue #27, finding 5)', () => {
     // The other http:// agent still needs the development setting.
     expect(JSON.parse(await runOnce(services, plain!, 'hello'))).toMatchObject({ runState: 'error', error: 'insecure_scheme' });
     expect(other.inputs).toHaveLength(0);
-    const forced = await withPolicy(await tempDir(), { policyVersion: 1, kiosk: true, agents: { list: [{ address: server.url, kind: 'agui', allowInsecureHttp: true }] } });
+    const forced = await withPolicy(await tempDir(), {
+      policyVersion: 1,
+      kiosk: true,
+      agents: { list: [{ address: server.url, kind: 'agui', allowInsecureHttp: true }] },
+    });
     const [forcedAgent] = await agentIds(forced);
     expect(JSON.parse(await runOnce(forced, forcedAgent, 'hello'))).toEqual({ runState: 'finished' });
   });
 });
-
-

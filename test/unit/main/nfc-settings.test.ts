@@ -86,7 +86,12 @@ const tap = (uid = '04102030405060'): ReaderToMain => ({
 
 describe('NFC settings', () => {
   it('fills in the defaults for a settings file without them, and merges a partial nfc patch', () => {
-    const old = { schemaVersion: 4 as const, language: 'cs', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: false, allowPastedTokens: false } };
+    const old = {
+      schemaVersion: 4 as const,
+      language: 'cs',
+      appearance: { theme: 'dark', textSize: 'large' },
+      developer: { allowLocalHttp: false, allowPastedTokens: false },
+    };
     const parsed = settingsSchema.parse(old);
     expect(nfcSettingsOf(parsed)).toEqual(defaultNfcSettings);
     expect(applySettingsPatch(parsed, { nfc: { kioskScan: true } }).nfc).toEqual({ ...defaultNfcSettings, kioskScan: true });
@@ -96,7 +101,12 @@ describe('NFC settings', () => {
 
   it('loads a settings file written before the NFC settings existed and runs NFC on the defaults', async () => {
     const dir = await tempDir();
-    const old = { schemaVersion: 1, language: 'cs', appearance: { theme: 'dark', textSize: 'large' }, developer: { allowLocalHttp: false, allowPastedTokens: false } };
+    const old = {
+      schemaVersion: 1,
+      language: 'cs',
+      appearance: { theme: 'dark', textSize: 'large' },
+      developer: { allowLocalHttp: false, allowPastedTokens: false },
+    };
     await writeFile(join(dir, 'settings.json'), JSON.stringify(old));
     const { services, readers } = await start(dir);
     // Read as the current version (nothing to convert in this file).
@@ -141,6 +151,11 @@ describe('NFC settings', () => {
     // Turning kiosk scanning off disarms it at once.
     await services.call('settings.update', { patch: { nfc: { kioskScan: false } } });
     expect(await services.call('hardware.status')).toMatchObject({ ok: true, value: { nfc: { scan: { armed: false, kiosk: false } } } });
-    expect(readers.latest().received.filter((message) => message.type === 'arm').at(-1)).toEqual({ type: 'arm', armed: false });
+    expect(
+      readers
+        .latest()
+        .received.filter((message) => message.type === 'arm')
+        .at(-1),
+    ).toEqual({ type: 'arm', armed: false });
   });
 });

@@ -58,7 +58,10 @@ describe('the web shell page watchdog', () => {
     browser.emit({ method: 'Target.targetCrashed', params: { targetId: 'T1', status: 'crashed', errorCode: 1 } });
     await until(() => recovered.length === 2, 'the second recovery');
     const navigations = browser.sent.filter((message) => message.method === 'Page.navigate');
-    expect(navigations).toEqual([expect.objectContaining({ params: { url: `${origin}/` }, sessionId: 'S1' }), expect.objectContaining({ params: { url: `${origin}/` }, sessionId: 'S1' })]);
+    expect(navigations).toEqual([
+      expect.objectContaining({ params: { url: `${origin}/` }, sessionId: 'S1' }),
+      expect.objectContaining({ params: { url: `${origin}/` }, sessionId: 'S1' }),
+    ]);
     expect(recovered).toEqual(['crashed', 'crashed']);
     expect(browser.sent.some((message) => message.method === 'Page.crash')).toBe(false);
   });

@@ -41,25 +41,34 @@ const noChattr = chattrUnavailable();
 if (noChattr !== undefined) console.warn(`saved-data-faults.test: the tests that need chattr +i are skipped: ${noChattr}`);
 
 describe('saved data faults (real services)', () => {
-  it.skipIf(noChattr !== undefined)('a settings change the folder refuses answers save_failed naming the file and why; the old file and the settings in force stay', async () => {
-    const dir = await tempDir();
-    const app = await services(dir);
-    expect(await app.call('settings.update', { patch: { language: 'cs' } })).toMatchObject({ ok: true });
-    const before = await readFile(join(dir, 'settings.json'), 'utf8');
-    const events = noticesOf(app);
-    faulty.immutable(dir);
-    const refused = await app.call('settings.update', { patch: { language: 'en' } });
-    expect(refused).toEqual({
-      ok: false,
-      error: { code: 'save_failed', message: `settings.json could not be saved in ${dir}: the operation is not permitted (EPERM). The saved copy is unchanged.` },
-    });
-    expect(await app.call('settings.get')).toMatchObject({ ok: true, value: { language: 'cs' } });
-    expect(await readFile(join(dir, 'settings.json'), 'utf8')).toBe(before);
-    expect(await app.call('agents.add', { address: 'https://agents.example.com' })).toMatchObject({ ok: false, error: { code: 'save_failed', message: expect.stringContaining('agents.json could not be saved') } });
-    expect(await app.call('agents.list')).toEqual({ ok: true, value: { agents: [] } });
-    // The failing call told the user; no extra notice.
-    expect(events).toEqual([]);
-  });
+  it.skipIf(noChattr !== undefined)(
+    'a settings change the folder refuses answers save_failed naming the file and why; the old file and the settings in force stay',
+    async () => {
+      const dir = await tempDir();
+      const app = await services(dir);
+      expect(await app.call('settings.update', { patch: { language: 'cs' } })).toMatchObject({ ok: true });
+      const before = await readFile(join(dir, 'settings.json'), 'utf8');
+      const events = noticesOf(app);
+      faulty.immutable(dir);
+      const refused = await app.call('settings.update', { patch: { language: 'en' } });
+      expect(refused).toEqual({
+        ok: false,
+        error: {
+          code: 'save_failed',
+          message: `settings.json could not be saved in ${dir}: the operation is not permitted (EPERM). The saved copy is unchanged.`,
+        },
+      });
+      expect(await app.call('settings.get')).toMatchObject({ ok: true, value: { language: 'cs' } });
+      expect(await readFile(join(dir, 'settings.json'), 'utf8')).toBe(before);
+      expect(await app.call('agents.add', { address: 'https://agents.example.com' })).toMatchObject({
+        ok: false,
+        error: { code: 'save_failed', message: expect.stringContaining('agents.json could not be saved') },
+      });
+      expect(await app.call('agents.list')).toEqual({ ok: true, value: { agents: [] } });
+      // The failing call told the user; no extra notice.
+      expect(events).toEqual([]);
+    },
+  );
 
   it.skipIf(noChattr !== undefined)('an AG-UI conversation that cannot be saved goes on in memory and the user gets one app.notice saying so', async () => {
     const dir = await tempDir();
@@ -90,7 +99,13 @@ describe('saved data faults (real services)', () => {
     const app = await services(dir);
     const events = noticesOf(app);
     expect(await app.call('agui.open', { agentId: builtInAguiDemoId })).toMatchObject({ ok: true, value: { thread: { items: [] } } });
-    expect(events).toEqual([expect.stringMatching(new RegExp(`^agui-threads/${builtInAguiDemoId}\\.json could not be read \\(it is not valid JSON\\)\\. It was moved to .*\\.corrupt-.* and defaults are in use\\.$`))]);
+    expect(events).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^agui-threads/${builtInAguiDemoId}\\.json could not be read \\(it is not valid JSON\\)\\. It was moved to .*\\.corrupt-.* and defaults are in use\\.$`,
+        ),
+      ),
+    ]);
     const files = await readdir(join(dir, 'agui-threads'));
     expect(files).toEqual([expect.stringMatching(/\.json\.corrupt-/)]);
     expect(await readFile(join(dir, 'agui-threads', files[0]!), 'utf8')).toBe('{ "version": 1, "threadId": ');
@@ -98,11 +113,17 @@ describe('saved data faults (real services)', () => {
 
   it('a newer AgentDesk’s agents.json is listed as far as this version can, never changed, and saying so', async () => {
     const dir = await tempDir();
-    const newer = JSON.stringify({ schemaVersion: 3, agents: [{ id: 'a1', url: 'https://agents.example.com/', display: 'agents.example.com', addedAt: '2026-01-01T00:00:00.000Z' }] });
+    const newer = JSON.stringify({
+      schemaVersion: 3,
+      agents: [{ id: 'a1', url: 'https://agents.example.com/', display: 'agents.example.com', addedAt: '2026-01-01T00:00:00.000Z' }],
+    });
     await writeFile(join(dir, 'agents.json'), newer);
     const app = await services(dir);
     const notice = 'agents.json was written by a newer AgentDesk (version 3); this version reads it as version 2, and will not change it.';
-    expect(await app.call('app.info')).toMatchObject({ ok: true, value: { notices: [{ code: 'file_newer_read', params: { file: 'agents.json', version: '3', current: '2' }, message: notice }] } });
+    expect(await app.call('app.info')).toMatchObject({
+      ok: true,
+      value: { notices: [{ code: 'file_newer_read', params: { file: 'agents.json', version: '3', current: '2' }, message: notice }] },
+    });
     expect(await app.call('agents.list')).toMatchObject({ ok: true, value: { agents: [{ id: 'a1', url: 'https://agents.example.com/' }] } });
     expect(await app.call('agents.add', { address: 'https://other.example.com' })).toEqual({ ok: false, error: { code: 'save_failed', message: notice } });
     expect(await app.call('agents.remove', { id: 'a1' })).toEqual({ ok: false, error: { code: 'save_failed', message: notice } });
@@ -116,7 +137,10 @@ describe('saved data faults (real services)', () => {
     await writeFile(join(dir, 'settings.json'), newer);
     const app = await services(dir);
     expect(await app.call('settings.get')).toMatchObject({ ok: true, value: { schemaVersion: 4, appearance: { theme: 'system' } } });
-    expect(await app.call('settings.update', { patch: { language: 'cs' } })).toMatchObject({ ok: false, error: { code: 'save_failed', message: expect.stringContaining('cannot read it and uses the defaults') } });
+    expect(await app.call('settings.update', { patch: { language: 'cs' } })).toMatchObject({
+      ok: false,
+      error: { code: 'save_failed', message: expect.stringContaining('cannot read it and uses the defaults') },
+    });
     expect(await readFile(join(dir, 'settings.json'), 'utf8')).toBe(newer);
   });
 });
@@ -141,7 +165,10 @@ describe('saved data faults at start-up', () => {
       },
     });
     expect(await app.call('settings.get')).toMatchObject({ ok: true, value: { language: 'system' } });
-    expect(await app.call('settings.update', { patch: { language: 'cs' } })).toMatchObject({ ok: false, error: { code: 'save_failed', message: expect.stringContaining('settings.json could not be saved') } });
+    expect(await app.call('settings.update', { patch: { language: 'cs' } })).toMatchObject({
+      ok: false,
+      error: { code: 'save_failed', message: expect.stringContaining('settings.json could not be saved') },
+    });
     expect(await readdir(parent)).toEqual([]);
   });
 });

@@ -71,25 +71,28 @@ describe('saved files: versions and fixtures', () => {
     return { ...today, voice: { ...(saved.voice as Record<string, unknown>), consents: [] } };
   };
 
-  it.each([1, 2, 3, 4])('settings.json v%i loads with nothing lost (but the consents before v4) and is written back in the current version', async (version) => {
-    const dir = await tempDir();
-    const fixture = await fixtureOf('settings', version);
-    await copyFile(fixture, join(dir, 'settings.json'));
-    const notices: Notice[] = [];
-    const settings = await SettingsService.open(dir, new EventBus(memoryLogger()), notices);
-    expect(notices).toEqual([]);
-    const today = settingsToday(await json(fixture), version);
-    expect(settings.get()).toEqual(today);
-    // Version 2's fixture keeps the call shortcut.
-    if (version >= 2) expect(settings.get().voice?.shortcut).toBe('CommandOrControl+Alt+T');
-    // Version 3's keeps barge-in; before it, none is saved (Automatic).
-    expect(settings.get().voice?.bargeIn).toBe(version >= 3 ? 'on' : undefined);
-    // Version 4's keeps the voice consent, bound to the server's origin; an older one (serverId alone) is not kept.
-    const consented = version >= 4 ? [{ serverId: 'talkie.example.com', issuer: 'https://talkie.example.com', signalingHosts: ['api.openai.com'] }] : [];
-    if (version >= 2) expect(settings.get().voice?.consents).toEqual(consented);
-    await settings.update({ appearance: { theme: 'light' } });
-    expect(await json(join(dir, 'settings.json'))).toEqual({ ...today, appearance: { theme: 'light', textSize: 'large' } });
-  });
+  it.each([1, 2, 3, 4])(
+    'settings.json v%i loads with nothing lost (but the consents before v4) and is written back in the current version',
+    async (version) => {
+      const dir = await tempDir();
+      const fixture = await fixtureOf('settings', version);
+      await copyFile(fixture, join(dir, 'settings.json'));
+      const notices: Notice[] = [];
+      const settings = await SettingsService.open(dir, new EventBus(memoryLogger()), notices);
+      expect(notices).toEqual([]);
+      const today = settingsToday(await json(fixture), version);
+      expect(settings.get()).toEqual(today);
+      // Version 2's fixture keeps the call shortcut.
+      if (version >= 2) expect(settings.get().voice?.shortcut).toBe('CommandOrControl+Alt+T');
+      // Version 3's keeps barge-in; before it, none is saved (Automatic).
+      expect(settings.get().voice?.bargeIn).toBe(version >= 3 ? 'on' : undefined);
+      // Version 4's keeps the voice consent, bound to the server's origin; an older one (serverId alone) is not kept.
+      const consented = version >= 4 ? [{ serverId: 'talkie.example.com', issuer: 'https://talkie.example.com', signalingHosts: ['api.openai.com'] }] : [];
+      if (version >= 2) expect(settings.get().voice?.consents).toEqual(consented);
+      await settings.update({ appearance: { theme: 'light' } });
+      expect(await json(join(dir, 'settings.json'))).toEqual({ ...today, appearance: { theme: 'light', textSize: 'large' } });
+    },
+  );
 
   it.each([1, 2])('agents.json v%i loads with nothing lost and is written back in the current version', async (version) => {
     const dir = await tempDir();
@@ -114,12 +117,21 @@ describe('saved files: versions and fixtures', () => {
     await copyFile(fixture, join(dir, adminPinLockoutFileName));
     const notices: Notice[] = [];
     const clock = { now: Date.parse('2026-12-02T10:00:10Z') };
-    const pins = await AdminPinGate.open({ file: join(dir, adminPinLockoutFileName), pinHash: await hashAdminPin('2468', { ln: 14 }), notices, now: () => clock.now });
+    const pins = await AdminPinGate.open({
+      file: join(dir, adminPinLockoutFileName),
+      pinHash: await hashAdminPin('2468', { ln: 14 }),
+      notices,
+      now: () => clock.now,
+    });
     expect(notices).toEqual([]);
     expect(pins.retryAfterSeconds()).toBe(20);
     clock.now += 20_000;
     expect(await pins.unlock('0000')).toMatchObject({ reason: 'wrong', retryAfterSeconds: 60 });
-    expect(await json(join(dir, adminPinLockoutFileName))).toEqual({ schemaVersion: adminPinLockoutFileFormat.current, failures: 6, lockedUntil: '2026-12-02T10:01:30.000Z' });
+    expect(await json(join(dir, adminPinLockoutFileName))).toEqual({
+      schemaVersion: adminPinLockoutFileFormat.current,
+      failures: 6,
+      lockedUntil: '2026-12-02T10:01:30.000Z',
+    });
   });
 
   it('recent-log.json v1 reads with nothing lost (agentdesk diagnostics) and the next save writes the current version', async () => {
@@ -132,76 +144,102 @@ describe('saved files: versions and fixtures', () => {
     const persisted = await persistRecentLog(ring, dir, { delayMs: 0 });
     ring.push('warn', 'store', 'a later entry');
     await persisted.flush();
-    expect(await json(join(dir, recentLogFileName))).toMatchObject({ schemaVersion: recentLogFileFormat.current, entries: [{ level: 'warn', area: 'store', message: 'a later entry' }] });
-  });
-
-  it.each([1, 2])('speech-model.json v%i loads with nothing lost (the model, its languages; v2 the voice too) and is written back in the current version', async (version) => {
-    const dir = await tempDir();
-    const fixture = await fixtureOf('speech-model', version);
-    await copyFile(fixture, join(dir, speechModelFileName));
-    const notices = new Notices();
-    const models = await SpeechModels.open({ userDataDir: dir, log: memoryLogger(), notices });
-    expect(notices.list()).toEqual([]);
-    const saved = (await json(fixture)).model as { name: string; kind: string; languages: string[]; importedAt: string };
-    expect(models.info()).toEqual({ name: saved.name, kind: saved.kind, languages: saved.languages, importedAt: saved.importedAt });
-    const voice = (await json(fixture)).voice as { name: string; kind: string; languages: string[]; importedAt: string } | undefined;
-    expect(voice === undefined).toBe(version === 1);
-    expect(models.info('voice')).toEqual(voice && { name: voice.name, kind: voice.kind, languages: voice.languages, importedAt: voice.importedAt });
-    await models.removeModel();
-    expect(await json(join(dir, speechModelFileName))).toEqual({ schemaVersion: speechModelFileFormat.current, ...(voice ? { voice: (await json(fixture)).voice } : {}) });
-    models.dispose();
-  });
-
-  it.each([1, 2])('talkie-servers.json v%i loads (v1 without its approvals, which named no origin) and is written back in the current version', async (version) => {
-    const dir = await tempDir();
-    const fixture = await fixtureOf('talkie-servers', version);
-    await copyFile(fixture, join(dir, 'talkie-servers.json'));
-    const notices: Notice[] = [];
-    const approvals = await EndpointApprovals.open(dir, notices);
-    expect(notices).toEqual([]);
-    const server = { serverId: 'talkie.example.com', issuer: 'https://talkie.example.com' };
-    const endpoints = ['https://api.example.com/talkie/runs', 'https://files.example.com/talkie/files'];
-    // Version 1 keyed an approval by serverId alone: it is dropped, and the user accepts the addresses again.
-    const kept = version >= 2 ? ((await json(fixture)).servers as unknown[]) : [];
-    expect(approvals.covers(server, endpoints)).toBe(version >= 2);
-    expect(approvals.covers({ ...server, issuer: 'http://127.0.0.1:8080' }, endpoints)).toBe(false);
-    await approvals.accept({ serverId: 'other.example.com', issuer: 'https://other.example.com' }, ['https://other.example.net/runs']);
-    expect(await json(join(dir, 'talkie-servers.json'))).toEqual({
-      schemaVersion: approvalsFileFormat.current,
-      servers: [...kept, { serverId: 'other.example.com', issuer: 'https://other.example.com', acceptedEndpoints: ['https://other.example.net/runs'] }],
+    expect(await json(join(dir, recentLogFileName))).toMatchObject({
+      schemaVersion: recentLogFileFormat.current,
+      entries: [{ level: 'warn', area: 'store', message: 'a later entry' }],
     });
   });
 
-  it.each([1, 2, 3])('agui-servers.json v1 and agui-threads/<id>.json v%i load with nothing lost (the open interrupt too) and are written back in the current version', async (version) => {
-    const dir = await tempDir();
-    const serversFixture = await fixtureOf('agui-servers', 1);
-    const threadFixture = await fixtureOf('agui-thread', version);
-    await copyFile(serversFixture, join(dir, 'agui-servers.json'));
-    await mkdir(join(dir, 'agui-threads'));
-    const threadPath = join(dir, 'agui-threads', `${builtInAguiDemoId}.json`);
-    await copyFile(threadFixture, threadPath);
-    const app = await startTestServices(dir, { demo: { start: async () => ({ baseUrl: 'http://127.0.0.1:9', token: 'unused', aguiUrl: 'http://127.0.0.1:9/agui' }) } });
-    try {
-      expect(app.notices.list()).toEqual([]);
-      const opened = await app.call('agui.open', { agentId: builtInAguiDemoId });
-      // What the file becomes through its migrations (1 → 2 → 3 convert nothing but the version).
-      const migrated = readSavedDocument(await readFile(threadFixture, 'utf8'), aguiThreadFileFormat);
-      expect(migrated).toMatchObject({ kind: 'current', fromVersion: version });
-      const restored = restoreThread(migrated.kind === 'current' ? migrated.document : undefined);
-      expect(restored.ok).toBe(true);
-      // The renderer gets it all but the encrypted values (version 3's fixture has the demo's encrypted reasoning).
-      expect(opened).toMatchObject({ ok: true, value: { forwardedProps: '{"locale":"cs","fixture":true}', thread: restored.ok ? shownThread(restored.view) : undefined } });
-      if (version >= 3) expect(restored.ok && restored.view.encryptedValues).toEqual([expect.objectContaining({ subtype: 'message', value: expect.stringContaining('demo-encrypted:') })]);
-      expect(JSON.stringify(opened)).not.toContain('demo-encrypted:');
-      expect(opened.ok && opened.value.thread.interrupts.filter((entry) => entry.status === 'open')).toHaveLength(1);
-      expect(await app.call('agui.setForwardedProps', { agentId: builtInAguiDemoId, json: '{"locale":"en"}' })).toMatchObject({ ok: true });
-      expect(await json(join(dir, 'agui-servers.json'))).toEqual({ schemaVersion: aguiServersFileFormat.current, servers: { [builtInAguiDemoId]: { forwardedProps: '{"locale":"en"}' } } });
-      expect(await app.call('agui.newThread', { agentId: builtInAguiDemoId })).toMatchObject({ ok: true });
-      expect((await json(threadPath)).version).toBe(aguiThreadFileFormat.current);
-    } finally {
-      await app.dispose();
-    }
-  });
+  it.each([1, 2])(
+    'speech-model.json v%i loads with nothing lost (the model, its languages; v2 the voice too) and is written back in the current version',
+    async (version) => {
+      const dir = await tempDir();
+      const fixture = await fixtureOf('speech-model', version);
+      await copyFile(fixture, join(dir, speechModelFileName));
+      const notices = new Notices();
+      const models = await SpeechModels.open({ userDataDir: dir, log: memoryLogger(), notices });
+      expect(notices.list()).toEqual([]);
+      const saved = (await json(fixture)).model as { name: string; kind: string; languages: string[]; importedAt: string };
+      expect(models.info()).toEqual({ name: saved.name, kind: saved.kind, languages: saved.languages, importedAt: saved.importedAt });
+      const voice = (await json(fixture)).voice as { name: string; kind: string; languages: string[]; importedAt: string } | undefined;
+      expect(voice === undefined).toBe(version === 1);
+      expect(models.info('voice')).toEqual(voice && { name: voice.name, kind: voice.kind, languages: voice.languages, importedAt: voice.importedAt });
+      await models.removeModel();
+      expect(await json(join(dir, speechModelFileName))).toEqual({
+        schemaVersion: speechModelFileFormat.current,
+        ...(voice ? { voice: (await json(fixture)).voice } : {}),
+      });
+      models.dispose();
+    },
+  );
+
+  it.each([1, 2])(
+    'talkie-servers.json v%i loads (v1 without its approvals, which named no origin) and is written back in the current version',
+    async (version) => {
+      const dir = await tempDir();
+      const fixture = await fixtureOf('talkie-servers', version);
+      await copyFile(fixture, join(dir, 'talkie-servers.json'));
+      const notices: Notice[] = [];
+      const approvals = await EndpointApprovals.open(dir, notices);
+      expect(notices).toEqual([]);
+      const server = { serverId: 'talkie.example.com', issuer: 'https://talkie.example.com' };
+      const endpoints = ['https://api.example.com/talkie/runs', 'https://files.example.com/talkie/files'];
+      // Version 1 keyed an approval by serverId alone: it is dropped, and the user accepts the addresses again.
+      const kept = version >= 2 ? ((await json(fixture)).servers as unknown[]) : [];
+      expect(approvals.covers(server, endpoints)).toBe(version >= 2);
+      expect(approvals.covers({ ...server, issuer: 'http://127.0.0.1:8080' }, endpoints)).toBe(false);
+      await approvals.accept({ serverId: 'other.example.com', issuer: 'https://other.example.com' }, ['https://other.example.net/runs']);
+      expect(await json(join(dir, 'talkie-servers.json'))).toEqual({
+        schemaVersion: approvalsFileFormat.current,
+        servers: [...kept, { serverId: 'other.example.com', issuer: 'https://other.example.com', acceptedEndpoints: ['https://other.example.net/runs'] }],
+      });
+    },
+  );
+
+  it.each([1, 2, 3])(
+    'agui-servers.json v1 and agui-threads/<id>.json v%i load with nothing lost (the open interrupt too) and are written back in the current version',
+    async (version) => {
+      const dir = await tempDir();
+      const serversFixture = await fixtureOf('agui-servers', 1);
+      const threadFixture = await fixtureOf('agui-thread', version);
+      await copyFile(serversFixture, join(dir, 'agui-servers.json'));
+      await mkdir(join(dir, 'agui-threads'));
+      const threadPath = join(dir, 'agui-threads', `${builtInAguiDemoId}.json`);
+      await copyFile(threadFixture, threadPath);
+      const app = await startTestServices(dir, {
+        demo: { start: async () => ({ baseUrl: 'http://127.0.0.1:9', token: 'unused', aguiUrl: 'http://127.0.0.1:9/agui' }) },
+      });
+      try {
+        expect(app.notices.list()).toEqual([]);
+        const opened = await app.call('agui.open', { agentId: builtInAguiDemoId });
+        // What the file becomes through its migrations (1 → 2 → 3 convert nothing but the version).
+        const migrated = readSavedDocument(await readFile(threadFixture, 'utf8'), aguiThreadFileFormat);
+        expect(migrated).toMatchObject({ kind: 'current', fromVersion: version });
+        const restored = restoreThread(migrated.kind === 'current' ? migrated.document : undefined);
+        expect(restored.ok).toBe(true);
+        // The renderer gets it all but the encrypted values (version 3's fixture has the demo's encrypted reasoning).
+        expect(opened).toMatchObject({
+          ok: true,
+          value: { forwardedProps: '{"locale":"cs","fixture":true}', thread: restored.ok ? shownThread(restored.view) : undefined },
+        });
+        if (version >= 3)
+          expect(restored.ok && restored.view.encryptedValues).toEqual([
+            expect.objectContaining({ subtype: 'message', value: expect.stringContaining('demo-encrypted:') }),
+          ]);
+        expect(JSON.stringify(opened)).not.toContain('demo-encrypted:');
+        expect(opened.ok && opened.value.thread.interrupts.filter((entry) => entry.status === 'open')).toHaveLength(1);
+        expect(await app.call('agui.setForwardedProps', { agentId: builtInAguiDemoId, json: '{"locale":"en"}' })).toMatchObject({ ok: true });
+        expect(await json(join(dir, 'agui-servers.json'))).toEqual({
+          schemaVersion: aguiServersFileFormat.current,
+          servers: { [builtInAguiDemoId]: { forwardedProps: '{"locale":"en"}' } },
+        });
+        expect(await app.call('agui.newThread', { agentId: builtInAguiDemoId })).toMatchObject({ ok: true });
+        expect((await json(threadPath)).version).toBe(aguiThreadFileFormat.current);
+      } finally {
+        await app.dispose();
+      }
+    },
+  );
 
   /** What a demo-agent.json of `version` reads as today: version 1 had no voice (no channels, no voice seconds). */
   const demoStateToday = (saved: Record<string, unknown>, version: number): Record<string, unknown> => {
@@ -210,7 +248,11 @@ describe('saved files: versions and fixtures', () => {
     return {
       ...saved,
       schemaVersion: demoStateFileFormat.current,
-      users: users.map((user) => ({ ...user, usage: { ...user.usage, voiceSeconds: 0 }, threads: user.threads.map((thread) => ({ ...thread, channel: 'chat' })) })),
+      users: users.map((user) => ({
+        ...user,
+        usage: { ...user.usage, voiceSeconds: 0 },
+        threads: user.threads.map((thread) => ({ ...thread, channel: 'chat' })),
+      })),
     };
   };
 
@@ -257,10 +299,20 @@ describe('saved files: versions and fixtures', () => {
     const notices: Notice[] = [];
     const server = await startAguiDemoServer({ secretPath: path, log: memoryLogger(), notices });
     await server.close();
-    expect(notices.map((notice) => notice.message)).toEqual([expect.stringMatching(/^demo-agent\.json\.agui-key could not be read \(it is not valid JSON\)\. It was moved to .*\.corrupt-/)]);
+    expect(notices.map((notice) => notice.message)).toEqual([
+      expect.stringMatching(/^demo-agent\.json\.agui-key could not be read \(it is not valid JSON\)\. It was moved to .*\.corrupt-/),
+    ]);
     const files = (await readdir(dir)).sort();
     expect(files).toHaveLength(2);
-    expect(await readFile(join(dir, files.find((file) => file.includes('.corrupt-'))!), 'utf8')).toBe('not a key');
+    expect(
+      await readFile(
+        join(
+          dir,
+          files.find((file) => file.includes('.corrupt-'))!,
+        ),
+        'utf8',
+      ),
+    ).toBe('not a key');
     expect(await json(path)).toMatchObject({ schemaVersion: 1, key: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 });

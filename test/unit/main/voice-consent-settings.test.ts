@@ -1,7 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { applySettingsPatch, defaultSettings, maxVoiceConsents, settingsFileFormat, settingsSchema, voiceConsentGiven } from '../../../src/shared/settings/settings';
+import {
+  applySettingsPatch,
+  defaultSettings,
+  maxVoiceConsents,
+  settingsFileFormat,
+  settingsSchema,
+  voiceConsentGiven,
+} from '../../../src/shared/settings/settings';
 import { startTestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
 
@@ -32,7 +39,9 @@ describe('settings: consent to a Talkie server’s voice calls (Talkie 1 §12)',
     // A new consent for the same server replaces the old one; one for the same serverId elsewhere is another's; other patches keep them all.
     const renewed = applySettingsPatch(settings, { voiceConsent: { ...crm, signalingHosts: ['speech.elsewhere.example'] } });
     expect(renewed.voice?.consents).toEqual([{ ...crm, signalingHosts: ['speech.elsewhere.example'] }]);
-    const elsewhere = applySettingsPatch(renewed, { voiceConsent: { serverId: crm.serverId, issuer: 'http://127.0.0.1:8080', signalingHosts: ['api.openai.com'] } });
+    const elsewhere = applySettingsPatch(renewed, {
+      voiceConsent: { serverId: crm.serverId, issuer: 'http://127.0.0.1:8080', signalingHosts: ['api.openai.com'] },
+    });
     expect(elsewhere.voice?.consents).toHaveLength(2);
     expect(voiceConsentGiven(elsewhere, crm, ['api.openai.com'])).toBe(false);
     expect(applySettingsPatch(renewed, { language: 'cs' }).voice).toEqual(renewed.voice);
@@ -40,7 +49,8 @@ describe('settings: consent to a Talkie server’s voice calls (Talkie 1 §12)',
 
   it('keeps at most the newest consents, and a settings file without any still loads', () => {
     let settings = defaultSettings;
-    for (let i = 0; i <= maxVoiceConsents; i++) settings = applySettingsPatch(settings, { voiceConsent: { serverId: `s${i}.example`, issuer: `https://s${i}.example`, signalingHosts: ['h.example'] } });
+    for (let i = 0; i <= maxVoiceConsents; i++)
+      settings = applySettingsPatch(settings, { voiceConsent: { serverId: `s${i}.example`, issuer: `https://s${i}.example`, signalingHosts: ['h.example'] } });
     expect(settings.voice?.consents).toHaveLength(maxVoiceConsents);
     expect(settings.voice?.consents[0]?.serverId).toBe('s1.example');
     expect(settingsSchema.safeParse(settings).success).toBe(true);

@@ -38,7 +38,11 @@ describe('agents.webPages through the real dispatcher', () => {
       ['Payroll reports', 'client', 'authenticated', 'reports', true],
       ['Service status', 'public', 'open', 'status', true],
     ]);
-    expect(result.value.links.map((link) => link.url)).toEqual(['https://agent.larkfield.example/ops', 'https://agent.larkfield.example/reports', 'https://status.larkfield.example/']);
+    expect(result.value.links.map((link) => link.url)).toEqual([
+      'https://agent.larkfield.example/ops',
+      'https://agent.larkfield.example/reports',
+      'https://status.larkfield.example/',
+    ]);
     // Served from 127.0.0.1, every page is on another site than the card (computed, never declared).
     expect(result.value.links.every((link) => link.crossOrigin)).toBe(true);
     expect(result.value.links[1]).toMatchObject({ skill: 'run-payroll', notes: [] });
@@ -111,7 +115,9 @@ describe('agents.webPages through the real dispatcher', () => {
       if (!demo.ok) return;
       expect(demo.value.cardUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
       // Its one page is the protocol's public documentation, on another site than the loopback card.
-      expect(demo.value.links).toEqual([expect.objectContaining({ url: 'https://agentcall.smartycode.com/', audience: 'public', kind: 'docs', crossOrigin: true, shownByDefault: true })]);
+      expect(demo.value.links).toEqual([
+        expect.objectContaining({ url: 'https://agentcall.smartycode.com/', audience: 'public', kind: 'docs', crossOrigin: true, shownByDefault: true }),
+      ]);
       expect(demo.value.problems).toEqual([]);
       expect(await services.call('agents.webPages', { agentId: builtInDemoAgentId })).toEqual({ ok: true, value: { links: [], problems: [] } });
     } finally {

@@ -38,7 +38,9 @@ describe('the web shell’s Chromium', () => {
       const path = fileURLToPath(file.url);
       expect((await stat(path)).mode & 0o777).toBe(0o600);
       expect((await stat(dirname(path))).mode & 0o777).toBe(0o700);
-      expect(await readFile(path, 'utf8')).toContain('<meta http-equiv="refresh" content="0;url=http://127.0.0.1:4321/launch?code=abc_DEF-123&amp;x=&quot;&lt;">');
+      expect(await readFile(path, 'utf8')).toContain(
+        '<meta http-equiv="refresh" content="0;url=http://127.0.0.1:4321/launch?code=abc_DEF-123&amp;x=&quot;&lt;">',
+      );
     } finally {
       await file.remove();
     }

@@ -270,7 +270,8 @@ describe('the web shell', () => {
       [{ Origin: shell.origin, Authorization: `Bearer ${secret}` }, ['agentdesk']],
       [{ Origin: shell.origin }, ['agentdesk'], `/ipc?session=${secret}`],
     ];
-    for (const [headers, protocols, path] of attempts) expect(await connect(shell, headers, protocols, path).refused, JSON.stringify([headers, protocols, path])).toBe(401);
+    for (const [headers, protocols, path] of attempts)
+      expect(await connect(shell, headers, protocols, path).refused, JSON.stringify([headers, protocols, path])).toBe(401);
     // Many at once: each is refused at once, none is left waiting.
     const many = Array.from({ length: 50 }, () => connect(shell, { Origin: shell.origin }, ['agentdesk']));
     expect(await Promise.all(many.map((attempt) => attempt.refused))).toEqual(many.map(() => 401));
@@ -383,7 +384,12 @@ describe('the web shell', () => {
 
   it('checks every declared length of a binary frame before use, and a refused frame breaks nothing for the next page', async () => {
     const { shell } = await startShell();
-    const valid = encodeWireFrame({ t: 'call', id: 1, channel: 'agentdesk:photo.stage', payload: { kind: 'file', bytes: Uint8Array.of(1, 2, 3) } }) as Uint8Array;
+    const valid = encodeWireFrame({
+      t: 'call',
+      id: 1,
+      channel: 'agentdesk:photo.stage',
+      payload: { kind: 'file', bytes: Uint8Array.of(1, 2, 3) },
+    }) as Uint8Array;
     const lying = Uint8Array.from(valid);
     new DataView(lying.buffer).setUint32(4, 0xfffffff0);
     const cases: [Uint8Array, string][] = [
@@ -409,39 +415,47 @@ describe('the web shell', () => {
     expect(await page.closed).toBe(1009);
   });
 
-  it('closes connections that send no whole request, trickle one or do not read their answer within about a second, while the page loads and its calls work', { timeout: 20_000 }, async () => {
-    const { shell, rendererDir } = await startShell();
-    // Larger than what the kernel buffers on loopback: a client that does not read keeps most of it unsent.
-    const bigBytes = 32 * 1024 * 1024;
-    await writeFile(join(rendererDir, 'assets', 'big.bin'), Buffer.alloc(bigBytes, 1));
-    const page = await launchedPage(shell);
-    const started = performance.now();
-    const held = [
-      ...Array.from({ length: 40 }, () => rawConnection(shell)),
-      ...Array.from({ length: 10 }, () => rawConnection(shell, 'GET / HTTP/1.1\r\n', 'X-Slow: 1\r\n')),
-      ...Array.from({ length: 10 }, () => rawConnection(shell, `GET /upgrade-me HTTP/1.1\r\nHost: ${new URL(shell.origin).host}\r\nConnection: keep-alive\r\n`)),
-    ];
-    const notReading = rawConnection(shell, `GET /assets/big.bin HTTP/1.1\r\nHost: ${new URL(shell.origin).host}\r\n\r\n`);
-    notReading.socket.pause();
-    await Promise.all([...held, notReading].map((connection) => connection.opened));
-    // Meanwhile the page loads, its calls are answered, and a new page can launch.
-    expect((await get(`${shell.origin}/`)).status).toBe(200);
-    page.ws.send(JSON.stringify({ t: 'call', id: 1, channel: 'agentdesk:app.info', payload: {} }));
-    expect(await page.next((frame) => frame.id === 1)).toMatchObject({ result: { ok: true } });
-    await launchedPage(shell);
-    await within(3000, Promise.all(held.map((connection) => connection.closed)), 'the held connections closed');
-    const closedAfterMs = performance.now() - started;
-    // The client that did not read: when it reads at last, the shell has given up on it long before the end of its answer.
-    await sleep(3000);
-    let received = 0;
-    notReading.socket.on('data', (chunk: Buffer) => (received += chunk.length));
-    notReading.socket.resume();
-    await within(5000, notReading.closed, 'the connection that did not read closed');
-    expect(received, `bytes the client that did not read got of ${bigBytes}`).toBeLessThan(bigBytes);
-    // The page's own socket sat idle through all that, and still answers.
-    page.ws.send(JSON.stringify({ t: 'call', id: 2, channel: 'agentdesk:app.info', payload: {} }));
-    expect(await page.next((frame) => frame.id === 2), `held connections closed after ${Math.round(closedAfterMs)} ms`).toMatchObject({ result: { ok: true } });
-  });
+  it(
+    'closes connections that send no whole request, trickle one or do not read their answer within about a second, while the page loads and its calls work',
+    { timeout: 20_000 },
+    async () => {
+      const { shell, rendererDir } = await startShell();
+      // Larger than what the kernel buffers on loopback: a client that does not read keeps most of it unsent.
+      const bigBytes = 32 * 1024 * 1024;
+      await writeFile(join(rendererDir, 'assets', 'big.bin'), Buffer.alloc(bigBytes, 1));
+      const page = await launchedPage(shell);
+      const started = performance.now();
+      const held = [
+        ...Array.from({ length: 40 }, () => rawConnection(shell)),
+        ...Array.from({ length: 10 }, () => rawConnection(shell, 'GET / HTTP/1.1\r\n', 'X-Slow: 1\r\n')),
+        ...Array.from({ length: 10 }, () =>
+          rawConnection(shell, `GET /upgrade-me HTTP/1.1\r\nHost: ${new URL(shell.origin).host}\r\nConnection: keep-alive\r\n`),
+        ),
+      ];
+      const notReading = rawConnection(shell, `GET /assets/big.bin HTTP/1.1\r\nHost: ${new URL(shell.origin).host}\r\n\r\n`);
+      notReading.socket.pause();
+      await Promise.all([...held, notReading].map((connection) => connection.opened));
+      // Meanwhile the page loads, its calls are answered, and a new page can launch.
+      expect((await get(`${shell.origin}/`)).status).toBe(200);
+      page.ws.send(JSON.stringify({ t: 'call', id: 1, channel: 'agentdesk:app.info', payload: {} }));
+      expect(await page.next((frame) => frame.id === 1)).toMatchObject({ result: { ok: true } });
+      await launchedPage(shell);
+      await within(3000, Promise.all(held.map((connection) => connection.closed)), 'the held connections closed');
+      const closedAfterMs = performance.now() - started;
+      // The client that did not read: when it reads at last, the shell has given up on it long before the end of its answer.
+      await sleep(3000);
+      let received = 0;
+      notReading.socket.on('data', (chunk: Buffer) => (received += chunk.length));
+      notReading.socket.resume();
+      await within(5000, notReading.closed, 'the connection that did not read closed');
+      expect(received, `bytes the client that did not read got of ${bigBytes}`).toBeLessThan(bigBytes);
+      // The page's own socket sat idle through all that, and still answers.
+      page.ws.send(JSON.stringify({ t: 'call', id: 2, channel: 'agentdesk:app.info', payload: {} }));
+      expect(await page.next((frame) => frame.id === 2), `held connections closed after ${Math.round(closedAfterMs)} ms`).toMatchObject({
+        result: { ok: true },
+      });
+    },
+  );
 
   it('keeps at most maxConnections connections besides the pages: one more closes the oldest, never a page', async () => {
     // A long idle bound, so that only the cap closes anything here.

@@ -8,7 +8,9 @@ const dev: NetPolicy = { allowLocalHttp: true };
 
 describe('guardedFetch', () => {
   it('works as fetch: status, headers, url and json', async () => {
-    const server = await servers.http((_request, res) => void res.writeHead(200, { 'Content-Type': 'application/json', 'X-Trace': 'abc' }).end('{"hello":"world"}'));
+    const server = await servers.http(
+      (_request, res) => void res.writeHead(200, { 'Content-Type': 'application/json', 'X-Trace': 'abc' }).end('{"hello":"world"}'),
+    );
     const response = await guardedFetch(dev)(`${server.origin}/data`);
     expect(response).toBeInstanceOf(Response);
     expect(response.status).toBe(200);
@@ -77,9 +79,9 @@ describe('guardedFetch', () => {
   it("serves as oauth4webapi's customFetch", async () => {
     const server = await servers.http((request, res) => {
       if (request.url !== '/.well-known/oauth-authorization-server') return void res.writeHead(404).end();
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(
-        JSON.stringify({ issuer: server.origin, authorization_endpoint: `${server.origin}/authorize`, token_endpoint: `${server.origin}/token` }),
-      );
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ issuer: server.origin, authorization_endpoint: `${server.origin}/authorize`, token_endpoint: `${server.origin}/token` }));
     });
     const issuer = new URL(server.origin);
     const response = await oauth.discoveryRequest(issuer, {

@@ -13,7 +13,10 @@ const servers = useServers();
 const tempDir = useTempDirs();
 const get = (url: string, policy: NetPolicy, timeouts?: { connectMs?: number; firstByteMs?: number; idleMs?: number }) =>
   guardedRequest({ url, maxBytes: 1024, ...(timeouts ? { timeouts } : {}) }, policy);
-const ok = (status = 200) => (_request: unknown, res: ServerResponse) => void res.writeHead(status).end('ok');
+const ok =
+  (status = 200) =>
+  (_request: unknown, res: ServerResponse) =>
+    void res.writeHead(status).end('ok');
 
 describe('scheme rules', () => {
   it('refuses http:// without the development setting, before any connection', async () => {
@@ -46,18 +49,16 @@ describe('scheme rules', () => {
     expect(error.message).toContain('93.184.215.14');
   });
 
-  it.each([
-    ['not a url'],
-    ['ftp://127.0.0.1/file'],
-    ['file:///etc/passwd'],
-    ['https://alice:s3cret@crm.example.com/'],
-  ])('refuses %s as invalid_url', async (url) => {
-    const dns = fakeDns({ 'crm.example.com': ['93.184.215.14'] });
-    const error = await netError(get(url, { allowLocalHttp: true, lookup: dns.lookup }));
-    expect(error.code).toBe('invalid_url');
-    expect(error.message).not.toContain('s3cret');
-    expect(dns.calls).toHaveLength(0);
-  });
+  it.each([['not a url'], ['ftp://127.0.0.1/file'], ['file:///etc/passwd'], ['https://alice:s3cret@crm.example.com/']])(
+    'refuses %s as invalid_url',
+    async (url) => {
+      const dns = fakeDns({ 'crm.example.com': ['93.184.215.14'] });
+      const error = await netError(get(url, { allowLocalHttp: true, lookup: dns.lookup }));
+      expect(error.code).toBe('invalid_url');
+      expect(error.message).not.toContain('s3cret');
+      expect(dns.calls).toHaveLength(0);
+    },
+  );
 });
 
 describe('DNS and address rules', () => {
@@ -198,8 +199,25 @@ describe('TLS', () => {
     const dir = await tempDir();
     execFileSync(
       'openssl',
-      ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=agent.invalid', '-addext', 'subjectAltName=DNS:agent.invalid',
-        '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=agent.invalid',
+        '-addext',
+        'subjectAltName=DNS:agent.invalid',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
       { stdio: 'ignore' },
     );
     let requests = 0;

@@ -76,7 +76,9 @@ describe('discovery and sign-in end on a trickled answer', () => {
     const server = await startServer((_req, res) => trickle(res, JSON.stringify(manifestFor('http://127.0.0.1:1'))));
     const result = await discoverTalkie(server.url, dev, { timeouts: short });
     expect(result.ok).toBe(false);
-    expect(result.ok ? [] : result.problems).toEqual([expect.objectContaining({ code: 'net_body_deadline', message: expect.stringContaining('sent its answer too slowly') })]);
+    expect(result.ok ? [] : result.problems).toEqual([
+      expect.objectContaining({ code: 'net_body_deadline', message: expect.stringContaining('sent its answer too slowly') }),
+    ]);
   });
 
   it('the A2A / AgentCall card: net_body_deadline', async () => {
@@ -99,7 +101,13 @@ describe('discovery and sign-in end on a trickled answer', () => {
       trickle(res, JSON.stringify({ access_token: 'new-access', token_type: 'bearer', expires_in: 3600 }));
     });
     const tokens = createTokenStore(memorySecretStore());
-    await tokens.save('slow', { accessToken: 'old-access', refreshToken: 'refresh-1', issuer: server.origin, clientId: 'https://client.example/client.json', expiresAt: 1 });
+    await tokens.save('slow', {
+      accessToken: 'old-access',
+      refreshToken: 'refresh-1',
+      issuer: server.origin,
+      clientId: 'https://client.example/client.json',
+      expiresAt: 1,
+    });
     const deps = { fetch: guardedFetch(dev, { timeouts: short }), tokens, allowLocalHttp: true };
     const error = await accessToken('slow', deps, { forceRefresh: true }).then(
       () => undefined,

@@ -20,7 +20,9 @@ const urn = 'urn:agentcall:object:workshop-router';
 
 describe('keyed alias and objectRef', () => {
   it('is HMAC-SHA256(key, label ‖ 0x00 ‖ uid), and payloadSha256 is SHA-256 of the 32 alias bytes', () => {
-    const expected = createHmac('sha256', keyA).update(Buffer.concat([Buffer.from('AgentDesk NFC tag alias v1'), Buffer.of(0), uid])).digest();
+    const expected = createHmac('sha256', keyA)
+      .update(Buffer.concat([Buffer.from('AgentDesk NFC tag alias v1'), Buffer.of(0), uid]))
+      .digest();
     expect(aliasLabel).toBe('AgentDesk NFC tag alias v1');
     expect(Buffer.from(tagAlias(keyA, uid))).toEqual(expected);
     const observed = observeTap(keyA, uidHex, { status: 'absent', reason: 'the tag holds no NDEF message' });
@@ -106,50 +108,64 @@ describe('the device key', () => {
     expect((error as Error).message).toMatch(/no keychain is reachable.*Secret Service not running.*key file.*chmod 600.*--key-file.*AGENTDESK_NFC_KEY_FILE/s);
   });
 
-  it.skipIf(process.platform === 'win32')('without a keychain keeps the key in the app\'s own file, readable by the user alone, and says once what that protects (issue #27)', async () => {
-    const dir = await tempDir();
-    const userKeyFile = join(dir, 'nfc-device.key');
-    const noKeychain = memorySecretStore('No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes.', 'Secret Service not running');
-    // Two AgentDesk processes at once get the same key; the file is whole, 32 bytes, mode 0600, and nothing else is left behind.
-    const [first, second] = await Promise.all([loadDeviceKey({ secrets: noKeychain, userKeyFile }), loadDeviceKey({ secrets: noKeychain, userKeyFile })]);
-    expect(first).toMatchObject({ source: 'user-file', file: userKeyFile });
-    expect(Buffer.from(second.key)).toEqual(Buffer.from(first.key));
-    expect(((await stat(userKeyFile)).mode & 0o777).toString(8)).toBe('600');
-    expect((await stat(userKeyFile)).size).toBe(32);
-    expect(await readdir(dir)).toEqual(['nfc-device.key']);
-    // The next start, and a keychain that appears later: the same key (tags keep their aliases).
-    expect(Buffer.from((await loadDeviceKey({ secrets: noKeychain, userKeyFile })).key)).toEqual(Buffer.from(first.key));
-    const keychain = fakeKeychain();
-    expect(await loadDeviceKey({ secrets: keychain, userKeyFile })).toMatchObject({ source: 'user-file' });
-    expect(keychain.values.has(deviceKeyAccount)).toBe(false);
-    // The administrator's key file still wins.
-    const policyFile = join(dir, 'policy.key');
-    await writeFile(policyFile, Buffer.from(keyA), { mode: 0o600 });
-    expect(Buffer.from((await loadDeviceKey({ keyFile: policyFile, secrets: noKeychain, userKeyFile })).key)).toEqual(Buffer.from(keyA));
-    // One plain notice for the administrator: where, what it protects against and what not.
-    expect(deviceKeyNotice(first)).toEqual({
-      code: 'nfc_key_file',
-      file: userKeyFile,
-      message: expect.stringMatching(/No keychain is reachable, so the NFC device key is kept in .*nfc-device\.key, which only this computer account can read\. That keeps tag aliases from the computer's other users, but not from anyone who can use this account or read this disk/),
-    });
-    expect(deviceKeyNotice({ key: keyA, source: 'keychain' })).toBeNull();
-  });
+  it.skipIf(process.platform === 'win32')(
+    "without a keychain keeps the key in the app's own file, readable by the user alone, and says once what that protects (issue #27)",
+    async () => {
+      const dir = await tempDir();
+      const userKeyFile = join(dir, 'nfc-device.key');
+      const noKeychain = memorySecretStore(
+        'No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes.',
+        'Secret Service not running',
+      );
+      // Two AgentDesk processes at once get the same key; the file is whole, 32 bytes, mode 0600, and nothing else is left behind.
+      const [first, second] = await Promise.all([loadDeviceKey({ secrets: noKeychain, userKeyFile }), loadDeviceKey({ secrets: noKeychain, userKeyFile })]);
+      expect(first).toMatchObject({ source: 'user-file', file: userKeyFile });
+      expect(Buffer.from(second.key)).toEqual(Buffer.from(first.key));
+      expect(((await stat(userKeyFile)).mode & 0o777).toString(8)).toBe('600');
+      expect((await stat(userKeyFile)).size).toBe(32);
+      expect(await readdir(dir)).toEqual(['nfc-device.key']);
+      // The next start, and a keychain that appears later: the same key (tags keep their aliases).
+      expect(Buffer.from((await loadDeviceKey({ secrets: noKeychain, userKeyFile })).key)).toEqual(Buffer.from(first.key));
+      const keychain = fakeKeychain();
+      expect(await loadDeviceKey({ secrets: keychain, userKeyFile })).toMatchObject({ source: 'user-file' });
+      expect(keychain.values.has(deviceKeyAccount)).toBe(false);
+      // The administrator's key file still wins.
+      const policyFile = join(dir, 'policy.key');
+      await writeFile(policyFile, Buffer.from(keyA), { mode: 0o600 });
+      expect(Buffer.from((await loadDeviceKey({ keyFile: policyFile, secrets: noKeychain, userKeyFile })).key)).toEqual(Buffer.from(keyA));
+      // One plain notice for the administrator: where, what it protects against and what not.
+      expect(deviceKeyNotice(first)).toEqual({
+        code: 'nfc_key_file',
+        file: userKeyFile,
+        message: expect.stringMatching(
+          /No keychain is reachable, so the NFC device key is kept in .*nfc-device\.key, which only this computer account can read\. That keeps tag aliases from the computer's other users, but not from anyone who can use this account or read this disk/,
+        ),
+      });
+      expect(deviceKeyNotice({ key: keyA, source: 'keychain' })).toBeNull();
+    },
+  );
 
-  it.skipIf(process.platform === 'win32')('never fails a scan for want of a place to keep it: a key for this run, said so, and a file others can read is not used', async () => {
-    const dir = await tempDir();
-    const noKeychain = memorySecretStore('No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes.');
-    const unmakeable = await loadDeviceKey({ secrets: noKeychain, userKeyFile: join(dir, 'missing-folder', 'nfc-device.key') });
-    expect(unmakeable).toMatchObject({ source: 'memory', problem: expect.stringContaining('cannot be created (ENOENT)') });
-    expect(unmakeable.key).toHaveLength(32);
-    expect(deviceKeyNotice(unmakeable)).toMatchObject({ code: 'nfc_key_memory', message: expect.stringContaining('tags get new aliases when AgentDesk restarts') });
-    await mkdir(join(dir, 'open'));
-    const readable = join(dir, 'open', 'nfc-device.key');
-    await writeFile(readable, Buffer.from(keyA));
-    await chmod(readable, 0o644);
-    const refused = await loadDeviceKey({ secrets: noKeychain, userKeyFile: readable });
-    expect(refused).toMatchObject({ source: 'memory', problem: expect.stringContaining('chmod 600') });
-    expect(Buffer.from(refused.key)).not.toEqual(Buffer.from(keyA));
-  });
+  it.skipIf(process.platform === 'win32')(
+    'never fails a scan for want of a place to keep it: a key for this run, said so, and a file others can read is not used',
+    async () => {
+      const dir = await tempDir();
+      const noKeychain = memorySecretStore('No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes.');
+      const unmakeable = await loadDeviceKey({ secrets: noKeychain, userKeyFile: join(dir, 'missing-folder', 'nfc-device.key') });
+      expect(unmakeable).toMatchObject({ source: 'memory', problem: expect.stringContaining('cannot be created (ENOENT)') });
+      expect(unmakeable.key).toHaveLength(32);
+      expect(deviceKeyNotice(unmakeable)).toMatchObject({
+        code: 'nfc_key_memory',
+        message: expect.stringContaining('tags get new aliases when AgentDesk restarts'),
+      });
+      await mkdir(join(dir, 'open'));
+      const readable = join(dir, 'open', 'nfc-device.key');
+      await writeFile(readable, Buffer.from(keyA));
+      await chmod(readable, 0o644);
+      const refused = await loadDeviceKey({ secrets: noKeychain, userKeyFile: readable });
+      expect(refused).toMatchObject({ source: 'memory', problem: expect.stringContaining('chmod 600') });
+      expect(Buffer.from(refused.key)).not.toEqual(Buffer.from(keyA));
+    },
+  );
 
   it('reads a policy key file (raw, hex or base64) readable by the user alone', async () => {
     const dir = await tempDir();
@@ -213,8 +229,13 @@ describe('reading a Type 2 tag', () => {
     const overlong = fakeTag(type2Memory({ uid, dataArea: Uint8Array.of(0x03, 0xff, 0x01, 0x00) }));
     expect(await readType2Content(overlong.transmit)).toMatchObject({ status: 'malformed' });
     // The CC declares more memory than the tag returns.
-    const liar = fakeTag(type2Memory({ uid, dataArea: Uint8Array.of(0x03, 0x60), dataAreaBytes: 48, capabilityContainer: Uint8Array.of(0xe1, 0x10, 0x40, 0x00) }));
-    expect(await readType2Content(liar.transmit)).toEqual({ status: 'malformed', reason: 'the tag did not return the memory its capability container declares' });
+    const liar = fakeTag(
+      type2Memory({ uid, dataArea: Uint8Array.of(0x03, 0x60), dataAreaBytes: 48, capabilityContainer: Uint8Array.of(0xe1, 0x10, 0x40, 0x00) }),
+    );
+    expect(await readType2Content(liar.transmit)).toEqual({
+      status: 'malformed',
+      reason: 'the tag did not return the memory its capability container declares',
+    });
     expect(await readType2Content(fakeTag(undefined).transmit)).toMatchObject({ status: 'absent' });
   });
 

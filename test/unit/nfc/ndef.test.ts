@@ -68,14 +68,12 @@ describe('NDEF messages', () => {
 });
 
 describe('object references', () => {
-  it.each([
-    urn,
-    'urn:agentcall:object:a/b:c@d%20e',
-    'https://example.com',
-    'https://objects.example.com:8443/router/1?rev=2',
-  ])('accepts %s exactly as written', (value) => {
-    expect(checkObjectReference(value)).toEqual({ ok: true, objectRef: value });
-  });
+  it.each([urn, 'urn:agentcall:object:a/b:c@d%20e', 'https://example.com', 'https://objects.example.com:8443/router/1?rev=2'])(
+    'accepts %s exactly as written',
+    (value) => {
+      expect(checkObjectReference(value)).toEqual({ ok: true, objectRef: value });
+    },
+  );
 
   it.each([
     ['', /empty/],
@@ -171,7 +169,9 @@ describe('ATR and the smart-card service fix', () => {
     expect(smartCardServiceFix({ platform: 'linux', distro: ['debian'], installed: false })).toBe(
       'Install and start the smart-card service: `sudo apt-get install -y pcscd`, then `sudo systemctl enable --now pcscd.socket` (without systemd: `sudo pcscd`).',
     );
-    expect(smartCardServiceFix({ platform: 'linux', distro: ['ubuntu', 'debian'], installed: true })).toMatch(/^Start the smart-card service: `sudo systemctl enable --now pcscd.socket`/);
+    expect(smartCardServiceFix({ platform: 'linux', distro: ['ubuntu', 'debian'], installed: true })).toMatch(
+      /^Start the smart-card service: `sudo systemctl enable --now pcscd.socket`/,
+    );
     expect(smartCardServiceFix({ platform: 'linux', distro: ['fedora'] })).toMatch(/dnf install -y pcsc-lite/);
     expect(smartCardServiceFix({ platform: 'win32' })).toMatch(/sc start SCardSvr/);
     expect(smartCardServiceFix({ platform: 'darwin' })).toMatch(/macOS/);

@@ -1,7 +1,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { passportMediaType } from '../../../src/shared/agentcall/passport';
 import { toHex } from '../../../src/shared/nfc/bytes';
-import { defaultNfcSettings, nfcScanResultSchema, nfcStatusSchema, type NfcScanResult, type NfcSettings, type NfcStatus } from '../../../src/shared/nfc/ipc-schemas';
+import {
+  defaultNfcSettings,
+  nfcScanResultSchema,
+  nfcStatusSchema,
+  type NfcScanResult,
+  type NfcSettings,
+  type NfcStatus,
+} from '../../../src/shared/nfc/ipc-schemas';
 import type { MainToReader, ReaderToMain } from '../../../src/shared/nfc/reader-protocol';
 import { DeviceKeyError, type DeviceKey } from '../../../src/main/nfc/device-key';
 import { NfcService, type ReaderPort } from '../../../src/main/nfc/nfc-service';
@@ -38,7 +45,9 @@ function fakeReaders() {
       for (const listener of messageListeners) listener(message);
     },
     sent,
-    armed: () => [...sent].reverse().find((message) => message.type === 'arm')?.type === 'arm' && ([...sent].reverse().find((message) => message.type === 'arm') as { armed: boolean }).armed,
+    armed: () =>
+      [...sent].reverse().find((message) => message.type === 'arm')?.type === 'arm' &&
+      ([...sent].reverse().find((message) => message.type === 'arm') as { armed: boolean }).armed,
   };
   return port satisfies ReaderPort;
 }
@@ -48,7 +57,16 @@ const uid = Uint8Array.from([0x04, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60]);
 const otherUid = Uint8Array.from([0x04, 0x11, 0x21, 0x31, 0x41, 0x51, 0x61]);
 
 function tap(tagUid: Uint8Array = uid, reader = 'Virtual PCD 00 00'): ReaderToMain {
-  return { type: 'tap', reader, detectedAt: Date.now(), readMs: 3, standard: 'iso14443-3', cardType: 'nfcForumType2', uid: toHex(tagUid), content: { status: 'absent', reason: 'none' } };
+  return {
+    type: 'tap',
+    reader,
+    detectedAt: Date.now(),
+    readMs: 3,
+    standard: 'iso14443-3',
+    cardType: 'nfcForumType2',
+    uid: toHex(tagUid),
+    content: { status: 'absent', reason: 'none' },
+  };
 }
 
 const services: NfcService[] = [];
@@ -61,7 +79,14 @@ function setup(options: { settings?: Partial<NfcSettings>; deviceKey?: () => Pro
   const readers = fakeReaders();
   const log = memoryLogger();
   const settings: NfcSettings = { ...defaultNfcSettings, ...options.settings };
-  const service = new NfcService({ readers, deviceKey: options.deviceKey ?? (async () => key), settings: () => settings, log, platform: options.platform ?? 'linux', distro: ['debian'] });
+  const service = new NfcService({
+    readers,
+    deviceKey: options.deviceKey ?? (async () => key),
+    settings: () => settings,
+    log,
+    platform: options.platform ?? 'linux',
+    distro: ['debian'],
+  });
   services.push(service);
   const statuses: NfcStatus[] = [];
   const results: NfcScanResult[] = [];
@@ -133,8 +158,16 @@ describe('NfcService scans', () => {
     service.onResult((_result, _timing, passport) => void passports.push(passport));
     ready();
     await service.arm();
-    const passport = { schemaVersion: '0.1', objectRef: 'urn:agentcall:object:workshop-router', label: 'Workshop router', actions: [{ recipeId: 'restart', title: 'Restart', requiresConfirmation: true }] };
-    const message = ndefMessage([uriRecord(passport.objectRef), { tnf: 0x02, type: passportMediaType, payload: new Uint8Array(Buffer.from(JSON.stringify(passport))) }]);
+    const passport = {
+      schemaVersion: '0.1',
+      objectRef: 'urn:agentcall:object:workshop-router',
+      label: 'Workshop router',
+      actions: [{ recipeId: 'restart', title: 'Restart', requiresConfirmation: true }],
+    };
+    const message = ndefMessage([
+      uriRecord(passport.objectRef),
+      { tnf: 0x02, type: passportMediaType, payload: new Uint8Array(Buffer.from(JSON.stringify(passport))) },
+    ]);
     readers.emit({ ...tap(), content: { status: 'message', bytes: toHex(message) } } as ReaderToMain);
     await flush();
     expect(passports).toEqual([passport]);
@@ -243,7 +276,11 @@ describe('NfcService status', () => {
     const { readers, service, ready, statuses } = setup();
     expect(service.status()).toMatchObject({ state: 'unavailable', service: 'starting' });
     ready();
-    expect(service.status()).toMatchObject({ state: 'ready', service: 'running', readers: [{ name: 'Virtual PCD 00 00', connected: true, cardPresent: false }] });
+    expect(service.status()).toMatchObject({
+      state: 'ready',
+      service: 'running',
+      readers: [{ name: 'Virtual PCD 00 00', connected: true, cardPresent: false }],
+    });
     readers.emit({ type: 'readers', readers: [{ name: 'ACS ACR122U', cardPresent: true }] });
     expect(service.status().readers).toEqual([
       { name: 'Virtual PCD 00 00', connected: false, cardPresent: false },

@@ -118,7 +118,10 @@ describe.skipIf(unavailable !== undefined)('NFC with pcscd and the virtual reade
     const message = ndefMessage([uriRecord(urn, 0x13)]);
     const uid = randomUid();
     const portable = await tapOnce(harness, type2(uid, message));
-    expect(portable).toMatchObject({ outcome: 'observation', object: { objectRef: urn, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: createHash('sha256').update(message).digest('hex') } });
+    expect(portable).toMatchObject({
+      outcome: 'observation',
+      object: { objectRef: urn, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: createHash('sha256').update(message).digest('hex') },
+    });
     const https = await tapOnce(harness, type2(randomUid(), ndefMessage([textRecord('https://objects.example.com/router/1')])));
     expect(https).toMatchObject({ outcome: 'observation', object: { objectRef: 'https://objects.example.com/router/1', carrier: 'ndefTag' } });
     // A long message spanning many pages is read completely.
@@ -133,8 +136,15 @@ describe.skipIf(unavailable !== undefined)('NFC with pcscd and the virtual reade
   it('falls back to the local alias with a note for malformed NDEF', async () => {
     const harness = await nfc();
     const uid = randomUid();
-    const badRecord = await tapOnce(harness, { uid, memory: type2Memory({ uid, dataArea: Uint8Array.from([0x03, 0x05, 0x51, 0x01, 0x09, 0x55, 0x00, 0xfe]) }) });
-    expect(badRecord).toMatchObject({ outcome: 'observation', object: { objectRef: objectRefFor(keyA, uid), carrier: 'localTag' }, note: expect.stringMatching(/malformed/) });
+    const badRecord = await tapOnce(harness, {
+      uid,
+      memory: type2Memory({ uid, dataArea: Uint8Array.from([0x03, 0x05, 0x51, 0x01, 0x09, 0x55, 0x00, 0xfe]) }),
+    });
+    expect(badRecord).toMatchObject({
+      outcome: 'observation',
+      object: { objectRef: objectRefFor(keyA, uid), carrier: 'localTag' },
+      note: expect.stringMatching(/malformed/),
+    });
     const badTlv = await tapOnce(harness, { uid, memory: type2Memory({ uid, dataArea: Uint8Array.from([0x03, 0xff, 0x7f, 0xff]) }) });
     expect(badTlv).toMatchObject({ outcome: 'observation', object: { objectRef: objectRefFor(keyA, uid) }, note: expect.stringMatching(/malformed/) });
     const notReference = await tapOnce(harness, type2(uid, ndefMessage([uriRecord('http://example.com/x', 0x03)])));
@@ -151,7 +161,13 @@ describe.skipIf(unavailable !== undefined)('NFC with pcscd and the virtual reade
     const { scanId } = await harness.service.arm({ timeoutMs: 15_000 });
     const pending = harness.nextResult();
     const phone = await insert({ atr: iso14443_4Atr, uid: Uint8Array.of(0x08, 0x12, 0x34, 0x56) });
-    expect(await pending).toEqual({ scanId, outcome: 'failed', reason: 'unsupported', message: expect.stringMatching(/different ID at every tap/), retry: true });
+    expect(await pending).toEqual({
+      scanId,
+      outcome: 'failed',
+      reason: 'unsupported',
+      message: expect.stringMatching(/different ID at every tap/),
+      retry: true,
+    });
     await lift(harness, phone);
     const silentPending = harness.nextResult();
     const noId = await insert({ atr: iso14443_4Atr });
@@ -242,7 +258,7 @@ describe.skipIf(unavailable !== undefined)('NFC with pcscd and the virtual reade
     expect(await tapOnce(harness, type2(uid))).toMatchObject({ outcome: 'observation', object: { objectRef: objectRefFor(keyA, uid) } });
   });
 
-  it('scans a tag through the app on a machine without a Secret Service: the device key goes to a file of the app\'s own, said once (issue #27)', async () => {
+  it("scans a tag through the app on a machine without a Secret Service: the device key goes to a file of the app's own, said once (issue #27)", async () => {
     // The machine's own keychain, as the app opens it: this test is about a machine without one.
     const secrets = await openSecretStore({ service: 'AgentDesk-test' });
     if (secrets.kind === 'keychain') {
@@ -318,7 +334,14 @@ describe.skipIf(unavailable !== undefined)('NFC with pcscd and the virtual reade
       expect(io.lines).toEqual(['Smart-card service: running', 'Virtual PCD 00 00: connected, no card', 'Virtual PCD 00 01: connected, no card']);
       const json = capture();
       expect(await readersCommand({ json: true }, json)).toBe(0);
-      expect(JSON.parse(json.lines[0]!)).toMatchObject({ state: 'ready', service: 'running', readers: [{ name: 'Virtual PCD 00 00', connected: true }, { name: 'Virtual PCD 00 01', connected: true }] });
+      expect(JSON.parse(json.lines[0]!)).toMatchObject({
+        state: 'ready',
+        service: 'running',
+        readers: [
+          { name: 'Virtual PCD 00 00', connected: true },
+          { name: 'Virtual PCD 00 01', connected: true },
+        ],
+      });
     });
 
     it('`scan --json` prints exactly the observation object, never the ID; another key file gives another objectRef', async () => {
@@ -342,7 +365,13 @@ describe.skipIf(unavailable !== undefined)('NFC with pcscd and the virtual reade
       const noKey = await scanCommand({ json: true }, io, {
         handleSigint: false,
         env: {},
-        secrets: async () => ({ kind: 'memory', reason: 'No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes.', get: async () => undefined, set: async () => undefined, delete: async () => undefined }),
+        secrets: async () => ({
+          kind: 'memory',
+          reason: 'No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes.',
+          get: async () => undefined,
+          set: async () => undefined,
+          delete: async () => undefined,
+        }),
       });
       expect(noKey).toBe(2);
       expect(io.errors.join('\n')).toMatch(/key file/);

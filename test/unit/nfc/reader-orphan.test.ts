@@ -102,7 +102,9 @@ describe.skipIf(unavailable !== undefined)('the NFC reader process when main is 
     it(`${mode === 'node' ? 'a Node child (IPC channel)' : 'a utility process (no channel to hear from)'}: the reader exits after main is killed at its fork, 100 ms and 300 ms after it, and once it runs`, async () => {
       const moments = [0, 100, 300, 'running'] as const;
       const outcomes = await Promise.all(moments.map((moment) => killMain(mode, moment)));
-      expect(outcomes.map((outcome, index) => ({ moment: moments[index], exited: outcome.exited }))).toEqual(moments.map((moment) => ({ moment, exited: true })));
+      expect(outcomes.map((outcome, index) => ({ moment: moments[index], exited: outcome.exited }))).toEqual(
+        moments.map((moment) => ({ moment, exited: true })),
+      );
       // The reader that ran was alive until its main was killed (it did not end for a reason of its own).
       expect(outcomes[3]!.aliveAtKill).toBe(true);
     });

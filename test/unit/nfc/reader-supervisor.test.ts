@@ -58,7 +58,10 @@ describe('ReaderSupervisor', () => {
     expect(latest().received).toEqual([]);
     latest().handlers.onMessage(hello);
     expect(states).toEqual(['starting', 'running']);
-    expect(latest().received).toEqual([{ type: 'arm', armed: true }, { type: 'configure', readerFeedback: true }]);
+    expect(latest().received).toEqual([
+      { type: 'arm', armed: true },
+      { type: 'configure', readerFeedback: true },
+    ]);
     supervisor.send({ type: 'feedback', reader: 'r', outcome: 'success' });
     expect(latest().received).toHaveLength(3);
   });

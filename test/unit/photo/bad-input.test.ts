@@ -37,7 +37,9 @@ describe('bad input is refused with a clear error, quickly and without a crash',
   });
 
   it('a truncated PNG', async () => {
-    const png = await sharp(Buffer.from(await photoLikeJpeg(400, 300, { seed: 3 }))).png().toBuffer();
+    const png = await sharp(Buffer.from(await photoLikeJpeg(400, 300, { seed: 3 })))
+      .png()
+      .toBuffer();
     await expectRefused(png.subarray(0, Math.floor(png.length / 2)), 'corrupt_image');
   });
 
@@ -64,8 +66,12 @@ describe('bad input is refused with a clear error, quickly and without a crash',
   });
 
   it('GIF, BMP, TIFF, SVG, HEIC, PDF are refused by name; sharp never sees them', async () => {
-    const gif = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#f00' } }).gif().toBuffer();
-    const tiff = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#f00' } }).tiff().toBuffer();
+    const gif = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#f00' } })
+      .gif()
+      .toBuffer();
+    const tiff = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#f00' } })
+      .tiff()
+      .toBuffer();
     const heic = Buffer.concat([Buffer.from([0, 0, 0, 24]), Buffer.from('ftypheic\0\0\0\0mif1heic', 'latin1'), Buffer.alloc(64)]);
     const pdf = Buffer.from('%PDF-1.7\n1 0 obj <<>> endobj\n', 'latin1');
     for (const [bytes, name] of [

@@ -39,7 +39,12 @@ describe('agentdesk photo <file> [--json] [--out PATH]', () => {
   it('prints a readable summary without --json', async () => {
     const dir = await tempDir();
     const input = join(dir, 'small.png');
-    await writeFile(input, await sharp({ create: { width: 320, height: 200, channels: 3, background: '#3366cc' } }).png().toBuffer());
+    await writeFile(
+      input,
+      await sharp({ create: { width: 320, height: 200, channels: 3, background: '#3366cc' } })
+        .png()
+        .toBuffer(),
+    );
     const io = capture();
     expect(await photo(input, { json: false }, io)).toBe(0);
     expect(io.lines[0]).toMatch(/^320×200 JPEG, \d+ bytes \(limit 61440\), quality 95, 2 encodes$/);
@@ -49,7 +54,12 @@ describe('agentdesk photo <file> [--json] [--out PATH]', () => {
   it('exits 1 with a clear message for a refused picture (text and JSON)', async () => {
     const dir = await tempDir();
     const gif = join(dir, 'a.gif');
-    await writeFile(gif, await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).gif().toBuffer());
+    await writeFile(
+      gif,
+      await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } })
+        .gif()
+        .toBuffer(),
+    );
     const text = capture();
     expect(await photo(gif, { json: false }, text)).toBe(1);
     expect(text.errors).toEqual(['GIF pictures cannot be used. Choose a JPEG, PNG or WebP picture.']);

@@ -165,9 +165,25 @@ export function exifSegment(options: { orientation: number; gps?: boolean; thumb
   const gps: IfdEntry[] = [
     { tag: 0x0000, type: 1, value: [2, 3, 0, 0] },
     { tag: 0x0001, type: 2, value: 'N' },
-    { tag: 0x0002, type: 5, value: [[50, 1], [5, 1], [2_520, 100]] },
+    {
+      tag: 0x0002,
+      type: 5,
+      value: [
+        [50, 1],
+        [5, 1],
+        [2_520, 100],
+      ],
+    },
     { tag: 0x0003, type: 2, value: 'E' },
-    { tag: 0x0004, type: 5, value: [[14, 1], [24, 1], [1_380, 100]] },
+    {
+      tag: 0x0004,
+      type: 5,
+      value: [
+        [14, 1],
+        [24, 1],
+        [1_380, 100],
+      ],
+    },
   ];
   // Layout: header (8) | IFD0 | GPS IFD | IFD1 | data area | thumbnail.
   const ifdSize = (entries: number) => 2 + entries * 12 + 4;
@@ -274,7 +290,10 @@ export async function cameraJpeg(options: { width?: number; height?: number; see
   const block = Math.round(width / 8);
   fill(0, 0, block, block, markerSrgb);
   fill(Math.round(width / 2 - block), Math.round(height / 2 - block), block * 2, block * 2, patchSrgb);
-  const thumbnail = await sharp(raw, { raw: { width, height, channels: 3 } }).resize(160, 120).jpeg({ quality: 70 }).toBuffer();
+  const thumbnail = await sharp(raw, { raw: { width, height, channels: 3 } })
+    .resize(160, 120)
+    .jpeg({ quality: 70 })
+    .toBuffer();
   const jpeg = await sharp(raw, { raw: { width, height, channels: 3 } })
     .withIccProfile('p3')
     .withXmp(secretXmp)
@@ -324,7 +343,11 @@ export function pngClaiming(width: number, height: number): Buffer {
 
 /** A small real JPEG whose SOF0 is patched to claim width × height. */
 export async function jpegClaiming(width: number, height: number): Promise<Buffer> {
-  const jpeg = Buffer.from(await sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } }).jpeg().toBuffer());
+  const jpeg = Buffer.from(
+    await sharp({ create: { width: 64, height: 64, channels: 3, background: '#808080' } })
+      .jpeg()
+      .toBuffer(),
+  );
   let at = 2;
   while (jpeg[at + 1] !== 0xc0) at += 2 + jpeg.readUInt16BE(at + 2);
   jpeg.writeUInt16BE(height, at + 5);
@@ -348,7 +371,9 @@ export function tinyBmp(): Buffer {
   return Buffer.concat([header, pixels]);
 }
 
-export const tinySvg = Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="4000"><rect width="100%" height="100%" fill="red"/></svg>');
+export const tinySvg = Buffer.from(
+  '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="4000" height="4000"><rect width="100%" height="100%" fill="red"/></svg>',
+);
 
 /** Counts of the metadata-bearing markers and of SOI in a byte string (a thumbnail adds an SOI). */
 export function markerCounts(bytes: Uint8Array): { app: number; com: number; soi: number } {

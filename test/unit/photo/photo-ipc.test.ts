@@ -43,7 +43,9 @@ describe('photo IPC', () => {
 
   it('refusals are invalid_image with a message for people', async () => {
     const app = await services();
-    const gif = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).gif().toBuffer();
+    const gif = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } })
+      .gif()
+      .toBuffer();
     expect(await app.call('photo.stage', { kind: 'file', bytes: Uint8Array.from(gif) })).toEqual({
       ok: false,
       error: { code: 'invalid_image', message: 'GIF pictures cannot be used. Choose a JPEG, PNG or WebP picture.', path: '/bytes' },

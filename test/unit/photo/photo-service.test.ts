@@ -130,7 +130,9 @@ describe('request bytes: bounded', () => {
     const input = photoInputFromRequest({ kind: 'file', bytes: largest });
     expect(input.kind === 'file' && input.bytes).toBe(largest);
     expect(() => photoInputFromRequest({ kind: 'file', bytes: new Uint8Array(photoServiceLimits.maxRequestBytes + 1) })).toThrow(/larger than 24 MB/);
-    expect(() => photoInputFromRequest({ kind: 'frame', width: 4096, height: 4096, rgba: new Uint8Array(photoServiceLimits.maxRequestBytes + 1) })).toThrow(PhotoError);
+    expect(() => photoInputFromRequest({ kind: 'frame', width: 4096, height: 4096, rgba: new Uint8Array(photoServiceLimits.maxRequestBytes + 1) })).toThrow(
+      PhotoError,
+    );
   });
 
   it('hands a frame to the pipeline without copying it', () => {

@@ -3,7 +3,19 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { markerName, observationJpegProblems, readJpegSegments } from '../../../src/main/photo/jpeg-markers';
 import { PhotoError, PhotoPipeline, photoLimits, processImage, verifyObservationJpeg, type ProcessedPhoto } from '../../../src/main/photo/photo-pipeline';
-import { cameraJpeg, exifSegment, insertAfterSoi, markerCounts, markerSrgb, patchSrgb, photoLikeJpeg, photoLikeRgb, photoLikeRgba, rgbaOf, secretXmp } from './fixtures';
+import {
+  cameraJpeg,
+  exifSegment,
+  insertAfterSoi,
+  markerCounts,
+  markerSrgb,
+  patchSrgb,
+  photoLikeJpeg,
+  photoLikeRgb,
+  photoLikeRgba,
+  rgbaOf,
+  secretXmp,
+} from './fixtures';
 
 async function pixel(jpeg: Uint8Array, x: number, y: number): Promise<number[]> {
   return [...(await sharp(Buffer.from(jpeg)).extract({ left: x, top: y, width: 1, height: 1 }).raw().toBuffer())];
@@ -21,7 +33,9 @@ function distance(a: readonly number[], b: readonly number[]): number {
 }
 
 function expectClose(actual: number[], expected: readonly number[], tolerance: number) {
-  actual.forEach((value, index) => expect(Math.abs(value - expected[index]!), `channel ${index}: ${actual.join(',')} vs ${expected.join(',')}`).toBeLessThanOrEqual(tolerance));
+  actual.forEach((value, index) =>
+    expect(Math.abs(value - expected[index]!), `channel ${index}: ${actual.join(',')} vs ${expected.join(',')}`).toBeLessThanOrEqual(tolerance),
+  );
 }
 
 /** What every photo observation must satisfy, checked independently of the pipeline's own checks. */
@@ -65,7 +79,10 @@ describe('a 12 MP phone JPEG with every kind of metadata', () => {
     // GPS IFD pointer (tag 0x8825) and the thumbnail's JPEG inside EXIF.
     expect(metadata.exif!.includes(Buffer.from([0x25, 0x88]))).toBe(true);
     expect(metadata.exif!.includes(Buffer.from([0xff, 0xd8, 0xff]))).toBe(true);
-    const p3 = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#777' } }).withIccProfile('p3').jpeg().toBuffer();
+    const p3 = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#777' } })
+      .withIccProfile('p3')
+      .jpeg()
+      .toBuffer();
     expect(metadata.icc?.equals((await sharp(p3).metadata()).icc!)).toBe(true);
     expect(metadata.xmpAsString).toContain('Secret Photographer');
     expect(metadata.iptc?.toString('latin1')).toContain('Secret caption');
@@ -79,7 +96,8 @@ describe('a 12 MP phone JPEG with every kind of metadata', () => {
   it('comes out as a stripped baseline JPEG within the limits, facts derived from the bytes', async () => {
     await expectObservation(photo);
     const bytes = Buffer.from(photo.jpeg).toString('latin1');
-    for (const secret of ['Secret', 'AgentDesk Test Camera', 'Exif', 'http://ns.adobe.com', 'Photoshop', 'ICC_PROFILE', 'lcms', 'JFIF']) expect(bytes).not.toContain(secret);
+    for (const secret of ['Secret', 'AgentDesk Test Camera', 'Exif', 'http://ns.adobe.com', 'Photoshop', 'ICC_PROFILE', 'lcms', 'JFIF'])
+      expect(bytes).not.toContain(secret);
   });
 
   it('is turned upright by its EXIF orientation before resizing: 3000×4000 shown → 768×1024', async () => {
@@ -109,7 +127,9 @@ describe('a 12 MP phone JPEG with every kind of metadata', () => {
     await expect(verifyObservationJpeg(progressive)).rejects.toThrow(/verification failed/);
     const truncated = Buffer.from(photo.jpeg).subarray(0, photo.jpeg.length - 100);
     await expect(verifyObservationJpeg(truncated)).rejects.toThrow(/verification failed/);
-    const big = await sharp({ create: { width: 1100, height: 50, channels: 3, background: '#888' } }).jpeg().toBuffer();
+    const big = await sharp({ create: { width: 1100, height: 50, channels: 3, background: '#888' } })
+      .jpeg()
+      .toBuffer();
     await expect(verifyObservationJpeg(big)).rejects.toThrow(/verification failed/);
   });
 
@@ -147,9 +167,18 @@ describe('other inputs', () => {
   it('a PNG with an ICC profile and alpha, a grayscale JPEG and a WebP are accepted; small pictures are not enlarged', async () => {
     const raw = await photoLikeRgb(500, 400, { seed: 5 });
     const inputs = [
-      await sharp(raw, { raw: { width: 500, height: 400, channels: 3 } }).ensureAlpha(0.5).withIccProfile('p3').png().toBuffer(),
-      await sharp(raw, { raw: { width: 500, height: 400, channels: 3 } }).grayscale().jpeg().toBuffer(),
-      await sharp(raw, { raw: { width: 500, height: 400, channels: 3 } }).webp({ quality: 80 }).toBuffer(),
+      await sharp(raw, { raw: { width: 500, height: 400, channels: 3 } })
+        .ensureAlpha(0.5)
+        .withIccProfile('p3')
+        .png()
+        .toBuffer(),
+      await sharp(raw, { raw: { width: 500, height: 400, channels: 3 } })
+        .grayscale()
+        .jpeg()
+        .toBuffer(),
+      await sharp(raw, { raw: { width: 500, height: 400, channels: 3 } })
+        .webp({ quality: 80 })
+        .toBuffer(),
     ];
     for (const bytes of inputs) {
       const photo = await processImage({ kind: 'file', bytes });
@@ -169,7 +198,9 @@ describe('other inputs', () => {
     const noisy = Buffer.alloc(1024 * 768 * 3);
     const random = (await import('./fixtures')).seededRandom(9);
     for (let i = 0; i < noisy.length; i++) noisy[i] = Math.floor(random() * 256);
-    const png = await sharp(noisy, { raw: { width: 1024, height: 768, channels: 3 } }).png().toBuffer();
+    const png = await sharp(noisy, { raw: { width: 1024, height: 768, channels: 3 } })
+      .png()
+      .toBuffer();
     const photo = await processImage({ kind: 'file', bytes: png });
     await expectObservation(photo);
     expect(photo.pixelWidth).toBeLessThan(1024);
@@ -239,8 +270,14 @@ describe('quality: the highest that fits, in few encodes', () => {
       .raw()
       .toBuffer();
     const encode = (q: number) =>
-      sharp(small, { raw: { width: 1024, height: 576, channels: 3 } }).jpeg({ quality: q, progressive: false, optimiseCoding: true, chromaSubsampling: '4:2:0' }).toBuffer();
-    expect(createHash('sha256').update(await encode(quality)).digest('hex')).toBe(photos[2]!.sha256);
+      sharp(small, { raw: { width: 1024, height: 576, channels: 3 } })
+        .jpeg({ quality: q, progressive: false, optimiseCoding: true, chromaSubsampling: '4:2:0' })
+        .toBuffer();
+    expect(
+      createHash('sha256')
+        .update(await encode(quality))
+        .digest('hex'),
+    ).toBe(photos[2]!.sha256);
     if (quality < photoLimits.maxQuality) expect((await encode(quality + 1)).length).toBeGreaterThan(61_440);
     // And speculating or not, from any start, the answer is the same.
     const sequential = await processImage(frame, { startQuality: quality, speculate: false });
@@ -260,6 +297,9 @@ describe('quality: the highest that fits, in few encodes', () => {
 });
 
 it('the fixture XMP is real XMP (so its absence in the output means something)', async () => {
-  const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#777' } }).withXmp(secretXmp).jpeg().toBuffer();
+  const jpeg = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#777' } })
+    .withXmp(secretXmp)
+    .jpeg()
+    .toBuffer();
   expect((await sharp(jpeg).metadata()).xmpAsString).toContain('Secret Photographer');
 });

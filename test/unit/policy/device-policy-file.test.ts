@@ -13,7 +13,7 @@ async function policyFile(text: string, name = 'policy.json'): Promise<string> {
 }
 
 describe('the device policy file', () => {
-  it('lives at each OS\'s system location', () => {
+  it("lives at each OS's system location", () => {
     expect(systemDevicePolicyPath('linux', {})).toBe('/etc/agentdesk/policy.json');
     expect(systemDevicePolicyPath('win32', { ProgramData: 'D:\\ProgramData' })).toBe('D:\\ProgramData\\AgentDesk\\policy.json');
     expect(systemDevicePolicyPath('win32', {})).toBe('C:\\ProgramData\\AgentDesk\\policy.json');
@@ -36,7 +36,12 @@ describe('the device policy file', () => {
       conflicts: [],
     });
     const file = await policyFile('{"policyVersion": 1, "kiosk": true}', 'other.json');
-    expect(await loadDevicePolicy({ file, systemPath: join(await tempDir(), 'policy.json') })).toMatchObject({ state: 'active', file, policy: { policyVersion: 1, kiosk: true }, sources: { kiosk: file } });
+    expect(await loadDevicePolicy({ file, systemPath: join(await tempDir(), 'policy.json') })).toMatchObject({
+      state: 'active',
+      file,
+      policy: { policyVersion: 1, kiosk: true },
+      sources: { kiosk: file },
+    });
   });
 
   it('never lets --policy replace a policy installed at the system location (unless the same file)', async () => {
@@ -64,9 +69,16 @@ describe('the device policy file', () => {
 
   it('fails closed for malformed JSON with the line and column, an unknown version and a schema problem with its key path', async () => {
     const malformed = await policyFile('{\n  "policyVersion": 1,\n  "kiosk": true,,\n}');
-    expect(await loadDevicePolicy({ systemPath: malformed })).toMatchObject({ state: 'failed', problem: 'it is not valid JSON: line 3, column 17: expected a key in double quotes, found ","' });
+    expect(await loadDevicePolicy({ systemPath: malformed })).toMatchObject({
+      state: 'failed',
+      problem: 'it is not valid JSON: line 3, column 17: expected a key in double quotes, found ","',
+    });
     const newer = await policyFile('{"policyVersion": 7, "kiosk": true}');
-    expect(await loadDevicePolicy({ systemPath: newer })).toMatchObject({ state: 'failed', kiosk: true, problem: expect.stringContaining('policyVersion 7 is not a version') });
+    expect(await loadDevicePolicy({ systemPath: newer })).toMatchObject({
+      state: 'failed',
+      kiosk: true,
+      problem: expect.stringContaining('policyVersion 7 is not a version'),
+    });
     const typo = await policyFile('{"policyVersion": 1, "kiosk": true, "camera": {"alowed": false}}');
     expect(await loadDevicePolicy({ systemPath: typo })).toMatchObject({ state: 'failed', kiosk: true, problem: 'one problem: camera: unknown key "alowed"' });
   });
@@ -88,11 +100,17 @@ describe('the device policy file', () => {
       problem: `2 problems: ${join(file, 'policy.d')}: it is not a folder; ${join(file, 'policy.json')}: it cannot be read: part of the folder path is not a folder (ENOTDIR)`,
     });
     const large = await policyFile(`{"policyVersion": 1, "$schema": "${'x'.repeat(maxDevicePolicyBytes)}"}`);
-    expect(await loadDevicePolicy({ systemPath: large })).toMatchObject({ state: 'failed', problem: expect.stringMatching(/^it is \d+ bytes, more than a policy may be/) });
+    expect(await loadDevicePolicy({ systemPath: large })).toMatchObject({
+      state: 'failed',
+      problem: expect.stringMatching(/^it is \d+ bytes, more than a policy may be/),
+    });
   });
 
   const asRoot = process.getuid?.() === 0;
-  if (asRoot) console.log('device policy test skipped: "a policy this user may not read" cannot be made as root, who reads every file (the unreadable case is also covered through a path that is not a file)');
+  if (asRoot)
+    console.log(
+      'device policy test skipped: "a policy this user may not read" cannot be made as root, who reads every file (the unreadable case is also covered through a path that is not a file)',
+    );
   it.skipIf(asRoot)('fails closed for a policy this user may not read (not as root, which reads anything)', async () => {
     const file = await policyFile('{"policyVersion": 1}');
     await chmod(file, 0o000);

@@ -54,18 +54,25 @@ describe('the same policy through every channel', () => {
     const load = await loadDevicePolicy(await isolated({ layers: [read.layer!], problems: [] }));
     expect(load).toMatchObject({ state: 'active', file: 'HKLM\\SOFTWARE\\Policies\\AgentDesk', policy: example, conflicts: [] });
     if (load.state !== 'active') throw new Error('not active');
-    expect(load.sources).toMatchObject({ kiosk: 'HKLM\\SOFTWARE\\Policies\\AgentDesk', 'agents.list': 'HKLM\\SOFTWARE\\Policies\\AgentDesk', 'updates.publicKey': 'HKLM\\SOFTWARE\\Policies\\AgentDesk' });
+    expect(load.sources).toMatchObject({
+      kiosk: 'HKLM\\SOFTWARE\\Policies\\AgentDesk',
+      'agents.list': 'HKLM\\SOFTWARE\\Policies\\AgentDesk',
+      'updates.publicKey': 'HKLM\\SOFTWARE\\Policies\\AgentDesk',
+    });
   });
 
-  it.each(['example-kiosk-policy.binary.plist', 'example-kiosk-policy.xml.plist'])('a macOS profile: managed preferences written by Python\'s plistlib (%s) give the same policy', async (name) => {
-    const folder = await tempDir();
-    await cp(fixture(name), join(folder, 'dev.agentdesk.app.plist'));
-    const os = await readManagedPreferences(folder, 'kiosk');
-    expect(os.problems).toEqual([]);
-    expect(os.layers).toHaveLength(1);
-    const load = await loadDevicePolicy(await isolated(os));
-    expect(load).toMatchObject({ state: 'active', file: join(folder, 'dev.agentdesk.app.plist'), policy: example, conflicts: [] });
-  });
+  it.each(['example-kiosk-policy.binary.plist', 'example-kiosk-policy.xml.plist'])(
+    "a macOS profile: managed preferences written by Python's plistlib (%s) give the same policy",
+    async (name) => {
+      const folder = await tempDir();
+      await cp(fixture(name), join(folder, 'dev.agentdesk.app.plist'));
+      const os = await readManagedPreferences(folder, 'kiosk');
+      expect(os.problems).toEqual([]);
+      expect(os.layers).toHaveLength(1);
+      const load = await loadDevicePolicy(await isolated(os));
+      expect(load).toMatchObject({ state: 'active', file: join(folder, 'dev.agentdesk.app.plist'), policy: example, conflicts: [] });
+    },
+  );
 
   it('Linux: policy.json plus drop-ins owned by three tools give the same policy, each key naming its file', async () => {
     const dir = await tempDir();
@@ -79,13 +86,26 @@ describe('the same policy through every channel', () => {
       ['drop-in', join(dir, 'policy.d', '10-agents.json')],
       ['file', join(dir, 'policy.json')],
     ]);
-    expect(load.sources).toMatchObject({ kiosk: join(dir, 'policy.json'), 'agents.list': join(dir, 'policy.d', '10-agents.json'), 'voice.allowed': join(dir, 'policy.d', '20-devices.json'), 'updates.url': join(dir, 'policy.d', '30-updates.json') });
+    expect(load.sources).toMatchObject({
+      kiosk: join(dir, 'policy.json'),
+      'agents.list': join(dir, 'policy.d', '10-agents.json'),
+      'voice.allowed': join(dir, 'policy.d', '20-devices.json'),
+      'updates.url': join(dir, 'policy.d', '30-updates.json'),
+    });
   });
 });
 
 describe('several places at once', () => {
   it('precedence: the OS channel over drop-ins over the main file; every conflict reported with both values', async () => {
-    const os = registry(reg('[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk]', '"language"="en"', '', '[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk\\voice]', '"allowed"=dword:00000000'));
+    const os = registry(
+      reg(
+        '[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk]',
+        '"language"="en"',
+        '',
+        '[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk\\voice]',
+        '"allowed"=dword:00000000',
+      ),
+    );
     const options = await isolated(os, {
       'policy.json': JSON.stringify({ policyVersion: 1, language: 'cs', kiosk: true, voice: { allowed: true } }),
       'policy.d/10-a.json': JSON.stringify({ idleResetSeconds: 60, voice: { mode: 'push-to-talk' } }),
@@ -104,28 +124,49 @@ describe('several places at once', () => {
       language: 'HKLM\\SOFTWARE\\Policies\\AgentDesk',
     });
     expect(load.conflicts).toEqual([
-      { key: 'idleResetSeconds', value: 90, source: join(dir, 'policy.d', '20-b.json'), overridden: [{ source: join(dir, 'policy.d', '10-a.json'), value: 60 }] },
+      {
+        key: 'idleResetSeconds',
+        value: 90,
+        source: join(dir, 'policy.d', '20-b.json'),
+        overridden: [{ source: join(dir, 'policy.d', '10-a.json'), value: 60 }],
+      },
       { key: 'voice.allowed', value: false, source: 'HKLM\\SOFTWARE\\Policies\\AgentDesk', overridden: [{ source: options.systemPath, value: true }] },
       { key: 'language', value: 'en', source: 'HKLM\\SOFTWARE\\Policies\\AgentDesk', overridden: [{ source: options.systemPath, value: 'cs' }] },
     ]);
-    expect(load.file).toBe(['HKLM\\SOFTWARE\\Policies\\AgentDesk', join(dir, 'policy.d', '20-b.json'), join(dir, 'policy.d', '10-a.json'), options.systemPath].join(' + '));
+    expect(load.file).toBe(
+      ['HKLM\\SOFTWARE\\Policies\\AgentDesk', join(dir, 'policy.d', '20-b.json'), join(dir, 'policy.d', '10-a.json'), options.systemPath].join(' + '),
+    );
   });
 
   it('names many places in a bounded line (the page gets it in policy.status)', async () => {
-    const files = Object.fromEntries(Array.from({ length: 60 }, (_, index) => [`policy.d/${String(index).padStart(2, '0')}-${'x'.repeat(60)}.json`, JSON.stringify({ language: 'cs' })]));
+    const files = Object.fromEntries(
+      Array.from({ length: 60 }, (_, index) => [`policy.d/${String(index).padStart(2, '0')}-${'x'.repeat(60)}.json`, JSON.stringify({ language: 'cs' })]),
+    );
     const load = await loadDevicePolicy(await isolated(undefined, files));
     expect(load).toMatchObject({ state: 'active', file: expect.stringMatching(/ \+ 59 more places \(agentdesk policy effective lists them\)$/) });
     expect(load.file.length).toBeLessThanOrEqual(1000);
   });
 
   it('the same value in two places is no conflict', async () => {
-    const options = await isolated(undefined, { 'policy.json': JSON.stringify({ policyVersion: 1, language: 'cs' }), 'policy.d/a.json': JSON.stringify({ language: 'cs' }) });
+    const options = await isolated(undefined, {
+      'policy.json': JSON.stringify({ policyVersion: 1, language: 'cs' }),
+      'policy.d/a.json': JSON.stringify({ language: 'cs' }),
+    });
     expect(await loadDevicePolicy(options)).toMatchObject({ state: 'active', conflicts: [] });
   });
 
   it('HKCU may set the per-user keys (HKLM wins a conflict), never a machine key', async () => {
     const machine = registry(reg('[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk\\appearance]', '"theme"="dark"'));
-    const user = registry(reg('[HKEY_CURRENT_USER\\SOFTWARE\\Policies\\AgentDesk]', '"language"="cs"', '', '[HKEY_CURRENT_USER\\SOFTWARE\\Policies\\AgentDesk\\appearance]', '"theme"="light"'), 'user');
+    const user = registry(
+      reg(
+        '[HKEY_CURRENT_USER\\SOFTWARE\\Policies\\AgentDesk]',
+        '"language"="cs"',
+        '',
+        '[HKEY_CURRENT_USER\\SOFTWARE\\Policies\\AgentDesk\\appearance]',
+        '"theme"="light"',
+      ),
+      'user',
+    );
     const load = await loadDevicePolicy(await isolated({ layers: [...machine.layers, ...user.layers], problems: [] }));
     expect(load).toMatchObject({
       state: 'active',
@@ -134,26 +175,47 @@ describe('several places at once', () => {
       conflicts: [{ key: 'appearance.theme', value: 'dark', overridden: [{ source: 'HKCU\\SOFTWARE\\Policies\\AgentDesk', value: 'light' }] }],
     });
     const kioskForUser = registry(reg('[HKEY_CURRENT_USER\\SOFTWARE\\Policies\\AgentDesk]', '"kiosk"=dword:00000000'), 'user');
-    expect(await loadDevicePolicy(await isolated(kioskForUser))).toMatchObject({ state: 'failed', kind: 'invalid', problem: 'one problem: kiosk: is set for the whole computer only, not per user' });
+    expect(await loadDevicePolicy(await isolated(kioskForUser))).toMatchObject({
+      state: 'failed',
+      kind: 'invalid',
+      problem: 'one problem: kiosk: is set for the whole computer only, not per user',
+    });
   });
 
   it('a group set in two places must still be whole: a problem names the places its keys came from', async () => {
     const os = registry(reg('[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk\\voice]', '"mode"="push-to-talk"'));
     const options = await isolated(os, { 'policy.d/a.json': JSON.stringify({ language: 'en' }) });
     const load = await loadDevicePolicy(options);
-    expect(load).toMatchObject({ state: 'failed', kind: 'invalid', problem: 'one problem: voice.allowed: is required (set in HKLM\\SOFTWARE\\Policies\\AgentDesk)' });
+    expect(load).toMatchObject({
+      state: 'failed',
+      kind: 'invalid',
+      problem: 'one problem: voice.allowed: is required (set in HKLM\\SOFTWARE\\Policies\\AgentDesk)',
+    });
     expect(load.state === 'failed' && load.message).toContain('(check it with: agentdesk policy effective)');
   });
 
   it('--policy is refused where the system sets anything, even only a drop-in or the registry', async () => {
     const dropIn = await isolated(undefined, { 'policy.d/a.json': JSON.stringify({ language: 'cs' }), 'mine.json': JSON.stringify({ policyVersion: 1 }) });
     const mine = join(dropIn.systemPath!, '..', 'mine.json');
-    expect(await loadDevicePolicy({ ...dropIn, file: mine })).toMatchObject({ state: 'failed', kind: 'overridden', problem: expect.stringContaining(join(dropIn.systemPath!, '..', 'policy.d', 'a.json')) });
-    const os = await isolated(registry(reg('[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk]', '"language"="cs"')), { 'mine.json': JSON.stringify({ policyVersion: 1 }) });
-    expect(await loadDevicePolicy({ ...os, file: join(os.systemPath!, '..', 'mine.json') })).toMatchObject({ state: 'failed', kind: 'overridden', problem: expect.stringContaining('HKLM\\SOFTWARE\\Policies\\AgentDesk') });
+    expect(await loadDevicePolicy({ ...dropIn, file: mine })).toMatchObject({
+      state: 'failed',
+      kind: 'overridden',
+      problem: expect.stringContaining(join(dropIn.systemPath!, '..', 'policy.d', 'a.json')),
+    });
+    const os = await isolated(registry(reg('[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk]', '"language"="cs"')), {
+      'mine.json': JSON.stringify({ policyVersion: 1 }),
+    });
+    expect(await loadDevicePolicy({ ...os, file: join(os.systemPath!, '..', 'mine.json') })).toMatchObject({
+      state: 'failed',
+      kind: 'overridden',
+      problem: expect.stringContaining('HKLM\\SOFTWARE\\Policies\\AgentDesk'),
+    });
     // Nothing set by the system: --policy is the policy.
     const unmanaged = await isolated(undefined, { 'mine.json': JSON.stringify({ policyVersion: 1, language: 'en' }) });
-    expect(await loadDevicePolicy({ ...unmanaged, file: join(unmanaged.systemPath!, '..', 'mine.json') })).toMatchObject({ state: 'active', policy: { language: 'en' } });
+    expect(await loadDevicePolicy({ ...unmanaged, file: join(unmanaged.systemPath!, '..', 'mine.json') })).toMatchObject({
+      state: 'active',
+      policy: { language: 'en' },
+    });
   });
 
   it('fails closed, naming the place, for a drop-in that is malformed, a key no channel knows and a drop-in with another version', async () => {
@@ -166,12 +228,22 @@ describe('several places at once', () => {
     });
     const unknown = await isolated(undefined, { 'policy.d/a.json': JSON.stringify({ voice: { allowed: true, mdoe: 'x' } }) });
     expect(await loadDevicePolicy(unknown)).toMatchObject({ state: 'failed', kind: 'invalid', problem: 'one problem: voice: unknown key "mdoe"' });
-    const version = await isolated(undefined, { 'policy.json': JSON.stringify({ policyVersion: 1 }), 'policy.d/a.json': JSON.stringify({ policyVersion: 2, kiosk: true }) });
-    expect(await loadDevicePolicy(version)).toMatchObject({ state: 'failed', kind: 'unknown_version', kiosk: true, problem: expect.stringContaining(`${join(version.systemPath!, '..', 'policy.d', 'a.json')}: policyVersion 2 is not a version`) });
+    const version = await isolated(undefined, {
+      'policy.json': JSON.stringify({ policyVersion: 1 }),
+      'policy.d/a.json': JSON.stringify({ policyVersion: 2, kiosk: true }),
+    });
+    expect(await loadDevicePolicy(version)).toMatchObject({
+      state: 'failed',
+      kind: 'unknown_version',
+      kiosk: true,
+      problem: expect.stringContaining(`${join(version.systemPath!, '..', 'policy.d', 'a.json')}: policyVersion 2 is not a version`),
+    });
   });
 
   it('fails closed when the OS channel cannot be read, and for a registry value of the wrong type or name', async () => {
-    expect(await loadDevicePolicy(await isolated({ layers: [], problems: ['HKLM\\SOFTWARE\\Policies\\AgentDesk: could not be read (access denied)'] }))).toMatchObject({
+    expect(
+      await loadDevicePolicy(await isolated({ layers: [], problems: ['HKLM\\SOFTWARE\\Policies\\AgentDesk: could not be read (access denied)'] })),
+    ).toMatchObject({
       state: 'failed',
       kind: 'unreadable',
       file: 'HKLM\\SOFTWARE\\Policies\\AgentDesk',
@@ -198,15 +270,30 @@ describe('several places at once', () => {
       'HKLM\\SOFTWARE\\Policies\\AgentDesk\\agents\\list\\1: must be one JSON object, such as {"address": "…"}',
       'HKLM\\SOFTWARE\\Policies\\AgentDesk\\kiosks: not a key of the AgentDesk policy',
     ]);
-    expect(await loadDevicePolicy(await isolated(wrong))).toMatchObject({ state: 'failed', kind: 'unreadable', problem: expect.stringMatching(/^5 problems: /) });
+    expect(await loadDevicePolicy(await isolated(wrong))).toMatchObject({
+      state: 'failed',
+      kind: 'unreadable',
+      problem: expect.stringMatching(/^5 problems: /),
+    });
   });
 
   it('reads registry names without case, as Windows does, and a list in number order', () => {
     const read = registry(
-      reg('[HKEY_LOCAL_MACHINE\\SOFTWARE\\POLICIES\\AgentDesk\\Agents\\List]', '"10"="{\\"address\\":\\"c.example.com\\"}"', '"2"="{\\"address\\":\\"b.example.com\\"}"', '"1"="{\\"address\\":\\"a.example.com\\"}"', '', '[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk\\VOICE]', '"Allowed"=dword:00000001'),
+      reg(
+        '[HKEY_LOCAL_MACHINE\\SOFTWARE\\POLICIES\\AgentDesk\\Agents\\List]',
+        '"10"="{\\"address\\":\\"c.example.com\\"}"',
+        '"2"="{\\"address\\":\\"b.example.com\\"}"',
+        '"1"="{\\"address\\":\\"a.example.com\\"}"',
+        '',
+        '[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk\\VOICE]',
+        '"Allowed"=dword:00000001',
+      ),
     );
     expect(read.problems).toEqual([]);
-    expect(read.layers[0]!.document).toEqual({ agents: { list: [{ address: 'a.example.com' }, { address: 'b.example.com' }, { address: 'c.example.com' }] }, voice: { allowed: true } });
+    expect(read.layers[0]!.document).toEqual({
+      agents: { list: [{ address: 'a.example.com' }, { address: 'b.example.com' }, { address: 'c.example.com' }] },
+      voice: { allowed: true },
+    });
   });
 
   it('an empty policy key (Group Policy leaves one when every policy is Not configured) is no policy', async () => {
@@ -215,14 +302,20 @@ describe('several places at once', () => {
     expect(await loadDevicePolicy(await isolated(empty))).toMatchObject({ state: 'none' });
   });
 
-  it('managed preferences: a profile\'s Payload… keys are left out; anything else unknown fails closed', () => {
+  it("managed preferences: a profile's Payload… keys are left out; anything else unknown fails closed", () => {
     const plist = (body: string) => new TextEncoder().encode(`<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict>${body}</dict></plist>`);
     expect(managedPreferencesLayer(plist('<key>PayloadUUID</key><string>X</string><key>language</key><string>cs</string>'), 'machine', 'm.plist')).toEqual({
       layer: { kind: 'os-machine', name: 'm.plist', document: { language: 'cs' } },
     });
-    expect(managedPreferencesLayer(plist('<key>language</key><integer>1</integer>'), 'user', 'u.plist')).toEqual({ layer: { kind: 'os-user', name: 'u.plist', document: { language: 1 } } });
-    expect(managedPreferencesLayer(new TextEncoder().encode('<plist><array/></plist>'), 'machine', 'm.plist')).toEqual({ problem: 'm.plist: the property list is not a dictionary' });
-    expect(managedPreferencesLayer(new TextEncoder().encode('bplist00 broken'), 'machine', 'm.plist')).toEqual({ problem: 'm.plist: a binary plist too short for its trailer' });
+    expect(managedPreferencesLayer(plist('<key>language</key><integer>1</integer>'), 'user', 'u.plist')).toEqual({
+      layer: { kind: 'os-user', name: 'u.plist', document: { language: 1 } },
+    });
+    expect(managedPreferencesLayer(new TextEncoder().encode('<plist><array/></plist>'), 'machine', 'm.plist')).toEqual({
+      problem: 'm.plist: the property list is not a dictionary',
+    });
+    expect(managedPreferencesLayer(new TextEncoder().encode('bplist00 broken'), 'machine', 'm.plist')).toEqual({
+      problem: 'm.plist: a binary plist too short for its trailer',
+    });
   });
 
   it('the admin PIN hash of the example survives every channel unchanged (a value with $ and /)', () => {

@@ -10,7 +10,16 @@ import { policyGroupWords, policyLeafWords } from '../../../src/shared/device-po
 import { readDevicePolicyText } from '../../../src/shared/device-policy/read-device-policy';
 import { macBundleId } from '../../../src/main/policy/managed-preferences';
 import { parsePlist } from '../../../src/main/policy/plist';
-import { admlFileName, admlLocales, admxFileName, admxTemplates, mobileconfig, policyOfProfile, policyResourceFiles, profileIdentifiers } from '../../../src/main/policy/policy-templates';
+import {
+  admlFileName,
+  admlLocales,
+  admxFileName,
+  admxTemplates,
+  mobileconfig,
+  policyOfProfile,
+  policyResourceFiles,
+  profileIdentifiers,
+} from '../../../src/main/policy/policy-templates';
 import { templateProblems } from '../../support/policy-templates';
 
 /**
@@ -30,7 +39,10 @@ const checkedInTemplates = () => ({
   admx: checkedIn(`admx/${admxFileName}`),
   adml: { [admlLocales.en]: checkedIn(`admx/${admlLocales.en}/${admlFileName}`), [admlLocales.cs]: checkedIn(`admx/${admlLocales.cs}/${admlFileName}`) },
 });
-const asLocales = (templates: ReturnType<typeof admxTemplates>) => ({ admx: templates.admx, adml: { [admlLocales.en]: templates.adml.en, [admlLocales.cs]: templates.adml.cs } });
+const asLocales = (templates: ReturnType<typeof admxTemplates>) => ({
+  admx: templates.admx,
+  adml: { [admlLocales.en]: templates.adml.en, [admlLocales.cs]: templates.adml.cs },
+});
 
 describe('resources/policy/', () => {
   it.each(Object.keys(policyResourceFiles(exampleRead.policy)))('%s is what the schema generates now (npx tsx scripts/write-policy-resources.ts)', (path) => {
@@ -46,7 +58,7 @@ describe('resources/policy/', () => {
 });
 
 describe('the ADMX and ADML templates', () => {
-  it('are well-formed, give every schema key exactly one policy with the schema\'s choices and ranges, and have every string in English and Czech', () => {
+  it("are well-formed, give every schema key exactly one policy with the schema's choices and ranges, and have every string in English and Czech", () => {
     expect(templateProblems(checkedInTemplates(), policyTree(), policyLeafWords)).toEqual([]);
   });
 
@@ -56,19 +68,29 @@ describe('the ADMX and ADML templates', () => {
     const range = { ...templates, admx: templates.admx.replace('maxValue="86400"', 'maxValue="3600"') };
     expect(templateProblems(range, tree, policyLeafWords)).toEqual(["idleResetSeconds: the range 10–3600, not the schema's 10–86400"]);
     const czech = { ...templates, adml: { ...templates.adml, 'cs-CZ': templates.adml['cs-CZ']!.replace(/<string id="VoiceMode">[^<]*<\/string>/, '') } };
-    expect(templateProblems(czech, tree, policyLeafWords)).toEqual(['ADML cs-CZ: no string VoiceMode', 'ADML cs-CZ: strings differ from en-US (missing VoiceMode; extra none)']);
+    expect(templateProblems(czech, tree, policyLeafWords)).toEqual([
+      'ADML cs-CZ: no string VoiceMode',
+      'ADML cs-CZ: strings differ from en-US (missing VoiceMode; extra none)',
+    ]);
     const lost = { ...templates, admx: templates.admx.replace(/<policy name="CameraAllowed"[\s\S]*?<\/policy>/, '') };
     expect(templateProblems(lost, tree, policyLeafWords)).toEqual(['camera.allowed: no policy writes Software\\Policies\\AgentDesk\\camera value allowed']);
     const choices = { ...templates, admx: templates.admx.replace('<string>push-to-talk</string>', '<string>walkie-talkie</string>') };
-    expect(templateProblems(choices, tree, policyLeafWords)).toEqual(["voice.mode: the choices hands-free, walkie-talkie, not the schema's hands-free, push-to-talk"]);
+    expect(templateProblems(choices, tree, policyLeafWords)).toEqual([
+      "voice.mode: the choices hands-free, walkie-talkie, not the schema's hands-free, push-to-talk",
+    ]);
     expect(templateProblems({ ...templates, admx: templates.admx.replace('</policies>', '') }, tree, policyLeafWords)[0]).toMatch(/^ADMX: not well-formed XML/);
   });
 
   it('a key added to the schema fails the templates until they carry it, and needs only its words', () => {
-    const extended = z.strictObject({ ...devicePolicySchema.shape, fleetProbe: z.enum(['slow', 'fast']).optional().describe('A key added after the templates were made.') });
+    const extended = z.strictObject({
+      ...devicePolicySchema.shape,
+      fleetProbe: z.enum(['slow', 'fast']).optional().describe('A key added after the templates were made.'),
+    });
     const tree = policyTree(extended);
     // The checked-in templates do not carry it: the check above fails, naming it.
-    expect(templateProblems(checkedInTemplates(), tree, policyLeafWords)).toEqual(['fleetProbe: no policy writes Software\\Policies\\AgentDesk value fleetProbe']);
+    expect(templateProblems(checkedInTemplates(), tree, policyLeafWords)).toEqual([
+      'fleetProbe: no policy writes Software\\Policies\\AgentDesk value fleetProbe',
+    ]);
     // The generator asks for its words, naming the key and the file.
     expect(() => admxTemplates({ schema: extended })).toThrow('policy key fleetProbe has no words in src/shared/device-policy/policy-template-words.ts');
     // With its words (and nothing else), the generated templates carry it and pass; they differ from the checked-in files, so the comparison above fails until they are regenerated.
@@ -79,20 +101,32 @@ describe('the ADMX and ADML templates', () => {
     expect(generated.admx).not.toBe(checkedInTemplates().admx);
     // A group added to the schema needs its own name too.
     const grouped = z.strictObject({ ...devicePolicySchema.shape, printer: z.strictObject({ allowed: z.boolean().describe('Printing.') }).optional() });
-    expect(() => admxTemplates({ schema: grouped, words: { ...policyLeafWords, 'printer.allowed': { title: { en: 'Printing', cs: 'Tisk' }, helpCs: 'Tisk.' } } })).toThrow('policy group printer has no words');
-    expect(() => admxTemplates({ schema: grouped, words: { ...policyLeafWords, 'printer.allowed': { title: { en: 'Printing', cs: 'Tisk' }, helpCs: 'Tisk.' } }, groupWords: { ...policyGroupWords, printer: { en: 'Printer', cs: 'Tiskárna' } } })).not.toThrow();
+    expect(() =>
+      admxTemplates({ schema: grouped, words: { ...policyLeafWords, 'printer.allowed': { title: { en: 'Printing', cs: 'Tisk' }, helpCs: 'Tisk.' } } }),
+    ).toThrow('policy group printer has no words');
+    expect(() =>
+      admxTemplates({
+        schema: grouped,
+        words: { ...policyLeafWords, 'printer.allowed': { title: { en: 'Printing', cs: 'Tisk' }, helpCs: 'Tisk.' } },
+        groupWords: { ...policyGroupWords, printer: { en: 'Printer', cs: 'Tiskárna' } },
+      }),
+    ).not.toThrow();
   });
 
   it('has words for the keys the schema has, and none for a key it does not', () => {
     const keys = policyTree().leaves.map((leaf) => leaf.key);
     expect(Object.keys(policyLeafWords).sort()).toEqual([...keys].sort());
-    const groups = new Set(policyTree().leaves.filter((leaf) => leaf.path.length > 1).map((leaf) => leaf.path[0]));
+    const groups = new Set(
+      policyTree()
+        .leaves.filter((leaf) => leaf.path.length > 1)
+        .map((leaf) => leaf.path[0]),
+    );
     expect(new Set(Object.keys(policyGroupWords))).toEqual(groups);
   });
 });
 
 describe('the macOS configuration profile', () => {
-  it('has the app\'s bundle id (electron-builder.json appId) as its payload type and gives back the policy it carries', () => {
+  it("has the app's bundle id (electron-builder.json appId) as its payload type and gives back the policy it carries", () => {
     const appId = (JSON.parse(readFileSync(new URL('../../../electron-builder.json', import.meta.url), 'utf8')) as { appId: string }).appId;
     expect(macBundleId).toBe(appId);
     expect(profileIdentifiers.payloadType).toBe(appId);
@@ -111,8 +145,9 @@ describe('the macOS configuration profile', () => {
   const python = spawnSync('python3', ['-c', 'import plistlib'], { encoding: 'utf8' });
   const pythonMissing = python.status === 0 ? undefined : `python3 with plistlib is not available (${python.error?.message ?? python.stderr.trim()})`;
   if (pythonMissing) console.log(`profile round trip checked by AgentDesk's own plist reader only: ${pythonMissing}`);
-  it.skipIf(pythonMissing !== undefined)('round-trips through Python\'s plistlib (a plist parser that is not AgentDesk\'s) to the same policy', () => {
-    const script = 'import json, plistlib, sys; p = plistlib.loads(sys.stdin.buffer.read()); c = p["PayloadContent"][0]; print(json.dumps({k: v for k, v in c.items() if not k.startswith("Payload")}))';
+  it.skipIf(pythonMissing !== undefined)("round-trips through Python's plistlib (a plist parser that is not AgentDesk's) to the same policy", () => {
+    const script =
+      'import json, plistlib, sys; p = plistlib.loads(sys.stdin.buffer.read()); c = p["PayloadContent"][0]; print(json.dumps({k: v for k, v in c.items() if not k.startswith("Payload")}))';
     const read = spawnSync('python3', ['-c', script], { input: mobileconfig(example), encoding: 'utf8' });
     expect(read.stderr).toBe('');
     expect(JSON.parse(read.stdout)).toEqual(example);

@@ -8,9 +8,22 @@ const file = (...lines: string[]) => ['Windows Registry Editor Version 5.00', ''
 describe('a .reg file', () => {
   it('reads strings with their escapes, DWORDs and the default value, key by key', () => {
     const keys = parseRegFile(
-      file('[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk]', '@="default"', '"path"="C:\\\\ProgramData\\\\AgentDesk\\\\key"', '"quoted"="say \\"hi\\" = ok"', '"n"=dword:0000ffff', '', '; a comment', '[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk\\voice]', '"allowed"=dword:00000000'),
+      file(
+        '[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk]',
+        '@="default"',
+        '"path"="C:\\\\ProgramData\\\\AgentDesk\\\\key"',
+        '"quoted"="say \\"hi\\" = ok"',
+        '"n"=dword:0000ffff',
+        '',
+        '; a comment',
+        '[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk\\voice]',
+        '"allowed"=dword:00000000',
+      ),
     );
-    expect(keys.map((key) => key.path)).toEqual(['HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk', 'HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk\\voice']);
+    expect(keys.map((key) => key.path)).toEqual([
+      'HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk',
+      'HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk\\voice',
+    ]);
     expect([...keys[0]!.values]).toEqual([
       ['', { type: 'REG_SZ', data: 'default' }],
       ['path', { type: 'REG_SZ', data: 'C:\\ProgramData\\AgentDesk\\key' }],
@@ -47,7 +60,10 @@ describe('a .reg file', () => {
     const text = file('[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk]', '"name"="Dílna č. 2"');
     const utf16 = Uint8Array.from([0xff, 0xfe, ...Buffer.from(text, 'utf16le')]);
     expect(parseRegFile(decodeRegFile(utf16))[0]!.values.get('name')).toEqual({ type: 'REG_SZ', data: 'Dílna č. 2' });
-    expect(parseRegFile(decodeRegFile(Uint8Array.from([0xef, 0xbb, 0xbf, ...Buffer.from(text)])))[0]!.values.get('name')).toEqual({ type: 'REG_SZ', data: 'Dílna č. 2' });
+    expect(parseRegFile(decodeRegFile(Uint8Array.from([0xef, 0xbb, 0xbf, ...Buffer.from(text)])))[0]!.values.get('name')).toEqual({
+      type: 'REG_SZ',
+      data: 'Dílna č. 2',
+    });
     const regedit4 = ['REGEDIT4', '', '[HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk]', '"multi"=hex(7):61,00,62,00,00', ''].join('\r\n');
     expect(parseRegFile(regedit4)[0]!.values.get('multi')).toEqual({ type: 'REG_MULTI_SZ', data: ['a', 'b'] });
   });
@@ -64,10 +80,11 @@ describe('a .reg file', () => {
     expect(() => parseRegFile(file('[HKEY_LOCAL_MACHINE\\X]', '"a"="1"', '"a"="2"'))).toThrow('line 5: the value "a" twice');
   });
 
-  it('names hives as people write them, and finds a key in reg query\'s listing whatever its case', () => {
+  it("names hives as people write them, and finds a key in reg query's listing whatever its case", () => {
     expect(shortHiveName('HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk')).toBe('HKLM\\SOFTWARE\\Policies\\AgentDesk');
     expect(shortHiveName('HKEY_CURRENT_USER\\Software')).toBe('HKCU\\Software');
-    const listing = '\r\nHKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\Adobe\r\nHKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk\r\nHKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\Microsoft\r\n';
+    const listing =
+      '\r\nHKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\Adobe\r\nHKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\AgentDesk\r\nHKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\Microsoft\r\n';
     expect(listsSubkey(listing, 'HKEY_LOCAL_MACHINE\\Software\\Policies\\AgentDesk')).toBe(true);
     expect(listsSubkey(listing.replace('AgentDesk', 'AgentDeskOld'), 'HKEY_LOCAL_MACHINE\\Software\\Policies\\AgentDesk')).toBe(false);
   });

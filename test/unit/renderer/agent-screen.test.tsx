@@ -96,12 +96,20 @@ describe('a plain A2A agent', () => {
     expect(within(skills).getByRole('heading', { level: 3, name: 'Run payroll' })).toBeTruthy();
     expect(within(skills).getByText('Runs a payroll for a client account.')).toBeTruthy();
     const tags = within(skills).getByRole('list', { name: 'Tags of Run payroll' });
-    expect(within(tags).getAllByRole('listitem').map((item) => item.textContent)).toEqual(['payroll', 'monthly']);
+    expect(
+      within(tags)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual(['payroll', 'monthly']);
     expect(within(skills).getByRole('heading', { level: 3, name: 'Explain a payslip' })).toBeTruthy();
 
     // The web pages panel is open from the start: the pages are what there is to see.
     const pages = await screen.findByRole('region', { name: 'Web pages from the agent’s card' });
-    expect(within(pages).getByRole('button', { name: /^Web pages/ }).getAttribute('aria-expanded')).toBe('true');
+    expect(
+      within(pages)
+        .getByRole('button', { name: /^Web pages/ })
+        .getAttribute('aria-expanded'),
+    ).toBe('true');
     expect(within(pages).getByRole('button', { name: 'Payroll reports' })).toBeTruthy();
     expect(within(pages).getByRole('button', { name: 'Service status' })).toBeTruthy();
 
@@ -135,11 +143,11 @@ describe('a plain A2A agent', () => {
     await user.click(screen.getByRole('button', { name: 'Open 127.0.0.1:8103' }));
     const about = await screen.findByRole('region', { name: 'From its card' });
     expect(within(about).getByText(/does not check these links and loads nothing from them/)).toBeTruthy();
-    expect(within(about).getAllByText(/^other site: /).map((label) => label.textContent)).toEqual([
-      'other site: larkfield.example',
-      'other site: docs.larkfield.example',
-      'other site: agent.larkfield.example',
-    ]);
+    expect(
+      within(about)
+        .getAllByText(/^other site: /)
+        .map((label) => label.textContent),
+    ).toEqual(['other site: larkfield.example', 'other site: docs.larkfield.example', 'other site: agent.larkfield.example']);
     // The icon is a link, never a picture: nothing on the page loads it.
     expect(within(about).getByText('The picture is not shown here: AgentDesk loads no pictures from an agent’s card.')).toBeTruthy();
     expect(document.querySelectorAll('img')).toHaveLength(0);

@@ -93,16 +93,27 @@ describe('barge-in on the AgentCall screen', () => {
       ok({
         sessionKey: 'session-1',
         agent: backend.state.agentCall,
-        updates: [{ type: 'session.starting', sessionId: 'agentdesk-1', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true }],
+        updates: [
+          { type: 'session.starting', sessionId: 'agentdesk-1', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true },
+        ],
       }),
     );
-    backend.handle('speech.status', () => ok({ synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: true, engine: 'pocketsphinx' } }));
+    backend.handle('speech.status', () =>
+      ok({ synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: true, engine: 'pocketsphinx' } }),
+    );
     backend.handle('speech.transcribe', () => ok({ text: 'stop' }));
     const spoken = () => backend.callsOf('speech.synthesize').map((request) => request.text);
     const user = userEvent.setup();
     render(
       <I18nProvider setting="en">
-        <AgentScreen api={backend.api} headingRef={createRef()} agentId={builtInAgentCallDemoId} label="Demo objects" protocol="agentcall" onBack={() => undefined} />
+        <AgentScreen
+          api={backend.api}
+          headingRef={createRef()}
+          agentId={builtInAgentCallDemoId}
+          label="Demo objects"
+          protocol="agentcall"
+          onBack={() => undefined}
+        />
       </I18nProvider>,
     );
     await screen.findByRole('heading', { level: 1, name: backend.state.agentCall.name });
@@ -112,7 +123,12 @@ describe('barge-in on the AgentCall screen', () => {
     await waitFor(() => expect(detector.callbacks).toBeDefined());
 
     // A long answer: its first segment plays.
-    push(backend, { type: 'run.started', runKey: 'r1' }, { type: 'text.delta', runKey: 'r1', text: 'Once upon a time.' }, { type: 'speech.segment', runKey: 'r1', segmentId: 's1', text: 'Once upon a time.' });
+    push(
+      backend,
+      { type: 'run.started', runKey: 'r1' },
+      { type: 'text.delta', runKey: 'r1', text: 'Once upon a time.' },
+      { type: 'speech.segment', runKey: 'r1', segmentId: 's1', text: 'Once upon a time.' },
+    );
     await waitFor(() => expect(spoken()).toEqual(['Once upon a time.']));
 
     // The user speaks over it: silenced, response.cancel sent.
@@ -138,7 +154,12 @@ describe('barge-in on the AgentCall screen', () => {
     await waitFor(() => expect(spoken()).toEqual(['Once upon a time.', 'Stopped.']));
 
     // Barge-in over an answer whose run has already ended (the quick agent again): the next answer is said.
-    push(backend, { type: 'run.started', runKey: 'r3' }, { type: 'speech.segment', runKey: 'r3', segmentId: 's1', text: 'A long help text.' }, { type: 'run.completed', runKey: 'r3' });
+    push(
+      backend,
+      { type: 'run.started', runKey: 'r3' },
+      { type: 'speech.segment', runKey: 'r3', segmentId: 's1', text: 'A long help text.' },
+      { type: 'run.completed', runKey: 'r3' },
+    );
     await waitFor(() => expect(spoken()).toEqual(['Once upon a time.', 'Stopped.', 'A long help text.']));
     act(() => detector.callbacks!.onSpeechStart());
     await act(async () => detector.callbacks!.onSpeechEnd(new Float32Array(16_000)));

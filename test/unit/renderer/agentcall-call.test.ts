@@ -64,7 +64,7 @@ describe('an AgentCall call from the renderer', () => {
     expect(media.tracks[0]!.enabled).toBe(false);
   });
 
-  it('relays every channel message to main unparsed and puts only main\'s text on the channel', async () => {
+  it("relays every channel message to main unparsed and puts only main's text on the channel", async () => {
     const fake = backend();
     await started(fake);
     const channel = media.channel();
@@ -113,7 +113,11 @@ describe('an AgentCall call from the renderer', () => {
     const { callControl, events } = await started(fake);
     const track = media.tracks[0]!;
     let refuse = true;
-    fake.handle('agentcall.audioTurn', ({ action }) => (refuse && action === 'start' ? fail('rejected', 'The agent did not stop answering within 5 s of being asked to, so it did not hear you. Try again.') : ok({ turn: 1 })));
+    fake.handle('agentcall.audioTurn', ({ action }) =>
+      refuse && action === 'start'
+        ? fail('rejected', 'The agent did not stop answering within 5 s of being asked to, so it did not hear you. Try again.')
+        : ok({ turn: 1 }),
+    );
     callControl.pressTalk();
     await vi.waitFor(() => expect(events.refused).toHaveLength(1));
     expect(events.refused[0]).toMatchObject({ code: 'rejected', message: expect.stringMatching(/did not stop answering/) });
@@ -193,7 +197,10 @@ describe('an AgentCall call from the renderer', () => {
     const fake = backend();
     const release = fake.holdNext('agentcall.callOffer');
     const events = { opened: 0, ended: [] as (CallProblem | undefined)[] };
-    const callControl = new AgentCallCall(fake.api, 'builtin-demo-agentcall', { opened: () => void events.opened++, ended: (problem) => void events.ended.push(problem) });
+    const callControl = new AgentCallCall(fake.api, 'builtin-demo-agentcall', {
+      opened: () => void events.opened++,
+      ended: (problem) => void events.ended.push(problem),
+    });
     const starting = callControl.start();
     await vi.waitFor(() => expect(fake.callsOf('agentcall.callOffer')).toHaveLength(1));
     await callControl.hangUp();
@@ -212,7 +219,10 @@ describe('an AgentCall call from the renderer', () => {
   it('hung up after the answer, before the channel opened: main drops the pending call at once and the start settles', async () => {
     const fake = backend();
     const events = { opened: 0, ended: [] as (CallProblem | undefined)[] };
-    const callControl = new AgentCallCall(fake.api, 'builtin-demo-agentcall', { opened: () => void events.opened++, ended: (problem) => void events.ended.push(problem) });
+    const callControl = new AgentCallCall(fake.api, 'builtin-demo-agentcall', {
+      opened: () => void events.opened++,
+      ended: (problem) => void events.ended.push(problem),
+    });
     const starting = callControl.start();
     await vi.waitFor(() => expect(media.peers.at(-1)?.remoteDescription).toBeTruthy());
     await callControl.hangUp();
@@ -229,7 +239,10 @@ describe('an AgentCall call from the renderer', () => {
     fake.handle('agentcall.end', () => ok({ ended: true }));
     const release = fake.holdNext('agentcall.callOpened');
     const events = { opened: 0, ended: [] as (CallProblem | undefined)[] };
-    const callControl = new AgentCallCall(fake.api, 'builtin-demo-agentcall', { opened: () => void events.opened++, ended: (problem) => void events.ended.push(problem) });
+    const callControl = new AgentCallCall(fake.api, 'builtin-demo-agentcall', {
+      opened: () => void events.opened++,
+      ended: (problem) => void events.ended.push(problem),
+    });
     const starting = callControl.start();
     await vi.waitFor(() => expect(media.peers.at(-1)?.remoteDescription).toBeTruthy());
     media.channel().open();

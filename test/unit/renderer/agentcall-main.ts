@@ -40,7 +40,11 @@ export function agentCallMain(backend: FakeBackend): AgentCallMain {
     onSessionOpened: (listener) => opened.subscribe(listener),
   };
   const adapter = agentCallAdapter(sessions, { observe: (_event, listener) => api.agentcall.onUpdate(listener) });
-  const elsewhere: ConversationAdapter = { protocol: 'agui', open: () => Promise.reject(new ServiceError('incompatible', 'Only AgentCall here.')), reset: async () => ({ ended: 0, removedFiles: 0 }) };
+  const elsewhere: ConversationAdapter = {
+    protocol: 'agui',
+    open: () => Promise.reject(new ServiceError('incompatible', 'Only AgentCall here.')),
+    reset: async () => ({ ended: 0, removedFiles: 0 }),
+  };
   const service = new ConversationService({
     adapters: { agentcall: adapter, agui: elsewhere, talkie: elsewhere },
     protocolOf: async () => 'agentcall',
@@ -48,9 +52,13 @@ export function agentCallMain(backend: FakeBackend): AgentCallMain {
     log: { warn: () => undefined },
     schedule: (run) => run(),
   });
-  backend.handle('conversation.open', ({ agentId, threadId, renew }) => answer(() => service.openConversation(agentId, { ...(threadId === undefined ? {} : { threadId }), ...(renew === true ? { renew } : {}) })));
+  backend.handle('conversation.open', ({ agentId, threadId, renew }) =>
+    answer(() => service.openConversation(agentId, { ...(threadId === undefined ? {} : { threadId }), ...(renew === true ? { renew } : {}) })),
+  );
   backend.handle('conversation.view', ({ agentId, conversationId }) => answer(() => service.view(agentId, conversationId)));
-  backend.handle('conversation.send', ({ agentId, conversationId, messageId, text }) => answer(() => service.send(agentId, conversationId, { messageId, text })));
+  backend.handle('conversation.send', ({ agentId, conversationId, messageId, text }) =>
+    answer(() => service.send(agentId, conversationId, { messageId, text })),
+  );
   backend.handle('conversation.unqueue', ({ agentId, conversationId, messageId }) => answer(() => service.unqueue(agentId, conversationId, messageId)));
   backend.handle('conversation.cancel', ({ agentId, conversationId }) => answer(() => service.cancel(agentId, conversationId)));
   backend.handle('conversation.earlier', ({ agentId, conversationId }) => answer(() => service.earlier(agentId, conversationId)));

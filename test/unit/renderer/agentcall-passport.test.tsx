@@ -35,7 +35,9 @@ function backendFor(): FakeBackend {
     ok({
       sessionKey: 'session-1',
       agent: backend.state.agentCall,
-      updates: [{ type: 'session.starting', sessionId: 'agentdesk-1', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true }],
+      updates: [
+        { type: 'session.starting', sessionId: 'agentdesk-1', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true },
+      ],
     }),
   );
   return backend;
@@ -123,7 +125,9 @@ describe('object passports on the AgentCall screen', () => {
 
     await user.click(within(section).getAllByRole('button', { name: 'Ask the agent to do this…' })[1]!);
     await user.click(within(section).getByRole('button', { name: 'Confirm' }));
-    await waitFor(() => expect(backend.callsOf('agentcall.confirmRecipe')).toEqual([{ sessionKey: 'session-1', passportId: 'passport-1', recipeId: 'lights' }]));
+    await waitFor(() =>
+      expect(backend.callsOf('agentcall.confirmRecipe')).toEqual([{ sessionKey: 'session-1', passportId: 'passport-1', recipeId: 'lights' }]),
+    );
     // Sent: the question closes; asking again is a new confirmation.
     await waitFor(() => expect(within(section).queryByRole('button', { name: 'Confirm' })).toBeNull());
   });
@@ -132,7 +136,11 @@ describe('object passports on the AgentCall screen', () => {
     const { backend } = await renderScreen();
     push(backend, { type: 'passport.shown', passport: passport({ source: 'agent' }) });
     expect(within(passportSection()).getByText('Object passport from AgentDesk demo agent')).toBeTruthy();
-    push(backend, { type: 'passport.state', passportId: 'passport-1', state: 'replaced' }, { type: 'passport.shown', passport: passport({ passportId: 'passport-2', label: 'Spare router' }) });
+    push(
+      backend,
+      { type: 'passport.state', passportId: 'passport-1', state: 'replaced' },
+      { type: 'passport.shown', passport: passport({ passportId: 'passport-2', label: 'Spare router' }) },
+    );
     const sections = () => transcript().getAllByRole('region', { name: /router/ });
     expect(within(sections()[0]!).getByText('A newer passport replaced this one: its actions can no longer be asked for.')).toBeTruthy();
     expect(within(sections()[0]!).queryByRole('button', { name: 'Ask the agent to do this…' })).toBeNull();
@@ -140,7 +148,11 @@ describe('object passports on the AgentCall screen', () => {
 
     push(backend, { type: 'passport.state', passportId: 'passport-2', state: 'otherObject' });
     expect(within(sections()[1]!).getByText('Another object was scanned: the actions of this passport can no longer be asked for.')).toBeTruthy();
-    push(backend, { type: 'passport.shown', passport: passport({ passportId: 'passport-3', label: 'Last router' }) }, { type: 'ended', reason: { kind: 'client_end', message: 'You ended the session.' } });
+    push(
+      backend,
+      { type: 'passport.shown', passport: passport({ passportId: 'passport-3', label: 'Last router' }) },
+      { type: 'ended', reason: { kind: 'client_end', message: 'You ended the session.' } },
+    );
     expect(within(sections()[2]!).getByText('The session ended: these actions can no longer be asked for.')).toBeTruthy();
     expect(transcript().queryByRole('button', { name: 'Ask the agent to do this…' })).toBeNull();
   });

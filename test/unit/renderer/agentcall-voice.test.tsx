@@ -45,7 +45,11 @@ function backend(): { fake: FakeBackend; order: string[] } {
   const order: string[] = [];
   fake.handle('agentcall.callOffer', () => ok({ callKey: 'call-1', sdp: answerSdp, explicitTurns: true }));
   main.handleCall(agentId, () =>
-    ok({ sessionKey: 'call-1', agent: fake.state.agentCall, updates: [{ type: 'session.starting', sessionId: 'agentdesk-call-1', usableModalities: ['photo'], agentRequests: ['photo'], focusContext: true }] }),
+    ok({
+      sessionKey: 'call-1',
+      agent: fake.state.agentCall,
+      updates: [{ type: 'session.starting', sessionId: 'agentdesk-call-1', usableModalities: ['photo'], agentRequests: ['photo'], focusContext: true }],
+    }),
   );
   fake.handle('agentcall.callMessage', () => ok({ taken: true }));
   fake.handle('agentcall.callClosed', () => ok({ ended: true }));
@@ -66,7 +70,14 @@ async function connected(fake: FakeBackend) {
   const user = userEvent.setup();
   render(
     <I18nProvider setting="en">
-      <AgentScreen api={fake.api} headingRef={createRef<HTMLHeadingElement>()} agentId={agentId} label="Voice agent" protocol="agentcall" onBack={() => undefined} />
+      <AgentScreen
+        api={fake.api}
+        headingRef={createRef<HTMLHeadingElement>()}
+        agentId={agentId}
+        label="Voice agent"
+        protocol="agentcall"
+        onBack={() => undefined}
+      />
     </I18nProvider>,
   );
   const call = await screen.findByRole('button', { name: /^Start a voice call with / });
@@ -129,7 +140,9 @@ describe('an AgentCall agent reached by a call (WebRTC card)', () => {
   it('a press that opens no turn says so (nothing was sent) and the bar is back to Listening; the next press clears it', async () => {
     const { fake, order } = backend();
     const { talk, bar } = await connected(fake);
-    fake.handle('agentcall.audioTurn', () => fail('rejected', 'The agent did not stop answering within 5 s of being asked to, so it did not hear you. Try again.'));
+    fake.handle('agentcall.audioTurn', () =>
+      fail('rejected', 'The agent did not stop answering within 5 s of being asked to, so it did not hear you. Try again.'),
+    );
     fireEvent.pointerDown(talk);
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toMatch(/The agent did not hear that: nothing you said was sent\..*did not stop answering/);

@@ -62,7 +62,15 @@ function backendFor(options: { usable?: ('nfc' | 'photo')[]; hardware?: NfcStatu
     return ok({
       sessionKey: `session-${opened}`,
       agent: backend.state.agentCall,
-      updates: [{ type: 'session.starting', sessionId: `agentdesk-${opened}`, usableModalities: options.usable ?? ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true }],
+      updates: [
+        {
+          type: 'session.starting',
+          sessionId: `agentdesk-${opened}`,
+          usableModalities: options.usable ?? ['nfc', 'photo'],
+          agentRequests: ['nfc', 'photo'],
+          focusContext: true,
+        },
+      ],
     });
   });
   return backend;
@@ -91,7 +99,11 @@ function push(backend: FakeBackend, sessionKey: string, ...updates: SessionUpdat
 
 const transcript = () => within(screen.getByRole('log', { name: 'Conversation' }));
 const statusLine = () => screen.getByText((_, element) => element?.classList.contains('run-status__text') ?? false);
-const description = (element: HTMLElement) => (element.getAttribute('aria-describedby') ?? '').split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' ');
+const description = (element: HTMLElement) =>
+  (element.getAttribute('aria-describedby') ?? '')
+    .split(' ')
+    .map((id) => document.getElementById(id)?.textContent ?? '')
+    .join(' ');
 
 async function openDetails(user: ReturnType<typeof userEvent.setup>) {
   await user.click(screen.getByRole('button', { name: /Details/ }));
@@ -153,7 +165,13 @@ describe('an AgentCall agent on the conversation screen', () => {
     await user.click(screen.getByRole('button', { name: 'Send' }));
     await waitFor(() => expect(backend.callsOf('agentcall.sendText')).toEqual([{ sessionKey: 'session-1', text: 'What is this?' }]));
     await waitFor(() => expect(screen.getByRole<HTMLTextAreaElement>('textbox', { name: 'Message' }).value).toBe(''));
-    push(backend, 'session-1', { type: 'user.text', id: 'u1', turn: 1, text: 'What is this?' }, { type: 'run.started', runKey: 'r1' }, { type: 'text.delta', runKey: 'r1', text: 'It is a ' });
+    push(
+      backend,
+      'session-1',
+      { type: 'user.text', id: 'u1', turn: 1, text: 'What is this?' },
+      { type: 'run.started', runKey: 'r1' },
+      { type: 'text.delta', runKey: 'r1', text: 'It is a ' },
+    );
     push(backend, 'other-session', { type: 'text.delta', runKey: 'r1', text: 'HIJACKED' });
     push(backend, 'session-1', { type: 'text.delta', runKey: 'r1', text: 'workshop router.' });
     expect(transcript().getByText('What is this?')).toBeTruthy();
@@ -175,7 +193,15 @@ describe('an AgentCall agent on the conversation screen', () => {
     const half = 'x'.repeat(100_000);
     expect(screen.queryByText('Earlier messages were removed to keep this chat small.')).toBeNull();
     for (let index = 0; index < 24; index++) {
-      push(backend, 'session-1', { type: 'run.started', runKey: `r${index}` }, { type: 'text.delta', runKey: `r${index}`, text: `answer ${index} ` }, { type: 'text.delta', runKey: `r${index}`, text: half }, { type: 'text.delta', runKey: `r${index}`, text: half }, { type: 'run.completed', runKey: `r${index}` });
+      push(
+        backend,
+        'session-1',
+        { type: 'run.started', runKey: `r${index}` },
+        { type: 'text.delta', runKey: `r${index}`, text: `answer ${index} ` },
+        { type: 'text.delta', runKey: `r${index}`, text: half },
+        { type: 'text.delta', runKey: `r${index}`, text: half },
+        { type: 'run.completed', runKey: `r${index}` },
+      );
     }
     expect(transcript().getByText('Earlier messages were removed to keep this chat small.')).toBeTruthy();
     expect(transcript().getByText(/^answer 23 x/)).toBeTruthy();
@@ -184,7 +210,13 @@ describe('an AgentCall agent on the conversation screen', () => {
 
   it('shows agent text as Markdown without HTML: a <script> stays text', async () => {
     const { backend, container } = await renderScreen();
-    push(backend, 'session-1', { type: 'run.started', runKey: 'r1' }, { type: 'text.delta', runKey: 'r1', text: 'Hello <script>window.pwned = 1</script> and <b onclick="x()">this</b> is **bold**' }, { type: 'run.completed', runKey: 'r1' });
+    push(
+      backend,
+      'session-1',
+      { type: 'run.started', runKey: 'r1' },
+      { type: 'text.delta', runKey: 'r1', text: 'Hello <script>window.pwned = 1</script> and <b onclick="x()">this</b> is **bold**' },
+      { type: 'run.completed', runKey: 'r1' },
+    );
     expect(container.querySelector('script')).toBeNull();
     expect(container.querySelector('b[onclick]')).toBeNull();
     expect(transcript().getByText(/<script>window\.pwned = 1<\/script>/)).toBeTruthy();
@@ -224,18 +256,32 @@ describe('an AgentCall agent on the conversation screen', () => {
     const send = within(staged).getByRole('button', { name: 'Send scan' });
     await waitFor(() => expect(document.activeElement).toBe(send));
     await user.click(send);
-    await waitFor(() => expect(backend.callsOf('agentcall.sendObservation')).toEqual([{ sessionKey: 'session-1', intent: 'remember', scan: { scanId: 'scan-1', objectRef: routerRef } }]));
+    await waitFor(() =>
+      expect(backend.callsOf('agentcall.sendObservation')).toEqual([
+        { sessionKey: 'session-1', intent: 'remember', scan: { scanId: 'scan-1', objectRef: routerRef } },
+      ]),
+    );
     await waitFor(() => expect(transcript().queryByRole('region', { name: 'Tag read, not sent yet' })).toBeNull());
     push(
       backend,
       'session-1',
-      { type: 'user.observation', id: 'o1', turn: 1, observationId: 'obs-1', intent: 'remember', object: { objectRef: routerRef, carrier: 'localTag', assurance: 'unverifiedTag' } },
+      {
+        type: 'user.observation',
+        id: 'o1',
+        turn: 1,
+        observationId: 'obs-1',
+        intent: 'remember',
+        object: { objectRef: routerRef, carrier: 'localTag', assurance: 'unverifiedTag' },
+      },
       { type: 'focus', focus: { objectRef: routerRef, carrier: 'localTag', assurance: 'unverifiedTag' } },
     );
     expect(transcript().getByText('Unknown object')).toBeTruthy();
     expect(transcript().getByText('Intent: Remember')).toBeTruthy();
     // Once the agent gave it a name, it is called so (the next tag read too).
-    push(backend, 'session-1', { type: 'teaching.proposed', proposal: { proposalId: 'p-1', objectRef: routerRef, label: 'Workshop router', confirmText: 'confirm', cancelText: 'cancel' } });
+    push(backend, 'session-1', {
+      type: 'teaching.proposed',
+      proposal: { proposalId: 'p-1', objectRef: routerRef, label: 'Workshop router', confirmText: 'confirm', cancelText: 'cancel' },
+    });
     expect(transcript().getByText('Workshop router').getAttribute('title')).toBe(routerRef);
     await scanWith(user, backend, screen.getByRole('button', { name: 'Scan object' }), 'scan-1');
     expect(within(transcript().getByRole('region', { name: 'Tag read, not sent yet' })).getByText('Workshop router')).toBeTruthy();
@@ -277,7 +323,11 @@ describe('an AgentCall agent on the conversation screen', () => {
     expect(backend.callsOf('agentcall.sendObservation')).toEqual([]);
     await user.click(staged.getByRole('button', { name: 'Send photo' }));
     await waitFor(() => expect(backend.callsOf('agentcall.sendObservation')).toHaveLength(1));
-    expect(backend.callsOf('agentcall.sendObservation')[0]).toEqual({ sessionKey: 'session-1', intent: 'identify', photoId: expect.stringMatching(/^photo\d{17}$/) });
+    expect(backend.callsOf('agentcall.sendObservation')[0]).toEqual({
+      sessionKey: 'session-1',
+      intent: 'identify',
+      photoId: expect.stringMatching(/^photo\d{17}$/),
+    });
     await waitFor(() => expect(transcript().queryByRole('region', { name: 'Photo taken, not sent yet' })).toBeNull());
     push(backend, 'session-1', {
       type: 'user.observation',
@@ -309,7 +359,10 @@ describe('an AgentCall agent on the conversation screen', () => {
     const { backend, user } = await renderScreen();
     const file = new File([new Uint8Array([0xff, 0xd8, 0xff, 0xd9])], 'label.jpg', { type: 'image/jpeg' });
     const dataTransfer = { types: ['Files'], files: [file], dropEffect: 'none' };
-    push(backend, 'session-1', { type: 'interaction.requested', interaction: { interactionId: 'ask-9', kind: 'physical.photo.capture', modality: 'photo', prompt: 'Show me the label' } });
+    push(backend, 'session-1', {
+      type: 'interaction.requested',
+      interaction: { interactionId: 'ask-9', kind: 'physical.photo.capture', modality: 'photo', prompt: 'Show me the label' },
+    });
     // While the picture is over the window, the screen says where it goes; text being dragged is left alone.
     fireEvent.dragEnter(document.body, { dataTransfer: { types: ['text/plain'], files: [] } });
     expect(screen.queryByText(/^Drop the picture/)).toBeNull();
@@ -325,7 +378,9 @@ describe('an AgentCall agent on the conversation screen', () => {
     expect(staged.getByText('In answer to the agent’s request')).toBeTruthy();
     await user.click(staged.getByRole('button', { name: 'Send to the agent' }));
     await waitFor(() =>
-      expect(backend.callsOf('agentcall.sendObservation')).toEqual([{ sessionKey: 'session-1', intent: 'identify', interactionId: 'ask-9', photoId: expect.stringMatching(/^photo/) }]),
+      expect(backend.callsOf('agentcall.sendObservation')).toEqual([
+        { sessionKey: 'session-1', intent: 'identify', interactionId: 'ask-9', photoId: expect.stringMatching(/^photo/) },
+      ]),
     );
   });
 
@@ -344,14 +399,26 @@ describe('an AgentCall agent on the conversation screen', () => {
     const speakCalls = () => backend.callsOf('speech.synthesize').map((request) => request.text);
     push(backend, 'session-1', {
       type: 'interaction.requested',
-      interaction: { interactionId: 'ask-1', kind: 'physical.nfc.scan', modality: 'nfc', prompt: 'Scan the <b>router</b> tag', spokenPrompt: 'Scan the router' },
+      interaction: {
+        interactionId: 'ask-1',
+        kind: 'physical.nfc.scan',
+        modality: 'nfc',
+        prompt: 'Scan the <b>router</b> tag',
+        spokenPrompt: 'Scan the router',
+      },
     });
     const request = transcript().getByRole('region', { name: 'The agent asks you to scan an object' });
     expect(within(request).getByText('Scan the <b>router</b> tag')).toBeTruthy();
     expect(statusLine().textContent).toBe('The agent asks you to scan an object.');
     expect(screen.getAllByText('Scan the <b>router</b> tag')).toHaveLength(1);
     // An answer that only repeats the prompt (as the demo agent's does) is not shown a second time.
-    push(backend, 'session-1', { type: 'run.started', runKey: 'r-ask' }, { type: 'text.delta', runKey: 'r-ask', text: 'Scan the <b>router</b> tag' }, { type: 'run.completed', runKey: 'r-ask' });
+    push(
+      backend,
+      'session-1',
+      { type: 'run.started', runKey: 'r-ask' },
+      { type: 'text.delta', runKey: 'r-ask', text: 'Scan the <b>router</b> tag' },
+      { type: 'run.completed', runKey: 'r-ask' },
+    );
     expect(screen.getAllByText('Scan the <b>router</b> tag')).toHaveLength(1);
     push(backend, 'session-1', { type: 'notice', id: 'n1', code: 'ignored', message: 'An unrelated notice.' });
     await waitFor(() => expect(speakCalls()).toEqual(['Scan the router']));
@@ -361,7 +428,9 @@ describe('an AgentCall agent on the conversation screen', () => {
     expect(staged.getByText('In answer to the agent’s request')).toBeTruthy();
     await user.click(staged.getByRole('button', { name: 'Send to the agent' }));
     await waitFor(() =>
-      expect(backend.callsOf('agentcall.sendObservation')).toEqual([{ sessionKey: 'session-1', intent: 'identify', interactionId: 'ask-1', scan: { scanId: 'scan-1', objectRef: routerRef } }]),
+      expect(backend.callsOf('agentcall.sendObservation')).toEqual([
+        { sessionKey: 'session-1', intent: 'identify', interactionId: 'ask-1', scan: { scanId: 'scan-1', objectRef: routerRef } },
+      ]),
     );
     push(backend, 'session-1', { type: 'interaction.state', interactionId: 'ask-1', state: 'answered' });
     expect(screen.queryByRole('region', { name: 'The agent asks you to scan an object' })).toBeNull();
@@ -373,25 +442,42 @@ describe('an AgentCall agent on the conversation screen', () => {
 
   it('Decline sends agentcall.decline; a photo request is answered from the photo dialog with its interactionId', async () => {
     const { backend, user } = await renderScreen();
-    push(backend, 'session-1', { type: 'interaction.requested', interaction: { interactionId: 'ask-1', kind: 'physical.nfc.scan', modality: 'nfc', prompt: 'Scan it', spokenPrompt: 'Scan it' } });
+    push(backend, 'session-1', {
+      type: 'interaction.requested',
+      interaction: { interactionId: 'ask-1', kind: 'physical.nfc.scan', modality: 'nfc', prompt: 'Scan it', spokenPrompt: 'Scan it' },
+    });
     await user.click(within(transcript().getByRole('region', { name: 'The agent asks you to scan an object' })).getByRole('button', { name: 'Decline' }));
     await waitFor(() => expect(backend.callsOf('agentcall.decline')).toEqual([{ sessionKey: 'session-1' }]));
     push(backend, 'session-1', { type: 'interaction.state', interactionId: 'ask-1', state: 'declined' });
     expect(transcript().getByText('You declined.')).toBeTruthy();
     expect(screen.queryByRole('region', { name: /The agent asks/ })).toBeNull();
 
-    push(backend, 'session-1', { type: 'interaction.requested', interaction: { interactionId: 'ask-2', kind: 'physical.photo.capture', modality: 'photo', prompt: 'Show me the label' } });
+    push(backend, 'session-1', {
+      type: 'interaction.requested',
+      interaction: { interactionId: 'ask-2', kind: 'physical.photo.capture', modality: 'photo', prompt: 'Show me the label' },
+    });
     const request = transcript().getByRole('region', { name: 'The agent asks you to take a photo' });
     await user.click(within(request).getByRole('button', { name: 'Take the photo' }));
     const staged = await choosePhoto(user);
     await user.click(staged.getByRole('button', { name: 'Send to the agent' }));
     await waitFor(() => expect(backend.callsOf('agentcall.sendObservation')).toHaveLength(1));
-    expect(backend.callsOf('agentcall.sendObservation')[0]).toEqual({ sessionKey: 'session-1', intent: 'identify', interactionId: 'ask-2', photoId: expect.stringMatching(/^photo/) });
+    expect(backend.callsOf('agentcall.sendObservation')[0]).toEqual({
+      sessionKey: 'session-1',
+      intent: 'identify',
+      interactionId: 'ask-2',
+      photoId: expect.stringMatching(/^photo/),
+    });
   });
 
   it('teaching: what will be remembered, Confirm and Cancel send answerProposal, then the state (confirmed, cancelled, invalidated by another object or by the end)', async () => {
     const { backend, user } = await renderScreen();
-    const proposal = (id: string, label: string) => ({ proposalId: id, objectRef: routerRef, label, confirmText: 'confirm object', cancelText: 'cancel teaching' });
+    const proposal = (id: string, label: string) => ({
+      proposalId: id,
+      objectRef: routerRef,
+      label,
+      confirmText: 'confirm object',
+      cancelText: 'cancel teaching',
+    });
     push(backend, 'session-1', { type: 'teaching.proposed', proposal: proposal('p-1', 'Workshop router') });
     const statement = transcript().getByText(/will be remembered for this object/);
     expect(statement.textContent).toBe('“Workshop router” will be remembered for this object.');
@@ -412,7 +498,12 @@ describe('an AgentCall agent on the conversation screen', () => {
     push(backend, 'session-1', { type: 'teaching.state', proposalId: 'p-2', state: 'cancelled' });
     expect(transcript().getByText('Teaching cancelled.')).toBeTruthy();
 
-    push(backend, 'session-1', { type: 'teaching.proposed', proposal: proposal('p-3', 'Old router') }, { type: 'teaching.state', proposalId: 'p-3', state: 'invalidated' });
+    push(
+      backend,
+      'session-1',
+      { type: 'teaching.proposed', proposal: proposal('p-3', 'Old router') },
+      { type: 'teaching.state', proposalId: 'p-3', state: 'invalidated' },
+    );
     expect(transcript().getByText('No longer valid: a different object was scanned.')).toBeTruthy();
     expect(transcript().queryByRole('button', { name: 'Confirm' })).toBeNull();
 
@@ -426,7 +517,12 @@ describe('an AgentCall agent on the conversation screen', () => {
 
   it('shows an agent failure in its words (a 10 KiB message as the engine bounds it, 500 characters) and says the answer stopped with an error', async () => {
     const { backend } = await renderScreen();
-    push(backend, 'session-1', { type: 'run.started', runKey: 'r1' }, { type: 'failure', id: 'f1', runKey: 'r1', code: 'model_unavailable', message: 'A'.repeat(10 * 1024) });
+    push(
+      backend,
+      'session-1',
+      { type: 'run.started', runKey: 'r1' },
+      { type: 'failure', id: 'f1', runKey: 'r1', code: 'model_unavailable', message: 'A'.repeat(10 * 1024) },
+    );
     const message = transcript().getByText(/^A+$/);
     expect(message.textContent).toHaveLength(500);
     expect(statusLine().textContent).toBe('The answer stopped with an error.');
@@ -436,7 +532,10 @@ describe('an AgentCall agent on the conversation screen', () => {
   it('when the session ends, says so once and why; "Start a new session" opens a fresh one (the old view and its events are gone)', async () => {
     const { backend, user } = await renderScreen();
     push(backend, 'session-1', { type: 'user.text', id: 'u1', turn: 1, text: 'Remember me?' });
-    push(backend, 'session-1', { type: 'ended', reason: { kind: 'protocol_error', code: 'sequence_regression', message: 'The agent repeated an old sequence number.' } });
+    push(backend, 'session-1', {
+      type: 'ended',
+      reason: { kind: 'protocol_error', code: 'sequence_regression', message: 'The agent repeated an old sequence number.' },
+    });
     expect(transcript().getByText('The agent repeated an old sequence number.')).toBeTruthy();
     expect(transcript().getByText('sequence_regression')).toBeTruthy();
     // Said once on screen (the status line only announces it), and nothing offers what cannot be done now.
@@ -461,7 +560,13 @@ describe('an AgentCall agent on the conversation screen', () => {
     first.unmount();
     expect(backend.callsOf('agentcall.end')).toEqual([]);
     // The agent goes on while the screen is away.
-    push(backend, 'session-1', { type: 'run.started', runKey: 'r1' }, { type: 'text.delta', runKey: 'r1', text: 'Answered while away' }, { type: 'run.completed', runKey: 'r1' });
+    push(
+      backend,
+      'session-1',
+      { type: 'run.started', runKey: 'r1' },
+      { type: 'text.delta', runKey: 'r1', text: 'Answered while away' },
+      { type: 'run.completed', runKey: 'r1' },
+    );
 
     const { user } = await renderScreen(backend, { establish: false });
     await screen.findByRole('log', { name: 'Conversation' });
@@ -489,7 +594,10 @@ describe('an AgentCall agent on the conversation screen', () => {
 
   it('sign_in_required: a password field saves the token with agentcall.useToken and connects again', async () => {
     const backend = backendFor();
-    backend.failNext('agentcall.open', { code: 'sign_in_required', message: 'AgentDesk demo agent asks for an access token. Paste the token its publisher gave you.' });
+    backend.failNext('agentcall.open', {
+      code: 'sign_in_required',
+      message: 'AgentDesk demo agent asks for an access token. Paste the token its publisher gave you.',
+    });
     const { user } = await renderScreen(backend, { establish: false });
     const field = await screen.findByLabelText('Access token');
     expect(field.getAttribute('type')).toBe('password');
@@ -525,7 +633,15 @@ describe('an AgentCall agent on the conversation screen', () => {
     const objectRef = 'urn:agentcall:object:workshop-router';
     render(
       <I18nProvider setting="en">
-        <AgentScreen api={backend.api} headingRef={createRef()} agentId={builtInAgentCallDemoId} label="Demo objects" protocol="agentcall" onBack={() => undefined} startTag={{ scanId: 'k-1', objectRef }} />
+        <AgentScreen
+          api={backend.api}
+          headingRef={createRef()}
+          agentId={builtInAgentCallDemoId}
+          label="Demo objects"
+          protocol="agentcall"
+          onBack={() => undefined}
+          startTag={{ scanId: 'k-1', objectRef }}
+        />
       </I18nProvider>,
     );
     await screen.findByRole('log', { name: 'Conversation' });
@@ -552,7 +668,13 @@ describe('client-owned voice on an AgentCall agent (voice.owner "client")', () =
     );
     push(backend, 'session-1', { type: 'speech.segment', runKey: 'r1', segmentId: 'a', text: 'One.' }, { type: 'run.completed', runKey: 'r1' });
     await waitFor(() => expect(spoken()).toEqual(['One.', 'Two.']));
-    push(backend, 'session-1', { type: 'run.started', runKey: 'r2' }, { type: 'run.cancelling', runKey: 'r2' }, { type: 'speech.segment', runKey: 'r2', segmentId: 'c', text: 'Never said.' });
+    push(
+      backend,
+      'session-1',
+      { type: 'run.started', runKey: 'r2' },
+      { type: 'run.cancelling', runKey: 'r2' },
+      { type: 'speech.segment', runKey: 'r2', segmentId: 'c', text: 'Never said.' },
+    );
     push(backend, 'session-1', { type: 'run.completed', runKey: 'r2' });
     expect(spoken()).toEqual(['One.', 'Two.']);
     // The speech segments repeat the answer's text: the conversation shows it once.
@@ -560,7 +682,13 @@ describe('client-owned voice on an AgentCall agent (voice.owner "client")', () =
     expect(toggle.getAttribute('aria-pressed')).toBe('true');
     await user.click(toggle);
     expect(toggle.getAttribute('aria-pressed')).toBe('false');
-    push(backend, 'session-1', { type: 'run.started', runKey: 'r3' }, { type: 'speech.segment', runKey: 'r3', segmentId: 'd', text: 'Not read.' }, { type: 'run.completed', runKey: 'r3' });
+    push(
+      backend,
+      'session-1',
+      { type: 'run.started', runKey: 'r3' },
+      { type: 'speech.segment', runKey: 'r3', segmentId: 'd', text: 'Not read.' },
+      { type: 'run.completed', runKey: 'r3' },
+    );
     expect(spoken()).toEqual(['One.', 'Two.']);
   });
 });

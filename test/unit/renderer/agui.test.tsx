@@ -33,7 +33,9 @@ afterEach(() => {
 
 /** A fake main with one plain AG-UI agent; its conversation follows the thread main holds (`state.agui`). */
 function aguiBackend(): FakeBackend {
-  return createFakeBackend({ agents: [{ id: agentId, url: 'https://ide.example.com/agui', display: 'ide.example.com/agui', addedAt: '2026-11-30T00:00:00Z', protocol: 'agui' }] });
+  return createFakeBackend({
+    agents: [{ id: agentId, url: 'https://ide.example.com/agui', display: 'ide.example.com/agui', addedAt: '2026-11-30T00:00:00Z', protocol: 'agui' }],
+  });
 }
 
 async function renderScreen(backend: FakeBackend = aguiBackend()) {
@@ -177,17 +179,33 @@ function approvalRun(run: string, schema: Record<string, unknown>): Event[] {
     { type: 'TOOL_CALL_START', toolCallId: `del-${run}`, toolCallName: 'delete_file' },
     { type: 'TOOL_CALL_ARGS', toolCallId: `del-${run}`, delta: '{"path": "notes/old-plan.md"}' },
     { type: 'TOOL_CALL_END', toolCallId: `del-${run}` },
-    { type: 'RUN_FINISHED', threadId, runId: run, outcome: { type: 'interrupt', interrupts: [{ id: `approve-${run}`, reason: 'tool_call', toolCallId: `del-${run}`, responseSchema: schema }] } },
+    {
+      type: 'RUN_FINISHED',
+      threadId,
+      runId: run,
+      outcome: { type: 'interrupt', interrupts: [{ id: `approve-${run}`, reason: 'tool_call', toolCallId: `del-${run}`, responseSchema: schema }] },
+    },
   ];
 }
 
 // pydantic-ai 2.33's approval schema: editedArgs is an open object.
-const pydanticApproval = { type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object' }, reason: { type: 'string' } }, required: ['approved'] };
+const pydanticApproval = {
+  type: 'object',
+  properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object' }, reason: { type: 'string' } },
+  required: ['approved'],
+};
 // The demo's: editedArgs with a path field.
-const demoApproval = { type: 'object', properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object', properties: { path: { type: 'string' } } } }, required: ['approved'] };
+const demoApproval = {
+  type: 'object',
+  properties: { approved: { type: 'boolean' }, editedArgs: { type: 'object', properties: { path: { type: 'string' } } } },
+  required: ['approved'],
+};
 
 function finish(backend: FakeBackend, run: string) {
-  events(backend, [{ type: 'RUN_STARTED', threadId, runId: run }, { type: 'RUN_FINISHED', threadId, runId: run }]);
+  events(backend, [
+    { type: 'RUN_STARTED', threadId, runId: run },
+    { type: 'RUN_FINISHED', threadId, runId: run },
+  ]);
 }
 
 function section(name: string): HTMLElement {
@@ -208,7 +226,9 @@ describe('plain AG-UI on the conversation screen', () => {
   it('sends text as a run and shows every part main folded, the protocol’s inner workings in Details', async () => {
     const { backend, user } = await renderScreen();
     const run = await sendMessage(user, backend, 'Deploy the web stack');
-    expect(backend.callsOf('conversation.send')).toEqual([{ agentId, conversationId: expect.any(String), messageId: expect.stringMatching(/^msg-/), text: 'Deploy the web stack' }]);
+    expect(backend.callsOf('conversation.send')).toEqual([
+      { agentId, conversationId: expect.any(String), messageId: expect.stringMatching(/^msg-/), text: 'Deploy the web stack' },
+    ]);
     expect(backend.callsOf('agui.send')).toEqual([{ agentId, messageId: backend.callsOf('conversation.send')[0]!.messageId, text: 'Deploy the web stack' }]);
     await within(log()).findByText('Deploy the web stack');
     // While the run goes, Cancel is offered and Send queues.
@@ -244,7 +264,9 @@ describe('plain AG-UI on the conversation screen', () => {
     expect(within(activities[0]!).getByText('• build — built')).toBeTruthy();
 
     // Two invocations of the same subagent: two lanes, each with its own text.
-    const lanes = within(transcript).getAllByText('Helper agent: researcher').map((kicker) => kicker.closest('li')!);
+    const lanes = within(transcript)
+      .getAllByText('Helper agent: researcher')
+      .map((kicker) => kicker.closest('li')!);
     expect(lanes).toHaveLength(2);
     expect(lanes[0]?.textContent).toContain('first invocation text');
     expect(lanes[1]?.textContent).toContain('second invocation text');
@@ -265,7 +287,11 @@ describe('plain AG-UI on the conversation screen', () => {
     expect(transcript.textContent).not.toContain('event_unknown_type');
     const details = await openDetails(user);
     const steps = await within(details).findByRole('region', { name: 'Steps' });
-    expect(within(steps).getAllByRole('listitem').map((entry) => entry.textContent)).toEqual(['✓ plan (done)', '✓ deploy (done)']);
+    expect(
+      within(steps)
+        .getAllByRole('listitem')
+        .map((entry) => entry.textContent),
+    ).toEqual(['✓ plan (done)', '✓ deploy (done)']);
     const state = within(details).getByText('State').closest('details') as HTMLDetailsElement;
     expect(state.open).toBe(false);
     expect(JSON.parse(state.querySelector('pre')?.textContent ?? '')).toEqual({ count: 2, tags: [] });
@@ -282,7 +308,14 @@ describe('plain AG-UI on the conversation screen', () => {
         type: 'ACTIVITY_SNAPSHOT',
         messageId: 'act-checks',
         activityType: 'iac-code.checks',
-        content: { title: 'Policy checks', summary: '2 of 3 passed', checks: [{ name: 'tags', status: 'passed' }, { name: 'encryption', status: 'failed' }] },
+        content: {
+          title: 'Policy checks',
+          summary: '2 of 3 passed',
+          checks: [
+            { name: 'tags', status: 'passed' },
+            { name: 'encryption', status: 'failed' },
+          ],
+        },
       },
       { type: 'RUN_FINISHED', threadId, runId: run },
     ]);
@@ -291,11 +324,21 @@ describe('plain AG-UI on the conversation screen', () => {
     expect(within(activity).getByText(/Summary: 2 of 3 passed/).textContent).toBe('Summary: 2 of 3 passed\n• tags — passed\n• encryption — failed');
     // The JSON is there, folded away behind Details; nothing of it shows outside.
     const raw = activity.querySelector('pre') as HTMLElement;
-    expect(JSON.parse(raw.textContent ?? '')).toEqual({ title: 'Policy checks', summary: '2 of 3 passed', checks: [{ name: 'tags', status: 'passed' }, { name: 'encryption', status: 'failed' }] });
+    expect(JSON.parse(raw.textContent ?? '')).toEqual({
+      title: 'Policy checks',
+      summary: '2 of 3 passed',
+      checks: [
+        { name: 'tags', status: 'passed' },
+        { name: 'encryption', status: 'failed' },
+      ],
+    });
     const disclosure = raw.closest('details') as HTMLDetailsElement;
     expect(disclosure.open).toBe(false);
     expect(within(disclosure).getByText('Details').tagName).toBe('SUMMARY');
-    const outside = [...activity.children].filter((child) => child !== disclosure).map((child) => child.textContent).join(' ');
+    const outside = [...activity.children]
+      .filter((child) => child !== disclosure)
+      .map((child) => child.textContent)
+      .join(' ');
     expect(outside).not.toMatch(/[{}"]/);
   });
 
@@ -350,7 +393,11 @@ describe('plain AG-UI on the conversation screen', () => {
   it('shows a dropped stream as broken off, and Retry starts the turn again', async () => {
     const { backend, user } = await renderScreen();
     const run = await sendMessage(user, backend, 'Deploy');
-    events(backend, [{ type: 'RUN_STARTED', threadId, runId: run }, { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'half an ans' }]);
+    events(backend, [
+      { type: 'RUN_STARTED', threadId, runId: run },
+      { type: 'TEXT_MESSAGE_START', messageId: 'm', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm', delta: 'half an ans' },
+    ]);
     act(() => {
       const view = backend.state.agui[agentId]!;
       backend.state.agui[agentId] = { ...view, thread: markStreamDropped(view.thread, 'The stream ended without RUN_FINISHED.') };
@@ -362,7 +409,13 @@ describe('plain AG-UI on the conversation screen', () => {
     await waitFor(() => expect(status()).toBe('Agent is answering…'));
     expect(screen.queryByRole('button', { name: 'Retry' })).toBeNull();
     const again = runId(backend);
-    events(backend, [{ type: 'RUN_STARTED', threadId, runId: again }, { type: 'TEXT_MESSAGE_START', messageId: 'm2', role: 'assistant' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm2', delta: 'the whole answer' }, { type: 'TEXT_MESSAGE_END', messageId: 'm2' }, { type: 'RUN_FINISHED', threadId, runId: again }]);
+    events(backend, [
+      { type: 'RUN_STARTED', threadId, runId: again },
+      { type: 'TEXT_MESSAGE_START', messageId: 'm2', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'm2', delta: 'the whole answer' },
+      { type: 'TEXT_MESSAGE_END', messageId: 'm2' },
+      { type: 'RUN_FINISHED', threadId, runId: again },
+    ]);
     await screen.findByText('the whole answer');
     await waitFor(() => expect(status()).toBe('Answered'));
   });
@@ -370,7 +423,11 @@ describe('plain AG-UI on the conversation screen', () => {
   it('a message typed while the agent answers waits, shown as waiting; Take back removes it; one left waiting is sent when the run ends', async () => {
     const { backend, user } = await renderScreen();
     const run = await sendMessage(user, backend, 'First question');
-    events(backend, [{ type: 'RUN_STARTED', threadId, runId: run }, { type: 'TEXT_MESSAGE_START', messageId: 'a1', role: 'assistant' }, { type: 'TEXT_MESSAGE_CONTENT', messageId: 'a1', delta: 'Working on it' }]);
+    events(backend, [
+      { type: 'RUN_STARTED', threadId, runId: run },
+      { type: 'TEXT_MESSAGE_START', messageId: 'a1', role: 'assistant' },
+      { type: 'TEXT_MESSAGE_CONTENT', messageId: 'a1', delta: 'Working on it' },
+    ]);
     await user.type(composer(), 'Never mind{Enter}');
     const waiting = (await within(log()).findByText('Never mind')).closest('.message') as HTMLElement;
     expect(within(waiting).getByText('Waiting: sent when the agent has answered')).toBeTruthy();
@@ -381,7 +438,10 @@ describe('plain AG-UI on the conversation screen', () => {
     await user.type(composer(), 'And the second one{Enter}');
     await within(log()).findByText('And the second one');
     expect(backend.callsOf('agui.send').map((call) => call.text)).toEqual(['First question']);
-    events(backend, [{ type: 'TEXT_MESSAGE_END', messageId: 'a1' }, { type: 'RUN_FINISHED', threadId, runId: run }]);
+    events(backend, [
+      { type: 'TEXT_MESSAGE_END', messageId: 'a1' },
+      { type: 'RUN_FINISHED', threadId, runId: run },
+    ]);
     // The run ended: main sends the waiting message, a new run starts with it.
     await waitFor(() => expect(backend.callsOf('agui.send').map((call) => call.text)).toEqual(['First question', 'And the second one']));
     await waitFor(() => expect(status()).toBe('Agent is answering…'));
@@ -401,7 +461,9 @@ describe('plain AG-UI on the conversation screen', () => {
     expect(JSON.parse(args.querySelector('pre')?.textContent ?? '')).toEqual({ path: 'notes/old-plan.md' });
     expect(status()).toBe('Waiting for your answer');
     await user.click(within(approval).getByRole('button', { name: 'Allow' }));
-    await waitFor(() => expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { [`approve-${run}`]: { status: 'resolved', payload: { approved: true } } } }]));
+    await waitFor(() =>
+      expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { [`approve-${run}`]: { status: 'resolved', payload: { approved: true } } } }]),
+    );
     await waitFor(() => expect(within(log()).queryByRole('region', { name: 'The agent asks for your OK' })).toBeNull());
     // The decision stays in the conversation once the run took it.
     finish(backend, runId(backend));
@@ -415,7 +477,9 @@ describe('plain AG-UI on the conversation screen', () => {
     events(backend, approvalRun(run, demoApproval));
     const approval = await within(log()).findByRole('region', { name: 'The agent asks for your OK' });
     await user.click(within(approval).getByRole('button', { name: 'Deny' }));
-    await waitFor(() => expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { [`approve-${run}`]: { status: 'resolved', payload: { approved: false } } } }]));
+    await waitFor(() =>
+      expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { [`approve-${run}`]: { status: 'resolved', payload: { approved: false } } } }]),
+    );
   });
 
   it('a confirmation with a boolean approve and a note is an approval too: Allow sends approve: true', async () => {
@@ -423,7 +487,15 @@ describe('plain AG-UI on the conversation screen', () => {
     const run = await sendMessage(user, backend, 'Apply it');
     events(backend, [
       { type: 'RUN_STARTED', threadId, runId: run },
-      { type: 'RUN_FINISHED', threadId, runId: run, outcome: { type: 'interrupt', interrupts: [{ id: 'c-1', reason: 'confirmation', message: 'Change demo-network?', responseSchema: confirmationSchema }] } },
+      {
+        type: 'RUN_FINISHED',
+        threadId,
+        runId: run,
+        outcome: {
+          type: 'interrupt',
+          interrupts: [{ id: 'c-1', reason: 'confirmation', message: 'Change demo-network?', responseSchema: confirmationSchema }],
+        },
+      },
     ]);
     const approval = await within(log()).findByRole('region', { name: 'The agent asks for your OK' });
     expect(within(approval).getByText('Change demo-network?')).toBeTruthy();
@@ -443,7 +515,9 @@ describe('plain AG-UI on the conversation screen', () => {
     expect(JSON.parse(args.value)).toEqual({ path: 'notes/old-plan.md' });
     await user.click(within(form).getByRole('checkbox', { name: 'approved' }));
     await user.click(screen.getByRole('button', { name: 'Send answers' }));
-    await waitFor(() => expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { [`approve-${run}`]: { status: 'resolved', payload: { approved: true } } } }]));
+    await waitFor(() =>
+      expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { [`approve-${run}`]: { status: 'resolved', payload: { approved: true } } } }]),
+    );
     finish(backend, runId(backend));
     await waitFor(() => expect(status()).toBe('Answered'));
 
@@ -460,7 +534,10 @@ describe('plain AG-UI on the conversation screen', () => {
     await user.click(within(form).getByRole('checkbox', { name: 'approved' }));
     await user.click(screen.getByRole('button', { name: 'Send answers' }));
     await waitFor(() => expect(backend.callsOf('agui.resume')).toHaveLength(2));
-    expect(backend.callsOf('agui.resume')[1]).toEqual({ agentId, answers: { [`approve-${run}`]: { status: 'resolved', payload: { approved: true, editedArgs: { path: 'new' } } } } });
+    expect(backend.callsOf('agui.resume')[1]).toEqual({
+      agentId,
+      answers: { [`approve-${run}`]: { status: 'resolved', payload: { approved: true, editedArgs: { path: 'new' } } } },
+    });
   });
 
   it('several questions stay forms, in the conversation: every form is checked and every open question answered at once', async () => {
@@ -547,7 +624,9 @@ describe('plain AG-UI on the conversation screen', () => {
     expect(screen.queryByText('Answer the agent’s request above first.')).toBeNull();
 
     // What was answered stays in the conversation, on the user's side, worded for people.
-    const answers = within(log()).getAllByText(/^(Your answer|You cancelled this request)$/).map((kicker) => kicker.closest('li')!);
+    const answers = within(log())
+      .getAllByText(/^(Your answer|You cancelled this request)$/)
+      .map((kicker) => kicker.closest('li')!);
     expect(answers.map((entry) => entry.className)).toEqual(Array(4).fill('transcript__item transcript__item--answer'));
     expect(within(answers[0]!).getByText('Change demo-network?')).toBeTruthy();
     expect(within(answers[0]!).getByText('Approve the change').nextElementSibling?.textContent).toBe('Yes');
@@ -578,7 +657,11 @@ describe('plain AG-UI on the conversation screen', () => {
     const [first, second] = screen.getAllByRole('region', { name: 'Please confirm' });
     await user.click(within(first as HTMLElement).getByRole('checkbox', { name: 'Cancel this request' }));
     // A cancelled request's fields are disabled, and they are not checked.
-    expect(within(first as HTMLElement).getByRole('checkbox', { name: 'Approve the change' }).matches(':disabled')).toBe(true);
+    expect(
+      within(first as HTMLElement)
+        .getByRole('checkbox', { name: 'Approve the change' })
+        .matches(':disabled'),
+    ).toBe(true);
     expect(within(second as HTMLElement).getByText(/No details are needed/)).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Send answers' }));
     await waitFor(() => expect(backend.callsOf('agui.resume')).toEqual([{ agentId, answers: { a: { status: 'cancelled' }, b: { status: 'resolved' } } }]));
@@ -589,7 +672,13 @@ describe('plain AG-UI on the conversation screen', () => {
     const run = await sendMessage(user, backend, 'Send 100 EUR to Alice');
     // As @ag-ui/mastra 1.1.2 sends it (measured with test/peers/mastra.mjs): the suspended call is never announced,
     // the interrupt has no message, and its metadata says what it is about.
-    const mastra = { type: 'mastra_suspend', toolName: 'transfer_money', suspendPayload: { reason: 'Approve sending 100 EUR to Alice?' }, args: { amount: 100, to: 'Alice' }, runId: run };
+    const mastra = {
+      type: 'mastra_suspend',
+      toolName: 'transfer_money',
+      suspendPayload: { reason: 'Approve sending 100 EUR to Alice?' },
+      args: { amount: 100, to: 'Alice' },
+      runId: run,
+    };
     events(backend, [
       { type: 'RUN_STARTED', threadId, runId: run },
       { type: 'CUSTOM', name: 'on_interrupt', value: JSON.stringify(mastra) },
@@ -597,7 +686,18 @@ describe('plain AG-UI on the conversation screen', () => {
         type: 'RUN_FINISHED',
         threadId,
         runId: run,
-        outcome: { type: 'interrupt', interrupts: [{ id: `${run}::transfer-1`, reason: 'mastra:tool_suspend', toolCallId: 'transfer-1', responseSchema: { type: 'object', properties: { approved: { type: 'boolean' } }, required: ['approved'] }, metadata: { mastra } }] },
+        outcome: {
+          type: 'interrupt',
+          interrupts: [
+            {
+              id: `${run}::transfer-1`,
+              reason: 'mastra:tool_suspend',
+              toolCallId: 'transfer-1',
+              responseSchema: { type: 'object', properties: { approved: { type: 'boolean' } }, required: ['approved'] },
+              metadata: { mastra },
+            },
+          ],
+        },
       },
     ]);
     await waitFor(() => expect(status()).toBe('Waiting for your answer'));
@@ -658,7 +758,11 @@ describe('plain AG-UI on the conversation screen', () => {
     expect(backend.callsOf('agui.setForwardedProps')).toEqual([]);
 
     // Main refuses what it cannot use, with the JSON pointer of the problem.
-    backend.failNext('agui.setForwardedProps', { code: 'invalid_request', message: 'forwardedProps.iacCode.cwd must be an absolute path.', path: '/iacCode/cwd' });
+    backend.failNext('agui.setForwardedProps', {
+      code: 'invalid_request',
+      message: 'forwardedProps.iacCode.cwd must be an absolute path.',
+      path: '/iacCode/cwd',
+    });
     fireEvent.change(field, { target: { value: '{"iacCode":{"cwd":"relative"}}' } });
     await user.click(within(details).getByRole('button', { name: 'Save forwardedProps' }));
     await waitFor(() => expect(within(details).getByRole('alert').textContent).toBe('At /iacCode/cwd: forwardedProps.iacCode.cwd must be an absolute path.'));
@@ -760,7 +864,8 @@ describe('plain AG-UI endpoints from Home', () => {
 });
 
 describe('plain AG-UI: editing the last message', () => {
-  const notice = /Editing your last message\. Sending adds it as a new message: the earlier one and its answer stay in this chat, and the agent still gets them\./;
+  const notice =
+    /Editing your last message\. Sending adds it as a new message: the earlier one and its answer stay in this chat, and the agent still gets them\./;
 
   function answered(backend: FakeBackend, run: string, text: string) {
     events(backend, [

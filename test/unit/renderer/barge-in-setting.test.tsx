@@ -19,7 +19,12 @@ const headsetMic: BargeInDevice = { kind: 'audioinput', deviceId: 'usb-1', label
 function listDevices(devices: BargeInDevice[]) {
   Object.defineProperty(window.navigator, 'mediaDevices', {
     configurable: true,
-    value: { getUserMedia: vi.fn(), enumerateDevices: vi.fn(async () => devices.map((device) => ({ ...device, groupId: 'g' }))), addEventListener: () => undefined, removeEventListener: () => undefined },
+    value: {
+      getUserMedia: vi.fn(),
+      enumerateDevices: vi.fn(async () => devices.map((device) => ({ ...device, groupId: 'g' }))),
+      addEventListener: () => undefined,
+      removeEventListener: () => undefined,
+    },
   });
 }
 
@@ -73,11 +78,24 @@ describe('Settings → Speech: barge-in', () => {
   });
 
   it('a device policy that sets it lists it under "Set by the administrator"', async () => {
-    const policy: DevicePolicyStatus = { state: 'active', file: '/etc/agentdesk/policy.json', kiosk: false, agentsLocked: false, forced: ['voice.bargeIn'], camera: true, voice: true, adminPin: false };
+    const policy: DevicePolicyStatus = {
+      state: 'active',
+      file: '/etc/agentdesk/policy.json',
+      kiosk: false,
+      agentsLocked: false,
+      forced: ['voice.bargeIn'],
+      camera: true,
+      voice: true,
+      adminPin: false,
+    };
     const backend = createFakeBackend({ policy });
     const { user } = await renderApp({ backend });
     await user.click(screen.getByRole('button', { name: 'Settings' }));
     const forced = await screen.findByRole('region', { name: 'Set by the administrator' });
-    expect(within(forced).getAllByRole('listitem').map((item) => item.textContent)).toEqual(['Interrupting the agent by speaking']);
+    expect(
+      within(forced)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual(['Interrupting the agent by speaking']);
   });
 });

@@ -82,7 +82,9 @@ describe('chat: actions (Talkie 1 §8)', () => {
   it('shows the note of a conflicting decision and the authoritative state', async () => {
     const action = pendingAction();
     const backend = createFakeBackend();
-    backend.handle('talkie.decide', () => ok({ action: { ...action, status: 'cancelled' as const }, updates: [], note: 'A different decision was already made on this proposal.' }));
+    backend.handle('talkie.decide', () =>
+      ok({ action: { ...action, status: 'cancelled' as const }, updates: [], note: 'A different decision was already made on this proposal.' }),
+    );
     const { user } = await proposed(action, backend);
     await user.click(screen.getByRole('button', { name: `Confirm: ${action.summary}` }));
     const card = within(actionCard(action.summary));
@@ -94,7 +96,10 @@ describe('chat: actions (Talkie 1 §8)', () => {
     const action = pendingAction();
     const backend = createFakeBackend();
     backend.handle('talkie.decide', () =>
-      ok({ action: { ...action, status: 'done' as const }, updates: [{ type: 'card' as const, card: { id: 'result', title: 'Offer sent', fallbackText: 'Offer sent to novak@alfa.cz' } }] }),
+      ok({
+        action: { ...action, status: 'done' as const },
+        updates: [{ type: 'card' as const, card: { id: 'result', title: 'Offer sent', fallbackText: 'Offer sent to novak@alfa.cz' } }],
+      }),
     );
     const { user } = await proposed(action, backend);
     await user.click(screen.getByRole('button', { name: `Confirm: ${action.summary}` }));

@@ -84,7 +84,9 @@ describe('chat: Markdown (Talkie 1 §7)', () => {
 
   it('opens links by keyboard too', async () => {
     const { message, user, backend } = await streamed('[Portal](https://portal.example.com/)');
-    within(message).getByRole('link', { name: /Portal/ }).focus();
+    within(message)
+      .getByRole('link', { name: /Portal/ })
+      .focus();
     await user.keyboard('{Enter}');
     expect(backend.callsOf('external.open')).toEqual([{ url: 'https://portal.example.com/' }]);
   });
@@ -115,7 +117,12 @@ describe('chat: tools, cards and suggested links', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'search contacts');
-    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'tool.start', toolCallId: 'c1', label: 'Searching contacts…' });
+    await push(
+      backend,
+      runKey,
+      { type: 'run.started', threadId: 't-1', runId: runKey },
+      { type: 'tool.start', toolCallId: 'c1', label: 'Searching contacts…' },
+    );
     const line = transcript().getByText('Searching contacts…').closest('.tool-line') as HTMLElement;
     expect(line.querySelector('.spinner')).not.toBeNull();
     await push(backend, runKey, { type: 'tool.end', toolCallId: 'c1', ok: true });
@@ -125,7 +132,12 @@ describe('chat: tools, cards and suggested links', () => {
     expect(line.textContent).toContain('Finished searching contacts');
     expect(line.textContent).not.toContain('Searching contacts…');
 
-    await push(backend, runKey, { type: 'tool.start', toolCallId: 'c2', label: 'Checking calendar…' }, { type: 'tool.end', toolCallId: 'c2', ok: false, error: 'Calendar is offline' });
+    await push(
+      backend,
+      runKey,
+      { type: 'tool.start', toolCallId: 'c2', label: 'Checking calendar…' },
+      { type: 'tool.end', toolCallId: 'c2', ok: false, error: 'Calendar is offline' },
+    );
     const failed = transcript().getByText('Failed: checking calendar').closest('.tool-line') as HTMLElement;
     expect(failed.textContent).toContain('✗');
     expect(failed.textContent).toContain('failed: Calendar is offline');
@@ -141,7 +153,13 @@ describe('chat: tools, cards and suggested links', () => {
       blocks: [
         { type: 'badge', text: 'Active', tone: 'positive' },
         { type: 'heading', text: 'Key facts' },
-        { type: 'fields', fields: [{ label: 'Company ID', value: '12345678' }, { label: 'Turnover', value: '1.2 M CZK' }] },
+        {
+          type: 'fields',
+          fields: [
+            { label: 'Company ID', value: '12345678' },
+            { label: 'Turnover', value: '1.2 M CZK' },
+          ],
+        },
         { type: 'text', text: 'Last order **paid**. <b>raw</b>' },
         { type: 'list', items: [{ title: 'Meeting 10:00', subtitle: 'Novák', url: 'https://cal.example.com/1' }, { title: 'Call 14:00' }], more: 3 },
         { type: 'link', label: 'Open in CRM', url: 'https://crm.example.com/?record=abc' },
@@ -191,7 +209,12 @@ describe('chat: tools, cards and suggested links', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'open');
-    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'open', url: 'https://example.com/report', label: 'Monthly report' });
+    await push(
+      backend,
+      runKey,
+      { type: 'run.started', threadId: 't-1', runId: runKey },
+      { type: 'open', url: 'https://example.com/report', label: 'Monthly report' },
+    );
     const chip = transcript().getByRole('link', { name: /Monthly report/ });
     await waitFor(() => expect(backend.callsOf('external.open')).toEqual([]));
     await user.click(chip);

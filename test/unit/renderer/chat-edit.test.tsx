@@ -14,7 +14,8 @@ function messageWith(text: string): HTMLElement {
   return message;
 }
 
-const notice = /Editing your last message\. Sending adds it as a new message: this server keeps every message of a chat, so the earlier one and its answer stay above\./;
+const notice =
+  /Editing your last message\. Sending adds it as a new message: this server keeps every message of a chat, so the earlier one and its answer stay above\./;
 
 describe('chat: editing the last message', () => {
   it('Edit is offered on the last typed message only, and not while a run is going', async () => {
@@ -44,7 +45,12 @@ describe('chat: editing the last message', () => {
     expect(screen.getByText(notice)).toBeTruthy();
     // The notice is tied to the field, so a screen reader hears it there.
     const describedBy = messageField().getAttribute('aria-describedby') ?? '';
-    expect(describedBy.split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' ')).toMatch(notice);
+    expect(
+      describedBy
+        .split(' ')
+        .map((id) => document.getElementById(id)?.textContent ?? '')
+        .join(' '),
+    ).toMatch(notice);
 
     await user.type(messageField(), '{Backspace}{Backspace}fer{Enter}');
     await waitFor(() => expect(backend.callsOf('talkie.send')).toHaveLength(2));
@@ -153,7 +159,12 @@ describe('chat: editing the last message', () => {
 
     const next = await send(user, backend, 'talkie-test:error');
     await push(backend, next, { type: 'run.started', threadId: 't-1', runId: next });
-    await end(backend, next, { kind: 'error', code: 'upstream_unavailable', message: 'The model provider is unavailable (test).', retryable: true }, { threadId: 't-1' });
+    await end(
+      backend,
+      next,
+      { kind: 'error', code: 'upstream_unavailable', message: 'The model provider is unavailable (test).', retryable: true },
+      { threadId: 't-1' },
+    );
     const retry = transcript().getByRole('button', { name: 'Retry' });
     retry.focus();
     await user.keyboard('{Enter}');

@@ -70,7 +70,12 @@ export async function push(backend: FakeBackend, runKey: string, ...updates: Run
   await settle();
 }
 
-export async function end(backend: FakeBackend, runKey: string, outcome: EventPayload<'talkie.runEnded'>['outcome'], extra: Partial<EventPayload<'talkie.runEnded'>> = {}) {
+export async function end(
+  backend: FakeBackend,
+  runKey: string,
+  outcome: EventPayload<'talkie.runEnded'>['outcome'],
+  extra: Partial<EventPayload<'talkie.runEnded'>> = {},
+) {
   await act(async () => backend.emit('talkie.runEnded', { agentId: builtInDemoAgentId, runKey, outcome, ...extra }));
   await settle();
 }

@@ -169,7 +169,9 @@ describe('chat state: streaming and run end', () => {
     );
     expect(state.run).toBeUndefined();
     expect(state.conversation.runState).toBe('error');
-    expect(state.conversation.items.filter((item) => item.kind === 'error')).toEqual([{ kind: 'error', id: 'error:run-1', code: error.code, message: error.message, retryable: true, at }]);
+    expect(state.conversation.items.filter((item) => item.kind === 'error')).toEqual([
+      { kind: 'error', id: 'error:run-1', code: error.code, message: error.message, retryable: true, at },
+    ]);
     // Only the end said it: the item comes from the end.
     const onlyEnd = run(sent(), ended('run-1', { kind: 'error', message: 'Gone' }));
     expect(onlyEnd.conversation.items.at(-1)).toMatchObject({ kind: 'error', code: 'internal', message: 'Gone', retryable: false });
@@ -238,7 +240,11 @@ describe('chat state: retry', () => {
 
 describe('chat state: threads', () => {
   it('thread.open leaves the conversation (nothing followed, failures gone) and shows the thread loading; its answer fills it', () => {
-    const failing = run(initialChatState(), { type: 'deliver', attempt: 1, messageId: 'm-1', text: 'x', at }, { type: 'send.failed', attempt: 1, error: { code: 'network_error', message: 'x' } });
+    const failing = run(
+      initialChatState(),
+      { type: 'deliver', attempt: 1, messageId: 'm-1', text: 'x', at },
+      { type: 'send.failed', attempt: 1, error: { code: 'network_error', message: 'x' } },
+    );
     const opening = chatReducer(failing, { type: 'thread.open', threadId: 't-2' });
     expect(opening).toMatchObject({ loading: 't-2', run: undefined, generation: 1, editing: undefined });
     expect(opening.failures.size).toBe(0);
@@ -337,7 +343,14 @@ describe('chat state: voice and announcements', () => {
     expect(kinds(final)).toEqual(['user:m-1', 'spoken:v-1']);
     expect(final.conversation.items[1]).toMatchObject({ text: 'Search contacts', state: 'final', at });
     const usage = [{ label: 'Voice today', used: 2, limit: 60, unit: 'minutes' }];
-    const voiced = chatReducer(final, { type: 'voice.updates', updates: [{ type: 'usage', usage }, { type: 'tool.start', toolCallId: 'tc', label: 'Searching…' }], at });
+    const voiced = chatReducer(final, {
+      type: 'voice.updates',
+      updates: [
+        { type: 'usage', usage },
+        { type: 'tool.start', toolCallId: 'tc', label: 'Searching…' },
+      ],
+      at,
+    });
     expect(voiced.usage).toEqual(usage);
     expect(voiced.run).toBe(final.run);
     expect(voiced.conversation.runState).toBe(final.conversation.runState);

@@ -36,7 +36,11 @@ describe('chat: threads (Talkie 1 §9)', () => {
     expect(await transcript().findByText('Prepare the offer')).toBeTruthy();
     expect(transcript().getByText('offer').tagName).toBe('STRONG');
     expect(backend.callsOf('talkie.thread')).toEqual([{ agentId: builtInDemoAgentId, threadId: 't-new' }]);
-    expect(threadList().getByRole('button', { name: /^Offer for Alfa/ }).getAttribute('aria-current')).toBe('true');
+    expect(
+      threadList()
+        .getByRole('button', { name: /^Offer for Alfa/ })
+        .getAttribute('aria-current'),
+    ).toBe('true');
 
     // A message now continues that thread.
     await send(user, backend, 'Add a discount');
@@ -48,7 +52,12 @@ describe('chat: threads (Talkie 1 §9)', () => {
   it('shows the newest 50 items of a long thread (the window main sends) and earlier ones on request, 200 at a time', async () => {
     const backend = createFakeBackend();
     backend.state.talkie.threads = threads;
-    backend.state.talkie.threadItems['t-new'] = Array.from({ length: 450 }, (_, i) => ({ kind: 'user' as const, id: `m${i}`, text: `Message ${i}`, state: 'sent' as const }));
+    backend.state.talkie.threadItems['t-new'] = Array.from({ length: 450 }, (_, i) => ({
+      kind: 'user' as const,
+      id: `m${i}`,
+      text: `Message ${i}`,
+      state: 'sent' as const,
+    }));
     const { user } = await openDemo(backend);
     await user.click(await threadList().findByRole('button', { name: /^Offer for Alfa/ }));
     expect(await transcript().findByText('Message 449')).toBeTruthy();
@@ -66,7 +75,12 @@ describe('chat: threads (Talkie 1 §9)', () => {
   it('a thread over the conversation budget opens on a window and says its oldest messages were removed', async () => {
     const backend = createFakeBackend();
     backend.state.talkie.threads = threads;
-    backend.state.talkie.threadItems['t-new'] = Array.from({ length: 30 }, (_, i) => ({ kind: 'user' as const, id: `m${i}`, text: `Message ${i} ${'x'.repeat(150_000)}`, state: 'sent' as const }));
+    backend.state.talkie.threadItems['t-new'] = Array.from({ length: 30 }, (_, i) => ({
+      kind: 'user' as const,
+      id: `m${i}`,
+      text: `Message ${i} ${'x'.repeat(150_000)}`,
+      state: 'sent' as const,
+    }));
     const { user } = await openDemo(backend);
     await user.click(await threadList().findByRole('button', { name: /^Offer for Alfa/ }));
     expect(await transcript().findByText(/^Message 29 x/)).toBeTruthy();
@@ -143,10 +157,12 @@ describe('chat: threads (Talkie 1 §9)', () => {
 describe('chat: server steps', () => {
   it('lists manifest notes in a collapsed section behind Details', async () => {
     const backend = createFakeBackend();
-    backend.state.talkie.views[builtInDemoAgentId] = demoView({ problems: [{ code: 'brand_logo_too_large', path: '/brand/logo', message: 'The logo is larger than 256 kB.' }] });
+    backend.state.talkie.views[builtInDemoAgentId] = demoView({
+      problems: [{ code: 'brand_logo_too_large', path: '/brand/logo', message: 'The logo is larger than 256 kB.' }],
+    });
     const { user } = await openDemo(backend);
-    expect(screen.queryByText("Notes from this server’s manifest (1)")).toBeNull();
-    const summary = (await openDetails(user)).getByText("Notes from this server’s manifest (1)");
+    expect(screen.queryByText('Notes from this server’s manifest (1)')).toBeNull();
+    const summary = (await openDetails(user)).getByText('Notes from this server’s manifest (1)');
     const details = summary.closest('details');
     expect(details?.open).toBe(false);
     expect(within(details as HTMLElement).getByText('brand_logo_too_large')).toBeTruthy();
@@ -256,7 +272,11 @@ describe('chat: server steps', () => {
     // The time limit ends the wait with main's clear message.
     release = backend.holdNext('talkie.signIn');
     await user.click(screen.getByRole('button', { name: 'Sign in with your browser' }));
-    backend.failNext('talkie.signIn', { code: 'network_error', message: 'Sign-in was not finished within 5 minutes, so AgentDesk stopped waiting. Start it again.', retryable: true });
+    backend.failNext('talkie.signIn', {
+      code: 'network_error',
+      message: 'Sign-in was not finished within 5 minutes, so AgentDesk stopped waiting. Start it again.',
+      retryable: true,
+    });
     await act(async () => release());
     expect(await screen.findByText(/Sign-in was not finished within 5 minutes/)).toBeTruthy();
   });

@@ -61,7 +61,13 @@ describe('chat: opening', () => {
     await user.keyboard('{Escape}');
     expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
     const runKey = await send(user, backend, 'hello');
-    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'a-1' }, { type: 'text.delta', messageId: 'a-1', delta: 'Half' });
+    await push(
+      backend,
+      runKey,
+      { type: 'run.started', threadId: 't-1', runId: runKey },
+      { type: 'text.start', messageId: 'a-1' },
+      { type: 'text.delta', messageId: 'a-1', delta: 'Half' },
+    );
     (document.activeElement as HTMLElement | null)?.blur();
     await user.keyboard('{Escape}');
     expect(screen.getByRole('heading', { level: 1, name: 'AgentDesk Demo' })).toBeTruthy();
@@ -115,7 +121,13 @@ describe('chat: sending and streaming', () => {
     expect(messageField().value).toBe('');
     expect(screen.getByText('Agent is answering…')).toBeTruthy();
 
-    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'm1' }, { type: 'text.delta', messageId: 'm1', delta: 'Hi, ' });
+    await push(
+      backend,
+      runKey,
+      { type: 'run.started', threadId: 't-1', runId: runKey },
+      { type: 'text.start', messageId: 'm1' },
+      { type: 'text.delta', messageId: 'm1', delta: 'Hi, ' },
+    );
     expect(transcript().getByText('Hi,')).toBeTruthy();
     await push(backend, runKey, { type: 'text.delta', messageId: 'm1', delta: 'how can I help?' });
     expect(transcript().getByText('Hi, how can I help?')).toBeTruthy();
@@ -141,7 +153,13 @@ describe('chat: sending and streaming', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'First');
-    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'a1' }, { type: 'text.delta', messageId: 'a1', delta: 'Still writing' });
+    await push(
+      backend,
+      runKey,
+      { type: 'run.started', threadId: 't-1', runId: runKey },
+      { type: 'text.start', messageId: 'a1' },
+      { type: 'text.delta', messageId: 'a1', delta: 'Still writing' },
+    );
     await user.type(messageField(), 'Second{Enter}');
     await user.type(messageField(), 'Third{Enter}');
     expect(messageField().value).toBe('');
@@ -190,7 +208,13 @@ describe('chat: sending and streaming', () => {
     await user.type(messageField(), 'Quick');
     await user.click(sendButton());
     await waitFor(() => expect(backend.callsOf('talkie.send')).toHaveLength(1));
-    await push(backend, 'run-1', { type: 'run.started', threadId: 't-1', runId: 'run-1' }, { type: 'text.start', messageId: 'm' }, { type: 'text.delta', messageId: 'm', delta: 'Early bird' });
+    await push(
+      backend,
+      'run-1',
+      { type: 'run.started', threadId: 't-1', runId: 'run-1' },
+      { type: 'text.start', messageId: 'm' },
+      { type: 'text.delta', messageId: 'm', delta: 'Early bird' },
+    );
     expect(transcript().queryByText('Early bird')).toBeNull();
     await act(async () => release());
     await waitFor(() => expect(transcript().getByText('Early bird')).toBeTruthy());
@@ -251,7 +275,13 @@ describe('chat: sending and streaming', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'Slow please');
-    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'm' }, { type: 'text.delta', messageId: 'm', delta: 'Part 1.' });
+    await push(
+      backend,
+      runKey,
+      { type: 'run.started', threadId: 't-1', runId: runKey },
+      { type: 'text.start', messageId: 'm' },
+      { type: 'text.delta', messageId: 'm', delta: 'Part 1.' },
+    );
     await user.click(screen.getByRole('button', { name: 'Cancel' }));
     await waitFor(() => expect(backend.callsOf('talkie.cancel')).toEqual([{ agentId: builtInDemoAgentId, runKey }]));
     await end(backend, runKey, { kind: 'cancelled' }, { threadId: 't-1' });
@@ -264,15 +294,26 @@ describe('chat: sending and streaming', () => {
     const backend = createFakeBackend();
     const { user } = await openDemo(backend);
     const runKey = await send(user, backend, 'Are you there?');
-    await push(backend, runKey, { type: 'run.started', threadId: 't-1', runId: runKey }, { type: 'text.start', messageId: 'm' }, { type: 'text.delta', messageId: 'm', delta: 'Half an ans' });
+    await push(
+      backend,
+      runKey,
+      { type: 'run.started', threadId: 't-1', runId: runKey },
+      { type: 'text.start', messageId: 'm' },
+      { type: 'text.delta', messageId: 'm', delta: 'Half an ans' },
+    );
     const [request] = backend.callsOf('talkie.send');
-    await end(backend, runKey, { kind: 'interrupted', message: 'socket hang up' }, {
-      threadId: 't-1',
-      items: [
-        { kind: 'user', id: request?.messageId ?? '', text: 'Are you there?', state: 'sent' },
-        { kind: 'assistant', id: 'stored', text: 'The whole stored answer.', streaming: false },
-      ],
-    });
+    await end(
+      backend,
+      runKey,
+      { kind: 'interrupted', message: 'socket hang up' },
+      {
+        threadId: 't-1',
+        items: [
+          { kind: 'user', id: request?.messageId ?? '', text: 'Are you there?', state: 'sent' },
+          { kind: 'assistant', id: 'stored', text: 'The whole stored answer.', streaming: false },
+        ],
+      },
+    );
     expect(transcript().queryByText('Half an ans')).toBeNull();
     expect(transcript().getByText('The whole stored answer.')).toBeTruthy();
     expect(screen.getByText('The connection dropped; this is the answer the server stored.')).toBeTruthy();
@@ -301,7 +342,12 @@ describe('chat: sending and streaming', () => {
       { type: 'run.started', threadId: 't-1', runId: runKey },
       { type: 'run.error', code: 'upstream_unavailable', message: 'The model provider is unavailable (test).', retryable: true },
     );
-    await end(backend, runKey, { kind: 'error', code: 'upstream_unavailable', message: 'The model provider is unavailable (test).', retryable: true }, { threadId: 't-1' });
+    await end(
+      backend,
+      runKey,
+      { kind: 'error', code: 'upstream_unavailable', message: 'The model provider is unavailable (test).', retryable: true },
+      { threadId: 't-1' },
+    );
     expect(transcript().getByText('The model provider is unavailable (test).')).toBeTruthy();
     await user.click(transcript().getByRole('button', { name: 'Retry' }));
     await waitFor(() => expect(backend.callsOf('talkie.send')).toHaveLength(2));

@@ -50,7 +50,16 @@ function setup() {
     order.push(`user.turn ${text}`);
     return undefined;
   });
-  const deps = (runActive: boolean, bargeIn: BargeInSetting = 'on'): ListeningDeps => ({ api: fake.api, sessionKey: 'session-1', runActive, locale: 'en', bargeIn, agentSpeaking: () => true, silenceAgent: silenced, sendText });
+  const deps = (runActive: boolean, bargeIn: BargeInSetting = 'on'): ListeningDeps => ({
+    api: fake.api,
+    sessionKey: 'session-1',
+    runActive,
+    locale: 'en',
+    bargeIn,
+    agentSpeaking: () => true,
+    silenceAgent: silenced,
+    sendText,
+  });
   return { fake, order, deps, sendText };
 }
 
@@ -122,13 +131,19 @@ describe('client-owned voice listening', () => {
     expect(result.current.recognizer).toBe('commands');
 
     // The recognizer is still there (main's status says so): this utterance failed, listening goes on.
-    fake.failNext('speech.transcribe', { code: 'speech_unavailable', message: 'Speech could not be recognised: pocketsphinx_continuous did not finish within 20000 ms.', retryable: true });
+    fake.failNext('speech.transcribe', {
+      code: 'speech_unavailable',
+      message: 'Speech could not be recognised: pocketsphinx_continuous did not finish within 20000 ms.',
+      retryable: true,
+    });
     await act(async () => detector.callbacks!.onSpeechEnd(new Float32Array(16_000)));
     await waitFor(() => expect(result.current.problem).toMatchObject({ kind: 'transcribe', error: { code: 'speech_unavailable' } }));
     expect(result.current.state).toBe('on');
 
     // The model was removed and nothing stands in: listening stops, and the keyboard is what is left.
-    fake.handle('speech.status', () => ok({ synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: false, engine: 'none', folderChooser: false } }));
+    fake.handle('speech.status', () =>
+      ok({ synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: false, engine: 'none', folderChooser: false } }),
+    );
     fake.failNext('speech.transcribe', { code: 'speech_unavailable', message: 'No speech model is imported.' });
     await act(async () => detector.callbacks!.onSpeechEnd(new Float32Array(16_000)));
     await waitFor(() => expect(result.current.problem).toEqual({ kind: 'noRecognizer' }));

@@ -42,10 +42,17 @@ afterEach(() => {
 const none: SpeechStatus['recognition'] = {
   available: false,
   engine: 'none',
-  reason: 'No speech model is imported: import a sherpa-onnx speech recognition model (published at https://github.com/k2-fsa/sherpa-onnx/releases/tag/asr-models) in Settings → Speech, or type instead.',
+  reason:
+    'No speech model is imported: import a sherpa-onnx speech recognition model (published at https://github.com/k2-fsa/sherpa-onnx/releases/tag/asr-models) in Settings → Speech, or type instead.',
   folderChooser: false,
 };
-const basic: SpeechStatus['recognition'] = { available: true, engine: 'pocketsphinx', model: { name: 'pocketsphinx-en-us (basic English)', languages: ['en'] }, basic: true, folderChooser: false };
+const basic: SpeechStatus['recognition'] = {
+  available: true,
+  engine: 'pocketsphinx',
+  model: { name: 'pocketsphinx-en-us (basic English)', languages: ['en'] },
+  basic: true,
+  folderChooser: false,
+};
 
 async function openScreen(recognition: SpeechStatus['recognition']): Promise<{ backend: FakeBackend; user: ReturnType<typeof userEvent.setup> }> {
   const backend = createFakeBackend();
@@ -54,14 +61,23 @@ async function openScreen(recognition: SpeechStatus['recognition']): Promise<{ b
     ok({
       sessionKey: 'session-1',
       agent: backend.state.agentCall,
-      updates: [{ type: 'session.starting', sessionId: 'agentdesk-1', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true }],
+      updates: [
+        { type: 'session.starting', sessionId: 'agentdesk-1', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true },
+      ],
     }),
   );
   backend.handle('speech.status', () => ok({ synthesis: { available: true, engine: 'espeak-ng' }, recognition }));
   const user = userEvent.setup();
   render(
     <I18nProvider setting="en">
-      <AgentScreen api={backend.api} headingRef={createRef()} agentId={builtInAgentCallDemoId} label="Demo objects" protocol="agentcall" onBack={() => undefined} />
+      <AgentScreen
+        api={backend.api}
+        headingRef={createRef()}
+        agentId={builtInAgentCallDemoId}
+        label="Demo objects"
+        protocol="agentcall"
+        onBack={() => undefined}
+      />
     </I18nProvider>,
   );
   await screen.findByRole('heading', { level: 1, name: backend.state.agentCall.name });
@@ -95,7 +111,9 @@ describe('Talk by voice and the recognizer in use', () => {
     await user.click(await screen.findByRole('button', { name: 'Talk by voice' }));
     const voice = screen.getByRole('group', { name: 'Voice' });
     expect(
-      await within(voice).findByText('Basic English recognition (pocketsphinx): it often mishears, so check what it heard; a speech model imported in Settings → Speech hears far better.'),
+      await within(voice).findByText(
+        'Basic English recognition (pocketsphinx): it often mishears, so check what it heard; a speech model imported in Settings → Speech hears far better.',
+      ),
     ).toBeTruthy();
     expect(within(voice).queryByRole('alert')).toBeNull();
   });

@@ -54,7 +54,13 @@ describe('the one transcript', () => {
       </I18nProvider>,
     );
     const detach = store.attach();
-    store.subscribe(() => view.rerender(<I18nProvider setting="en"><Shown store={store} /></I18nProvider>));
+    store.subscribe(() =>
+      view.rerender(
+        <I18nProvider setting="en">
+          <Shown store={store} />
+        </I18nProvider>,
+      ),
+    );
     const log = await screen.findByRole('log', { name: 'Conversation' });
     await waitFor(() => expect(within(log).getByText('there').tagName).toBe('STRONG'));
     expect(log.getAttribute('aria-live')).toBe('off');
@@ -62,7 +68,9 @@ describe('the one transcript', () => {
     // A tool line in words: present while it runs, past once done.
     act(() => source.change((s) => (s.items = [...s.items, { kind: 'tool', id: 't:1', name: '', label: 'Searching contacts…', state: 'running' }])));
     await waitFor(() => expect(within(log).getByText('Searching contacts…')).toBeTruthy());
-    act(() => source.change((s) => (s.items = [s.items[0] as ConversationItem, { kind: 'tool', id: 't:1', name: '', label: 'Searching contacts…', state: 'done' }])));
+    act(() =>
+      source.change((s) => (s.items = [s.items[0] as ConversationItem, { kind: 'tool', id: 't:1', name: '', label: 'Searching contacts…', state: 'done' }])),
+    );
     await waitFor(() => expect(within(log).getByText('Finished searching contacts')).toBeTruthy());
     expect(within(log).queryByText('Searching contacts…')).toBeNull();
     detach();
@@ -72,8 +80,18 @@ describe('the one transcript', () => {
     const given = new FakeConversationSource();
     const { port, source } = connect(given);
     const store = new ConversationStore(port, 'agent-1');
-    const view = render(<I18nProvider setting="en"><Shown store={store} /></I18nProvider>);
-    store.subscribe(() => view.rerender(<I18nProvider setting="en"><Shown store={store} /></I18nProvider>));
+    const view = render(
+      <I18nProvider setting="en">
+        <Shown store={store} />
+      </I18nProvider>,
+    );
+    store.subscribe(() =>
+      view.rerender(
+        <I18nProvider setting="en">
+          <Shown store={store} />
+        </I18nProvider>,
+      ),
+    );
     store.attach();
     await settle();
     expect(await store.send('first')).toBeUndefined();
@@ -88,11 +106,28 @@ describe('the one transcript', () => {
 
   it('opens a long conversation on its newest items; Show earlier brings the rest', async () => {
     const given = new FakeConversationSource();
-    given.items = Array.from({ length: 210 }, (_, n): ConversationItem => ({ kind: 'message', id: `a:${n}`, role: 'agent', text: `answer ${n}`, format: 'plain', state: 'done' }));
+    given.items = Array.from({ length: 210 }, (_, n): ConversationItem => ({
+      kind: 'message',
+      id: `a:${n}`,
+      role: 'agent',
+      text: `answer ${n}`,
+      format: 'plain',
+      state: 'done',
+    }));
     const { port } = connect(given);
     const store = new ConversationStore(port, 'agent-1');
-    const view = render(<I18nProvider setting="en"><Shown store={store} /></I18nProvider>);
-    store.subscribe(() => view.rerender(<I18nProvider setting="en"><Shown store={store} /></I18nProvider>));
+    const view = render(
+      <I18nProvider setting="en">
+        <Shown store={store} />
+      </I18nProvider>,
+    );
+    store.subscribe(() =>
+      view.rerender(
+        <I18nProvider setting="en">
+          <Shown store={store} />
+        </I18nProvider>,
+      ),
+    );
     store.attach();
     await screen.findByText('answer 209');
     expect(screen.queryByText('answer 0')).toBeNull();

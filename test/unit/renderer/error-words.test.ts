@@ -16,7 +16,12 @@ describe('words for people (#15)', () => {
   });
 
   it('leaves sentences written for people alone', () => {
-    for (const message of ['crm.example.com is already in your list.', 'Enter everything the agent asked for.', 'The smart-card service stopped.', 'Error reading the card? Try again.'])
+    for (const message of [
+      'crm.example.com is already in your list.',
+      'Enter everything the agent asked for.',
+      'The smart-card service stopped.',
+      'Error reading the card? Try again.',
+    ])
       expect(isTechnical(message), message).toBe(false);
   });
 

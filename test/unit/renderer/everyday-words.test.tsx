@@ -30,9 +30,11 @@ describe('everyday words on Home and in the sidebar', () => {
   it('names the demos by what you do there, and the protocols only under Add an agent’s Advanced', async () => {
     const { user } = await renderApp();
     const main = screen.getByRole('main');
-    for (const name of ['Chat with the demo assistant', 'Scan and teach objects', 'Watch an agent work']) expect(within(main).getByRole('button', { name })).toBeTruthy();
+    for (const name of ['Chat with the demo assistant', 'Scan and teach objects', 'Watch an agent work'])
+      expect(within(main).getByRole('button', { name })).toBeTruthy();
     const sidebar = screen.getByRole('navigation', { name: 'AgentDesk' });
-    for (const name of ['Demo: chat with an assistant', 'Demo: objects and photos', 'Demo: an agent at work']) expect(within(sidebar).getByRole('button', { name })).toBeTruthy();
+    for (const name of ['Demo: chat with an assistant', 'Demo: objects and photos', 'Demo: an agent at work'])
+      expect(within(sidebar).getByRole('button', { name })).toBeTruthy();
     expect(shownText(main)).not.toMatch(developerWords);
     expect(shownText(sidebar)).not.toMatch(developerWords);
 

@@ -240,7 +240,15 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       const held = boundItems(state.talkie.threadItems[threadId] ?? []);
       return { threadId, items: [...held.items], removedItems: held.removed };
     },
-    send: async (agentId, request) => unwrap(await api.talkie.send({ agentId, messageId: request.messageId, text: request.text, ...(request.threadId === undefined ? {} : { threadId: request.threadId }) })),
+    send: async (agentId, request) =>
+      unwrap(
+        await api.talkie.send({
+          agentId,
+          messageId: request.messageId,
+          text: request.text,
+          ...(request.threadId === undefined ? {} : { threadId: request.threadId }),
+        }),
+      ),
     cancel: async (agentId, runKey) => unwrap(await api.talkie.cancel({ agentId, runKey })),
     cancelAll: async () => 0,
   };
@@ -302,7 +310,13 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
         const normalized = normalizeAgentAddress(address, { allowLocalHttp: state.settings.developer.allowLocalHttp });
         const existing = state.agents.find((agent) => agent.url === normalized.url);
         if (existing) return fail('already_exists', `${existing.display} is already in your list.`, '/address');
-        const agent: AgentEntry = { id: `agent-${nextId++}`, url: normalized.url, display: normalized.display, addedAt: new Date().toISOString(), ...(kind === 'agui' ? { protocol: 'agui' as const } : {}) };
+        const agent: AgentEntry = {
+          id: `agent-${nextId++}`,
+          url: normalized.url,
+          display: normalized.display,
+          addedAt: new Date().toISOString(),
+          ...(kind === 'agui' ? { protocol: 'agui' as const } : {}),
+        };
         state.agents = [...state.agents, agent];
         emit('agents.changed', { agents: state.agents });
         return ok({ agent });
@@ -318,7 +332,11 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
         if (existing) return fail('already_exists', `${existing.display} is already in your list.`, '/address');
         const known = state.checks[normalized.display];
         if (known) return ok({ ...known, display: normalized.display });
-        return ok(kind === 'agui' ? { found: true, kind: 'agui', display: normalized.display } : { found: true, kind: 'talkie', display: normalized.display, name: `Server at ${normalized.display}` });
+        return ok(
+          kind === 'agui'
+            ? { found: true, kind: 'agui', display: normalized.display }
+            : { found: true, kind: 'talkie', display: normalized.display, name: `Server at ${normalized.display}` },
+        );
       } catch (error) {
         if (error instanceof ServiceError) return fail(error.code, error.message, error.path);
         throw error;
@@ -346,7 +364,8 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       return ok({ agents: state.agents });
     },
     'agents.restore': ({ agent, index }) => {
-      if (state.agents.some((entry) => entry.id === agent.id || entry.url === agent.url)) return fail('already_exists', `${agent.display} is already in your list.`, '/agent');
+      if (state.agents.some((entry) => entry.id === agent.id || entry.url === agent.url))
+        return fail('already_exists', `${agent.display} is already in your list.`, '/agent');
       state.agents = [...state.agents.slice(0, index), agent, ...state.agents.slice(index)];
       emit('agents.changed', { agents: state.agents });
       return ok({ agents: state.agents });
@@ -378,7 +397,9 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       ok({
         sessionKey: `session-${nextId++}`,
         agent: state.agentCall,
-        updates: [{ type: 'session.starting', sessionId: 'agentdesk-fake', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true }],
+        updates: [
+          { type: 'session.starting', sessionId: 'agentdesk-fake', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true },
+        ],
       }),
     'agents.webPages': ({ agentId }) => ok(state.webPages[agentId] ?? { links: [], problems: [] }),
     // The real matcher over what this fake main holds: the thread list's titles and the threads' items.
@@ -407,7 +428,10 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
       const view = aguiView(agentId);
       if (aguiRunning(view)) return fail('rejected', 'A run is still going on; wait for it to end or stop it.');
       const runId = `run-${nextId++}`;
-      state.agui[agentId] = { ...view, thread: beginRun(view.thread, { runId, resume: Object.entries(answers).map(([interruptId, answer]) => ({ interruptId, ...answer })) }) };
+      state.agui[agentId] = {
+        ...view,
+        thread: beginRun(view.thread, { runId, resume: Object.entries(answers).map(([interruptId, answer]) => ({ interruptId, ...answer })) }),
+      };
       return ok({ runId });
     },
     'agui.retry': ({ agentId }) => {
@@ -543,12 +567,14 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     'talkie.voiceShortcut': ({ armed }) => ok(armed ? { state: 'unavailable' } : { state: 'off' }),
     'talkie.voiceEnd': () => ok({ ended: false }),
     // Speech (#17): this fake computer has espeak-ng and no recognizer.
-    'speech.status': () => ok({ synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: false, engine: 'none', reason: 'No speech model is imported.' } }),
+    'speech.status': () =>
+      ok({ synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: false, engine: 'none', reason: 'No speech model is imported.' } }),
     'speech.synthesize': () => ok({ wav: new Uint8Array(44) }),
     'speech.transcribe': () => fail('speech_unavailable', 'No speech model is imported: import one in Settings → Speech, or type instead.'),
     'speech.importModel': () => fail('speech_model_invalid', 'This folder holds no speech model AgentDesk can load.'),
     'speech.removeModel': () => ok({}),
-    'conversation.open': ({ agentId, threadId, renew }) => answer(() => conversation.openConversation(agentId, { ...(threadId === undefined ? {} : { threadId }), ...(renew === true ? { renew } : {}) })),
+    'conversation.open': ({ agentId, threadId, renew }) =>
+      answer(() => conversation.openConversation(agentId, { ...(threadId === undefined ? {} : { threadId }), ...(renew === true ? { renew } : {}) })),
     'conversation.view': ({ agentId, conversationId }) => answer(() => conversation.view(agentId, conversationId)),
     'conversation.send': ({ agentId, conversationId, messageId, text }) => answer(() => conversation.send(agentId, conversationId, { messageId, text })),
     'conversation.unqueue': ({ agentId, conversationId, messageId }) => answer(() => conversation.unqueue(agentId, conversationId, messageId)),
@@ -573,7 +599,9 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
         return { ok: false, error: failure };
       }
       // Talkie's answers are folded into the open conversation as main does it (talkie-conversation.ts).
-      const run = method.startsWith('talkie.') ? (request: unknown) => folded(method as TalkieMethod, request) : (handlers[method] as (request: unknown) => Promise<IpcResult<unknown>> | IpcResult<unknown>);
+      const run = method.startsWith('talkie.')
+        ? (request: unknown) => folded(method as TalkieMethod, request)
+        : (handlers[method] as (request: unknown) => Promise<IpcResult<unknown>> | IpcResult<unknown>);
       const result = await run(parsed.data);
       if (!result.ok) return result;
       const answer = schema.response.safeParse(result.value);
@@ -593,7 +621,10 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
   const serviceTable = Object.fromEntries(
     methodNames
       .filter((method) => method.startsWith('talkie.'))
-      .map((method) => [method, async (request: unknown) => unwrap(await (handlers[method] as (request: unknown) => Promise<IpcResult<unknown>> | IpcResult<unknown>)(request))]),
+      .map((method) => [
+        method,
+        async (request: unknown) => unwrap(await (handlers[method] as (request: unknown) => Promise<IpcResult<unknown>> | IpcResult<unknown>)(request)),
+      ]),
   ) as unknown as TalkieServiceTable;
   const talkieTable = talkieConversationHandlers(serviceTable, { talkie: talkieConversations, conversations: conversation });
   async function folded(method: TalkieMethod, request: unknown): Promise<IpcResult<unknown>> {
@@ -609,8 +640,7 @@ export function createFakeBackend(initial: Partial<FakeBackend['state']> = {}): 
     api,
     state,
     calls,
-    callsOf: <M extends MethodName>(method: M) =>
-      calls.filter((entry) => entry.method === method).map((entry) => entry.request as MethodRequest<M>),
+    callsOf: <M extends MethodName>(method: M) => calls.filter((entry) => entry.method === method).map((entry) => entry.request as MethodRequest<M>),
     failNext: (method, error) => void failures.set(method, error),
     holdNext: (method) => {
       let release: () => void = () => undefined;

@@ -63,8 +63,13 @@ export interface FakeConversations {
  * agents speak; an agent whose source a test made (`source(agentId)`) gets that source instead.
  */
 export function fakeConversations(
-  emit: (payload: Parameters<ConversationService['openConversation']> extends never ? never : { agentId: string; conversationId: string; ops: never[] }) => void,
-  main: { adapters?: Partial<Record<ConversationProtocol, ConversationAdapter>>; protocolOf?: (agentId: string) => Promise<ConversationProtocol | undefined> } = {},
+  emit: (
+    payload: Parameters<ConversationService['openConversation']> extends never ? never : { agentId: string; conversationId: string; ops: never[] },
+  ) => void,
+  main: {
+    adapters?: Partial<Record<ConversationProtocol, ConversationAdapter>>;
+    protocolOf?: (agentId: string) => Promise<ConversationProtocol | undefined>;
+  } = {},
 ): FakeConversations {
   const sources = new Map<string, FakeConversationSource>();
   const source = (agentId: string, protocol: ConversationProtocol = 'agui') => {

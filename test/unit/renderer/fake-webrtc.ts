@@ -150,7 +150,12 @@ export function uninstallFakeWebRtc(): void {
   Reflect.deleteProperty(window.navigator, 'mediaDevices');
 }
 
-export function installFakeWebRtc(devices: { deviceId: string; label: string }[] = [{ deviceId: 'mic-1', label: 'Built-in microphone' }, { deviceId: 'mic-2', label: 'USB headset' }]): FakeMedia {
+export function installFakeWebRtc(
+  devices: { deviceId: string; label: string }[] = [
+    { deviceId: 'mic-1', label: 'Built-in microphone' },
+    { deviceId: 'mic-2', label: 'USB headset' },
+  ],
+): FakeMedia {
   FakePeerConnection.instances = [];
   const requests: MediaStreamConstraints[] = [];
   const tracks: FakeTrack[] = [];

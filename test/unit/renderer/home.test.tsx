@@ -152,12 +152,22 @@ describe('home screen', () => {
 
   it('an address it could not reach: why in words, the code behind Details, and Add anyway', async () => {
     const backend = createFakeBackend({
-      checks: { 'offline.example.com': { found: false, reason: 'unreachable', display: '', code: 'net_dns_failed', message: 'Could not find offline.example.com: ENOTFOUND.' } },
+      checks: {
+        'offline.example.com': {
+          found: false,
+          reason: 'unreachable',
+          display: '',
+          code: 'net_dns_failed',
+          message: 'Could not find offline.example.com: ENOTFOUND.',
+        },
+      },
     });
     const { user } = await renderApp({ backend });
     await user.type(addressField(), 'offline.example.com{Enter}');
     const alert = await screen.findByRole('alert');
-    expect(alert.textContent).toContain('AgentDesk could not reach offline.example.com. The server’s name could not be found. Check the address and your network.');
+    expect(alert.textContent).toContain(
+      'AgentDesk could not reach offline.example.com. The server’s name could not be found. Check the address and your network.',
+    );
     // The raw detail is not on the main line.
     expect(within(alert).getByText('net_dns_failed: Could not find offline.example.com: ENOTFOUND.').closest('[hidden]')).not.toBeNull();
     await user.click(within(alert).getByRole('button', { name: 'Details' }));
@@ -173,8 +183,20 @@ describe('home screen', () => {
   it('an address that answered without an agent, or with one it cannot talk to, is not offered for adding', async () => {
     const backend = createFakeBackend({
       checks: {
-        'www.example.com': { found: false, reason: 'not_found', display: '', code: 'manifest_http_error', message: 'No Talkie manifest and no AgentCall agent card was found at www.example.com. Check the address.' },
-        'old.example.com': { found: false, reason: 'incompatible', display: '', code: 'session_resume_unsupported', message: 'AgentDesk cannot talk to this agent: session resume is not supported.' },
+        'www.example.com': {
+          found: false,
+          reason: 'not_found',
+          display: '',
+          code: 'manifest_http_error',
+          message: 'No Talkie manifest and no AgentCall agent card was found at www.example.com. Check the address.',
+        },
+        'old.example.com': {
+          found: false,
+          reason: 'incompatible',
+          display: '',
+          code: 'session_resume_unsupported',
+          message: 'AgentDesk cannot talk to this agent: session resume is not supported.',
+        },
       },
     });
     const { user } = await renderApp({ backend });
@@ -192,7 +214,15 @@ describe('home screen', () => {
 
   it('says it in Czech', async () => {
     const backend = createFakeBackend({
-      checks: { 'offline.example.com': { found: false, reason: 'unreachable', display: '', code: 'check_timeout', message: 'offline.example.com did not answer within 15 s.' } },
+      checks: {
+        'offline.example.com': {
+          found: false,
+          reason: 'unreachable',
+          display: '',
+          code: 'check_timeout',
+          message: 'offline.example.com did not answer within 15 s.',
+        },
+      },
     });
     backend.state.settings = { ...backend.state.settings, language: 'cs' };
     const user = (await import('@testing-library/user-event')).default.setup();

@@ -3,7 +3,14 @@ import { keyCombination } from '../../../src/renderer/components/key-combination
 
 describe('the call shortcut recorded from a key press', () => {
   it('turns a key press into one, by the key’s place (Shift+2 is 2), Cmd on macOS and Ctrl elsewhere', () => {
-    const press = (code: string, mods: Partial<Record<'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey', boolean>> = {}) => ({ code, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, ...mods });
+    const press = (code: string, mods: Partial<Record<'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey', boolean>> = {}) => ({
+      code,
+      ctrlKey: false,
+      metaKey: false,
+      altKey: false,
+      shiftKey: false,
+      ...mods,
+    });
     expect(keyCombination(press('KeyT', { ctrlKey: true, altKey: true }), false)).toEqual({ kind: 'combination', accelerator: 'CommandOrControl+Alt+T' });
     expect(keyCombination(press('KeyT', { metaKey: true }), true)).toEqual({ kind: 'combination', accelerator: 'CommandOrControl+T' });
     expect(keyCombination(press('KeyT', { ctrlKey: true }), true)).toEqual({ kind: 'refused', problem: 'no_modifier' });

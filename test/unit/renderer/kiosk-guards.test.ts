@@ -1,7 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { installKioskGuards, isBlockedKioskKey, leavesPage } from '../../../src/renderer/kiosk/kiosk-guards';
 
-const key = (name: string, modifiers: Partial<{ ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean }> = {}) => ({ key: name, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, ...modifiers });
+const key = (name: string, modifiers: Partial<{ ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean }> = {}) => ({
+  key: name,
+  ctrlKey: false,
+  metaKey: false,
+  altKey: false,
+  shiftKey: false,
+  ...modifiers,
+});
 
 let remove: (() => void) | undefined;
 afterEach(() => {
@@ -12,10 +19,36 @@ afterEach(() => {
 
 describe('the kiosk guards (issue #18)', () => {
   it('swallow the browser keys (reload, back, open, save, print, address bar, developer tools) and let typing through', () => {
-    for (const blocked of [key('F5'), key('r', { ctrlKey: true }), key('R', { ctrlKey: true, shiftKey: true }), key('r', { metaKey: true }), key('ArrowLeft', { altKey: true }), key('o', { ctrlKey: true }), key('s', { ctrlKey: true }), key('p', { ctrlKey: true }), key('l', { ctrlKey: true }), key('i', { ctrlKey: true, shiftKey: true }), key('F12'), key('BrowserBack')]) {
+    for (const blocked of [
+      key('F5'),
+      key('r', { ctrlKey: true }),
+      key('R', { ctrlKey: true, shiftKey: true }),
+      key('r', { metaKey: true }),
+      key('ArrowLeft', { altKey: true }),
+      key('o', { ctrlKey: true }),
+      key('s', { ctrlKey: true }),
+      key('p', { ctrlKey: true }),
+      key('l', { ctrlKey: true }),
+      key('i', { ctrlKey: true, shiftKey: true }),
+      key('F12'),
+      key('BrowserBack'),
+    ]) {
       expect(isBlockedKioskKey(blocked), JSON.stringify(blocked)).toBe(true);
     }
-    for (const allowed of [key('a'), key('Enter'), key('Escape'), key('Tab'), key(' '), key('ArrowLeft'), key('c', { ctrlKey: true }), key('v', { ctrlKey: true }), key('x', { ctrlKey: true }), key('a', { ctrlKey: true }), key('z', { ctrlKey: true }), key('Backspace')]) {
+    for (const allowed of [
+      key('a'),
+      key('Enter'),
+      key('Escape'),
+      key('Tab'),
+      key(' '),
+      key('ArrowLeft'),
+      key('c', { ctrlKey: true }),
+      key('v', { ctrlKey: true }),
+      key('x', { ctrlKey: true }),
+      key('a', { ctrlKey: true }),
+      key('z', { ctrlKey: true }),
+      key('Backspace'),
+    ]) {
       expect(isBlockedKioskKey(allowed), JSON.stringify(allowed)).toBe(false);
     }
   });
@@ -38,11 +71,13 @@ describe('the kiosk guards (issue #18)', () => {
     ];
     for (const blocked of window) expect(isBlockedKioskKey(blocked), JSON.stringify(blocked)).toBe(true);
     // Typing with AltGr-less layouts and plain F4 still pass.
-    for (const allowed of [key('F4'), key('Tab', { shiftKey: true }), key('W', { shiftKey: true })]) expect(isBlockedKioskKey(allowed), JSON.stringify(allowed)).toBe(false);
+    for (const allowed of [key('F4'), key('Tab', { shiftKey: true }), key('W', { shiftKey: true })])
+      expect(isBlockedKioskKey(allowed), JSON.stringify(allowed)).toBe(false);
   });
 
   it('tell a link that leaves the page from an in-page one', () => {
-    document.body.innerHTML = '<a id="out" href="https://example.com/"><span id="inner">x</span></a><a id="skip" href="#content">skip</a><button id="b">b</button>';
+    document.body.innerHTML =
+      '<a id="out" href="https://example.com/"><span id="inner">x</span></a><a id="skip" href="#content">skip</a><button id="b">b</button>';
     expect(leavesPage(document.getElementById('inner'))).toBe(true);
     expect(leavesPage(document.getElementById('skip'))).toBe(false);
     expect(leavesPage(document.getElementById('b'))).toBe(false);

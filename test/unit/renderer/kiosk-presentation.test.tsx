@@ -19,8 +19,20 @@ afterEach(() => {
   delete document.documentElement.dataset.kiosk;
 });
 
-const workshop = { id: 'policy-0123456789abcdef0123456789abcdef', url: 'http://192.168.1.20:8080/', display: '192.168.1.20:8080', addedAt: '2026-12-01T00:00:00.000Z', label: 'Workshop' };
-const reception = { id: 'policy-fedcba9876543210fedcba9876543210', url: 'http://192.168.1.21:8080/', display: '192.168.1.21:8080', addedAt: '2026-12-01T00:00:00.000Z', label: 'Reception' };
+const workshop = {
+  id: 'policy-0123456789abcdef0123456789abcdef',
+  url: 'http://192.168.1.20:8080/',
+  display: '192.168.1.20:8080',
+  addedAt: '2026-12-01T00:00:00.000Z',
+  label: 'Workshop',
+};
+const reception = {
+  id: 'policy-fedcba9876543210fedcba9876543210',
+  url: 'http://192.168.1.21:8080/',
+  display: '192.168.1.21:8080',
+  addedAt: '2026-12-01T00:00:00.000Z',
+  label: 'Reception',
+};
 const kioskPolicy: DevicePolicyStatus = {
   state: 'active',
   file: '/etc/agentdesk/policy.json',
@@ -36,7 +48,18 @@ const kioskPolicy: DevicePolicyStatus = {
 };
 
 /** What no kiosk screen shows a visitor: versions, addresses, protocol names, the card's own name, Details, the notices' words. */
-const technical = [/0\.1\.0/, /\bversion\b|\bverze\b/i, /https?:\/\//, /127\.0\.0\.1|192\.168\./, /AgentCall|AG-UI|Talkie|protocol|protokol/i, /AgentDesk demo agent/, /keychain|klíčenk/i, /Details|Podrobnosti/, /speech model|řečov|model řeči/i, /\bIntent\b|Záměr/];
+const technical = [
+  /0\.1\.0/,
+  /\bversion\b|\bverze\b/i,
+  /https?:\/\//,
+  /127\.0\.0\.1|192\.168\./,
+  /AgentCall|AG-UI|Talkie|protocol|protokol/i,
+  /AgentDesk demo agent/,
+  /keychain|klíčenk/i,
+  /Details|Podrobnosti/,
+  /speech model|řečov|model řeči/i,
+  /\bIntent\b|Záměr/,
+];
 
 function expectNothingTechnical(where: string) {
   // Each text node on its own line: "passed" and "Details" stay two words.
@@ -46,7 +69,9 @@ function expectNothingTechnical(where: string) {
   const text = parts.join('\n');
   for (const pattern of technical) expect(text, `${where}: ${String(pattern)}`).not.toMatch(pattern);
   // Nor in what a screen reader says of the controls.
-  const names = [...document.querySelectorAll('button, [role=button], a, [title], [aria-label]')].map((element) => `${element.getAttribute('aria-label') ?? ''} ${element.getAttribute('title') ?? ''}`).join(' ');
+  const names = [...document.querySelectorAll('button, [role=button], a, [title], [aria-label]')]
+    .map((element) => `${element.getAttribute('aria-label') ?? ''} ${element.getAttribute('title') ?? ''}`)
+    .join(' ');
   for (const pattern of technical) expect(names, `${where} (names): ${String(pattern)}`).not.toMatch(pattern);
 }
 
@@ -56,7 +81,13 @@ function kioskApp({ agents = [workshop], policy = kioskPolicy, language = 'en' a
     agentCallAgents: agents.map((agent) => agent.id),
     policy,
     settings: { ...structuredClone(defaultSettings), language },
-    notices: [{ code: 'keychain_memory', message: 'No keychain is reachable: sign-ins last until AgentDesk closes.', detail: 'org.freedesktop.secrets was not provided by any .service files' }],
+    notices: [
+      {
+        code: 'keychain_memory',
+        message: 'No keychain is reachable: sign-ins last until AgentDesk closes.',
+        detail: 'org.freedesktop.secrets was not provided by any .service files',
+      },
+    ],
   });
   agentCallMain(backend);
   // The session is live at once (Talk by voice, Scan and Take a photo can be used).
@@ -65,7 +96,10 @@ function kioskApp({ agents = [workshop], policy = kioskPolicy, language = 'en' a
     ok({
       sessionKey: `kiosk-session-${++sessions}`,
       agent: backend.state.agentCall,
-      updates: [{ type: 'session.starting', sessionId: 'agentdesk-fake', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true }, { type: 'session.established' }],
+      updates: [
+        { type: 'session.starting', sessionId: 'agentdesk-fake', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true },
+        { type: 'session.established' },
+      ],
     }),
   );
   const user = userEvent.setup();
@@ -82,7 +116,11 @@ describe('the kiosk for a walk-up visitor (issue #27)', () => {
     const { backend, user } = kioskApp({ agents: [workshop, reception] });
     await started(backend);
     const choices = await screen.findByRole('list', { name: 'Choose who to talk to' });
-    expect(within(choices).getAllByRole('button').map((button) => button.textContent)).toEqual(['Workshop', 'Reception']);
+    expect(
+      within(choices)
+        .getAllByRole('button')
+        .map((button) => button.textContent),
+    ).toEqual(['Workshop', 'Reception']);
     expect(screen.queryByRole('navigation')).toBeNull();
     await user.click(within(choices).getByRole('button', { name: 'Workshop' }));
     await waitFor(() => expect(backend.callsOf('agentcall.open')).toEqual([{ agentId: workshop.id }]), { timeout: 5_000 });
@@ -140,7 +178,9 @@ describe('the kiosk for a walk-up visitor (issue #27)', () => {
 
   it('with voice allowed and a recognizer, Talk by voice is a large tool with its words beside Scan and Take a photo', async () => {
     const { backend, user } = kioskApp();
-    backend.handle('speech.status', () => ok({ synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: true, engine: 'pocketsphinx', basic: true } }));
+    backend.handle('speech.status', () =>
+      ok({ synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: true, engine: 'pocketsphinx', basic: true } }),
+    );
     await started(backend);
     const start = await screen.findByRole<HTMLButtonElement>('button', { name: 'Start' });
     await waitFor(() => expect(start.disabled).toBe(false));

@@ -124,7 +124,8 @@ describe('the kiosk idle reset hears voice activity', () => {
 
   it("a running answer holds the countdown off like the agent's voice, within the same bound", async () => {
     const { idle, backend } = idleKiosk(5);
-    const status = (run: 'running' | 'idle') => backend.emit('conversation.update', { agentId: 'a', conversationId: 'c1', ops: [{ op: 'status', status: { ...idleStatus, phase: 'ready', run } }] });
+    const status = (run: 'running' | 'idle') =>
+      backend.emit('conversation.update', { agentId: 'a', conversationId: 'c1', ops: [{ op: 'status', status: { ...idleStatus, phase: 'ready', run } }] });
     act(() => status('running'));
     await act(async () => vi.advanceTimersByTimeAsync(14_500));
     expect(showing(idle)).toBe(false);

@@ -13,7 +13,13 @@ afterEach(() => {
   delete document.documentElement.dataset.kiosk;
 });
 
-const workshop = { id: 'policy-0123456789abcdef0123456789abcdef', url: 'https://workshop.example.com/', display: 'workshop.example.com', addedAt: '2026-12-01T00:00:00.000Z', label: 'Workshop' };
+const workshop = {
+  id: 'policy-0123456789abcdef0123456789abcdef',
+  url: 'https://workshop.example.com/',
+  display: 'workshop.example.com',
+  addedAt: '2026-12-01T00:00:00.000Z',
+  label: 'Workshop',
+};
 const kioskPolicy: DevicePolicyStatus = {
   state: 'active',
   file: '/etc/agentdesk/policy.json',
@@ -51,7 +57,7 @@ describe('the kiosk in the renderer (issue #18)', () => {
     expect(screen.queryByRole('button', { name: /Add an agent|Demo/ })).toBeNull();
   });
 
-  it('asks for the admin PIN before Settings, shows main\'s wait after wrong tries, and Settings lists what the policy sets', async () => {
+  it("asks for the admin PIN before Settings, shows main's wait after wrong tries, and Settings lists what the policy sets", async () => {
     const { backend, user } = kioskApp();
     const answers = [
       { unlocked: false as const, reason: 'wrong' as const, retryAfterSeconds: 0, freeTriesLeft: 2 },
@@ -79,7 +85,11 @@ describe('the kiosk in the renderer (issue #18)', () => {
     await user.type(within(again).getByLabelText('PIN'), '2468{Enter}');
     await screen.findByRole('heading', { level: 1, name: 'Settings' });
     const forced = screen.getByRole('region', { name: 'Set by the administrator' });
-    expect(within(forced).getAllByRole('listitem').map((item) => item.textContent)).toEqual(['Language', 'Text size']);
+    expect(
+      within(forced)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual(['Language', 'Text size']);
   });
 
   it('where the policy arms NFC scanning, a tag tapped on the start screen opens the start agent and becomes its first observation', async () => {
@@ -92,7 +102,13 @@ describe('the kiosk in the renderer (issue #18)', () => {
     });
     agentCallMain(backend);
     backend.handle('agentcall.open', () =>
-      ok({ sessionKey: 'start-session', agent: backend.state.agentCall, updates: [{ type: 'session.starting', sessionId: 'agentdesk-fake', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true }] }),
+      ok({
+        sessionKey: 'start-session',
+        agent: backend.state.agentCall,
+        updates: [
+          { type: 'session.starting', sessionId: 'agentdesk-fake', usableModalities: ['nfc', 'photo'], agentRequests: ['nfc', 'photo'], focusContext: true },
+        ],
+      }),
     );
     render(<App api={backend.api} policy={policy} />);
     await screen.findByRole('heading', { level: 1, name: 'Tap a tag or touch the screen to start' });
@@ -102,7 +118,14 @@ describe('the kiosk in the renderer (issue #18)', () => {
     act(() => window.dispatchEvent(new Event('focus')));
     await waitFor(() => expect(backend.callsOf('nfc.kiosk')).toContainEqual({ active: true }));
     const objectRef = 'urn:agentcall:object:workshop-router';
-    act(() => backend.emit('nfc.scanResult', { scanId: 'k-1', outcome: 'observation', reader: 'Virtual PCD 00 00', object: { objectRef, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: 'a'.repeat(64) } }));
+    act(() =>
+      backend.emit('nfc.scanResult', {
+        scanId: 'k-1',
+        outcome: 'observation',
+        reader: 'Virtual PCD 00 00',
+        object: { objectRef, carrier: 'ndefTag', assurance: 'unverifiedTag', payloadSha256: 'a'.repeat(64) },
+      }),
+    );
     await waitFor(() => expect(backend.callsOf('agentcall.open')).toEqual([{ agentId: workshop.id }]));
     // Sent once the session is established, to that session.
     expect(backend.callsOf('kiosk.startTag')).toEqual([]);
@@ -110,4 +133,3 @@ describe('the kiosk in the renderer (issue #18)', () => {
     await waitFor(() => expect(backend.callsOf('kiosk.startTag')).toEqual([{ sessionKey: 'start-session', scanId: 'k-1', objectRef }]));
   });
 });
-

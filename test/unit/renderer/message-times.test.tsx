@@ -51,7 +51,7 @@ function entryOf(text: string): HTMLElement {
 }
 
 describe('message times and day separators (Talkie transcript)', () => {
-  it('shows each dated message\'s time as a <time> with the full date and time as its title (English)', () => {
+  it("shows each dated message's time as a <time> with the full date and time as its title (English)", () => {
     show('en');
     const time = within(entryOf('Yesterday question')).getByText('14:05');
     expect(time.tagName).toBe('TIME');
@@ -82,7 +82,12 @@ describe('message times and day separators (Talkie transcript)', () => {
 
   it('names the days in Czech', () => {
     show('cs');
-    expect(screen.getAllByRole('separator').map((separator) => separator.getAttribute('aria-label'))).toEqual(['středa 31. prosince 2025', 'pátek 27. února', 'Včera', 'Dnes']);
+    expect(screen.getAllByRole('separator').map((separator) => separator.getAttribute('aria-label'))).toEqual([
+      'středa 31. prosince 2025',
+      'pátek 27. února',
+      'Včera',
+      'Dnes',
+    ]);
   });
 
   it('keeps separators out of .transcript__item: the newest message stays the last one', () => {
@@ -96,7 +101,7 @@ describe('message times and day separators (Talkie transcript)', () => {
     expect(today?.nextElementSibling).toBe(entryOf('Today answer'));
   });
 
-  it('keeps the time reachable while a message\'s Copy has keyboard focus (it is inside the entry)', async () => {
+  it("keeps the time reachable while a message's Copy has keyboard focus (it is inside the entry)", async () => {
     show('en');
     const user = userEvent.setup();
     const entry = entryOf('Today answer');
@@ -142,7 +147,15 @@ describe('message times (AgentCall conversation)', () => {
       status: { phase: 'ready', run: 'idle', earlier: 0, dropped: 0 },
       items: [
         { kind: 'message', id: 'userText:u1', role: 'user', text: 'Late question', format: 'plain', state: 'sent', at: local(2026, 3, 2, 23, 58).getTime() },
-        { kind: 'message', id: 'agentText:r1', role: 'agent', text: 'After midnight', format: 'markdown', state: 'done', at: local(2026, 3, 3, 0, 2).getTime() },
+        {
+          kind: 'message',
+          id: 'agentText:r1',
+          role: 'agent',
+          text: 'After midnight',
+          format: 'markdown',
+          state: 'done',
+          at: local(2026, 3, 3, 0, 2).getTime(),
+        },
       ],
     };
     const { container } = render(
@@ -171,7 +184,12 @@ describe('message times (a plain AG-UI thread in the conversation transcript)', 
     const { items: projected, status } = createAguiProjector()(thread);
     render(
       <I18nProvider setting="en">
-        <Transcript view={{ conversationId: 'c-1', agentId: 'agent-1', protocol: 'agui', status: { ...status, earlier: 0, dropped: 0 }, items: projected }} views={commonItemViews} onEarlier={async () => undefined} now={now} />
+        <Transcript
+          view={{ conversationId: 'c-1', agentId: 'agent-1', protocol: 'agui', status: { ...status, earlier: 0, dropped: 0 }, items: projected }}
+          views={commonItemViews}
+          onEarlier={async () => undefined}
+          now={now}
+        />
       </I18nProvider>,
     );
     expect(screen.getAllByRole('separator').map((separator) => separator.getAttribute('aria-label'))).toEqual(['Yesterday', 'Today']);

@@ -121,7 +121,10 @@ describe('the NFC scan control', () => {
       vi.setSystemTime(Date.now() + 90_000);
       await armScan(user);
       await waitFor(() => expect(shown.length).toBeGreaterThan(0));
-      expect(shown.every((text) => /^Time left: 00:(30|[0-2]\d)$/.test(text)), shown.join(' | ')).toBe(true);
+      expect(
+        shown.every((text) => /^Time left: 00:(30|[0-2]\d)$/.test(text)),
+        shown.join(' | '),
+      ).toBe(true);
     } finally {
       observer.disconnect();
       vi.useRealTimers();
@@ -148,9 +151,7 @@ describe('the NFC scan control', () => {
   it('returns to idle after a failure that ends the scan, showing main’s detail', async () => {
     const { backend, user } = renderControl();
     await armScan(user);
-    act(() =>
-      backend.emit('nfc.scanResult', { scanId: 'scan-1', outcome: 'failed', reason: 'noDeviceKey', message: 'The keychain is locked.', retry: false }),
-    );
+    act(() => backend.emit('nfc.scanResult', { scanId: 'scan-1', outcome: 'failed', reason: 'noDeviceKey', message: 'The keychain is locked.', retry: false }));
     expect(statusText()).toContain('AgentDesk’s NFC device key is not available. The keychain is locked.');
     expect(screen.getByRole('button', { name: 'Scan object' })).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Cancel scan' })).toBeNull();
@@ -350,7 +351,8 @@ describe('NFC on the hardware strip', () => {
   const openStrip = async () => fireEvent.click(await screen.findByRole('button', { name: /^Hardware/ }));
 
   it('shows the missing smart-card service with its exact fix, the service state and the last error', async () => {
-    const fix = 'Install and start the smart-card service: `sudo apt-get install -y pcscd`, then `sudo systemctl enable --now pcscd.socket` (without systemd: `sudo pcscd`).';
+    const fix =
+      'Install and start the smart-card service: `sudo apt-get install -y pcscd`, then `sudo systemctl enable --now pcscd.socket` (without systemd: `sudo pcscd`).';
     const backend = createFakeBackend({
       hardware: {
         nfc: {
@@ -370,14 +372,29 @@ describe('NFC on the hardware strip', () => {
     expect(code.tagName).toBe('CODE');
     expect(strip().getByText('The smart-card service (pcscd) is not installed.')).toBeTruthy();
     expect(strip().getByText(`${reader} – not connected`)).toBeTruthy();
-    expect(strip().getByText('The smart-card service stopped.').parentElement?.textContent).toMatch(/^Last error \(.*2025.*\): The smart-card service stopped\.$/);
+    expect(strip().getByText('The smart-card service stopped.').parentElement?.textContent).toMatch(
+      /^Last error \(.*2025.*\): The smart-card service stopped\.$/,
+    );
     expect(strip().getByRole<HTMLButtonElement>('button', { name: 'Scan object' }).disabled).toBe(true);
 
     // A detail that only repeats the service line is not shown twice.
-    act(() => backend.emit('hardware.changed', { nfc: { state: 'unavailable', readers: [], service: 'missing', detail: 'The smart-card service is not running.', fix } }));
+    act(() =>
+      backend.emit('hardware.changed', {
+        nfc: { state: 'unavailable', readers: [], service: 'missing', detail: 'The smart-card service is not running.', fix },
+      }),
+    );
     expect(strip().getAllByText('The smart-card service is not running.')).toHaveLength(1);
 
-    act(() => backend.emit('hardware.changed', { nfc: { state: 'unavailable', readers: [], service: 'restarting', detail: 'The NFC reader service stopped unexpectedly (it exited with code 1); restarting.' } }));
+    act(() =>
+      backend.emit('hardware.changed', {
+        nfc: {
+          state: 'unavailable',
+          readers: [],
+          service: 'restarting',
+          detail: 'The NFC reader service stopped unexpectedly (it exited with code 1); restarting.',
+        },
+      }),
+    );
     expect(strip().getByText('The reader service stopped and is being restarted.')).toBeTruthy();
     expect(strip().queryByText(fix)).toBeNull();
   });

@@ -76,7 +76,15 @@ function fakeApi(stage?: (request: PhotoStageRequest) => IpcResult<StagedPhotoVi
     },
     photo: {
       stage: vi.fn(async (request: PhotoStageRequest) =>
-        stage ? stage(request) : ok({ photoId: `photo-${next++}`, preview, byteCount: 1229, pixelWidth: request.kind === 'frame' ? request.width : 800, pixelHeight: request.kind === 'frame' ? request.height : 600 }),
+        stage
+          ? stage(request)
+          : ok({
+              photoId: `photo-${next++}`,
+              preview,
+              byteCount: 1229,
+              pixelWidth: request.kind === 'frame' ? request.width : 800,
+              pixelHeight: request.kind === 'frame' ? request.height : 600,
+            }),
       ),
       discard: vi.fn(async (_request: { photoId: string }) => ok({ discarded: true })),
     },
@@ -418,7 +426,9 @@ describe('PhotoCapture in Czech, and in a dialog', () => {
     const opener = button('Open the photo dialog');
     await user.click(opener);
     const dialog = screen.getByRole('dialog', { name: 'Take or choose a photo' });
-    const inside = [...dialog.querySelectorAll<HTMLElement>('button:not([disabled]), input:not([disabled]), [tabindex]')].filter((el) => el.getAttribute('tabindex') !== '-1');
+    const inside = [...dialog.querySelectorAll<HTMLElement>('button:not([disabled]), input:not([disabled]), [tabindex]')].filter(
+      (el) => el.getAttribute('tabindex') !== '-1',
+    );
     const first = inside[0]!;
     const last = inside[inside.length - 1]!;
     expect(document.activeElement).toBe(first);

@@ -5,7 +5,7 @@ import { createFakeBackend } from './fake-api';
 
 describe('the device policy error screen', () => {
   it('shows only the failure, naming the file and the problem, when main says the policy failed (kiosk mode)', async () => {
-    const message = "AgentDesk's device policy /etc/agentdesk/policy.json cannot be used: one problem: unknown key \"kiosks\" at the top level. …";
+    const message = 'AgentDesk\'s device policy /etc/agentdesk/policy.json cannot be used: one problem: unknown key "kiosks" at the top level. …';
     const backend = createFakeBackend({ policy: { state: 'failed', file: '/etc/agentdesk/policy.json', message } });
     render(<Root bridge={{ kind: 'web', api: backend.api, connected: Promise.resolve(true) }} />);
     expect(await screen.findByRole('heading', { level: 1, name: 'AgentDesk cannot start on this device' })).toBeTruthy();
@@ -19,7 +19,16 @@ describe('the device policy error screen', () => {
 
   it('opens the app under an active policy or without one', async () => {
     const backend = createFakeBackend({
-      policy: { state: 'active', file: '/etc/agentdesk/policy.json', kiosk: false, agentsLocked: false, forced: ['language'], camera: true, voice: true, adminPin: false },
+      policy: {
+        state: 'active',
+        file: '/etc/agentdesk/policy.json',
+        kiosk: false,
+        agentsLocked: false,
+        forced: ['language'],
+        camera: true,
+        voice: true,
+        adminPin: false,
+      },
     });
     render(<Root bridge={{ kind: 'web', api: backend.api }} />);
     expect(await screen.findByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();

@@ -20,7 +20,8 @@ const keychain: Notice = {
 const notSaved: Notice = {
   code: 'conversation_not_saved',
   detail: 'agui-threads/a.json could not be saved in /data/agui-threads: the disk is full (ENOSPC). The saved copy is unchanged.',
-  message: 'The conversation is kept until AgentDesk closes, but not on disk: agui-threads/a.json could not be saved in /data/agui-threads: the disk is full (ENOSPC). The saved copy is unchanged.',
+  message:
+    'The conversation is kept until AgentDesk closes, but not on disk: agui-threads/a.json could not be saved in /data/agui-threads: the disk is full (ENOSPC). The saved copy is unchanged.',
 };
 const newer: Notice = {
   code: 'file_newer_read',
@@ -162,7 +163,9 @@ describe('app shell', () => {
     expect(screen.queryByText(later)).toBeNull();
     expect(screen.queryByText(/settings\.json could not be read/)).toBeNull();
     act(() => backend.emit('app.notice', newer));
-    expect(await screen.findByText('agui-servers.json was written by a newer AgentDesk (version 3); this version reads it as version 1, and will not change it.')).toBeTruthy();
+    expect(
+      await screen.findByText('agui-servers.json was written by a newer AgentDesk (version 3); this version reads it as version 1, and will not change it.'),
+    ).toBeTruthy();
     expect(screen.queryByText(later)).toBeNull();
   });
 
@@ -172,7 +175,9 @@ describe('app shell', () => {
     render(<App api={backend.api} />);
     const banner = await screen.findByText('Upozornění při spuštění');
     const list = banner.closest('[role="status"]') as HTMLElement;
-    expect(within(list).getByText(/^Soubor settings\.json nešel přečíst\. Byl přesunut do \/data\/settings\.json\.corrupt-1 a používá se výchozí nastavení\./)).toBeTruthy();
+    expect(
+      within(list).getByText(/^Soubor settings\.json nešel přečíst\. Byl přesunut do \/data\/settings\.json\.corrupt-1 a používá se výchozí nastavení\./),
+    ).toBeTruthy();
     expect(within(list).getByText('Klíčenka není dostupná: přihlášení vydrží jen do zavření AgentDesku.')).toBeTruthy();
     // One Details for the banner's one line, the causes behind it.
     expect(within(list).getAllByRole('button', { name: 'Podrobnosti' })).toHaveLength(1);

@@ -46,13 +46,25 @@ describe('the chat list under the open agent in the shell sidebar', () => {
     expect(chats().getByRole('button', { name: /^Call with Bravo.*Voice/ })).toBeTruthy();
     // #26: the agent opens on its last conversation (here its newest thread), not an empty new chat.
     expect(await transcript().findByText('Prepare the offer')).toBeTruthy();
-    expect(chats().getByRole('button', { name: /^Offer for Alfa/ }).getAttribute('aria-current')).toBe('true');
+    expect(
+      chats()
+        .getByRole('button', { name: /^Offer for Alfa/ })
+        .getAttribute('aria-current'),
+    ).toBe('true');
 
     await user.click(chats().getByRole('button', { name: /^Weather in Brno/ }));
     expect(await transcript().findByText('Sunny, and a discount on umbrellas nowhere.')).toBeTruthy();
     expect(transcript().queryByText('Prepare the offer')).toBeNull();
-    expect(chats().getByRole('button', { name: /^Weather in Brno/ }).getAttribute('aria-current')).toBe('true');
-    expect(chats().getByRole('button', { name: /^Offer for Alfa/ }).getAttribute('aria-current')).toBeNull();
+    expect(
+      chats()
+        .getByRole('button', { name: /^Weather in Brno/ })
+        .getAttribute('aria-current'),
+    ).toBe('true');
+    expect(
+      chats()
+        .getByRole('button', { name: /^Offer for Alfa/ })
+        .getAttribute('aria-current'),
+    ).toBeNull();
 
     // New chat empties the conversation and puts the focus in the message field.
     await user.click(chats().getByRole('button', { name: 'New chat' }));
@@ -72,7 +84,11 @@ describe('the chat list under the open agent in the shell sidebar', () => {
     expect(document.activeElement).toBe(chats().getByRole('button', { name: /^Offer for Alfa/ }));
     await user.keyboard('{Enter}');
     expect(await transcript().findByText('Prepare the offer')).toBeTruthy();
-    expect(chats().getByRole('button', { name: /^Offer for Alfa/ }).getAttribute('aria-current')).toBe('true');
+    expect(
+      chats()
+        .getByRole('button', { name: /^Offer for Alfa/ })
+        .getAttribute('aria-current'),
+    ).toBe('true');
   });
 
   it('in the drawer: picking a chat closes it and focus goes to the chat; Escape there closes the drawer, not the chat', async () => {
@@ -127,7 +143,11 @@ describe('searching the open agent’s chats', () => {
     await waitFor(() => expect(chats().getAllByRole('listitem')).toHaveLength(1));
     await user.click(chats().getByRole('button', { name: /^Weather in Brno/ }));
     expect(await transcript().findByText('Sunny, and a discount on umbrellas nowhere.')).toBeTruthy();
-    expect(chats().getByRole('button', { name: /^Weather in Brno/ }).getAttribute('aria-current')).toBe('true');
+    expect(
+      chats()
+        .getByRole('button', { name: /^Weather in Brno/ })
+        .getAttribute('aria-current'),
+    ).toBe('true');
 
     await user.clear(searchBox());
     await user.type(searchBox(), 'charlie');

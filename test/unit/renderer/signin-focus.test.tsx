@@ -30,7 +30,13 @@ describe('browser sign-in keeps the focus on a control (#15: focus never falls t
     const backend = createFakeBackend({
       agents: [{ id: 'a1', url: 'https://crm.example.com/', display: 'crm.example.com', addedAt: '2025-01-01T00:00:00.000Z' }],
     });
-    backend.state.talkie.views.a1 = demoView({ agentId: 'a1', name: 'Example CRM', signedIn: false, signIn: { oauth: true, pastedToken: false }, tokenStorage: { kind: 'memory', reason: 'Secret Service not running' } });
+    backend.state.talkie.views.a1 = demoView({
+      agentId: 'a1',
+      name: 'Example CRM',
+      signedIn: false,
+      signIn: { oauth: true, pastedToken: false },
+      tokenStorage: { kind: 'memory', reason: 'Secret Service not running' },
+    });
     const { user } = await renderApp({ backend });
     await user.click(screen.getByRole('button', { name: 'Open crm.example.com' }));
     const line = (await screen.findByText('Sign-ins last until AgentDesk closes: no keychain is reachable.', { exact: false })).closest('p')!;

@@ -26,11 +26,14 @@ describe('useHeldWhile (Speaking held between sentences)', () => {
 
   it('a pause shorter than the hold between two sentences never shows as quiet', () => {
     const seen: boolean[] = [];
-    const hook = renderHook((active: boolean) => {
-      const held = useHeldWhile(active);
-      seen.push(held);
-      return held;
-    }, { initialProps: true });
+    const hook = renderHook(
+      (active: boolean) => {
+        const held = useHeldWhile(active);
+        seen.push(held);
+        return held;
+      },
+      { initialProps: true },
+    );
     for (let sentence = 0; sentence < 3; sentence += 1) {
       hook.rerender(false);
       act(() => vi.advanceTimersByTime(speakingHoldMs / 2));

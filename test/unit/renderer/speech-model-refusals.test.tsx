@@ -13,16 +13,23 @@ function refusingBackend(error: IpcError) {
   const backend = createFakeBackend();
   backend.handle('speech.status', () => ({
     ok: true,
-    value: { synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: false, engine: 'none', reason: 'No speech model is imported.', folderChooser: false } },
+    value: {
+      synthesis: { available: true, engine: 'espeak-ng' },
+      recognition: { available: false, engine: 'none', reason: 'No speech model is imported.', folderChooser: false },
+    },
   }));
   backend.handle('speech.importModel', () => ({ ok: false, error }));
   return backend;
 }
 
-const symlink: IpcError = { code: 'speech_model_symlink', message: 'The model folder has a symbolic link (tokens.txt); AgentDesk imports only real files: put the files themselves in the folder.' };
+const symlink: IpcError = {
+  code: 'speech_model_symlink',
+  message: 'The model folder has a symbolic link (tokens.txt); AgentDesk imports only real files: put the files themselves in the folder.',
+};
 const changed: IpcError = {
   code: 'speech_model_changed',
-  message: 'encoder.onnx changed while it was being imported (it was 9437204 bytes when checked and is 10485780 bytes now); import the model again once nothing writes to its folder.',
+  message:
+    'encoder.onnx changed while it was being imported (it was 9437204 bytes when checked and is 10485780 bytes now); import the model again once nothing writes to its folder.',
 };
 
 async function importRefused(error: IpcError, language: 'en' | 'cs') {
@@ -37,8 +44,10 @@ async function importRefused(error: IpcError, language: 'en' | 'cs') {
 }
 
 describe('Settings → Speech refusing an import', () => {
-  it('in English: main\'s sentence naming the link', async () => {
-    expect((await within(await importRefused(symlink, 'en')).findByText(/symbolic link \(tokens\.txt\)/)).textContent).toContain('AgentDesk imports only real files');
+  it("in English: main's sentence naming the link", async () => {
+    expect((await within(await importRefused(symlink, 'en')).findByText(/symbolic link \(tokens\.txt\)/)).textContent).toContain(
+      'AgentDesk imports only real files',
+    );
   });
 
   it('in Czech: a symbolic link', async () => {

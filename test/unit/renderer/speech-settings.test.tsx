@@ -5,7 +5,12 @@ import { createFakeBackend, type FakeBackend } from './fake-api';
 import { renderApp } from './render-app';
 
 /** Settings → Speech (#17): the model in use and the imported Piper voice, Import (typed path in the web shell, main's chooser in Electron), progress, Remove, errors, synthesis, one import at a time. */
-const czechModel: SpeechModelInfo = { name: 'sherpa-onnx-streaming-zipformer-cs-2024', languages: ['cs', 'en'], kind: 'transducer', importedAt: '2026-12-02T15:00:00.000Z' };
+const czechModel: SpeechModelInfo = {
+  name: 'sherpa-onnx-streaming-zipformer-cs-2024',
+  languages: ['cs', 'en'],
+  kind: 'transducer',
+  importedAt: '2026-12-02T15:00:00.000Z',
+};
 
 const amyVoice: SpeechModelInfo = { name: 'vits-piper-en_US-amy-low', languages: ['en-US'], kind: 'voice', importedAt: '2026-12-03T08:00:00.000Z' };
 
@@ -28,9 +33,21 @@ function speechBackend(options: { chooser?: boolean; espeak?: boolean; basic?: b
       ...(voice.current ? { voice: { name: voice.current.name, languages: voice.current.languages }, imported: voice.current } : {}),
     },
     recognition: model.current
-      ? { available: true, engine: 'sherpa-onnx', model: { name: model.current.name, languages: model.current.languages }, imported: model.current, folderChooser: options.chooser ?? false }
+      ? {
+          available: true,
+          engine: 'sherpa-onnx',
+          model: { name: model.current.name, languages: model.current.languages },
+          imported: model.current,
+          folderChooser: options.chooser ?? false,
+        }
       : options.basic
-        ? { available: true, engine: 'pocketsphinx', model: { name: 'pocketsphinx-en-us (basic English)', languages: ['en'] }, basic: true, folderChooser: options.chooser ?? false }
+        ? {
+            available: true,
+            engine: 'pocketsphinx',
+            model: { name: 'pocketsphinx-en-us (basic English)', languages: ['en'] },
+            basic: true,
+            folderChooser: options.chooser ?? false,
+          }
         : { available: false, engine: 'none', reason: 'No speech model is imported.', folderChooser: options.chooser ?? false },
   });
   backend.handle('speech.status', () => ({ ok: true, value: status() }));
@@ -92,7 +109,10 @@ describe('Settings → Speech', () => {
     const backend = speechBackend();
     const { user, group } = await openSpeech(backend);
     await user.type(within(group).getByRole('textbox', { name: 'Model folder or archive' }), '/tmp/photos');
-    backend.failNext('speech.importModel', { code: 'speech_model_invalid', message: 'This folder holds no speech model AgentDesk can load: an encoder .onnx file missing.' });
+    backend.failNext('speech.importModel', {
+      code: 'speech_model_invalid',
+      message: 'This folder holds no speech model AgentDesk can load: an encoder .onnx file missing.',
+    });
     await user.keyboard('{Enter}');
     const status = await within(group).findByText('This folder or archive holds no speech model AgentDesk can use.');
     await user.click(within(status).getByRole('button', { name: 'Details' }));
@@ -114,10 +134,14 @@ describe('Settings → Speech', () => {
     await waitFor(() => expect(backend.callsOf('speech.importModel')).toEqual([{}]));
     await waitFor(() => expect(within(group).getByRole<HTMLButtonElement>('button', { name: 'Import folder…' }).disabled).toBe(false));
     // Neither part's import status (recognition, voice) nor the barge-in choice's (the other status in the group) says anything.
-    expect(within(group).getAllByRole('status').map((status) => status.textContent)).toEqual(['', '', '']);
+    expect(
+      within(group)
+        .getAllByRole('status')
+        .map((status) => status.textContent),
+    ).toEqual(['', '', '']);
   });
 
-  it('in Electron imports an archive through main\'s chooser too, and shows the unpacking before the copy', async () => {
+  it("in Electron imports an archive through main's chooser too, and shows the unpacking before the copy", async () => {
     const backend = speechBackend({ chooser: true });
     const { user, group } = await openSpeech(backend);
     const release = backend.holdNext('speech.importModel');
@@ -133,12 +157,22 @@ describe('Settings → Speech', () => {
     expect(backend.callsOf('speech.importModel')).toEqual([{ choose: 'archive' }]);
   });
 
-  it('says when the imported model cannot be used now, with main\'s reason behind Details', async () => {
+  it("says when the imported model cannot be used now, with main's reason behind Details", async () => {
     const backend = speechBackend();
     const reason = 'The speech model could not be loaded: its file encoder.onnx changed since it was imported; import the model again.';
     backend.handle('speech.status', () => ({
       ok: true,
-      value: { synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: false, engine: 'sherpa-onnx', model: { name: czechModel.name, languages: czechModel.languages }, reason, imported: czechModel, folderChooser: false } },
+      value: {
+        synthesis: { available: true, engine: 'espeak-ng' },
+        recognition: {
+          available: false,
+          engine: 'sherpa-onnx',
+          model: { name: czechModel.name, languages: czechModel.languages },
+          reason,
+          imported: czechModel,
+          folderChooser: false,
+        },
+      },
     }));
     const { user, group } = await openSpeech(backend);
     const line = within(group).getByText('The imported model cannot be used now; import it again.');
@@ -196,7 +230,15 @@ describe('Settings → Speech: the recognizer in use', () => {
     const backend = speechBackend();
     backend.handle('speech.status', () => ({
       ok: true,
-      value: { synthesis: { available: true, engine: 'espeak-ng' }, recognition: { available: true, engine: 'pocketsphinx', model: { name: "pocketsphinx (the demo's English commands)", languages: ['en'] }, folderChooser: false } },
+      value: {
+        synthesis: { available: true, engine: 'espeak-ng' },
+        recognition: {
+          available: true,
+          engine: 'pocketsphinx',
+          model: { name: "pocketsphinx (the demo's English commands)", languages: ['en'] },
+          folderChooser: false,
+        },
+      },
     }));
     const { group } = await openSpeech(backend);
     expect(within(parts(group).recognition).getByText('In use: pocketsphinx with the demo’s English commands only (a test setting)')).toBeTruthy();
@@ -265,7 +307,9 @@ describe('Settings → Speech: the imported Piper voice', () => {
     await user.click(button(synthesis, 'Import voice'));
     act(() => backend.emit('speech.importProgress', { phase: 'unpacking', bytesDone: 10 * 1024 * 1024, bytesTotal: 64 * 1024 * 1024 }));
     expect(await within(synthesis).findByRole('progressbar', { name: 'Unpacking the archive: 10 of 64 MB' })).toBeTruthy();
-    act(() => backend.emit('speech.importProgress', { phase: 'copying', bytesDone: 20 * 1024 * 1024, bytesTotal: 60 * 1024 * 1024, file: 'en_US-amy-low.onnx' }));
+    act(() =>
+      backend.emit('speech.importProgress', { phase: 'copying', bytesDone: 20 * 1024 * 1024, bytesTotal: 60 * 1024 * 1024, file: 'en_US-amy-low.onnx' }),
+    );
     const bar = await within(synthesis).findByRole('progressbar', { name: 'Copying the voice: 20 of 60 MB' });
     expect([bar.getAttribute('value'), bar.getAttribute('max')]).toEqual([String(20 * 1024 * 1024), String(60 * 1024 * 1024)]);
     act(() => backend.emit('speech.importProgress', { phase: 'verifying', bytesDone: 60 * 1024 * 1024, bytesTotal: 60 * 1024 * 1024 }));
@@ -314,7 +358,7 @@ describe('Settings → Speech: the imported Piper voice', () => {
     expect(backend.callsOf('speech.removeModel')).toStrictEqual([{}]);
   });
 
-  it('one import at a time: while either part imports, both parts\' buttons and path fields wait', async () => {
+  it("one import at a time: while either part imports, both parts' buttons and path fields wait", async () => {
     const backend = speechBackend();
     backend.model.current = czechModel;
     backend.voice.current = amyVoice;
@@ -352,7 +396,7 @@ describe('Settings → Speech: the imported Piper voice', () => {
     expect(backend.callsOf('speech.importModel')).toStrictEqual([{ path: '/voices/amy', purpose: 'voice' }, { path: '/models/cs' }]);
   });
 
-  it('says when the imported voice cannot speak, with main\'s reason behind Details; espeak-ng speaks meanwhile', async () => {
+  it("says when the imported voice cannot speak, with main's reason behind Details; espeak-ng speaks meanwhile", async () => {
     const backend = speechBackend();
     const reason = 'The voice could not be loaded: its file en_US-amy-low.onnx changed since it was imported; import the voice again.';
     backend.handle('speech.status', () => ({
@@ -397,7 +441,7 @@ describe('Settings → Speech: the imported Piper voice', () => {
     expect(within(withoutVoice).getByText('sudo apt-get install espeak-ng')).toBeTruthy();
   });
 
-  it('a folder without a Piper voice is refused in the voice part\'s words, with main\'s reason behind Details', async () => {
+  it("a folder without a Piper voice is refused in the voice part's words, with main's reason behind Details", async () => {
     const backend = speechBackend();
     const { user, group } = await openSpeech(backend);
     const { recognition, synthesis } = parts(group);
@@ -413,7 +457,7 @@ describe('Settings → Speech: the imported Piper voice', () => {
     expect(backend.voice.current).toBeUndefined();
   });
 
-  it('in Electron the voice part asks main\'s chooser for a folder or an archive, with purpose voice', async () => {
+  it("in Electron the voice part asks main's chooser for a folder or an archive, with purpose voice", async () => {
     const backend = speechBackend({ chooser: true });
     const { user, group } = await openSpeech(backend);
     const { synthesis } = parts(group);

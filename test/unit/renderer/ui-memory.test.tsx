@@ -103,7 +103,12 @@ describe('renderer state kept in main across a reload or a renderer crash', () =
     let thread = beginRun(view.thread, { runId: 'run-1' });
     for (const event of [
       { type: 'RUN_STARTED', threadId, runId: 'run-1' },
-      { type: 'RUN_FINISHED', threadId, runId: 'run-1', outcome: { type: 'interrupt', interrupts: [{ id: 'a', reason: 'confirmation', message: 'Restart the service?' }] } },
+      {
+        type: 'RUN_FINISHED',
+        threadId,
+        runId: 'run-1',
+        outcome: { type: 'interrupt', interrupts: [{ id: 'a', reason: 'confirmation', message: 'Restart the service?' }] },
+      },
     ]) {
       thread = applyAguiEvent(thread, event);
     }
@@ -116,10 +121,20 @@ describe('renderer state kept in main across a reload or a renderer crash', () =
   });
 
   it('AgentCall: the screen, its conversation and the draft come back; Home after leaving it', async () => {
-    const backend = createFakeBackend({ agentCallAgents: ['agent-ac'], agents: [{ id: 'agent-ac', url: 'https://scan.example.com', display: 'scan.example.com', addedAt: '2026-11-30T00:00:00Z' }] });
+    const backend = createFakeBackend({
+      agentCallAgents: ['agent-ac'],
+      agents: [{ id: 'agent-ac', url: 'https://scan.example.com', display: 'scan.example.com', addedAt: '2026-11-30T00:00:00Z' }],
+    });
     agentCallMain(backend);
     backend.handle('agentcall.open', () =>
-      ok({ sessionKey: 'session-r', agent: backend.state.agentCall, updates: [{ type: 'session.starting', sessionId: 'agentdesk-r', usableModalities: ['photo'], agentRequests: [], focusContext: true }, { type: 'session.established' }] }),
+      ok({
+        sessionKey: 'session-r',
+        agent: backend.state.agentCall,
+        updates: [
+          { type: 'session.starting', sessionId: 'agentdesk-r', usableModalities: ['photo'], agentRequests: [], focusContext: true },
+          { type: 'session.established' },
+        ],
+      }),
     );
     const user = await reload(backend);
     await user.click(await screen.findByRole('button', { name: 'Open scan.example.com' }));
@@ -173,4 +188,3 @@ describe('CrashBoundary', () => {
     quiet.mockRestore();
   });
 });
-

@@ -48,7 +48,11 @@ function voiceBackend(options: { unencrypted?: () => boolean } = {}): FakeBacken
     ok(
       name === 'send_offer'
         ? { outcome: 'ok' as const, output: 'Offer N-2026-014 is ready. Say yes to send it.', updates: [{ type: 'action' as const, action: proposal }] }
-        : { outcome: 'ok' as const, output: 'Found Acme s.r.o.', updates: [{ type: 'card' as const, card: { id: 'c_acme', title: 'Acme s.r.o.', fallbackText: 'Acme s.r.o., client in Brno' } }] },
+        : {
+            outcome: 'ok' as const,
+            output: 'Found Acme s.r.o.',
+            updates: [{ type: 'card' as const, card: { id: 'c_acme', title: 'Acme s.r.o.', fallbackText: 'Acme s.r.o., client in Brno' } }],
+          },
     ),
   );
   backend.handle('talkie.voiceDecide', ({ actionId, decision }) => {
@@ -67,8 +71,21 @@ const callBar = () => within(screen.getByRole('group', { name: 'Voice call' }));
 const provider = (json: Record<string, unknown>) => act(() => media.channel().receive(json));
 /** A function call as the provider finishes it: its arguments, then its item done as `completed`. */
 function functionCall(callId: string, name: string, args: string) {
-  provider({ type: 'response.function_call_arguments.done', response_id: 'r_f', item_id: `fc_${callId}`, output_index: 0, call_id: callId, name, arguments: args });
-  provider({ type: 'response.output_item.done', response_id: 'r_f', output_index: 0, item: { id: `fc_${callId}`, type: 'function_call', status: 'completed', call_id: callId, name, arguments: args } });
+  provider({
+    type: 'response.function_call_arguments.done',
+    response_id: 'r_f',
+    item_id: `fc_${callId}`,
+    output_index: 0,
+    call_id: callId,
+    name,
+    arguments: args,
+  });
+  provider({
+    type: 'response.output_item.done',
+    response_id: 'r_f',
+    output_index: 0,
+    item: { id: `fc_${callId}`, type: 'function_call', status: 'completed', call_id: callId, name, arguments: args },
+  });
 }
 
 /** Call → (consent) → voiceStart → voiceOffer, and the data channel opens: the call is live. */
@@ -127,7 +144,9 @@ describe('voice calls on the Talkie screen (Talkie 1 §10)', () => {
     ['does not ask when the consent was given to this server (its serverId at its origin)', 'http://127.0.0.1:41234', false],
   ] as const)('%s', async (_name, issuer, asks) => {
     const backend = voiceBackend();
-    backend.state.settings = applySettingsPatch(backend.state.settings, { voiceConsent: { serverId: 'demo.agentdesk.local', issuer, signalingHosts: ['api.openai.com'] } });
+    backend.state.settings = applySettingsPatch(backend.state.settings, {
+      voiceConsent: { serverId: 'demo.agentdesk.local', issuer, signalingHosts: ['api.openai.com'] },
+    });
     const { user } = await openDemo(backend);
     await user.click(callButton());
     if (asks) {
@@ -142,7 +161,9 @@ describe('voice calls on the Talkie screen (Talkie 1 §10)', () => {
   it('Call → consent → voiceStart → voiceOffer; the data channel’s events drive what the bar says', async () => {
     const { backend, user } = await inCall();
     expect(backend.callsOf('talkie.voiceStart')).toEqual([{ agentId: builtInDemoAgentId, locale: 'en' }]);
-    expect(backend.callsOf('settings.update')).toEqual([{ patch: { voiceConsent: { serverId: 'demo.agentdesk.local', issuer: 'http://127.0.0.1:41234', signalingHosts: ['api.openai.com'] } } }]);
+    expect(backend.callsOf('settings.update')).toEqual([
+      { patch: { voiceConsent: { serverId: 'demo.agentdesk.local', issuer: 'http://127.0.0.1:41234', signalingHosts: ['api.openai.com'] } } },
+    ]);
     expect(backend.callsOf('media.arm')).toEqual([{ kinds: ['microphone'] }]);
     expect(media.requests).toEqual([{ audio: { echoCancellation: true, noiseSuppression: true, autoGainControl: true }, video: false }]);
     const peer = media.peer();
@@ -279,7 +300,10 @@ describe('voice calls on the Talkie screen (Talkie 1 §10)', () => {
     await waitFor(() => expect(within(select).getByRole('option', { name: 'USB headset' })).toBeTruthy());
     await user.selectOptions(select, 'USB headset');
     await waitFor(() => expect(media.peer().transceivers[0]!.sender.track.deviceId).toBe('mic-2'));
-    expect(media.requests.at(-1)).toEqual({ audio: { deviceId: { exact: 'mic-2' }, echoCancellation: true, noiseSuppression: true, autoGainControl: true }, video: false });
+    expect(media.requests.at(-1)).toEqual({
+      audio: { deviceId: { exact: 'mic-2' }, echoCancellation: true, noiseSuppression: true, autoGainControl: true },
+      video: false,
+    });
     expect(media.tracks[0]!.readyState).toBe('ended');
     expect(media.tracks[1]!.enabled).toBe(true);
     expect(media.peers).toHaveLength(1);
@@ -304,7 +328,11 @@ describe('voice calls on the Talkie screen (Talkie 1 §10)', () => {
     functionCall('call_p', 'send_offer', '{}');
     const card = await screen.findByRole('article', { name: proposal.summary });
     await waitFor(() => expect(sentTypes()).toEqual(['session.update', 'conversation.item.create', 'response.create']));
-    expect(media.channel().sent[0]).toEqual({ type: 'session.update', event_id: 'agentdesk_1', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: false } } } } });
+    expect(media.channel().sent[0]).toEqual({
+      type: 'session.update',
+      event_id: 'agentdesk_1',
+      session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: false } } } },
+    });
     expect(within(card).getByText('The assistant is reading this proposal out…')).toBeTruthy();
     provider({ type: 'session.updated', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', create_response: false } } } } });
 
@@ -354,7 +382,9 @@ describe('voice calls on the Talkie screen (Talkie 1 §10)', () => {
     await secure.user.click(callButton());
     await waitFor(() => expect(backend.callsOf('talkie.voiceOffer')).toHaveLength(2));
     act(() => media.channel().open());
-    expect(await callBar().findByText('Development connection: this call was set up over unencrypted http://, which only the developer setting allows.')).toBeTruthy();
+    expect(
+      await callBar().findByText('Development connection: this call was set up over unencrypted http://, which only the developer setting allows.'),
+    ).toBeTruthy();
 
     backend.state.settings = { ...backend.state.settings, language: 'cs' };
     act(() => backend.emit('settings.changed', backend.state.settings));
@@ -366,10 +396,32 @@ describe('voice calls on the Talkie screen (Talkie 1 §10)', () => {
     const { backend } = await inCall();
     functionCall('call_p', 'send_offer', '{}');
     await waitFor(() => expect(sentTypes()).toEqual(['session.update', 'conversation.item.create', 'response.create']));
-    provider({ type: 'error', event_id: 'ev_1', error: { type: 'invalid_request_error', code: 'invalid_value', message: 'Unknown turn detection setting.', param: 'session.audio.input.turn_detection', event_id: 'agentdesk_1' } });
-    provider({ type: 'error', event_id: 'ev_2', error: { type: 'invalid_request_error', code: 'response_cancel_not_active', message: 'No active response.', event_id: null } });
+    provider({
+      type: 'error',
+      event_id: 'ev_1',
+      error: {
+        type: 'invalid_request_error',
+        code: 'invalid_value',
+        message: 'Unknown turn detection setting.',
+        param: 'session.audio.input.turn_detection',
+        event_id: 'agentdesk_1',
+      },
+    });
+    provider({
+      type: 'error',
+      event_id: 'ev_2',
+      error: { type: 'invalid_request_error', code: 'response_cancel_not_active', message: 'No active response.', event_id: null },
+    });
     await waitFor(() => expect(backend.callsOf('talkie.voiceProviderError')).toHaveLength(2));
-    expect(backend.callsOf('talkie.voiceProviderError')[0]).toEqual({ callId: 'vc_1', type: 'invalid_request_error', code: 'invalid_value', message: 'Unknown turn detection setting.', param: 'session.audio.input.turn_detection', eventId: 'agentdesk_1', answersUpdate: true });
+    expect(backend.callsOf('talkie.voiceProviderError')[0]).toEqual({
+      callId: 'vc_1',
+      type: 'invalid_request_error',
+      code: 'invalid_value',
+      message: 'Unknown turn detection setting.',
+      param: 'session.audio.input.turn_detection',
+      eventId: 'agentdesk_1',
+      answersUpdate: true,
+    });
     expect(callBar().getByText('The speech provider reported: Unknown turn detection setting.')).toBeTruthy();
     expect(screen.queryByText(/No active response/)).toBeNull();
     const card = await screen.findByRole('article', { name: proposal.summary });
@@ -415,11 +467,16 @@ describe('voice calls on the Talkie screen (Talkie 1 §10)', () => {
 
   it('says why a call could not start: main refused, or the microphone', async () => {
     const backend = voiceBackend();
-    backend.handle('talkie.voiceOffer', () => ({ ok: false, error: { code: 'voice_session_expired', message: 'The voice connection expired before it was made; start the call again.', retryable: true } }));
+    backend.handle('talkie.voiceOffer', () => ({
+      ok: false,
+      error: { code: 'voice_session_expired', message: 'The voice connection expired before it was made; start the call again.', retryable: true },
+    }));
     const { user } = await openDemo(backend);
     await user.click(callButton());
     await user.click(within(await screen.findByRole('dialog')).getByRole('button', { name: 'Continue' }));
-    expect((await screen.findByRole('alert')).textContent).toContain('The call did not start. The voice connection expired before it was made; start the call again.');
+    expect((await screen.findByRole('alert')).textContent).toContain(
+      'The call did not start. The voice connection expired before it was made; start the call again.',
+    );
     // The session main made is ended at once (its final usage), and the microphone is off again.
     await waitFor(() => expect(backend.callsOf('talkie.voiceEnd')).toEqual([{ callId: 'vc_1', seconds: 0 }]));
     expect(media.tracks[0]!.readyState).toBe('ended');
@@ -432,10 +489,20 @@ describe('voice calls on the Talkie screen (Talkie 1 §10)', () => {
     expect(backend.callsOf('media.disarm')).toHaveLength(2);
   });
 
-  it('uses the device policy\'s voice.mode: the call starts in it, and the other mode is not offered', async () => {
+  it("uses the device policy's voice.mode: the call starts in it, and the other mode is not offered", async () => {
     localStorage.setItem('agentdesk.voice.mode', 'hands-free');
     const backend = voiceBackend();
-    backend.state.policy = { state: 'active', file: '/etc/agentdesk/policy.json', kiosk: false, agentsLocked: false, forced: [], camera: true, voice: true, adminPin: false, voiceMode: 'push-to-talk' };
+    backend.state.policy = {
+      state: 'active',
+      file: '/etc/agentdesk/policy.json',
+      kiosk: false,
+      agentsLocked: false,
+      forced: [],
+      camera: true,
+      voice: true,
+      adminPin: false,
+      voiceMode: 'push-to-talk',
+    };
     await inCall(backend);
     expect(callBar().queryByRole('combobox', { name: 'Mode' })).toBeNull();
     expect(callBar().getByText('Mode: Push to talk (set by the administrator)')).toBeTruthy();

@@ -217,7 +217,14 @@ describe('the Web pages panel on the agent screens', () => {
     const user = userEvent.setup();
     render(
       <I18nProvider setting="en">
-        <AgentScreen api={backend.api} headingRef={createRef()} agentId={builtInAgentCallDemoId} label="Larkfield" protocol="agentcall" onBack={() => undefined} />
+        <AgentScreen
+          api={backend.api}
+          headingRef={createRef()}
+          agentId={builtInAgentCallDemoId}
+          label="Larkfield"
+          protocol="agentcall"
+          onBack={() => undefined}
+        />
       </I18nProvider>,
     );
     // The pages stand apart from the session: there while it could not be opened.

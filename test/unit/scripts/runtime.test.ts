@@ -18,7 +18,7 @@ describe('the runtime of the tests', () => {
     expect(packageJson.devDependencies.node?.split('.')[0]).toBe('24');
   });
 
-  it('the scripts that install it still start on the machine\'s older Node', (context) => {
+  it("the scripts that install it still start on the machine's older Node", (context) => {
     const older = ['/usr/bin/node', '/bin/node'].find((path) => existsSync(path));
     const version = older === undefined ? undefined : spawnSync(older, ['--version'], { encoding: 'utf8' }).stdout.trim();
     if (older === undefined || version === undefined || Number(version.slice(1).split('.')[0]) >= 24) {

@@ -48,32 +48,36 @@ async function runScenario(): Promise<Record<string, unknown>> {
 }
 
 describe('the keychain locked in the middle of a session', () => {
-  it.skipIf(missingTools.length > 0)('real gnome-keyring: a clear keychain_locked error, no sign-in lost, no plain text, and back to normal once unlocked', async () => {
-    const report = await runScenario();
-    expect(report.kind, `the Secret Service did not open: ${String(report.reason)}`).toBe('keychain');
-    const locked = { ok: false, name: 'SecretStoreError', code: 'keychain_locked', message: keychainLockedMessage, retryable: true };
-    expect(report.beforeLock).toMatchObject({ ok: true, value: { accessToken: 'at-1' } });
-    // Tokens this session already had keep working: the user is not signed out by a locked keychain.
-    expect(report.loadKnown).toMatchObject({ ok: true, value: { accessToken: 'at-1', refreshToken: 'rt-1' } });
-    // A sign-in the session never read cannot be had: the stable error, not "not signed in" and not a crash.
-    expect(report.loadUnknown).toEqual(locked);
-    // (An account with nothing stored needs no unlocking: the Secret Service finds no item and says so.)
-    expect(report.loadAbsent).toEqual({ ok: true, value: null });
-    // A refused save fails with the same error, and its tokens (a rotated refresh token) stay for the session.
-    expect(report.saveRotated).toEqual(locked);
-    expect(report.loadAfterRefusedSave).toMatchObject({ ok: true, value: { accessToken: 'at-2', refreshToken: 'rt-2' } });
-    // Signing out cannot remove the keychain's copy: it says so and keeps the sign-in.
-    expect(report.clearWhileLocked).toEqual(locked);
-    expect(report.rawGet).toEqual(locked);
-    expect(report.rawSet).toEqual(locked);
-    // Unlocked: the kept tokens are written on the next read, so a new session finds them in the keychain.
-    expect(report.loadAfterUnlock).toMatchObject({ ok: true, value: { accessToken: 'at-2' } });
-    expect(report.freshSessionAfterUnlock).toMatchObject({ ok: true, value: { accessToken: 'at-2', refreshToken: 'rt-2' } });
-    expect(report.loadUnknownAfterUnlock).toMatchObject({ ok: true, value: { accessToken: 'at-b0' } });
-    expect(report.saveAfterUnlock).toEqual({ ok: true, value: null });
-    expect(report.clearAfterUnlock).toEqual({ ok: true, value: null });
-    expect(report.plainText).toEqual([]);
-  }, 150_000);
+  it.skipIf(missingTools.length > 0)(
+    'real gnome-keyring: a clear keychain_locked error, no sign-in lost, no plain text, and back to normal once unlocked',
+    async () => {
+      const report = await runScenario();
+      expect(report.kind, `the Secret Service did not open: ${String(report.reason)}`).toBe('keychain');
+      const locked = { ok: false, name: 'SecretStoreError', code: 'keychain_locked', message: keychainLockedMessage, retryable: true };
+      expect(report.beforeLock).toMatchObject({ ok: true, value: { accessToken: 'at-1' } });
+      // Tokens this session already had keep working: the user is not signed out by a locked keychain.
+      expect(report.loadKnown).toMatchObject({ ok: true, value: { accessToken: 'at-1', refreshToken: 'rt-1' } });
+      // A sign-in the session never read cannot be had: the stable error, not "not signed in" and not a crash.
+      expect(report.loadUnknown).toEqual(locked);
+      // (An account with nothing stored needs no unlocking: the Secret Service finds no item and says so.)
+      expect(report.loadAbsent).toEqual({ ok: true, value: null });
+      // A refused save fails with the same error, and its tokens (a rotated refresh token) stay for the session.
+      expect(report.saveRotated).toEqual(locked);
+      expect(report.loadAfterRefusedSave).toMatchObject({ ok: true, value: { accessToken: 'at-2', refreshToken: 'rt-2' } });
+      // Signing out cannot remove the keychain's copy: it says so and keeps the sign-in.
+      expect(report.clearWhileLocked).toEqual(locked);
+      expect(report.rawGet).toEqual(locked);
+      expect(report.rawSet).toEqual(locked);
+      // Unlocked: the kept tokens are written on the next read, so a new session finds them in the keychain.
+      expect(report.loadAfterUnlock).toMatchObject({ ok: true, value: { accessToken: 'at-2' } });
+      expect(report.freshSessionAfterUnlock).toMatchObject({ ok: true, value: { accessToken: 'at-2', refreshToken: 'rt-2' } });
+      expect(report.loadUnknownAfterUnlock).toMatchObject({ ok: true, value: { accessToken: 'at-b0' } });
+      expect(report.saveAfterUnlock).toEqual({ ok: true, value: null });
+      expect(report.clearAfterUnlock).toEqual({ ok: true, value: null });
+      expect(report.plainText).toEqual([]);
+    },
+    150_000,
+  );
 });
 
 /** A keychain that can be locked, like the Secret Service store after `Lock`. */
@@ -138,4 +142,3 @@ describe('the keychain locked, through the contract', () => {
     }
   });
 });
-

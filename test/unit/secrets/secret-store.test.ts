@@ -71,7 +71,11 @@ describe('openSecretStore without a Secret Service', () => {
 <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy></busconfig>\n`,
         );
         const result = await openInChild({}, ['/usr/bin/dbus-run-session', `--config-file=${config}`, '--']);
-        expect(result).toEqual({ kind: 'memory', reason: 'No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes.', problem: 'Secret Service not running' });
+        expect(result).toEqual({
+          kind: 'memory',
+          reason: 'No keychain is reachable (Secret Service not running): sign-ins last until AgentDesk closes.',
+          problem: 'Secret Service not running',
+        });
       } finally {
         await rm(dir, { recursive: true, force: true });
       }
@@ -79,8 +83,10 @@ describe('openSecretStore without a Secret Service', () => {
   );
 
   it('turns keyring errors into short human causes', () => {
-    expect(keychainProblem(new Error('Platform failure: DBus error: The name org.freedesktop.secrets was not provided by any .service files'))).toBe('Secret Service not running');
-    expect(keychainProblem(new Error('Couldn\'t access platform storage: Secret Service: no result found'))).toBe('the Secret Service has no unlocked keyring');
+    expect(keychainProblem(new Error('Platform failure: DBus error: The name org.freedesktop.secrets was not provided by any .service files'))).toBe(
+      'Secret Service not running',
+    );
+    expect(keychainProblem(new Error("Couldn't access platform storage: Secret Service: no result found"))).toBe('the Secret Service has no unlocked keyring');
     // gnome-keyring with a locked collection and no display to ask on (measured with gdbus Lock).
     expect(keychainProblem(new Error("Couldn't access platform storage: Secret Service: unlock prompt was dismissed"))).toBe('the keychain is locked');
     expect(keychainProblem(new Error('keychain call timed out'))).toBe('the keychain did not answer in time');
@@ -114,7 +120,14 @@ describe('openSecretStore with the OS keychain', () => {
 
   it.skipIf(noKeychain)('keeps a TokenStore across store instances (as across app restarts)', async () => {
     const serverId = `keychain-test-${process.pid}-${Date.now()}`;
-    const tokens = { accessToken: 'at-value', refreshToken: 'rt-value', expiresAt: 1_900_000_000_000, scope: 'talkie offline_access', issuer: 'https://as.example', clientId: 'https://app.example/client.json' };
+    const tokens = {
+      accessToken: 'at-value',
+      refreshToken: 'rt-value',
+      expiresAt: 1_900_000_000_000,
+      scope: 'talkie offline_access',
+      issuer: 'https://as.example',
+      clientId: 'https://app.example/client.json',
+    };
     try {
       await createTokenStore(keychain).save(serverId, tokens);
       const reopened = await openSecretStore({ service: testService });
@@ -123,7 +136,9 @@ describe('openSecretStore with the OS keychain', () => {
       await createTokenStore(reopened).clear(serverId);
       expect(await createTokenStore(keychain).load(serverId)).toBeUndefined();
     } finally {
-      await createTokenStore(keychain).clear(serverId).catch(() => undefined);
+      await createTokenStore(keychain)
+        .clear(serverId)
+        .catch(() => undefined);
     }
   });
 });

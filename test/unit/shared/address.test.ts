@@ -42,10 +42,23 @@ describe('normalizeAgentAddress', () => {
 
 describe('isLocalDevelopmentHost', () => {
   it.each([
-    ['localhost', true], ['app.localhost', true], ['127.0.0.1', true], ['127.9.9.9', true], ['10.0.0.1', true],
-    ['172.16.0.1', true], ['172.31.255.255', true], ['192.168.0.1', true], ['[::1]', true], ['fd12:3456::1', true],
-    ['172.32.0.1', false], ['11.0.0.1', false], ['192.169.0.1', false], ['example.com', false], ['localhost.example.com', false],
-    ['256.0.0.1', false], ['8.8.8.8', false],
+    ['localhost', true],
+    ['app.localhost', true],
+    ['127.0.0.1', true],
+    ['127.9.9.9', true],
+    ['10.0.0.1', true],
+    ['172.16.0.1', true],
+    ['172.31.255.255', true],
+    ['192.168.0.1', true],
+    ['[::1]', true],
+    ['fd12:3456::1', true],
+    ['172.32.0.1', false],
+    ['11.0.0.1', false],
+    ['192.169.0.1', false],
+    ['example.com', false],
+    ['localhost.example.com', false],
+    ['256.0.0.1', false],
+    ['8.8.8.8', false],
   ])('%s → %s', (host, expected) => {
     expect(isLocalDevelopmentHost(host)).toBe(expected);
   });

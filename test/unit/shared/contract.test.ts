@@ -14,7 +14,15 @@ describe('the IPC contract', () => {
 
   it('finds methods only for declared channels, never for inherited or foreign names', () => {
     expect(methodForChannel('agentdesk:settings.get')).toBe('settings.get');
-    for (const channel of ['agentdesk:constructor', 'agentdesk:__proto__', 'agentdesk:toString', 'settings.get', 'agentdesk:settings.nope', 'agentdesk:event:settings.changed', '']) {
+    for (const channel of [
+      'agentdesk:constructor',
+      'agentdesk:__proto__',
+      'agentdesk:toString',
+      'settings.get',
+      'agentdesk:settings.nope',
+      'agentdesk:event:settings.changed',
+      '',
+    ]) {
       expect(methodForChannel(channel)).toBeUndefined();
     }
   });

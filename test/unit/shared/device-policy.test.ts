@@ -54,7 +54,9 @@ describe('reading a device policy', () => {
   it('refuses an unknown key (a typo) anywhere, naming where it is', () => {
     expect(problemOf({ policyVersion: 1, kiosks: true })).toBe('one problem: unknown key "kiosks" at the top level');
     expect(problemOf({ policyVersion: 1, appearance: { theme: 'dark', fontSize: 'large' } })).toBe('one problem: appearance: unknown key "fontSize"');
-    expect(problemOf({ policyVersion: 1, agents: { list: [{ address: 'a.example.com', label: 'A' }] } })).toBe('one problem: agents.list[0]: unknown key "label"');
+    expect(problemOf({ policyVersion: 1, agents: { list: [{ address: 'a.example.com', label: 'A' }] } })).toBe(
+      'one problem: agents.list[0]: unknown key "label"',
+    );
   });
 
   it('refuses a missing or unknown version before anything else, keeping what it read of kiosk', () => {
@@ -65,7 +67,12 @@ describe('reading a device policy', () => {
       kiosk: true,
       problem: 'policyVersion 2 is not a version this AgentDesk knows (it reads version 1); update AgentDesk or write a version 1 policy',
     });
-    expect(read({ policyVersion: '1' })).toMatchObject({ ok: false, kind: 'unknown_version', kiosk: false, problem: expect.stringContaining('policyVersion "1"') });
+    expect(read({ policyVersion: '1' })).toMatchObject({
+      ok: false,
+      kind: 'unknown_version',
+      kiosk: false,
+      problem: expect.stringContaining('policyVersion "1"'),
+    });
   });
 
   it('names malformed JSON with its line and column', () => {
@@ -100,42 +107,73 @@ describe('reading a device policy', () => {
 
   it('checks what JSON Schema cannot: the start agent, the addresses, http under a forced-off development setting, the PIN hash, the key file', () => {
     const agents = (start: string, ...addresses: string[]) => ({ list: addresses.map((address) => ({ address })), start });
-    expect(problemOf({ policyVersion: 1, agents: agents('c.example.com', 'a.example.com', 'b.example.com') })).toBe('one problem: agents.start: must be the address of one agent in agents.list');
-    expect(read({ policyVersion: 1, agents: agents('https://B.example.com/', 'a.example.com', 'b.example.com') })).toMatchObject({ ok: true });
-    expect(problemOf({ policyVersion: 1, agents: { list: [{ address: 'a.example.com' }, { address: 'https://A.example.com' }] } })).toBe('one problem: agents.list[1].address: the same agent as list[0]');
-    expect(problemOf({ policyVersion: 1, agents: { list: [{ address: 'ftp://a.example.com' }] } })).toContain('agents.list[0].address: Only https:// addresses are supported');
-    expect(problemOf({ policyVersion: 1, kiosk: true, agents: { list: [{ address: 'http://192.168.1.20:8080' }] } })).toContain('agents.list[0].address: is http://, which needs the development setting');
-    expect(read({ policyVersion: 1, kiosk: true, developmentSetting: 'user', agents: { list: [{ address: 'http://192.168.1.20:8080' }] } })).toMatchObject({ ok: true });
-    expect(problemOf({ policyVersion: 1, admin: { pinHash: '$scrypt$ln=10,r=8,p=1$dDJhieNLC9XJ6y5bKMCFtw$7Ssn4rtA4LIGf6IQ0mBdM/EzysK5hd5NjEOM3pRrX8A' } })).toBe(
-      'one problem: admin.pinHash: the PIN hash has ln=10; AgentDesk accepts 14 to 20',
+    expect(problemOf({ policyVersion: 1, agents: agents('c.example.com', 'a.example.com', 'b.example.com') })).toBe(
+      'one problem: agents.start: must be the address of one agent in agents.list',
     );
+    expect(read({ policyVersion: 1, agents: agents('https://B.example.com/', 'a.example.com', 'b.example.com') })).toMatchObject({ ok: true });
+    expect(problemOf({ policyVersion: 1, agents: { list: [{ address: 'a.example.com' }, { address: 'https://A.example.com' }] } })).toBe(
+      'one problem: agents.list[1].address: the same agent as list[0]',
+    );
+    expect(problemOf({ policyVersion: 1, agents: { list: [{ address: 'ftp://a.example.com' }] } })).toContain(
+      'agents.list[0].address: Only https:// addresses are supported',
+    );
+    expect(problemOf({ policyVersion: 1, kiosk: true, agents: { list: [{ address: 'http://192.168.1.20:8080' }] } })).toContain(
+      'agents.list[0].address: is http://, which needs the development setting',
+    );
+    expect(read({ policyVersion: 1, kiosk: true, developmentSetting: 'user', agents: { list: [{ address: 'http://192.168.1.20:8080' }] } })).toMatchObject({
+      ok: true,
+    });
+    expect(
+      problemOf({ policyVersion: 1, admin: { pinHash: '$scrypt$ln=10,r=8,p=1$dDJhieNLC9XJ6y5bKMCFtw$7Ssn4rtA4LIGf6IQ0mBdM/EzysK5hd5NjEOM3pRrX8A' } }),
+    ).toBe('one problem: admin.pinHash: the PIN hash has ln=10; AgentDesk accepts 14 to 20');
     expect(problemOf({ policyVersion: 1, admin: { pinHash: '2468' } })).toContain('admin.pinHash: ');
     expect(problemOf({ policyVersion: 1, deviceKeyFile: 'nfc.key' })).toContain('deviceKeyFile: must be an absolute path');
     expect(read({ policyVersion: 1, deviceKeyFile: 'C:\\ProgramData\\AgentDesk\\nfc.key' })).toMatchObject({ ok: true });
   });
 
   it('takes allowInsecureHttp (issue #27) only for an http:// address on this computer or a private network, and then without the development setting', () => {
-    const one = (agent: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ policyVersion: 1, kiosk: true, agents: { list: [agent] }, ...extra });
+    const one = (agent: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+      policyVersion: 1,
+      kiosk: true,
+      agents: { list: [agent] },
+      ...extra,
+    });
     for (const address of ['http://192.168.1.20:8080', 'http://10.0.0.5/agui', 'http://127.0.0.1:9000', 'http://localhost:8000', 'http://[fd00::5]:8000']) {
       expect(read(one({ address, allowInsecureHttp: true })), address).toMatchObject({ ok: true });
     }
     for (const address of ['http://workshop.lan:8080', 'http://203.0.113.7/agui']) {
-      expect(problemOf(one({ address, allowInsecureHttp: true })), address).toContain('agents.list[0].address: http:// is only allowed to localhost, 127.0.0.1 and private network addresses');
+      expect(problemOf(one({ address, allowInsecureHttp: true })), address).toContain(
+        'agents.list[0].address: http:// is only allowed to localhost, 127.0.0.1 and private network addresses',
+      );
     }
-    expect(problemOf(one({ address: 'https://192.168.1.20', allowInsecureHttp: true }))).toContain('agents.list[0].allowInsecureHttp: is only for an http:// address');
-    // The development setting stays forced off for every other agent.
-    expect(problemOf({ policyVersion: 1, kiosk: true, agents: { list: [{ address: 'http://192.168.1.20', allowInsecureHttp: true }, { address: 'http://192.168.1.21' }] } })).toContain(
-      'agents.list[1].address: is http://, which needs the development setting, and this policy forces it off (add "allowInsecureHttp": true',
+    expect(problemOf(one({ address: 'https://192.168.1.20', allowInsecureHttp: true }))).toContain(
+      'agents.list[0].allowInsecureHttp: is only for an http:// address',
     );
-    expect(settingsUnderPolicy(defaultSettings, readOk(one({ address: 'http://192.168.1.20', allowInsecureHttp: true }))).developer).toEqual({ allowLocalHttp: false, allowPastedTokens: false });
+    // The development setting stays forced off for every other agent.
+    expect(
+      problemOf({
+        policyVersion: 1,
+        kiosk: true,
+        agents: { list: [{ address: 'http://192.168.1.20', allowInsecureHttp: true }, { address: 'http://192.168.1.21' }] },
+      }),
+    ).toContain('agents.list[1].address: is http://, which needs the development setting, and this policy forces it off (add "allowInsecureHttp": true');
+    expect(settingsUnderPolicy(defaultSettings, readOk(one({ address: 'http://192.168.1.20', allowInsecureHttp: true }))).developer).toEqual({
+      allowLocalHttp: false,
+      allowPastedTokens: false,
+    });
   });
 
   it('takes forwardedProps as JSON object text, for plain AG-UI agents only', () => {
-    const agent = (extra: Record<string, unknown>) => ({ policyVersion: 1, agents: { list: [{ address: 'https://ide.example.com/agui', kind: 'agui', ...extra }] } });
+    const agent = (extra: Record<string, unknown>) => ({
+      policyVersion: 1,
+      agents: { list: [{ address: 'https://ide.example.com/agui', kind: 'agui', ...extra }] },
+    });
     expect(read(agent({ forwardedProps: '{"iacCode":{"cwd":"/srv/workshop"}}' }))).toMatchObject({ ok: true });
     expect(problemOf(agent({ forwardedProps: '[1]' }))).toBe('one problem: agents.list[0].forwardedProps: forwardedProps must be a JSON object.');
     expect(problemOf(agent({ forwardedProps: '{' }))).toContain('agents.list[0].forwardedProps: forwardedProps is not JSON');
-    expect(problemOf({ policyVersion: 1, agents: { list: [{ address: 'workshop.example.com', forwardedProps: '{}' }] } })).toBe('one problem: agents.list[0].forwardedProps: is only for a plain AG-UI agent ("kind": "agui")');
+    expect(problemOf({ policyVersion: 1, agents: { list: [{ address: 'workshop.example.com', forwardedProps: '{}' }] } })).toBe(
+      'one problem: agents.list[0].forwardedProps: is only for a plain AG-UI agent ("kind": "agui")',
+    );
   });
 });
 
@@ -195,8 +233,17 @@ describe('the settings under a device policy', () => {
 
   it('gives a kiosk large text unless its policy sets the text size (issue #27)', () => {
     expect(settingsUnderPolicy(loosened, { policyVersion: 1, kiosk: true }).appearance).toEqual({ theme: 'dark', textSize: 'large' });
-    expect(forcedSettings({ policyVersion: 1, kiosk: true }).find((forced) => forced.key === 'appearance.textSize')).toEqual({ key: 'appearance.textSize', value: 'large', policyKey: 'kiosk' });
-    expect(settingsUnderPolicy({ ...loosened, appearance: { theme: 'dark', textSize: 'large' } }, { policyVersion: 1, kiosk: true, appearance: { textSize: 'normal' } }).appearance.textSize).toBe('normal');
+    expect(forcedSettings({ policyVersion: 1, kiosk: true }).find((forced) => forced.key === 'appearance.textSize')).toEqual({
+      key: 'appearance.textSize',
+      value: 'large',
+      policyKey: 'kiosk',
+    });
+    expect(
+      settingsUnderPolicy(
+        { ...loosened, appearance: { theme: 'dark', textSize: 'large' } },
+        { policyVersion: 1, kiosk: true, appearance: { textSize: 'normal' } },
+      ).appearance.textSize,
+    ).toBe('normal');
     // Not a kiosk: the user's setting.
     expect(settingsUnderPolicy(loosened, { policyVersion: 1, kiosk: false }).appearance.textSize).toBe('normal');
   });
@@ -208,7 +255,11 @@ describe('the settings under a device policy', () => {
 
   it('forces kiosk scanning into a settings file written before NFC settings existed', () => {
     const { nfc: _nfc, ...old } = defaultSettings;
-    expect(settingsUnderPolicy(old, { policyVersion: 1, nfc: { armedScanning: true } }).nfc).toEqual({ debounceMs: 2000, kioskScan: true, readerFeedback: false });
+    expect(settingsUnderPolicy(old, { policyVersion: 1, nfc: { armedScanning: true } }).nfc).toEqual({
+      debounceMs: 2000,
+      kioskScan: true,
+      readerFeedback: false,
+    });
   });
 
   it('refuses a patch that changes a forced key, naming each, and lets one that repeats the forced value pass', () => {
@@ -265,7 +316,26 @@ describe('the admin PIN hash format and lockout rule', () => {
 
 describe('the JSON syntax locator', () => {
   it('agrees with JSON.parse on what is JSON', () => {
-    const samples = ['{}', '[]', '0', '-1.5e+3', '"a\\u00e9\\n"', '{"a":[1,{"b":null}],"c":true}', ' {"a" : false } ', '{"a":1,}', '[1,]', '01', '{"a" 1}', '"\u0001"', '{a:1}', 'tru', '"\\x"', '[1 2]', '1 2', '"abc'];
+    const samples = [
+      '{}',
+      '[]',
+      '0',
+      '-1.5e+3',
+      '"a\\u00e9\\n"',
+      '{"a":[1,{"b":null}],"c":true}',
+      ' {"a" : false } ',
+      '{"a":1,}',
+      '[1,]',
+      '01',
+      '{"a" 1}',
+      '"\u0001"',
+      '{a:1}',
+      'tru',
+      '"\\x"',
+      '[1 2]',
+      '1 2',
+      '"abc',
+    ];
     for (const sample of samples) {
       let valid = true;
       try {

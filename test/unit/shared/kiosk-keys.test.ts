@@ -42,7 +42,20 @@ describe('the keys a kiosk window swallows', () => {
 
   it('lets typing, editing and the app’s own keys through', () => {
     for (const platform of ['win32', 'linux', 'darwin']) {
-      for (const input of [press('w'), press('q'), press('Q', { shift: true }), press('F4'), press('Enter'), press('Escape'), press('Tab'), press('a', { control: true }), press('c', { control: true }), press('v', { meta: true }), press('F5'), press('ArrowLeft', { alt: true })]) {
+      for (const input of [
+        press('w'),
+        press('q'),
+        press('Q', { shift: true }),
+        press('F4'),
+        press('Enter'),
+        press('Escape'),
+        press('Tab'),
+        press('a', { control: true }),
+        press('c', { control: true }),
+        press('v', { meta: true }),
+        press('F5'),
+        press('ArrowLeft', { alt: true }),
+      ]) {
         expect(kioskKeyAction(input, platform), `${platform} ${JSON.stringify(input)}`).toBeUndefined();
       }
     }

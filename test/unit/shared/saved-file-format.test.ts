@@ -28,7 +28,11 @@ describe('readSavedDocument', () => {
   });
 
   it('hands a newer version back untouched, without migrating or checking it', () => {
-    expect(readSavedDocument('{ "schemaVersion": 9, "whatever": [1] }', format)).toEqual({ kind: 'newer', version: 9, document: { schemaVersion: 9, whatever: [1] } });
+    expect(readSavedDocument('{ "schemaVersion": 9, "whatever": [1] }', format)).toEqual({
+      kind: 'newer',
+      version: 9,
+      document: { schemaVersion: 9, whatever: [1] },
+    });
   });
 
   it.each([

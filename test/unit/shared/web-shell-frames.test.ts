@@ -30,7 +30,12 @@ describe('web shell wire frames', () => {
   it('round-trips bytes as a binary frame, with no base64 and no copy of the bytes into the JSON', () => {
     const rgba = Uint8Array.from({ length: 1000 }, (_, index) => index % 256);
     const tail = Uint8Array.of(9, 8, 7);
-    const value = { t: 'call', id: 7, channel: 'agentdesk:photo.stage', payload: { kind: 'frame', width: 10, height: 25, rgba, list: [tail, { empty: new Uint8Array(0) }] } };
+    const value = {
+      t: 'call',
+      id: 7,
+      channel: 'agentdesk:photo.stage',
+      payload: { kind: 'frame', width: 10, height: 25, rgba, list: [tail, { empty: new Uint8Array(0) }] },
+    };
     const encoded = encodeWireFrame(value);
     expect(encoded).toBeInstanceOf(Uint8Array);
     const bytes = encoded as Uint8Array;
@@ -42,7 +47,10 @@ describe('web shell wire frames', () => {
     expect([...out.payload.rgba]).toEqual([...rgba]);
     expect([...(out.payload.list[0] as Uint8Array)]).toEqual([9, 8, 7]);
     expect((out.payload.list[1] as { empty: Uint8Array }).empty.byteLength).toBe(0);
-    expect({ ...out, payload: { ...out.payload, rgba: undefined, list: undefined } }).toEqual({ ...value, payload: { ...value.payload, rgba: undefined, list: undefined } });
+    expect({ ...out, payload: { ...out.payload, rgba: undefined, list: undefined } }).toEqual({
+      ...value,
+      payload: { ...value.payload, rgba: undefined, list: undefined },
+    });
     // Views of the received frame, not copies.
     expect(out.payload.rgba.buffer).toBe(bytes.buffer);
   });

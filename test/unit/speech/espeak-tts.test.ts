@@ -12,13 +12,24 @@ const seconds = (pcm: { sampleRate: number; samples: Int16Array }): number => pc
 
 describe('speech engine processes (no engine needed)', () => {
   it('a missing binary, a timeout and too much output are SpeechEngineErrors that say which', async () => {
-    await expect(createEspeakTts({ binary: 'espeak-ng-not-installed-here' }).synthesize('hello')).rejects.toMatchObject({ reason: 'missing', message: expect.stringContaining('not installed') });
-    await expect(runBounded(process.execPath, ['-e', 'setTimeout(() => {}, 10000)'], { timeoutMs: 200, maxOutputBytes: 1000 })).rejects.toMatchObject({ reason: 'timeout' });
-    await expect(runBounded(process.execPath, ['-e', 'process.stdout.write("x".repeat(100000))'], { timeoutMs: 10_000, maxOutputBytes: 1000 })).rejects.toMatchObject({ reason: 'too_large' });
+    await expect(createEspeakTts({ binary: 'espeak-ng-not-installed-here' }).synthesize('hello')).rejects.toMatchObject({
+      reason: 'missing',
+      message: expect.stringContaining('not installed'),
+    });
+    await expect(runBounded(process.execPath, ['-e', 'setTimeout(() => {}, 10000)'], { timeoutMs: 200, maxOutputBytes: 1000 })).rejects.toMatchObject({
+      reason: 'timeout',
+    });
+    await expect(
+      runBounded(process.execPath, ['-e', 'process.stdout.write("x".repeat(100000))'], { timeoutMs: 10_000, maxOutputBytes: 1000 }),
+    ).rejects.toMatchObject({ reason: 'too_large' });
     const failed = runBounded(process.execPath, ['-e', 'console.error("bad voice"); process.exit(3)'], { timeoutMs: 10_000, maxOutputBytes: 1000 });
     await expect(failed).rejects.toBeInstanceOf(SpeechEngineError);
     await expect(failed).rejects.toMatchObject({ reason: 'failed', message: expect.stringContaining('bad voice') });
-    expect((await runBounded(process.execPath, ['-e', 'process.stdin.pipe(process.stdout)'], { input: 'piped', timeoutMs: 10_000, maxOutputBytes: 1000 })).toString()).toBe('piped');
+    expect(
+      (
+        await runBounded(process.execPath, ['-e', 'process.stdin.pipe(process.stdout)'], { input: 'piped', timeoutMs: 10_000, maxOutputBytes: 1000 })
+      ).toString(),
+    ).toBe('piped');
   });
 
   it('reads a WAV whose data size is the streaming placeholder (espeak-ng --stdout), and mixes stereo down', () => {
@@ -41,7 +52,9 @@ describe.skipIf(unavailable !== undefined)('espeak-ng', { timeout: 30_000 }, () 
     const english = await tts.synthesize('I can search contacts or send the offer.');
     const czech = await tts.synthesize('Ano, potvrzuji.', 'cs');
     const dashes = await tts.synthesize('--help -v xx');
-    console.log(`espeak-ng: English ${seconds(english).toFixed(2)} s RMS ${rms(english.samples).toFixed(3)}; Czech ${seconds(czech).toFixed(2)} s; "--help -v xx" ${seconds(dashes).toFixed(2)} s`);
+    console.log(
+      `espeak-ng: English ${seconds(english).toFixed(2)} s RMS ${rms(english.samples).toFixed(3)}; Czech ${seconds(czech).toFixed(2)} s; "--help -v xx" ${seconds(dashes).toFixed(2)} s`,
+    );
     for (const pcm of [english, czech, dashes]) expect(pcm.sampleRate).toBe(22_050);
     expect(seconds(english)).toBeGreaterThan(1.5);
     expect(seconds(english)).toBeLessThan(6);

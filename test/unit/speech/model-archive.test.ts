@@ -57,7 +57,10 @@ describe('a speech model archive', () => {
     const folder = await transducerFolder(sources, 'model', 'FIXTURE-MODEL hello\n');
     const gz = tar(folder, join(sources, 'sherpa-onnx-streaming-zipformer-en-2023-06-26.tar.gz'), '.');
     const { handlers } = await importer(await tempDir());
-    expect((await handlers['speech.importModel']({ path: gz })).model).toMatchObject({ name: 'sherpa-onnx-streaming-zipformer-en-2023-06-26', languages: ['en'] });
+    expect((await handlers['speech.importModel']({ path: gz })).model).toMatchObject({
+      name: 'sherpa-onnx-streaming-zipformer-en-2023-06-26',
+      languages: ['en'],
+    });
     const plain = tar(sources, join(sources, 'model.tar'), 'model');
     expect((await handlers['speech.importModel']({ path: plain })).model).toMatchObject({ name: 'model', kind: 'transducer' });
   });
@@ -71,24 +74,39 @@ describe('a speech model archive', () => {
 
     const linked = await transducerFolder(sources, 'linked', 'FIXTURE-MODEL x\n');
     await symlink('/etc/passwd', join(linked, 'README.md'));
-    await expect(handlers['speech.importModel']({ path: tar(sources, join(sources, 'linked.tar.bz2'), 'linked') })).rejects.toMatchObject({ code: 'speech_model_symlink', message: expect.stringContaining('linked/README.md → /etc/passwd') });
+    await expect(handlers['speech.importModel']({ path: tar(sources, join(sources, 'linked.tar.bz2'), 'linked') })).rejects.toMatchObject({
+      code: 'speech_model_symlink',
+      message: expect.stringContaining('linked/README.md → /etc/passwd'),
+    });
 
     // `..` in a member name (GNU tar keeps it with -P), and an absolute name.
     const outside = await tempDir();
     await mkdir(join(outside, 'in'));
     await writeFile(join(outside, 'evil.txt'), 'x');
-    await expect(handlers['speech.importModel']({ path: tar(join(outside, 'in'), join(sources, 'dotdot.tar'), '-P', '../evil.txt') })).rejects.toMatchObject({ code: 'speech_model_invalid', message: expect.stringContaining('outside its own folder ("../evil.txt")') });
-    await expect(handlers['speech.importModel']({ path: tar(outside, join(sources, 'absolute.tar'), '-P', join(outside, 'evil.txt')) })).rejects.toMatchObject({ code: 'speech_model_invalid', message: expect.stringContaining('outside its own folder') });
+    await expect(handlers['speech.importModel']({ path: tar(join(outside, 'in'), join(sources, 'dotdot.tar'), '-P', '../evil.txt') })).rejects.toMatchObject({
+      code: 'speech_model_invalid',
+      message: expect.stringContaining('outside its own folder ("../evil.txt")'),
+    });
+    await expect(handlers['speech.importModel']({ path: tar(outside, join(sources, 'absolute.tar'), '-P', join(outside, 'evil.txt')) })).rejects.toMatchObject({
+      code: 'speech_model_invalid',
+      message: expect.stringContaining('outside its own folder'),
+    });
     expect(await readdir(outside)).toEqual(['evil.txt', 'in']);
 
     // A .tar.bz2 cut short: bzip2's own words.
     const whole = await readFile(tar(sources, join(sources, 'whole.tar.bz2'), 'linked/tokens.txt', 'linked/decoder-epoch-99-avg-1.onnx'));
     await writeFile(join(sources, 'cut.tar.bz2'), whole.subarray(0, Math.floor(whole.length / 2)));
-    await expect(handlers['speech.importModel']({ path: join(sources, 'cut.tar.bz2') })).rejects.toMatchObject({ code: 'speech_model_invalid', message: expect.stringMatching(/could not be unpacked: bzip2: .*(end of file|compressed file ends unexpectedly)/i) });
+    await expect(handlers['speech.importModel']({ path: join(sources, 'cut.tar.bz2') })).rejects.toMatchObject({
+      code: 'speech_model_invalid',
+      message: expect.stringMatching(/could not be unpacked: bzip2: .*(end of file|compressed file ends unexpectedly)/i),
+    });
 
     // Not an archive at all, though named like one.
     await writeFile(join(sources, 'fake.tar.bz2'), 'this is not bzip2');
-    await expect(handlers['speech.importModel']({ path: join(sources, 'fake.tar.bz2') })).rejects.toMatchObject({ code: 'speech_model_invalid', message: expect.stringContaining('could not be unpacked') });
+    await expect(handlers['speech.importModel']({ path: join(sources, 'fake.tar.bz2') })).rejects.toMatchObject({
+      code: 'speech_model_invalid',
+      message: expect.stringContaining('could not be unpacked'),
+    });
 
     expect(models.info()?.name).toBe('sherpa-onnx-streaming-zipformer-cs-2024');
     expect((await readdir(join(userDataDir, 'speech-models'))).filter((name) => name.endsWith('.unpack'))).toEqual([]);
@@ -103,7 +121,9 @@ describe('a speech model archive', () => {
     const archive = tar(sources, join(sources, 'bomb.tar.bz2'), 'bomb');
     const seen: UnpackProgress[] = [];
     // bzip2 turns 16 MiB of zeros into a few hundred bytes.
-    await expect(unpackModelArchive(archive, join(sources, 'out'), { ...limits, maxTotalBytes: 10 * 1024 * 1024 }, (progress) => seen.push(progress))).rejects.toMatchObject({
+    await expect(
+      unpackModelArchive(archive, join(sources, 'out'), { ...limits, maxTotalBytes: 10 * 1024 * 1024 }, (progress) => seen.push(progress)),
+    ).rejects.toMatchObject({
       code: 'speech_model_invalid',
       message: expect.stringContaining('unpacks to more than 10485760 bytes'),
     });
@@ -114,7 +134,9 @@ describe('a speech model archive', () => {
     let heapMost = heapBefore;
     const watch = setInterval(() => (heapMost = Math.max(heapMost, process.memoryUsage().heapUsed)), 5);
     try {
-      await expect(unpackModelArchive(bombFixture, join(sources, 'out-big'), { ...limits, maxTotalBytes: 10 * 1024 * 1024 }, () => undefined)).rejects.toMatchObject({
+      await expect(
+        unpackModelArchive(bombFixture, join(sources, 'out-big'), { ...limits, maxTotalBytes: 10 * 1024 * 1024 }, () => undefined),
+      ).rejects.toMatchObject({
         code: 'speech_model_invalid',
         message: expect.stringContaining('unpacks to more than 10485760 bytes'),
       });
@@ -141,7 +163,10 @@ describe('a speech model archive', () => {
     const real = bzip2Program.command;
     bzip2Program.command = join(sources, 'no-such-bzip2');
     try {
-      await expect(handlers['speech.importModel']({ path: bz2 })).rejects.toMatchObject({ code: 'speech_model_invalid', message: expect.stringContaining('needs the bzip2 program, which this computer does not have: unpack the archive yourself') });
+      await expect(handlers['speech.importModel']({ path: bz2 })).rejects.toMatchObject({
+        code: 'speech_model_invalid',
+        message: expect.stringContaining('needs the bzip2 program, which this computer does not have: unpack the archive yourself'),
+      });
       expect((await handlers['speech.importModel']({ path: gz })).model).toMatchObject({ languages: ['en'] });
     } finally {
       bzip2Program.command = real;
@@ -180,10 +205,16 @@ describe('a speech model archive', () => {
       const unpack = readdirSync(modelsDir).find((name) => name.endsWith('.unpack'))!;
       unpackedInode = statSync(join(modelsDir, unpack, 'sherpa-onnx-streaming-zipformer-cs-2024', 'encoder-epoch-99-avg-1.onnx')).ino;
     });
-    const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8')) as { model: { id: string; files: { file: string; sha256: string }[] } };
+    const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8')) as {
+      model: { id: string; files: { file: string; sha256: string }[] };
+    };
     const encoder = join(modelsDir, saved.model.id, 'encoder-epoch-99-avg-1.onnx');
     expect(statSync(encoder).ino).toBe(unpackedInode);
-    expect(saved.model.files.find((file) => file.file === 'encoder-epoch-99-avg-1.onnx')?.sha256).toBe(createHash('sha256').update(await readFile(encoder)).digest('hex'));
+    expect(saved.model.files.find((file) => file.file === 'encoder-epoch-99-avg-1.onnx')?.sha256).toBe(
+      createHash('sha256')
+        .update(await readFile(encoder))
+        .digest('hex'),
+    );
     models.dispose();
   });
 });

@@ -37,11 +37,18 @@ function throughOpus(pcm: Pcm): Pcm {
 
 const voices: readonly (readonly string[])[] = [[], ['-s', '140'], ['-v', 'en-us+f3']];
 const label = (args: readonly string[]): string => (args.length === 0 ? 'default' : args.join(' '));
-const outOfGrammar = ['what is the weather tomorrow in Brno', 'I would like to order a pizza', 'can you help me', 'please read it again', 'thank you very much'];
+const outOfGrammar = [
+  'what is the weather tomorrow in Brno',
+  'I would like to order a pizza',
+  'can you help me',
+  'please read it again',
+  'thank you very much',
+];
 
 describe('pocketsphinx recognizer (no engine needed)', () => {
   it('reads -time output: hypothesis words and word segments without fillers or pronunciation variants', () => {
-    const out = 'send the offer\n<s> 0.000 0.250 1.000000\nsend 0.260 0.500 1.000000\nthe(2) 0.510 0.600 1.000000\n<sil> 0.610 0.700 1.000000\noffer 0.710 1.100 1.000000\n[NOISE] 1.1 1.2 1.0\n';
+    const out =
+      'send the offer\n<s> 0.000 0.250 1.000000\nsend 0.260 0.500 1.000000\nthe(2) 0.510 0.600 1.000000\n<sil> 0.610 0.700 1.000000\noffer 0.710 1.100 1.000000\n[NOISE] 1.1 1.2 1.0\n';
     expect(parseSphinxOutput(out)).toEqual({
       words: ['send', 'the', 'offer'],
       segments: [
@@ -74,9 +81,11 @@ describe.skipIf(unavailable !== undefined)('pocketsphinx recognizer on espeak-ng
     const clipped = async (phrase: string, args: readonly string[], ms: number) => {
       const pcm = await espeak(phrase, args);
       const first = pcm.samples.findIndex((sample) => Math.abs(sample) > 0.02 * 32_768);
-      return (await stt.recognize(throughOpus({ sampleRate: pcm.sampleRate, samples: pcm.samples.subarray(first + Math.round((ms / 1000) * pcm.sampleRate)) }))).transcript;
+      return (await stt.recognize(throughOpus({ sampleRate: pcm.sampleRate, samples: pcm.samples.subarray(first + Math.round((ms / 1000) * pcm.sampleRate)) })))
+        .transcript;
     };
-    for (const args of voices) for (const ms of [0, 100, 200]) expect(await clipped('search contacts', args, ms), `${label(args)}, ${ms} ms clipped`).toBe('search contacts');
+    for (const args of voices)
+      for (const ms of [0, 100, 200]) expect(await clipped('search contacts', args, ms), `${label(args)}, ${ms} ms clipped`).toBe('search contacts');
     // The demo grammar's "no" is what is left of a clipped "hello" (it is a bad phrase for a test to speak).
     expect(await clipped('hello', [], 100)).toBe('no');
   });
@@ -88,7 +97,10 @@ describe.skipIf(unavailable !== undefined)('pocketsphinx recognizer on espeak-ng
       const results: Recognition[] = [];
       for (const args of voices) results.push(await stt.recognize(throughOpus(await espeak(phrase, args))));
       exact.set(phrase, results.filter((result) => result.transcript === phrase).length);
-      const cells = results.map((result, i) => `${label(voices[i] ?? [])}: "${result.transcript}"${result.transcript === result.heard ? '' : ` (heard "${result.heard}")`} ${result.coverage.toFixed(2)}`);
+      const cells = results.map(
+        (result, i) =>
+          `${label(voices[i] ?? [])}: "${result.transcript}"${result.transcript === result.heard ? '' : ` (heard "${result.heard}")`} ${result.coverage.toFixed(2)}`,
+      );
       rows.push(`  ${phrase.padEnd(36)} ${exact.get(phrase)}/${voices.length}  ${cells.join(', ')}`);
       if (outOfGrammar.includes(phrase)) rejected.push(...results.map((result) => result.transcript === ''));
     }
@@ -104,13 +116,16 @@ describe.skipIf(unavailable !== undefined)('pocketsphinx recognizer on espeak-ng
 /** Words of `heard` that match `said` in order (Levenshtein alignment), and how many words were said. */
 function wordsRight(said: string, heard: string): { right: number; said: number } {
   const a = said.toLowerCase().split(/\s+/);
-  const b = heard.toLowerCase().split(/\s+/).filter((word) => word !== '');
+  const b = heard
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((word) => word !== '');
   // Edit distance, then the matches are the said words neither substituted nor deleted.
   const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i += 1)
     for (let j = 1; j <= b.length; j += 1) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
   let right = 0;
-  for (let i = a.length, j = b.length; i > 0 && j > 0; ) {
+  for (let i = a.length, j = b.length; i > 0 && j > 0;) {
     if (a[i - 1] === b[j - 1] && d[i]![j] === d[i - 1]![j - 1]) {
       right += 1;
       i -= 1;
@@ -126,7 +141,16 @@ function wordsRight(said: string, heard: string): { right: number; said: number 
 
 /** Everyday things said to an agent, none of them the demo's commands; two voices (each run loads the 27 MB model). */
 const freeVoices: readonly (readonly string[])[] = [[], ['-v', 'en-us+f3']];
-const freeSentences = ['what is the weather tomorrow', 'I would like to order a pizza', 'can you help me', 'please read it again', 'thank you very much', 'turn on the lights in the kitchen', 'where is the nearest station', 'yes please'];
+const freeSentences = [
+  'what is the weather tomorrow',
+  'I would like to order a pizza',
+  'can you help me',
+  'please read it again',
+  'thank you very much',
+  'turn on the lights in the kitchen',
+  'where is the nearest station',
+  'yes please',
+];
 
 describe('word alignment (no engine needed)', () => {
   it('counts the said words heard in order', () => {
@@ -137,36 +161,42 @@ describe('word alignment (no engine needed)', () => {
   });
 });
 
-describe.skipIf(unavailable !== undefined)('the basic English recognizer (pocketsphinx-en-us’s general model, no grammar) on espeak-ng speech', { timeout: 300_000 }, () => {
-  it(`measures ${freeSentences.length} everyday sentences in ${freeVoices.length} espeak-ng voices at 16 kHz (what client-owned voice sends): basic`, async () => {
-    const rows: string[] = [];
-    let exact = 0;
-    let right = 0;
-    let said = 0;
-    const heardDefault = new Map<string, string>();
-    for (const sentence of freeSentences) {
-      const cells: string[] = [];
-      for (const args of freeVoices) {
-        const pcm = await espeak(sentence, args);
-        // As the page sends it: 16 kHz, with the detector's quiet before and after.
-        const samples = concatSamples([silence(16_000, 400), resample(pcm.samples, pcm.sampleRate, 16_000), silence(16_000, 300)]);
-        const heard = await basic.transcribe({ sampleRate: 16_000, samples });
-        if (args.length === 0) heardDefault.set(sentence, heard);
-        const score = wordsRight(sentence.toLowerCase(), heard);
-        right += score.right;
-        said += score.said;
-        if (heard === sentence.toLowerCase()) exact += 1;
-        cells.push(`${label(args)}: "${heard}"`);
+describe.skipIf(unavailable !== undefined)(
+  'the basic English recognizer (pocketsphinx-en-us’s general model, no grammar) on espeak-ng speech',
+  { timeout: 300_000 },
+  () => {
+    it(`measures ${freeSentences.length} everyday sentences in ${freeVoices.length} espeak-ng voices at 16 kHz (what client-owned voice sends): basic`, async () => {
+      const rows: string[] = [];
+      let exact = 0;
+      let right = 0;
+      let said = 0;
+      const heardDefault = new Map<string, string>();
+      for (const sentence of freeSentences) {
+        const cells: string[] = [];
+        for (const args of freeVoices) {
+          const pcm = await espeak(sentence, args);
+          // As the page sends it: 16 kHz, with the detector's quiet before and after.
+          const samples = concatSamples([silence(16_000, 400), resample(pcm.samples, pcm.sampleRate, 16_000), silence(16_000, 300)]);
+          const heard = await basic.transcribe({ sampleRate: 16_000, samples });
+          if (args.length === 0) heardDefault.set(sentence, heard);
+          const score = wordsRight(sentence.toLowerCase(), heard);
+          right += score.right;
+          said += score.said;
+          if (heard === sentence.toLowerCase()) exact += 1;
+          cells.push(`${label(args)}: "${heard}"`);
+        }
+        rows.push(`  ${sentence.padEnd(34)} ${cells.join(', ')}`);
       }
-      rows.push(`  ${sentence.padEnd(34)} ${cells.join(', ')}`);
-    }
-    const runs = freeSentences.length * freeVoices.length;
-    console.log(`basic English recognizer on espeak-ng (16 kHz): ${exact}/${runs} sentences word for word, ${right}/${said} words (${Math.round((100 * right) / said)} %)\n${rows.join('\n')}`);
-    // Measured 2026-12 (Debian 12, pocketsphinx 0.8): a few sentences word for word, about half of the words.
-    expect(heardDefault.get('what is the weather tomorrow')).toBe('what is the weather tomorrow');
-    expect(exact).toBeGreaterThanOrEqual(3);
-    expect(right / said).toBeGreaterThanOrEqual(0.3);
-    // Basic: far from every sentence is heard right.
-    expect(exact).toBeLessThan(runs);
-  });
-});
+      const runs = freeSentences.length * freeVoices.length;
+      console.log(
+        `basic English recognizer on espeak-ng (16 kHz): ${exact}/${runs} sentences word for word, ${right}/${said} words (${Math.round((100 * right) / said)} %)\n${rows.join('\n')}`,
+      );
+      // Measured 2026-12 (Debian 12, pocketsphinx 0.8): a few sentences word for word, about half of the words.
+      expect(heardDefault.get('what is the weather tomorrow')).toBe('what is the weather tomorrow');
+      expect(exact).toBeGreaterThanOrEqual(3);
+      expect(right / said).toBeGreaterThanOrEqual(0.3);
+      // Basic: far from every sentence is heard right.
+      expect(exact).toBeLessThan(runs);
+    });
+  },
+);

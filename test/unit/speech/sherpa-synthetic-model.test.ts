@@ -88,43 +88,50 @@ describe('synthetic models (zipformer2 transducers, Whisper) in the real sherpa-
     });
   });
 
-  it.skipIf(noEspeak)('is imported (copies with sha256), loads in the recognizer process, hears espeak-ng speech as "sound" and silence as nothing, and loads again after a restart', async () => {
-    const userDataDir = await tempDir();
-    const { models, speech } = await openModels(userDataDir);
-    const progress: SpeechImportProgress[] = [];
-    // The import's test load runs engine-process.ts: sherpa-onnx-node, not the fixture engine.
-    const info = await models.importModel(folder, (p) => progress.push(p));
-    expect(info).toMatchObject({ name: 'sherpa-onnx-streaming-zipformer2-synthetic-en', kind: 'transducer', languages: ['en'] });
-    expect(progress.at(-1)).toMatchObject({ phase: 'verifying' });
+  it.skipIf(noEspeak)(
+    'is imported (copies with sha256), loads in the recognizer process, hears espeak-ng speech as "sound" and silence as nothing, and loads again after a restart',
+    async () => {
+      const userDataDir = await tempDir();
+      const { models, speech } = await openModels(userDataDir);
+      const progress: SpeechImportProgress[] = [];
+      // The import's test load runs engine-process.ts: sherpa-onnx-node, not the fixture engine.
+      const info = await models.importModel(folder, (p) => progress.push(p));
+      expect(info).toMatchObject({ name: 'sherpa-onnx-streaming-zipformer2-synthetic-en', kind: 'transducer', languages: ['en'] });
+      expect(progress.at(-1)).toMatchObject({ phase: 'verifying' });
 
-    const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8')) as { model: { id: string; files: unknown[] } };
-    const expected = await Promise.all(
-      files.map(async (file, i) => {
-        const bytes = await readFile(join(folder, file));
-        return { role: ['encoder', 'decoder', 'joiner', 'tokens'][i], file, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
-      }),
-    );
-    expect(saved.model.files).toEqual(expected);
-    expect((await readdir(join(userDataDir, 'speech-models', saved.model.id))).sort()).toEqual([...files].sort());
+      const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8')) as { model: { id: string; files: unknown[] } };
+      const expected = await Promise.all(
+        files.map(async (file, i) => {
+          const bytes = await readFile(join(folder, file));
+          return { role: ['encoder', 'decoder', 'joiner', 'tokens'][i], file, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+        }),
+      );
+      expect(saved.model.files).toEqual(expected);
+      expect((await readdir(join(userDataDir, 'speech-models', saved.model.id))).sort()).toEqual([...files].sort());
 
-    const yes = await spoken('yes');
-    expect(await speech.transcribe(yes, 16_000)).toBe('sound');
-    expect(await speech.transcribe(bytesFromInt16(silence(16_000, 1000)), 16_000)).toBe('');
-    expect(await speech.transcribe(hiss(), 16_000)).toBe('');
-    expect(await speech.transcribe(await spoken('send the offer'), 16_000)).toBe('sound');
-    expect(await speech.transcribe(whistle(), 16_000)).toBe('sound');
-    expect(speech.status().recognition).toMatchObject({ available: true, engine: 'sherpa-onnx', model: { name: 'sherpa-onnx-streaming-zipformer2-synthetic-en', languages: ['en'] } });
-    models.dispose();
+      const yes = await spoken('yes');
+      expect(await speech.transcribe(yes, 16_000)).toBe('sound');
+      expect(await speech.transcribe(bytesFromInt16(silence(16_000, 1000)), 16_000)).toBe('');
+      expect(await speech.transcribe(hiss(), 16_000)).toBe('');
+      expect(await speech.transcribe(await spoken('send the offer'), 16_000)).toBe('sound');
+      expect(await speech.transcribe(whistle(), 16_000)).toBe('sound');
+      expect(speech.status().recognition).toMatchObject({
+        available: true,
+        engine: 'sherpa-onnx',
+        model: { name: 'sherpa-onnx-streaming-zipformer2-synthetic-en', languages: ['en'] },
+      });
+      models.dispose();
 
-    // A later start: the copied files are hashed again, then a new recognizer process loads them.
-    const again = await openModels(userDataDir);
-    expect(again.models.info()).toMatchObject({ name: 'sherpa-onnx-streaming-zipformer2-synthetic-en', kind: 'transducer' });
-    expect(await again.speech.transcribe(yes, 16_000)).toBe('sound');
-    expect(await again.speech.transcribe(bytesFromInt16(silence(16_000, 500)), 16_000)).toBe('');
-    again.models.dispose();
-  });
+      // A later start: the copied files are hashed again, then a new recognizer process loads them.
+      const again = await openModels(userDataDir);
+      expect(again.models.info()).toMatchObject({ name: 'sherpa-onnx-streaming-zipformer2-synthetic-en', kind: 'transducer' });
+      expect(await again.speech.transcribe(yes, 16_000)).toBe('sound');
+      expect(await again.speech.transcribe(bytesFromInt16(silence(16_000, 500)), 16_000)).toBe('');
+      again.models.dispose();
+    },
+  );
 
-  it('decodes the end of an utterance also with a model whose chunk is longer than 0.6 s (the tail follows the encoder\'s T)', async () => {
+  it("decodes the end of an utterance also with a model whose chunk is longer than 0.6 s (the tail follows the encoder's T)", async () => {
     // 1.3 s of silence, then 150 ms of a 500 Hz tone that ends the utterance.
     const utterance = bytesFromInt16(
       concatSamples([silence(16_000, 1300), new Int16Array(2400).map((_, i) => Math.round(10_000 * Math.sin((2 * Math.PI * 500 * i) / 16_000)))]),
@@ -132,7 +139,13 @@ describe('synthetic models (zipformer2 transducers, Whisper) in the real sherpa-
     for (const model of [folder, longChunkFolder]) {
       const client = new SpeechEngineClient({
         log: memoryLogger(),
-        model: { kind: 'transducer', encoder: join(model, files[0]!), decoder: join(model, files[1]!), joiner: join(model, files[2]!), tokens: join(model, files[3]!) },
+        model: {
+          kind: 'transducer',
+          encoder: join(model, files[0]!),
+          decoder: join(model, files[1]!),
+          joiner: join(model, files[2]!),
+          tokens: join(model, files[3]!),
+        },
       });
       const speech = new SpeechService({ recognizer: () => ({ engine: 'sherpa-onnx', stt: client }) });
       expect({ model, text: await speech.transcribe(utterance, 16_000) }).toEqual({ model, text: 'sound' });
@@ -140,12 +153,19 @@ describe('synthetic models (zipformer2 transducers, Whisper) in the real sherpa-
     }
   });
 
-  it('reads an encoder\'s metadata without loading it, and pads by its T', async () => {
+  it("reads an encoder's metadata without loading it, and pads by its T", async () => {
     const short = await onnxMetadata(join(folder, files[0]!));
-    expect(Object.fromEntries([...short].filter(([key]) => ['model_type', 'T', 'decode_chunk_len', 'encoder_dims'].includes(key)))).toEqual({ model_type: 'zipformer2', T: '45', decode_chunk_len: '32', encoder_dims: '8' });
+    expect(Object.fromEntries([...short].filter(([key]) => ['model_type', 'T', 'decode_chunk_len', 'encoder_dims'].includes(key)))).toEqual({
+      model_type: 'zipformer2',
+      T: '45',
+      decode_chunk_len: '32',
+      encoder_dims: '8',
+    });
     expect((await onnxMetadata(join(longChunkFolder, files[0]!))).get('T')).toBe('141');
     expect((await onnxMetadata(join(folder, files[1]!))).get('context_size')).toBe('2');
-    expect([tailPaddingSeconds(39), tailPaddingSeconds(45), tailPaddingSeconds(141), tailPaddingSeconds(undefined), tailPaddingSeconds(-1)]).toEqual([0.6, 0.65, 1.61, 0.6, 0.6]);
+    expect([tailPaddingSeconds(39), tailPaddingSeconds(45), tailPaddingSeconds(141), tailPaddingSeconds(undefined), tailPaddingSeconds(-1)]).toEqual([
+      0.6, 0.65, 1.61, 0.6, 0.6,
+    ]);
     const notOnnx = join(await tempDir(), 'encoder.onnx');
     await writeFile(notOnnx, Buffer.from([0x0f, 0xff, 0xff, 0xff]));
     await expect(onnxMetadata(notOnnx)).rejects.toThrow();
@@ -174,37 +194,44 @@ describe('synthetic models (zipformer2 transducers, Whisper) in the real sherpa-
     }
   });
 
-  it.skipIf(noEspeak)('a synthetic Whisper is imported and transcribes in the language the model folder names (the recognizer\'s language reaches sherpa-onnx)', async () => {
-    const { models, speech } = await openModels(await tempDir());
-    // No language in the name: multilingual ("mul"), so sherpa-onnx detects one (English here).
-    expect(await models.importModel(whisperFolder, () => undefined)).toMatchObject({ name: 'sherpa-onnx-whisper-synthetic', kind: 'whisper', languages: ['mul'] });
-    const yes = await spoken('yes');
-    expect(await speech.transcribe(yes, 16_000)).toBe('sound');
-    expect(await speech.transcribe(bytesFromInt16(silence(16_000, 1000)), 16_000)).toBe('');
-    expect(await speech.transcribe(hiss(), 16_000)).toBe('');
-    // One sample (the least speech.transcribe takes): nothing heard; sherpa-onnx itself crashed on it (SIGSEGV).
-    expect(await speech.transcribe(new Uint8Array(2), 16_000)).toBe('');
-    expect(await speech.transcribe(yes, 16_000)).toBe('sound');
-    // The same files with agentdesk-model.json naming Czech: the recognizer asks for cs, and the model answers in Czech.
-    const czech = join(await tempDir(), 'whisper-cs');
-    await mkdir(czech);
-    for (const file of whisperFiles) await copyFile(join(whisperFolder, file), join(czech, file));
-    await writeFile(join(czech, 'agentdesk-model.json'), JSON.stringify({ name: 'Synthetic Czech Whisper', languages: ['cs'] }));
-    expect(await models.importModel(czech, () => undefined)).toMatchObject({ name: 'Synthetic Czech Whisper', kind: 'whisper', languages: ['cs'] });
-    expect(await speech.transcribe(yes, 16_000)).toBe('zvuk');
-    expect(await speech.transcribe(bytesFromInt16(silence(16_000, 1000)), 16_000)).toBe('');
-    // A region subtag is fine (Whisper is asked for cs); a language the model does not know is refused at
-    // import, where sherpa-onnx would load it and then end the recognizer process at every utterance.
-    await writeFile(join(czech, 'agentdesk-model.json'), JSON.stringify({ name: 'Czech (Czechia)', languages: ['cs-CZ'] }));
-    expect(await models.importModel(czech, () => undefined)).toMatchObject({ name: 'Czech (Czechia)', languages: ['cs-CZ'] });
-    expect(await speech.transcribe(yes, 16_000)).toBe('zvuk');
-    await writeFile(join(czech, 'agentdesk-model.json'), JSON.stringify({ name: 'German', languages: ['de'] }));
-    await expect(models.importModel(czech, () => undefined)).rejects.toMatchObject({
-      code: 'speech_model_invalid',
-      message:
-        'The speech model could not be loaded: this Whisper model has no language "de" (synthetic-encoder.onnx knows en, cs); name one of them in agentdesk-model.json, or none to let Whisper detect it. The model in use before stays.',
-    });
-    expect(await speech.transcribe(yes, 16_000)).toBe('zvuk');
-    models.dispose();
-  });
+  it.skipIf(noEspeak)(
+    "a synthetic Whisper is imported and transcribes in the language the model folder names (the recognizer's language reaches sherpa-onnx)",
+    async () => {
+      const { models, speech } = await openModels(await tempDir());
+      // No language in the name: multilingual ("mul"), so sherpa-onnx detects one (English here).
+      expect(await models.importModel(whisperFolder, () => undefined)).toMatchObject({
+        name: 'sherpa-onnx-whisper-synthetic',
+        kind: 'whisper',
+        languages: ['mul'],
+      });
+      const yes = await spoken('yes');
+      expect(await speech.transcribe(yes, 16_000)).toBe('sound');
+      expect(await speech.transcribe(bytesFromInt16(silence(16_000, 1000)), 16_000)).toBe('');
+      expect(await speech.transcribe(hiss(), 16_000)).toBe('');
+      // One sample (the least speech.transcribe takes): nothing heard; sherpa-onnx itself crashed on it (SIGSEGV).
+      expect(await speech.transcribe(new Uint8Array(2), 16_000)).toBe('');
+      expect(await speech.transcribe(yes, 16_000)).toBe('sound');
+      // The same files with agentdesk-model.json naming Czech: the recognizer asks for cs, and the model answers in Czech.
+      const czech = join(await tempDir(), 'whisper-cs');
+      await mkdir(czech);
+      for (const file of whisperFiles) await copyFile(join(whisperFolder, file), join(czech, file));
+      await writeFile(join(czech, 'agentdesk-model.json'), JSON.stringify({ name: 'Synthetic Czech Whisper', languages: ['cs'] }));
+      expect(await models.importModel(czech, () => undefined)).toMatchObject({ name: 'Synthetic Czech Whisper', kind: 'whisper', languages: ['cs'] });
+      expect(await speech.transcribe(yes, 16_000)).toBe('zvuk');
+      expect(await speech.transcribe(bytesFromInt16(silence(16_000, 1000)), 16_000)).toBe('');
+      // A region subtag is fine (Whisper is asked for cs); a language the model does not know is refused at
+      // import, where sherpa-onnx would load it and then end the recognizer process at every utterance.
+      await writeFile(join(czech, 'agentdesk-model.json'), JSON.stringify({ name: 'Czech (Czechia)', languages: ['cs-CZ'] }));
+      expect(await models.importModel(czech, () => undefined)).toMatchObject({ name: 'Czech (Czechia)', languages: ['cs-CZ'] });
+      expect(await speech.transcribe(yes, 16_000)).toBe('zvuk');
+      await writeFile(join(czech, 'agentdesk-model.json'), JSON.stringify({ name: 'German', languages: ['de'] }));
+      await expect(models.importModel(czech, () => undefined)).rejects.toMatchObject({
+        code: 'speech_model_invalid',
+        message:
+          'The speech model could not be loaded: this Whisper model has no language "de" (synthetic-encoder.onnx knows en, cs); name one of them in agentdesk-model.json, or none to let Whisper detect it. The model in use before stays.',
+      });
+      expect(await speech.transcribe(yes, 16_000)).toBe('zvuk');
+      models.dispose();
+    },
+  );
 });

@@ -21,7 +21,12 @@ describe.skipIf(process.platform === 'win32')('the demo speech engines (espeak-n
     const bin = await binFolder(['espeak-ng', 'pocketsphinx_continuous']);
     const model = await tempDir();
     const engines = findSpeechEngines({ path: ['/nonexistent', bin].join(delimiter), modelDirs: ['/nonexistent/en-us', model] });
-    expect(engines).toEqual({ available: true, missing: [], installCommand: speechInstallCommand, found: { tts: join(bin, 'espeak-ng'), recognizer: join(bin, 'pocketsphinx_continuous'), model } });
+    expect(engines).toEqual({
+      available: true,
+      missing: [],
+      installCommand: speechInstallCommand,
+      found: { tts: join(bin, 'espeak-ng'), recognizer: join(bin, 'pocketsphinx_continuous'), model },
+    });
   });
 
   it('counts pocketsphinx 5 (`pocketsphinx`, its model built in) too', async () => {
@@ -32,7 +37,12 @@ describe.skipIf(process.platform === 'win32')('the demo speech engines (espeak-n
   it('says what is missing, and how to install it', async () => {
     const empty = await tempDir();
     const none = findSpeechEngines({ path: empty, modelDirs: [] });
-    expect(none).toEqual({ available: false, missing: ['espeak-ng', 'pocketsphinx', 'pocketsphinx-en-us'], installCommand: 'sudo apt-get install espeak-ng pocketsphinx pocketsphinx-en-us', found: {} });
+    expect(none).toEqual({
+      available: false,
+      missing: ['espeak-ng', 'pocketsphinx', 'pocketsphinx-en-us'],
+      installCommand: 'sudo apt-get install espeak-ng pocketsphinx pocketsphinx-en-us',
+      found: {},
+    });
     expect(speechUnavailableMessage(none)).toBe(
       "The demo's voice needs espeak-ng, pocketsphinx, pocketsphinx-en-us on this computer. Install with: sudo apt-get install espeak-ng pocketsphinx pocketsphinx-en-us",
     );

@@ -59,7 +59,10 @@ afterEach(() => {
 
 /** The import's answer, or a failure saying it had none within 10 s (a hung import never answers). */
 function answer<T>(promise: T | Promise<T>): Promise<T> {
-  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the import had not answered after 10 s')), 10_000).unref())]);
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the import had not answered after 10 s')), 10_000).unref()),
+  ]);
 }
 
 describe('a model file swapped for a FIFO or made huge after the folder check', { timeout: 60_000 }, () => {
@@ -123,7 +126,7 @@ describe('a model file swapped for a FIFO or made huge after the folder check', 
     models.dispose();
   });
 
-  it('an imported file replaced by a FIFO in AgentDesk\'s own folder: the next start refuses it at once, without waiting on it', async () => {
+  it("an imported file replaced by a FIFO in AgentDesk's own folder: the next start refuses it at once, without waiting on it", async () => {
     const userDataDir = await tempDir();
     const folder = await transducerFolder(await tempDir(), 'sherpa-onnx-streaming-zipformer-en-2023', 'FIXTURE-MODEL hello\n');
     const first = await speechServices(userDataDir, { withoutEspeak: true });

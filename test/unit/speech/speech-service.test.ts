@@ -12,12 +12,14 @@ const noSphinx = speechUnavailableReason(['espeak-ng', 'pocketsphinx']);
 if (noEspeak) console.log(`speech synthesis tests skipped: ${noEspeak}`);
 if (noSphinx && !noEspeak) console.log(`speech recognition test skipped: ${noSphinx}`);
 
-const engines = (tts: boolean, recognizer?: { recognizer: string; model?: string }): (() => SpeechEngines) => () => ({
-  available: tts && recognizer !== undefined,
-  missing: tts ? [] : ['espeak-ng'],
-  installCommand: 'sudo apt-get install espeak-ng pocketsphinx pocketsphinx-en-us',
-  found: { ...(tts ? { tts: '/usr/bin/espeak-ng' } : {}), ...recognizer },
-});
+const engines =
+  (tts: boolean, recognizer?: { recognizer: string; model?: string }): (() => SpeechEngines) =>
+  () => ({
+    available: tts && recognizer !== undefined,
+    missing: tts ? [] : ['espeak-ng'],
+    installCommand: 'sudo apt-get install espeak-ng pocketsphinx pocketsphinx-en-us',
+    found: { ...(tts ? { tts: '/usr/bin/espeak-ng' } : {}), ...recognizer },
+  });
 /** Debian 12's pocketsphinx 0.8 with pocketsphinx-en-us, as findSpeechEngines reports them. */
 const debianSphinx = { recognizer: '/usr/bin/pocketsphinx_continuous', model: '/usr/share/pocketsphinx/model/en-us' };
 const noRecognizer =
@@ -49,7 +51,11 @@ describe('SpeechService', () => {
       synthesis: { available: true, engine: 'espeak-ng' },
       recognition: { available: false, engine: 'none', reason: noRecognizer, folderChooser: false },
     });
-    expect(new SpeechService({ findEngines: engines(false) }).status().synthesis).toEqual({ available: false, engine: 'espeak-ng', missing: 'sudo apt-get install espeak-ng' });
+    expect(new SpeechService({ findEngines: engines(false) }).status().synthesis).toEqual({
+      available: false,
+      engine: 'espeak-ng',
+      missing: 'sudo apt-get install espeak-ng',
+    });
   });
 
   it.skipIf(noEspeak)('synthesises a WAV that holds speech, in Czech for cs', async () => {
@@ -63,7 +69,10 @@ describe('SpeechService', () => {
   });
 
   it('answers speech_unavailable when espeak-ng cannot run, and when no recognizer exists: what to import, where models are published, and to type meanwhile', async () => {
-    const speech = new SpeechService({ findEngines: engines(true), tts: (await import('../../../src/main/speech/espeak-tts')).createEspeakTts({ binary: '/nonexistent/espeak-ng' }) });
+    const speech = new SpeechService({
+      findEngines: engines(true),
+      tts: (await import('../../../src/main/speech/espeak-tts')).createEspeakTts({ binary: '/nonexistent/espeak-ng' }),
+    });
     const synthesis = await rejection(speech.synthesize('hello'));
     expect(synthesis.code).toBe('speech_unavailable');
     expect(synthesis.message).toContain('/nonexistent/espeak-ng is not installed');
@@ -94,7 +103,11 @@ describe('SpeechService', () => {
     const imported = new SpeechService({
       findEngines: engines(true, debianSphinx),
       basicStt: basic.basicStt,
-      recognizer: () => ({ engine: 'sherpa-onnx', model: { name: 'zipformer-cs', languages: ['cs'] }, stt: { transcribe: async () => 'ano', close: () => undefined } }),
+      recognizer: () => ({
+        engine: 'sherpa-onnx',
+        model: { name: 'zipformer-cs', languages: ['cs'] },
+        stt: { transcribe: async () => 'ano', close: () => undefined },
+      }),
     });
     expect(imported.status().recognition).toMatchObject({ available: true, engine: 'sherpa-onnx', model: { name: 'zipformer-cs' } });
     expect(imported.status().recognition.basic).toBeUndefined();
@@ -123,7 +136,9 @@ describe('SpeechService', () => {
     expect(recognizerFromEnvironment({ AGENTDESK_SPEECH_RECOGNIZER: 'pocketsphinx' })?.engine).toBe('pocketsphinx');
     expect(recognizerFromEnvironment({ AGENTDESK_SPEECH_RECOGNIZER: 'none' })).toBeUndefined();
     expect(() => recognizerFromEnvironment({ AGENTDESK_SPEECH_RECOGNIZER: 'whisper' })).toThrow('the only test recognizer is pocketsphinx');
-    expect([{}, { AGENTDESK_SPEECH_RECOGNIZER: 'pocketsphinx' }, { AGENTDESK_SPEECH_RECOGNIZER: 'none' }].map((env) => basicRecognizerFromEnvironment(env))).toEqual([true, true, false]);
+    expect(
+      [{}, { AGENTDESK_SPEECH_RECOGNIZER: 'pocketsphinx' }, { AGENTDESK_SPEECH_RECOGNIZER: 'none' }].map((env) => basicRecognizerFromEnvironment(env)),
+    ).toEqual([true, true, false]);
   });
 
   it.skipIf(noSphinx)('with the pocketsphinx test recognizer, hears an espeak-ng utterance at 16 kHz', async () => {

@@ -48,9 +48,14 @@ describe('a voice folder', () => {
     const parent = await tempDir();
     const noData = await fixtureVoiceFolder(parent, 'no-data');
     await rm(join(noData, 'espeak-ng-data'), { recursive: true });
-    await expect(findModel(noData)).rejects.toMatchObject({ code: 'speech_model_invalid', message: expect.stringContaining('its espeak-ng-data folder missing') });
+    await expect(findModel(noData)).rejects.toMatchObject({
+      code: 'speech_model_invalid',
+      message: expect.stringContaining('its espeak-ng-data folder missing'),
+    });
     await writeFile(join(noData, 'lexicon.txt'), 'hello h e l o\n');
-    await expect(findModel(noData)).rejects.toMatchObject({ message: expect.stringContaining('spells its words with a lexicon (lexicon.txt) instead of espeak-ng-data') });
+    await expect(findModel(noData)).rejects.toMatchObject({
+      message: expect.stringContaining('spells its words with a lexicon (lexicon.txt) instead of espeak-ng-data'),
+    });
 
     const noPhontab = await fixtureVoiceFolder(parent, 'no-phontab');
     await rm(join(noPhontab, 'espeak-ng-data', 'phontab'));
@@ -58,7 +63,9 @@ describe('a voice folder', () => {
 
     const two = await fixtureVoiceFolder(parent, 'two');
     await writeFile(join(two, 'en_US-other-high.onnx'), 'FIXTURE-VOICE 22050\n');
-    await expect(findModel(two)).rejects.toMatchObject({ message: expect.stringContaining('more than one voice model (en_US-fixture-medium.onnx, en_US-other-high.onnx)') });
+    await expect(findModel(two)).rejects.toMatchObject({
+      message: expect.stringContaining('more than one voice model (en_US-fixture-medium.onnx, en_US-other-high.onnx)'),
+    });
     // Its int8 twin is no second voice: the full model is taken.
     await rm(join(two, 'en_US-other-high.onnx'));
     await writeFile(join(two, 'en_US-fixture-medium.int8.onnx'), 'q');
@@ -75,7 +82,10 @@ describe('what a voice folder may hold (limits and names)', () => {
     const parent = await tempDir();
     const many = await fixtureVoiceFolder(parent, 'many');
     await Promise.all(Array.from({ length: maxVoiceDataFiles }, (_, i) => mkdir(join(many, 'espeak-ng-data', `empty-${i}`))));
-    await expect(findModel(many)).rejects.toMatchObject({ code: 'speech_model_invalid', message: expect.stringContaining(`more than ${maxVoiceDataFiles} files and folders`) });
+    await expect(findModel(many)).rejects.toMatchObject({
+      code: 'speech_model_invalid',
+      message: expect.stringContaining(`more than ${maxVoiceDataFiles} files and folders`),
+    });
 
     const deep = await fixtureVoiceFolder(parent, 'deep');
     await mkdir(join(deep, 'espeak-ng-data', ...'abcdefgh'.split('')), { recursive: true });
@@ -89,88 +99,121 @@ describe('what a voice folder may hold (limits and names)', () => {
 
     const named = await fixtureVoiceFolder(parent, 'named');
     await writeFile(join(named, 'espeak-ng-data', 'lang', 'notes:old'), 'x');
-    await expect(findModel(named)).rejects.toMatchObject({ message: expect.stringContaining('espeak-ng-data/lang/notes:old has a name AgentDesk cannot keep on every system') });
+    await expect(findModel(named)).rejects.toMatchObject({
+      message: expect.stringContaining('espeak-ng-data/lang/notes:old has a name AgentDesk cannot keep on every system'),
+    });
   });
 });
 
 describe('an imported voice (fixture engine in the speech engine process)', { timeout: 60_000 }, () => {
-  it('speaks its language through speech.synthesize, leaves other languages and its failures to espeak-ng, and keeps its own slot', { skip: noEspeak !== undefined }, async () => {
-    const userDataDir = await tempDir();
-    const sources = await tempDir();
-    const { handlers, models, progress, speech, log } = await services(userDataDir);
-    expect(speech.status().synthesis).toMatchObject({ available: true, engine: 'espeak-ng' });
+  it(
+    'speaks its language through speech.synthesize, leaves other languages and its failures to espeak-ng, and keeps its own slot',
+    { skip: noEspeak !== undefined },
+    async () => {
+      const userDataDir = await tempDir();
+      const sources = await tempDir();
+      const { handlers, models, progress, speech, log } = await services(userDataDir);
+      expect(speech.status().synthesis).toMatchObject({ available: true, engine: 'espeak-ng' });
 
-    const recognizer = await transducerFolder(sources, 'sherpa-onnx-streaming-zipformer-cs-2024', 'FIXTURE-MODEL ano\n');
-    await handlers['speech.importModel']({ path: recognizer });
-    // The fixture voice speaks at 16 kHz, espeak-ng at 22.05 kHz: the WAV says who spoke.
-    const voiceFolder = await fixtureVoiceFolder(sources, 'vits-piper-en_US-fixture-medium', 16_000);
-    progress.length = 0;
-    const imported = await handlers['speech.importModel']({ path: voiceFolder, purpose: 'voice' });
-    expect(imported.model).toMatchObject({ name: 'vits-piper-en_US-fixture-medium', kind: 'voice', languages: ['en'] });
-    const total = progress.at(-1)!.bytesTotal;
-    expect(progress.at(-1)).toEqual({ phase: 'verifying', bytesDone: total, bytesTotal: total });
-    // Progress names the model files at their end; the data files (hundreds, in a real voice) count in the bytes.
-    expect(progress.filter((p) => p.file !== undefined).map((p) => p.file)).toEqual(['en_US-fixture-medium.onnx', 'tokens.txt']);
-    expect(await readdir(join(userDataDir, 'speech-models', (JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8')) as { voice: { id: string } }).voice.id, 'espeak-ng-data', 'lang', 'gmw'))).toEqual(['en']);
+      const recognizer = await transducerFolder(sources, 'sherpa-onnx-streaming-zipformer-cs-2024', 'FIXTURE-MODEL ano\n');
+      await handlers['speech.importModel']({ path: recognizer });
+      // The fixture voice speaks at 16 kHz, espeak-ng at 22.05 kHz: the WAV says who spoke.
+      const voiceFolder = await fixtureVoiceFolder(sources, 'vits-piper-en_US-fixture-medium', 16_000);
+      progress.length = 0;
+      const imported = await handlers['speech.importModel']({ path: voiceFolder, purpose: 'voice' });
+      expect(imported.model).toMatchObject({ name: 'vits-piper-en_US-fixture-medium', kind: 'voice', languages: ['en'] });
+      const total = progress.at(-1)!.bytesTotal;
+      expect(progress.at(-1)).toEqual({ phase: 'verifying', bytesDone: total, bytesTotal: total });
+      // Progress names the model files at their end; the data files (hundreds, in a real voice) count in the bytes.
+      expect(progress.filter((p) => p.file !== undefined).map((p) => p.file)).toEqual(['en_US-fixture-medium.onnx', 'tokens.txt']);
+      expect(
+        await readdir(
+          join(
+            userDataDir,
+            'speech-models',
+            (JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8')) as { voice: { id: string } }).voice.id,
+            'espeak-ng-data',
+            'lang',
+            'gmw',
+          ),
+        ),
+      ).toEqual(['en']);
 
-    expect(speech.status().synthesis).toMatchObject({ available: true, engine: 'sherpa-onnx', voice: { name: 'vits-piper-en_US-fixture-medium', languages: ['en'] }, imported: { kind: 'voice' } });
-    const english = wavOf(await handlers['speech.synthesize']({ text: 'Hello there', locale: 'en-GB' }));
-    expect(english.sampleRate).toBe(16_000);
-    expect(english.samples.length).toBe(Math.round((16_000 * 'Hello there'.length) / 100));
-    // No locale is English, as espeak-ng's default.
-    expect(wavOf(await handlers['speech.synthesize']({ text: 'Hi' })).sampleRate).toBe(16_000);
-    // Czech is not the voice's language: espeak-ng speaks it.
-    expect(wavOf(await handlers['speech.synthesize']({ text: 'Dobrý den', locale: 'cs' })).sampleRate).toBe(22_050);
-    // The voice fails: espeak-ng speaks instead, and the log says so.
-    expect(wavOf(await handlers['speech.synthesize']({ text: 'FAIL now', locale: 'en' })).sampleRate).toBe(22_050);
-    expect(log.lines.some((line) => line.includes('the imported voice could not speak') && line.includes('fixture: the voice failed'))).toBe(true);
+      expect(speech.status().synthesis).toMatchObject({
+        available: true,
+        engine: 'sherpa-onnx',
+        voice: { name: 'vits-piper-en_US-fixture-medium', languages: ['en'] },
+        imported: { kind: 'voice' },
+      });
+      const english = wavOf(await handlers['speech.synthesize']({ text: 'Hello there', locale: 'en-GB' }));
+      expect(english.sampleRate).toBe(16_000);
+      expect(english.samples.length).toBe(Math.round((16_000 * 'Hello there'.length) / 100));
+      // No locale is English, as espeak-ng's default.
+      expect(wavOf(await handlers['speech.synthesize']({ text: 'Hi' })).sampleRate).toBe(16_000);
+      // Czech is not the voice's language: espeak-ng speaks it.
+      expect(wavOf(await handlers['speech.synthesize']({ text: 'Dobrý den', locale: 'cs' })).sampleRate).toBe(22_050);
+      // The voice fails: espeak-ng speaks instead, and the log says so.
+      expect(wavOf(await handlers['speech.synthesize']({ text: 'FAIL now', locale: 'en' })).sampleRate).toBe(22_050);
+      expect(log.lines.some((line) => line.includes('the imported voice could not speak') && line.includes('fixture: the voice failed'))).toBe(true);
 
-    // The recognizer and the voice are two slots: each survives a restart, each goes alone.
-    expect(models.info('recognition')?.name).toBe('sherpa-onnx-streaming-zipformer-cs-2024');
-    const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8'));
-    expect(saved).toMatchObject({ schemaVersion: 2, model: { kind: 'transducer' }, voice: { kind: 'voice' } });
-    models.dispose();
-    const again = await services(userDataDir);
-    expect(again.models.info('voice')?.name).toBe('vits-piper-en_US-fixture-medium');
-    // The voice's process is started at once, before anything is said (the first answer does not wait for it).
-    await expect.poll(() => (again.models.voice()!.tts as SpeechEngineClient).pid).toBeGreaterThan(0);
-    expect(again.models.info('recognition')?.name).toBe('sherpa-onnx-streaming-zipformer-cs-2024');
-    // After a restart the voice's files (hundreds, for a real espeak-ng-data) are hashed again before it loads.
-    expect(wavOf(await again.handlers['speech.synthesize']({ text: 'Again', locale: 'en' })).sampleRate).toBe(16_000);
-    await again.handlers['speech.removeModel']({ purpose: 'voice' });
-    expect(again.speech.status().synthesis).toMatchObject({ engine: 'espeak-ng' });
-    expect(again.speech.status().synthesis.imported).toBeUndefined();
-    expect(again.models.info('recognition')?.name).toBe('sherpa-onnx-streaming-zipformer-cs-2024');
-    expect(wavOf(await again.handlers['speech.synthesize']({ text: 'Hello', locale: 'en' })).sampleRate).toBe(22_050);
-    await expect.poll(async () => (await readdir(join(userDataDir, 'speech-models'))).length).toBe(1);
-    again.models.dispose();
-  });
+      // The recognizer and the voice are two slots: each survives a restart, each goes alone.
+      expect(models.info('recognition')?.name).toBe('sherpa-onnx-streaming-zipformer-cs-2024');
+      const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8'));
+      expect(saved).toMatchObject({ schemaVersion: 2, model: { kind: 'transducer' }, voice: { kind: 'voice' } });
+      models.dispose();
+      const again = await services(userDataDir);
+      expect(again.models.info('voice')?.name).toBe('vits-piper-en_US-fixture-medium');
+      // The voice's process is started at once, before anything is said (the first answer does not wait for it).
+      await expect.poll(() => (again.models.voice()!.tts as SpeechEngineClient).pid).toBeGreaterThan(0);
+      expect(again.models.info('recognition')?.name).toBe('sherpa-onnx-streaming-zipformer-cs-2024');
+      // After a restart the voice's files (hundreds, for a real espeak-ng-data) are hashed again before it loads.
+      expect(wavOf(await again.handlers['speech.synthesize']({ text: 'Again', locale: 'en' })).sampleRate).toBe(16_000);
+      await again.handlers['speech.removeModel']({ purpose: 'voice' });
+      expect(again.speech.status().synthesis).toMatchObject({ engine: 'espeak-ng' });
+      expect(again.speech.status().synthesis.imported).toBeUndefined();
+      expect(again.models.info('recognition')?.name).toBe('sherpa-onnx-streaming-zipformer-cs-2024');
+      expect(wavOf(await again.handlers['speech.synthesize']({ text: 'Hello', locale: 'en' })).sampleRate).toBe(22_050);
+      await expect.poll(async () => (await readdir(join(userDataDir, 'speech-models'))).length).toBe(1);
+      again.models.dispose();
+    },
+  );
 
-  it('imports a voice from the .tar.bz2 sherpa-onnx publishes it as: the espeak-ng-data tree moved into place, nothing left unpacked', { skip: noEspeak !== undefined }, async () => {
-    const userDataDir = await tempDir();
-    const sources = await tempDir();
-    const { handlers, models, progress } = await services(userDataDir);
-    await fixtureVoiceFolder(sources, 'vits-piper-en_US-fixture-medium', 16_000);
-    const archive = join(sources, 'vits-piper-en_US-fixture-medium.tar.bz2');
-    execFileSync('tar', ['-cjf', archive, 'vits-piper-en_US-fixture-medium'], { cwd: sources });
-    const imported = await handlers['speech.importModel']({ path: archive, purpose: 'voice' });
-    expect(imported.model).toMatchObject({ name: 'vits-piper-en_US-fixture-medium', kind: 'voice', languages: ['en'] });
-    expect(progress[0]).toMatchObject({ phase: 'unpacking' });
-    expect(wavOf(await handlers['speech.synthesize']({ text: 'From the archive', locale: 'en' })).sampleRate).toBe(16_000);
-    const [voiceDir, ...others] = await readdir(join(userDataDir, 'speech-models'));
-    expect(others).toEqual([]);
-    expect((await readdir(join(userDataDir, 'speech-models', voiceDir!, 'espeak-ng-data'))).sort()).toEqual(['en_dict', 'lang', 'phontab']);
-    models.dispose();
-  });
+  it(
+    'imports a voice from the .tar.bz2 sherpa-onnx publishes it as: the espeak-ng-data tree moved into place, nothing left unpacked',
+    { skip: noEspeak !== undefined },
+    async () => {
+      const userDataDir = await tempDir();
+      const sources = await tempDir();
+      const { handlers, models, progress } = await services(userDataDir);
+      await fixtureVoiceFolder(sources, 'vits-piper-en_US-fixture-medium', 16_000);
+      const archive = join(sources, 'vits-piper-en_US-fixture-medium.tar.bz2');
+      execFileSync('tar', ['-cjf', archive, 'vits-piper-en_US-fixture-medium'], { cwd: sources });
+      const imported = await handlers['speech.importModel']({ path: archive, purpose: 'voice' });
+      expect(imported.model).toMatchObject({ name: 'vits-piper-en_US-fixture-medium', kind: 'voice', languages: ['en'] });
+      expect(progress[0]).toMatchObject({ phase: 'unpacking' });
+      expect(wavOf(await handlers['speech.synthesize']({ text: 'From the archive', locale: 'en' })).sampleRate).toBe(16_000);
+      const [voiceDir, ...others] = await readdir(join(userDataDir, 'speech-models'));
+      expect(others).toEqual([]);
+      expect((await readdir(join(userDataDir, 'speech-models', voiceDir!, 'espeak-ng-data'))).sort()).toEqual(['en_dict', 'lang', 'phontab']);
+      models.dispose();
+    },
+  );
 
   it('one change at a time in main: a second import and a removal wait for the import under way; a voice of no known language and a text of spaces are refused', async () => {
     const userDataDir = await tempDir();
     const sources = await tempDir();
     const { handlers, models } = await services(userDataDir);
     await handlers['speech.importModel']({ path: await fixtureVoiceFolder(sources), purpose: 'voice' });
-    const importing = handlers['speech.importModel']({ path: await transducerFolder(sources, 'sherpa-onnx-streaming-zipformer-en-2023', 'FIXTURE-MODEL yes\n') });
-    await expect(handlers['speech.removeModel']({ purpose: 'voice' })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('being imported') });
-    await expect(handlers['speech.importModel']({ path: await fixtureVoiceFolder(sources, 'vits-piper-en_GB-other-low'), purpose: 'voice' })).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('already being imported') });
+    const importing = handlers['speech.importModel']({
+      path: await transducerFolder(sources, 'sherpa-onnx-streaming-zipformer-en-2023', 'FIXTURE-MODEL yes\n'),
+    });
+    await expect(handlers['speech.removeModel']({ purpose: 'voice' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('being imported'),
+    });
+    await expect(
+      handlers['speech.importModel']({ path: await fixtureVoiceFolder(sources, 'vits-piper-en_GB-other-low'), purpose: 'voice' }),
+    ).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('already being imported') });
     await importing;
     // Both slots kept: nothing the refused calls did reached the file.
     const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8'));
@@ -185,7 +228,7 @@ describe('an imported voice (fixture engine in the speech engine process)', { ti
     models.dispose();
   });
 
-  it('a speech-model.json that names a file outside the model\'s folder is damaged: moved aside with a notice, and no model folder is swept', async () => {
+  it("a speech-model.json that names a file outside the model's folder is damaged: moved aside with a notice, and no model folder is swept", async () => {
     const userDataDir = await tempDir();
     const { handlers, models } = await services(userDataDir);
     await handlers['speech.importModel']({ path: await fixtureVoiceFolder(await tempDir()), purpose: 'voice' });
@@ -206,7 +249,7 @@ describe('an imported voice (fixture engine in the speech engine process)', { ti
     }
   });
 
-  it('main\'s chooser (Electron) is asked for a voice\'s folder or archive when no path is typed, and a cancelled chooser imports nothing', async () => {
+  it("main's chooser (Electron) is asked for a voice's folder or archive when no path is typed, and a cancelled chooser imports nothing", async () => {
     const userDataDir = await tempDir();
     const folder = await fixtureVoiceFolder(await tempDir());
     const log = memoryLogger();
@@ -224,7 +267,10 @@ describe('an imported voice (fixture engine in the speech engine process)', { ti
     expect(await handlers['speech.importModel']({ choose: 'archive', purpose: 'voice' })).toEqual({});
     expect(models.info('voice')).toBeUndefined();
     expect(await handlers['speech.importModel']({ purpose: 'voice' })).toMatchObject({ model: { kind: 'voice' } });
-    expect(asked).toEqual([['archive', 'voice'], ['folder', 'voice']]);
+    expect(asked).toEqual([
+      ['archive', 'voice'],
+      ['folder', 'voice'],
+    ]);
     models.dispose();
   });
 
@@ -252,19 +298,23 @@ describe('an imported voice (fixture engine in the speech engine process)', { ti
   it.each([
     ['changed', 'en', 'name Changed\n', 'espeak-ng-data/lang/gmw/en changed since it was imported'],
     ['added', 'en-extra', 'name Extra\n', 'espeak-ng-data/lang/gmw/en-extra was added to its folder since it was imported'],
-  ])('a voice with a file %s in its espeak-ng-data since the import is refused at its next start, and espeak-ng speaks meanwhile', { skip: noEspeak !== undefined }, async (_how, file, content, reason) => {
-    const userDataDir = await tempDir();
-    const { handlers, models } = await services(userDataDir);
-    await handlers['speech.importModel']({ path: await fixtureVoiceFolder(await tempDir(), 'vits-piper-en_US-fixture-medium', 16_000), purpose: 'voice' });
-    const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8')) as { voice: { id: string } };
-    models.dispose();
-    // Behind AgentDesk's back (sherpa-onnx reads the whole folder, so an added file counts too).
-    await writeFile(join(userDataDir, 'speech-models', saved.voice.id, 'espeak-ng-data', 'lang', 'gmw', file), content);
-    const again = await services(userDataDir);
-    for (let i = 0; i < 3; i++) expect(wavOf(await again.handlers['speech.synthesize']({ text: 'Hello', locale: 'en' })).sampleRate).toBe(22_050);
-    expect(again.speech.status().synthesis).toMatchObject({ engine: 'espeak-ng', imported: { kind: 'voice' }, reason: expect.stringContaining(reason) });
-    again.models.dispose();
-  });
+  ])(
+    'a voice with a file %s in its espeak-ng-data since the import is refused at its next start, and espeak-ng speaks meanwhile',
+    { skip: noEspeak !== undefined },
+    async (_how, file, content, reason) => {
+      const userDataDir = await tempDir();
+      const { handlers, models } = await services(userDataDir);
+      await handlers['speech.importModel']({ path: await fixtureVoiceFolder(await tempDir(), 'vits-piper-en_US-fixture-medium', 16_000), purpose: 'voice' });
+      const saved = JSON.parse(await readFile(join(userDataDir, speechModelFileName), 'utf8')) as { voice: { id: string } };
+      models.dispose();
+      // Behind AgentDesk's back (sherpa-onnx reads the whole folder, so an added file counts too).
+      await writeFile(join(userDataDir, 'speech-models', saved.voice.id, 'espeak-ng-data', 'lang', 'gmw', file), content);
+      const again = await services(userDataDir);
+      for (let i = 0; i < 3; i++) expect(wavOf(await again.handlers['speech.synthesize']({ text: 'Hello', locale: 'en' })).sampleRate).toBe(22_050);
+      expect(again.speech.status().synthesis).toMatchObject({ engine: 'espeak-ng', imported: { kind: 'voice' }, reason: expect.stringContaining(reason) });
+      again.models.dispose();
+    },
+  );
 });
 
 describe('the real sherpa-onnx speaks a Piper voice (synthetic model, Debian espeak-ng-data)', { timeout: 120_000 }, () => {
@@ -287,7 +337,7 @@ describe('the real sherpa-onnx speaks a Piper voice (synthetic model, Debian esp
     models.dispose();
   });
 
-  it('refuses a corrupt voice with the engine\'s words, and a VITS model that is not Piper in words', { skip: noEspeak !== undefined }, async () => {
+  it("refuses a corrupt voice with the engine's words, and a VITS model that is not Piper in words", { skip: noEspeak !== undefined }, async () => {
     const userDataDir = await tempDir();
     const { handlers, models } = await services(userDataDir, nodeEngineLauncher());
     const corrupt = await piperVoiceFolder(await tempDir(), 'vits-piper-en_US-corrupt-low', Buffer.alloc(4096, 7));
@@ -307,4 +357,3 @@ describe('the real sherpa-onnx speaks a Piper voice (synthetic model, Debian esp
     models.dispose();
   });
 });
-

@@ -34,13 +34,18 @@ async function app(folder: string, choose: (name: string) => string | undefined 
   return { services, progress, issuer: view.ok ? view.value.issuer : '' };
 }
 
-describe('downloading a card\'s file (Talkie 1 §6)', () => {
+describe("downloading a card's file (Talkie 1 §6)", () => {
   it('downloads a same-origin file with the token, reports progress, and saves it whole', async () => {
     const folder = await tempDir();
     const { services, progress, issuer } = await app(folder);
-    const result = await services.call('talkie.download', { agentId: 'builtin-demo', downloadId: 'd1', url: '/api/files/demo.txt', name: '../../etc/demo.txt' });
+    const result = await services.call('talkie.download', {
+      agentId: 'builtin-demo',
+      downloadId: 'd1',
+      url: '/api/files/demo.txt',
+      name: '../../etc/demo.txt',
+    });
     expect(result).toMatchObject({ ok: true, value: { saved: true, path: join(folder, 'demo.txt') } });
-    const bytes = result.ok ? result.value.bytes ?? 0 : 0;
+    const bytes = result.ok ? (result.value.bytes ?? 0) : 0;
     expect(bytes).toBeGreaterThan(0);
     expect((await readFile(join(folder, 'demo.txt'))).byteLength).toBe(bytes);
     expect(await readdir(folder)).toEqual(['demo.txt']);
@@ -51,9 +56,16 @@ describe('downloading a card\'s file (Talkie 1 §6)', () => {
   it('saves nothing when the user cancels the save dialog, and never downloads other origins or without a click', async () => {
     const folder = await tempDir();
     const { services } = await app(folder, () => undefined);
-    expect(await services.call('talkie.download', { agentId: 'builtin-demo', downloadId: 'd2', url: '/api/files/demo.txt', name: 'demo.txt' })).toEqual({ ok: true, value: { saved: false } });
-    expect(await services.call('talkie.download', { agentId: 'builtin-demo', downloadId: 'd3', url: 'https://elsewhere.example/f.pdf', name: 'f.pdf' })).toMatchObject({ ok: false, error: { code: 'unsafe_url' } });
-    expect(await services.call('talkie.download', { agentId: 'builtin-demo', downloadId: 'd4', url: '/api/files/demo.txt', name: 'demo.txt' }, false)).toMatchObject({ ok: false, error: { code: 'no_user_gesture' } });
+    expect(await services.call('talkie.download', { agentId: 'builtin-demo', downloadId: 'd2', url: '/api/files/demo.txt', name: 'demo.txt' })).toEqual({
+      ok: true,
+      value: { saved: false },
+    });
+    expect(
+      await services.call('talkie.download', { agentId: 'builtin-demo', downloadId: 'd3', url: 'https://elsewhere.example/f.pdf', name: 'f.pdf' }),
+    ).toMatchObject({ ok: false, error: { code: 'unsafe_url' } });
+    expect(
+      await services.call('talkie.download', { agentId: 'builtin-demo', downloadId: 'd4', url: '/api/files/demo.txt', name: 'demo.txt' }, false),
+    ).toMatchObject({ ok: false, error: { code: 'no_user_gesture' } });
     expect(await readdir(folder)).toEqual([]);
   });
 
@@ -73,25 +85,28 @@ describe('downloading a card\'s file (Talkie 1 §6)', () => {
     expect(await readdir(folder)).toEqual([]);
   });
 
-  it.skipIf(tmpfsUnavailable() !== undefined)('a download onto a full disk (a real 16 KiB tmpfs) answers save_failed saying so, and leaves nothing behind', async () => {
-    const server = await startServer((req, res) => {
-      if (req.url === '/.well-known/talkie.json') return json(res, 200, manifestFor(`http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`));
-      res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': String(300 * 1024) });
-      res.end(Buffer.alloc(300 * 1024, 1));
-    });
-    const folder = await faulty.tinyDisk(16);
-    const services = await startTestServices(await tempDir(), { chooseDownloadPath: async (name) => join(folder, name) });
-    await services.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
-    const added = await services.call('agents.add', { address: server.url });
-    const agentId = added.ok ? added.value.agent.id : '';
-    await services.call('talkie.useToken', { agentId, token: 't' });
-    expect(await services.call('talkie.download', { agentId, downloadId: 'd6', url: '/files/big.pdf', name: 'big.pdf' })).toEqual({
-      ok: false,
-      error: { code: 'save_failed', message: `big.pdf could not be saved in ${folder}: the disk is full (ENOSPC). Nothing was left behind.` },
-    });
-    expect(await readdir(folder)).toEqual([]);
-    await services.dispose();
-  });
+  it.skipIf(tmpfsUnavailable() !== undefined)(
+    'a download onto a full disk (a real 16 KiB tmpfs) answers save_failed saying so, and leaves nothing behind',
+    async () => {
+      const server = await startServer((req, res) => {
+        if (req.url === '/.well-known/talkie.json') return json(res, 200, manifestFor(`http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`));
+        res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': String(300 * 1024) });
+        res.end(Buffer.alloc(300 * 1024, 1));
+      });
+      const folder = await faulty.tinyDisk(16);
+      const services = await startTestServices(await tempDir(), { chooseDownloadPath: async (name) => join(folder, name) });
+      await services.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
+      const added = await services.call('agents.add', { address: server.url });
+      const agentId = added.ok ? added.value.agent.id : '';
+      await services.call('talkie.useToken', { agentId, token: 't' });
+      expect(await services.call('talkie.download', { agentId, downloadId: 'd6', url: '/files/big.pdf', name: 'big.pdf' })).toEqual({
+        ok: false,
+        error: { code: 'save_failed', message: `big.pdf could not be saved in ${folder}: the disk is full (ENOSPC). Nothing was left behind.` },
+      });
+      expect(await readdir(folder)).toEqual([]);
+      await services.dispose();
+    },
+  );
 });
 
 describe('safeFileName', () => {

@@ -104,8 +104,10 @@ describe('hostile Talkie servers: each gets a clear error and nothing leaks', ()
     expect(server.requests.some((r) => r.path === '/elsewhere')).toBe(false);
   });
 
-  it('shows the server\'s Talkie 1 §3 error message and whether to retry', async () => {
-    const server = await startServer((_req, res) => json(res, 429, { error: { code: 'quota_exceeded', message: 'Denní kvóta je vyčerpána.', retryable: false } }));
+  it("shows the server's Talkie 1 §3 error message and whether to retry", async () => {
+    const server = await startServer((_req, res) =>
+      json(res, 429, { error: { code: 'quota_exceeded', message: 'Denní kvóta je vyčerpána.', retryable: false } }),
+    );
     const outcome = await (await clientFor(server.origin)).run(request, () => undefined);
     expect(outcome).toEqual({ kind: 'not_sent', code: 'quota_exceeded', message: 'Denní kvóta je vyčerpána.', retryable: false });
   });

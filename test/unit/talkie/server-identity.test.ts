@@ -51,7 +51,9 @@ function talkieServer(oauthIssuer: string, accepts: (token: string) => Promise<b
   return startServer((req: IncomingMessage, res: ServerResponse, server: TestServer) => {
     if (req.url === '/.well-known/talkie.json') return json(res, 200, manifestOf(server.origin, oauthIssuer, full));
     const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-    void accepts(token).then((ok) => (ok ? json(res, 200, { threads: [] }) : json(res, 401, { error: { code: 'unauthorized', message: 'Sign in', retryable: false } })));
+    void accepts(token).then((ok) =>
+      ok ? json(res, 200, { threads: [] }) : json(res, 401, { error: { code: 'unauthorized', message: 'Sign in', retryable: false } }),
+    );
   });
 }
 
@@ -107,7 +109,11 @@ describe('a Talkie server on another origin that copies a known serverId', () =>
     // The real server still gets its token, and is still signed in.
     const before = authorizations(real).length;
     expect(await app.call('talkie.threads', { agentId: realId })).toEqual({ ok: true, value: { threads: [] } });
-    expect(authorizations(real).slice(before).map((request) => request.authorization)).toEqual([token]);
+    expect(
+      authorizations(real)
+        .slice(before)
+        .map((request) => request.authorization),
+    ).toEqual([token]);
     expect(await viewOf(app, realId)).toMatchObject({ signedIn: true, endpointsAccepted: true });
 
     // The user agrees to the real server's voice calls (the call button sends its view's serverId and origin): the copy is asked again.

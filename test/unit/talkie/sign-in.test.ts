@@ -22,12 +22,13 @@ describe('signing in to a Talkie server through the app services', () => {
     const seen: string[] = [];
     const talkie = await startServer((req, res) => {
       const origin = `http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`;
-      if (req.url === '/.well-known/talkie.json') return json(res, 200, manifestFor(origin, { auth: { oauth: { issuer: as.issuer, scopes: ['talkie', 'offline_access'] } } }));
+      if (req.url === '/.well-known/talkie.json')
+        return json(res, 200, manifestFor(origin, { auth: { oauth: { issuer: as.issuer, scopes: ['talkie', 'offline_access'] } } }));
       const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
       seen.push(token);
-      void as.verifyAccessToken(token).then((user) =>
-        user ? json(res, 200, { threads: [] }) : json(res, 401, { error: { code: 'unauthorized', message: 'Sign in', retryable: false } }),
-      );
+      void as
+        .verifyAccessToken(token)
+        .then((user) => (user ? json(res, 200, { threads: [] }) : json(res, 401, { error: { code: 'unauthorized', message: 'Sign in', retryable: false } })));
     });
 
     const app = await startTestServices(await tempDir(), {

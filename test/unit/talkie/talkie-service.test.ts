@@ -58,7 +58,17 @@ describe('Talkie through the contract, against the built-in demo', () => {
     const opened = await app.call('demo.open');
     expect(opened).toEqual({ ok: true, value: { agentId: 'builtin-demo' } });
     const view = await app.call('talkie.connect', { agentId: 'builtin-demo' });
-    expect(view).toMatchObject({ ok: true, value: { name: 'AgentDesk demo', accent: '#0b7a75', signedIn: true, testMode: true, maxMessageChars: 4000, logo: expect.stringMatching(/^data:image\/png;base64,/) } });
+    expect(view).toMatchObject({
+      ok: true,
+      value: {
+        name: 'AgentDesk demo',
+        accent: '#0b7a75',
+        signedIn: true,
+        testMode: true,
+        maxMessageChars: 4000,
+        logo: expect.stringMatching(/^data:image\/png;base64,/),
+      },
+    });
     expect(JSON.stringify(view)).not.toMatch(/demo_[A-Za-z0-9_-]{20,}/); // the demo's token never reaches the page
 
     const { conversation, end } = await converse(app, 'builtin-demo', 'talkie-test:echo Hello **world** <b>x</b>');
@@ -74,7 +84,10 @@ describe('Talkie through the contract, against the built-in demo', () => {
     expect(action).toMatchObject({ action: { status: 'pending', riskLevel: 'low', buttons: true } });
     const actionId = action!.id;
 
-    expect(await app.call('talkie.decide', { agentId: 'builtin-demo', actionId, decision: 'confirm' }, false)).toMatchObject({ ok: false, error: { code: 'no_user_gesture' } });
+    expect(await app.call('talkie.decide', { agentId: 'builtin-demo', actionId, decision: 'confirm' }, false)).toMatchObject({
+      ok: false,
+      error: { code: 'no_user_gesture' },
+    });
     const confirmed = await app.call('talkie.decide', { agentId: 'builtin-demo', actionId, decision: 'confirm' });
     expect(confirmed).toMatchObject({ ok: true, value: { action: { status: 'done' } } });
     expect(confirmed.ok && confirmed.value.updates.some((update) => update.type === 'card')).toBe(true);
@@ -94,7 +107,7 @@ describe('Talkie through the contract, against the built-in demo', () => {
     expect(afterDelete.ok && afterDelete.value.threads.map((thread) => thread.id)).not.toContain(first.threadId);
   });
 
-  it('enforces the server\'s message limit before sending', async () => {
+  it("enforces the server's message limit before sending", async () => {
     const app = await services();
     await app.call('demo.open');
     expect(await app.call('talkie.send', { agentId: 'builtin-demo', messageId: 'm1', text: 'x'.repeat(4001) })).toMatchObject({
@@ -106,7 +119,9 @@ describe('Talkie through the contract, against the built-in demo', () => {
   it('cancels a slow run', async () => {
     const app = await services();
     await app.call('demo.open');
-    const ended = new Promise<EventPayload<'talkie.runEnded'>>((resolve) => app.events.connect((channel, payload) => channel.endsWith('talkie.runEnded') && resolve(payload as EventPayload<'talkie.runEnded'>)));
+    const ended = new Promise<EventPayload<'talkie.runEnded'>>((resolve) =>
+      app.events.connect((channel, payload) => channel.endsWith('talkie.runEnded') && resolve(payload as EventPayload<'talkie.runEnded'>)),
+    );
     const sent = await app.call('talkie.send', { agentId: 'builtin-demo', messageId: 'm_slow', text: 'talkie-test:slow' });
     if (!sent.ok) throw new Error(sent.error.message);
     expect(await app.call('talkie.cancel', { agentId: 'builtin-demo', runKey: sent.value.runKey })).toEqual({ ok: true, value: { cancelled: true } });
@@ -119,7 +134,11 @@ describe('Talkie against other servers', () => {
     let statusUrl = 'https://status.other.example/s';
     const server = await startServer((req, res) => {
       if (req.url === '/.well-known/talkie.json') {
-        return json(res, 200, manifestFor(`http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`, { endpoints: { ...manifestFor('x').endpoints, status: statusUrl } }));
+        return json(
+          res,
+          200,
+          manifestFor(`http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`, { endpoints: { ...manifestFor('x').endpoints, status: statusUrl } }),
+        );
       }
       json(res, 200, { threads: [] });
     });
@@ -128,7 +147,10 @@ describe('Talkie against other servers', () => {
     await app.call('settings.update', { patch: { developer: { allowLocalHttp: true, allowPastedTokens: true } } });
     const added = await app.call('agents.add', { address: server.url });
     const agentId = added.ok ? added.value.agent.id : '';
-    expect(await app.call('talkie.connect', { agentId })).toMatchObject({ ok: true, value: { endpointsAccepted: false, crossOriginEndpoints: [{ name: 'status', url: statusUrl }], signedIn: false } });
+    expect(await app.call('talkie.connect', { agentId })).toMatchObject({
+      ok: true,
+      value: { endpointsAccepted: false, crossOriginEndpoints: [{ name: 'status', url: statusUrl }], signedIn: false },
+    });
     expect(await app.call('talkie.threads', { agentId })).toMatchObject({ ok: false, error: { code: 'endpoints_not_accepted' } });
     expect(await app.call('talkie.acceptEndpoints', { agentId })).toMatchObject({ ok: true, value: { endpointsAccepted: true } });
     expect(await app.call('talkie.useToken', { agentId, token: 'dev_token' })).toMatchObject({ ok: true, value: { signedIn: true } });
@@ -175,7 +197,14 @@ describe('Talkie against other servers', () => {
         return;
       }
       if (req.url === `/threads/${threadId}`) {
-        return json(res, 200, { thread: { id: threadId }, messages: [{ id: messageId, role: 'user', content: 'hi' }, { id: 'a1', role: 'assistant', content: 'Part and the rest, stored by the server.' }], actions: [] });
+        return json(res, 200, {
+          thread: { id: threadId },
+          messages: [
+            { id: messageId, role: 'user', content: 'hi' },
+            { id: 'a1', role: 'assistant', content: 'Part and the rest, stored by the server.' },
+          ],
+          actions: [],
+        });
       }
       json(res, 404, { error: { code: 'not_found', message: 'no', retryable: false } });
     });
@@ -185,36 +214,44 @@ describe('Talkie against other servers', () => {
     expect(end.items?.find((item) => item.kind === 'assistant')).toMatchObject({ text: 'Part and the rest, stored by the server.' });
   });
 
-  it('a long thread (4 MiB, the most a Talkie answer may be) opens on its newest window; "Show earlier" brings the rest, never more than one window at a time', { timeout: 60_000 }, async () => {
-    const messages = Array.from({ length: 26 }, (_, index) => ({ id: `m${index}`, role: index % 2 === 0 ? 'user' : 'assistant', content: `${index}:${'x'.repeat(160_000)}` }));
-    const server = await startServer((req, res) => {
-      const origin = `http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`;
-      if (req.url === '/.well-known/talkie.json') return json(res, 200, manifestFor(origin));
-      if (req.url === '/threads/t-long') return json(res, 200, { thread: { id: 't-long' }, messages, actions: [] });
-      json(res, 404, { error: { code: 'not_found', message: 'no', retryable: false } });
-    });
-    const { app, agentId } = await signedInTo(server.url);
-    const opened = await app.call('talkie.thread', { agentId, threadId: 't-long' });
-    if (!opened.ok) throw new Error(opened.error.message);
-    const slack = 64 * 1024;
-    expect(JSON.stringify(opened.value).length).toBeLessThan(conversationBounds.windowChars + slack);
-    expect(opened.value.items.at(-1)).toMatchObject({ id: 'm25' });
-    expect(opened.value.earlierItems).toBeGreaterThan(0);
-    let items = opened.value.items;
-    let earlier = opened.value.earlierItems ?? 0;
-    const removed = opened.value.removedItems ?? 0;
-    while (earlier > 0) {
-      const answer = await app.call('talkie.threadEarlier', { agentId, threadId: 't-long', before: removed + earlier });
-      if (!answer.ok) throw new Error(answer.error.message);
-      expect(JSON.stringify(answer.value).length).toBeLessThan(conversationBounds.windowChars + slack);
-      expect(answer.value.end).toBe(removed + earlier);
-      items = [...answer.value.items, ...items];
-      earlier = answer.value.earlierItems;
-    }
-    // Everything main holds of it, within the budget: the newest messages, the oldest removed (and said so).
-    expect(itemsChars(items)).toBeLessThanOrEqual(conversationBounds.chars);
-    expect(items.map((item) => item.id)).toEqual(messages.slice(removed).map((message) => message.id));
-    expect(removed).toBeGreaterThan(0);
-    expect(await app.call('talkie.threadEarlier', { agentId, threadId: 'another', before: 3 })).toMatchObject({ ok: false, error: { code: 'not_found' } });
-  });
+  it(
+    'a long thread (4 MiB, the most a Talkie answer may be) opens on its newest window; "Show earlier" brings the rest, never more than one window at a time',
+    { timeout: 60_000 },
+    async () => {
+      const messages = Array.from({ length: 26 }, (_, index) => ({
+        id: `m${index}`,
+        role: index % 2 === 0 ? 'user' : 'assistant',
+        content: `${index}:${'x'.repeat(160_000)}`,
+      }));
+      const server = await startServer((req, res) => {
+        const origin = `http://127.0.0.1:${(req.socket.localPort ?? 0).toString()}`;
+        if (req.url === '/.well-known/talkie.json') return json(res, 200, manifestFor(origin));
+        if (req.url === '/threads/t-long') return json(res, 200, { thread: { id: 't-long' }, messages, actions: [] });
+        json(res, 404, { error: { code: 'not_found', message: 'no', retryable: false } });
+      });
+      const { app, agentId } = await signedInTo(server.url);
+      const opened = await app.call('talkie.thread', { agentId, threadId: 't-long' });
+      if (!opened.ok) throw new Error(opened.error.message);
+      const slack = 64 * 1024;
+      expect(JSON.stringify(opened.value).length).toBeLessThan(conversationBounds.windowChars + slack);
+      expect(opened.value.items.at(-1)).toMatchObject({ id: 'm25' });
+      expect(opened.value.earlierItems).toBeGreaterThan(0);
+      let items = opened.value.items;
+      let earlier = opened.value.earlierItems ?? 0;
+      const removed = opened.value.removedItems ?? 0;
+      while (earlier > 0) {
+        const answer = await app.call('talkie.threadEarlier', { agentId, threadId: 't-long', before: removed + earlier });
+        if (!answer.ok) throw new Error(answer.error.message);
+        expect(JSON.stringify(answer.value).length).toBeLessThan(conversationBounds.windowChars + slack);
+        expect(answer.value.end).toBe(removed + earlier);
+        items = [...answer.value.items, ...items];
+        earlier = answer.value.earlierItems;
+      }
+      // Everything main holds of it, within the budget: the newest messages, the oldest removed (and said so).
+      expect(itemsChars(items)).toBeLessThanOrEqual(conversationBounds.chars);
+      expect(items.map((item) => item.id)).toEqual(messages.slice(removed).map((message) => message.id));
+      expect(removed).toBeGreaterThan(0);
+      expect(await app.call('talkie.threadEarlier', { agentId, threadId: 'another', before: 3 })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    },
+  );
 });

@@ -169,7 +169,9 @@ describe('agents.searchThreads through the real dispatcher', () => {
       if (!result.ok) throw new Error(result.error.message);
       return result.value.results;
     };
-    expect(await search('alfa')).toEqual([{ threadId: alfa, title: 'talkie-test:echo The offer for Alfa is ready', snippet: 'talkie-test:echo The offer for Alfa is ready' }]);
+    expect(await search('alfa')).toEqual([
+      { threadId: alfa, title: 'talkie-test:echo The offer for Alfa is ready', snippet: 'talkie-test:echo The offer for Alfa is ready' },
+    ]);
     // The assistant's streamed answer (the echo, without the prefix) is searched too: a later message of that thread.
     expect((await search('sunny')).map((result) => result.threadId)).toEqual([brno]);
     expect((await search('warm')).map((result) => result.snippet)).toEqual(['talkie-test:echo Sunny and warm']);
@@ -184,7 +186,9 @@ describe('agents.searchThreads through the real dispatcher', () => {
     await say(first, 'talkie-test:echo The parcel for Bravo left today', bravo);
     const talkie = first.servers().talkie;
     // A new main (AgentDesk started again) on the same demo server: it knows the threads by the list only.
-    const second = await startTestServices(await tempDir(), { demo: { start: async () => ({ baseUrl: talkie.baseUrl, token: talkie.token, aguiUrl: 'http://127.0.0.1:9' }) } });
+    const second = await startTestServices(await tempDir(), {
+      demo: { start: async () => ({ baseUrl: talkie.baseUrl, token: talkie.token, aguiUrl: 'http://127.0.0.1:9' }) },
+    });
     apps.push(second);
     await second.call('demo.open');
     expect((await second.call('talkie.threads', { agentId: builtInDemoAgentId })).ok).toBe(true);
@@ -197,7 +201,9 @@ describe('agents.searchThreads through the real dispatcher', () => {
     await first.call('demo.open');
     await say(first, 'talkie-test:echo Charlie asked about the invoice');
     const talkie = first.servers().talkie;
-    const second = await startTestServices(await tempDir(), { demo: { start: async () => ({ baseUrl: talkie.baseUrl, token: talkie.token, aguiUrl: 'http://127.0.0.1:9' }) } });
+    const second = await startTestServices(await tempDir(), {
+      demo: { start: async () => ({ baseUrl: talkie.baseUrl, token: talkie.token, aguiUrl: 'http://127.0.0.1:9' }) },
+    });
     apps.push(second);
     await second.call('demo.open');
     expect((await second.call('talkie.threads', { agentId: builtInDemoAgentId })).ok).toBe(true);
@@ -210,12 +216,19 @@ describe('agents.searchThreads through the real dispatcher', () => {
     const app = await services();
     await app.call('demo.open');
     const gone = await say(app, 'talkie-test:echo Delete me later');
-    expect(await app.call('agents.searchThreads', { agentId: builtInDemoAgentId, query: 'delete' })).toMatchObject({ ok: true, value: { results: [{ threadId: gone }] } });
+    expect(await app.call('agents.searchThreads', { agentId: builtInDemoAgentId, query: 'delete' })).toMatchObject({
+      ok: true,
+      value: { results: [{ threadId: gone }] },
+    });
     expect((await app.call('talkie.deleteThread', { agentId: builtInDemoAgentId, threadId: gone })).ok).toBe(true);
     expect(await app.call('agents.searchThreads', { agentId: builtInDemoAgentId, query: 'delete' })).toEqual({ ok: true, value: { results: [] } });
     expect(await app.call('agents.searchThreads', { agentId: builtInAgentCallDemoId, query: 'delete' })).toEqual({ ok: true, value: { results: [] } });
 
-    await runToEnd(followAguiRuns(app), builtInAguiDemoId, app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'msg-1', text: 'Please greet Žluťoučký kůň' }));
+    await runToEnd(
+      followAguiRuns(app),
+      builtInAguiDemoId,
+      app.call('agui.send', { agentId: builtInAguiDemoId, messageId: 'msg-1', text: 'Please greet Žluťoučký kůň' }),
+    );
     const found = await app.call('agents.searchThreads', { agentId: builtInAguiDemoId, query: 'zlutoucky' });
     expect(found).toMatchObject({ ok: true, value: { results: [{ title: 'Please greet Žluťoučký kůň', snippet: 'Please greet Žluťoučký kůň' }] } });
     expect(await app.call('agents.searchThreads', { agentId: builtInAguiDemoId, query: 'nowhere' })).toEqual({ ok: true, value: { results: [] } });
@@ -223,9 +236,18 @@ describe('agents.searchThreads through the real dispatcher', () => {
 
   it('refuses a query longer than 200 characters and an unknown agent, with the field named', async () => {
     const app = await services();
-    expect(await app.call('agents.searchThreads', { agentId: builtInDemoAgentId, query: 'x'.repeat(201) })).toMatchObject({ ok: false, error: { code: 'invalid_request', path: '/query' } });
-    expect(await app.call('agents.searchThreads', { agentId: builtInDemoAgentId })).toMatchObject({ ok: false, error: { code: 'invalid_request', path: '/query' } });
-    expect(await app.call('agents.searchThreads', { agentId: builtInDemoAgentId, query: 'x', limit: 1000 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(await app.call('agents.searchThreads', { agentId: builtInDemoAgentId, query: 'x'.repeat(201) })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', path: '/query' },
+    });
+    expect(await app.call('agents.searchThreads', { agentId: builtInDemoAgentId })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request', path: '/query' },
+    });
+    expect(await app.call('agents.searchThreads', { agentId: builtInDemoAgentId, query: 'x', limit: 1000 })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_request' },
+    });
     expect(await app.call('agents.searchThreads', { agentId: 'no-such-agent', query: 'x' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
     // The longest query is fine (and finds nothing here).
     expect(await app.call('agents.searchThreads', { agentId: builtInDemoAgentId, query: 'x'.repeat(200) })).toEqual({ ok: true, value: { results: [] } });

@@ -35,7 +35,11 @@ describe('FirstMessages', () => {
       { id: 't2', title: 'Server title' },
       { id: 't3', title: '  ' },
     ];
-    expect(titles.fill('a', list)).toEqual([{ id: 't1', title: '', firstMessage: 'First message' }, { id: 't2', title: 'Server title' }, { id: 't3', title: '  ' }]);
+    expect(titles.fill('a', list)).toEqual([
+      { id: 't1', title: '', firstMessage: 'First message' },
+      { id: 't2', title: 'Server title' },
+      { id: 't3', title: '  ' },
+    ]);
     titles.sent('a', 't2', 'Never shown: the server titled it');
     titles.loaded('a', 't3', [
       { kind: 'assistant', id: 'x', text: 'Hello', streaming: false },
@@ -79,10 +83,19 @@ describe('talkie.threads: a title from the first message for threads the server 
       }
       if (path === '/threads') {
         return json(response, 200, {
-          threads: [...runThreads.map((id) => ({ id, title: '', channel: 'chat' })), { id: 'old', channel: 'chat' }, { id: 'named', title: 'Offer for Alfa', channel: 'chat' }],
+          threads: [
+            ...runThreads.map((id) => ({ id, title: '', channel: 'chat' })),
+            { id: 'old', channel: 'chat' },
+            { id: 'named', title: 'Offer for Alfa', channel: 'chat' },
+          ],
         });
       }
-      if (path === '/threads/old') return json(response, 200, { thread: { id: 'old' }, messages: [{ id: 'u1', role: 'user', content: 'What did we\nagree with Alfa last week about the delivery dates and penalties?' }], actions: [] });
+      if (path === '/threads/old')
+        return json(response, 200, {
+          thread: { id: 'old' },
+          messages: [{ id: 'u1', role: 'user', content: 'What did we\nagree with Alfa last week about the delivery dates and penalties?' }],
+          actions: [],
+        });
       json(response, 404, { error: { code: 'not_found', message: 'no', retryable: false } });
     });
     const app = await startTestServices(await tempDir());
@@ -93,12 +106,17 @@ describe('talkie.threads: a title from the first message for threads the server 
       const agentId = added.value.agent.id;
       expect(await app.call('talkie.useToken', { agentId, token: 'dev_token' })).toMatchObject({ ok: true });
 
-      const ended = new Promise<void>((resolve) => app.events.connect((channel, payload) => channel.endsWith('talkie.runEnded') && (payload as EventPayload<'talkie.runEnded'>).agentId === agentId && resolve()));
+      const ended = new Promise<void>((resolve) =>
+        app.events.connect(
+          (channel, payload) => channel.endsWith('talkie.runEnded') && (payload as EventPayload<'talkie.runEnded'>).agentId === agentId && resolve(),
+        ),
+      );
       const sent = await app.call('talkie.send', { agentId, messageId: 'm1', text: '  Prepare the offer\nfor Alfa  ' });
       if (!sent.ok) throw new Error(sent.error.message);
       await ended;
 
-      const titled = (threads: { id: string; title: string; firstMessage?: string }[]) => threads.map(({ id, title, firstMessage }) => ({ id, title, firstMessage }));
+      const titled = (threads: { id: string; title: string; firstMessage?: string }[]) =>
+        threads.map(({ id, title, firstMessage }) => ({ id, title, firstMessage }));
       const listed = await app.call('talkie.threads', { agentId });
       expect(listed.ok && titled(listed.value.threads)).toEqual([
         { id: sent.value.threadId, title: '', firstMessage: 'Prepare the offer for Alfa' },
@@ -108,7 +126,12 @@ describe('talkie.threads: a title from the first message for threads the server 
 
       expect(await app.call('talkie.thread', { agentId, threadId: 'old' })).toMatchObject({ ok: true });
       const again = await app.call('talkie.threads', { agentId });
-      expect(again.ok && again.value.threads[1]).toEqual({ id: 'old', title: '', channel: 'chat', firstMessage: 'What did we agree with Alfa last week about the delivery da…' });
+      expect(again.ok && again.value.threads[1]).toEqual({
+        id: 'old',
+        title: '',
+        channel: 'chat',
+        firstMessage: 'What did we agree with Alfa last week about the delivery da…',
+      });
     } finally {
       await app.dispose();
     }

@@ -22,7 +22,7 @@ describe('a stored thread (Talkie 1 §9) as conversation items', () => {
     ]);
   });
 
-  it('carries each message\'s createdAt onto its items (cards too) and an action\'s own createdAt; a date that cannot be read is left out', () => {
+  it("carries each message's createdAt onto its items (cards too) and an action's own createdAt; a date that cannot be read is left out", () => {
     const view = threadItems({
       messages: [
         { id: 'm1', role: 'user', content: 'Hello', createdAt: '2026-03-01T09:15:00Z' },
@@ -49,7 +49,14 @@ describe('a stored thread (Talkie 1 §9) as conversation items', () => {
 });
 
 describe('a reopened thread keeps its order (#26)', () => {
-  const action = (id: string, createdAt?: string) => ({ id, summary: `Proposal ${id}`, riskLevel: 'low', status: 'pending', paramsHash: 'h', ...(createdAt === undefined ? {} : { createdAt }) });
+  const action = (id: string, createdAt?: string) => ({
+    id,
+    summary: `Proposal ${id}`,
+    riskLevel: 'low',
+    status: 'pending',
+    paramsHash: 'h',
+    ...(createdAt === undefined ? {} : { createdAt }),
+  });
 
   it('puts each proposed action where it was proposed: after what was said before it, before the messages that came later', () => {
     const view = threadItems({

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { json, manifestFor, startServer, type TestServer } from '../../support/http-server';
-import { recording, staticAnswerSdp, startVoiceFixture, voiceSecret, type Seen, type VoiceFixture, type VoiceFixtureOptions } from '../../support/talkie-voice-fixture';
+import {
+  recording,
+  staticAnswerSdp,
+  startVoiceFixture,
+  voiceSecret,
+  type Seen,
+  type VoiceFixture,
+  type VoiceFixtureOptions,
+} from '../../support/talkie-voice-fixture';
 import { memoryLogger } from '../../support/logger';
 import { startTestServices, type TestServices } from '../../support/services';
 import { useTempDirs } from '../../support/temp-dir';
@@ -62,7 +70,15 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
     const start = await call('talkie.voiceStart', { agentId: f.agentId, threadId: 't_voice', locale: 'cs' });
     expect(start).toMatchObject({
       ok: true,
-      value: { threadId: 't_voice', maxSeconds: 900, warnSeconds: 60, locale: 'cs', labels: { search_records: 'Hledám v CRM…' }, consent: { confirm: ['potvrzuji'], refuse: ['zruš'] }, voiceConfirm: true },
+      value: {
+        threadId: 't_voice',
+        maxSeconds: 900,
+        warnSeconds: 60,
+        locale: 'cs',
+        labels: { search_records: 'Hledám v CRM…' },
+        consent: { confirm: ['potvrzuji'], refuse: ['zruš'] },
+        voiceConfirm: true,
+      },
     });
     const callId = start.ok ? (start.value as { callId: string }).callId : '';
     expect(f.talkieSeen.find((r) => r.path === '/voice/sessions')).toMatchObject({ method: 'POST', headers: { authorization: 'Bearer dev_token' } });
@@ -70,7 +86,12 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
 
     expect(await call('talkie.voiceOffer', { callId, sdp: offerSdp })).toEqual({ ok: true, value: { sdp: answerSdp } });
     expect(f.signalingSeen).toHaveLength(1);
-    expect(f.signalingSeen[0]).toMatchObject({ method: 'POST', path: '/v1/realtime/calls', body: offerSdp, headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/sdp' } });
+    expect(f.signalingSeen[0]).toMatchObject({
+      method: 'POST',
+      path: '/v1/realtime/calls',
+      body: offerSdp,
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/sdp' },
+    });
     // The secret only opens the connection: a second offer is refused without reaching the provider.
     expect(await call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({ ok: false, error: { code: 'voice_session_expired' } });
     expect(f.signalingSeen).toHaveLength(1);
@@ -80,7 +101,10 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
     const toolRequest = f.talkieSeen.find((r) => r.path.startsWith('/voice/v_1/tools/'))!;
     expect(toolRequest.path).toBe('/voice/v_1/tools/search%20records');
     expect(JSON.parse(toolRequest.body)).toEqual({ callId: 'call_1', arguments: '{"q":"Acme"}' });
-    expect(await call('talkie.voiceTool', { callId, providerCallId: 'call_1', name: 'search records', arguments: '{}' })).toEqual({ ok: true, value: { outcome: 'duplicate' } });
+    expect(await call('talkie.voiceTool', { callId, providerCallId: 'call_1', name: 'search records', arguments: '{}' })).toEqual({
+      ok: true,
+      value: { outcome: 'duplicate' },
+    });
     expect(f.talkieSeen.filter((r) => r.path.startsWith('/voice/v_1/tools/'))).toHaveLength(1);
     expect(await call('talkie.voiceTool', { callId, providerCallId: 'call_2', name: 'broken', arguments: '{}' })).toMatchObject({
       ok: true,
@@ -88,8 +112,13 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
     });
 
     expect(await call('talkie.voiceTranscript', { callId, role: 'user', text: 'Najdi Acme', itemId: 'item_1' })).toEqual({ ok: true, value: { stored: true } });
-    expect(await call('talkie.voiceTranscript', { callId, role: 'user', text: 'Najdi Acme', itemId: 'item_1' })).toEqual({ ok: true, value: { stored: false } });
-    expect(f.talkieSeen.filter((r) => r.path === '/voice/v_1/transcript').map((r) => JSON.parse(r.body) as unknown)).toEqual([{ role: 'user', text: 'Najdi Acme', itemId: 'item_1' }]);
+    expect(await call('talkie.voiceTranscript', { callId, role: 'user', text: 'Najdi Acme', itemId: 'item_1' })).toEqual({
+      ok: true,
+      value: { stored: false },
+    });
+    expect(f.talkieSeen.filter((r) => r.path === '/voice/v_1/transcript').map((r) => JSON.parse(r.body) as unknown)).toEqual([
+      { role: 'user', text: 'Najdi Acme', itemId: 'item_1' },
+    ]);
 
     expect(await call('talkie.voiceUsage', { callId, seconds: 30 })).toEqual({ ok: true, value: { remainingSeconds: 865 } });
     expect(await call('talkie.voiceEnd', { callId, seconds: 42 })).toEqual({ ok: true, value: { ended: true, remainingSeconds: 853 } });
@@ -113,7 +142,11 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
     ['the same IP on another port', () => {}, { signalingHosts: (signaling) => [`127.0.0.1:${String(Number(new URL(signaling.origin).port) + 1)}`] }],
     ['a wrong transport', (f) => void (f.session.transport = 'websocket'), {}],
     ['a wrong signalling type', (f) => void (f.session.signaling = { type: 'websocket', url: (f.session.signaling as { url: string }).url }), {}],
-    ['user info in the signalling URL', (f) => void (f.session.signaling = { type: 'sdp-post', url: `http://user:pw@${f.signaling.origin.replace('http://', '')}/v1` }), {}],
+    [
+      'user info in the signalling URL',
+      (f) => void (f.session.signaling = { type: 'sdp-post', url: `http://user:pw@${f.signaling.origin.replace('http://', '')}/v1` }),
+      {},
+    ],
   ];
   for (const [name, change, options] of refusals) {
     it(`refuses ${name}, and sends nothing to the signalling host`, async () => {
@@ -190,7 +223,10 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
     const f = await fixture();
     const { client } = await f.app.call('talkie.connect', { agentId: f.agentId }).then(async () => {
       // The Talkie server itself is reachable (its own policy); only the voice policy is production's.
-      const manifest = validateManifest(JSON.parse(JSON.stringify(await (await fetch(`${f.talkie.origin}/.well-known/talkie.json`)).json())), `${f.talkie.origin}/.well-known/talkie.json`);
+      const manifest = validateManifest(
+        JSON.parse(JSON.stringify(await (await fetch(`${f.talkie.origin}/.well-known/talkie.json`)).json())),
+        `${f.talkie.origin}/.well-known/talkie.json`,
+      );
       if (!manifest.ok) throw new Error('manifest');
       return { client: new TalkieClient(manifest.manifest, { allowLocalHttp: true }, { get: async () => 'dev_token', refresh: async () => undefined }) };
     });
@@ -228,26 +264,44 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
   it('logs the provider errors the page read on the call’s channel, at most 20 per call', async () => {
     const f = await fixture();
     const { callId } = await started(f);
-    const refusal = { callId, type: 'invalid_request_error', code: 'invalid_value', message: 'Unknown parameter.\nINFO [talkie] forged', param: 'session.audio.input.turn_detection', eventId: 'agentdesk_1', answersUpdate: true };
+    const refusal = {
+      callId,
+      type: 'invalid_request_error',
+      code: 'invalid_value',
+      message: 'Unknown parameter.\nINFO [talkie] forged',
+      param: 'session.audio.input.turn_detection',
+      eventId: 'agentdesk_1',
+      answersUpdate: true,
+    };
     expect(await f.app.call('talkie.voiceProviderError', refusal)).toEqual({ ok: true, value: { logged: true } });
     expect(f.log.lines.at(-1)).toBe(
       `WARN [talkie] voice call ${callId}: the speech provider reported invalid_request_error/invalid_value at session.audio.input.turn_detection, refusing the turn-detection update agentdesk_1: Unknown parameter.\nINFO [talkie] forged`,
     );
     for (let i = 2; i <= 25; i++) await f.app.call('talkie.voiceProviderError', { callId, message: `error ${i}`, answersUpdate: false });
     expect(f.log.lines.filter((line) => line.includes('the speech provider reported'))).toHaveLength(20);
-    expect(f.log.lines.filter((line) => line.includes('the speech provider reported')).at(-1)).toBe(`WARN [talkie] voice call ${callId}: the speech provider reported error: error 20 (the last one logged for this call)`);
-    expect(await f.app.call('talkie.voiceProviderError', { callId: 'vc_unknown', message: 'x', answersUpdate: false })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(f.log.lines.filter((line) => line.includes('the speech provider reported')).at(-1)).toBe(
+      `WARN [talkie] voice call ${callId}: the speech provider reported error: error 20 (the last one logged for this call)`,
+    );
+    expect(await f.app.call('talkie.voiceProviderError', { callId: 'vc_unknown', message: 'x', answersUpdate: false })).toMatchObject({
+      ok: false,
+      error: { code: 'not_found' },
+    });
   });
 
   it('does not follow a redirect on the SDP POST: an error, and the target never sees the secret', async () => {
     const f = await fixture();
     const targetSeen: Seen[] = [];
-    const target = await startServer(recording(targetSeen, (_request, res) => void (res.writeHead(201, { 'Content-Type': 'application/sdp' }), res.end(answerSdp))));
+    const target = await startServer(
+      recording(targetSeen, (_request, res) => void (res.writeHead(201, { 'Content-Type': 'application/sdp' }), res.end(answerSdp))),
+    );
     for (const location of [`${target.origin}/steal`, '/v1/realtime/elsewhere']) {
       f.sdp.respond = (res) => void (res.writeHead(307, { Location: location }), res.end());
       const { callId } = await started(f);
       const offer = await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp });
-      expect(offer).toMatchObject({ ok: false, error: { code: expect.stringMatching(/^(protocol_error|network_error)$/), message: expect.stringMatching(/redirect/) } });
+      expect(offer).toMatchObject({
+        ok: false,
+        error: { code: expect.stringMatching(/^(protocol_error|network_error)$/), message: expect.stringMatching(/redirect/) },
+      });
       expect(JSON.stringify(offer)).not.toContain(secret);
     }
     expect(targetSeen).toEqual([]);
@@ -258,17 +312,26 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
     const f = await fixture();
     f.sdp.respond = (res) => void (res.writeHead(201, { 'Content-Type': 'application/sdp' }), res.end(`v=0\r\n${'a=x\r\n'.repeat(40_000)}`));
     let { callId } = await started(f);
-    expect(await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({ ok: false, error: { message: expect.stringContaining('128 KiB') } });
+    expect(await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({
+      ok: false,
+      error: { message: expect.stringContaining('128 KiB') },
+    });
     f.sdp.respond = (res) => void (res.writeHead(201, { 'Content-Type': 'text/html' }), res.end('<html>'));
     ({ callId } = await started(f));
-    expect(await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({ ok: false, error: { code: 'protocol_error', message: expect.stringContaining('SDP') } });
+    expect(await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({
+      ok: false,
+      error: { code: 'protocol_error', message: expect.stringContaining('SDP') },
+    });
   });
 
   it('asks for a new session when the secret expired (nothing sent) or the provider answers 401', async () => {
     const f = await fixture();
     f.session.expiresAt = new Date(Date.now() - 1000).toISOString();
     let { callId } = await started(f);
-    expect(await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({ ok: false, error: { code: 'voice_session_expired', retryable: true } });
+    expect(await f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })).toMatchObject({
+      ok: false,
+      error: { code: 'voice_session_expired', retryable: true },
+    });
     expect(f.signalingSeen).toEqual([]);
 
     f.session.expiresAt = new Date(Date.now() + 60_000).toISOString();
@@ -283,7 +346,10 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
   it('sends the secret once even when two offers overlap', async () => {
     const f = await fixture();
     const { callId } = await started(f);
-    const [first, second] = await Promise.all([f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp }), f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp })]);
+    const [first, second] = await Promise.all([
+      f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp }),
+      f.app.call('talkie.voiceOffer', { callId, sdp: offerSdp }),
+    ]);
     expect([first.ok, second.ok].sort()).toEqual([false, true]);
     expect(f.signalingSeen).toHaveLength(1);
   });
@@ -292,7 +358,10 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
     const f = await fixture();
     f.toolCalls.push('call_seen_by_server');
     const { callId } = await started(f);
-    expect(await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_seen_by_server', name: 'search_records', arguments: '{}' })).toEqual({ ok: true, value: { outcome: 'duplicate' } });
+    expect(await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_seen_by_server', name: 'search_records', arguments: '{}' })).toEqual({
+      ok: true,
+      value: { outcome: 'duplicate' },
+    });
   });
 
   describe('talkie.voiceDecide (Talkie 1 §10.4: a decision spoken in the call)', () => {
@@ -306,9 +375,15 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
     it('is not a gesture method, and posts the decision with method voice and the paramsHash that was read out', async () => {
       const f = await fixture();
       const callId = await connectedCall(f);
-      expect(await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_p', name: 'propose', arguments: '{}' })).toMatchObject({ ok: true, value: { outcome: 'ok', updates: [{ type: 'action', action: { id: 'a_voice', voice: true } }] } });
+      expect(await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_p', name: 'propose', arguments: '{}' })).toMatchObject({
+        ok: true,
+        value: { outcome: 'ok', updates: [{ type: 'action', action: { id: 'a_voice', voice: true } }] },
+      });
       const decided = await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' }, false);
-      expect(decided).toMatchObject({ ok: true, value: { action: { id: 'a_voice', status: 'done' }, updates: [{ type: 'card', card: { id: 'sent_a_voice' } }] } });
+      expect(decided).toMatchObject({
+        ok: true,
+        value: { action: { id: 'a_voice', status: 'done' }, updates: [{ type: 'card', card: { id: 'sent_a_voice' } }] },
+      });
       expect(decisions(f)).toEqual([{ decision: 'confirm', paramsHash: 'sha256:a_voice', method: 'voice' }]);
       // The server was asked for the action's policy before the decision went out.
       const paths = f.talkieSeen.map((r) => `${r.method} ${r.path}`);
@@ -320,7 +395,9 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
       const f = await fixture();
       const unconnected = (await started(f)).callId;
       await f.app.call('talkie.voiceTool', { callId: unconnected, providerCallId: 'call_u', name: 'propose', arguments: '{}' });
-      expect(await f.app.call('talkie.voiceDecide', { callId: unconnected, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({
+      expect(
+        await f.app.call('talkie.voiceDecide', { callId: unconnected, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' }),
+      ).toMatchObject({
         ok: false,
         error: { code: 'not_allowed', message: expect.stringContaining('not connected') },
       });
@@ -339,17 +416,27 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
       // The policy is read again: a proposal that lost voice since it was read out is refused too.
       await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_p', name: 'propose', arguments: '{}' });
       f.policies.a_voice = ['button'];
-      expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'cancel' })).toMatchObject({ ok: false, error: { code: 'not_allowed' } });
+      expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'cancel' })).toMatchObject({
+        ok: false,
+        error: { code: 'not_allowed' },
+      });
 
       f.policies.a_voice = ['button', 'voice'];
       await f.app.call('talkie.voiceEnd', { callId, seconds: 10 });
-      expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
-      expect(await f.app.call('talkie.voiceDecide', { callId: 'vc_made_up', actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+      expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({
+        ok: false,
+        error: { code: 'not_found' },
+      });
+      expect(
+        await f.app.call('talkie.voiceDecide', { callId: 'vc_made_up', actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' }),
+      ).toMatchObject({ ok: false, error: { code: 'not_found' } });
 
       const strict = await fixture({ voiceConfirm: false });
       const strictCall = await connectedCall(strict);
       await strict.app.call('talkie.voiceTool', { callId: strictCall, providerCallId: 'call_p', name: 'propose', arguments: '{}' });
-      expect(await strict.app.call('talkie.voiceDecide', { callId: strictCall, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' })).toMatchObject({
+      expect(
+        await strict.app.call('talkie.voiceDecide', { callId: strictCall, actionId: 'a_voice', paramsHash: 'sha256:a_voice', decision: 'confirm' }),
+      ).toMatchObject({
         ok: false,
         error: { code: 'not_allowed', message: expect.stringContaining('does not allow confirming by voice') },
       });
@@ -364,7 +451,11 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
       await f.app.call('talkie.voiceTool', { callId, providerCallId: 'call_p', name: 'propose', arguments: '{}' });
       expect(await f.app.call('talkie.voiceDecide', { callId, actionId: 'a_voice', paramsHash: 'sha256:what_was_heard_before', decision: 'confirm' })).toEqual({
         ok: true,
-        value: { action: expect.objectContaining({ id: 'a_voice', status: 'pending' }), updates: [], note: 'The proposal changed since you saw it; review it again.' },
+        value: {
+          action: expect.objectContaining({ id: 'a_voice', status: 'pending' }),
+          updates: [],
+          note: 'The proposal changed since you saw it; review it again.',
+        },
       });
       expect(decisions(f)).toEqual([{ decision: 'confirm', paramsHash: 'sha256:what_was_heard_before', method: 'voice' }]);
     });
@@ -377,7 +468,10 @@ describe('Talkie 1 voice through the contract (main side, §10)', () => {
     const added = await app.call('agents.add', { address: server.url });
     const agentId = added.ok ? added.value.agent.id : '';
     await app.call('talkie.useToken', { agentId, token: 't' });
-    expect(await app.call('talkie.voiceStart', { agentId })).toMatchObject({ ok: false, error: { code: 'not_allowed', message: 'This server does not offer voice.' } });
+    expect(await app.call('talkie.voiceStart', { agentId })).toMatchObject({
+      ok: false,
+      error: { code: 'not_allowed', message: 'This server does not offer voice.' },
+    });
     expect(server.requests.every((r) => r.path === '/.well-known/talkie.json' || r.path.startsWith('/logo'))).toBe(true);
   });
 });

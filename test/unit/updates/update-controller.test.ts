@@ -72,7 +72,9 @@ async function startFeed(defaultSigner: KeyObject): Promise<Feed> {
     publish(version, options = {}) {
       const installer = options.installer ?? new TextEncoder().encode(`AgentDesk ${version} AppImage ${'x'.repeat(2000)}`);
       const name = `AgentDesk-${version}.AppImage`;
-      const text = new TextEncoder().encode(channelFile(version, { url: options.fileUrl ?? name, bytes: installer, ...(options.size === undefined ? {} : { size: options.size }) }));
+      const text = new TextEncoder().encode(
+        channelFile(version, { url: options.fileUrl ?? name, bytes: installer, ...(options.size === undefined ? {} : { size: options.size }) }),
+      );
       const channel = `/feed/${channelFileName('latest', 'linux', 'x64')}`;
       files.set(channel, text);
       const signer = options.signer === undefined ? defaultSigner : options.signer;
@@ -125,7 +127,15 @@ interface Setup {
   folder: string;
 }
 
-async function setup(options: { install?: UpdateSettings['install']; window?: UpdateSettings['window']; engine?: Partial<UpdateEngine>; publicKey?: string; url?: (feed: Feed) => string } = {}): Promise<Setup & { privateKey: KeyObject }> {
+async function setup(
+  options: {
+    install?: UpdateSettings['install'];
+    window?: UpdateSettings['window'];
+    engine?: Partial<UpdateEngine>;
+    publicKey?: string;
+    url?: (feed: Feed) => string;
+  } = {},
+): Promise<Setup & { privateKey: KeyObject }> {
   const { publicKey, privateKey } = keys();
   const feed = await startFeed(privateKey);
   const folder = await tempDir();
@@ -133,7 +143,13 @@ async function setup(options: { install?: UpdateSettings['install']; window?: Up
   const timers: Setup['timers'] = [];
   const activity: ConversationActivity = { busy: false, lastActivityAt: undefined };
   const clock = { now: new Date(2026, 11, 5, 3, 0, 0) };
-  const settings: UpdateSettings = { url: options.url?.(feed) ?? feed.url, publicKey: options.publicKey ?? publicKey, channel: 'latest', install: options.install ?? 'on-quit', ...(options.window ? { window: options.window } : {}) };
+  const settings: UpdateSettings = {
+    url: options.url?.(feed) ?? feed.url,
+    publicKey: options.publicKey ?? publicKey,
+    channel: 'latest',
+    install: options.install ?? 'on-quit',
+    ...(options.window ? { window: options.window } : {}),
+  };
   const controller = new UpdateController({
     settings,
     currentVersion: current,
@@ -158,13 +174,22 @@ describe('what the update check refuses', () => {
     expect(await controller.checkNow()).toMatchObject({ phase: 'ready', version: '1.1.0' });
     expect(calls).toEqual(['check', 'download', 'installOnQuit(true)']);
     // The feed was read by AgentDesk (channel file and signature) and by the updater, and the file once.
-    expect(feed.server.requests.map((request) => request.path)).toEqual(['/feed/latest-linux.yml', '/feed/latest-linux.yml.sig', '/feed/latest-linux.yml', '/feed/AgentDesk-1.1.0.AppImage']);
+    expect(feed.server.requests.map((request) => request.path)).toEqual([
+      '/feed/latest-linux.yml',
+      '/feed/latest-linux.yml.sig',
+      '/feed/latest-linux.yml',
+      '/feed/AgentDesk-1.1.0.AppImage',
+    ]);
   });
 
   it('refuses an unsigned feed (no .sig), before the updater reads anything', async () => {
     const { feed, controller, calls } = await setup();
     feed.publish('1.1.0', { signer: null });
-    expect(await controller.checkNow()).toMatchObject({ phase: 'refused', refusal: 'unsigned', problem: expect.stringContaining('has no signature beside it (latest-linux.yml.sig)') });
+    expect(await controller.checkNow()).toMatchObject({
+      phase: 'refused',
+      refusal: 'unsigned',
+      problem: expect.stringContaining('has no signature beside it (latest-linux.yml.sig)'),
+    });
     expect(calls).toEqual([]);
   });
 
@@ -179,14 +204,21 @@ describe('what the update check refuses', () => {
     const { feed, controller } = await setup();
     feed.publish('1.1.0');
     const channel = '/feed/latest-linux.yml';
-    feed.files.set(channel, new TextEncoder().encode(new TextDecoder().decode(feed.files.get(channel) as Uint8Array).replace('version: 1.1.0', 'version: 1.2.0')));
+    feed.files.set(
+      channel,
+      new TextEncoder().encode(new TextDecoder().decode(feed.files.get(channel) as Uint8Array).replace('version: 1.1.0', 'version: 1.2.0')),
+    );
     expect(await controller.checkNow()).toMatchObject({ phase: 'refused', refusal: 'bad_signature' });
   });
 
   it('refuses a downgrade, and takes the same version as up to date', async () => {
     const { feed, controller, calls } = await setup();
     feed.publish('0.9.0');
-    expect(await controller.checkNow()).toMatchObject({ phase: 'refused', refusal: 'downgrade', problem: 'the feed offers 0.9.0, older than the running 1.0.0: a downgrade is never installed' });
+    expect(await controller.checkNow()).toMatchObject({
+      phase: 'refused',
+      refusal: 'downgrade',
+      problem: 'the feed offers 0.9.0, older than the running 1.0.0: a downgrade is never installed',
+    });
     feed.publish('1.0.0');
     expect(await controller.checkNow()).toMatchObject({ phase: 'idle' });
     // A pre-release of the running version is older too.
@@ -195,11 +227,15 @@ describe('what the update check refuses', () => {
     expect(calls).toEqual([]);
   });
 
-  it('refuses a signed feed that names a file on another host than the policy\'s', async () => {
+  it("refuses a signed feed that names a file on another host than the policy's", async () => {
     const { feed, controller, calls } = await setup();
     // The same machine under another name is another host: the policy names 127.0.0.1.
     feed.publish('1.1.0', { fileUrl: `http://localhost:${new URL(feed.url).port}/feed/AgentDesk-1.1.0.AppImage` });
-    expect(await controller.checkNow()).toMatchObject({ phase: 'refused', refusal: 'other_host', problem: expect.stringContaining(`the feed names http://localhost:${new URL(feed.url).port}, another host than the policy's ${feed.server.origin}`) });
+    expect(await controller.checkNow()).toMatchObject({
+      phase: 'refused',
+      refusal: 'other_host',
+      problem: expect.stringContaining(`the feed names http://localhost:${new URL(feed.url).port}, another host than the policy's ${feed.server.origin}`),
+    });
     expect(calls).toEqual([]);
   });
 
@@ -225,7 +261,11 @@ describe('what the update check refuses', () => {
     expect(calls).toEqual(['check', 'download']);
     const sized = await setup();
     sized.feed.publish('1.1.0', { size: 5 });
-    expect(await sized.controller.checkNow()).toMatchObject({ phase: 'refused', refusal: 'mismatched', problem: expect.stringContaining('the signed feed says 5') });
+    expect(await sized.controller.checkNow()).toMatchObject({
+      phase: 'refused',
+      refusal: 'mismatched',
+      problem: expect.stringContaining('the signed feed says 5'),
+    });
     expect(await sized.controller.moment('quit')).toBe(false);
   });
 
@@ -322,11 +362,12 @@ describe('when the feed is read', () => {
   });
 });
 
-describe('the feed\'s signature', () => {
+describe("the feed's signature", () => {
   const openssl = spawnSync('openssl', ['version'], { encoding: 'utf8' });
-  const missing = openssl.status === 0 && /OpenSSL 3/.test(openssl.stdout) ? undefined : `OpenSSL 3 is not available (${openssl.error?.message ?? openssl.stdout.trim()})`;
+  const missing =
+    openssl.status === 0 && /OpenSSL 3/.test(openssl.stdout) ? undefined : `OpenSSL 3 is not available (${openssl.error?.message ?? openssl.stdout.trim()})`;
   if (missing) console.log(`the admin guide's openssl commands were not run: ${missing}`);
-  it.skipIf(missing !== undefined)('made with the admin guide\'s openssl commands, verifies with the key it prints', async () => {
+  it.skipIf(missing !== undefined)("made with the admin guide's openssl commands, verifies with the key it prints", async () => {
     const dir = await tempDir();
     const run = (args: string[], input?: string) => {
       const result = spawnSync('sh', ['-c', args.join(' ')], { cwd: dir, encoding: 'utf8', ...(input === undefined ? {} : { input }) });

@@ -258,7 +258,11 @@ export class AgentCallDemoSession {
   }
 
   private async dispatch(message: ClientMessage): Promise<void> {
-    if (message.type !== 'ack') this.log?.info('demo', `AgentCall demo received ${message.type}${'turn' in message ? ` (turn ${message.turn})` : ''}${message.type === 'response.cancel' && this.story ? ` during ${this.story.runId} after ${this.story.told} of ${demoStory.length} parts` : ''}`);
+    if (message.type !== 'ack')
+      this.log?.info(
+        'demo',
+        `AgentCall demo received ${message.type}${'turn' in message ? ` (turn ${message.turn})` : ''}${message.type === 'response.cancel' && this.story ? ` during ${this.story.runId} after ${this.story.told} of ${demoStory.length} parts` : ''}`,
+      );
     // One run at a time: new input ends a story still being told.
     if (message.type === 'user.turn' || message.type === 'user.observation' || message.type === 'audio.turn.commit') this.endStory();
     switch (message.type) {
@@ -289,16 +293,23 @@ export class AgentCallDemoSession {
 
   private async audioTurn(type: 'audio.turn.start' | 'audio.turn.commit' | 'audio.turn.cancel', turn: number): Promise<void> {
     if (!this.voice) return this.fail('audio_turns_unsupported', 'Audio turns exist only in a WebRTC call; this session carries text.');
-    if (!this.explicitTurns) return this.fail('audio_turns_not_negotiated', 'This session did not ask for explicit audio turns (audioTurnControl) in session.start.');
+    if (!this.explicitTurns)
+      return this.fail('audio_turns_not_negotiated', 'This session did not ask for explicit audio turns (audioTurnControl) in session.start.');
     if (type === 'audio.turn.start') {
-      if (this.openAudioTurn !== undefined) return this.fail('audio_turn_open', `Audio turn ${this.openAudioTurn} is still open; only one audio turn is open at a time.`);
+      if (this.openAudioTurn !== undefined)
+        return this.fail('audio_turn_open', `Audio turn ${this.openAudioTurn} is still open; only one audio turn is open at a time.`);
       if (!this.freshTurn(turn)) return;
       this.openAudioTurn = turn;
       this.voice.turnStarted(turn);
       return;
     }
     if (this.openAudioTurn !== turn) {
-      return this.fail('audio_turn_mismatch', this.openAudioTurn === undefined ? `No audio turn is open; ${type} for turn ${turn} was ignored.` : `The open audio turn is ${this.openAudioTurn}, not ${turn}.`);
+      return this.fail(
+        'audio_turn_mismatch',
+        this.openAudioTurn === undefined
+          ? `No audio turn is open; ${type} for turn ${turn} was ignored.`
+          : `The open audio turn is ${this.openAudioTurn}, not ${turn}.`,
+      );
     }
     this.openAudioTurn = undefined;
     const words = await this.voice.turnEnded(turn, type === 'audio.turn.commit' ? 'commit' : 'cancel');
@@ -352,7 +363,11 @@ export class AgentCallDemoSession {
     this.pending = pending;
     const prompt = modality === 'nfc' ? 'Scan the object: press Scan and hold the tag to the reader.' : 'Take a photo of the object: press Capture.';
     const spokenPrompt = modality === 'nfc' ? 'Please scan the object.' : 'Please take a photo.';
-    this.answer(turn, [prompt], [{ type: 'interaction.requested', interactionId: pending.interactionId, kind: pending.kind, prompt, spokenPrompt, options: [], allowsFreeform: false }]);
+    this.answer(
+      turn,
+      [prompt],
+      [{ type: 'interaction.requested', interactionId: pending.interactionId, kind: pending.kind, prompt, spokenPrompt, options: [], allowsFreeform: false }],
+    );
   }
 
   private teach(turn: TurnKey, label: string): void {
@@ -464,7 +479,9 @@ export class AgentCallDemoSession {
       const label = this.labels.get(objectRef);
       if (this.proposal) {
         // No label before confirmation: nothing about the object is remembered yet (the proposal card shows what would be).
-        sentences.push(`I'm still waiting for your confirmation before I remember anything about this object: say "${demoCommands.confirm}" or "${demoCommands.cancel}".`);
+        sentences.push(
+          `I'm still waiting for your confirmation before I remember anything about this object: say "${demoCommands.confirm}" or "${demoCommands.cancel}".`,
+        );
       } else if (label !== undefined) {
         sentences.push(`This is "${label}".`);
       } else {

@@ -57,7 +57,13 @@ export interface AgentCallDemoServer {
   close(): Promise<void>;
 }
 
-export const agentCallDemoPaths = { card: '/.well-known/agent-card.json', agui: '/agui', status: '/ui/status', webrtcCard: '/webrtc/.well-known/agent-card.json', webrtc: agentCallWebrtcPath } as const;
+export const agentCallDemoPaths = {
+  card: '/.well-known/agent-card.json',
+  agui: '/agui',
+  status: '/ui/status',
+  webrtcCard: '/webrtc/.well-known/agent-card.json',
+  webrtc: agentCallWebrtcPath,
+} as const;
 export const uiLinksExtensionUri = 'https://dev.agentmesh.ai/extensions/ui-links/v1';
 export const agentCallDemoName = 'AgentDesk demo agent';
 
@@ -127,7 +133,8 @@ export async function startAgentCallDemoServer(options: AgentCallDemoOptions = {
     }
     if (path !== agentCallDemoPaths.card && path !== agentCallDemoPaths.status) {
       return sendJson(response, path === agentCallDemoPaths.agui ? 426 : 404, {
-        error: path === agentCallDemoPaths.agui ? { code: 'upgrade_required', message: 'Connect with a WebSocket.' } : { code: 'not_found', message: 'Not found.' },
+        error:
+          path === agentCallDemoPaths.agui ? { code: 'upgrade_required', message: 'Connect with a WebSocket.' } : { code: 'not_found', message: 'Not found.' },
       });
     }
     if (request.method !== 'GET') return sendJson(response, 405, { error: { code: 'method_not_allowed', message: 'Use GET here.' } }, { Allow: 'GET' });
@@ -152,7 +159,9 @@ export async function startAgentCallDemoServer(options: AgentCallDemoOptions = {
       const presented = bearerToken(request);
       if (presented === undefined || !timingSafeEqual(digest(presented), tokenDigest)) {
         log.warn('demo', 'refused an AgentCall connection without a valid bearer token');
-        return refuse(socket, 401, 'Unauthorized', { 'WWW-Authenticate': `Bearer realm="agentcall"${presented === undefined ? '' : ', error="invalid_token"'}` });
+        return refuse(socket, 401, 'Unauthorized', {
+          'WWW-Authenticate': `Bearer realm="agentcall"${presented === undefined ? '' : ', error="invalid_token"'}`,
+        });
       }
     }
     if (closing || sockets.size >= maxSessions) return refuse(socket, 503, 'Service Unavailable');
@@ -262,7 +271,7 @@ export function agentCard(baseUrl: string, modalities: AgentCallModalities, bear
         },
         {
           uri: uiLinksExtensionUri,
-          description: 'Web surfaces this agent\'s publisher offers to people',
+          description: "Web surfaces this agent's publisher offers to people",
           required: false,
           params: {
             // UI links must be https (the AgentMesh spec allows no local exception), so the demo's own
@@ -283,7 +292,14 @@ export function agentCard(baseUrl: string, modalities: AgentCallModalities, bear
     },
     ...(bearer
       ? {
-          securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'A bearer token in the AG-UI WebSocket upgrade\'s Authorization header, never in the URL.' } } },
+          securitySchemes: {
+            bearer: {
+              httpAuthSecurityScheme: {
+                scheme: 'Bearer',
+                description: "A bearer token in the AG-UI WebSocket upgrade's Authorization header, never in the URL.",
+              },
+            },
+          },
           securityRequirements: [{ schemes: { bearer: { list: [] } } }],
         }
       : {}),
@@ -293,7 +309,8 @@ export function agentCard(baseUrl: string, modalities: AgentCallModalities, bear
       {
         id: 'object-teaching',
         name: 'Recognise taught objects',
-        description: 'Scan an object; if it is unknown, teach its name with "teach object <name>" and confirm with "confirm object". Rescans are recognised for the rest of the session.',
+        description:
+          'Scan an object; if it is unknown, teach its name with "teach object <name>" and confirm with "confirm object". Rescans are recognised for the rest of the session.',
         tags: ['nfc', 'objects', 'teaching'],
         examples: ['scan an object', 'teach object Workshop router', 'confirm object', 'cancel teaching'],
       },
@@ -345,7 +362,8 @@ export function webrtcAgentCard(baseUrl: string, modalities: AgentCallModalities
 function checkModalities(modalities: AgentCallModalities): AgentCallModalities {
   const unique = (list: readonly Modality[]) => new Set(list).size === list.length && list.length <= 2 && list.every((m) => m === 'nfc' || m === 'photo');
   if (!unique(modalities.accepted) || !unique(modalities.agentRequests)) throw new RangeError('modalities must be unique lists of "nfc" and "photo"');
-  if (!modalities.agentRequests.every((modality) => modalities.accepted.includes(modality))) throw new RangeError('every agentRequests modality must be accepted too');
+  if (!modalities.agentRequests.every((modality) => modalities.accepted.includes(modality)))
+    throw new RangeError('every agentRequests modality must be accepted too');
   return { accepted: [...modalities.accepted], agentRequests: [...modalities.agentRequests] };
 }
 
@@ -371,7 +389,12 @@ function toBuffer(data: RawData): Buffer {
 }
 
 function refuse(socket: Duplex, status: number, text: string, headers: Record<string, string> = {}): void {
-  const lines = [`HTTP/1.1 ${status} ${text}`, 'Connection: close', 'Content-Length: 0', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  const lines = [
+    `HTTP/1.1 ${status} ${text}`,
+    'Connection: close',
+    'Content-Length: 0',
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ];
   socket.end(`${lines.join('\r\n')}\r\n\r\n`);
 }
 

@@ -259,7 +259,16 @@ export function createAgentCallWebrtcEndpoint(options: AgentCallWebrtcOptions): 
           }
           const start = sessionStartSchema.safeParse(parsed);
           if (start.success && start.data.sessionId !== sessionId) {
-            channel.sendMessage(JSON.stringify({ sequence: 1, event: { type: 'failure', code: 'session_id_mismatch', message: `session.start names ${start.data.sessionId.slice(0, 64)}, the offer named ${sessionId.slice(0, 64)}.` } }));
+            channel.sendMessage(
+              JSON.stringify({
+                sequence: 1,
+                event: {
+                  type: 'failure',
+                  code: 'session_id_mismatch',
+                  message: `session.start names ${start.data.sessionId.slice(0, 64)}, the offer named ${sessionId.slice(0, 64)}.`,
+                },
+              }),
+            );
             end(call);
             return;
           }

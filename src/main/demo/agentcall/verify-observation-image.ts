@@ -23,7 +23,8 @@ export async function verifyObservationImage(image: ObservationImage): Promise<I
   const bytes = Buffer.from(image.data, 'base64');
   try {
     if (bytes.toString('base64') !== image.data) return { ok: false, reason: 'the data is not strict base64' };
-    if (bytes.length === 0 || bytes.length > limits.imageBytes) return { ok: false, reason: `the photo must be 1 to ${limits.imageBytes} bytes, it is ${bytes.length}` };
+    if (bytes.length === 0 || bytes.length > limits.imageBytes)
+      return { ok: false, reason: `the photo must be 1 to ${limits.imageBytes} bytes, it is ${bytes.length}` };
     if (bytes.length !== image.byteCount) return { ok: false, reason: `byteCount says ${image.byteCount} but the data has ${bytes.length} bytes` };
     const digest = createHash('sha256').update(bytes).digest();
     if (!timingSafeEqual(digest, Buffer.from(image.sha256, 'hex'))) return { ok: false, reason: 'the sha256 does not match the data' };
@@ -42,7 +43,8 @@ export async function verifyObservationImage(image: ObservationImage): Promise<I
     } catch {
       return { ok: false, reason: 'the JPEG could not be decoded (malformed, or larger than 1024 × 1024)' };
     }
-    if (width > limits.imageSide || height > limits.imageSide) return { ok: false, reason: `the JPEG is ${width}×${height}, larger than ${limits.imageSide} on a side` };
+    if (width > limits.imageSide || height > limits.imageSide)
+      return { ok: false, reason: `the JPEG is ${width}×${height}, larger than ${limits.imageSide} on a side` };
     if (width !== image.pixelWidth || height !== image.pixelHeight) {
       return { ok: false, reason: `the JPEG is ${width}×${height}, not the declared ${image.pixelWidth}×${image.pixelHeight}` };
     }

@@ -61,7 +61,8 @@ export function checkDemoInput(input: RunAgentInput): { ok: true; settings: Demo
   const add = (code: string, path: (string | number)[], message: string) => problems.push({ code, path: pointer(path), message });
   for (const key of ['threadId', 'runId'] as const) {
     // eslint-disable-next-line no-control-regex
-    if (input[key] === '' || input[key].length > 200 || /[\u0000-\u001f\u007f]/.test(input[key])) add('invalid_id', [key], `${key} must be 1–200 printable characters.`);
+    if (input[key] === '' || input[key].length > 200 || /[\u0000-\u001f\u007f]/.test(input[key]))
+      add('invalid_id', [key], `${key} must be 1–200 printable characters.`);
   }
   if (input.messages.length > maxHistoryMessages) add('too_many_messages', ['messages'], `The demo reads at most ${maxHistoryMessages} messages of history.`);
   if (input.tools.length > 0) add('tools_not_supported', ['tools'], 'The demo agent has its own tools; client-defined tools are not accepted.');
@@ -93,7 +94,7 @@ export function checkDemoInput(input: RunAgentInput): { ok: true; settings: Demo
   if (!isResume(input)) {
     const last = input.messages.at(-1);
     if (!last || last.role !== 'user') {
-      add('no_user_message', ['messages'], 'The last message must be the user\'s (or send resume[] to answer interrupts).');
+      add('no_user_message', ['messages'], "The last message must be the user's (or send resume[] to answer interrupts).");
     } else {
       const text = contentToText(last.content);
       if (text.trim() === '') add('empty_message', ['messages', input.messages.length - 1, 'content'], 'The last user message has no text.');
@@ -153,7 +154,11 @@ export async function* runAguiDemo(input: RunAgentInput, settings: DemoRunSettin
   const deleting = words.has(aguiDemoTriggers.delete) && !change;
   const reasoning = deleting
     ? ['The user wants ', 'a file deleted, so I ask ', 'before deleting it.']
-    : ['The user wants ', change ? 'a change, so I plan it, check it ' : 'to know what would change, so I plan ', change ? 'and ask before applying.' : 'and check without applying.'];
+    : [
+        'The user wants ',
+        change ? 'a change, so I plan it, check it ' : 'to know what would change, so I plan ',
+        change ? 'and ask before applying.' : 'and check without applying.',
+      ];
   for (const delta of reasoning) {
     yield at({ type: EventType.REASONING_MESSAGE_CONTENT, messageId: thought, delta });
     await context.sleep(30);
@@ -183,7 +188,11 @@ export async function* runAguiDemo(input: RunAgentInput, settings: DemoRunSettin
   yield at({ type: EventType.STEP_FINISHED, stepName: 'plan' });
 
   if (words.has(aguiDemoTriggers.fail)) {
-    yield at({ type: EventType.RUN_ERROR, code: 'demo_failure', message: 'The demo failed on purpose after planning ("fail" was in the message). Nothing was changed.' });
+    yield at({
+      type: EventType.RUN_ERROR,
+      code: 'demo_failure',
+      message: 'The demo failed on purpose after planning ("fail" was in the message). Nothing was changed.',
+    });
     return;
   }
 
@@ -213,7 +222,13 @@ export async function* runAguiDemo(input: RunAgentInput, settings: DemoRunSettin
       { op: 'add', path: '/checks/-', value: { name: 'estimate', status: 'passed', detail: '+0.40 USD/month' } },
     ],
   });
-  yield at({ type: EventType.STATE_DELTA, delta: [{ op: 'replace', path: '/status', value: 'checked' }, { op: 'add', path: '/plan', value: { add: 1, change: 1, destroy: 0 } }] });
+  yield at({
+    type: EventType.STATE_DELTA,
+    delta: [
+      { op: 'replace', path: '/status', value: 'checked' },
+      { op: 'add', path: '/plan', value: { add: 1, change: 1, destroy: 0 } },
+    ],
+  });
   yield at({ type: EventType.STEP_FINISHED, stepName: 'check' });
 
   // The answer, streamed.
@@ -270,23 +285,46 @@ async function* deleteFile(threadId: string, runId: string, context: AguiDemoCon
   yield at({ type: EventType.TEXT_MESSAGE_START, messageId: message, role: 'assistant' });
   yield at({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: message, delta: `I need your permission to delete ${aguiDemoDeletePath}.` });
   yield at({ type: EventType.TEXT_MESSAGE_END, messageId: message });
-  const interrupts = context.ledger.issue(threadId, [{ subject: 'delete_file', message: `Approve delete_file({"path": "${aguiDemoDeletePath}"})?`, tool: { toolCallId: call, path: aguiDemoDeletePath } }]);
+  const interrupts = context.ledger.issue(threadId, [
+    { subject: 'delete_file', message: `Approve delete_file({"path": "${aguiDemoDeletePath}"})?`, tool: { toolCallId: call, path: aguiDemoDeletePath } },
+  ]);
   yield at({ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'interrupt', interrupts } });
 }
 
 /** A resumed tool approval: the call runs with the arguments the answer left it (or is not run), and its result is reported on the original call. */
-async function* resumedTool(answer: ConfirmationAnswer & { tool: NonNullable<ConfirmationAnswer['tool']> }, at: <E extends Event>(event: E) => E): AsyncGenerator<Event> {
+async function* resumedTool(
+  answer: ConfirmationAnswer & { tool: NonNullable<ConfirmationAnswer['tool']> },
+  at: <E extends Event>(event: E) => E,
+): AsyncGenerator<Event> {
   const path = answer.tool.args.path;
   let text: string;
   if (!answer.approved) {
     text = `Kept ${aguiDemoDeletePath}: nothing was deleted.`;
-    yield at({ type: EventType.TOOL_CALL_RESULT, messageId: id('tool_msg'), toolCallId: answer.tool.toolCallId, role: 'tool', content: 'The user did not approve this call.' });
+    yield at({
+      type: EventType.TOOL_CALL_RESULT,
+      messageId: id('tool_msg'),
+      toolCallId: answer.tool.toolCallId,
+      role: 'tool',
+      content: 'The user did not approve this call.',
+    });
   } else if (typeof path !== 'string' || path.trim() === '') {
-    text = 'delete_file ran without a path (the edited arguments replace the call\'s): nothing was deleted.';
-    yield at({ type: EventType.TOOL_CALL_RESULT, messageId: id('tool_msg'), toolCallId: answer.tool.toolCallId, role: 'tool', content: JSON.stringify({ error: 'missing argument: path' }) });
+    text = "delete_file ran without a path (the edited arguments replace the call's): nothing was deleted.";
+    yield at({
+      type: EventType.TOOL_CALL_RESULT,
+      messageId: id('tool_msg'),
+      toolCallId: answer.tool.toolCallId,
+      role: 'tool',
+      content: JSON.stringify({ error: 'missing argument: path' }),
+    });
   } else {
     text = `Deleted ${path}.`;
-    yield at({ type: EventType.TOOL_CALL_RESULT, messageId: id('tool_msg'), toolCallId: answer.tool.toolCallId, role: 'tool', content: JSON.stringify({ deleted: path }) });
+    yield at({
+      type: EventType.TOOL_CALL_RESULT,
+      messageId: id('tool_msg'),
+      toolCallId: answer.tool.toolCallId,
+      role: 'tool',
+      content: JSON.stringify({ deleted: path }),
+    });
   }
   const message = id('msg');
   yield at({ type: EventType.TEXT_MESSAGE_START, messageId: message, role: 'assistant' });
@@ -310,13 +348,24 @@ async function* resumed(
     for (const piece of split(args, 2)) yield at({ type: EventType.TOOL_CALL_ARGS, toolCallId: call, delta: piece });
     yield at({ type: EventType.TOOL_CALL_END, toolCallId: call });
     await context.sleep(60);
-    yield at({ type: EventType.TOOL_CALL_RESULT, messageId: id('tool_msg'), toolCallId: call, role: 'tool', content: JSON.stringify({ target: answer.subject, applied: true }) });
+    yield at({
+      type: EventType.TOOL_CALL_RESULT,
+      messageId: id('tool_msg'),
+      toolCallId: call,
+      role: 'tool',
+      content: JSON.stringify({ target: answer.subject, applied: true }),
+    });
   }
   const applied = answers.filter((answer) => answer.approved);
   const status = applied.length === answers.length ? 'applied' : applied.length === 0 ? 'cancelled' : 'partly_applied';
   yield at({
     type: EventType.STATE_SNAPSHOT,
-    snapshot: { cwd: settings.cwd ?? null, status, applied: applied.map((answer) => answer.subject), cancelled: answers.filter((answer) => !answer.approved).map((answer) => answer.subject) },
+    snapshot: {
+      cwd: settings.cwd ?? null,
+      status,
+      applied: applied.map((answer) => answer.subject),
+      cancelled: answers.filter((answer) => !answer.approved).map((answer) => answer.subject),
+    },
   });
   yield at({ type: EventType.STEP_FINISHED, stepName: 'apply' });
   const text =

@@ -82,7 +82,12 @@ export const toolApprovalResponseSchema = {
   type: 'object',
   properties: {
     approved: { type: 'boolean', title: 'Approve' },
-    editedArgs: { type: 'object', title: 'Edited arguments', description: 'Replaces the arguments of the call.', properties: { path: { type: 'string', title: 'path' } } },
+    editedArgs: {
+      type: 'object',
+      title: 'Edited arguments',
+      description: 'Replaces the arguments of the call.',
+      properties: { path: { type: 'string', title: 'path' } },
+    },
   },
   required: ['approved'],
 } as const;
@@ -210,7 +215,12 @@ export class InterruptLedger {
       if (tool !== undefined) {
         const approval = readToolApproval(entry.payload);
         if (typeof approval === 'string') return fail(resumeErrorCodes.payload, `The answer about ${claims.s} ${approval}. Nothing was changed.`);
-        answers.push({ subject: claims.s, approved: approval.approved, status: 'resolved', tool: { ...tool, ...(approval.editedArgs === undefined ? {} : { args: approval.editedArgs }) } });
+        answers.push({
+          subject: claims.s,
+          approved: approval.approved,
+          status: 'resolved',
+          tool: { ...tool, ...(approval.editedArgs === undefined ? {} : { args: approval.editedArgs }) },
+        });
         continue;
       }
       const payload = readConfirmation(entry.payload);
@@ -281,13 +291,15 @@ function readConfirmation(payload: unknown): { approve: boolean; note?: string }
 
 /** A tool approval's payload checked against toolApprovalResponseSchema (`editedArgs` taken as sent: it replaces the arguments). */
 function readToolApproval(payload: unknown): { approved: boolean; editedArgs?: Record<string, unknown> } | string {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 'needs a payload object { approved: boolean, editedArgs?: { path?: string } }';
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload))
+    return 'needs a payload object { approved: boolean, editedArgs?: { path?: string } }';
   const { approved, editedArgs } = payload as { approved?: unknown; editedArgs?: unknown };
   if (typeof approved !== 'boolean') return 'needs approved: true or false';
   if (editedArgs === undefined) return { approved };
   if (typeof editedArgs !== 'object' || editedArgs === null || Array.isArray(editedArgs)) return 'has editedArgs that is not an object';
   const path = (editedArgs as { path?: unknown }).path;
-  if (path !== undefined && (typeof path !== 'string' || [...path].length > maxToolPathChars)) return `has an edited path that is not text of at most ${maxToolPathChars} characters`;
+  if (path !== undefined && (typeof path !== 'string' || [...path].length > maxToolPathChars))
+    return `has an edited path that is not text of at most ${maxToolPathChars} characters`;
   return { approved, editedArgs: { ...(editedArgs as Record<string, unknown>) } };
 }
 

@@ -104,7 +104,8 @@ export async function startAguiDemoServer(options: AguiDemoOptions = {}): Promis
   let closing = false;
   let closed: Promise<void> | undefined;
 
-  const fail = (status: number, code: string, message: string, headers: Record<string, string> = {}) => new TalkieHttpError(status, code, message, status >= 500, headers);
+  const fail = (status: number, code: string, message: string, headers: Record<string, string> = {}) =>
+    new TalkieHttpError(status, code, message, status >= 500, headers);
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (!allowedHosts.includes(request.headers.host ?? '')) throw fail(421, 'misdirected', 'Unknown host.');
@@ -207,7 +208,12 @@ export async function startAguiDemoServer(options: AguiDemoOptions = {}): Promis
     }
   }
 
-  const stopping = (): Event => ({ type: EventType.RUN_ERROR, code: 'unavailable', message: 'The demo server is stopping; nothing more happens in this run.', timestamp: Math.floor(now()) });
+  const stopping = (): Event => ({
+    type: EventType.RUN_ERROR,
+    code: 'unavailable',
+    message: 'The demo server is stopping; nothing more happens in this run.',
+    timestamp: Math.floor(now()),
+  });
 
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
@@ -261,7 +267,12 @@ export const aguiDemoSecretFileFormat: SavedFileFormat = {
  * notice (open demo interrupts become unknown); a newer AgentDesk's file is left as it is.
  */
 async function loadSecret(path: string, log: Logger, notices?: NoticeSink): Promise<Uint8Array> {
-  const store = new JsonFileStore(path, secretFileSchema, () => ({ schemaVersion: 1 as const, key: randomBytes(32).toString('hex') }), aguiDemoSecretFileFormat);
+  const store = new JsonFileStore(
+    path,
+    secretFileSchema,
+    () => ({ schemaVersion: 1 as const, key: randomBytes(32).toString('hex') }),
+    aguiDemoSecretFileFormat,
+  );
   const loaded = await store.load();
   const tell = notices ?? { push: (notice: Notice) => log.warn('demo', notice.message) };
   if (loaded.notice) tell.push(loaded.notice);

@@ -48,8 +48,20 @@ export interface ConversationOptions {
 export type DemoReply = { kind: 'function_call'; name: 'search_contacts' | 'send_offer'; arguments: string } | { kind: 'speech'; text: string };
 
 const phrases = {
-  en: { offer: 'I can search contacts or send the offer.', hello: 'Hello. I can search contacts or send the offer.', notHeard: 'Sorry, I did not catch that. I can search contacts or send the offer.', yes: 'Okay.', no: 'Okay, I will leave it.' },
-  cs: { offer: 'Umím vyhledat kontakty nebo poslat nabídku.', hello: 'Dobrý den. Umím vyhledat kontakty nebo poslat nabídku.', notHeard: 'Promiňte, nerozuměl jsem. Umím vyhledat kontakty nebo poslat nabídku.', yes: 'Dobře.', no: 'Dobře, nechám to být.' },
+  en: {
+    offer: 'I can search contacts or send the offer.',
+    hello: 'Hello. I can search contacts or send the offer.',
+    notHeard: 'Sorry, I did not catch that. I can search contacts or send the offer.',
+    yes: 'Okay.',
+    no: 'Okay, I will leave it.',
+  },
+  cs: {
+    offer: 'Umím vyhledat kontakty nebo poslat nabídku.',
+    hello: 'Dobrý den. Umím vyhledat kontakty nebo poslat nabídku.',
+    notHeard: 'Promiňte, nerozuměl jsem. Umím vyhledat kontakty nebo poslat nabídku.',
+    yes: 'Dobře.',
+    no: 'Dobře, nechám to být.',
+  },
 } as const;
 
 /**
@@ -59,7 +71,11 @@ const phrases = {
 export function demoReply(heard: string | undefined, locale?: string): DemoReply {
   const say = phrases[locale?.toLowerCase().startsWith('cs') ? 'cs' : 'en'];
   if (heard === undefined) return { kind: 'speech', text: say.offer };
-  const text = heard.toLowerCase().replace(/[^\p{L}\p{N} ]+/gu, ' ').replace(/\s+/g, ' ').trim();
+  const text = heard
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} ]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (text === '') return { kind: 'speech', text: say.notHeard };
   const search = /\bsearch contacts?(?: for (.+))?$/.exec(text);
   if (search) return { kind: 'function_call', name: 'search_contacts', arguments: JSON.stringify({ query: search[1] ?? '' }) };
@@ -84,7 +100,8 @@ interface Response {
   playback?: { stop(): void };
 }
 
-const record = (value: unknown): Record<string, unknown> | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined);
+const record = (value: unknown): Record<string, unknown> | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
 export class DemoConversation {
   private readonly vad: EnergyVad;
@@ -105,7 +122,14 @@ export class DemoConversation {
 
   constructor(private readonly options: ConversationOptions) {
     this.vad = new EnergyVad({ sampleRate: opusRate, ...options.vad });
-    this.turnDetection = { type: 'server_vad', create_response: true, interrupt_response: true, silence_duration_ms: 500, prefix_padding_ms: 300, ...this.vadTimes() };
+    this.turnDetection = {
+      type: 'server_vad',
+      create_response: true,
+      interrupt_response: true,
+      silence_duration_ms: 500,
+      prefix_padding_ms: 300,
+      ...this.vadTimes(),
+    };
   }
 
   /** The first event on the channel. */
@@ -202,7 +226,13 @@ export class DemoConversation {
     }
     if (this.closed) return;
     if (failure === undefined) this.emit({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript });
-    else this.emit({ type: 'conversation.item.input_audio_transcription.failed', item_id: itemId, content_index: 0, error: { type: 'transcription_error', code: 'no_transcript', message: failure } });
+    else
+      this.emit({
+        type: 'conversation.item.input_audio_transcription.failed',
+        item_id: itemId,
+        content_index: 0,
+        error: { type: 'transcription_error', code: 'no_transcript', message: failure },
+      });
     this.unanswered = transcript;
     if (this.turnDetection.create_response) this.createResponse();
   }
@@ -255,7 +285,14 @@ export class DemoConversation {
     }
     if (response.cancelled || this.closed) return;
     const part = { response_id: response.id, item_id: itemId, output_index: 0, content_index: 0 };
-    const done = { id: itemId, object: 'realtime.item', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_audio', transcript: text }] };
+    const done = {
+      id: itemId,
+      object: 'realtime.item',
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_audio', transcript: text }],
+    };
     if (!pcm) {
       // No voice (espeak-ng missing): the text still arrives, and the response says it failed.
       this.error('server_error', 'speech_synthesis_failed', `The demo provider could not speak: ${failure}.`);
@@ -289,7 +326,10 @@ export class DemoConversation {
     if (active) {
       active.cancelled = true;
       this.active = undefined;
-      this.emit({ type: 'response.done', response: { id: active.id, object: 'realtime.response', status: 'cancelled', status_details: { type: 'cancelled', reason }, output: [] } });
+      this.emit({
+        type: 'response.done',
+        response: { id: active.id, object: 'realtime.response', status: 'cancelled', status_details: { type: 'cancelled', reason }, output: [] },
+      });
     }
     return this.clearAudio() || active !== undefined;
   }
@@ -314,7 +354,11 @@ export class DemoConversation {
     const previous = this.lastItemId;
     this.lastItemId = itemId;
     this.toolOutputs.push(item.output);
-    this.emit({ type: 'conversation.item.added', previous_item_id: previous, item: { id: itemId, object: 'realtime.item', type: 'function_call_output', call_id: item.call_id, output: item.output } });
+    this.emit({
+      type: 'conversation.item.added',
+      previous_item_id: previous,
+      item: { id: itemId, object: 'realtime.item', type: 'function_call_output', call_id: item.call_id, output: item.output },
+    });
   }
 
   private updateSession(session: Record<string, unknown> | undefined): void {
@@ -332,8 +376,10 @@ export class DemoConversation {
       const td = this.turnDetection;
       if (typeof update.create_response === 'boolean') td.create_response = update.create_response;
       if (typeof update.interrupt_response === 'boolean') td.interrupt_response = update.interrupt_response;
-      if (typeof update.silence_duration_ms === 'number' && update.silence_duration_ms >= 100 && update.silence_duration_ms <= 10_000) td.silence_duration_ms = update.silence_duration_ms;
-      if (typeof update.prefix_padding_ms === 'number' && update.prefix_padding_ms >= 0 && update.prefix_padding_ms <= 2_000) td.prefix_padding_ms = update.prefix_padding_ms;
+      if (typeof update.silence_duration_ms === 'number' && update.silence_duration_ms >= 100 && update.silence_duration_ms <= 10_000)
+        td.silence_duration_ms = update.silence_duration_ms;
+      if (typeof update.prefix_padding_ms === 'number' && update.prefix_padding_ms >= 0 && update.prefix_padding_ms <= 2_000)
+        td.prefix_padding_ms = update.prefix_padding_ms;
       this.vad.configure({ silenceMs: td.silence_duration_ms, prefixPaddingMs: td.prefix_padding_ms });
     }
     this.emit({ type: 'session.updated', session: this.session() });
@@ -353,7 +399,10 @@ export class DemoConversation {
 
   private vadTimes(): Partial<Pick<TurnDetection, 'silence_duration_ms' | 'prefix_padding_ms'>> {
     const { silenceMs, prefixPaddingMs } = this.options.vad ?? {};
-    return { ...(silenceMs === undefined ? {} : { silence_duration_ms: silenceMs }), ...(prefixPaddingMs === undefined ? {} : { prefix_padding_ms: prefixPaddingMs }) };
+    return {
+      ...(silenceMs === undefined ? {} : { silence_duration_ms: silenceMs }),
+      ...(prefixPaddingMs === undefined ? {} : { prefix_padding_ms: prefixPaddingMs }),
+    };
   }
 
   private error(type: string, code: string, message: string): void {

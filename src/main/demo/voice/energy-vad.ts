@@ -17,7 +17,15 @@ export interface VadSettings {
   readonly maxUtteranceMs: number;
 }
 
-export const defaultVadSettings: VadSettings = { sampleRate: 48_000, threshold: 0.02, startMs: 60, silenceMs: 500, prefixPaddingMs: 300, hangoverMs: 300, maxUtteranceMs: 15_000 };
+export const defaultVadSettings: VadSettings = {
+  sampleRate: 48_000,
+  threshold: 0.02,
+  startMs: 60,
+  silenceMs: 500,
+  prefixPaddingMs: 300,
+  hangoverMs: 300,
+  maxUtteranceMs: 15_000,
+};
 
 export type VadEvent =
   | { type: 'speech_started'; /** Start of the first loud frame, from the start of the stream. */ audioStartMs: number }

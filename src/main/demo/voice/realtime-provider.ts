@@ -148,7 +148,6 @@ export function gatheredDescription(pc: ndc.PeerConnection, begin: () => void): 
   });
 }
 
-
 /** The mid of the offer's audio section (Chromium numbers m-lines in the order they were added). */
 export function offerAudioMid(sdp: string): string | undefined {
   const section = sdp.split(/\r?\n(?=m=)/).find((part) => part.startsWith('m=audio'));
@@ -245,7 +244,19 @@ export function createRealtimeProvider(options: RealtimeProviderOptions): Realti
       if (conversation.speaking && performance.now() - current.lastAudioAt > conversation.silenceMs()) conversation.audioStopped();
     }, 100);
     watch.unref();
-    const current: Call = { number, pc, track, receiver: new OpusRtpReceiver(), sender, conversation, watch, lastAudioAt: performance.now(), sumSquares: 0, samples: 0, loudest: 0 };
+    const current: Call = {
+      number,
+      pc,
+      track,
+      receiver: new OpusRtpReceiver(),
+      sender,
+      conversation,
+      watch,
+      lastAudioAt: performance.now(),
+      sumSquares: 0,
+      samples: 0,
+      loudest: 0,
+    };
     made.call = current;
     calls.push(current);
     pc.onTrack((remote) => {

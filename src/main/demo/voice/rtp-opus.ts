@@ -95,7 +95,10 @@ export class OpusRtpSender {
         const frame = new Int16Array(frameSamples);
         frame.set(pcm.subarray(sent * frameSamples, (sent + 1) * frameSamples));
         const payload = Buffer.from(this.encoder.encode(bytesFromInt16(frame), frameSamples));
-        const packet = rtpPacket({ payloadType: this.payloadType, sequence: this.sequence, timestamp: this.timestamp, ssrc: this.ssrc, marker: sent === 0 }, payload);
+        const packet = rtpPacket(
+          { payloadType: this.payloadType, sequence: this.sequence, timestamp: this.timestamp, ssrc: this.ssrc, marker: sent === 0 },
+          payload,
+        );
         this.sequence = (this.sequence + 1) & 0xffff;
         this.timestamp = (this.timestamp + frameSamples) >>> 0;
         try {

@@ -109,7 +109,14 @@ const graceMs = 60_000;
 const createBodySchema = z.looseObject({ threadId: z.string().optional(), locale: z.string().optional() });
 const toolBodySchema = z.looseObject({ callId: z.string(), arguments: z.string() });
 const transcriptBodySchema = z.looseObject({ role: z.enum(['user', 'assistant']), text: z.string(), itemId: z.string() });
-const usageBodySchema = z.looseObject({ seconds: z.number().finite().nonnegative().max(24 * 3600), final: z.boolean() });
+const usageBodySchema = z.looseObject({
+  seconds: z
+    .number()
+    .finite()
+    .nonnegative()
+    .max(24 * 3600),
+  final: z.boolean(),
+});
 
 const digest = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
 
@@ -245,7 +252,8 @@ export class DemoVoiceSessions {
     if (!parsed.success) throw httpErrors.invalid('A voice tool call needs { callId: string, arguments: string } (arguments: the JSON text the model gave).');
     const { callId, arguments: args } = parsed.data;
     checkId(callId, 'callId');
-    if (args.length > maxToolArgumentChars) throw httpErrors.tooLarge(`The arguments of a voice tool call can have at most ${maxToolArgumentChars} characters.`);
+    if (args.length > maxToolArgumentChars)
+      throw httpErrors.tooLarge(`The arguments of a voice tool call can have at most ${maxToolArgumentChars} characters.`);
     if (session.callIds.has(callId)) throw httpErrors.conflict('This tool call (callId) was already made in this voice session.');
     if (session.callIds.size >= maxCallIdsPerSession) throw new TalkieHttpError(429, 'rate_limited', 'This voice session has made too many tool calls.', false);
     session.callIds.add(callId);
@@ -269,7 +277,8 @@ export class DemoVoiceSessions {
       if (seen.role === role && seen.text === text) return { status: 200, body: { ok: true, stored: false } };
       throw httpErrors.conflict('This transcript item was already stored with another text.');
     }
-    if (session.transcripts.size >= maxTranscriptsPerSession) throw new TalkieHttpError(429, 'rate_limited', 'This voice session has sent too many transcripts.', false);
+    if (session.transcripts.size >= maxTranscriptsPerSession)
+      throw new TalkieHttpError(429, 'rate_limited', 'This voice session has sent too many transcripts.', false);
     const thread = this.threadOf(session);
     if (role === 'user' && thread.channel === 'voice' && thread.title === voiceThreadTitle && !thread.messages.some((message) => message.role === 'user')) {
       thread.title = threadTitle(text);
@@ -339,7 +348,8 @@ export class DemoVoiceSessions {
         this.secrets.delete(session.secretDigest);
         session.secretDigest = undefined;
       }
-      const lastUse = session.endedAt ?? (session.connectedAt === undefined ? session.secretExpiresAt : session.connectedAt + session.maxSeconds * 1000 + graceMs);
+      const lastUse =
+        session.endedAt ?? (session.connectedAt === undefined ? session.secretExpiresAt : session.connectedAt + session.maxSeconds * 1000 + graceMs);
       if (now - lastUse > retainMs) this.sessions.delete(id);
     }
   }

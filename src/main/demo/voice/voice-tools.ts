@@ -72,10 +72,12 @@ function parseArguments(name: VoiceToolName, raw: string): Record<string, unknow
   } catch {
     throw httpErrors.invalid(`The arguments of ${name} are not JSON; it takes ${usage}.`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw httpErrors.invalid(`The arguments of ${name} must be a JSON object: ${usage}.`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw httpErrors.invalid(`The arguments of ${name} must be a JSON object: ${usage}.`);
   const field = name === 'search_contacts' ? 'query' : 'client';
   const value = (parsed as Record<string, unknown>)[field];
-  if (value !== undefined && (typeof value !== 'string' || value.length > 200)) throw httpErrors.invalid(`The ${field} of ${name} must be a text of at most 200 characters.`);
+  if (value !== undefined && (typeof value !== 'string' || value.length > 200))
+    throw httpErrors.invalid(`The ${field} of ${name} must be a text of at most 200 characters.`);
   return parsed as Record<string, unknown>;
 }
 

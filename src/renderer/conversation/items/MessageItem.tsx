@@ -61,7 +61,13 @@ export const MessageItem = memo(function MessageItem({ item }: { item: ItemOfKin
       <p className="visually-hidden">{t('chat.agentSays', { name: item.author ?? serverName })}</p>
       {item.role === 'system' ? <p className="agui-item__kicker">{t('agui.role.system')}</p> : null}
       {item.author !== undefined ? <p className="agui-item__kicker">{item.author}</p> : null}
-      {item.format === 'plain' ? <p className="message__text">{item.text}</p> : streaming ? <StreamingMarkdown text={item.text} /> : <Markdown text={item.text} />}
+      {item.format === 'plain' ? (
+        <p className="message__text">{item.text}</p>
+      ) : streaming ? (
+        <StreamingMarkdown text={item.text} />
+      ) : (
+        <Markdown text={item.text} />
+      )}
       <MessageCopy text={item.text} streaming={streaming} />
       {item.truncated ? <p className="message__state">{t('agui.truncated')}</p> : null}
       {item.state === 'stopped' ? <p className="message__state">{t('conversation.answer.stopped')}</p> : null}

@@ -17,11 +17,15 @@ export const SpeechItem = memo(function SpeechItem({ item }: { item: ItemOfKind<
   return (
     <div className={`message message--${item.role === 'user' ? 'user' : 'assistant'} message--spoken message--spoken-${item.state}`}>
       <p className="visually-hidden">{who}</p>
-      <p className="message__spoken-mark">{seconds === undefined ? t('chat.spoken.mark') : t('conversation.spokenFor', { seconds: new Intl.NumberFormat(language).format(seconds) })}</p>
+      <p className="message__spoken-mark">
+        {seconds === undefined ? t('chat.spoken.mark') : t('conversation.spokenFor', { seconds: new Intl.NumberFormat(language).format(seconds) })}
+      </p>
       {text !== undefined ? <p className="message__text">{text}</p> : null}
       {text === undefined && item.state === 'hearing' ? <p className="message__text muted">{t('chat.spoken.hearing')}</p> : null}
       {text === undefined && item.state === 'unavailable' ? <p className="message__text muted">{t('chat.spoken.unavailable')}</p> : null}
-      {text === undefined && item.state === 'final' ? <p className="message__text muted">{t(item.role === 'user' ? 'conversation.youSpoke' : 'conversation.agentSpoke')}</p> : null}
+      {text === undefined && item.state === 'final' ? (
+        <p className="message__text muted">{t(item.role === 'user' ? 'conversation.youSpoke' : 'conversation.agentSpoke')}</p>
+      ) : null}
       {text !== undefined && item.state === 'final' ? <MessageCopy text={text} /> : null}
     </div>
   );

@@ -5,7 +5,10 @@ import { usePolicyView } from '../../kiosk/policy-context';
 
 /** "Searching contacts…" → "searching contacts" (the line after it finished says "Finished searching contacts"). */
 function labelPhrase(label: string): string {
-  const trimmed = label.trim().replace(/(…|\.\.\.)$/u, '').trim();
+  const trimmed = label
+    .trim()
+    .replace(/(…|\.\.\.)$/u, '')
+    .trim();
   return trimmed.length > 1 && trimmed[1] === trimmed[1]?.toLowerCase() ? `${trimmed[0]?.toLowerCase() ?? ''}${trimmed.slice(1)}` : trimmed;
 }
 
@@ -19,7 +22,14 @@ export function toolLine(item: ItemOfKind<'tool'>, { t }: Pick<I18n, 't'>): stri
     if (item.state === 'cancelled') return t('conversation.tool.stoppedLabel', { label: labelPhrase(label) });
     return t('conversation.tool.failedLabel', { label: labelPhrase(label) });
   }
-  if (name === '') return t(item.state === 'failed' ? 'conversation.tool.failedUnnamed' : item.state === 'running' ? 'conversation.tool.usingUnnamed' : 'conversation.tool.usedUnnamed');
+  if (name === '')
+    return t(
+      item.state === 'failed'
+        ? 'conversation.tool.failedUnnamed'
+        : item.state === 'running'
+          ? 'conversation.tool.usingUnnamed'
+          : 'conversation.tool.usedUnnamed',
+    );
   if (item.state === 'running') return t('conversation.tool.using', { name });
   if (item.state === 'done') return t('conversation.tool.used', { name });
   if (item.state === 'cancelled') return t('conversation.tool.stopped', { name });
@@ -34,14 +44,21 @@ export function toolLine(item: ItemOfKind<'tool'>, { t }: Pick<I18n, 't'>): stri
 export const ToolItem = memo(function ToolItem({ item }: { item: ItemOfKind<'tool'> }) {
   const i18n = useI18n();
   const { t } = i18n;
-  const icon = item.state === 'running' ? <span className="spinner" aria-hidden="true" /> : <span aria-hidden="true">{item.state === 'done' ? '✓' : item.state === 'failed' ? '✗' : '–'}</span>;
+  const icon =
+    item.state === 'running' ? (
+      <span className="spinner" aria-hidden="true" />
+    ) : (
+      <span aria-hidden="true">{item.state === 'done' ? '✓' : item.state === 'failed' ? '✗' : '–'}</span>
+    );
   const { kiosk } = usePolicyView();
   const hasDetails = !kiosk && (item.args !== undefined || item.argsNote !== undefined || item.result !== undefined || (item.media?.length ?? 0) > 0);
   const line = (
     <>
       <span className="tool-line__icon">{icon}</span>
       <span className="tool-line__label">{toolLine(item, i18n)}</span>
-      {item.state === 'failed' && item.error !== undefined && item.error !== '' ? <span className="tool-line__error"> {t('chat.tool.failedWith', { error: item.error })}</span> : null}
+      {item.state === 'failed' && item.error !== undefined && item.error !== '' ? (
+        <span className="tool-line__error"> {t('chat.tool.failedWith', { error: item.error })}</span>
+      ) : null}
     </>
   );
   if (!hasDetails) return <p className={`tool-line tool-line--${item.state}`}>{line}</p>;
@@ -68,7 +85,11 @@ export const ToolItem = memo(function ToolItem({ item }: { item: ItemOfKind<'too
         {item.media && item.media.length > 0 ? (
           <ul className="agui-tool__media">
             {item.media.map((media, index) => (
-              <li key={index}>{media.mimeType !== undefined ? t('agui.tool.mediaMime', { type: media.type, mime: media.mimeType }) : t('agui.tool.media', { type: media.type })}</li>
+              <li key={index}>
+                {media.mimeType !== undefined
+                  ? t('agui.tool.mediaMime', { type: media.type, mime: media.mimeType })
+                  : t('agui.tool.media', { type: media.type })}
+              </li>
             ))}
           </ul>
         ) : null}

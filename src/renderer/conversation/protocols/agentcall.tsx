@@ -39,7 +39,8 @@ function objectLabels(items: readonly ConversationItem[]): Map<string, string> {
   const labels = new Map<string, string>();
   for (const item of items) {
     if (item.kind === 'observation' && item.object?.label !== undefined) labels.set(item.object.objectRef, item.object.label);
-    if (item.kind === 'teaching' && item.state !== 'cancelled' && item.proposal.label.trim() !== '') labels.set(item.proposal.objectRef, item.proposal.label.trim());
+    if (item.kind === 'teaching' && item.state !== 'cancelled' && item.proposal.label.trim() !== '')
+      labels.set(item.proposal.objectRef, item.proposal.label.trim());
     if (item.kind === 'passport' && item.passport.label.trim() !== '') labels.set(item.passport.objectRef, item.passport.label.trim());
   }
   return labels;
@@ -71,7 +72,10 @@ export function agentCallProfile(options: { startTag?: StartTag }): (input: Prof
  * Leaving the screen keeps the session (coming back shows it; a reload finds it again); End session,
  * the session's own end or Hang up end it; Start a new session opens a new one.
  */
-export function useAgentCallProfile({ api, agentId, label, store, state, view, composer }: ProfileInput, { startTag }: { startTag?: StartTag } = {}): ProtocolProfile {
+export function useAgentCallProfile(
+  { api, agentId, label, store, state, view, composer }: ProfileInput,
+  { startTag }: { startTag?: StartTag } = {},
+): ProtocolProfile {
   const { t, language } = useI18n();
   const status = view?.status;
   const sessionKey = status?.session;
@@ -117,7 +121,9 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
   const stage = useCallback(
     (entry: Staged) => {
       setStaged((current) => {
-        for (const old of current) if (old.kind === 'photo' && entry.kind === 'photo' && old.photo.photoId !== entry.photo.photoId) void call(() => api.photo.discard({ photoId: old.photo.photoId }));
+        for (const old of current)
+          if (old.kind === 'photo' && entry.kind === 'photo' && old.photo.photoId !== entry.photo.photoId)
+            void call(() => api.photo.discard({ photoId: old.photo.photoId }));
         return [...current.filter((old) => old.kind !== entry.kind), entry];
       });
       setStageErrors((current) => ({ ...current, [entry.kind]: undefined }));
@@ -148,12 +154,14 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
     setSending((current) => new Set([...current, entry.kind]));
     setStageErrors((current) => ({ ...current, [entry.kind]: undefined }));
     // No await before this call: it runs in the user's click, which main checks for.
-    void call(() => api.agentcall.sendObservation({ sessionKey, intent, ...request, ...(interactionId === undefined ? {} : { interactionId }) })).then((result) => {
-      setSending((current) => new Set([...current].filter((kind) => kind !== entry.kind)));
-      if (!result.ok) return setStageErrors((current) => ({ ...current, [entry.kind]: result.error }));
-      if (entry.kind === 'photo') photoSent(entry.photo.photoId);
-      setStaged((current) => current.filter((shown) => shown !== entry));
-    });
+    void call(() => api.agentcall.sendObservation({ sessionKey, intent, ...request, ...(interactionId === undefined ? {} : { interactionId }) })).then(
+      (result) => {
+        setSending((current) => new Set([...current].filter((kind) => kind !== entry.kind)));
+        if (!result.ok) return setStageErrors((current) => ({ ...current, [entry.kind]: result.error }));
+        if (entry.kind === 'photo') photoSent(entry.photo.photoId);
+        setStaged((current) => current.filter((shown) => shown !== entry));
+      },
+    );
   };
   const discardStaged = (entry: Staged) => {
     if (entry.kind === 'photo') void call(() => api.photo.discard({ photoId: entry.photo.photoId }));
@@ -265,15 +273,12 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
   useEffect(() => {
     sessionRef.current = sessionKey;
   }, [sessionKey]);
-  const answer = useCallback(
-    async (send: (key: string) => Promise<{ ok: boolean; error?: IpcError }>): Promise<IpcError | undefined> => {
-      const key = sessionRef.current;
-      if (key === undefined) return { code: 'session_ended', message: '' };
-      const result = await send(key);
-      return result.ok ? undefined : result.error;
-    },
-    [],
-  );
+  const answer = useCallback(async (send: (key: string) => Promise<{ ok: boolean; error?: IpcError }>): Promise<IpcError | undefined> => {
+    const key = sessionRef.current;
+    if (key === undefined) return { code: 'session_ended', message: '' };
+    const result = await send(key);
+    return result.ok ? undefined : result.error;
+  }, []);
   const { thumbnail } = thumbnails;
   const actions = useMemo(() => {
     const agentCall: AgentCallItemActions = {
@@ -297,7 +302,11 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
 
   const signIn = state.status === 'failed' && state.error.code === 'sign_in_required' ? state.error : undefined;
   const voiceTool =
-    byCall && policy.voice && voiceCall.state === 'idle' ? <CallButton call={voiceCall} name={agentName} /> : clientVoice && canRecognise && ready && listening.state === 'off' ? <TalkButton listening={listening} /> : undefined;
+    byCall && policy.voice && voiceCall.state === 'idle' ? (
+      <CallButton call={voiceCall} name={agentName} />
+    ) : clientVoice && canRecognise && ready && listening.state === 'off' ? (
+      <TalkButton listening={listening} />
+    ) : undefined;
 
   return {
     title: agentName,
@@ -319,15 +328,22 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
         voice={voiceTool}
       />
     ),
-    callBar: byCall && policy.voice ? (
-      <div className="agentcall-call">
-        <AgentCallCallControl call={voiceCall} runActive={runActive} />
-      </div>
-    ) : clientVoice && ready ? (
-      <div className="agentcall-call">
-        <ClientVoiceControl listening={listening} agentSpeaking={agentSpeech.speaking} runActive={runActive} onType={() => composer.field()?.focus()} readAloud={readAloudToggle} />
-      </div>
-    ) : undefined,
+    callBar:
+      byCall && policy.voice ? (
+        <div className="agentcall-call">
+          <AgentCallCallControl call={voiceCall} runActive={runActive} />
+        </div>
+      ) : clientVoice && ready ? (
+        <div className="agentcall-call">
+          <ClientVoiceControl
+            listening={listening}
+            agentSpeaking={agentSpeech.speaking}
+            runActive={runActive}
+            onType={() => composer.field()?.focus()}
+            readAloud={readAloudToggle}
+          />
+        </div>
+      ) : undefined,
     pending:
       waiting.length === 0 ? undefined : (
         <>
@@ -341,7 +357,12 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
               onDiscard: () => discardStaged(entry),
             };
             return entry.kind === 'tag' ? (
-              <StagedTagView key={`tag:${entry.scan.scanId}:${entry.scan.object.objectRef}`} staged={entry} label={labels.get(entry.scan.object.objectRef)} {...props} />
+              <StagedTagView
+                key={`tag:${entry.scan.scanId}:${entry.scan.object.objectRef}`}
+                staged={entry}
+                label={labels.get(entry.scan.object.objectRef)}
+                {...props}
+              />
             ) : (
               <StagedPhotoView key={`photo:${entry.photo.photoId}`} staged={entry} {...props} />
             );
@@ -350,7 +371,15 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
       ),
     overlay: (
       <>
-        {photoOpen ? <PhotoDialog api={thumbnails.photoApi} onSend={() => undefined} onStaged={onPhotoStaged} onClose={() => setPhotoFor(undefined)} initialFile={photoFor.file} /> : null}
+        {photoOpen ? (
+          <PhotoDialog
+            api={thumbnails.photoApi}
+            onSend={() => undefined}
+            onStaged={onPhotoStaged}
+            onClose={() => setPhotoFor(undefined)}
+            initialFile={photoFor.file}
+          />
+        ) : null}
         {dragging ? (
           <div className="agentcall-drop" aria-hidden="true">
             <p className="agentcall-drop__text">{t('agentcall.photo.dropOnWindow', { name: agentName })}</p>
@@ -376,7 +405,9 @@ export function useAgentCallProfile({ api, agentId, label, store, state, view, c
       // A WebRTC card's conversation is the call's: nothing can be sent before it.
       ...(byCall && sessionKey === undefined ? { blocked: 'agentcall.call.first' as const } : {}),
     },
-    ...(pendingRequest !== undefined && !ended ? { waitingText: t(pendingRequest.request.modality === 'nfc' ? 'agentcall.status.request.nfc' : 'agentcall.status.request.photo') } : {}),
+    ...(pendingRequest !== undefined && !ended
+      ? { waitingText: t(pendingRequest.request.modality === 'nfc' ? 'agentcall.status.request.nfc' : 'agentcall.status.request.photo') }
+      : {}),
     statusExtra: (
       <>
         {/* While Talk by voice listens, the toggle is on the call's bar (one row less above the composer). */}

@@ -93,7 +93,10 @@ export function useAguiProfile({ api, agentId, label, view, store, composer }: P
     [server, label, openLink],
   );
 
-  const views = useMemo(() => ({ interrupt: (props: { item: ItemOfKind<'interrupt'> }) => <QuestionsItem api={api} agentId={agentId} {...props} /> }), [api, agentId]);
+  const views = useMemo(
+    () => ({ interrupt: (props: { item: ItemOfKind<'interrupt'> }) => <QuestionsItem api={api} agentId={agentId} {...props} /> }),
+    [api, agentId],
+  );
 
   return {
     environment,
@@ -131,7 +134,13 @@ export function useAguiProfile({ api, agentId, label, view, store, composer }: P
     statusExtra: (
       <>
         {view?.status.outcome === 'failed' || view?.status.outcome === 'interrupted' ? (
-          <button type="button" className="button button--secondary" disabled={retrying || running} aria-busy={retrying || undefined} onClick={() => void retry()}>
+          <button
+            type="button"
+            className="button button--secondary"
+            disabled={retrying || running}
+            aria-busy={retrying || undefined}
+            onClick={() => void retry()}
+          >
             {t('chat.retry')}
           </button>
         ) : null}
@@ -178,7 +187,12 @@ export function useAguiProfile({ api, agentId, label, view, store, composer }: P
     details: server ? (
       <>
         <p className="agent-details__line">{t('agui.endpoint', { host: hostOf(server.endpoint) })}</p>
-        <AguiSettings api={api} agentId={agentId} server={server} onChanged={(settings) => setServer((current) => (current ? { ...current, ...settings } : current))} />
+        <AguiSettings
+          api={api}
+          agentId={agentId}
+          server={server}
+          onChanged={(settings) => setServer((current) => (current ? { ...current, ...settings } : current))}
+        />
         <AguiSteps thread={server.thread} />
         <AguiInspect thread={server.thread} />
       </>
@@ -244,7 +258,9 @@ function QuestionsItem({ api, agentId, item }: { api: AgentDeskApi; agentId: str
     };
     return (
       <section className="agui-interrupts agui-approval card" aria-label={t('conversation.approval.title')}>
-        <p className="card__title">{only.message ?? only.detail ?? (toolName ? t('conversation.approval.question', { name: toolName }) : t('conversation.approval.questionUnnamed'))}</p>
+        <p className="card__title">
+          {only.message ?? only.detail ?? (toolName ? t('conversation.approval.question', { name: toolName }) : t('conversation.approval.questionUnnamed'))}
+        </p>
         {tool?.args !== undefined ? (
           <details className="agui-approval__args">
             <summary>{t('conversation.approval.arguments')}</summary>
@@ -252,10 +268,22 @@ function QuestionsItem({ api, agentId, item }: { api: AgentDeskApi; agentId: str
           </details>
         ) : null}
         <div className="button-row">
-          <button type="button" className="button button--primary" disabled={busy !== undefined} aria-busy={busy === 'allow' || undefined} onClick={() => void decide(true)}>
+          <button
+            type="button"
+            className="button button--primary"
+            disabled={busy !== undefined}
+            aria-busy={busy === 'allow' || undefined}
+            onClick={() => void decide(true)}
+          >
             {t('conversation.approval.allow')}
           </button>
-          <button type="button" className="button button--secondary" disabled={busy !== undefined} aria-busy={busy === 'deny' || undefined} onClick={() => void decide(false)}>
+          <button
+            type="button"
+            className="button button--secondary"
+            disabled={busy !== undefined}
+            aria-busy={busy === 'deny' || undefined}
+            onClick={() => void decide(false)}
+          >
             {t('conversation.approval.deny')}
           </button>
           <button type="button" className="button button--secondary" disabled={busy !== undefined} onClick={() => setEditing(true)}>

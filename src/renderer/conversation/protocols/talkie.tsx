@@ -269,9 +269,11 @@ export function useTalkieProfile({ api, agentId, label, store, state, view, comp
       const current = store.view();
       if (current === undefined) return;
       setRetryError(undefined);
-      void call(() => api.conversation.send({ agentId, conversationId: current.conversationId, messageId: sourceIdOf(message), text: message.text })).then((result) => {
-        if (!result.ok) setRetryError(result.error);
-      });
+      void call(() => api.conversation.send({ agentId, conversationId: current.conversationId, messageId: sourceIdOf(message), text: message.text })).then(
+        (result) => {
+          if (!result.ok) setRetryError(result.error);
+        },
+      );
     },
     [api, agentId, store],
   );
@@ -423,7 +425,8 @@ export function useTalkieProfile({ api, agentId, label, store, state, view, comp
     );
   } else if (step === 'endpoints') gate = <EndpointsPanel api={api} view={connection.view} headingRef={gateHeadingRef} onView={onView} />;
   else if (step === 'signIn') gate = <SignInPanel api={api} view={connection.view} reason={connection.reason} headingRef={gateHeadingRef} onView={onView} />;
-  const gateStatus: AgentStatus = connection.status === 'connecting' ? 'connecting' : connection.status === 'failed' ? 'unreachable' : step === 'signIn' ? 'signInNeeded' : 'approvalNeeded';
+  const gateStatus: AgentStatus =
+    connection.status === 'connecting' ? 'connecting' : connection.status === 'failed' ? 'unreachable' : step === 'signIn' ? 'signInNeeded' : 'approvalNeeded';
 
   // Main re-encodes the logo as a PNG data URL; anything else is not shown.
   const logo = server?.logo !== undefined && server.logo.startsWith('data:image/png;base64,') ? server.logo : undefined;
@@ -563,8 +566,10 @@ function useGateProblems(view: ConversationView | undefined, report: (error: Sho
     if (view === undefined) return;
     const problems: { key: string; error: ShownError }[] = [];
     for (const item of view.items) {
-      if (item.kind === 'message' && item.state === 'failed' && item.error !== undefined && isGateProblem(item.error.code)) problems.push({ key: `${item.id}:${item.error.code}`, error: item.error });
-      if (item.kind === 'notice' && item.tone === 'error' && isGateProblem(item.code)) problems.push({ key: `${item.id}:${item.code}`, error: { code: item.code, message: item.message } });
+      if (item.kind === 'message' && item.state === 'failed' && item.error !== undefined && isGateProblem(item.error.code))
+        problems.push({ key: `${item.id}:${item.error.code}`, error: item.error });
+      if (item.kind === 'notice' && item.tone === 'error' && isGateProblem(item.code))
+        problems.push({ key: `${item.id}:${item.code}`, error: { code: item.code, message: item.message } });
     }
     const known = seen.current;
     if (known === undefined || known.conversationId !== view.conversationId) {
@@ -603,7 +608,8 @@ function useActionAnnouncements(view: ConversationView | undefined, announce: (t
     for (const action of actions) {
       const was = before.statuses.get(`action:${action.id}`);
       if (was === undefined && action.status === 'pending') announce(t('chat.action.newAnnounce', { summary: action.summary }));
-      else if (was !== undefined && was !== action.status) announce(t('chat.action.statusAnnounce', { summary: action.summary, status: t(actionStatusKeys[action.status]) }));
+      else if (was !== undefined && was !== action.status)
+        announce(t('chat.action.statusAnnounce', { summary: action.summary, status: t(actionStatusKeys[action.status]) }));
     }
   }, [view, announce, t]);
 }

@@ -19,11 +19,7 @@ function PathError({ id, error }: { id: string; error: ShownError & { path?: str
   return (
     <p id={id} className="field__error" role="alert">
       <span>
-        {error.path !== undefined && error.path !== '' ? (
-          <>
-            {t('agui.props.errorAt', { path: error.path })}{' '}
-          </>
-        ) : null}
+        {error.path !== undefined && error.path !== '' ? <>{t('agui.props.errorAt', { path: error.path })} </> : null}
         <ErrorText error={error} />
       </span>
     </p>
@@ -35,7 +31,17 @@ function PathError({ id, error }: { id: string; error: ShownError & { path?: str
  * in the keychain and only says whether one is saved) and forwardedProps as JSON text, checked here
  * for being a JSON object and by main (which may refuse it with the path of the problem).
  */
-export function AguiSettings({ api, agentId, server, onChanged }: { api: AgentDeskApi; agentId: string; server: AguiServerSettings; onChanged: (view: AguiServerSettings) => void }) {
+export function AguiSettings({
+  api,
+  agentId,
+  server,
+  onChanged,
+}: {
+  api: AgentDeskApi;
+  agentId: string;
+  server: AguiServerSettings;
+  onChanged: (view: AguiServerSettings) => void;
+}) {
   const { t } = useI18n();
   const id = useId();
   const [props, setProps] = useState(server.forwardedProps);

@@ -2,7 +2,14 @@ import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { InterruptAnswer } from '../../../shared/agui/interrupts';
 import { isInterruptExpired, type AguiInterrupt } from '../../../shared/agui/interrupts';
 import type { JsonObject } from '../../../shared/agui/json-values';
-import { answerSuggestions, describeResponseSchema, settleAnswer, validateAnswer, type AnswerSuggestions, type ResponseForm } from '../../../shared/agui/response-form';
+import {
+  answerSuggestions,
+  describeResponseSchema,
+  settleAnswer,
+  validateAnswer,
+  type AnswerSuggestions,
+  type ResponseForm,
+} from '../../../shared/agui/response-form';
 import type { IpcError } from '../../../shared/base/errors';
 import type { Problem } from '../../../shared/talkie/problems';
 import { ErrorAlert, ErrorDetails } from '../../components/ErrorText';
@@ -19,7 +26,12 @@ function answerableOf(interrupt: AguiInterrupt, toolArgs: (toolCallId: string) =
   if (interrupt.schemaProblem !== undefined) return { kind: 'cancelOnly', reason: interrupt.schemaProblem };
   if (interrupt.responseSchema === undefined) return { kind: 'plain' };
   const described = describeResponseSchema(interrupt.responseSchema);
-  if (described.ok) return { kind: 'form', form: described.form, suggestions: answerSuggestions(described.form, interrupt.toolCallId === undefined ? undefined : toolArgs(interrupt.toolCallId)) };
+  if (described.ok)
+    return {
+      kind: 'form',
+      form: described.form,
+      suggestions: answerSuggestions(described.form, interrupt.toolCallId === undefined ? undefined : toolArgs(interrupt.toolCallId)),
+    };
   const problem = described.problems[0];
   return { kind: 'cancelOnly', reason: problem ? `${problem.message}${problem.path === '' ? '' : ` (${problem.path})`}` : '' };
 }
@@ -82,7 +94,8 @@ export function InterruptForms({
     return { cancel: false, draft: answerable?.kind === 'form' ? initialDraft(answerable.form, answerable.suggestions) : {} };
   };
 
-  const update = (interrupt: AguiInterrupt, change: (state: InterruptState) => InterruptState) => setStates((current) => new Map(current).set(interrupt.id, change(current.get(interrupt.id) ?? stateOf(interrupt))));
+  const update = (interrupt: AguiInterrupt, change: (state: InterruptState) => InterruptState) =>
+    setStates((current) => new Map(current).set(interrupt.id, change(current.get(interrupt.id) ?? stateOf(interrupt))));
 
   // After a refused Send, the first field that needs attention gets the focus.
   useEffect(() => {
@@ -173,7 +186,9 @@ export function InterruptForms({
                 {answerable.kind === 'form' ? (
                   <fieldset className="agui-form" disabled={!answering || sending}>
                     <legend className="visually-hidden">{t(titleKeys[interrupt.kind])}</legend>
-                    {answerable.form.title !== undefined && answerable.form.title !== answerable.form.root.label ? <p className="agui-form__title">{answerable.form.title}</p> : null}
+                    {answerable.form.title !== undefined && answerable.form.title !== answerable.form.root.label ? (
+                      <p className="agui-form__title">{answerable.form.title}</p>
+                    ) : null}
                     {answerable.form.description !== undefined ? <p className="field__hint">{answerable.form.description}</p> : null}
                     <ResponseField
                       field={answerable.form.root}
@@ -181,7 +196,9 @@ export function InterruptForms({
                       draft={state.draft}
                       problems={byPath}
                       idBase={`${id}-${index}`}
-                      onChange={(path: string, value: DraftValue) => update(interrupt, (current) => ({ ...current, draft: { ...current.draft, [path]: value } }))}
+                      onChange={(path: string, value: DraftValue) =>
+                        update(interrupt, (current) => ({ ...current, draft: { ...current.draft, [path]: value } }))
+                      }
                     />
                   </fieldset>
                 ) : (
@@ -189,7 +206,13 @@ export function InterruptForms({
                 )}
                 {!expired ? (
                   <label className="choice agui-interrupt__cancel">
-                    <input type="checkbox" className="choice__input" checked={state.cancel} disabled={sending} onChange={(event) => update(interrupt, (current) => ({ ...current, cancel: event.target.checked }))} />
+                    <input
+                      type="checkbox"
+                      className="choice__input"
+                      checked={state.cancel}
+                      disabled={sending}
+                      onChange={(event) => update(interrupt, (current) => ({ ...current, cancel: event.target.checked }))}
+                    />
                     <span>{t('agui.interrupt.cancel')}</span>
                   </label>
                 ) : null}

@@ -70,15 +70,18 @@ export function ResponseField({ field, draft, onChange, problems, idBase, root }
   const own = problems.get(field.path);
   const invalid = own !== undefined && own.length > 0;
   const describedBy = [field.description !== undefined ? hintId : undefined, invalid ? errorId : undefined].filter(Boolean).join(' ') || undefined;
-  const hint = field.description !== undefined ? (
-    <p id={hintId} className="field__hint">
-      {field.description}
-    </p>
-  ) : null;
+  const hint =
+    field.description !== undefined ? (
+      <p id={hintId} className="field__hint">
+        {field.description}
+      </p>
+    ) : null;
 
   switch (field.kind) {
     case 'object': {
-      const children = field.fields.map((child) => <ResponseField key={child.path} field={child} draft={draft} onChange={onChange} problems={problems} idBase={idBase} />);
+      const children = field.fields.map((child) => (
+        <ResponseField key={child.path} field={child} draft={draft} onChange={onChange} problems={problems} idBase={idBase} />
+      ));
       if (root) {
         return (
           <div className="agui-form__fields">
@@ -101,7 +104,15 @@ export function ResponseField({ field, draft, onChange, problems, idBase, root }
       return (
         <div className="checkbox-field">
           <label className="choice">
-            <input id={inputId} type="checkbox" className="choice__input" checked={checked} aria-invalid={invalid || undefined} aria-describedby={describedBy} onChange={(event) => onChange(field.path, event.target.checked)} />
+            <input
+              id={inputId}
+              type="checkbox"
+              className="choice__input"
+              checked={checked}
+              aria-invalid={invalid || undefined}
+              aria-describedby={describedBy}
+              onChange={(event) => onChange(field.path, event.target.checked)}
+            />
             <span>{field.label}</span>
           </label>
           {hint}
@@ -126,7 +137,12 @@ export function ResponseField({ field, draft, onChange, problems, idBase, root }
                   className="choice__input"
                   checked={selected.includes(option)}
                   aria-invalid={invalid || undefined}
-                  onChange={(event) => onChange(field.path, event.target.checked ? [...selected.filter((entry) => entry !== option), option] : selected.filter((entry) => entry !== option))}
+                  onChange={(event) =>
+                    onChange(
+                      field.path,
+                      event.target.checked ? [...selected.filter((entry) => entry !== option), option] : selected.filter((entry) => entry !== option),
+                    )
+                  }
                 />
                 <span>{option}</span>
               </label>
@@ -237,7 +253,13 @@ export function ResponseField({ field, draft, onChange, problems, idBase, root }
           {long ? (
             <textarea {...common} rows={3} onChange={(event) => onChange(field.path, event.target.value)} />
           ) : (
-            <input {...common} type={inputType(field)} autoComplete="off" spellCheck={field.format === undefined} onChange={(event) => onChange(field.path, event.target.value)} />
+            <input
+              {...common}
+              type={inputType(field)}
+              autoComplete="off"
+              spellCheck={field.format === undefined}
+              onChange={(event) => onChange(field.path, event.target.value)}
+            />
           )}
           <FieldErrors id={errorId} problems={own} />
         </div>

@@ -153,36 +153,36 @@ export function AgentList({
                   {t('home.open')}
                 </button>
                 {locked ? null : (
-                <>
-                <button
-                  type="button"
-                  className="button button--secondary"
-                  aria-label={t('home.renameNamed', { name: title })}
-                  ref={(element) => {
-                    if (element) renameButtons.current.set(agent.id, element);
-                    else renameButtons.current.delete(agent.id);
-                  }}
-                  onClick={() => {
-                    setFeedback(null);
-                    setRenaming(agent.id);
-                  }}
-                >
-                  {t('home.rename')}
-                </button>
-                <button
-                  type="button"
-                  className="button button--secondary button--danger"
-                  aria-label={t('home.removeNamed', { name: title })}
-                  aria-busy={removing.has(agent.id) || undefined}
-                  ref={(element) => {
-                    if (element) removeButtons.current.set(agent.id, element);
-                    else removeButtons.current.delete(agent.id);
-                  }}
-                  onClick={() => void remove(agent, list)}
-                >
-                  {t('home.remove')}
-                </button>
-                </>
+                  <>
+                    <button
+                      type="button"
+                      className="button button--secondary"
+                      aria-label={t('home.renameNamed', { name: title })}
+                      ref={(element) => {
+                        if (element) renameButtons.current.set(agent.id, element);
+                        else renameButtons.current.delete(agent.id);
+                      }}
+                      onClick={() => {
+                        setFeedback(null);
+                        setRenaming(agent.id);
+                      }}
+                    >
+                      {t('home.rename')}
+                    </button>
+                    <button
+                      type="button"
+                      className="button button--secondary button--danger"
+                      aria-label={t('home.removeNamed', { name: title })}
+                      aria-busy={removing.has(agent.id) || undefined}
+                      ref={(element) => {
+                        if (element) removeButtons.current.set(agent.id, element);
+                        else removeButtons.current.delete(agent.id);
+                      }}
+                      onClick={() => void remove(agent, list)}
+                    >
+                      {t('home.remove')}
+                    </button>
+                  </>
                 )}
               </span>
             </li>

@@ -146,13 +146,10 @@ function HardwareDetails({
   const mediaState = (kind: 'cameras' | 'microphones'): ReactNode => {
     if (media.status === 'loading') return <p className="muted">{t('hardware.checking')}</p>;
     if (media.status === 'unavailable') return <p className="hardware__state">{t('hardware.notAvailable')}</p>;
-    return kind === 'cameras'
-      ? devices(media.cameras, 'hardware.cameraNumbered')
-      : devices(media.microphones, 'hardware.microphoneNumbered');
+    return kind === 'cameras' ? devices(media.cameras, 'hardware.cameraNumbered') : devices(media.microphones, 'hardware.microphoneNumbered');
   };
 
-  const labelsHidden =
-    media.status === 'ready' && [...media.cameras, ...media.microphones].some((label) => label.trim() === '');
+  const labelsHidden = media.status === 'ready' && [...media.cameras, ...media.microphones].some((label) => label.trim() === '');
 
   return (
     <section className="hardware" aria-labelledby={headingId}>
@@ -235,9 +232,7 @@ function NfcStatusView({ api, status }: { api: AgentDeskApi; status: NfcStatus }
       ) : (
         <ul className="hardware__list">
           {status.readers.map((reader, index) => (
-            <li key={`${index}-${reader.name}`}>
-              {t(reader.connected ? 'hardware.readerConnected' : 'hardware.readerDisconnected', { name: reader.name })}
-            </li>
+            <li key={`${index}-${reader.name}`}>{t(reader.connected ? 'hardware.readerConnected' : 'hardware.readerDisconnected', { name: reader.name })}</li>
           ))}
         </ul>
       )}

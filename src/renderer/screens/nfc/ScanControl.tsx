@@ -79,7 +79,17 @@ function unavailableReason(status: NfcStatus | undefined): MessageKey | undefine
  * indicator instead and keeps scanning armed while the window has the focus and the indicator is
  * on screen. Disabled, with the reason, while NFC is unavailable or no reader is connected.
  */
-export function ScanControl({ api, onObservation, disabled = false, label, prompt, autoArm = false, nfcStatus, compact = false, disabledReason }: ScanControlProps) {
+export function ScanControl({
+  api,
+  onObservation,
+  disabled = false,
+  label,
+  prompt,
+  autoArm = false,
+  nfcStatus,
+  compact = false,
+  disabledReason,
+}: ScanControlProps) {
   const { t, language } = useI18n();
   const id = useId();
   const root = useRef<HTMLDivElement>(null);
@@ -139,7 +149,8 @@ export function ScanControl({ api, onObservation, disabled = false, label, promp
   };
 
   const message = feedbackMessage(feedback?.value, armed, t, language);
-  const tone = feedback?.value.kind === 'read' ? 'success' : feedback && feedback.value.kind !== 'cancelled' && feedback.value.kind !== 'timeout' ? 'failure' : 'neutral';
+  const tone =
+    feedback?.value.kind === 'read' ? 'success' : feedback && feedback.value.kind !== 'cancelled' && feedback.value.kind !== 'timeout' ? 'failure' : 'neutral';
   const reasonId = `${id}-reason`;
   const promptId = `${id}-prompt`;
 
@@ -188,11 +199,7 @@ export function ScanControl({ api, onObservation, disabled = false, label, promp
   }
 
   return (
-    <div
-      ref={root}
-      className={`nfc-scan nfc-scan--${armed || kioskActive ? 'armed' : 'idle'}${compact ? ' nfc-scan--compact' : ''}`}
-      onKeyDown={onKeyDown}
-    >
+    <div ref={root} className={`nfc-scan nfc-scan--${armed || kioskActive ? 'armed' : 'idle'}${compact ? ' nfc-scan--compact' : ''}`} onKeyDown={onKeyDown}>
       {prompt ? (
         <p id={promptId} className="nfc-scan__prompt">
           {prompt}
@@ -211,7 +218,10 @@ export function ScanControl({ api, onObservation, disabled = false, label, promp
       ) : null}
       <div role="status" className="feedback nfc-scan__status">
         {message ? (
-          <p key={feedback?.seq ?? 0} className={`nfc-scan__message nfc-scan__message--${tone}${compact && feedback?.value.kind === 'read' ? ' visually-hidden' : ''}`}>
+          <p
+            key={feedback?.seq ?? 0}
+            className={`nfc-scan__message nfc-scan__message--${tone}${compact && feedback?.value.kind === 'read' ? ' visually-hidden' : ''}`}
+          >
             {tone === 'success' ? (
               <span className="nfc-scan__icon" aria-hidden="true">
                 ✓

@@ -228,9 +228,16 @@ export function PhotoCapture({ api, onSend, initialFile, onStaged }: PhotoCaptur
     >
       {review ? (
         <figure className="photo-capture__review">
-          <img className="photo-capture__image" src={review.url} alt={t('photo.reviewAlt', { width: review.photo.pixelWidth, height: review.photo.pixelHeight })} aria-describedby={factsId} />
+          <img
+            className="photo-capture__image"
+            src={review.url}
+            alt={t('photo.reviewAlt', { width: review.photo.pixelWidth, height: review.photo.pixelHeight })}
+            aria-describedby={factsId}
+          />
           <figcaption id={factsId}>
-            <span className="photo-capture__facts">{t('photo.facts', { width: review.photo.pixelWidth, height: review.photo.pixelHeight, size: kb(review.photo.byteCount) })}</span>
+            <span className="photo-capture__facts">
+              {t('photo.facts', { width: review.photo.pixelWidth, height: review.photo.pixelHeight, size: kb(review.photo.byteCount) })}
+            </span>
             <span className="muted">{t('photo.privacy')}</span>
           </figcaption>
           <div className="button-row">
@@ -254,7 +261,11 @@ export function PhotoCapture({ api, onSend, initialFile, onStaged }: PhotoCaptur
               <label className="field__label" htmlFor={pickerId}>
                 {t('photo.cameraLabel')}
               </label>
-              <select id={pickerId} value={state.status === 'live' ? (state.deviceId ?? camera.deviceId ?? '') : (camera.deviceId ?? '')} onChange={(event) => camera.selectDevice(event.target.value)}>
+              <select
+                id={pickerId}
+                value={state.status === 'live' ? (state.deviceId ?? camera.deviceId ?? '') : (camera.deviceId ?? '')}
+                onChange={(event) => camera.selectDevice(event.target.value)}
+              >
                 {camera.devices.map((device, index) => (
                   <option key={device.deviceId || index} value={device.deviceId}>
                     {device.label.trim() !== '' ? device.label : t('photo.cameraNumbered', { number: index + 1 })}

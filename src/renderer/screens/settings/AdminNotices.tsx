@@ -31,7 +31,12 @@ export function KioskNotices({ info }: { info: Resource<AppInfo> }) {
       <p>{t('kiosk.noticesBody')}</p>
       <ul>
         {notices.map((notice) => (
-          <li key={notice.message}>{t(noticeKey(notice.code), Object.fromEntries(Object.entries(notice.params ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)))}</li>
+          <li key={notice.message}>
+            {t(
+              noticeKey(notice.code),
+              Object.fromEntries(Object.entries(notice.params ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+            )}
+          </li>
         ))}
       </ul>
     </section>

@@ -11,7 +11,14 @@ export function BargeInChoice({ value, feedback, onChange }: { value: BargeInSet
   const automatic = useBargeIn('automatic');
   return (
     <div className="field">
-      <RadioGroup name="barge-in" legend="settings.bargeIn.legend" description="settings.bargeIn.description" options={bargeInOptions} value={value} onChange={onChange} />
+      <RadioGroup
+        name="barge-in"
+        legend="settings.bargeIn.legend"
+        description="settings.bargeIn.description"
+        options={bargeInOptions}
+        value={value}
+        onChange={onChange}
+      />
       <p className="field__hint">{automatic.on ? t('settings.bargeIn.nowOn', { device: automatic.headphones ?? '' }) : t('settings.bargeIn.nowOff')}</p>
       <GroupFeedback feedback={feedback} />
     </div>

@@ -18,15 +18,7 @@ function parseSeconds(text: string): number | undefined {
   return ms >= 0 && ms <= 10_000 ? ms : undefined;
 }
 
-export function NfcGroup({
-  value,
-  feedback,
-  onChange,
-}: {
-  value: NfcSettings;
-  feedback: Feedback;
-  onChange: (patch: Partial<NfcSettings>) => void;
-}) {
+export function NfcGroup({ value, feedback, onChange }: { value: NfcSettings; feedback: Feedback; onChange: (patch: Partial<NfcSettings>) => void }) {
   const { t, language } = useI18n();
   const id = useId();
   /** What the user typed and has not committed yet; otherwise the field shows the stored value. */

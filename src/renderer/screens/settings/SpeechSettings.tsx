@@ -1,7 +1,14 @@
 import { useCallback, useEffect, useId, useState, type ReactNode } from 'react';
 import type { AgentDeskApi } from '../../../shared/ipc/api';
 import type { IpcError, IpcResult } from '../../../shared/base/errors';
-import { recognitionModelsUrl, recognizerInUse, type RecognizerInUse, type SpeechImportProgress, type SpeechPurpose, type SpeechStatus } from '../../../shared/speech/ipc-schemas';
+import {
+  recognitionModelsUrl,
+  recognizerInUse,
+  type RecognizerInUse,
+  type SpeechImportProgress,
+  type SpeechPurpose,
+  type SpeechStatus,
+} from '../../../shared/speech/ipc-schemas';
 import { ErrorDetails, ErrorText } from '../../components/ErrorText';
 import { call, useLiveResource } from '../../hooks/useLiveResource';
 import { useI18n } from '../../i18n/I18nProvider';
@@ -123,7 +130,11 @@ function ModelImport({
     await onChanged();
   }
   const importModel = (request: { path?: string; choose?: 'folder' | 'archive' }) =>
-    void act('imported', () => api.speech.importModel({ ...request, ...scope }), (value) => value.model !== undefined);
+    void act(
+      'imported',
+      () => api.speech.importModel({ ...request, ...scope }),
+      (value) => value.model !== undefined,
+    );
 
   return (
     <>
@@ -155,7 +166,12 @@ function ModelImport({
         </div>
       )}
       <p className="button-row">
-        <button type="button" className="button" disabled={busy || (!chooser && path.trim() === '')} onClick={() => importModel(chooser ? {} : { path: path.trim() })}>
+        <button
+          type="button"
+          className="button"
+          disabled={busy || (!chooser && path.trim() === '')}
+          onClick={() => importModel(chooser ? {} : { path: path.trim() })}
+        >
           {t(chooser ? words.importChoose : words.import)}
         </button>{' '}
         {chooser ? (
@@ -166,7 +182,12 @@ function ModelImport({
           </>
         ) : null}
         {removable ? (
-          <button type="button" className="button button--secondary" disabled={busy} onClick={() => void act('removed', () => api.speech.removeModel({ ...scope }))}>
+          <button
+            type="button"
+            className="button button--secondary"
+            disabled={busy}
+            onClick={() => void act('removed', () => api.speech.removeModel({ ...scope }))}
+          >
             {t(words.remove)}
           </button>
         ) : null}
@@ -176,7 +197,10 @@ function ModelImport({
           <label htmlFor={`${id}-progress`} className="field__hint">
             {progress.phase === 'verifying'
               ? t(words.verifying)
-              : t(progress.phase === 'unpacking' ? 'settings.speech.unpacking' : words.copying, { done: String(megabytes(progress.bytesDone)), total: String(megabytes(progress.bytesTotal)) })}
+              : t(progress.phase === 'unpacking' ? 'settings.speech.unpacking' : words.copying, {
+                  done: String(megabytes(progress.bytesDone)),
+                  total: String(megabytes(progress.bytesTotal)),
+                })}
           </label>
           <progress
             id={`${id}-progress`}
@@ -255,7 +279,8 @@ export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?
         {imported ? (
           <div className="speech-model">
             <p>
-              {t('settings.speech.model', { name: imported.name })} ({t(imported.kind === 'whisper' ? 'settings.speech.kind.whisper' : 'settings.speech.kind.transducer')})
+              {t('settings.speech.model', { name: imported.name })} (
+              {t(imported.kind === 'whisper' ? 'settings.speech.kind.whisper' : 'settings.speech.kind.transducer')})
             </p>
             <p>{languagesLine(imported.languages)}</p>
             {recognition.engine === 'sherpa-onnx' && !recognition.available ? (
@@ -286,7 +311,8 @@ export function SpeechSettings({ api, children }: { api: AgentDeskApi; children?
         ) : null}
         {espeakMissing ? (
           <p>
-            {t(voiceSpeaks ? 'settings.speech.voice.othersMissing' : 'settings.speech.synthesisMissing')} <code>{synthesis.missing ?? 'sudo apt-get install espeak-ng'}</code>
+            {t(voiceSpeaks ? 'settings.speech.voice.othersMissing' : 'settings.speech.synthesisMissing')}{' '}
+            <code>{synthesis.missing ?? 'sudo apt-get install espeak-ng'}</code>
           </p>
         ) : (
           <p>{t(voiceSpeaks ? 'settings.speech.voice.others' : 'settings.speech.synthesisReady')}</p>

@@ -8,7 +8,15 @@ import { GroupFeedback, type Feedback } from './controls';
 const onMac = typeof navigator !== 'undefined' && /Mac/.test(navigator.platform || navigator.userAgent);
 
 /** The call's global shortcut: the field records the keys pressed in it (Tab still moves on, Escape still leaves). */
-export function VoiceGroup({ shortcut, feedback, onChange }: { shortcut: string | undefined; feedback: Feedback; onChange: (accelerator: string | null) => void }) {
+export function VoiceGroup({
+  shortcut,
+  feedback,
+  onChange,
+}: {
+  shortcut: string | undefined;
+  feedback: Feedback;
+  onChange: (accelerator: string | null) => void;
+}) {
   const { t } = useI18n();
   const id = useId();
   const [refused, setRefused] = useState<AcceleratorProblem | undefined>(undefined);

@@ -89,7 +89,13 @@ export function Sidebar({
 
   return (
     <nav id={id} className="sidebar" aria-label={t('shell.navigation')}>
-      <button ref={firstRef} type="button" className="sidebar__title" aria-current={current.name === 'home' ? 'page' : undefined} onClick={() => onNavigate({ name: 'home' })}>
+      <button
+        ref={firstRef}
+        type="button"
+        className="sidebar__title"
+        aria-current={current.name === 'home' ? 'page' : undefined}
+        onClick={() => onNavigate({ name: 'home' })}
+      >
         {t('app.name')}
       </button>
       {/* The agents, the open one's chats and the demo scroll here; the title and the footer stay in view. */}
@@ -137,41 +143,46 @@ export function Sidebar({
           )}
         </div>
         {policy.agentsLocked ? null : (
-        <div className="sidebar__group">
-          <h2 className="sidebar__heading">{t('shell.demo')}</h2>
-          <ul className="sidebar__list">
-            {demoLinks.map(({ side, key, agentId }) => {
-              const open = current.name === 'chat' && current.agentId === agentId;
-              return (
-                <li key={side}>
-                  <button
-                    type="button"
-                    className="sidebar__item"
-                    aria-current={open ? 'page' : undefined}
-                    aria-busy={demo.busy === side || undefined}
-                    onClick={() => void demo.open(side)}
-                  >
-                    <span className="sidebar__item-text">{t(key)}</span>
-                  </button>
-                  {open ? <div ref={placeRef} className="sidebar__place" /> : null}
-                </li>
-              );
-            })}
-          </ul>
-          <div role="status" className="sidebar__status">
-            {demo.error ? (
-              <p className="error-text">
-                {t('demo.failed')} <ErrorText error={demo.error} />
-              </p>
-            ) : null}
+          <div className="sidebar__group">
+            <h2 className="sidebar__heading">{t('shell.demo')}</h2>
+            <ul className="sidebar__list">
+              {demoLinks.map(({ side, key, agentId }) => {
+                const open = current.name === 'chat' && current.agentId === agentId;
+                return (
+                  <li key={side}>
+                    <button
+                      type="button"
+                      className="sidebar__item"
+                      aria-current={open ? 'page' : undefined}
+                      aria-busy={demo.busy === side || undefined}
+                      onClick={() => void demo.open(side)}
+                    >
+                      <span className="sidebar__item-text">{t(key)}</span>
+                    </button>
+                    {open ? <div ref={placeRef} className="sidebar__place" /> : null}
+                  </li>
+                );
+              })}
+            </ul>
+            <div role="status" className="sidebar__status">
+              {demo.error ? (
+                <p className="error-text">
+                  {t('demo.failed')} <ErrorText error={demo.error} />
+                </p>
+              ) : null}
+            </div>
           </div>
-        </div>
         )}
       </div>
       <div className="sidebar__footer">
         <HardwareControl api={api} />
         {policy.kiosk && !policy.adminPin ? null : (
-          <button type="button" className="sidebar__item" aria-current={current.name === 'settings' ? 'page' : undefined} onClick={() => onNavigate({ name: 'settings' })}>
+          <button
+            type="button"
+            className="sidebar__item"
+            aria-current={current.name === 'settings' ? 'page' : undefined}
+            onClick={() => onNavigate({ name: 'settings' })}
+          >
             <span className="sidebar__item-text">{t('shell.settings')}</span>
           </button>
         )}

@@ -13,7 +13,12 @@ export interface SidebarPlaceValue {
   onKeyDown: (event: KeyboardEvent<HTMLElement>) => void;
 }
 
-export const SidebarPlaceContext = createContext<SidebarPlaceValue>({ element: null, agentId: undefined, onPicked: () => undefined, onKeyDown: () => undefined });
+export const SidebarPlaceContext = createContext<SidebarPlaceValue>({
+  element: null,
+  agentId: undefined,
+  onPicked: () => undefined,
+  onKeyDown: () => undefined,
+});
 
 export function useSidebarPlace(): SidebarPlaceValue {
   return useContext(SidebarPlaceContext);

@@ -77,7 +77,12 @@ export function ThreadList({
             const title = result.title.trim() !== '' ? result.title : t('chat.threads.untitled');
             return (
               <li key={result.threadId} className={`thread${result.threadId === currentId ? ' thread--current' : ''}`}>
-                <button type="button" className="thread__open" aria-current={result.threadId === currentId ? 'true' : undefined} onClick={() => open(result.threadId)}>
+                <button
+                  type="button"
+                  className="thread__open"
+                  aria-current={result.threadId === currentId ? 'true' : undefined}
+                  onClick={() => open(result.threadId)}
+                >
                   <span className="thread__title">{title}</span>
                   {/* The text around the match, unless it says what the title says (the first message is the title). */}
                   {result.snippet !== '' && result.snippet !== title ? <span className="thread__snippet">{result.snippet}</span> : null}
@@ -287,7 +292,14 @@ function ThreadRow({
             {entry.meta ? <span className="thread__meta">{entry.meta}</span> : null}
           </button>
           {onDelete ? (
-            <button ref={deleteButton} type="button" className="thread__delete" aria-label={t('chat.threads.deleteNamed', { title })} title={t('chat.threads.deleteNamed', { title })} onClick={ask}>
+            <button
+              ref={deleteButton}
+              type="button"
+              className="thread__delete"
+              aria-label={t('chat.threads.deleteNamed', { title })}
+              title={t('chat.threads.deleteNamed', { title })}
+              onClick={ask}
+            >
               <span aria-hidden="true">×</span>
             </button>
           ) : null}

@@ -105,7 +105,11 @@ export function WebPagesPanel({ api, agentId, expanded: startExpanded = false }:
               {cardProblems.length > 0 ? (
                 <details className="web-pages__problems">
                   <summary className="web-pages__problems-summary">
-                    {skipped === 1 ? t('webpages.skipped.one') : skipped > 1 ? t('webpages.skipped.many', { count: skipped }) : t('webpages.cardNotes', { count: cardProblems.length })}
+                    {skipped === 1
+                      ? t('webpages.skipped.one')
+                      : skipped > 1
+                        ? t('webpages.skipped.many', { count: skipped })
+                        : t('webpages.cardNotes', { count: cardProblems.length })}
                   </summary>
                   {/* Main writes these messages in English. */}
                   <ul className="web-pages__problem-list" lang="en">

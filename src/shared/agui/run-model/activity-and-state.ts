@@ -17,7 +17,11 @@ export function stateSnapshot(draft: Draft, snapshot: unknown): void {
 }
 
 export function stateDelta(draft: Draft, patch: PatchOperation[]): void {
-  const result = applyJsonPatch(draft.view.state ?? {}, patch, { maxOperations: aguiLimits.patchOperations, maxDepth: aguiLimits.jsonDepth, maxChars: aguiLimits.stateChars });
+  const result = applyJsonPatch(draft.view.state ?? {}, patch, {
+    maxOperations: aguiLimits.patchOperations,
+    maxDepth: aguiLimits.jsonDepth,
+    maxChars: aguiLimits.stateChars,
+  });
   if (!result.ok) {
     draft.note(result.code, `A state patch was refused (operation ${result.operationIndex}: ${result.message}); the state is unchanged.`);
     return;
@@ -55,7 +59,11 @@ export function activityDelta(draft: Draft, event: EventOf<EventType.ACTIVITY_DE
     mismatch: `A patch for activity "${event.messageId}" from another subagent was ignored.`,
   });
   if (!found) return;
-  const result = applyJsonPatch(found.item.content, event.patch as PatchOperation[], { maxOperations: aguiLimits.patchOperations, maxDepth: aguiLimits.jsonDepth, maxChars: aguiLimits.activityChars });
+  const result = applyJsonPatch(found.item.content, event.patch as PatchOperation[], {
+    maxOperations: aguiLimits.patchOperations,
+    maxDepth: aguiLimits.jsonDepth,
+    maxChars: aguiLimits.activityChars,
+  });
   if (!result.ok) {
     draft.note(result.code, `A patch for activity "${event.messageId}" was refused (operation ${result.operationIndex}: ${result.message}); it is unchanged.`);
     return;
@@ -82,7 +90,10 @@ export function custom(draft: Draft, event: EventOf<EventType.CUSTOM>, namespace
     draft.note('custom_invalid', `A "${truncate(event.name, 80)}" event with an unexpected value was ignored.`);
     return;
   }
-  const id = typeof rendering.key === 'string' ? `${truncate(namespace.namespace, 100)}:${truncate(rendering.key, customLimits.keyChars)}` : `${truncate(event.name, aguiLimits.nameChars)}#${draft.eventCount}`;
+  const id =
+    typeof rendering.key === 'string'
+      ? `${truncate(namespace.namespace, 100)}:${truncate(rendering.key, customLimits.keyChars)}`
+      : `${truncate(event.name, aguiLimits.nameChars)}#${draft.eventCount}`;
   draft.put(
     withLane(
       {

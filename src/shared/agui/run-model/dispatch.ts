@@ -56,7 +56,12 @@ const handlers: { [T in AguiEvent['type']]: Handler<T> } = {
   TEXT_MESSAGE_START: inLane((draft, event) => void startText(draft, event.messageId, event.role ?? 'assistant', event.name, event.subagentRunId)),
   TEXT_MESSAGE_CONTENT: inLane((draft, event) => appendText(draft, event.messageId, event.delta, event.subagentRunId)),
   TEXT_MESSAGE_END: inLane((draft, event) => endText(draft, event.messageId, event.subagentRunId)),
-  TEXT_MESSAGE_CHUNK: chunk('text', (event) => event.messageId, (draft, event, id, lane) => startText(draft, id, event.role ?? 'assistant', event.name, lane), appendText),
+  TEXT_MESSAGE_CHUNK: chunk(
+    'text',
+    (event) => event.messageId,
+    (draft, event, id, lane) => startText(draft, id, event.role ?? 'assistant', event.name, lane),
+    appendText,
+  ),
 
   TOOL_CALL_START: inLane((draft, event) => void startTool(draft, event.toolCallId, event.toolCallName, event.parentMessageId, event.subagentRunId)),
   TOOL_CALL_ARGS: inLane((draft, event) => appendArgs(draft, event.toolCallId, event.delta, event.subagentRunId)),
@@ -79,7 +84,12 @@ const handlers: { [T in AguiEvent['type']]: Handler<T> } = {
   REASONING_MESSAGE_START: inLane((draft, event) => void startReasoningMessage(draft, event.messageId, event.subagentRunId)),
   REASONING_MESSAGE_CONTENT: inLane((draft, event) => appendReasoning(draft, event.messageId, event.delta, event.subagentRunId)),
   REASONING_MESSAGE_END: inLane((draft, event) => endReasoningMessage(draft, event.messageId, event.subagentRunId)),
-  REASONING_MESSAGE_CHUNK: chunk('reasoning', (event) => event.messageId, (draft, _event, id, lane) => startReasoningMessage(draft, id, lane), appendReasoning),
+  REASONING_MESSAGE_CHUNK: chunk(
+    'reasoning',
+    (event) => event.messageId,
+    (draft, _event, id, lane) => startReasoningMessage(draft, id, lane),
+    appendReasoning,
+  ),
   REASONING_END: inLane((draft, event) => endSpan(draft, event.messageId, event.subagentRunId)),
   REASONING_ENCRYPTED_VALUE: (draft, event) => encryptedValue(draft, event),
 
@@ -99,14 +109,32 @@ const handlers: { [T in AguiEvent['type']]: Handler<T> } = {
     const suspended = event.outcome?.type === 'suspended' ? event.outcome : undefined;
     subagentEnded(draft, event.subagentRunId, suspended ? 'suspended' : 'finished', undefined, suspended?.interruptIds);
   }),
-  SUBAGENT_ERROR: inLane((draft, event) => subagentEnded(draft, event.subagentRunId, 'failed', { message: truncate(event.message, aguiLimits.errorChars), ...(event.code === undefined ? {} : { code: truncate(event.code, aguiLimits.codeChars) }) })),
+  SUBAGENT_ERROR: inLane((draft, event) =>
+    subagentEnded(draft, event.subagentRunId, 'failed', {
+      message: truncate(event.message, aguiLimits.errorChars),
+      ...(event.code === undefined ? {} : { code: truncate(event.code, aguiLimits.codeChars) }),
+    }),
+  ),
 
   CUSTOM: inLane((draft, event, namespaces) => custom(draft, event, namespaces)),
   // RAW carries provider-native detail; a generic client ignores it.
   RAW: () => undefined,
 };
 
-const idFields = ['threadId', 'runId', 'parentRunId', 'messageId', 'toolCallId', 'parentMessageId', 'subagentRunId', 'parentSubagentRunId', 'parentToolCallId', 'stepName', 'entityId', 'activityType'] as const;
+const idFields = [
+  'threadId',
+  'runId',
+  'parentRunId',
+  'messageId',
+  'toolCallId',
+  'parentMessageId',
+  'subagentRunId',
+  'parentSubagentRunId',
+  'parentToolCallId',
+  'stepName',
+  'entityId',
+  'activityType',
+] as const;
 
 /** Folds one AG-UI event (already JSON-parsed, otherwise unknown) into the view. Never throws on bad input. */
 export function applyAguiEvent(view: AguiThreadView, input: unknown, options: ApplyOptions = {}): AguiThreadView {

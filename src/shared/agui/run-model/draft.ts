@@ -75,7 +75,8 @@ export class Draft {
     if (items.length > aguiLimits.items) {
       const excess = items.length - aguiLimits.items;
       items.splice(0, excess);
-      if (this.view.droppedItems === 0) this.note('items_dropped', `The thread keeps the latest ${aguiLimits.items} items; older ones were dropped from the view and the history.`);
+      if (this.view.droppedItems === 0)
+        this.note('items_dropped', `The thread keeps the latest ${aguiLimits.items} items; older ones were dropped from the view and the history.`);
       this.view.droppedItems += excess;
     }
   }
@@ -84,7 +85,12 @@ export class Draft {
    * The item `kind`/`id` for a change claimed by lane `subagentRunId`, or undefined after noting
    * why not: `unknown` when there is no such item, `mismatch` when it belongs to another lane.
    */
-  claim<K extends LanedKind>(kind: K, id: string, subagentRunId: string | undefined, notes: { unknown: [code: string, message: string]; mismatch: string }): { index: number; item: ItemOf<K> } | undefined {
+  claim<K extends LanedKind>(
+    kind: K,
+    id: string,
+    subagentRunId: string | undefined,
+    notes: { unknown: [code: string, message: string]; mismatch: string },
+  ): { index: number; item: ItemOf<K> } | undefined {
     const found = this.find(kind, id);
     if (!found) {
       this.note(...notes.unknown);
@@ -116,7 +122,15 @@ export interface StreamWords {
 }
 
 /** Appends a delta to a streamed text or reasoning item, cut (once noted) at `maxChars`. */
-export function appendStreamed(draft: Draft, kind: 'text' | 'reasoning', id: string, delta: string, subagentRunId: string | undefined, maxChars: number, words: StreamWords & { truncated: [code: string, message: string] }): void {
+export function appendStreamed(
+  draft: Draft,
+  kind: 'text' | 'reasoning',
+  id: string,
+  delta: string,
+  subagentRunId: string | undefined,
+  maxChars: number,
+  words: StreamWords & { truncated: [code: string, message: string] },
+): void {
   const found = draft.claim(kind, id, subagentRunId, words);
   if (!found || found.item.truncated || delta === '') return;
   const text = found.item.text + delta;
@@ -135,7 +149,12 @@ export function endStreamed(draft: Draft, kind: 'text' | 'reasoning', id: string
 }
 
 /** (Re)opens a streamed text or reasoning item, or appends `fresh`; false (noted) when it belongs to another lane. */
-export function startStreamed(draft: Draft, fresh: ItemOf<'text'> | ItemOf<'reasoning'>, subagentRunId: string | undefined, mismatch: (owner: string | undefined) => string): boolean {
+export function startStreamed(
+  draft: Draft,
+  fresh: ItemOf<'text'> | ItemOf<'reasoning'>,
+  subagentRunId: string | undefined,
+  mismatch: (owner: string | undefined) => string,
+): boolean {
   const found = draft.find(fresh.kind, fresh.id);
   if (found) {
     if (laneConflict(found.item.subagentRunId, subagentRunId)) {

@@ -37,7 +37,9 @@ function key(subtype: AguiEncryptedValue['subtype'], entityId: string): string {
 function keep(draft: Draft, added: readonly AguiEncryptedValue[], removed: ReadonlySet<string> = new Set()): void {
   const replaced = new Set([...removed, ...added.map((entry) => key(entry.subtype, entry.entityId))]);
   const present = holders(draft.view);
-  let entries = [...(draft.view.encryptedValues ?? []).filter((entry) => !replaced.has(key(entry.subtype, entry.entityId))), ...added].filter((entry) => present.has(key(entry.subtype, entry.entityId)));
+  let entries = [...(draft.view.encryptedValues ?? []).filter((entry) => !replaced.has(key(entry.subtype, entry.entityId))), ...added].filter((entry) =>
+    present.has(key(entry.subtype, entry.entityId)),
+  );
   let total = entries.reduce((sum, entry) => sum + entry.value.length, 0);
   while (total > aguiLimits.encryptedTotalChars && entries.length > 0) {
     total -= (entries[0] as AguiEncryptedValue).value.length;
@@ -50,7 +52,10 @@ function keep(draft: Draft, added: readonly AguiEncryptedValue[], removed: Reado
 /** One value, if it fits its bound (noted otherwise: a cut value is of no use). */
 function bounded(draft: Draft, subtype: AguiEncryptedValue['subtype'], entityId: string, value: string): AguiEncryptedValue | undefined {
   if (value.length > aguiLimits.encryptedValueChars) {
-    draft.note('encrypted_value_too_large', `An encrypted value of "${entityId}" is longer than ${aguiLimits.encryptedValueChars} characters; it is not kept, so the next run goes without it.`);
+    draft.note(
+      'encrypted_value_too_large',
+      `An encrypted value of "${entityId}" is longer than ${aguiLimits.encryptedValueChars} characters; it is not kept, so the next run goes without it.`,
+    );
     return undefined;
   }
   return { subtype, entityId, value };
@@ -59,7 +64,10 @@ function bounded(draft: Draft, subtype: AguiEncryptedValue['subtype'], entityId:
 /** REASONING_ENCRYPTED_VALUE: kept for the history (a reasoning item says part of it is hidden); a value for nothing known is noted and dropped, as @ag-ui/client drops it. */
 export function encryptedValue(draft: Draft, event: EventOf<EventType.REASONING_ENCRYPTED_VALUE>): void {
   if (!holders(draft.view).has(key(event.subtype, event.entityId))) {
-    draft.note('encrypted_value_unknown_entity', `An encrypted value for unknown ${event.subtype === 'tool-call' ? 'tool call' : 'message'} "${event.entityId}" was ignored.`);
+    draft.note(
+      'encrypted_value_unknown_entity',
+      `An encrypted value for unknown ${event.subtype === 'tool-call' ? 'tool call' : 'message'} "${event.entityId}" was ignored.`,
+    );
     return;
   }
   const entry = bounded(draft, event.subtype, event.entityId, event.encryptedValue);

@@ -37,7 +37,13 @@ function plainHistory(view: AguiThreadView): Message[] {
           const existing = assistants.get(item.id);
           if (existing) existing.content = item.text;
           else {
-            const message: Extract<Message, { role: 'assistant' }> = { id: item.id, role: 'assistant', content: item.text, ...(item.name === undefined ? {} : { name: item.name }), ...attribution(item) };
+            const message: Extract<Message, { role: 'assistant' }> = {
+              id: item.id,
+              role: 'assistant',
+              content: item.text,
+              ...(item.name === undefined ? {} : { name: item.name }),
+              ...attribution(item),
+            };
             assistants.set(item.id, message);
             out.push(message);
           }
@@ -62,7 +68,14 @@ function plainHistory(view: AguiThreadView): Message[] {
           parent.toolCalls = [...(parent.toolCalls ?? []), call];
         }
         if (item.result) {
-          out.push({ id: item.result.messageId, role: 'tool', toolCallId: item.id, content: item.result.text, ...(item.result.error === undefined ? {} : { error: item.result.error }), ...attribution(item) });
+          out.push({
+            id: item.result.messageId,
+            role: 'tool',
+            toolCallId: item.id,
+            content: item.result.text,
+            ...(item.result.error === undefined ? {} : { error: item.result.error }),
+            ...attribution(item),
+          });
         }
         break;
       }

@@ -21,7 +21,10 @@ export function addUserMessage(view: AguiThreadView, message: { id: string; text
  * closes those interrupts when the run's RUN_STARTED arrives — if the request fails first
  * (`markRequestFailed`/`markStreamDropped`), they stay open.
  */
-export function beginRun(view: AguiThreadView, run: { runId: string; resume?: readonly { interruptId: string; status: 'resolved' | 'cancelled'; payload?: unknown }[] }): AguiThreadView {
+export function beginRun(
+  view: AguiThreadView,
+  run: { runId: string; resume?: readonly { interruptId: string; status: 'resolved' | 'cancelled'; payload?: unknown }[] },
+): AguiThreadView {
   const { error: _error, pendingResume: _pending, ...rest } = view;
   const next: AguiThreadView = { ...rest, runId: run.runId, runState: 'starting' };
   if (run.resume !== undefined && run.resume.length > 0) {
@@ -45,7 +48,11 @@ export function markStreamDropped(view: AguiThreadView, message: string): AguiTh
 /** The request failed before any stream (HTTP 4xx/5xx, network): open interrupts stay open. */
 export function markRequestFailed(view: AguiThreadView, failure: { code: string; message: string }): AguiThreadView {
   const { pendingResume: _pending, ...rest } = view;
-  return { ...rest, runState: 'error', error: { code: truncate(failure.code, aguiLimits.codeChars), message: truncate(failure.message, aguiLimits.errorChars) } };
+  return {
+    ...rest,
+    runState: 'error',
+    error: { code: truncate(failure.code, aguiLimits.codeChars), message: truncate(failure.message, aguiLimits.errorChars) },
+  };
 }
 
 /* RUN_STARTED / RUN_FINISHED / RUN_ERROR ---------------------------------------------------------- */
@@ -76,7 +83,10 @@ export function runFinished(draft: Draft, event: EventOf<EventType.RUN_FINISHED>
 
 export function runError(draft: Draft, event: EventOf<EventType.RUN_ERROR>): void {
   endRun(draft);
-  const error = { message: truncate(event.message, aguiLimits.errorChars), ...(event.code === undefined ? {} : { code: truncate(event.code, aguiLimits.codeChars) }) };
+  const error = {
+    message: truncate(event.message, aguiLimits.errorChars),
+    ...(event.code === undefined ? {} : { code: truncate(event.code, aguiLimits.codeChars) }),
+  };
   draft.view.error = error;
   draft.view.runState = 'error';
   draft.put({ kind: 'error', id: `error:${draft.view.runId ?? draft.eventCount}`, ...error });

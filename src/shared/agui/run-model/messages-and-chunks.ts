@@ -26,7 +26,10 @@ export function appendText(draft: Draft, id: string, delta: string, subagentRunI
 }
 
 export function endText(draft: Draft, id: string, subagentRunId?: string): void {
-  endStreamed(draft, 'text', id, subagentRunId, { unknown: ['text_unknown_message', `The end of unknown message "${id}" was ignored.`], mismatch: `The end of message "${id}" from another subagent was ignored.` });
+  endStreamed(draft, 'text', id, subagentRunId, {
+    unknown: ['text_unknown_message', `The end of unknown message "${id}" was ignored.`],
+    mismatch: `The end of message "${id}" from another subagent was ignored.`,
+  });
 }
 
 /* chunks (*_CHUNK events: at most one open chunk stream per lane) ------------------------------- */
@@ -46,13 +49,21 @@ export function closeAllChunks(draft: Draft): void {
 }
 
 /** Which lane a chunk belongs to (the @ag-ui/client chunk rules), or undefined after noting why it cannot be placed. */
-function chunkLane(draft: Draft, kind: AguiOpenChunk['kind'], id: string | undefined, subagentRunId: string | undefined): { lane: string | undefined } | undefined {
+function chunkLane(
+  draft: Draft,
+  kind: AguiOpenChunk['kind'],
+  id: string | undefined,
+  subagentRunId: string | undefined,
+): { lane: string | undefined } | undefined {
   const chunks = draft.view.openChunks;
   if (id !== undefined) {
     const open = chunks.find((chunk) => chunk.kind === kind && chunk.id === id);
     if (open) {
       if (laneConflict(open.subagentRunId, subagentRunId)) {
-        draft.note('subagent_mismatch', `A chunk for "${id}" claims subagent "${subagentRunId ?? ''}" but the stream belongs to ${open.subagentRunId === undefined ? 'the parent agent' : `subagent "${open.subagentRunId}"`}; ignored.`);
+        draft.note(
+          'subagent_mismatch',
+          `A chunk for "${id}" claims subagent "${subagentRunId ?? ''}" but the stream belongs to ${open.subagentRunId === undefined ? 'the parent agent' : `subagent "${open.subagentRunId}"`}; ignored.`,
+        );
         return undefined;
       }
       return { lane: open.subagentRunId };
@@ -71,7 +82,14 @@ function chunkLane(draft: Draft, kind: AguiOpenChunk['kind'], id: string | undef
 }
 
 /** A chunk: continues its lane's open stream, or closes it and opens a new one with `open`; then `append`s. */
-export function handleChunk(draft: Draft, kind: AguiOpenChunk['kind'], id: string | undefined, subagentRunId: string | undefined, open: (id: string, lane: string | undefined) => boolean, append: (id: string) => void): void {
+export function handleChunk(
+  draft: Draft,
+  kind: AguiOpenChunk['kind'],
+  id: string | undefined,
+  subagentRunId: string | undefined,
+  open: (id: string, lane: string | undefined) => boolean,
+  append: (id: string) => void,
+): void {
   const placed = chunkLane(draft, kind, id, subagentRunId);
   if (!placed) return;
   const lane = placed.lane;
@@ -147,7 +165,16 @@ export function messagesSnapshot(draft: Draft, messages: readonly Message[]): vo
             const argsText = truncate(call.function.arguments, aguiLimits.toolArgsChars);
             const item = finishArgs(
               withLane(
-                { kind: 'toolCall' as const, id: call.id, name: truncate(call.function.name, aguiLimits.nameChars), started: true, parentMessageId: message.id, argsText, argsStatus: 'streaming' as const, state: 'called' as const },
+                {
+                  kind: 'toolCall' as const,
+                  id: call.id,
+                  name: truncate(call.function.name, aguiLimits.nameChars),
+                  started: true,
+                  parentMessageId: message.id,
+                  argsText,
+                  argsStatus: 'streaming' as const,
+                  state: 'called' as const,
+                },
                 lane,
               ),
             );
@@ -165,12 +192,37 @@ export function messagesSnapshot(draft: Draft, messages: readonly Message[]): vo
           incoming[index] = { ...item, state: message.error === undefined ? 'completed' : 'failed', result };
         } else if (message.toolCallId.length <= aguiLimits.idChars) {
           tools.set(message.toolCallId, incoming.length);
-          incoming.push(withLane({ kind: 'toolCall' as const, id: message.toolCallId, name: unannouncedToolName(draft.view, message.toolCallId), started: false, argsText: '', argsStatus: 'empty' as const, state: message.error === undefined ? ('completed' as const) : ('failed' as const), result }, lane));
+          incoming.push(
+            withLane(
+              {
+                kind: 'toolCall' as const,
+                id: message.toolCallId,
+                name: unannouncedToolName(draft.view, message.toolCallId),
+                started: false,
+                argsText: '',
+                argsStatus: 'empty' as const,
+                state: message.error === undefined ? ('completed' as const) : ('failed' as const),
+                result,
+              },
+              lane,
+            ),
+          );
         }
         break;
       }
       case 'reasoning':
-        incoming.push(withLane({ kind: 'reasoning' as const, id: message.id, text: truncate(message.content, aguiLimits.reasoningChars), streaming: false, ...(message.encryptedValue === undefined ? {} : { encryptedHidden: true as const }) }, lane));
+        incoming.push(
+          withLane(
+            {
+              kind: 'reasoning' as const,
+              id: message.id,
+              text: truncate(message.content, aguiLimits.reasoningChars),
+              streaming: false,
+              ...(message.encryptedValue === undefined ? {} : { encryptedHidden: true as const }),
+            },
+            lane,
+          ),
+        );
         break;
       case 'activity': {
         const measure = measureJson(message.content, { maxDepth: aguiLimits.jsonDepth, maxChars: aguiLimits.activityChars });
@@ -178,7 +230,17 @@ export function messagesSnapshot(draft: Draft, messages: readonly Message[]): vo
           draft.note('activity_too_large', `Activity "${message.id}" in a messages snapshot is ${measure.message}; not shown.`);
           break;
         }
-        incoming.push(withLane({ kind: 'activity' as const, id: message.id, activityType: truncate(message.activityType, aguiLimits.nameChars), content: message.content as JsonObject }, lane));
+        incoming.push(
+          withLane(
+            {
+              kind: 'activity' as const,
+              id: message.id,
+              activityType: truncate(message.activityType, aguiLimits.nameChars),
+              content: message.content as JsonObject,
+            },
+            lane,
+          ),
+        );
         break;
       }
     }
@@ -194,7 +256,13 @@ export function messagesSnapshot(draft: Draft, messages: readonly Message[]): vo
     if (replacement) {
       kept.push(replacement);
       placed.add(key(item));
-    } else if (item.kind === 'custom' || item.kind === 'error' || item.kind === 'answer' || (item.kind === 'activity' && !hasActivity) || (item.kind === 'reasoning' && !hasReasoning)) {
+    } else if (
+      item.kind === 'custom' ||
+      item.kind === 'error' ||
+      item.kind === 'answer' ||
+      (item.kind === 'activity' && !hasActivity) ||
+      (item.kind === 'reasoning' && !hasReasoning)
+    ) {
       kept.push(item);
     }
   }

@@ -32,7 +32,12 @@ export function endSpan(draft: Draft, id: string, subagentRunId: string | undefi
 
 export function startReasoningMessage(draft: Draft, id: string, subagentRunId: string | undefined): boolean {
   const span = [...draft.view.openSpans].reverse().find((entry) => entry.subagentRunId === subagentRunId);
-  return startStreamed(draft, { kind: 'reasoning', id, ...(span === undefined ? {} : { spanId: span.id }), text: '', streaming: true }, subagentRunId, () => `Reasoning "${id}" belongs to another subagent; the start was ignored.`);
+  return startStreamed(
+    draft,
+    { kind: 'reasoning', id, ...(span === undefined ? {} : { spanId: span.id }), text: '', streaming: true },
+    subagentRunId,
+    () => `Reasoning "${id}" belongs to another subagent; the start was ignored.`,
+  );
 }
 
 export function appendReasoning(draft: Draft, id: string, delta: string, subagentRunId: string | undefined): void {
@@ -44,7 +49,10 @@ export function appendReasoning(draft: Draft, id: string, delta: string, subagen
 }
 
 export function endReasoningMessage(draft: Draft, id: string, subagentRunId?: string): void {
-  endStreamed(draft, 'reasoning', id, subagentRunId, { unknown: ['reasoning_unknown_message', `The end of unknown reasoning message "${id}" was ignored.`], mismatch: `The end of reasoning "${id}" from another subagent was ignored.` });
+  endStreamed(draft, 'reasoning', id, subagentRunId, {
+    unknown: ['reasoning_unknown_message', `The end of unknown reasoning message "${id}" was ignored.`],
+    mismatch: `The end of reasoning "${id}" from another subagent was ignored.`,
+  });
 }
 
 /**
@@ -67,7 +75,11 @@ export function translateThinking(draft: Draft, input: Record<string, unknown>, 
   const live = draft.view.runState === 'running';
   let state = live ? draft.view.legacyThinking : { runId };
   if (state === undefined || state.runId !== runId) {
-    draft.note('event_deprecated_thinking', `This agent sends the deprecated THINKING_* events (first: ${typeLabel}); they are shown as reasoning (REASONING_* since AG-UI 0.0.45).`, typeLabel);
+    draft.note(
+      'event_deprecated_thinking',
+      `This agent sends the deprecated THINKING_* events (first: ${typeLabel}); they are shown as reasoning (REASONING_* since AG-UI 0.0.45).`,
+      typeLabel,
+    );
     state = { runId };
   }
   const minted = `agentdesk-thinking-${draft.eventCount}`;

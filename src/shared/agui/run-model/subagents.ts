@@ -12,7 +12,13 @@ export function stepStarted(draft: Draft, name: string, subagentRunId: string | 
     draft.note('step_already_running', `Step "${name}" is already running; the second start was ignored.`);
     return;
   }
-  const step: AguiStep = { id: `step:${draft.eventCount}`, name: truncate(name, aguiLimits.nameChars), ...(draft.view.runId === undefined ? {} : { runId: draft.view.runId }), ...(subagentRunId === undefined ? {} : { subagentRunId }), state: 'running' };
+  const step: AguiStep = {
+    id: `step:${draft.eventCount}`,
+    name: truncate(name, aguiLimits.nameChars),
+    ...(draft.view.runId === undefined ? {} : { runId: draft.view.runId }),
+    ...(subagentRunId === undefined ? {} : { subagentRunId }),
+    state: 'running',
+  };
   const steps = [...draft.view.steps, step];
   draft.view.steps = steps.length > aguiLimits.steps ? steps.slice(steps.length - aguiLimits.steps) : steps;
 }
@@ -55,7 +61,13 @@ export function subagentStarted(draft: Draft, event: EventOf<EventType.SUBAGENT_
   draft.view.subagents = [...draft.view.subagents, subagent];
 }
 
-export function subagentEnded(draft: Draft, id: string, state: 'finished' | 'suspended' | 'failed', error?: { message: string; code?: string }, interruptIds?: string[]): void {
+export function subagentEnded(
+  draft: Draft,
+  id: string,
+  state: 'finished' | 'suspended' | 'failed',
+  error?: { message: string; code?: string },
+  interruptIds?: string[],
+): void {
   const index = draft.view.subagents.findIndex((subagent) => subagent.id === id);
   if (index === -1) {
     draft.note('subagent_unknown', `Subagent invocation "${id}" ended without having started.`);
@@ -67,7 +79,9 @@ export function subagentEnded(draft: Draft, id: string, state: 'finished' | 'sus
     ...(subagents[index] as AguiSubagent),
     state,
     ...(error === undefined ? {} : { error }),
-    ...(interruptIds === undefined ? {} : { interruptIds: interruptIds.slice(0, interruptLimits.perRun).map((entry) => truncate(entry, interruptLimits.idChars)) }),
+    ...(interruptIds === undefined
+      ? {}
+      : { interruptIds: interruptIds.slice(0, interruptLimits.perRun).map((entry) => truncate(entry, interruptLimits.idChars)) }),
   };
   draft.view.subagents = subagents;
 }

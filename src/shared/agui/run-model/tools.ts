@@ -16,7 +16,12 @@ export function startTool(draft: Draft, id: string, name: string, parentMessageI
       draft.note('subagent_mismatch', `Tool call "${id}" belongs to another subagent; the start was ignored.`);
       return false;
     }
-    draft.replace(found.index, { ...found.item, name: truncate(name, aguiLimits.nameChars), started: true, ...(parentMessageId === undefined ? {} : { parentMessageId }) });
+    draft.replace(found.index, {
+      ...found.item,
+      name: truncate(name, aguiLimits.nameChars),
+      started: true,
+      ...(parentMessageId === undefined ? {} : { parentMessageId }),
+    });
     return true;
   }
   draft.put(
@@ -38,7 +43,10 @@ export function startTool(draft: Draft, id: string, name: string, parentMessageI
 }
 
 export function appendArgs(draft: Draft, id: string, delta: string, subagentRunId: string | undefined): void {
-  const found = draft.claim('toolCall', id, subagentRunId, { unknown: ['tool_unknown_call', `Arguments for unknown tool call "${id}" were ignored.`], mismatch: `Arguments for tool call "${id}" from another subagent were ignored.` });
+  const found = draft.claim('toolCall', id, subagentRunId, {
+    unknown: ['tool_unknown_call', `Arguments for unknown tool call "${id}" were ignored.`],
+    mismatch: `Arguments for tool call "${id}" from another subagent were ignored.`,
+  });
   if (!found) return;
   if (found.item.argsStatus !== 'streaming') {
     draft.note('tool_args_after_end', `Arguments for tool call "${id}" after its end were ignored.`);
@@ -46,12 +54,16 @@ export function appendArgs(draft: Draft, id: string, delta: string, subagentRunI
   }
   if (delta === '' || found.item.argsText.length >= aguiLimits.toolArgsChars) return;
   const text = found.item.argsText + delta;
-  if (text.length >= aguiLimits.toolArgsChars) draft.note('tool_args_truncated', `The arguments of tool call "${id}" are longer than ${aguiLimits.toolArgsChars} characters; the rest is not kept.`);
+  if (text.length >= aguiLimits.toolArgsChars)
+    draft.note('tool_args_truncated', `The arguments of tool call "${id}" are longer than ${aguiLimits.toolArgsChars} characters; the rest is not kept.`);
   draft.replace(found.index, { ...found.item, argsText: text.length > aguiLimits.toolArgsChars ? text.slice(0, aguiLimits.toolArgsChars) : text });
 }
 
 export function endTool(draft: Draft, id: string, subagentRunId?: string): void {
-  const found = draft.claim('toolCall', id, subagentRunId, { unknown: ['tool_unknown_call', `The end of unknown tool call "${id}" was ignored.`], mismatch: `The end of tool call "${id}" from another subagent was ignored.` });
+  const found = draft.claim('toolCall', id, subagentRunId, {
+    unknown: ['tool_unknown_call', `The end of unknown tool call "${id}" was ignored.`],
+    mismatch: `The end of tool call "${id}" from another subagent was ignored.`,
+  });
   if (!found) return;
   const finished = finishArgs(found.item);
   draft.replace(found.index, finished.state === 'streaming' ? { ...finished, state: 'called' } : finished);
@@ -63,7 +75,21 @@ export function toolResult(draft: Draft, event: EventOf<EventType.TOOL_CALL_RESU
   if (!found) {
     draft.note('tool_result_without_call', `A result for tool call "${event.toolCallId}", which never started, is shown on its own.`);
     const name = unannouncedToolName(draft.view, event.toolCallId, event.metadata);
-    draft.put(withLane({ kind: 'toolCall' as const, id: event.toolCallId, name, started: false, argsText: '', argsStatus: 'empty' as const, state: 'completed' as const, result }, event.subagentRunId));
+    draft.put(
+      withLane(
+        {
+          kind: 'toolCall' as const,
+          id: event.toolCallId,
+          name,
+          started: false,
+          argsText: '',
+          argsStatus: 'empty' as const,
+          state: 'completed' as const,
+          result,
+        },
+        event.subagentRunId,
+      ),
+    );
     return;
   }
   if (laneConflict(found.item.subagentRunId, event.subagentRunId)) {
@@ -79,7 +105,9 @@ export function toolResult(draft: Draft, event: EventOf<EventType.TOOL_CALL_RESU
  * call is announced, and its result comes in the resume run); '' when nothing says.
  */
 export function unannouncedToolName(view: AguiThreadView, toolCallId: string, metadata?: unknown): string {
-  const named = metadataWords(metadata).toolName ?? view.interrupts.findLast((interrupt) => interrupt.toolCallId === toolCallId && interrupt.toolName !== undefined)?.toolName;
+  const named =
+    metadataWords(metadata).toolName ??
+    view.interrupts.findLast((interrupt) => interrupt.toolCallId === toolCallId && interrupt.toolName !== undefined)?.toolName;
   return named === undefined ? '' : truncate(named, aguiLimits.nameChars);
 }
 
@@ -123,7 +151,10 @@ export function toolResultView(messageId: string, content: string | readonly unk
       if (part.type === 'text' && typeof part.text === 'string') {
         if (length < aguiLimits.toolResultChars) texts.push(part.text);
         length += part.text.length;
-      } else if ((part.type === 'image' || part.type === 'audio' || part.type === 'video' || part.type === 'document') && media.length < aguiLimits.mediaParts) {
+      } else if (
+        (part.type === 'image' || part.type === 'audio' || part.type === 'video' || part.type === 'document') &&
+        media.length < aguiLimits.mediaParts
+      ) {
         const source = isPlainObject(part.source) ? part.source : undefined;
         const mimeType = typeof source?.mimeType === 'string' ? truncate(source.mimeType, 100) : undefined;
         media.push({ type: part.type, ...(mimeType === undefined ? {} : { mimeType }) });

@@ -41,8 +41,8 @@ export interface ToolResultView {
  * time main keeps, and main folds them as they stream, so the moment of arrival is when the item was
  * said, to the minute. Items a MESSAGES_SNAPSHOT brings back (history) get none: it is not known.
  */
-export type AguiItem = (
-  /** A message the user typed here (`addUserMessage`), or a user message from MESSAGES_SNAPSHOT. */
+export type AguiItem = /** A message the user typed here (`addUserMessage`), or a user message from MESSAGES_SNAPSHOT. */
+(
   | { kind: 'user'; id: string; text: string; subagentRunId?: string }
   | { kind: 'text'; id: string; role: TextRole; name?: string; text: string; streaming: boolean; truncated?: true; subagentRunId?: string }
   /** One reasoning message, shown in a collapsible "thinking" section; `spanId` groups a REASONING_START…END span. */
@@ -195,7 +195,21 @@ export const aguiLimits = {
 } as const;
 
 export function createThread(threadId: string): AguiThreadView {
-  return { version: 3, threadId, runState: 'idle', items: [], steps: [], subagents: [], interrupts: [], notes: [], noteCount: 0, eventCount: 0, droppedItems: 0, openChunks: [], openSpans: [] };
+  return {
+    version: 3,
+    threadId,
+    runState: 'idle',
+    items: [],
+    steps: [],
+    subagents: [],
+    interrupts: [],
+    notes: [],
+    noteCount: 0,
+    eventCount: 0,
+    droppedItems: 0,
+    openChunks: [],
+    openSpans: [],
+  };
 }
 
 export interface ApplyOptions {

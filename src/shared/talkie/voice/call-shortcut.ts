@@ -18,7 +18,25 @@ export const callShortcut = 'CommandOrControl+Shift+Space';
 export const acceleratorModifiers = ['CommandOrControl', 'Alt', 'Shift'] as const;
 export type AcceleratorModifier = (typeof acceleratorModifiers)[number];
 
-const namedKeys = ['Space', 'Tab', 'Enter', 'Backspace', 'Delete', 'Insert', 'Home', 'End', 'PageUp', 'PageDown', 'Up', 'Down', 'Left', 'Right', 'Plus', 'Minus', 'Escape'] as const;
+const namedKeys = [
+  'Space',
+  'Tab',
+  'Enter',
+  'Backspace',
+  'Delete',
+  'Insert',
+  'Home',
+  'End',
+  'PageUp',
+  'PageDown',
+  'Up',
+  'Down',
+  'Left',
+  'Right',
+  'Plus',
+  'Minus',
+  'Escape',
+] as const;
 const functionKey = /^F([1-9]|1\d|2[0-4])$/;
 const isKey = (key: string): boolean => /^[A-Z0-9]$/.test(key) || functionKey.test(key) || (namedKeys as readonly string[]).includes(key);
 

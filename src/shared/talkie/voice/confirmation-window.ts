@@ -1,5 +1,13 @@
 import { classifyUtterance, type ConsentVocabulary } from './confirm-words';
-import { functionCallOutput, responseCreate, sessionTurnDetection, turnDetectionUpdate, type ClientEvent, type RealtimeEvent, type TurnDetection } from './realtime-events';
+import {
+  functionCallOutput,
+  responseCreate,
+  sessionTurnDetection,
+  turnDetectionUpdate,
+  type ClientEvent,
+  type RealtimeEvent,
+  type TurnDetection,
+} from './realtime-events';
 
 /**
  * Talkie 1 §10.4 (brief rules C1–C15) as a pure state machine:
@@ -30,13 +38,20 @@ export interface WindowConfig {
 }
 
 /** `setting_refused`: the provider refused (or never applied) turning automatic responses off (C2). */
-export type CloseReason = 'decided' | 'refused' | 'two_misses' | 'conflict' | 'expired' | 'new_proposal' | 'hangup' | 'settled' | 'decision_failed' | 'interrupted' | 'setting_refused';
+export type CloseReason =
+  'decided' | 'refused' | 'two_misses' | 'conflict' | 'expired' | 'new_proposal' | 'hangup' | 'settled' | 'decision_failed' | 'interrupted' | 'setting_refused';
 
 export type WindowState =
   | { phase: 'idle' }
   /** `turnsOff`: the provider said (`session.updated`) that automatic responses are off, C2's precondition. */
   | { phase: 'proposing'; proposal: VoiceProposal; turnsOff: boolean; responseId?: string }
-  | { phase: 'open'; proposal: VoiceProposal; misses: 0 | 1; /** speech_started item ids seen while open (C5). */ heard: readonly string[]; handled: readonly string[] }
+  | {
+      phase: 'open';
+      proposal: VoiceProposal;
+      misses: 0 | 1;
+      /** speech_started item ids seen while open (C5). */ heard: readonly string[];
+      handled: readonly string[];
+    }
   | { phase: 'deciding'; proposal: VoiceProposal; decision: 'confirm' | 'cancel' }
   | { phase: 'closed'; actionId: string; reason: CloseReason };
 
@@ -93,7 +108,10 @@ export function stepWindow(state: WindowState, input: WindowInput, config: Windo
       const closing = current !== undefined ? close(config, current, 'new_proposal') : { state, effects: [] };
       if (!voiceMayConfirm(config, input.proposal)) return { state: closing.state, effects: [...closing.effects, ...output] };
       // C2 before C3: automatic responses off, then the model reads the proposal.
-      return { state: { phase: 'proposing', proposal: input.proposal, turnsOff: false }, effects: [...closing.effects, send(turnDetectionUpdate(config.turnDetection, false)), ...output] };
+      return {
+        state: { phase: 'proposing', proposal: input.proposal, turnsOff: false },
+        effects: [...closing.effects, send(turnDetectionUpdate(config.turnDetection, false)), ...output],
+      };
     }
     case 'provider':
       return onProvider(state, input.event, config);
@@ -105,7 +123,13 @@ export function stepWindow(state: WindowState, input: WindowInput, config: Windo
         : same();
     case 'decision.result': {
       if (state.phase !== 'deciding' || state.proposal.actionId !== input.actionId) return same();
-      const reasons = { ok: state.decision === 'confirm' ? 'decided' : 'refused', conflict: 'conflict', stale: 'conflict', expired: 'expired', failed: 'decision_failed' } as const;
+      const reasons = {
+        ok: state.decision === 'confirm' ? 'decided' : 'refused',
+        conflict: 'conflict',
+        stale: 'conflict',
+        expired: 'expired',
+        failed: 'decision_failed',
+      } as const;
       const reload: WindowEffect[] = reasons[input.outcome] === 'conflict' ? [{ type: 'reload-action', actionId: input.actionId }] : [];
       // Turn detection came back on when the window closed for the decision (C10, C13).
       return { state: { phase: 'closed', actionId: input.actionId, reason: reasons[input.outcome] }, effects: reload };
@@ -127,7 +151,9 @@ function onProvider(state: WindowState, event: RealtimeEvent, config: WindowConf
   switch (event.type) {
     case 'session.updated':
       // The provider applied an update; it answers a refused one with `error` and no session.updated.
-      return state.phase === 'proposing' && sessionTurnDetection(event)?.create_response === false ? { state: { ...state, turnsOff: true }, effects: [] } : same;
+      return state.phase === 'proposing' && sessionTurnDetection(event)?.create_response === false
+        ? { state: { ...state, turnsOff: true }, effects: [] }
+        : same;
     case 'response.created':
       // C3: the first response after our response.create reads the proposal (auto responses are off).
       return state.phase === 'proposing' && state.responseId === undefined ? { state: { ...state, responseId: event.response.id }, effects: [] } : same;
@@ -135,7 +161,9 @@ function onProvider(state: WindowState, event: RealtimeEvent, config: WindowConf
       // C4: open only when the proposal's audio has finished playing (not on response.done), and only
       // when the provider applied C2 (its session.updated comes before the response it reads out).
       if (state.phase !== 'proposing' || state.responseId === undefined || event.response_id !== state.responseId) return same;
-      return state.turnsOff ? { state: { phase: 'open', proposal: state.proposal, misses: 0, heard: [], handled: [] }, effects: [] } : close(config, state.proposal.actionId, 'setting_refused');
+      return state.turnsOff
+        ? { state: { phase: 'open', proposal: state.proposal, misses: 0, heard: [], handled: [] }, effects: [] }
+        : close(config, state.proposal.actionId, 'setting_refused');
     case 'output_audio_buffer.cleared':
     case 'response.done': {
       // The proposal was cut off (barge-in, cancelled, failed): it was not heard whole, so the button decides.
@@ -206,6 +234,8 @@ export function windowView(state: WindowState): WindowView {
     case 'deciding':
       return { line: 'deciding', actionId: state.proposal.actionId, decision: state.decision };
     case 'closed':
-      return ['decided', 'refused', 'settled', 'hangup', 'new_proposal'].includes(state.reason) ? { line: 'none' } : { line: 'use-button', actionId: state.actionId, reason: state.reason };
+      return ['decided', 'refused', 'settled', 'hangup', 'new_proposal'].includes(state.reason)
+        ? { line: 'none' }
+        : { line: 'use-button', actionId: state.actionId, reason: state.reason };
   }
 }

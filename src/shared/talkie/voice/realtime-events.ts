@@ -13,20 +13,22 @@ export const realtimeMessageMaxChars = 256 * 1024;
 const id = z.string().min(1).max(200);
 const transcript = z.string().max(20_000);
 
-const turnDetectionSchema = z
-  .strictObject({
-    type: z.enum(['server_vad', 'semantic_vad']),
-    create_response: z.boolean().optional(),
-    interrupt_response: z.boolean().optional(),
-    threshold: z.number().min(0).max(1).optional(),
-    prefix_padding_ms: z.number().int().nonnegative().max(10_000).optional(),
-    silence_duration_ms: z.number().int().nonnegative().max(10_000).optional(),
-    idle_timeout_ms: z.number().int().nonnegative().max(600_000).nullable().optional(),
-    eagerness: z.enum(['low', 'medium', 'high', 'auto']).optional(),
-  });
+const turnDetectionSchema = z.strictObject({
+  type: z.enum(['server_vad', 'semantic_vad']),
+  create_response: z.boolean().optional(),
+  interrupt_response: z.boolean().optional(),
+  threshold: z.number().min(0).max(1).optional(),
+  prefix_padding_ms: z.number().int().nonnegative().max(10_000).optional(),
+  silence_duration_ms: z.number().int().nonnegative().max(10_000).optional(),
+  idle_timeout_ms: z.number().int().nonnegative().max(600_000).nullable().optional(),
+  eagerness: z.enum(['low', 'medium', 'high', 'auto']).optional(),
+});
 export type TurnDetection = z.infer<typeof turnDetectionSchema>;
 
-const sessionObject = z.looseObject({ audio: z.looseObject({ input: z.looseObject({ turn_detection: z.unknown().optional() }).optional() }).optional(), turn_detection: z.unknown().optional() });
+const sessionObject = z.looseObject({
+  audio: z.looseObject({ input: z.looseObject({ turn_detection: z.unknown().optional() }).optional() }).optional(),
+  turn_detection: z.unknown().optional(),
+});
 const functionName = z.string().min(1).max(64);
 const functionArguments = z.string().max(100_000);
 
@@ -34,14 +36,26 @@ const providerEventSchemas = {
   'session.created': z.looseObject({ type: z.literal('session.created'), session: sessionObject }),
   /** The provider applied a `session.update` (it answers a refused one with `error` instead). */
   'session.updated': z.looseObject({ type: z.literal('session.updated'), session: sessionObject }),
-  'input_audio_buffer.speech_started': z.looseObject({ type: z.literal('input_audio_buffer.speech_started'), item_id: id, audio_start_ms: z.number().optional() }),
-  'input_audio_buffer.speech_stopped': z.looseObject({ type: z.literal('input_audio_buffer.speech_stopped'), item_id: id, audio_end_ms: z.number().optional() }),
+  'input_audio_buffer.speech_started': z.looseObject({
+    type: z.literal('input_audio_buffer.speech_started'),
+    item_id: id,
+    audio_start_ms: z.number().optional(),
+  }),
+  'input_audio_buffer.speech_stopped': z.looseObject({
+    type: z.literal('input_audio_buffer.speech_stopped'),
+    item_id: id,
+    audio_end_ms: z.number().optional(),
+  }),
   'conversation.item.added': z.looseObject({
     type: z.literal('conversation.item.added'),
     previous_item_id: id.nullable().optional(),
     item: z.looseObject({ id, type: z.string().max(40), role: z.string().max(20).optional() }),
   }),
-  'conversation.item.input_audio_transcription.completed': z.looseObject({ type: z.literal('conversation.item.input_audio_transcription.completed'), item_id: id, transcript }),
+  'conversation.item.input_audio_transcription.completed': z.looseObject({
+    type: z.literal('conversation.item.input_audio_transcription.completed'),
+    item_id: id,
+    transcript,
+  }),
   'conversation.item.input_audio_transcription.failed': z.looseObject({
     type: z.literal('conversation.item.input_audio_transcription.failed'),
     item_id: id,
@@ -77,7 +91,12 @@ const providerEventSchemas = {
   'output_audio_buffer.started': z.looseObject({ type: z.literal('output_audio_buffer.started'), response_id: id }),
   'output_audio_buffer.stopped': z.looseObject({ type: z.literal('output_audio_buffer.stopped'), response_id: id }),
   'output_audio_buffer.cleared': z.looseObject({ type: z.literal('output_audio_buffer.cleared'), response_id: id }),
-  'response.output_audio_transcript.done': z.looseObject({ type: z.literal('response.output_audio_transcript.done'), response_id: id, item_id: id, transcript }),
+  'response.output_audio_transcript.done': z.looseObject({
+    type: z.literal('response.output_audio_transcript.done'),
+    response_id: id,
+    item_id: id,
+    transcript,
+  }),
   error: z.looseObject({
     type: z.literal('error'),
     error: z.looseObject({

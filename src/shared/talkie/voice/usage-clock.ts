@@ -142,7 +142,12 @@ export function noteItem(log: TranscriptLog, item: { id: string; type: string; r
 }
 
 /** A final transcript (or a failed transcription: `text` undefined) → the posts now due, in order. */
-export function addTranscript(log: TranscriptLog, role: TranscriptRole, itemId: string, text: string | undefined): { log: TranscriptLog; posts: TranscriptPost[] } {
+export function addTranscript(
+  log: TranscriptLog,
+  role: TranscriptRole,
+  itemId: string,
+  text: string | undefined,
+): { log: TranscriptLog; posts: TranscriptPost[] } {
   const items = log.items.map((item) => (item.id === itemId ? { ...item, expects: false } : item));
   const duplicate = log.posted.includes(key(role, itemId)) || log.ready.some((post) => post.role === role && post.itemId === itemId);
   const ready = text === undefined || duplicate || text.trim() === '' ? log.ready : [...log.ready, { role, itemId, text }];

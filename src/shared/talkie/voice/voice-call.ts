@@ -2,9 +2,41 @@ import type { z } from 'zod';
 import type { Action } from '../content';
 import type { RunUpdate } from '../conversation';
 import type { talkieVoiceMethods } from '../ipc-schemas';
-import { initialWindow, stepWindow, windowView, type CloseReason, type VoiceProposal, type WindowConfig, type WindowEffect, type WindowInput, type WindowState } from './confirmation-window';
-import { allowedClientEvent, defaultTurnDetection, functionCallOutput, parseRealtimeMessage, sessionTurnDetection, updatedCreateResponse, type ClientEvent, type RealtimeEvent, type TurnDetection } from './realtime-events';
-import { addTranscript, emptyTranscriptLog, flushTranscripts, noteItem, remainingSeconds, startUsageClock, stepUsage, type TranscriptLog, type TranscriptPost, type UsageClock, type UsageEffect } from './usage-clock';
+import {
+  initialWindow,
+  stepWindow,
+  windowView,
+  type CloseReason,
+  type VoiceProposal,
+  type WindowConfig,
+  type WindowEffect,
+  type WindowInput,
+  type WindowState,
+} from './confirmation-window';
+import {
+  allowedClientEvent,
+  defaultTurnDetection,
+  functionCallOutput,
+  parseRealtimeMessage,
+  sessionTurnDetection,
+  updatedCreateResponse,
+  type ClientEvent,
+  type RealtimeEvent,
+  type TurnDetection,
+} from './realtime-events';
+import {
+  addTranscript,
+  emptyTranscriptLog,
+  flushTranscripts,
+  noteItem,
+  remainingSeconds,
+  startUsageClock,
+  stepUsage,
+  type TranscriptLog,
+  type TranscriptPost,
+  type UsageClock,
+  type UsageEffect,
+} from './usage-clock';
 
 /**
  * One Talkie 1 voice call on the client (§10), as a pure controller: `stepCall(state, input)` returns
@@ -289,13 +321,18 @@ function windowAnnouncements(before: WindowState, after: WindowState): CallEffec
   if (now.line === 'listening' && was.line !== 'listening' && after.phase === 'open') {
     return [{ type: 'announce', announcement: { kind: 'confirm-open', actionId: now.actionId, keyword: after.proposal.keyword } }];
   }
-  if (now.line === 'use-button' && was.line !== 'use-button') return [{ type: 'announce', announcement: { kind: 'confirm-closed', actionId: now.actionId, reason: now.reason } }];
+  if (now.line === 'use-button' && was.line !== 'use-button')
+    return [{ type: 'announce', announcement: { kind: 'confirm-closed', actionId: now.actionId, reason: now.reason } }];
   return [];
 }
 
 function windowConfig(state: CallState): WindowConfig {
   const { consent, locale, voiceConfirm } = state.setup;
-  return { voiceConfirm, turnDetection: state.turnDetection, vocabulary: { confirm: consent.confirm, refuse: consent.refuse, ...(locale === undefined ? {} : { locale }) } };
+  return {
+    voiceConfirm,
+    turnDetection: state.turnDetection,
+    vocabulary: { confirm: consent.confirm, refuse: consent.refuse, ...(locale === undefined ? {} : { locale }) },
+  };
 }
 
 function fromWindow(effects: WindowEffect[]): CallEffect[] {
@@ -323,7 +360,11 @@ function fromUsage(state: CallState, effects: UsageEffect[]): CallStep {
     if (effect.type === 'warn') out.push({ type: 'announce', announcement: { kind: 'warning', remainingSeconds: effect.remainingSeconds } });
     else if (effect.type === 'report' && !effect.final) out.push({ type: 'usage', seconds: effect.seconds, final: false });
     else if (effect.type === 'hangup') {
-      const finish = finishCall(next, effect.reason, effects.find((e) => e.type === 'report' && e.final));
+      const finish = finishCall(
+        next,
+        effect.reason,
+        effects.find((e) => e.type === 'report' && e.final),
+      );
       next = finish.state;
       out.push(...finish.effects);
       break;
@@ -372,7 +413,15 @@ function step(state: CallState, input: CallInput): CallStep {
     }
     case 'mute':
       // Mute really stops: the track is disabled and what the provider buffered is dropped.
-      return state.muted ? same : { state: { ...state, muted: true }, effects: [{ type: 'send', event: { type: 'input_audio_buffer.clear' } }, { type: 'announce', announcement: { kind: 'muted' } }] };
+      return state.muted
+        ? same
+        : {
+            state: { ...state, muted: true },
+            effects: [
+              { type: 'send', event: { type: 'input_audio_buffer.clear' } },
+              { type: 'announce', announcement: { kind: 'muted' } },
+            ],
+          };
     case 'unmute':
       return state.muted ? { state: { ...state, muted: false }, effects: [{ type: 'announce', announcement: { kind: 'unmuted' } }] } : same;
     case 'ptt':
@@ -382,7 +431,9 @@ function step(state: CallState, input: CallInput): CallStep {
       if (state.mode === 'push-to-talk') return step(state, { type: 'ptt', down: !state.talking });
       return step(state, { type: state.muted ? 'unmute' : 'mute' });
     case 'mode':
-      return state.mode === input.mode ? same : { state: { ...state, mode: input.mode, talking: false }, effects: [{ type: 'announce', announcement: { kind: 'mode', mode: input.mode } }] };
+      return state.mode === input.mode
+        ? same
+        : { state: { ...state, mode: input.mode, talking: false }, effects: [{ type: 'announce', announcement: { kind: 'mode', mode: input.mode } }] };
   }
 }
 
@@ -448,7 +499,10 @@ function onProvider(state: CallState, event: RealtimeEvent): CallStep {
         ...(event.response_id === undefined ? {} : { responseId: event.response_id }),
         ...(event.name === undefined ? {} : { name: event.name }),
       };
-      return { state: { ...state, pendingCalls: [...state.pendingCalls.filter((known) => known.callId !== call.callId), call].slice(-maxPendingCalls) }, effects: [] };
+      return {
+        state: { ...state, pendingCalls: [...state.pendingCalls.filter((known) => known.callId !== call.callId), call].slice(-maxPendingCalls) },
+        effects: [],
+      };
     }
     case 'response.output_item.done':
       return event.item.type === 'function_call' ? functionCallDone(state, event.item) : { state, effects: [] };
@@ -464,7 +518,9 @@ function onProvider(state: CallState, event: RealtimeEvent): CallStep {
  */
 function functionCallDone(state: CallState, item: Extract<RealtimeEvent, { type: 'response.output_item.done' }>['item']): CallStep {
   // Its arguments event: by call id, or (an item without one) by item id.
-  const known = state.pendingCalls.find((call) => (item.call_id === undefined ? item.id !== undefined && call.itemId === item.id : call.callId === item.call_id));
+  const known = state.pendingCalls.find((call) =>
+    item.call_id === undefined ? item.id !== undefined && call.itemId === item.id : call.callId === item.call_id,
+  );
   const callId = item.call_id ?? known?.callId;
   const next: CallState = { ...state, pendingCalls: state.pendingCalls.filter((call) => call !== known) };
   if (item.status !== 'completed' || callId === undefined || state.toolCalls.includes(callId)) return { state: next, effects: [] };
@@ -473,7 +529,10 @@ function functionCallDone(state: CallState, item: Extract<RealtimeEvent, { type:
   const args = item.arguments ?? known?.arguments;
   if (name === undefined || args === undefined) {
     // The model waits for an answer to this call: it is told that the tool could not run.
-    return stepWindowOf({ ...next, toolCalls }, { type: 'tool.result', callId, output: toolFailed('the speech provider did not say which tool to run or with what.') });
+    return stepWindowOf(
+      { ...next, toolCalls },
+      { type: 'tool.result', callId, output: toolFailed('the speech provider did not say which tool to run or with what.') },
+    );
   }
   const started = toolStarted(state.setup.labels, callId, name);
   return {
@@ -538,7 +597,10 @@ export function toolStarted(labels: Readonly<Record<string, string>>, callId: st
  * it carries. The one rule for both sides: the call controller (what goes back on the data channel)
  * and main, which shows the lines in the conversation.
  */
-export function toolAnswer(callId: string, answer: { result: VoiceToolResult } | { error: string }): { shown: RunUpdate[]; output: string; proposal?: VoiceProposal } {
+export function toolAnswer(
+  callId: string,
+  answer: { result: VoiceToolResult } | { error: string },
+): { shown: RunUpdate[]; output: string; proposal?: VoiceProposal } {
   let output: string;
   let proposal: VoiceProposal | undefined;
   const shown: RunUpdate[] = [];
@@ -582,7 +644,11 @@ function toolOutcome(state: CallState, input: Extract<CallInput, { type: 'tool.r
 
 function end(state: CallState, reason: 'user' | 'left' | 'error' | 'connection_lost', now: number): CallStep {
   const usage = stepUsage(state.usage, { type: 'end', now, reason: reason === 'user' || reason === 'left' ? 'user' : 'error' });
-  return finishCall({ ...state, usage: usage.clock }, reason, usage.effects.find((effect) => effect.type === 'report' && effect.final));
+  return finishCall(
+    { ...state, usage: usage.clock },
+    reason,
+    usage.effects.find((effect) => effect.type === 'report' && effect.final),
+  );
 }
 
 /**
@@ -638,7 +704,11 @@ export function callView(state: CallState): CallView {
   const transcript = [...state.live].sort((a, b) => (position.get(a.itemId) ?? Infinity) - (position.get(b.itemId) ?? Infinity));
   const line = windowView(state.window);
   const confirmation: ConfirmationLine =
-    line.line === 'listening' && state.window.phase === 'open' ? { ...line, keyword: state.window.proposal.keyword } : line.line === 'listening' ? { line: 'none' } : line;
+    line.line === 'listening' && state.window.phase === 'open'
+      ? { ...line, keyword: state.window.proposal.keyword }
+      : line.line === 'listening'
+        ? { line: 'none' }
+        : line;
   return {
     phase: callPhase(state),
     userSpeaking: state.userSpeaking,

@@ -13,7 +13,12 @@ export const voiceEventProtocol = 'openai-realtime/1';
 export const voiceEndpointNames = ['voiceSessions', 'voiceTool', 'voiceTranscript', 'voiceUsage'] as const;
 
 export type VoiceAvailability =
-  | { offered: true; /** false when `GET status` says `voice: false` (Talkie 1 §4): shown, greyed out. */ enabled: boolean; signalingHosts: string[]; voiceConfirm: boolean }
+  | {
+      offered: true;
+      /** false when `GET status` says `voice: false` (Talkie 1 §4): shown, greyed out. */ enabled: boolean;
+      signalingHosts: string[];
+      voiceConfirm: boolean;
+    }
   | { offered: false; code: 'voice_not_offered' | 'voice_transport_unsupported' | 'voice_protocol_unsupported' | 'voice_endpoint_missing'; message: string };
 
 /** Rules 1–2: voice needs `capabilities.voice` with webrtc + openai-realtime/1 and all four voice endpoints. */
@@ -21,13 +26,22 @@ export function voiceAvailability(manifest: Pick<TalkieManifest, 'voice' | 'voic
   const voice = manifest.voice;
   if (!voice) return { offered: false, code: 'voice_not_offered', message: 'This server does not offer voice.' };
   if (!voice.transports.includes(voiceTransport)) {
-    return { offered: false, code: 'voice_transport_unsupported', message: `This server offers voice over ${voice.transports.join(', ') || 'nothing'}; AgentDesk speaks ${voiceTransport}.` };
+    return {
+      offered: false,
+      code: 'voice_transport_unsupported',
+      message: `This server offers voice over ${voice.transports.join(', ') || 'nothing'}; AgentDesk speaks ${voiceTransport}.`,
+    };
   }
   if (!voice.eventProtocols.includes(voiceEventProtocol)) {
-    return { offered: false, code: 'voice_protocol_unsupported', message: `This server's voice uses ${voice.eventProtocols.join(', ') || 'no event protocol'}; AgentDesk reads ${voiceEventProtocol}.` };
+    return {
+      offered: false,
+      code: 'voice_protocol_unsupported',
+      message: `This server's voice uses ${voice.eventProtocols.join(', ') || 'no event protocol'}; AgentDesk reads ${voiceEventProtocol}.`,
+    };
   }
   const missing = voiceEndpointNames.filter((name) => manifest.endpoints[name] === undefined);
-  if (missing.length > 0) return { offered: false, code: 'voice_endpoint_missing', message: `This server offers voice but has no ${missing.join(', ')} endpoint.` };
+  if (missing.length > 0)
+    return { offered: false, code: 'voice_endpoint_missing', message: `This server offers voice but has no ${missing.join(', ')} endpoint.` };
   return { offered: true, enabled: status?.voice !== false, signalingHosts: voice.signalingHosts, voiceConfirm: manifest.voiceConfirm };
 }
 
@@ -54,7 +68,11 @@ export function checkSignalingUrl(url: string, signalingHosts: readonly string[]
   }
   const listed = signalingHosts.map((host) => host.toLowerCase());
   if (!listed.includes(parsed.hostname) && !listed.includes(parsed.host)) {
-    return { ok: false, code: 'signaling_host_not_listed', message: `The voice signalling host ${parsed.host} is not one of the hosts this server lists (${listed.join(', ')}).` };
+    return {
+      ok: false,
+      code: 'signaling_host_not_listed',
+      message: `The voice signalling host ${parsed.host} is not one of the hosts this server lists (${listed.join(', ')}).`,
+    };
   }
   return { ok: true, url: parsed.href };
 }
@@ -71,8 +89,16 @@ const voiceSessionSchema = z.looseObject({
   signaling: z.looseObject({ type: z.string().max(40), url: z.string().max(2048) }),
   clientSecret: z.string().min(1).max(4096),
   expiresAt: z.iso.datetime({ offset: true }),
-  maxSeconds: z.number().int().positive().max(24 * 3600),
-  warnSeconds: z.number().int().nonnegative().max(24 * 3600),
+  maxSeconds: z
+    .number()
+    .int()
+    .positive()
+    .max(24 * 3600),
+  warnSeconds: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(24 * 3600),
   locale: z.string().max(35).optional(),
   labels: z
     .record(z.string().max(64), z.string().max(200))
@@ -115,9 +141,16 @@ export function validateVoiceSession(json: unknown, signalingHosts: readonly str
   }
   const raw = parsed.data;
   const refuse = (code: string, path: string, message: string): VoiceSessionValidation => ({ ok: false, problems: [{ code, path, message }] });
-  if (raw.transport !== voiceTransport) return refuse('voice_transport_unsupported', '/transport', `The voice session uses ${raw.transport.slice(0, 40)}; AgentDesk speaks ${voiceTransport}.`);
-  if (raw.eventProtocol !== voiceEventProtocol) return refuse('voice_protocol_unsupported', '/eventProtocol', `The voice session uses ${raw.eventProtocol.slice(0, 60)}; AgentDesk reads ${voiceEventProtocol}.`);
-  if (raw.signaling.type !== 'sdp-post') return refuse('signaling_type_unsupported', '/signaling/type', `The voice signalling is ${raw.signaling.type.slice(0, 40)}; AgentDesk does sdp-post.`);
+  if (raw.transport !== voiceTransport)
+    return refuse('voice_transport_unsupported', '/transport', `The voice session uses ${raw.transport.slice(0, 40)}; AgentDesk speaks ${voiceTransport}.`);
+  if (raw.eventProtocol !== voiceEventProtocol)
+    return refuse(
+      'voice_protocol_unsupported',
+      '/eventProtocol',
+      `The voice session uses ${raw.eventProtocol.slice(0, 60)}; AgentDesk reads ${voiceEventProtocol}.`,
+    );
+  if (raw.signaling.type !== 'sdp-post')
+    return refuse('signaling_type_unsupported', '/signaling/type', `The voice signalling is ${raw.signaling.type.slice(0, 40)}; AgentDesk does sdp-post.`);
   const signaling = checkSignalingUrl(raw.signaling.url, signalingHosts, options);
   if (!signaling.ok) return refuse(signaling.code, '/signaling/url', signaling.message);
   const session: VoiceSession = {

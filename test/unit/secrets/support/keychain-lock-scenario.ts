@@ -22,11 +22,26 @@ async function outcome(step: () => Promise<unknown>): Promise<Outcome> {
 }
 
 async function secretService(method: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run('gdbus', ['call', '--session', '--dest', 'org.freedesktop.secrets', '--object-path', '/org/freedesktop/secrets', '--method', `org.freedesktop.Secret.Service.${method}`, ...args]);
+  const { stdout } = await run('gdbus', [
+    'call',
+    '--session',
+    '--dest',
+    'org.freedesktop.secrets',
+    '--object-path',
+    '/org/freedesktop/secrets',
+    '--method',
+    `org.freedesktop.Secret.Service.${method}`,
+    ...args,
+  ]);
   return stdout;
 }
 
-const tokens = (accessToken: string, refreshToken: string): TokenSet => ({ accessToken, refreshToken, issuer: 'https://as.example', clientId: 'https://app.example/client.json' });
+const tokens = (accessToken: string, refreshToken: string): TokenSet => ({
+  accessToken,
+  refreshToken,
+  issuer: 'https://as.example',
+  clientId: 'https://app.example/client.json',
+});
 
 const store = await openSecretStore({ service });
 const report: Record<string, unknown> = { kind: store.kind };

@@ -8,7 +8,13 @@ const base = {
   name: 'Example CRM',
   brand: { logo: '/talkie/logo.png', accent: '#0B7A75' },
   auth: { oauth: { issuer: 'https://crm.example.com/oauth', scopes: ['talkie', 'offline_access'] }, token: { hint: 'Settings' } },
-  endpoints: { status: '/api/talkie/status', run: '/api/talkie/run', threads: '/api/talkie/threads', thread: '/api/talkie/threads/{threadId}', cancelRun: '/api/talkie/runs/{runId}/cancel' },
+  endpoints: {
+    status: '/api/talkie/status',
+    run: '/api/talkie/run',
+    threads: '/api/talkie/threads',
+    thread: '/api/talkie/threads/{threadId}',
+    cancelRun: '/api/talkie/runs/{runId}/cancel',
+  },
   limits: { maxMessageChars: 4000 },
   futureField: { anything: true },
 };
@@ -23,7 +29,13 @@ describe('validateManifest (Talkie 1 §1)', () => {
     const result = validateManifest(base, from);
     expect(result).toMatchObject({ ok: true, problems: [] });
     if (!result.ok) return;
-    expect(result.manifest).toMatchObject({ serverId: 'crm.example.com', accent: '#0b7a75', logo: 'https://crm.example.com/talkie/logo.png', maxMessageChars: 4000, testMode: false });
+    expect(result.manifest).toMatchObject({
+      serverId: 'crm.example.com',
+      accent: '#0b7a75',
+      logo: 'https://crm.example.com/talkie/logo.png',
+      maxMessageChars: 4000,
+      testMode: false,
+    });
     expect(result.manifest).not.toHaveProperty('futureField');
   });
 
@@ -40,7 +52,10 @@ describe('validateManifest (Talkie 1 §1)', () => {
   });
 
   it('notes cross-origin endpoints for the user to accept, and rejects non-https absolute ones', () => {
-    const result = validateManifest({ ...base, endpoints: { ...base.endpoints, status: 'https://api.other.example/status', threads: 'http://plain.example/t' } }, from);
+    const result = validateManifest(
+      { ...base, endpoints: { ...base.endpoints, status: 'https://api.other.example/status', threads: 'http://plain.example/t' } },
+      from,
+    );
     expect(result.problems.map((p) => p.code)).toEqual(['endpoint_invalid', 'endpoint_missing']);
     const ok = validateManifest({ ...base, endpoints: { ...base.endpoints, status: 'https://api.other.example/status' } }, from);
     expect(ok.ok && ok.manifest.crossOriginEndpoints).toEqual([{ name: 'status', url: 'https://api.other.example/status' }]);
@@ -83,7 +98,9 @@ describe('endpointUrl', () => {
   });
 
   it('refuses an id that is not well-formed text with invalid_request', () => {
-    expect(() => endpointUrl(manifest, 'thread', { threadId: 't\ud800' })).toThrow(expect.objectContaining({ code: 'invalid_request', message: expect.stringContaining('threadId') }));
+    expect(() => endpointUrl(manifest, 'thread', { threadId: 't\ud800' })).toThrow(
+      expect.objectContaining({ code: 'invalid_request', message: expect.stringContaining('threadId') }),
+    );
     expect(endpointUrl(manifest, 'thread', { threadId: 'emoji 😀' })).toBe('https://crm.example.com/api/talkie/threads/emoji%20%F0%9F%98%80');
   });
 });

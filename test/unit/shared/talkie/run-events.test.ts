@@ -29,18 +29,34 @@ describe('safeLink (Talkie 1 §6/§7)', () => {
 describe('parseCard', () => {
   it('keeps all seven block types', () => {
     const card = parseCard({
-      id: 'c1', title: 'Alfa', fallbackText: 'Alfa s.r.o.', a11yLabel: 'Card',
+      id: 'c1',
+      title: 'Alfa',
+      fallbackText: 'Alfa s.r.o.',
+      a11yLabel: 'Card',
       blocks: [
-        { type: 'heading', text: 'H' }, { type: 'text', text: '**b**' }, { type: 'fields', fields: [{ label: 'IČO', value: '1' }] },
-        { type: 'list', items: [{ title: 'x' }], more: 3 }, { type: 'link', label: 'L', url: '/x' },
-        { type: 'file', name: 'f.pdf', url: '/f.pdf', size: 10 }, { type: 'badge', text: 'OK', tone: 'positive' },
+        { type: 'heading', text: 'H' },
+        { type: 'text', text: '**b**' },
+        { type: 'fields', fields: [{ label: 'IČO', value: '1' }] },
+        { type: 'list', items: [{ title: 'x' }], more: 3 },
+        { type: 'link', label: 'L', url: '/x' },
+        { type: 'file', name: 'f.pdf', url: '/f.pdf', size: 10 },
+        { type: 'badge', text: 'OK', tone: 'positive' },
       ],
     });
     expect(card?.blocks?.map((block) => block.type)).toEqual(['heading', 'text', 'fields', 'list', 'link', 'file', 'badge']);
   });
 
   it('falls back to fallbackText when any block is unknown or malformed', () => {
-    expect(parseCard({ id: 'c', fallbackText: 'plain', blocks: [{ type: 'heading', text: 'H' }, { type: 'chart', data: [] }] })?.blocks).toBeUndefined();
+    expect(
+      parseCard({
+        id: 'c',
+        fallbackText: 'plain',
+        blocks: [
+          { type: 'heading', text: 'H' },
+          { type: 'chart', data: [] },
+        ],
+      })?.blocks,
+    ).toBeUndefined();
     expect(parseCard({ id: 'c', fallbackText: 'plain', blocks: [{ type: 'fields', fields: 'nope' }] })).toMatchObject({ fallbackText: 'plain' });
     expect(parseCard({ id: 'c', blocks: [] })).toBeUndefined();
   });
@@ -94,7 +110,10 @@ describe('the conversation reducer', () => {
     expect(c.removedItems).toBeGreaterThan(0);
     expect(c.items.at(-1)).toMatchObject({ kind: 'assistant', id: 'a39', text: 'x'.repeat(200_000) });
     // A thread opened on its window (30 items before it in main, 2 removed): removing items the page holds removes those older ones too.
-    const opened = applyUpdate({ ...emptyConversation, threadId: 't1', items: c.items.slice(-3), earlierItems: 30, removedItems: 2 }, { type: 'run.started', threadId: 't1', runId: 'r2' });
+    const opened = applyUpdate(
+      { ...emptyConversation, threadId: 't1', items: c.items.slice(-3), earlierItems: 30, removedItems: 2 },
+      { type: 'run.started', threadId: 't1', runId: 'r2' },
+    );
     let more = opened;
     for (let index = 0; index < 20; index++) {
       more = applyUpdate(more, { type: 'text.start', messageId: `b${index}` });
@@ -117,7 +136,11 @@ describe('the conversation reducer', () => {
       { type: 'TEXT_MESSAGE_START', messageId: 'a1', role: 'assistant' },
       { type: 'TEXT_MESSAGE_CONTENT', messageId: 'a1', delta: 'Hel' },
       { type: 'TEXT_MESSAGE_CONTENT', messageId: 'a1', delta: 'lo' },
-      { type: 'CUSTOM', name: 'talkie.action', value: { id: 'a_1', summary: 'Send', status: 'pending', paramsHash: 'sha256:1', confirm: { methods: ['voice'] } } },
+      {
+        type: 'CUSTOM',
+        name: 'talkie.action',
+        value: { id: 'a_1', summary: 'Send', status: 'pending', paramsHash: 'sha256:1', confirm: { methods: ['voice'] } },
+      },
       { type: 'CUSTOM', name: 'talkie.action', value: { id: 'a_2', summary: 'Send again', status: 'pending', paramsHash: 'sha256:2' } },
       { type: 'TEXT_MESSAGE_END', messageId: 'a1' },
       { type: 'RUN_FINISHED', threadId: 't1', runId: 'r1' },

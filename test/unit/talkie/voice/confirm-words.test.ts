@@ -7,7 +7,7 @@ describe('normalize', () => {
   it('folds case, diacritics and punctuation, and joins apostrophes', () => {
     expect(normalize('  Ano, POTVRZUJI!  ')).toBe('ano potvrzuji');
     expect(normalize('Zruš to… prosím')).toBe('zrus to prosim');
-    expect(normalize("Don’t send it.")).toBe('dont send it');
+    expect(normalize('Don’t send it.')).toBe('dont send it');
   });
 });
 

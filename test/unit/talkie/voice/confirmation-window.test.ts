@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  initialWindow, stepWindow, windowView, type VoiceProposal, type WindowConfig, type WindowEffect, type WindowInput, type WindowState,
+  initialWindow,
+  stepWindow,
+  windowView,
+  type VoiceProposal,
+  type WindowConfig,
+  type WindowEffect,
+  type WindowInput,
+  type WindowState,
 } from '../../../../src/shared/talkie/voice/confirmation-window';
 import { allowedClientEvent, interpretRealtimeEvent } from '../../../../src/shared/talkie/voice/realtime-events';
 
@@ -18,14 +25,22 @@ function provider(json: Record<string, unknown>): WindowInput {
   if (parsed.kind !== 'event') throw new Error(`${String(json.type)}: ${parsed.reason}`);
   return { type: 'provider', event: parsed.event };
 }
-const toolResult = (p: VoiceProposal | null = proposal, callId = 'call_5'): WindowInput => ({ type: 'tool.result', callId, output: 'Nabídka připravena.', ...(p ? { proposal: p } : {}) });
+const toolResult = (p: VoiceProposal | null = proposal, callId = 'call_5'): WindowInput => ({
+  type: 'tool.result',
+  callId,
+  output: 'Nabídka připravena.',
+  ...(p ? { proposal: p } : {}),
+});
 const created = (id: string) => provider({ type: 'response.created', response: { id } });
 const done = (id: string, status = 'completed') => provider({ type: 'response.done', response: { id, status } });
 const stopped = (id: string) => provider({ type: 'output_audio_buffer.stopped', response_id: id });
 const speech = (item: string) => provider({ type: 'input_audio_buffer.speech_started', item_id: item, audio_start_ms: 0 });
 const said = (item: string, transcript: string) => provider({ type: 'conversation.item.input_audio_transcription.completed', item_id: item, transcript });
 /** The provider applied C2's update: its session.updated says automatic responses are off. */
-const applied = provider({ type: 'session.updated', session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 600, create_response: false } } } } });
+const applied = provider({
+  type: 'session.updated',
+  session: { type: 'realtime', audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 600, create_response: false } } } },
+});
 
 function run(inputs: WindowInput[], from: WindowState = initialWindow, cfg: WindowConfig = config): { state: WindowState; effects: WindowEffect[] } {
   let state = from;
@@ -70,7 +85,9 @@ describe('confirmation window (Talkie 1 §10.4)', () => {
     const { state, effects } = run([toolResult()]);
     expect(state.phase).toBe('proposing');
     expect(brief(effects)).toEqual(['turn_detection create_response:false', 'function_call_output', 'response.create']);
-    expect(effects[0]).toMatchObject({ event: { session: { audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 600, create_response: false } } } } } });
+    expect(effects[0]).toMatchObject({
+      event: { session: { audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 600, create_response: false } } } } },
+    });
   });
 
   it('C3 records the first response after the proposal as the proposal response', () => {
@@ -87,7 +104,15 @@ describe('confirmation window (Talkie 1 §10.4)', () => {
   });
 
   it('C5 speech that started before the window opened never counts: transcript before stopped → no decision', () => {
-    const early = run([toolResult(), applied, created('resp_p'), speech('item_early'), said('item_early', 'ano, potvrzuji'), stopped('resp_p'), said('item_early', 'ano, potvrzuji')]);
+    const early = run([
+      toolResult(),
+      applied,
+      created('resp_p'),
+      speech('item_early'),
+      said('item_early', 'ano, potvrzuji'),
+      stopped('resp_p'),
+      said('item_early', 'ano, potvrzuji'),
+    ]);
     expect(decides(early.effects)).toEqual([]);
     expect(early.state).toMatchObject({ phase: 'open', misses: 0 });
     // Started while the proposal played, transcribed after the window opened: still dropped; the model answers it.
@@ -97,8 +122,13 @@ describe('confirmation window (Talkie 1 §10.4)', () => {
   });
 
   it('C6 only final transcripts count (deltas are not events)', () => {
-    expect(interpretRealtimeEvent({ type: 'conversation.item.input_audio_transcription.delta', item_id: 'item_1', delta: 'ano, potvrzuji' }).kind).toBe('ignored');
-    const failed = run([speech('item_1'), provider({ type: 'conversation.item.input_audio_transcription.failed', item_id: 'item_1', error: { message: 'x' } })], opened.state);
+    expect(interpretRealtimeEvent({ type: 'conversation.item.input_audio_transcription.delta', item_id: 'item_1', delta: 'ano, potvrzuji' }).kind).toBe(
+      'ignored',
+    );
+    const failed = run(
+      [speech('item_1'), provider({ type: 'conversation.item.input_audio_transcription.failed', item_id: 'item_1', error: { message: 'x' } })],
+      opened.state,
+    );
     expect(decides(failed.effects)).toEqual([]);
     expect(failed.state).toMatchObject({ phase: 'open', misses: 0 });
   });
@@ -110,7 +140,16 @@ describe('confirmation window (Talkie 1 §10.4)', () => {
   });
 
   it("C7 the action's keyword must be said", () => {
-    const keyed = run([toolResult({ ...proposal, keyword: 'odeslat' }), applied, created('resp_p'), stopped('resp_p'), speech('item_1'), said('item_1', 'ano, potvrzuji'), speech('item_2'), said('item_2', 'ano, odeslat')]);
+    const keyed = run([
+      toolResult({ ...proposal, keyword: 'odeslat' }),
+      applied,
+      created('resp_p'),
+      stopped('resp_p'),
+      speech('item_1'),
+      said('item_1', 'ano, potvrzuji'),
+      speech('item_2'),
+      said('item_2', 'ano, odeslat'),
+    ]);
     expect(decides(keyed.effects)).toEqual([expect.objectContaining({ decision: 'confirm' })]);
     expect(brief(keyed.effects).filter((e) => e === 'response.create')).toHaveLength(2); // the proposal, and the answer to the miss
   });
@@ -142,7 +181,10 @@ describe('confirmation window (Talkie 1 §10.4)', () => {
 
   it('C11–C12 200 closes as decided; 409 conflict/stale reloads the action and the button decides; 410 expired', () => {
     const deciding = run([speech('item_1'), said('item_1', 'ano, potvrzuji')], opened.state).state;
-    expect(run([{ type: 'decision.result', actionId: 'a_77', outcome: 'ok' }], deciding)).toEqual({ state: { phase: 'closed', actionId: 'a_77', reason: 'decided' }, effects: [] });
+    expect(run([{ type: 'decision.result', actionId: 'a_77', outcome: 'ok' }], deciding)).toEqual({
+      state: { phase: 'closed', actionId: 'a_77', reason: 'decided' },
+      effects: [],
+    });
     for (const outcome of ['conflict', 'stale'] as const) {
       const conflict = run([{ type: 'decision.result', actionId: 'a_77', outcome }], deciding);
       expect(conflict.effects).toEqual([{ type: 'reload-action', actionId: 'a_77' }]);
@@ -163,7 +205,9 @@ describe('confirmation window (Talkie 1 §10.4)', () => {
     for (const inputs of closings) {
       const { effects } = run(inputs, opened.state);
       const restore = effects.find((effect) => effect.type === 'send' && effect.event.type === 'session.update');
-      expect(restore).toMatchObject({ event: { session: { audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 600, create_response: true } } } } } });
+      expect(restore).toMatchObject({
+        event: { session: { audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 600, create_response: true } } } } },
+      });
     }
   });
 
@@ -172,7 +216,12 @@ describe('confirmation window (Talkie 1 §10.4)', () => {
     expect(run([{ type: 'clock', now: Date.parse('2026-10-22T10:10:00Z') }], opened.state).state).toMatchObject({ phase: 'closed', reason: 'expired' });
     expect(run([{ type: 'hangup' }], opened.state).state).toMatchObject({ phase: 'closed', reason: 'hangup' });
     const next = run([toolResult({ ...proposal, actionId: 'a_78' }, 'call_6')], opened.state);
-    expect(brief(next.effects)).toEqual(['turn_detection create_response:true', 'turn_detection create_response:false', 'function_call_output', 'response.create']);
+    expect(brief(next.effects)).toEqual([
+      'turn_detection create_response:true',
+      'turn_detection create_response:false',
+      'function_call_output',
+      'response.create',
+    ]);
     expect(next.state).toMatchObject({ phase: 'proposing', proposal: { actionId: 'a_78' } });
     // A button-only proposal closes the old window too: a "yes" must never reach the older action.
     const buttonOnly = run([toolResult({ ...proposal, actionId: 'a_79', methods: ['button'] }, 'call_7'), speech('i1'), said('i1', 'ano')], opened.state);
@@ -237,17 +286,27 @@ describe('confirmation window (Talkie 1 §10.4)', () => {
         for (const s of steps) {
           const actionId = `a_${proposals}`;
           const inputs: WindowInput[] =
-            s.kind === 'proposal' ? [toolResult({ ...proposal, actionId: `a_${++proposals}`, methods: s.voice ? ['button', 'voice'] : ['button'] }), applied]
-            : s.kind === 'tool' ? [toolResult(null)]
-            : s.kind === 'created' ? [created(s.response)]
-            : s.kind === 'stopped' ? [stopped(s.response)]
-            : s.kind === 'done' ? [done(s.response, 'cancelled')]
-            : s.kind === 'cleared' ? [provider({ type: 'output_audio_buffer.cleared', response_id: s.response })]
-            : s.kind === 'utterance' ? [speech(`i${++items}`), (last = said(`i${items}`, s.text))]
-            : s.kind === 'repeat' ? [last]
-            : s.kind === 'result' ? [{ type: 'decision.result', actionId, outcome: s.outcome }]
-            : s.kind === 'settled' ? [{ type: 'action.settled', actionId }]
-            : [{ type: 'hangup' }];
+            s.kind === 'proposal'
+              ? [toolResult({ ...proposal, actionId: `a_${++proposals}`, methods: s.voice ? ['button', 'voice'] : ['button'] }), applied]
+              : s.kind === 'tool'
+                ? [toolResult(null)]
+                : s.kind === 'created'
+                  ? [created(s.response)]
+                  : s.kind === 'stopped'
+                    ? [stopped(s.response)]
+                    : s.kind === 'done'
+                      ? [done(s.response, 'cancelled')]
+                      : s.kind === 'cleared'
+                        ? [provider({ type: 'output_audio_buffer.cleared', response_id: s.response })]
+                        : s.kind === 'utterance'
+                          ? [speech(`i${++items}`), (last = said(`i${items}`, s.text))]
+                          : s.kind === 'repeat'
+                            ? [last]
+                            : s.kind === 'result'
+                              ? [{ type: 'decision.result', actionId, outcome: s.outcome }]
+                              : s.kind === 'settled'
+                                ? [{ type: 'action.settled', actionId }]
+                                : [{ type: 'hangup' }];
           for (const input of inputs) {
             const next = stepWindow(state, input, config);
             for (const effect of next.effects) {

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  allowedClientEvent, functionCallOutput, interpretRealtimeEvent, parseRealtimeMessage, realtimeMessageMaxChars, responseCreate, sessionTurnDetection, turnDetectionUpdate,
+  allowedClientEvent,
+  functionCallOutput,
+  interpretRealtimeEvent,
+  parseRealtimeMessage,
+  realtimeMessageMaxChars,
+  responseCreate,
+  sessionTurnDetection,
+  turnDetectionUpdate,
 } from '../../../../src/shared/talkie/voice/realtime-events';
 
 describe('provider events (openai-realtime/1 subset)', () => {
@@ -10,7 +17,14 @@ describe('provider events (openai-realtime/1 subset)', () => {
       { type: 'input_audio_buffer.speech_started', item_id: 'item_1', audio_start_ms: 100, event_id: 'e1' },
       { type: 'conversation.item.input_audio_transcription.completed', item_id: 'item_1', content_index: 0, transcript: 'ano' },
       { type: 'response.created', response: { id: 'resp_1', object: 'realtime.response' } },
-      { type: 'response.function_call_arguments.done', response_id: 'resp_1', item_id: 'item_2', call_id: 'call_1', name: 'search_records', arguments: '{"q":"x"}' },
+      {
+        type: 'response.function_call_arguments.done',
+        response_id: 'resp_1',
+        item_id: 'item_2',
+        call_id: 'call_1',
+        name: 'search_records',
+        arguments: '{"q":"x"}',
+      },
       { type: 'output_audio_buffer.stopped', response_id: 'resp_1' },
       { type: 'response.output_audio_transcript.done', response_id: 'resp_1', item_id: 'item_3', transcript: 'Hotovo.' },
       { type: 'error', error: { type: 'invalid_request_error', code: null, message: 'bad' } },
@@ -25,16 +39,25 @@ describe('provider events (openai-realtime/1 subset)', () => {
   });
 
   it('reports a known event that is malformed or unbounded as invalid, and bounds the message size', () => {
-    expect(interpretRealtimeEvent({ type: 'output_audio_buffer.stopped' })).toMatchObject({ kind: 'invalid', reason: expect.stringContaining('output_audio_buffer.stopped') });
-    expect(interpretRealtimeEvent({ type: 'conversation.item.input_audio_transcription.completed', item_id: 'i', transcript: 'x'.repeat(20_001) })).toMatchObject({ kind: 'invalid' });
+    expect(interpretRealtimeEvent({ type: 'output_audio_buffer.stopped' })).toMatchObject({
+      kind: 'invalid',
+      reason: expect.stringContaining('output_audio_buffer.stopped'),
+    });
+    expect(
+      interpretRealtimeEvent({ type: 'conversation.item.input_audio_transcription.completed', item_id: 'i', transcript: 'x'.repeat(20_001) }),
+    ).toMatchObject({ kind: 'invalid' });
     expect(parseRealtimeMessage('{')).toEqual({ kind: 'invalid', reason: 'message is not JSON' });
     expect(parseRealtimeMessage(' '.repeat(realtimeMessageMaxChars + 1))).toMatchObject({ kind: 'invalid' });
   });
 
   it("takes the server's turn detection from session.created (GA and beta shapes)", () => {
-    const ga = interpretRealtimeEvent({ type: 'session.created', session: { audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 500 } } } } });
+    const ga = interpretRealtimeEvent({
+      type: 'session.created',
+      session: { audio: { input: { turn_detection: { type: 'server_vad', silence_duration_ms: 500 } } } },
+    });
     const beta = interpretRealtimeEvent({ type: 'session.created', session: { turn_detection: { type: 'semantic_vad', eagerness: 'low' } } });
-    if (ga.kind !== 'event' || ga.event.type !== 'session.created' || beta.kind !== 'event' || beta.event.type !== 'session.created') throw new Error('not parsed');
+    if (ga.kind !== 'event' || ga.event.type !== 'session.created' || beta.kind !== 'event' || beta.event.type !== 'session.created')
+      throw new Error('not parsed');
     expect(sessionTurnDetection(ga.event)).toEqual({ type: 'server_vad', silence_duration_ms: 500 });
     expect(sessionTurnDetection(beta.event)).toEqual({ type: 'semantic_vad', eagerness: 'low' });
   });
@@ -44,7 +67,9 @@ describe('allowedClientEvent (rules 10–11)', () => {
   const turn = { type: 'server_vad', create_response: false };
 
   it('rule 10: lets session.update through only when it changes turn detection (GA or beta shape)', () => {
-    expect(allowedClientEvent({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: turn } } } })).toMatchObject({ ok: true });
+    expect(allowedClientEvent({ type: 'session.update', session: { type: 'realtime', audio: { input: { turn_detection: turn } } } })).toMatchObject({
+      ok: true,
+    });
     expect(allowedClientEvent({ type: 'session.update', session: { turn_detection: turn } })).toMatchObject({ ok: true });
     expect(allowedClientEvent(turnDetectionUpdate({ type: 'server_vad', threshold: 0.6 }, true))).toMatchObject({ ok: true });
   });
@@ -61,7 +86,10 @@ describe('allowedClientEvent (rules 10–11)', () => {
       { session: {} },
     ];
     for (const patch of refused) {
-      expect(allowedClientEvent({ type: 'session.update', ...patch }), JSON.stringify(patch)).toMatchObject({ ok: false, reason: expect.stringContaining('session.update refused') });
+      expect(allowedClientEvent({ type: 'session.update', ...patch }), JSON.stringify(patch)).toMatchObject({
+        ok: false,
+        reason: expect.stringContaining('session.update refused'),
+      });
     }
   });
 
@@ -78,7 +106,10 @@ describe('allowedClientEvent (rules 10–11)', () => {
 
   it('property: no session.update with any key beside turn detection (and the GA session type) ever passes', () => {
     const allowedKeys = new Set(['turn_detection', 'audio', 'input', 'type']);
-    const key = fc.oneof(fc.constantFrom('instructions', 'tools', 'model', 'voice', 'tool_choice', 'output', 'transcription', 'max_output_tokens', 'tracing', '__proto__'), fc.string({ maxLength: 12 }));
+    const key = fc.oneof(
+      fc.constantFrom('instructions', 'tools', 'model', 'voice', 'tool_choice', 'output', 'transcription', 'max_output_tokens', 'tracing', '__proto__'),
+      fc.string({ maxLength: 12 }),
+    );
     const extra = key.filter((k) => !allowedKeys.has(k));
     fc.assert(
       fc.property(extra, fc.jsonValue(), fc.constantFrom(0, 1, 2), (k, value, depth) => {

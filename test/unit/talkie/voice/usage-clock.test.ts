@@ -1,7 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  addTranscript, connectedSeconds, emptyTranscriptLog, flushTranscripts, noteItem, remainingSeconds, startUsageClock, stepUsage, type TranscriptLog, type UsageClock, type UsageEffect, type UsageInput,
+  addTranscript,
+  connectedSeconds,
+  emptyTranscriptLog,
+  flushTranscripts,
+  noteItem,
+  remainingSeconds,
+  startUsageClock,
+  stepUsage,
+  type TranscriptLog,
+  type UsageClock,
+  type UsageEffect,
+  type UsageInput,
 } from '../../../../src/shared/talkie/voice/usage-clock';
 
 function run(inputs: UsageInput[], from: UsageClock = startUsageClock({ maxSeconds: 900, warnSeconds: 60 })): { clock: UsageClock; effects: UsageEffect[] } {
@@ -20,7 +31,10 @@ const ticks = (from: number, to: number): UsageInput[] => Array.from({ length: t
 describe('usage clock (Talkie 1 §10.3)', () => {
   it('rule 21: reports cumulative connected seconds every 30 s', () => {
     const { effects, clock } = run([{ type: 'connected', now: 0 }, ...ticks(1, 65)]);
-    expect(effects).toEqual([{ type: 'report', seconds: 30, final: false }, { type: 'report', seconds: 60, final: false }]);
+    expect(effects).toEqual([
+      { type: 'report', seconds: 30, final: false },
+      { type: 'report', seconds: 60, final: false },
+    ]);
     // A stretch without a connection does not count.
     const paused = run([{ type: 'disconnected', now: s(70) }, ...ticks(71, 100), { type: 'connected', now: s(100) }, ...ticks(101, 125)], clock);
     expect(connectedSeconds(paused.clock, s(125))).toBe(95);
@@ -28,7 +42,12 @@ describe('usage clock (Talkie 1 §10.3)', () => {
   });
 
   it('rule 22: one final report at the end, whatever ends the call', () => {
-    const { effects, clock } = run([{ type: 'connected', now: 0 }, { type: 'end', now: s(125), reason: 'user' }, { type: 'end', now: s(126), reason: 'error' }, { type: 'tick', now: s(200) }]);
+    const { effects, clock } = run([
+      { type: 'connected', now: 0 },
+      { type: 'end', now: s(125), reason: 'user' },
+      { type: 'end', now: s(126), reason: 'error' },
+      { type: 'tick', now: s(200) },
+    ]);
     expect(effects).toEqual([{ type: 'report', seconds: 125, final: true }]);
     expect(clock.ended).toBe(true);
   });
@@ -49,9 +68,15 @@ describe('usage clock (Talkie 1 §10.3)', () => {
 
   it('rule 25: hang-up at the limit with the reason, then the final report', () => {
     const limit = run([{ type: 'connected', now: 0 }, ...ticks(895, 905)]);
-    expect(limit.effects.slice(-2)).toEqual([{ type: 'hangup', reason: 'time_limit' }, { type: 'report', seconds: 900, final: true }]);
+    expect(limit.effects.slice(-2)).toEqual([
+      { type: 'hangup', reason: 'time_limit' },
+      { type: 'report', seconds: 900, final: true },
+    ]);
     const quota = run([{ type: 'connected', now: 0 }, { type: 'usage.reply', seconds: 0, remainingSeconds: 10 }, ...ticks(1, 12)]);
-    expect(quota.effects.filter((effect) => effect.type !== 'warn')).toEqual([{ type: 'hangup', reason: 'quota' }, { type: 'report', seconds: 10, final: true }]);
+    expect(quota.effects.filter((effect) => effect.type !== 'warn')).toEqual([
+      { type: 'hangup', reason: 'quota' },
+      { type: 'report', seconds: 10, final: true },
+    ]);
   });
 
   it('property: reported seconds never go down and exactly one final report ends a call', () => {

@@ -9,9 +9,13 @@ const manifestJson = {
   name: 'Example CRM',
   auth: { oauth: { issuer: 'https://crm.example.com/oauth' } },
   endpoints: {
-    run: '/api/talkie/run', threads: '/api/talkie/threads', thread: '/api/talkie/threads/{threadId}',
-    voiceSessions: '/api/talkie/voice/sessions', voiceTool: '/api/talkie/voice/sessions/{voiceSessionId}/tools/{name}',
-    voiceTranscript: '/api/talkie/voice/sessions/{voiceSessionId}/transcript', voiceUsage: '/api/talkie/voice/sessions/{voiceSessionId}/usage',
+    run: '/api/talkie/run',
+    threads: '/api/talkie/threads',
+    thread: '/api/talkie/threads/{threadId}',
+    voiceSessions: '/api/talkie/voice/sessions',
+    voiceTool: '/api/talkie/voice/sessions/{voiceSessionId}/tools/{name}',
+    voiceTranscript: '/api/talkie/voice/sessions/{voiceSessionId}/transcript',
+    voiceUsage: '/api/talkie/voice/sessions/{voiceSessionId}/usage',
   },
   capabilities: {
     voice: { transports: ['webrtc'], eventProtocols: ['openai-realtime/1'], signalingHosts: ['API.OpenAI.com'] },
@@ -27,10 +31,18 @@ function manifestWith(patch: Record<string, unknown>) {
 }
 
 const sessionJson = {
-  voiceSessionId: 'v_1', threadId: 't_123', transport: 'webrtc', eventProtocol: 'openai-realtime/1',
+  voiceSessionId: 'v_1',
+  threadId: 't_123',
+  transport: 'webrtc',
+  eventProtocol: 'openai-realtime/1',
   signaling: { type: 'sdp-post', url: 'https://api.openai.com/v1/realtime/calls' },
-  clientSecret: 'ek_secret', expiresAt: '2026-10-22T10:01:00Z', maxSeconds: 900, warnSeconds: 60, locale: 'cs',
-  labels: { search_records: 'Hledám v CRM…' }, consent: { confirm: ['ano', 'potvrzuji'], refuse: ['ne', 'zruš'] },
+  clientSecret: 'ek_secret',
+  expiresAt: '2026-10-22T10:01:00Z',
+  maxSeconds: 900,
+  warnSeconds: 60,
+  locale: 'cs',
+  labels: { search_records: 'Hledám v CRM…' },
+  consent: { confirm: ['ano', 'potvrzuji'], refuse: ['ne', 'zruš'] },
   futureField: { ignored: true },
 };
 const hosts = ['api.openai.com'];
@@ -44,14 +56,24 @@ describe('voice in the manifest (rules 1–2)', () => {
     expect(voiceAvailability(manifest)).toEqual({ offered: true, enabled: true, signalingHosts: ['api.openai.com'], voiceConfirm: true });
     expect(voiceAvailability(manifest, { voice: false })).toMatchObject({ offered: true, enabled: false });
     const { voiceUsage: _omitted, ...endpoints } = manifestJson.endpoints;
-    expect(voiceAvailability(manifestWith({ endpoints }).manifest)).toMatchObject({ offered: false, code: 'voice_endpoint_missing', message: expect.stringContaining('voiceUsage') });
+    expect(voiceAvailability(manifestWith({ endpoints }).manifest)).toMatchObject({
+      offered: false,
+      code: 'voice_endpoint_missing',
+      message: expect.stringContaining('voiceUsage'),
+    });
     expect(voiceAvailability(manifestWith({ capabilities: {} }).manifest)).toMatchObject({ offered: false, code: 'voice_not_offered' });
   });
 
   it('rule 2: voice needs webrtc among the transports and openai-realtime/1 among the event protocols', () => {
     const voice = manifestJson.capabilities.voice;
-    expect(voiceAvailability(manifestWith({ capabilities: { voice: { ...voice, transports: ['websocket'] } } }).manifest)).toMatchObject({ offered: false, code: 'voice_transport_unsupported' });
-    expect(voiceAvailability(manifestWith({ capabilities: { voice: { ...voice, eventProtocols: ['other/2'] } } }).manifest)).toMatchObject({ offered: false, code: 'voice_protocol_unsupported' });
+    expect(voiceAvailability(manifestWith({ capabilities: { voice: { ...voice, transports: ['websocket'] } } }).manifest)).toMatchObject({
+      offered: false,
+      code: 'voice_transport_unsupported',
+    });
+    expect(voiceAvailability(manifestWith({ capabilities: { voice: { ...voice, eventProtocols: ['other/2'] } } }).manifest)).toMatchObject({
+      offered: false,
+      code: 'voice_protocol_unsupported',
+    });
   });
 
   it('a malformed capabilities.voice is a note and no voice, not a refused server; voiceConfirm is true only when it says true', () => {
@@ -75,14 +97,29 @@ describe('checkSignalingUrl (rules 5–6)', () => {
   });
 
   it('rule 6: the host is exactly one of signalingHosts: lower-cased, no suffix match, no userinfo', () => {
-    expect(checkSignalingUrl('https://API.OPENAI.COM/v1/realtime/calls', hosts, prod)).toMatchObject({ ok: true, url: 'https://api.openai.com/v1/realtime/calls' });
-    for (const url of ['https://evil.api.openai.com/calls', 'https://api.openai.com.evil.example/calls', 'https://api.openai.com./calls', 'https://openai.com/calls']) {
-      expect(checkSignalingUrl(url, hosts, prod), url).toMatchObject({ ok: false, code: 'signaling_host_not_listed', message: expect.stringContaining('not one of the hosts') });
+    expect(checkSignalingUrl('https://API.OPENAI.COM/v1/realtime/calls', hosts, prod)).toMatchObject({
+      ok: true,
+      url: 'https://api.openai.com/v1/realtime/calls',
+    });
+    for (const url of [
+      'https://evil.api.openai.com/calls',
+      'https://api.openai.com.evil.example/calls',
+      'https://api.openai.com./calls',
+      'https://openai.com/calls',
+    ]) {
+      expect(checkSignalingUrl(url, hosts, prod), url).toMatchObject({
+        ok: false,
+        code: 'signaling_host_not_listed',
+        message: expect.stringContaining('not one of the hosts'),
+      });
     }
     expect(checkSignalingUrl('https://api.openai.com@evil.example/calls', hosts, prod)).toMatchObject({ ok: false, code: 'signaling_userinfo' });
     expect(checkSignalingUrl('https://user:pw@api.openai.com/calls', hosts, prod)).toMatchObject({ ok: false, code: 'signaling_userinfo' });
     // The URL parser's view of the host is the one checked and the one returned.
-    expect(checkSignalingUrl('https://api.openai.com\\@evil.example/calls', hosts, prod)).toMatchObject({ ok: true, url: 'https://api.openai.com/@evil.example/calls' });
+    expect(checkSignalingUrl('https://api.openai.com\\@evil.example/calls', hosts, prod)).toMatchObject({
+      ok: true,
+      url: 'https://api.openai.com/@evil.example/calls',
+    });
   });
 });
 
@@ -92,9 +129,18 @@ describe('validateVoiceSession (rules 2, 4)', () => {
     expect(result).toEqual({
       ok: true,
       session: {
-        voiceSessionId: 'v_1', threadId: 't_123', transport: 'webrtc', eventProtocol: 'openai-realtime/1',
-        signalingUrl: 'https://api.openai.com/v1/realtime/calls', clientSecret: 'ek_secret', expiresAt: '2026-10-22T10:01:00Z',
-        maxSeconds: 900, warnSeconds: 60, locale: 'cs', labels: { search_records: 'Hledám v CRM…' }, consent: { confirm: ['ano', 'potvrzuji'], refuse: ['ne', 'zruš'] },
+        voiceSessionId: 'v_1',
+        threadId: 't_123',
+        transport: 'webrtc',
+        eventProtocol: 'openai-realtime/1',
+        signalingUrl: 'https://api.openai.com/v1/realtime/calls',
+        clientSecret: 'ek_secret',
+        expiresAt: '2026-10-22T10:01:00Z',
+        maxSeconds: 900,
+        warnSeconds: 60,
+        locale: 'cs',
+        labels: { search_records: 'Hledám v CRM…' },
+        consent: { confirm: ['ano', 'potvrzuji'], refuse: ['ne', 'zruš'] },
       },
     });
     const { consent: _c, labels: _l, locale: _lo, ...minimal } = sessionJson;
@@ -102,9 +148,18 @@ describe('validateVoiceSession (rules 2, 4)', () => {
   });
 
   it('rule 2: refuses a session whose transport, event protocol or signalling type is something else', () => {
-    expect(validateVoiceSession({ ...sessionJson, transport: 'websocket' }, hosts, prod)).toMatchObject({ ok: false, problems: [{ code: 'voice_transport_unsupported', path: '/transport' }] });
-    expect(validateVoiceSession({ ...sessionJson, eventProtocol: 'gemini-live/1' }, hosts, prod)).toMatchObject({ ok: false, problems: [{ code: 'voice_protocol_unsupported' }] });
-    expect(validateVoiceSession({ ...sessionJson, signaling: { type: 'whip', url: sessionJson.signaling.url } }, hosts, prod)).toMatchObject({ ok: false, problems: [{ code: 'signaling_type_unsupported' }] });
+    expect(validateVoiceSession({ ...sessionJson, transport: 'websocket' }, hosts, prod)).toMatchObject({
+      ok: false,
+      problems: [{ code: 'voice_transport_unsupported', path: '/transport' }],
+    });
+    expect(validateVoiceSession({ ...sessionJson, eventProtocol: 'gemini-live/1' }, hosts, prod)).toMatchObject({
+      ok: false,
+      problems: [{ code: 'voice_protocol_unsupported' }],
+    });
+    expect(validateVoiceSession({ ...sessionJson, signaling: { type: 'whip', url: sessionJson.signaling.url } }, hosts, prod)).toMatchObject({
+      ok: false,
+      problems: [{ code: 'signaling_type_unsupported' }],
+    });
   });
 
   it('rules 5–6: refuses a session whose signalling URL fails the check, never echoing the secret', () => {
@@ -114,10 +169,16 @@ describe('validateVoiceSession (rules 2, 4)', () => {
   });
 
   it('everything is bounded: oversized or missing fields are refused with a pointer', () => {
-    expect(validateVoiceSession({ ...sessionJson, clientSecret: 'x'.repeat(5000) }, hosts, prod)).toMatchObject({ ok: false, problems: [{ code: 'voice_session_invalid', path: '/clientSecret' }] });
+    expect(validateVoiceSession({ ...sessionJson, clientSecret: 'x'.repeat(5000) }, hosts, prod)).toMatchObject({
+      ok: false,
+      problems: [{ code: 'voice_session_invalid', path: '/clientSecret' }],
+    });
     expect(validateVoiceSession({ ...sessionJson, maxSeconds: -1 }, hosts, prod)).toMatchObject({ ok: false, problems: [{ path: '/maxSeconds' }] });
     expect(validateVoiceSession({ ...sessionJson, expiresAt: 'tomorrow' }, hosts, prod)).toMatchObject({ ok: false, problems: [{ path: '/expiresAt' }] });
-    expect(validateVoiceSession({ ...sessionJson, consent: { confirm: Array.from({ length: 21 }, () => 'ano') } }, hosts, prod)).toMatchObject({ ok: false, problems: [{ path: '/consent/confirm' }] });
+    expect(validateVoiceSession({ ...sessionJson, consent: { confirm: Array.from({ length: 21 }, () => 'ano') } }, hosts, prod)).toMatchObject({
+      ok: false,
+      problems: [{ path: '/consent/confirm' }],
+    });
     const labels = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`tool_${i}`, 'x']));
     expect(validateVoiceSession({ ...sessionJson, labels }, hosts, prod)).toMatchObject({ ok: false, problems: [{ path: '/labels' }] });
     const { clientSecret: _s, ...noSecret } = sessionJson;

@@ -15,7 +15,13 @@ const agentSpeakingLevel = 0.02;
 export function CallButton({ call, name }: { call: AgentCallCallHandle; name: string }) {
   const { t } = useI18n();
   return (
-    <button type="button" className="button button--primary agentcall-tool call-control__call" aria-label={t('voice.callNamed', { name })} title={t('agentcall.call.hint')} onClick={call.start}>
+    <button
+      type="button"
+      className="button button--primary agentcall-tool call-control__call"
+      aria-label={t('voice.callNamed', { name })}
+      title={t('agentcall.call.hint')}
+      onClick={call.start}
+    >
       <PhoneIcon /> <span className="agentcall-tool__label">{t('voice.call')}</span>
     </button>
   );

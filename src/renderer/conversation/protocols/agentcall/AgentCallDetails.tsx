@@ -22,8 +22,13 @@ function modalityKey(list: readonly Modality[], keys: { both: MessageKey; nfc: M
  */
 export function AgentCallDetails({ api, agentId, agent, name }: { api: AgentDeskApi; agentId: string; agent: AgentCallAgent | undefined; name: string }) {
   const { t } = useI18n();
-  const accepts = agent ? (modalityKey(agent.accepted, { both: 'agentcall.accepts.both', nfc: 'agentcall.accepts.nfc', photo: 'agentcall.accepts.photo' }) ?? 'agentcall.accepts.none') : undefined;
-  const requests = agent ? modalityKey(agent.agentRequests, { both: 'agentcall.requests.both', nfc: 'agentcall.requests.nfc', photo: 'agentcall.requests.photo' }) : undefined;
+  const accepts = agent
+    ? (modalityKey(agent.accepted, { both: 'agentcall.accepts.both', nfc: 'agentcall.accepts.nfc', photo: 'agentcall.accepts.photo' }) ??
+      'agentcall.accepts.none')
+    : undefined;
+  const requests = agent
+    ? modalityKey(agent.agentRequests, { both: 'agentcall.requests.both', nfc: 'agentcall.requests.nfc', photo: 'agentcall.requests.photo' })
+    : undefined;
   const notes = agent?.notes ?? [];
   return (
     <>
@@ -34,7 +39,11 @@ export function AgentCallDetails({ api, agentId, agent, name }: { api: AgentDesk
             {agent.version !== '' ? <li>{t('agentcall.version', { version: agent.version })}</li> : null}
             {accepts ? <li>{t(accepts)}</li> : null}
             {requests ? <li>{t(requests)}</li> : null}
-            {agent.voice.transport === 'webrtc' ? <li>{t('agentcall.details.call')}</li> : agent.voice.owner === 'client' ? <li>{t('agentcall.details.clientVoice')}</li> : null}
+            {agent.voice.transport === 'webrtc' ? (
+              <li>{t('agentcall.details.call')}</li>
+            ) : agent.voice.owner === 'client' ? (
+              <li>{t('agentcall.details.clientVoice')}</li>
+            ) : null}
             <li>{t('agentcall.endpoint', { host: hostOf(agent.endpoint) })}</li>
             {agent.legacyExtension ? <li>{t('agentcall.legacy')}</li> : null}
           </ul>

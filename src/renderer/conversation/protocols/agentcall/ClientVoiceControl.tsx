@@ -43,7 +43,25 @@ export function ClientVoiceControl({
   readAloud?: ReactNode;
 }) {
   const { t } = useI18n();
-  const { state, mode, muted, hearing, talking, working, level, deviceId, recognizer, problem, bargeIn, stop, setMuted, setMode, talk, cancelTalk, selectMicrophone } = listening;
+  const {
+    state,
+    mode,
+    muted,
+    hearing,
+    talking,
+    working,
+    level,
+    deviceId,
+    recognizer,
+    problem,
+    bargeIn,
+    stop,
+    setMuted,
+    setMode,
+    talk,
+    cancelTalk,
+    selectMicrophone,
+  } = listening;
   const on = state !== 'off';
   const speaking = useHeldWhile(agentSpeaking);
   let phase: CallPhase = 'connecting';

@@ -10,7 +10,19 @@ import { useI18n } from '../../../i18n/I18nProvider';
  * The agent's card asks for a bearer token: the user pastes it (a password field), main keeps it in
  * the keychain (`agentcall.useToken`) and the screen connects again.
  */
-export function TokenPanel({ api, agentId, name, reason, onSaved }: { api: AgentDeskApi; agentId: string; name: string; reason: IpcError; onSaved: () => void }) {
+export function TokenPanel({
+  api,
+  agentId,
+  name,
+  reason,
+  onSaved,
+}: {
+  api: AgentDeskApi;
+  agentId: string;
+  name: string;
+  reason: IpcError;
+  onSaved: () => void;
+}) {
   const { t } = useI18n();
   const id = useId();
   const [busy, setBusy] = useState(false);
@@ -37,7 +49,15 @@ export function TokenPanel({ api, agentId, name, reason, onSaved }: { api: Agent
       <p className="error-text">
         <ErrorText error={reason} />
       </p>
-      <TokenField className="gate__group token-form" label={t('chat.signIn.tokenLabel')} hint={t('agentcall.token.hint')} saveLabel={t('agentcall.token.use')} busy={busy} onSave={save} error={error} />
+      <TokenField
+        className="gate__group token-form"
+        label={t('chat.signIn.tokenLabel')}
+        hint={t('agentcall.token.hint')}
+        saveLabel={t('agentcall.token.use')}
+        busy={busy}
+        onSave={save}
+        error={error}
+      />
       <div role="status" className="feedback">
         {busy ? <p className="muted">{t('agentcall.token.saving')}</p> : null}
       </div>

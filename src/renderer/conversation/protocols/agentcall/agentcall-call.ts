@@ -124,7 +124,9 @@ export class AgentCallCall {
   pressTalk(): void {
     const key = this.sessionKey;
     if (!key || !this.explicitTurns || this.talking || this.finished || this.muted) return;
-    const opening: Promise<boolean> = call(() => this.api.agentcall.audioTurn({ sessionKey: key, action: 'start', microphoneStopped: !this.microphoneOn })).then((result) => {
+    const opening: Promise<boolean> = call(() =>
+      this.api.agentcall.audioTurn({ sessionKey: key, action: 'start', microphoneStopped: !this.microphoneOn }),
+    ).then((result) => {
       const current = this.talking === opening;
       if (!result.ok) {
         if (current) this.talking = undefined;
@@ -226,7 +228,8 @@ export class AgentCallCall {
     );
     channel.addEventListener('message', (event: MessageEvent) => {
       const data: unknown = event.data;
-      const message = typeof data === 'string' ? (data.length > maxRelayedChars ? { refused: 'too_large' as const } : { text: data }) : { refused: 'binary' as const };
+      const message =
+        typeof data === 'string' ? (data.length > maxRelayedChars ? { refused: 'too_large' as const } : { text: data }) : { refused: 'binary' as const };
       void call(() => this.api.agentcall.callMessage({ callKey, ...message }));
     });
     channel.addEventListener('close', () => this.channelGone('closed', true));

@@ -51,7 +51,11 @@ export function PhotoChip({ image, thumbnail }: { image: ImageSummary; thumbnail
   return (
     <span className="agentcall-chip agentcall-chip--photo">
       {thumbnail !== undefined ? (
-        <img className="agentcall-chip__thumbnail" src={thumbnail} alt={t('agentcall.photo.thumbnailAlt', { width: image.pixelWidth, height: image.pixelHeight })} />
+        <img
+          className="agentcall-chip__thumbnail"
+          src={thumbnail}
+          alt={t('agentcall.photo.thumbnailAlt', { width: image.pixelWidth, height: image.pixelHeight })}
+        />
       ) : null}
       <span className="agentcall-chip__kicker">{t('agentcall.photo.kicker')}</span>{' '}
       <span className="agentcall-chip__meta">{t('agentcall.photo.facts', { width: image.pixelWidth, height: image.pixelHeight, size })}</span>
@@ -68,7 +72,8 @@ const ObservationItem = memo(function ObservationItem({ item }: { item: ItemOfKi
       <p className="visually-hidden">{t('chat.you')}</p>
       {item.object ? (
         <p className="agentcall-observation__object">
-          <span className="agentcall-chip__kicker">{t('agentcall.object.kicker')}:</span> <ObjectName objectRef={item.object.objectRef} label={item.object.label} />
+          <span className="agentcall-chip__kicker">{t('agentcall.object.kicker')}:</span>{' '}
+          <ObjectName objectRef={item.object.objectRef} label={item.object.label} />
         </p>
       ) : null}
       {item.image ? <PhotoChip image={item.image} thumbnail={agentCall?.thumbnail(item.image.sha256)} /> : null}
@@ -116,7 +121,11 @@ const RequestItem = memo(function RequestItem({ item }: { item: ItemOfKind<'requ
     });
   };
   return (
-    <section className="agentcall-event agentcall-event--pending agentcall-request" aria-label={t(modality === 'nfc' ? 'agentcall.request.title.nfc' : 'agentcall.request.title.photo')} aria-describedby={`${id}-prompt`}>
+    <section
+      className="agentcall-event agentcall-event--pending agentcall-request"
+      aria-label={t(modality === 'nfc' ? 'agentcall.request.title.nfc' : 'agentcall.request.title.photo')}
+      aria-describedby={`${id}-prompt`}
+    >
       <p>
         <span className="agentcall-event__kicker">{kicker}</span>{' '}
         <span id={`${id}-prompt`} className="agentcall-event__text">
@@ -170,7 +179,8 @@ const TeachingItem = memo(function TeachingItem({ item }: { item: ItemOfKind<'te
 
   async function answer(choice: 'confirm' | 'cancel') {
     if (busy || !agentCall) return;
-    if (document.activeElement instanceof HTMLButtonElement && statementRef.current?.parentElement?.contains(document.activeElement)) statementRef.current.focus();
+    if (document.activeElement instanceof HTMLButtonElement && statementRef.current?.parentElement?.contains(document.activeElement))
+      statementRef.current.focus();
     setBusy(choice);
     setError(undefined);
     const failure = await agentCall.answerProposal(proposal.proposalId, choice);
@@ -190,10 +200,24 @@ const TeachingItem = memo(function TeachingItem({ item }: { item: ItemOfKind<'te
         <>
           <p>{t('agentcall.teaching.question')}</p>
           <div className="button-row">
-            <button type="button" className="button button--primary" aria-describedby={statementId} disabled={busy !== undefined} aria-busy={busy === 'confirm' || undefined} onClick={() => void answer('confirm')}>
+            <button
+              type="button"
+              className="button button--primary"
+              aria-describedby={statementId}
+              disabled={busy !== undefined}
+              aria-busy={busy === 'confirm' || undefined}
+              onClick={() => void answer('confirm')}
+            >
               {t('agentcall.teaching.confirm')}
             </button>
-            <button type="button" className="button button--secondary" aria-describedby={statementId} disabled={busy !== undefined} aria-busy={busy === 'cancel' || undefined} onClick={() => void answer('cancel')}>
+            <button
+              type="button"
+              className="button button--secondary"
+              aria-describedby={statementId}
+              disabled={busy !== undefined}
+              aria-busy={busy === 'cancel' || undefined}
+              onClick={() => void answer('cancel')}
+            >
               {t('agentcall.teaching.cancel')}
             </button>
           </div>
@@ -256,11 +280,15 @@ const PassportItem = memo(function PassportItem({ item }: { item: ItemOfKind<'pa
   const labelId = `${id}-label`;
   return (
     <section className={`agentcall-passport agentcall-passport--${current ? 'current' : item.state}`} aria-labelledby={labelId}>
-      <p className="agentcall-passport__kicker">{passport.source === 'tag' ? t('agentcall.passport.kicker.tag') : t('agentcall.passport.kicker.agent', { name: agentName })}</p>
+      <p className="agentcall-passport__kicker">
+        {passport.source === 'tag' ? t('agentcall.passport.kicker.tag') : t('agentcall.passport.kicker.agent', { name: agentName })}
+      </p>
       <p id={labelId} className="agentcall-passport__label" title={passport.objectRef}>
         {passport.label.trim() === '' ? t('agentcall.object.unknown') : passport.label}
       </p>
-      <p className="agentcall-passport__untrusted">{t(passport.source === 'tag' ? 'agentcall.passport.untrusted.tag' : 'agentcall.passport.untrusted.agent')}</p>
+      <p className="agentcall-passport__untrusted">
+        {t(passport.source === 'tag' ? 'agentcall.passport.untrusted.tag' : 'agentcall.passport.untrusted.agent')}
+      </p>
       {passport.summary !== undefined ? <p className="message__text">{passport.summary}</p> : null}
       {passport.facts.length > 0 ? (
         <dl className="agentcall-passport__facts" aria-label={t('agentcall.passport.facts')}>
@@ -295,7 +323,14 @@ const PassportItem = memo(function PassportItem({ item }: { item: ItemOfKind<'pa
                       {t('agentcall.passport.question', { name: agentName, title: action.title })}
                     </p>
                     <div className="button-row">
-                      <button type="button" className="button button--primary" aria-describedby={`${id}-${action.recipeId}`} disabled={busy} aria-busy={busy || undefined} onClick={() => void confirm(action.recipeId)}>
+                      <button
+                        type="button"
+                        className="button button--primary"
+                        aria-describedby={`${id}-${action.recipeId}`}
+                        disabled={busy}
+                        aria-busy={busy || undefined}
+                        onClick={() => void confirm(action.recipeId)}
+                      >
                         {t('agentcall.passport.confirm')}
                       </button>
                       <button type="button" className="button button--secondary" disabled={busy} onClick={() => setAsking(undefined)}>

@@ -55,7 +55,21 @@ function useFocusSend(key: string) {
   return send;
 }
 
-function StagedFrame({ title, children, props, sendLabel, discardLabel, sendRef }: { title: string; children: ReactNode; props: StagedProps; sendLabel: string; discardLabel: string; sendRef: React.RefObject<HTMLButtonElement | null> }) {
+function StagedFrame({
+  title,
+  children,
+  props,
+  sendLabel,
+  discardLabel,
+  sendRef,
+}: {
+  title: string;
+  children: ReactNode;
+  props: StagedProps;
+  sendLabel: string;
+  discardLabel: string;
+  sendRef: React.RefObject<HTMLButtonElement | null>;
+}) {
   const { t } = useI18n();
   const { intent, forRequest, sending, error, onSend, onDiscard } = props;
   // A kiosk offers no intent (tools.tsx), so it does not name one either.
@@ -69,9 +83,20 @@ function StagedFrame({ title, children, props, sendLabel, discardLabel, sendRef 
         {title}
       </p>
       {children}
-      {forRequest ? <p className="message__state">{t('agentcall.observation.answers')}</p> : kiosk ? null : <p className="message__state">{t('agentcall.intent.line', { intent: t(intentKeys[intent]) })}</p>}
+      {forRequest ? (
+        <p className="message__state">{t('agentcall.observation.answers')}</p>
+      ) : kiosk ? null : (
+        <p className="message__state">{t('agentcall.intent.line', { intent: t(intentKeys[intent]) })}</p>
+      )}
       <div className="button-row">
-        <button ref={sendRef} type="button" className="button button--primary" aria-disabled={sending || undefined} aria-busy={sending || undefined} onClick={() => !sending && onSend()}>
+        <button
+          ref={sendRef}
+          type="button"
+          className="button button--primary"
+          aria-disabled={sending || undefined}
+          aria-busy={sending || undefined}
+          onClick={() => !sending && onSend()}
+        >
           {sendLabel}
         </button>
         <button type="button" className="button button--secondary" disabled={sending} onClick={onDiscard}>
@@ -88,8 +113,14 @@ export function StagedTagView({ staged, label, ...props }: StagedProps & { stage
   const { t, language } = useI18n();
   const { object, note } = staged.scan;
   const sendRef = useFocusSend(`${staged.scan.scanId}:${object.objectRef}`);
-  const carrier = object.carrier === localTagCarrier ? t('agentcall.carrier.localTag') : object.carrier === portableTagCarrier ? t('agentcall.carrier.ndefTag') : object.carrier;
-  const assurance = object.assurance === unverifiedTagAssurance ? t('agentcall.assurance.unverifiedTag') : t('agentcall.assurance.other', { assurance: object.assurance });
+  const carrier =
+    object.carrier === localTagCarrier
+      ? t('agentcall.carrier.localTag')
+      : object.carrier === portableTagCarrier
+        ? t('agentcall.carrier.ndefTag')
+        : object.carrier;
+  const assurance =
+    object.assurance === unverifiedTagAssurance ? t('agentcall.assurance.unverifiedTag') : t('agentcall.assurance.other', { assurance: object.assurance });
   return (
     <StagedFrame
       title={t('agentcall.staged.tag')}
@@ -121,7 +152,13 @@ export function StagedPhotoView({ staged, ...props }: StagedProps & { staged: St
   const sendRef = useFocusSend(photo.photoId);
   const size = new Intl.NumberFormat(language, { maximumFractionDigits: 1 }).format(photo.byteCount / 1024);
   return (
-    <StagedFrame title={t('agentcall.staged.photo')} props={props} sendRef={sendRef} sendLabel={t(props.forRequest ? 'agentcall.request.send' : 'agentcall.staged.sendPhoto')} discardLabel={t('photo.discard')}>
+    <StagedFrame
+      title={t('agentcall.staged.photo')}
+      props={props}
+      sendRef={sendRef}
+      sendLabel={t(props.forRequest ? 'agentcall.request.send' : 'agentcall.staged.sendPhoto')}
+      discardLabel={t('photo.discard')}
+    >
       <figure className="agentcall-staged__photo">
         <img className="agentcall-staged__image" src={photo.preview} alt={t('photo.reviewAlt', { width: photo.pixelWidth, height: photo.pixelHeight })} />
         <figcaption className="agentcall-chip__meta">{t('photo.facts', { width: photo.pixelWidth, height: photo.pixelHeight, size })}</figcaption>

@@ -9,7 +9,12 @@ import { CameraIcon } from './icons';
 import { intentKeys } from './items';
 
 /** Why the user cannot send this modality now, or undefined when they can. */
-export function modalityReason(modality: Modality, state: { ready: boolean; call: boolean }, usable: readonly Modality[], accepted: readonly Modality[]): MessageKey | undefined {
+export function modalityReason(
+  modality: Modality,
+  state: { ready: boolean; call: boolean },
+  usable: readonly Modality[],
+  accepted: readonly Modality[],
+): MessageKey | undefined {
   if (!state.ready) return state.call ? 'agentcall.notReadyCall' : 'agentcall.notReady';
   if (usable.includes(modality)) return undefined;
   if (modality === 'nfc') return accepted.includes('nfc') ? 'agentcall.scan.noReader' : 'agentcall.scan.notAccepted';
@@ -89,7 +94,12 @@ export function AgentCallTools({
       {physical ? (
         <label className="agentcall-intent" title={`${t('agentcall.intent.label')} ${t('agentcall.intent.hint')}`}>
           <span className="agentcall-intent__label">{t('agentcall.intent.short')}</span>
-          <select className="select agentcall-intent__select" value={intent} aria-describedby={`${id}-intent`} onChange={(event) => onIntent(intentSchema.parse(event.target.value))}>
+          <select
+            className="select agentcall-intent__select"
+            value={intent}
+            aria-describedby={`${id}-intent`}
+            onChange={(event) => onIntent(intentSchema.parse(event.target.value))}
+          >
             {intentSchema.options.map((option) => (
               <option key={option} value={option}>
                 {t(intentKeys[option])}

@@ -191,5 +191,21 @@ export function useAgentCallCall(api: AgentDeskApi, agentId: string): AgentCallC
   );
 
   const connected = state === 'connected';
-  return { state, problem, pushToTalk, talking, muted, level: connected ? level : 0, agentLevel: connected ? agentLevel : 0, deviceId, audioElement, start, hangUp, setMuted, talk, cancelTalk, selectMicrophone };
+  return {
+    state,
+    problem,
+    pushToTalk,
+    talking,
+    muted,
+    level: connected ? level : 0,
+    agentLevel: connected ? agentLevel : 0,
+    deviceId,
+    audioElement,
+    start,
+    hangUp,
+    setMuted,
+    talk,
+    cancelTalk,
+    selectMicrophone,
+  };
 }

@@ -66,7 +66,16 @@ export function useAgentSpeech(api: AgentDeskApi, enabled: boolean, sessionKey: 
       },
     });
     player.current = created;
-    const state: Heard = { sessionKey, said: new Set(), runs: new Set(), cancelling: new Set(), barged: new Set(), holdPrompts: false, prompt: undefined, ended: false };
+    const state: Heard = {
+      sessionKey,
+      said: new Set(),
+      runs: new Set(),
+      cancelling: new Set(),
+      barged: new Set(),
+      holdPrompts: false,
+      prompt: undefined,
+      ended: false,
+    };
     heard.current = state;
     const hear = (update: SessionUpdate) => {
       switch (update.type) {

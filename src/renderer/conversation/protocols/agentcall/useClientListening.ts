@@ -124,29 +124,32 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
   /** Set below: the ref lets `utterance` stop listening without depending on `stop`. */
   const stopRef = useRef<() => void>(() => undefined);
 
-  const utterance = useCallback(async (audio: Float32Array) => {
-    if (mutedRef.current || audio.length < vadSampleRate / 10) return;
-    const mine = attempt.current;
-    const { api, locale } = depsRef.current;
-    setWorking((count) => count + 1);
-    const result = await call(() => api.speech.transcribe({ pcm: toPcm16(audio.subarray(0, vadSampleRate * 30)), sampleRate: vadSampleRate, locale }));
-    setWorking((count) => count - 1);
-    if (!result.ok) {
-      // No recognizer any more (the model was removed): listening stops and the keyboard is what is left.
-      // A recognizer that failed once (a timeout, an engine error) says what went wrong instead.
-      const status = result.error.code === 'speech_unavailable' ? await call(() => api.speech.status({})) : undefined;
-      const none = status?.ok === true && recognizerInUse(status.value.recognition) === 'none';
-      if (attempt.current !== mine) return;
-      if (none) stopRef.current();
-      setProblem(none ? { kind: 'noRecognizer' } : { kind: 'transcribe', error: result.error });
-      return;
-    }
-    const text = result.value.text.trim();
-    // Stopped meanwhile (or another session began): these words are for no one now.
-    if (text === '' || mutedRef.current || attempt.current !== mine) return;
-    waiting.current.push(text);
-    flushWaiting();
-  }, [flushWaiting]);
+  const utterance = useCallback(
+    async (audio: Float32Array) => {
+      if (mutedRef.current || audio.length < vadSampleRate / 10) return;
+      const mine = attempt.current;
+      const { api, locale } = depsRef.current;
+      setWorking((count) => count + 1);
+      const result = await call(() => api.speech.transcribe({ pcm: toPcm16(audio.subarray(0, vadSampleRate * 30)), sampleRate: vadSampleRate, locale }));
+      setWorking((count) => count - 1);
+      if (!result.ok) {
+        // No recognizer any more (the model was removed): listening stops and the keyboard is what is left.
+        // A recognizer that failed once (a timeout, an engine error) says what went wrong instead.
+        const status = result.error.code === 'speech_unavailable' ? await call(() => api.speech.status({})) : undefined;
+        const none = status?.ok === true && recognizerInUse(status.value.recognition) === 'none';
+        if (attempt.current !== mine) return;
+        if (none) stopRef.current();
+        setProblem(none ? { kind: 'noRecognizer' } : { kind: 'transcribe', error: result.error });
+        return;
+      }
+      const text = result.value.text.trim();
+      // Stopped meanwhile (or another session began): these words are for no one now.
+      if (text === '' || mutedRef.current || attempt.current !== mine) return;
+      waiting.current.push(text);
+      flushWaiting();
+    },
+    [flushWaiting],
+  );
 
   const bargeInNow = useCallback(() => {
     const current = depsRef.current;
@@ -333,5 +336,24 @@ export function useClientListening(deps: ListeningDeps): ClientListening {
   // A new session, or leaving the screen: listening stops.
   useEffect(() => stop, [deps.sessionKey, stop]);
 
-  return { state, mode, muted, hearing, talking, working: working > 0, level: state === 'on' ? level : 0, deviceId, recognizer, problem, bargeIn, start, stop, setMuted, setMode, talk, cancelTalk, selectMicrophone };
+  return {
+    state,
+    mode,
+    muted,
+    hearing,
+    talking,
+    working: working > 0,
+    level: state === 'on' ? level : 0,
+    deviceId,
+    recognizer,
+    problem,
+    bargeIn,
+    start,
+    stop,
+    setMuted,
+    setMode,
+    talk,
+    cancelTalk,
+    selectMicrophone,
+  };
 }

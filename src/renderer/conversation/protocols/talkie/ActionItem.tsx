@@ -131,7 +131,9 @@ export function ActionItem({ action, handlers }: { action: Action; handlers: Act
         <span ref={statusRef} tabIndex={-1} className="action__status">
           {t(expired ? 'chat.action.state.expired' : actionStatusKeys[action.status])}
         </span>
-        {remaining !== undefined && !expired ? <span className="action__countdown">{t('chat.action.expiresIn', { time: formatCountdown(remaining) })}</span> : null}
+        {remaining !== undefined && !expired ? (
+          <span className="action__countdown">{t('chat.action.expiresIn', { time: formatCountdown(remaining) })}</span>
+        ) : null}
       </div>
       {showButtons ? (
         <div className="action__buttons">
@@ -187,7 +189,13 @@ export function ActionItem({ action, handlers }: { action: Action; handlers: Act
         ) : null}
       </div>
       {failure?.error.retryable ? (
-        <button type="button" className="button button--secondary action__retry" onFocus={onButtonFocus} onBlur={onButtonBlur} onClick={() => void decide(failure.decision)}>
+        <button
+          type="button"
+          className="button button--secondary action__retry"
+          onFocus={onButtonFocus}
+          onBlur={onButtonBlur}
+          onClick={() => void decide(failure.decision)}
+        >
           {t('chat.retry')}
         </button>
       ) : null}

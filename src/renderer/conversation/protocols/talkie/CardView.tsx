@@ -19,11 +19,7 @@ export function CardView({ card }: { card: Card }) {
   const titleId = `${id}-title`;
   const named = card.a11yLabel !== undefined && card.a11yLabel.trim() !== '';
   return (
-    <article
-      className="talkie-card"
-      aria-label={named ? card.a11yLabel : undefined}
-      aria-labelledby={!named && card.title !== undefined ? titleId : undefined}
-    >
+    <article className="talkie-card" aria-label={named ? card.a11yLabel : undefined} aria-labelledby={!named && card.title !== undefined ? titleId : undefined}>
       {card.title !== undefined ? (
         <h3 id={titleId} className="talkie-card__title">
           {card.url !== undefined ? <LinkView url={card.url}>{card.title}</LinkView> : card.title}

@@ -48,7 +48,11 @@ export function SignInPanel({
     () =>
       api.talkie.onSignInLink((payload) => {
         if (payload.agentId !== agentId) return;
-        setLink({ url: payload.url, timeoutMs: payload.timeoutMs, ...(payload.openError === undefined ? {} : { openError: { code: 'no_browser', message: payload.openError } }) });
+        setLink({
+          url: payload.url,
+          timeoutMs: payload.timeoutMs,
+          ...(payload.openError === undefined ? {} : { openError: { code: 'no_browser', message: payload.openError } }),
+        });
       }),
     [api, agentId],
   );
@@ -138,7 +142,14 @@ export function SignInPanel({
       ) : null}
       {oauth ? (
         <div className="gate__group">
-          <button ref={browserButtonRef} type="button" className="button button--primary" disabled={busy !== null} aria-busy={busy === 'browser' || undefined} onClick={() => void signIn()}>
+          <button
+            ref={browserButtonRef}
+            type="button"
+            className="button button--primary"
+            disabled={busy !== null}
+            aria-busy={busy === 'browser' || undefined}
+            onClick={() => void signIn()}
+          >
             {t('chat.signIn.browser')}
           </button>
           <div role="status" className="feedback">
@@ -163,7 +174,14 @@ export function SignInPanel({
                   <p id={`${id}-link-hint`} className="field__hint">
                     {t('chat.signIn.linkHint', { minutes: String(Math.round(link.timeoutMs / 60_000)) })}
                   </p>
-                  <input id={`${id}-link`} className="input" readOnly value={link.url} aria-describedby={`${id}-link-hint`} onFocus={(event) => event.target.select()} />
+                  <input
+                    id={`${id}-link`}
+                    className="input"
+                    readOnly
+                    value={link.url}
+                    aria-describedby={`${id}-link-hint`}
+                    onFocus={(event) => event.target.select()}
+                  />
                   <div className="button-row">
                     <button type="button" className="button button--secondary" onClick={() => copyLink(link.url)}>
                       {t('chat.signIn.copy')}

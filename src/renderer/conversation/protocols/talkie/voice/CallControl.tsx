@@ -35,7 +35,19 @@ export const endedKeys: Record<NonNullable<CallView['ended']>, MessageKey> = {
  * (with the warning) and Hang up; after it, why it ended or could not start. The element that plays
  * the provider's voice is always there. State changes are announced by the screen's announcer.
  */
-export function useCallControls({ api, view, switchedOff, voice, threadId }: { api: AgentDeskApi; view: ServerView | undefined; switchedOff: boolean; voice: VoiceCall; threadId: string | undefined }): { tool: ReactNode; bar: ReactNode } {
+export function useCallControls({
+  api,
+  view,
+  switchedOff,
+  voice,
+  threadId,
+}: {
+  api: AgentDeskApi;
+  view: ServerView | undefined;
+  switchedOff: boolean;
+  voice: VoiceCall;
+  threadId: string | undefined;
+}): { tool: ReactNode; bar: ReactNode } {
   const { t } = useI18n();
   const { voiceMode: forcedMode, voice: voiceAllowed } = usePolicyView();
   const settings = useSettings(api);
@@ -44,7 +56,22 @@ export function useCallControls({ api, view, switchedOff, voice, threadId }: { a
   const callButton = useRef<HTMLButtonElement>(null);
   const muteButton = useRef<HTMLButtonElement>(null);
   const talkButton = useRef<HTMLButtonElement>(null);
-  const { view: shown, starting, startError, level, deviceId, unencrypted, shortcut, audioElement, start, hangUp, setMuted, setMode: changeMode, talk, selectMicrophone } = voice;
+  const {
+    view: shown,
+    starting,
+    startError,
+    level,
+    deviceId,
+    unencrypted,
+    shortcut,
+    audioElement,
+    start,
+    hangUp,
+    setMuted,
+    setMode: changeMode,
+    talk,
+    selectMicrophone,
+  } = voice;
   const inCall = shown !== undefined && shown.phase !== 'ended';
 
   // The control that replaced the one with focus takes it: Mute when the call starts, Call when it ends.
@@ -84,9 +111,11 @@ export function useCallControls({ api, view, switchedOff, voice, threadId }: { a
     setAsking(false);
     // Still inside the click: the call starts first (a gesture method), then the consent is kept.
     start(threadId);
-    void call(() => api.settings.update({ patch: { voiceConsent: { serverId: server.serverId, issuer: server.issuer, signalingHosts: [...hosts] } } })).then((result) => {
-      if (result.ok) settings.set(result.value);
-    });
+    void call(() => api.settings.update({ patch: { voiceConsent: { serverId: server.serverId, issuer: server.issuer, signalingHosts: [...hosts] } } })).then(
+      (result) => {
+        if (result.ok) settings.set(result.value);
+      },
+    );
   }
 
   function setMode(mode: CallMode) {
@@ -128,12 +157,13 @@ export function useCallControls({ api, view, switchedOff, voice, threadId }: { a
         {t('voice.switchedOff')}
       </p>
     ) : null;
-    body = off || ended ? (
-      <>
-        {off}
-        {ended}
-      </>
-    ) : null;
+    body =
+      off || ended ? (
+        <>
+          {off}
+          {ended}
+        </>
+      ) : null;
   } else {
     const time = formatCountdown(shown.timeLeftSeconds * 1000);
     body = (
@@ -164,7 +194,9 @@ export function useCallControls({ api, view, switchedOff, voice, threadId }: { a
         }
       >
         {forcedMode ? <CallNote text={t('voice.modeForced', { mode: t(modeKeys[forcedMode]) })} /> : null}
-        <span className={`call-control__time${shown.warning ? ' call-control__time--warning' : ''}`}>{t(shown.warning ? 'voice.timeWarning' : 'voice.timeLeft', { time })}</span>
+        <span className={`call-control__time${shown.warning ? ' call-control__time--warning' : ''}`}>
+          {t(shown.warning ? 'voice.timeWarning' : 'voice.timeLeft', { time })}
+        </span>
       </CallBar>
     );
   }

@@ -7,7 +7,17 @@ import { useI18n } from '../../../../i18n/I18nProvider';
  * the speech provider): where the audio goes, Continue or Cancel. Focus moves in, Tab stays inside,
  * Escape cancels and focus goes back to Call (useDialogFocus). Continue's click starts the call.
  */
-export function VoiceConsentDialog({ serverName, hosts, onContinue, onCancel }: { serverName: string; hosts: readonly string[]; onContinue: () => void; onCancel: () => void }) {
+export function VoiceConsentDialog({
+  serverName,
+  hosts,
+  onContinue,
+  onCancel,
+}: {
+  serverName: string;
+  hosts: readonly string[];
+  onContinue: () => void;
+  onCancel: () => void;
+}) {
   const { t, language } = useI18n();
   const titleId = useId();
   const bodyId = useId();

@@ -197,7 +197,10 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
         case 'tool': {
           const { providerCallId } = effect;
           void call(() => api.talkie.voiceTool({ callId, providerCallId, name: effect.name, arguments: effect.arguments })).then((result) =>
-            dispatch.current(s, result.ok ? { type: 'tool.result', providerCallId, result: result.value } : { type: 'tool.error', providerCallId, message: result.error.message }),
+            dispatch.current(
+              s,
+              result.ok ? { type: 'tool.result', providerCallId, result: result.value } : { type: 'tool.error', providerCallId, message: result.error.message },
+            ),
           );
           return;
         }
@@ -380,7 +383,11 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
         } catch (error) {
           if (s.closed) return;
           const problem: StartError =
-            error instanceof OfferRefused ? { kind: 'ipc', error: error.error } : error instanceof MicrophoneError ? { kind: 'microphone', problem: error.problem } : { kind: 'connection' };
+            error instanceof OfferRefused
+              ? { kind: 'ipc', error: error.error }
+              : error instanceof MicrophoneError
+                ? { kind: 'microphone', problem: error.problem }
+                : { kind: 'connection' };
           if (mounted.current && session.current === s) setStartError(problem);
           dispatch.current(s, { type: 'hangup', now: now(), reason: 'error' });
           if (!s.closed) teardown(s);
@@ -408,14 +415,17 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
     if (s) dispatch.current(s, { type: muted ? 'mute' : 'unmute' });
   }, []);
 
-  const setMode = useCallback((wanted: CallMode) => {
-    const next = forcedMode ?? wanted;
-    modeRef.current = next;
-    remember(modeStorageKey, next);
-    setModeState(next);
-    const s = current();
-    if (s) dispatch.current(s, { type: 'mode', mode: next });
-  }, [forcedMode]);
+  const setMode = useCallback(
+    (wanted: CallMode) => {
+      const next = forcedMode ?? wanted;
+      modeRef.current = next;
+      remember(modeStorageKey, next);
+      setModeState(next);
+      const s = current();
+      if (s) dispatch.current(s, { type: 'mode', mode: next });
+    },
+    [forcedMode],
+  );
 
   const talk = useCallback((down: boolean) => {
     const s = current();
@@ -427,33 +437,30 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
     if (s) dispatch.current(s, { type: 'action.settled', actionId });
   }, []);
 
-  const selectMicrophone = useCallback(
-    (id: string) => {
-      remember(microphoneStorageKey, id);
-      deviceRef.current = id;
-      setDeviceId(id);
-      const s = current();
-      const devices = mediaDevices();
-      if (!s?.sender || !devices) return;
-      void openMicrophone(devices, id).then(
-        async ({ stream }) => {
-          const track = stream.getAudioTracks()[0];
-          if (s.closed || !track || !s.sender) return stopTracks(stream);
-          track.enabled = s.state !== undefined && microphoneOpen(s.state);
-          // The same sender, another source: no new offer, the provider hears the new microphone.
-          await s.sender.replaceTrack(track);
-          const old = s.stream;
-          s.stream = stream;
-          stopTracks(old);
-          s.meter.attach(stream);
-        },
-        (error: unknown) => {
-          if (mounted.current) setStartError({ kind: 'microphone', problem: classify(error) });
-        },
-      );
-    },
-    [],
-  );
+  const selectMicrophone = useCallback((id: string) => {
+    remember(microphoneStorageKey, id);
+    deviceRef.current = id;
+    setDeviceId(id);
+    const s = current();
+    const devices = mediaDevices();
+    if (!s?.sender || !devices) return;
+    void openMicrophone(devices, id).then(
+      async ({ stream }) => {
+        const track = stream.getAudioTracks()[0];
+        if (s.closed || !track || !s.sender) return stopTracks(stream);
+        track.enabled = s.state !== undefined && microphoneOpen(s.state);
+        // The same sender, another source: no new offer, the provider hears the new microphone.
+        await s.sender.replaceTrack(track);
+        const old = s.stream;
+        s.stream = stream;
+        stopTracks(old);
+        s.meter.attach(stream);
+      },
+      (error: unknown) => {
+        if (mounted.current) setStartError({ kind: 'microphone', problem: classify(error) });
+      },
+    );
+  }, []);
 
   // The global shortcut's presses (main hears them while another window has the focus) for this call.
   useEffect(
@@ -477,5 +484,22 @@ export function useVoiceCall(api: AgentDeskApi, agentId: string, locale: string,
     };
   }, []);
 
-  return { starting, view, startError, level, deviceId, unencrypted, mode, shortcut, audioElement, start, hangUp, setMuted, setMode, talk, selectMicrophone, settled };
+  return {
+    starting,
+    view,
+    startError,
+    level,
+    deviceId,
+    unencrypted,
+    mode,
+    shortcut,
+    audioElement,
+    start,
+    hangUp,
+    setMuted,
+    setMode,
+    talk,
+    selectMicrophone,
+    settled,
+  };
 }
