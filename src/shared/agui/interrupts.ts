@@ -328,13 +328,11 @@ export function buildRunInput(params: RunInputParams): RunInputResult {
   if (!parsed.success) {
     return {
       ok: false,
-      problems: parsed.error.issues
-        .slice(0, 20)
-        .map((issue) => ({
-          code: 'run_input_invalid',
-          path: pointer(issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment))),
-          message: issue.message,
-        })),
+      problems: parsed.error.issues.slice(0, 20).map((issue) => ({
+        code: 'run_input_invalid',
+        path: pointer(issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment))),
+        message: issue.message,
+      })),
     };
   }
   // The candidate, not zod's output: the wire gets exactly what was built (no defaults materialised).

@@ -41,37 +41,38 @@ export interface ToolResultView {
  * time main keeps, and main folds them as they stream, so the moment of arrival is when the item was
  * said, to the minute. Items a MESSAGES_SNAPSHOT brings back (history) get none: it is not known.
  */
-export type AguiItem = /** A message the user typed here (`addUserMessage`), or a user message from MESSAGES_SNAPSHOT. */
-(
-  | { kind: 'user'; id: string; text: string; subagentRunId?: string }
-  | { kind: 'text'; id: string; role: TextRole; name?: string; text: string; streaming: boolean; truncated?: true; subagentRunId?: string }
-  /** One reasoning message, shown in a collapsible "thinking" section; `spanId` groups a REASONING_START…END span. */
-  | { kind: 'reasoning'; id: string; spanId?: string; text: string; streaming: boolean; truncated?: true; encryptedHidden?: true; subagentRunId?: string }
-  | {
-      kind: 'toolCall';
-      /** The toolCallId. */
-      id: string;
-      name: string;
-      /** False when only a result was seen (no TOOL_CALL_START): the history then carries just the tool message. */
-      started: boolean;
-      parentMessageId?: string;
-      argsText: string;
-      argsStatus: ArgsStatus;
-      argsPretty?: string;
-      state: ToolCallState;
-      result?: ToolResultView;
-      subagentRunId?: string;
-    }
-  | { kind: 'activity'; id: string; activityType: string; content: JsonObject; subagentRunId?: string }
-  /** A CUSTOM event of a known namespace (custom-events.ts), as plain strings. */
-  | { kind: 'custom'; id: string; namespace: string; label: string; name: string; title: string; text?: string; json?: string; subagentRunId?: string }
-  | { kind: 'error'; id: string; message: string; code?: string }
-  /**
-   * The user's answer to an interrupt, recorded when the run that carries it starts (so the thread
-   * shows what was approved or declined); never sent back to the agent as a message.
-   */
-  | { kind: 'answer'; id: string; interruptId: string; question: string; status: 'resolved' | 'cancelled'; fields: AnswerField[] }
-) & { at?: number };
+export type AguiItem =
+  /** A message the user typed here (`addUserMessage`), or a user message from MESSAGES_SNAPSHOT. */
+  (
+    | { kind: 'user'; id: string; text: string; subagentRunId?: string }
+    | { kind: 'text'; id: string; role: TextRole; name?: string; text: string; streaming: boolean; truncated?: true; subagentRunId?: string }
+    /** One reasoning message, shown in a collapsible "thinking" section; `spanId` groups a REASONING_START…END span. */
+    | { kind: 'reasoning'; id: string; spanId?: string; text: string; streaming: boolean; truncated?: true; encryptedHidden?: true; subagentRunId?: string }
+    | {
+        kind: 'toolCall';
+        /** The toolCallId. */
+        id: string;
+        name: string;
+        /** False when only a result was seen (no TOOL_CALL_START): the history then carries just the tool message. */
+        started: boolean;
+        parentMessageId?: string;
+        argsText: string;
+        argsStatus: ArgsStatus;
+        argsPretty?: string;
+        state: ToolCallState;
+        result?: ToolResultView;
+        subagentRunId?: string;
+      }
+    | { kind: 'activity'; id: string; activityType: string; content: JsonObject; subagentRunId?: string }
+    /** A CUSTOM event of a known namespace (custom-events.ts), as plain strings. */
+    | { kind: 'custom'; id: string; namespace: string; label: string; name: string; title: string; text?: string; json?: string; subagentRunId?: string }
+    | { kind: 'error'; id: string; message: string; code?: string }
+    /**
+     * The user's answer to an interrupt, recorded when the run that carries it starts (so the thread
+     * shows what was approved or declined); never sent back to the agent as a message.
+     */
+    | { kind: 'answer'; id: string; interruptId: string; question: string; status: 'resolved' | 'cancelled'; fields: AnswerField[] }
+  ) & { at?: number };
 
 /** A resume[] entry on its way, with what the transcript will record of it. */
 export interface PendingAnswer {
