@@ -5,30 +5,10 @@ import { ConnectionSignals, outgoingFrame } from './connection-signals';
 import { TransportError, type AgentCallConnection, type TransportClose } from './connection';
 
 /**
- * The AgentCall session over the `agentcall-webrtc-0.1` data channel: the second transport of the one
- * session engine. The engine does not know which it runs on: the driver talks to an
- * AgentCallConnection, and this is that connection over an ordered, reliable data channel labelled
- * `agentcall.events` with subprotocol `agentcall-agui-dc-0.1`.
- *
- * Where the channel lives (decision): the renderer owns the RTCPeerConnection, because the microphone
- * track and the agent's audio must be on the same peer connection as the channel (one SDP offer, one
- * ICE/DTLS association) and only the renderer has the microphone. Main owns the session engine, the
- * card, the network policy and the token. So the channel's bytes are relayed: the renderer hands main
- * every message it receives on the channel as it came (text or binary, unparsed) and puts on the channel
- * exactly the text main gives it; main judges every frame (size before parsing, text only, sequences)
- * and decides every message. The renderer never parses a server envelope and never builds a client
- * message. The relay is a `ChannelPort`; in tests, `agentdesk conformance` and the CLI the port is a
- * node-datachannel channel in main itself (nodeChannelPort below).
- *
- * Rules, the same as the WebSocket's: frames from the agent at most 128 KiB of UTF-8 (counted before
- * anything is parsed), text only (binary closes the session), outgoing frames at most 128 KiB. There is
- * no resume: when the channel closes or the peer connection fails or disconnects (ICE trouble), the
- * connection is gone and the engine discards the session-local images, proposals and references, as
- * it does when a WebSocket drops; a new call is a new session.
- *
- * Close codes reported to the engine (a data channel has none of its own): 1000 when either side
- * closed the channel, 1006 when it failed or the peer went away (ICE), 1009 and 1003 for an
- * oversized or binary frame.
+ * The AgentCall session over the `agentcall-webrtc-0.1` data channel (`agentcall.events`): the same engine and rules as the
+ * WebSocket. The page owns the peer connection and relays the channel unparsed; main judges every frame (at most 128 KiB,
+ * counted before parsing, text only) and builds every message. No resume: a closed channel reports 1000, a failed one 1006.
+ * Decision: docs/architecture.md#agentcall-data-channel-owned-by-the-page-judged-by-main
  */
 
 /** One end of the events channel, as main sees it. */

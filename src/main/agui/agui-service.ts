@@ -37,26 +37,10 @@ import type { SettingsService } from '../store/settings-service';
 import { runAgui, type AguiRunEnd } from './agui-client';
 
 /**
- * Plain AG-UI servers for the UI (issue #7). Per agent, main holds:
- * - the thread (the pure run model of src/shared/agui), restored at first use from
- *   `<userData>/agui-threads/<agentId>.json` with `restoreThread` and saved atomically after every
- *   user action and every run end, so open interrupts survive an app restart;
- * - forwardedProps as the user saved them (`<userData>/agui-servers.json`, each checked with
- *   `parseForwardedProps`);
- * - the bearer token (keychain, `agui:<endpoint origin+path>`), which never leaves main, nor do the
- *   thread's encrypted values (sent back with the history; `agui.*` answers carry `shownThread`).
- *
- * A run: `send`/`resume`/`retry` build the RunAgentInput (same threadId, a new runId, the whole
- * history — plain AG-UI servers are stateless —, the state, forwardedProps, `resume[]`), answer
- * `{ runId }` at once and stream afterwards. Main folds, the renderer shows: each event is folded
- * into main's thread with `applyAguiEvent`, and once per tick (or every 200 events), and at the run's
- * end, whoever follows the thread (`watch`: the agent's conversation, which the page gets) is told.
- * The thread stays within the conversation bounds (`boundThread`: the oldest items go beyond about
- * 4 MB, at each tick and before each save). A stream that closes or breaks before the run's terminal
- * event is `markStreamDropped` (shown as interrupted, with Retry); a request refused before any stream is
- * `markRequestFailed` with the error code (`sign_in_required`, `invalid_request`, `server_error`,
- * `network_error`, `protocol_error`, …). One run per agent at a time; `send` is refused while
- * interrupts are open (answer them with `resume`).
+ * Plain AG-UI servers for the UI (issue #7): per agent, main holds the thread (saved atomically, so open interrupts survive a
+ * restart), its forwardedProps and its bearer token, which never leaves main. Main folds each run's events and tells the
+ * followers once per tick; one run per agent at a time, and `send` is refused while interrupts are open.
+ * Decision: docs/architecture.md#plain-ag-ui-in-main
  */
 export interface AguiServiceDeps {
   userDataDir: string;

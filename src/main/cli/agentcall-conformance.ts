@@ -21,31 +21,10 @@ import { CheckFailed, checkReport, expect, type CheckResult } from './checks';
 import { exitCodes, type Io } from './output';
 
 /**
- * `agentdesk conformance <address>` for an AgentCall agent: the spec's "Independent reference
- * proof" wire sequence, run against any agent over its AG-UI WebSocket, one PASS/FAIL/SKIP line
- * per step. It speaks the wire directly (not through AgentDesk's session engine), because it must
- * send what the app never sends: a wrong-modality answer and a spent interactionId.
- *
- * What it sends (all synthetic, nothing from this machine's reader or camera):
- * - Objects: portable references `urn:agentcall:object:conformance-<16 hex>`, fresh per run and per
- *   object, carrier `ndefTag`, assurance `unverifiedTag`, payloadSha256 = SHA-256 of the
- *   reference's UTF-8 bytes (what AgentDesk sends for a portable NDEF reference).
- * - Labels: `Conformance <8 hex>`, fresh per teaching step.
- * - Photos: a 64×48 gradient through AgentDesk's photo pipeline (sharp): a real baseline JPEG whose
- *   byteCount, sha256 and pixel size are derived from the final bytes.
- *
- * How outcomes are judged, without relying on AgentDesk's additive `teaching.*` events: an agent's
- * answer to a turn is everything from the turn to its `run.completed` (after a `run.started`) or a
- * `failure`; "knows the label" means the answer's text (text.delta and speech.segment) contains
- * the label exactly. The teaching events, when an agent sends them, are extra evidence: they are
- * named in the detail, and they explain an answer that repeats the label while its proposal is
- * still staged ("I'll remember this as … once you confirm"). A rejection is a `failure` (with no
- * `interaction.resolved` for the id). Every wait is bounded (10 s by default); a timeout fails the
- * step and says what was awaited. Sequences must start at 1 and rise by exactly 1: the spec asks
- * for strictly increasing, and with no replay in 0.1 AgentDesk treats a gap as lost events and
- * ends the session.
- *
- * Exit codes: 0 every step passed or was skipped, 1 a step failed, 2 the agent could not be reached.
+ * `agentdesk conformance <address>` for an AgentCall agent: the spec's "Independent reference proof" wire sequence, one
+ * PASS/FAIL/SKIP line per step, speaking the wire itself (it must send what the app never sends). Synthetic objects only;
+ * every wait bounded (10 s by default). Exit codes: 0 every step passed or was skipped, 1 a step failed, 2 unreachable.
+ * Decision: docs/architecture.md#agentcall-conformance-runner
  */
 
 export interface AgentCallConformanceOptions {

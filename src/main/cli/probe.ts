@@ -10,31 +10,9 @@ import { discoverTalkie, type Discovery } from '../talkie/discovery';
 import { exitCodes, terminalText, type Io } from './output';
 
 /**
- * `agentdesk probe <address> [--json] [--dev]`: discovery and validation, as the app does it.
- * Exit 0 usable, 1 rejected (the server answered but breaks the protocol), 2 usage or network error.
- *
- * Which document is read:
- * - a path ending in `agent-card.json`: that A2A Agent Card only (AgentCall);
- * - a path ending in `/.well-known/talkie.json`: that Talkie manifest only;
- * - anything else: both at once, the Talkie manifest (the typed URL, or /.well-known/talkie.json for the
- *   bare origin) and the agent card (/.well-known/agent-card.json of the origin), and the report names
- *   what was found. A usable Talkie server wins over an agent card (which is then reported beside it);
- *   otherwise a recognised AgentCall card, then a Talkie manifest that breaks the protocol, then a plain
- *   A2A card. A valid plain A2A card is what the app accepts (ok, exit 0, kind `a2a`): it shows such an
- *   agent as a page — its card, skills, web pages and the card's provider, documentation and icon
- *   links — with no conversation (AgentDesk talks to A2A agents only through AgentCall). Those links
- *   are printed as the card gives them (https only; untrusted, never fetched).
- *
- * The human output ends with the documents read: `read: Talkie manifest <url>` (`read: <url> (as a
- * Talkie manifest)` for an address with a path, which is read as the manifest), `read: agent card <url>`.
- * An address with a path that answers over HTTP with neither may be a plain AG-UI endpoint (AG-UI has
- * no discovery document): the report adds `answered` and `try` (`agentdesk chat --agui <url>`), printed
- * as `found:` and `try:` lines.
- *
- * A card that declares the AgentMesh UI links extension adds `uiLinks` (its usable entries) and
- * `uiLinksProblems` (skipped entries and notes) to the report, and a "web pages:" section to the human
- * output; both are absent for a card that declares no UI links (absence states nothing). UI links
- * never change whether the agent is usable or the exit code.
+ * `agentdesk probe <address> [--json] [--dev]`: discovery and validation, as the app does it (a Talkie manifest and/or an
+ * A2A card, its UI links). Exit 0 usable, 1 rejected (the server answered but breaks the protocol), 2 usage or network error.
+ * Card links are printed as given, never fetched. Decision: docs/architecture.md#what-agentdesk-probe-reads
  */
 export async function probe(address: string, options: { json: boolean; dev: boolean; timeouts?: Partial<Timeouts> }, io: Io): Promise<number> {
   let url: string;

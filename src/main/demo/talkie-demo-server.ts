@@ -17,35 +17,9 @@ import { speechUnavailableMessage } from '../speech/speech-engines';
 import { DemoVoiceSessions, realtimeCallsPath, type DemoVoiceOptions } from './voice/voice-sessions';
 
 /**
- * AgentDesk's built-in demo agent: a real Talkie 1 server (all of §1–§11) on 127.0.0.1, on
- * plain node:http. Used by "Built-in demo", by `agentdesk demo` and by client tests. Its Talkie 1 §10 voice is
- * offline: the sessions are voice/voice-sessions.ts, the speech provider (`/v1/realtime/calls` on the
- * same port, the manifest's only signalling host) is voice/realtime-provider.ts, and it is switched
- * on while espeak-ng and pocketsphinx are installed (voice/speech-engines.ts; else `voice: false`).
- *
- * Choices where the spec is silent (also noted where they are made):
- * - Auth: static tokens act as the demo user; `verifyToken` users each get their own threads.
- *   The manifest and the logo are public; every /api/ endpoint needs the bearer token.
- * - Retries (Talkie 1 §5 "ignore a message whose id it already stored"): a retried message is never stored
- *   twice. If its run is still going, the retry attaches to it (events so far, then live). If it was
- *   answered (RUN_FINISHED), the retry gets RUN_STARTED then RUN_FINISHED and nothing new (the
- *   client loads the thread). If its run failed or was cancelled (RUN_ERROR), the retry answers it again.
- *   Of several new user messages in one request, only the last is answered.
- * - cancelRun → RUN_ERROR { code: "cancelled", message: "Cancelled", metadata.retryable: false } on the
- *   open stream(s); the streamed text so far is stored. `{ ok: true }` always, also for unknown runs.
- * - Non-user messages in RunAgentInput are ignored (the server keeps the history); a request
- *   without a user message, or one without text, is 400. A runId in use by another running run is 409.
- * - Quota: 200 runs a day per user, then 429 quota_exceeded (retryable false).
- * - 405 uses code invalid_request (Talkie 1 §3 has no code for it) and an Allow header.
- * - DELETE of an unknown thread is 404 not_found, like GET.
- * - A server stopping mid-run ends the stream with RUN_ERROR upstream_unavailable (retryable).
- * - State: in memory; with `persistPath` also in a JSON file (demo-persistence.ts), loaded at start
- *   and saved shortly after each change and on close(). Tokens are never saved.
- * - Voice (Talkie 1 §10): the choices are listed in voice/voice-sessions.ts. Voice sessions live in memory only;
- *   their transcripts, cards and actions land in the (saved) thread. `/v1/realtime/calls` answers only
- *   to a client secret minted by `POST voiceSessions`, once, and is behind the same Host check.
- * - `GET status` adds `voiceUnavailable: { message, missing, installCommand }` (not in Talkie 1 §4; clients
- *   ignore unknown fields) while the speech engines are missing, and the manifest's description says so.
+ * AgentDesk's built-in demo agent: a real Talkie 1 server (all of Talkie 1 §1–§11) on 127.0.0.1, plain node:http, for the
+ * "Built-in demo", `agentdesk demo` and the client tests. Its voice (Talkie 1 §10) is offline: voice/. Tokens are never
+ * saved; every /api/ endpoint needs the bearer token. Decision: docs/architecture.md#talkie-demo-server
  */
 
 export interface TalkieDemoOptions {

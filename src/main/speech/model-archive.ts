@@ -11,25 +11,10 @@ import { reasonInWords } from '../store/json-file-store';
 import { FileRefused, openRegularFile, safeRelative } from './safe-path';
 
 /**
- * A speech model as sherpa-onnx publishes it: one archive (`sherpa-onnx-…-zipformer-en-….tar.bz2`,
- * also `.tar.gz`/`.tgz` or a plain `.tar`) holding one folder. Main unpacks it into a folder of its own
- * in the user-data folder, then imports that folder like a chosen one (speech-models.ts).
- *
- * The archive is untrusted input, so unpacking is its own small loop over tar-stream's entries rather
- * than a general extractor: only regular files and folders, each under the target (no absolute path,
- * no `..`), at most `maxEntries` entries, each file at most `maxFileBytes` and all of them together at
- * most `maxTotalBytes` (counted as they are written, whatever the headers say: a decompression bomb
- * stops at the limit). A link of any kind is refused, as in a chosen folder (`speech_model_symlink`);
- * anything else wrong is `speech_model_invalid` with why. Progress is the share of the archive's own
- * bytes read.
- *
- * Decompression never runs ahead of the writes: gzip through Node's zlib, bzip2 through the system's
- * `bzip2 -dc` in a child process (Linux and macOS have it; the deb and rpm depend on it), both behind
- * backpressure, so a bomb costs what was written up to the limit and no more, and main's event loop is
- * never held. (A pure-JavaScript bzip2 decoder was tried and dropped: unbzip2-stream decodes every block
- * it is given at once, ignoring backpressure, so a 326-byte archive of zeros held main for 17 s and took
- * 3.2 GB before the limit could act.) Where there is no bzip2 program (Windows), a `.tar.bz2` is refused
- * with what to do instead.
+ * A speech model as sherpa-onnx publishes it (`.tar.bz2`, `.tar.gz`/`.tgz`, `.tar`), unpacked into a folder of its own then
+ * imported (speech-models.ts). Untrusted: files and folders only, under the target, within `maxEntries`, `maxFileBytes` and
+ * `maxTotalBytes` counted as written; decompression never runs ahead of the writes (bzip2 as a child process).
+ * Decision: docs/architecture.md#unpacking-speech-model-archives
  */
 
 export const modelArchiveSuffixes = ['.tar.bz2', '.tbz2', '.tar.gz', '.tgz', '.tar'] as const;

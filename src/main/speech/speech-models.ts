@@ -20,35 +20,10 @@ import { FileRefused, maxModelPathChars, openRegularFile, readRegularFile, safeR
 import type { Recognizer, Voice } from './speech-service';
 
 /**
- * The speech models the user imported (#17, Settings → Speech): one recognizer and one voice, each
- * optional. AgentDesk ships no model: the user chooses a sherpa-onnx model folder (or its archive), main
- * checks it has the files of a kind it loads, copies them into `speech-models/<id>/` in the user-data
- * folder with progress (sha256 of each file taken while copying), and has a fresh speech engine process
- * load the copy. Only a model that loaded replaces the one in use (recorded in `speech-model.json`); a
- * wrong folder or a model that does not load leaves the previous one as it was. At every later process
- * start the files are hashed again and a file that changed since the import is refused.
- *
- * Kinds (sherpa-onnx's own file names):
- * - a streaming zipformer transducer: `encoder….onnx`, `decoder….onnx`, `joiner….onnx`, `tokens.txt`;
- * - Whisper: `…encoder….onnx`, `…decoder….onnx`, `…tokens.txt` (no joiner);
- * - a Piper voice (`vits-piper-…`): one `.onnx` that is none of those, `tokens.txt`, and the
- *   `espeak-ng-data` folder it phonemises with (a tree of a few hundred files, copied and hashed whole).
- * Where a folder has both a recognizer model and its `.int8.onnx` quantisation, the int8 one is taken;
- * a voice keeps its full model (int8 is audibly worse, and a voice is small).
- *
- * What is copied is exactly what was checked: entries are read with lstat and a symbolic link in the
- * folder is refused (`speech_model_symlink`: a link to /etc/passwd named tokens.txt would otherwise be
- * copied into the user-data folder); each file is opened as safe-path.ts's openRegularFile opens (no link
- * followed, never waiting on a FIFO, a regular file within its limit, checked on the handle: so are
- * agentdesk-model.json, the archive, and the imported copies hashed at each start), must be
- * the same file (device, inode) of the same size and time as when checked, is read up to that size and
- * no further, and is checked again after the copy. A file that changed in between (grew, shrank, was
- * replaced) is refused (`speech_model_changed`) rather than copied up to its checked size: a cut-off
- * copy of a file still being written is a model that was never checked, where a refusal costs one retry.
- *
- * Languages: from `agentdesk-model.json` in the folder (`{"name"?, "languages"?: ["cs", …]}`) when it is
- * there, else from the folder's name (sherpa-onnx names its folders `…-zipformer-en-…`, `…-whisper-tiny.en`);
- * a multilingual Whisper is `mul`.
+ * The speech models the user imported (#17, Settings → Speech): one recognizer and one voice, copied from a sherpa-onnx folder
+ * into `speech-models/<id>/` and hashed; only a model that loaded replaces the one in use. Security: symbolic links are
+ * refused, each file must be the one checked (device, inode, size, time), a file that changed is refused, and every start
+ * hashes the copy again. Decision: docs/architecture.md#importing-speech-models
  */
 
 export const maxModelFileBytes = 2 * 1024 ** 3;
@@ -167,6 +142,8 @@ export async function findModel(folder: string, nameHint?: string): Promise<Foun
   }
   if (links.length > 0) throw symlinkRefusal(links);
   const names = [...sizes.keys()].sort();
+  // Kinds, by sherpa-onnx's own file names: a transducer has encoder, decoder and joiner .onnx files and tokens.txt; Whisper
+  // has no joiner; a Piper voice has one other .onnx, tokens.txt and the espeak-ng-data folder (copied and hashed whole).
   const onnx = names.filter((name) => name.toLowerCase().endsWith('.onnx'));
   const recognizerParts = onnx.filter((name) => /encoder|decoder|joiner/i.test(name));
   if (recognizerParts.length === 0 && (onnx.length > 0 || folders.has(voiceDataDirName))) {
@@ -204,6 +181,7 @@ export async function findModel(folder: string, nameHint?: string): Promise<Foun
   return { kind, name: (manifest?.name ?? folderName).slice(0, 200), ...modelLanguages(manifest?.languages, folderName, kind), files };
 }
 
+/** Languages: from agentdesk-model.json (`{"name"?, "languages"?: ["cs", …]}`) when it is there, else from the folder's name (a multilingual Whisper is `mul`). */
 function modelLanguages(fromManifest: string[] | undefined, folderName: string, kind: EngineModelKind): Pick<FoundModel, 'languages' | 'languagesFrom'> {
   return fromManifest ? { languages: fromManifest, languagesFrom: 'manifest' } : { languages: languagesFromName(folderName, kind), languagesFrom: 'name' };
 }
@@ -243,7 +221,7 @@ async function findVoice(
   nameHint: string | undefined,
   top: { names: string[]; onnx: string[]; sizes: Map<string, number>; checked: Map<string, CheckedFile>; hasData: boolean },
 ): Promise<FoundModel> {
-  // A voice and its int8 quantisation: the full one (see the comment at the top).
+  // A voice and its int8 quantisation: the full one (int8 is audibly worse, and a voice is small).
   const full = top.onnx.filter((name) => !name.toLowerCase().endsWith('.int8.onnx'));
   const candidates = full.length > 0 ? full : top.onnx;
   if (candidates.length > 1) throw invalid(`The folder has more than one voice model (${candidates.join(', ')}): keep one voice per folder.`);

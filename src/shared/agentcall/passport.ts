@@ -5,23 +5,10 @@ import { safeLink } from '../talkie/content';
 import { boundedId, limits, schemaVersion } from './protocol';
 
 /**
- * The optional object passport (AgentCall 0.1, "Version and migration" and "Security, photos, and
- * exact object lookup"): a bounded reference projection of one object, never private history or
- * credentials, in which every action recipe says `requiresConfirmation: true`. The spec names the
- * payload and those rules; its published schema is not available offline, so the fields below are
- * AgentDesk's binding choice (docs/agentcall.md):
- *
- *   {"schemaVersion": "0.1", "objectRef": "urn:agentcall:object:router", "label": "Workshop router",
- *    "summary": "…", "facts": [{"name": "…", "value": "…"}], "links": [{"title": "…", "url": "https://…"}],
- *    "actions": [{"recipeId": "restart", "title": "…", "description": "…", "requiresConfirmation": true}]}
- *
- * It arrives two ways: in AgentDesk's additive `object.passport` event from the agent, or as an NDEF
- * media record of type `passportMediaType` on a tag, beside the tag's reference record. Either way it
- * is untrusted data: shown as plain text, its links are links the user may click (https only, opened
- * by the system browser), nothing in it is fetched or run, no image is loaded from it, and an action
- * recipe is only ever asked of the agent, as a user turn, after the user confirms it (session.ts).
- *
- * Unknown fields are dropped, never shown or sent: 0.1 may add optional fields.
+ * The optional object passport (AgentCall 0.1): AgentDesk's binding of its fields, from the agent's `object.passport` event
+ * or an NDEF record beside the tag's reference. Untrusted data: shown as plain text, nothing fetched or run, a recipe only
+ * asked of the agent after the user confirms (session.ts); unknown fields dropped. Fields: docs/protocols.md#object-passports.
+ * Decision: docs/architecture.md#object-passports
  */
 
 /** The NDEF media type (TNF 2) of a passport record on a tag; its payload is the passport's UTF-8 JSON. Compared case-insensitively, as media types are. */

@@ -26,44 +26,11 @@ import { parseObjectPassport, passportLimits, type ObjectPassport } from './pass
 import type { EndReason, ObjectSummary, PassportView, PendingInteraction, SessionPhase, SessionUpdate, TeachingProposal } from './session-view';
 
 /**
- * The client side of one AgentCall 0.1 session (spec "Session and input", "Agent-requested
- * collection"), as a deterministic state machine without I/O. Main owns the WebSocket: it calls
- * `start()` once the socket is open, passes every text frame to `receiveFrame`, every user command
- * to the matching method and the socket's close to `transportClosed`; each call returns the client
- * messages to send (in order), the `SessionUpdate`s for the renderer and, when the session must
- * end, the close code and reason for the socket (send `send` first, then close).
- *
- * Decisions where the spec leaves room:
- * - Sequences: the first envelope is 1 and each next one exactly previous + 1. There is no resume or
- *   replay in 0.1 and the transport is ordered and reliable, so a forward jump means events were
- *   lost (a failure, a resolution) and the view could no longer be trusted: a gap ends the session
- *   like a duplicate or a regression. Each processed envelope is acknowledged with `ack`.
- * - Before `session.established` anything else ends the session; `resumed: true` does too (0.1
- *   never resumes), and so does a second `session.established`.
- * - Runs: one at a time. `run.started` during a run, or `text.delta`/`speech.segment`/`run.completed`
- *   outside one, ends the session (ordering is the only correlation). A `failure` ends the active
- *   run (not the session); one `run.completed` right after it is tolerated.
- * - `sendText` and unrelated observations while a run is active are refused (`run_active`), not
- *   queued. An observation that answers the pending request is allowed during a run.
- * - `cancelRun`/`declineInteraction` send `response.cancel`, which per the spec cancels the active
- *   run, the pending collection and the shown proposal: all three are marked locally. The run stays
- *   active ("cancelling") until the agent ends it with `run.completed` or `failure`.
- * - A new `interaction.requested` while one is pending replaces it; the old one is `superseded`
- *   and an answer carrying its id is refused as stale. A request for a modality outside
- *   card.agentRequests ∩ usable is ignored with a notice; nothing is opened. Reused ids are ignored.
- * - Teaching (AgentDesk's additive events): a new proposal replaces the shown one (`invalidated`);
- *   scanning a different objectRef invalidates the shown proposal at once. The agent's
- *   `teaching.resolved` is the truth about its memory and is shown as such.
- * - Object passports (passport.ts), from the agent's `object.passport` event or from the scanned tag:
- *   shown as data; one at a time is current (a newer one replaces it, scanning another object ends
- *   it). A passport this app cannot read is ignored with a notice; the session goes on. Nothing in
- *   a passport is sent or done by itself: `askRecipe` (the user's confirmation) sends one ordinary
- *   `user.turn` asking the agent for one recipe of the current passport, written by this side with
- *   the recipe's facts as a quoted context entry, built from the engine's own copy.
- * - Focus: after an observation with an object, later `user.turn`s carry one context entry with
- *   the reference facts (never the photo, never tag content as instructions). On by default.
- * - The engine never retains image bytes: they exist only in the returned `user.observation`.
- * - `session.start` always carries `clientCapabilities.physicalObservations.modalities`, even empty.
+ * The client side of one AgentCall 0.1 session, a state machine without I/O: main feeds it the socket's frames, the user's
+ * commands and the close; each call returns the messages to send (in order), the updates and, when the session must end,
+ * the close code (send `send` first, then close). Strict: a sequence gap, a second run or an out-of-place event ends the
+ * session. It never retains image bytes: they exist only in the returned `user.observation`.
+ * Decision: docs/architecture.md#agentcall-session-strict-by-design
  */
 
 export interface AgentCallSessionOptions {
@@ -236,7 +203,7 @@ export class AgentCallSession {
     return this.currentPhase;
   }
 
-  /** The first message: `session.start` with this machine's modalities. */
+  /** The first message: `session.start` with this machine's modalities (always carried, even empty). */
   start(): CommandResult {
     if (this.currentPhase !== 'connecting') return reject('already_started', 'The session was already started.');
     this.currentPhase = 'awaitingEstablished';

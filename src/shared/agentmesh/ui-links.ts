@@ -2,28 +2,10 @@ import { uiLinksExtensionUri } from '../agentcall/card';
 import { pointer, type Problem } from '../talkie/problems';
 
 /**
- * AgentMesh A2A UI Links extension 0.1 (https://dev.agentmesh.ai/extensions/ui-links/v1): the web pages an
- * agent's publisher lists in its A2A Agent Card, read from `capabilities.extensions` of any card (with
- * or without AgentCall). Pure and bounded: a hostile card costs at most `uiLinksLimits` worth of work
- * and output, whatever it carries.
- *
- * Binding choices (the spec leaves them to the consumer):
- * - `url` must be https:// with no user name or password, always. AgentMesh UI links 0.1 §3 rule 3 has no
- *   local-development allowance, so the development setting does not admit http:// here (unlike an
- *   AgentCall AG-UI URL, whose spec has one). javascript:, data:, file:, http: … → entry skipped.
- * - The URL kept is the parsed `href` (punycode host, normalised path): what is shown is what opens.
- * - Labels longer than `uiLinksLimits.labelChars` are shortened with "…" and a note, not refused
- *   (the spec only says "short"). Control characters and bidirectional overrides are removed from
- *   every displayed string, after it has been cut to a bounded length, never before.
- * - `audience` other than public/client/operator is treated as not stated (never as public), with a note.
- * - `access` other than open/authenticated is dropped with a note (a label the spec does not define
- *   could claim anything); `kind` is kept as given, whatever its value (AgentMesh UI links 0.1 §3 rule 7).
- * - Only the first `uiLinksLimits.entries` entries are read, the first declaration of the extension
- *   counts, and at most `uiLinksLimits.problems` problems are listed (then one saying how many more).
- *
- * Nothing here fetches, opens or embeds anything. AgentMesh UI links 0.1 §5 and §7: every entry is
- * an untrusted link, opened only when a person clicks it, after seeing the full URL, and no entry (nor
- * its absence, nor a page that fails to load) is evidence of anything.
+ * AgentMesh UI links 0.1 (https://dev.agentmesh.ai/extensions/ui-links/v1): the web pages an A2A card lists. Pure and bounded
+ * (`uiLinksLimits`): https only, no user name or password; strings cleaned after they are cut. Nothing here fetches, opens
+ * or embeds anything: every entry is an untrusted link (AgentMesh UI links 0.1 §5, §7).
+ * Decision: docs/architecture.md#agentmesh-ui-links
  */
 
 export { uiLinksExtensionUri };

@@ -14,33 +14,9 @@ import type { Logger } from '../../platform/logger';
 import { verifyObservationImage, type ImageCheck } from './verify-observation-image';
 
 /**
- * The built-in demo agent's AgentCall side: the protocol behaviour of one WebSocket connection
- * (AgentCall AG-UI extension 0.1, "Session and input", "Agent-requested collection", "Security,
- * photos, and exact object lookup", "Independent reference proof"). No I/O: frames come in through
- * `receive`, envelopes go out through `io.send`, and `io.close` ends the connection; the server
- * (agentcall-demo-server.ts) does the sockets. Fixed rules, no model.
- *
- * Choices where the spec is silent (docs-worthy):
- * - Rejected input (`failure`) is a standalone envelope, not wrapped in a run: nothing was processed.
- * - A well-formed turn with a fresh number uses up that number even when it is then rejected
- *   (modality, interaction, photo); a replayed number is rejected before anything else.
- * - A message that is not understood after `session.start` gets a `failure` and the session goes on;
- *   only a wrong first message closes it (1008).
- * - `interaction.resolved` and the teaching events of a processed turn sit inside its run, before
- *   the text; those caused by `response.cancel` stand alone.
- * - An observation answers the pending request when it carries its `interactionId` and includes the
- *   requested modality (an object for a scan, an image for a photo).
- * - Teaching is refused when 32 labels are stored and the object is not one of them (the 33rd);
- *   renaming a taught object is a replacement proposal that needs its own confirmation.
- * - Commands are the whole trimmed text, compared case-insensitively; labels keep their case.
- * - "tell me a story" (or "story") is a long answer whose run stays open while it is told: run.started,
- *   then one sentence at a time (its text.delta and a stable speech.segment) every `storyPartMs`, then
- *   run.completed — for client-owned voice, an answer that is still going while its speech plays, to be
- *   interrupted. `response.cancel` ends it at once: no further part, then run.completed (before any
- *   request or proposal it also cancels). A turn or observation that arrives while it is still told
- *   ends it the same way first, so only one run is ever active.
- * - Each client message's type (and turn number) is logged, never its content: the order the agent
- *   received them in (the client-voice e2e reads it).
+ * The built-in demo agent's AgentCall side: the protocol behaviour of one WebSocket connection, no I/O (frames in through
+ * `receive`, out through `io.send`; agentcall-demo-server.ts does the sockets). Fixed rules, no model; each message's type
+ * is logged, never its content. Decision: docs/architecture.md#agentcall-demo-agent
  */
 
 export interface AgentCallModalities {

@@ -2,23 +2,9 @@ import type { Interrupt, ResumeEntry } from '@ag-ui/core';
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * The plain AG-UI demo agent's interrupts, without server-side storage of open interrupts.
- *
- * Decision (stateless, signed ids): every interrupt id is a token the server can check on its own:
- * `agi1.<payload>.<mac>`, where payload is base64url JSON `{ t, g, i, n, s, e }` — a digest of the
- * threadId (t), a random group id shared by all interrupts of one interrupted run (g), this
- * interrupt's index (i) of the group's count (n), what it concerns (s) and its expiry in epoch ms (e)
- * — and mac is HMAC-SHA256 (first 16 bytes) over the payload with the server's secret. A resume is
- * checked against the ids alone: signed by this server, for this thread, one group only, every index
- * answered, nothing resolved after its expiry. The only memory is a bounded set of groups already
- * answered (so a resume cannot be replayed while the server runs); it is not needed to validate.
- *
- * Consequences, on purpose:
- * - With a stable secret (startAguiDemoServer's `secretPath`), open interrupts survive a restart of
- *   the demo, as the client's do. The answered set does not: after a restart, an unexpired group
- *   could be answered a second time. Acceptable for a demo; a real adapter persists its state.
- * - A new (non-resume) run on a thread with open interrupts is not refused: the server cannot tell,
- *   and AG-UI puts coverage on the consumer. The older group stays answerable until it expires.
+ * The plain AG-UI demo agent's interrupts, without storing open ones: each id is a token `agi1.<payload>.<mac>` (HMAC-SHA256
+ * with the server's secret) that a resume is checked against; only a bounded set of answered groups is kept, against replay.
+ * Decision: docs/architecture.md#ag-ui-demo-interrupts-signed-not-stored
  */
 
 /** Stable RUN_ERROR codes for a resume the demo cannot accept. */

@@ -7,28 +7,9 @@ import { demoSpeechEngines, speechUnavailableMessage, type SpeechEngines } from 
 import { runVoiceTool, voiceConsent, voiceLabels, type VoiceLocale, type VoiceToolResult } from './voice-tools';
 
 /**
- * The demo's Talkie 1 §10 voice sessions: `POST voiceSessions`, `voiceTool`, `voiceTranscript` and
- * `voiceUsage`, and the check of the client secrets the demo's realtime provider is handed.
- * Sessions live in memory only (a restart ends them); what is said lands in the saved threads.
- *
- * Choices where the spec is silent:
- * - A session names a thread: the given `threadId` (an existing thread is adopted as it is, an unknown
- *   id becomes a new thread with `channel: "voice"`), else a new voice thread with its own id.
- * - `locale`: `cs`/`cs-*` → `cs`, anything else well-formed → `en` (the answer says which).
- * - The client secret (`ek_demo_` + 32 random bytes hex, only its SHA-256 kept) opens one connection
- *   within `secretTtlMs`: the first SDP POST that presents it spends it, whatever happens next.
- * - Quota: `dailySeconds` of voice per user and day; none left → 429 `quota_exceeded`. A session's
- *   `maxSeconds` is the configured one or what is left today, whichever is less. At most
- *   `maxOpenSessions` open sessions per user (429 `rate_limited`, retryable).
- * - `voiceTool`: a callId is spent by the first well-formed call to a live session, whatever the tool
- *   answers; a reused one → 409. Unknown tool → 404; bad arguments → 400. After the final usage → 410.
- * - `voiceTranscript`: 201 `{ ok: true, stored: true }`; the same itemId again → 200 `{ ok: true,
- *   stored: false }` (nothing stored twice), or 409 when its role or text differ. Stored verbatim as a
- *   message with `channel: "voice"`; accepted after the final usage too (they may cross on the wire).
- *   A voice thread's title becomes its first user transcript.
- * - `voiceUsage`: `seconds` is cumulative; a lower figure than before changes nothing. The growth is
- *   counted against the day's quota. `remainingSeconds` = min(maxSeconds − seconds, quota left), ≥ 0.
- *   `final: true` ends the session (again: 200, same answer); a non-final report after it → 410.
+ * The demo's Talkie 1 §10 voice sessions (`voiceSessions`, `voiceTool`, `voiceTranscript`, `voiceUsage`) and the check of
+ * the client secrets its realtime provider is handed: in memory only, only a secret's SHA-256 kept, each secret spent by its
+ * first SDP POST. Decision: docs/architecture.md#demo-voice-sessions
  */
 
 /** The in-app demo's call length in seconds (`agentdesk demo --voice-seconds N` for the command-line demo). */
