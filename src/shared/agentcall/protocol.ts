@@ -8,7 +8,7 @@ import { nfcObjectSchema } from '../nfc/ipc-schemas';
  *
  * The spec's prose names the messages and their fields; the published JSON schemas are not
  * available offline, so where the prose is silent the choices are AgentDesk's and are marked
- * "binding choice" below (and listed in docs/agentcall.md).
+ * "binding choice" below (and listed in docs/protocols.md#binding-choices).
  */
 
 export const extensionUri = 'https://agentcall.smartycode.com/ext/agentcall-agui/0.1';

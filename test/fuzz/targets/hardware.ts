@@ -45,7 +45,7 @@ function encodeNdef(records: readonly RecordSpec[]): Uint8Array {
 
 const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0) & 0xff);
 
-/** Object passports as a tag would carry them (docs/agentcall.md), to be damaged field by field. */
+/** Object passports as a tag would carry them (docs/protocols.md#object-passports), to be damaged field by field. */
 const passportSeeds = [
   { schemaVersion: '0.1', objectRef: 'urn:agentcall:object:kettle', label: 'Kettle' },
   {

@@ -5,7 +5,7 @@ import { toHex } from '../../../src/shared/nfc/bytes';
 import { ndefMessage, uriRecord, type NdefRecordSpec } from '../../support/nfc/type2-tag';
 
 /**
- * The object passport (AgentCall 0.1; fields are AgentDesk's binding choice, docs/agentcall.md):
+ * The object passport (AgentCall 0.1; fields are AgentDesk's binding choice, docs/protocols.md#object-passports):
  * the schema's bounds and refusals, and how a tag carries one (an NDEF media record beside the
  * tag's reference record).
  */

@@ -115,6 +115,23 @@ describe('the docs', () => {
     );
   });
 
+  it('every docs/….md#anchor a comment in src/ or test/ names is a file and a heading here', () => {
+    const problems: string[] = [];
+    for (const file of [...filesUnder('src'), ...filesUnder('test')].filter(
+      (name) => /\.(ts|tsx|css|mjs)$/.test(name) && name !== 'test/unit/docs/links.test.ts',
+    )) {
+      readFileSync(join(root, file), 'utf8')
+        .split('\n')
+        .forEach((text, index) => {
+          for (const match of text.matchAll(/(?<![\w/.])(docs\/[\w-]+\.md(?:#[\w-]+)?)/g)) {
+            const problem = brokenLink('README.md', match[1]!, '');
+            if (problem !== undefined) problems.push(`${file}:${index + 1}: ${problem}`);
+          }
+        });
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('nothing in README.md, CONTRIBUTING.md, docs/ or src/ points at ../shared (the specs and notes beside the repository)', () => {
     const offenders: string[] = [];
     for (const page of pages) if (readFileSync(join(root, page), 'utf8').includes('../shared')) offenders.push(page);

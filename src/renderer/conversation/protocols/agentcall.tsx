@@ -58,7 +58,7 @@ export function agentCallProfile(options: { startTag?: StartTag }): (input: Prof
 }
 
 /**
- * An AgentCall agent's share of the conversation screen (AgentCall AG-UI extension 0.1, docs/agentcall.md):
+ * An AgentCall agent's share of the conversation screen (AgentCall AG-UI extension 0.1, docs/protocols.md#agentcall-ag-ui-extension-01):
  * - its items: what the user sent (the object by the name the agent gave it, else "Unknown object";
  *   a photo's thumbnail), the agent's scan and photo requests with Scan/Take the photo/Decline where
  *   they were asked, teaching proposals with Confirm/Cancel, object passports, the end of the session
