@@ -39,15 +39,18 @@ export interface AppProps {
 
 /**
  * Loads the settings (they decide language, theme and text size) and renders the shell in them. Until
- * main answered (one IPC call) nothing is shown: a first screen in the defaults would flash English,
+ * main first answered (one IPC call) nothing is shown: a first screen in the defaults would flash English,
  * the light theme and normal text before the user's own. Settings that cannot be read give the defaults.
  */
 export function App({ api, closed, policy = { state: 'none' } }: AppProps) {
   const settings = useSettings(api);
   const current = settings.state.status === 'ready' ? settings.state.value : undefined;
   const loading = settings.state.status === 'loading';
+  // Only the first load shows nothing: a later one (Settings' Try again) keeps the app on screen.
+  const [loadedOnce, setLoadedOnce] = useState(false);
+  if (!loading && !loadedOnce) setLoadedOnce(true);
   useAppearance(current, loading);
-  if (loading) return null;
+  if (loading && !loadedOnce) return null;
   return (
     <I18nProvider setting={current?.language ?? 'system'}>
       <PolicyContext.Provider value={policy}>

@@ -1,4 +1,5 @@
 import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { App } from '../../../src/renderer/App';
 import { Root } from '../../../src/renderer/Root';
@@ -209,6 +210,24 @@ describe('app shell', () => {
     const api = { ...backend.api, settings: { ...backend.api.settings, get: () => Promise.reject(new Error('main did not answer')) } };
     render(<App api={api} />);
     expect(await screen.findByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
+  });
+
+  it('keeps the app on screen while Settings loads again after a failure (only the first load shows nothing)', async () => {
+    const backend = createFakeBackend();
+    backend.failNext('settings.get', { code: 'internal', message: 'main did not answer' });
+    const user = userEvent.setup();
+    render(<App api={backend.api} />);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Your agents' })).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Settings' }));
+    const heading = await screen.findByRole('heading', { level: 1, name: 'Settings' });
+    expect(await screen.findByText(/Settings could not be loaded\./)).toBeTruthy();
+    const release = backend.holdNext('settings.get');
+    await user.click(screen.getByRole('button', { name: 'Try again' }));
+    // While it loads again, the same screen stays (nothing was unmounted).
+    expect(heading.isConnected).toBe(true);
+    release();
+    expect(await screen.findByRole('group', { name: 'Theme' })).toBeTruthy();
+    expect(heading.isConnected).toBe(true);
   });
 
   it('shows a permanent alert when the web shell connection closes', async () => {
