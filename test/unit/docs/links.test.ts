@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { repositoryFilesUnder } from '../../support/repository-files';
 
 /**
  * The docs stay inside the repository: every relative link in README.md, CONTRIBUTING.md and docs/*.md
@@ -82,12 +83,6 @@ function problemsOf(page: string, markdown: string): string[] {
   return problems;
 }
 
-function filesUnder(folder: string): string[] {
-  return readdirSync(join(root, folder), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(root, join(entry.parentPath, entry.name)));
-}
-
 describe('the docs', () => {
   it.each(pages)('%s: every relative link names a file here, and its anchor a heading', (page) => {
     expect(problemsOf(page, readFileSync(join(root, page), 'utf8'))).toEqual([]);
@@ -117,7 +112,7 @@ describe('the docs', () => {
 
   it('every docs/….md#anchor a comment in src/ or test/ names is a file and a heading here', () => {
     const problems: string[] = [];
-    for (const file of [...filesUnder('src'), ...filesUnder('test')].filter(
+    for (const file of [...repositoryFilesUnder('src'), ...repositoryFilesUnder('test')].filter(
       (name) => /\.(ts|tsx|css|mjs)$/.test(name) && name !== 'test/unit/docs/links.test.ts',
     )) {
       readFileSync(join(root, file), 'utf8')
@@ -136,7 +131,7 @@ describe('the docs', () => {
     const offenders: string[] = [];
     for (const page of pages) if (readFileSync(join(root, page), 'utf8').includes('../shared')) offenders.push(page);
     // In src, '../../shared/…' is an import of src/shared: what must not appear is the folder beside the repository.
-    for (const file of filesUnder('src')) {
+    for (const file of repositoryFilesUnder('src')) {
       const text = readFileSync(join(root, file), 'utf8');
       if (/(?<![./\w])\.\.\/shared\/(specs|notes)\b|shared\/(specs|notes)\/[\w.-]+\.md/.test(text)) offenders.push(file);
     }

@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { repositoryFilesUnder } from '../../support/repository-files';
 
 /**
  * A section sign names its specification: "Talkie 1 §10.4", not "§10.4". AgentDesk speaks four
@@ -73,13 +74,7 @@ function bareReferences(file: string, text: string): string[] {
   return [...bare].sort((a, b) => a - b).map((index) => `${file}:${index + 1}: ${lines[index]!.trim()}`);
 }
 
-function filesUnder(folder: string): string[] {
-  return readdirSync(join(root, folder), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(root, join(entry.parentPath, entry.name)));
-}
-
-const checked = [...['src', 'test', 'scripts', 'docs'].flatMap(filesUnder), 'README.md', 'CONTRIBUTING.md'];
+const checked = [...['src', 'test', 'scripts', 'docs'].flatMap(repositoryFilesUnder), 'README.md', 'CONTRIBUTING.md'];
 
 describe('section references name their specification', () => {
   it('no bare § in src/, test/, scripts/, docs/, README.md or CONTRIBUTING.md', () => {
