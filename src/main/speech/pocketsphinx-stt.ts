@@ -21,7 +21,7 @@ export type { SpeechToText };
 
 /**
  * What the demo understands. Measured through Opus on three espeak-ng voices (default, -s 140, en-us+f3;
- * test/unit/demo/pocketsphinx-stt.test.ts): each phrase is heard as itself in 3 of 3, except "yes confirm"
+ * test/unit/speech/pocketsphinx-stt.test.ts): each phrase is heard as itself in 3 of 3, except "yes confirm"
  * (2 of 3: the default voice's "confirm" is not heard, so only "yes" covers too little and the turn is
  * "not understood"). "yes" and "yes send it" are the dependable confirmations.
  */
