@@ -375,6 +375,7 @@ export const cs: Catalogue = {
   'conversation.tool.failed': '{name} selhal',
   'conversation.tool.usingUnnamed': 'Používá nástroj…',
   'conversation.tool.usedUnnamed': 'Použil nástroj',
+  'conversation.tool.stoppedUnnamed': 'Nástroj zastaven',
   'conversation.tool.failedUnnamed': 'Nástroj selhal',
   'conversation.tool.finishedLabel': 'Hotovo: {label}',
   'conversation.tool.stoppedLabel': 'Zastaveno: {label}',

@@ -377,6 +377,7 @@ export const en = {
   'conversation.tool.failed': '{name} failed',
   'conversation.tool.usingUnnamed': 'Using a tool…',
   'conversation.tool.usedUnnamed': 'Used a tool',
+  'conversation.tool.stoppedUnnamed': 'Stopped a tool',
   'conversation.tool.failedUnnamed': 'A tool failed',
   'conversation.tool.finishedLabel': 'Finished {label}',
   'conversation.tool.stoppedLabel': 'Stopped {label}',

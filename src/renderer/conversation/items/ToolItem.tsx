@@ -12,9 +12,13 @@ function labelPhrase(label: string): string {
   return trimmed.length > 1 && trimmed[1] === trimmed[1]?.toLowerCase() ? `${trimmed[0]?.toLowerCase() ?? ''}${trimmed.slice(1)}` : trimmed;
 }
 
-/** One line saying what the tool is doing or did, in words: present while it runs, past once done, a failure as a failure. */
-export function toolLine(item: ItemOfKind<'tool'>, { t }: Pick<I18n, 't'>): string {
-  const name = item.name.trim();
+/**
+ * One line saying what the tool is doing or did, in words: present while it runs, past once done, a
+ * failure as a failure. `named: false` (a kiosk's visitor): a tool without a label for people is "a
+ * tool", never its identifier.
+ */
+export function toolLine(item: ItemOfKind<'tool'>, { t }: Pick<I18n, 't'>, { named = true }: { named?: boolean } = {}): string {
+  const name = named ? item.name.trim() : '';
   if (item.label !== undefined && item.label.trim() !== '') {
     const label = item.label.trim();
     if (item.state === 'running') return label;
@@ -28,7 +32,9 @@ export function toolLine(item: ItemOfKind<'tool'>, { t }: Pick<I18n, 't'>): stri
         ? 'conversation.tool.failedUnnamed'
         : item.state === 'running'
           ? 'conversation.tool.usingUnnamed'
-          : 'conversation.tool.usedUnnamed',
+          : item.state === 'cancelled'
+            ? 'conversation.tool.stoppedUnnamed'
+            : 'conversation.tool.usedUnnamed',
     );
   if (item.state === 'running') return t('conversation.tool.using', { name });
   if (item.state === 'done') return t('conversation.tool.used', { name });
@@ -39,7 +45,8 @@ export function toolLine(item: ItemOfKind<'tool'>, { t }: Pick<I18n, 't'>): stri
 /**
  * A tool the agent used: one readable line (a spinner while it runs, ✓ once done, ✗ when it failed,
  * with the failure's words), and what it was given and gave back behind Details — not on a kiosk,
- * where a visitor gets the line only (issue #27: no raw arguments or results on a visitor's screen).
+ * where a visitor gets the line only (issue #27: no tool identifiers, raw arguments, results or error
+ * texts on a visitor's screen).
  */
 export const ToolItem = memo(function ToolItem({ item }: { item: ItemOfKind<'tool'> }) {
   const i18n = useI18n();
@@ -55,8 +62,8 @@ export const ToolItem = memo(function ToolItem({ item }: { item: ItemOfKind<'too
   const line = (
     <>
       <span className="tool-line__icon">{icon}</span>
-      <span className="tool-line__label">{toolLine(item, i18n)}</span>
-      {item.state === 'failed' && item.error !== undefined && item.error !== '' ? (
+      <span className="tool-line__label">{toolLine(item, i18n, { named: !kiosk })}</span>
+      {item.state === 'failed' && item.error !== undefined && item.error !== '' && !kiosk ? (
         <span className="tool-line__error"> {t('chat.tool.failedWith', { error: item.error })}</span>
       ) : null}
     </>
