@@ -1,9 +1,6 @@
 import { readdirSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** The repository's root folder. */
-export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+import { join, relative, sep } from 'node:path';
+import { root } from './built';
 
 /**
  * The files under a folder of the repository that are the project's own, as repository paths: what
@@ -11,8 +8,8 @@ export const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '
  * whose packages cite their own docs and sections).
  */
 export function repositoryFilesUnder(folder: string): string[] {
-  return readdirSync(join(repositoryRoot, folder), { withFileTypes: true, recursive: true })
+  return readdirSync(join(root, folder), { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile())
-    .map((entry) => relative(repositoryRoot, join(entry.parentPath, entry.name)))
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)))
     .filter((path) => !path.split(sep).some((segment) => segment === 'node_modules' || segment === 'test-results'));
 }

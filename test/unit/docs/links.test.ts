@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { root } from '../../support/built';
 import { repositoryFilesUnder } from '../../support/repository-files';
 
 /**
@@ -10,7 +10,6 @@ import { repositoryFilesUnder } from '../../support/repository-files';
  * anchor), and nothing points at the specs and notes folder beside the repository (`../shared`),
  * which a newcomer does not have: specs are cited by public name and URL (docs/protocols.md).
  */
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 const pages = [
   'README.md',

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { root } from '../../support/built';
 import { repositoryFilesUnder } from '../../support/repository-files';
 
 /**
@@ -12,7 +12,6 @@ import { repositoryFilesUnder } from '../../support/repository-files';
  * stay as they are), and every line of docs and data files. One name may carry a run of sections on
  * the same line ("Talkie 1 §3 errors, §6 cards"). The names and their addresses: docs/protocols.md.
  */
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 const specName = /Talkie 1|AgentCall 0\.1|AgentMesh UI links 0\.1|A2A(?: 1\.0)?|AG-UI(?: 1\.0)?|OAuth 2\.1|OpenID Connect Core(?: 1\.0)?|RFC \d{3,5}/g;
 /** How far before a section sign its spec's name (or the previous section of the same run) may end. */
