@@ -123,7 +123,7 @@ describe('the kiosk for a walk-up visitor (issue #27)', () => {
     ).toEqual(['Workshop', 'Reception']);
     expect(screen.queryByRole('navigation')).toBeNull();
     await user.click(within(choices).getByRole('button', { name: 'Workshop' }));
-    await waitFor(() => expect(backend.callsOf('agentcall.open')).toEqual([{ agentId: workshop.id }]), { timeout: 5_000 });
+    await waitFor(() => expect(backend.callsOf('agentcall.open')).toEqual([{ agentId: workshop.id }]));
     // The administrator's name, not the card's.
     await screen.findByRole('heading', { level: 1, name: 'Workshop' });
     await screen.findByRole('textbox', { name: 'Message' });
@@ -196,7 +196,7 @@ describe('the kiosk for a walk-up visitor (issue #27)', () => {
     const start = await screen.findByRole<HTMLButtonElement>('button', { name: 'Start' });
     await waitFor(() => expect(start.disabled).toBe(false));
     await user.click(start);
-    const photo = await screen.findByRole<HTMLButtonElement>('button', { name: /Take a photo/ }, { timeout: 5_000 });
+    const photo = await screen.findByRole<HTMLButtonElement>('button', { name: /Take a photo/ });
     await waitFor(() => expect(photo.disabled).toBe(false));
     await waitFor(() => expect(backend.callsOf('speech.status').length).toBeGreaterThan(0));
     expect(screen.queryByRole('button', { name: 'Talk by voice' })).toBeNull();
@@ -210,7 +210,7 @@ describe('the kiosk for a walk-up visitor (issue #27)', () => {
     await waitFor(() => expect(start.disabled).toBe(false));
     await user.click(start);
     const photo = await screen.findByRole<HTMLButtonElement>('button', { name: /Take a photo/ });
-    await waitFor(() => expect(photo.disabled).toBe(false), { timeout: 5_000 });
+    await waitFor(() => expect(photo.disabled).toBe(false));
     await user.click(photo);
     const dialog = await screen.findByRole('dialog', { name: 'Take a photo' });
     expect(within(dialog).queryByRole('button', { name: /Choose/ })).toBeNull();

@@ -51,7 +51,7 @@ describe('the kiosk in the renderer (issue #18)', () => {
     expect(document.documentElement.dataset.kiosk).toBe('true');
     await user.click(screen.getByRole('heading', { level: 1 }));
     // The agent screens' code loads on first use, then main opens the agent's session.
-    await waitFor(() => expect(backend.callsOf('agentcall.open')).toEqual([{ agentId: workshop.id }]), { timeout: 5_000 });
+    await waitFor(() => expect(backend.callsOf('agentcall.open')).toEqual([{ agentId: workshop.id }]));
     // A visitor's screen: no sidebar (no agent list to add to, no demo, no rename or remove).
     expect(screen.queryByRole('navigation')).toBeNull();
     expect(screen.queryByRole('button', { name: /Add an agent|Demo/ })).toBeNull();
